@@ -1,0 +1,44 @@
+# The two commands of the README: `make run` and `make test`.
+# Both create .venv when needed and reinstall only when pyproject.toml changed.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.xyclaw-installed
+PYTEST_WORKERS ?= auto
+
+.PHONY: run test lint typecheck unit system-deps bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
+	  { echo "XyClaw needs Python 3.11 or newer; run: make PYTHON=python3.11 ..."; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	@$(BIN)/xyclaw
+
+system-deps:
+	@bash scripts/ensure-system-deps.sh
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP) system-deps
+	$(BIN)/pytest -n $(PYTEST_WORKERS) -q
+
+test: $(STAMP) system-deps lint typecheck
+	$(BIN)/pytest -n $(PYTEST_WORKERS) -q
+
+bench: $(STAMP)
+	@for b in bench/*_bench.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build dist

@@ -1,0 +1,33 @@
+"""Shared fixtures: every test gets its own XYCLAW_HOME, and Qt runs offscreen."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
+
+
+@pytest.fixture(autouse=True)
+def xyclaw_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private app home so no test touches the user's real folders or keyring."""
+    home = tmp_path / "xyclaw-home"
+    monkeypatch.setenv("XYCLAW_HOME", str(home))
+    monkeypatch.setenv("XYCLAW_SECRETS_BACKEND", "file")
+    for name in list(os.environ):
+        if name.startswith("XYCLAW_") and name not in {"XYCLAW_HOME", "XYCLAW_SECRETS_BACKEND"}:
+            monkeypatch.delenv(name)
+    yield home
+
+
+@pytest.fixture
+def real_fixtures() -> Path:
+    """The shared real-world command outputs; tests using them skip where they are absent."""
+    if not SHARED_FIXTURES.is_dir():
+        pytest.skip("../shared/fixtures/real is not present")
+    return SHARED_FIXTURES

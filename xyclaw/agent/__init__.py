@@ -1,0 +1,1 @@
+"""The agent runtime (LangGraph + openai): supervisor, specialists, tools, approvals, brains."""

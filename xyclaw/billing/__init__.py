@@ -1,0 +1,1 @@
+"""Per-second cost meter, budget guard and idle auto-release."""

@@ -1,0 +1,1 @@
+"""The ``xyclaw`` command. Subcommands live one per module in :mod:`xyclaw.cli.commands`."""

@@ -1,0 +1,44 @@
+"""``xyclaw config``: show the effective configuration, where it comes from, and check it."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from xyclaw.cli.context import CliContext
+from xyclaw.config import config_as_dict, describe_settings
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("config", help="show or check the configuration")
+    actions = parser.add_subparsers(dest="config_action", metavar="ACTION", required=True)
+    show = actions.add_parser("show", help="the effective settings (file, environment, defaults)")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(handler=_show)
+    path = actions.add_parser("path", help="where config.toml and the data live")
+    path.set_defaults(handler=_path)
+
+
+def _show(args: argparse.Namespace, ctx: CliContext) -> int:
+    values = config_as_dict(ctx.config)
+    if args.json:
+        ctx.print_json(values)
+        return 0
+    section = None
+    for info in describe_settings():
+        if info.section != section:
+            section = info.section
+            ctx.print(f"[{section}]")
+        value = values[info.section][info.key]
+        marker = "" if value == info.default else "   # changed"
+        ctx.print(f"{info.key} = {value!r}{marker}")
+    return 0
+
+
+def _path(args: argparse.Namespace, ctx: CliContext) -> int:
+    p = ctx.paths
+    ctx.print(f"config file: {p.config_file}")
+    ctx.print(f"data folder: {p.data_dir}")
+    ctx.print(f"database:    {p.database}")
+    ctx.print(f"log file:    {p.log_file}")
+    return 0

@@ -1,0 +1,33 @@
+"""``xyclaw doctor``: what is wrong, and how to fix it."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from xyclaw.cli.context import CliContext
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("doctor", help="check the installation and say how to fix problems")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.doctor import results_json, run_checks
+
+    results = run_checks(ctx.paths, ctx.config)
+    failed_required = [r for r in results if r.required and not r.ok]
+    if args.json:
+        ctx.print_json(results_json(results))
+    else:
+        for r in results:
+            mark = "ok  " if r.ok else ("FAIL" if r.required else "warn")
+            ctx.print(f"[{mark}] {r.name:<12} {r.detail}")
+            if not r.ok and r.fix:
+                ctx.print(f"       fix: {r.fix}")
+        ctx.print(
+            "all required checks passed" if not failed_required else "some required checks failed"
+        )
+    return 1 if failed_required else 0

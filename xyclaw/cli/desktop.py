@@ -1,0 +1,39 @@
+"""Opening the desktop app from the command line, or saying why it cannot open here."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from xyclaw.cli.context import CliContext
+
+NO_DISPLAY_MESSAGE = """\
+xyclaw: there is no display here, so the desktop app cannot open.
+  - on a server, run it on a virtual screen:   xvfb-run -a xyclaw
+  - or use the command-line tools, which need no display:
+        xyclaw plan --task finetune-lora --model-size 13B --gpus 8
+        xyclaw doctor
+        xyclaw --help"""
+
+
+def display_available(environ: dict[str, str] | None = None) -> bool:
+    env = os.environ if environ is None else environ
+    if not sys.platform.startswith("linux"):
+        return True
+    if env.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
+def launch_desktop(ctx: CliContext) -> int:
+    if not display_available(dict(os.environ)):
+        ctx.warn(NO_DISPLAY_MESSAGE)
+        return 2
+    from xyclaw.logsetup import configure_logging
+
+    ctx.paths.ensure()
+    configure_logging(ctx.paths.log_file, ctx.config.general.log_level)
+    engine = ctx.engine()
+    from xyclaw.gui.app import run_app
+
+    return run_app(engine)

@@ -1,0 +1,363 @@
+"""Configuration: defaults < ``config.toml`` < environment < command-line flags.
+
+Every setting is a dataclass field with its documentation and its allowed
+values in ``metadata``; the loader validates each value and names the key,
+the value and what is allowed. Environment overrides are
+``XYCLAW_<SECTION>_<KEY>`` in upper case (``XYCLAW_TELEMETRY_SAMPLE_INTERVAL_S=2``).
+Secrets never live here: see :mod:`xyclaw.secrets`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xyclaw.errors import ConfigError
+
+ENV_PREFIX = "XYCLAW_"
+_RESERVED_ENV = {"XYCLAW_HOME"}
+
+
+def setting(default: Any, doc: str, **rules: Any) -> Any:
+    """A config field: default, one line of documentation, and validation rules."""
+    return field(default=default, metadata={"doc": doc, **rules})
+
+
+@dataclass(frozen=True)
+class GeneralSettings:
+    log_level: str = setting(
+        "INFO", "Level of the rotating log file.", choices=("DEBUG", "INFO", "WARNING", "ERROR")
+    )
+    currency: str = setting("CNY", "Currency shown for totals when offers do not say.")
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    raw_retention_hours: float = setting(
+        72.0, "How long full-rate GPU and NIC samples are kept before only rollups remain.", min=1
+    )
+    rollup_retention_days: float = setting(
+        365.0, "How long one-minute rollups are kept for the history.", min=1
+    )
+
+
+@dataclass(frozen=True)
+class TelemetrySettings:
+    sample_interval_s: float = setting(
+        1.0, "Seconds between GPU and NIC samples on each node.", min=0.1, max=60
+    )
+    live_window_minutes: int = setting(
+        15, "Minutes of full-rate samples kept in memory for live charts.", min=1, max=240
+    )
+
+
+@dataclass(frozen=True)
+class BillingSettings:
+    default_budget: float = setting(
+        0.0, "Budget per cluster in its currency when none is given (0: no default).", min=0
+    )
+    warn_fraction: float = setting(
+        0.8, "Share of a budget at which a warning is raised.", min=0.05, max=1.0
+    )
+    on_budget_exhausted: str = setting(
+        "release",
+        "What the engine does when a cluster's budget is spent.",
+        choices=("release", "stop-jobs", "warn"),
+    )
+    idle_release_minutes: float = setting(
+        30.0, "Minutes of idle GPUs with no job before a cluster is released (0: never).", min=0
+    )
+    idle_utilization_percent: float = setting(
+        5.0, "GPU utilization below which a GPU counts as idle.", min=0, max=100
+    )
+
+
+@dataclass(frozen=True)
+class SshSettings:
+    connect_timeout_s: float = setting(10.0, "Seconds to wait for an SSH connection.", min=0.5)
+    command_timeout_s: float = setting(120.0, "Default seconds a remote command may run.", min=0.5)
+    keepalive_s: float = setting(15.0, "Seconds between SSH keepalive packets (0: off).", min=0)
+    max_parallel: int = setting(
+        32, "Hosts contacted at once for cluster-wide commands.", min=1, max=512
+    )
+    use_ssh_config: bool = setting(True, "Honour ~/.ssh/config (aliases, ProxyJump, keys).")
+
+
+@dataclass(frozen=True)
+class ReconcileSettings:
+    interval_s: float = setting(
+        60.0, "Seconds between checks of providers' instances against the store.", min=5
+    )
+    orphan_policy: str = setting(
+        "release-after-notice",
+        "What to do with an instance that bills but the store does not expect.",
+        choices=("release-after-notice", "alert-only"),
+    )
+
+
+@dataclass(frozen=True)
+class SimSettings:
+    port: int = setting(
+        0, "Port of the simulated cloud's API (0: any free port).", min=0, max=65535
+    )
+    provision_delay_s: float = setting(
+        8.0, "Seconds the simulated cloud takes to provision a node.", min=0
+    )
+
+
+@dataclass(frozen=True)
+class LlmSettings:
+    preset: str = setting(
+        "rules",
+        "The agents' brain: the built-in rules brain, or an OpenAI-compatible endpoint.",
+        choices=("rules", "openai", "deepseek", "qwen", "ollama", "vllm", "custom"),
+    )
+    base_url: str = setting("", "Base URL of the OpenAI-compatible API (empty: the preset's).")
+    model: str = setting("", "Model name (empty: the preset's default).")
+    timeout_s: float = setting(60.0, "Seconds to wait for the model's answer.", min=1)
+
+
+@dataclass(frozen=True)
+class GuiSettings:
+    theme: str = setting("system", "Colour theme.", choices=("system", "light", "dark"))
+    chart_fps: int = setting(10, "Frames per second of live charts.", min=1, max=60)
+
+
+@dataclass(frozen=True)
+class SecretsSettings:
+    backend: str = setting(
+        "auto",
+        "Where secrets go: the OS keyring, a 0600 file, or auto (keyring if one works).",
+        choices=("auto", "keyring", "file"),
+    )
+
+
+@dataclass(frozen=True)
+class Config:
+    general: GeneralSettings = field(default_factory=GeneralSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
+    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
+    billing: BillingSettings = field(default_factory=BillingSettings)
+    ssh: SshSettings = field(default_factory=SshSettings)
+    reconcile: ReconcileSettings = field(default_factory=ReconcileSettings)
+    sim: SimSettings = field(default_factory=SimSettings)
+    llm: LlmSettings = field(default_factory=LlmSettings)
+    gui: GuiSettings = field(default_factory=GuiSettings)
+    secrets: SecretsSettings = field(default_factory=SecretsSettings)
+
+
+_SECTION_TYPES: dict[str, type[Any]] = {
+    "general": GeneralSettings,
+    "store": StoreSettings,
+    "telemetry": TelemetrySettings,
+    "billing": BillingSettings,
+    "ssh": SshSettings,
+    "reconcile": ReconcileSettings,
+    "sim": SimSettings,
+    "llm": LlmSettings,
+    "gui": GuiSettings,
+    "secrets": SecretsSettings,
+}
+
+
+@dataclass(frozen=True)
+class SettingInfo:
+    section: str
+    key: str
+    type: type
+    default: Any
+    doc: str
+    rules: Mapping[str, Any]
+
+    @property
+    def env_name(self) -> str:
+        return f"{ENV_PREFIX}{self.section}_{self.key}".upper()
+
+    def allowed(self) -> str:
+        if "choices" in self.rules:
+            return "one of " + ", ".join(repr(c) for c in self.rules["choices"])
+        parts = [self.type.__name__ if self.type is not bool else "true or false"]
+        if "min" in self.rules:
+            parts.append(f">= {self.rules['min']}")
+        if "max" in self.rules:
+            parts.append(f"<= {self.rules['max']}")
+        return " ".join(parts)
+
+
+_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
+
+
+def describe_settings() -> list[SettingInfo]:
+    """Every setting with its documentation, in file order (used by docs and tests)."""
+    infos: list[SettingInfo] = []
+    for section in dataclasses.fields(Config):
+        for f in dataclasses.fields(_SECTION_TYPES[section.name]):
+            rules = {k: v for k, v in f.metadata.items() if k != "doc"}
+            infos.append(
+                SettingInfo(
+                    section=section.name,
+                    key=f.name,
+                    type=_TYPES[str(f.type)],
+                    default=f.default,
+                    doc=f.metadata["doc"],
+                    rules=rules,
+                )
+            )
+    return infos
+
+
+def _coerce(info: SettingInfo, raw: Any, origin: str) -> Any:
+    where = f"{info.section}.{info.key}"
+
+    def bad() -> ConfigError:
+        return ConfigError(
+            f"{origin}: {where} = {raw!r} is not valid",
+            hint=f"{where} must be {info.allowed()}",
+        )
+
+    value: Any
+    if info.type is bool:
+        if isinstance(raw, bool):
+            value = raw
+        elif isinstance(raw, str) and raw.strip().lower() in {"1", "true", "yes", "on"}:
+            value = True
+        elif isinstance(raw, str) and raw.strip().lower() in {"0", "false", "no", "off"}:
+            value = False
+        else:
+            raise bad()
+    elif info.type is int:
+        if isinstance(raw, bool):
+            raise bad()
+        try:
+            value = int(raw) if not isinstance(raw, float) or raw.is_integer() else None
+        except (TypeError, ValueError):
+            value = None
+        if value is None:
+            raise bad()
+    elif info.type is float:
+        if isinstance(raw, bool):
+            raise bad()
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            raise bad() from None
+        if value != value:  # NaN
+            raise bad()
+    else:
+        if not isinstance(raw, str):
+            raise bad()
+        value = raw
+    if "choices" in info.rules and value not in info.rules["choices"]:
+        raise bad()
+    if "min" in info.rules and value < info.rules["min"]:
+        raise bad()
+    if "max" in info.rules and value > info.rules["max"]:
+        raise bad()
+    return value
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Parse config.toml; a missing file is an empty configuration."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read {path}: {exc.strerror}", hint="check the file's permissions"
+        ) from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}",
+            hint="fix the line named above, or move the file aside to use the defaults",
+        ) from exc
+
+
+def load_config(
+    path: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Config:
+    """Build the configuration from defaults, the file, the environment, then ``overrides``.
+
+    ``overrides`` maps ``"section.key"`` to a value (what command-line flags set).
+    """
+    env = os.environ if environ is None else environ
+    file_values = read_config_file(path) if path is not None else {}
+    infos = {(i.section, i.key): i for i in describe_settings()}
+    sections = {i.section for i in infos.values()}
+    origin = str(path) if path is not None else "config"
+
+    chosen: dict[str, dict[str, Any]] = {s: {} for s in sections}
+    for section, table in file_values.items():
+        if section not in sections:
+            raise ConfigError(
+                f"{origin}: unknown section [{section}]",
+                hint="known sections: " + ", ".join(sorted(sections)),
+            )
+        if not isinstance(table, dict):
+            raise ConfigError(f"{origin}: {section} must be a table ([{section}])")
+        for key, raw in table.items():
+            info = infos.get((section, key))
+            if info is None:
+                known = sorted(k for s, k in infos if s == section)
+                raise ConfigError(
+                    f"{origin}: unknown key {section}.{key}",
+                    hint=f"keys of [{section}]: " + ", ".join(known),
+                )
+            chosen[section][key] = _coerce(info, raw, origin)
+
+    env_names = {info.env_name: info for info in infos.values()}
+    for name, raw in env.items():
+        if not name.startswith(ENV_PREFIX) or name in _RESERVED_ENV:
+            continue
+        info = env_names.get(name)
+        if info is None:
+            continue
+        chosen[info.section][info.key] = _coerce(info, raw, f"environment {name}")
+
+    for dotted, raw in (overrides or {}).items():
+        section, _, key = dotted.partition(".")
+        info = infos.get((section, key))
+        if info is None:
+            raise ConfigError(f"unknown setting {dotted}")
+        chosen[section][key] = _coerce(info, raw, "command line")
+
+    built: dict[str, Any] = {}
+    for section_field in dataclasses.fields(Config):
+        built[section_field.name] = _SECTION_TYPES[section_field.name](**chosen[section_field.name])
+    return Config(**built)
+
+
+def config_as_dict(config: Config) -> dict[str, dict[str, Any]]:
+    return dataclasses.asdict(config)
+
+
+def settings_markdown() -> str:
+    """docs/configuration.md's table of settings, generated so the docs cannot drift."""
+    lines: list[str] = []
+    section = None
+    for info in describe_settings():
+        if info.section != section:
+            section = info.section
+            lines += [
+                "",
+                f"### [{section}]",
+                "",
+                "| key | default | allowed | meaning | environment |",
+            ]
+            lines.append("|---|---|---|---|---|")
+        default = (
+            repr(info.default) if not isinstance(info.default, bool) else str(info.default).lower()
+        )
+        lines.append(
+            f"| `{info.key}` | `{default}` | {info.allowed()} | {info.doc} | `{info.env_name}` |"
+        )
+    return "\n".join(lines).lstrip("\n") + "\n"

@@ -1,0 +1,195 @@
+"""``xyclaw doctor``: check what the app needs and say how to fix what is wrong."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from xyclaw.config import Config
+from xyclaw.errors import XyclawError
+from xyclaw.paths import AppPaths
+from xyclaw.secrets import SecretStore, keyring_usable
+from xyclaw.store import LATEST_VERSION, peek_schema_version
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    ok: bool
+    required: bool
+    detail: str
+    fix: str = ""
+
+
+Check = Callable[[AppPaths, Config], CheckResult]
+
+
+def check_python(paths: AppPaths, config: Config) -> CheckResult:
+    ok = sys.version_info >= (3, 11)
+    return CheckResult(
+        "python",
+        ok,
+        True,
+        f"Python {sys.version.split()[0]} at {sys.executable}",
+        "" if ok else "install Python 3.11 or newer",
+    )
+
+
+def check_qt(paths: AppPaths, config: Config) -> CheckResult:
+    """Start a Qt application in a child process (the core itself never imports Qt)."""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "xyclaw.gui.probe"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        report = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError, OSError) as exc:
+        return CheckResult(
+            "qt", False, False, f"the Qt probe did not answer ({exc})", "reinstall: make run"
+        )
+    if report.get("ok"):
+        return CheckResult("qt", True, False, f"Qt {report['qt']} platform {report['platform']}")
+    return CheckResult(
+        "qt",
+        False,
+        False,
+        f"Qt cannot open a window: {report.get('error', 'unknown error')}",
+        "on a machine with no display run `xvfb-run xyclaw`, or set "
+        "QT_QPA_PLATFORM=offscreen; the command-line tools work without one",
+    )
+
+
+def check_data_folder(paths: AppPaths, config: Config) -> CheckResult:
+    try:
+        paths.ensure()
+        with tempfile.NamedTemporaryFile(dir=paths.data_dir):
+            pass
+    except OSError as exc:
+        return CheckResult(
+            "data folder",
+            False,
+            True,
+            f"{paths.data_dir} is not writable ({exc.strerror})",
+            "fix its permissions, or set XYCLAW_HOME to a writable folder",
+        )
+    return CheckResult("data folder", True, True, str(paths.data_dir))
+
+
+def check_schema(paths: AppPaths, config: Config) -> CheckResult:
+    try:
+        version = peek_schema_version(paths.database)
+    except XyclawError as exc:
+        return CheckResult("database", False, True, exc.message, exc.hint or "")
+    if version > LATEST_VERSION:
+        return CheckResult(
+            "database",
+            False,
+            True,
+            f"schema version {version} is newer than this XyClaw ({LATEST_VERSION})",
+            "upgrade XyClaw",
+        )
+    if version == 0:
+        return CheckResult("database", True, True, f"{paths.database} will be created on first use")
+    note = "" if version == LATEST_VERSION else f" (migrates to {LATEST_VERSION} on next start)"
+    return CheckResult("database", True, True, f"{paths.database}, schema version {version}{note}")
+
+
+def check_keyring(paths: AppPaths, config: Config) -> CheckResult:
+    mode = config.secrets.backend
+    if mode == "file" or (mode == "auto" and not keyring_usable()):
+        return CheckResult(
+            "secrets",
+            True,
+            True,
+            f"no OS keyring in use; secrets go to {paths.secrets_file} (mode 0600)",
+        )
+    try:
+        store = SecretStore.choose(mode, paths.secrets_file)
+        store.get("doctor-probe")
+    except XyclawError as exc:
+        return CheckResult("secrets", False, True, exc.message, exc.hint or "")
+    return CheckResult("secrets", True, True, f"OS keyring: {store.backend.name}")
+
+
+def check_ssh_keys(paths: AppPaths, config: Config) -> CheckResult:
+    ssh_dir = Path.home() / ".ssh"
+    keys = sorted(p.name for p in ssh_dir.glob("id_*") if not p.name.endswith(".pub"))
+    agent = bool(os.environ.get("SSH_AUTH_SOCK"))
+    if keys or agent:
+        parts = ([", ".join(keys)] if keys else []) + (["an SSH agent"] if agent else [])
+        return CheckResult("ssh keys", True, False, "found " + " and ".join(parts))
+    return CheckResult(
+        "ssh keys",
+        False,
+        False,
+        f"no private key in {ssh_dir} and no SSH agent",
+        "only needed for your own hosts: run `ssh-keygen -t ed25519` (the simulated cloud "
+        "needs none)",
+    )
+
+
+def check_llm(paths: AppPaths, config: Config) -> CheckResult:
+    llm = config.llm
+    if llm.preset == "rules":
+        return CheckResult("llm", True, False, "built-in rules brain (no LLM endpoint set)")
+    if not llm.base_url:
+        return CheckResult("llm", True, False, f"preset {llm.preset} with its default endpoint")
+    import httpx
+
+    secrets = SecretStore.choose(config.secrets.backend, paths.secrets_file)
+    key = secrets.get("llm_api_key")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    url = llm.base_url.rstrip("/") + "/models"
+    try:
+        response = httpx.get(url, headers=headers, timeout=5.0)
+    except httpx.HTTPError as exc:
+        return CheckResult(
+            "llm",
+            False,
+            False,
+            f"{llm.base_url} did not answer ({type(exc).__name__})",
+            "check [llm] base_url and that the server is running",
+        )
+    if response.status_code in (401, 403):
+        return CheckResult(
+            "llm", False, False, f"{llm.base_url} refused the API key", "set the key in Settings"
+        )
+    if response.status_code >= 400:
+        return CheckResult(
+            "llm",
+            False,
+            False,
+            f"{url} answered HTTP {response.status_code}",
+            "check [llm] base_url (it should end in /v1 for most servers)",
+        )
+    return CheckResult("llm", True, False, f"{llm.base_url} answers")
+
+
+CHECKS: tuple[Check, ...] = (
+    check_python,
+    check_data_folder,
+    check_schema,
+    check_keyring,
+    check_qt,
+    check_ssh_keys,
+    check_llm,
+)
+
+
+def run_checks(paths: AppPaths, config: Config) -> list[CheckResult]:
+    return [check(paths, config) for check in CHECKS]
+
+
+def results_json(results: list[CheckResult]) -> dict[str, object]:
+    return {
+        "ok": all(r.ok for r in results if r.required),
+        "checks": [asdict(r) for r in results],
+    }

@@ -1,0 +1,89 @@
+"""Typed events and the bus that carries them up from the parts to the GUI, agents and store.
+
+Events are frozen dataclasses. Subscribers are called on the publisher's
+thread; the GUI's bridge re-posts them to the Qt main thread. A subscriber that
+raises is logged and never breaks the publisher or the other subscribers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of every event; ``ts`` is UTC epoch seconds."""
+
+    ts: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OperationProgress(Event):
+    operation_id: int
+    title: str
+    state: str  # running, succeeded, failed, cancelled
+    fraction: float | None = None
+    message: str = ""
+    step: str | None = None
+    subject: str | None = None  # e.g. a node's name when progress is per node
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notice(Event):
+    """Something the user should read: a warning, an alert, a completed action."""
+
+    severity: str  # info, warning, error, critical
+    message: str
+    kind: str = "notice"
+    cluster_id: int | None = None
+    action: str | None = None
+
+
+E = TypeVar("E", bound=Event)
+
+
+class Subscription:
+    def __init__(self, bus: EventBus, key: int) -> None:
+        self._bus = bus
+        self._key = key
+
+    def unsubscribe(self) -> None:
+        self._bus._remove(self._key)
+
+
+class EventBus:
+    """Thread-safe publish/subscribe keyed by event class (subclasses are delivered too)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: dict[int, tuple[type[Event], Callable[[Any], None]]] = {}
+        self._ids = itertools.count(1)
+        self.delivery_errors = 0
+
+    def subscribe(self, event_type: type[E], callback: Callable[[E], None]) -> Subscription:
+        with self._lock:
+            key = next(self._ids)
+            self._subscribers[key] = (event_type, callback)
+        return Subscription(self, key)
+
+    def _remove(self, key: int) -> None:
+        with self._lock:
+            self._subscribers.pop(key, None)
+
+    def publish(self, event: Event) -> None:
+        with self._lock:
+            targets = [cb for typ, cb in self._subscribers.values() if isinstance(event, typ)]
+        for callback in targets:
+            try:
+                callback(event)
+            except Exception:
+                self.delivery_errors += 1
+                log.exception("an event subscriber failed on %s", type(event).__name__)

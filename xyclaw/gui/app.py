@@ -1,0 +1,37 @@
+"""Start the desktop app on an Engine the caller built."""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from xyclaw.engine import Engine
+from xyclaw.gui.main_window import MainWindowController
+from xyclaw.paths import bundled
+
+
+def apply_theme(app: QApplication, theme: str) -> None:
+    if theme == "system":
+        return
+    app.setStyleSheet((bundled("ui") / "themes" / f"{theme}.qss").read_text(encoding="utf-8"))
+
+
+def create_app() -> QApplication:
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("XyClaw")
+    app.setOrganizationName("XyClaw")
+    app.setWindowIcon(QIcon(str(bundled("resources") / "icons" / "xyclaw.svg")))
+    return app
+
+
+def run_app(engine: Engine) -> int:
+    app = create_app()
+    apply_theme(app, engine.config.gui.theme if engine.config.gui.theme != "system" else "light")
+    controller = MainWindowController(engine)
+    controller.window.show()
+    return int(app.exec())

@@ -1,0 +1,1 @@
+"""Job specs, multi-node launch over SSH, logs, status, cancel and resume."""

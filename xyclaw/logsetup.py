@@ -1,0 +1,70 @@
+"""Logging to a rotating file in the log folder, with secrets masked on the way out."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import re
+import threading
+from pathlib import Path
+
+_MASK = "***"
+_secrets: set[str] = set()
+_secrets_lock = threading.Lock()
+_PATTERNS = (
+    re.compile(r"sk-[A-Za-z0-9_\-]{12,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
+    re.compile(r"(?i)((?:password|passwd|api[_-]?key|token|secret)\s*[=:]\s*)\S+"),
+)
+
+
+def register_secret(value: str) -> None:
+    """Remember a secret value so it is masked in every later log record."""
+    if len(value) >= 4:
+        with _secrets_lock:
+            _secrets.add(value)
+
+
+def redact(text: str) -> str:
+    with _secrets_lock:
+        known = sorted(_secrets, key=len, reverse=True)
+    for value in known:
+        text = text.replace(value, _MASK)
+    for pattern in _PATTERNS:
+        if pattern.groups:
+            text = pattern.sub(lambda m: m.group(1) + _MASK, text)
+        else:
+            text = pattern.sub(_MASK, text)
+    return text
+
+
+class RedactingFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+_configured: Path | None = None
+
+
+def configure_logging(log_file: Path, level: str = "INFO") -> None:
+    """Send the app's logs to a rotating file (5 x 2 MiB). Safe to call more than once."""
+    global _configured
+    root = logging.getLogger("xyclaw")
+    root.setLevel(level)
+    if _configured == log_file:
+        return
+    for handler in list(root.handlers):
+        if getattr(handler, "_xyclaw", False):
+            root.removeHandler(handler)
+            handler.close()
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(
+        log_file, maxBytes=2 * 1024 * 1024, backupCount=5, encoding="utf-8"
+    )
+    handler.setFormatter(
+        RedactingFormatter("%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s")
+    )
+    handler._xyclaw = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    _configured = log_file

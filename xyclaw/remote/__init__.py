@@ -1,0 +1,1 @@
+"""SSH to rented machines over paramiko: pool, ssh_config, host keys, exec, streams, SFTP."""

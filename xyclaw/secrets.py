@@ -1,0 +1,173 @@
+"""Secrets (API keys, passwords): the OS keyring, or a file only the user can read.
+
+Secrets never go into config.toml, the database, logs or error messages. Every
+value read or written is registered with :mod:`xyclaw.logsetup` so that it is
+masked should it ever reach a log line.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+import threading
+from pathlib import Path
+from typing import Protocol
+
+from xyclaw.errors import SecretError
+from xyclaw.logsetup import register_secret
+
+log = logging.getLogger(__name__)
+
+SERVICE = "xyclaw"
+
+
+class SecretBackend(Protocol):
+    name: str
+
+    def get(self, key: str) -> str | None: ...
+
+    def set(self, key: str, value: str) -> None: ...
+
+    def delete(self, key: str) -> None: ...
+
+
+class FileSecretBackend:
+    """A JSON file with mode 0600, for machines with no working keyring (headless Linux)."""
+
+    name = "file"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def _read(self) -> dict[str, str]:
+        try:
+            mode = self.path.stat().st_mode
+        except FileNotFoundError:
+            return {}
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise SecretError(
+                f"the secrets file {self.path} can be read by other users",
+                hint=f"run: chmod 600 {self.path}",
+            )
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SecretError(
+                f"the secrets file {self.path} cannot be read",
+                hint="fix or remove it, then enter the secrets again in Settings",
+            ) from exc
+        if not isinstance(data, dict):
+            raise SecretError(f"the secrets file {self.path} is not a JSON object")
+        return {str(k): str(v) for k, v in data.items()}
+
+    def _write(self, data: dict[str, str]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, self.path)
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            return self._read().get(key)
+
+    def set(self, key: str, value: str) -> None:
+        with self._lock:
+            data = self._read()
+            data[key] = value
+            self._write(data)
+
+    def delete(self, key: str) -> None:
+        with self._lock:
+            data = self._read()
+            if data.pop(key, None) is not None:
+                self._write(data)
+
+
+class KeyringSecretBackend:
+    """The OS keyring through the keyring package."""
+
+    def __init__(self) -> None:
+        import keyring
+
+        self._keyring = keyring
+        self.name = f"keyring ({type(keyring.get_keyring()).__name__})"
+
+    def get(self, key: str) -> str | None:
+        try:
+            value: str | None = self._keyring.get_password(SERVICE, key)
+        except Exception as exc:
+            raise SecretError(
+                "the OS keyring refused to read a secret",
+                hint='unlock the keyring, or set [secrets] backend = "file" in config.toml',
+            ) from exc
+        return value
+
+    def set(self, key: str, value: str) -> None:
+        try:
+            self._keyring.set_password(SERVICE, key, value)
+        except Exception as exc:
+            raise SecretError(
+                "the OS keyring refused to store a secret",
+                hint='unlock the keyring, or set [secrets] backend = "file" in config.toml',
+            ) from exc
+
+    def delete(self, key: str) -> None:
+        try:
+            self._keyring.delete_password(SERVICE, key)
+        except Exception as exc:
+            log.debug("keyring delete of %s failed: %s", key, type(exc).__name__)
+
+
+def keyring_usable() -> bool:
+    """True when a real keyring backend (not the fail or plaintext ones) is available."""
+    try:
+        import keyring
+        from keyring.backends import fail
+
+        backend = keyring.get_keyring()
+    except Exception:
+        return False
+    if isinstance(backend, fail.Keyring):
+        return False
+    priority = getattr(backend, "priority", 0)
+    module = type(backend).__module__
+    return bool(priority >= 1) and not module.startswith("keyrings.alt")
+
+
+class SecretStore:
+    """The app's secrets, behind one backend chosen from the configuration."""
+
+    def __init__(self, backend: SecretBackend) -> None:
+        self.backend = backend
+
+    @classmethod
+    def choose(cls, mode: str, fallback_file: Path) -> SecretStore:
+        if mode == "file" or (mode == "auto" and not keyring_usable()):
+            return cls(FileSecretBackend(fallback_file))
+        if mode == "keyring" and not keyring_usable():
+            raise SecretError(
+                "no working OS keyring was found",
+                hint='install and unlock one, or set [secrets] backend = "file"',
+            )
+        return cls(KeyringSecretBackend())
+
+    def get(self, key: str) -> str | None:
+        value = self.backend.get(key)
+        if value:
+            register_secret(value)
+        return value
+
+    def set(self, key: str, value: str) -> None:
+        if not value:
+            raise SecretError(f"refusing to store an empty secret for {key!r}")
+        register_secret(value)
+        self.backend.set(key, value)
+
+    def delete(self, key: str) -> None:
+        self.backend.delete(key)

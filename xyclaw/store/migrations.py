@@ -1,0 +1,243 @@
+"""Numbered schema migrations; ``PRAGMA user_version`` records the last one applied.
+
+A migration is only ever appended, never edited once released: an older
+database is brought forward by running the ones it lacks, in order.
+Amounts of money are integer micro-units (1e-6 of the currency); times are
+UTC epoch seconds (REAL) except samples, which use integer milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+Migration = Callable[[sqlite_utils.Database], None]
+
+
+def _m1_core(db: sqlite_utils.Database) -> None:
+    """Providers, clusters, nodes, jobs, attempts, events and the billing ledger."""
+    db.execute(
+        """
+        CREATE TABLE providers (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL,
+            settings_json TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE clusters (
+            id INTEGER PRIMARY KEY,
+            provider_id TEXT NOT NULL REFERENCES providers(id),
+            external_id TEXT,
+            name TEXT NOT NULL,
+            state TEXT NOT NULL,
+            gpu TEXT NOT NULL,
+            gpu_count INTEGER NOT NULL,
+            gpus_per_node INTEGER NOT NULL,
+            fabric TEXT NOT NULL,
+            region TEXT,
+            currency TEXT NOT NULL,
+            price_per_gpu_hour_micros INTEGER NOT NULL,
+            budget_micros INTEGER,
+            idempotency_key TEXT UNIQUE,
+            created_at REAL NOT NULL,
+            ready_at REAL,
+            released_at REAL,
+            last_seen_at REAL
+        )"""
+    )
+    db.execute("CREATE INDEX clusters_state ON clusters(state)")
+    db.execute(
+        """
+        CREATE TABLE nodes (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,
+            external_id TEXT,
+            rank INTEGER NOT NULL,
+            hostname TEXT,
+            ssh_host TEXT,
+            ssh_port INTEGER,
+            ssh_user TEXT,
+            host_key TEXT,
+            state TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            UNIQUE (cluster_id, rank)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER REFERENCES clusters(id),
+            name TEXT NOT NULL,
+            spec_json TEXT NOT NULL,
+            state TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            started_at REAL,
+            ended_at REAL,
+            exit_code INTEGER
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE job_attempts (
+            id INTEGER PRIMARY KEY,
+            job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+            attempt INTEGER NOT NULL,
+            cluster_id INTEGER REFERENCES clusters(id),
+            state TEXT NOT NULL,
+            started_at REAL,
+            ended_at REAL,
+            exit_code INTEGER,
+            resumed_from TEXT,
+            UNIQUE (job_id, attempt)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY,
+            ts REAL NOT NULL,
+            kind TEXT NOT NULL,
+            severity TEXT NOT NULL,
+            cluster_id INTEGER REFERENCES clusters(id),
+            node_id INTEGER REFERENCES nodes(id),
+            job_id INTEGER REFERENCES jobs(id),
+            rule TEXT,
+            message TEXT NOT NULL,
+            data_json TEXT NOT NULL DEFAULT '{}',
+            cleared_at REAL
+        )"""
+    )
+    db.execute("CREATE INDEX events_ts ON events(ts)")
+    db.execute("CREATE INDEX events_cluster ON events(cluster_id, ts)")
+    db.execute(
+        """
+        CREATE TABLE charges (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER NOT NULL REFERENCES clusters(id),
+            job_id INTEGER REFERENCES jobs(id),
+            source TEXT NOT NULL CHECK (source IN ('meter', 'provider')),
+            start_ts REAL NOT NULL,
+            end_ts REAL NOT NULL,
+            amount_micros INTEGER NOT NULL,
+            currency TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX charges_cluster ON charges(cluster_id, end_ts)")
+
+
+def _m2_telemetry(db: sqlite_utils.Database) -> None:
+    """GPU and NIC samples and their one-minute rollups.
+
+    A sample row holds one node's samples over a span of up to two minutes
+    (the telemetry writer batches them): ``times`` are uint32 offsets in ms
+    from ``start_ms``, ``counts`` the uint8 number of records at each instant,
+    ``data`` the packed records (see :mod:`xyclaw.store.samples`). Sample rows
+    carry no foreign keys: they arrive at the highest rate, and clusters are
+    never deleted.
+    """
+    for table in ("gpu_samples", "nic_samples"):
+        db.execute(
+            f"""
+            CREATE TABLE {table} (
+                id INTEGER PRIMARY KEY,
+                cluster_id INTEGER NOT NULL,
+                node_id INTEGER NOT NULL,
+                start_ms INTEGER NOT NULL,
+                end_ms INTEGER NOT NULL,
+                instants INTEGER NOT NULL,
+                times BLOB NOT NULL,
+                counts BLOB NOT NULL,
+                data BLOB NOT NULL
+            )"""
+        )
+        db.execute(f"CREATE UNIQUE INDEX {table}_span ON {table}(cluster_id, start_ms, node_id)")
+    db.execute(
+        """
+        CREATE TABLE metric_rollups (
+            cluster_id INTEGER NOT NULL,
+            node_id INTEGER NOT NULL,
+            gpu INTEGER NOT NULL,
+            metric TEXT NOT NULL,
+            minute_ts INTEGER NOT NULL,
+            mean REAL NOT NULL,
+            max REAL NOT NULL,
+            samples INTEGER NOT NULL,
+            PRIMARY KEY (cluster_id, metric, minute_ts, node_id, gpu)
+        ) WITHOUT ROWID"""
+    )
+    db.execute(
+        """
+        CREATE TABLE telemetry_gaps (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER NOT NULL REFERENCES clusters(id),
+            node_id INTEGER REFERENCES nodes(id),
+            start_ts REAL NOT NULL,
+            end_ts REAL,
+            reason TEXT NOT NULL
+        )"""
+    )
+
+
+def _m3_agents(db: sqlite_utils.Database) -> None:
+    """Conversations, their messages and tool calls, and the plans shown to the user."""
+    db.execute(
+        """
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL,
+            brain TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            tokens_in INTEGER NOT NULL DEFAULT 0,
+            tokens_out INTEGER NOT NULL DEFAULT 0,
+            model_cost_micros INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            ts REAL NOT NULL,
+            role TEXT NOT NULL,
+            agent TEXT,
+            content TEXT NOT NULL,
+            tokens INTEGER
+        )"""
+    )
+    db.execute("CREATE INDEX messages_conversation ON messages(conversation_id, ts)")
+    db.execute(
+        """
+        CREATE TABLE tool_calls (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            message_id INTEGER REFERENCES messages(id),
+            ts REAL NOT NULL,
+            tool TEXT NOT NULL,
+            effect TEXT NOT NULL CHECK (effect IN ('read', 'spend', 'destroy', 'exec')),
+            args_json TEXT NOT NULL,
+            decision TEXT,
+            result_json TEXT,
+            error TEXT
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE plans (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER REFERENCES conversations(id),
+            ts REAL NOT NULL,
+            request_json TEXT NOT NULL,
+            result_json TEXT NOT NULL,
+            chosen_option INTEGER
+        )"""
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_telemetry, _m3_agents)
+LATEST_VERSION = len(MIGRATIONS)

@@ -1,0 +1,179 @@
+"""The Store: one writer thread, a read connection per thread, and the common queries."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from xyclaw.errors import StoreError, UsageError
+from xyclaw.store.database import connect, inspect_version, open_for_writing
+from xyclaw.store.migrations import LATEST_VERSION
+from xyclaw.store.samples import (
+    MAX_SPAN_MS,
+    GpuRecords,
+    GpuSampleBlock,
+    make_chunks,
+    unpack_chunks,
+)
+from xyclaw.store.writer import StoreWriter
+
+TABLES = (
+    "providers",
+    "clusters",
+    "nodes",
+    "jobs",
+    "job_attempts",
+    "events",
+    "gpu_samples",
+    "metric_rollups",
+    "nic_samples",
+    "telemetry_gaps",
+    "charges",
+    "conversations",
+    "messages",
+    "tool_calls",
+    "plans",
+)
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    path: Path
+    schema_version: int
+    latest_version: int
+    size_bytes: int
+    row_counts: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "schema_version": self.schema_version,
+            "latest_version": self.latest_version,
+            "size_bytes": self.size_bytes,
+            "row_counts": self.row_counts,
+        }
+
+
+class Store:
+    """The local history. Writes go through :attr:`writer`; reads use per-thread connections."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.writer = StoreWriter(open_for_writing(path))
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+
+    # -- reading ---------------------------------------------------------------------
+    def reader(self) -> sqlite_utils.Database:
+        """This thread's read-only connection (WAL lets it read while the writer writes)."""
+        db: sqlite_utils.Database | None = getattr(self._local, "db", None)
+        if db is None:
+            conn = connect(self.path, readonly=True)
+            with self._readers_lock:
+                self._readers.append(conn)
+            db = sqlite_utils.Database(conn)
+            self._local.db = db
+        return db
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
+        return list(self.reader().query(sql, params))
+
+    # -- samples -------------------------------------------------------------------------
+    def add_gpu_samples(
+        self, cluster_id: int, items: Iterable[tuple[int, int, GpuRecords]]
+    ) -> None:
+        """Queue (ts_ms, node_id, records) for writing, one row per node; returns at once.
+
+        The telemetry writer calls this with a few seconds of samples at a time;
+        each call's samples of one node become one row (or more past two minutes).
+        """
+        by_node: dict[int, list[tuple[int, GpuRecords]]] = {}
+        for ts_ms, node_id, records in items:
+            by_node.setdefault(node_id, []).append((ts_ms, records))
+        rows = [
+            (cluster_id, c.node_id, c.start_ms, c.end_ms, c.instants, c.times, c.counts, c.data)
+            for node_id, node_items in by_node.items()
+            for c in make_chunks(node_id, node_items)
+        ]
+        if rows:
+            self.writer.execute_many(
+                "INSERT OR REPLACE INTO gpu_samples (cluster_id, node_id, start_ms, end_ms,"
+                " instants, times, counts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def gpu_samples(
+        self, cluster_id: int, start_ms: int, end_ms: int, node_id: int | None = None
+    ) -> GpuSampleBlock:
+        """Samples of a cluster in [start_ms, end_ms), one record per GPU and instant."""
+        sql = (
+            "SELECT start_ms, node_id, instants, times, counts, data FROM gpu_samples"
+            " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
+        )
+        params: list[Any] = [cluster_id, start_ms - MAX_SPAN_MS, end_ms]
+        if node_id is not None:
+            sql += " AND node_id = ?"
+            params.append(node_id)
+        rows = self.reader().conn.execute(sql + " ORDER BY start_ms, node_id", params).fetchall()
+        return unpack_chunks(rows, start_ms, end_ms)
+
+    # -- maintenance ------------------------------------------------------------------------
+    def info(self) -> StoreInfo:
+        db = self.reader()
+        version = int(db.conn.execute("PRAGMA user_version").fetchone()[0])
+        counts = {}
+        for table in TABLES:
+            if db[table].exists():
+                counts[table] = int(db.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
+        return StoreInfo(self.path, version, LATEST_VERSION, size, counts)
+
+    def backup(self, target: Path, *, overwrite: bool = False) -> Path:
+        """An online copy with SQLite's backup API: consistent while the app keeps writing."""
+        target = target.expanduser()
+        if target.is_dir():
+            target = target / self.path.name
+        if target.exists() and not overwrite:
+            raise UsageError(
+                f"{target} already exists", hint="choose a new file name, or remove the old one"
+            )
+        if target.resolve() == self.path.resolve():
+            raise UsageError("the backup target is the live database itself")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        src = connect(self.path, readonly=True)
+        try:
+            dest = sqlite3.connect(target)
+            try:
+                src.backup(dest)
+            finally:
+                dest.close()
+        except sqlite3.Error as exc:
+            raise StoreError(f"backing up to {target} failed: {exc}") from exc
+        finally:
+            src.close()
+        return target
+
+    def close(self) -> None:
+        self.writer.close()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def peek_schema_version(path: Path) -> int:
+    """The schema version of a database file, read without changing it."""
+    return inspect_version(path)

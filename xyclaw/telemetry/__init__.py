@@ -1,0 +1,1 @@
+"""Live GPU and NIC metrics: collectors, parsers, ring buffers, persistence, alert rules."""

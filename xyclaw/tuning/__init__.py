@@ -1,0 +1,1 @@
+"""Network tuning: fabric probe, NCCL environment, nccl-tests runner and verdict."""
