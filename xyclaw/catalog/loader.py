@@ -1,0 +1,301 @@
+"""Reading GPU models and offers from CSV files or from rows a provider hands over.
+
+Every row is checked; a bad one raises :class:`CatalogRowError` naming the
+file, the line and the column, so a typo in a data file is found at once
+rather than as a strange plan later. Lines starting with ``#`` are comments.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from xyclaw.catalog.fabrics import parse_fabric
+from xyclaw.catalog.models import INTERCONNECTS, OFFER_KINDS, GpuModel, Offer
+from xyclaw.catalog.money import parse_amount
+from xyclaw.catalog.names import normalise_gpu_name
+from xyclaw.errors import CatalogError
+
+T = TypeVar("T")
+
+GPU_COLUMNS = (
+    "name",
+    "memory_gib",
+    "bf16_tflops",
+    "fp8_tflops",
+    "memory_bandwidth_gbs",
+    "interconnect",
+    "nvlink_gbs",
+    "board_power_w",
+    "source",
+)
+GPU_OPTIONAL = ("fp8_tflops",)
+
+OFFER_COLUMNS = (
+    "provider",
+    "offer_id",
+    "region",
+    "gpu",
+    "kind",
+    "gpus_per_node",
+    "nodes",
+    "fabric",
+    "price_per_gpu_hour",
+    "price_30d",
+    "currency",
+    "available_gpus",
+    "price_basis",
+    "price_30d_basis",
+    "note",
+)
+OFFER_REQUIRED = (
+    "provider",
+    "offer_id",
+    "region",
+    "gpu",
+    "gpus_per_node",
+    "nodes",
+    "fabric",
+    "price_per_gpu_hour",
+    "currency",
+)
+_FORMAT_HINT = "fix that value (the formats are described in docs/planner.md)"
+
+
+class CatalogRowError(CatalogError):
+    """One value in a catalog file is wrong: where it is and what was expected."""
+
+    def __init__(
+        self, source: str, line: int, column: str | None, problem: str, *, unit: str = "line"
+    ) -> None:
+        where = f"{source}, {unit} {line}" + (f", column {column!r}" if column else "")
+        super().__init__(f"{where}: {problem}", hint=_FORMAT_HINT)
+        self.source = source
+        self.line = line
+        self.column = column
+        self.problem = problem
+
+
+class _FieldError(ValueError):
+    def __init__(self, column: str | None, problem: str) -> None:
+        super().__init__(problem)
+        self.column = column
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    line: int
+    values: Mapping[str, str]
+
+    def text(self, column: str, *, required: bool = True) -> str:
+        value = (self.values.get(column) or "").strip()
+        if required and not value:
+            raise _FieldError(column, "is empty; a value is required")
+        return value
+
+    def number(self, column: str, *, integer: bool = False, minimum: float = 0.0) -> float:
+        raw = self.text(column)
+        try:
+            value = float(int(raw)) if integer else float(raw)
+        except ValueError:
+            kind = "a whole number" if integer else "a number"
+            raise _FieldError(column, f"{raw!r} is not {kind}") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _FieldError(column, f"{raw!r} is not a finite number")
+        if value < minimum:
+            raise _FieldError(column, f"{raw!r} is below the minimum of {minimum:g}")
+        return value
+
+    def optional_number(self, column: str, *, integer: bool = False) -> float | None:
+        return self.number(column, integer=integer) if self.text(column, required=False) else None
+
+    def amount(self, column: str) -> int:
+        raw = self.text(column)
+        try:
+            return parse_amount(raw)
+        except ValueError as exc:
+            raise _FieldError(column, str(exc)) from None
+
+
+def read_csv(path: Path, columns: Collection[str], required: Collection[str]) -> list[_Row]:
+    """The data rows of ``path`` with their line numbers; comments and blank lines skipped."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise CatalogError(
+            f"cannot read the catalog file {path}: {exc.strerror or exc}",
+            hint="check that the file exists and is readable",
+        ) from exc
+    return _rows_from_text(text, str(path), columns, required)
+
+
+def _rows_from_text(
+    text: str, source: str, columns: Collection[str], required: Collection[str]
+) -> list[_Row]:
+    header: list[str] | None = None
+    rows: list[_Row] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            cells = next(csv.reader([line], strict=True))
+        except csv.Error as exc:
+            raise CatalogRowError(source, number, None, f"not valid CSV ({exc})") from None
+        if header is None:
+            header = [cell.strip() for cell in cells]
+            _check_header(header, source, number, columns, required)
+            continue
+        if len(cells) != len(header):
+            raise CatalogRowError(
+                source, number, None, f"has {len(cells)} values, the header has {len(header)}"
+            )
+        rows.append(_Row(number, dict(zip(header, cells, strict=True))))
+    if header is None:
+        raise CatalogRowError(source, 1, None, "has no header line")
+    return rows
+
+
+def _check_header(
+    header: list[str], source: str, line: int, columns: Collection[str], required: Collection[str]
+) -> None:
+    unknown = [name for name in header if name not in columns]
+    if unknown:
+        raise CatalogRowError(
+            source, line, unknown[0], f"unknown column; expected columns: {', '.join(columns)}"
+        )
+    duplicated = sorted({name for name in header if header.count(name) > 1})
+    if duplicated:
+        raise CatalogRowError(source, line, duplicated[0], "appears twice in the header")
+    missing = [name for name in required if name not in header]
+    if missing:
+        raise CatalogRowError(source, line, missing[0], "is missing from the header")
+
+
+def _convert(
+    rows: Iterable[_Row], source: str, build: Callable[[_Row], T], unit: str = "line"
+) -> list[T]:
+    out: list[T] = []
+    for row in rows:
+        try:
+            out.append(build(row))
+        except _FieldError as exc:
+            raise CatalogRowError(source, row.line, exc.column, exc.problem, unit=unit) from None
+        except ValueError as exc:  # an invariant of the dataclass across columns
+            raise CatalogRowError(source, row.line, None, str(exc), unit=unit) from None
+    return out
+
+
+def _gpu_from_row(row: _Row) -> GpuModel:
+    interconnect = row.text("interconnect").lower()
+    if interconnect not in INTERCONNECTS:
+        raise _FieldError("interconnect", f"{interconnect!r} is not one of {INTERCONNECTS}")
+    fp8 = row.optional_number("fp8_tflops")
+    if fp8 is not None and fp8 <= 0:
+        raise _FieldError("fp8_tflops", "must be positive, or empty for GPUs without FP8")
+    for column in ("memory_gib", "bf16_tflops", "memory_bandwidth_gbs"):
+        if row.number(column) <= 0:
+            raise _FieldError(column, "must be positive")
+    return GpuModel(
+        name=normalise_gpu_name(row.text("name")),
+        memory_gib=row.number("memory_gib"),
+        bf16_tflops=row.number("bf16_tflops"),
+        fp8_tflops=fp8,
+        memory_bandwidth_gbs=row.number("memory_bandwidth_gbs"),
+        interconnect=interconnect,
+        nvlink_gbs=row.number("nvlink_gbs"),
+        board_power_w=int(row.number("board_power_w", integer=True)),
+        source=row.text("source"),
+    )
+
+
+def _offer_builder(known_gpus: Collection[str] | None) -> Callable[[_Row], Offer]:
+    def build(row: _Row) -> Offer:
+        gpu = normalise_gpu_name(row.text("gpu"))
+        if known_gpus is not None and gpu not in known_gpus:
+            raise _FieldError(
+                "gpu", f"unknown GPU model {gpu!r}; known: {', '.join(sorted(known_gpus))}"
+            )
+        try:
+            fabric = parse_fabric(row.text("fabric")).name
+        except ValueError as exc:
+            raise _FieldError("fabric", str(exc)) from None
+        nodes = _node_counts(row)
+        kind = row.text("kind", required=False).lower() or ("node" if nodes == (1,) else "cluster")
+        if kind not in OFFER_KINDS:
+            raise _FieldError("kind", f"{kind!r} is not one of {', '.join(OFFER_KINDS)}")
+        currency = row.text("currency").upper()
+        if len(currency) != 3 or not currency.isalpha():
+            raise _FieldError("currency", f"{currency!r} is not a 3-letter code such as CNY")
+        price = row.amount("price_per_gpu_hour")
+        if price <= 0:
+            raise _FieldError("price_per_gpu_hour", "must be positive")
+        price_30d = row.amount("price_30d") if row.text("price_30d", required=False) else None
+        if price_30d is not None and not 0 < price_30d <= price:
+            raise _FieldError("price_30d", "must be positive and at most the on-demand price")
+        available = row.optional_number("available_gpus", integer=True)
+        return Offer(
+            provider=row.text("provider"),
+            offer_id=row.text("offer_id"),
+            region=row.text("region"),
+            gpu=gpu,
+            gpus_per_node=int(row.number("gpus_per_node", integer=True, minimum=1)),
+            node_counts=nodes,
+            fabric=fabric,
+            price_micro=price,
+            currency=currency,
+            price_30d_micro=price_30d,
+            kind=kind,
+            available_gpus=None if available is None else int(available),
+            price_basis=row.text("price_basis", required=False),
+            price_30d_basis=row.text("price_30d_basis", required=False),
+            note=row.text("note", required=False),
+        )
+
+    return build
+
+
+def _node_counts(row: _Row) -> tuple[int, ...]:
+    raw = row.text("nodes")
+    try:
+        counts = tuple(int(part) for part in raw.split("|"))
+    except ValueError:
+        raise _FieldError("nodes", f"{raw!r} is not a list of node counts such as 2|4|8") from None
+    if any(n < 1 for n in counts) or list(counts) != sorted(set(counts)):
+        raise _FieldError("nodes", f"{raw!r}: node counts must be increasing numbers of 1 or more")
+    return counts
+
+
+def load_gpus(path: Path) -> list[GpuModel]:
+    """GPU models from a CSV file with the columns of :data:`GPU_COLUMNS`."""
+    required = [c for c in GPU_COLUMNS if c not in GPU_OPTIONAL]
+    return _convert(read_csv(path, GPU_COLUMNS, required), str(path), _gpu_from_row)
+
+
+def load_offers(path: Path, *, known_gpus: Collection[str] | None = None) -> list[Offer]:
+    """Offers from a CSV file; with ``known_gpus`` an unknown GPU is an error on its line."""
+    rows = read_csv(path, OFFER_COLUMNS, OFFER_REQUIRED)
+    return _convert(rows, str(path), _offer_builder(known_gpus))
+
+
+def offers_from_rows(
+    rows: Iterable[Mapping[str, str]],
+    *,
+    source: str,
+    known_gpus: Collection[str] | None = None,
+) -> list[Offer]:
+    """Offers from rows a provider returned (same columns as the CSV); row 1 is the first."""
+    checked: list[_Row] = []
+    for number, values in enumerate(rows, start=1):
+        unknown = [name for name in values if name not in OFFER_COLUMNS]
+        if unknown:
+            raise CatalogRowError(source, number, unknown[0], "unknown column", unit="row")
+        missing = [name for name in OFFER_REQUIRED if name not in values]
+        if missing:
+            raise CatalogRowError(source, number, missing[0], "is missing", unit="row")
+        checked.append(_Row(number, {k: str(v) for k, v in values.items()}))
+    return _convert(checked, source, _offer_builder(known_gpus), unit="row")

@@ -1,0 +1,132 @@
+"""What can be rented: GPU models (from public spec sheets) and offers (from providers)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from xyclaw.catalog.fabrics import parse_fabric
+from xyclaw.catalog.names import normalise_gpu_name
+
+GIB = 1 << 30
+INTERCONNECTS = ("nvlink", "pcie")
+OFFER_KINDS = ("node", "cluster", "slice")
+ASSUMED = "assumed"
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+
+@dataclass(frozen=True, slots=True)
+class GpuModel:
+    """One GPU model. TFLOP/s are dense tensor figures (no 2:4 sparsity).
+
+    ``fp8_tflops`` is None for GPUs without FP8 tensor cores (Ampere and older).
+    ``memory_gib`` is the memory on the board as the spec sheet gives it ("80 GB"
+    HBM is 80 GiB); ``memory_bandwidth_gbs`` is in GB/s (1e9 bytes).
+    """
+
+    name: str
+    memory_gib: float
+    bf16_tflops: float
+    fp8_tflops: float | None
+    memory_bandwidth_gbs: float
+    interconnect: str
+    nvlink_gbs: float
+    board_power_w: int
+    source: str
+
+    def __post_init__(self) -> None:
+        if self.memory_gib <= 0 or self.bf16_tflops <= 0 or self.memory_bandwidth_gbs <= 0:
+            raise ValueError(f"GPU {self.name}: memory, TFLOP/s and bandwidth must be positive")
+        if self.fp8_tflops is not None and self.fp8_tflops <= 0:
+            raise ValueError(f"GPU {self.name}: FP8 TFLOP/s must be positive or absent")
+        if self.interconnect not in INTERCONNECTS:
+            raise ValueError(f"GPU {self.name}: interconnect must be one of {INTERCONNECTS}")
+
+    @property
+    def memory_bytes(self) -> int:
+        return int(self.memory_gib * GIB)
+
+    @property
+    def has_nvlink(self) -> bool:
+        return self.interconnect == "nvlink"
+
+    @property
+    def wants_gbps(self) -> int:
+        """Seed 004 rule 6: H100/A100-class (NVLink) cards want >= 200 Gb/s between nodes;
+        RTX 4090/A10-class (PCIe) cards are fine on 100 Gb/s."""
+        return 200 if self.has_nvlink else 100
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """Something a provider rents: nodes of one GPU model, one or more at a time.
+
+    ``node_counts`` lists the node counts one can rent (``(1,)`` for a single
+    machine, ``(2, 4, 8)`` for a cluster, ``(8, 16)`` for 64/128-card slices of
+    8-card nodes). Prices are micro-units of ``currency`` per card-hour;
+    ``price_30d_micro`` is the 30-day tier (a commitment of 30 days or more).
+    ``available_gpus`` is None where the provider does not say.
+    """
+
+    provider: str
+    offer_id: str
+    region: str
+    gpu: str
+    gpus_per_node: int
+    node_counts: tuple[int, ...]
+    fabric: str
+    price_micro: int
+    currency: str
+    price_30d_micro: int | None = None
+    kind: str = "node"
+    available_gpus: int | None = None
+    price_basis: str = ""
+    price_30d_basis: str = ""
+    note: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.provider or not self.offer_id or not self.region or not self.gpu:
+            raise ValueError("an offer needs a provider, an id, a region and a GPU model")
+        # Providers spell things their own way; the catalog keeps one spelling.
+        object.__setattr__(self, "gpu", normalise_gpu_name(self.gpu))
+        object.__setattr__(self, "currency", self.currency.strip().upper())
+        object.__setattr__(self, "node_counts", tuple(self.node_counts))
+        if self.gpus_per_node < 1:
+            raise ValueError(f"offer {self.offer_id}: gpus_per_node must be at least 1")
+        if not self.node_counts or any(n < 1 for n in self.node_counts):
+            raise ValueError(f"offer {self.offer_id}: node counts must be 1 or more")
+        if list(self.node_counts) != sorted(set(self.node_counts)):
+            raise ValueError(f"offer {self.offer_id}: node counts must be increasing, no repeats")
+        fabric = parse_fabric(self.fabric)
+        object.__setattr__(self, "fabric", fabric.name)
+        if max(self.node_counts) > 1 and not fabric.spans_nodes:
+            raise ValueError(f"offer {self.offer_id}: several nodes need a fabric other than none")
+        if self.kind not in OFFER_KINDS:
+            raise ValueError(f"offer {self.offer_id}: kind must be one of {OFFER_KINDS}")
+        if self.kind == "node" and self.node_counts != (1,):
+            raise ValueError(f"offer {self.offer_id}: a 'node' offer rents exactly one node")
+        if self.price_micro <= 0:
+            raise ValueError(f"offer {self.offer_id}: the price must be positive")
+        if self.price_30d_micro is not None and not 0 < self.price_30d_micro <= self.price_micro:
+            raise ValueError(f"offer {self.offer_id}: the 30-day price must be in (0, on-demand]")
+        if not _CURRENCY.match(self.currency):
+            raise ValueError(f"offer {self.offer_id}: currency must be a 3-letter code like CNY")
+        if self.available_gpus is not None and self.available_gpus < 0:
+            raise ValueError(f"offer {self.offer_id}: available GPUs cannot be negative")
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.provider, self.offer_id)
+
+    @property
+    def gpu_counts(self) -> tuple[int, ...]:
+        """The total card counts this offer can be rented at."""
+        return tuple(n * self.gpus_per_node for n in self.node_counts)
+
+    @property
+    def price_assumed(self) -> bool:
+        return self.price_basis == ASSUMED
+
+    @property
+    def price_30d_assumed(self) -> bool:
+        return self.price_30d_basis == ASSUMED

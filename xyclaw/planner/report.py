@@ -1,0 +1,108 @@
+"""Plain-text views of a plan: the options table with a line of reasons each, and the rejects."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xyclaw.catalog.money import format_amount
+from xyclaw.planner.request import PlanRequest
+from xyclaw.planner.result import PlanOption, PlanResult, RejectedOption
+from xyclaw.planner.rules import size_label
+
+_HEADER = (
+    f"{'#':>3}  {'GPU':<9} {'cards':>6}  {'fabric':<11} {'provider/region':<18}"
+    f" {'price/h':>8} {'hours':>8} {'cost':>14} {'GiB/GPU':>8} {'util':>5}"
+)
+
+
+def describe_request(request: PlanRequest) -> str:
+    parts = [f"{request.task.value} {size_label(request.params)}"]
+    if request.task.training:
+        tokens = size_label(request.training_tokens)
+        parts.append(f"{tokens} tokens" + (" (assumed)" if request.tokens_assumed else ""))
+    else:
+        rate = f"{request.target_rate:g} req/s" + (" (assumed)" if request.rate is None else "")
+        parts.append(f"{rate} for {request.serve_seconds / 3600:g} h")
+    parts.append(f"{request.precision.value}, context {request.context}")
+    limits: list[str] = []
+    if request.gpus_max == request.gpus_min:
+        limits.append(f"{request.gpus_min} GPU" + ("s" if request.gpus_min > 1 else ""))
+    elif request.gpus_max is not None or request.gpus_min > 1:
+        upper = "" if request.gpus_max is None else str(request.gpus_max)
+        limits.append(f"{request.gpus_min}-{upper} GPUs" if upper else f"{request.gpus_min}+ GPUs")
+    for label, value in (
+        ("GPU", request.gpu),
+        ("region", request.region),
+        ("fabric", request.fabric),
+        ("provider", request.provider),
+    ):
+        if value:
+            limits.append(f"{label} {value}")
+    if request.budget_micro is not None:
+        limits.append(f"budget {format_amount(request.budget_micro, request.currency)}")
+    if request.deadline_seconds is not None and request.task.training:
+        limits.append(f"deadline {request.deadline_seconds / 3600:g} h")
+    if request.fastest:
+        limits.append("fastest first")
+    return ", ".join(parts) + (" | " + ", ".join(limits) if limits else "")
+
+
+def _row(number: int, item: PlanOption | RejectedOption) -> str:
+    hours = item.hours
+    cost = item.cost_micro
+    utilization = item.utilization
+    cards = f"{item.nodes}x{item.gpus_per_node}"
+    place = f"{item.provider}/{item.region}"
+    return (
+        f"{number:>3}  {item.gpu:<9} {cards:>6}  {item.fabric:<11} {place:<18}"
+        f" {format_amount(item.price_micro):>8}"
+        f" {'-' if hours is None else f'{hours:.1f}':>8}"
+        f" {'-' if cost is None else format_amount(cost, item.currency):>14}"
+        f" {item.memory_per_gpu_bytes / (1 << 30):>8.1f}"
+        f" {'-' if utilization is None else f'{utilization:.0%}':>5}"
+    )
+
+
+def options_table(options: Sequence[PlanOption]) -> list[str]:
+    lines = [_HEADER]
+    for number, option in enumerate(options, start=1):
+        lines.append(_row(number, option))
+        lines.append("     why: " + "; ".join(text for _, text in option.reasons))
+    return lines
+
+
+def rejected_table(rejected: Sequence[RejectedOption]) -> list[str]:
+    lines = [_HEADER]
+    for number, item in enumerate(rejected, start=1):
+        lines.append(_row(number, item))
+        lines.append("     rejected: " + item.why)
+    return lines
+
+
+def render(result: PlanResult, *, limit: int | None = 10) -> list[str]:
+    """The text the ``xyclaw plan`` command prints."""
+    lines = [f"Plan for {describe_request(result.request)}"]
+    if result.unmatched:
+        lines.append(f"Nothing fits: {result.unmatched}.")
+        return lines
+    shown = len(result.options) if limit is None else min(limit, len(result.options))
+    if result.options:
+        order = (
+            "fastest first"
+            if result.request.fastest and result.request.task.training
+            else "cheapest first"
+        )
+        lines.append(
+            f"{len(result.options)} of {result.considered} shapes fit ({order}); "
+            f"showing {shown}. Prices per card-hour; util = "
+            + ("MFU x fabric factor." if result.request.task.training else "load at the rate.")
+        )
+        lines.extend(options_table(result.options[:shown]))
+        return lines
+    closest = len(result.rejected) if limit is None else min(limit, len(result.rejected))
+    lines.append(
+        f"Nothing fits: all {result.considered} shapes break a limit. "
+        f"The {closest} closest and why:"
+    )
+    lines.extend(rejected_table(result.rejected[:closest]))
+    return lines
