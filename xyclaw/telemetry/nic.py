@@ -1,0 +1,259 @@
+"""Readers for NIC traffic counters: ``/proc/net/dev`` and InfiniBand sysfs.
+
+Counters only ever grow until they wrap or the driver resets them, so rates
+come from two samples; :func:`nic_rate` tells a wrap (counted through) from a
+reset (no rate for that interval) so a reboot never shows as a traffic spike.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import ParamSpec, TypeVar
+
+from xyclaw.errors import ParseError
+
+#: InfiniBand ``port_xmit_data`` / ``port_rcv_data`` count 4-byte words
+#: (IBA spec, PortCounters: "divided by 4").
+IB_DATA_WORD_BYTES = 4
+
+#: Above this a "delta" is not traffic but a counter reset (800 Gb/s = 100 GB/s).
+DEFAULT_MAX_RATE_BYTES_PER_S = 200e9
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _guard(what: str, hint: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Whatever slips past the explicit checks still leaves as a ParseError."""
+
+    def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(fn)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return fn(*args, **kwargs)
+            except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
+                raise ParseError(f"{what}: unreadable input ({exc})", hint=hint) from exc
+
+        return wrapper
+
+    return deco
+
+
+@dataclass(frozen=True, slots=True)
+class NicSample:
+    """Cumulative counters of one interface or one IB port at one moment.
+
+    ``name`` is the interface (``eth0``) or ``HCA:port`` (``mlx5_0:1``)."""
+
+    name: str
+    rx_bytes: int
+    tx_bytes: int
+    rx_packets: int | None = None
+    tx_packets: int | None = None
+    rx_errors: int | None = None
+    tx_errors: int | None = None
+    rx_dropped: int | None = None
+    tx_dropped: int | None = None
+    kind: str = "netdev"  # "netdev" or "ib"
+    timestamp: float | None = None
+    counters: dict[str, int] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class NicRate:
+    name: str
+    interval_s: float
+    rx_bytes_per_s: float | None
+    tx_bytes_per_s: float | None
+    reset: bool = False
+    wrapped: bool = False
+
+    @property
+    def rx_gbit_per_s(self) -> float | None:
+        return None if self.rx_bytes_per_s is None else self.rx_bytes_per_s * 8 / 1e9
+
+    @property
+    def tx_gbit_per_s(self) -> float | None:
+        return None if self.tx_bytes_per_s is None else self.tx_bytes_per_s * 8 / 1e9
+
+
+# --- /proc/net/dev ---------------------------------------------------------
+
+_NETDEV_FIELDS = 16
+
+
+@_guard("/proc/net/dev", "pass the output of `cat /proc/net/dev`")
+def parse_proc_net_dev(text: str, timestamp: float | None = None) -> list[NicSample]:
+    """``cat /proc/net/dev``: one sample per interface (header lines optional)."""
+    out: list[NicSample] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("Inter-", "face")):
+            continue
+        name, sep, rest = line.partition(":")
+        values = rest.split()
+        if not sep or not name.strip() or len(values) != _NETDEV_FIELDS:
+            raise ParseError(
+                f"/proc/net/dev: unreadable line {line[:120]!r}",
+                hint="expected 'IFACE: 16 counters' lines as in `cat /proc/net/dev`",
+            )
+        try:
+            n = [int(v) for v in values]
+        except ValueError as exc:
+            raise ParseError(
+                f"/proc/net/dev: non-numeric counter in {line[:120]!r}",
+                hint="expected 'IFACE: 16 counters' lines as in `cat /proc/net/dev`",
+            ) from exc
+        out.append(
+            NicSample(
+                name=name.strip(),
+                rx_bytes=n[0],
+                rx_packets=n[1],
+                rx_errors=n[2],
+                rx_dropped=n[3],
+                tx_bytes=n[8],
+                tx_packets=n[9],
+                tx_errors=n[10],
+                tx_dropped=n[11],
+                kind="netdev",
+                timestamp=timestamp,
+            )
+        )
+    if not out and text.strip():
+        raise ParseError(
+            "not /proc/net/dev content: no interface lines",
+            hint="pass the output of `cat /proc/net/dev`",
+        )
+    return out
+
+
+# --- InfiniBand sysfs counters ------------------------------------------------
+
+_IB_PATH_RE = re.compile(
+    r"(?:^|/)(?P<dev>[^/\s:]+)/ports/(?P<port>\d+)/(?:hw_)?counters(?:_ext)?/(?P<name>[A-Za-z0-9_]+)"
+    r"\s*[:=\s]\s*(?P<value>\S+)\s*$"
+)
+
+
+@_guard("InfiniBand counters", "pass `grep -H . /sys/class/infiniband/*/ports/*/counters/*`")
+def parse_ib_counters(text: str, timestamp: float | None = None) -> list[NicSample]:
+    """IB port counters as ``grep -H . /sys/class/infiniband/*/ports/*/counters/*``
+    prints them (``PATH:VALUE``; ``PATH VALUE`` also works). Data counters are
+    converted from 4-byte words to bytes."""
+    ports: dict[tuple[str, int], dict[str, int]] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        m = _IB_PATH_RE.search(line)
+        if not m:
+            raise ParseError(
+                f"InfiniBand counters: unreadable line {line[:120]!r}",
+                hint="expected '/sys/class/infiniband/DEV/ports/N/counters/NAME:VALUE' lines",
+            )
+        try:
+            value = int(m.group("value"), 0)
+        except ValueError as exc:
+            raise ParseError(
+                f"InfiniBand counters: {m.group('name')} is not a number in {line[:120]!r}",
+                hint="expected '/sys/class/infiniband/DEV/ports/N/counters/NAME:VALUE' lines",
+            ) from exc
+        key = (m.group("dev"), int(m.group("port")))
+        ports.setdefault(key, {})[m.group("name")] = value
+    out = []
+    for (dev, port), c in ports.items():
+        xmit = c.get("port_xmit_data_64", c.get("port_xmit_data"))
+        rcv = c.get("port_rcv_data_64", c.get("port_rcv_data"))
+        if xmit is None or rcv is None:
+            raise ParseError(
+                f"InfiniBand counters: {dev} port {port} lacks port_xmit_data/port_rcv_data",
+                hint="read both data counters of every port",
+            )
+        out.append(
+            NicSample(
+                name=f"{dev}:{port}",
+                rx_bytes=rcv * IB_DATA_WORD_BYTES,
+                tx_bytes=xmit * IB_DATA_WORD_BYTES,
+                rx_packets=c.get("port_rcv_packets_64", c.get("port_rcv_packets")),
+                tx_packets=c.get("port_xmit_packets_64", c.get("port_xmit_packets")),
+                rx_errors=c.get("port_rcv_errors"),
+                tx_errors=c.get("port_xmit_discards"),
+                kind="ib",
+                timestamp=timestamp,
+                counters=dict(c),
+            )
+        )
+    return out
+
+
+# --- rates -----------------------------------------------------------------
+
+_WIDTHS = (32, 64)
+
+
+def counter_delta(
+    prev: int, cur: int, interval_s: float, max_rate: float = DEFAULT_MAX_RATE_BYTES_PER_S
+) -> tuple[int | None, bool]:
+    """How much a counter grew: ``(delta, wrapped)``; ``(None, False)`` on a reset.
+
+    A smaller value is a wrap when counting on through the 32- or 64-bit limit
+    gives a rate no faster than ``max_rate``; otherwise the counter was reset.
+    """
+    if cur >= prev:
+        return cur - prev, False
+    for bits in _WIDTHS:
+        limit = 1 << bits
+        if prev < limit:
+            delta = limit - prev + cur
+            if delta <= max_rate * max(interval_s, 1e-9):
+                return delta, True
+    return None, False
+
+
+def nic_rate(
+    prev: NicSample,
+    cur: NicSample,
+    interval_s: float | None = None,
+    *,
+    max_rate: float = DEFAULT_MAX_RATE_BYTES_PER_S,
+) -> NicRate:
+    """Bytes per second between two samples of one interface."""
+    if interval_s is None:
+        if prev.timestamp is None or cur.timestamp is None:
+            raise ValueError("nic_rate needs interval_s or two samples with timestamps")
+        interval_s = cur.timestamp - prev.timestamp
+    if interval_s <= 0:
+        raise ValueError(f"interval must be positive, got {interval_s}")
+    rx, rx_wrap = counter_delta(prev.rx_bytes, cur.rx_bytes, interval_s, max_rate)
+    tx, tx_wrap = counter_delta(prev.tx_bytes, cur.tx_bytes, interval_s, max_rate)
+    if rx is not None and rx > max_rate * interval_s:
+        rx = None
+    if tx is not None and tx > max_rate * interval_s:
+        tx = None
+    reset = rx is None or tx is None
+    return NicRate(
+        name=cur.name,
+        interval_s=interval_s,
+        rx_bytes_per_s=None if reset or rx is None else rx / interval_s,
+        tx_bytes_per_s=None if reset or tx is None else tx / interval_s,
+        reset=reset,
+        wrapped=rx_wrap or tx_wrap,
+    )
+
+
+def nic_rates(
+    prev: Iterable[NicSample],
+    cur: Sequence[NicSample],
+    interval_s: float | None = None,
+    *,
+    max_rate: float = DEFAULT_MAX_RATE_BYTES_PER_S,
+) -> list[NicRate]:
+    """Rates for every interface present in both samples, in ``cur``'s order."""
+    before = {s.name: s for s in prev}
+    return [
+        nic_rate(before[s.name], s, interval_s, max_rate=max_rate) for s in cur if s.name in before
+    ]
