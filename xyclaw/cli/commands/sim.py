@@ -1,0 +1,165 @@
+"""``xyclaw sim serve|status|stop``: the built-in simulated GPU cloud."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import signal
+import threading
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from xyclaw.cli.context import CliContext
+from xyclaw.errors import UsageError
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("sim", help="the built-in simulated GPU cloud")
+    actions = parser.add_subparsers(dest="sim_action", metavar="ACTION", required=True)
+
+    serve = actions.add_parser("serve", help="run the simulated cloud in the foreground")
+    serve.add_argument(
+        "--port", type=int, default=None, help="port on 127.0.0.1 (default: the last one, or any)"
+    )
+    _state_argument(serve)
+    serve.add_argument(
+        "--fast", action="store_true", help="provision and release at once (no delays)"
+    )
+    serve.add_argument(
+        "--provision-delay",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds a cluster takes to come up (default 8)",
+    )
+    serve.set_defaults(handler=_serve)
+
+    status = actions.add_parser("status", help="whether the simulated cloud runs, and where")
+    _state_argument(status)
+    status.add_argument("--json", action="store_true", help="print JSON")
+    status.set_defaults(handler=_status)
+
+    stop = actions.add_parser("stop", help="stop the background simulated cloud")
+    _state_argument(stop)
+    stop.add_argument(
+        "--timeout", type=float, default=10.0, metavar="S", help="seconds before SIGKILL"
+    )
+    stop.set_defaults(handler=_stop)
+
+
+def _state_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the cloud's state folder (default: <data folder>/sim)",
+    )
+
+
+def _state_dir(args: argparse.Namespace, ctx: CliContext) -> Path:
+    folder: Path = args.state if args.state is not None else ctx.paths.data_dir / "sim"
+    return folder.expanduser().resolve()
+
+
+def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
+    from dataclasses import replace
+
+    from xyclaw.sim.cloud import CloudSettings, SimCloudServer, build_cloud
+
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port} is not a port", hint="use 1-65535, or 0 for any")
+    delay = args.provision_delay
+    if delay is not None and (not math.isfinite(delay) or delay < 0):
+        raise UsageError(
+            f"--provision-delay {delay:g} is not a delay", hint="give seconds, 0 or more"
+        )
+    settings = CloudSettings.fast() if args.fast else CloudSettings()
+    if delay is not None:
+        settings = replace(settings, provision_delay_s=delay)
+    state = _state_dir(args, ctx)
+    server = SimCloudServer(build_cloud(state, settings), port=args.port)
+
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stopping.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        server.start()
+        try:
+            ctx.print(f"simulated cloud listening on {server.url}")
+            ctx.print(f"state: {state} (token and URL in {server.server_file})")
+            ctx.out.flush()
+            while not stopping.wait(0.5):
+                pass
+        finally:
+            server.stop()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    ctx.print("simulated cloud stopped")
+    return 0
+
+
+def _api_summary(url: str, token: str) -> dict[str, Any] | None:
+    """Cluster counts and the ledger's total, for the status line; None if it does not answer."""
+    summary: dict[str, Any] = {}
+    try:
+        for name in ("clusters", "billing"):
+            request = urllib.request.Request(
+                f"{url}/{name}", headers={"Authorization": f"Bearer {token}"}
+            )
+            with urllib.request.urlopen(request, timeout=5) as reply:
+                summary[name] = json.loads(reply.read())
+    except (OSError, ValueError):
+        return None
+    states: dict[str, int] = {}
+    for cluster in summary["clusters"].get("clusters", []):
+        states[cluster["state"]] = states.get(cluster["state"], 0) + 1
+    return {
+        "clusters": states,
+        "billing_total_micros": summary["billing"].get("total_micros"),
+        "currency": summary["billing"].get("currency"),
+    }
+
+
+def _status(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.catalog import format_amount
+    from xyclaw.sim.cloud import launcher
+
+    current = launcher.status(_state_dir(args, ctx))
+    report = current.to_json()
+    summary = None
+    if current.endpoint is not None:
+        summary = _api_summary(current.endpoint.url, current.endpoint.token)
+        report.update(summary or {})
+    if args.json:
+        ctx.print_json(report)
+        return 0
+    if current.endpoint is None:
+        ctx.print(f"the simulated cloud is not running (state {current.state_dir})")
+        return 0
+    ctx.print(f"the simulated cloud runs at {current.endpoint.url} (pid {current.endpoint.pid})")
+    ctx.print(f"state: {current.state_dir}")
+    if summary is not None:
+        states = summary["clusters"]
+        listed = ", ".join(f"{n} {s}" for s, n in sorted(states.items())) or "none"
+        ctx.print(f"clusters: {listed}")
+        total = summary["billing_total_micros"] or 0
+        ctx.print(f"billed so far: {format_amount(total, summary['currency'] or 'CNY')}")
+    return 0
+
+
+def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.sim.cloud import launcher
+
+    state = _state_dir(args, ctx)
+    if launcher.stop(state, timeout=args.timeout):
+        ctx.print(f"stopped the simulated cloud of {state}")
+    else:
+        ctx.print(f"no simulated cloud was running for {state}")
+    return 0

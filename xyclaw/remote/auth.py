@@ -1,0 +1,191 @@
+"""Logging in: key files, handed-over keys, the SSH agent, then a stored password.
+
+The password comes from the caller's lookup (the keyring, in the app) at the
+moment it is needed and goes nowhere else: not into messages, not into logs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import paramiko
+
+from xyclaw.errors import AuthenticationError, ConnectError
+from xyclaw.remote.hostspec import HostSpec
+
+log = logging.getLogger(__name__)
+
+PasswordLookup = Callable[[str], "str | None"]
+"""``password_lookup(host_alias) -> password or None``."""
+
+DEFAULT_IDENTITY_NAMES = ("id_ed25519", "id_ecdsa", "id_rsa")
+
+
+def default_identity_files() -> tuple[Path, ...]:
+    """OpenSSH's default key files in ``~/.ssh``."""
+    ssh_dir = Path(os.path.expanduser("~")) / ".ssh"
+    return tuple(ssh_dir / name for name in DEFAULT_IDENTITY_NAMES)
+
+
+class Authenticator:
+    """Tries each credential in OpenSSH's order until the server lets us in."""
+
+    def __init__(
+        self,
+        *,
+        password_lookup: PasswordLookup | None = None,
+        client_keys: Sequence[paramiko.PKey] = (),
+        use_agent: bool = True,
+        default_identities: Sequence[Path] | None = None,
+    ) -> None:
+        self._password_lookup = password_lookup
+        self._client_keys = tuple(client_keys)
+        self._use_agent = use_agent
+        self._defaults = (
+            tuple(default_identities)
+            if default_identities is not None
+            else default_identity_files()
+        )
+        self._key_cache: dict[Path, tuple[tuple[int, int], paramiko.PKey]] = {}
+        self._cache_lock = threading.Lock()
+
+    def authenticate(self, transport: paramiko.Transport, spec: HostSpec) -> None:
+        tried: list[str] = []
+        notes: list[str] = []
+        files = spec.identity_files or (() if spec.identities_only else self._defaults)
+        for path in files:
+            key = self._load_key(path, notes)
+            if key is not None and self._try_key(transport, spec, key, f"key {path}", tried):
+                return
+        for key in self._client_keys:
+            if self._try_key(transport, spec, key, f"{key.get_name()} key", tried):
+                return
+        if self._use_agent and not spec.identities_only and self._try_agent(transport, spec, tried):
+            return
+        if self._try_password(transport, spec, tried):
+            return
+        if not tried:
+            tried.append("nothing (no key file, agent key or stored password was found)")
+        raise AuthenticationError(
+            f"{spec.describe()} refused every credential for user {spec.user!r}; "
+            f"tried: {'; '.join(tried + notes)}",
+            host=spec.alias,
+            hint=(
+                "check User and IdentityFile for this host in your ssh config, that your "
+                "public key is in ~/.ssh/authorized_keys on the host, or store the host's "
+                "password in XyClaw"
+            ),
+        )
+
+    def _load_key(self, path: Path, notes: list[str]) -> paramiko.PKey | None:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            notes.append(f"key {path} unreadable ({exc.strerror})")
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        with self._cache_lock:
+            cached = self._key_cache.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        try:
+            key = paramiko.PKey.from_path(path)
+        except paramiko.PasswordRequiredException:
+            notes.append(f"key {path} is passphrase-protected (add it to ssh-agent)")
+            return None
+        except (paramiko.SSHException, ValueError, OSError) as exc:
+            notes.append(f"key {path} could not be read ({type(exc).__name__})")
+            return None
+        with self._cache_lock:
+            self._key_cache[path] = (stamp, key)
+        return key
+
+    def _try_key(
+        self,
+        transport: paramiko.Transport,
+        spec: HostSpec,
+        key: paramiko.PKey,
+        label: str,
+        tried: list[str],
+    ) -> bool:
+        try:
+            transport.auth_publickey(spec.user, key)
+        except paramiko.BadAuthenticationType as exc:
+            tried.append(f"{label} (server takes only {', '.join(exc.allowed_types)})")
+            return False
+        except paramiko.AuthenticationException:
+            tried.append(f"{label} (refused)")
+            return False
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise _lost(spec, exc) from exc
+        return bool(transport.is_authenticated())
+
+    def _try_agent(self, transport: paramiko.Transport, spec: HostSpec, tried: list[str]) -> bool:
+        if not os.environ.get("SSH_AUTH_SOCK"):
+            return False
+        try:
+            agent = paramiko.Agent()
+        except paramiko.SSHException as exc:
+            log.debug("ssh agent unavailable: %s", exc)
+            return False
+        try:
+            keys = agent.get_keys()
+            for key in keys:
+                if self._try_key(transport, spec, key, f"agent {key.get_name()} key", tried):
+                    return True
+        finally:
+            agent.close()
+        return False
+
+    def _try_password(
+        self, transport: paramiko.Transport, spec: HostSpec, tried: list[str]
+    ) -> bool:
+        if self._password_lookup is None:
+            return False
+        password = self._password_lookup(spec.alias)
+        if password is None:
+            return False
+        try:
+            transport.auth_password(spec.user, password)
+        except paramiko.BadAuthenticationType as exc:
+            if "keyboard-interactive" not in exc.allowed_types:
+                tried.append(f"stored password (server takes only {', '.join(exc.allowed_types)})")
+                return False
+            return self._try_interactive(transport, spec, password, tried)
+        except paramiko.AuthenticationException:
+            tried.append("stored password (refused)")
+            return False
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise _lost(spec, exc) from exc
+        return bool(transport.is_authenticated())
+
+    def _try_interactive(
+        self, transport: paramiko.Transport, spec: HostSpec, password: str, tried: list[str]
+    ) -> bool:
+        def answer(title: str, instructions: str, prompts: list[tuple[str, bool]]) -> list[str]:
+            return [password for _prompt, _echo in prompts]
+
+        try:
+            transport.auth_interactive(spec.user, answer)
+        except paramiko.AuthenticationException:
+            tried.append("stored password, keyboard-interactive (refused)")
+            return False
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise _lost(spec, exc) from exc
+        return bool(transport.is_authenticated())
+
+
+def _lost(spec: HostSpec, exc: BaseException) -> ConnectError:
+    return ConnectError(
+        f"{spec.describe()} dropped the connection while we logged in "
+        f"({type(exc).__name__}: {exc})",
+        host=spec.alias,
+        hint="the server may limit login attempts (MaxAuthTries): name the right "
+        "IdentityFile and set IdentitiesOnly yes for this host",
+    )

@@ -1,0 +1,679 @@
+"""The simulated cloud's logic, without HTTP: rent, provision, bill and release clusters.
+
+Every API operation is a method that returns ``(status, body)`` or raises
+:class:`CloudApiError`, so tests can drive the cloud in-process and the HTTP
+layer stays a thin translation. Provisioning and termination run on worker
+threads against deadlines taken from the injected clock; the deadlines are
+saved, so a restarted cloud resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import random
+import shutil
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from xyclaw import __version__
+from xyclaw.catalog import Offer
+from xyclaw.errors import ProviderError
+from xyclaw.sim.cloud import files
+from xyclaw.sim.cloud.errors import CloudApiError, bad_request, not_found
+from xyclaw.sim.cloud.ledger import ledger
+from xyclaw.sim.cloud.nodes import NodeFactory, NodeHandle, NodeLaunch
+from xyclaw.sim.cloud.ratelimit import TokenBucket
+from xyclaw.sim.cloud.records import ClusterRecord, NodeRecord
+from xyclaw.sim.cloud.requests import (
+    ClusterRequest,
+    apply_faults,
+    check_idempotency_key,
+    parse_create,
+)
+from xyclaw.sim.cloud.settings import CloudSettings, Faults
+
+log = logging.getLogger(__name__)
+
+STATE_VERSION = 1
+CURRENCY = "CNY"
+POLL_S = 0.05  # how often a waiting worker looks at the (possibly fake) clock
+PENDING_SHARE = 0.1  # share of the provision delay a cluster spends pending
+MAX_PENDING_S = 1.0
+Clock = Callable[[], float]
+Result = tuple[int, dict[str, Any]]
+
+_BOOT_FAILURES = (
+    "GPU {gpu} fell off the bus (Xid 79) during POST",
+    "the InfiniBand port stayed down (no link on mlx5_{gpu})",
+    "the node did not answer on its management network within the boot timeout",
+    "uncorrectable ECC error on GPU {gpu} during the burn-in test",
+)
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What the fault gate decided for one request."""
+
+    retry_after: float | None = None  # rate limited: answer 429
+    error_status: int | None = None  # injected failure: answer this status
+    hang_s: float = 0.0  # injected timeout: wait this long before answering
+
+
+def sim_offers(offers: Sequence[Offer], provider: str = "sim") -> list[Offer]:
+    """The catalog offers the simulated cloud rents."""
+    return [o for o in offers if o.provider == provider]
+
+
+def _digest(body: Any) -> str:
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class SimCloud:
+    """One simulated cloud over one state folder. ``open`` it before use, ``close`` it after."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        token: str,
+        settings: CloudSettings,
+        offers: Sequence[Offer],
+        node_factory: NodeFactory,
+        clock: Clock = time.time,
+        monotonic: Clock = time.monotonic,
+        rng: random.Random | None = None,
+    ) -> None:
+        if not offers:
+            raise ProviderError("the simulated cloud has no offers to rent")
+        self.state_dir = state_dir
+        self.token = token
+        self.settings = settings
+        self.offers = tuple(offers)
+        self._factory = node_factory
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self._defaults = Faults.from_settings(settings, self.offers)
+        self._faults = Faults.from_settings(settings, self.offers)
+        self._bucket = TokenBucket(self._faults.rate_limit_per_s, monotonic)
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._folder_lock = files.FolderLock(state_dir / files.LOCK_FILE)
+        self._clusters: dict[str, ClusterRecord] = {}
+        self._idempotency: dict[str, dict[str, str]] = {}
+        self._handles: dict[str, NodeHandle] = {}
+        self._workers: set[threading.Thread] = set()
+        self._workers_lock = threading.Lock()
+        self._hostname_seq = 0
+        self.last_port: int | None = None
+        self.started_at: float | None = None
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Load the saved state, bring running nodes back and resume what was under way."""
+        self.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not self._folder_lock.acquire(blocking=False):
+            raise ProviderError(
+                f"another simulated cloud is serving {self.state_dir}",
+                hint="use that one (xyclaw sim status) or stop it first (xyclaw sim stop)",
+            )
+        try:
+            self._load()
+        except BaseException:
+            self._folder_lock.release()
+            raise
+        self._stop.clear()
+        self.started_at = self._clock()
+        now = self.started_at
+        with self._lock:
+            clusters = list(self._clusters.values())
+        for cluster in clusters:
+            deadline = cluster.terminate_deadline
+            if cluster.state == "terminating" and deadline is not None and deadline <= now:
+                self._spawn(self._terminate_worker, cluster.id)
+                continue
+            if cluster.state != "terminated":
+                self._restart_nodes(cluster)
+            if cluster.state in ("pending", "provisioning"):
+                self._spawn(self._provision_worker, cluster.id)
+            elif cluster.state == "terminating":
+                self._spawn(self._terminate_worker, cluster.id)
+        log.info("simulated cloud open on %s with %d clusters", self.state_dir, len(clusters))
+
+    def close(self) -> None:
+        """Stop workers and nodes; the saved state lets the next ``open`` carry on."""
+        self._stop.set()
+        with self._workers_lock:
+            workers = list(self._workers)
+        for worker in workers:
+            worker.join(timeout=10)
+        with self._lock:
+            handles = list(self._handles.values())
+            self._handles.clear()
+        for handle in handles:
+            self._stop_handle(handle)
+        with self._lock:
+            if self._folder_lock.held:
+                self._save()
+        self._folder_lock.release()
+
+    @property
+    def closing(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def rate_limit_per_s(self) -> float:
+        return self._bucket.rate
+
+    def pause(self, seconds: float) -> None:
+        """An injected timeout: wait, but not past the cloud's own shutdown."""
+        self._stop.wait(seconds)
+
+    # -- the fault gate ------------------------------------------------------------------------
+
+    def admit(self) -> Admission:
+        """Rate limit and injected faults for one API request (health and the fault API pass)."""
+        retry_after = self._bucket.take()
+        if retry_after is not None:
+            return Admission(retry_after=retry_after)
+        with self._lock:
+            faults = self._faults
+            if faults.error_rate > 0 and self._rng.random() < faults.error_rate:
+                return Admission(error_status=faults.error_status)
+            if faults.timeout_rate > 0 and self._rng.random() < faults.timeout_rate:
+                return Admission(hang_s=faults.timeout_s)
+        return Admission()
+
+    # -- API operations ------------------------------------------------------------------------
+
+    def health(self) -> Result:
+        return 200, {"ok": True, "version": __version__, "started_at": self.started_at}
+
+    def list_offers(self) -> Result:
+        with self._lock:
+            held = self._held_cards()
+            capacity = self._faults.capacity
+            offers = [
+                {
+                    "offer_id": o.offer_id,
+                    "provider": o.provider,
+                    "region": o.region,
+                    "gpu": o.gpu,
+                    "gpus_per_node": o.gpus_per_node,
+                    "node_counts": list(o.node_counts),
+                    "fabric": o.fabric,
+                    "kind": o.kind,
+                    "price_per_gpu_hour_micros": o.price_micro,
+                    "price_30d_per_gpu_hour_micros": o.price_30d_micro,
+                    "currency": o.currency,
+                    "available_gpus": max(
+                        0,
+                        capacity.get(o.region, {}).get(o.gpu, 0) - held.get((o.region, o.gpu), 0),
+                    ),
+                }
+                for o in self.offers
+            ]
+        return 200, {"offers": offers}
+
+    def create_cluster(self, body: Any, idempotency_key: str | None) -> Result:
+        key = check_idempotency_key(idempotency_key)
+        digest = _digest(body)
+        with self._lock:
+            seen = self._idempotency.get(key)
+            if seen is not None:
+                first = self._clusters[seen["cluster_id"]]
+                if seen["digest"] != digest:
+                    raise CloudApiError(
+                        409,
+                        "idempotency_conflict",
+                        f"Idempotency-Key {key!r} was first used with a different request "
+                        f"(it created cluster {first.id}); use a new key for a new cluster",
+                    )
+                return 200, {"cluster": self._public(first)}
+            request = parse_create(body, self.offers)
+            self._check_capacity(request)
+            cluster = self._new_cluster(request, key)
+            self._clusters[cluster.id] = cluster
+            self._idempotency[key] = {"digest": digest, "cluster_id": cluster.id}
+            self._save()
+            public = self._public(cluster)
+        log.info("cluster %s created: %d x %s", cluster.id, cluster.gpu_count, cluster.gpu)
+        self._spawn(self._provision_worker, cluster.id)
+        return 202, {"cluster": public}
+
+    def list_clusters(self, *, include_terminated: bool = False) -> Result:
+        with self._lock:
+            clusters = [
+                self._public(c)
+                for c in self._clusters.values()
+                if include_terminated or c.state != "terminated"
+            ]
+        return 200, {"clusters": clusters}
+
+    def get_cluster(self, cluster_id: str) -> Result:
+        with self._lock:
+            return 200, {"cluster": self._public(self._cluster(cluster_id))}
+
+    def delete_cluster(self, cluster_id: str) -> Result:
+        with self._lock:
+            cluster = self._cluster(cluster_id)
+            if cluster.state == "terminated":
+                return 200, {"cluster": self._public(cluster)}
+            if cluster.state == "terminating":
+                return 202, {"cluster": self._public(cluster)}
+            now = self._clock()
+            cluster.state = "terminating"
+            cluster.terminating_at = now
+            cluster.terminate_deadline = now + self._faults.terminate_delay_s
+            self._save()
+            public = self._public(cluster)
+        log.info("cluster %s terminating", cluster_id)
+        self._spawn(self._terminate_worker, cluster_id)
+        return 202, {"cluster": public}
+
+    def billing(self) -> Result:
+        with self._lock:
+            return 200, ledger(self._clusters.values(), self._clock(), CURRENCY)
+
+    def get_faults(self) -> Result:
+        with self._lock:
+            return 200, self._faults.to_json()
+
+    def set_faults(self, body: Any) -> Result:
+        with self._lock:
+            self._faults = apply_faults(body, self._faults, self._defaults, self.offers)
+            if self._faults.rate_limit_per_s != self._bucket.rate:
+                self._bucket.set_rate(self._faults.rate_limit_per_s)
+            return 200, self._faults.to_json()
+
+    def node_fault(self, node_id: str, body: Any) -> Result:
+        if not isinstance(body, dict) or not isinstance(body.get("fault"), str):
+            raise bad_request('the body must be {"fault": NAME, ...arguments}')
+        args = {k: v for k, v in body.items() if k != "fault"}
+        with self._lock:
+            found = self._node(node_id)
+            if found is None:
+                raise not_found(f"no node {node_id}")
+            cluster, node = found
+            handle = self._handles.get(node_id)
+            if handle is None:
+                raise bad_request(
+                    f"node {node_id} ({node.hostname}) is {node.state}; faults apply to "
+                    "running nodes only"
+                )
+        try:
+            active = handle.apply_fault(body["fault"], args)
+        except (ValueError, TypeError) as exc:
+            raise bad_request(f"fault {body['fault']!r} on {node.hostname}: {exc}") from None
+        log.info("fault %s on %s (%s)", body["fault"], node.hostname, node_id)
+        with self._lock:
+            public = node.public(self.settings.host, self.settings.ssh_user)
+        return 200, {"node": public, "cluster_id": cluster.id, "fault": body["fault"],
+                     "active": active}  # fmt: skip
+
+    # -- workers -------------------------------------------------------------------------------
+
+    def _spawn(self, target: Callable[[str], None], cluster_id: str) -> None:
+        def run() -> None:
+            try:
+                target(cluster_id)
+            except Exception:
+                log.exception("worker for cluster %s failed", cluster_id)
+            finally:
+                with self._workers_lock:
+                    self._workers.discard(threading.current_thread())
+
+        worker = threading.Thread(
+            target=run, name=f"simcloud-{target.__name__}-{cluster_id}", daemon=True
+        )
+        with self._workers_lock:
+            self._workers.add(worker)
+        worker.start()
+
+    def _wait_until(self, deadline: float) -> bool:
+        """True at the deadline, False if the cloud is closing first."""
+        while True:
+            if self._stop.is_set():
+                return False
+            remaining = deadline - self._clock()
+            if remaining <= 0:
+                return True
+            if self._stop.wait(min(remaining, POLL_S)):
+                return False
+
+    def _provision_worker(self, cluster_id: str) -> None:
+        with self._lock:
+            cluster = self._clusters[cluster_id]
+        if not self._wait_until(cluster.provisioning_at):
+            return
+        with self._lock:
+            if cluster.state == "pending":
+                cluster.state = "provisioning"
+                for node in cluster.nodes:
+                    if node.state == "pending":
+                        node.state = "provisioning"
+                self._save()
+            if cluster.state != "provisioning":
+                return
+            waiting = sorted(
+                (n for n in cluster.nodes if n.state == "provisioning"),
+                key=cluster.node_ready_at,
+            )
+        groups: dict[float, list[NodeRecord]] = {}
+        for node in waiting:
+            groups.setdefault(cluster.node_ready_at(node), []).append(node)
+        for ready_at, group in groups.items():
+            if not self._wait_until(ready_at):
+                return
+            if len(group) == 1:
+                booted = [self._boot(cluster, group[0])]
+            else:  # nodes due at the same instant boot in parallel, as on a real cloud
+                with ThreadPoolExecutor(min(16, len(group)), "simcloud-boot") as pool:
+                    booted = list(pool.map(lambda n: self._boot(cluster, n), group))
+            if not all(booted):
+                return
+        with self._lock:
+            if cluster.state == "provisioning":
+                self._settle(cluster)
+                self._save()
+
+    def _boot(self, cluster: ClusterRecord, node: NodeRecord) -> bool:
+        """Start one node at its deadline; False if the cluster no longer wants it."""
+        ready_at = cluster.node_ready_at(node)
+        if node.fails:
+            with self._lock:
+                if cluster.state != "provisioning":
+                    return False
+                node.state = "failed"
+                node.error = f"node {node.hostname} failed to boot: " + self._rng.choice(
+                    _BOOT_FAILURES
+                ).format(gpu=self._rng.randrange(cluster.gpus_per_node))
+                self._save()
+            return True
+        handle, error = self._start_node(cluster, node)
+        with self._lock:
+            if cluster.state != "provisioning" or self._stop.is_set():
+                if handle is not None:
+                    self._stop_handle(handle)
+                if cluster.state in ("terminating", "terminated") and node.state == "provisioning":
+                    node.state = "terminated"
+                    self._save()
+                return False
+            if handle is None:
+                node.state = "failed"
+                node.error = error
+            else:
+                self._mark_running(node, handle, ready_at)
+            self._save()
+        return True
+
+    def _settle(self, cluster: ClusterRecord) -> None:
+        failed = [n for n in cluster.nodes if n.state == "failed"]
+        if any(n.state not in ("running", "failed") for n in cluster.nodes):
+            return
+        if failed:
+            cluster.state = "failed"
+            cluster.error = f"{len(failed)} of {cluster.node_count} nodes failed: " + "; ".join(
+                n.error or n.hostname for n in failed
+            )
+        else:
+            cluster.state = "running"
+            cluster.running_at = max(n.running_at or 0.0 for n in cluster.nodes)
+        log.info("cluster %s is %s", cluster.id, cluster.state)
+
+    def _terminate_worker(self, cluster_id: str) -> None:
+        with self._lock:
+            cluster = self._clusters[cluster_id]
+            deadline = cluster.terminate_deadline
+        if deadline is None or not self._wait_until(deadline):
+            return
+        with self._lock:
+            handles = [self._handles.pop(n.id) for n in cluster.nodes if n.id in self._handles]
+        for handle in handles:
+            self._stop_handle(handle)
+        with self._lock:
+            for node in cluster.nodes:
+                if node.state == "running":
+                    node.ended_at = deadline
+                if node.state != "failed":
+                    node.state = "terminated"
+            cluster.state = "terminated"
+            cluster.terminated_at = deadline
+            self._save()
+        for node in cluster.nodes:
+            shutil.rmtree(self._node_dir(node), ignore_errors=True)
+        shutil.rmtree(self._volume_dir(cluster), ignore_errors=True)
+        log.info("cluster %s terminated", cluster_id)
+
+    # -- nodes ---------------------------------------------------------------------------------
+
+    def _node_dir(self, node: NodeRecord) -> Path:
+        return self.state_dir / files.NODES_DIR / node.id
+
+    def _volume_dir(self, cluster: ClusterRecord) -> Path:
+        return self.state_dir / files.VOLUMES_DIR / cluster.id
+
+    def _launch(self, cluster: ClusterRecord, node: NodeRecord, port: int) -> NodeLaunch:
+        node_dir = self._node_dir(node)
+        root = node_dir / "fs"
+        volume = self._volume_dir(cluster)
+        root.mkdir(parents=True, exist_ok=True)
+        volume.mkdir(parents=True, exist_ok=True)
+        return NodeLaunch(
+            cluster_id=cluster.id,
+            node_id=node.id,
+            hostname=node.hostname,
+            rank=node.rank,
+            peers=tuple(n.hostname for n in cluster.nodes),
+            gpu=cluster.gpu,
+            gpus_per_node=cluster.gpus_per_node,
+            fabric=cluster.fabric,
+            image=cluster.image,
+            root=root,
+            shared_volume=volume,
+            host_key_path=node_dir / files.HOST_KEY_FILE,
+            authorized_key=cluster.ssh_public_key,
+            host=self.settings.host,
+            port=port,
+            peer_address=lambda hostname: self._peer_address(cluster, hostname),
+        )
+
+    def _peer_address(self, cluster: ClusterRecord, hostname: str) -> tuple[str, int] | None:
+        """Where a peer's sshd listens, for a node that forwards to it (ProxyJump)."""
+        with self._lock:
+            for node in cluster.nodes:
+                if node.hostname == hostname and node.state == "running" and node.port:
+                    return self.settings.host, node.port
+        return None
+
+    def _start_node(
+        self, cluster: ClusterRecord, node: NodeRecord
+    ) -> tuple[NodeHandle | None, str | None]:
+        """Start a node on its old port if it had one (else any); never raises."""
+        if node.port:
+            try:
+                return self._factory(self._launch(cluster, node, node.port)), None
+            except Exception as exc:  # most likely the port is taken now
+                log.info("node %s not back on port %d (%s); trying another", node.hostname,
+                         node.port, exc)  # fmt: skip
+        try:
+            return self._factory(self._launch(cluster, node, 0)), None
+        except Exception as exc:
+            log.exception("node %s did not start", node.hostname)
+            return None, f"node {node.hostname} did not start: {exc}"
+
+    def _mark_running(self, node: NodeRecord, handle: NodeHandle, since: float) -> None:
+        self._handles[node.id] = handle
+        node.state = "running"
+        node.port = handle.port
+        node.host_key = handle.host_key
+        if node.running_at is None:
+            node.running_at = since
+
+    def _restart_nodes(self, cluster: ClusterRecord) -> None:
+        """After a restart: the nodes that ran come back with the same key, on the same port."""
+        for node in cluster.nodes:
+            if node.state != "running":
+                continue
+            handle, error = self._start_node(cluster, node)
+            with self._lock:
+                if handle is not None:
+                    self._mark_running(node, handle, self._clock())
+                    continue
+                node.state = "failed"
+                node.error = f"{error} (after the cloud restarted)"
+                node.ended_at = self._clock()
+                if cluster.state == "running":
+                    cluster.state = "failed"
+                    cluster.error = f"node {node.hostname} did not come back after a restart"
+        with self._lock:
+            self._save()
+
+    @staticmethod
+    def _stop_handle(handle: NodeHandle) -> None:
+        try:
+            handle.stop()
+        except Exception:
+            log.exception("a simulated node did not stop cleanly")
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+
+    def _public(self, cluster: ClusterRecord) -> dict[str, Any]:
+        return cluster.public(self.settings.host, self.settings.ssh_user)
+
+    def _cluster(self, cluster_id: str) -> ClusterRecord:
+        cluster = self._clusters.get(cluster_id)
+        if cluster is None:
+            raise not_found(f"no cluster {cluster_id}")
+        return cluster
+
+    def _node(self, node_id: str) -> tuple[ClusterRecord, NodeRecord] | None:
+        for cluster in self._clusters.values():
+            for node in cluster.nodes:
+                if node.id == node_id:
+                    return cluster, node
+        return None
+
+    def _held_cards(self) -> dict[tuple[str, str], int]:
+        """Cards rented or being set up, per region and GPU (failed nodes give theirs back)."""
+        held: dict[tuple[str, str], int] = {}
+        for cluster in self._clusters.values():
+            busy = sum(
+                1 for n in cluster.nodes if n.state in ("pending", "provisioning", "running")
+            )
+            if busy:
+                key = (cluster.region, cluster.gpu)
+                held[key] = held.get(key, 0) + busy * cluster.gpus_per_node
+        return held
+
+    def _check_capacity(self, request: ClusterRequest) -> None:
+        offer = request.offer
+        total = self._faults.capacity.get(offer.region, {}).get(offer.gpu, 0)
+        free = max(0, total - self._held_cards().get((offer.region, offer.gpu), 0))
+        if request.gpu_count > free:
+            raise CloudApiError(
+                422,
+                "insufficient_capacity",
+                f"insufficient capacity in {offer.region} for {offer.gpu}: "
+                f"{request.gpu_count} cards asked, {free} free (of {total})",
+                hint="ask for fewer cards, another region or another GPU, or retry later",
+            )
+
+    def _new_cluster(self, request: ClusterRequest, key: str) -> ClusterRecord:
+        offer = request.offer
+        now = self._clock()
+        delay = self._faults.provision_delay_s
+        cluster_id = f"c-{uuid.uuid4().hex[:12]}"
+        region_code = offer.offer_id.split("-", 1)[0]
+        failing = min(self._faults.fail_nodes, request.node_count)
+        self._faults.fail_nodes = 0
+        nodes = []
+        for rank in range(request.node_count):
+            self._hostname_seq += 1
+            nodes.append(
+                NodeRecord(
+                    id=f"n-{uuid.uuid4().hex[:12]}",
+                    rank=rank,
+                    hostname=f"{region_code}-{offer.gpu.lower()}-{self._hostname_seq:04d}",
+                    fails=rank >= request.node_count - failing,
+                )
+            )
+        return ClusterRecord(
+            id=cluster_id,
+            name=request.name or cluster_id,
+            state="pending",
+            offer_id=offer.offer_id,
+            gpu=offer.gpu,
+            gpu_count=request.gpu_count,
+            gpus_per_node=offer.gpus_per_node,
+            region=offer.region,
+            fabric=offer.fabric,
+            image=request.image,
+            price_per_gpu_hour_micros=offer.price_micro,
+            currency=offer.currency,
+            created_at=now,
+            idempotency_key=key,
+            ssh_public_key=request.ssh_public_key,
+            provisioning_at=now + min(MAX_PENDING_S, PENDING_SHARE * delay),
+            provision_delay_s=delay,
+            per_node_delay_s=self._faults.per_node_delay_s if delay > 0 else 0.0,  # 0: at once
+            nodes=nodes,
+        )
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def _save(self) -> None:
+        files.write_json(
+            self.state_dir / files.STATE_FILE,
+            {
+                "version": STATE_VERSION,
+                "hostname_seq": self._hostname_seq,
+                "last_port": self.last_port,
+                "clusters": [c.to_json() for c in self._clusters.values()],
+                "idempotency": self._idempotency,
+            },
+        )
+
+    def _load(self) -> None:
+        path = self.state_dir / files.STATE_FILE
+        data = files.read_json(path)
+        with self._lock:
+            self._clusters.clear()
+            self._idempotency.clear()
+            self._handles.clear()
+            if data is None:
+                return
+            if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+                raise ProviderError(
+                    f"{path} was written by another version of the simulated cloud",
+                    hint="move the folder away to start the simulated cloud afresh",
+                )
+            try:
+                for item in data["clusters"]:
+                    cluster = ClusterRecord.from_json(item)
+                    self._clusters[cluster.id] = cluster
+                self._idempotency.update(data["idempotency"])
+                self._hostname_seq = int(data["hostname_seq"])
+                self.last_port = data.get("last_port")
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ProviderError(
+                    f"{path} is damaged ({exc!r})",
+                    hint="move the file away to start the simulated cloud afresh",
+                ) from exc
+
+    def remember_port(self, port: int) -> None:
+        """The HTTP port, so a restarted cloud can try to listen where clients knew it."""
+        with self._lock:
+            self.last_port = port
+            with contextlib.suppress(OSError):
+                self._save()

@@ -1,0 +1,123 @@
+"""What the simulated cloud remembers about clusters and nodes, and how it shows them.
+
+Records carry a few internal fields (schedule, last port, failing ranks) that
+survive a restart but never appear in the API; :meth:`public` gives the API view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+CLUSTER_STATES = ("pending", "provisioning", "running", "failed", "terminating", "terminated")
+NODE_STATES = ("pending", "provisioning", "running", "failed", "terminated")
+
+# Cluster states in which nothing more happens on its own.
+SETTLED = ("running", "failed", "terminated")
+
+
+@dataclass
+class NodeRecord:
+    """One node of a cluster. ``running_at``/``ended_at`` bound what it bills."""
+
+    id: str
+    rank: int
+    hostname: str
+    state: str = "pending"
+    error: str | None = None
+    port: int | None = None  # last SSH port; tried again after a restart
+    host_key: str | None = None  # "ssh-ed25519 AAAA..." once the node has run
+    running_at: float | None = None
+    ended_at: float | None = None  # when it stopped billing (terminated, or failed after running)
+    fails: bool = False  # this node is scheduled to fail (fault fail_nodes)
+
+    def public(self, host: str, user: str) -> dict[str, Any]:
+        ssh: dict[str, Any] | None = None
+        if self.state == "running" and self.port is not None and self.host_key is not None:
+            ssh = {"host": host, "port": self.port, "user": user, "host_key": self.host_key}
+        return {
+            "id": self.id,
+            "rank": self.rank,
+            "hostname": self.hostname,
+            "state": self.state,
+            "error": self.error,
+            "ssh": ssh,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> NodeRecord:
+        return cls(**data)
+
+
+@dataclass
+class ClusterRecord:
+    """One rented cluster; the schedule fields let provisioning resume after a restart."""
+
+    id: str
+    name: str
+    state: str
+    offer_id: str
+    gpu: str
+    gpu_count: int
+    gpus_per_node: int
+    region: str
+    fabric: str
+    image: str
+    price_per_gpu_hour_micros: int
+    currency: str
+    created_at: float
+    idempotency_key: str
+    ssh_public_key: str
+    provisioning_at: float  # when pending turns into provisioning
+    provision_delay_s: float
+    per_node_delay_s: float
+    running_at: float | None = None
+    terminating_at: float | None = None
+    terminate_deadline: float | None = None
+    terminated_at: float | None = None
+    error: str | None = None
+    nodes: list[NodeRecord] = field(default_factory=list)
+
+    @property
+    def node_count(self) -> int:
+        return len(self.nodes)
+
+    def node_ready_at(self, node: NodeRecord) -> float:
+        """When a node finishes booting: the cluster's delay plus a little per rank."""
+        return self.provisioning_at + self.provision_delay_s + node.rank * self.per_node_delay_s
+
+    def public(self, host: str, user: str) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "state": self.state,
+            "gpu": self.gpu,
+            "gpu_count": self.gpu_count,
+            "gpus_per_node": self.gpus_per_node,
+            "node_count": self.node_count,
+            "region": self.region,
+            "fabric": self.fabric,
+            "image": self.image,
+            "price_per_gpu_hour_micros": self.price_per_gpu_hour_micros,
+            "currency": self.currency,
+            "created_at": self.created_at,
+            "running_at": self.running_at,
+            "terminated_at": self.terminated_at,
+            "error": self.error,
+            "idempotency_key": self.idempotency_key,
+            "nodes": [n.public(host, user) for n in self.nodes],
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["nodes"] = [n.to_json() for n in self.nodes]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ClusterRecord:
+        fields = dict(data)
+        nodes = [NodeRecord.from_json(n) for n in fields.pop("nodes", [])]
+        return cls(**fields, nodes=nodes)
