@@ -1,0 +1,208 @@
+"""Faults on demand for a simulated node, with the effects a user of a real node would see."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from xyclaw.sim.gpu import Gpu
+from xyclaw.sim.kernel import XID_CUDA_ERROR, XID_TEXT, xid_line
+
+if TYPE_CHECKING:
+    from xyclaw.sim.machine import Machine
+    from xyclaw.sim.node import SimNode
+
+FAULT_KINDS = (
+    "node_down",
+    "hang",
+    "slow_link",
+    "xid",
+    "thermal_throttle",
+    "ecc",
+    "nccl_watchdog",
+    "straggler",
+    "link_down",
+)
+
+
+class SimFaultError(ValueError):
+    """A fault was asked for something the node does not have (a GPU index, an Xid code)."""
+
+
+class SimFaults:
+    """The fault API of one node (used by tests and the simulated cloud)."""
+
+    def __init__(self, node: SimNode) -> None:
+        self._node = node
+
+    @property
+    def _machine(self) -> Machine:
+        return self._node.machine
+
+    def _gpu(self, index: int) -> Gpu:
+        gpus = self._machine.gpus.gpus
+        if not 0 <= index < len(gpus):
+            raise SimFaultError(
+                f"{self._node.spec.hostname} has GPUs 0..{len(gpus) - 1}, not {index}"
+            )
+        return gpus[index]
+
+    # -- the node as a whole -------------------------------------------------------------------
+
+    def node_down(self) -> None:
+        """The machine dies: its sshd stops (connections drop, new ones are refused)."""
+        self._node._go_down()
+
+    def node_up(self) -> None:
+        """The machine boots again on the same address; processes and GPU faults are gone."""
+        self._node._come_up()
+
+    def hang(self) -> None:
+        """The machine stops answering: TCP connects, but nothing comes back."""
+        self._node.link.set_hung(True)
+
+    def slow_link(self, delay_s: float, loss: float = 0.0) -> None:
+        """Replies from the node arrive `delay_s` later; `loss` is the share of lost segments."""
+        if delay_s < 0 or not 0.0 <= loss < 1.0:
+            raise SimFaultError("slow_link needs delay_s >= 0 and 0 <= loss < 1")
+        self._node.link.set_slow(delay_s, loss)
+
+    def link_down(self, nic: int) -> None:
+        """One RDMA port goes down (NCCL stops using it; ibstat shows it Down)."""
+        nics = self._machine.net.nics
+        if not 0 <= nic < len(nics):
+            raise SimFaultError(f"{self._node.spec.hostname} has {len(nics)} RDMA NICs")
+        nics[nic].up = False
+        self._machine.kernel.write(
+            f"mlx5_core 0000:{0x30 + nic:02x}:00.0 {nics[nic].name}: Port: 1 Link DOWN", "info"
+        )
+
+    # -- GPUs ----------------------------------------------------------------------------------
+
+    def xid(self, code: int, gpu: int) -> None:
+        """The GPU driver reports an Xid: a kernel log line and what it does to the GPU."""
+        if code not in XID_TEXT:
+            raise SimFaultError(f"Xid {code} is not simulated; known: {sorted(XID_TEXT)}")
+        board = self._machine.gpus
+        target = self._gpu(gpu)
+        kernel = self._machine.kernel
+        with board.lock:
+            board.advance()
+            load = next(iter(target.loads.values()), None)
+            pid = load.pid if load is not None else None
+            process = load.process_name.rsplit("/", 1)[-1] if load is not None else None
+            if code == 79:
+                kernel.write(f"NVRM: GPU at PCI:{target.pci_short}: {target.uuid}")
+                kernel.write(f"NVRM: GPU Board Serial Number: {target.serial}")
+            kernel.write(xid_line(target.pci_short, code, pid, process))
+            if code == 48:
+                target.ecc_uncorrected_volatile += 1
+                target.ecc_uncorrected_aggregate += 1
+                target.remap_uncorrectable += 1
+                target.remap_pending = True
+                kernel.write(xid_line(target.pci_short, 63, pid, process))
+            elif code in (94, 95):
+                target.ecc_uncorrected_volatile += 1
+                target.ecc_uncorrected_aggregate += 1
+            elif code == 63:
+                target.remap_pending = True
+                target.remap_correctable += 1
+            elif code == 64:
+                target.remap_failure = True
+            elif code == 92:
+                target.ecc_corrected_volatile += 100
+                target.ecc_corrected_aggregate += 100
+            if code == 79:
+                target.lost = True
+                kernel.write(f"NVRM: GPU {target.pci_short}.0: GPU has fallen off the bus.")
+        message = XID_CUDA_ERROR.get(code)
+        if message is not None:
+            board.fail_processes(gpu, message)
+        if code == 79:
+            with board.lock:
+                target.loads.clear()
+                target.util = 0.0
+                target.power_w = 0.0
+
+    def ecc_uncorrectable(self, gpu: int) -> None:
+        """A double-bit ECC error: counters, Xid 48 (and 63, row remap pending), the app dies."""
+        self.xid(48, gpu)
+
+    def thermal_throttle(self, gpu: int) -> None:
+        """The GPU overheats: temperature climbs, clocks drop, thermal slowdown reasons are set."""
+        board = self._machine.gpus
+        with board.lock:
+            board.advance()
+            self._gpu(gpu).thermal_fault = True
+
+    def straggler(self, gpu: int) -> None:
+        """The GPU runs slow: lower utilization and power; synchronous jobs wait for it."""
+        board = self._machine.gpus
+        with board.lock:
+            board.advance()
+            self._gpu(gpu).straggler = True
+
+    def nccl_watchdog(self) -> None:
+        """The next collective of a training job never completes; the watchdog aborts it."""
+        self._machine.faults.nccl_watchdog = True
+
+    # -- undo ----------------------------------------------------------------------------------
+
+    def clear(self, *kinds: str) -> None:
+        """Undo faults (all of them when no kind is named); see FAULT_KINDS."""
+        unknown = [k for k in kinds if k not in FAULT_KINDS]
+        if unknown:
+            raise SimFaultError(f"unknown fault kind(s) {unknown}; known: {', '.join(FAULT_KINDS)}")
+        wanted = set(kinds or FAULT_KINDS)
+        machine = self._machine
+        board = machine.gpus
+        if "hang" in wanted:
+            self._node.link.set_hung(False)
+            self._node._release_parked()
+        if "slow_link" in wanted:
+            self._node.link.set_slow(0.0, 0.0)
+        with board.lock:
+            board.advance()
+            for gpu in board.gpus:
+                if "thermal_throttle" in wanted:
+                    gpu.thermal_fault = False
+                if "straggler" in wanted:
+                    gpu.straggler = False
+                if "xid" in wanted:
+                    gpu.lost = False
+                    gpu.remap_failure = False
+                if "ecc" in wanted or "xid" in wanted:
+                    gpu.ecc_uncorrected_volatile = 0
+                    gpu.remap_pending = False
+        if "nccl_watchdog" in wanted:
+            machine.faults.nccl_watchdog = False
+        if "link_down" in wanted:
+            for nic in machine.net.nics:
+                nic.up = True
+        if "node_down" in wanted and self._node.is_down:
+            self._node._come_up()
+
+    def active(self) -> list[str]:
+        """The faults in effect now, as short descriptions."""
+        out: list[str] = []
+        node = self._node
+        if node.is_down:
+            out.append("node_down")
+        if node.link.hung:
+            out.append("hang")
+        if node.link.delay_s or node.link.loss:
+            out.append(f"slow_link(delay_s={node.link.delay_s}, loss={node.link.loss})")
+        for gpu in self._machine.gpus.gpus:
+            if gpu.lost:
+                out.append(f"xid79(gpu={gpu.index})")
+            if gpu.thermal_fault:
+                out.append(f"thermal_throttle(gpu={gpu.index})")
+            if gpu.straggler:
+                out.append(f"straggler(gpu={gpu.index})")
+            if gpu.ecc_uncorrected_volatile:
+                out.append(f"ecc(gpu={gpu.index}, uncorrected={gpu.ecc_uncorrected_volatile})")
+        if self._machine.faults.nccl_watchdog:
+            out.append("nccl_watchdog")
+        for nic in self._machine.net.nics:
+            if not nic.up:
+                out.append(f"link_down(nic={nic.index})")
+        return out

@@ -1,0 +1,77 @@
+"""What a simulated node is (GPU model, count, fabric) and what it knows about its cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from xyclaw.sim.specs import FABRICS, GPU_MODELS
+
+
+class SimSpecError(ValueError):
+    """A node spec names a GPU model or fabric the simulator does not know."""
+
+
+@dataclass(frozen=True)
+class SimNodeSpec:
+    hostname: str
+    gpu_model: str = "A800"  # RTX4090, A10, L40S, A100-40G, A100-80G, A800, H100, H800, H20, H200
+    gpu_count: int = 8
+    fabric: str = "ib-hdr-200"  # ib-hdr-200, ib-ndr-400, roce-100, roce-200, eth-25
+    nic_count: int = 4  # RDMA NICs; ignored for eth-25
+
+    def __post_init__(self) -> None:
+        if self.gpu_model not in GPU_MODELS:
+            raise SimSpecError(
+                f"unknown GPU model {self.gpu_model!r}; known: {', '.join(GPU_MODELS)}"
+            )
+        if self.fabric not in FABRICS:
+            raise SimSpecError(f"unknown fabric {self.fabric!r}; known: {', '.join(FABRICS)}")
+        if not 1 <= self.gpu_count <= 16:
+            raise SimSpecError(f"gpu_count must be 1..16, not {self.gpu_count}")
+        if not 0 <= self.nic_count <= 16:
+            raise SimSpecError(f"nic_count must be 0..16, not {self.nic_count}")
+        if not self.hostname or any(c.isspace() for c in self.hostname):
+            raise SimSpecError(f"invalid hostname {self.hostname!r}")
+
+
+def mgmt_ip(index: int) -> str:
+    """The management address of the node at a position in its cluster (eth0)."""
+    return f"10.1.{index // 250}.{index % 250 + 10}"
+
+
+@dataclass(frozen=True)
+class SimClusterInfo:
+    """The peers of a node: who else is in the cluster and where the shared volume lives.
+
+    `resolve` maps a peer's hostname (or address) and port to the loopback
+    address its simulated sshd listens on; a node uses it to forward
+    `direct-tcpip` channels (ProxyJump through a node).
+    """
+
+    hostnames: tuple[str, ...]
+    gpus_per_node: int = 8
+    shared_dir: Path | None = None
+    shared_mount: str = "/shared"
+    name: str = "sim"
+    resolve: Callable[[str, int], tuple[str, int] | None] | None = None
+
+    @property
+    def node_count(self) -> int:
+        return len(self.hostnames)
+
+    def index_of(self, hostname: str) -> int:
+        try:
+            return self.hostnames.index(hostname)
+        except ValueError:
+            return 0
+
+    def lookup(self, name: str) -> str | None:
+        """A peer's hostname from its hostname or management address."""
+        if name in self.hostnames:
+            return name
+        for index, host in enumerate(self.hostnames):
+            if name == mgmt_ip(index) or name == host.split(".")[0]:
+                return host
+        return None

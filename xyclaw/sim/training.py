@@ -1,0 +1,950 @@
+"""The training process of a simulated node: `torchrun ... train.py`, `python train.py`.
+
+Any Python script that exists on the node runs as a training job whose
+shape comes from its command line (`--model`, `--max_steps`, `--save_steps`,
+`--output_dir`, `--resume`...) and from `# sim: key=value` comment lines
+in the script. Step time follows from FLOPs (6 x params x tokens, 4x for
+LoRA), the GPUs' peak, the health of every GPU it uses and the network
+NCCL picked; while it runs it holds GPU memory and drives utilization and
+power, writes checkpoints to the shared volume, and reacts to signals and
+faults the way PyTorch does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import posixpath
+import random
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from xyclaw.sim.context import Ctx
+from xyclaw.sim.gpu import Gpu, Load
+from xyclaw.sim.nccl import choose_network, link_model, nccl_debug_lines
+from xyclaw.sim.procs import SIGABRT, SIGINT, SIGKILL, SIGTERM, Proc, signal_name
+from xyclaw.sim.vfs import FsError
+
+if TYPE_CHECKING:
+    from xyclaw.sim.machine import Machine
+
+PYTHON = "/usr/bin/python3"
+PYTHON_VERSION = "Python 3.10.12"
+TORCH_VERSION = "2.4.1+cu124"
+DEFAULT_MFU = 0.42
+PFS_BYTES_S = 12.5e9  # 100 Gb/s parallel file system
+LOAD_SECONDS_PER_B = 1.5
+NCCL_TIMEOUT_S = 600.0
+
+
+class TrainingError(Exception):
+    """A training job could not start; the text is what the launcher prints."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class TrainConfig:
+    script: str
+    script_args: list[str]
+    model: str = "llama-7b"
+    params_b: float = 7.0
+    steps: int = 1000
+    save_every: int = 200
+    log_every: int = 1
+    seq_len: int = 4096
+    micro_batch: int = 4
+    grad_accum: int = 1
+    global_batch: int | None = None
+    lora: bool = False
+    quant4: bool = False
+    output_dir: str | None = None
+    run_name: str = "run"
+    resume: str | None = None
+    lr: float = 3e-4
+    seed: int = 1234
+    mfu: float = DEFAULT_MFU
+    nccl_timeout_s: float = NCCL_TIMEOUT_S
+    fail_at_step: int | None = None
+    finetune: bool = False
+
+
+@dataclass
+class Launch:
+    """How the job was started: which launcher, how many local workers, which node rank."""
+
+    launcher: str  # torchrun, python, deepspeed
+    nproc: int
+    nnodes: int
+    node_rank: int
+    master_addr: str | None
+    devices: list[int]
+
+
+_ARG_KEYS: dict[str, str] = {
+    "model": "model",
+    "model_name_or_path": "model_path",
+    "model_name": "model",
+    "model_size": "model",
+    "model_path": "model_path",
+    "max_steps": "steps",
+    "steps": "steps",
+    "train_iters": "steps",
+    "total_steps": "steps",
+    "num_steps": "steps",
+    "save_steps": "save_every",
+    "save_every": "save_every",
+    "save_interval": "save_every",
+    "checkpoint_every": "save_every",
+    "ckpt_every": "save_every",
+    "logging_steps": "log_every",
+    "log_interval": "log_every",
+    "log_every": "log_every",
+    "seq_len": "seq_len",
+    "seq_length": "seq_len",
+    "max_seq_length": "seq_len",
+    "block_size": "seq_len",
+    "max_length": "seq_len",
+    "per_device_train_batch_size": "micro_batch",
+    "micro_batch_size": "micro_batch",
+    "batch_size": "micro_batch",
+    "gradient_accumulation_steps": "grad_accum",
+    "global_batch_size": "global_batch",
+    "output_dir": "output_dir",
+    "save": "output_dir",
+    "save_dir": "output_dir",
+    "checkpoint_dir": "output_dir",
+    "ckpt_dir": "output_dir",
+    "run_name": "run_name",
+    "job_name": "run_name",
+    "exp_name": "run_name",
+    "resume": "resume",
+    "resume_from_checkpoint": "resume",
+    "resume_from": "resume",
+    "load": "resume",
+    "learning_rate": "lr",
+    "lr": "lr",
+    "seed": "seed",
+    "mfu": "mfu",
+    "ddp_timeout": "nccl_timeout_s",
+    "sim_fail_at_step": "fail_at_step",
+    "fail_at_step": "fail_at_step",
+}
+_FLAG_KEYS = {"lora": "lora", "use_lora": "lora", "qlora": "quant4", "load_in_4bit": "quant4"}
+
+
+def parse_config(script: str, script_args: list[str], directives: dict[str, str]) -> TrainConfig:
+    cfg = TrainConfig(script=script, script_args=list(script_args))
+    values: dict[str, str] = dict(directives)
+    i = 0
+    while i < len(script_args):
+        arg = script_args[i]
+        if arg.startswith("--"):
+            name, eq, value = arg[2:].partition("=")
+            name = name.replace("-", "_")
+            if name in _FLAG_KEYS and not eq:
+                values[_FLAG_KEYS[name]] = "true"
+            elif (
+                name in ("peft", "method", "finetuning_type")
+                and not eq
+                and i + 1 < len(script_args)
+            ):
+                values["lora"] = "true" if "lora" in script_args[i + 1].lower() else "false"
+                i += 1
+            elif name in _ARG_KEYS:
+                if not eq and i + 1 < len(script_args) and not script_args[i + 1].startswith("--"):
+                    value = script_args[i + 1]
+                    i += 1
+                values[_ARG_KEYS[name]] = value or "true"
+        i += 1
+    for key, value in values.items():
+        _apply(cfg, key, value)
+    if cfg.steps < 1:
+        cfg.steps = 1
+    if cfg.save_every < 1:
+        cfg.save_every = cfg.steps
+    return cfg
+
+
+def _apply(cfg: TrainConfig, key: str, value: str) -> None:
+    if key in ("model", "model_path"):
+        cfg.model = posixpath.basename(value.rstrip("/")) or value
+        cfg.finetune = cfg.finetune or key == "model_path"
+        m = re.search(r"(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])", value)
+        if m:
+            cfg.params_b = float(m.group(1))
+    elif key in (
+        "steps",
+        "save_every",
+        "log_every",
+        "seq_len",
+        "micro_batch",
+        "grad_accum",
+        "seed",
+    ):
+        setattr(cfg, key, int(float(value)))
+    elif key == "global_batch":
+        cfg.global_batch = int(value)
+    elif key in ("lr", "mfu", "nccl_timeout_s"):
+        setattr(cfg, key, float(value))
+    elif key in ("lora", "quant4"):
+        setattr(cfg, key, value.lower() in ("1", "true", "yes", "lora", "qlora"))
+        if key == "quant4" and cfg.quant4:
+            cfg.lora = True
+    elif key == "fail_at_step":
+        cfg.fail_at_step = int(value)
+    elif key in ("output_dir", "run_name", "resume"):
+        setattr(cfg, key, value)
+    elif key == "params_b":
+        cfg.params_b = float(value)
+
+
+def _directives(text: str) -> dict[str, str]:
+    """`# sim: steps=100 save_every=50` lines in the script."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*#\s*sim:\s*(.*)", line)
+        if m:
+            for item in m.group(1).split():
+                key, eq, value = item.partition("=")
+                if eq:
+                    out[key.strip()] = value.strip()
+    return out
+
+
+@dataclass
+class _Job:
+    ctx: Ctx
+    cfg: TrainConfig
+    launch: Launch
+    main: Proc
+    workers: list[Proc] = field(default_factory=list)
+    crash: tuple[int, str] | None = None  # (local rank, CUDA error)
+    worker_signal: tuple[int, int] | None = None  # (local rank, signal)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+# -- launchers ---------------------------------------------------------------------------------
+
+
+def python(ctx: Ctx) -> int:
+    args = list(ctx.args)
+    while args and args[0] in ("-u", "-B", "-O", "-OO", "-E", "-s", "-S", "-I", "-q"):
+        args.pop(0)
+    if not args:
+        ctx.err("xyclaw-sim: the interactive Python prompt is not available on this node\n")
+        return 1
+    first = args[0]
+    if first in ("--version", "-V"):
+        ctx.out(PYTHON_VERSION + "\n")
+        return 0
+    if first == "-c":
+        return _python_c(ctx, args[1] if len(args) > 1 else "")
+    if first == "-m":
+        module = args[1] if len(args) > 1 else ""
+        if module in ("torch.distributed.run", "torch.distributed.launch"):
+            return _launch(ctx, "torchrun", args[2:])
+        ctx.err(f"{PYTHON}: No module named {module}\n")
+        return 1
+    return _launch(ctx, "python", args)
+
+
+def torchrun(ctx: Ctx) -> int:
+    return _launch(ctx, "torchrun", list(ctx.args))
+
+
+def deepspeed(ctx: Ctx) -> int:
+    return _launch(ctx, "deepspeed", list(ctx.args))
+
+
+def _python_c(ctx: Ctx, code: str) -> int:
+    machine = ctx.machine
+    answers = {
+        "torch.cuda.device_count()": str(len(_visible_devices(ctx))),
+        "torch.cuda.is_available()": "True" if _visible_devices(ctx) else "False",
+        "torch.__version__": TORCH_VERSION,
+        "torch.version.cuda": "12.4",
+        "torch.cuda.nccl.version()": "(2, 21, 5)",
+        "torch.cuda.get_device_name(0)": f"'{machine.gpus.model.name}'",
+    }
+    printed = re.findall(r"print\((.*?)\)\s*(?:;|$)", code)
+    if not printed or any(p.strip() not in answers for p in printed):
+        ctx.err(
+            "xyclaw-sim: python -c only answers print() of torch.cuda.device_count(), "
+            "torch.cuda.is_available(), torch.__version__, torch.version.cuda, "
+            "torch.cuda.nccl.version() and torch.cuda.get_device_name(0)\n"
+        )
+        return 1
+    for expr in printed:
+        ctx.out(answers[expr.strip()].strip("'") + "\n")
+    return 0
+
+
+def _visible_devices(ctx: Ctx) -> list[int]:
+    visible = [g.index for g in ctx.machine.gpus.visible()]
+    cvd = ctx.env.get("CUDA_VISIBLE_DEVICES")
+    if cvd is None:
+        return visible
+    chosen: list[int] = []
+    for item in cvd.split(","):
+        item = item.strip()
+        if item.isdigit() and int(item) < len(visible):
+            chosen.append(visible[int(item)])
+        elif not item.isdigit():
+            break
+    return chosen
+
+
+def _int_or(value: str, default: int) -> int:
+    try:
+        return int(value.split(":")[-1])
+    except ValueError:
+        return default
+
+
+def _launch(ctx: Ctx, launcher: str, args: list[str]) -> int:
+    env = ctx.env
+    devices = _visible_devices(ctx)
+    nproc = 1
+    nnodes = (
+        _int_or(env.get("NNODES", env.get("WORLD_SIZE", "1")), 1) if launcher == "python" else 1
+    )
+    node_rank = _int_or(env.get("NODE_RANK", env.get("RANK", "0")), 0)
+    master_addr = env.get("MASTER_ADDR")
+    rest = list(args)
+    if launcher in ("torchrun", "deepspeed"):
+        nproc = len(devices) if launcher == "deepspeed" else 1
+        while rest and rest[0].startswith("-"):
+            opt = rest.pop(0)
+            name, eq, value = opt.lstrip("-").partition("=")
+            name = name.replace("-", "_")
+            takes_value = name not in (
+                "standalone",
+                "no_python",
+                "module",
+                "m",
+                "no_local_rank",
+                "run_path",
+            )
+            if takes_value and not eq and rest:
+                value = rest.pop(0)
+            if name in ("nproc_per_node", "num_gpus"):
+                nproc = len(devices) if value in ("gpu", "auto") else _int_or(value, 1)
+            elif name in ("nnodes", "num_nodes"):
+                nnodes = _int_or(value, 1)
+            elif name == "node_rank":
+                node_rank = _int_or(value, 0)
+            elif name in ("master_addr",):
+                master_addr = value
+            elif name == "rdzv_endpoint":
+                master_addr = value.rsplit(":", 1)[0] if value else master_addr
+            elif name == "include" and value.startswith("localhost:"):
+                nproc = len(value.split(":", 1)[1].split(","))
+    if not rest:
+        ctx.err(f"{launcher}: error: the following arguments are required: training_script\n")
+        return 2
+    script = rest[0]
+    vpath = ctx.path(script)
+    try:
+        text = ctx.machine.fs.read_text(vpath)
+    except FsError:
+        ctx.err(f"{PYTHON}: can't open file '{vpath}': [Errno 2] No such file or directory\n")
+        return 2
+    cfg = parse_config(vpath, rest[1:], _directives(text))
+    launch = Launch(launcher, nproc, max(1, nnodes), node_rank, master_addr, devices[:nproc])
+    try:
+        return _Runner(ctx, cfg, launch).run()
+    except TrainingError as exc:
+        ctx.err(str(exc))
+        return exc.status
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+class _Runner:
+    def __init__(self, ctx: Ctx, cfg: TrainConfig, launch: Launch) -> None:
+        self.ctx = ctx
+        self.machine: Machine = ctx.machine
+        self.cfg = cfg
+        self.launch = launch
+        assert ctx.proc is not None
+        self.job = _Job(ctx, cfg, launch, ctx.proc)
+        self.world = launch.nproc * launch.nnodes
+        self.global_rank0 = launch.node_rank * launch.nproc
+        self.rank0 = self.global_rank0 == 0
+        self.rng = random.Random(f"{cfg.seed}/{self.machine.hostname}")
+        self.elapsed = 0.0  # simulated seconds spent
+
+    # output helpers
+    def out(self, text: str) -> None:
+        self.ctx.out(text + "\n")
+
+    def err(self, text: str) -> None:
+        self.ctx.err(text + "\n")
+
+    def _glog(self, level: str, where: str, text: str) -> str:
+        now = self.machine.now()
+        stamp = time.strftime("%m%d %H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}"
+        return f"{level}{stamp} {self.job.main.pid} {where}] {text}"
+
+    # phases
+    def run(self) -> int:
+        machine = self.machine
+        launch = self.launch
+        if launch.node_rank >= launch.nnodes:
+            raise TrainingError(
+                f"ValueError: node_rank {launch.node_rank} must be smaller than nnodes "
+                f"{launch.nnodes}\n"
+            )
+        if launch.nnodes > 1 or launch.master_addr:
+            addr = launch.master_addr or "localhost"
+            if machine.resolve_host(addr) is None:
+                raise TrainingError(_gaierror(addr))
+        self._spawn_workers()
+        try:
+            return self._run_workers()
+        finally:
+            machine.gpus.remove_pid(self.job.main.pid)
+            for worker in self.job.workers:
+                machine.gpus.remove_pid(worker.pid)
+                machine.procs.reap(worker)
+            machine.net.clear_traffic(self.job.main.pid)
+            machine.release_host_memory(self.job.main.pid)
+
+    def _spawn_workers(self) -> None:
+        machine = self.machine
+        job = self.job
+        job.main.cpu_percent = 3.0
+        if self.launch.launcher == "python":
+            job.workers = [job.main]
+            job.main.cpu_percent = 110.0
+            job.main.rss_kib = 18 * 1024 * 1024
+        else:
+            for _ in range(self.launch.nproc):
+                worker = machine.procs.spawn(
+                    [PYTHON, "-u", self.cfg.script, *self.cfg.script_args],
+                    ppid=job.main.pid,
+                    session=job.main.session,
+                    nohup=job.main.nohup,
+                )
+                worker.cpu_percent = 110.0
+                worker.rss_kib = 12 * 1024 * 1024
+                job.workers.append(worker)
+        for local, worker in enumerate(job.workers):
+            if worker is not job.main:
+                worker.on_signal(self._signal_forwarder(local))
+        machine.reserve_host_memory(job.main.pid, int((10 + 6 * len(job.workers)) * 1024**3))
+
+    def _signal_forwarder(self, local: int) -> Callable[[int], None]:
+        return lambda sig: self._worker_signalled(local, sig)
+
+    def _worker_signalled(self, local: int, sig: int) -> None:
+        with self.job.lock:
+            if self.job.worker_signal is None:
+                self.job.worker_signal = (local, sig)
+        self.job.main.wake()
+
+    def _gpu_error(self, gpu_index: int, message: str) -> None:
+        local = next((i for i, d in enumerate(self.launch.devices) if d == gpu_index), 0)
+        with self.job.lock:
+            if self.job.crash is None:
+                self.job.crash = (local, message)
+        self.job.main.wake()
+
+    def _interrupted(self) -> int | None:
+        """An exit status when a signal, a dead worker or a GPU error ends the run."""
+        job = self.job
+        if job.crash is not None:
+            return self._fail_cuda(*job.crash)
+        sig = job.main.signalled
+        if sig is None:
+            if job.worker_signal is not None:
+                local, worker_sig = job.worker_signal
+                return self._fail_child(
+                    local,
+                    -worker_sig,
+                    f"Signal {worker_sig} ({signal_name(worker_sig)}) received by PID "
+                    f"{job.workers[local].pid}",
+                )
+            return None
+        if sig == SIGKILL:
+            return 128 + SIGKILL
+        if self.launch.launcher == "python":
+            if sig == SIGINT:
+                self.err("Traceback (most recent call last):")
+                self.err(f'  File "{self.cfg.script}", line 187, in main')
+                self.err("    loss.backward()")
+                self.err("KeyboardInterrupt")
+            return 128 + sig
+        name = signal_name(sig)
+        self.err(
+            self._glog(
+                "W",
+                "torch/distributed/elastic/agent/server/api.py:704",
+                f"Received Signals.{name} death signal, shutting down workers",
+            )
+        )
+        for worker in job.workers:
+            self.err(
+                self._glog(
+                    "W",
+                    "torch/distributed/elastic/multiprocessing/api.py:858",
+                    f"Sending process {worker.pid} closing signal {name}",
+                )
+            )
+        self.err("Traceback (most recent call last):")
+        self.err('  File "/usr/local/bin/torchrun", line 8, in <module>')
+        self.err("    sys.exit(main())")
+        self.err(
+            "torch.distributed.elastic.multiprocessing.api.SignalException: Process "
+            f"{job.main.pid} got signal: {sig}"
+        )
+        return 1
+
+    def _wait(self, seconds: float) -> int | None:
+        self.elapsed += seconds
+        if self.job.crash is not None or self.job.worker_signal is not None:
+            return self._interrupted()
+        self.ctx.wait(seconds * self.machine.time_scale)
+        return self._interrupted()
+
+    def _loads(self, util: float, mem_mib: int, intensity: float, mem_util: float) -> None:
+        board = self.machine.gpus
+        for local, device in enumerate(self.launch.devices):
+            worker = self.job.workers[local] if local < len(self.job.workers) else self.job.main
+            board.add_load(
+                device,
+                Load(
+                    worker.pid,
+                    PYTHON,
+                    util,
+                    mem_mib,
+                    intensity=intensity,
+                    mem_util=mem_util,
+                    on_error=self._gpu_error,
+                ),
+            )
+
+    def _memory_need_mib(self) -> int:
+        cfg = self.cfg
+        params = cfg.params_b * 1e9
+        activ = 2.0 * cfg.micro_batch * (cfg.seq_len / 4096) * math.sqrt(max(cfg.params_b, 0.1) / 7)
+        if cfg.quant4:
+            state = 0.6 * params
+        elif cfg.lora:
+            state = 2.0 * params
+        else:
+            state = 16.0 * params / max(1, self.world)
+        return int((state + activ * 1024**3) / 1024**2) + 600
+
+    def _run_workers(self) -> int:
+        cfg = self.cfg
+        launch = self.launch
+        machine = self.machine
+        if launch.launcher != "python":
+            for line in (
+                "",
+                "*****************************************",
+                "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, "
+                "to avoid your system being overloaded, please further tune the variable for "
+                "optimal performance in your application as needed. ",
+                "*****************************************",
+            ):
+                self.err(self._glog("W", "torch/distributed/run.py:779", line))
+        if len(launch.devices) < launch.nproc:
+            local = len(launch.devices)
+            self._rank_traceback(local, "RuntimeError: CUDA error: invalid device ordinal")
+            return self._fail_child(local, 1, None)
+        choice = choose_network(machine.net, self.ctx.env)
+        if self.ctx.env.get("NCCL_DEBUG", "").upper() in ("INFO", "TRACE"):
+            for line in nccl_debug_lines(
+                machine, choice, self.job.workers[0].pid, rank0=self.rank0
+            ):
+                self.out(line)
+        if choice.error is not None:
+            self._rank_traceback(
+                0,
+                "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, "
+                f"unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version "
+                f"2.21.5\nncclSystemError: System call (e.g. socket, malloc) or external library "
+                f"call failed or device error.\nLast error:\n{choice.error}",
+            )
+            return self._fail_child(0, 1, None)
+        link = link_model(
+            machine, choice, nodes=launch.nnodes, ranks_per_node=launch.nproc, env=self.ctx.env
+        )
+        tokens_per_step = (
+            cfg.global_batch * cfg.seq_len
+            if cfg.global_batch
+            else cfg.micro_batch * cfg.grad_accum * self.world * cfg.seq_len
+        )
+        if self.rank0:
+            method = "qlora" if cfg.quant4 else "lora" if cfg.lora else "full"
+            self.out(
+                f"world_size={self.world} nodes={launch.nnodes} gpus_per_node={launch.nproc} "
+                f"model={cfg.model} params={cfg.params_b:.2f}B method={method} "
+                f"seq_len={cfg.seq_len} tokens_per_step={tokens_per_step}"
+            )
+        start_step = self._resume_step()
+        if start_step is None:
+            return 1
+        need = self._memory_need_mib()
+        load_s = 10.0 + LOAD_SECONDS_PER_B * cfg.params_b
+        self._loads(4.0, min(need, 2000), 0.1, 2.0)
+        status = self._wait(load_s)
+        if status is not None:
+            return status
+        gpu0 = machine.gpus.gpus[launch.devices[0]]
+        free = gpu0.model.memory_mib - gpu0.memory_reserved_mib
+        if need > free:
+            total_gib = (gpu0.model.memory_mib - gpu0.memory_reserved_mib) / 1024
+            self._rank_traceback(
+                0,
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
+                f"a total capacity of {total_gib:.2f} GiB of which {max(0.0, 1.2):.2f} GiB is "
+                f"free. Including non-PyTorch memory, this process has {total_gib - 1.2:.2f} GiB "
+                "memory in use.",
+            )
+            return self._fail_child(0, 1, None)
+        self._loads(97.0, need, 0.92, 40.0)
+        flops_per_token = (4.0 if cfg.lora else 6.0) * cfg.params_b * 1e9
+        grad_bytes = 2.0 * cfg.params_b * 1e9 * (0.01 if cfg.lora else 3.0)
+        owner = self.job.main.pid
+        if launch.nnodes > 1:
+            traffic = min(link.net_bytes_s, grad_bytes / 2.0)
+            if choice.transport == "IB":
+                machine.net.set_traffic(owner, rdma_bytes_s=traffic)
+            else:
+                iface = choice.socket_iface.name if choice.socket_iface else None
+                machine.net.set_traffic(owner, socket_iface=iface, socket_bytes_s=traffic)
+        self.elapsed = 0.0
+        loss = self._loss(start_step)
+        step = start_step
+        while step < cfg.steps:
+            step += 1
+            if machine.faults.nccl_watchdog and self.world > 1:
+                return self._watchdog(step)
+            if cfg.fail_at_step is not None and step == cfg.fail_at_step:
+                self._rank_traceback(
+                    0, f"RuntimeError: simulated failure requested by fail_at_step={step}"
+                )
+                return self._fail_child(0, 1, None)
+            perf = min(machine.gpus.gpus[d].perf_factor() for d in launch.devices)
+            peak = gpu0.model.bf16_tflops * 1e12 * self.world
+            compute = tokens_per_step * flops_per_token / (peak * cfg.mfu * perf)
+            ranks = max(1, self.world)
+            comm = grad_bytes * (ranks - 1) / ranks / (link.busbw * 1e9) if ranks > 1 else 0.0
+            exposed = max(0.0, comm - 0.7 * compute)
+            step_time = (compute + exposed) * (1.0 + self.rng.uniform(-link.jitter, link.jitter))
+            util = 97.0 * (compute + 0.3 * exposed) / max(compute + exposed, 1e-9)
+            self._loads(util, need, 0.92, 40.0)
+            status = self._wait(step_time)
+            if status is not None:
+                return status
+            loss = self._loss(step)
+            if self.rank0 and (step % max(1, cfg.log_every) == 0 or step == cfg.steps):
+                lr = self._lr(step)
+                grad_norm = 0.4 + 6.0 * math.exp(-step / 80.0) + self._noise(step, 0.05)
+                self.out(
+                    f"step {step}/{cfg.steps} | loss {loss:.4f} | lr {lr:.3e} | "
+                    f"grad_norm {grad_norm:.3f} | tokens/s {tokens_per_step / step_time:.1f} | "
+                    f"step_time {step_time:.3f}s | mem {need / 1024:.1f}GiB"
+                )
+            if step % cfg.save_every == 0 or step == cfg.steps:
+                status = self._checkpoint(step, loss, need)
+                if status is not None:
+                    return status
+        if self.rank0:
+            self.out(
+                f"training finished: {cfg.steps} steps, final loss {loss:.4f}, {self.elapsed:.1f}s"
+            )
+        return 0
+
+    # pieces
+    def _noise(self, step: int, spread: float) -> float:
+        return random.Random(f"{self.cfg.seed}/{step}").uniform(-spread, spread)
+
+    def _loss(self, step: int) -> float:
+        cfg = self.cfg
+        start, floor = (
+            (2.4, 1.25)
+            if cfg.finetune or cfg.lora
+            else (10.4, 2.9 - 0.12 * math.log2(max(cfg.params_b, 0.5)))
+        )
+        tau = cfg.steps / 6.0 + 20.0
+        return floor + (start - floor) * math.exp(-step / tau) + self._noise(step, 0.03)
+
+    def _lr(self, step: int) -> float:
+        cfg = self.cfg
+        warmup = max(1, cfg.steps // 50)
+        if step < warmup:
+            return cfg.lr * step / warmup
+        progress = (step - warmup) / max(1, cfg.steps - warmup)
+        return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+    def _output_dir(self) -> str:
+        if self.cfg.output_dir:
+            return self.ctx.path(self.cfg.output_dir)
+        return f"{self.machine.shared_mount}/checkpoints/{self.cfg.run_name}"
+
+    def _resume_step(self) -> int | None:
+        resume = self.cfg.resume
+        if not resume or resume.lower() in ("false", "0", "none", "no"):
+            return 0
+        fs = self.machine.fs
+        out_dir = self._output_dir()
+        if resume.lower() in ("auto", "latest", "true", "1", "yes"):
+            candidate = self._latest(out_dir)
+            if candidate is None:
+                if self.rank0:
+                    self.out(f"no checkpoint found in {out_dir}; starting from step 0")
+                return 0
+        else:
+            candidate = self.ctx.path(resume)
+            if fs.is_dir(candidate) and not fs.is_file(f"{candidate}/meta.json"):
+                candidate = self._latest(candidate) or candidate
+        try:
+            meta = json.loads(fs.read_text(f"{candidate}/meta.json"))
+            step = int(meta["step"])
+        except (FsError, ValueError, KeyError):
+            self._rank_traceback(
+                0,
+                f"FileNotFoundError: [Errno 2] No such file or directory: '{candidate}/meta.json'",
+            )
+            self._fail_child(0, 1, None)
+            return None
+        if self.rank0:
+            self.out(f"resumed from {candidate} (step {step})")
+        return step
+
+    def _latest(self, out_dir: str) -> str | None:
+        fs = self.machine.fs
+        try:
+            name = fs.read_text(f"{out_dir}/latest").strip()
+            if name and fs.is_file(f"{out_dir}/{name}/meta.json"):
+                return f"{out_dir}/{name}"
+        except FsError:
+            pass
+        try:
+            steps = sorted(n for n in fs.listdir(out_dir) if re.fullmatch(r"step_\d+", n))
+        except FsError:
+            return None
+        for name in reversed(steps):
+            if fs.is_file(f"{out_dir}/{name}/meta.json"):
+                return f"{out_dir}/{name}"
+        return None
+
+    def _checkpoint(self, step: int, loss: float, need: int) -> int | None:
+        cfg = self.cfg
+        size = cfg.params_b * 1e9 * (2.0 if cfg.lora else 14.0) * (0.01 if cfg.lora else 1.0)
+        self._loads(2.0, need, 0.1, 1.0)
+        status = self._wait(size / PFS_BYTES_S)
+        if status is not None:
+            return status
+        if not self.rank0:
+            self._loads(97.0, need, 0.92, 40.0)
+            return None
+        fs = self.machine.fs
+        out_dir = self._output_dir()
+        name = f"step_{step:06d}"
+        target = f"{out_dir}/{name}"
+        meta = {
+            "step": step,
+            "loss": round(loss, 6),
+            "model": cfg.model,
+            "params_b": cfg.params_b,
+            "world_size": self.world,
+            "method": "lora" if cfg.lora else "full",
+            "time": self.machine.now(),
+            "host": self.machine.hostname,
+            "bytes": int(size),
+        }
+        try:
+            fs.mkdir(target, parents=True)
+            fs.write_bytes(f"{target}/meta.json", (json.dumps(meta, indent=2) + "\n").encode())
+            fs.write_bytes(
+                f"{target}/{'adapter_model' if cfg.lora else 'model'}.safetensors",
+                f"xyclaw-sim checkpoint: {int(size)} bytes of weights at step {step}\n".encode(),
+            )
+            fs.write_bytes(f"{out_dir}/latest", (name + "\n").encode())
+        except FsError as exc:
+            self._rank_traceback(0, f"OSError: [Errno 30] {exc}: '{target}'")
+            return self._fail_child(0, 1, None)
+        self.out(f"checkpoint saved: {target} (step {step})")
+        self._loads(97.0, need, 0.92, 40.0)
+        return None
+
+    def _watchdog(self, step: int) -> int:
+        """An NCCL collective that never completes: GPUs spin, then the watchdog aborts."""
+        cfg = self.cfg
+        need = self._memory_need_mib()
+        self._loads(100.0, need, 0.15, 0.0)
+        self.machine.net.clear_traffic(self.job.main.pid)
+        status = self._wait(cfg.nccl_timeout_s)
+        if status is not None:
+            return status
+        timeout_ms = int(cfg.nccl_timeout_s * 1000)
+        seq = step * 4 + 3
+        numel = int(cfg.params_b * 1e9 / 64)
+        for local, _worker in enumerate(self.job.workers):
+            rank = self.global_rank0 + local
+            where = "ProcessGroupNCCL.cpp:607"
+            prefix = f"[rank{rank}]:"
+            self.err(
+                prefix
+                + self._glog(
+                    "E",
+                    where,
+                    f"[Rank {rank}] Watchdog caught collective operation timeout: "
+                    f"WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn={numel}, "
+                    f"NumelOut={numel}, Timeout(ms)={timeout_ms}) ran for {timeout_ms + 60} "
+                    "milliseconds before timing out.",
+                )
+            )
+            self.err(
+                prefix
+                + self._glog(
+                    "E",
+                    "ProcessGroupNCCL.cpp:1664",
+                    f"[PG 0 (default_pg) Rank {rank}] Exception (either an error or timeout) "
+                    "detected by watchdog at work: "
+                    f"{seq}, last enqueued NCCL work: {seq}, last completed NCCL work: "
+                    f"{seq - 1}.",
+                )
+            )
+            self.err(
+                prefix
+                + self._glog(
+                    "E",
+                    "ProcessGroupNCCL.cpp:621",
+                    f"[Rank {rank}] Some NCCL operations have failed or timed out. Due to the "
+                    "asynchronous nature of CUDA kernels, subsequent GPU operations might run "
+                    "on corrupted/incomplete data.",
+                )
+            )
+            self.err(
+                prefix
+                + self._glog(
+                    "E",
+                    "ProcessGroupNCCL.cpp:627",
+                    f"[Rank {rank}] To avoid data inconsistency, we are taking the entire "
+                    "process down.",
+                )
+            )
+        if self.launch.launcher == "python":
+            return 128 + SIGABRT
+        return self._fail_child(
+            0, -SIGABRT, f"Signal 6 (SIGABRT) received by PID {self.job.workers[0].pid}"
+        )
+
+    def _rank_traceback(self, local: int, error: str) -> None:
+        rank = self.global_rank0 + local
+        prefix = f"[rank{rank}]: " if self.launch.launcher != "python" else ""
+        lines = [
+            "Traceback (most recent call last):",
+            f'  File "{self.cfg.script}", line 212, in <module>',
+            "    main()",
+            f'  File "{self.cfg.script}", line 187, in main',
+            "    loss.backward()",
+            *error.split("\n"),
+        ]
+        if error.startswith("RuntimeError: CUDA error"):
+            lines += [
+                "CUDA kernel errors might be asynchronously reported at some other API call, so "
+                "the stacktrace below might be incorrect.",
+                "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+                "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+            ]
+        for line in lines:
+            self.err(prefix + line)
+
+    def _fail_cuda(self, local: int, message: str) -> int:
+        self._rank_traceback(local, f"RuntimeError: {message}")
+        return self._fail_child(local, 1, None)
+
+    def _fail_child(self, local: int, exitcode: int, traceback: str | None) -> int:
+        """What torchrun prints when a worker dies; plain python just exits."""
+        if self.launch.launcher == "python":
+            return exitcode if exitcode > 0 else 128 - exitcode
+        job = self.job
+        workers = job.workers
+        failed = workers[local] if local < len(workers) else job.main
+        for index, worker in enumerate(workers):
+            if index != local:
+                self.err(
+                    self._glog(
+                        "W",
+                        "torch/distributed/elastic/multiprocessing/api.py:858",
+                        f"Sending process {worker.pid} closing signal SIGTERM",
+                    )
+                )
+        self.err(
+            self._glog(
+                "E",
+                "torch/distributed/elastic/multiprocessing/api.py:833",
+                f"failed (exitcode: {exitcode}) local_rank: {local} (pid: "
+                f"{failed.pid}) of binary: {PYTHON}",
+            )
+        )
+        now = self.machine.now()
+        rank = self.global_rank0 + local
+        script = posixpath.basename(self.cfg.script)
+        self.err(
+            "Traceback (most recent call last):\n"
+            '  File "/usr/local/bin/torchrun", line 8, in <module>\n'
+            "    sys.exit(main())\n"
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+            "============================================================\n"
+            f"{script} FAILED\n"
+            "------------------------------------------------------------\n"
+            "Failures:\n"
+            "  <NO_OTHER_FAILURES>\n"
+            "------------------------------------------------------------\n"
+            "Root Cause (first observed failure):\n"
+            "[0]:\n"
+            f"  time      : {time.strftime('%Y-%m-%d_%H:%M:%S', time.gmtime(now))}\n"
+            f"  host      : {self.machine.hostname}\n"
+            f"  rank      : {rank} (local_rank: {local})\n"
+            f"  exitcode  : {exitcode} (pid: {failed.pid})\n"
+            "  error_file: <N/A>\n"
+            "  traceback : "
+            + (
+                traceback
+                or "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"
+            )
+            + "\n============================================================"
+        )
+        return 1
+
+
+def _gaierror(addr: str) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/bin/torchrun", line 8, in <module>\n'
+        "    sys.exit(main())\n"
+        "torch.distributed.DistNetworkError: The client socket has failed to connect to any "
+        f"network address of ({addr}, 29500). The client socket has failed to connect to "
+        f"({addr}, 29500) (errno: -2 - Name or service not known).\n"
+    )
+
+
+def gpus_of_job(machine: Machine, pid: int) -> list[Gpu]:
+    """The GPUs a process holds (for tests and the fault API)."""
+    return [g for g in machine.gpus.gpus if pid in g.loads]
+
+
+COMMANDS = {
+    "python": python,
+    "python3": python,
+    "torchrun": torchrun,
+    "deepspeed": deepspeed,
+}
+
+__all__ = ["COMMANDS", "SIGTERM", "TrainConfig", "TrainingError", "gpus_of_job", "parse_config"]
