@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,17 +82,19 @@ def make_node(tmp_path: Path, client_key: paramiko.PKey) -> Iterator[NodeFactory
         *,
         cluster: SimClusterInfo | None = None,
         time_scale: float = FAST,
-        clock: Callable[[], float] | None = None,
-        **spec: object,
+        clock: Callable[[], float] = time.time,
+        gpu_model: str = "A800",
+        gpu_count: int = 8,
+        fabric: str = "ib-hdr-200",
+        nic_count: int = 4,
     ) -> SimNode:
-        kwargs: dict[str, object] = {"cluster": cluster, "time_scale": time_scale}
-        if clock is not None:
-            kwargs["clock"] = clock
         node = SimNode(
-            SimNodeSpec(hostname, **spec),  # type: ignore[arg-type]
+            SimNodeSpec(hostname, gpu_model, gpu_count, fabric, nic_count),
             root=tmp_path / "nodes" / hostname,
             authorized_keys=[client_key],
-            **kwargs,  # type: ignore[arg-type]
+            cluster=cluster,
+            clock=clock,
+            time_scale=time_scale,
         )
         node.start()
         nodes.append(node)

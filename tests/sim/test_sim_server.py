@@ -106,6 +106,14 @@ def test_closing_the_channel_stops_the_foreground_process(ssh, node: SimNode) ->
     assert node.machine.procs.match("^sleep 300", full=True) == []
 
 
+def test_pty_merges_stderr_and_uses_crlf(ssh) -> None:
+    channel = ssh.ssh.get_transport().open_session()
+    channel.get_pty()
+    channel.exec_command("echo out; echo err >&2")
+    assert channel.makefile("rb").read() == b"out\r\nerr\r\n"
+    assert channel.recv_exit_status() == 0
+
+
 def test_nohup_job_survives_the_session(ssh, node: SimNode) -> None:
     r = ssh.run("nohup sleep 300 > /tmp/s.log 2>&1 & echo $!")
     assert r.status == 0
@@ -113,6 +121,11 @@ def test_nohup_job_survives_the_session(ssh, node: SimNode) -> None:
     assert node.machine.procs.get(pid) is not None
     assert ssh.run(f"ps -o pid= -p {pid}").out.strip() == str(pid)
     assert ssh.run(f"kill -9 {pid}").status == 0
+
+
+def test_background_job_holding_the_channel_keeps_it_open(ssh) -> None:
+    r = ssh.run("bash -c 'sleep 0.3 && echo late &' ; echo now")
+    assert r.out == "now\nlate\n"
 
 
 def test_interactive_shell_channel(ssh) -> None:
@@ -190,3 +203,14 @@ def test_64_nodes_start_and_answer(make_node, client_key: paramiko.PKey) -> None
     with ThreadPoolExecutor(max_workers=16) as pool:
         names = list(pool.map(ask, nodes))
     assert names == [f"n{i:02d}" for i in range(64)]
+
+
+def test_spec_names_what_is_known() -> None:
+    from xyclaw.errors import UsageError
+    from xyclaw.sim.node import SimNodeSpec
+
+    with pytest.raises(UsageError) as info:
+        SimNodeSpec("n", gpu_model="B200")
+    assert "B200" in info.value.message and "H100" in (info.value.hint or "")
+    with pytest.raises(UsageError):
+        SimNodeSpec("n", fabric="ib-xdr-800")

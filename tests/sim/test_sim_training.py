@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from xyclaw.sim.node import SimClusterInfo, SimNode
@@ -29,7 +30,7 @@ def _upload(ssh, text: str = SCRIPT, name: str = "train.py") -> None:
     sftp.close()
 
 
-def _wait_for(predicate, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+def _wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from xyclaw.sim.context import Ctx
 from xyclaw.sim.procs import parse_signal
-from xyclaw.sim.shell import BIN_DIRS, ShellExit, _LoopControl
+from xyclaw.sim.shell import BIN_DIRS, LoopControl, ShellExit
 from xyclaw.sim.streams import read_lines
 
 if TYPE_CHECKING:
@@ -491,7 +491,7 @@ def _shift(sh: Shell, ctx: Ctx) -> int:
 def _loop(kind: str) -> Callable[[Shell, Ctx], int]:
     def run(sh: Shell, ctx: Ctx) -> int:
         levels = int(ctx.args[0]) if ctx.args and ctx.args[0].isdigit() else 1
-        raise _LoopControl(kind, levels)
+        raise LoopControl(kind, levels)
 
     return run
 

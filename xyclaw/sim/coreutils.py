@@ -15,7 +15,9 @@ from xyclaw.sim.streams import BytesIn, InStream, read_lines
 from xyclaw.sim.vfs import FsError
 
 
-def _flags(args: list[str], with_value: str = "") -> tuple[set[str], dict[str, str], list[str]]:
+def parse_flags(
+    args: list[str], with_value: str = ""
+) -> tuple[set[str], dict[str, str], list[str]]:
     """Short flags (`-rf` -> r, f), flags that take a value, and the operands."""
     flags: set[str] = set()
     values: dict[str, str] = {}
@@ -68,7 +70,7 @@ def _inputs(ctx: Ctx, files: list[str], name: str) -> Iterator[tuple[str, InStre
 
 
 def cat(ctx: Ctx) -> int:
-    _, _, files = _flags(ctx.args)
+    _, _, files = parse_flags(ctx.args)
     status = 0
     for _, stream in _inputs(ctx, files, "cat"):
         if stream is None:
@@ -87,7 +89,7 @@ def _mode_string(ctx: Ctx, vpath: str) -> str:
 
 
 def ls(ctx: Ctx) -> int:
-    flags, _, paths = _flags(ctx.args)
+    flags, _, paths = parse_flags(ctx.args)
     fs = ctx.machine.fs
     long_format = "l" in flags
     show_all = "a" in flags or "A" in flags
@@ -133,7 +135,7 @@ def ls(ctx: Ctx) -> int:
 
 
 def mkdir(ctx: Ctx) -> int:
-    flags, _, paths = _flags(ctx.args, with_value="m")
+    flags, _, paths = parse_flags(ctx.args, with_value="m")
     if not paths:
         ctx.err("mkdir: missing operand\n")
         return 1
@@ -148,7 +150,7 @@ def mkdir(ctx: Ctx) -> int:
 
 
 def rm(ctx: Ctx) -> int:
-    flags, _, paths = _flags(ctx.args)
+    flags, _, paths = parse_flags(ctx.args)
     force = "f" in flags or "force" in flags
     recursive = bool(flags & {"r", "R", "recursive"})
     if not paths and not force:
@@ -167,7 +169,7 @@ def rm(ctx: Ctx) -> int:
 
 
 def rmdir(ctx: Ctx) -> int:
-    _, _, paths = _flags(ctx.args)
+    _, _, paths = parse_flags(ctx.args)
     status = 0
     for target in paths:
         try:
@@ -179,7 +181,7 @@ def rmdir(ctx: Ctx) -> int:
 
 
 def cp(ctx: Ctx) -> int:
-    flags, _, paths = _flags(ctx.args)
+    flags, _, paths = parse_flags(ctx.args)
     if len(paths) < 2:
         ctx.err("cp: missing destination file operand\n")
         return 1
@@ -195,7 +197,7 @@ def cp(ctx: Ctx) -> int:
 
 
 def mv(ctx: Ctx) -> int:
-    _, _, paths = _flags(ctx.args)
+    _, _, paths = parse_flags(ctx.args)
     if len(paths) < 2:
         ctx.err("mv: missing destination file operand\n")
         return 1
@@ -210,7 +212,7 @@ def mv(ctx: Ctx) -> int:
 
 
 def touch(ctx: Ctx) -> int:
-    _, _, paths = _flags(ctx.args)
+    _, _, paths = parse_flags(ctx.args)
     status = 0
     fs = ctx.machine.fs
     for target in paths:
@@ -229,7 +231,7 @@ def touch(ctx: Ctx) -> int:
 
 
 def chmod(ctx: Ctx) -> int:
-    _, _, paths = _flags(ctx.args)
+    _, _, paths = parse_flags(ctx.args)
     status = 0
     for target in paths[1:]:
         if not ctx.machine.fs.exists(ctx.path(target)):
@@ -239,7 +241,7 @@ def chmod(ctx: Ctx) -> int:
 
 
 def ln(ctx: Ctx) -> int:
-    _, _, paths = _flags(ctx.args)
+    _, _, paths = parse_flags(ctx.args)
     link = paths[-1] if paths else ""
     ctx.err(f"ln: failed to create link '{link}': Operation not permitted\n")
     return 1
@@ -251,7 +253,7 @@ def _lines(stream: InStream) -> Iterator[bytes]:
 
 def head(ctx: Ctx) -> int:
     args = [f"-n{a[1:]}" if re.fullmatch(r"-\d+", a) else a for a in ctx.args]
-    _, values, files = _flags(args, with_value="nc")
+    _, values, files = parse_flags(args, with_value="nc")
     count = int(values.get("n", values.get("lines", "10")).lstrip("+") or 10)
     status = 0
     for name, stream in _inputs(ctx, files, "head"):
@@ -274,7 +276,7 @@ def head(ctx: Ctx) -> int:
 
 def tail(ctx: Ctx) -> int:
     args = [f"-n{a[1:]}" if re.fullmatch(r"-\d+", a) else a for a in ctx.args]
-    flags, values, files = _flags(args, with_value="nc")
+    flags, values, files = parse_flags(args, with_value="nc")
     spec = values.get("n", values.get("lines", "10"))
     follow = bool(flags & {"f", "F", "follow"}) or "follow" in values
     retry = "F" in flags or "retry" in flags
@@ -330,7 +332,7 @@ def _tail_bytes(data: bytes, count: int, from_start: bool) -> bytes:
 
 
 def grep(ctx: Ctx) -> int:
-    flags, values, rest = _flags(ctx.args, with_value="emABC")
+    flags, values, rest = parse_flags(ctx.args, with_value="emABC")
     if ctx.name == "egrep":
         flags.add("E")
     patterns: list[str] = []
@@ -427,7 +429,7 @@ def _bre_to_python(pattern: str, extended: bool) -> str:
 
 
 def wc(ctx: Ctx) -> int:
-    flags, _, files = _flags(ctx.args)
+    flags, _, files = parse_flags(ctx.args)
     chosen = [f for f in ("l", "w", "c") if f in flags] or ["l", "w", "c"]
     status = 0
     for name, stream in _inputs(ctx, files, "wc"):
@@ -446,7 +448,7 @@ def wc(ctx: Ctx) -> int:
 
 
 def sort(ctx: Ctx) -> int:
-    flags, values, files = _flags(ctx.args, with_value="kt")
+    flags, values, files = parse_flags(ctx.args, with_value="kt")
     lines: list[str] = []
     for _, stream in _inputs(ctx, files, "sort"):
         if stream is not None:
@@ -466,14 +468,13 @@ def sort(ctx: Ctx) -> int:
 
     lines.sort(key=key, reverse="r" in flags)
     if "u" in flags:
-        seen: set[str] = set()
-        lines = [x for x in lines if not (x in seen or seen.add(x))]  # type: ignore[func-returns-value]
+        lines = list(dict.fromkeys(lines))
     ctx.out("".join(line + "\n" for line in lines))
     return 0
 
 
 def uniq(ctx: Ctx) -> int:
-    flags, _, files = _flags(ctx.args)
+    flags, _, files = parse_flags(ctx.args)
     previous: str | None = None
     count = 0
     for _, stream in _inputs(ctx, files[:1], "uniq"):
@@ -493,7 +494,7 @@ def uniq(ctx: Ctx) -> int:
 
 
 def cut(ctx: Ctx) -> int:
-    _, values, files = _flags(ctx.args, with_value="dfc")
+    _, values, files = parse_flags(ctx.args, with_value="dfc")
     delim = values.get("d", "\t")
     fields: list[int] = []
     for spec in values.get("f", "").split(","):
@@ -520,7 +521,7 @@ def cut(ctx: Ctx) -> int:
 
 
 def tee(ctx: Ctx) -> int:
-    flags, _, files = _flags(ctx.args)
+    flags, _, files = parse_flags(ctx.args)
     fs = ctx.machine.fs
     targets = [ctx.path(f) for f in files]
     first = True
@@ -606,7 +607,7 @@ def dirname(ctx: Ctx) -> int:
 
 
 def realpath(ctx: Ctx) -> int:
-    _, _, paths = _flags(ctx.args)
+    _, _, paths = parse_flags(ctx.args)
     for target in paths:
         ctx.out(ctx.path(target) + "\n")
     return 0
@@ -622,10 +623,11 @@ def seq(ctx: Ctx) -> int:
         first = numbers[0]
     elif len(numbers) >= 3:
         first, step = numbers[0], numbers[1]
-    value = first
-    while (step > 0 and value <= last) or (step < 0 and value >= last):
-        ctx.out(f"{value}\n")
-        value += step
+    if step == 0:
+        ctx.err("seq: invalid Zero increment value: '0'\n")
+        return 1
+    stop = last + (1 if step > 0 else -1)
+    ctx.out("".join(f"{value}\n" for value in range(first, stop, step)))
     return 0
 
 
@@ -817,7 +819,7 @@ def bash(ctx: Ctx) -> int:
 
 
 def du(ctx: Ctx) -> int:
-    flags, values, paths = _flags(ctx.args, with_value="B")
+    flags, values, paths = parse_flags(ctx.args, with_value="B")
     human = "h" in flags
     in_bytes = "b" in flags or values.get("B") in ("1", "1B")
     for target in paths or ["."]:
@@ -827,7 +829,7 @@ def du(ctx: Ctx) -> int:
             return 1
         size = ctx.machine.fs.disk_usage(vpath)
         if human:
-            text = _human(size)
+            text = human_size(size)
         elif in_bytes:
             text = str(size)
         else:
@@ -836,7 +838,7 @@ def du(ctx: Ctx) -> int:
     return 0
 
 
-def _human(size: float) -> str:
+def human_size(size: float) -> str:
     for unit in ("", "K", "M", "G", "T", "P"):
         if size < 1024 or unit == "P":
             if unit == "":

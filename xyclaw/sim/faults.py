@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from xyclaw.errors import UsageError
 from xyclaw.sim.gpu import Gpu
 from xyclaw.sim.kernel import XID_CUDA_ERROR, XID_TEXT, xid_line
 
@@ -24,7 +25,7 @@ FAULT_KINDS = (
 )
 
 
-class SimFaultError(ValueError):
+class SimFaultError(UsageError, ValueError):
     """A fault was asked for something the node does not have (a GPU index, an Xid code)."""
 
 
@@ -42,7 +43,8 @@ class SimFaults:
         gpus = self._machine.gpus.gpus
         if not 0 <= index < len(gpus):
             raise SimFaultError(
-                f"{self._node.spec.hostname} has GPUs 0..{len(gpus) - 1}, not {index}"
+                f"simulated node {self._node.spec.hostname} has no GPU {index}",
+                hint=f"use a GPU index from 0 to {len(gpus) - 1}",
             )
         return gpus[index]
 
@@ -63,14 +65,20 @@ class SimFaults:
     def slow_link(self, delay_s: float, loss: float = 0.0) -> None:
         """Replies from the node arrive `delay_s` later; `loss` is the share of lost segments."""
         if delay_s < 0 or not 0.0 <= loss < 1.0:
-            raise SimFaultError("slow_link needs delay_s >= 0 and 0 <= loss < 1")
+            raise SimFaultError(
+                f"slow_link({delay_s}, loss={loss}) is out of range",
+                hint="use delay_s >= 0 and 0 <= loss < 1",
+            )
         self._node.link.set_slow(delay_s, loss)
 
     def link_down(self, nic: int) -> None:
         """One RDMA port goes down (NCCL stops using it; ibstat shows it Down)."""
         nics = self._machine.net.nics
         if not 0 <= nic < len(nics):
-            raise SimFaultError(f"{self._node.spec.hostname} has {len(nics)} RDMA NICs")
+            raise SimFaultError(
+                f"simulated node {self._node.spec.hostname} has no RDMA NIC {nic}",
+                hint=f"it has {len(nics)}; use an index below that",
+            )
         nics[nic].up = False
         self._machine.kernel.write(
             f"mlx5_core 0000:{0x30 + nic:02x}:00.0 {nics[nic].name}: Port: 1 Link DOWN", "info"
@@ -81,7 +89,9 @@ class SimFaults:
     def xid(self, code: int, gpu: int) -> None:
         """The GPU driver reports an Xid: a kernel log line and what it does to the GPU."""
         if code not in XID_TEXT:
-            raise SimFaultError(f"Xid {code} is not simulated; known: {sorted(XID_TEXT)}")
+            raise SimFaultError(
+                f"Xid {code} is not simulated", hint=f"use one of {sorted(XID_TEXT)}"
+            )
         board = self._machine.gpus
         target = self._gpu(gpu)
         kernel = self._machine.kernel
@@ -151,7 +161,10 @@ class SimFaults:
         """Undo faults (all of them when no kind is named); see FAULT_KINDS."""
         unknown = [k for k in kinds if k not in FAULT_KINDS]
         if unknown:
-            raise SimFaultError(f"unknown fault kind(s) {unknown}; known: {', '.join(FAULT_KINDS)}")
+            raise SimFaultError(
+                f"unknown fault kind(s) {', '.join(unknown)}",
+                hint=f"use some of {', '.join(FAULT_KINDS)}",
+            )
         wanted = set(kinds or FAULT_KINDS)
         machine = self._machine
         board = machine.gpus

@@ -7,6 +7,7 @@ fault API reach into it directly.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import threading
 import time
@@ -127,6 +128,8 @@ class Machine:
         self.kernel = KernelLog(clock, self.boot_time, spec.hostname)
         self.faults = MachineFaults()
         self._host_mem: dict[int, int] = {}
+        self._env_cache: tuple[tuple[int, int], str] | None = None
+        self._env_path = os.path.join(root, "etc", "environment")
         self._mem_lock = threading.Lock()
         self.commands: dict[str, Command] = {}
         for table in (
@@ -321,11 +324,7 @@ class Machine:
             "LANG": "C.UTF-8",
             "CUDA_HOME": "/usr/local/cuda",
         }
-        try:
-            text = self.fs.read_text("/etc/environment")
-        except Exception:
-            text = ""
-        for line in text.splitlines():
+        for line in self._etc_environment().splitlines():
             line = line.strip()
             if not line or line.startswith("#") or "=" not in line:
                 continue
@@ -334,6 +333,23 @@ class Machine:
             key, _, value = line.partition("=")
             env[key.strip()] = value.strip().strip('"').strip("'")
         return env
+
+    def _etc_environment(self) -> str:
+        """/etc/environment, read again only when it changed (it is read at every login)."""
+        path = self._env_path
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return ""
+        key = (stat.st_mtime_ns, stat.st_size)
+        if self._env_cache is None or self._env_cache[0] != key:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                return ""
+            self._env_cache = (key, text)
+        return self._env_cache[1]
 
     def ensure_home(self, user: str) -> str:
         home = "/root" if user == "root" else f"/home/{user}"

@@ -31,6 +31,7 @@ from paramiko.common import (
     cMSG_CHANNEL_SUCCESS,
 )
 
+from xyclaw.errors import ProviderError
 from xyclaw.sim.context import Stdio
 from xyclaw.sim.faults import SimFaults
 from xyclaw.sim.gpu import Gpu
@@ -40,15 +41,19 @@ from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec
 from xyclaw.sim.procs import HANGUPS
 from xyclaw.sim.sftp import SimSFTPServer
 from xyclaw.sim.shell import Shell
-from xyclaw.sim.streams import ChannelIn, ChannelOut
+from xyclaw.sim.streams import ChannelIn, ChannelOut, TerminalOut
+from xyclaw.sim.workers import SESSIONS
 
 __all__ = ["SimClusterInfo", "SimNode", "SimNodeError", "SimNodeSpec"]
 
 log = logging.getLogger(__name__)
 _REPLY_WAIT_S = 2.0
+# AES-GCM only: paramiko checks a separate MAC byte by byte in Python, which costs more
+# than the rest of a trivial command. Every OpenSSH and paramiko >= 3.3 client has it.
+_CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com")
 
 
-class SimNodeError(RuntimeError):
+class SimNodeError(ProviderError, RuntimeError):
     """The simulated node could not start (address in use, already started)."""
 
 
@@ -96,6 +101,7 @@ class _ServerIface(paramiko.ServerInterface):
         self.home = "/root"
         self.env: dict[int, dict[str, str]] = {}
         self.pty: set[int] = set()
+        self.connection: str | None = None  # SSH_CONNECTION, worked out once
 
     def get_allowed_auths(self, username: str) -> str:
         return "publickey"
@@ -160,9 +166,7 @@ class _ServerIface(paramiko.ServerInterface):
             replied.wait(_REPLY_WAIT_S)
             work()
 
-        threading.Thread(
-            target=run, daemon=True, name=f"sim-exec-{self.node.spec.hostname}"
-        ).start()
+        SESSIONS.submit(run)
 
 
 class SimNode:
@@ -201,7 +205,9 @@ class SimNode:
     @property
     def address(self) -> tuple[str, int]:
         if self._address is None:
-            raise SimNodeError(f"simulated node {self.spec.hostname} is not started")
+            raise SimNodeError(
+                f"simulated node {self.spec.hostname} is not started", hint="call start() first"
+            )
         return self._address
 
     @property
@@ -221,7 +227,10 @@ class SimNode:
     def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
         with self._lock:
             if self._listener is not None:
-                raise SimNodeError(f"simulated node {self.spec.hostname} is already started")
+                raise SimNodeError(
+                    f"simulated node {self.spec.hostname} is already started",
+                    hint="stop() it before starting it again",
+                )
             self._listen(host, port)
 
     def stop(self) -> None:
@@ -248,7 +257,8 @@ class SimNode:
         except OSError as exc:
             listener.close()
             raise SimNodeError(
-                f"simulated node {self.spec.hostname} cannot listen on {host}:{port}: {exc}"
+                f"simulated node {self.spec.hostname} cannot listen on {host}:{port}: {exc}",
+                hint="pick another port (0 takes a free one) or stop what holds this one",
             ) from exc
         listener.listen(128)
         self._listener = listener
@@ -284,6 +294,8 @@ class SimNode:
             return
         transport.set_log_channel(f"xyclaw.sim.ssh.{self.spec.hostname}")
         transport.add_server_key(self._host_key)
+        with contextlib.suppress(ValueError):  # a paramiko without AES-GCM keeps its defaults
+            transport.get_security_options().ciphers = _CIPHERS
         transport.set_subsystem_handler(
             "sftp", paramiko.SFTPServer, SimSFTPServer, machine=self.machine
         )
@@ -345,12 +357,15 @@ class SimNode:
     def _environment(self, iface: _ServerIface, channel: paramiko.Channel) -> dict[str, str]:
         env = self.machine.base_env(iface.user)
         env.update(iface.env.pop(channel.get_id(), {}))
-        try:
-            peer = iface.transport.getpeername()
-            ours = self.address
-            env["SSH_CONNECTION"] = f"{peer[0]} {peer[1]} {ours[0]} {ours[1]}"
-        except (OSError, SimNodeError):
-            pass
+        if iface.connection is None:
+            try:
+                peer = iface.transport.getpeername()
+                ours = self.address
+                iface.connection = f"{peer[0]} {peer[1]} {ours[0]} {ours[1]}"
+            except (OSError, SimNodeError):
+                iface.connection = ""
+        if iface.connection:
+            env["SSH_CONNECTION"] = iface.connection
         return env
 
     def _new_shell(self, channel: paramiko.Channel, iface: _ServerIface, argv: list[str]) -> Shell:
@@ -373,7 +388,11 @@ class SimNode:
 
     def _run_exec(self, channel: paramiko.Channel, command: str, iface: _ServerIface) -> None:
         shell = self._new_shell(channel, iface, ["bash", "-c", command])
-        io = Stdio(ChannelIn(channel), ChannelOut(channel), ChannelOut(channel, stderr=True))
+        if channel.get_id() in iface.pty:
+            terminal = TerminalOut(ChannelOut(channel))
+            io = Stdio(ChannelIn(channel), terminal, terminal)
+        else:
+            io = Stdio(ChannelIn(channel), ChannelOut(channel), ChannelOut(channel, stderr=True))
         status = 255
         try:
             status = shell.run_script(command, io)

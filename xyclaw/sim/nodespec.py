@@ -6,10 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from xyclaw.errors import UsageError
 from xyclaw.sim.specs import FABRICS, GPU_MODELS
 
 
-class SimSpecError(ValueError):
+class SimSpecError(UsageError, ValueError):
     """A node spec names a GPU model or fabric the simulator does not know."""
 
 
@@ -22,18 +23,22 @@ class SimNodeSpec:
     nic_count: int = 4  # RDMA NICs; ignored for eth-25
 
     def __post_init__(self) -> None:
+        where = f"simulated node {self.hostname!r}"
         if self.gpu_model not in GPU_MODELS:
             raise SimSpecError(
-                f"unknown GPU model {self.gpu_model!r}; known: {', '.join(GPU_MODELS)}"
+                f"{where}: unknown GPU model {self.gpu_model!r}",
+                hint=f"use one of {', '.join(GPU_MODELS)}",
             )
         if self.fabric not in FABRICS:
-            raise SimSpecError(f"unknown fabric {self.fabric!r}; known: {', '.join(FABRICS)}")
+            raise SimSpecError(
+                f"{where}: unknown fabric {self.fabric!r}", hint=f"use one of {', '.join(FABRICS)}"
+            )
         if not 1 <= self.gpu_count <= 16:
-            raise SimSpecError(f"gpu_count must be 1..16, not {self.gpu_count}")
+            raise SimSpecError(f"{where}: gpu_count {self.gpu_count}", hint="use 1 to 16 GPUs")
         if not 0 <= self.nic_count <= 16:
-            raise SimSpecError(f"nic_count must be 0..16, not {self.nic_count}")
+            raise SimSpecError(f"{where}: nic_count {self.nic_count}", hint="use 0 to 16 NICs")
         if not self.hostname or any(c.isspace() for c in self.hostname):
-            raise SimSpecError(f"invalid hostname {self.hostname!r}")
+            raise SimSpecError(f"{where}: invalid hostname", hint="use a name without spaces")
 
 
 def mgmt_ip(index: int) -> str:

@@ -778,7 +778,7 @@ def _table(ctx: Ctx, board: GpuBoard, gpus: list[Gpu]) -> str:
         "+" + "-" * 89 + "+",
         f"| NVIDIA-SMI {DRIVER_VERSION:<23}Driver Version: {DRIVER_VERSION:<15}"
         f"CUDA Version: {CUDA_VERSION:<9}|",
-        _RULE.replace("+", "|"),
+        "|" + _RULE[1:],
         _row(
             " GPU  Name                 Persistence-M ",
             " Bus-Id          Disp.A ",
@@ -790,7 +790,7 @@ def _table(ctx: Ctx, board: GpuBoard, gpus: list[Gpu]) -> str:
             " GPU-Util  Compute M. ",
         ),
         _row("", "", "               MIG M. "),
-        _RULE.replace("+", "|").replace("-", "="),
+        "|" + _RULE[1:-1].replace("-", "=") + "|",
     ]
     visible = board.visible()
     for gpu in gpus:

@@ -235,11 +235,13 @@ class HangupWatcher:
     def watch(self, closed: Callable[[], bool], hangup: Callable[[], None]) -> int:
         with self._cond:
             token = next(self._tokens)
+            was_empty = not self._watched
             self._watched[token] = (closed, hangup)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, daemon=True, name="sim-hangup")
                 self._thread.start()
-            self._cond.notify_all()
+            elif was_empty:
+                self._cond.notify_all()
             return token
 
     def unwatch(self, token: int) -> None:

@@ -75,7 +75,7 @@ class ShellExit(Exception):
         self.status = status
 
 
-class _LoopControl(Exception):
+class LoopControl(Exception):
     def __init__(self, kind: str, levels: int) -> None:
         super().__init__(kind)
         self.kind = kind
@@ -125,6 +125,8 @@ class Shell:
         self.pipefail = False
         self.xtrace = False
         self.jobs: list[Job] = []
+        # every background job started by this shell or its subshells (bash -c, scripts)
+        self.all_jobs: list[Job] = []
         self.exited = False  # `exit` ran: an interactive session ends here
         self._cond_depth = 0
         self._jobs_lock = threading.Lock()
@@ -149,7 +151,7 @@ class Shell:
             self.last_status = done.status
             self.exited = True
             return done.status
-        except _LoopControl:
+        except LoopControl:
             return self.last_status
 
     def subshell(self, *, hup_check: Callable[[], bool] | None = None) -> Shell:
@@ -167,6 +169,8 @@ class Shell:
         child.argv0 = self.argv0
         child.last_status = self.last_status
         child.last_bg = self.last_bg
+        child.all_jobs = self.all_jobs
+        child._jobs_lock = self._jobs_lock
         child.errexit, child.nounset = self.errexit, self.nounset
         child.pipefail, child.xtrace = self.pipefail, self.xtrace
         return child
@@ -177,7 +181,7 @@ class Shell:
     def output_jobs(self) -> list[threading.Thread]:
         """Background jobs still writing to this shell's own output (they keep a channel open)."""
         with self._jobs_lock:
-            return [j.thread for j in self.jobs if j.holds_output and j.thread.is_alive()]
+            return [j.thread for j in self.all_jobs if j.holds_output and j.thread.is_alive()]
 
     # -- lists and pipelines -------------------------------------------------------------------
 
@@ -303,7 +307,7 @@ class Shell:
                 else:
                     sub.pid = proc.pid
                     sub._run_and_or(node, io)
-            except (ShellExit, _LoopControl):
+            except (ShellExit, LoopControl):
                 pass
             except BrokenPipeError:
                 pass
@@ -311,8 +315,10 @@ class Shell:
                 self.machine.procs.reap(proc)
 
         thread = threading.Thread(target=run, daemon=True, name=f"sim-job-{proc.pid}")
+        job = Job(thread, proc, holds)
         with self._jobs_lock:
-            self.jobs.append(Job(thread, proc, holds))
+            self.jobs.append(job)
+            self.all_jobs.append(job)
         self.last_bg = str(proc.pid)
         thread.start()
 
@@ -366,9 +372,9 @@ class Shell:
             self.vars[node.var] = item
             try:
                 status = self.run_list(node.body, io)
-            except _LoopControl as ctl:
+            except LoopControl as ctl:
                 if ctl.levels > 1:
-                    raise _LoopControl(ctl.kind, ctl.levels - 1) from None
+                    raise LoopControl(ctl.kind, ctl.levels - 1) from None
                 if ctl.kind == "break":
                     break
         return status
@@ -382,9 +388,9 @@ class Shell:
                 break
             try:
                 status = self.run_list(node.body, io)
-            except _LoopControl as ctl:
+            except LoopControl as ctl:
                 if ctl.levels > 1:
-                    raise _LoopControl(ctl.kind, ctl.levels - 1) from None
+                    raise LoopControl(ctl.kind, ctl.levels - 1) from None
                 if ctl.kind == "break":
                     break
             if guard():
@@ -491,28 +497,33 @@ class Shell:
     def _apply_redirs(self, redirs: list[Redir], io: Stdio, opened: list[OutStream]) -> Stdio:
         if not redirs:
             return io
-        fds: dict[int, InStream | OutStream] = {0: io.stdin, 1: io.stdout, 2: io.stderr}
+        ins: dict[int, InStream] = {0: io.stdin}
+        outs: dict[int, OutStream] = {1: io.stdout, 2: io.stderr}
         fs = self.machine.fs
         for redir in redirs:
             if redir.op == "<<":
                 doc = redir.heredoc
                 assert doc is not None
                 body = self.expand_str(doc.word, io) if doc.word is not None else doc.body
-                fds[redir.fd] = BytesIn(body.encode())
+                ins[redir.fd] = BytesIn(body.encode())
                 continue
             assert redir.target is not None
             target = self.expand_str(redir.target, io)
             if redir.op == "<<<":
-                fds[redir.fd] = BytesIn((target + "\n").encode())
+                ins[redir.fd] = BytesIn((target + "\n").encode())
                 continue
             if redir.op in (">&", "<&") and (target.isdigit() or target == "-"):
                 if target == "-":
-                    fds[redir.fd] = NullOut()
+                    if redir.op == "<&":
+                        ins[redir.fd] = EmptyIn()
+                    else:
+                        outs[redir.fd] = NullOut()
+                elif redir.op == "<&" and int(target) in ins:
+                    ins[redir.fd] = ins[int(target)]
+                elif redir.op == ">&" and int(target) in outs:
+                    outs[redir.fd] = outs[int(target)]
                 else:
-                    source = fds.get(int(target))
-                    if source is None:
-                        raise FsError(f"bash: {target}: Bad file descriptor")
-                    fds[redir.fd] = source
+                    raise FsError(f"bash: {target}: Bad file descriptor")
                 continue
             vpath = fs.norm(
                 self.home + target[1:] if target == "~" or target.startswith("~/") else target,
@@ -520,7 +531,7 @@ class Shell:
             )
             if redir.op == "<":
                 try:
-                    fds[redir.fd] = BytesIn(fs.read_bytes(vpath))
+                    ins[redir.fd] = BytesIn(fs.read_bytes(vpath))
                 except FsError as exc:
                     raise FsError(f"bash: {target}: {exc}") from None
                 continue
@@ -531,18 +542,11 @@ class Shell:
                 raise FsError(f"bash: {target}: {exc}") from None
             opened.append(stream)
             if redir.op in ("&>", "&>>") or (redir.op == ">&" and redir.fd == 1):
-                fds[1] = stream
-                fds[2] = stream
+                outs[1] = stream
+                outs[2] = stream
             else:
-                fds[redir.fd] = stream
-        stdin = fds[0]
-        stdout = fds[1]
-        stderr = fds[2]
-        return Stdio(
-            stdin if hasattr(stdin, "read") else EmptyIn(),  # type: ignore[arg-type]
-            stdout if hasattr(stdout, "write") else NullOut(),  # type: ignore[arg-type]
-            stderr if hasattr(stderr, "write") else NullOut(),  # type: ignore[arg-type]
-        )
+                outs[redir.fd] = stream
+        return Stdio(ins[0], outs[1], outs[2])
 
     # -- expansion -----------------------------------------------------------------------------
 

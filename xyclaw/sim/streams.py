@@ -123,6 +123,19 @@ class ChannelOut:
         return None
 
 
+class TerminalOut:
+    """Output through a pseudo-terminal: stdout and stderr share it and newlines become CRLF."""
+
+    def __init__(self, inner: OutStream) -> None:
+        self._inner = inner
+
+    def write(self, data: bytes) -> None:
+        self._inner.write(data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+
+    def close(self) -> None:
+        self._inner.close()
+
+
 class ChannelIn:
     """stdin of an SSH channel: what the client sends until it sends EOF."""
 

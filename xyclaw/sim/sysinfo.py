@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from xyclaw.sim.context import Command, Ctx
-from xyclaw.sim.coreutils import _flags, _human
+from xyclaw.sim.coreutils import human_size, parse_flags
 from xyclaw.sim.kernel import LogLine
 from xyclaw.sim.procs import SIGTERM, Proc, parse_signal
 from xyclaw.sim.specs import KERNEL_RELEASE
@@ -30,7 +30,7 @@ def hostname(ctx: Ctx) -> int:
 
 
 def uname(ctx: Ctx) -> int:
-    flags, _, _ = _flags(ctx.args)
+    flags, _, _ = parse_flags(ctx.args)
     fields = {
         "s": "Linux",
         "n": ctx.machine.hostname,
@@ -60,7 +60,7 @@ def nproc(ctx: Ctx) -> int:
 
 
 def free(ctx: Ctx) -> int:
-    flags, _, _ = _flags(ctx.args)
+    flags, _, _ = parse_flags(ctx.args)
     total, used, shared, cache = ctx.machine.memory()
     free_b = max(0, total - used - cache)
     available = free_b + int(cache * 0.9)
@@ -96,7 +96,7 @@ def _human_free(value: int) -> str:
 
 
 def df(ctx: Ctx) -> int:
-    flags, values, paths = _flags(ctx.args, with_value="Bt")
+    flags, values, paths = parse_flags(ctx.args, with_value="Bt")
     machine = ctx.machine
     mounts = machine.mounts()
     chosen = mounts
@@ -146,7 +146,7 @@ def df(ctx: Ctx) -> int:
         pct = f"{-(-used * 100 // m.size) if m.size else 0}%"
 
         def fmt(value: int) -> str:
-            return _human(value) if human else str(-(-value // unit))
+            return human_size(value) if human else str(-(-value // unit))
 
         rows.append(
             [
@@ -191,7 +191,7 @@ def uptime(ctx: Ctx) -> int:
 
 
 def dmesg(ctx: Ctx) -> int:
-    flags, values, _ = _flags(ctx.args, with_value="l")
+    flags, values, _ = parse_flags(ctx.args, with_value="l")
     kernel = ctx.machine.kernel
     human = "T" in flags or "ctime" in flags or values.get("time-format") == "ctime"
     iso = values.get("time-format") == "iso"

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xyclaw.sim.context import Ctx
-from xyclaw.sim.gpu import Gpu, Load
+from xyclaw.sim.gpu import Load
 from xyclaw.sim.nccl import choose_network, link_model, nccl_debug_lines
-from xyclaw.sim.procs import SIGABRT, SIGINT, SIGKILL, SIGTERM, Proc, signal_name
+from xyclaw.sim.procs import SIGABRT, SIGINT, SIGKILL, Proc, signal_name
 from xyclaw.sim.vfs import FsError
 
 if TYPE_CHECKING:
@@ -935,16 +935,9 @@ def _gaierror(addr: str) -> str:
     )
 
 
-def gpus_of_job(machine: Machine, pid: int) -> list[Gpu]:
-    """The GPUs a process holds (for tests and the fault API)."""
-    return [g for g in machine.gpus.gpus if pid in g.loads]
-
-
 COMMANDS = {
     "python": python,
     "python3": python,
     "torchrun": torchrun,
     "deepspeed": deepspeed,
 }
-
-__all__ = ["COMMANDS", "SIGTERM", "TrainConfig", "TrainingError", "gpus_of_job", "parse_config"]
