@@ -7,13 +7,12 @@ reset (no rate for that interval) so a reboot never shows as a traffic spike.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ParamSpec, TypeVar
 
 from xyclaw.errors import ParseError
+from xyclaw.parsing import parse_guard
 
 #: InfiniBand ``port_xmit_data`` / ``port_rcv_data`` count 4-byte words
 #: (IBA spec, PortCounters: "divided by 4").
@@ -21,26 +20,6 @@ IB_DATA_WORD_BYTES = 4
 
 #: Above this a "delta" is not traffic but a counter reset (800 Gb/s = 100 GB/s).
 DEFAULT_MAX_RATE_BYTES_PER_S = 200e9
-
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _guard(what: str, hint: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
-    """Whatever slips past the explicit checks still leaves as a ParseError."""
-
-    def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-        @functools.wraps(fn)
-        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-            try:
-                return fn(*args, **kwargs)
-            except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
-                raise ParseError(f"{what}: unreadable input ({exc})", hint=hint) from exc
-
-        return wrapper
-
-    return deco
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +65,7 @@ class NicRate:
 _NETDEV_FIELDS = 16
 
 
-@_guard("/proc/net/dev", "pass the output of `cat /proc/net/dev`")
+@parse_guard("/proc/net/dev", "pass the output of `cat /proc/net/dev`")
 def parse_proc_net_dev(text: str, timestamp: float | None = None) -> list[NicSample]:
     """``cat /proc/net/dev``: one sample per interface (header lines optional)."""
     out: list[NicSample] = []
@@ -139,7 +118,7 @@ _IB_PATH_RE = re.compile(
 )
 
 
-@_guard("InfiniBand counters", "pass `grep -H . /sys/class/infiniband/*/ports/*/counters/*`")
+@parse_guard("InfiniBand counters", "pass `grep -H . /sys/class/infiniband/*/ports/*/counters/*`")
 def parse_ib_counters(text: str, timestamp: float | None = None) -> list[NicSample]:
     """IB port counters as ``grep -H . /sys/class/infiniband/*/ports/*/counters/*``
     prints them (``PATH:VALUE``; ``PATH VALUE`` also works). Data counters are

@@ -10,38 +10,17 @@ and raise :class:`~xyclaw.errors.ParseError` when the text is not what they read
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, tzinfo
-from typing import ParamSpec, TypeVar
 
 from xyclaw.errors import ParseError
+from xyclaw.parsing import parse_guard
 
 log = logging.getLogger(__name__)
-
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _guard(what: str, hint: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
-    """Whatever slips past the explicit checks still leaves as a ParseError."""
-
-    def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-        @functools.wraps(fn)
-        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-            try:
-                return fn(*args, **kwargs)
-            except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
-                raise ParseError(f"{what}: unreadable input ({exc})", hint=hint) from exc
-
-        return wrapper
-
-    return deco
 
 
 #: What the collector asks for, in this order. Every name is one the simulated
@@ -461,7 +440,7 @@ _L_GPU_RE = re.compile(r"^GPU\s+(\d+):\s+(.*?)\s*\(UUID:\s*([^)\s]+)\s*\)\s*$")
 _L_MIG_RE = re.compile(r"^MIG\s+(\S+)\s+Device\s+(\d+):\s*\(UUID:\s*([^)\s]+)\s*\)\s*$")
 
 
-@_guard("nvidia-smi -L", "pass the output of `nvidia-smi -L`")
+@parse_guard("nvidia-smi -L", "pass the output of `nvidia-smi -L`")
 def parse_list(text: str) -> list[GpuListEntry]:
     """``nvidia-smi -L``: one entry per GPU, with its MIG devices."""
     gpus: list[GpuListEntry] = []
@@ -725,7 +704,7 @@ def _gpu_details(bus_id: str, g: _Node) -> GpuDetails:
     )
 
 
-@_guard("nvidia-smi -q", "pass the output of `nvidia-smi -q`")
+@parse_guard("nvidia-smi -q", "pass the output of `nvidia-smi -q`")
 def parse_query_details(text: str) -> NvsmiQuery:
     """``nvidia-smi -q`` (or ``-q -d ECC,PERFORMANCE,...``): per GPU, ECC
     counters, clock event / throttle reasons and the main readings."""
@@ -811,7 +790,7 @@ class Topology:
         return [nic for r, nic in ranked if r == best]
 
 
-@_guard("nvidia-smi topo -m", "pass the output of `nvidia-smi topo -m`")
+@parse_guard("nvidia-smi topo -m", "pass the output of `nvidia-smi topo -m`")
 def parse_topology(text: str) -> Topology:
     """``nvidia-smi topo -m``: the matrix, CPU/NUMA affinity and NIC legend."""
     lines = [strip_ansi(raw).rstrip() for raw in text.splitlines()]

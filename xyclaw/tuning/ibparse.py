@@ -8,37 +8,16 @@ over IPv4, the one ``NCCL_IB_GID_INDEX`` must name on RoCE fabrics.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import ParamSpec, TypeVar
 
 from xyclaw.errors import ParseError
+from xyclaw.parsing import parse_guard
 
 ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000"
 # The port number is kept under a key no "name: value" line of the text can set.
 _PORT_KEY = "\x00port"
-
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _guard(what: str, hint: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
-    """Whatever slips past the explicit checks still leaves as a ParseError."""
-
-    def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-        @functools.wraps(fn)
-        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-            try:
-                return fn(*args, **kwargs)
-            except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
-                raise ParseError(f"{what}: unreadable input ({exc})", hint=hint) from exc
-
-        return wrapper
-
-    return deco
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +132,7 @@ _IBSTAT_PORT_RE = re.compile(r"^Port (\d+):\s*$")
 _KV_RE = re.compile(r"^([^:]+?):\s*(.*)$")
 
 
-@_guard("ibstat", "pass the output of `ibstat`")
+@parse_guard("ibstat", "pass the output of `ibstat`")
 def parse_ibstat(text: str) -> list[Hca]:
     """``ibstat``: every CA with its ports."""
     hcas: list[Hca] = []
@@ -241,7 +220,7 @@ _GID_LINE_RE = re.compile(r"^GID\[\s*(\d+)\]:\s*(\S+?)(?:,\s*(.*))?\s*$")
 _SPEED_RE = re.compile(r"^([\d.]+)\s*Gbps")
 
 
-@_guard("ibv_devinfo", "pass the output of `ibv_devinfo` (or `-v`)")
+@parse_guard("ibv_devinfo", "pass the output of `ibv_devinfo` (or `-v`)")
 def parse_ibv_devinfo(text: str) -> list[Hca]:
     """``ibv_devinfo`` or ``ibv_devinfo -v``: HCAs, ports, and (``-v``) GIDs."""
     hcas: list[Hca] = []
@@ -354,7 +333,7 @@ def _gid_type(text: str | None) -> str | None:
 _IPV4_RE = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 
 
-@_guard("show_gids", "pass the output of `show_gids`")
+@parse_guard("show_gids", "pass the output of `show_gids`")
 def parse_show_gids(text: str) -> list[GidEntry]:
     """Mellanox ``show_gids``: ``DEV PORT INDEX GID [IPv4] VER DEV`` rows."""
     out: list[GidEntry] = []
@@ -396,7 +375,7 @@ _SYSFS_GID_RE = re.compile(
 )
 
 
-@_guard("GID sysfs", "pass `grep -H . /sys/class/infiniband/*/ports/*/gids/*` and gid_attrs")
+@parse_guard("GID sysfs", "pass `grep -H . /sys/class/infiniband/*/ports/*/gids/*` and gid_attrs")
 def parse_gid_sysfs(text: str) -> list[GidEntry]:
     """``grep -H . /sys/class/infiniband/*/ports/*/{gids,gid_attrs/types,gid_attrs/ndevs}/*``.
 

@@ -14,34 +14,14 @@ transport: ``NET/IB : Using [0]mlx5_0:1/IB`` (or ``/RoCE``) is RDMA;
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from xyclaw.errors import ParseError
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _guard(what: str, hint: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
-    """Whatever slips past the explicit checks still leaves as a ParseError."""
-
-    def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-        @functools.wraps(fn)
-        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-            try:
-                return fn(*args, **kwargs)
-            except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
-                raise ParseError(f"{what}: unreadable input ({exc})", hint=hint) from exc
-
-        return wrapper
-
-    return deco
-
+from xyclaw.parsing import parse_guard
 
 # --- bus bandwidth ------------------------------------------------------------
 
@@ -594,7 +574,7 @@ def _strip_prefix(line: str) -> str:
     return _MPI_PREFIX_RE.sub("", line.rstrip("\r\n"), count=1)
 
 
-@_guard("nccl-tests output", "pass the stdout of an nccl-tests binary")
+@parse_guard("nccl-tests output", "pass the stdout of an nccl-tests binary")
 def parse_nccl_tests_all(text: str) -> list[NcclTestRun]:
     """Every run in a text (a log may hold several tests one after the other)."""
     runs: list[_RunBuilder] = [_RunBuilder()]
@@ -711,7 +691,7 @@ def _recover_results(text: str) -> list[Any]:
     return found
 
 
-@_guard("nccl-tests JSON", "pass the file written by an nccl-tests binary's -J option")
+@parse_guard("nccl-tests JSON", "pass the file written by an nccl-tests binary's -J option")
 def parse_nccl_tests_json(text: str) -> NcclTestRun:
     """The file written by ``-J``: the same figures as the text format."""
     truncated = False

@@ -1,0 +1,28 @@
+"""What every parser of command output shares."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from xyclaw.errors import ParseError
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def parse_guard(what: str, hint: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Whatever slips past a parser's explicit checks still leaves as a ParseError."""
+
+    def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(fn)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return fn(*args, **kwargs)
+            except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
+                raise ParseError(f"{what}: unreadable input ({exc})", hint=hint) from exc
+
+        return wrapper
+
+    return deco
