@@ -134,3 +134,91 @@ def unpack_chunks(
     if not keep.all():
         ts, node, records = ts[keep], node[keep], records[keep]
     return GpuSampleBlock(ts, node, records)
+
+
+# --- NIC samples ------------------------------------------------------------------
+# Same row layout as the GPU samples (one row per node and span of time), with
+# one record per interface or InfiniBand port at each instant: its receive and
+# transmit rates in bytes per second over the interval that ended then. Rates
+# are stored rather than counters so a reader never has to know about wraps or
+# resets; a rate that could not be worked out (the first reading, a counter
+# reset) is NaN.
+
+NIC_SAMPLE_DTYPE = np.dtype(
+    [
+        ("nic", "u1"),
+        ("rx_bytes_s", "<f4"),
+        ("tx_bytes_s", "<f4"),
+    ]
+)
+
+NicRecords = npt.NDArray[Any]
+
+
+@dataclass(frozen=True)
+class NicSampleBlock:
+    """NIC rates read back: ``records[i]`` was taken at ``ts_ms[i]`` on ``node_id[i]``."""
+
+    ts_ms: npt.NDArray[np.int64]
+    node_id: npt.NDArray[np.int64]
+    records: NicRecords
+
+    def __len__(self) -> int:
+        return int(self.records.shape[0])
+
+
+def empty_nic_records(count: int) -> NicRecords:
+    """Records with NaN rates, to be filled from measured rates."""
+    records = np.zeros(count, dtype=NIC_SAMPLE_DTYPE)
+    records["rx_bytes_s"] = np.nan
+    records["tx_bytes_s"] = np.nan
+    return records
+
+
+def make_nic_chunks(node_id: int, items: Sequence[tuple[int, NicRecords]]) -> list[SampleChunk]:
+    """A node's (ts_ms, NIC records) in time order, cut into rows of at most MAX_SPAN_MS."""
+    chunks: list[SampleChunk] = []
+    start = 0
+    while start < len(items):
+        first_ts = items[start][0]
+        end = start
+        while end < len(items) and items[end][0] - first_ts < MAX_SPAN_MS:
+            if end > start and items[end][0] < items[end - 1][0]:
+                raise StoreError("samples of one node must be given in time order")
+            end += 1
+        part = items[start:end]
+        offsets = np.fromiter((ts - first_ts for ts, _ in part), dtype="<u4", count=len(part))
+        counts = np.fromiter((len(rec) for _, rec in part), dtype="u1", count=len(part))
+        data = b"".join(
+            np.ascontiguousarray(rec, dtype=NIC_SAMPLE_DTYPE).tobytes() for _, rec in part
+        )
+        chunks.append(
+            SampleChunk(
+                node_id, first_ts, part[-1][0], len(part), offsets.tobytes(), counts.tobytes(), data
+            )
+        )
+        start = end
+    return chunks
+
+
+def unpack_nic_chunks(
+    rows: Sequence[tuple[int, int, int, bytes, bytes, bytes]], start_ms: int, end_ms: int
+) -> NicSampleBlock:
+    """Rows of (start_ms, node_id, instants, times, counts, data), cut to [start_ms, end_ms)."""
+    if not rows:
+        return NicSampleBlock(
+            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, NIC_SAMPLE_DTYPE)
+        )
+    starts, nodes, instants, times, counts, data = zip(*rows, strict=True)
+    n_instants = np.asarray(instants, dtype=np.int64)
+    offsets = np.frombuffer(b"".join(times), dtype="<u4").astype(np.int64)
+    per_instant = np.frombuffer(b"".join(counts), dtype="u1").astype(np.int64)
+    instant_ts = np.repeat(np.asarray(starts, dtype=np.int64), n_instants) + offsets
+    instant_node = np.repeat(np.asarray(nodes, dtype=np.int64), n_instants)
+    records = np.frombuffer(b"".join(data), dtype=NIC_SAMPLE_DTYPE)
+    ts = np.repeat(instant_ts, per_instant)
+    node = np.repeat(instant_node, per_instant)
+    keep = (ts >= start_ms) & (ts < end_ms)
+    if not keep.all():
+        ts, node, records = ts[keep], node[keep], records[keep]
+    return NicSampleBlock(ts, node, records)

@@ -1,0 +1,246 @@
+"""Telemetry from the command line: ``xyclaw top`` and ``xyclaw metrics export``."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import TYPE_CHECKING, Any
+
+from xyclaw.cli.context import CliContext
+from xyclaw.errors import UsageError
+
+if TYPE_CHECKING:
+    from xyclaw.engine import Engine
+    from xyclaw.engine.cluster_store import ClusterRecord
+    from xyclaw.telemetry.service import TelemetryService
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "top", help="live view of every GPU of a cluster, with the open alerts (like nvitop)"
+    )
+    p.add_argument("cluster", nargs="?", help="cluster id or name (default: the only live one)")
+    p.add_argument("--once", action="store_true", help="print one view and exit")
+    p.add_argument(
+        "--json", action="store_true", help="JSON: the latest sample per GPU and the alerts"
+    )
+    p.add_argument("--refresh", type=float, help="seconds between views (default: sample interval)")
+    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the first samples")
+    p.set_defaults(handler=_top)
+
+    p = sub.add_parser("metrics", help="saved GPU and network metrics")
+    actions = p.add_subparsers(dest="metrics_action", metavar="ACTION", required=True)
+    e = actions.add_parser("export", help="samples or rollups of a cluster or job as CSV or JSON")
+    which = e.add_mutually_exclusive_group(required=True)
+    which.add_argument("--cluster", help="cluster id or name")
+    which.add_argument("--job", type=int, help="job id (its cluster, while it ran)")
+    e.add_argument("--since", help="30m, 6h, 2d... or an ISO time (default: everything)")
+    e.add_argument("--format", choices=("csv", "json"), default="csv")
+    e.add_argument(
+        "--kind",
+        choices=("gpu", "nic", "rollups"),
+        default="gpu",
+        help="raw GPU samples (default), NIC rates, or one-minute rollups",
+    )
+    e.add_argument("-o", "--output", help="write to this file instead of standard output")
+    e.set_defaults(handler=_export)
+
+
+# --- top -------------------------------------------------------------------------------------
+
+
+def _pick_cluster(engine: Engine, ref: str | None) -> ClusterRecord:
+    if ref:
+        return engine.cluster(ref)
+    live = [c for c in engine.list_clusters() if c.state == "ready"]
+    if len(live) == 1:
+        return live[0]
+    if not live:
+        raise UsageError("no cluster is ready", hint="rent one with `xyclaw up`")
+    names = ", ".join(c.name for c in live)
+    raise UsageError(f"several clusters are ready ({names})", hint="name one: `xyclaw top NAME`")
+
+
+def snapshot(telemetry: TelemetryService, cluster: ClusterRecord) -> dict[str, Any]:
+    """The latest sample of every GPU and the open alerts, as JSON."""
+    from xyclaw.telemetry.pack import record_dict
+
+    gpus = []
+    nodes = []
+    for collector, ts_ms, records in telemetry.latest(cluster.id):
+        for rec in records:
+            gpus.append(
+                {"node": collector.ref.name, "ts_ms": ts_ms, "ts": ts_ms / 1000, **record_dict(rec)}
+            )
+    for c in telemetry.collectors(cluster.id):
+        nodes.append(
+            {
+                "node": c.ref.name,
+                "state": c.state,
+                "last_sample_age_s": None
+                if c.last_data is None
+                else round(telemetry.clock() - c.last_data, 2),
+                "error": c.last_error if c.state != "up" else None,
+            }
+        )
+    return {
+        "cluster": cluster.name,
+        "id": cluster.id,
+        "ts": telemetry.clock(),
+        "nodes": nodes,
+        "gpus": gpus,
+        "alerts": [a.to_json() for a in telemetry.open_alerts(cluster.id)],
+    }
+
+
+def _bar(value: float | None, width: int = 10) -> str:
+    if value is None:
+        return " " * width
+    filled = round(max(0.0, min(100.0, value)) / 100 * width)
+    return "#" * filled + "." * (width - filled)
+
+
+def _cell(value: Any, fmt: str) -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def render(snap: dict[str, Any]) -> str:
+    """The live view as text: one line per GPU, grouped by node, then the alerts."""
+    lines = [
+        f"{snap['cluster']}  {time.strftime('%H:%M:%S', time.localtime(snap['ts']))}"
+        f"  {len(snap['gpus'])} GPUs, {len(snap['alerts'])} open alert(s)",
+        "",
+        f"{'node':<22} {'gpu':>3} {'util':>5} {'':10} {'mem GiB':>13} {'temp':>5}"
+        f" {'power W':>11} {'sm MHz':>7} {'throttle':>9}",
+    ]
+    by_node: dict[str, list[dict[str, Any]]] = {}
+    for g in snap["gpus"]:
+        by_node.setdefault(g["node"], []).append(g)
+    for node in snap["nodes"]:
+        gpus = by_node.get(node["node"], [])
+        if not gpus or node["state"] != "up":
+            why = node.get("error") or "no samples yet"
+            lines.append(f"{node['node']:<22} {node['state'].upper()}: {why}")
+            if not gpus:
+                continue
+        for g in gpus:
+            util = g["util"]
+            used = None if g["mem_used_mib"] is None else g["mem_used_mib"] / 1024
+            total = None if g["mem_total_mib"] is None else g["mem_total_mib"] / 1024
+            mem = f"{_cell(used, '.1f')}/{_cell(total, '.0f')}"
+            power = f"{_cell(g['power_w'], '.0f')}/{_cell(g['power_limit_w'], 'd')}"
+            throttle = "-" if not g["throttle"] or g["throttle"] == 1 else f"0x{g['throttle']:x}"
+            lines.append(
+                f"{node['node']:<22} {g['gpu']:>3} {_cell(util, 'd'):>4}% {_bar(util)} {mem:>13}"
+                f" {_cell(g['temp_c'], 'd'):>4}C {power:>11} {_cell(g['sm_mhz'], 'd'):>7}"
+                f" {throttle:>9}"
+            )
+    lines.append("")
+    if snap["alerts"]:
+        lines.append("open alerts:")
+        for a in snap["alerts"]:
+            lines.append(f"  [{a['severity']}] {a['message']}")
+            lines.append(f"      -> {a['action']}")
+    else:
+        lines.append("no open alerts")
+    return "\n".join(lines)
+
+
+def _top(args: argparse.Namespace, ctx: CliContext) -> int:
+    import json
+
+    engine = ctx.engine()
+    telemetry = engine.telemetry
+    if telemetry is None:
+        raise UsageError("telemetry is not available in this engine")
+    cluster = _pick_cluster(engine, args.cluster)
+    cluster = telemetry.watch(cluster)
+    got = telemetry.wait_for_data(cluster.id, args.wait, instants=2)
+    if not got:
+        ctx.warn(f"xyclaw: not every node of {cluster.name} answered within {args.wait:g} s")
+    refresh = args.refresh or telemetry.options.interval_s
+    if args.once:
+        snap = snapshot(telemetry, cluster)
+        if args.json:
+            ctx.print_json(snap)
+        else:
+            ctx.print(render(snap))
+        return 0 if snap["gpus"] else 1
+    tty = ctx.out.isatty() if hasattr(ctx.out, "isatty") else False
+    try:
+        while True:
+            snap = snapshot(telemetry, cluster)
+            if args.json:
+                ctx.out.write(json.dumps(snap, default=str) + "\n")
+            else:
+                ctx.out.write(("\x1b[H\x1b[2J" if tty else "") + render(snap) + "\n")
+            ctx.out.flush()
+            time.sleep(refresh)
+    except KeyboardInterrupt:
+        return 0
+
+
+# --- metrics export --------------------------------------------------------------------------
+
+
+def _export(args: argparse.Namespace, ctx: CliContext) -> int:
+    import json
+
+    from xyclaw.telemetry.export import COLUMNS, parse_since, rows_of, write_csv
+
+    engine = ctx.engine()
+    store = engine.store
+    now = time.time()
+    if args.job is not None:
+        jobs = store.query(
+            "SELECT id, cluster_id, created_at, started_at, ended_at FROM jobs WHERE id = ?",
+            [args.job],
+        )
+        if not jobs or jobs[0]["cluster_id"] is None:
+            raise UsageError(f"no job {args.job} with a cluster", hint="`xyclaw jobs` lists them")
+        job = jobs[0]
+        cluster = engine.clusters.get(int(job["cluster_id"]))
+        start = float(job["started_at"] or job["created_at"])
+        end = float(job["ended_at"] or now)
+    else:
+        cluster = engine.cluster(args.cluster)
+        start = cluster.created_at
+        end = now + 1
+    if args.since:
+        start = max(start, parse_since(args.since, now))
+    rows = rows_of(args.kind, store, cluster.id, start, end)
+    out = ctx.out
+    opened = None
+    if args.output:
+        try:
+            opened = open(args.output, "w", encoding="utf-8", newline="")  # noqa: SIM115
+        except OSError as exc:
+            raise UsageError(
+                f"cannot write {args.output}: {exc.strerror}", hint="choose another file"
+            ) from exc
+        out = opened
+    try:
+        if args.format == "csv":
+            count = write_csv(rows, COLUMNS[args.kind], out)
+        else:
+            items = list(rows)
+            count = len(items)
+            doc = {
+                "cluster": cluster.name,
+                "cluster_id": cluster.id,
+                "job": args.job,
+                "kind": args.kind,
+                "start": start,
+                "end": end,
+                "rows": items,
+            }
+            json.dump(doc, out, indent=1, default=str)
+            out.write("\n")
+    finally:
+        if opened is not None:
+            opened.close()
+    if args.output:
+        ctx.warn(f"wrote {count} rows to {args.output}")
+    elif count == 0:
+        ctx.warn(f"xyclaw: no {args.kind} samples saved for {cluster.name}")
+    return 0

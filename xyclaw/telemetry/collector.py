@@ -1,0 +1,439 @@
+"""One node's collector: a streamed nvidia-smi, a NIC counter loop, the kernel log now and then.
+
+The service's supervisor calls :meth:`NodeCollector.tick` a few times a
+second; anything that can block (connecting, cancelling a stream, a
+one-off command) runs on the service's worker pool, never on the
+supervisor or on a stream's reader thread. When a stream ends or goes
+silent the node is marked down, a gap opens in ``telemetry_gaps``, and the
+collector reconnects with exponential backoff; the first sample after
+that closes the gap.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numpy as np
+
+from xyclaw.engine.cluster_store import ClusterRecord, NodeRecord
+from xyclaw.errors import RemoteError, XyclawError
+from xyclaw.store import Store
+from xyclaw.store.samples import GpuRecords
+from xyclaw.telemetry.alerts import AlertBook
+from xyclaw.telemetry.assemble import InstantAssembler
+from xyclaw.telemetry.batch import SampleBatcher
+from xyclaw.telemetry.link import NodeLink, Stream
+from xyclaw.telemetry.live import LiveBuffers
+from xyclaw.telemetry.nicstream import (
+    NicBlockReader,
+    NicRates,
+    nic_source,
+    read_once_command,
+    stream_command,
+)
+from xyclaw.telemetry.nvsmi import QUERY_FIELDS, GpuSample, query_command
+from xyclaw.telemetry.options import TelemetryOptions
+from xyclaw.telemetry.pack import GpuSlots, pack
+from xyclaw.telemetry.ring import Ring
+from xyclaw.telemetry.rules import NodeRef, instant_findings, xid_command, xid_findings
+
+log = logging.getLogger(__name__)
+
+#: The parser's fields less the two nothing keeps (the name is in the inventory, the memory
+#: clock moves only with pstate): every field costs parsing on each line of each node.
+GPU_FIELDS = tuple(f for f in QUERY_FIELDS if f not in ("name", "clocks.mem"))
+INVENTORY_COMMAND = (
+    "TZ=UTC nvidia-smi --query-gpu=index,uuid,pci.bus_id,power.default_limit"
+    " --format=csv,noheader,nounits"
+)
+
+
+def gpu_stream_command(interval_s: float) -> str:
+    """nvidia-smi prints node-local time; run in UTC its stamps are epoch-true."""
+    return "TZ=UTC " + query_command(GPU_FIELDS, interval_ms=max(1, round(interval_s * 1000)))
+
+
+def gpu_poll_command() -> str:
+    return "TZ=UTC " + query_command(GPU_FIELDS)
+
+
+@dataclass
+class CollectorContext:
+    """What every node collector of a service shares."""
+
+    options: TelemetryOptions
+    live: LiveBuffers
+    batcher: SampleBatcher
+    book: AlertBook
+    store: Store
+    executor: Executor
+    job_running: Callable[[int], bool]
+    clock: Callable[[], float] = time.time
+
+
+class NodeCollector:
+    def __init__(
+        self, ctx: CollectorContext, cluster: ClusterRecord, node: NodeRecord, link: NodeLink
+    ) -> None:
+        self.ctx = ctx
+        self.link = link
+        self.ref = NodeRef(cluster.id, node.id, node.name, cluster.gpus_per_node)
+        opts = ctx.options
+        self.interval_s = opts.interval_s
+        self.slots = GpuSlots(cluster.gpus_per_node)
+        self.assembler = InstantAssembler(
+            GPU_FIELDS,
+            cluster.gpus_per_node,
+            self._on_instant,
+            split_s=opts.interval_s / 2,
+            clock=ctx.clock,
+        )
+        self.nic_source = nic_source(cluster.fabric)
+        self.nic = NicBlockReader(self.nic_source, self._on_nic, ctx.clock)
+        self.live = ctx.live.node(cluster.id, node.id, node.name, cluster.gpus_per_node)
+        self.gpu_mode = opts.gpu_mode
+        self.nic_mode = opts.nic_mode
+        self._rng = random.Random(node.id)
+        self._lock = threading.Lock()
+        self._instant_lock = threading.Lock()
+        self._inflight: set[str] = set()
+        self._gpu_stream: Stream | None = None
+        self._nic_stream: Stream | None = None
+        now = ctx.clock()
+        self.watch_started = now
+        self.stream_started = now
+        self.state = "new"  # new, up, down, stopped
+        self.last_data: float | None = None
+        self.last_nic: float | None = None
+        self.last_error: str | None = None
+        self.latest: tuple[GpuRecords, np.ndarray] | None = None
+        self.failures = 0
+        self.next_attempt = 0.0
+        self.next_nic_attempt = 0.0
+        self.next_poll = 0.0
+        self.next_nic_poll = 0.0
+        self.next_xid = now + min(opts.xid_interval_s, 2 * opts.interval_s)
+        self.inventoried = False
+        self.gap_open = False
+        self.gaps = 0
+        self.reconnects = 0
+        self.lost_instants = 0
+        self.latency_ms = Ring(8192, np.float64)
+        self._prev_ts_ms: int | None = None
+        self._stream_instants = 0
+        self._empty_stream_ends = 0
+
+    # -- the supervisor's tick ------------------------------------------------------------------
+    def tick(self, now: float) -> None:
+        if self.state == "stopped":
+            return
+        opts = self.ctx.options
+        if self.gpu_mode == "stream":
+            stream = self._gpu_stream
+            silent = now - max(self.last_data or 0.0, self.stream_started)
+            dead = stream is None or stream.done
+            stale = not dead and silent > opts.stale_s
+            if dead or stale:
+                if self.state == "up":
+                    why = f"no samples for {silent:.0f} s" if stale else self._ended_reason()
+                    self._went_down(why)
+                if now >= self.next_attempt:
+                    self._submit("restart", lambda: self._restart(stale))
+                self.assembler.sweep(self._sweep_s())
+                return
+        elif now >= self.next_poll and (self.state == "up" or now >= self.next_attempt):
+            # On a fixed grid, so the ticks' granularity does not stretch the interval; a node
+            # that stopped answering is tried again with the same backoff as a stream.
+            due = self.next_poll + self.interval_s
+            self.next_poll = due if due > now else now + self.interval_s
+            self._submit("poll", self._poll_gpu)
+        self.assembler.sweep(self._sweep_s())
+        if self.state != "up":
+            return
+        if opts.nic and self.nic_mode == "stream":
+            nic = self._nic_stream
+            if (nic is None or nic.done) and now >= self.next_nic_attempt:
+                self.next_nic_attempt = now + max(opts.reconnect_max_s / 4, 2 * self.interval_s)
+                self._submit("nic", self._start_nic)
+        elif opts.nic and now >= self.next_nic_poll:
+            due = self.next_nic_poll + self.interval_s
+            self.next_nic_poll = due if due > now else now + self.interval_s
+            self._submit("nic", self._poll_nic)
+        if now >= self.next_xid:
+            self.next_xid = now + opts.xid_interval_s
+            self._submit("xid", self._poll_xid)
+
+    def _sweep_s(self) -> float:
+        return max(0.2, 0.5 * self.interval_s)
+
+    def _ended_reason(self) -> str:
+        stream = self._gpu_stream
+        if stream is None:
+            return "not connected"
+        code = stream.exit_code
+        return "connection lost" if code in (None, -1) else f"nvidia-smi exited with {code}"
+
+    def _submit(self, what: str, fn: Callable[[], None]) -> None:
+        with self._lock:
+            if what in self._inflight:
+                return
+            self._inflight.add(what)
+
+        def run() -> None:
+            try:
+                fn()
+            except Exception:
+                log.exception("telemetry task %s on %s failed", what, self.ref.name)
+            finally:
+                with self._lock:
+                    self._inflight.discard(what)
+
+        try:
+            self.ctx.executor.submit(run)
+        except RuntimeError:  # the pool is shutting down
+            with self._lock:
+                self._inflight.discard(what)
+
+    # -- state changes ---------------------------------------------------------------------------
+    def _went_down(self, reason: str) -> None:
+        self.state = "down"
+        self.last_error = reason
+        self.assembler.reset()
+        self.nic.reset()
+        self._prev_ts_ms = None
+        start = self.last_data or self.ctx.clock()
+        self.gap_open = True
+        self.gaps += 1
+        row = (self.ref.cluster_id, self.ref.node_id, start, reason)
+        self.ctx.store.writer.post(
+            lambda db: db.conn.execute(
+                "INSERT INTO telemetry_gaps (cluster_id, node_id, start_ts, end_ts, reason)"
+                " VALUES (?, ?, ?, NULL, ?)",
+                row,
+            )
+        )
+        log.info("telemetry of %s stopped: %s", self.ref.name, reason)
+
+    def _came_up(self, at: float) -> None:
+        was = self.state
+        self.state = "up"
+        self.failures = 0
+        self.last_error = None
+        if self.gap_open:
+            self.gap_open = False
+            self.close_gap(at)
+        if was == "down":
+            log.info("telemetry of %s is back", self.ref.name)
+
+    def close_gap(self, at: float) -> None:
+        key = (at, self.ref.cluster_id, self.ref.node_id)
+        self.ctx.store.writer.post(
+            lambda db: db.conn.execute(
+                "UPDATE telemetry_gaps SET end_ts = ? WHERE cluster_id = ? AND node_id = ?"
+                " AND end_ts IS NULL",
+                key,
+            )
+        )
+
+    def _backoff(self) -> float:
+        base = max(0.1, self.interval_s)
+        delay = min(self.ctx.options.reconnect_max_s, base * 2.0 ** max(0, self.failures - 1))
+        return delay * self._rng.uniform(0.8, 1.2)
+
+    def _failed(self, exc: XyclawError) -> None:
+        self.failures += 1
+        self.last_error = exc.message
+        self.next_attempt = self.ctx.clock() + self._backoff()
+        if self.state == "up":
+            self._went_down(exc.message)
+        elif self.state == "new":
+            self.state = "down"
+        log.debug("telemetry of %s: %s (attempt %d)", self.ref.name, exc.message, self.failures)
+
+    # -- work on the pool -----------------------------------------------------------------------
+    def _restart(self, stale: bool) -> None:
+        old = (self._gpu_stream, self._nic_stream)
+        ended_empty = (
+            old[0] is not None
+            and old[0].done
+            and self._stream_instants == 0
+            and old[0].exit_code not in (None, -1)
+        )
+        self._gpu_stream = self._nic_stream = None
+        for stream in old:
+            if stream is not None and not stream.done:
+                try:
+                    stream.cancel(0.5)
+                except Exception as exc:  # a hung node: nothing more to do than drop it
+                    log.debug("cancelling a stream on %s: %s", self.ref.name, exc)
+        if stale:
+            self.link.drop()
+        if self.state != "new" or self.failures:
+            self.reconnects += 1
+        try:
+            if ended_empty:  # it runs but prints no sample: wait longer each time
+                self._empty_stream_ends += 1
+                self.failures += 1
+                if self._empty_stream_ends >= 2 and self._poll_works():
+                    log.info(
+                        "%s cannot stream nvidia-smi; polling every %.1f s instead",
+                        self.ref.name,
+                        self.interval_s,
+                    )
+                    self.gpu_mode = "poll"
+                    self.nic_mode = "poll"
+                    return
+            if not self.inventoried or self.state == "down":
+                self._inventory()
+            self._stream_instants = 0
+            self.stream_started = self.ctx.clock()
+            self._gpu_stream = self.link.stream(gpu_stream_command(self.interval_s), self._gpu_line)
+            self.next_attempt = self.ctx.clock() + self._backoff()
+            self.next_nic_attempt = 0.0  # the tick starts the NIC loop once samples flow
+        except XyclawError as exc:
+            self._failed(exc)
+
+    def _poll_works(self) -> bool:
+        try:
+            result = self.link.run(gpu_poll_command(), self.ctx.options.command_timeout_s)
+        except RemoteError:
+            return False
+        return result.ok and bool(result.stdout.strip())
+
+    def _inventory(self) -> None:
+        result = self.link.run(INVENTORY_COMMAND, self.ctx.options.command_timeout_s)
+        if not result.ok:
+            return  # the stream will tell what is wrong; slots are then learnt from it
+        for line in result.stdout.splitlines():
+            cells = [c.strip() for c in line.split(",")]
+            if len(cells) < 4 or not cells[1].startswith("GPU-"):
+                continue
+            try:
+                limit = float(cells[3])
+            except ValueError:
+                limit = 0.0
+            self.slots.learn(cells[1], cells[2], limit or None)
+        self.inventoried = True
+
+    def _start_nic(self) -> None:
+        old, self._nic_stream = self._nic_stream, None
+        if old is not None and not old.done:
+            try:
+                old.cancel(0.5)
+            except Exception as exc:
+                log.debug("cancelling the NIC stream on %s: %s", self.ref.name, exc)
+        self.nic.reset()
+        try:
+            self._nic_stream = self.link.stream(
+                stream_command(self.nic_source, self.interval_s), self._nic_line
+            )
+        except XyclawError as exc:
+            log.debug("NIC counters of %s: %s", self.ref.name, exc.message)
+
+    def _poll_gpu(self) -> None:
+        try:
+            result = self.link.run(gpu_poll_command(), self.ctx.options.command_timeout_s)
+        except XyclawError as exc:
+            self._failed(exc)
+            return
+        if not self.inventoried:
+            try:
+                self._inventory()
+            except XyclawError as exc:
+                log.debug("GPU inventory of %s: %s", self.ref.name, exc.message)
+        for line in result.stdout.splitlines():
+            self.assembler.feed(line)
+        self.assembler.sweep(0.0)
+
+    def _poll_nic(self) -> None:
+        try:
+            result = self.link.run(
+                read_once_command(self.nic_source), self.ctx.options.command_timeout_s
+            )
+        except XyclawError as exc:
+            log.debug("NIC counters of %s: %s", self.ref.name, exc.message)
+            return
+        for line in result.stdout.splitlines():
+            self.nic.feed(line)
+
+    def _poll_xid(self) -> None:
+        try:
+            result = self.link.run(xid_command(), self.ctx.options.command_timeout_s)
+        except XyclawError as exc:
+            log.debug("kernel log of %s: %s", self.ref.name, exc.message)
+            return
+        if result.exit_code not in (0, 1):  # grep: 1 is "no XID lines"
+            return
+        findings = xid_findings(
+            self.ref, result.stdout, self.slots, self.latest, self.ctx.options.thresholds
+        )
+        self.ctx.book.update(("xid", self.ref.cluster_id, self.ref.node_id), findings)
+
+    def stop(self) -> None:
+        """Stop both streams (blocks briefly; call it from a worker)."""
+        self.state = "stopped"
+        for stream in (self._gpu_stream, self._nic_stream):
+            if stream is not None and not stream.done:
+                try:
+                    stream.cancel(0.5)
+                except Exception as exc:
+                    log.debug("stopping a stream on %s: %s", self.ref.name, exc)
+        if self.gap_open:
+            self.gap_open = False
+            self.close_gap(self.ctx.clock())
+
+    # -- data, on the streams' threads ---------------------------------------------------------
+    def _gpu_line(self, line: str) -> None:
+        try:
+            self.assembler.feed(line)
+        except Exception:  # never let a line stop the stream
+            log.exception("GPU line from %s", self.ref.name)
+
+    def _nic_line(self, line: str) -> None:
+        try:
+            self.nic.feed(line)
+        except Exception:
+            log.exception("NIC line from %s", self.ref.name)
+
+    def _on_instant(self, ts: float | None, samples: list[GpuSample], arrival: float) -> None:
+        if self.state == "stopped":
+            return
+        with self._instant_lock:
+            records, present = pack(samples, self.slots)
+            ts_ms = round((ts if ts is not None else arrival) * 1000)
+            if ts is not None:
+                self.latency_ms.append((arrival - ts) * 1000.0)
+            prev = self._prev_ts_ms
+            interval_ms = self.interval_s * 1000
+            if prev is not None and ts_ms - prev > 1.5 * interval_ms:
+                self.lost_instants += round((ts_ms - prev) / interval_ms) - 1
+            self._prev_ts_ms = ts_ms
+            self._stream_instants += 1
+            self._empty_stream_ends = 0
+            self.live.add_gpu(ts_ms, records)
+            self.ctx.batcher.add_gpu(self.ref.cluster_id, ts_ms, self.ref.node_id, records)
+            self.latest = (records, present)
+            self.last_data = arrival
+            if self.state != "up":
+                self._came_up(arrival)
+            findings = instant_findings(
+                self.ref,
+                records,
+                present,
+                self.slots,
+                job_running=self.ctx.job_running(self.ref.cluster_id),
+                th=self.ctx.options.thresholds,
+            )
+            self.ctx.book.update(("gpu", self.ref.cluster_id, self.ref.node_id), findings, arrival)
+
+    def _on_nic(self, rates: NicRates, arrival: float) -> None:
+        ts_ms = round(rates.ts * 1000)
+        self.live.add_nic(ts_ms, rates.names, rates.rx, rates.tx)
+        self.ctx.batcher.add_nic(self.ref.cluster_id, ts_ms, self.ref.node_id, rates.rx, rates.tx)
+        self.last_nic = arrival

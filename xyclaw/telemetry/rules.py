@@ -1,0 +1,630 @@
+"""The alert rules: what each one looks for, how sure it must be, and what to tell the user.
+
+Every rule has an id, a severity, a message and a suggested action. The
+per-instant rules look at one node's newest readings as they arrive; the
+peer rules (stragglers) and the network rule look at the live window on
+each tick; XIDs come from the kernel log and NCCL timeouts from job logs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+import numpy.typing as npt
+
+from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, GpuRecords
+from xyclaw.telemetry.alerts import AlertKey, Finding
+from xyclaw.telemetry.kernel_log import parse_dmesg
+from xyclaw.telemetry.live import GpuWindow, NicWindow
+from xyclaw.telemetry.nvsmi import THROTTLE_SLOWDOWN_MASK
+from xyclaw.telemetry.pack import GpuSlots, pci_key, values
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: str
+    title: str
+    action: str
+
+
+RULES: dict[str, Rule] = {
+    r.id: r
+    for r in (
+        Rule(
+            "node.unreachable",
+            "critical",
+            "node not answering",
+            "check the node in the provider's console; if it does not come back, release it and"
+            " rent a replacement (jobs resume from their last checkpoint)",
+        ),
+        Rule(
+            "gpu.missing",
+            "critical",
+            "GPU missing",
+            "the driver lost the GPU (fallen off the bus): drain the node and reboot it, or"
+            " replace the node",
+        ),
+        Rule(
+            "gpu.xid",
+            "warning",
+            "XID error",
+            "each XID says what to do: restart the application, drain and reset the GPU, or"
+            " replace the node",
+        ),
+        Rule(
+            "gpu.ecc_uncorrectable",
+            "critical",
+            "uncorrectable ECC error",
+            "drain the node and reset the GPU before reuse (the job on it has lost its data);"
+            " ask for a replacement if it repeats",
+        ),
+        Rule(
+            "gpu.thermal_throttle",
+            "warning",
+            "thermal throttling",
+            "the GPU is slowed to cool down: ask the provider to check the node's cooling, and"
+            " move the job if it persists",
+        ),
+        Rule(
+            "gpu.power_throttle",
+            "warning",
+            "power throttling",
+            "the GPU is held below its default power limit: restore it (nvidia-smi -pl) or ask"
+            " the provider why it is capped",
+        ),
+        Rule(
+            "gpu.memory_full",
+            "warning",
+            "GPU memory nearly full",
+            "the next allocation may fail with CUDA out of memory: lower the batch size or"
+            " sequence length, or turn on activation checkpointing",
+        ),
+        Rule(
+            "gpu.idle_during_job",
+            "warning",
+            "GPU idle while a job runs",
+            "you are paying for an idle GPU: check the job log (stuck data loading, a hung or"
+            " crashed rank); stop the job and release the GPUs if it has ended",
+        ),
+        Rule(
+            "gpu.straggler",
+            "warning",
+            "straggler GPU",
+            "a slow GPU holds back every synchronous step: check its clocks and temperature"
+            " (nvidia-smi -q -d PERFORMANCE); exclude or replace the node if it persists",
+        ),
+        Rule(
+            "node.straggler",
+            "warning",
+            "straggler node",
+            "a slow node holds back the whole job: check its GPUs, CPU load and data loading;"
+            " replace the node if it persists",
+        ),
+        Rule(
+            "net.traffic_collapse",
+            "error",
+            "network traffic collapsed",
+            "the job may be stuck in a collective: look for NCCL errors in the job log and ports"
+            " down in `ibstat`; restart from the last checkpoint if it does not recover",
+        ),
+        Rule(
+            "job.nccl_timeout",
+            "critical",
+            "NCCL watchdog timeout",
+            "a rank died or hung, or the network stalled: read the other ranks' logs and the"
+            " node alerts, then restart from the last checkpoint without the faulty node",
+        ),
+    )
+}
+
+#: Throttle bits that mean heat: SW/HW thermal slowdown (HW slowdown counts when hot).
+THERMAL_MASK = 0x20 | 0x40
+HW_SLOWDOWN = 0x8
+SW_POWER_CAP = 0x4
+HW_POWER_BRAKE = 0x80
+
+
+@dataclass(frozen=True)
+class AlertThresholds:
+    """How sure each rule must be before it raises, and how long a cause must be gone
+    before its alert clears. Seconds unless named otherwise."""
+
+    clear_s: float = 15.0
+    idle_util_percent: float = 5.0
+    idle_for_s: float = 300.0
+    throttle_for_s: float = 30.0
+    throttle_hot_c: float = 85.0
+    power_cap_fraction: float = 0.9
+    power_min_util_percent: float = 30.0
+    memory_full_fraction: float = 0.97
+    memory_full_for_s: float = 60.0
+    missing_for_s: float = 0.0
+    ecc_for_s: float = 0.0
+    straggler_window_s: float = 60.0
+    straggler_for_s: float = 60.0
+    straggler_util_ratio: float = 0.75
+    straggler_power_ratio: float = 0.7
+    straggler_min_peer_util: float = 50.0
+    nic_baseline_s: float = 120.0
+    nic_recent_s: float = 15.0
+    nic_collapse_ratio: float = 0.1
+    nic_min_baseline_bytes_s: float = 10e6
+    nic_collapse_for_s: float = 15.0
+    busy_util_percent: float = 50.0
+    unreachable_after_s: float = 30.0
+    xid_hold_s: float = 600.0
+
+    def timing(self, rule: str) -> tuple[float, float]:
+        """(hold before raising, absence before clearing) of a rule."""
+        hold = {
+            "gpu.idle_during_job": self.idle_for_s,
+            "gpu.thermal_throttle": self.throttle_for_s,
+            "gpu.power_throttle": self.throttle_for_s,
+            "gpu.memory_full": self.memory_full_for_s,
+            "gpu.missing": self.missing_for_s,
+            "gpu.ecc_uncorrectable": self.ecc_for_s,
+            "gpu.straggler": self.straggler_for_s,
+            "node.straggler": self.straggler_for_s,
+            "net.traffic_collapse": self.nic_collapse_for_s,
+        }.get(rule, 0.0)
+        return hold, self.clear_s
+
+    def scaled(self, factor: float) -> AlertThresholds:
+        """Every duration times ``factor`` (tests run the rules at a faster clock)."""
+        values_ = {
+            f.name: getattr(self, f.name) * factor
+            if f.name.endswith("_s") and f.name != "nic_min_baseline_bytes_s"
+            else getattr(self, f.name)
+            for f in fields(self)
+        }
+        return AlertThresholds(**values_)
+
+
+@dataclass(frozen=True)
+class NodeRef:
+    cluster_id: int
+    node_id: int
+    name: str
+    expected_gpus: int
+
+
+def _finding(
+    rule_id: str,
+    node: NodeRef,
+    message: str,
+    *,
+    gpu: int | None = None,
+    detail: str | None = None,
+    severity: str | None = None,
+    action: str | None = None,
+    cause: tuple[object, ...] | None = None,
+    data: dict[str, object] | None = None,
+    node_level: bool = True,
+) -> Finding:
+    rule = RULES[rule_id]
+    return Finding(
+        key=AlertKey(rule_id, node.cluster_id, node.node_id if node_level else None, gpu, detail),
+        severity=severity or rule.severity,
+        message=message,
+        action=action or rule.action,
+        node=node.name,
+        cause=cause,
+        data=data or {},
+    )
+
+
+def _slots(mask: npt.NDArray[np.bool_]) -> list[int]:
+    return [int(i) for i in np.flatnonzero(mask)]
+
+
+def _ok(raw: npt.NDArray[np.generic], field: str) -> npt.NDArray[np.bool_]:
+    return np.asarray(raw != MISSING[field])
+
+
+# --- per instant -----------------------------------------------------------------------------
+
+
+_F = {name: i for i, name in enumerate(GPU_SAMPLE_DTYPE.names or ())}
+_M = MISSING
+
+
+def instant_findings(
+    node: NodeRef,
+    records: GpuRecords,
+    present: npt.NDArray[np.bool_],
+    slots: GpuSlots,
+    *,
+    job_running: bool,
+    th: AlertThresholds,
+) -> list[Finding]:
+    """What one node's newest readings show, GPU by GPU.
+
+    Plain Python over the instant's few rows: at one instant per node per
+    second this runs far more often than anything else here, and numpy's
+    per-call cost on eight values is more than the work itself."""
+    out: list[Finding] = []
+    shown = present.tolist()
+    rows = records.tolist()
+    n = len(rows)
+    expected = node.expected_gpus
+    visible = sum(shown[:expected])
+    for slot in range(n):
+        if not shown[slot]:
+            if slot < expected:
+                what = f" ({visible} of {expected} GPUs visible)"
+                data: dict[str, object] = {"visible": visible, "expected": expected}
+            else:  # a GPU seen once and gone since
+                what, data = "", {}
+            out.append(
+                _finding(
+                    "gpu.missing",
+                    node,
+                    f"{node.name}: GPU {slot} is missing{what}",
+                    gpu=slot,
+                    cause=("gpu-lost", node.cluster_id, node.node_id, slot),
+                    data=data,
+                )
+            )
+            continue
+        row = rows[slot]
+        util = row[_F["util"]]
+        thr = row[_F["throttle"]]
+        temp = row[_F["temp_c"]]
+        has_util = util != _M["util"]
+        has_thr = thr != _M["throttle"]
+        if job_running and has_util and util <= th.idle_util_percent:
+            out.append(
+                _finding(
+                    "gpu.idle_during_job",
+                    node,
+                    f"{node.name}: GPU {slot} is idle ({util}% utilization) while a job runs",
+                    gpu=slot,
+                    cause=("job-idle", node.cluster_id),  # one alert however many GPUs idle
+                )
+            )
+        if has_thr and thr:
+            hot = temp != _M["temp_c"] and temp >= th.throttle_hot_c
+            if thr & THERMAL_MASK or (thr & HW_SLOWDOWN and hot):
+                t = None if temp == _M["temp_c"] else temp
+                out.append(
+                    _finding(
+                        "gpu.thermal_throttle",
+                        node,
+                        f"{node.name}: GPU {slot} is thermally throttled"
+                        + (f" at {t} C" if t is not None else "")
+                        + f" (clocks {row[_F['sm_mhz']]} MHz)",
+                        gpu=slot,
+                        cause=("gpu-slow", node.cluster_id, node.node_id, slot),
+                        data={"temp_c": t, "throttle": thr},
+                    )
+                )
+            if (
+                thr & (SW_POWER_CAP | HW_POWER_BRAKE)
+                and has_util
+                and util >= th.power_min_util_percent
+            ):
+                limit = row[_F["power_limit_w"]]
+                default = slots.default_power_limit.get(slot)
+                brake = bool(thr & HW_POWER_BRAKE)
+                capped_low = (
+                    default is not None
+                    and limit != _M["power_limit_w"]
+                    and limit < th.power_cap_fraction * default
+                )
+                if brake or capped_low:
+                    what = (
+                        "hardware power brake"
+                        if brake
+                        else f"power capped at {limit} W of {default:.0f} W default"
+                    )
+                    out.append(
+                        _finding(
+                            "gpu.power_throttle",
+                            node,
+                            f"{node.name}: GPU {slot} is power throttled ({what})",
+                            gpu=slot,
+                            cause=("gpu-slow", node.cluster_id, node.node_id, slot),
+                            data={"power_limit_w": limit, "default_limit_w": default},
+                        )
+                    )
+        ecc = row[_F["ecc_uncorrected"]]
+        if ecc != _M["ecc_uncorrected"] and ecc > 0:
+            out.append(
+                _finding(
+                    "gpu.ecc_uncorrectable",
+                    node,
+                    f"{node.name}: GPU {slot} has {ecc} uncorrectable ECC error(s)",
+                    gpu=slot,
+                    cause=("gpu-memory", node.cluster_id, node.node_id, slot),
+                    data={"count": ecc},
+                )
+            )
+        used = row[_F["mem_used_mib"]]
+        total = row[_F["mem_total_mib"]]
+        if (
+            used != _M["mem_used_mib"]
+            and total != _M["mem_total_mib"]
+            and total > 0
+            and used >= th.memory_full_fraction * total
+        ):
+            out.append(
+                _finding(
+                    "gpu.memory_full",
+                    node,
+                    f"{node.name}: GPU {slot} memory is {used / total * 100:.0f}% full"
+                    f" ({used} of {total} MiB)",
+                    gpu=slot,
+                    data={"used_mib": used, "total_mib": total},
+                )
+            )
+    return out
+
+
+# --- on each tick: peers and network ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NodeStats:
+    """One node's window, reduced: per GPU mean utilization and power, and throttling."""
+
+    node: NodeRef
+    util: npt.NDArray[np.float64]
+    power: npt.NDArray[np.float64]
+    slowed: npt.NDArray[np.bool_]
+
+    @property
+    def mean_util(self) -> float:
+        ok = ~np.isnan(self.util)
+        return float(self.util[ok].mean()) if ok.any() else float("nan")
+
+
+def _column_means(a: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Mean of each column over its known values; NaN for a column with none."""
+    known = ~np.isnan(a)
+    counts = known.sum(axis=0)
+    sums = np.where(known, a, 0.0).sum(axis=0)
+    out: npt.NDArray[np.float64] = np.full(a.shape[1], np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
+    return out
+
+
+def node_stats(node: NodeRef, window: GpuWindow) -> NodeStats | None:
+    if not len(window):
+        return None
+    util = _column_means(values(window.records, "util"))
+    power = _column_means(values(window.records, "power_w"))
+    thr = window.records["throttle"]
+    slowed = np.any((thr != MISSING["throttle"]) & ((thr & THROTTLE_SLOWDOWN_MASK) != 0), axis=0)
+    return NodeStats(node, util, power, slowed)
+
+
+def medians_of_others(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """For each value, the median of all the other known values (NaN where none), in one
+    sort: removing the value at rank ``r`` shifts the ranks above it down by one."""
+    out: npt.NDArray[np.float64] = np.full(v.shape, np.nan)
+    known = np.flatnonzero(~np.isnan(v))
+    n = known.size
+    if n < 2:
+        return out
+    vals = v[known]
+    order = np.argsort(vals, kind="stable")
+    s = vals[order]
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    m = n - 1
+    lo, hi = (m - 1) // 2, m // 2
+    at_lo = np.where(lo < rank, s[lo], s[min(lo + 1, n - 1)])
+    at_hi = np.where(hi < rank, s[hi], s[min(hi + 1, n - 1)])
+    out[known] = (at_lo + at_hi) / 2
+    return out
+
+
+def straggler_findings(stats: Sequence[NodeStats], th: AlertThresholds) -> list[Finding]:
+    """GPUs and nodes far below their peers while the peers are busy."""
+    out: list[Finding] = []
+    if not stats:
+        return out
+    util = np.concatenate([s.util for s in stats])
+    power = np.concatenate([s.power for s in stats])
+    slowed = np.concatenate([s.slowed for s in stats])
+    owner = [(s, g) for s in stats for g in range(s.util.shape[0])]
+    peer_util = medians_of_others(util)
+    peer_power = medians_of_others(power)
+    if util.shape[0] >= 3:
+        for i, (s, g) in enumerate(owner):
+            if np.isnan(util[i]) or slowed[i]:
+                continue
+            med_u = float(peer_util[i])
+            med_p = float(peer_power[i])
+            if not med_u >= th.straggler_min_peer_util:
+                continue
+            low_util = util[i] < th.straggler_util_ratio * med_u
+            # Low power counts only when the GPU is not busier than its peers: a GPU spinning
+            # at full utilization on little power waits in a collective, it is not slow.
+            low_power = (
+                not np.isnan(power[i])
+                and med_p > 0
+                and power[i] < th.straggler_power_ratio * med_p
+                and util[i] <= med_u
+            )
+            if low_util or low_power:
+                out.append(
+                    _finding(
+                        "gpu.straggler",
+                        s.node,
+                        f"{s.node.name}: GPU {g} lags its peers ({util[i]:.0f}% utilization,"
+                        f" {power[i]:.0f} W; peers {med_u:.0f}%, {med_p:.0f} W)",
+                        gpu=g,
+                        cause=("node-slow", s.node.cluster_id, s.node.node_id),
+                        data={"util": round(float(util[i]), 1), "peer_util": round(med_u, 1)},
+                    )
+                )
+    node_util = np.array([s.mean_util for s in stats])
+    peer_nodes = medians_of_others(node_util)
+    if len(stats) >= 2:
+        for i, s in enumerate(stats):
+            med = float(peer_nodes[i])
+            if np.isnan(node_util[i]) or not med >= th.straggler_min_peer_util:
+                continue
+            if node_util[i] < th.straggler_util_ratio * med:
+                out.append(
+                    _finding(
+                        "node.straggler",
+                        s.node,
+                        f"{s.node.name} lags the other nodes ({node_util[i]:.0f}% mean GPU"
+                        f" utilization; others {med:.0f}%)",
+                        cause=("node-slow", s.node.cluster_id, s.node.node_id),
+                        data={"util": round(float(node_util[i]), 1), "peer_util": round(med, 1)},
+                    )
+                )
+    return out
+
+
+class TrafficWatch:
+    """Per node: the traffic a training job normally moves, kept while it has collapsed."""
+
+    def __init__(self) -> None:
+        self._baseline: dict[int, float] = {}
+
+    def findings(
+        self,
+        node: NodeRef,
+        window: NicWindow,
+        now_ms: int,
+        *,
+        training: bool,
+        th: AlertThresholds,
+    ) -> list[Finding]:
+        totals = window.totals()
+        if not training or not len(totals):
+            self._baseline.pop(node.node_id, None)
+            return []
+        recent_from = now_ms - int(th.nic_recent_s * 1000)
+        recent = totals[window.ts_ms >= recent_from]
+        older = totals[window.ts_ms < recent_from]
+        if not recent.size:
+            return []
+        current = float(recent.mean())
+        baseline = self._baseline.get(node.node_id)
+        if baseline is None:
+            if older.size < 3:
+                return []
+            baseline = float(np.percentile(older, 75))
+        if baseline < th.nic_min_baseline_bytes_s or current >= th.nic_collapse_ratio * baseline:
+            self._baseline.pop(node.node_id, None)
+            return []
+        self._baseline[node.node_id] = baseline
+        return [
+            _finding(
+                "net.traffic_collapse",
+                node,
+                f"{node.name}: network traffic fell to {_rate(current)} from {_rate(baseline)}"
+                " while training runs",
+                cause=("stall", node.cluster_id),  # a stalled collective stalls every node
+                data={"bytes_s": current, "baseline_bytes_s": baseline},
+            )
+        ]
+
+    def forget(self, node_id: int) -> None:
+        self._baseline.pop(node_id, None)
+
+
+def _rate(bytes_s: float) -> str:
+    gbit = bytes_s * 8 / 1e9
+    return f"{gbit:.2f} Gb/s" if gbit >= 0.1 else f"{bytes_s * 8 / 1e6:.1f} Mb/s"
+
+
+def unreachable_finding(node: NodeRef, silent_s: float, reason: str | None) -> Finding:
+    why = f" ({reason})" if reason else ""
+    return _finding(
+        "node.unreachable",
+        node,
+        f"{node.name} has not answered for {silent_s:.0f} s{why}",
+        cause=("node-down", node.cluster_id, node.node_id),
+        data={"silent_s": round(silent_s, 1)},
+    )
+
+
+# --- the kernel log --------------------------------------------------------------------------
+
+#: XIDs whose cause can be seen going away in the readings; the others hold for xid_hold_s.
+_XID_EVIDENCE: dict[int, Callable[[int, GpuRecords, npt.NDArray[np.bool_]], bool]] = {
+    79: lambda slot, rec, present: slot >= present.shape[0] or not present[slot],
+    48: lambda slot, rec, present: bool(
+        slot < rec.shape[0] and MISSING["ecc_uncorrected"] > rec["ecc_uncorrected"][slot] > 0
+    ),
+    94: lambda slot, rec, present: bool(
+        slot < rec.shape[0] and MISSING["ecc_uncorrected"] > rec["ecc_uncorrected"][slot] > 0
+    ),
+    95: lambda slot, rec, present: bool(
+        slot < rec.shape[0] and MISSING["ecc_uncorrected"] > rec["ecc_uncorrected"][slot] > 0
+    ),
+}
+_CAUSE_OF_CATEGORY = {"bus": "gpu-lost", "memory": "gpu-memory"}
+
+
+def _shown(present: npt.NDArray[np.bool_], slot: int) -> bool:
+    return slot < present.shape[0] and bool(present[slot])
+
+
+def xid_command() -> str:
+    """The node's uptime, then the driver's kernel log lines (dmesg may need sudo)."""
+    return (
+        "cat /proc/uptime; { dmesg 2>/dev/null || sudo -n dmesg 2>/dev/null; } | grep -F 'NVRM: '"
+    )
+
+
+def xid_findings(
+    node: NodeRef,
+    output: str,
+    slots: GpuSlots,
+    latest: tuple[GpuRecords, npt.NDArray[np.bool_]] | None,
+    th: AlertThresholds,
+) -> list[Finding]:
+    """XIDs in the kernel log whose cause still holds: seen in the readings for those that
+    show there, else logged less than ``xid_hold_s`` ago."""
+    lines = output.splitlines()
+    uptime: float | None = None
+    if lines:
+        try:
+            uptime = float(lines[0].split()[0])
+            lines = lines[1:]
+        except (ValueError, IndexError):
+            uptime = None
+    found: dict[AlertKey, Finding] = {}
+    for ev in parse_dmesg(lines):
+        if ev.severity == "info":
+            continue
+        slot = slots.slot_of_pci(ev.pci)
+        if slot is None and ev.code == 79 and latest is not None:
+            # Lost before the collector first looked: if exactly one slot is dark, it is that.
+            dark = [i for i in range(node.expected_gpus) if not _shown(latest[1], i)]
+            if len(dark) == 1 and ev.pci:
+                slot = dark[0]
+                slots.pci_by_slot[slot] = pci_key(ev.pci)
+        evidence = _XID_EVIDENCE.get(ev.code)
+        if evidence is not None and slot is not None and latest is not None:
+            holds = evidence(slot, latest[0], latest[1])
+        else:
+            age = None if uptime is None or ev.uptime_s is None else uptime - ev.uptime_s
+            holds = age is None or age < th.xid_hold_s
+        if not holds:
+            continue
+        where = f"GPU {slot}" if slot is not None else f"the GPU at PCI {ev.pci}"
+        category = _CAUSE_OF_CATEGORY.get(ev.category, f"xid-{ev.category}")
+        finding = _finding(
+            "gpu.xid",
+            node,
+            f"{node.name}: {where} reported XID {ev.code} ({ev.description})",
+            gpu=slot,
+            detail=f"xid{ev.code}:{ev.pci}",
+            severity=ev.severity,
+            action=ev.action,
+            cause=(category, node.cluster_id, node.node_id, slot if slot is not None else ev.pci),
+            data={"xid": ev.code, "pci": ev.pci, "category": ev.category, "pid": ev.pid},
+        )
+        found[finding.key] = finding
+    return list(found.values())
