@@ -1,0 +1,218 @@
+"""Network tuning from the command line: `xyclaw nccl analyze LOG` and `xyclaw tune CLUSTER`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xyclaw.cli.context import CliContext
+from xyclaw.errors import ParseError, UsageError
+
+if TYPE_CHECKING:
+    from xyclaw.tuning.analyze import LogAnalysis
+    from xyclaw.tuning.service import Measurement, TuneResult
+    from xyclaw.tuning.verdict import Verdict
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("nccl", help="NCCL and nccl-tests tools")
+    p.set_defaults(handler=_nccl_usage)
+    nccl = p.add_subparsers(dest="nccl_command", metavar="SUBCOMMAND")
+    a = nccl.add_parser(
+        "analyze",
+        help="read an nccl-tests log (text or -J JSON) and judge its bus bandwidth",
+        description="Rows, peak and average bus bandwidth, the transport NCCL used and a "
+        "verdict against what the fabric should give.",
+    )
+    a.add_argument("logfile", help="the output of all_reduce_perf (or its -J JSON file)")
+    a.add_argument("--nodes", type=int, help="nodes the test ran on (default: from the log)")
+    a.add_argument("--gpus-per-node", type=int, help="GPUs per node (default: from the log)")
+    a.add_argument("--fabric", help="ib-hdr-200, ib-ndr-400, roce-100, roce-200, eth-25 ...")
+    a.add_argument("--nics", type=int, help="RDMA NICs per node (default: from NCCL INFO lines)")
+    a.add_argument("--gpu", help="GPU model when the log does not name it (e.g. A800)")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(handler=_analyze)
+
+    p = sub.add_parser(
+        "tune",
+        help="probe a cluster's network, set NCCL right and prove it with nccl-tests",
+        description="Probe the fabric, measure with nccl-tests, try the recommended NCCL "
+        "settings, keep the better and store them for the cluster's jobs. Progress goes to "
+        "stderr.",
+    )
+    p.add_argument("cluster", help="cluster id or name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_tune)
+
+
+def _nccl_usage(args: argparse.Namespace, ctx: CliContext) -> int:
+    raise UsageError("`xyclaw nccl` needs a subcommand", hint="try: xyclaw nccl analyze LOGFILE")
+
+
+def _gbs(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} GB/s"
+
+
+def _size(nbytes: int) -> str:
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= div and nbytes % div == 0:
+            return f"{nbytes // div} {unit}"
+    return f"{nbytes} B"
+
+
+def _print_verdict(ctx: CliContext, verdict: Verdict, indent: str = "") -> None:
+    ctx.print(f"{indent}verdict: {verdict.headline()}")
+    if verdict.expectation is not None:
+        ctx.print(f"{indent}  expected: {verdict.expectation.basis}")
+    for cause in verdict.causes:
+        ctx.print(f"{indent}  likely cause: {cause.title}: {cause.detail}")
+        ctx.print(f"{indent}    fix: {cause.fix}")
+    for note in verdict.notes:
+        ctx.print(f"{indent}  note: {note}")
+
+
+def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.tuning.analyze import analyze_log
+
+    path = Path(args.logfile).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise UsageError(
+            f"{path}: no such file", hint="pass the path of an nccl-tests log"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror})") from exc
+    try:
+        analysis = analyze_log(
+            text,
+            nodes=args.nodes,
+            gpus_per_node=args.gpus_per_node,
+            fabric=args.fabric,
+            gpu=args.gpu,
+            nics=args.nics,
+        )
+    except ParseError as exc:
+        raise ParseError(
+            f"{path}: {exc.message}",
+            hint="pass the output of an nccl-tests binary such as all_reduce_perf, or the "
+            "JSON file its -J option wrote",
+        ) from exc
+    if args.json:
+        ctx.print_json({"file": str(path), **analysis.to_json()})
+        return 0
+    _print_analysis(ctx, path, analysis)
+    return 0
+
+
+def _print_analysis(ctx: CliContext, path: Path, a: LogAnalysis) -> None:
+    run = a.run
+    shape = f"{run.n_ranks} rank(s)" if run.n_ranks else "ranks unknown"
+    if a.nodes:
+        shape += f" on {a.nodes} node(s)"
+    if a.gpus_per_node:
+        shape += f", {a.gpus_per_node} GPU(s) per node"
+    ctx.print(f"{path}: nccl-tests {run.collective or 'test'}, {shape}")
+    details = []
+    if a.gpu:
+        details.append(f"GPU {a.gpu}")
+    if run.nccl_version:
+        details.append(f"NCCL {run.nccl_version}")
+    if run.version:
+        details.append(f"nccl-tests {run.version}")
+    if details:
+        ctx.print("  " + ", ".join(details))
+    net = run.net
+    if net.transport:
+        devices = " ".join(f"{d.name}" for d in net.devices) or "-"
+        gdr = {True: "on", False: "off", None: "not shown"}[net.gdr]
+        ctx.print(f"  transport: {net.transport} ({devices}), GPUDirect RDMA {gdr}")
+        if net.socket_fallback:
+            ctx.print("  NCCL used TCP sockets (NET/Socket): no RDMA")
+    else:
+        ctx.print("  transport: not in the log (run with NCCL_DEBUG=INFO to see it)")
+    ctx.print("")
+    ctx.print(
+        f"  {'size':>10} {'count':>12} {'type':>8} {'out busbw':>10} {'in busbw':>10} {'#wrong':>7}"
+    )
+    for r in run.rows:
+        out_bus = "-" if r.out_busbw is None else f"{r.out_busbw:.2f}"
+        wrong = "n/a" if r.wrong is None else f"{r.wrong:g}"
+        ctx.print(
+            f"  {_size(r.size):>10} {r.count:>12} {r.type:>8} {out_bus:>10} {r.in_busbw:>10.2f} "
+            f"{wrong:>7}"
+        )
+    ctx.print("")
+    peak_row = max(run.rows, key=lambda r: r.peak_busbw) if run.rows else None
+    at = f" (at {_size(peak_row.size)})" if peak_row else ""
+    ctx.print(f"  peak bus bandwidth:    {_gbs(run.peak_busbw)}{at}")
+    recomputed = run.recomputed_avg_busbw
+    footer = f"{run.avg_busbw:g} GB/s" if run.avg_busbw is not None else "none (cut off)"
+    ctx.print(f"  average bus bandwidth: {footer}; from the rows: {_gbs(recomputed)}")
+    if run.out_of_bounds is not None:
+        ctx.print(
+            f"  out of bounds values:  {run.out_of_bounds} "
+            f"{'OK' if run.out_of_bounds_ok else 'FAILED'}"
+        )
+    if run.truncated:
+        ctx.print("  the log ends before the footer: the run was cut off")
+    if len(a.runs) > 1:
+        ctx.print(f"  {len(a.runs)} runs of this test in the log, judged together")
+    _print_verdict(ctx, a.verdict, "  ")
+    for note in a.notes:
+        ctx.print(f"  note: {note}")
+
+
+def _tune(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.cli.progress import follow
+
+    engine = ctx.engine()
+    result = follow(engine, lambda: engine.tune(args.cluster), ctx.err)
+    if args.json:
+        ctx.print_json(result.to_json())
+        return 0
+    _print_tune(ctx, result)
+    return 0
+
+
+def _print_measurement(ctx: CliContext, title: str, m: Measurement) -> None:
+    if m.env:
+        ctx.print(f"{title} " + " ".join(f"{k}={v}" for k, v in sorted(m.env.items())))
+    else:
+        image = " ".join(f"{k}={v}" for k, v in sorted(m.effective_env.items()))
+        ctx.print(
+            f"{title} the nodes' own defaults" + (f" (the image sets {image})" if image else "")
+        )
+    _print_verdict(ctx, m.verdict, "  ")
+
+
+def _print_tune(ctx: CliContext, r: TuneResult) -> None:
+    s = r.report.summary
+    ctx.print(f"cluster {r.cluster_name} ({r.report.fabric}, {r.report.node_count} node(s))")
+    hcas = ", ".join(s.hcas) or "none"
+    ctx.print(
+        f"  fabric: {s.transport}, HCAs {hcas}"
+        + (f" at {s.nic_rate_gbps:g} Gb/s" if s.nic_rate_gbps else "")
+        + (f", RoCE v2 GID {s.roce_gid_index}" if s.roce_gid_index is not None else "")
+        + (f", GPU-NIC {s.gdr_distance}" if s.gdr_distance else "")
+    )
+    for finding in s.findings:
+        ctx.print(f"  finding: {finding}")
+    ctx.print("")
+    _print_measurement(ctx, "before:", r.baseline)
+    if r.candidate is not None:
+        _print_measurement(ctx, "recommended:", r.candidate)
+    ctx.print("")
+    ctx.print(r.decision)
+    if r.changes:
+        ctx.print("changed:")
+        for change in r.changes:
+            ctx.print(f"  {change.describe()}")
+    ctx.print("environment for jobs on this cluster:")
+    if not r.environment:
+        ctx.print("  (none: the nodes' own defaults)")
+    for name, value in sorted(r.environment.items()):
+        ctx.print(f"  {name}={value}")
+    for note in r.recommended.notes:
+        ctx.print(f"note: {note}")

@@ -1,0 +1,156 @@
+"""What all-reduce bus bandwidth a cluster should reach, and from what.
+
+Across nodes the ceiling is the NICs of one node: per-NIC line rate / 8 (GB/s)
+times the NICs NCCL can use (at most one per GPU). Inside one node it is the
+GPU's NVLink (half its bidirectional figure) or PCIe. A right fabric gives
+80-95% of line rate (docs/reference-figures.md); NVLink all-reduce about
+75-80% of the link (230 GB/s on 8x A100, 370 GB/s Ring on 8x H100); sockets
+far less. The healthy fractions below sit at the low end of those ranges.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from xyclaw.catalog import Catalog, GpuModel, parse_fabric
+from xyclaw.errors import XyclawError
+
+PCIE_GBS = 32.0  # PCIe 4.0 x16, one direction
+HEALTHY = {"rdma": 0.80, "socket": 0.60, "nvlink": 0.70, "pcie": 0.30}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """``busbw_gbs``: the ceiling of the path that limits the run; healthy at
+    ``healthy_fraction`` of it. ``path`` is rdma, socket, nvlink or pcie."""
+
+    busbw_gbs: float
+    healthy_fraction: float
+    path: str
+    basis: str
+    assumptions: tuple[str, ...] = ()
+
+    @property
+    def healthy_busbw(self) -> float:
+        return self.busbw_gbs * self.healthy_fraction
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "busbw_gbs": round(self.busbw_gbs, 3),
+            "healthy_fraction": self.healthy_fraction,
+            "healthy_busbw_gbs": round(self.healthy_busbw, 3),
+            "path": self.path,
+            "basis": self.basis,
+            "assumptions": list(self.assumptions),
+        }
+
+
+def gpu_model(name: str | None, catalog: Catalog | None = None) -> GpuModel | None:
+    """The catalog model for a name as a user, a provider or nvidia-smi spells it."""
+    if not name:
+        return None
+    cat = catalog or Catalog.builtin()
+    tries = [name]
+    bare = re.sub(r"(?i)\bNVIDIA\s+", "", name).strip()
+    bare = re.sub(r"(?i)-?(SXM\d?|PCIE|NVL|HBM\d?e?)\b", "", bare).strip(" -")
+    tries.append(bare)
+    m = re.match(r"(?i)^([A-Z]+\d+[A-Z]*)[\s-]*(\d+)\s*GB?\b", bare)
+    if m:
+        tries += [f"{m.group(1)}-{m.group(2)}G", m.group(1)]
+    tries.append(bare.split()[0] if bare.split() else bare)
+    for t in tries:
+        try:
+            return cat.gpu(t)
+        except XyclawError:
+            continue
+    return None
+
+
+def _intra(gpu: GpuModel | None, gpus_per_node: int) -> Expectation | None:
+    if gpu is None or gpus_per_node < 2:
+        return None
+    if gpu.has_nvlink and gpu.nvlink_gbs > 0:
+        link = gpu.nvlink_gbs / 2
+        return Expectation(
+            link,
+            HEALTHY["nvlink"],
+            "nvlink",
+            f"{gpus_per_node}x {gpu.name} over NVLink: {gpu.nvlink_gbs:g} GB/s per GPU both ways "
+            f"= {link:g} GB/s one way",
+        )
+    return Expectation(
+        PCIE_GBS,
+        HEALTHY["pcie"],
+        "pcie",
+        f"{gpus_per_node}x {gpu.name} over PCIe (no NVLink): {PCIE_GBS:g} GB/s one way "
+        "(PCIe 4.0 x16)",
+    )
+
+
+def expect(
+    *,
+    nodes: int,
+    gpus_per_node: int,
+    gpu: GpuModel | None,
+    fabric: str | None,
+    nic_count: int | None = None,
+    nic_rate_gbps: float | None = None,
+    socket_speed_mbps: int | None = None,
+    rdma: bool | None = None,
+) -> Expectation | None:
+    """The ceiling that limits an all-reduce of this shape; None when nothing is known."""
+    intra = _intra(gpu, gpus_per_node)
+    if nodes <= 1:
+        return intra
+    assumptions: list[str] = []
+    family = None
+    fabric_gbps: float | None = None
+    if fabric:
+        try:
+            parsed = parse_fabric(fabric)
+        except ValueError:
+            parsed = None
+        if parsed is not None and parsed.spans_nodes:
+            family = parsed.family
+            fabric_gbps = float(parsed.gbps)
+    if rdma is None:
+        rdma = family in ("ib", "roce")
+    rate = fabric_gbps or nic_rate_gbps
+    if rdma:
+        if rate is None:
+            return intra
+        count = nic_count
+        if not count:
+            count = gpus_per_node
+            assumptions.append(f"{count} NICs per node assumed (one per GPU)")
+        used = max(1, min(count, gpus_per_node))
+        kind = {"ib": "InfiniBand", "roce": "RoCE"}.get(family or "", "RDMA")
+        net = Expectation(
+            used * rate / 8.0,
+            HEALTHY["rdma"],
+            "rdma",
+            f"{used} x {rate:g} Gb/s {kind} NIC(s) per node = {used * rate / 8.0:g} GB/s",
+            tuple(assumptions),
+        )
+    else:
+        speed = socket_speed_mbps / 1000.0 if socket_speed_mbps else rate
+        if speed is None:
+            return intra
+        net = Expectation(
+            speed / 8.0,
+            HEALTHY["socket"],
+            "socket",
+            f"TCP sockets over a {speed:g} Gb/s interface = {speed / 8.0:g} GB/s",
+            tuple(assumptions),
+        )
+    if intra is not None and intra.healthy_busbw < net.healthy_busbw:
+        return Expectation(
+            intra.busbw_gbs,
+            intra.healthy_fraction,
+            intra.path,
+            intra.basis + f" (below the network's {net.busbw_gbs:g} GB/s)",
+            tuple(assumptions),
+        )
+    return net

@@ -1,0 +1,214 @@
+"""NCCL settings for a cluster, each variable with the reason it is set.
+
+Derived from a FabricReport only: what the nodes actually have decides the
+values. ``NCCL_ALGO`` and ``NCCL_PROTO`` are never set (the NCCL docs warn
+that forcing them can be slower or, for LL128 where unsupported, corrupt data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xyclaw.tuning.fabric import FabricReport
+
+NEVER_BY_DEFAULT = ("NCCL_ALGO", "NCCL_PROTO")
+ROCE_TRAFFIC_CLASS = "106"  # DSCP 26 (<< 2) with ECN-capable transport: the usual lossless class
+ROCE_QPS_PER_CONNECTION = "4"
+IB_TIMEOUT = "22"
+
+
+@dataclass(frozen=True)
+class NcclSetting:
+    name: str
+    value: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "value": self.value, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class NcclSettings:
+    """An environment for jobs with a reason per variable; ``notes`` are what NCCL cannot fix."""
+
+    settings: tuple[NcclSetting, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def env(self) -> dict[str, str]:
+        return {s.name: s.value for s in self.settings}
+
+    def get(self, name: str) -> NcclSetting | None:
+        return next((s for s in self.settings if s.name == name), None)
+
+    def __len__(self) -> int:
+        return len(self.settings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"settings": [s.to_json() for s in self.settings], "notes": list(self.notes)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> NcclSettings:
+        return cls(
+            tuple(
+                NcclSetting(str(s["name"]), str(s["value"]), str(s.get("reason", "")))
+                for s in d.get("settings", [])
+            ),
+            tuple(str(n) for n in d.get("notes", [])),
+        )
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], reason: str) -> NcclSettings:
+        return cls(tuple(NcclSetting(k, v, reason) for k, v in sorted(env.items())))
+
+
+def match_list(spec: str, names: Sequence[str]) -> list[str]:
+    """The names an NCCL list variable selects: prefixes, ``=`` exact, ``^`` exclude, ``:port``."""
+    exclude = spec.startswith("^")
+    body = spec[1:] if exclude else spec
+    exact = body.startswith("=")
+    if exact:
+        body = body[1:]
+    wanted = [item.strip().partition(":")[0] for item in body.split(",") if item.strip()]
+
+    def hit(name: str) -> bool:
+        return any((name == w) if exact else name.startswith(w) for w in wanted)
+
+    return [n for n in names if hit(n) != exclude]
+
+
+def recommend(report: FabricReport) -> NcclSettings:
+    """The environment jobs on this cluster should run with, from what the probe found."""
+    s = report.summary
+    image = report.nccl_env
+    out: list[NcclSetting] = []
+    notes: list[str] = []
+    multi = report.node_count > 1
+    rdma = s.transport in ("ib", "roce", "mixed") and bool(s.hcas)
+    roce = s.transport == "roce" or (s.transport == "mixed" and s.roce_gid_index is not None)
+
+    def add(name: str, value: str, reason: str) -> None:
+        was = image.get(name)
+        if was is not None and was != value:
+            reason += f" (the image sets {name}={was})"
+        out.append(NcclSetting(name, value, reason))
+
+    if rdma:
+        kind = "RoCE" if roce else "InfiniBand"
+        reason = (
+            f"the {len(s.hcas)} active {kind} HCA(s) found on every node, as an exact list: "
+            "'=' stops mlx5_1 from also matching mlx5_10..mlx5_19"
+        )
+        if s.nic_count > len(s.hcas):
+            reason += f"; {s.nic_count - len(s.hcas)} port(s) left out because they are not active"
+        add("NCCL_IB_HCA", "=" + ",".join(s.hcas), reason)
+        if image.get("NCCL_IB_DISABLE", "0") not in ("0", ""):
+            add("NCCL_IB_DISABLE", "0", "the nodes have RDMA HCAs; NCCL must not skip them")
+        if image.get("NCCL_NET", "").lower() == "socket":
+            add("NCCL_NET", "IB", "the nodes have RDMA HCAs; sockets would carry the data")
+        if roce:
+            if s.roce_gid_index is not None:
+                add(
+                    "NCCL_IB_GID_INDEX",
+                    str(s.roce_gid_index),
+                    f"GID {s.roce_gid_index} is RoCE v2 on the port's IPv4 address; a RoCE v1 or "
+                    "missing index leaves NCCL without RDMA (TCP sockets, several times slower)",
+                )
+            else:
+                notes.append(
+                    "no RoCE v2 GID on an IPv4 address was found: give the RoCE netdevs IPv4 "
+                    "addresses (the GID table fills in by itself), then tune again"
+                )
+            add(
+                "NCCL_IB_TC",
+                ROCE_TRAFFIC_CLASS,
+                "traffic class 106 (DSCP 26, ECN-capable): the lossless class RoCE switches give "
+                "PFC and ECN; in the default class RoCE loses packets under load and retransmits "
+                "(jitter between runs)",
+            )
+            notes.append(
+                "RoCE needs PFC and ECN on the switches for the class NCCL_IB_TC names "
+                f"({ROCE_TRAFFIC_CLASS}: DSCP 26); ask the provider which class is lossless"
+            )
+            if multi:
+                add(
+                    "NCCL_IB_QPS_PER_CONNECTION",
+                    ROCE_QPS_PER_CONNECTION,
+                    "four queue pairs per connection spread each flow over more ECMP paths of "
+                    "the Ethernet fabric (default 1)",
+                )
+        add(
+            "NCCL_IB_TIMEOUT",
+            IB_TIMEOUT,
+            "a queue pair waits 4.096 us x 2^22 (about 17 s) before it fails: rides out link "
+            "flaps and congestion on large fabrics (default 20 since NCCL 2.23, 18 before)",
+        )
+        gdr = s.gdr_distance
+        if gdr in ("PIX", "PXB"):
+            add(
+                "NCCL_NET_GDR_LEVEL",
+                "PXB",
+                f"every GPU reaches its nearest HCA without crossing the CPU (at worst {gdr}): "
+                "GPUDirect RDMA moves data straight between GPU and NIC",
+            )
+        elif gdr == "PHB":
+            add(
+                "NCCL_NET_GDR_LEVEL",
+                "PHB",
+                "the nearest HCA of some GPUs is behind the CPU's host bridge (PHB): allow "
+                "GPUDirect RDMA up to it",
+            )
+        elif gdr in ("NODE", "SYS"):
+            notes.append(
+                f"some GPUs reach their nearest HCA only across the CPU ({gdr}); NCCL keeps "
+                "GPUDirect RDMA off there, which is usually right"
+            )
+        if image.get("NCCL_NET_GDR_LEVEL", "").upper() in ("LOC", "0") and gdr not in (
+            "PIX",
+            "PXB",
+            "PHB",
+        ):
+            add(
+                "NCCL_NET_GDR_LEVEL",
+                "PHB",
+                "the image turns GPUDirect RDMA off (LOC); allow it up to the host bridge",
+            )
+        if s.peermem is False:
+            notes.append(
+                "nvidia_peermem is not loaded: run `modprobe nvidia_peermem` on every node, "
+                "or GPUDirect RDMA cannot work"
+            )
+    elif multi:
+        add(
+            "NCCL_IB_DISABLE",
+            "1",
+            "no node has an RDMA device: NCCL goes straight to TCP sockets",
+        )
+    if s.socket_ifaces:
+        iface = s.socket_ifaces[0]
+        if rdma or not multi:
+            reason = (
+                f"NCCL's bootstrap and out-of-band traffic on {iface}, the interface every node "
+                "has in one subnet (not docker or loopback)"
+            )
+        else:
+            speed = f" ({s.socket_speed_mbps / 1000:g} Gb/s)" if s.socket_speed_mbps else ""
+            reason = (
+                f"TCP sockets carry all of NCCL's data here: {iface}{speed} is the fastest "
+                "interface every node has in one subnet"
+            )
+        add("NCCL_SOCKET_IFNAME", "=" + iface, reason)
+    add(
+        "NCCL_DEBUG",
+        "WARN",
+        "warnings (a fallback to sockets, a failing HCA) reach the job's log without INFO noise",
+    )
+    for name in NEVER_BY_DEFAULT:
+        if name in image:
+            notes.append(
+                f"the image forces {name}={image[name]}: NCCL's docs advise against forcing it "
+                "(slower, or corrupt results with LL128 where unsupported); remove it from the "
+                "image"
+            )
+    return NcclSettings(tuple(out), tuple(notes))
