@@ -48,7 +48,8 @@ def _add_cluster(store: Store, cluster_id: int, gpus: int) -> None:
     def write(db: sqlite_utils.Database) -> None:
         conn = db.conn
         conn.execute(
-            "INSERT OR IGNORE INTO providers (id, kind, name, created_at) VALUES ('sim','sim','sim',0)"
+            "INSERT OR IGNORE INTO providers (id, kind, name, created_at)"
+            " VALUES ('sim', 'sim', 'sim', 0)"
         )
         conn.execute(
             "INSERT INTO clusters (id, provider_id, name, state, gpu, gpu_count, gpus_per_node,"

@@ -62,3 +62,26 @@ def test_wheel_carries_bundled_folders_and_finds_them(tmp_path: Path) -> None:
     ui_dir, module = out.stdout.split()
     assert Path(module).is_relative_to(site)
     assert Path(ui_dir) == site / "xyclaw" / "_bundled" / "ui"
+
+
+def test_layer_contract_covers_every_core_module() -> None:
+    """A new core module must be listed in the import-linter contract, or it goes unchecked."""
+    import pkgutil
+    import tomllib
+
+    import xyclaw
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contract = next(
+        c for c in config["tool"]["importlinter"]["contracts"] if "core" in c["name"].lower()
+    )
+    listed = set(contract["source_modules"])
+    modules = {
+        f"xyclaw.{m.name}"
+        for m in pkgutil.iter_modules(xyclaw.__path__)
+        if m.name not in {"gui", "agent", "_bundled"}
+    }
+    assert modules <= listed, f"add to the contract: {sorted(modules - listed)}"
+    assert {"PySide6", "pyqtgraph", "langgraph", "langchain_core", "openai"} <= set(
+        contract["forbidden_modules"]
+    )

@@ -13,6 +13,8 @@ _VENDOR_PREFIX = re.compile(r"^(?:NVIDIA|GEFORCE|TESLA)[\s-]*")
 _LETTER_SPACE_DIGIT = re.compile(r"([A-Z])[\s-]+(?=\d)")
 _DIGIT_SPACE_DIGIT = re.compile(r"(\d)\s+(?=\d)")
 _MEMORY_SUFFIX = re.compile(r"(\d)GB$")
+# Form factors and memory kinds that nvidia-smi names carry but the catalog does not.
+_FORM_FACTOR = re.compile(r"[\s-]*\b(?:SXM\d*|PCIE|HBM3E?|NVL)\b")
 
 # Spellings that the rules above leave different from the catalog's names.
 _ALIASES = {
@@ -47,6 +49,7 @@ def normalise_gpu_name(name: str) -> str:
     while previous != text:
         previous = text
         text = _VENDOR_PREFIX.sub("", text)
+    text = _FORM_FACTOR.sub("", text)
     text = re.sub(r"\s*-\s*", "-", text)
     text = _LETTER_SPACE_DIGIT.sub(r"\1", text)
     text = _DIGIT_SPACE_DIGIT.sub(r"\1-", text)

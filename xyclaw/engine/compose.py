@@ -2,21 +2,108 @@
 
 from __future__ import annotations
 
+import functools
+import time
+from collections.abc import Callable
+from pathlib import Path
+
 from xyclaw.config import Config
-from xyclaw.engine.engine import Engine
+from xyclaw.engine.cluster_store import ClusterStore
+from xyclaw.engine.engine import ClusterParts, Engine
+from xyclaw.engine.event_log import EventLog
+from xyclaw.engine.guard import Guard, probe_utilization
+from xyclaw.engine.lifecycle import ClusterLifecycle
+from xyclaw.engine.node_access import NodeAccess, load_or_create_app_key
 from xyclaw.engine.operations import OperationRunner
+from xyclaw.engine.reconcile import Reconciler
 from xyclaw.events import EventBus
 from xyclaw.paths import AppPaths
+from xyclaw.providers import Provider, ProviderRegistry
+from xyclaw.providers.local import LocalProvider
+from xyclaw.providers.own_hosts import OwnHostsProvider
+from xyclaw.remote import KnownHosts, SshPool, TrustNewHost
 from xyclaw.secrets import SecretStore
 from xyclaw.store import Store
+from xyclaw.telemetry.options import TelemetryOptions
+from xyclaw.telemetry.service import TelemetryService
+from xyclaw.tuning.service import TuningService
 
 
-def build_engine(paths: AppPaths, config: Config) -> Engine:
+def sim_provider(paths: AppPaths, config: Config) -> Provider:
+    """The simulated cloud's client; starts the cloud in the background if none runs."""
+    from xyclaw.providers.sim import SimProvider
+    from xyclaw.sim.cloud.launcher import ensure_running
+
+    endpoint = ensure_running(
+        paths.data_dir / "sim",
+        port=config.sim.port,
+        provision_delay_s=config.sim.provision_delay_s,
+    )
+    return SimProvider(endpoint.url, endpoint.token)
+
+
+def default_registry(paths: AppPaths, config: Config) -> ProviderRegistry:
+    registry = ProviderRegistry()
+    registry.register("sim", lambda: sim_provider(paths, config))
+    registry.register(
+        "ssh",
+        lambda: OwnHostsProvider(
+            paths.config_dir / "hosts.toml", paths.state_dir / "own-hosts.json"
+        ),
+    )
+    registry.register("local", lambda: LocalProvider(paths.state_dir / "local.json"))
+    return registry
+
+
+def build_engine(
+    paths: AppPaths,
+    config: Config,
+    *,
+    providers: ProviderRegistry | None = None,
+    trust_new_host: TrustNewHost | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Engine:
+    """The engine with the real parts; ``providers`` and ``clock`` are for tests and demos."""
     paths.ensure()
     bus = EventBus()
     store = Store(paths.database)
     try:
         secrets = SecretStore.choose(config.secrets.backend, paths.secrets_file)
+        events = EventLog(store, bus, clock)
+        app_key_path = paths.data_dir / "ssh" / "id_ecdsa"
+        app_key = functools.cache(lambda: load_or_create_app_key(app_key_path))
+        user_known = Path.home() / ".ssh" / "known_hosts"
+        pool = SshPool(
+            config.ssh,
+            KnownHosts(paths.known_hosts, user_known if user_known.exists() else None),
+            trust_new_host=trust_new_host,
+            password_lookup=lambda host: secrets.get(f"ssh-password:{host}"),
+            ssh_config_path=Path.home() / ".ssh" / "config",
+            client_keys=[app_key()[0]],
+        )
+        access = NodeAccess(pool, max_parallel=config.ssh.max_parallel)
+        clusters = ClusterStore(store, clock)
+        registry = providers or default_registry(paths, config)
+        lifecycle = ClusterLifecycle(
+            clusters, registry, access, events, lambda: app_key()[1], clock=clock
+        )
+        parts = ClusterParts(
+            providers=registry,
+            access=access,
+            clusters=clusters,
+            lifecycle=lifecycle,
+            reconciler=Reconciler(
+                clusters, registry, lifecycle, events, orphan_policy=config.reconcile.orphan_policy
+            ),
+            guard=Guard(
+                clusters,
+                lifecycle,
+                events,
+                config.billing,
+                utilization=probe_utilization(access),
+                clock=clock,
+            ),
+        )
         return Engine(
             config=config,
             paths=paths,
@@ -24,6 +111,15 @@ def build_engine(paths: AppPaths, config: Config) -> Engine:
             bus=bus,
             secrets=secrets,
             operations=OperationRunner(bus),
+            events=events,
+            parts=parts,
+            tuning=TuningService(
+                store=store, clusters=clusters, access=access, events=events, clock=clock
+            ),
+            # Samples carry the nodes' real time, so telemetry keeps the real clock.
+            telemetry=TelemetryService(
+                store, access, clusters, events, bus, TelemetryOptions.from_config(config)
+            ),
         )
     except BaseException:
         store.close()

@@ -44,8 +44,14 @@ def _m1_core(db: sqlite_utils.Database) -> None:
             price_per_gpu_hour_micros INTEGER NOT NULL,
             budget_micros INTEGER,
             idempotency_key TEXT UNIQUE,
+            keep_partial INTEGER NOT NULL DEFAULT 0,
+            image TEXT,
+            error TEXT,
+            worker_pid INTEGER,
+            budget_warned_at REAL,
             created_at REAL NOT NULL,
             ready_at REAL,
+            release_requested_at REAL,
             released_at REAL,
             last_seen_at REAL
         )"""
@@ -64,7 +70,10 @@ def _m1_core(db: sqlite_utils.Database) -> None:
             ssh_user TEXT,
             host_key TEXT,
             state TEXT NOT NULL,
+            error TEXT,
             created_at REAL NOT NULL,
+            running_at REAL,
+            terminated_at REAL,
             UNIQUE (cluster_id, rank)
         )"""
     )
@@ -239,5 +248,86 @@ def _m3_agents(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_telemetry, _m3_agents)
+def _m4_tuning(db: sqlite_utils.Database) -> None:
+    """Network tuning: fabric probes, NCCL settings with a reason per variable, nccl-tests runs.
+
+    A settings row is one version of a cluster's NCCL environment; the newest
+    ``applied`` one is what jobs there get. A run row keeps the figures of one
+    nccl-tests run (``rows_json``: every message size, as parsed).
+    """
+    db.execute(
+        """
+        CREATE TABLE fabric_reports (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER NOT NULL REFERENCES clusters(id),
+            probed_at REAL NOT NULL,
+            fabric TEXT NOT NULL,
+            transport TEXT NOT NULL,
+            nodes INTEGER NOT NULL,
+            gpus_per_node INTEGER NOT NULL,
+            nic_count INTEGER NOT NULL,
+            active_nic_count INTEGER NOT NULL,
+            nic_rate_gbps REAL,
+            roce_gid_index INTEGER,
+            findings_json TEXT NOT NULL DEFAULT '[]',
+            report_json TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX fabric_reports_cluster ON fabric_reports(cluster_id, probed_at)")
+    db.execute(
+        """
+        CREATE TABLE nccl_settings (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER NOT NULL REFERENCES clusters(id),
+            report_id INTEGER REFERENCES fabric_reports(id),
+            created_at REAL NOT NULL,
+            source TEXT NOT NULL,
+            applied INTEGER NOT NULL DEFAULT 0,
+            summary TEXT NOT NULL DEFAULT '',
+            notes_json TEXT NOT NULL DEFAULT '[]',
+            verdict_json TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX nccl_settings_cluster ON nccl_settings(cluster_id, applied, id)")
+    db.execute(
+        """
+        CREATE TABLE nccl_setting_vars (
+            settings_id INTEGER NOT NULL REFERENCES nccl_settings(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (settings_id, name)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE nccl_test_runs (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER NOT NULL REFERENCES clusters(id),
+            report_id INTEGER REFERENCES fabric_reports(id),
+            ts REAL NOT NULL,
+            phase TEXT NOT NULL,
+            command TEXT NOT NULL,
+            env_json TEXT NOT NULL,
+            exit_code INTEGER,
+            error TEXT,
+            collective TEXT,
+            n_ranks INTEGER,
+            n_nodes INTEGER,
+            min_bytes INTEGER,
+            max_bytes INTEGER,
+            peak_busbw REAL,
+            avg_busbw REAL,
+            avg_busbw_recomputed REAL,
+            transport TEXT,
+            socket_fallback INTEGER NOT NULL DEFAULT 0,
+            truncated INTEGER NOT NULL DEFAULT 0,
+            duration_s REAL,
+            rows_json TEXT NOT NULL DEFAULT '[]'
+        )"""
+    )
+    db.execute("CREATE INDEX nccl_test_runs_cluster ON nccl_test_runs(cluster_id, ts)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_telemetry, _m3_agents, _m4_tuning)
 LATEST_VERSION = len(MIGRATIONS)

@@ -18,28 +18,14 @@ from xyclaw.store.samples import (
     MAX_SPAN_MS,
     GpuRecords,
     GpuSampleBlock,
+    NicRecords,
+    NicSampleBlock,
     make_chunks,
+    make_nic_chunks,
     unpack_chunks,
+    unpack_nic_chunks,
 )
 from xyclaw.store.writer import StoreWriter
-
-TABLES = (
-    "providers",
-    "clusters",
-    "nodes",
-    "jobs",
-    "job_attempts",
-    "events",
-    "gpu_samples",
-    "metric_rollups",
-    "nic_samples",
-    "telemetry_gaps",
-    "charges",
-    "conversations",
-    "messages",
-    "tool_calls",
-    "plans",
-)
 
 
 @dataclass(frozen=True)
@@ -124,14 +110,48 @@ class Store:
         rows = self.reader().conn.execute(sql + " ORDER BY start_ms, node_id", params).fetchall()
         return unpack_chunks(rows, start_ms, end_ms)
 
+    def add_nic_samples(
+        self, cluster_id: int, items: Iterable[tuple[int, int, NicRecords]]
+    ) -> None:
+        """Queue (ts_ms, node_id, NIC records) for writing, one row per node; returns at once."""
+        by_node: dict[int, list[tuple[int, NicRecords]]] = {}
+        for ts_ms, node_id, records in items:
+            by_node.setdefault(node_id, []).append((ts_ms, records))
+        rows = [
+            (cluster_id, c.node_id, c.start_ms, c.end_ms, c.instants, c.times, c.counts, c.data)
+            for node_id, node_items in by_node.items()
+            for c in make_nic_chunks(node_id, node_items)
+        ]
+        if rows:
+            self.writer.execute_many(
+                "INSERT OR REPLACE INTO nic_samples (cluster_id, node_id, start_ms, end_ms,"
+                " instants, times, counts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def nic_samples(
+        self, cluster_id: int, start_ms: int, end_ms: int, node_id: int | None = None
+    ) -> NicSampleBlock:
+        """NIC rates of a cluster in [start_ms, end_ms), one record per interface and instant."""
+        sql = (
+            "SELECT start_ms, node_id, instants, times, counts, data FROM nic_samples"
+            " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
+        )
+        params: list[Any] = [cluster_id, start_ms - MAX_SPAN_MS, end_ms]
+        if node_id is not None:
+            sql += " AND node_id = ?"
+            params.append(node_id)
+        rows = self.reader().conn.execute(sql + " ORDER BY start_ms, node_id", params).fetchall()
+        return unpack_nic_chunks(rows, start_ms, end_ms)
+
     # -- maintenance ------------------------------------------------------------------------
     def info(self) -> StoreInfo:
         db = self.reader()
         version = int(db.conn.execute("PRAGMA user_version").fetchone()[0])
-        counts = {}
-        for table in TABLES:
-            if db[table].exists():
-                counts[table] = int(db.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        counts = {
+            table: int(db.conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
+            for table in db.table_names()
+        }
         size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
         return StoreInfo(self.path, version, LATEST_VERSION, size, counts)
 

@@ -34,6 +34,14 @@ def register(sub: Any) -> None:
         metavar="S",
         help="seconds a cluster takes to come up (default 8)",
     )
+    serve.add_argument(
+        "--link-delay",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="extra seconds on every reply from a node: the network distance to the region "
+        "(e.g. 0.03 for a region 30 ms away; default 0)",
+    )
     serve.set_defaults(handler=_serve)
 
     status = actions.add_parser("status", help="whether the simulated cloud runs, and where")
@@ -79,8 +87,13 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
     settings = CloudSettings.fast() if args.fast else CloudSettings()
     if delay is not None:
         settings = replace(settings, provision_delay_s=delay)
+    if not math.isfinite(args.link_delay) or args.link_delay < 0:
+        raise UsageError(f"--link-delay {args.link_delay:g} is not a delay", hint="0 or more")
+    from xyclaw.sim.cloud.simnode import SimNodeFactory
+
     state = _state_dir(args, ctx)
-    server = SimCloudServer(build_cloud(state, settings), port=args.port)
+    factory = SimNodeFactory(link_delay_s=args.link_delay)
+    server = SimCloudServer(build_cloud(state, settings, node_factory=factory), port=args.port)
 
     stopping = threading.Event()
 

@@ -63,9 +63,17 @@ class SimNodeHandle:
 class SimNodeFactory:
     """Builds and starts a SimNode for each launch; ``clock`` and ``time_scale`` go to the node."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.time, time_scale: float = 1.0) -> None:
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.time,
+        time_scale: float = 1.0,
+        link_delay_s: float = 0.0,
+    ) -> None:
+        """``link_delay_s`` delays every reply of every node: how far the region is from you."""
         self._clock = clock
         self._time_scale = time_scale
+        self._link_delay_s = link_delay_s
 
     def __call__(self, launch: NodeLaunch) -> SimNodeHandle:
         spec = SimNodeSpec(
@@ -94,6 +102,8 @@ class SimNodeFactory:
             time_scale=self._time_scale,
         )
         node.start(launch.host, launch.port)
+        if self._link_delay_s:
+            node.faults.slow_link(self._link_delay_s)
         return SimNodeHandle(node)
 
 

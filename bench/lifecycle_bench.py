@@ -1,0 +1,150 @@
+"""Time from `up` to ready for 1 node and for 16 nodes, and `clusters` with 50 clusters.
+
+The simulated cloud runs in its own process with zero provision delay, as a
+user's would with --fast. Bootstrap runs on all nodes in parallel, so 16 nodes
+should take less than twice one node. Prints one JSON object as its last line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from xyclaw.config import load_config
+from xyclaw.engine import Engine
+from xyclaw.engine.compose import build_engine
+from xyclaw.engine.lifecycle import UpRequest
+from xyclaw.paths import AppPaths
+from xyclaw.sim.cloud.launcher import stop
+
+
+def up_seconds(engine: Engine, nodes: int) -> float:
+    request = UpRequest(
+        provider="sim",
+        gpu="A800",
+        gpu_count=8 * nodes,
+        region="Xiamen",
+        fabric="none" if nodes == 1 else "ib-hdr-200",
+        gpus_per_node=8,
+        price_per_gpu_hour_micros=3_500_000,
+    )
+    t0 = time.perf_counter()
+    cluster = engine.up(request).result(300)
+    elapsed = time.perf_counter() - t0
+    engine.down(cluster.name).result(300)
+    return elapsed
+
+
+def start_cloud(home: Path, link_delay_s: float) -> None:
+    """The cloud in its own process, as `xyclaw sim serve` runs it for a user."""
+    state = home / "data" / "sim"
+    state.mkdir(parents=True, exist_ok=True)
+    log = (state / "bench-serve.log").open("ab")
+    subprocess.Popen(
+        [sys.executable, "-m", "xyclaw.cli.main", "sim", "serve", "--state", str(state),
+         "--provision-delay", "0", "--link-delay", str(link_delay_s), "--port", "0"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not (state / "server.json").exists():
+        if time.monotonic() > deadline:
+            raise SystemExit("the simulated cloud did not start")
+        time.sleep(0.05)
+
+
+def up_times(link_delay_s: float) -> tuple[float, float]:
+    """Median seconds from `up` to ready for 1 node and for 16 nodes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        os.environ["XYCLAW_HOME"] = str(home)
+        start_cloud(home, link_delay_s)
+        paths = AppPaths.from_environment()
+        engine = build_engine(paths, load_config(paths.config_file))
+        engine.lifecycle.timeouts = type(engine.lifecycle.timeouts)(poll_s=0.05)
+        try:
+            one = [up_seconds(engine, 1) for _ in range(3)]
+            sixteen = [up_seconds(engine, 16) for _ in range(2)]
+        finally:
+            engine.close()
+            stop(paths.data_dir / "sim")
+    return statistics.median(one), statistics.median(sixteen)
+
+
+def main() -> None:
+    os.environ["XYCLAW_SECRETS_BACKEND"] = "file"
+    local_one, local_sixteen = up_times(0.0)
+    far_one, far_sixteen = up_times(0.03)
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        os.environ["XYCLAW_HOME"] = str(home)
+        os.environ["XYCLAW_SIM_PROVISION_DELAY_S"] = "0"
+        os.environ["XYCLAW_SECRETS_BACKEND"] = "file"
+        paths = AppPaths.from_environment()
+        engine = build_engine(paths, load_config(paths.config_file))
+        engine.lifecycle.timeouts = type(engine.lifecycle.timeouts)(poll_s=0.05)
+        try:
+            engine.offers()  # starts the cloud in its own process
+            for i in range(50):
+                request = UpRequest(
+                    provider="sim",
+                    gpu="RTX4090",
+                    gpu_count=1,
+                    region=("Xiamen", "Yinchuan", "Ulanqab")[i % 3],
+                    fabric="none",
+                    gpus_per_node=1,
+                    price_per_gpu_hour_micros=1_900_000,
+                    name=f"bench-{i}",
+                )
+                engine.up(request).result(120)
+            engine.close()
+            runs = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                proc = subprocess.run(
+                    [sys.executable, "-m", "xyclaw.cli.main", "clusters", "--json"],
+                    capture_output=True,
+                    text=True,
+                    env=dict(os.environ),
+                    timeout=120,
+                )
+                runs.append(time.perf_counter() - t0)
+                assert proc.returncode == 0, proc.stderr
+                listed = len(json.loads(proc.stdout))
+            engine = build_engine(paths, load_config(paths.config_file))
+            t0 = time.perf_counter()
+            for _ in range(10):
+                engine.list_clusters()
+            list_ms = (time.perf_counter() - t0) * 100
+            for cluster in engine.list_clusters():
+                engine.down(cluster.name).result(120)
+        finally:
+            engine.close()
+            stop(paths.data_dir / "sim")
+    print(
+        json.dumps(
+            {
+                "loopback_up_to_ready_1_node_s": round(local_one, 3),
+                "loopback_up_to_ready_16_nodes_s": round(local_sixteen, 3),
+                "loopback_ratio_16_to_1": round(local_sixteen / local_one, 2),
+                "rtt30ms_up_to_ready_1_node_s": round(far_one, 3),
+                "rtt30ms_up_to_ready_16_nodes_s": round(far_sixteen, 3),
+                "rtt30ms_ratio_16_to_1": round(far_sixteen / far_one, 2),
+                "clusters_listed": listed,
+                "clusters_command_s_median": round(statistics.median(runs), 3),
+                "list_clusters_in_process_ms": round(list_ms, 2),
+                "target_ratio_below": 2.0,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

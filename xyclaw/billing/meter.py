@@ -1,0 +1,79 @@
+"""Per-second cost from rented prices, in integer micro-units so sums are exact.
+
+A node bills from the moment its provider reports it running until it is
+terminated: ``seconds x GPUs x price per GPU-hour / 3600``, rounded down, the
+same rule the simulated cloud's ledger uses, so the two agree to the micro-unit
+wherever their start and end times agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+def charge_micros(seconds: float, gpus: int, price_per_gpu_hour_micros: int) -> int:
+    """Cost of ``gpus`` cards for whole ``seconds`` at a per-card-hour price."""
+    whole = max(0, int(seconds))
+    return whole * gpus * price_per_gpu_hour_micros // 3600
+
+
+@dataclass(frozen=True)
+class BilledSpan:
+    """One node's billed time: from ``start`` to ``end`` (None while it still runs)."""
+
+    start: float
+    end: float | None
+    gpus: int
+    price_per_gpu_hour_micros: int
+
+    def seconds(self, now: float) -> int:
+        end = now if self.end is None else min(self.end, now)
+        return max(0, int(end - self.start))
+
+    def cost(self, now: float) -> int:
+        return charge_micros(self.seconds(now), self.gpus, self.price_per_gpu_hour_micros)
+
+
+def cost_so_far(spans: Iterable[BilledSpan], now: float) -> int:
+    return sum(span.cost(now) for span in spans)
+
+
+def burn_rate_per_hour(spans: Iterable[BilledSpan], now: float) -> int:
+    """What the spans still running cost per hour, in micro-units."""
+    return sum(s.gpus * s.price_per_gpu_hour_micros for s in spans if s.end is None or s.end > now)
+
+
+@dataclass(frozen=True)
+class BudgetStatus:
+    spent_micros: int
+    budget_micros: int | None
+    warn_fraction: float
+
+    @property
+    def fraction(self) -> float | None:
+        if not self.budget_micros:
+            return None
+        return self.spent_micros / self.budget_micros
+
+    @property
+    def warn(self) -> bool:
+        f = self.fraction
+        return f is not None and f >= self.warn_fraction
+
+    @property
+    def exhausted(self) -> bool:
+        return (
+            self.budget_micros is not None
+            and self.budget_micros > 0
+            and (self.spent_micros >= self.budget_micros)
+        )
+
+
+def seconds_until(spans: list[BilledSpan], budget_micros: int, now: float) -> float | None:
+    """How long until the running spans spend the budget (None if nothing bills)."""
+    rate = burn_rate_per_hour(spans, now)
+    if rate <= 0:
+        return None
+    left = budget_micros - cost_so_far(spans, now)
+    return max(0.0, left * 3600 / rate)

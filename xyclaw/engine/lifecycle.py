@@ -1,0 +1,455 @@
+"""Renting safely: provision -> wait for SSH -> bootstrap -> ready, and release.
+
+The row in the store always says what is under way before anything is asked
+of a provider, so reconciliation can finish or undo it after a crash. A
+cluster whose provisioning or bootstrap fails is released unless the user
+chose to keep the nodes that came up.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from xyclaw.engine.bootstrap import BootstrapError, NodeExpectation, bootstrap_node
+from xyclaw.engine.cluster_store import (
+    BOOTSTRAPPING,
+    FAILED,
+    PROVISIONING,
+    READY,
+    RELEASED,
+    RELEASING,
+    REQUESTED,
+    ClusterRecord,
+    ClusterStore,
+    NodeRecord,
+)
+from xyclaw.engine.event_log import EventLog
+from xyclaw.engine.node_access import NodeAccess
+from xyclaw.engine.operations import Progress
+from xyclaw.errors import (
+    AuthenticationError,
+    CapacityError,
+    HostKeyError,
+    OperationCancelled,
+    ProviderError,
+    RemoteError,
+    XyclawError,
+)
+from xyclaw.providers import (
+    FAILED as P_FAILED,
+)
+from xyclaw.providers import (
+    RUNNING as P_RUNNING,
+)
+from xyclaw.providers import (
+    TERMINATED as P_TERMINATED,
+)
+from xyclaw.providers import ClusterInfo, ClusterOrder, Provider, ProviderRegistry
+from xyclaw.providers.http_retry import ApiError
+from xyclaw.remote import CommandResult
+
+log = logging.getLogger(__name__)
+
+
+class ProvisionError(XyclawError):
+    """A cluster could not be brought up; what came up was released (or kept, if asked)."""
+
+
+@dataclass(frozen=True)
+class UpRequest:
+    provider: str
+    gpu: str
+    gpu_count: int
+    region: str | None = None
+    fabric: str | None = None
+    gpus_per_node: int | None = None
+    budget_micros: int | None = None
+    image: str | None = "pytorch-2.1"
+    name: str | None = None
+    keep_partial: bool = False
+    price_per_gpu_hour_micros: int = 0
+    currency: str = "CNY"
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    provision_s: float = 900.0
+    ssh_s: float = 180.0
+    release_s: float = 300.0
+    poll_s: float = 1.0
+
+
+class ClusterLifecycle:
+    """Brings clusters up and down through providers; owns nothing it was not given."""
+
+    def __init__(
+        self,
+        clusters: ClusterStore,
+        providers: ProviderRegistry,
+        access: NodeAccess,
+        events: EventLog,
+        public_key: Callable[[], str],
+        *,
+        timeouts: Timeouts | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.clusters = clusters
+        self.providers = providers
+        self.access = access
+        self.events = events
+        self.public_key = public_key
+        self.timeouts = timeouts or Timeouts()
+        self.sleep = sleep
+        self.clock = clock
+        self._active: set[int] = set()
+        self._active_lock = threading.Lock()
+
+    def working_on(self, cluster_id: int) -> bool:
+        """True while an operation of this process is bringing the cluster up or down."""
+        with self._active_lock:
+            return cluster_id in self._active
+
+    @contextmanager
+    def _working(self, cluster_id: int) -> Iterator[None]:
+        with self._active_lock:
+            self._active.add(cluster_id)
+        try:
+            yield
+        finally:
+            with self._active_lock:
+                self._active.discard(cluster_id)
+
+    # -- up --------------------------------------------------------------------------------
+    def up(self, request: UpRequest, progress: Progress) -> ClusterRecord:
+        provider = self.providers.get(request.provider)
+        self.clusters.ensure_provider(provider.name, provider.kind)
+        key = f"xyclaw-{uuid.uuid4()}"
+        name = request.name or f"{request.gpu.lower()}-x{request.gpu_count}-{key[-6:]}"
+        cluster_id = self.clusters.add_intent(
+            {
+                "provider_id": provider.name,
+                "name": name,
+                "gpu": request.gpu,
+                "gpu_count": request.gpu_count,
+                "gpus_per_node": request.gpus_per_node or 0,
+                "fabric": request.fabric or "none",
+                "region": request.region,
+                "currency": request.currency,
+                "price_per_gpu_hour_micros": request.price_per_gpu_hour_micros,
+                "budget_micros": request.budget_micros,
+                "idempotency_key": key,
+                "keep_partial": int(request.keep_partial),
+                "image": request.image,
+                "worker_pid": os.getpid(),
+            }
+        )
+        progress.update(f"asking {provider.name} for {request.gpu_count} x {request.gpu}", 0.02)
+        order = ClusterOrder(
+            gpu=request.gpu,
+            gpu_count=request.gpu_count,
+            region=request.region,
+            fabric=request.fabric,
+            gpus_per_node=request.gpus_per_node,
+            idempotency_key=key,
+            ssh_public_key=self.public_key(),
+            image=request.image,
+            name=name,
+        )
+        try:
+            info = provider.create(order)
+        except (ApiError, CapacityError) as exc:
+            # A definite refusal: nothing was created, nothing bills.
+            self.clusters.update(cluster_id, state=FAILED, error=exc.message, worker_pid=None)
+            raise
+        except ProviderError as exc:
+            # The provider may have created it before the failure: reconciliation will
+            # look for it by its idempotency key and release it.
+            self.clusters.update(cluster_id, error=exc.message, worker_pid=None)
+            raise
+        self.clusters.update(
+            cluster_id,
+            state=PROVISIONING,
+            fabric=info.fabric,
+            region=info.region,
+            gpus_per_node=info.gpus_per_node,
+        )
+        self.clusters.apply_provider_view(cluster_id, info)
+        with self._working(cluster_id):
+            return self._up_or_undo(cluster_id, provider, progress)
+
+    def _up_or_undo(self, cluster_id: int, provider: Provider, progress: Progress) -> ClusterRecord:
+        try:
+            return self._bring_up(cluster_id, provider, progress)
+        except OperationCancelled:
+            self._release_after_failure(cluster_id, provider, "cancelled by the user", progress)
+            raise
+        except XyclawError as exc:
+            cluster = self.clusters.get(cluster_id)
+            if cluster.state == READY:
+                raise
+            self._release_after_failure(cluster_id, provider, exc.message, progress)
+            raise ProvisionError(
+                f"cluster {cluster.name} could not be brought up: {exc.message}",
+                hint="its machines were released and stop billing; try again, or another "
+                "region (`xyclaw offers`)",
+            ) from exc
+
+    def _bring_up(self, cluster_id: int, provider: Provider, progress: Progress) -> ClusterRecord:
+        info = self._wait_running(cluster_id, provider, progress)
+        cluster = self.clusters.get(cluster_id)
+        usable = [n for n in cluster.nodes if n.state == P_RUNNING]
+        if info.state == P_FAILED:
+            failed = [n.name for n in cluster.nodes if n.state != P_RUNNING]
+            if not cluster.keep_partial or not usable:
+                raise ProvisionError(
+                    f"{len(failed)} of {len(cluster.nodes)} nodes failed: {', '.join(failed)}"
+                    + (f" ({info.error})" if info.error else "")
+                )
+            self._notice(
+                "warning",
+                f"{cluster.name}: {len(failed)} nodes failed; keeping the {len(usable)} that "
+                "came up, as asked",
+                cluster_id,
+            )
+        self.clusters.update(cluster_id, state=BOOTSTRAPPING)
+        self._wait_ssh(cluster, usable, progress)
+        self._bootstrap(cluster, usable, progress)
+        self.clusters.update(cluster_id, state=READY, ready_at=self.clock(), worker_pid=None)
+        ready = self.clusters.get(cluster_id)
+        progress.update(f"{ready.name} is ready: {len(usable)} nodes", 1.0)
+        self._notice(
+            "info",
+            f"cluster {ready.name} is ready ({ready.gpu_count} x {ready.gpu}, {ready.fabric})",
+            cluster_id,
+        )
+        return ready
+
+    def _wait_running(self, cluster_id: int, provider: Provider, progress: Progress) -> ClusterInfo:
+        deadline = time.monotonic() + self.timeouts.provision_s
+        ext = self.clusters.get(cluster_id).external_id
+        assert ext is not None
+        seen_states: dict[int, str] = {}
+        while True:
+            progress.check_cancelled()
+            info = provider.get(ext)
+            if info is None:
+                raise ProvisionError(f"the provider lost cluster {ext} while provisioning it")
+            self.clusters.apply_provider_view(cluster_id, info)
+            for node in info.nodes:
+                if seen_states.get(node.rank) != node.state:
+                    seen_states[node.rank] = node.state
+                    progress.update(
+                        f"{node.hostname}: {node.state}",
+                        None,
+                        step="provision",
+                        subject=node.hostname,
+                    )
+            running = sum(1 for n in info.nodes if n.state == P_RUNNING)
+            total = max(1, len(info.nodes) or 1)
+            if info.state in (P_RUNNING, P_FAILED):
+                return info
+            if info.state == P_TERMINATED:
+                raise ProvisionError(f"the provider terminated cluster {ext} while provisioning")
+            progress.update(
+                f"provisioning: {running}/{total} nodes running", 0.05 + 0.45 * running / total
+            )
+            if time.monotonic() > deadline:
+                raise ProvisionError(
+                    f"cluster {ext} was not running after {self.timeouts.provision_s:.0f}s"
+                )
+            self.sleep(self.timeouts.poll_s)
+
+    def _parallel(
+        self, nodes: list[NodeRecord], work: Callable[[NodeRecord], None]
+    ) -> dict[str, XyclawError]:
+        failures: dict[str, XyclawError] = {}
+
+        def one(node: NodeRecord) -> None:
+            try:
+                work(node)
+            except XyclawError as exc:
+                failures[node.name] = exc
+
+        if nodes:
+            with ThreadPoolExecutor(max_workers=min(64, len(nodes))) as pool:
+                list(pool.map(one, nodes))
+        return failures
+
+    def _wait_ssh(
+        self, cluster: ClusterRecord, nodes: list[NodeRecord], progress: Progress
+    ) -> None:
+        def wait(node: NodeRecord) -> None:
+            deadline = time.monotonic() + self.timeouts.ssh_s
+            delay = 0.2
+            while True:
+                progress.check_cancelled()
+                try:
+                    self.access.run(cluster, node, "true", timeout=15).check()
+                    progress.update(
+                        f"{node.name}: SSH answers", None, step="ssh", subject=node.name
+                    )
+                    return
+                except (HostKeyError, AuthenticationError):
+                    raise  # waiting will not change a refused key
+                except RemoteError as exc:
+                    if time.monotonic() + delay > deadline:
+                        raise RemoteError(
+                            f"{node.name} did not answer SSH within {self.timeouts.ssh_s:.0f}s "
+                            f"({exc.message})",
+                            host=node.name,
+                        ) from exc
+                    self.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+
+        failures = self._parallel(nodes, wait)
+        self._check_failures(cluster, nodes, failures, "SSH")
+        progress.update("all nodes answer SSH", 0.6)
+
+    def _bootstrap(
+        self, cluster: ClusterRecord, nodes: list[NodeRecord], progress: Progress
+    ) -> None:
+        want = NodeExpectation(
+            gpu=cluster.gpu,
+            gpus=cluster.gpus_per_node,
+            fabric=cluster.fabric,
+            image=cluster.image,
+        )
+        done = [0]
+
+        def boot(node: NodeRecord) -> None:
+            def run(command: str) -> CommandResult:
+                progress.check_cancelled()
+                return self.access.run(cluster, node, command, timeout=60)
+
+            def report(step: str, seen: str) -> None:
+                progress.update(
+                    f"{node.name}: {step} ok ({seen})", None, step=step, subject=node.name
+                )
+
+            bootstrap_node(run, want, node.name, report)
+            done[0] += 1
+            progress.update(
+                f"bootstrapped {done[0]}/{len(nodes)} nodes", 0.6 + 0.4 * done[0] / len(nodes)
+            )
+
+        failures = self._parallel(nodes, boot)
+        self._check_failures(cluster, nodes, failures, "bootstrap")
+
+    def _check_failures(
+        self,
+        cluster: ClusterRecord,
+        nodes: list[NodeRecord],
+        failures: dict[str, XyclawError],
+        stage: str,
+    ) -> None:
+        if not failures:
+            return
+        for node in nodes:
+            if node.name in failures:
+                self.clusters.set_node_state(node.id, "failed", failures[node.name].message)
+        for exc in failures.values():
+            if isinstance(exc, OperationCancelled):
+                raise exc
+        detail = "; ".join(f"{exc.message}" for exc in failures.values())
+        if not cluster.keep_partial or len(failures) == len(nodes):
+            step = next((e.step for e in failures.values() if isinstance(e, BootstrapError)), stage)
+            raise ProvisionError(f"{len(failures)} of {len(nodes)} nodes failed {step}: {detail}")
+        self._notice(
+            "warning",
+            f"{cluster.name}: {len(failures)} nodes failed {stage} and are not used: {detail}",
+            cluster.id,
+        )
+
+    # -- down ------------------------------------------------------------------------------
+    def down(self, cluster_id: int, progress: Progress | None = None) -> ClusterRecord:
+        """Release a cluster and wait until the provider confirms; safe to repeat."""
+        cluster = self.clusters.get(cluster_id)
+        if cluster.state == RELEASED:
+            return cluster
+        provider = self.providers.get(cluster.provider_id)
+        self.clusters.update(
+            cluster_id,
+            state=RELEASING,
+            release_requested_at=cluster.release_requested_at or self.clock(),
+            worker_pid=os.getpid(),
+        )
+        with self._working(cluster_id):
+            return self._finish_release(cluster_id, provider, progress)
+
+    def _finish_release(
+        self, cluster_id: int, provider: Provider, progress: Progress | None
+    ) -> ClusterRecord:
+        cluster = self.clusters.get(cluster_id)
+        if cluster.external_id is None:
+            info = self._find_by_key(provider, cluster.idempotency_key)
+            if info is None:
+                self.clusters.update(
+                    cluster_id, state=RELEASED, released_at=self.clock(), worker_pid=None
+                )
+                return self.clusters.get(cluster_id)
+            self.clusters.apply_provider_view(cluster_id, info)
+            cluster = self.clusters.get(cluster_id)
+        assert cluster.external_id is not None
+        if progress:
+            progress.update(f"releasing {cluster.name}", 0.1)
+        info = provider.terminate(cluster.external_id)
+        deadline = time.monotonic() + self.timeouts.release_s
+        while info is not None and info.state != P_TERMINATED:
+            if time.monotonic() > deadline:
+                raise ProviderError(
+                    f"{provider.name} has not confirmed the release of {cluster.name} after "
+                    f"{self.timeouts.release_s:.0f}s; it may still bill",
+                    hint="XyClaw retries at every start and every minute; check `xyclaw clusters`",
+                )
+            if progress:
+                progress.update(f"waiting for {provider.name} to confirm ({info.state})", 0.5)
+            self.sleep(self.timeouts.poll_s)
+            info = provider.get(cluster.external_id)
+        when = info.terminated_at if info is not None and info.terminated_at else self.clock()
+        if info is not None:
+            self.clusters.apply_provider_view(cluster_id, info)
+        self.clusters.mark_nodes_terminated(cluster_id, when)
+        self.clusters.update(cluster_id, state=RELEASED, released_at=when, worker_pid=None)
+        if progress:
+            progress.update(f"{cluster.name} released", 1.0)
+        self._notice("info", f"cluster {cluster.name} released; it no longer bills", cluster_id)
+        return self.clusters.get(cluster_id)
+
+    def _release_after_failure(
+        self, cluster_id: int, provider: Provider, why: str, progress: Progress
+    ) -> None:
+        self.clusters.update(cluster_id, error=why)
+        try:
+            self.down(cluster_id)
+        except XyclawError as exc:
+            log.error("release after failure of cluster %s failed: %s", cluster_id, exc)
+            self._notice(
+                "critical",
+                f"cluster {cluster_id} failed ({why}) and its release failed too: {exc.message}; "
+                "XyClaw will retry",
+                cluster_id,
+            )
+
+    @staticmethod
+    def _find_by_key(provider: Provider, key: str | None) -> ClusterInfo | None:
+        if key is None:
+            return None
+        for info in provider.clusters():
+            if info.idempotency_key == key:
+                return info
+        return None
+
+    def _notice(self, severity: str, message: str, cluster_id: int | None) -> None:
+        self.events.record("cluster", severity, message, cluster_id=cluster_id)
+
+
+__all__ = ["REQUESTED", "ClusterLifecycle", "ProvisionError", "Timeouts", "UpRequest"]

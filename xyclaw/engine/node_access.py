@@ -1,0 +1,182 @@
+"""Reaching a cluster's nodes: over SSH through the pool, or here for the local provider.
+
+The app has its own SSH key for the machines it rents (the provider installs
+its public half); host keys a provider hands over are trusted for this process
+only, never written to a known-hosts file, because the simulated cloud reuses
+loopback ports for new nodes with new keys.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import paramiko
+
+from xyclaw.engine.cluster_store import ClusterRecord, NodeRecord
+from xyclaw.errors import RemoteError, RemoteTimeoutError, SecretError
+from xyclaw.providers.local import LOCAL_HOST
+from xyclaw.remote import CommandResult, HostSpec, SshPool
+
+log = logging.getLogger(__name__)
+
+_KEY_TYPES = frozenset(
+    {"ssh-rsa", "ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521"}
+)
+
+
+def parse_public_key(line: str) -> paramiko.PKey:
+    """An OpenSSH public key line (``type base64 [comment]``) as a paramiko key."""
+    parts = line.strip().split()
+    if len(parts) < 2 or parts[0] not in _KEY_TYPES:
+        raise ValueError(f"not an OpenSSH public key line: {line[:40]!r}")
+    try:
+        blob = base64.b64decode(parts[1], validate=True)
+    except ValueError as exc:
+        raise ValueError("the public key's base64 part is damaged") from exc
+    try:
+        return paramiko.PKey.from_type_string(parts[0], blob)
+    except (paramiko.SSHException, ValueError) as exc:
+        raise ValueError(f"the {parts[0]} public key cannot be read: {exc}") from exc
+
+
+def load_or_create_app_key(path: Path) -> tuple[paramiko.PKey, str]:
+    """The app's key pair for rented machines: (private key, OpenSSH public line)."""
+    if path.exists():
+        mode = path.stat().st_mode & 0o077
+        if mode:
+            raise SecretError(
+                f"the SSH key {path} can be read by other users", hint=f"run: chmod 600 {path}"
+            )
+        try:
+            key: paramiko.PKey = paramiko.ECDSAKey.from_private_key_file(str(path))
+        except (paramiko.SSHException, OSError) as exc:
+            raise SecretError(
+                f"the SSH key {path} cannot be read",
+                hint="move it aside; XyClaw makes a new one (rented machines get it next time)",
+            ) from exc
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = paramiko.ECDSAKey.generate(bits=256)
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(fd)
+        key.write_private_key_file(str(tmp))
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    public = f"{key.get_name()} {key.get_base64()} xyclaw"
+    return key, public
+
+
+def run_locally(
+    command: str, timeout: float, env: Mapping[str, str] | None = None
+) -> CommandResult:
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(
+            ["bash", "-c", command],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **(env or {})},
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise RemoteTimeoutError(
+            f"`{command}` ran longer than {timeout:.0f}s on this machine", host=LOCAL_HOST
+        ) from exc
+    return CommandResult(
+        host=LOCAL_HOST,
+        command=command,
+        exit_code=proc.returncode,
+        stdout=proc.stdout,
+        stderr=proc.stderr,
+        duration_s=time.monotonic() - started,
+    )
+
+
+class NodeAccess:
+    """Runs commands on nodes, whatever provider they came from."""
+
+    def __init__(self, pool: SshPool, *, max_parallel: int = 32) -> None:
+        self.pool = pool
+        self.max_parallel = max_parallel
+        self._trusted: set[tuple[str, int, str]] = set()
+        self._trusted_lock = threading.Lock()
+
+    def trust(self, node: NodeRecord) -> None:
+        """Accept the host key the provider handed over, for this process (once per key)."""
+        if not (node.host_key and node.ssh_host and node.ssh_port):
+            return
+        entry = (node.ssh_host, node.ssh_port, node.host_key)
+        with self._trusted_lock:
+            if entry in self._trusted:
+                return
+            try:
+                key = parse_public_key(node.host_key)
+            except ValueError as exc:
+                log.warning("node %s: the provider's host key is unreadable: %s", node.name, exc)
+                return
+            self.pool.known_hosts.add(node.ssh_host, node.ssh_port, key, persist=False)
+            self._trusted.add(entry)
+
+    def target(self, cluster: ClusterRecord, node: NodeRecord) -> HostSpec | str:
+        if node.ssh_host is None:
+            raise RemoteError(
+                f"node {node.name} of cluster {cluster.name} has no SSH address yet",
+                host=node.name,
+                hint="wait until it is running (`xyclaw clusters`)",
+            )
+        if node.ssh_host == LOCAL_HOST:
+            return LOCAL_HOST
+        if node.ssh_port is None:
+            return node.ssh_host  # an ssh alias of the user's own host
+        return HostSpec(
+            alias=f"{cluster.name}/{node.name}",
+            hostname=node.ssh_host,
+            port=node.ssh_port,
+            user=node.ssh_user or "root",
+            identities_only=True,
+        )
+
+    def run(
+        self,
+        cluster: ClusterRecord,
+        node: NodeRecord,
+        command: str,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        target = self.target(cluster, node)
+        if target == LOCAL_HOST:
+            return run_locally(command, timeout or self.pool.settings.command_timeout_s, env)
+        self.trust(node)
+        return self.pool.run(target, command, timeout=timeout, env=env)
+
+    def run_all(
+        self,
+        cluster: ClusterRecord,
+        nodes: Sequence[NodeRecord],
+        command: str,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> dict[str, CommandResult | RemoteError]:
+        """The command on every node in parallel; one dead node never fails the others."""
+
+        def one(node: NodeRecord) -> CommandResult | RemoteError:
+            try:
+                return self.run(cluster, node, command, timeout, env)
+            except RemoteError as exc:
+                return exc
+
+        if not nodes:
+            return {}
+        with ThreadPoolExecutor(max_workers=min(self.max_parallel, len(nodes))) as pool:
+            results = list(pool.map(one, nodes))
+        return {node.name: result for node, result in zip(nodes, results, strict=True)}

@@ -1,0 +1,253 @@
+"""Reconciliation: the providers' instances against the store, at start-up and every minute.
+
+- An instance that bills but that the store does not know, or that should have
+  been released, is an orphan: the user is told at once, and by policy it is
+  released (default) or only reported.
+- Work another process left unfinished (its process is gone) is undone: a
+  cluster that was being provisioned is released, a release is completed.
+- A store cluster the provider no longer has is marked ``gone`` with the time
+  it was last seen.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from xyclaw.engine.cluster_store import (
+    BOOTSTRAPPING,
+    FAILED,
+    GONE,
+    PROVISIONING,
+    READY,
+    RELEASED,
+    RELEASING,
+    REQUESTED,
+    ClusterRecord,
+    ClusterStore,
+)
+from xyclaw.engine.event_log import EventLog
+from xyclaw.engine.lifecycle import ClusterLifecycle
+from xyclaw.errors import XyclawError
+from xyclaw.providers import TERMINATING, ClusterInfo, Provider, ProviderRegistry
+
+log = logging.getLogger(__name__)
+
+
+def process_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass
+class ReconcileReport:
+    orphans_released: list[str] = field(default_factory=list)
+    orphans_reported: list[str] = field(default_factory=list)
+    interrupted_released: list[str] = field(default_factory=list)
+    releases_completed: list[str] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(
+            (
+                self.orphans_released,
+                self.orphans_reported,
+                self.interrupted_released,
+                self.releases_completed,
+                self.gone,
+            )
+        )
+
+
+class Reconciler:
+    def __init__(
+        self,
+        clusters: ClusterStore,
+        providers: ProviderRegistry,
+        lifecycle: ClusterLifecycle,
+        events: EventLog,
+        *,
+        orphan_policy: str = "release-after-notice",
+        owner_alive: Callable[[int | None], bool] = process_alive,
+    ) -> None:
+        """``owner_alive(pid)`` says whether another process still works on a cluster."""
+        self.clusters = clusters
+        self.providers = providers
+        self.lifecycle = lifecycle
+        self.events = events
+        self.orphan_policy = orphan_policy
+        self._process_alive = owner_alive
+
+    def owner_alive(self, row: ClusterRecord) -> bool:
+        """Is someone still working on this row: an operation here, or a live other process?"""
+        if row.worker_pid is None:
+            return False
+        if row.worker_pid == os.getpid():
+            return self.lifecycle.working_on(row.id)
+        return self._process_alive(row.worker_pid)
+
+    def providers_to_check(self) -> list[str]:
+        """Providers with clusters in the store, plus any already in use."""
+        names = {c.provider_id for c in self.clusters.all() if c.state != FAILED}
+        names |= {p.name for p in self.providers.built()}
+        return sorted(names)
+
+    def run(self, provider_names: list[str] | None = None) -> ReconcileReport:
+        report = ReconcileReport()
+        for name in provider_names if provider_names is not None else self.providers_to_check():
+            try:
+                provider = self.providers.get(name)
+                if not provider.capabilities.rents:
+                    continue
+                self._provider(provider, report)
+            except XyclawError as exc:
+                report.errors.append(f"{name}: {exc.message}")
+                log.warning("reconciling %s failed: %s", name, exc)
+        return report
+
+    def _provider(self, provider: Provider, report: ReconcileReport) -> None:
+        # Terminating clusters are on their way out: neither orphans nor missing.
+        listed = provider.clusters()
+        live = [i for i in listed if i.live and i.state != TERMINATING]
+        leaving = {i.external_id for i in listed if i.state == TERMINATING}
+        rows = [c for c in self.clusters.all() if c.provider_id == provider.name]
+        by_ext = {c.external_id: c for c in rows if c.external_id}
+        by_key = {c.idempotency_key: c for c in rows if c.idempotency_key}
+        seen: set[int] = set()
+        for info in live:
+            row = by_ext.get(info.external_id) or (
+                by_key.get(info.idempotency_key) if info.idempotency_key else None
+            )
+            if row is None:
+                self._orphan(provider, info, None, report)
+                continue
+            seen.add(row.id)
+            self._known(provider, row, info, report)
+        for row in rows:
+            if row.id in seen or (row.external_id in leaving and row.state == RELEASED):
+                continue
+            self._missing(provider, row, report)
+
+    def _orphan(
+        self,
+        provider: Provider,
+        info: ClusterInfo,
+        row: ClusterRecord | None,
+        report: ReconcileReport,
+    ) -> None:
+        what = (
+            f"{provider.name} cluster {info.external_id} ({info.gpu_count} x {info.gpu}) bills "
+            + (
+                "but XyClaw has no record of it"
+                if row is None
+                else f"but {row.name} was {row.state}"
+            )
+        )
+        release = self.orphan_policy == "release-after-notice"
+        self.events.record(
+            "orphan",
+            "critical",
+            what + ("; releasing it now" if release else "; release it if it is not yours"),
+            cluster_id=row.id if row else None,
+            action="xyclaw down" if not release else None,
+        )
+        if not release:
+            report.orphans_reported.append(info.external_id)
+            return
+        if row is None:
+            self.clusters.ensure_provider(provider.name, provider.kind)
+            row_id = self.clusters.add_intent(
+                {
+                    "provider_id": provider.name,
+                    "name": f"orphan-{info.external_id}",
+                    "gpu": info.gpu,
+                    "gpu_count": info.gpu_count,
+                    "gpus_per_node": info.gpus_per_node,
+                    "fabric": info.fabric,
+                    "region": info.region,
+                    "currency": info.currency,
+                    "price_per_gpu_hour_micros": info.price_per_gpu_hour_micros,
+                    "idempotency_key": info.idempotency_key,
+                    "error": "orphan found by reconciliation",
+                }
+            )
+            self.clusters.apply_provider_view(row_id, info)
+        else:
+            row_id = row.id
+        self.lifecycle.down(row_id)
+        report.orphans_released.append(info.external_id)
+
+    def _known(
+        self, provider: Provider, row: ClusterRecord, info: ClusterInfo, report: ReconcileReport
+    ) -> None:
+        if row.state in (RELEASED, FAILED, GONE):
+            self._orphan(provider, info, row, report)
+            return
+        owner_alive = self.owner_alive(row)
+        if row.state in (REQUESTED, PROVISIONING, BOOTSTRAPPING) and not owner_alive:
+            self.clusters.update(row.id, error="interrupted while it was being set up")
+            self.clusters.apply_provider_view(row.id, info)
+            self.events.record(
+                "cluster",
+                "warning",
+                f"{row.name} was being set up when XyClaw stopped; releasing it so it does not "
+                "bill unused",
+                cluster_id=row.id,
+            )
+            self.lifecycle.down(row.id)
+            report.interrupted_released.append(row.name)
+            return
+        if row.state == RELEASING and not owner_alive:
+            self.lifecycle.down(row.id)
+            report.releases_completed.append(row.name)
+            return
+        self.clusters.apply_provider_view(row.id, info)
+
+    def _missing(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
+        if row.state in (RELEASED, FAILED, GONE):
+            return
+        if self.owner_alive(row) and row.state != READY:
+            return  # another live process is working on it
+        if row.state == REQUESTED and row.external_id is None:
+            self.clusters.update(
+                row.id,
+                state=FAILED,
+                error="interrupted before the provider created it",
+                worker_pid=None,
+            )
+            return
+        if row.state == RELEASING:
+            self.lifecycle.down(row.id)
+            report.releases_completed.append(row.name)
+            return
+        info = provider.get(row.external_id) if row.external_id else None
+        ended = info.terminated_at if info is not None and info.terminated_at else None
+        self.clusters.mark_nodes_terminated(row.id, ended or row.last_seen_at)
+        self.clusters.update(row.id, state=GONE, worker_pid=None)
+        self.events.record(
+            "cluster",
+            "warning",
+            f"{provider.name} no longer has {row.name}"
+            + (" (it terminated it)" if info is not None else "")
+            + f"; last seen {_ago(row.last_seen_at)}. Marked gone.",
+            cluster_id=row.id,
+        )
+        report.gone.append(row.name)
+
+
+def _ago(ts: float | None) -> str:
+    if ts is None:
+        return "never"
+    return f"{max(0, int(time.time() - ts))} s ago"

@@ -1,0 +1,208 @@
+"""The ``sim`` provider: an HTTP client of the simulated cloud's control plane."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from xyclaw.catalog import Offer
+from xyclaw.errors import CapacityError, ProviderError
+from xyclaw.providers.base import (
+    Capabilities,
+    ClusterInfo,
+    ClusterOrder,
+    LedgerEntry,
+    NodeInfo,
+)
+from xyclaw.providers.http_retry import (
+    RetryPolicy,
+    error_from_response,
+    request_with_retries,
+)
+
+REGIONS = ("Xiamen", "Yinchuan", "Ulanqab")
+
+
+def _node(raw: dict[str, Any]) -> NodeInfo:
+    ssh = raw.get("ssh") or {}
+    return NodeInfo(
+        external_id=str(raw["id"]),
+        rank=int(raw["rank"]),
+        hostname=str(raw.get("hostname") or raw["id"]),
+        state=str(raw["state"]),
+        ssh_host=ssh.get("host"),
+        ssh_port=ssh.get("port"),
+        ssh_user=ssh.get("user"),
+        host_key=ssh.get("host_key"),
+        error=raw.get("error"),
+    )
+
+
+def cluster_from_json(raw: dict[str, Any]) -> ClusterInfo:
+    try:
+        return ClusterInfo(
+            external_id=str(raw["id"]),
+            name=str(raw.get("name") or raw["id"]),
+            state=str(raw["state"]),
+            gpu=str(raw["gpu"]),
+            gpu_count=int(raw["gpu_count"]),
+            gpus_per_node=int(raw["gpus_per_node"]),
+            fabric=str(raw["fabric"]),
+            region=raw.get("region"),
+            price_per_gpu_hour_micros=int(raw["price_per_gpu_hour_micros"]),
+            currency=str(raw.get("currency", "CNY")),
+            nodes=tuple(_node(n) for n in raw.get("nodes", [])),
+            created_at=raw.get("created_at"),
+            running_at=raw.get("running_at"),
+            terminated_at=raw.get("terminated_at"),
+            error=raw.get("error"),
+            idempotency_key=raw.get("idempotency_key"),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ProviderError(
+            f"the simulated cloud sent a cluster record XyClaw cannot read ({exc!r})",
+            hint="the cloud and the app may be different versions: run `xyclaw sim stop`",
+        ) from exc
+
+
+class SimProvider:
+    """Rents from the built-in simulated cloud over HTTP."""
+
+    kind = "sim"
+    capabilities = Capabilities(
+        rents=True,
+        multi_node=True,
+        stop_start=False,
+        spot=False,
+        regions=REGIONS,
+        billing_ledger=True,
+    )
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        name: str = "sim",
+        timeout_s: float = 10.0,
+        retry: RetryPolicy | None = None,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
+        self.name = name
+        base = base_url.rstrip("/")
+        self._base = base[: -len("/v1")] if base.endswith("/v1") else base
+        self._retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._client = httpx.Client(
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=timeout_s,
+            transport=transport,
+        )
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        extra = {"sleep": self._sleep} if self._sleep else {}
+        return request_with_retries(
+            self._client,
+            method,
+            f"{self._base}{path}",
+            provider=self.name,
+            policy=self._retry,
+            **extra,
+            **kwargs,
+        )
+
+    def _json(self, response: httpx.Response) -> dict[str, Any]:
+        if response.status_code >= 400:
+            error = error_from_response(response, self.name)
+            if response.status_code == 422:
+                raise CapacityError(error.message, hint=error.hint) from error
+            raise error
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise ProviderError(
+                f"the {self.name} provider answered with something that is not JSON"
+            ) from exc
+        if not isinstance(body, dict):
+            raise ProviderError(f"the {self.name} provider answered with unexpected JSON")
+        return body
+
+    def offers(self) -> list[Offer]:
+        body = self._json(self._call("GET", "/v1/offers"))
+        result = []
+        for raw in body.get("offers", []):
+            result.append(
+                Offer(
+                    provider=self.name,
+                    offer_id=str(raw["offer_id"]),
+                    region=str(raw["region"]),
+                    gpu=str(raw["gpu"]),
+                    gpus_per_node=int(raw["gpus_per_node"]),
+                    node_counts=tuple(int(n) for n in raw["node_counts"]),
+                    fabric=str(raw["fabric"]),
+                    price_micro=int(raw["price_per_gpu_hour_micros"]),
+                    price_30d_micro=raw.get("price_30d_per_gpu_hour_micros"),
+                    currency=str(raw.get("currency", "CNY")),
+                    kind=str(raw.get("kind", "node")),
+                    available_gpus=raw.get("available_gpus"),
+                )
+            )
+        return result
+
+    def create(self, order: ClusterOrder) -> ClusterInfo:
+        payload: dict[str, Any] = {
+            "gpu": order.gpu,
+            "gpu_count": order.gpu_count,
+            "ssh_public_key": order.ssh_public_key,
+        }
+        for key in ("region", "fabric", "gpus_per_node", "image", "name"):
+            value = getattr(order, key)
+            if value is not None:
+                payload[key] = value
+        response = self._call(
+            "POST",
+            "/v1/clusters",
+            json=payload,
+            headers={"Idempotency-Key": order.idempotency_key},
+        )
+        return cluster_from_json(self._json(response)["cluster"])
+
+    def get(self, external_id: str) -> ClusterInfo | None:
+        response = self._call("GET", f"/v1/clusters/{external_id}")
+        if response.status_code == 404:
+            return None
+        return cluster_from_json(self._json(response)["cluster"])
+
+    def clusters(self) -> list[ClusterInfo]:
+        body = self._json(self._call("GET", "/v1/clusters"))
+        return [cluster_from_json(raw) for raw in body.get("clusters", [])]
+
+    def terminate(self, external_id: str) -> ClusterInfo:
+        response = self._call("DELETE", f"/v1/clusters/{external_id}")
+        return cluster_from_json(self._json(response)["cluster"])
+
+    def billing(self) -> list[LedgerEntry]:
+        body = self._json(self._call("GET", "/v1/billing"))
+        currency = str(body.get("currency", "CNY"))
+        return [
+            LedgerEntry(
+                cluster_external_id=str(e["cluster_id"]),
+                node_external_id=e.get("node_id"),
+                start=float(e["start"]),
+                end=e.get("end"),
+                seconds=int(e["seconds"]),
+                amount_micros=int(e["amount_micros"]),
+                currency=currency,
+            )
+            for e in body.get("entries", [])
+        ]
+
+    def fault(self, **settings: Any) -> dict[str, Any]:
+        """Set the simulated cloud's injected faults (tests and demos)."""
+        return self._json(self._call("POST", "/v1/_faults", json=settings))
+
+    def close(self) -> None:
+        self._client.close()
