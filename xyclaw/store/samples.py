@@ -49,15 +49,18 @@ GpuRecords = npt.NDArray[Any]
 
 
 @dataclass(frozen=True)
-class GpuSampleBlock:
+class SampleBlock:
     """Samples read back: ``records[i]`` was taken at ``ts_ms[i]`` on ``node_id[i]``."""
 
     ts_ms: npt.NDArray[np.int64]
     node_id: npt.NDArray[np.int64]
-    records: GpuRecords
+    records: npt.NDArray[Any]
 
     def __len__(self) -> int:
         return int(self.records.shape[0])
+
+
+GpuSampleBlock = SampleBlock
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,11 @@ def empty_gpu_records(count: int) -> GpuRecords:
     return records
 
 
-def make_chunks(node_id: int, items: Sequence[tuple[int, GpuRecords]]) -> list[SampleChunk]:
+def make_chunks(
+    node_id: int,
+    items: Sequence[tuple[int, npt.NDArray[Any]]],
+    dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
+) -> list[SampleChunk]:
     """A node's (ts_ms, records) in time order, cut into rows of at most MAX_SPAN_MS."""
     chunks: list[SampleChunk] = []
     start = 0
@@ -95,9 +102,7 @@ def make_chunks(node_id: int, items: Sequence[tuple[int, GpuRecords]]) -> list[S
         part = items[start:end]
         offsets = np.fromiter((ts - first_ts for ts, _ in part), dtype="<u4", count=len(part))
         counts = np.fromiter((len(rec) for _, rec in part), dtype="u1", count=len(part))
-        data = b"".join(
-            np.ascontiguousarray(rec, dtype=GPU_SAMPLE_DTYPE).tobytes() for _, rec in part
-        )
+        data = b"".join(np.ascontiguousarray(rec, dtype=dtype).tobytes() for _, rec in part)
         chunks.append(
             SampleChunk(
                 node_id,
@@ -114,26 +119,27 @@ def make_chunks(node_id: int, items: Sequence[tuple[int, GpuRecords]]) -> list[S
 
 
 def unpack_chunks(
-    rows: Sequence[tuple[int, int, int, bytes, bytes, bytes]], start_ms: int, end_ms: int
-) -> GpuSampleBlock:
+    rows: Sequence[tuple[int, int, int, bytes, bytes, bytes]],
+    start_ms: int,
+    end_ms: int,
+    dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
+) -> SampleBlock:
     """Rows of (start_ms, node_id, instants, times, counts, data), cut to [start_ms, end_ms)."""
     if not rows:
-        return GpuSampleBlock(
-            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, GPU_SAMPLE_DTYPE)
-        )
+        return SampleBlock(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
     starts, nodes, instants, times, counts, data = zip(*rows, strict=True)
     n_instants = np.asarray(instants, dtype=np.int64)
     offsets = np.frombuffer(b"".join(times), dtype="<u4").astype(np.int64)
     per_instant = np.frombuffer(b"".join(counts), dtype="u1").astype(np.int64)
     instant_ts = np.repeat(np.asarray(starts, dtype=np.int64), n_instants) + offsets
     instant_node = np.repeat(np.asarray(nodes, dtype=np.int64), n_instants)
-    records = np.frombuffer(b"".join(data), dtype=GPU_SAMPLE_DTYPE)
+    records = np.frombuffer(b"".join(data), dtype=dtype)
     ts = np.repeat(instant_ts, per_instant)
     node = np.repeat(instant_node, per_instant)
     keep = (ts >= start_ms) & (ts < end_ms)
     if not keep.all():
         ts, node, records = ts[keep], node[keep], records[keep]
-    return GpuSampleBlock(ts, node, records)
+    return SampleBlock(ts, node, records)
 
 
 # --- NIC samples ------------------------------------------------------------------
@@ -155,16 +161,7 @@ NIC_SAMPLE_DTYPE = np.dtype(
 NicRecords = npt.NDArray[Any]
 
 
-@dataclass(frozen=True)
-class NicSampleBlock:
-    """NIC rates read back: ``records[i]`` was taken at ``ts_ms[i]`` on ``node_id[i]``."""
-
-    ts_ms: npt.NDArray[np.int64]
-    node_id: npt.NDArray[np.int64]
-    records: NicRecords
-
-    def __len__(self) -> int:
-        return int(self.records.shape[0])
+NicSampleBlock = SampleBlock
 
 
 def empty_nic_records(count: int) -> NicRecords:
@@ -176,49 +173,10 @@ def empty_nic_records(count: int) -> NicRecords:
 
 
 def make_nic_chunks(node_id: int, items: Sequence[tuple[int, NicRecords]]) -> list[SampleChunk]:
-    """A node's (ts_ms, NIC records) in time order, cut into rows of at most MAX_SPAN_MS."""
-    chunks: list[SampleChunk] = []
-    start = 0
-    while start < len(items):
-        first_ts = items[start][0]
-        end = start
-        while end < len(items) and items[end][0] - first_ts < MAX_SPAN_MS:
-            if end > start and items[end][0] < items[end - 1][0]:
-                raise StoreError("samples of one node must be given in time order")
-            end += 1
-        part = items[start:end]
-        offsets = np.fromiter((ts - first_ts for ts, _ in part), dtype="<u4", count=len(part))
-        counts = np.fromiter((len(rec) for _, rec in part), dtype="u1", count=len(part))
-        data = b"".join(
-            np.ascontiguousarray(rec, dtype=NIC_SAMPLE_DTYPE).tobytes() for _, rec in part
-        )
-        chunks.append(
-            SampleChunk(
-                node_id, first_ts, part[-1][0], len(part), offsets.tobytes(), counts.tobytes(), data
-            )
-        )
-        start = end
-    return chunks
+    return make_chunks(node_id, items, NIC_SAMPLE_DTYPE)
 
 
 def unpack_nic_chunks(
     rows: Sequence[tuple[int, int, int, bytes, bytes, bytes]], start_ms: int, end_ms: int
-) -> NicSampleBlock:
-    """Rows of (start_ms, node_id, instants, times, counts, data), cut to [start_ms, end_ms)."""
-    if not rows:
-        return NicSampleBlock(
-            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, NIC_SAMPLE_DTYPE)
-        )
-    starts, nodes, instants, times, counts, data = zip(*rows, strict=True)
-    n_instants = np.asarray(instants, dtype=np.int64)
-    offsets = np.frombuffer(b"".join(times), dtype="<u4").astype(np.int64)
-    per_instant = np.frombuffer(b"".join(counts), dtype="u1").astype(np.int64)
-    instant_ts = np.repeat(np.asarray(starts, dtype=np.int64), n_instants) + offsets
-    instant_node = np.repeat(np.asarray(nodes, dtype=np.int64), n_instants)
-    records = np.frombuffer(b"".join(data), dtype=NIC_SAMPLE_DTYPE)
-    ts = np.repeat(instant_ts, per_instant)
-    node = np.repeat(instant_node, per_instant)
-    keep = (ts >= start_ms) & (ts < end_ms)
-    if not keep.all():
-        ts, node, records = ts[keep], node[keep], records[keep]
-    return NicSampleBlock(ts, node, records)
+) -> SampleBlock:
+    return unpack_chunks(rows, start_ms, end_ms, NIC_SAMPLE_DTYPE)

@@ -9,21 +9,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import sqlite_utils
 
 from xyclaw.errors import StoreError, UsageError
 from xyclaw.store.database import connect, inspect_version, open_for_writing
 from xyclaw.store.migrations import LATEST_VERSION
 from xyclaw.store.samples import (
+    GPU_SAMPLE_DTYPE,
     MAX_SPAN_MS,
+    NIC_SAMPLE_DTYPE,
     GpuRecords,
-    GpuSampleBlock,
     NicRecords,
-    NicSampleBlock,
+    SampleBlock,
     make_chunks,
-    make_nic_chunks,
     unpack_chunks,
-    unpack_nic_chunks,
 )
 from xyclaw.store.writer import StoreWriter
 
@@ -80,61 +81,59 @@ class Store:
         The telemetry writer calls this with a few seconds of samples at a time;
         each call's samples of one node become one row (or more past two minutes).
         """
-        by_node: dict[int, list[tuple[int, GpuRecords]]] = {}
-        for ts_ms, node_id, records in items:
-            by_node.setdefault(node_id, []).append((ts_ms, records))
-        rows = [
-            (cluster_id, c.node_id, c.start_ms, c.end_ms, c.instants, c.times, c.counts, c.data)
-            for node_id, node_items in by_node.items()
-            for c in make_chunks(node_id, node_items)
-        ]
-        if rows:
-            self.writer.execute_many(
-                "INSERT OR REPLACE INTO gpu_samples (cluster_id, node_id, start_ms, end_ms,"
-                " instants, times, counts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+        self._add_samples("gpu_samples", GPU_SAMPLE_DTYPE, cluster_id, items)
 
     def gpu_samples(
         self, cluster_id: int, start_ms: int, end_ms: int, node_id: int | None = None
-    ) -> GpuSampleBlock:
+    ) -> SampleBlock:
         """Samples of a cluster in [start_ms, end_ms), one record per GPU and instant."""
-        sql = (
-            "SELECT start_ms, node_id, instants, times, counts, data FROM gpu_samples"
-            " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
-        )
-        params: list[Any] = [cluster_id, start_ms - MAX_SPAN_MS, end_ms]
-        if node_id is not None:
-            sql += " AND node_id = ?"
-            params.append(node_id)
-        rows = self.reader().conn.execute(sql + " ORDER BY start_ms, node_id", params).fetchall()
-        return unpack_chunks(rows, start_ms, end_ms)
+        return self._samples("gpu_samples", GPU_SAMPLE_DTYPE, cluster_id, start_ms, end_ms, node_id)
 
     def add_nic_samples(
         self, cluster_id: int, items: Iterable[tuple[int, int, NicRecords]]
     ) -> None:
         """Queue (ts_ms, node_id, NIC records) for writing, one row per node; returns at once."""
-        by_node: dict[int, list[tuple[int, NicRecords]]] = {}
+        self._add_samples("nic_samples", NIC_SAMPLE_DTYPE, cluster_id, items)
+
+    def nic_samples(
+        self, cluster_id: int, start_ms: int, end_ms: int, node_id: int | None = None
+    ) -> SampleBlock:
+        """NIC rates of a cluster in [start_ms, end_ms), one record per interface and instant."""
+        return self._samples("nic_samples", NIC_SAMPLE_DTYPE, cluster_id, start_ms, end_ms, node_id)
+
+    def _add_samples(
+        self,
+        table: str,
+        dtype: np.dtype[Any],
+        cluster_id: int,
+        items: Iterable[tuple[int, int, npt.NDArray[Any]]],
+    ) -> None:
+        by_node: dict[int, list[tuple[int, npt.NDArray[Any]]]] = {}
         for ts_ms, node_id, records in items:
             by_node.setdefault(node_id, []).append((ts_ms, records))
         rows = [
             (cluster_id, c.node_id, c.start_ms, c.end_ms, c.instants, c.times, c.counts, c.data)
             for node_id, node_items in by_node.items()
-            for c in make_nic_chunks(node_id, node_items)
+            for c in make_chunks(node_id, node_items, dtype)
         ]
         if rows:
             self.writer.execute_many(
-                "INSERT OR REPLACE INTO nic_samples (cluster_id, node_id, start_ms, end_ms,"
+                f"INSERT OR REPLACE INTO {table} (cluster_id, node_id, start_ms, end_ms,"
                 " instants, times, counts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
 
-    def nic_samples(
-        self, cluster_id: int, start_ms: int, end_ms: int, node_id: int | None = None
-    ) -> NicSampleBlock:
-        """NIC rates of a cluster in [start_ms, end_ms), one record per interface and instant."""
+    def _samples(
+        self,
+        table: str,
+        dtype: np.dtype[Any],
+        cluster_id: int,
+        start_ms: int,
+        end_ms: int,
+        node_id: int | None,
+    ) -> SampleBlock:
         sql = (
-            "SELECT start_ms, node_id, instants, times, counts, data FROM nic_samples"
+            f"SELECT start_ms, node_id, instants, times, counts, data FROM {table}"
             " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
         )
         params: list[Any] = [cluster_id, start_ms - MAX_SPAN_MS, end_ms]
@@ -142,7 +141,7 @@ class Store:
             sql += " AND node_id = ?"
             params.append(node_id)
         rows = self.reader().conn.execute(sql + " ORDER BY start_ms, node_id", params).fetchall()
-        return unpack_nic_chunks(rows, start_ms, end_ms)
+        return unpack_chunks(rows, start_ms, end_ms, dtype)
 
     # -- maintenance ------------------------------------------------------------------------
     def info(self) -> StoreInfo:
