@@ -216,3 +216,21 @@ def test_maintenance_watches_ready_clusters_and_stops_after_release(
     engine.down(cluster.name).result(60)
     engine.sync_telemetry()
     assert engine.telemetry.watched() == []
+
+
+def test_the_running_app_reconciles_by_itself(make_world: MakeWorld) -> None:
+    """What the desktop app and `xyclaw guard` start: no command needed to catch an orphan."""
+    import time
+
+    from xyclaw.providers import ClusterOrder
+
+    world: World = make_world()
+    world.provider.create(
+        ClusterOrder("A800", 8, "Xiamen", "none", "stray", world.engine.lifecycle.public_key())
+    )
+    world.engine.start_maintenance()
+    deadline = time.monotonic() + 20
+    while live_at_provider(world) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_at_provider(world) == []
+    assert any(e["kind"] == "orphan" for e in world.engine.recent_events())

@@ -34,4 +34,6 @@ def run_app(engine: Engine) -> int:
     apply_theme(app, engine.config.gui.theme if engine.config.gui.theme != "system" else "light")
     controller = MainWindowController(engine)
     controller.window.show()
+    # While the app runs: reconcile, meter, budgets, idle release and telemetry, every minute.
+    engine.start_maintenance()
     return int(app.exec())
