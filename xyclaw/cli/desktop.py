@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from xyclaw.cli.context import CliContext
 
 NO_DISPLAY_MESSAGE = """\
 xyclaw: there is no display here, so the desktop app cannot open.
-  - on a server, run it on a virtual screen:   xvfb-run -a xyclaw
+  - on a server, run it on a virtual screen:   xvfb-run -a {cmd}
   - or use the command-line tools, which need no display:
-        xyclaw plan --task finetune-lora --model-size 13B --gpus 8
-        xyclaw doctor
-        xyclaw --help"""
+        {cmd} plan --task finetune-lora --model-size 13B --gpus 8
+        {cmd} doctor
+        {cmd} --help"""
+
+
+def _command_name() -> str:
+    """How the user started us, so the advice can be pasted as it is (.venv/bin/xyclaw)."""
+    argv0 = Path(sys.argv[0])
+    return str(argv0) if argv0.name == "xyclaw" else "xyclaw"
 
 
 def display_available(environ: dict[str, str] | None = None) -> bool:
@@ -27,7 +34,7 @@ def display_available(environ: dict[str, str] | None = None) -> bool:
 
 def launch_desktop(ctx: CliContext) -> int:
     if not display_available(dict(os.environ)):
-        ctx.warn(NO_DISPLAY_MESSAGE)
+        ctx.warn(NO_DISPLAY_MESSAGE.format(cmd=_command_name()))
         return 2
     from xyclaw.logsetup import configure_logging
 
