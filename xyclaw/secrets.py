@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import stat
 import threading
 from pathlib import Path
 from typing import Protocol
 
 from xyclaw.errors import SecretError
+from xyclaw.files import write_private
 from xyclaw.logsetup import register_secret
 
 log = logging.getLogger(__name__)
@@ -64,13 +64,7 @@ class FileSecretBackend:
         return {str(k): str(v) for k, v in data.items()}
 
     def _write(self, data: dict[str, str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self.path)
+        write_private(self.path, json.dumps(data))
 
     def get(self, key: str) -> str | None:
         with self._lock:

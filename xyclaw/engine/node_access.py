@@ -9,6 +9,7 @@ loopback ports for new nodes with new keys.
 from __future__ import annotations
 
 import base64
+import io
 import logging
 import os
 import subprocess
@@ -22,6 +23,7 @@ import paramiko
 
 from xyclaw.engine.cluster_store import ClusterRecord, NodeRecord
 from xyclaw.errors import RemoteError, RemoteTimeoutError, SecretError
+from xyclaw.files import write_private
 from xyclaw.providers.local import LOCAL_HOST
 from xyclaw.remote import CommandResult, HostSpec, SshPool
 
@@ -63,14 +65,10 @@ def load_or_create_app_key(path: Path) -> tuple[paramiko.PKey, str]:
                 hint="move it aside; XyClaw makes a new one (rented machines get it next time)",
             ) from exc
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
         key = paramiko.ECDSAKey.generate(bits=256)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.close(fd)
-        key.write_private_key_file(str(tmp))
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
+        pem = io.StringIO()
+        key.write_private_key(pem)
+        write_private(path, pem.getvalue())
     public = f"{key.get_name()} {key.get_base64()} xyclaw"
     return key, public
 

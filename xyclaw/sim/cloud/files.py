@@ -13,15 +13,14 @@ Layout of the state folder::
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import secrets
-import threading
 from pathlib import Path
 from typing import Any
 
 from xyclaw.errors import ProviderError
+from xyclaw.files import write_private
 
 STATE_FILE = "state.json"
 TOKEN_FILE = "token"
@@ -31,30 +30,6 @@ LOG_FILE = "cloud.log"
 NODES_DIR = "nodes"
 VOLUMES_DIR = "volumes"
 HOST_KEY_FILE = "host_key"
-
-
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` so that readers see the old or the new file, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
 
 
 def write_json(path: Path, data: Any) -> None:
