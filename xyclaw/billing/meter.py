@@ -39,11 +39,6 @@ def cost_so_far(spans: Iterable[BilledSpan], now: float) -> int:
     return sum(span.cost(now) for span in spans)
 
 
-def burn_rate_per_hour(spans: Iterable[BilledSpan], now: float) -> int:
-    """What the spans still running cost per hour, in micro-units."""
-    return sum(s.gpus * s.price_per_gpu_hour_micros for s in spans if s.end is None or s.end > now)
-
-
 @dataclass(frozen=True)
 class BudgetStatus:
     spent_micros: int
@@ -68,12 +63,3 @@ class BudgetStatus:
             and self.budget_micros > 0
             and (self.spent_micros >= self.budget_micros)
         )
-
-
-def seconds_until(spans: list[BilledSpan], budget_micros: int, now: float) -> float | None:
-    """How long until the running spans spend the budget (None if nothing bills)."""
-    rate = burn_rate_per_hour(spans, now)
-    if rate <= 0:
-        return None
-    left = budget_micros - cost_so_far(spans, now)
-    return max(0.0, left * 3600 / rate)

@@ -20,7 +20,7 @@ from xyclaw.engine.reconcile import Reconciler, ReconcileReport
 from xyclaw.errors import RemoteError, XyclawError
 from xyclaw.events import EventBus
 from xyclaw.paths import AppPaths
-from xyclaw.providers import LedgerEntry, ProviderRegistry
+from xyclaw.providers import ProviderRegistry
 from xyclaw.remote import CommandResult
 from xyclaw.secrets import SecretStore
 from xyclaw.store import Store, StoreInfo
@@ -77,7 +77,6 @@ class Engine:
         self.guard = parts.guard
         self.tuning = tuning
         self.telemetry = telemetry
-        self._closers: list[Callable[[], None]] = []
         self._maintenance_stop = threading.Event()
         self._maintenance: threading.Thread | None = None
 
@@ -133,12 +132,13 @@ class Engine:
     def reconcile(self) -> ReconcileReport:
         return self.reconciler.run()
 
+    def charge_meters(self) -> int:
+        """Bring the meter's charges up to now (what `xyclaw billing` needs, nothing more)."""
+        return self.guard.charge_all()
+
     def tick(self) -> GuardReport:
         """Charge the meter, enforce budgets and idle release (the minute tick)."""
         return self.guard.tick()
-
-    def provider_ledger(self, provider: str) -> list[LedgerEntry]:
-        return self.providers.get(provider).billing()
 
     def meter_charges(self, cluster_id: int) -> int:
         rows = self.store.query(
@@ -194,10 +194,6 @@ class Engine:
         return self.store.info()
 
     # -- lifetime ----------------------------------------------------------------------------
-    def on_close(self, closer: Callable[[], None]) -> None:
-        """Register a part to close (in reverse order) when the engine closes."""
-        self._closers.append(closer)
-
     def close(self) -> None:
         self._maintenance_stop.set()
         if self._maintenance is not None:
@@ -207,12 +203,6 @@ class Engine:
                 self.telemetry.close()
             except Exception:
                 log.exception("closing telemetry failed")
-        while self._closers:
-            closer = self._closers.pop()
-            try:
-                closer()
-            except Exception:
-                log.exception("closing a part failed")
         self.operations.close()
         self.access.pool.close()
         self.providers.close()

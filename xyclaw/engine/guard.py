@@ -119,6 +119,17 @@ class Guard:
 
         return self.clusters.store.writer.call(write)
 
+    @staticmethod
+    def _billable(cluster: ClusterRecord, now: float) -> bool:
+        """Still billing, or released so recently that its last seconds may not be charged."""
+        if not cluster.nodes:
+            return False
+        return cluster.live or cluster.released_at is None or cluster.released_at > now - 3600
+
+    def charge_all(self) -> int:
+        now = self.clock()
+        return sum(self.charge(c, now) for c in self.clusters.all() if self._billable(c, now))
+
     # -- the tick ----------------------------------------------------------------------------
     def tick(self) -> GuardReport:
         report = GuardReport()
@@ -126,7 +137,7 @@ class Guard:
         for cluster in self.clusters.all():
             if not cluster.nodes:
                 continue
-            if cluster.live or cluster.released_at is None or cluster.released_at > now - 3600:
+            if self._billable(cluster, now):
                 report.charged_micros += self.charge(cluster, now)
             if not cluster.live:
                 self._idle_since.pop(cluster.id, None)

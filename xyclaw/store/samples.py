@@ -170,13 +170,3 @@ def empty_nic_records(count: int) -> NicRecords:
     records["rx_bytes_s"] = np.nan
     records["tx_bytes_s"] = np.nan
     return records
-
-
-def make_nic_chunks(node_id: int, items: Sequence[tuple[int, NicRecords]]) -> list[SampleChunk]:
-    return make_chunks(node_id, items, NIC_SAMPLE_DTYPE)
-
-
-def unpack_nic_chunks(
-    rows: Sequence[tuple[int, int, int, bytes, bytes, bytes]], start_ms: int, end_ms: int
-) -> SampleBlock:
-    return unpack_chunks(rows, start_ms, end_ms, NIC_SAMPLE_DTYPE)

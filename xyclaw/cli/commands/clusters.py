@@ -278,7 +278,7 @@ def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
 
     engine = ctx.engine()
     _reconcile(ctx)
-    engine.tick()
+    engine.charge_meters()
     ledgers: dict[str, dict[str, int]] = {}
     for name in {c.provider_id for c in engine.list_clusters(include_released=True)}:
         try:
