@@ -10,10 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.sim.conftest import Client, NodeFactory
-from xyclaw.sim.node import SimClusterInfo, SimNode
-from xyclaw.telemetry.kernel_log import parse_dmesg
-from xyclaw.telemetry.nic import parse_ib_counters, parse_proc_net_dev
-from xyclaw.telemetry.nvsmi import (
+from xyclaw.parsers.ibparse import parse_ibstat, parse_ibv_devinfo, parse_show_gids
+from xyclaw.parsers.kernel_log import parse_dmesg
+from xyclaw.parsers.nccltests import parse_nccl_tests
+from xyclaw.parsers.nic import parse_ib_counters, parse_proc_net_dev
+from xyclaw.parsers.nvsmi import (
     QUERY_FIELDS,
     NvsmiCsvParser,
     parse_list,
@@ -21,8 +22,7 @@ from xyclaw.telemetry.nvsmi import (
     parse_topology,
     query_command,
 )
-from xyclaw.tuning.ibparse import parse_ibstat, parse_ibv_devinfo, parse_show_gids
-from xyclaw.tuning.nccltests import parse_nccl_tests
+from xyclaw.sim.node import SimClusterInfo, SimNode
 
 Connect = Callable[[SimNode], Client]
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xyclaw.telemetry.joblog import (
+from xyclaw.parsers.joblog import (
     CheckpointEvent,
     CudaErrorEvent,
     EvalEvent,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from xyclaw.errors import ParseError
-from xyclaw.telemetry.kernel_log import XID_TABLE, parse_dmesg, parse_xid_line, xid_info
-from xyclaw.telemetry.nic import (
+from xyclaw.parsers.kernel_log import XID_TABLE, parse_dmesg, parse_xid_line, xid_info
+from xyclaw.parsers.nic import (
     NicSample,
     counter_delta,
     nic_rate,

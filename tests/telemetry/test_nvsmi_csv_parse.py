@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xyclaw.errors import ParseError
-from xyclaw.telemetry.nvsmi import (
+from xyclaw.parsers.nvsmi import (
     QUERY_FIELDS,
     GpuSample,
     NvsmiCsvParser,

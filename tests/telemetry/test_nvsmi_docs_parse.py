@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from xyclaw.errors import ParseError
-from xyclaw.telemetry.nvsmi import parse_list, parse_query_details, parse_topology
+from xyclaw.parsers.nvsmi import parse_list, parse_query_details, parse_topology
 
 FIX = Path(__file__).parent / "fixtures"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.mangle import check_damaged_documents
-from xyclaw.telemetry import joblog, kernel_log, nic, nvsmi
+from xyclaw.parsers import joblog, kernel_log, nic, nvsmi
 
 FIX = Path(__file__).parent / "fixtures"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from xyclaw.telemetry.joblog import (
+from xyclaw.parsers.joblog import (
     CheckpointEvent,
     CudaErrorEvent,
     EvalEvent,
@@ -19,8 +19,8 @@ from xyclaw.telemetry.joblog import (
     TrainEndEvent,
     parse_job_log,
 )
-from xyclaw.telemetry.kernel_log import parse_dmesg
-from xyclaw.telemetry.nvsmi import NvsmiCsvParser, parse_csv, parse_query_details, parse_topology
+from xyclaw.parsers.kernel_log import parse_dmesg
+from xyclaw.parsers.nvsmi import NvsmiCsvParser, parse_csv, parse_query_details, parse_topology
 
 
 def _text(root: Path, name: str) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from xyclaw.parsers.nvsmi import GpuSample
 from xyclaw.telemetry.assemble import InstantAssembler
 from xyclaw.telemetry.collector import GPU_FIELDS
 from xyclaw.telemetry.nicstream import NicBlockReader, NicRates, stream_command
-from xyclaw.telemetry.nvsmi import GpuSample
 
 
 class Clock:

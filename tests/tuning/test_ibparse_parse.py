@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from xyclaw.errors import ParseError
-from xyclaw.tuning.ibparse import (
+from xyclaw.parsers.ibparse import (
     attach_gids,
     parse_gid_sysfs,
     parse_ibstat,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xyclaw.errors import ParseError
-from xyclaw.tuning.nccltests import (
+from xyclaw.parsers.nccltests import (
     NcclTestRow,
     average_bus_bandwidth,
     bus_bandwidth,

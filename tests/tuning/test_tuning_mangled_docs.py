@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.mangle import check_damaged_documents
-from xyclaw.tuning import ibparse, nccltests
+from xyclaw.parsers import ibparse, nccltests
 
 FIX = Path(__file__).parent / "fixtures"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from xyclaw.errors import ParseError
-from xyclaw.tuning.ibparse import parse_ibv_devinfo
-from xyclaw.tuning.nccltests import bus_bandwidth, parse_nccl_info, parse_nccl_tests
+from xyclaw.parsers.ibparse import parse_ibv_devinfo
+from xyclaw.parsers.nccltests import bus_bandwidth, parse_nccl_info, parse_nccl_tests
 
 
 def _text(root: Path, name: str) -> str:

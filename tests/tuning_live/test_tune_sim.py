@@ -13,7 +13,7 @@ from tests.tuning_live.conftest import TIME_SCALE
 from xyclaw.cli.main import main
 from xyclaw.engine import Engine
 from xyclaw.errors import UsageError
-from xyclaw.tuning.nccltests import parse_nccl_tests
+from xyclaw.parsers.nccltests import parse_nccl_tests
 from xyclaw.tuning.probe import missing_tools, parse_node_probe, probe_script, summarize
 from xyclaw.tuning.runner import nccl_test_command
 

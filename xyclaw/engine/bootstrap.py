@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from xyclaw.catalog import normalise_gpu_name
 from xyclaw.errors import ParseError, RemoteError
+from xyclaw.parsers.ibparse import parse_ibstat
+from xyclaw.parsers.nvsmi import parse_csv, parse_query_details
 from xyclaw.remote import CommandResult
-from xyclaw.telemetry.nvsmi import parse_csv, parse_query_details
-from xyclaw.tuning.ibparse import parse_ibstat
 
 Runner = Callable[[str], CommandResult]
 StepReport = Callable[[str, str], None]

@@ -23,8 +23,8 @@ from xyclaw.engine.event_log import EventLog
 from xyclaw.engine.lifecycle import ClusterLifecycle
 from xyclaw.engine.node_access import NodeAccess
 from xyclaw.errors import ParseError, XyclawError
+from xyclaw.parsers.nvsmi import parse_csv
 from xyclaw.remote import CommandResult
-from xyclaw.telemetry.nvsmi import parse_csv
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, tzinfo
 
-from xyclaw.telemetry.nvsmi import GpuSample, NvsmiCsvParser
+from xyclaw.parsers.nvsmi import GpuSample, NvsmiCsvParser
 
 #: Called with (node timestamp or None, the instant's samples, local arrival time).
 InstantCallback = Callable[[float | None, list[GpuSample], float], None]

@@ -23,6 +23,7 @@ import numpy as np
 
 from xyclaw.engine.cluster_store import ClusterRecord, NodeRecord
 from xyclaw.errors import RemoteError, XyclawError
+from xyclaw.parsers.nvsmi import QUERY_FIELDS, GpuSample, query_command
 from xyclaw.store import Store
 from xyclaw.store.samples import GpuRecords
 from xyclaw.telemetry.alerts import AlertBook
@@ -37,7 +38,6 @@ from xyclaw.telemetry.nicstream import (
     read_once_command,
     stream_command,
 )
-from xyclaw.telemetry.nvsmi import QUERY_FIELDS, GpuSample, query_command
 from xyclaw.telemetry.options import TelemetryOptions
 from xyclaw.telemetry.pack import GpuSlots, pack
 from xyclaw.telemetry.ring import Ring

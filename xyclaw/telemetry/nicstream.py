@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from xyclaw.errors import ParseError
-from xyclaw.telemetry.nic import NicSample, nic_rates, parse_ib_counters, parse_proc_net_dev
+from xyclaw.parsers.nic import NicSample, nic_rates, parse_ib_counters, parse_proc_net_dev
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from xyclaw.parsers.nvsmi import GpuSample
 from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, GpuRecords, empty_gpu_records
-from xyclaw.telemetry.nvsmi import GpuSample
 
 #: Fields of the packed record as people read them: (record field, scale, unit).
 DISPLAY_FIELDS: dict[str, tuple[str, float, str]] = {

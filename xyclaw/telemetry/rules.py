@@ -14,11 +14,11 @@ from dataclasses import dataclass, fields
 import numpy as np
 import numpy.typing as npt
 
+from xyclaw.parsers.kernel_log import parse_dmesg
+from xyclaw.parsers.nvsmi import THROTTLE_SLOWDOWN_MASK
 from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, GpuRecords
 from xyclaw.telemetry.alerts import AlertKey, Finding
-from xyclaw.telemetry.kernel_log import parse_dmesg
 from xyclaw.telemetry.live import GpuWindow, NicWindow
-from xyclaw.telemetry.nvsmi import THROTTLE_SLOWDOWN_MASK
 from xyclaw.telemetry.pack import GpuSlots, pci_key, values
 
 

@@ -23,13 +23,13 @@ from xyclaw.engine.event_log import EventLog
 from xyclaw.engine.node_access import NodeAccess
 from xyclaw.errors import UsageError
 from xyclaw.events import EventBus
+from xyclaw.parsers.joblog import JobLogParser, NcclTimeoutEvent, ProgressEvent
 from xyclaw.store import Store
 from xyclaw.store.samples import GpuRecords
 from xyclaw.telemetry.alerts import Alert, AlertBook, AlertKey, AlertSink, Finding, alert_from_row
 from xyclaw.telemetry.batch import SampleBatcher
 from xyclaw.telemetry.collector import CollectorContext, NodeCollector
 from xyclaw.telemetry.health import cluster_health
-from xyclaw.telemetry.joblog import JobLogParser, NcclTimeoutEvent, ProgressEvent
 from xyclaw.telemetry.link import NodeLink
 from xyclaw.telemetry.live import LiveBuffers
 from xyclaw.telemetry.options import TelemetryOptions

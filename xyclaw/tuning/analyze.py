@@ -13,14 +13,14 @@ from typing import Any
 
 from xyclaw.catalog import Catalog, parse_fabric
 from xyclaw.errors import UsageError
-from xyclaw.tuning.expect import Expectation, expect, gpu_model
-from xyclaw.tuning.nccltests import (
+from xyclaw.parsers.nccltests import (
     NcclTestRun,
     bus_factor,
     parse_nccl_tests_all,
     parse_nccl_tests_json,
     rows_table,
 )
+from xyclaw.tuning.expect import Expectation, expect, gpu_model
 from xyclaw.tuning.verdict import Verdict, judge
 
 

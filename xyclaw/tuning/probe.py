@@ -16,7 +16,16 @@ from dataclasses import replace
 
 from xyclaw.catalog.fabrics import parse_fabric
 from xyclaw.errors import ParseError
-from xyclaw.telemetry.nvsmi import parse_list, parse_topology
+from xyclaw.parsers.ibparse import (
+    GidEntry,
+    Hca,
+    attach_gids,
+    parse_gid_sysfs,
+    parse_ibstat,
+    parse_ibv_devinfo,
+    parse_show_gids,
+)
+from xyclaw.parsers.nvsmi import parse_list, parse_topology
 from xyclaw.tuning.fabric import (
     ETHERNET,
     INFINIBAND,
@@ -26,15 +35,6 @@ from xyclaw.tuning.fabric import (
     IfaceInfo,
     NodeFabric,
     PortInfo,
-)
-from xyclaw.tuning.ibparse import (
-    GidEntry,
-    Hca,
-    attach_gids,
-    parse_gid_sysfs,
-    parse_ibstat,
-    parse_ibv_devinfo,
-    parse_show_gids,
 )
 
 _BEGIN = "@@xyclaw-begin "

@@ -9,9 +9,9 @@ from typing import Any
 
 import sqlite_utils
 
+from xyclaw.parsers.nccltests import NcclTestRun, rows_table
 from xyclaw.store import Store
 from xyclaw.tuning.fabric import FabricReport
-from xyclaw.tuning.nccltests import NcclTestRun, rows_table
 from xyclaw.tuning.settings import NcclSetting, NcclSettings
 
 RECOMMENDED = "recommended"  # derived from a probe, not measured yet

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xyclaw.errors import ParseError, RemoteError
-from xyclaw.tuning.nccltests import NcclTestRun, parse_nccl_tests
+from xyclaw.parsers.nccltests import NcclTestRun, parse_nccl_tests
 
 if TYPE_CHECKING:
     from xyclaw.engine.cluster_store import ClusterRecord, NodeRecord

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from xyclaw.parsers.nccltests import NcclTestRun
 from xyclaw.tuning.expect import Expectation
 from xyclaw.tuning.fabric import FabricReport
-from xyclaw.tuning.nccltests import NcclTestRun
 from xyclaw.tuning.settings import match_list
 
 JITTER_LIMIT = 0.025  # coefficient of variation between runs; IB stays well under 1%

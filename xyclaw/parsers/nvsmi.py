@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, tzinfo
 
 from xyclaw.errors import ParseError
-from xyclaw.parsing import parse_guard
+from xyclaw.parsers.guard import parse_guard
 
 log = logging.getLogger(__name__)
 

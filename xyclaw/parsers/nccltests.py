@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xyclaw.errors import ParseError
-from xyclaw.parsing import parse_guard
+from xyclaw.parsers.guard import parse_guard
 
 # --- bus bandwidth ------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from xyclaw.errors import ParseError
-from xyclaw.parsing import parse_guard
+from xyclaw.parsers.guard import parse_guard
 
 ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000"
 # The port number is kept under a key no "name: value" line of the text can set.

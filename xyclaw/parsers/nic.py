@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xyclaw.errors import ParseError
-from xyclaw.parsing import parse_guard
+from xyclaw.parsers.guard import parse_guard
 
 #: InfiniBand ``port_xmit_data`` / ``port_rcv_data`` count 4-byte words
 #: (IBA spec, PortCounters: "divided by 4").
