@@ -329,5 +329,59 @@ def _m4_tuning(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX nccl_test_runs_cluster ON nccl_test_runs(cluster_id, ts)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_telemetry, _m3_agents, _m4_tuning)
+def _m5_agent_audit(db: sqlite_utils.Database) -> None:
+    """What the agent runtime needs beyond migration 3: the full tool-call audit, per-message
+    tokens and cost, reasoning kept apart from the answer, and remembered allowances.
+
+    ``tool_calls.call_id`` is the model's id for the call (unique within a conversation) so
+    that a step re-run after a restart updates its row instead of adding a second one.
+    ``agent_allowances`` are the user's "remember" answers: exec/tune on one cluster for one
+    conversation, until revoked.
+    """
+    for sql in (
+        "ALTER TABLE conversations ADD COLUMN updated_at REAL",
+        "ALTER TABLE conversations ADD COLUMN kind TEXT NOT NULL DEFAULT 'chat'",
+        "ALTER TABLE conversations ADD COLUMN currency TEXT NOT NULL DEFAULT 'USD'",
+        "ALTER TABLE messages ADD COLUMN reasoning TEXT",
+        "ALTER TABLE messages ADD COLUMN tokens_in INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE messages ADD COLUMN tokens_out INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE messages ADD COLUMN cost_micros INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE messages ADD COLUMN tool_call_id INTEGER REFERENCES tool_calls(id)",
+        "ALTER TABLE messages ADD COLUMN data_json TEXT NOT NULL DEFAULT '{}'",
+        "ALTER TABLE tool_calls ADD COLUMN call_id TEXT",
+        "ALTER TABLE tool_calls ADD COLUMN agent TEXT",
+        "ALTER TABLE tool_calls ADD COLUMN status TEXT NOT NULL DEFAULT 'running'",
+        "ALTER TABLE tool_calls ADD COLUMN decided_by TEXT",
+        "ALTER TABLE tool_calls ADD COLUMN duration_s REAL",
+        "ALTER TABLE tool_calls ADD COLUMN summary TEXT",
+        "ALTER TABLE tool_calls ADD COLUMN from_remote INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE tool_calls ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE tool_calls ADD COLUMN updated_at REAL",
+    ):
+        db.execute(sql)
+    db.execute("CREATE UNIQUE INDEX tool_calls_call ON tool_calls(conversation_id, call_id)")
+    db.execute("CREATE INDEX tool_calls_ts ON tool_calls(ts)")
+    db.execute("CREATE INDEX messages_ts ON messages(ts)")
+    db.execute(
+        """
+        CREATE TABLE agent_allowances (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            cluster TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            effect TEXT NOT NULL CHECK (effect IN ('exec')),
+            created_at REAL NOT NULL,
+            revoked_at REAL
+        )"""
+    )
+    db.execute("CREATE INDEX agent_allowances_conversation ON agent_allowances(conversation_id)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _m1_core,
+    _m2_telemetry,
+    _m3_agents,
+    _m4_tuning,
+    _m5_agent_audit,
+)
 LATEST_VERSION = len(MIGRATIONS)

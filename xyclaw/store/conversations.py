@@ -1,0 +1,394 @@
+"""The agents' history: conversations, messages, the tool-call audit, tokens/cost, allowances.
+
+Every read and write of those tables, as named functions over a :class:`Store`.
+Writes go through the store's one writer and wait for it. Tool calls are keyed
+by ``(conversation_id, call_id)`` and written with an upsert, so a graph step
+that re-runs after a restart updates its row instead of adding a second one.
+Amounts are integer micro-units; times UTC epoch seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import sqlite_utils
+
+from xyclaw.store.store import Store
+
+_TOOL_CALL_FIELDS = (
+    "agent",
+    "tool",
+    "effect",
+    "args_json",
+    "status",
+    "decision",
+    "decided_by",
+    "duration_s",
+    "summary",
+    "result_json",
+    "error",
+    "from_remote",
+    "flagged",
+)
+
+
+def _lastrowid(cursor: Any) -> int:
+    rowid = cursor.lastrowid
+    assert rowid is not None
+    return int(rowid)
+
+
+# -- conversations ----------------------------------------------------------------------------
+def create_conversation(
+    store: Store,
+    title: str,
+    *,
+    brain: str,
+    kind: str = "chat",
+    currency: str = "USD",
+    now: float | None = None,
+) -> int:
+    ts = time.time() if now is None else now
+
+    def write(db: sqlite_utils.Database) -> int:
+        return _lastrowid(
+            db.conn.execute(
+                "INSERT INTO conversations (title, brain, created_at, updated_at, kind, currency)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (title, brain, ts, ts, kind, currency),
+            )
+        )
+
+    return store.writer.call(write)
+
+
+def rename_conversation(store: Store, conversation_id: int, title: str) -> bool:
+    def write(db: sqlite_utils.Database) -> int:
+        cur = db.conn.execute(
+            "UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id)
+        )
+        return int(cur.rowcount)
+
+    return store.writer.call(write) > 0
+
+
+def delete_conversation(store: Store, conversation_id: int) -> bool:
+    """Remove a conversation with its messages, tool calls and allowances."""
+
+    def write(db: sqlite_utils.Database) -> int:
+        db.conn.execute(
+            "UPDATE plans SET conversation_id = NULL WHERE conversation_id = ?", (conversation_id,)
+        )
+        db.conn.execute(
+            "UPDATE messages SET tool_call_id = NULL WHERE conversation_id = ?", (conversation_id,)
+        )
+        for table in ("agent_allowances", "tool_calls", "messages"):
+            db.conn.execute(f"DELETE FROM {table} WHERE conversation_id = ?", (conversation_id,))
+        cur = db.conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+        return int(cur.rowcount)
+
+    return store.writer.call(write) > 0
+
+
+_CONVERSATION_SELECT = (
+    "SELECT id, title, brain, kind, currency, created_at,"
+    " coalesce(updated_at, created_at) AS updated_at, tokens_in, tokens_out,"
+    " model_cost_micros AS cost_micros FROM conversations"
+)
+
+
+def get_conversation(store: Store, conversation_id: int) -> dict[str, Any] | None:
+    rows = store.query(_CONVERSATION_SELECT + " WHERE id = ?", [conversation_id])
+    return rows[0] if rows else None
+
+
+def list_conversations(
+    store: Store, search: str | None = None, limit: int | None = None
+) -> list[dict[str, Any]]:
+    """Newest first; ``search`` matches the title or any message's text (case-insensitive)."""
+    sql = _CONVERSATION_SELECT
+    params: list[Any] = []
+    if search:
+        like = f"%{search}%"
+        sql += (
+            " WHERE title LIKE ? COLLATE NOCASE OR id IN"
+            " (SELECT conversation_id FROM messages WHERE content LIKE ? COLLATE NOCASE)"
+        )
+        params += [like, like]
+    sql += " ORDER BY coalesce(updated_at, created_at) DESC, id DESC"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return store.query(sql, params)
+
+
+def conversation_of_kind(store: Store, kind: str) -> int | None:
+    """The oldest conversation of a kind (the one "Monitor" conversation), if any."""
+    rows = store.query("SELECT id FROM conversations WHERE kind = ? ORDER BY id LIMIT 1", [kind])
+    return int(rows[0]["id"]) if rows else None
+
+
+def add_usage(
+    store: Store, conversation_id: int, tokens_in: int, tokens_out: int, cost_micros: int
+) -> None:
+    def write(db: sqlite_utils.Database) -> None:
+        db.conn.execute(
+            "UPDATE conversations SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?,"
+            " model_cost_micros = model_cost_micros + ? WHERE id = ?",
+            (tokens_in, tokens_out, cost_micros, conversation_id),
+        )
+
+    store.writer.call(write)
+
+
+# -- messages ---------------------------------------------------------------------------------
+def add_message(
+    store: Store,
+    conversation_id: int,
+    role: str,
+    content: str,
+    *,
+    agent: str | None = None,
+    reasoning: str | None = None,
+    tokens_in: int = 0,
+    tokens_out: int = 0,
+    cost_micros: int = 0,
+    tool_call_id: int | None = None,
+    data: dict[str, Any] | None = None,
+    now: float | None = None,
+) -> int:
+    """Store a message; its tokens and cost are added to the conversation's totals."""
+    ts = time.time() if now is None else now
+    row = (
+        conversation_id,
+        ts,
+        role,
+        agent,
+        content,
+        tokens_in + tokens_out,
+        reasoning,
+        tokens_in,
+        tokens_out,
+        cost_micros,
+        tool_call_id,
+        json.dumps(data or {}, default=str, ensure_ascii=False),
+    )
+
+    def write(db: sqlite_utils.Database) -> int:
+        message_id = _lastrowid(
+            db.conn.execute(
+                "INSERT INTO messages (conversation_id, ts, role, agent, content, tokens,"
+                " reasoning, tokens_in, tokens_out, cost_micros, tool_call_id, data_json)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+        )
+        db.conn.execute(
+            "UPDATE conversations SET updated_at = ?, tokens_in = tokens_in + ?,"
+            " tokens_out = tokens_out + ?, model_cost_micros = model_cost_micros + ?"
+            " WHERE id = ?",
+            (ts, tokens_in, tokens_out, cost_micros, conversation_id),
+        )
+        return message_id
+
+    return store.writer.call(write)
+
+
+def list_messages(store: Store, conversation_id: int) -> list[dict[str, Any]]:
+    """Messages in order, each with its tool call's columns (prefixed ``tc_``) when it has one."""
+    rows = store.query(
+        "SELECT m.id, m.conversation_id, m.ts, m.role, m.agent, m.content, m.reasoning,"
+        " m.tokens_in, m.tokens_out, m.cost_micros, m.tool_call_id, m.data_json,"
+        " t.call_id AS tc_call_id, t.tool AS tc_tool, t.effect AS tc_effect,"
+        " t.args_json AS tc_args_json, t.status AS tc_status, t.duration_s AS tc_duration_s,"
+        " t.summary AS tc_summary, t.error AS tc_error, t.from_remote AS tc_from_remote"
+        " FROM messages m LEFT JOIN tool_calls t ON t.id = m.tool_call_id"
+        " WHERE m.conversation_id = ? ORDER BY m.id",
+        [conversation_id],
+    )
+    for row in rows:
+        row["data"] = json.loads(row.pop("data_json") or "{}")
+    return rows
+
+
+def message_data_values(store: Store, conversation_id: int, key: str) -> set[str]:
+    """Every value of ``data[key]`` among a conversation's messages (e.g. alerts already posted)."""
+    rows = store.query(
+        "SELECT json_extract(data_json, '$.' || ?) AS v FROM messages"
+        " WHERE conversation_id = ? AND json_extract(data_json, '$.' || ?) IS NOT NULL",
+        [key, conversation_id, key],
+    )
+    return {str(r["v"]) for r in rows}
+
+
+def usage_since(store: Store, since: float) -> dict[str, Any]:
+    """Tokens and model cost of the messages written since ``since``, per currency."""
+    rows = store.query(
+        "SELECT c.currency AS currency, coalesce(sum(m.tokens_in), 0) AS tokens_in,"
+        " coalesce(sum(m.tokens_out), 0) AS tokens_out,"
+        " coalesce(sum(m.cost_micros), 0) AS cost_micros"
+        " FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+        " WHERE m.ts >= ? GROUP BY c.currency",
+        [since],
+    )
+    return {
+        "tokens_in": sum(int(r["tokens_in"]) for r in rows),
+        "tokens_out": sum(int(r["tokens_out"]) for r in rows),
+        "cost_micros": {str(r["currency"]): int(r["cost_micros"]) for r in rows},
+    }
+
+
+# -- the tool-call audit ----------------------------------------------------------------------
+def upsert_tool_call(
+    store: Store,
+    conversation_id: int,
+    call_id: str,
+    *,
+    now: float | None = None,
+    **fields: Any,
+) -> int:
+    """Insert or update one tool call's audit row; returns its id.
+
+    ``fields`` are columns of ``tool_calls`` (``args``/``result`` may be given as objects).
+    """
+    ts = time.time() if now is None else now
+    if "args" in fields:
+        fields["args_json"] = json.dumps(fields.pop("args"), default=str, ensure_ascii=False)
+    if "result" in fields:
+        fields["result_json"] = json.dumps(fields.pop("result"), default=str, ensure_ascii=False)
+    unknown = set(fields) - set(_TOOL_CALL_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown tool_calls columns: {sorted(unknown)}")
+    for flag in ("from_remote", "flagged"):
+        if flag in fields:
+            fields[flag] = int(bool(fields[flag]))
+
+    def write(db: sqlite_utils.Database) -> int:
+        found = db.conn.execute(
+            "SELECT id FROM tool_calls WHERE conversation_id = ? AND call_id = ?",
+            (conversation_id, call_id),
+        ).fetchone()
+        if found is None:
+            row = {"args_json": "{}", **fields}
+            names = ["conversation_id", "call_id", "ts", "updated_at", *row]
+            values = [conversation_id, call_id, ts, ts, *row.values()]
+            marks = ", ".join("?" for _ in names)
+            return _lastrowid(
+                db.conn.execute(
+                    f"INSERT INTO tool_calls ({', '.join(names)}) VALUES ({marks})", values
+                )
+            )
+        tool_call_id = int(found[0])
+        if fields:
+            sets = ", ".join(f"{name} = ?" for name in fields)
+            db.conn.execute(
+                f"UPDATE tool_calls SET {sets}, updated_at = ? WHERE id = ?",
+                [*fields.values(), ts, tool_call_id],
+            )
+        return tool_call_id
+
+    return store.writer.call(write)
+
+
+def get_tool_call(store: Store, conversation_id: int, call_id: str) -> dict[str, Any] | None:
+    rows = store.query(
+        "SELECT * FROM tool_calls WHERE conversation_id = ? AND call_id = ?",
+        [conversation_id, call_id],
+    )
+    return _decode_tool_call(rows[0]) if rows else None
+
+
+def list_tool_calls(
+    store: Store, conversation_id: int | None = None, limit: int | None = None
+) -> list[dict[str, Any]]:
+    """The audit, oldest first (all conversations when ``conversation_id`` is None)."""
+    sql = "SELECT * FROM tool_calls"
+    params: list[Any] = []
+    if conversation_id is not None:
+        sql += " WHERE conversation_id = ?"
+        params.append(conversation_id)
+    sql += " ORDER BY id"
+    if limit is not None:
+        sql = f"SELECT * FROM ({sql} DESC LIMIT ?) ORDER BY id"
+        params.append(limit)
+    return [_decode_tool_call(r) for r in store.query(sql, params)]
+
+
+def _decode_tool_call(row: dict[str, Any]) -> dict[str, Any]:
+    row["args"] = json.loads(row.get("args_json") or "{}")
+    raw = row.get("result_json")
+    row["result"] = json.loads(raw) if raw else None
+    row["from_remote"] = bool(row.get("from_remote"))
+    row["flagged"] = bool(row.get("flagged"))
+    return row
+
+
+# -- allowances -------------------------------------------------------------------------------
+def add_allowance(
+    store: Store,
+    conversation_id: int,
+    cluster: str,
+    tool: str,
+    *,
+    effect: str = "exec",
+    now: float | None = None,
+) -> int:
+    """Remember "allow ``tool`` on ``cluster`` in this conversation"; returns the existing
+    allowance's id when the same one is already in force."""
+    ts = time.time() if now is None else now
+
+    def write(db: sqlite_utils.Database) -> int:
+        found = db.conn.execute(
+            "SELECT id FROM agent_allowances WHERE conversation_id = ? AND cluster = ?"
+            " AND tool = ? AND revoked_at IS NULL",
+            (conversation_id, cluster, tool),
+        ).fetchone()
+        if found is not None:
+            return int(found[0])
+        return _lastrowid(
+            db.conn.execute(
+                "INSERT INTO agent_allowances (conversation_id, cluster, tool, effect, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (conversation_id, cluster, tool, effect, ts),
+            )
+        )
+
+    return store.writer.call(write)
+
+
+def list_allowances(store: Store, conversation_id: int | None = None) -> list[dict[str, Any]]:
+    """Allowances in force (not revoked), oldest first."""
+    sql = (
+        "SELECT a.id, a.conversation_id, c.title AS conversation_title, a.cluster, a.tool,"
+        " a.effect, a.created_at FROM agent_allowances a"
+        " JOIN conversations c ON c.id = a.conversation_id WHERE a.revoked_at IS NULL"
+    )
+    params: list[Any] = []
+    if conversation_id is not None:
+        sql += " AND a.conversation_id = ?"
+        params.append(conversation_id)
+    return store.query(sql + " ORDER BY a.id", params)
+
+
+def has_allowance(store: Store, conversation_id: int, cluster: str, tool: str) -> bool:
+    rows = store.query(
+        "SELECT 1 FROM agent_allowances WHERE conversation_id = ? AND cluster = ? AND tool = ?"
+        " AND revoked_at IS NULL LIMIT 1",
+        [conversation_id, cluster, tool],
+    )
+    return bool(rows)
+
+
+def revoke_allowance(store: Store, allowance_id: int, *, now: float | None = None) -> bool:
+    ts = time.time() if now is None else now
+
+    def write(db: sqlite_utils.Database) -> int:
+        cur = db.conn.execute(
+            "UPDATE agent_allowances SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+            (ts, allowance_id),
+        )
+        return int(cur.rowcount)
+
+    return store.writer.call(write) > 0
