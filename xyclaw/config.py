@@ -114,12 +114,54 @@ class SimSettings:
 class LlmSettings:
     preset: str = setting(
         "rules",
-        "The agents' brain: the built-in rules brain, or an OpenAI-compatible endpoint.",
-        choices=("rules", "openai", "deepseek", "qwen", "ollama", "vllm", "custom"),
+        "The agents' brain: the built-in rules brain, or an OpenAI-compatible endpoint"
+        " (docs/agents.md lists each preset's URL, model and price).",
+        choices=(
+            "rules",
+            "openai",
+            "deepseek",
+            "qwen",
+            "moonshot",
+            "zhipu",
+            "siliconflow",
+            "ollama",
+            "vllm",
+            "lmstudio",
+            "custom",
+        ),
     )
     base_url: str = setting("", "Base URL of the OpenAI-compatible API (empty: the preset's).")
     model: str = setting("", "Model name (empty: the preset's default).")
     timeout_s: float = setting(60.0, "Seconds to wait for the model's answer.", min=1)
+    price_in_per_million: float = setting(
+        -1.0, "Model price per million input tokens (-1: the preset's price).", min=-1
+    )
+    price_out_per_million: float = setting(
+        -1.0, "Model price per million output tokens (-1: the preset's price).", min=-1
+    )
+    price_currency: str = setting("", "Currency of the model's prices (empty: the preset's).")
+    max_retries: int = setting(
+        3, "Retries with backoff when the endpoint answers 429 or 5xx.", min=0, max=10
+    )
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    spend_allowance: float = setting(
+        0.0,
+        "Rentals whose estimated total is at most this amount (in the offer's currency) run"
+        " without asking (0: always ask). Releasing always asks.",
+        min=0,
+    )
+    heartbeat_interval_s: float = setting(
+        60.0, "Seconds between the monitor agent's checks of live clusters and jobs.", min=5
+    )
+    max_tool_rounds: int = setting(
+        8, "Tool calls an agent may make in one turn before it must answer.", min=1, max=50
+    )
+    remote_output_chars: int = setting(
+        4000, "Characters of remote output (logs, command output) shown to a model.", min=200
+    )
 
 
 @dataclass(frozen=True)
@@ -147,6 +189,7 @@ class Config:
     reconcile: ReconcileSettings = field(default_factory=ReconcileSettings)
     sim: SimSettings = field(default_factory=SimSettings)
     llm: LlmSettings = field(default_factory=LlmSettings)
+    agents: AgentSettings = field(default_factory=AgentSettings)
     gui: GuiSettings = field(default_factory=GuiSettings)
     secrets: SecretsSettings = field(default_factory=SecretsSettings)
 
@@ -160,6 +203,7 @@ _SECTION_TYPES: dict[str, type[Any]] = {
     "reconcile": ReconcileSettings,
     "sim": SimSettings,
     "llm": LlmSettings,
+    "agents": AgentSettings,
     "gui": GuiSettings,
     "secrets": SecretsSettings,
 }
