@@ -1,0 +1,300 @@
+"""The one place where the engine's threads meet the Qt main thread.
+
+Two directions:
+
+* **Events up.** :class:`EngineBridge` subscribes to every engine event and
+  re-emits it as a Qt signal queued to the main thread. Operation progress is
+  coalesced: per operation and per subject (a node) only the latest update is
+  kept, and at most ten updates a second per key reach the widgets, so a
+  chatty bootstrap never floods the event loop. A final state (succeeded,
+  failed, cancelled) is never dropped.
+* **Calls down.** :class:`Worker` runs every call that can block (network,
+  SSH, SQLite, a model) on a thread pool and hands the result or the error
+  back on the main thread. An error arrives as :class:`ErrorInfo` (a message
+  and a hint), never as a traceback.
+
+Telemetry is not here on purpose: charts pull the ring buffers at their own
+frame rate.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+
+from xyclaw.errors import XyclawError
+from xyclaw.events import Event, OperationProgress
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: Seconds between two deliveries of progress for one (operation, subject).
+PROGRESS_INTERVAL_S = 0.1
+FINAL_STATES = frozenset({"succeeded", "failed", "cancelled"})
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """What the user is shown when a background call fails."""
+
+    message: str
+    hint: str | None = None
+
+    @classmethod
+    def from_exception(cls, exc: BaseException) -> ErrorInfo:
+        if isinstance(exc, XyclawError):
+            return cls(exc.message, exc.hint)
+        # Not ours: the log keeps the traceback; the user gets one line and where to look.
+        log.error("unexpected error in a background call", exc_info=exc)
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return cls(
+            f"unexpected error: {type(exc).__name__}" + (f": {text}" if text else ""),
+            "this is a bug in XyClaw; the log file has the details (xyclaw doctor shows where)",
+        )
+
+    def __str__(self) -> str:
+        return self.message + (f"\n{self.hint}" if self.hint else "")
+
+
+class _Dispatcher(QObject):
+    """Lives on the main thread; anything emitted to it from a worker runs there."""
+
+    deliver = Signal(object, object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.deliver.connect(self._run, Qt.ConnectionType.QueuedConnection)
+
+    @Slot(object, object)
+    def _run(self, callback: Callable[[Any], None], value: Any) -> None:
+        try:
+            callback(value)
+        except Exception:
+            log.exception("a GUI callback failed")
+
+
+class Task:
+    """A call running on the worker pool; ``cancel`` only prevents one not started yet."""
+
+    def __init__(self, future: Future[Any], name: str) -> None:
+        self.future = future
+        self.name = name
+
+    def done(self) -> bool:
+        return self.future.done()
+
+    def cancel(self) -> bool:
+        return self.future.cancel()
+
+
+class Worker(QObject):
+    """Runs blocking calls off the main thread and delivers their outcome back to it.
+
+    ``submit(fn, on_done=..., on_error=...)``: ``on_done(result)`` and
+    ``on_error(ErrorInfo)`` are called on the main thread. Agent turns get their
+    own pool (``lane="agent"``) so a long turn never delays a status refresh.
+    """
+
+    def __init__(self, parent: QObject | None = None, *, io_threads: int = 4) -> None:
+        super().__init__(parent)
+        self._dispatcher = _Dispatcher(self)
+        self._pools = {
+            "io": ThreadPoolExecutor(max_workers=io_threads, thread_name_prefix="gui-io"),
+            "agent": ThreadPoolExecutor(max_workers=2, thread_name_prefix="gui-agent"),
+        }
+        self._lock = threading.Lock()
+        self._running = 0
+        self._closed = False
+        self.last_error: ErrorInfo | None = None
+
+    @property
+    def busy(self) -> int:
+        """How many submitted calls have not finished yet (tests wait for 0)."""
+        with self._lock:
+            return self._running
+
+    def post(self, callback: Callable[[Any], None], value: Any = None) -> None:
+        """From any thread: run ``callback(value)`` on the main thread."""
+        if not self._closed:
+            self._dispatcher.deliver.emit(callback, value)
+
+    def submit(
+        self,
+        fn: Callable[[], T],
+        *,
+        on_done: Callable[[T], None] | None = None,
+        on_error: Callable[[ErrorInfo], None] | None = None,
+        lane: str = "io",
+        name: str = "",
+    ) -> Task:
+        if self._closed:
+            future: Future[Any] = Future()
+            future.cancel()
+            return Task(future, name)
+        with self._lock:
+            self._running += 1
+
+        def run() -> None:
+            try:
+                result = fn()
+            except BaseException as exc:
+                info = ErrorInfo.from_exception(exc)
+                self.last_error = info
+                if on_error is not None:
+                    self.post(on_error, info)
+                else:
+                    log.warning("background call %s failed: %s", name or fn, info.message)
+            else:
+                if on_done is not None:
+                    self.post(on_done, result)
+            finally:
+                self.post(self._finished)
+
+        return Task(self._pools[lane].submit(run), name)
+
+    def _finished(self, _: object = None) -> None:
+        with self._lock:
+            self._running -= 1
+
+    def close(self, wait: bool = True) -> None:
+        self._closed = True
+        for pool in self._pools.values():
+            pool.shutdown(wait=wait, cancel_futures=True)
+
+
+def _signal_key(event: Event) -> str:
+    for cls in type(event).__mro__:
+        if cls.__name__ in _SIGNAL_NAMES:
+            return _SIGNAL_NAMES[cls.__name__]
+    return ""
+
+
+# Event class name -> signal attribute. By name so the bridge works with events the
+# engine adds later; an unknown event still arrives through ``event``.
+_SIGNAL_NAMES = {
+    "ClusterChanged": "cluster_changed",
+    "NodeChanged": "node_changed",
+    "AlertRaised": "alert_raised",
+    "AlertCleared": "alert_cleared",
+    "BudgetWarning": "budget_warning",
+    "JobChanged": "job_changed",
+    "OperationProgress": "operation_progress",
+    "Notice": "notice",
+}
+
+
+class EngineBridge(QObject):
+    """Engine events as Qt signals on the main thread (see the module's docstring)."""
+
+    cluster_changed = Signal(object)
+    node_changed = Signal(object)
+    alert_raised = Signal(object)
+    alert_cleared = Signal(object)
+    budget_warning = Signal(object)
+    job_changed = Signal(object)
+    operation_progress = Signal(object)  # coalesced; see PROGRESS_INTERVAL_S
+    notice = Signal(object)
+    event = Signal(object)  # every event, after the specific signal
+
+    _posted = Signal(object)
+    _wake = Signal()
+
+    def __init__(
+        self,
+        subscribe: Callable[[type[Event], Callable[[Event], None]], Any],
+        parent: QObject | None = None,
+        *,
+        progress_interval_s: float = PROGRESS_INTERVAL_S,
+    ) -> None:
+        super().__init__(parent)
+        self._interval = progress_interval_s
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[int, str | None], OperationProgress] = {}
+        self._last_flush = 0.0
+        self._closed = False
+        self.delivered = 0  # signals emitted (tests and the bench read it)
+        self.coalesced = 0  # progress updates replaced before they were shown
+        self._posted.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        self._wake.connect(self._on_wake, Qt.ConnectionType.QueuedConnection)
+        self._timer = QTimer(self)
+        self._timer.setInterval(max(1, int(progress_interval_s * 1000)))
+        self._timer.timeout.connect(self._flush)
+        self._subscription = subscribe(Event, self._on_event)
+
+    @classmethod
+    def for_engine(cls, engine: Any, parent: QObject | None = None) -> EngineBridge:
+        subscribe = getattr(engine, "subscribe", None) or engine.bus.subscribe
+        return cls(subscribe, parent)
+
+    # -- publisher threads --------------------------------------------------------------------
+    def _on_event(self, event: Event) -> None:
+        if self._closed:
+            return
+        if isinstance(event, OperationProgress):
+            key = (event.operation_id, event.subject)
+            with self._lock:
+                wake = not self._pending
+                if key in self._pending:
+                    self.coalesced += 1
+                    if event.state not in FINAL_STATES:
+                        self._pending[key] = event
+                        return
+                    del self._pending[key]  # a final state goes last, after its nodes' steps
+                self._pending[key] = event
+            if wake:
+                self._wake.emit()
+            return
+        self._posted.emit(event)
+
+    # -- main thread ---------------------------------------------------------------------------
+    @Slot()
+    def _on_wake(self) -> None:
+        if self._closed:
+            return
+        if time.monotonic() - self._last_flush >= self._interval:
+            self._flush()
+        if not self._timer.isActive():
+            self._timer.start()
+
+    @Slot()
+    def _flush(self) -> None:
+        with self._lock:
+            batch = list(self._pending.values())
+            self._pending.clear()
+        if not batch:
+            self._timer.stop()
+            return
+        self._last_flush = time.monotonic()
+        for event in batch:
+            self._deliver(event)
+
+    @Slot(object)
+    def _deliver(self, event: Event) -> None:
+        if self._closed:
+            return
+        name = _signal_key(event)
+        self.delivered += 1
+        try:
+            if name:
+                getattr(self, name).emit(event)
+            self.event.emit(event)
+        except Exception:
+            log.exception("a handler of %s failed", type(event).__name__)
+
+    def close(self) -> None:
+        """Stop listening (before the engine or the window goes away)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._timer.stop()
+        try:
+            self._subscription.unsubscribe()
+        except Exception:
+            log.exception("unsubscribing the bridge failed")
