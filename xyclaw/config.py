@@ -168,6 +168,11 @@ class AgentSettings:
 class GuiSettings:
     theme: str = setting("system", "Colour theme.", choices=("system", "light", "dark"))
     chart_fps: int = setting(10, "Frames per second of live charts.", min=1, max=60)
+    close_to_tray: bool = setting(
+        True,
+        "Closing the window keeps XyClaw in the tray, so maintenance and monitoring go on"
+        " (Quit from the tray menu); false: closing quits.",
+    )
 
 
 @dataclass(frozen=True)
