@@ -1,0 +1,326 @@
+"""The LLM brain: any OpenAI-compatible endpoint through the ``openai`` package, streamed.
+
+- usage is asked for with ``stream_options={"include_usage": True}``; a server that sends
+  none (or refuses the option) gets its tokens counted here (:func:`estimate_tokens`);
+- DeepSeek-style ``reasoning_content`` is streamed apart and never fed back as the answer;
+- 429 and 5xx are retried with exponential backoff (``Retry-After`` honoured, capped);
+- a wrong key, an unknown model, a timeout or an unreachable server become one
+  :class:`AgentError` each, with a hint. The key never appears in a message.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Literal
+
+from xyclaw.agent.brain import (
+    AgentProfile,
+    BrainReply,
+    OnDelta,
+    Price,
+    Route,
+    ToolCallRequest,
+    ToolDef,
+    estimate_prompt_tokens,
+    estimate_tokens,
+)
+from xyclaw.agent.presets import Endpoint
+from xyclaw.errors import AgentError, OperationCancelled
+
+log = logging.getLogger(__name__)
+
+HANDOFF = "handoff"
+_MAX_BACKOFF_S = 20.0
+
+
+class LlmBrain:
+    """One client per endpoint; thread-safe for one turn at a time per conversation."""
+
+    kind: Literal["rules", "llm"] = "llm"
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        backoff_s: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        import openai  # slow to import (~0.5 s): only when a model is configured
+
+        self._openai = openai
+        self.endpoint = endpoint
+        self.name = endpoint.display_name
+        self.price: Price = endpoint.price
+        self._backoff_s = backoff_s
+        self._sleep = sleep
+        self._stream_options = True
+        self._client = openai.OpenAI(
+            base_url=endpoint.base_url,
+            api_key=endpoint.api_key,
+            timeout=endpoint.timeout_s,
+            max_retries=0,
+        )
+
+    # -- the Brain interface ----------------------------------------------------------------
+    def route(
+        self,
+        messages: list[dict[str, Any]],
+        agents: list[AgentProfile],
+        supervisor: AgentProfile,
+        context: dict[str, Any],
+    ) -> Route:
+        names = [a.name for a in agents]
+        roster = "\n".join(f"- {a.name}: {a.description}" for a in agents)
+        handoff = ToolDef(
+            name=HANDOFF,
+            description="Hand the user's latest message to one specialist.",
+            parameters={
+                "type": "object",
+                "properties": {
+                    "agent": {"type": "string", "enum": names},
+                    "reason": {"type": "string"},
+                },
+                "required": ["agent"],
+            },
+            effect=_read_effect(),
+        )
+        system = {"role": "system", "content": f"{supervisor.prompt}\n\nSpecialists:\n{roster}"}
+        reply = self._complete(
+            [system, *_recent(messages, 12)],
+            [handoff],
+            model=supervisor.model,
+            on_delta=lambda kind, text: None,
+            cancel=None,
+        )
+        for call in reply.tool_calls:
+            if call.name == HANDOFF and call.args and call.args.get("agent") in names:
+                return Route(str(call.args["agent"]), None, reply.tokens_in, reply.tokens_out)
+        if reply.text.strip():
+            return Route(None, reply.text.strip(), reply.tokens_in, reply.tokens_out)
+        return Route(None, None, reply.tokens_in, reply.tokens_out)
+
+    def step(
+        self,
+        agent: AgentProfile,
+        messages: list[dict[str, Any]],
+        tools: list[ToolDef],
+        context: dict[str, Any],
+        on_delta: OnDelta,
+        cancel: threading.Event | None = None,
+    ) -> BrainReply:
+        system = {"role": "system", "content": agent.prompt + _context_note(context)}
+        return self._complete(
+            [system, *messages], tools, model=agent.model, on_delta=on_delta, cancel=cancel
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- one streamed completion, with retries ----------------------------------------------
+    def _complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[ToolDef],
+        *,
+        model: str | None,
+        on_delta: OnDelta,
+        cancel: threading.Event | None,
+    ) -> BrainReply:
+        schemas = [t.openai_schema() for t in tools]
+        attempt = 0
+        while True:
+            try:
+                return self._stream_once(
+                    messages, schemas, model or self.endpoint.model, on_delta, cancel
+                )
+            except self._openai.BadRequestError as exc:
+                if self._stream_options and "stream_options" in str(exc):
+                    # An older server that rejects the option: count tokens ourselves.
+                    self._stream_options = False
+                    continue
+                raise self._translate(exc) from exc
+            except (self._openai.RateLimitError, self._openai.InternalServerError) as exc:
+                attempt += 1
+                if attempt > self.endpoint.max_retries:
+                    raise self._translate(exc) from exc
+                delay = _retry_after(exc) or self._backoff_s * (2 ** (attempt - 1))
+                log.info(
+                    "model endpoint said %s; retry %d in %.1f s",
+                    getattr(exc, "status_code", "?"),
+                    attempt,
+                    delay,
+                )
+                self._sleep(min(delay, _MAX_BACKOFF_S))
+            except self._openai.APIStatusError as exc:
+                if exc.status_code >= 500 and attempt < self.endpoint.max_retries:
+                    attempt += 1
+                    self._sleep(min(self._backoff_s * (2 ** (attempt - 1)), _MAX_BACKOFF_S))
+                    continue
+                raise self._translate(exc) from exc
+            except self._openai.OpenAIError as exc:
+                raise self._translate(exc) from exc
+
+    def _stream_once(
+        self,
+        messages: list[dict[str, Any]],
+        schemas: list[dict[str, Any]],
+        model: str,
+        on_delta: OnDelta,
+        cancel: threading.Event | None,
+    ) -> BrainReply:
+        kwargs: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
+        if schemas:
+            kwargs["tools"] = schemas
+        if self._stream_options:
+            kwargs["stream_options"] = {"include_usage": True}
+        stream = self._client.chat.completions.create(**kwargs)
+        text: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        usage: Any = None
+        try:
+            for chunk in _chunks(stream):
+                if cancel is not None and cancel.is_set():
+                    raise OperationCancelled("the turn was cancelled")
+                if getattr(chunk, "usage", None) is not None:
+                    usage = chunk.usage
+                for choice in chunk.choices or []:
+                    delta = choice.delta
+                    if delta is None:
+                        continue
+                    thought = _extra(delta, "reasoning_content") or _extra(delta, "reasoning")
+                    if thought:
+                        reasoning.append(thought)
+                        on_delta("reasoning", thought)
+                    if delta.content:
+                        text.append(delta.content)
+                        on_delta("text", delta.content)
+                    for piece in delta.tool_calls or []:
+                        slot = calls.setdefault(
+                            piece.index if piece.index is not None else len(calls),
+                            {"id": "", "name": "", "arguments": ""},
+                        )
+                        if piece.id:
+                            slot["id"] = piece.id
+                        if piece.function is not None:
+                            if piece.function.name:
+                                slot["name"] += piece.function.name
+                            if piece.function.arguments:
+                                slot["arguments"] += piece.function.arguments
+        finally:
+            stream.close()
+        tool_calls = [
+            ToolCallRequest.parse(
+                slot["id"] or f"call_{index}_{int(time.time() * 1000)}",
+                slot["name"],
+                slot["arguments"],
+            )
+            for index, slot in sorted(calls.items())
+        ]
+        answer = "".join(text)
+        if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
+            tokens_in = int(usage.prompt_tokens or 0)
+            tokens_out = int(usage.completion_tokens or 0)
+            reported = True
+        else:
+            tokens_in = estimate_prompt_tokens(messages, schemas)
+            produced = answer + "".join(reasoning)
+            produced += "".join(c.name + c.arguments for c in tool_calls)
+            tokens_out = estimate_tokens(produced)
+            reported = False
+        return BrainReply(
+            text=answer,
+            reasoning="".join(reasoning) or None,
+            tool_calls=tool_calls,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            usage_reported=reported,
+        )
+
+    # -- errors -----------------------------------------------------------------------------
+    def _translate(self, exc: Exception) -> AgentError:
+        o = self._openai
+        where = self.endpoint.display_name
+        url = self.endpoint.base_url
+        if isinstance(exc, o.AuthenticationError | o.PermissionDeniedError):
+            return AgentError(
+                f"the model endpoint {url} refused the API key",
+                hint=f"store the right key with `xyclaw model-key {self.endpoint.preset}`",
+            )
+        if isinstance(exc, o.NotFoundError):
+            return AgentError(
+                f"the model {self.endpoint.model!r} does not exist at {url}",
+                hint="set [llm] model to one the server lists (GET /v1/models), or check"
+                " [llm] base_url",
+            )
+        if isinstance(exc, o.APITimeoutError):
+            return AgentError(
+                f"{where} gave no answer within {self.endpoint.timeout_s:g} s",
+                hint="try again, raise [llm] timeout_s, or pick a faster model",
+            )
+        if isinstance(exc, o.APIConnectionError):
+            return AgentError(
+                f"cannot reach the model endpoint {url}",
+                hint="check [llm] base_url and that the server is running",
+            )
+        if isinstance(exc, o.RateLimitError):
+            return AgentError(
+                f"{where} is rate limiting (429) after {self.endpoint.max_retries} retries",
+                hint="wait a minute, or raise [llm] max_retries; check the account's quota",
+            )
+        if isinstance(exc, o.APIStatusError):
+            return AgentError(
+                f"{where} answered HTTP {exc.status_code}: {_short(exc)}",
+                hint="the server's own message is above; try again later",
+            )
+        return AgentError(f"{where} failed: {type(exc).__name__}", hint="see the log")
+
+
+def _read_effect() -> Any:
+    from xyclaw.agent.types import Effect
+
+    return Effect.READ
+
+
+def _chunks(stream: Any) -> Iterator[Any]:
+    yield from stream
+
+
+def _extra(delta: Any, name: str) -> str | None:
+    value = getattr(delta, name, None)
+    if value is None:
+        extra = getattr(delta, "model_extra", None) or {}
+        value = extra.get(name)
+    return value if isinstance(value, str) and value else None
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    raw = response.headers.get("retry-after")
+    try:
+        return float(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def _short(exc: Exception) -> str:
+    message = getattr(exc, "message", None) or str(exc)
+    return str(message)[:300]
+
+
+def _recent(messages: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """The last user turns only as text (the supervisor needs no tool traffic)."""
+    picked = [m for m in messages if m.get("role") in ("user", "assistant") and m.get("content")]
+    return [{"role": m["role"], "content": m["content"]} for m in picked[-count:]]
+
+
+def _context_note(context: dict[str, Any]) -> str:
+    if not context:
+        return ""
+    lines = [f"- {key}: {value}" for key, value in context.items() if value not in (None, [], "")]
+    return "\n\nWhat XyClaw knows now:\n" + "\n".join(lines) if lines else ""

@@ -1,0 +1,252 @@
+"""What the agent runtime hands the GUI and the CLI: plain frozen dataclasses, no LangGraph.
+
+These names are the contract in notes/agent-api.md; the chat window codes against them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+try:  # the Engine's effect tags; the fallback only until the Engine's surface lands
+    from xyclaw.engine import Effect  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    from enum import StrEnum
+
+    class Effect(StrEnum):  # type: ignore[no-redef]
+        READ = "read"
+        SPEND = "spend"
+        DESTROY = "destroy"
+        EXEC = "exec"
+
+
+ToolStatus = Literal["running", "done", "pending_approval", "approved", "rejected", "failed"]
+DecisionKind = Literal["approve", "reject", "edit"]
+
+
+@dataclass(frozen=True)
+class ConversationInfo:
+    id: int
+    title: str
+    created_at: float
+    updated_at: float
+    tokens_in: int
+    tokens_out: int
+    cost_micros: int
+    currency: str
+    pending_approval: bool
+    kind: str = "chat"  # "chat", or "monitor" for the heartbeat's conversation
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    call_id: str
+    tool: str
+    effect: Effect
+    args: dict[str, Any]
+    status: ToolStatus
+    duration_s: float | None = None
+    summary: str | None = None
+    error: str | None = None
+    from_remote: bool = False  # the result is data from a remote machine
+    agent: str | None = None
+    result: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "call_id": self.call_id,
+            "tool": self.tool,
+            "effect": str(self.effect),
+            "args": self.args,
+            "status": self.status,
+            "duration_s": self.duration_s,
+            "summary": self.summary,
+            "error": self.error,
+            "from_remote": self.from_remote,
+            "agent": self.agent,
+            "result": self.result,
+        }
+
+
+@dataclass(frozen=True)
+class SuggestedAction:
+    """A button under a monitor message: a tool call that still goes through the approvals."""
+
+    label: str
+    tool: str
+    args: dict[str, Any]
+    effect: Effect
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "tool": self.tool,
+            "args": self.args,
+            "effect": str(self.effect),
+        }
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    id: int
+    conversation_id: int
+    role: Literal["user", "assistant", "tool"]
+    agent: str | None
+    text: str
+    reasoning: str | None
+    tool_call: ToolCallRecord | None
+    ts: float
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_micros: int = 0
+    actions: tuple[SuggestedAction, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    approval_id: str
+    conversation_id: int
+    agent: str
+    tool: str
+    effect: Effect
+    args: dict[str, Any]
+    title: str
+    details: dict[str, Any]
+    flagged_after_remote_output: bool
+    created_at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "approval_id": self.approval_id,
+            "conversation_id": self.conversation_id,
+            "agent": self.agent,
+            "tool": self.tool,
+            "effect": str(self.effect),
+            "args": self.args,
+            "title": self.title,
+            "details": self.details,
+            "flagged_after_remote_output": self.flagged_after_remote_output,
+            "created_at": self.created_at,
+        }
+
+    @classmethod
+    def from_payload(cls, conversation_id: int, payload: dict[str, Any]) -> ApprovalRequest:
+        return cls(
+            approval_id=str(payload["approval_id"]),
+            conversation_id=conversation_id,
+            agent=str(payload["agent"]),
+            tool=str(payload["tool"]),
+            effect=Effect(payload["effect"]),
+            args=dict(payload["args"]),
+            title=str(payload["title"]),
+            details=dict(payload["details"]),
+            flagged_after_remote_output=bool(payload["flagged_after_remote_output"]),
+            created_at=float(payload["created_at"]),
+        )
+
+
+@dataclass(frozen=True)
+class Decision:
+    kind: DecisionKind
+    args: dict[str, Any] | None = None  # for "edit": the changed arguments
+    remember: bool = False  # exec/tune on this cluster for this conversation only
+    by: str = "user"  # who decided: "user", "cli", ...
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "args": self.args, "remember": self.remember, "by": self.by}
+
+
+@dataclass(frozen=True)
+class Allowance:
+    id: int
+    conversation_id: int
+    conversation_title: str
+    cluster: str
+    tool: str
+    effect: Effect
+    created_at: float
+
+
+@dataclass(frozen=True)
+class Usage:
+    tokens_in: int
+    tokens_out: int
+    cost_micros: dict[str, int] = field(default_factory=dict)  # per currency
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    conversation_id: int
+    agent: str
+    reply: str
+    tool_calls: list[ToolCallRecord]
+    pending_approval: ApprovalRequest | None
+    tokens_in: int
+    tokens_out: int
+    cost_micros: int
+    currency: str = "USD"
+    reasoning: str | None = None
+
+
+# -- events streamed to the caller during a turn (on the thread running the turn) -------------
+@dataclass(frozen=True)
+class TokenDelta:
+    conversation_id: int
+    agent: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    conversation_id: int
+    agent: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    conversation_id: int
+    call: ToolCallRecord
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    conversation_id: int
+    call: ToolCallRecord
+
+
+@dataclass(frozen=True)
+class ApprovalRequested:
+    conversation_id: int
+    request: ApprovalRequest
+
+
+@dataclass(frozen=True)
+class ReplyDone:
+    conversation_id: int
+    message: ChatMessage
+
+
+@dataclass(frozen=True)
+class TurnFailed:
+    conversation_id: int
+    message: str
+
+
+@dataclass(frozen=True)
+class PlanShown:
+    conversation_id: int
+    plan_id: int
+    options: list[dict[str, Any]]
+
+
+AgentEvent = (
+    TokenDelta
+    | ReasoningDelta
+    | ToolStarted
+    | ToolFinished
+    | ApprovalRequested
+    | ReplyDone
+    | TurnFailed
+    | PlanShown
+)
