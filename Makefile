@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.xyclaw-installed
 PYTEST_WORKERS ?= auto
 
-.PHONY: run test lint typecheck unit system-deps bench clean
+.PHONY: run test lint typecheck unit system-deps bench clean package
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
@@ -39,6 +39,12 @@ test: $(STAMP) system-deps lint typecheck
 
 bench: $(STAMP)
 	@for b in bench/*_bench.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# The one-folder desktop app (dist/xyclaw/) from packaging/xyclaw.spec; packaging/smoke.sh checks it.
+package: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[package]'
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/xyclaw.spec
+	@echo "built dist/xyclaw/ ($$(du -sh dist/xyclaw | cut -f1)); check it with: packaging/smoke.sh"
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build dist

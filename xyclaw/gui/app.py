@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from xyclaw.engine import Engine
 from xyclaw.gui.main_window import MainWindowController
 from xyclaw.paths import bundled
+
+# packaging/smoke.sh: save a screenshot of the window once it is drawn, then quit.
+SMOKE_SCREENSHOT_ENV = "XYCLAW_SMOKE_SCREENSHOT"
 
 
 def apply_theme(app: QApplication, theme: str) -> None:
@@ -36,4 +41,8 @@ def run_app(engine: Engine) -> int:
     controller.window.show()
     # While the app runs: reconcile, meter, budgets, idle release and telemetry, every minute.
     engine.start_maintenance()
+    shot = os.environ.get(SMOKE_SCREENSHOT_ENV, "").strip()
+    if shot:
+        window = controller.window
+        QTimer.singleShot(800, lambda: app.exit(0 if window.grab().save(shot) else 1))
     return int(app.exec())
