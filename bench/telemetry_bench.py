@@ -40,7 +40,7 @@ GPUS = 8
 
 def serve(folder: Path, nodes: int, lifetime: float) -> int:
     """Start the nodes, write their addresses, stay until stdin closes or lifetime ends."""
-    from xyclaw.engine.node_access import parse_public_key
+    from xyclaw.remote.node_access import parse_public_key
     from xyclaw.sim.node import SimNode
     from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec
 
@@ -93,8 +93,8 @@ def child_cpu_s(pid: int) -> float:
 
 
 def register(engine: Any, listing: list[dict[str, Any]]) -> int:
-    from xyclaw.engine.cluster_store import READY
     from xyclaw.providers import ClusterInfo, NodeInfo
+    from xyclaw.records import ClusterState
 
     clusters = engine.clusters
     clusters.ensure_provider("bench", "sim")
@@ -141,7 +141,7 @@ def register(engine: Any, listing: list[dict[str, Any]]) -> int:
             nodes=nodes,
         ),
     )
-    clusters.update(cluster_id, state=READY, ready_at=time.time())
+    clusters.update(cluster_id, state=ClusterState.READY, ready_at=time.time())
     return cluster_id
 
 

@@ -47,6 +47,97 @@ class Notice(Event):
     action: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class ClusterChanged(Event):
+    """A cluster's state changed; ``previous`` is None when it was just created."""
+
+    cluster_id: int
+    name: str
+    state: str
+    previous: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeChanged(Event):
+    """A node's state changed; ``previous`` is None when the node first appeared."""
+
+    cluster_id: int
+    node_id: int
+    rank: int
+    state: str
+    previous: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlertRaised(Event):
+    """A new alert; ``event_id`` is its row in the store's events table. ``escalated``: not
+    new, but a graver finding joined its cause (the row now has this severity and message)."""
+
+    event_id: int
+    rule: str
+    severity: str
+    message: str
+    action: str
+    cluster_id: int
+    node_id: int | None = None
+    node: str | None = None
+    gpu: int | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    escalated: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlertCleared(Event):
+    """The cause of an alert went away; ``rules`` lists every finding it had folded in."""
+
+    event_id: int
+    rule: str
+    severity: str
+    message: str
+    cluster_id: int
+    node_id: int | None = None
+    node: str | None = None
+    gpu: int | None = None
+    open_s: float = 0.0
+    rules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class BudgetWarning(Event):
+    """A cluster reached its budget's warning level (``released``: it reached the budget)."""
+
+    cluster_id: int
+    name: str
+    spent_micros: int
+    budget_micros: int
+    currency: str
+    released: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobChanged(Event):
+    """A job's state changed; ``previous`` is None when it was just created."""
+
+    job_id: int
+    cluster_id: int | None
+    name: str
+    state: str
+    previous: str | None
+    attempt: int = 1
+
+
+#: Every event class, so a bridge can map them from one list.
+ALL_EVENTS: tuple[type[Event], ...] = (
+    OperationProgress,
+    Notice,
+    ClusterChanged,
+    NodeChanged,
+    AlertRaised,
+    AlertCleared,
+    BudgetWarning,
+    JobChanged,
+)
+
 E = TypeVar("E", bound=Event)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.lifecycle.conftest import MakeWorld, World
-from xyclaw.engine.cluster_store import FAILED, GONE, READY, RELEASED, RELEASING
 from xyclaw.engine.lifecycle import ProvisionError, UpRequest
 from xyclaw.errors import CapacityError, ProviderError
 from xyclaw.events import Notice, OperationProgress
+from xyclaw.records import ClusterState
 from xyclaw.remote import CommandResult
 from xyclaw.sim.cloud import CloudSettings
 
@@ -37,7 +37,7 @@ def test_up_bootstraps_every_node_then_down_releases(make_world: MakeWorld) -> N
     progress: list[OperationProgress] = []
     engine.bus.subscribe(OperationProgress, progress.append)
     cluster = engine.up(a800(16)).result(60)
-    assert cluster.state == READY and len(cluster.nodes) == 2
+    assert cluster.state == ClusterState.READY and len(cluster.nodes) == 2
     steps = {(e.subject, e.step) for e in progress if e.step}
     for node in cluster.nodes:
         for step in ("ssh", "driver", "gpus", "fabric", "disk", "setup"):
@@ -48,7 +48,7 @@ def test_up_bootstraps_every_node_then_down_releases(make_world: MakeWorld) -> N
         assert isinstance(result, CommandResult) and result.stdout.count("GPU ") == 8
 
     released = engine.down(cluster.name).result(60)
-    assert released.state == RELEASED and released.released_at is not None
+    assert released.state == ClusterState.RELEASED and released.released_at is not None
     assert live_at_provider(world) == []
     assert all(n.terminated_at is not None for n in released.nodes)
 
@@ -59,8 +59,8 @@ def test_up_and_down_ride_out_429_and_5xx_storms_and_timeouts(make_world: MakeWo
         error_rate=0.3, error_status=503, timeout_rate=0.1, timeout_s=0.8, rate_limit_per_s=40
     )
     cluster = world.engine.up(a800(16)).result(120)
-    assert cluster.state == READY
-    assert world.engine.down(cluster.name).result(120).state == RELEASED
+    assert cluster.state == ClusterState.READY
+    assert world.engine.down(cluster.name).result(120).state == ClusterState.RELEASED
     world.provider.fault(error_rate=0.0, timeout_rate=0.0, rate_limit_per_s=0)
     listed = world.provider.clusters()
     assert [c.external_id for c in listed if c.state != "terminated"] == []
@@ -75,7 +75,7 @@ def test_half_a_cluster_failing_releases_the_half_that_came_up(make_world: MakeW
         world.engine.up(a800(16)).result(60)
     assert "released" in str(info.value)
     [row] = world.engine.list_clusters(include_released=True)
-    assert row.state == RELEASED and "failed" in (row.error or "")
+    assert row.state == ClusterState.RELEASED and "failed" in (row.error or "")
     assert live_at_provider(world) == []
 
 
@@ -85,7 +85,7 @@ def test_keep_partial_keeps_the_nodes_that_came_up(make_world: MakeWorld) -> Non
     notices: list[Notice] = []
     world.engine.bus.subscribe(Notice, notices.append)
     cluster = world.engine.up(a800(16, keep_partial=True)).result(60)
-    assert cluster.state == READY
+    assert cluster.state == ClusterState.READY
     assert [n.state for n in cluster.nodes].count("running") == 1
     assert any("keeping the 1 that came up" in n.message for n in notices)
     results = world.engine.exec(cluster.name, "hostname")
@@ -97,7 +97,7 @@ def test_region_out_of_capacity_rents_nothing(make_world: MakeWorld) -> None:
     with pytest.raises(CapacityError):
         world.engine.up(a800(16)).result(30)
     [row] = world.engine.list_clusters(include_released=True)
-    assert row.state == FAILED
+    assert row.state == ClusterState.FAILED
     assert live_at_provider(world) == []
 
 
@@ -108,11 +108,11 @@ def test_provider_down_during_release_is_pending_then_completed(make_world: Make
     with pytest.raises(ProviderError):
         world.engine.down(cluster.name).result(60)
     pending = world.engine.cluster(cluster.name)
-    assert pending.state == RELEASING  # the user sees it pending, not forgotten
+    assert pending.state == ClusterState.RELEASING  # the user sees it pending, not forgotten
     world.restart_cloud()
     report = world.engine.reconcile()
     assert cluster.name in report.releases_completed
-    assert world.engine.cluster(cluster.name).state == RELEASED
+    assert world.engine.cluster(cluster.name).state == ClusterState.RELEASED
     assert live_at_provider(world) == []
 
 
@@ -140,7 +140,7 @@ def test_a_cluster_the_provider_lost_is_marked_gone(make_world: MakeWorld) -> No
     report = world.engine.reconcile()
     assert report.gone == [cluster.name]
     gone = world.engine.cluster(cluster.name)
-    assert gone.state == GONE and gone.last_seen_at is not None
+    assert gone.state == ClusterState.GONE and gone.last_seen_at is not None
 
 
 def test_meter_agrees_with_the_provider_ledger(make_world: MakeWorld) -> None:
@@ -179,11 +179,11 @@ def test_budget_warns_at_80_percent_and_releases_at_100(make_world: MakeWorld) -
     world.clock.advance(12.5 * 60)
     world.engine.tick()
     assert any(n.kind == "budget" and n.severity == "warning" for n in notices)
-    assert world.engine.cluster(cluster.name).state == READY
+    assert world.engine.cluster(cluster.name).state == ClusterState.READY
     world.clock.advance(3 * 60)
     report = world.engine.tick()
     assert report.released_for_budget == [cluster.name]
-    assert world.engine.cluster(cluster.name).state == RELEASED
+    assert world.engine.cluster(cluster.name).state == ClusterState.RELEASED
     assert live_at_provider(world) == []
     assert any(n.kind == "budget" and n.severity == "critical" for n in notices)
 
@@ -200,7 +200,7 @@ def test_idle_cluster_is_warned_then_released(make_world: MakeWorld) -> None:
     world.clock.advance(5 * 60)
     report = world.engine.tick()
     assert report.released_idle == [cluster.name]
-    assert world.engine.cluster(cluster.name).state == RELEASED
+    assert world.engine.cluster(cluster.name).state == ClusterState.RELEASED
 
 
 def test_maintenance_watches_ready_clusters_and_stops_after_release(

@@ -12,13 +12,13 @@ import pytest
 from tests.remote.sshd import MISSING, SSHD, Sshd
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
-from xyclaw.engine.cluster_store import READY, RELEASED
 from xyclaw.engine.compose import build_engine
 from xyclaw.engine.lifecycle import UpRequest
-from xyclaw.engine.node_access import parse_public_key
 from xyclaw.errors import CapacityError, UnknownHostKeyError
 from xyclaw.paths import AppPaths
+from xyclaw.records import ClusterState
 from xyclaw.remote import CommandResult
+from xyclaw.remote.node_access import parse_public_key
 
 FAKEBIN = Path(__file__).parent / "fakebin"
 
@@ -60,15 +60,15 @@ def own_host(tmp_path: Path, xyclaw_home: Path) -> Iterator[OwnHost]:
 def test_own_host_becomes_a_cluster_after_trust_on_first_use(own_host: OwnHost) -> None:
     engine, _server, seen = own_host
     cluster = engine.up(a100("ssh")).result(120)
-    assert cluster.state == READY
+    assert cluster.state == ClusterState.READY
     assert len(seen) == 1 and seen[0][1].startswith("SHA256:")
     [result] = engine.exec(cluster.name, "nvidia-smi -q | grep 'Driver Version'").values()
     assert isinstance(result, CommandResult) and "550.127.08" in result.stdout
     with pytest.raises(CapacityError, match="free own hosts"):
         engine.up(a100("ssh")).result(60)  # the only host is taken
-    assert engine.down(cluster.name).result(60).state == RELEASED
+    assert engine.down(cluster.name).result(60).state == ClusterState.RELEASED
     again = engine.up(a100("ssh")).result(120)  # free again, and known: no second question
-    assert again.state == READY and len(seen) == 1
+    assert again.state == ClusterState.READY and len(seen) == 1
     assert engine.offers("ssh")[0].price_micro == 1_500_000
 
 
@@ -88,7 +88,7 @@ def test_unknown_own_host_without_trust_is_refused_and_nothing_kept(
             engine.up(a100("ssh")).result(120)
         assert isinstance(info.value.__cause__, UnknownHostKeyError) or "SHA256:" in str(info.value)
         [row] = engine.list_clusters(include_released=True)
-        assert row.state == RELEASED  # the host was handed back
+        assert row.state == ClusterState.RELEASED  # the host was handed back
     finally:
         engine.close()
         server.stop()
@@ -100,10 +100,10 @@ def test_this_machine_as_a_cluster(monkeypatch: pytest.MonkeyPatch, xyclaw_home:
     engine = build_engine(paths, load_config(paths.config_file))
     try:
         cluster = engine.up(a100("local")).result(60)
-        assert cluster.state == READY and cluster.nodes[0].ssh_host == "local"
+        assert cluster.state == ClusterState.READY and cluster.nodes[0].ssh_host == "local"
         [result] = engine.exec(cluster.name, "echo $((6 * 7))").values()
         assert isinstance(result, CommandResult) and result.stdout.strip() == "42"
-        assert engine.down(cluster.name).result(30).state == RELEASED
+        assert engine.down(cluster.name).result(30).state == ClusterState.RELEASED
     finally:
         engine.close()
 

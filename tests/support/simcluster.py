@@ -12,6 +12,7 @@ the lifecycle would have written.
 
 from __future__ import annotations
 
+import time
 import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xyclaw.engine import Engine
-from xyclaw.engine.cluster_store import READY, ClusterRecord
-from xyclaw.engine.node_access import parse_public_key
 from xyclaw.providers import ClusterInfo, NodeInfo
+from xyclaw.records import ClusterRecord, ClusterState
+from xyclaw.remote.node_access import parse_public_key
 from xyclaw.sim.node import SimNode
 from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec
 
@@ -126,7 +127,7 @@ def sim_cluster(
                 nodes=tuple(node_infos),
             ),
         )
-        clusters.update(cluster_id, state=READY, ready_at=clusters.clock())
+        clusters.update(cluster_id, state=ClusterState.READY, ready_at=time.time())
         yield SimCluster(engine, cluster_id, name, started)
     finally:
         for node in started:

@@ -3,6 +3,7 @@
 from xyclaw.billing.meter import (
     BilledSpan,
     BudgetStatus,
+    billed_spans,
     charge_micros,
     cost_so_far,
 )
@@ -10,6 +11,7 @@ from xyclaw.billing.meter import (
 __all__ = [
     "BilledSpan",
     "BudgetStatus",
+    "billed_spans",
     "charge_micros",
     "cost_so_far",
 ]

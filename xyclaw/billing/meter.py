@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from xyclaw.records import ClusterRecord
+
 
 def charge_micros(seconds: float, gpus: int, price_per_gpu_hour_micros: int) -> int:
     """Cost of ``gpus`` cards for whole ``seconds`` at a per-card-hour price."""
@@ -33,6 +35,17 @@ class BilledSpan:
 
     def cost(self, now: float) -> int:
         return charge_micros(self.seconds(now), self.gpus, self.price_per_gpu_hour_micros)
+
+
+def billed_spans(cluster: ClusterRecord) -> list[BilledSpan]:
+    """Each node's billed time: from when its provider ran it until it was terminated."""
+    return [
+        BilledSpan(
+            n.running_at, n.terminated_at, cluster.gpus_per_node, cluster.price_per_gpu_hour_micros
+        )
+        for n in cluster.nodes
+        if n.running_at is not None
+    ]
 
 
 def cost_so_far(spans: Iterable[BilledSpan], now: float) -> int:

@@ -8,12 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from xyclaw.config import Config
-from xyclaw.engine.cluster_store import ClusterStore
 from xyclaw.engine.engine import ClusterParts, Engine
-from xyclaw.engine.event_log import EventLog
 from xyclaw.engine.guard import Guard, probe_utilization
 from xyclaw.engine.lifecycle import ClusterLifecycle
-from xyclaw.engine.node_access import NodeAccess, load_or_create_app_key
 from xyclaw.engine.operations import OperationRunner
 from xyclaw.engine.reconcile import Reconciler
 from xyclaw.events import EventBus
@@ -21,9 +18,14 @@ from xyclaw.paths import AppPaths
 from xyclaw.providers import Provider, ProviderRegistry
 from xyclaw.providers.local import LocalProvider
 from xyclaw.providers.own_hosts import OwnHostsProvider
+from xyclaw.records import ClusterStore
 from xyclaw.remote import KnownHosts, SshPool, TrustNewHost
+from xyclaw.remote.node_access import NodeAccess, load_or_create_app_key
 from xyclaw.secrets import SecretStore
 from xyclaw.store import Store
+from xyclaw.store.charges import ChargeTable
+from xyclaw.store.event_log import EventLog
+from xyclaw.store.jobs import JobTable
 from xyclaw.telemetry.options import TelemetryOptions
 from xyclaw.telemetry.service import TelemetryService
 from xyclaw.tuning.service import TuningService
@@ -82,7 +84,8 @@ def build_engine(
             client_keys=[app_key()[0]],
         )
         access = NodeAccess(pool, max_parallel=config.ssh.max_parallel)
-        clusters = ClusterStore(store, clock)
+        clusters = ClusterStore(store, bus, clock)
+        jobs = JobTable(store)
         registry = providers or default_registry(paths, config)
         lifecycle = ClusterLifecycle(
             clusters, registry, access, events, lambda: app_key()[1], clock=clock
@@ -100,6 +103,8 @@ def build_engine(
                 lifecycle,
                 events,
                 config.billing,
+                charges=ChargeTable(store),
+                job_running=lambda cluster_id: jobs.active_count(cluster_id) > 0,
                 utilization=probe_utilization(access),
                 clock=clock,
             ),

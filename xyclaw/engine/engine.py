@@ -10,20 +10,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from xyclaw.catalog import Offer
 from xyclaw.config import Config
-from xyclaw.engine.cluster_store import ClusterRecord, ClusterStore
-from xyclaw.engine.event_log import EventLog
 from xyclaw.engine.guard import Guard, GuardReport
 from xyclaw.engine.lifecycle import ClusterLifecycle, UpRequest
-from xyclaw.engine.node_access import NodeAccess
 from xyclaw.engine.operations import OperationHandle, OperationRunner, Progress
 from xyclaw.engine.reconcile import Reconciler, ReconcileReport
 from xyclaw.errors import RemoteError, XyclawError
 from xyclaw.events import EventBus
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
+from xyclaw.records import ClusterRecord, ClusterStore
 from xyclaw.remote import CommandResult
+from xyclaw.remote.node_access import NodeAccess
 from xyclaw.secrets import SecretStore
 from xyclaw.store import Store, StoreInfo
+from xyclaw.store.event_log import EventLog
 from xyclaw.tuning.service import TuneResult, TuningService
 
 if TYPE_CHECKING:
@@ -141,12 +141,7 @@ class Engine:
         return self.guard.tick()
 
     def meter_charges(self, cluster_id: int) -> int:
-        rows = self.store.query(
-            "SELECT coalesce(sum(amount_micros), 0) AS total FROM charges"
-            " WHERE cluster_id = ? AND source = 'meter'",
-            [cluster_id],
-        )
-        return int(rows[0]["total"])
+        return self.clusters.meter_total(cluster_id)
 
     # -- maintenance -------------------------------------------------------------------------
     def start_maintenance(self) -> None:

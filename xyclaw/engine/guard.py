@@ -13,18 +13,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import sqlite_utils
-
-from xyclaw.billing import BudgetStatus, cost_so_far
+from xyclaw.billing import BudgetStatus, billed_spans, cost_so_far
 from xyclaw.catalog import format_amount
 from xyclaw.config import BillingSettings
-from xyclaw.engine.cluster_store import READY, ClusterRecord, ClusterStore
-from xyclaw.engine.event_log import EventLog
 from xyclaw.engine.lifecycle import ClusterLifecycle
-from xyclaw.engine.node_access import NodeAccess
 from xyclaw.errors import ParseError, XyclawError
 from xyclaw.parsers.nvsmi import parse_csv
+from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
 from xyclaw.remote import CommandResult
+from xyclaw.remote.node_access import NodeAccess
+from xyclaw.store.charges import ChargeTable
+from xyclaw.store.event_log import EventLog
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +72,9 @@ class Guard:
         events: EventLog,
         settings: BillingSettings,
         *,
+        charges: ChargeTable,
+        job_running: Callable[[int], bool],
         utilization: UtilizationProbe | None = None,
-        job_running: Callable[[int], bool] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.clusters = clusters
@@ -82,42 +82,19 @@ class Guard:
         self.events = events
         self.settings = settings
         self.utilization = utilization
-        self.job_running = job_running or self._job_running_in_store
+        self.job_running = job_running
+        self.charges = charges
         self.clock = clock
         self._idle_since: dict[int, float] = {}
         self._idle_warned: set[int] = set()
 
-    def _job_running_in_store(self, cluster_id: int) -> bool:
-        rows = self.clusters.store.query(
-            "SELECT count(*) AS n FROM jobs"
-            " WHERE cluster_id = ? AND state IN ('starting', 'running')",
-            [cluster_id],
-        )
-        return bool(rows[0]["n"])
-
     # -- the meter ---------------------------------------------------------------------------
     def charge(self, cluster: ClusterRecord, now: float) -> int:
         """Write the meter's charges since the last one; the ledger sums to the cost exactly."""
-        total = cost_so_far(cluster.billed_spans(), now)
-
-        def write(db: sqlite_utils.Database) -> int:
-            row = db.conn.execute(
-                "SELECT coalesce(sum(amount_micros), 0), coalesce(max(end_ts), ?) FROM charges"
-                " WHERE cluster_id = ? AND source = 'meter'",
-                [cluster.created_at, cluster.id],
-            ).fetchone()
-            already, last_end = int(row[0]), float(row[1])
-            delta = total - already
-            if delta <= 0:
-                return 0
-            db.conn.execute(
-                "INSERT INTO charges (cluster_id, source, start_ts, end_ts, amount_micros,"
-                " currency) VALUES (?, 'meter', ?, ?, ?, ?)",
-                [cluster.id, last_end, now, delta, cluster.currency],
-            )
-            return delta
-
-        return self.clusters.store.writer.call(write)
+        total = cost_so_far(billed_spans(cluster), now)
+        return self.charges.charge_meter(
+            cluster.id, cluster.created_at, total, now, cluster.currency
+        )
 
     @staticmethod
     def _billable(cluster: ClusterRecord, now: float) -> bool:
@@ -144,7 +121,7 @@ class Guard:
                 continue
             try:
                 self._budget(cluster, now, report)
-                if cluster.state == READY:
+                if cluster.state == ClusterState.READY:
                     self._idle(cluster, now, report)
             except XyclawError as exc:
                 log.error("guard on %s failed: %s", cluster.name, exc)
@@ -163,7 +140,7 @@ class Guard:
         if not budget:
             return
         status = BudgetStatus(
-            cost_so_far(cluster.billed_spans(), now), budget, self.settings.warn_fraction
+            cost_so_far(billed_spans(cluster), now), budget, self.settings.warn_fraction
         )
         spent = format_amount(status.spent_micros, cluster.currency)
         limit = format_amount(budget, cluster.currency)

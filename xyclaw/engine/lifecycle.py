@@ -19,20 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xyclaw.engine.bootstrap import BootstrapError, NodeExpectation, bootstrap_node
-from xyclaw.engine.cluster_store import (
-    BOOTSTRAPPING,
-    FAILED,
-    PROVISIONING,
-    READY,
-    RELEASED,
-    RELEASING,
-    REQUESTED,
-    ClusterRecord,
-    ClusterStore,
-    NodeRecord,
-)
-from xyclaw.engine.event_log import EventLog
-from xyclaw.engine.node_access import NodeAccess
 from xyclaw.engine.operations import Progress
 from xyclaw.errors import (
     AuthenticationError,
@@ -54,7 +40,10 @@ from xyclaw.providers import (
 )
 from xyclaw.providers import ClusterInfo, ClusterOrder, Provider, ProviderRegistry
 from xyclaw.providers.http_retry import ApiError
+from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.remote import CommandResult
+from xyclaw.remote.node_access import NodeAccess
+from xyclaw.store.event_log import EventLog
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +157,9 @@ class ClusterLifecycle:
             info = provider.create(order)
         except (ApiError, CapacityError) as exc:
             # A definite refusal: nothing was created, nothing bills.
-            self.clusters.update(cluster_id, state=FAILED, error=exc.message, worker_pid=None)
+            self.clusters.update(
+                cluster_id, state=ClusterState.FAILED, error=exc.message, worker_pid=None
+            )
             raise
         except ProviderError as exc:
             # The provider may have created it before the failure: reconciliation will
@@ -177,7 +168,7 @@ class ClusterLifecycle:
             raise
         self.clusters.update(
             cluster_id,
-            state=PROVISIONING,
+            state=ClusterState.PROVISIONING,
             fabric=info.fabric,
             region=info.region,
             gpus_per_node=info.gpus_per_node,
@@ -194,7 +185,7 @@ class ClusterLifecycle:
             raise
         except XyclawError as exc:
             cluster = self.clusters.get(cluster_id)
-            if cluster.state == READY:
+            if cluster.state == ClusterState.READY:
                 raise
             self._release_after_failure(cluster_id, provider, exc.message, progress)
             raise ProvisionError(
@@ -220,10 +211,12 @@ class ClusterLifecycle:
                 "came up, as asked",
                 cluster_id,
             )
-        self.clusters.update(cluster_id, state=BOOTSTRAPPING)
+        self.clusters.update(cluster_id, state=ClusterState.BOOTSTRAPPING)
         self._wait_ssh(cluster, usable, progress)
         self._bootstrap(cluster, usable, progress)
-        self.clusters.update(cluster_id, state=READY, ready_at=self.clock(), worker_pid=None)
+        self.clusters.update(
+            cluster_id, state=ClusterState.READY, ready_at=self.clock(), worker_pid=None
+        )
         ready = self.clusters.get(cluster_id)
         progress.update(f"{ready.name} is ready: {len(usable)} nodes", 1.0)
         self._notice(
@@ -373,12 +366,12 @@ class ClusterLifecycle:
     def down(self, cluster_id: int, progress: Progress | None = None) -> ClusterRecord:
         """Release a cluster and wait until the provider confirms; safe to repeat."""
         cluster = self.clusters.get(cluster_id)
-        if cluster.state == RELEASED:
+        if cluster.state == ClusterState.RELEASED:
             return cluster
         provider = self.providers.get(cluster.provider_id)
         self.clusters.update(
             cluster_id,
-            state=RELEASING,
+            state=ClusterState.RELEASING,
             release_requested_at=cluster.release_requested_at or self.clock(),
             worker_pid=os.getpid(),
         )
@@ -393,7 +386,10 @@ class ClusterLifecycle:
             info = self._find_by_key(provider, cluster.idempotency_key)
             if info is None:
                 self.clusters.update(
-                    cluster_id, state=RELEASED, released_at=self.clock(), worker_pid=None
+                    cluster_id,
+                    state=ClusterState.RELEASED,
+                    released_at=self.clock(),
+                    worker_pid=None,
                 )
                 return self.clusters.get(cluster_id)
             self.clusters.apply_provider_view(cluster_id, info)
@@ -418,7 +414,9 @@ class ClusterLifecycle:
         if info is not None:
             self.clusters.apply_provider_view(cluster_id, info)
         self.clusters.mark_nodes_terminated(cluster_id, when)
-        self.clusters.update(cluster_id, state=RELEASED, released_at=when, worker_pid=None)
+        self.clusters.update(
+            cluster_id, state=ClusterState.RELEASED, released_at=when, worker_pid=None
+        )
         if progress:
             progress.update(f"{cluster.name} released", 1.0)
         self._notice("info", f"cluster {cluster.name} released; it no longer bills", cluster_id)
@@ -452,4 +450,4 @@ class ClusterLifecycle:
         self.events.record("cluster", severity, message, cluster_id=cluster_id)
 
 
-__all__ = ["REQUESTED", "ClusterLifecycle", "ProvisionError", "Timeouts", "UpRequest"]
+__all__ = ["ClusterLifecycle", "ProvisionError", "Timeouts", "UpRequest"]

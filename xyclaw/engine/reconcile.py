@@ -17,22 +17,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from xyclaw.engine.cluster_store import (
-    BOOTSTRAPPING,
-    FAILED,
-    GONE,
-    PROVISIONING,
-    READY,
-    RELEASED,
-    RELEASING,
-    REQUESTED,
-    ClusterRecord,
-    ClusterStore,
-)
-from xyclaw.engine.event_log import EventLog
 from xyclaw.engine.lifecycle import ClusterLifecycle
 from xyclaw.errors import XyclawError
 from xyclaw.providers import TERMINATING, ClusterInfo, Provider, ProviderRegistry
+from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
+from xyclaw.store.event_log import EventLog
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +89,7 @@ class Reconciler:
 
     def providers_to_check(self) -> list[str]:
         """Providers with clusters in the store, plus any already in use."""
-        names = {c.provider_id for c in self.clusters.all() if c.state != FAILED}
+        names = {c.provider_id for c in self.clusters.all() if c.state != ClusterState.FAILED}
         names |= {p.name for p in self.providers.built()}
         return sorted(names)
 
@@ -136,7 +125,9 @@ class Reconciler:
             seen.add(row.id)
             self._known(provider, row, info, report)
         for row in rows:
-            if row.id in seen or (row.external_id in leaving and row.state == RELEASED):
+            if row.id in seen or (
+                row.external_id in leaving and row.state == ClusterState.RELEASED
+            ):
                 continue
             self._missing(provider, row, report)
 
@@ -192,11 +183,15 @@ class Reconciler:
     def _known(
         self, provider: Provider, row: ClusterRecord, info: ClusterInfo, report: ReconcileReport
     ) -> None:
-        if row.state in (RELEASED, FAILED, GONE):
+        if row.state in (ClusterState.RELEASED, ClusterState.FAILED, ClusterState.GONE):
             self._orphan(provider, info, row, report)
             return
         owner_alive = self.owner_alive(row)
-        if row.state in (REQUESTED, PROVISIONING, BOOTSTRAPPING) and not owner_alive:
+        if (
+            row.state
+            in (ClusterState.REQUESTED, ClusterState.PROVISIONING, ClusterState.BOOTSTRAPPING)
+            and not owner_alive
+        ):
             self.clusters.update(row.id, error="interrupted while it was being set up")
             self.clusters.apply_provider_view(row.id, info)
             self.events.record(
@@ -209,33 +204,33 @@ class Reconciler:
             self.lifecycle.down(row.id)
             report.interrupted_released.append(row.name)
             return
-        if row.state == RELEASING and not owner_alive:
+        if row.state == ClusterState.RELEASING and not owner_alive:
             self.lifecycle.down(row.id)
             report.releases_completed.append(row.name)
             return
         self.clusters.apply_provider_view(row.id, info)
 
     def _missing(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
-        if row.state in (RELEASED, FAILED, GONE):
+        if row.state in (ClusterState.RELEASED, ClusterState.FAILED, ClusterState.GONE):
             return
-        if self.owner_alive(row) and row.state != READY:
+        if self.owner_alive(row) and row.state != ClusterState.READY:
             return  # another live process is working on it
-        if row.state == REQUESTED and row.external_id is None:
+        if row.state == ClusterState.REQUESTED and row.external_id is None:
             self.clusters.update(
                 row.id,
-                state=FAILED,
+                state=ClusterState.FAILED,
                 error="interrupted before the provider created it",
                 worker_pid=None,
             )
             return
-        if row.state == RELEASING:
+        if row.state == ClusterState.RELEASING:
             self.lifecycle.down(row.id)
             report.releases_completed.append(row.name)
             return
         info = provider.get(row.external_id) if row.external_id else None
         ended = info.terminated_at if info is not None and info.terminated_at else None
         self.clusters.mark_nodes_terminated(row.id, ended or row.last_seen_at)
-        self.clusters.update(row.id, state=GONE, worker_pid=None)
+        self.clusters.update(row.id, state=ClusterState.GONE, worker_pid=None)
         self.events.record(
             "cluster",
             "warning",

@@ -6,24 +6,70 @@ Adding a real provider means one new module with a class that satisfies
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
 
 from xyclaw.catalog import Offer
+from xyclaw.records.provider_view import (
+    FAILED,
+    LIVE_STATES,
+    PENDING,
+    PROVISIONING,
+    RUNNING,
+    TERMINATED,
+    TERMINATING,
+    ClusterInfo,
+    NodeInfo,
+)
 
-#: Cluster states as providers report them.
-PENDING = "pending"
-PROVISIONING = "provisioning"
-RUNNING = "running"
-FAILED = "failed"
-TERMINATING = "terminating"
-TERMINATED = "terminated"
-LIVE_STATES = (PENDING, PROVISIONING, RUNNING, FAILED, TERMINATING)
+__all__ = [
+    "FAILED",
+    "LIVE_STATES",
+    "PENDING",
+    "PROVISIONING",
+    "RUNNING",
+    "TERMINATED",
+    "TERMINATING",
+    "Capabilities",
+    "ClusterInfo",
+    "ClusterOrder",
+    "Feature",
+    "LedgerEntry",
+    "NodeInfo",
+    "Provider",
+]
+
+
+class Feature(StrEnum):
+    """What a request may need of a provider (the keys of :attr:`Capabilities.why_not`)."""
+
+    MULTI_NODE = "multi-node"
+    STOP_START = "stop-start"
+    SPOT = "spot"
+    BILLING_LEDGER = "billing-ledger"
+    FABRIC = "fabric"  # a network between nodes that NCCL can use (RDMA or Ethernet)
+    CUSTOM_IMAGE = "custom-image"
+    HOST_KEYS = "host-keys"  # the provider hands over each node's SSH host key
+
+
+_FLAGS: dict[str, str] = {
+    Feature.MULTI_NODE: "multi_node",
+    Feature.STOP_START: "stop_start",
+    Feature.SPOT: "spot",
+    Feature.BILLING_LEDGER: "billing_ledger",
+}
 
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a provider can do, declared as data so the planner and GUI can ask."""
+    """What a provider can do, declared as data so the planner and GUI can ask.
+
+    ``why_not`` maps each feature the provider lacks to the reason a user (or an
+    agent) is shown when a request needs it, as SkyPilot's
+    ``_CLOUD_UNSUPPORTED_FEATURES`` does.
+    """
 
     rents: bool  # False for machines you already own: nothing is bought or released
     multi_node: bool
@@ -31,6 +77,21 @@ class Capabilities:
     spot: bool = False
     regions: tuple[str, ...] = ()
     billing_ledger: bool = False  # the provider keeps its own per-second ledger
+    why_not: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    def supports(self, feature: str) -> bool:
+        flag = _FLAGS.get(feature)  # a StrEnum member hashes as its text
+        if flag is not None:
+            return bool(getattr(self, flag))
+        return feature not in self.why_not
+
+    def lacking(self, needs: Iterable[str]) -> dict[str, str]:
+        """The features in ``needs`` this provider lacks, each with the reason to show."""
+        return {
+            str(feature): self.why_not.get(str(feature), f"{feature} is not supported")
+            for feature in needs
+            if not self.supports(feature)
+        }
 
 
 @dataclass(frozen=True)
@@ -46,46 +107,6 @@ class ClusterOrder:
     gpus_per_node: int | None = None
     image: str | None = None
     name: str | None = None
-
-
-@dataclass(frozen=True)
-class NodeInfo:
-    external_id: str
-    rank: int
-    hostname: str
-    state: str
-    ssh_host: str | None = None
-    ssh_port: int | None = None
-    ssh_user: str | None = None
-    host_key: str | None = None  # an OpenSSH public key line, handed over by the provider
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class ClusterInfo:
-    """A cluster as the provider sees it."""
-
-    external_id: str
-    name: str
-    state: str
-    gpu: str
-    gpu_count: int
-    gpus_per_node: int
-    fabric: str
-    region: str | None
-    price_per_gpu_hour_micros: int
-    currency: str
-    nodes: tuple[NodeInfo, ...] = ()
-    created_at: float | None = None
-    running_at: float | None = None
-    terminated_at: float | None = None
-    error: str | None = None
-    idempotency_key: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def live(self) -> bool:
-        return self.state in LIVE_STATES
 
 
 @dataclass(frozen=True)

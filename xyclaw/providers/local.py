@@ -13,8 +13,7 @@ from pathlib import Path
 from xyclaw.catalog import normalise_gpu_name
 from xyclaw.providers.base import Capabilities
 from xyclaw.providers.own_hosts import OwnHost, OwnHostsProvider
-
-LOCAL_HOST = "local"
+from xyclaw.records.provider_view import LOCAL_HOST
 
 
 def detect_local_gpus(nvidia_smi: str | None = None) -> tuple[str, int]:

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import paramiko
 
-from xyclaw.engine.cluster_store import ClusterRecord, NodeRecord
 from xyclaw.errors import RemoteError, RemoteTimeoutError, SecretError
 from xyclaw.files import write_private
-from xyclaw.providers.local import LOCAL_HOST
+from xyclaw.records import ClusterRecord, NodeRecord
+from xyclaw.records.provider_view import LOCAL_HOST
 from xyclaw.remote import CommandResult, HostSpec, SshPool
 
 log = logging.getLogger(__name__)

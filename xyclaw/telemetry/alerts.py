@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from xyclaw.engine.event_log import EventLog
-from xyclaw.events import Event, EventBus
+from xyclaw.events import AlertCleared, AlertRaised, EventBus
+from xyclaw.store.event_log import EventLog
 
 log = logging.getLogger(__name__)
 
@@ -54,40 +54,6 @@ class Finding:
     node: str | None = None
     cause: tuple[Any, ...] | None = None
     data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, kw_only=True)
-class AlertRaised(Event):
-    """A new alert; ``event_id`` is its row in the store's events table. ``escalated``: not
-    new, but a graver finding joined its cause (the row now has this severity and message)."""
-
-    event_id: int
-    rule: str
-    severity: str
-    message: str
-    action: str
-    cluster_id: int
-    node_id: int | None = None
-    node: str | None = None
-    gpu: int | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-    escalated: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class AlertCleared(Event):
-    """The cause of an alert went away; ``rules`` lists every finding it had folded in."""
-
-    event_id: int
-    rule: str
-    severity: str
-    message: str
-    cluster_id: int
-    node_id: int | None = None
-    node: str | None = None
-    gpu: int | None = None
-    open_s: float = 0.0
-    rules: tuple[str, ...] = ()
 
 
 @dataclass
@@ -210,7 +176,7 @@ class AlertSink:
     def _raise(self, alert: Alert) -> None:
         if alert.event_id is not None:  # restored from the store: already recorded
             return
-        data = {
+        stored = {
             **alert.data,
             "key": list(alert.key),
             "scope": list(alert.scope),
@@ -218,21 +184,27 @@ class AlertSink:
             "gpu": alert.key.gpu,
             "node": alert.node,
         }
-        alert.event_id = self._events.record(
-            "alert",
-            alert.severity,
-            alert.message,
-            cluster_id=alert.cluster_id,
-            node_id=alert.key.node_id,
-            rule=alert.rule,
-            data=data,
-            action=alert.action,
+        alert.event_id = self._events.raise_alert(
+            AlertRaised(
+                ts=alert.raised_at,
+                event_id=0,
+                rule=alert.rule,
+                severity=alert.severity,
+                message=alert.message,
+                action=alert.action,
+                cluster_id=alert.cluster_id,
+                node_id=alert.key.node_id,
+                node=alert.node,
+                gpu=alert.key.gpu,
+                data=dict(alert.data),
+            ),
+            stored,
         )
-        self._publish_raised(alert, alert.raised_at, escalated=False)
 
-    def _publish_raised(self, alert: Alert, when: float, *, escalated: bool) -> None:
-        assert alert.event_id is not None
-        self._bus.publish(
+    def _escalate(self, alert: Alert, when: float) -> None:
+        if alert.event_id is None:
+            return
+        self._events.escalate_alert(
             AlertRaised(
                 ts=when,
                 event_id=alert.event_id,
@@ -245,35 +217,17 @@ class AlertSink:
                 node=alert.node,
                 gpu=alert.key.gpu,
                 data=dict(alert.data),
-                escalated=escalated,
+                escalated=True,
             )
         )
-
-    def _escalate(self, alert: Alert, when: float) -> None:
-        event_id = alert.event_id
-        if event_id is None:
-            return
-        row = (alert.severity, alert.message, event_id)
-        self._events.store.writer.call(
-            lambda db: db.conn.execute(
-                "UPDATE events SET severity = ?, message = ? WHERE id = ?", row
-            )
-        )
-        self._publish_raised(alert, when, escalated=True)
 
     def _clear(self, alert: Alert, when: float) -> None:
-        event_id = alert.event_id
-        if event_id is None:
+        if alert.event_id is None:
             return
-        self._events.store.writer.call(
-            lambda db: db.conn.execute(
-                "UPDATE events SET cleared_at = ? WHERE id = ?", (when, event_id)
-            )
-        )
-        self._bus.publish(
+        self._events.clear_alert(
             AlertCleared(
                 ts=when,
-                event_id=event_id,
+                event_id=alert.event_id,
                 rule=alert.rule,
                 severity=alert.severity,
                 message=alert.message,

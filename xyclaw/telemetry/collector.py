@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xyclaw.engine.cluster_store import ClusterRecord, NodeRecord
 from xyclaw.errors import RemoteError, XyclawError
 from xyclaw.parsers.nvsmi import QUERY_FIELDS, GpuSample, query_command
+from xyclaw.records import ClusterRecord, NodeRecord
 from xyclaw.store import Store
 from xyclaw.store.samples import GpuRecords
 from xyclaw.telemetry.alerts import AlertBook

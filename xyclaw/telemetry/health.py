@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from xyclaw.engine.cluster_store import ClusterRecord
+from xyclaw.records import ClusterRecord
 from xyclaw.telemetry.pack import values
 
 if TYPE_CHECKING:

@@ -16,11 +16,11 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
-from xyclaw.engine.cluster_store import ClusterRecord, NodeRecord
-from xyclaw.engine.node_access import NodeAccess, run_locally
 from xyclaw.errors import ConnectError, RemoteError
-from xyclaw.providers.local import LOCAL_HOST
+from xyclaw.records import ClusterRecord, NodeRecord
+from xyclaw.records.provider_view import LOCAL_HOST
 from xyclaw.remote import CommandResult, HostSpec
+from xyclaw.remote.node_access import NodeAccess, run_locally
 
 log = logging.getLogger(__name__)
 

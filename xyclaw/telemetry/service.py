@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from xyclaw.engine.cluster_store import ClusterRecord, ClusterStore
-from xyclaw.engine.event_log import EventLog
-from xyclaw.engine.node_access import NodeAccess
 from xyclaw.errors import UsageError
 from xyclaw.events import EventBus
 from xyclaw.parsers.joblog import JobLogParser, NcclTimeoutEvent, ProgressEvent
+from xyclaw.records import ClusterRecord, ClusterStore
+from xyclaw.remote.node_access import NodeAccess
 from xyclaw.store import Store
+from xyclaw.store.event_log import EventLog
 from xyclaw.store.samples import GpuRecords
 from xyclaw.telemetry.alerts import Alert, AlertBook, AlertKey, AlertSink, Finding, alert_from_row
 from xyclaw.telemetry.batch import SampleBatcher

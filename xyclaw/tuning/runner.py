@@ -19,8 +19,8 @@ from xyclaw.errors import ParseError, RemoteError
 from xyclaw.parsers.nccltests import NcclTestRun, parse_nccl_tests
 
 if TYPE_CHECKING:
-    from xyclaw.engine.cluster_store import ClusterRecord, NodeRecord
-    from xyclaw.engine.node_access import NodeAccess
+    from xyclaw.records import ClusterRecord, NodeRecord
+    from xyclaw.remote.node_access import NodeAccess
 
 # Only the lines that tell the transport; INFO from every subsystem floods the log.
 TEST_DEBUG_ENV = {"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET"}

@@ -43,9 +43,9 @@ from xyclaw.tuning.verdict import (
 )
 
 if TYPE_CHECKING:
-    from xyclaw.engine.cluster_store import ClusterRecord, ClusterStore, NodeRecord
-    from xyclaw.engine.event_log import EventLog
-    from xyclaw.engine.node_access import NodeAccess
+    from xyclaw.records import ClusterRecord, ClusterStore, NodeRecord
+    from xyclaw.remote.node_access import NodeAccess
+    from xyclaw.store.event_log import EventLog
 
 log = logging.getLogger(__name__)
 

@@ -201,7 +201,7 @@ def _reconcile(ctx: CliContext) -> None:
 
 
 def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing import cost_so_far
+    from xyclaw.billing import billed_spans, cost_so_far
 
     engine = ctx.engine()
     _reconcile(ctx)
@@ -209,7 +209,7 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
     clusters = engine.list_clusters(include_released=args.all)
     if args.json:
         ctx.print_json(
-            [{**c.to_json(), "cost": cost_so_far(c.billed_spans(), now) / 1e6} for c in clusters]
+            [{**c.to_json(), "cost": cost_so_far(billed_spans(c), now) / 1e6} for c in clusters]
         )
         return 0
     if not clusters:
@@ -219,7 +219,7 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
         f"{'id':>4} {'name':<26} {'state':<13} {'gpus':<12} {'fabric':<11} {'cost so far':>13}"
     )
     for c in clusters:
-        cost = _money(cost_so_far(c.billed_spans(), now), c.currency)
+        cost = _money(cost_so_far(billed_spans(c), now), c.currency)
         ctx.print(
             f"{c.id:>4} {c.name:<26} {c.state:<13} {f'{c.gpu_count}x{c.gpu}':<12} {c.fabric:<11} "
             f"{cost:>13}"

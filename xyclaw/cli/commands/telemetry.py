@@ -11,7 +11,7 @@ from xyclaw.errors import UsageError
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
-    from xyclaw.engine.cluster_store import ClusterRecord
+    from xyclaw.records import ClusterRecord
     from xyclaw.telemetry.service import TelemetryService
 
 

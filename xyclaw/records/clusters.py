@@ -1,0 +1,214 @@
+"""Clusters and nodes as XyClaw records them, and the repository that reads and writes them.
+
+Every intent is written before the provider is called and every outcome after,
+so a crash at any point leaves a row that says what was under way. The SQL is in
+:mod:`xyclaw.store.clusters`; this module turns its rows into typed records.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from xyclaw.errors import UsageError
+from xyclaw.events import EventBus
+from xyclaw.records.provider_view import ClusterInfo
+from xyclaw.records.states import LIVE, ClusterState, NodeState
+from xyclaw.store import Store
+from xyclaw.store.clusters import ClusterTable, NodeView
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    id: int
+    cluster_id: int
+    rank: int
+    external_id: str | None
+    hostname: str | None
+    ssh_host: str | None
+    ssh_port: int | None
+    ssh_user: str | None
+    host_key: str | None
+    state: NodeState
+    error: str | None
+    running_at: float | None
+    terminated_at: float | None
+
+    @property
+    def name(self) -> str:
+        return self.hostname or f"node-{self.rank}"
+
+
+@dataclass(frozen=True)
+class ClusterRecord:
+    id: int
+    provider_id: str
+    external_id: str | None
+    name: str
+    state: ClusterState
+    gpu: str
+    gpu_count: int
+    gpus_per_node: int
+    fabric: str
+    region: str | None
+    currency: str
+    price_per_gpu_hour_micros: int
+    budget_micros: int | None
+    idempotency_key: str | None
+    keep_partial: bool
+    image: str | None
+    error: str | None
+    worker_pid: int | None
+    budget_warned_at: float | None
+    created_at: float
+    ready_at: float | None
+    release_requested_at: float | None
+    released_at: float | None
+    last_seen_at: float | None
+    nodes: tuple[NodeRecord, ...] = ()
+
+    @property
+    def live(self) -> bool:
+        return self.state in LIVE
+
+    @property
+    def running_nodes(self) -> tuple[NodeRecord, ...]:
+        return tuple(n for n in self.nodes if n.state == NodeState.RUNNING)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "provider": self.provider_id,
+            "external_id": self.external_id,
+            "state": self.state,
+            "gpu": self.gpu,
+            "gpus": self.gpu_count,
+            "gpus_per_node": self.gpus_per_node,
+            "fabric": self.fabric,
+            "region": self.region,
+            "currency": self.currency,
+            "price_per_gpu_hour": self.price_per_gpu_hour_micros / 1e6,
+            "budget": None if self.budget_micros is None else self.budget_micros / 1e6,
+            "error": self.error,
+            "created_at": self.created_at,
+            "ready_at": self.ready_at,
+            "released_at": self.released_at,
+            "last_seen_at": self.last_seen_at,
+            "nodes": [
+                {
+                    "rank": n.rank,
+                    "hostname": n.hostname,
+                    "state": n.state,
+                    "ssh": None
+                    if n.ssh_host is None
+                    else {"host": n.ssh_host, "port": n.ssh_port, "user": n.ssh_user},
+                    "error": n.error,
+                }
+                for n in self.nodes
+            ],
+        }
+
+
+def _node(row: dict[str, Any]) -> NodeRecord:
+    return NodeRecord(**{**row, "state": NodeState.of(row["state"])})
+
+
+def _cluster(row: dict[str, Any], nodes: list[NodeRecord]) -> ClusterRecord:
+    return ClusterRecord(
+        **{**row, "keep_partial": bool(row["keep_partial"]), "state": ClusterState(row["state"])},
+        nodes=tuple(nodes),
+    )
+
+
+class ClusterStore:
+    """Clusters and nodes, read through the store's readers and written through its writer.
+
+    Each state change it writes is published by the table as one ``ClusterChanged`` or
+    ``NodeChanged`` event.
+    """
+
+    def __init__(self, store: Store, bus: EventBus, clock: Callable[[], float] = time.time) -> None:
+        self._table = ClusterTable(store, bus, clock)
+        self._clock = clock
+
+    # -- reads ---------------------------------------------------------------------------
+    def _records(self, rows: list[dict[str, Any]]) -> list[ClusterRecord]:
+        nodes: dict[int, list[NodeRecord]] = {}
+        for row in self._table.node_rows([r["id"] for r in rows]):
+            nodes.setdefault(row["cluster_id"], []).append(_node(row))
+        return [_cluster(r, nodes.get(r["id"], [])) for r in rows]
+
+    def all(self) -> list[ClusterRecord]:
+        return self._records(self._table.all_rows())
+
+    def live(self) -> list[ClusterRecord]:
+        return self._records(self._table.rows_in_states(LIVE))
+
+    def get(self, cluster_id: int) -> ClusterRecord:
+        found = self._records(self._table.rows_by_id(cluster_id))
+        if not found:
+            raise UsageError(f"no cluster {cluster_id}", hint="`xyclaw clusters` lists them")
+        return found[0]
+
+    def find(self, ref: str) -> ClusterRecord:
+        """A cluster by id, name or the provider's id."""
+        ref = ref.strip()
+        if ref.isdigit() and len(ref) <= 18:
+            found = self._records(self._table.rows_by_id(int(ref)))
+        else:
+            found = self._records(self._table.rows_by_name(ref))
+        if not found:
+            raise UsageError(f"no cluster {ref!r}", hint="`xyclaw clusters` lists them")
+        live = [c for c in found if c.live]
+        return (live or found)[-1]
+
+    def meter_total(self, cluster_id: int) -> int:
+        """What the app's meter has charged this cluster so far, in micro-units."""
+        return self._table.meter_total(cluster_id)
+
+    # -- writes --------------------------------------------------------------------------
+    def ensure_provider(self, name: str, kind: str) -> None:
+        self._table.ensure_provider(name, kind)
+
+    def add_intent(self, values: dict[str, Any]) -> int:
+        return self._table.insert_cluster({**values, "state": ClusterState.REQUESTED})
+
+    def update(self, cluster_id: int, **values: Any) -> None:
+        self._table.update_cluster(cluster_id, values)
+
+    def apply_provider_view(self, cluster_id: int, info: ClusterInfo) -> None:
+        """Record what the provider says of the cluster and its nodes, in one transaction."""
+        self._table.apply_provider_view(
+            cluster_id,
+            {
+                "external_id": info.external_id,
+                "price_per_gpu_hour_micros": info.price_per_gpu_hour_micros,
+                "currency": info.currency,
+                "gpus_per_node": info.gpus_per_node,
+            },
+            [
+                NodeView(
+                    rank=n.rank,
+                    external_id=n.external_id,
+                    hostname=n.hostname,
+                    state=n.state,
+                    ssh_host=n.ssh_host,
+                    ssh_port=n.ssh_port,
+                    ssh_user=n.ssh_user,
+                    host_key=n.host_key,
+                    error=n.error,
+                )
+                for n in info.nodes
+            ],
+            info.running_at,
+            info.terminated_at,
+        )
+
+    def mark_nodes_terminated(self, cluster_id: int, when: float | None = None) -> None:
+        self._table.mark_nodes_terminated(cluster_id, self._clock() if when is None else when)
+
+    def set_node_state(self, node_id: int, state: str, error: str | None = None) -> None:
+        self._table.set_node_state(node_id, state, error)

@@ -1,0 +1,70 @@
+"""The charges table: the app's per-second meter (and, later, provider ledger lines)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlite_utils
+
+from xyclaw.store.store import Store
+
+
+class ChargeTable:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def charge_meter(
+        self, cluster_id: int, since: float, total_micros: int, now: float, currency: str
+    ) -> int:
+        """Bring the meter's charges of a cluster up to ``total_micros``; returns what was added.
+
+        Read and write in one writer transaction, so two callers never charge twice.
+        """
+
+        def write(db: sqlite_utils.Database) -> int:
+            row = db.conn.execute(
+                "SELECT coalesce(sum(amount_micros), 0), coalesce(max(end_ts), ?) FROM charges"
+                " WHERE cluster_id = ? AND source = 'meter'",
+                [since, cluster_id],
+            ).fetchone()
+            already, last_end = int(row[0]), float(row[1])
+            delta = total_micros - already
+            if delta <= 0:
+                return 0
+            db.conn.execute(
+                "INSERT INTO charges (cluster_id, source, start_ts, end_ts, amount_micros,"
+                " currency) VALUES (?, 'meter', ?, ?, ?, ?)",
+                [cluster_id, last_end, now, delta, currency],
+            )
+            return delta
+
+        return self._store.writer.call(write)
+
+    def meter_total(self, cluster_id: int) -> int:
+        rows = self._store.query(
+            "SELECT coalesce(sum(amount_micros), 0) AS total FROM charges"
+            " WHERE cluster_id = ? AND source = 'meter'",
+            [cluster_id],
+        )
+        return int(rows[0]["total"])
+
+    def meter_between(self, start: float, end: float) -> list[dict[str, Any]]:
+        """Meter charges that ended in ``[start, end)``, summed per cluster and currency."""
+        return self._store.query(
+            "SELECT cluster_id, currency, sum(amount_micros) AS amount_micros FROM charges"
+            " WHERE source = 'meter' AND end_ts >= ? AND end_ts < ?"
+            " GROUP BY cluster_id, currency ORDER BY cluster_id",
+            [start, end],
+        )
+
+    def meter_totals(self, cluster_ids: Sequence[int]) -> dict[int, int]:
+        if not cluster_ids:
+            return {}
+        marks = ",".join("?" * len(cluster_ids))
+        rows = self._store.query(
+            "SELECT cluster_id, sum(amount_micros) AS total FROM charges"
+            f" WHERE source = 'meter' AND cluster_id IN ({marks}) GROUP BY cluster_id",
+            list(cluster_ids),
+        )
+        return {int(r["cluster_id"]): int(r["total"]) for r in rows}

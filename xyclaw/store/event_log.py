@@ -1,0 +1,174 @@
+"""The history's events: what the user should see later, stored and published once each.
+
+A plain event is published as a ``Notice``; an alert as ``AlertRaised`` /
+``AlertCleared`` only (never also as a Notice), so every subscriber hears of
+each thing exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import sqlite_utils
+
+from xyclaw.events import AlertCleared, AlertRaised, EventBus, Notice
+from xyclaw.store.store import Store
+
+
+class EventLog:
+    def __init__(self, store: Store, bus: EventBus, clock: Callable[[], float] = time.time) -> None:
+        self._store = store
+        self._bus = bus
+        self._clock = clock
+
+    def _insert(
+        self,
+        ts: float,
+        kind: str,
+        severity: str,
+        message: str,
+        cluster_id: int | None,
+        node_id: int | None,
+        job_id: int | None,
+        rule: str | None,
+        data: dict[str, Any],
+    ) -> int:
+        row = (
+            ts,
+            kind,
+            severity,
+            cluster_id,
+            node_id,
+            job_id,
+            rule,
+            message,
+            json.dumps(data, default=str),
+        )
+
+        def write(db: sqlite_utils.Database) -> int | None:
+            return db.conn.execute(
+                "INSERT INTO events (ts, kind, severity, cluster_id, node_id, job_id, rule,"
+                " message, data_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            ).lastrowid
+
+        event_id = self._store.writer.call(write)
+        assert event_id is not None
+        return event_id
+
+    def record(
+        self,
+        kind: str,
+        severity: str,
+        message: str,
+        *,
+        cluster_id: int | None = None,
+        node_id: int | None = None,
+        job_id: int | None = None,
+        rule: str | None = None,
+        data: dict[str, Any] | None = None,
+        action: str | None = None,
+    ) -> int:
+        """Store the event, then publish it as a Notice; returns its id."""
+        ts = self._clock()
+        event_id = self._insert(
+            ts,
+            kind,
+            severity,
+            message,
+            cluster_id,
+            node_id,
+            job_id,
+            rule,
+            {**(data or {}), **({"action": action} if action else {})},
+        )
+        self._bus.publish(
+            Notice(
+                ts=ts,
+                severity=severity,
+                message=message,
+                kind=kind,
+                cluster_id=cluster_id,
+                action=action,
+            )
+        )
+        return event_id
+
+    def raise_alert(self, alert: AlertRaised, stored: dict[str, Any]) -> int:
+        """Store a new alert (with ``stored``, what a restart needs to restore it) and publish
+        it, with its row id, once; returns the id."""
+        event_id = self._insert(
+            alert.ts,
+            "alert",
+            alert.severity,
+            alert.message,
+            alert.cluster_id,
+            alert.node_id,
+            None,
+            alert.rule,
+            {**stored, "action": alert.action},
+        )
+        self._bus.publish(_with_id(alert, event_id))
+        return event_id
+
+    def escalate_alert(self, alert: AlertRaised) -> None:
+        """A graver finding joined an open alert: its row takes the new severity and message."""
+        row = (alert.severity, alert.message, alert.event_id)
+        self._store.writer.call(
+            lambda db: db.conn.execute(
+                "UPDATE events SET severity = ?, message = ? WHERE id = ?", row
+            )
+        )
+        self._bus.publish(alert)
+
+    def clear_alert(self, cleared: AlertCleared) -> None:
+        row = (cleared.ts, cleared.event_id)
+        self._store.writer.call(
+            lambda db: db.conn.execute("UPDATE events SET cleared_at = ? WHERE id = ?", row)
+        )
+        self._bus.publish(cleared)
+
+    def recent(self, limit: int = 100, cluster_id: int | None = None) -> list[dict[str, Any]]:
+        if cluster_id is None:
+            return self._store.query(
+                "SELECT * FROM events ORDER BY ts DESC, id DESC LIMIT ?", [limit]
+            )
+        return self._store.query(
+            "SELECT * FROM events WHERE cluster_id = ? ORDER BY ts DESC, id DESC LIMIT ?",
+            [cluster_id, limit],
+        )
+
+    def open_alerts(self, cluster_id: int | None = None) -> list[dict[str, Any]]:
+        """Alerts not cleared yet, newest first."""
+        if cluster_id is None:
+            return self._store.query(
+                "SELECT * FROM events WHERE kind = 'alert' AND cleared_at IS NULL"
+                " ORDER BY ts DESC, id DESC"
+            )
+        return self._store.query(
+            "SELECT * FROM events WHERE kind = 'alert' AND cleared_at IS NULL"
+            " AND cluster_id = ? ORDER BY ts DESC, id DESC",
+            [cluster_id],
+        )
+
+    def alerts(self, cluster_id: int | None = None, limit: int = 200) -> list[dict[str, Any]]:
+        """Every alert, open or cleared, newest first."""
+        if cluster_id is None:
+            return self._store.query(
+                "SELECT * FROM events WHERE kind = 'alert' ORDER BY ts DESC, id DESC LIMIT ?",
+                [limit],
+            )
+        return self._store.query(
+            "SELECT * FROM events WHERE kind = 'alert' AND cluster_id = ?"
+            " ORDER BY ts DESC, id DESC LIMIT ?",
+            [cluster_id, limit],
+        )
+
+
+def _with_id(alert: AlertRaised, event_id: int) -> AlertRaised:
+    from dataclasses import replace
+
+    return replace(alert, event_id=event_id)
