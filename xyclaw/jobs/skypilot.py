@@ -1,0 +1,478 @@
+"""SkyPilot task YAML, read as it is: translated into XyClaw's spec form, with a
+warning naming every field XyClaw does not do.
+
+The translation works on the located tree (:mod:`xyclaw.jobs.specyaml`), so
+an error about a translated value still names the SkyPilot field and line the
+user wrote (``resources.accelerators``, ``num_nodes``). A job loaded from a
+SkyPilot file also gets SkyPilot's environment variables on every node
+(:func:`skypilot_env`), so its run scripts work unchanged.
+
+The tables below are the mapping; docs/jobs.md shows them and a test keeps
+the two in step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xyclaw.jobs.specyaml import SpecError, SpecWarning, YNode, synthetic
+
+SKYPILOT_ENV = (
+    "SKYPILOT_NODE_IPS",  # one IP a line, the head node first
+    "SKYPILOT_NODE_RANK",
+    "SKYPILOT_NUM_NODES",
+    "SKYPILOT_NUM_GPUS_PER_NODE",
+)
+
+# SkyPilot field -> XyClaw field it becomes.
+TOP_MAPPED = {
+    "name": "name",
+    "workdir": "workdir (a local folder; relative to the spec file)",
+    "num_nodes": "resources.nodes",
+    "resources": "resources (see below)",
+    "setup": "setup",
+    "run": "run",
+    "envs": "env (a null value is read from this machine's environment)",
+    "file_mounts": "file_mounts (local files and folders only)",
+    "service": "kind: service, service (see below)",
+}
+RESOURCES_MAPPED = {
+    "accelerators": "resources.gpu and resources.gpus_per_node",
+    "region": "resources.region",
+    "image_id": "image (`docker:` images only)",
+    "ports": "service.port (the first port)",
+    "job_recovery": "recovery (max_restarts_on_errors > 0 adds exit_nonzero)",
+    "any_of": "the first candidate only",
+    "ordered": "the first candidate only",
+}
+SERVICE_MAPPED = {
+    "readiness_probe": "service.readiness_path (and initial_delay_seconds -> readiness_timeout)",
+}
+# XyClaw's own fields, accepted in a SkyPilot file too (SkyPilot has no word for them).
+XYCLAW_EXTENSIONS = (
+    "kind",
+    "image",
+    "checkpoint_dir",
+    "resume_arg",
+    "max_runtime",
+    "budget",
+    "recovery",
+    "release_when_done",
+)
+_XYCLAW_RESOURCE_KEYS = ("gpu", "nodes", "gpus_per_node", "cluster", "provider")
+_XYCLAW_SERVICE_KEYS = ("port", "readiness_path", "readiness_timeout")
+
+# SkyPilot fields XyClaw reads but does not do, and why (each one is warned about by name).
+TOP_UNSUPPORTED = {
+    "secrets": "values are never stored; the names are read from this machine's environment "
+    "at launch",
+    "managed_secrets": "SkyPilot's secret store is not available; export the values locally",
+    "volumes": "SkyPilot volumes are not created; use the cluster's shared volume",
+    "volume_mounts": "SkyPilot volumes are not created; use the cluster's shared volume",
+    "config": "SkyPilot's per-task config overrides have no XyClaw meaning",
+    "event_callback": "not run; XyClaw records every state change in its history",
+    "pool": "SkyPilot pools are not supported",
+    "inputs": "experimental SkyPilot field, ignored",
+    "outputs": "experimental SkyPilot field, ignored",
+    "file_mounts_mapping": "internal SkyPilot field, ignored",
+    "api_server_access": "there is no SkyPilot API server",
+    "_metadata": "internal SkyPilot field, ignored",
+}
+RESOURCES_UNSUPPORTED = {
+    "cloud": "XyClaw's planner picks the provider (set resources.provider to choose one)",
+    "infra": "XyClaw's planner picks the provider and region",
+    "zone": "zones are not chosen; the provider places the nodes",
+    "cpus": "the offer's CPUs come with its GPUs",
+    "memory": "the offer's memory comes with its GPUs",
+    "instance_type": "offers are chosen by GPU model and count",
+    "use_spot": "spot capacity is not requested; recovery replaces lost nodes",
+    "spot_recovery": "see recovery",
+    "disk_size": "the offer's disk is used",
+    "ephemeral_storage": "the offer's disk is used",
+    "disk_tier": "the offer's disk is used",
+    "network_tier": "the planner picks the fabric (InfiniBand, RoCE, Ethernet) by job size",
+    "local_disk": "the offer's disk is used",
+    "max_hourly_cost": "use budget (a total for the job) instead",
+    "labels": "not applied to nodes",
+    "accelerator_args": "TPU settings are not supported",
+    "autostop": "XyClaw releases idle clusters by its own policy and release_when_done",
+    "priority": "there is no job queue priority",
+    "priority_class": "there is no job queue priority",
+    "volumes": "SkyPilot volumes are not created; use the cluster's shared volume",
+    "_no_missing_accel_warnings": "internal SkyPilot field, ignored",
+    "_docker_login_config": "internal SkyPilot field, ignored",
+    "_is_image_managed": "internal SkyPilot field, ignored",
+    "_requires_fuse": "internal SkyPilot field, ignored",
+    "_cluster_config_overrides": "internal SkyPilot field, ignored",
+}
+SERVICE_UNSUPPORTED = {
+    "replicas": "XyClaw runs one replica",
+    "replica_policy": "no autoscaling; XyClaw runs one replica",
+    "load_balancing_policy": "one replica, no load balancer",
+    "tls": "the port is forwarded over SSH to 127.0.0.1",
+    "pool": "SkyPilot pools are not supported",
+    "ports": "use resources.ports or service.port",
+}
+_PROBE_KEYS = ("path", "initial_delay_seconds")
+_PROBE_UNSUPPORTED = ("timeout_seconds", "post_data", "headers")
+
+_SIGNAL_TOP = frozenset({"num_nodes", "envs", *TOP_UNSUPPORTED})
+_SIGNAL_RESOURCES = frozenset(
+    {"accelerators", "image_id", "ports", "job_recovery", "any_of", "ordered"}
+    | set(RESOURCES_UNSUPPORTED)
+)
+
+
+def looks_like_skypilot(tree: YNode) -> bool:
+    """A SkyPilot task rather than XyClaw's form: SkyPilot's own field names, or a
+    script that reads SKYPILOT_* variables."""
+    if any(key in _SIGNAL_TOP for key, _ in tree.items()):
+        return True
+    resources = tree.get("resources")
+    if resources is not None and any(key in _SIGNAL_RESOURCES for key, _ in resources.items()):
+        return True
+    service = tree.get("service")
+    if service is not None and any(
+        key in SERVICE_MAPPED or key in SERVICE_UNSUPPORTED for key, _ in service.items()
+    ):
+        return True
+    for key in ("run", "setup"):
+        node = tree.get(key)
+        if node is not None and isinstance(node.value, str) and "SKYPILOT_" in node.value:
+            return True
+    return False
+
+
+def skypilot_env(node_ips: Sequence[str], node_rank: int, gpus_per_node: int) -> dict[str, str]:
+    """SkyPilot's variables for one node of a job (the head node is ``node_ips[0]``)."""
+    return {
+        "SKYPILOT_NODE_IPS": "\n".join(node_ips),
+        "SKYPILOT_NODE_RANK": str(node_rank),
+        "SKYPILOT_NUM_NODES": str(len(node_ips)),
+        "SKYPILOT_NUM_GPUS_PER_NODE": str(gpus_per_node),
+    }
+
+
+class _Translator:
+    def __init__(self, file: str, warnings: list[SpecWarning]) -> None:
+        self.file = file
+        self.warnings = warnings
+
+    def warn(self, node: YNode, message: str) -> None:
+        self.warnings.append(SpecWarning(node.path, message, node.line, self.file))
+
+    def error(self, node: YNode, problem: str, allowed: str | None = None) -> SpecError:
+        return SpecError(problem, file=self.file, line=node.line, field=node.path, allowed=allowed)
+
+    def top(self, tree: YNode) -> YNode:
+        out: dict[str, YNode] = {}
+        allowed = sorted({*TOP_MAPPED, *XYCLAW_EXTENSIONS, *TOP_UNSUPPORTED})
+        env_from_secrets: list[YNode] = []
+        ports: YNode | None = None
+        for key, node in tree.items():
+            if key in ("name", "workdir", "setup", "run", *XYCLAW_EXTENSIONS):
+                out[key] = node
+            elif key == "num_nodes":
+                out["_nodes"] = node
+            elif key == "envs":
+                out["env"] = node
+            elif key == "file_mounts":
+                out["file_mounts"] = self.file_mounts(node)
+            elif key == "resources":
+                resources, ports, recovery, image = self.resources(node)
+                out["resources"] = resources
+                if recovery is not None:
+                    out["_recovery"] = recovery
+                if image is not None:
+                    out["_image"] = image
+            elif key == "service":
+                out["service"] = node
+            elif key == "secrets":
+                env_from_secrets = self.secrets(node)
+            elif key in TOP_UNSUPPORTED:
+                self.warn(node, f"not supported: {TOP_UNSUPPORTED[key]}")
+            elif key == "env":
+                raise self.error(
+                    node,
+                    "a SkyPilot task sets variables with `envs`",
+                    "envs: {NAME: value}",
+                )
+            else:
+                raise self.error(
+                    node,
+                    "is neither a SkyPilot task field nor a XyClaw one",
+                    ", ".join(allowed),
+                )
+        return self.assemble(tree, out, env_from_secrets, ports)
+
+    def assemble(
+        self,
+        tree: YNode,
+        out: dict[str, YNode],
+        secrets: list[YNode],
+        ports: YNode | None,
+    ) -> YNode:
+        nodes = out.pop("_nodes", None)
+        if nodes is not None:
+            res = out.get("resources")
+            res_map: dict[str, YNode] = dict(res.items()) if res is not None else {}
+            if "nodes" in res_map:
+                raise self.error(nodes, "given twice (also resources.nodes)")
+            res_map["nodes"] = nodes
+            out["resources"] = YNode(res_map, res.line if res else nodes.line, "resources")
+        if secrets:
+            env = out.get("env")
+            env_map: dict[str, YNode] = dict(env.items()) if env is not None else {}
+            for s in secrets:
+                name = s.path.rsplit(".", 1)[-1]
+                if name in env_map:
+                    raise self.error(s, f"{name} is both in envs and secrets")
+                env_map[name] = YNode(None, s.line, s.path)
+            out["env"] = YNode(env_map, env.line if env else secrets[0].line, "envs")
+        image = out.pop("_image", None)
+        if image is not None:
+            if "image" in out:
+                self.warn(image, "XyClaw's own `image` is used instead")
+            else:
+                out["image"] = image
+        recovery = out.pop("_recovery", None)
+        if recovery is not None:
+            if "recovery" in out:
+                self.warn(recovery, "XyClaw's own `recovery` section is used instead")
+            else:
+                out["recovery"] = recovery
+        service = out.get("service")
+        if service is not None:
+            out["service"] = self.service(service, ports)
+            kind = out.get("kind")
+            if kind is None:
+                out["kind"] = synthetic("service", service, "service")
+        elif ports is not None:
+            kind = out.get("kind")
+            if kind is not None and str(kind.value).strip().lower() == "service":
+                out["service"] = self.service(YNode({}, ports.line, "service"), ports)
+            else:
+                self.warn(
+                    ports,
+                    "ports are not opened on a train job; a `service:` section (or `kind: "
+                    "service`) forwards its port to this machine",
+                )
+        return YNode(out, tree.line, "")
+
+    def secrets(self, node: YNode) -> list[YNode]:
+        names: list[YNode] = []
+        if node.is_list:
+            for item in node.elements():
+                if isinstance(item.value, str):
+                    names.append(YNode(None, item.line, f"secrets.{item.value}"))
+            self.warn(
+                node, "SkyPilot's managed secrets are not available; " + TOP_UNSUPPORTED["secrets"]
+            )
+            return names
+        if not node.is_map:
+            raise self.error(node, "expected a mapping of secret names", "secrets: {NAME: null}")
+        literal = False
+        for key, child in node.items():
+            names.append(YNode(None, child.line, f"secrets.{key}"))
+            literal = literal or child.value is not None
+        message = "read from this machine's environment at launch, never stored"
+        if literal:
+            message += "; the values written in the file are not used"
+        self.warn(node, message)
+        return names
+
+    def file_mounts(self, node: YNode) -> YNode:
+        if not node.is_map:
+            return node  # the reader says what is wrong with it
+        kept: dict[str, YNode] = {}
+        for target, child in node.items():
+            if child.is_map:
+                self.warn(child, "SkyPilot storage (buckets) is not mounted; not uploaded")
+            elif isinstance(child.value, str) and "://" in child.value:
+                scheme = child.value.split("://", 1)[0]
+                self.warn(child, f"{scheme}:// buckets are not mounted; not uploaded")
+            else:
+                kept[target] = child
+        return YNode(kept, node.line, node.path)
+
+    def resources(self, node: YNode) -> tuple[YNode, YNode | None, YNode | None, YNode | None]:
+        """XyClaw's resources, and the ports, recovery and image it held (or None)."""
+        if not node.is_map:
+            return node, None, None, None
+        entries = dict(node.items())
+        for multi in ("any_of", "ordered"):
+            choice = entries.pop(multi, None)
+            if choice is None:
+                continue
+            candidates = choice.elements()
+            if not choice.is_list or not candidates or not candidates[0].is_map:
+                raise self.error(choice, "expected a list of resource mappings")
+            if len(candidates) > 1:
+                self.warn(choice, f"only the first of {len(candidates)} candidates is used")
+            for key, value in candidates[0].items():
+                entries[key] = value
+        out: dict[str, YNode] = {}
+        ports = None
+        recovery = None
+        image = None
+        for key, child in entries.items():
+            if key == "accelerators":
+                if "gpu" in entries:
+                    raise self.error(child, "given together with resources.gpu; keep one")
+                out["gpu"] = self.accelerators(child)
+            elif key == "region":
+                out["region"] = child
+            elif key == "image_id":
+                image = self.image(child)
+            elif key == "ports":
+                ports = child
+            elif key == "job_recovery":
+                recovery = self.job_recovery(child)
+            elif key in _XYCLAW_RESOURCE_KEYS:
+                out[key] = child
+            elif key in RESOURCES_UNSUPPORTED:
+                self.warn(child, f"not supported: {RESOURCES_UNSUPPORTED[key]}")
+            else:
+                allowed = sorted(
+                    {*RESOURCES_MAPPED, *RESOURCES_UNSUPPORTED, *_XYCLAW_RESOURCE_KEYS}
+                )
+                raise self.error(child, "is not a SkyPilot resources field", ", ".join(allowed))
+        return YNode(out, node.line, node.path), ports, recovery, image
+
+    def accelerators(self, node: YNode) -> YNode:
+        allowed = "`A100:8`, `{A100: 8}` or a list of such (the first is used)"
+        if node.is_list:
+            options = node.elements()
+            if not options:
+                raise self.error(node, "an empty list", allowed)
+            if len(options) > 1:
+                self.warn(node, f"only the first of {len(options)} accelerator options is used")
+            first = options[0]
+            if not isinstance(first.value, str):
+                raise self.error(first, "expected `NAME:COUNT`", allowed)
+            if ":" not in first.value:
+                return synthetic(f"{first.value.strip()}:1", node, node.path)
+            return first.with_path(node.path)
+        if node.is_map:
+            options_map = list(node.items())
+            if not options_map:
+                raise self.error(node, "an empty mapping", allowed)
+            if len(options_map) > 1:
+                self.warn(node, f"only the first of {len(options_map)} accelerator options is used")
+            name, count = options_map[0]
+            if count.is_map or count.is_list:
+                raise self.error(count, "expected a GPU count", allowed)
+            if count.value is None:  # {A100:8} in flow style, or {A100: } for one GPU
+                return synthetic(name if ":" in name else f"{name}:1", node, node.path)
+            return synthetic(f"{name}:{count.text()}", node, node.path)
+        if isinstance(node.value, str) and ":" not in node.value:
+            return synthetic(f"{node.value.strip()}:1", node, node.path)  # SkyPilot: one GPU
+        return node
+
+    def image(self, node: YNode) -> YNode | None:
+        if isinstance(node.value, str) and node.value.strip().startswith("docker:"):
+            return synthetic(node.value.strip()[len("docker:") :].strip(), node, node.path)
+        if node.value is not None:
+            self.warn(node, "only `docker:` images are used; machine images are not")
+        return None
+
+    def job_recovery(self, node: YNode) -> YNode:
+        """SkyPilot's job_recovery -> XyClaw's recovery (infrastructure causes always;
+        the user's own failures when max_restarts_on_errors > 0)."""
+        causes = ["node_lost", "xid", "nccl_timeout"]
+        restarts = 3
+        if node.is_map:
+            for key, child in node.items():
+                if key == "strategy":
+                    if child.value is not None:
+                        self.warn(
+                            child,
+                            f"strategy {child.text()}: XyClaw replaces a lost node from the same "
+                            "provider and region",
+                        )
+                elif key == "max_restarts_on_errors":
+                    value = child.value
+                    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                        raise self.error(child, f"{child.text()!r} is not a count", "0 or more")
+                    if value > 0:
+                        causes.append("exit_nonzero")
+                        restarts = max(restarts, value)
+                elif key == "recover_on_exit_codes":
+                    if "exit_nonzero" not in causes:
+                        causes.append("exit_nonzero")
+                    self.warn(
+                        child, "XyClaw retries any non-zero exit code, not only the listed ones"
+                    )
+                else:
+                    self.warn(child, "not supported by XyClaw's recovery")
+        elif node.value is not None:
+            self.warn(
+                node,
+                f"strategy {node.text()}: XyClaw replaces a lost node from the same provider "
+                "and region",
+            )
+        on = YNode([synthetic(c, node, f"{node.path}") for c in causes], node.line, node.path)
+        return YNode(
+            {"max_restarts": synthetic(restarts, node, node.path), "on": on},
+            node.line,
+            node.path,
+        )
+
+    def service(self, node: YNode, ports: YNode | None) -> YNode:
+        out: dict[str, YNode] = {}
+        if node.is_map:
+            for key, child in node.items():
+                if key == "readiness_probe":
+                    self.readiness(child, out)
+                elif key in _XYCLAW_SERVICE_KEYS:
+                    out[key] = child
+                elif key in SERVICE_UNSUPPORTED:
+                    if key == "replicas" and child.value == 1:
+                        continue
+                    self.warn(child, f"not supported: {SERVICE_UNSUPPORTED[key]}")
+                else:
+                    self.warn(child, "not a field XyClaw's services use; ignored")
+        elif node.value is not None:
+            raise self.error(node, "expected a mapping", "readiness_probe, replicas, ...")
+        if "port" not in out:
+            if ports is None:
+                raise self.error(
+                    node,
+                    "a service needs the port it listens on",
+                    "resources.ports: 8000 (or service.port)",
+                )
+            out["port"] = self.first_port(ports)
+        return YNode(out, node.line, "service")
+
+    def readiness(self, node: YNode, out: dict[str, YNode]) -> None:
+        if node.is_map:
+            for key, child in node.items():
+                if key == "path":
+                    out["readiness_path"] = child
+                elif key == "initial_delay_seconds":
+                    out["readiness_timeout"] = child
+                elif key in _PROBE_UNSUPPORTED:
+                    self.warn(child, "not supported: the readiness check is an HTTP GET")
+                else:
+                    self.warn(child, "not a readiness_probe field XyClaw uses; ignored")
+        elif node.value is not None:
+            out["readiness_path"] = node
+
+    def first_port(self, ports: YNode) -> YNode:
+        allowed = "a port such as 8000 (a range or list uses its first port)"
+        items = ports.elements() if ports.is_list else [ports]
+        if not items:
+            raise self.error(ports, "an empty list", allowed)
+        first = items[0]
+        text = first.text().strip()
+        port_text = text.split("-", 1)[0].strip()
+        if len(items) > 1 or "-" in text:
+            self.warn(ports, f"only port {port_text} is forwarded")
+        if not port_text.isdigit():
+            raise self.error(first, f"{text!r} is not a port", allowed)
+        return synthetic(int(port_text), first, ports.path)
+
+
+def to_xyclaw_tree(tree: YNode, file: str, warnings: list[SpecWarning]) -> YNode:
+    """A SkyPilot task as the tree of a XyClaw spec; warnings for what is not done."""
+    return _Translator(file, warnings).top(tree)
