@@ -1,0 +1,211 @@
+"""What the real cloud adapters (Lambda Cloud, AutoDL) share: refusals, paced creates, JSON.
+
+Neither Lambda's nor AutoDL's API takes an idempotency key, so a create is made
+safe to repeat here: each attempt first looks for the instance by the name
+XyClaw gave it, and only then sends the create once. A create that timed out,
+or that the cloud answered with 429 or 5xx, is tried again the same way, so a
+retry never rents a second machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import httpx
+
+from xyclaw.errors import CapacityError, ProviderError
+from xyclaw.providers.http_retry import RETRY_STATUSES, RetryPolicy
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Names of instances XyClaw rents start with this, so it never touches anyone else's.
+NAME_PREFIX = "xyclaw-"
+
+
+class QuotaError(CapacityError):
+    """The account's quota or balance does not allow this rental (nothing was created)."""
+
+
+class UnsupportedRequestError(CapacityError):
+    """The provider cannot rent this shape at all (nothing was created); says why."""
+
+
+def instance_name(idempotency_key: str, max_length: int) -> str:
+    """The name a rental carries at the provider: the idempotency key, owned by XyClaw."""
+    name = (
+        idempotency_key
+        if idempotency_key.startswith(NAME_PREFIX)
+        else NAME_PREFIX + idempotency_key
+    )
+    if len(name) <= max_length:
+        return name
+    digest = hashlib.sha256(idempotency_key.encode()).hexdigest()
+    return (NAME_PREFIX + digest)[:max_length]
+
+
+def key_from_name(name: str | None) -> str | None:
+    """The idempotency key back from an instance's name; None for instances not XyClaw's."""
+    if name and name.startswith(NAME_PREFIX):
+        return name
+    return None
+
+
+def retry_after_s(response: httpx.Response) -> float | None:
+    value = response.headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def backoff_s(policy: RetryPolicy, attempt: int) -> float:
+    """Full-jitter exponential backoff, as :mod:`xyclaw.providers.http_retry` uses."""
+    ceiling = min(policy.max_delay_s, policy.base_delay_s * 2 ** (attempt - 1))
+    return random.uniform(0, ceiling)
+
+
+class Pacer:
+    """Keeps calls at least ``interval_s`` apart (Lambda allows a launch every few seconds)."""
+
+    def __init__(
+        self,
+        interval_s: float,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.interval_s = interval_s
+        self._sleep = sleep
+        self._monotonic = monotonic
+        self._lock = threading.Lock()
+        self._last: float | None = None
+
+    def wait(self) -> float:
+        """Block until the next call may go; returns the seconds waited."""
+        with self._lock:
+            now = self._monotonic()
+            waited = 0.0
+            if self._last is not None:
+                waited = max(0.0, self._last + self.interval_s - now)
+                if waited > 0:
+                    self._sleep(waited)
+            self._last = self._monotonic()
+            return waited
+
+    def push_back(self, seconds: float) -> None:
+        """The cloud said to wait (Retry-After): the next call waits at least that long."""
+        with self._lock:
+            self._last = self._monotonic() + max(0.0, seconds) - self.interval_s
+
+
+def create_once_per_name(
+    *,
+    provider: str,
+    find: Callable[[], T | None],
+    send: Callable[[], httpx.Response],
+    accept: Callable[[httpx.Response], T],
+    policy: RetryPolicy,
+    pacer: Pacer | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """Create something at most once: look it up by name before every attempt, then send.
+
+    ``find`` returns what an earlier attempt (or an earlier process) created, if anything;
+    ``send`` posts the create once; ``accept`` turns a final answer into the result or raises
+    the translated error. Timeouts, 429 and 5xx are retried within ``policy``.
+    """
+    started = time.monotonic()
+    problem = ""
+    for attempt in range(1, policy.attempts + 1):
+        existing = find()
+        if existing is not None:
+            return existing
+        if pacer is not None:
+            pacer.wait()
+        wait: float | None = None
+        try:
+            response = send()
+        except httpx.TimeoutException as exc:
+            problem = f"timed out ({type(exc).__name__}); it may have been created"
+        except httpx.TransportError as exc:
+            problem = f"could not be reached ({type(exc).__name__})"
+        else:
+            if response.status_code not in RETRY_STATUSES:
+                return accept(response)
+            problem = f"answered HTTP {response.status_code}"
+            wait = retry_after_s(response)
+            if response.status_code == 429 and pacer is not None:
+                pacer.push_back(wait if wait is not None else pacer.interval_s)
+                wait = 0.0  # the pacer waits before the next send
+        if attempt == policy.attempts:
+            break
+        if wait is None:
+            wait = backoff_s(policy, attempt)
+        if time.monotonic() - started + wait > policy.deadline_s:
+            break
+        log.info(
+            "%s create %s; looking again and retrying (%d) in %.2fs",
+            provider,
+            problem,
+            attempt,
+            wait,
+        )
+        if wait > 0:
+            sleep(wait)
+    # The last attempt may have created it after all.
+    existing = find()
+    if existing is not None:
+        return existing
+    raise ProviderError(
+        f"the {provider} provider {problem} when asked to create; gave up after {attempt} attempts",
+        hint="nothing bills that XyClaw does not know: it looks for the instance by name at "
+        "every start (`xyclaw clusters`) and releases it if it turns up",
+    )
+
+
+def json_object(response: httpx.Response, provider: str) -> dict[str, Any]:
+    """The response's JSON object, or a ProviderError that says the answer was unreadable."""
+    try:
+        body = response.json()
+    except ValueError as exc:
+        raise ProviderError(
+            f"the {provider} provider answered HTTP {response.status_code} with something "
+            "that is not JSON",
+            hint="the provider may be down or behind a proxy; try again later",
+        ) from exc
+    if not isinstance(body, dict):
+        raise ProviderError(f"the {provider} provider answered with unexpected JSON")
+    return body
+
+
+def unreadable(provider: str, what: str, exc: Exception) -> ProviderError:
+    """A record from the provider that lacks what XyClaw needs (its API may have changed)."""
+    return ProviderError(
+        f"the {provider} provider sent {what} XyClaw cannot read ({type(exc).__name__}: {exc})",
+        hint="its API may have changed; update XyClaw, or report it with `xyclaw doctor`",
+    )
+
+
+__all__ = [
+    "NAME_PREFIX",
+    "Pacer",
+    "QuotaError",
+    "UnsupportedRequestError",
+    "backoff_s",
+    "create_once_per_name",
+    "instance_name",
+    "json_object",
+    "key_from_name",
+    "retry_after_s",
+    "unreadable",
+]

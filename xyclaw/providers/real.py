@@ -1,0 +1,165 @@
+"""The real GPU clouds (Lambda Cloud, AutoDL): what each needs, and their registration.
+
+:func:`register_real_providers` adds ``lambda`` and ``autodl`` to a registry. A
+provider is built on first use, from the key in the secret store; without one,
+using it says how to set it. Nothing here talks to a cloud.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from xyclaw.catalog import normalise_gpu_name, parse_amount
+from xyclaw.config import Config
+from xyclaw.errors import ConfigError
+from xyclaw.paths import AppPaths
+from xyclaw.providers.autodl import (
+    AUTODL_API_URL,
+    PRICE_CEILINGS,
+    REGIONS,
+    AutoDLProvider,
+    AutoDLSettings,
+)
+from xyclaw.providers.lambda_cloud import LAMBDA_API_URL, LambdaProvider
+from xyclaw.providers.registry import ProviderRegistry
+from xyclaw.secrets import SecretStore
+
+
+@dataclass(frozen=True)
+class RealProvider:
+    """A real cloud as the `xyclaw providers` command and the docs describe it."""
+
+    name: str
+    title: str
+    secret: str  # the secret store key holding its credential
+    account: str  # the account it needs
+    api_url: str
+    currency: str
+
+
+LAMBDA = RealProvider(
+    name="lambda",
+    title="Lambda Cloud",
+    secret="lambda_api_key",
+    account="a Lambda Cloud account (individual or team) with a payment method; "
+    "an API key from https://cloud.lambdalabs.com/api-keys",
+    api_url=LAMBDA_API_URL,
+    currency="USD",
+)
+AUTODL = RealProvider(
+    name="autodl",
+    title="AutoDL",
+    secret="autodl_token",
+    account="an enterprise-verified AutoDL account (企业认证: the elastic deployment API is "
+    "closed to personal accounts); the developer token from 控制台 -> 设置 -> 开发者Token",
+    api_url=AUTODL_API_URL,
+    currency="CNY",
+)
+REAL_PROVIDERS = (LAMBDA, AUTODL)
+
+
+def not_configured(provider: RealProvider) -> ConfigError:
+    return ConfigError(
+        f"{provider.title} is not configured: no {provider.secret} in the secret store",
+        hint=f"run `xyclaw secrets set {provider.secret}` (it needs {provider.account})",
+    )
+
+
+def register_real_providers(
+    registry: ProviderRegistry,
+    *,
+    secrets: SecretStore,
+    paths: AppPaths,
+    config: Config,
+    lambda_url: str = LAMBDA_API_URL,
+    autodl_url: str = AUTODL_API_URL,
+) -> None:
+    """Register ``lambda`` and ``autodl``; each is built when first used.
+
+    ``config`` is taken for the settings a ``[providers]`` section will hold; the AutoDL
+    deployment settings are read from ``autodl.toml`` in the config folder for now.
+    """
+    del config  # no provider settings in config.toml yet
+
+    def build_lambda() -> LambdaProvider:
+        key = secrets.get(LAMBDA.secret)
+        if not key:
+            raise not_configured(LAMBDA)
+        return LambdaProvider(
+            key, base_url=lambda_url, state_file=paths.state_dir / "lambda-instances.json"
+        )
+
+    def build_autodl() -> AutoDLProvider:
+        token = secrets.get(AUTODL.secret)
+        if not token:
+            raise not_configured(AUTODL)
+        return AutoDLProvider(
+            token,
+            base_url=autodl_url,
+            settings=load_autodl_settings(paths.config_dir / "autodl.toml"),
+            state_file=paths.state_dir / "autodl-deployments.json",
+        )
+
+    registry.register(LAMBDA.name, build_lambda)
+    registry.register(AUTODL.name, build_autodl)
+
+
+def load_autodl_settings(path: Path) -> AutoDLSettings:
+    """``autodl.toml`` (optional): regions, image, CUDA range and price ceilings.
+
+    ```toml
+    regions = ["westDC2", "beijingDC1"]
+    image_uuid = "image-db8346e037"   # one of yours, or a base-image-... id
+    cuda_v_from = 118                 # 11.8
+    cuda_v_to = 128
+    [price_ceilings]                  # CNY per GPU-hour; no container dearer is rented
+    "RTX 4090" = 2.4
+    ```
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return AutoDLSettings()
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(
+            f"{path} cannot be read: {exc}", hint="fix the file or remove it"
+        ) from exc
+    defaults = AutoDLSettings()
+    try:
+        regions = tuple(str(r) for r in data.get("regions", defaults.regions))
+        unknown = [r for r in regions if r not in REGIONS]
+        if unknown:
+            raise ValueError(f"unknown regions {', '.join(unknown)}; known: {', '.join(REGIONS)}")
+        ceilings = dict(PRICE_CEILINGS)
+        configured = set()
+        for gpu_text, amount in dict(data.get("price_ceilings", {})).items():
+            gpu = normalise_gpu_name(str(gpu_text))
+            ceilings[gpu] = parse_amount(str(amount))
+            configured.add(gpu)
+        cuda_from = int(data.get("cuda_v_from", defaults.cuda_v_from))
+        cuda_to = int(data.get("cuda_v_to", defaults.cuda_v_to))
+        if cuda_from > cuda_to:
+            raise ValueError("cuda_v_from must not be above cuda_v_to")
+        return AutoDLSettings(
+            regions=regions,
+            image_uuid=str(data.get("image_uuid", defaults.image_uuid)),
+            cuda_v_from=cuda_from,
+            cuda_v_to=cuda_to,
+            price_ceilings=ceilings,
+            configured=frozenset(configured),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: {exc}", hint="see docs/providers.md for the keys") from exc
+
+
+__all__ = [
+    "AUTODL",
+    "LAMBDA",
+    "REAL_PROVIDERS",
+    "RealProvider",
+    "load_autodl_settings",
+    "not_configured",
+    "register_real_providers",
+]
