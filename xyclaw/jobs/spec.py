@@ -175,13 +175,19 @@ def _load(
     if fmt == "skypilot":
         tree = skypilot.to_xyclaw_tree(tree, file, warnings)
     reader = _Reader(file, base, warnings, strict_keys=fmt == "xyclaw")
-    spec = reader.spec(
-        tree,
-        default_name=default_name,
-        skypilot_mode=fmt == "skypilot",
-        known_gpus=known_gpus,
-        check_paths=check_paths,
-    )
+    try:
+        spec = reader.spec(
+            tree,
+            default_name=default_name,
+            skypilot_mode=fmt == "skypilot",
+            known_gpus=known_gpus,
+            check_paths=check_paths,
+        )
+    except SpecError as exc:
+        if exc.file is not None:
+            raise
+        # a rule of the model that the reader did not check first: still name the file
+        raise SpecError(exc.problem, file=file, field=exc.field, allowed=exc.allowed) from exc
     ordered = sorted(warnings, key=lambda w: (w.line is None, w.line or 0))
     return LoadedSpec(spec, tuple(ordered), fmt)
 
@@ -459,6 +465,10 @@ class _Reader:
                     raise self.error(
                         gpu_node, f"{gpu} is not a GPU model XyClaw knows", ", ".join(sorted(known))
                     )
+            if count is not None and count > MAX_GPUS_PER_NODE:
+                raise self.error(
+                    gpu_node, f"{count} GPUs per node", ALLOWED["resources.gpus_per_node"]
+                )
             gpus_per_node = count
         gpn_node = node.get("gpus_per_node")
         if gpn_node is not None and gpn_node.value is not None:

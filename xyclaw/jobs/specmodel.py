@@ -423,9 +423,11 @@ def parse_budget(value: object, currency: str | None = None) -> Budget:
     if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
         raise InvalidValue(f"{value!r} is not an amount", allowed)
     text = str(value).strip()
-    m = _MONEY_RE.fullmatch(text)
+    m = _MONEY_RE.fullmatch(text.lstrip("-").strip())
     if not m:
         raise InvalidValue(f"{text!r} is not an amount", allowed)
+    if text.startswith("-"):
+        raise InvalidValue(f"a budget of {text} is negative", allowed)
     named = [c for c in (m.group("pre"), m.group("post"), m.group("sym")) if c]
     codes = {_SYMBOLS.get(c, c.upper()) for c in named}
     if currency is not None:

@@ -197,7 +197,15 @@ def read_spec_file(path: Path) -> YNode:
 def parse_spec_text(text: str, file: str = "job spec") -> YNode:
     """YAML text -> located tree; SpecError for syntax errors, several documents, aliases
     that expand too far, or anything but a mapping at the top."""
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.reader.ReaderError as exc:  # control characters, checked before parsing
+        raise SpecError(
+            f"is not valid YAML: character {exc.character!r} is not allowed in a YAML file",
+            file=file,
+            line=text.count("\n", 0, max(0, exc.position)) + 1,
+            hint="remove the control character (or quote it as an escape in double quotes)",
+        ) from exc
     try:
         try:
             root = loader.get_single_node()
@@ -218,7 +226,9 @@ def parse_spec_text(text: str, file: str = "job spec") -> YNode:
         builder = _Builder(loader, file)
         tree = builder.build(root, "", 0)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        # "while scanning a quoted scalar": where the scalar starts, not where the file ends
+        scanning = str(exc.context or "").startswith("while scanning")
+        mark = (exc.context_mark if scanning else None) or exc.problem_mark or exc.context_mark
         problem = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
         raise SpecError(
             f"is not valid YAML: {problem}",
@@ -226,7 +236,14 @@ def parse_spec_text(text: str, file: str = "job spec") -> YNode:
             line=mark.line + 1 if mark else None,
             hint="check the indentation and quoting on that line (a YAML linter helps)",
         ) from exc
-    except yaml.YAMLError as exc:  # reader errors: control characters and the like
+    except yaml.reader.ReaderError as exc:  # a bad character met while reading on
+        raise SpecError(
+            f"is not valid YAML: character {exc.character!r} is not allowed in a YAML file",
+            file=file,
+            line=text.count("\n", 0, max(0, exc.position)) + 1,
+            hint="remove the control character",
+        ) from exc
+    except yaml.YAMLError as exc:
         raise SpecError(
             f"is not valid YAML: {exc}", file=file, hint="save the spec as plain UTF-8 text"
         ) from exc
@@ -236,7 +253,7 @@ def parse_spec_text(text: str, file: str = "job spec") -> YNode:
         loader.dispose()
     if not tree.is_map:
         raise SpecError(
-            f"holds a {_kind(tree)} at the top; a job spec is a mapping of fields",
+            f"holds {_kind(tree)} at the top; a job spec is a mapping of fields",
             file=file,
             line=tree.line,
             hint="start with `name: my-job` and `run: python train.py` (docs/jobs.md)",
@@ -246,10 +263,10 @@ def parse_spec_text(text: str, file: str = "job spec") -> YNode:
 
 def _kind(node: YNode) -> str:
     if node.is_list:
-        return "list"
+        return "a list"
     if node.value is None:
-        return "null"
-    return f"{type(node.value).__name__} value"
+        return "nothing"
+    return f"the text {node.text()[:60]!r}"
 
 
 class _Builder:
