@@ -113,7 +113,11 @@ class LlmBrain:
     ) -> BrainReply:
         system = {"role": "system", "content": agent.prompt + _context_note(context)}
         return self._complete(
-            [system, *messages], tools, model=agent.model, on_delta=on_delta, cancel=cancel
+            [system, *(_wire(m) for m in messages)],
+            tools,
+            model=agent.model,
+            on_delta=on_delta,
+            cancel=cancel,
         )
 
     def close(self) -> None:
@@ -311,6 +315,16 @@ def _retry_after(exc: Exception) -> float | None:
 def _short(exc: Exception) -> str:
     message = getattr(exc, "message", None) or str(exc)
     return str(message)[:300]
+
+
+def _wire(message: dict[str, Any]) -> dict[str, Any]:
+    """Only the fields every OpenAI-compatible server accepts (no agent names, no extras)."""
+    keep = ("role", "content", "tool_calls", "tool_call_id")
+    out = {k: message[k] for k in keep if k in message}
+    if out.get("role") == "assistant" and not out.get("tool_calls"):
+        out.pop("tool_calls", None)
+        out["content"] = out.get("content") or ""
+    return out
 
 
 def _recent(messages: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 try:  # the Engine's effect tags; the fallback only until the Engine's surface lands
-    from xyclaw.engine import Effect  # type: ignore[attr-defined]
+    from xyclaw.engine.surface import Effect
 except ImportError:  # pragma: no cover
     from enum import StrEnum
 

@@ -316,6 +316,12 @@ def list_tool_calls(
     return [_decode_tool_call(r) for r in store.query(sql, params)]
 
 
+def list_tool_calls_with_status(store: Store, status: str) -> list[dict[str, Any]]:
+    """Tool calls in one status across conversations (e.g. those waiting for approval)."""
+    rows = store.query("SELECT * FROM tool_calls WHERE status = ? ORDER BY id", [status])
+    return [_decode_tool_call(r) for r in rows]
+
+
 def _decode_tool_call(row: dict[str, Any]) -> dict[str, Any]:
     row["args"] = json.loads(row.get("args_json") or "{}")
     raw = row.get("result_json")

@@ -1,0 +1,119 @@
+"""An engine renting from a simulated cloud in this process (real HTTP and SSH), and runtimes.
+
+``make_runtime`` builds an :class:`AgentRuntime` over that engine with either the rules
+brain or the LLM brain pointed at a :class:`tests.agent.fake_llm.FakeLLM`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agent.fake_llm import API_KEY, FakeLLM
+from xyclaw.agent.brain import Brain
+from xyclaw.agent.presets import key_secret_name
+from xyclaw.agent.runtime import AgentRuntime
+from xyclaw.config import Config, load_config
+from xyclaw.engine import Engine
+from xyclaw.engine.compose import build_engine
+from xyclaw.paths import AppPaths
+from xyclaw.providers import ProviderRegistry
+from xyclaw.providers.http_retry import RetryPolicy
+from xyclaw.providers.sim import SimProvider
+from xyclaw.sim.cloud import CloudSettings, SimCloudServer, build_cloud
+
+
+@dataclass
+class World:
+    engine: Engine
+    server: SimCloudServer
+    paths: AppPaths
+    config: Config
+    cloud_dir: Path
+
+
+def _config(paths: AppPaths, env: dict[str, str]) -> Config:
+    return load_config(paths.config_file, environ=env)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    cloud_dir = tmp_path / "cloud"
+    cloud = build_cloud(cloud_dir, CloudSettings.fast())
+    server = SimCloudServer(cloud).start()
+    paths = AppPaths.from_environment()
+    config = _config(paths, {})
+    engine = _engine(paths, config, server, cloud.token)
+    w = World(engine, server, paths, config, cloud_dir)
+    yield w
+    w.engine.close()
+    w.server.stop()
+
+
+def _engine(paths: AppPaths, config: Config, server: SimCloudServer, token: str) -> Engine:
+    provider = SimProvider(
+        server.url,
+        token,
+        timeout_s=5.0,
+        retry=RetryPolicy(attempts=3, base_delay_s=0.01, max_delay_s=0.05, deadline_s=30),
+    )
+    registry = ProviderRegistry()
+    registry.add(provider)
+    return build_engine(paths, config, providers=registry)
+
+
+def restart_engine(w: World, token: str | None = None) -> None:
+    """Close the engine and build a new one on the same files (as after the app restarted)."""
+    w.engine.close()
+    w.engine = _engine(w.paths, w.config, w.server, token or w.server.cloud.token)
+
+
+MakeRuntime = Callable[..., AgentRuntime]
+
+
+@pytest.fixture
+def make_runtime(world: World) -> Iterator[MakeRuntime]:
+    made: list[AgentRuntime] = []
+
+    def make(
+        llm: FakeLLM | None = None,
+        *,
+        brain: Brain | None = None,
+        unattended: bool = False,
+        **env: str,
+    ) -> AgentRuntime:
+        settings: dict[str, str] = dict(env)
+        if llm is not None:
+            settings.setdefault("XYCLAW_LLM_PRESET", "custom")
+            settings.setdefault("XYCLAW_LLM_BASE_URL", llm.base_url)
+            settings.setdefault("XYCLAW_LLM_MODEL", "fake-model")
+            settings.setdefault("XYCLAW_LLM_MAX_RETRIES", "0")
+            # The key goes where a user's goes: the secret store (a 0600 file in tests).
+            world.engine.secrets.set(key_secret_name(settings["XYCLAW_LLM_PRESET"]), API_KEY)
+        config = _config(world.paths, settings)
+        runtime = AgentRuntime(
+            world.engine, paths=world.paths, config=config, brain=brain, unattended=unattended
+        )
+        made.append(runtime)
+        return runtime
+
+    yield make
+    for runtime in made:
+        runtime.close()
+
+
+class Events:
+    """Collects the events of a turn (a callable for ``on_event``)."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    def __call__(self, event: Any) -> None:
+        self.items.append(event)
+
+    def of(self, kind: type) -> list[Any]:
+        return [e for e in self.items if isinstance(e, kind)]

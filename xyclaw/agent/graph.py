@@ -1,0 +1,705 @@
+"""The LangGraph graph: supervisor -> specialist -> tools -> (approve -> execute) -> specialist.
+
+Nodes and what they may do:
+
+- ``supervisor`` routes the user's turn to one specialist (or answers a greeting);
+- one node per specialist asks the brain for a step: text, or tool calls;
+- ``tools`` handles the next queued call, one per step: a read tool runs; a gated one
+  (spend, destroy, exec) gets its card prepared (for spend: the exact quote) and goes to
+- ``approve``, whose first statement is ``interrupt()``: nothing before it, so the node can
+  re-run from its top on resume (LangGraph does that) without doing anything twice;
+- ``execute`` applies the decision. It writes "running" into the audit before the side
+  effect and checks it on entry, so a step re-run after a crash never rents twice.
+
+Parallel tool calls are queued and handled one at a time: one approval at a time.
+Tool results from remote machines set the turn's ``remote_seen``; an approval asked
+after that is flagged on its card. Nothing here trusts a model: the effect of a tool
+comes from the catalogue, never from what the model says.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command, interrupt
+
+from xyclaw.agent.brain import AgentProfile, Brain, ToolDef, last_user_index
+from xyclaw.agent.profiles import AgentSet
+from xyclaw.agent.tools import Catalogue, Gate, ToolContext, ToolOutput, ToolSpec, check_args
+from xyclaw.agent.types import Effect
+from xyclaw.errors import XyclawError
+from xyclaw.store import conversations as conv
+
+log = logging.getLogger(__name__)
+
+RESERVED_NODES = ("supervisor", "tools", "approve", "execute")
+_HISTORY_MESSAGES = 40
+
+
+def _append(left: list[Any] | None, right: list[Any] | None) -> list[Any]:
+    return [*(left or []), *(right or [])]
+
+
+class AgentState(TypedDict, total=False):
+    messages: Annotated[list[dict[str, Any]], _append]  # OpenAI-format, what brains read
+    agent: str
+    turn: dict[str, Any]
+    queue: list[dict[str, Any]]
+    gate: dict[str, Any] | None
+    decision: dict[str, Any] | None
+    context: dict[str, Any]
+    final: dict[str, Any] | None
+
+
+def new_turn(turn_id: int) -> dict[str, Any]:
+    return {
+        "id": turn_id,
+        "remote_seen": False,
+        "rounds": 0,
+        "malformed": 0,
+        "calls": [],
+        "tokens_in": 0,
+        "tokens_out": 0,
+        "cost_micros": 0,
+        "reasoning": "",
+    }
+
+
+@dataclass
+class Hooks:
+    """What the nodes need that is not state: the Engine, the store, the brain, the rules."""
+
+    engine: Any
+    store: Any
+    brain: Brain
+    agents: AgentSet
+    catalogue: Catalogue
+    max_rounds: int = 8
+    remote_chars: int = 4000
+    spend_allowance_micros: int = 0
+    unattended: bool = False
+    cancels: dict[int, threading.Event] = field(default_factory=dict)
+    context_of: Callable[[int, dict[str, Any]], dict[str, Any]] | None = None
+
+    def tool_defs(self, agent: AgentProfile) -> list[ToolDef]:
+        defs = []
+        for name in agent.tools:
+            spec = self.catalogue.get(name)
+            if spec is not None:
+                defs.append(ToolDef(spec.name, spec.description, spec.parameters, spec.effect))
+        return defs
+
+
+def _cid(config: RunnableConfig) -> int:
+    return int(config["configurable"]["conversation_id"])
+
+
+def _emit(kind: str, **data: Any) -> None:
+    try:
+        writer = get_stream_writer()
+    except Exception:  # outside a streamed run (tests calling a node directly)
+        return
+    writer({"type": kind, **data})
+
+
+def _turn(state: AgentState, **changes: Any) -> dict[str, Any]:
+    return {**state.get("turn", new_turn(0)), **changes}
+
+
+def history_for_brain(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The recent messages, cut at a user message so no tool result loses its call, and
+    every tool call answered (a turn that failed half-way left some without a result)."""
+    start = 0
+    if len(messages) > _HISTORY_MESSAGES:
+        start = len(messages) - _HISTORY_MESSAGES
+        while start < len(messages) - 1 and messages[start].get("role") != "user":
+            start += 1
+    picked = messages[start:]
+    answered = {m.get("tool_call_id") for m in picked if m.get("role") == "tool"}
+    out: list[dict[str, Any]] = []
+    open_calls: list[dict[str, Any]] = []
+    for message in picked:
+        if message.get("role") != "tool" and open_calls:
+            out += [_stopped(c) for c in open_calls]
+            open_calls = []
+        out.append(message)
+        if message.get("role") == "assistant":
+            open_calls = [c for c in message.get("tool_calls") or [] if c["id"] not in answered]
+    return out
+
+
+def _stopped(call: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "role": "tool",
+        "tool_call_id": call["id"],
+        "name": call["function"]["name"],
+        "content": '{"status": "failed", "error": "the turn stopped before this call ran"}',
+    }
+
+
+def build_graph(hooks: Hooks) -> StateGraph:
+    graph = StateGraph(AgentState)
+    specialists = {a.name: a for a in hooks.agents.specialists}
+
+    def agent_node_name(state: AgentState) -> str:
+        name = state.get("agent") or "supervisor"
+        return name if name in specialists else "supervisor"
+
+    def context(state: AgentState, cid: int) -> dict[str, Any]:
+        base = dict(state.get("context") or {})
+        if hooks.context_of is not None:
+            base = hooks.context_of(cid, base)
+        return base
+
+    def usage(state: AgentState, tokens_in: int, tokens_out: int) -> dict[str, Any]:
+        turn = state.get("turn", new_turn(0))
+        cost = hooks.brain.price.cost_micros(tokens_in, tokens_out)
+        return {
+            "tokens_in": turn["tokens_in"] + tokens_in,
+            "tokens_out": turn["tokens_out"] + tokens_out,
+            "cost_micros": turn["cost_micros"] + cost,
+        }
+
+    def finish(state: AgentState, agent: str, text: str, extra: dict[str, Any]) -> Command[Any]:
+        turn = {**state.get("turn", new_turn(0)), **extra}
+        final = {
+            "agent": agent,
+            "text": text,
+            "reasoning": turn.get("reasoning") or None,
+            "tokens_in": turn["tokens_in"],
+            "tokens_out": turn["tokens_out"],
+            "cost_micros": turn["cost_micros"],
+        }
+        message = {"role": "assistant", "content": text, "name": agent}
+        return Command(
+            goto=END,
+            update={
+                "messages": [message],
+                "final": final,
+                "turn": turn,
+                "queue": [],
+                "gate": None,
+                "decision": None,
+            },
+        )
+
+    # -- supervisor ---------------------------------------------------------------------------
+    def supervisor(state: AgentState, config: RunnableConfig) -> Command[Any]:
+        cid = _cid(config)
+        route = hooks.brain.route(
+            history_for_brain(state.get("messages", [])),
+            hooks.agents.specialists,
+            hooks.agents.supervisor,
+            context(state, cid),
+        )
+        spent = usage(state, route.tokens_in, route.tokens_out)
+        if route.agent is None or route.agent not in specialists:
+            text = route.reply or _help_text()
+            _emit("token", agent="supervisor", text=text)
+            return finish(state, "supervisor", text, spent)
+        return Command(
+            goto=route.agent, update={"agent": route.agent, "turn": _turn(state, **spent)}
+        )
+
+    graph.add_node("supervisor", supervisor, destinations=(*specialists, END))
+
+    # -- specialists --------------------------------------------------------------------------
+    def make_specialist(
+        profile: AgentProfile,
+    ) -> Callable[[AgentState, RunnableConfig], Command[Any]]:
+        def node(state: AgentState, config: RunnableConfig) -> Command[Any]:
+            cid = _cid(config)
+            turn = state.get("turn", new_turn(0))
+            if turn["rounds"] >= hooks.max_rounds:
+                text = (
+                    f"I stopped after {hooks.max_rounds} rounds of tool calls in one turn."
+                    " Ask again with a narrower request."
+                )
+                _emit("token", agent=profile.name, text=text)
+                return finish(state, profile.name, text, {})
+            reply = hooks.brain.step(
+                profile,
+                history_for_brain(state.get("messages", [])),
+                hooks.tool_defs(profile),
+                context(state, cid),
+                lambda kind, text: _emit(
+                    "token" if kind == "text" else "reasoning", agent=profile.name, text=text
+                ),
+                hooks.cancels.get(cid),
+            )
+            spent = usage(state, reply.tokens_in, reply.tokens_out)
+            if reply.reasoning:
+                spent["reasoning"] = (turn.get("reasoning") or "") + reply.reasoning
+            if not reply.tool_calls:
+                return finish(state, profile.name, reply.text, spent)
+            message = {
+                "role": "assistant",
+                "content": reply.text or None,
+                "name": profile.name,
+                "tool_calls": [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments},
+                    }
+                    for c in reply.tool_calls
+                ],
+            }
+            queue = [
+                {**c.to_state(), "audit_id": c.id, "agent": profile.name} for c in reply.tool_calls
+            ]
+            return Command(
+                goto="tools",
+                update={
+                    "messages": [message],
+                    "queue": queue,
+                    "turn": _turn(state, **spent, rounds=turn["rounds"] + 1),
+                },
+            )
+
+        return node
+
+    for profile in specialists.values():
+        graph.add_node(profile.name, make_specialist(profile), destinations=("tools", END))
+
+    # -- tools --------------------------------------------------------------------------------
+    def tool_message(call: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "role": "tool",
+            "tool_call_id": call["id"],
+            "name": call["name"],
+            "content": json.dumps(body, ensure_ascii=False, default=str),
+        }
+
+    def next_step(state: AgentState, rest: list[dict[str, Any]]) -> str:
+        return "tools" if rest else agent_node_name(state)
+
+    def audit(cid: int, call: dict[str, Any], **fields: Any) -> int:
+        first = conv.get_tool_call(hooks.store, cid, call["audit_id"]) is None
+        row_id = conv.upsert_tool_call(hooks.store, cid, call["audit_id"], **fields)
+        if first:
+            conv.add_message(
+                hooks.store, cid, "tool", call["name"], agent=call.get("agent"), tool_call_id=row_id
+            )
+        return row_id
+
+    def record(call: dict[str, Any], spec: ToolSpec | None, status: str, **extra: Any) -> dict:
+        return {
+            "call_id": call["audit_id"],
+            "tool": call["name"],
+            "effect": str(spec.effect if spec else Effect.READ),
+            "args": call.get("args") or {},
+            "status": status,
+            "agent": call.get("agent"),
+            **extra,
+        }
+
+    def run_tool(
+        state: AgentState,
+        cid: int,
+        call: dict[str, Any],
+        spec: ToolSpec,
+        gate: Gate | None,
+        **audit_fields: Any,
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """Run ``spec``; returns (tool message, turn changes, context changes)."""
+        args = call["args"]
+        started = time.monotonic()
+        audit(
+            cid,
+            call,
+            agent=call.get("agent"),
+            tool=spec.name,
+            effect=str(spec.effect),
+            args=args,
+            status="running",
+            **audit_fields,
+        )
+        _emit("tool_started", call=record(call, spec, "running"))
+        ctx = ToolContext(
+            engine=hooks.engine,
+            conversation_id=cid,
+            progress=lambda message: _emit("progress", tool=spec.name, message=message),
+            cancel=hooks.cancels.get(cid),
+            remote_chars=hooks.remote_chars,
+        )
+        context_changes: dict[str, Any] = {}
+        turn_changes: dict[str, Any] = {}
+        try:
+            out: ToolOutput = spec.run(ctx, args, gate)
+        except XyclawError as exc:
+            duration = time.monotonic() - started
+            error = exc.message + (f" ({exc.hint})" if exc.hint else "")
+            audit(cid, call, status="failed", error=error, duration_s=duration)
+            _emit(
+                "tool_finished", call=record(call, spec, "failed", error=error, duration_s=duration)
+            )
+            body = {"status": "failed", "error": exc.message, "hint": exc.hint}
+            return tool_message(call, body), turn_changes, context_changes
+        duration = time.monotonic() - started
+        audit(
+            cid,
+            call,
+            status="done",
+            summary=out.summary,
+            result=out.result,
+            duration_s=duration,
+            from_remote=out.from_remote,
+        )
+        _emit(
+            "tool_finished",
+            call=record(
+                call,
+                spec,
+                "done",
+                summary=out.summary,
+                duration_s=duration,
+                from_remote=out.from_remote,
+                result=out.result,
+            ),
+        )
+        if out.plan is not None:
+            _emit("plan", plan_id=out.plan["plan_id"], options=out.plan["options"])
+            context_changes["last_plan_id"] = out.plan["plan_id"]
+            context_changes["last_plan_options"] = len(out.plan["options"])
+        context_changes.update(_context_from(spec.name, args, out.result))
+        if out.from_remote:
+            turn_changes["remote_seen"] = True
+        body = {"status": "done", "result": out.result}
+        return tool_message(call, body), turn_changes, context_changes
+
+    def tools(state: AgentState, config: RunnableConfig) -> Command[Any]:
+        cid = _cid(config)
+        queue = list(state.get("queue") or [])
+        if not queue:
+            return Command(goto=agent_node_name(state))
+        call, rest = queue[0], queue[1:]
+        turn = state.get("turn", new_turn(0))
+        calls = [*turn.get("calls", []), call["audit_id"]]
+        spec = hooks.catalogue.get(call["name"])
+        agent = hooks.agents.agents.get(call.get("agent") or "")
+        problem: str | None = None
+        if spec is None:
+            problem = f"there is no tool {call['name']!r}"
+        elif agent is None or spec.name not in agent.tools:
+            problem = f"the {call.get('agent')} agent may not call {spec.name}"
+        elif call.get("args") is None:
+            problem = call.get("error") or "the arguments are not a JSON object"
+        else:
+            issues = check_args(spec.parameters, call["args"])
+            if issues:
+                problem = "; ".join(issues)
+        if problem is not None:
+            malformed = turn["malformed"] + 1
+            audit(
+                cid,
+                call,
+                agent=call.get("agent"),
+                tool=call["name"],
+                effect=str(spec.effect if spec else Effect.READ),
+                args=call.get("args") or {},
+                status="failed",
+                error=problem,
+                decided_by="xyclaw (invalid call)",
+            )
+            _emit("tool_finished", call=record(call, spec, "failed", error=problem))
+            message = tool_message(
+                call,
+                {
+                    "status": "error",
+                    "error": problem,
+                    "hint": "fix the arguments and call the tool again",
+                },
+            )
+            turn_update = _turn(state, malformed=malformed, calls=calls)
+            if malformed >= 2:
+                text = (
+                    f"The model sent an invalid call of {call['name']} twice ({problem}), so I"
+                    " stopped. Rephrase the request, or pick another model in Settings."
+                )
+                _emit("token", agent=call.get("agent") or "supervisor", text=text)
+                updated = {**state, "turn": turn_update}
+                cmd = finish(updated, call.get("agent") or "supervisor", text, {})
+                cmd.update["messages"] = [message, *cmd.update["messages"]]
+                # Any other queued call of that message gets an answer too (the protocol).
+                cmd.update["messages"][1:1] = [
+                    tool_message(c, {"status": "skipped", "error": "the turn stopped"})
+                    for c in rest
+                ]
+                return cmd
+            return Command(
+                goto=next_step(state, rest),
+                update={"messages": [message], "queue": rest, "turn": turn_update},
+            )
+        assert spec is not None
+        if not spec.gated:
+            message, turn_changes, ctx_changes = run_tool(state, cid, call, spec, None)
+            return Command(
+                goto=next_step(state, rest),
+                update={
+                    "messages": [message],
+                    "queue": rest,
+                    "turn": _turn(state, calls=calls, **turn_changes),
+                    "context": {**(state.get("context") or {}), **ctx_changes},
+                },
+            )
+        # A gated tool: prepare the card (reads only), then decide who answers.
+        ctx = ToolContext(engine=hooks.engine, conversation_id=cid, remote_chars=hooks.remote_chars)
+        try:
+            gate = spec.gate(ctx, call["args"]) if spec.gate else Gate(spec.name, {})
+        except XyclawError as exc:
+            audit(
+                cid,
+                call,
+                agent=call.get("agent"),
+                tool=spec.name,
+                effect=str(spec.effect),
+                args=call["args"],
+                status="failed",
+                error=exc.message,
+            )
+            _emit("tool_finished", call=record(call, spec, "failed", error=exc.message))
+            message = tool_message(
+                call, {"status": "failed", "error": exc.message, "hint": exc.hint}
+            )
+            return Command(
+                goto=next_step(state, rest),
+                update={"messages": [message], "queue": rest, "turn": _turn(state, calls=calls)},
+            )
+        allowed_by = allowance(cid, spec, gate)
+        if allowed_by is not None:
+            message, turn_changes, ctx_changes = run_tool(
+                state, cid, call, spec, gate, decision="approve", decided_by=allowed_by
+            )
+            return Command(
+                goto=next_step(state, rest),
+                update={
+                    "messages": [message],
+                    "queue": rest,
+                    "turn": _turn(state, calls=calls, **turn_changes),
+                    "context": {**(state.get("context") or {}), **ctx_changes},
+                },
+            )
+        flagged = bool(turn.get("remote_seen"))
+        if hooks.unattended:
+            reason = "nobody to ask (no window or terminal is open), so the answer is no"
+            audit(
+                cid,
+                call,
+                agent=call.get("agent"),
+                tool=spec.name,
+                effect=str(spec.effect),
+                args=call["args"],
+                status="rejected",
+                decision="reject",
+                decided_by="policy: nobody to ask",
+                flagged=flagged,
+            )
+            _emit("tool_finished", call=record(call, spec, "rejected", error=reason))
+            message = tool_message(call, {"status": "rejected", "by": "policy", "reason": reason})
+            return Command(
+                goto=next_step(state, rest),
+                update={"messages": [message], "queue": rest, "turn": _turn(state, calls=calls)},
+            )
+        payload = {
+            "approval_id": f"{call['audit_id']}",
+            "agent": call.get("agent") or state.get("agent") or "supervisor",
+            "tool": spec.name,
+            "effect": str(spec.effect),
+            "args": call["args"],
+            "title": gate.title,
+            "details": gate.details,
+            "flagged_after_remote_output": flagged,
+            "created_at": time.time(),
+        }
+        audit(
+            cid,
+            call,
+            agent=call.get("agent"),
+            tool=spec.name,
+            effect=str(spec.effect),
+            args=call["args"],
+            status="pending_approval",
+            flagged=flagged,
+        )
+        return Command(
+            goto="approve",
+            update={
+                "gate": {"call": call, "payload": payload, "gate": asdict(gate)},
+                "decision": None,
+                "turn": _turn(state, calls=calls),
+            },
+        )
+
+    def allowance(cid: int, spec: ToolSpec, gate: Gate) -> str | None:
+        if spec.effect is Effect.EXEC and gate.cluster:
+            if conv.has_allowance(hooks.store, cid, gate.cluster, spec.name):
+                return f"allowance: {spec.name} on {gate.cluster} in this conversation"
+        if (
+            spec.effect is Effect.SPEND
+            and hooks.spend_allowance_micros > 0
+            and gate.estimated_total_micros is not None
+            and gate.estimated_total_micros <= hooks.spend_allowance_micros
+        ):
+            return "config: [agents] spend_allowance"
+        return None
+
+    graph.add_node("tools", tools, destinations=("tools", "approve", *specialists, END))
+
+    # -- approve: the interrupt is the first statement ----------------------------------------
+    def approve(state: AgentState) -> Command[Any]:
+        answer = interrupt(state["gate"]["payload"])
+        return Command(goto="execute", update={"decision": answer})
+
+    graph.add_node("approve", approve, destinations=("execute",))
+
+    # -- execute ------------------------------------------------------------------------------
+    def execute(state: AgentState, config: RunnableConfig) -> Command[Any]:
+        cid = _cid(config)
+        held = state["gate"]
+        call = held["call"]
+        spec = hooks.catalogue.get(call["name"])
+        assert spec is not None
+        decision = _decision(state.get("decision"))
+        rest = list(state.get("queue") or [])[1:]
+        by = decision.get("by") or "user"
+        if decision["kind"] == "edit" and decision.get("args"):
+            edits = int(call.get("edits", 0)) + 1
+            audit(cid, call, status="rejected", decision="edit", decided_by=by)
+            _emit("tool_finished", call=record(call, spec, "rejected", error="edited"))
+            args = {**(call.get("args") or {}), **decision["args"]}
+            edited = {
+                **call,
+                "args": args,
+                "arguments": json.dumps(args),
+                "edits": edits,
+                "audit_id": f"{call['id']}~{edits}",
+                "error": None,
+            }
+            return Command(
+                goto="tools", update={"queue": [edited, *rest], "gate": None, "decision": None}
+            )
+        if decision["kind"] != "approve":
+            audit(cid, call, status="rejected", decision="reject", decided_by=by)
+            _emit("tool_finished", call=record(call, spec, "rejected", error=f"rejected by {by}"))
+            message = tool_message(
+                call,
+                {"status": "rejected", "by": by, "reason": "the user said no; do not try again"},
+            )
+            return Command(
+                goto=next_step(state, rest),
+                update={"messages": [message], "queue": rest, "gate": None, "decision": None},
+            )
+        row = conv.get_tool_call(hooks.store, cid, call["audit_id"])
+        if row is not None and row["status"] in ("running", "done", "failed"):
+            # This step already ran before a restart: never run the side effect twice.
+            body = {
+                "status": row["status"],
+                "result": row.get("result"),
+                "error": row.get("error"),
+                "note": "this call had already been carried out before XyClaw restarted",
+            }
+            if row["status"] == "running":
+                body["error"] = (
+                    "XyClaw stopped while this was running; check the result with"
+                    " list_clusters before trying again"
+                )
+                conv.upsert_tool_call(
+                    hooks.store, cid, call["audit_id"], status="failed", error=body["error"]
+                )
+            return Command(
+                goto=next_step(state, rest),
+                update={
+                    "messages": [tool_message(call, body)],
+                    "queue": rest,
+                    "gate": None,
+                    "decision": None,
+                },
+            )
+        gate = Gate(**held["gate"])
+        if decision.get("remember") and spec.effect is Effect.EXEC and gate.cluster:
+            conv.add_allowance(hooks.store, cid, gate.cluster, spec.name)
+        message, turn_changes, ctx_changes = run_tool(
+            state,
+            cid,
+            call,
+            spec,
+            gate,
+            decision="approve",
+            decided_by=by,
+            flagged=held["payload"]["flagged_after_remote_output"],
+        )
+        return Command(
+            goto=next_step(state, rest),
+            update={
+                "messages": [message],
+                "queue": rest,
+                "gate": None,
+                "decision": None,
+                "turn": _turn(state, **turn_changes),
+                "context": {**(state.get("context") or {}), **ctx_changes},
+            },
+        )
+
+    graph.add_node("execute", execute, destinations=("tools", *specialists))
+
+    def entry(state: AgentState) -> str:
+        # "Rent this" and monitor actions arrive with their tool call already queued.
+        return "tools" if state.get("queue") else "supervisor"
+
+    graph.add_conditional_edges(START, entry, ["tools", "supervisor"])
+    return graph
+
+
+def _decision(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict) and raw.get("kind") in ("approve", "reject", "edit"):
+        return raw
+    # Anything else (a bare string, garbage) is a no.
+    return {"kind": "reject", "by": "xyclaw (unreadable answer)"}
+
+
+def _context_from(tool: str, args: dict[str, Any], result: Any) -> dict[str, Any]:
+    changes: dict[str, Any] = {}
+    if not isinstance(result, dict):
+        return changes
+    if tool == "create_cluster" and isinstance(result.get("cluster"), dict):
+        changes["last_cluster"] = result["cluster"].get("name")
+    elif tool in ("tune", "cluster_health", "run_command") and args.get("cluster"):
+        changes["last_cluster"] = args["cluster"]
+    elif tool == "launch_job" and isinstance(result.get("job"), dict):
+        job = result["job"]
+        changes["last_job"] = str(job.get("name") or job.get("id"))
+    elif tool in ("job_status", "job_logs", "cancel_job") and args.get("job"):
+        changes["last_job"] = args["job"]
+    return changes
+
+
+def _help_text() -> str:
+    return (
+        "I can plan a GPU rental, rent an option, tune NCCL, launch and watch jobs, release"
+        ' clusters and answer questions about costs. Try: "LoRA fine-tune a 13B model on 8'
+        ' GPUs under 500 CNY", "rent option 1", "status", "what did I spend this month?"'
+    )
+
+
+def new_call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:12]}"
+
+
+def user_message(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def tool_results_after_user(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    start = last_user_index(messages)
+    return [m for m in messages[start + 1 :] if m.get("role") == "tool"]

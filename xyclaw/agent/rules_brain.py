@@ -1,0 +1,164 @@
+"""The rules brain as a :class:`~xyclaw.agent.brain.Brain`: no model, no tokens, same graph.
+
+:mod:`xyclaw.agent.rules` understands the user's text (``understand``) and words the
+results (``summarize``); this adapter turns its :class:`RulesTurn` into the tool calls a
+model would have made, so the calls go through the same checks and approvals.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from typing import Any, Literal
+
+from xyclaw.agent.brain import (
+    AgentProfile,
+    BrainReply,
+    OnDelta,
+    Price,
+    Route,
+    ToolCallRequest,
+    ToolDef,
+    last_user_index,
+)
+
+
+class RulesBrain:
+    kind: Literal["rules", "llm"] = "rules"
+    name = "rules"
+    price = Price(0, 0, "USD")
+
+    def __init__(self) -> None:
+        from xyclaw.agent import rules
+
+        self._rules = rules
+        self._cache: dict[tuple[str, str], Any] = {}
+        self._lock = threading.Lock()
+
+    def _understand(self, text: str, context: dict[str, Any]) -> Any:
+        key = (text, json.dumps(context, sort_keys=True, default=str))
+        with self._lock:
+            found = self._cache.get(key)
+        if found is None:
+            found = self._rules.understand(text, _rules_context(self._rules, context))
+            with self._lock:
+                if len(self._cache) > 256:
+                    self._cache.clear()
+                self._cache[key] = found
+        return found
+
+    def route(
+        self,
+        messages: list[dict[str, Any]],
+        agents: list[AgentProfile],
+        supervisor: AgentProfile,
+        context: dict[str, Any],
+    ) -> Route:
+        index = last_user_index(messages)
+        if index < 0:
+            return Route(None, None)
+        turn = self._understand(str(messages[index].get("content") or ""), context)
+        names = {a.name: a for a in agents}
+        if not turn.tool_calls:
+            if turn.agent in names and turn.agent != "supervisor":
+                return Route(turn.agent)
+            return Route(None, turn.reply)
+        wanted = turn.tool_calls[0].name
+        if turn.agent in names and wanted in names[turn.agent].tools:
+            return Route(turn.agent)
+        for agent in agents:  # the agent that owns the tool, whatever the rules guessed
+            if wanted in agent.tools:
+                return Route(agent.name)
+        return Route(None, turn.reply)
+
+    def step(
+        self,
+        agent: AgentProfile,
+        messages: list[dict[str, Any]],
+        tools: list[ToolDef],
+        context: dict[str, Any],
+        on_delta: OnDelta,
+        cancel: threading.Event | None = None,
+    ) -> BrainReply:
+        index = last_user_index(messages)
+        user_text = str(messages[index].get("content") or "") if index >= 0 else ""
+        after = messages[index + 1 :] if index >= 0 else messages
+        language = _language(self._rules, user_text)
+        results = [m for m in after if m.get("role") == "tool"]
+        if not any(m.get("role") == "assistant" for m in after):
+            turn = self._understand(user_text, context)
+            allowed = {t.name for t in tools}
+            calls = [c for c in turn.tool_calls if c.name in allowed]
+            if calls:
+                return BrainReply(
+                    text="",
+                    tool_calls=[
+                        ToolCallRequest(
+                            f"rules_{uuid.uuid4().hex[:12]}",
+                            c.name,
+                            json.dumps(c.args, ensure_ascii=False),
+                            dict(c.args),
+                        )
+                        for c in calls
+                    ],
+                )
+            text = turn.reply or self._rules.help_text(turn.language)
+            on_delta("text", text)
+            return BrainReply(text=text)
+        parts = [self._word(m, language) for m in results]
+        text = "\n\n".join(p for p in parts if p)
+        on_delta("text", text)
+        return BrainReply(text=text)
+
+    def _word(self, message: dict[str, Any], language: str) -> str:
+        tool = str(message.get("name") or "")
+        try:
+            body = json.loads(message.get("content") or "{}")
+        except ValueError:
+            body = {}
+        status = body.get("status")
+        zh = language == "zh"
+        if status == "done":
+            try:
+                return str(self._rules.summarize(tool, body.get("result"), language))
+            except Exception:  # a wording bug must not lose the result
+                return f"{tool}: " + ("完成。" if zh else "done.")
+        if status == "rejected":
+            if body.get("by") == "policy":
+                return (
+                    f"没有执行 {tool}：当前没有人可以批准（{body.get('reason')}）。"
+                    if zh
+                    else f"I did not run {tool}: {body.get('reason')}."
+                )
+            return f"已取消：你拒绝了 {tool}。" if zh else f"Cancelled: you rejected {tool}."
+        error = body.get("error") or "unknown error"
+        hint = body.get("hint")
+        if zh:
+            return f"{tool} 失败：{error}" + (f"（{hint}）" if hint else "")
+        return f"{tool} failed: {error}" + (f" ({hint})" if hint else "")
+
+    def close(self) -> None:
+        pass
+
+
+def _language(rules: Any, text: str) -> str:
+    detect = getattr(rules, "detect_language", None)
+    if callable(detect):
+        return str(detect(text))
+    return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+
+
+def _rules_context(rules: Any, context: dict[str, Any]) -> Any:
+    make = getattr(rules, "RulesContext", None)
+    if make is None:
+        return context
+    fields = {
+        "last_plan_id": context.get("last_plan_id"),
+        "last_plan_options": int(context.get("last_plan_options") or 0),
+        "last_cluster": context.get("last_cluster"),
+        "last_job": context.get("last_job"),
+        "clusters": tuple(context.get("clusters") or ()),
+        "jobs": tuple(context.get("jobs") or ()),
+    }
+    return make(**fields)

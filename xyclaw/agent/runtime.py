@@ -1,0 +1,589 @@
+"""AgentRuntime: conversations, turns, approvals and allowances for the GUI and the CLI.
+
+The graph's checkpoints live in their own SQLite file (``paths.agent_checkpoints``, one
+``SqliteSaver`` for it), so a conversation and a pending approval survive a restart and
+never contend with the history database's lock. What the user sees later (messages,
+the tool-call audit, tokens and cost) goes to the history database through
+:mod:`xyclaw.store.conversations`. ``send`` and ``answer`` block: run them off the Qt thread.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from xyclaw.agent.brain import Brain
+from xyclaw.agent.graph import Hooks, build_graph, new_call_id, new_turn, user_message
+from xyclaw.agent.profiles import load_agents
+from xyclaw.agent.tools import TOOL_NAMES, build_catalogue
+from xyclaw.agent.types import (
+    AgentEvent,
+    Allowance,
+    ApprovalRequest,
+    ApprovalRequested,
+    ChatMessage,
+    ConversationInfo,
+    Decision,
+    Effect,
+    PlanShown,
+    ReasoningDelta,
+    ReplyDone,
+    SuggestedAction,
+    TokenDelta,
+    ToolCallRecord,
+    ToolFinished,
+    ToolStarted,
+    TurnFailed,
+    TurnResult,
+)
+from xyclaw.config import Config
+from xyclaw.errors import AgentError, OperationCancelled, UsageError, XyclawError
+from xyclaw.paths import AppPaths
+from xyclaw.store import conversations as conv
+
+log = logging.getLogger(__name__)
+
+OnEvent = Callable[[AgentEvent], None]
+DEFAULT_TITLE = "New conversation"
+MONITOR_TITLE = "Monitor"
+
+
+def make_brain(config: Config, secrets: Any) -> Brain:
+    """The rules brain, or the LLM brain for ``[llm] preset``."""
+    if config.llm.preset == "rules":
+        from xyclaw.agent.rules_brain import RulesBrain
+
+        return RulesBrain()
+    from xyclaw.agent.llm import LlmBrain
+    from xyclaw.agent.presets import resolve_endpoint
+
+    return LlmBrain(resolve_endpoint(config.llm, secrets))
+
+
+class AgentRuntime:
+    def __init__(
+        self,
+        engine: Any,
+        *,
+        paths: AppPaths,
+        config: Config,
+        brain: Brain | None = None,
+        unattended: bool = False,
+        store: Any = None,
+    ) -> None:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        self.engine = engine
+        # The history database the engine writes (one writer per process).
+        self.store = store or getattr(engine, "store", None) or engine._store
+        self.config = config
+        self.paths = paths
+        self.brain: Brain = brain or make_brain(config, getattr(engine, "secrets", None))
+        self.brain_name = self.brain.name
+        self.catalogue = build_catalogue(engine)
+        self.agents = load_agents(TOOL_NAMES, paths.config_dir / "agents")
+        paths.agent_checkpoints.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(
+            str(paths.agent_checkpoints), check_same_thread=False, timeout=30
+        )
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._saver = SqliteSaver(self._conn)
+        self._saver.setup()
+        self.hooks = Hooks(
+            engine=engine,
+            store=self.store,
+            brain=self.brain,
+            agents=self.agents,
+            catalogue=self.catalogue,
+            max_rounds=config.agents.max_tool_rounds,
+            remote_chars=config.agents.remote_output_chars,
+            spend_allowance_micros=round(config.agents.spend_allowance * 1_000_000),
+            unattended=unattended,
+            context_of=self._context,
+        )
+        self.graph = build_graph(self.hooks).compile(checkpointer=self._saver)
+        self._locks: dict[int, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    # -- conversations --------------------------------------------------------------------------
+    def conversations(self, search: str | None = None) -> list[ConversationInfo]:
+        pending = self._pending_ids()
+        return [
+            self._info(row, row["id"] in pending)
+            for row in conv.list_conversations(self.store, search)
+        ]
+
+    def conversation(self, cid: int) -> ConversationInfo:
+        row = conv.get_conversation(self.store, cid)
+        if row is None:
+            raise UsageError(f"there is no conversation {cid}", hint="`xyclaw chat` then /list")
+        return self._info(row, cid in self._pending_ids())
+
+    def _pending_ids(self) -> set[int]:
+        rows = conv.list_tool_calls_with_status(self.store, "pending_approval")
+        return {int(r["conversation_id"]) for r in rows}
+
+    @staticmethod
+    def _info(row: dict[str, Any], pending: bool) -> ConversationInfo:
+        return ConversationInfo(
+            id=int(row["id"]),
+            title=str(row["title"]),
+            created_at=float(row["created_at"]),
+            updated_at=float(row["updated_at"]),
+            tokens_in=int(row["tokens_in"]),
+            tokens_out=int(row["tokens_out"]),
+            cost_micros=int(row["cost_micros"]),
+            currency=str(row["currency"]),
+            pending_approval=pending,
+            kind=str(row.get("kind") or "chat"),
+        )
+
+    def new_conversation(self, title: str | None = None, *, kind: str = "chat") -> int:
+        return conv.create_conversation(
+            self.store,
+            title or DEFAULT_TITLE,
+            brain=self.brain_name,
+            kind=kind,
+            currency=self.brain.price.currency,
+        )
+
+    def monitor_conversation(self) -> int:
+        found = conv.conversation_of_kind(self.store, "monitor")
+        return found if found is not None else self.new_conversation(MONITOR_TITLE, kind="monitor")
+
+    def rename_conversation(self, cid: int, title: str) -> None:
+        if not conv.rename_conversation(self.store, cid, title.strip() or DEFAULT_TITLE):
+            raise UsageError(f"there is no conversation {cid}")
+
+    def delete_conversation(self, cid: int) -> None:
+        with self._lock(cid):
+            conv.delete_conversation(self.store, cid)
+            try:
+                self._saver.delete_thread(self._thread(cid))
+            except Exception:  # an old checkpoint left behind costs only disk
+                log.exception("could not delete the checkpoints of conversation %d", cid)
+
+    def messages(self, cid: int) -> list[ChatMessage]:
+        return [_message(row) for row in conv.list_messages(self.store, cid)]
+
+    # -- turns ----------------------------------------------------------------------------------
+    def send(
+        self,
+        cid: int,
+        text: str,
+        on_event: OnEvent,
+        cancel: threading.Event | None = None,
+    ) -> TurnResult:
+        """One user turn: route, call tools, stop at an approval or answer. Blocking."""
+        text = text.strip()
+        if not text:
+            raise UsageError("the message is empty")
+        info = self.conversation(cid)
+        with self._lock(cid):
+            pending = self.pending_approval(cid)
+            if pending is not None:
+                # A new message instead of an answer: the pending request is a no.
+                self._run(
+                    cid,
+                    self._resume(Decision("reject", by="user (sent a new message)")),
+                    lambda event: None,
+                    cancel,
+                )
+            if info.title == DEFAULT_TITLE:
+                conv.rename_conversation(self.store, cid, text[:60])
+            conv.add_message(self.store, cid, "user", text)
+            turn_id = int(time.time() * 1000)
+            state_input = {
+                "messages": [user_message(text)],
+                "turn": new_turn(turn_id),
+                "queue": [],
+                "gate": None,
+                "decision": None,
+                "final": None,
+            }
+            return self._run(cid, state_input, on_event, cancel)
+
+    def answer(
+        self,
+        cid: int,
+        decision: Decision,
+        on_event: OnEvent,
+        cancel: threading.Event | None = None,
+    ) -> TurnResult:
+        """Answer the pending approval (approve, reject, edit) and go on with the turn."""
+        with self._lock(cid):
+            if self.pending_approval(cid) is None:
+                raise UsageError(
+                    f"conversation {cid} has nothing waiting for approval",
+                    hint="it may have been answered already; `xyclaw ask --conversation N` shows it",
+                )
+            return self._run(cid, self._resume(decision), on_event, cancel)
+
+    def rent_option(
+        self,
+        cid: int,
+        plan_id: int,
+        option: int,
+        on_event: OnEvent,
+        cancel: threading.Event | None = None,
+    ) -> TurnResult:
+        """ "Rent this" on a plan row: the create_cluster tool and its approval, as if asked."""
+        text = f"Rent option {option} of plan {plan_id}"
+        return self._direct_call(
+            cid,
+            text,
+            "provisioner",
+            "create_cluster",
+            {"plan_id": plan_id, "option": option},
+            on_event,
+            cancel,
+        )
+
+    def run_action(
+        self,
+        cid: int,
+        action: SuggestedAction,
+        on_event: OnEvent,
+        cancel: threading.Event | None = None,
+    ) -> TurnResult:
+        """A monitor message's suggested action: the same tool, the same approval."""
+        agent = (
+            "monitor"
+            if action.tool in self.agents.agents["monitor"].tools
+            else (self.agents.owner_of(action.tool) or "monitor")
+        )
+        return self._direct_call(
+            cid, action.label, agent, action.tool, dict(action.args), on_event, cancel
+        )
+
+    def _direct_call(
+        self,
+        cid: int,
+        text: str,
+        agent: str,
+        tool: str,
+        args: dict[str, Any],
+        on_event: OnEvent,
+        cancel: threading.Event | None,
+    ) -> TurnResult:
+        self.conversation(cid)
+        with self._lock(cid):
+            if self.pending_approval(cid) is not None:
+                self._run(
+                    cid,
+                    self._resume(Decision("reject", by="user (started another action)")),
+                    lambda event: None,
+                    cancel,
+                )
+            conv.add_message(self.store, cid, "user", text)
+            call_id = new_call_id()
+            import json
+
+            call = {
+                "id": call_id,
+                "name": tool,
+                "arguments": json.dumps(args),
+                "args": args,
+                "error": None,
+                "audit_id": call_id,
+                "agent": agent,
+            }
+            assistant = {
+                "role": "assistant",
+                "content": None,
+                "name": agent,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": tool, "arguments": call["arguments"]},
+                    }
+                ],
+            }
+            turn = {**new_turn(int(time.time() * 1000)), "rounds": 1}
+            state_input = {
+                "messages": [user_message(text), assistant],
+                "turn": turn,
+                "queue": [call],
+                "agent": agent,
+                "gate": None,
+                "decision": None,
+                "final": None,
+            }
+            return self._run(cid, state_input, on_event, cancel)
+
+    def pending_approval(self, cid: int) -> ApprovalRequest | None:
+        snapshot = self.graph.get_state(self._config(cid))
+        for task in snapshot.tasks:
+            for item in task.interrupts:
+                if isinstance(item.value, dict) and "approval_id" in item.value:
+                    return ApprovalRequest.from_payload(cid, item.value)
+        return None
+
+    # -- allowances and usage -------------------------------------------------------------------
+    def allowances(self, cid: int | None = None) -> list[Allowance]:
+        return [
+            Allowance(
+                id=int(r["id"]),
+                conversation_id=int(r["conversation_id"]),
+                conversation_title=str(r["conversation_title"]),
+                cluster=str(r["cluster"]),
+                tool=str(r["tool"]),
+                effect=Effect(r["effect"]),
+                created_at=float(r["created_at"]),
+            )
+            for r in conv.list_allowances(self.store, cid)
+        ]
+
+    def revoke(self, allowance_id: int) -> None:
+        if not conv.revoke_allowance(self.store, allowance_id):
+            raise UsageError(f"there is no allowance {allowance_id} in force")
+
+    def usage_today(self) -> Any:
+        from xyclaw.agent.types import Usage
+
+        midnight = dt.datetime.combine(dt.date.today(), dt.time()).timestamp()
+        found = conv.usage_since(self.store, midnight)
+        return Usage(found["tokens_in"], found["tokens_out"], found["cost_micros"])
+
+    def tool_calls(self, cid: int) -> list[ToolCallRecord]:
+        return [_record(r) for r in conv.list_tool_calls(self.store, cid)]
+
+    def close(self) -> None:
+        try:
+            self.brain.close()
+        finally:
+            self._conn.close()
+
+    # -- running the graph ----------------------------------------------------------------------
+    def _lock(self, cid: int) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(cid, threading.Lock())
+
+    @staticmethod
+    def _thread(cid: int) -> str:
+        return f"conversation-{cid}"
+
+    def _config(self, cid: int) -> dict[str, Any]:
+        return {
+            "configurable": {"thread_id": self._thread(cid), "conversation_id": cid},
+            "recursion_limit": 200,
+        }
+
+    @staticmethod
+    def _resume(decision: Decision) -> Any:
+        from langgraph.types import Command
+
+        return Command(resume=decision.to_json())
+
+    def _context(self, cid: int, base: dict[str, Any]) -> dict[str, Any]:
+        """What the brains know besides the messages: live clusters and jobs (reads only)."""
+        context = dict(base)
+        try:
+            lister = getattr(self.engine, "clusters", None)
+            found = lister() if callable(lister) else self.engine.list_clusters()
+            context["clusters"] = [c.name for c in found]
+        except XyclawError:
+            context["clusters"] = []
+        jobs = getattr(self.engine, "jobs", None)
+        if callable(jobs):
+            try:
+                context["jobs"] = [str(getattr(j, "name", j)) for j in jobs()]
+            except XyclawError:
+                context["jobs"] = []
+        return context
+
+    def _run(
+        self, cid: int, graph_input: Any, on_event: OnEvent, cancel: threading.Event | None
+    ) -> TurnResult:
+        config = self._config(cid)
+        event = cancel or threading.Event()
+        self.hooks.cancels[cid] = event
+        failure: str | None = None
+        try:
+            for mode, chunk in self.graph.stream(
+                graph_input, config, stream_mode=["custom", "updates"], durability="sync"
+            ):
+                if mode == "custom":
+                    self._forward(cid, chunk, on_event)
+                if event.is_set():
+                    raise OperationCancelled("the turn was cancelled")
+        except OperationCancelled:
+            failure = "Stopped: the turn was cancelled."
+        except XyclawError as exc:
+            failure = str(exc)
+            log.info("turn of conversation %d failed: %s", cid, exc.message)
+        except Exception as exc:  # a bug must not reach the user as a traceback
+            log.exception("turn of conversation %d crashed", cid)
+            failure = f"The agent failed unexpectedly ({type(exc).__name__}); see the log."
+        finally:
+            self.hooks.cancels.pop(cid, None)
+        snapshot = self.graph.get_state(config)
+        values = snapshot.values or {}
+        turn = values.get("turn") or new_turn(0)
+        calls = self._turn_calls(cid, turn)
+        pending = self.pending_approval(cid)
+        if failure is not None:
+            conv.add_usage(
+                self.store, cid, turn["tokens_in"], turn["tokens_out"], turn["cost_micros"]
+            )
+            conv.add_message(
+                self.store, cid, "assistant", failure, agent="xyclaw", data={"failed": True}
+            )
+            on_event(TurnFailed(cid, failure))
+            return TurnResult(
+                cid,
+                "xyclaw",
+                failure,
+                calls,
+                None,
+                turn["tokens_in"],
+                turn["tokens_out"],
+                turn["cost_micros"],
+                self.brain.price.currency,
+            )
+        if pending is not None:
+            on_event(ApprovalRequested(cid, pending))
+            return TurnResult(
+                cid,
+                pending.agent,
+                "",
+                calls,
+                pending,
+                turn["tokens_in"],
+                turn["tokens_out"],
+                turn["cost_micros"],
+                self.brain.price.currency,
+            )
+        final = values.get("final") or {
+            "agent": "supervisor",
+            "text": "",
+            "reasoning": None,
+            "tokens_in": 0,
+            "tokens_out": 0,
+            "cost_micros": 0,
+        }
+        message_id = conv.add_message(
+            self.store,
+            cid,
+            "assistant",
+            final["text"],
+            agent=final["agent"],
+            reasoning=final.get("reasoning"),
+            tokens_in=final["tokens_in"],
+            tokens_out=final["tokens_out"],
+            cost_micros=final["cost_micros"],
+        )
+        message = ChatMessage(
+            id=message_id,
+            conversation_id=cid,
+            role="assistant",
+            agent=final["agent"],
+            text=final["text"],
+            reasoning=final.get("reasoning"),
+            tool_call=None,
+            ts=time.time(),
+            tokens_in=final["tokens_in"],
+            tokens_out=final["tokens_out"],
+            cost_micros=final["cost_micros"],
+        )
+        on_event(ReplyDone(cid, message))
+        return TurnResult(
+            cid,
+            final["agent"],
+            final["text"],
+            calls,
+            None,
+            final["tokens_in"],
+            final["tokens_out"],
+            final["cost_micros"],
+            self.brain.price.currency,
+            final.get("reasoning"),
+        )
+
+    def _turn_calls(self, cid: int, turn: dict[str, Any]) -> list[ToolCallRecord]:
+        wanted = list(turn.get("calls") or [])
+        if not wanted:
+            return []
+        rows = {r["call_id"]: r for r in conv.list_tool_calls(self.store, cid)}
+        return [_record(rows[c]) for c in wanted if c in rows]
+
+    def _forward(self, cid: int, chunk: Any, on_event: OnEvent) -> None:
+        if not isinstance(chunk, dict):
+            return
+        kind = chunk.get("type")
+        try:
+            if kind == "token" and chunk.get("text"):
+                on_event(TokenDelta(cid, chunk["agent"], chunk["text"]))
+            elif kind == "reasoning" and chunk.get("text"):
+                on_event(ReasoningDelta(cid, chunk["agent"], chunk["text"]))
+            elif kind == "tool_started":
+                on_event(ToolStarted(cid, _record(chunk["call"])))
+            elif kind == "tool_finished":
+                on_event(ToolFinished(cid, _record(chunk["call"])))
+            elif kind == "plan":
+                on_event(PlanShown(cid, int(chunk["plan_id"]), list(chunk["options"])))
+        except Exception:  # a caller's handler must not break the turn
+            log.exception("an agent event handler failed")
+
+
+def _record(row: dict[str, Any]) -> ToolCallRecord:
+    return ToolCallRecord(
+        call_id=str(row.get("call_id")),
+        tool=str(row.get("tool")),
+        effect=Effect(row.get("effect") or "read"),
+        args=dict(row.get("args") or {}),
+        status=row.get("status") or "running",
+        duration_s=row.get("duration_s"),
+        summary=row.get("summary"),
+        error=row.get("error"),
+        from_remote=bool(row.get("from_remote")),
+        agent=row.get("agent"),
+        result=row.get("result"),
+    )
+
+
+def _message(row: dict[str, Any]) -> ChatMessage:
+    import json
+
+    call = None
+    if row.get("tc_call_id") is not None:
+        call = ToolCallRecord(
+            call_id=str(row["tc_call_id"]),
+            tool=str(row["tc_tool"]),
+            effect=Effect(row["tc_effect"]),
+            args=json.loads(row.get("tc_args_json") or "{}"),
+            status=row.get("tc_status") or "running",
+            duration_s=row.get("tc_duration_s"),
+            summary=row.get("tc_summary"),
+            error=row.get("tc_error"),
+            from_remote=bool(row.get("tc_from_remote")),
+            agent=row.get("agent"),
+        )
+    data = row.get("data") or {}
+    actions = tuple(
+        SuggestedAction(a["label"], a["tool"], dict(a.get("args") or {}), Effect(a["effect"]))
+        for a in data.get("actions") or []
+    )
+    return ChatMessage(
+        id=int(row["id"]),
+        conversation_id=int(row["conversation_id"]),
+        role=row["role"],
+        agent=row.get("agent"),
+        text=str(row.get("content") or ""),
+        reasoning=row.get("reasoning"),
+        tool_call=call,
+        ts=float(row["ts"]),
+        tokens_in=int(row.get("tokens_in") or 0),
+        tokens_out=int(row.get("tokens_out") or 0),
+        cost_micros=int(row.get("cost_micros") or 0),
+        actions=actions,
+    )
+
+
+__all__ = ["AgentError", "AgentRuntime", "make_brain"]
