@@ -542,9 +542,12 @@ def build_graph(hooks: Hooks) -> StateGraph:
         )
 
     def allowance(cid: int, spec: ToolSpec, gate: Gate) -> str | None:
-        if spec.effect is Effect.EXEC and gate.cluster:
-            if conv.has_allowance(hooks.store, cid, gate.cluster, spec.name):
-                return f"allowance: {spec.name} on {gate.cluster} in this conversation"
+        if (
+            spec.effect is Effect.EXEC
+            and gate.cluster
+            and conv.has_allowance(hooks.store, cid, gate.cluster, spec.name)
+        ):
+            return f"allowance: {spec.name} on {gate.cluster} in this conversation"
         if (
             spec.effect is Effect.SPEND
             and hooks.spend_allowance_micros > 0

@@ -220,7 +220,7 @@ class AgentRuntime:
             if self.pending_approval(cid) is None:
                 raise UsageError(
                     f"conversation {cid} has nothing waiting for approval",
-                    hint="it may have been answered already; `xyclaw ask --conversation N` shows it",
+                    hint="it may have been answered already (`xyclaw chat`, then /switch N)",
                 )
             return self._run(cid, self._resume(decision), on_event, cancel)
 

@@ -286,7 +286,6 @@ def spend_period(text: str, now: float | None = None) -> Any:
     text = text.strip().lower().replace("-", "_") if not text[:1].isdigit() else text.strip()
     if text in ("today", "month", "last_month", "all"):
         return text
-    today = dt.datetime.fromtimestamp(now if now is not None else time.time()).date()
 
     def at(day: dt.date) -> float:
         return dt.datetime(day.year, day.month, day.day).timestamp()
