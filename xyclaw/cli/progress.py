@@ -1,12 +1,18 @@
-"""Printing an operation's progress on the terminal while the command waits for it."""
+"""Printing an operation's progress on the terminal while the command waits for it.
+
+On a terminal: a rich progress bar for the operation and one line per node
+with its steps (provision, SSH, then the bootstrap checks). Otherwise, as
+always, one line per new message (``[ 40%] ...``), which logs and scripts read.
+"""
 
 from __future__ import annotations
 
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
+from xyclaw.cli.render import console, use_rich
 from xyclaw.engine import Engine, OperationHandle
 from xyclaw.events import OperationProgress
 
@@ -27,14 +33,8 @@ def follow(
     lock = threading.Lock()
     early: list[OperationProgress] = []
     handle_box: list[OperationHandle[T]] = []
-    last = [""]
-
-    def show(event: OperationProgress) -> None:
-        if event.state != "running" or event.message == last[0]:
-            return  # the end is reported by the command; a poll that changed nothing is noise
-        last[0] = event.message
-        prefix = f"[{event.fraction:4.0%}] " if event.fraction is not None else "       "
-        print(f"{prefix}{event.message}", file=stream, flush=True)
+    view = _RichProgress(stream) if use_rich(stream) else _PlainProgress(stream)
+    show = view.show
 
     def on_event(event: OperationProgress) -> None:
         with lock:
@@ -59,8 +59,99 @@ def follow(
             except TimeoutError:
                 continue
             except KeyboardInterrupt:
-                print("cancelling (cleaning up what was started)...", file=stream, flush=True)
+                view.note("cancelling (cleaning up what was started)...")
                 handle.cancel()
                 return handle.result()
     finally:
         sub.unsubscribe()
+        view.close()
+
+
+class _PlainProgress:
+    """One line per new message; the end is reported by the command."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._last = ""
+
+    def show(self, event: OperationProgress) -> None:
+        if event.state != "running" or event.message == self._last:
+            return  # the end is reported by the command; a poll that changed nothing is noise
+        self._last = event.message
+        prefix = f"[{event.fraction:4.0%}] " if event.fraction is not None else "       "
+        print(f"{prefix}{event.message}", file=self._stream, flush=True)
+
+    def note(self, text: str) -> None:
+        print(text, file=self._stream, flush=True)
+
+    def close(self) -> None:
+        pass
+
+
+def node_steps() -> tuple[str, ...]:
+    """The steps every node of a new cluster goes through, in order."""
+    from xyclaw.engine.bootstrap import STEPS
+
+    return ("provision", "ssh", *STEPS)
+
+
+class _RichProgress:
+    """The operation's bar on top, then a bar per node (``subject``) counting its steps."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+
+        self._steps = node_steps()
+        self._progress = Progress(
+            SpinnerColumn(finished_text="[green]✓[/]"),
+            TextColumn("{task.description}", markup=False),
+            BarColumn(bar_width=24),
+            TextColumn("{task.fields[count]}", style="bold"),
+            TextColumn("{task.fields[message]}", markup=False),
+            console=console(stream),
+            transient=False,
+            refresh_per_second=8,
+        )
+        self._overall: Any = None
+        self._nodes: dict[str, Any] = {}
+        self._progress.start()
+
+    def show(self, event: OperationProgress) -> None:
+        if event.state != "running":
+            return
+        if event.subject:
+            self._show_node(event)
+            return
+        if self._overall is None:
+            self._overall = self._progress.add_task(
+                event.title, total=1.0, count="", message="", start=True
+            )
+        fields: dict[str, Any] = {"message": event.message}
+        if event.fraction is not None:
+            fields["completed"] = event.fraction
+            fields["count"] = f"{event.fraction:4.0%}"
+        self._progress.update(self._overall, **fields)
+
+    def _show_node(self, event: OperationProgress) -> None:
+        subject = event.subject or ""
+        total = len(self._steps)
+        task = self._nodes.get(subject)
+        if task is None:
+            task = self._progress.add_task(f"  {subject}", total=total, count="", message="")
+            self._nodes[subject] = task
+        message = event.message.removeprefix(f"{subject}: ")
+        if event.step in self._steps:
+            done = self._steps.index(event.step) + 1
+            if event.step == "provision" and not message.endswith("running"):
+                done -= 1  # a state change on the way, not yet up
+            self._progress.update(
+                task, completed=done, count=f"{done}/{total}", message=f"{event.step}: {message}"
+            )
+        else:
+            self._progress.update(task, message=message)
+
+    def note(self, text: str) -> None:
+        self._progress.console.print(text, style="yellow", markup=False)
+
+    def close(self) -> None:
+        self._progress.stop()

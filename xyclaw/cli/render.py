@@ -1,0 +1,367 @@
+"""How the commands draw tables: with ``rich`` on a terminal, as plain lines otherwise.
+
+One place decides. On a terminal the tables, the plan and the live ``top``
+view are drawn the way SkyPilot's and dstack's CLIs draw theirs (aligned
+columns, coloured states, bars); piped into a file or another program the
+output is exactly the plain lines the commands always printed, so scripts that
+read them keep working. ``--json`` never comes here. ``XYCLAW_PLAIN=1`` (or
+``TERM=dumb``) asks for the plain lines on a terminal too; ``NO_COLOR`` keeps
+the layout and drops the colours.
+
+``rich`` is imported only when something is drawn with it, so ``xyclaw
+--help`` does not pay for it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from xyclaw.planner.result import PlanOption, PlanResult, RejectedOption
+
+PLAIN_ENV = "XYCLAW_PLAIN"
+
+# Colours of the states clusters, nodes and jobs pass through (unknown states stay plain).
+_STATE_STYLES = {
+    "ready": "green",
+    "running": "green",
+    "up": "green",
+    "succeeded": "green",
+    "requested": "yellow",
+    "provisioning": "yellow",
+    "bootstrapping": "yellow",
+    "starting": "yellow",
+    "pending": "yellow",
+    "releasing": "yellow",
+    "stale": "yellow",
+    "failed": "bold red",
+    "error": "bold red",
+    "down": "bold red",
+    "orphan": "bold red",
+    "cancelled": "magenta",
+    "released": "dim",
+    "gone": "dim",
+    "stopped": "dim",
+}
+_SEVERITY_STYLES = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "cyan"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: its header, its width in the plain lines, and its side."""
+
+    header: str
+    width: int = 0
+    right: bool = False
+
+    def plain(self, text: str) -> str:
+        return format(text, f"{'>' if self.right else '<'}{self.width}")
+
+
+def use_rich(out: IO[str]) -> bool:
+    """Draw with rich: ``out`` is a terminal and the user did not ask for plain lines."""
+    if os.environ.get(PLAIN_ENV, "").strip() not in ("", "0"):
+        return False
+    if os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(out.isatty())
+    except (AttributeError, ValueError, OSError):  # closed, or not a real stream
+        return False
+
+
+def console(out: IO[str]) -> Console:
+    from rich.console import Console
+
+    return Console(file=out, highlight=False, soft_wrap=False)
+
+
+def state_style(state: str) -> str:
+    return _STATE_STYLES.get(state.lower(), "")
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+
+def plain_table(columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> list[str]:
+    """The plain lines: one header line, then one line a row, cells padded to their width."""
+    lines = [" ".join(c.plain(c.header) for c in columns)]
+    for row in rows:
+        lines.append(" ".join(c.plain(str(cell)) for c, cell in zip(columns, row, strict=True)))
+    return lines
+
+
+def print_table(
+    out: IO[str],
+    columns: Sequence[Column],
+    rows: Iterable[Sequence[object]],
+    *,
+    title: str | None = None,
+) -> None:
+    """A table of ``rows`` (cells already formatted as text) on ``out``.
+
+    A column headed ``state`` is coloured by state on a terminal. The title is
+    shown only on a terminal (the plain lines never had one).
+    """
+    rows = [list(row) for row in rows]
+    if not use_rich(out):
+        for line in plain_table(columns, rows):
+            print(line, file=out)
+        return
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        header_style="bold",
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        pad_edge=False,
+    )
+    for c in columns:
+        table.add_column(c.header, justify="right" if c.right else "left", no_wrap=True)
+    states = {i for i, c in enumerate(columns) if c.header.lower() == "state"}
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            text = _escape(str(cell))
+            style = state_style(str(cell)) if i in states else ""
+            cells.append(f"[{style}]{text}[/]" if style else text)
+        table.add_row(*cells)
+    console(out).print(table)
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+# --- xyclaw plan -----------------------------------------------------------------------------
+
+
+def print_plan(out: IO[str], result: PlanResult, *, limit: int | None) -> None:
+    """The plan: the options (or the closest rejects), cheapest or fastest first, with reasons."""
+    from xyclaw.planner.report import render
+
+    if not use_rich(out):
+        for line in render(result, limit=limit):
+            print(line, file=out)
+        return
+    from rich.text import Text
+
+    lines = render(result, limit=limit)
+    con = console(out)
+    # The plain view's first lines are the request and what was considered: keep the words.
+    con.print(Text(lines[0], style="bold"))
+    if result.unmatched:
+        con.print(Text(lines[1], style="red"))
+        return
+    con.print(Text(lines[1], style="dim"))
+    if result.options:
+        shown = result.options if limit is None else result.options[:limit]
+        con.print(_plan_table(shown))
+        _print_reasons(con, [(n, "; ".join(t for _, t in o.reasons)) for n, o in _numbered(shown)])
+    else:
+        rejected = result.rejected if limit is None else result.rejected[:limit]
+        con.print(_plan_table(rejected))
+        _print_reasons(con, [(n, item.why) for n, item in _numbered(rejected)], style="red")
+
+
+def _numbered(items: Sequence[Any]) -> list[tuple[int, Any]]:
+    return list(enumerate(items, start=1))
+
+
+def _plan_table(items: Sequence[PlanOption | RejectedOption]) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    from xyclaw.catalog.money import format_amount
+
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
+    for header, right in (
+        ("#", True),
+        ("GPU", False),
+        ("cards", True),
+        ("fabric", False),
+        ("provider/region", False),
+        ("price/h", True),
+        ("hours", True),
+        ("cost", True),
+        ("GiB/GPU", True),
+        ("util", True),
+    ):
+        table.add_column(header, justify="right" if right else "left", no_wrap=True)
+    for number, item in _numbered(items):
+        hours, cost, utilization = item.hours, item.cost_micro, item.utilization
+        table.add_row(
+            str(number),
+            f"[bold]{_escape(item.gpu)}[/]",
+            f"{item.nodes}x{item.gpus_per_node}",
+            _escape(item.fabric),
+            _escape(f"{item.provider}/{item.region}"),
+            format_amount(item.price_micro),
+            "-" if hours is None else f"{hours:.1f}",
+            "-" if cost is None else f"[bold]{format_amount(cost, item.currency)}[/]",
+            f"{item.memory_per_gpu_bytes / (1 << 30):.1f}",
+            "-" if utilization is None else f"{utilization:.0%}",
+        )
+    return table
+
+
+def _print_reasons(con: Console, reasons: Sequence[tuple[int, str]], style: str = "dim") -> None:
+    from rich.table import Table
+
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", style="bold")
+    grid.add_column(style=style, overflow="fold")
+    label = "why" if style == "dim" else "rejected"
+    for number, text in reasons:
+        grid.add_row(f"{number}", f"{label}: {text}")
+    con.print(grid)
+
+
+# --- xyclaw top ------------------------------------------------------------------------------
+
+
+def _level(value: float | None, warn: float, bad: float) -> str:
+    """Green below ``warn``, yellow up to ``bad``, red from there (temperatures, memory)."""
+    if value is None:
+        return "dim"
+    return "red" if value >= bad else "yellow" if value >= warn else "green"
+
+
+def _util_style(util: float | None) -> str:
+    """A rented GPU that idles is money spent for nothing: busy is green, idle is red."""
+    if util is None:
+        return "dim"
+    return "green" if util >= 60 else "yellow" if util >= 20 else "red"
+
+
+def _bar(value: float | None, width: int = 10) -> Any:
+    from rich.text import Text
+
+    if value is None:
+        return Text(" " * width)
+    filled = round(max(0.0, min(100.0, value)) / 100 * width)
+    text = Text("█" * filled, style=_util_style(value))
+    text.append("░" * (width - filled), style="dim")
+    return text
+
+
+def top_view(snap: dict[str, Any]) -> RenderableType:
+    """The live view of ``xyclaw top`` for rich: GPUs grouped by node, then the open alerts."""
+    from rich import box
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    alerts = snap["alerts"]
+    head = Text.assemble(
+        (str(snap["cluster"]), "bold"),
+        f"  {time.strftime('%H:%M:%S', time.localtime(snap['ts']))}  ",
+        f"{len(snap['gpus'])} GPUs, ",
+        (f"{len(alerts)} open alert(s)", "bold red" if alerts else "green"),
+    )
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=False)
+    table.add_column("node", no_wrap=True)
+    table.add_column("gpu", justify="right")
+    table.add_column("util", justify="right")
+    table.add_column("", no_wrap=True)
+    table.add_column("mem GiB", justify="right")
+    table.add_column("temp", justify="right")
+    table.add_column("power W", justify="right")
+    table.add_column("sm MHz", justify="right")
+    table.add_column("throttle", justify="right")
+    by_node: dict[str, list[dict[str, Any]]] = {}
+    for g in snap["gpus"]:
+        by_node.setdefault(g["node"], []).append(g)
+    nodes = snap["nodes"]
+    for index, node in enumerate(nodes):
+        gpus = by_node.get(node["node"], [])
+        name = _escape(node["node"])
+        if not gpus or node["state"] != "up":
+            why = _escape(node.get("error") or "no samples yet")
+            style = state_style(node["state"]) or "yellow"
+            table.add_row(name, "", f"[{style}]{_escape(node['state'].upper())}[/]", why)
+        for i, g in enumerate(gpus):
+            util = g["util"]
+            used = None if g["mem_used_mib"] is None else g["mem_used_mib"] / 1024
+            total = None if g["mem_total_mib"] is None else g["mem_total_mib"] / 1024
+            mem_share = None if not used or not total else used / total * 100
+            temp = g["temp_c"]
+            throttle = "-" if not g["throttle"] or g["throttle"] == 1 else f"0x{g['throttle']:x}"
+            table.add_row(
+                name if i == 0 else "",
+                str(g["gpu"]),
+                Text("-" if util is None else f"{util}%", style=_util_style(util)),
+                _bar(util),
+                Text(f"{_num(used, '.1f')}/{_num(total, '.0f')}", style=_level(mem_share, 90, 98)),
+                Text(f"{_num(temp, 'd')}C", style=_level(temp, 80, 88)),
+                f"{_num(g['power_w'], '.0f')}/{_num(g['power_limit_w'], 'd')}",
+                _num(g["sm_mhz"], "d"),
+                Text(throttle, style="yellow" if throttle != "-" else "dim"),
+            )
+        if gpus and index < len(nodes) - 1:
+            table.add_section()
+    parts: list[Any] = [head, table]
+    if alerts:
+        parts.append(Text("open alerts:", style="bold"))
+        for a in alerts:
+            style = _SEVERITY_STYLES.get(str(a["severity"]).lower(), "")
+            line = Text("  ")
+            line.append(f"[{a['severity']}]", style=style)
+            line.append(f" {a['message']}")
+            parts.append(line)
+            parts.append(Text(f"      -> {a['action']}", style="dim"))
+    else:
+        parts.append(Text("no open alerts", style="green"))
+    return Group(*parts)
+
+
+def _num(value: Any, fmt: str) -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def print_top(out: IO[str], snap: dict[str, Any], plain: Callable[[dict[str, Any]], str]) -> None:
+    """One view of ``xyclaw top``: ``plain(snap)`` when not drawing with rich."""
+    if use_rich(out):
+        console(out).print(top_view(snap))
+    else:
+        print(plain(snap), file=out)
+
+
+class TopScreen:
+    """The live ``top`` view: redrawn in place on a terminal, one view after another if not."""
+
+    def __init__(self, out: IO[str], plain: Callable[[dict[str, Any]], str], live: Any) -> None:
+        self._out = out
+        self._plain = plain
+        self._live = live
+
+    def show(self, snap: dict[str, Any]) -> None:
+        if self._live is not None:
+            self._live.update(top_view(snap), refresh=True)
+        else:
+            self._out.write(self._plain(snap) + "\n")
+            self._out.flush()
+
+
+@contextmanager
+def top_screen(out: IO[str], plain: Callable[[dict[str, Any]], str]) -> Iterator[TopScreen]:
+    """Where the live ``top`` view is drawn; on a terminal, the whole screen, as top does."""
+    if not use_rich(out):
+        yield TopScreen(out, plain, None)
+        return
+    from rich.live import Live
+
+    with Live(console=console(out), screen=True, auto_refresh=False, redirect_stderr=False) as live:
+        yield TopScreen(out, plain, live)
