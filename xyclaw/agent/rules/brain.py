@@ -1,0 +1,824 @@
+"""The rules brain: a documented set of requests in English and Chinese, turned into tool calls.
+
+:func:`understand` is deterministic and quick (no model, no tokens). It reads
+the request once (see :mod:`xyclaw.agent.rules.slots`), decides the intent in a
+fixed order, and builds at most a few tool calls. It never calls a tool that
+spends, destroys or executes unless the request names that action plainly and
+its target resolves (a plan option, a named or the conversation's cluster or
+job); a negated ("don't release"), hypothetical ("should I release?") or
+how-to request gets words back, not a call. Anything else is ``unknown``: a
+short help in the request's language.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xyclaw.agent.rules import slots
+from xyclaw.agent.rules.slots import (
+    CLUSTER_PRONOUNS,
+    CLUSTER_WORDS,
+    JOB_PRONOUNS,
+    JOB_WORDS,
+    Message,
+    Ref,
+)
+from xyclaw.agent.rules.texts import (
+    fabric_advice,
+    help_text,
+    pick,
+    refusal,
+    say,
+    unknown_text,
+)
+from xyclaw.agent.rules.turn import RulesContext, RulesTurn, ToolCall
+
+# ---- language --------------------------------------------------------------------------------
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def detect_language(text: str) -> str:
+    """``zh`` when Chinese characters carry the request (mixed text too), else ``en``."""
+    han = len(_HAN.findall(text))
+    if han == 0:
+        return "en"
+    words = len(_WORD.findall(text))
+    return "zh" if han * 2 >= words else "en"
+
+
+# ---- keyword patterns (on Message.keys: folded, quotes and paths taken out) ------------------
+
+_HELP_ONLY = re.compile(
+    r"^\s*(?:/?help|/\?|\?|menu|usage|commands|examples?|hi|hello|hey|hi there|"
+    r"帮助|菜单|你好|您好|嗨|哈喽|在吗|使用说明|说明)\s*[!.?？！。]*\s*$"
+)
+_HELP = re.compile(
+    r"what can you do|what do you do|what can i (?:ask|say)|how does this work|how do i use "
+    r"(?:you|this|xyclaw)|\bhelp\b|你能做什么|你会什么|能做什么|怎么用你|如何使用|有什么功能|"
+    r"帮助|使用说明|能干什么|可以做什么"
+)
+_NEGATION = (
+    r"\b(?:don'?t|do\s+not|never|no\s+need\s+to|not\s+now|stop\s+asking)\b|不要|别|不用|先不|"
+    r"不必|不需要|千万别|勿|暂时不|不想"
+)
+_ADVISORY = re.compile(
+    r"\bshould\s+(?:i|we)\b|\bwhat\s+if\b|\bwhat\s+happens\b|\bwhat\s+does\b|\bwhat\s+would\b|"
+    r"\bhow\s+(?:do|can|would|should)\s+(?:i|we|you)\b|\bhow\s+to\b|\bis\s+it\s+safe\b|"
+    r"\bwhen\s+should\b|要不要|该不该|是否应该|应不应该|需不需要|会怎样|会怎么样|如果.{0,8}会|"
+    r"怎么(?!样)|如何|怎样(?!了)|能不能先|有必要"
+)
+_QUESTION_WORD = re.compile(
+    r"^\s*(?:what|how|which|why|when|where)\b|\b(?:how\s+much|how\s+long)\b|多少|什么|哪个|为什么|多久"
+)
+_POLITE = re.compile(
+    r"^\s*(?:(?:please|pls|plz|kindly|ok(?:ay)?|now|then|and|so|go\s+ahead\s+and|can\s+you|"
+    r"could\s+you|would\s+you|i\s+want\s+to|i'?d\s+like\s+to|let'?s|let\s+us)\s*,?\s*)*"
+    r"(?:(?:请|帮我|麻烦|给我|帮忙|那就|那|好的?|现在|我要|我想|可以)\s*,?\s*)*"
+)
+_ALL = (
+    r"\ball\b|\beverything\b|\bevery\s+cluster\b|\beach\s+cluster\b|全部|所有|全都|一切|统统|都释放|"
+    r"都关|都退"
+)
+
+_FABRIC_WORD = (
+    slots.IB_WORDS + "|" + slots.ROCE_WORDS + r"|\b(?:network|fabric|interconnect|networking)\b|"
+    r"网络|组网|互联|交换机"
+)
+_FABRIC_QUESTION = (
+    r"\?|？|吗|呢|还是|哪个|哪种|\bwhich\b|\bwhat\b|\bshould\b|\bneed\b|\benough\b|够|需要|"
+    r"是否|\bwhether\b|\bworth\b|\bbetter\b|\bvs\.?\b|\bversus\b|difference|区别|对比|比较|"
+    r"选择|选哪|用什么|\bor\b|\bwhen\b|\bmatters?\b"
+)
+
+_TASK_LORA = r"\b(?:q?lora)\b|q?lora"
+_TASK_FINETUNE = (
+    r"fine[\s-]?tun(?:e|ing|ed)|finetun(?:e|ing)|\bsft\b|instruction[\s-]tun|微调|精调|全参|全量"
+)
+_TASK_INFERENCE = (
+    r"\binference\b|\bserv(?:e|ing)\b|\bdeploy(?:ment|ing)?\b|\bhost(?:ing)?\s+(?:a|the)?\s*model|"
+    r"\bqps\b|\brps\b|推理|部署|上线|服务化|在线服务"
+)
+_TASK_PRETRAIN = r"pre[\s-]?train(?:ing)?|from\s+scratch|预训练|从头训练|从零训练"
+_TASK_TRAIN = r"\btrain(?:ing)?\b|训练"
+_PLAN_WORD = (
+    r"\bplan\b|\bestimate\b|\bhow\s+many\s+(?:gpus|cards|nodes)\b|\bsize\s+(?:a|the)\b|"
+    r"规划|估算|预估|评估|算一下|需要多少|要多少(?:张|卡|台)|(?:做|出|给|推荐)(?:一?个|一下)?方案|"
+    r"推荐配置|什么配置"
+)
+_RENT_STRONG = (
+    r"\b(?:rent|lease|book|order|provision|spin\s+up|buy|reserve)\b|租|下单|订购|开(?:一|个|台|套)|"
+    r"创建集群|开集群|开通"
+)
+_RENT_WEAK = (
+    r"(?:\b(?:take|go\s+with|choose|pick|select|use|i'?ll\s+take|let'?s\s+go\s+with)\b"
+    r"|就用|就选|用|选|选择|定)\s*(?:the\s+)?"
+    r"(?:option|choice|#|no\.|number|方案|选项|第|"
+    + slots.ORDINAL_WORDS.replace("|", r"\b|\b")
+    + r"\b)"
+)
+_RENT_PRONOUN = (
+    r"\b(?:rent|book|take|order)\s+(?:it|this|that|this\s+one|that\s+one|them)\b|租(?:它|这个|那个|吧|了吧)"
+    r"|就这个|就它了?|就租这个"
+)
+_CREATE_CLUSTER = (
+    r"\b(?:create|start|launch|spin\s+up|bring\s+up)\s+(?:a|an|new|the)?\s*\S*\s*cluster\b"
+)
+_RELEASE = (
+    r"\b(?:release|free\s+up|shut\s*down|shutdown|tear\s+down|teardown|terminate|destroy|"
+    r"delete|remove|decommission|give\s+back|turn\s+off|power\s+off)\b|释放|退掉|退租|关掉|关闭|关了|销毁|"
+    r"删除|删掉|回收|还掉|归还|停掉集群|停止集群|不要了"
+)
+_STOP = r"\b(?:stop|kill|end|halt)\b|停止|停掉|停了|杀掉|结束|中止|终止"
+_CANCEL = r"\b(?:cancel|abort|kill|stop)\b|取消|终止|中止|停止|停掉|杀掉|结束|停了"
+_LAUNCH = (
+    r"\b(?:launch|start|submit|run|kick\s+off|begin|queue|schedule)\b|"
+    r"启动|提交|运行|开始|跑|执行|开跑"
+)
+_RUN = r"\b(?:run|execute|exec)\b|执行|运行|跑一下|跑"
+_LAUNCH_STRONG = r"\b(?:launch|submit|kick\s+off)\b|启动|提交|开跑"
+_TUNE = (
+    r"(?<![a-z-])(?<!fine\s)tun(?:e|ing)\b|optimi[sz]e\s+(?:the\s+)?(?:nccl|network|"
+    r"communication|fabric|all-?reduce|interconnect|bandwidth)|nccl[\s-]*tests?|调优|"
+    r"优化\s*(?:一下)?\s*(?:网络|通信|nccl|带宽)|(?:网络|通信|nccl)\s*(?:调优|优化)|测\s*一?下?\s*带宽"
+)
+_LOGS = r"\blogs?\b|\boutput\b|\bstdout\b|\bstderr\b|\btail\b|\bprinted\b|日志|输出|打印"
+_JOB_STATUS = (
+    r"status\s+of\s+(?:the\s+|my\s+)?(?:job|run|training)|(?:job|run|training)\s*\S*\s+status|"
+    r"how(?:'s|\s+is)\s+(?:the\s+|my\s+)?(?:job|run|training|fine-?tune)|progress|\beta\b|"
+    r"is\s+(?:it|the\s+job|the\s+training|job\s*\S+)\s+(?:done|finished|running|over)|"
+    r"how\s+far|进度|怎么样了|跑完|跑到|还要多久|完成了吗|训练到|任务状态|状态如何|跑得怎么样|结束了吗"
+)
+_SPENT = (
+    r"\bspent\b|\bdid\b.*\bcost\b|\bhave\s+i\s+(?:spent|paid)\b|\bpaid\b|花了|花掉|花费了|用了多少钱|"
+    r"消费了|扣了|烧了"
+)
+_COST = (
+    r"\bspen[dt]|\bspending\b|\bcosts?\b|\bbill(?:ing|ed)?\b|\bcharges?\b|\bpaid\b|\bmoney\b|"
+    r"\bexpenses?\b|花了|花费|花掉|费用|账单|消费|开销|支出|扣了|多少钱|成本|烧了"
+)
+_OFFERS = (
+    r"\boffers?\b|\bprices?\b|\bpricing\b|\brates?\b|per\s+(?:gpu-?)?hour|an\s+hour|/\s*h\b|"
+    r"\bhourly\b|what\s+(?:gpus|cards)\s+(?:can|are|do)|\bavailable\b|\bin\s+stock\b|"
+    r"报价|价格|价钱|单价|每小时|一小时|多少钱一|可租|能租什么|有哪些卡|有什么卡|有哪些gpu|库存|有货"
+)
+_HISTORY = (
+    r"\bhistory\b|\bhistorical\b|\blast\s+\d+|\brecent\b|\bprevious\b|\bpast\b|\bearlier\b|\bago\b|"
+    r"\bwhat\s+happened\b|\bevents?\b|\blast\s+(?:month|week)\b|\byesterday\b|历史|最近|以前|之前|"
+    r"过去|上次|上个?月|上周|昨天|租过|跑过|记录|发生了什么|事件|跑了哪些|租了哪些"
+)
+_ALERTS = (
+    r"\balerts?\b|\balarms?\b|\bwarnings?\b|anything\s+wrong|any\s+(?:problems|issues|errors)|"
+    r"告警|报警|警报|警告|异常|故障"
+)
+_HEALTH = (
+    r"\bhealth(?:y)?\b|\btemperatures?\b|\btemps?\b|\butili[sz]ation\b|\butil\b|gpu\s+usage|"
+    r"memory\s+usage|how\s+(?:are|is)\s+(?:the\s+|my\s+)?(?:gpus|nodes|cluster|machines)|"
+    r"\bnvidia-smi\b|\bcheck\s+(?:on\s+)?(?:the\s+|my\s+)?(?:cluster|gpus|nodes)|健康|温度|利用率|显存|"
+    r"正常吗|节点状态|gpu状态|显卡状态|检查一下|体检|巡检"
+)
+_STATUS = (
+    r"\bstatus\b|what'?s\s+running|what\s+is\s+running|\brunning\b|list\s+(?:my\s+|the\s+)?clusters|"
+    r"show\s+(?:me\s+)?(?:my\s+|the\s+)?clusters|\bmy\s+clusters\b|which\s+clusters|"
+    r"clusters\s+do\s+i\s+have|what\s+do\s+i\s+have|集群状态|有哪些集群|哪些集群|在跑什么|在运行|运行中|"
+    r"我的集群|现在有什么|状态|集群列表|列出集群|有什么集群"
+)
+
+_KIND_PATTERNS = (
+    ("jobs", r"\bjobs?\b|\bruns?\b|\btrainings?\b|\bfine-?tunes?\b|任务|训练|作业|微调"),
+    ("clusters", r"\bclusters?\b|\brentals?\b|集群|租过|租用|机器"),
+    ("plans", r"\bplans?\b|方案|规划"),
+    ("events", r"\bevents?\b|what\s+happened|事件|发生|操作|记录"),
+)
+
+
+@dataclass
+class _Turn:
+    """What :func:`understand` is building; frozen into a RulesTurn at the end."""
+
+    language: str
+    context: RulesContext
+
+    def reply(self, intent: str, agent: str, text: str) -> RulesTurn:
+        return RulesTurn(self.language, agent, (), text, intent)
+
+    def call(self, intent: str, agent: str, *calls: ToolCall) -> RulesTurn:
+        return RulesTurn(self.language, agent, tuple(calls), None, intent)
+
+    def say(self, key: str, **values: object) -> str:
+        return say(self.language, key, **values)
+
+
+def _has(msg: Message, pattern: str | re.Pattern[str]) -> bool:
+    return msg.has(pattern)
+
+
+def _has_work(msg: Message, pattern: str | re.Pattern[str]) -> bool:
+    """Whether a pattern occurs in the numeral-converted text ("第一个" reads "第 1 个")."""
+    return re.search(pattern, msg.work) is not None
+
+
+def _position(msg: Message, pattern: str) -> int | None:
+    match = re.search(pattern, msg.keys)
+    return None if match is None else match.start()
+
+
+def _negated(msg: Message, verb: str) -> bool:
+    """A negation shortly before the action verb ("don't release", "千万别释放")."""
+    verb_at = _position(msg, verb)
+    if verb_at is None:
+        return False
+    for match in re.finditer(_NEGATION, msg.keys):
+        if match.start() <= verb_at and verb_at - match.end() <= 16:
+            return True
+    return False
+
+
+def _leading(msg: Message, verb: str) -> bool:
+    """Whether the request starts with the verb (after "please", "请", "帮我" and the like)."""
+    rest = msg.keys[_POLITE.match(msg.keys).end() :]  # type: ignore[union-attr]
+    return re.match(r"\s*(?:" + verb + ")", rest) is not None
+
+
+def _unsafe_guard(
+    turn: _Turn, msg: Message, intent: str, agent: str, verb: str
+) -> RulesTurn | None:
+    """Words instead of a call for a negated, hypothetical or how-to request."""
+    if _negated(msg, verb):
+        return turn.reply(intent, agent, refusal(turn.language, "negated", intent))
+    if _ADVISORY.search(msg.keys) or (
+        _QUESTION_WORD.search(msg.keys) and re.search(r"\?|？|吗|呢", msg.keys)
+    ):
+        return turn.reply(intent, agent, refusal(turn.language, "advisory", intent))
+    return None
+
+
+# ---- references ------------------------------------------------------------------------------
+
+
+def _clusters(
+    msg: Message, context: RulesContext, verbs: str | None = None
+) -> tuple[list[Ref], bool]:
+    loose = r"\bon\b|在" + (f"|{verbs}" if verbs else "")
+    return slots.find_refs(msg, context.clusters, CLUSTER_WORDS, CLUSTER_PRONOUNS, loose)
+
+
+def _jobs(msg: Message, context: RulesContext, verbs: str | None = None) -> tuple[list[Ref], bool]:
+    return slots.find_refs(msg, context.jobs, JOB_WORDS, JOB_PRONOUNS, verbs)
+
+
+def _implicit(last: str | None, live: tuple[str, ...]) -> str | None:
+    """The conversation's cluster (or job), else the only live one, else None."""
+    if last is not None:
+        return last
+    if len(live) == 1:
+        return live[0]
+    return None
+
+
+def _cluster_choices(turn: _Turn) -> str:
+    live = turn.context.clusters
+    if not live:
+        return pick(turn.language, "there is no live cluster", "现在没有运行中的集群")
+    names = ", ".join(live[:8])
+    return pick(turn.language, f"live: {names}", f"运行中：{names}")
+
+
+def _example_cluster(turn: _Turn) -> str:
+    if turn.context.clusters:
+        return turn.context.clusters[0]
+    return pick(turn.language, "<cluster>", "<集群>")
+
+
+def _ask_cluster(turn: _Turn, intent: str, agent: str, verb_en: str, verb_zh: str) -> RulesTurn:
+    if not turn.context.clusters and turn.context.last_cluster is None:
+        return turn.reply(intent, agent, turn.say("no_clusters"))
+    return turn.reply(
+        intent,
+        agent,
+        turn.say(
+            "ask_cluster",
+            choices=_cluster_choices(turn),
+            verb=pick(turn.language, verb_en, verb_zh),
+            example=_example_cluster(turn),
+        ),
+    )
+
+
+# ---- intents ---------------------------------------------------------------------------------
+
+
+def _help(turn: _Turn, msg: Message) -> RulesTurn:
+    return turn.reply("help", "supervisor", help_text(turn.language))
+
+
+def _task(msg: Message) -> str | None:
+    if _has(msg, _TASK_LORA):
+        return "finetune-lora"
+    if _has(msg, _TASK_FINETUNE):
+        return "finetune-full"
+    if _has(msg, _TASK_INFERENCE):
+        return "inference"
+    if _has(msg, _TASK_PRETRAIN) or _has(msg, _TASK_TRAIN):
+        return "pretrain"
+    return None
+
+
+@dataclass
+class _PlanSlots:
+    task: str | None
+    gpu: slots.GpuMention | None
+    params: int | None
+    tokens: int | None
+    qps: int | float | None
+    gpus: int | str | None
+    deadline: int | float | None
+    budget: tuple[int | float, str] | None
+    fabric: str | None
+
+
+def _plan_slots(msg: Message) -> _PlanSlots:
+    task = _task(msg)
+    gpu = slots.take_gpu(msg)
+    tokens = slots.take_tokens(msg)
+    params, more_tokens = slots.take_model_size(msg)
+    qps = slots.take_qps(msg)
+    gpus = slots.take_gpu_count(msg)
+    deadline = slots.take_duration_hours(msg)
+    budget = slots.take_budget(msg)
+    fabric = slots.take_fabric(msg)
+    if qps is not None and task is None:
+        task = "inference"
+    return _PlanSlots(task, gpu, params, tokens or more_tokens, qps, gpus, deadline, budget, fabric)
+
+
+def _known_gpus(language: str) -> str:
+    return ", ".join(slots.catalog_gpus())
+
+
+def _plan(turn: _Turn, msg: Message, found: _PlanSlots | None = None) -> RulesTurn:
+    s = found or _plan_slots(msg)
+    if s.gpu is not None and s.gpu.name is None:
+        return turn.reply(
+            "plan", "planner", turn.say("unknown_gpu", gpu=s.gpu.spoken, known=_known_gpus("en"))
+        )
+    if s.params is None:
+        return turn.reply("plan", "planner", turn.say("ask_model_size"))
+    if s.task is None:
+        size = f"{s.params / 1e9:.3g}B"
+        return turn.reply("plan", "planner", turn.say("ask_task", size=size))
+    args: dict[str, object] = {"task": s.task, "model_params": s.params}
+    if s.tokens is not None and s.task != "inference":
+        args["tokens"] = s.tokens
+    if s.gpus is not None:
+        args["gpus"] = s.gpus
+    if s.gpu is not None:
+        args["gpu"] = s.gpu.name
+    if s.fabric is not None:
+        args["fabric"] = s.fabric
+    if s.budget is not None:
+        args["budget"] = s.budget[0]
+        if s.budget[1] != "CNY":
+            args["currency"] = s.budget[1]
+    if s.deadline is not None and s.task != "inference":
+        args["deadline_hours"] = s.deadline
+    if s.qps is not None:
+        args["qps"] = s.qps
+    return turn.call("plan", "planner", ToolCall("plan", args))
+
+
+def _fabric(turn: _Turn, msg: Message) -> RulesTurn:
+    s = _plan_slots(msg)
+    model = slots.catalog_gpus().get(s.gpu.name) if s.gpu and s.gpu.name else None
+    text = fabric_advice(
+        turn.language,
+        gpus=s.gpus,
+        params=s.params,
+        task=s.task,
+        gpu=model.name if model else None,
+        gpu_wants_gbps=model.wants_gbps if model else None,
+        budget=s.budget is not None or _has(msg, r"cheap|budget|cost|预算|便宜|省钱|成本"),
+    )
+    return turn.reply("fabric", "planner", text)
+
+
+def _rent(turn: _Turn, msg: Message) -> RulesTurn:
+    context = turn.context
+    guard = _unsafe_guard(turn, msg, "rent", "provisioner", _RENT_STRONG + "|" + _RENT_WEAK)
+    if guard is not None:
+        return guard
+    option = slots.take_option(msg)
+    if option is None and _has(msg, _RENT_PRONOUN) and context.last_plan_options == 1:
+        option = 1
+    if option is not None or (_has(msg, _RENT_PRONOUN) and context.last_plan_id is not None):
+        if context.last_plan_id is None:
+            return turn.reply("rent", "provisioner", turn.say("no_plan"))
+        count = context.last_plan_options
+        if option is None:
+            choices = f"1-{count}" if count > 1 else "1"
+            return turn.reply(
+                "rent",
+                "provisioner",
+                turn.say("ask_option", plan=context.last_plan_id, choices=choices),
+            )
+        if option < 1 or (count and option > count):
+            return turn.reply(
+                "rent",
+                "provisioner",
+                turn.say("option_range", plan=context.last_plan_id, count=count, option=option),
+            )
+        return turn.call(
+            "rent",
+            "provisioner",
+            ToolCall("create_cluster", {"plan_id": context.last_plan_id, "option": option}),
+        )
+    # Explicit resources: "rent 8 A800 in Xiamen".
+    gpu = slots.take_gpu(msg)
+    if gpu is not None and gpu.name is None:
+        return turn.reply(
+            "rent", "provisioner", turn.say("unknown_gpu", gpu=gpu.spoken, known=_known_gpus("en"))
+        )
+    count_value = slots.take_gpu_count(msg)
+    if gpu is not None and isinstance(count_value, int):
+        args: dict[str, object] = {"gpu": gpu.name, "gpus": count_value}
+        fabric = slots.take_fabric(msg)
+        region = slots.take_region(msg)
+        budget = slots.take_budget(msg)
+        if fabric is not None:
+            args["fabric"] = fabric
+        if region is not None:
+            args["region"] = region
+        if budget is not None:
+            args["budget"] = budget[0]
+            if budget[1] != "CNY":
+                args["currency"] = budget[1]
+        return turn.call("rent", "provisioner", ToolCall("create_cluster", args))
+    missing = ""
+    if gpu is not None:
+        missing = pick(turn.language, f"; how many {gpu.name}?", f"；要几张 {gpu.name}？")
+    elif count_value is not None:
+        missing = pick(turn.language, "; which GPU model?", "；要什么型号的卡？")
+    if context.last_plan_id is not None and gpu is None and count_value is None:
+        count = context.last_plan_options
+        choices = f"1-{count}" if count > 1 else "1"
+        return turn.reply(
+            "rent",
+            "provisioner",
+            turn.say("ask_option", plan=context.last_plan_id, choices=choices),
+        )
+    return turn.reply("rent", "provisioner", turn.say("ask_rent_resources", missing=missing))
+
+
+def _release(turn: _Turn, msg: Message) -> RulesTurn:
+    verb = _RELEASE + "|" + _STOP
+    guard = _unsafe_guard(turn, msg, "release", "provisioner", verb)
+    if guard is not None:
+        return guard
+    refs, pronoun = _clusters(msg, turn.context, verb)
+    if _has(msg, _ALL) and not refs:
+        return turn.call("release", "provisioner", ToolCall("release_cluster", {"cluster": "all"}))
+    if refs:
+        calls = [ToolCall("release_cluster", {"cluster": r.value}) for r in refs[:8]]
+        return turn.call("release", "provisioner", *calls)
+    target = _implicit(turn.context.last_cluster, turn.context.clusters) if pronoun else None
+    if target is not None:
+        return turn.call("release", "provisioner", ToolCall("release_cluster", {"cluster": target}))
+    return _ask_cluster(turn, "release", "provisioner", "release", "释放")
+
+
+def _cancel(turn: _Turn, msg: Message) -> RulesTurn:
+    guard = _unsafe_guard(turn, msg, "cancel", "operator", _CANCEL)
+    if guard is not None:
+        return guard
+    refs, pronoun = _jobs(msg, turn.context, _CANCEL)
+    if refs:
+        calls = [ToolCall("cancel_job", {"job": r.value}) for r in refs[:8]]
+        return turn.call("cancel", "operator", *calls)
+    target = _implicit(turn.context.last_job, turn.context.jobs) if pronoun else None
+    if target is not None:
+        return turn.call("cancel", "operator", ToolCall("cancel_job", {"job": target}))
+    return turn.reply(
+        "cancel", "operator", turn.say("ask_job", verb=pick(turn.language, "cancel", "取消"))
+    )
+
+
+def _resolve_cluster(
+    turn: _Turn, msg: Message, *, implicit: bool, verbs: str | None = None
+) -> tuple[str | None, list[Ref]]:
+    """A single cluster: named, else (with a pronoun or ``implicit``) the conversation's one."""
+    refs, pronoun = _clusters(msg, turn.context, verbs)
+    if len(refs) == 1:
+        return refs[0].value, refs
+    if refs:
+        return None, refs
+    if pronoun or implicit:
+        return _implicit(turn.context.last_cluster, turn.context.clusters), refs
+    return None, refs
+
+
+def _tune(turn: _Turn, msg: Message) -> RulesTurn:
+    guard = _unsafe_guard(turn, msg, "tune", "tuner", _TUNE)
+    if guard is not None:
+        return guard
+    cluster, _ = _resolve_cluster(turn, msg, implicit=True, verbs=_TUNE)
+    if cluster is None:
+        return _ask_cluster(turn, "tune", "tuner", "tune", "调优")
+    return turn.call("tune", "tuner", ToolCall("tune", {"cluster": cluster}))
+
+
+def _launch(turn: _Turn, msg: Message) -> RulesTurn:
+    guard = _unsafe_guard(turn, msg, "launch", "operator", _LAUNCH)
+    if guard is not None:
+        return guard
+    if not msg.paths:
+        return turn.reply(
+            "launch", "operator", turn.say("ask_spec", example=_example_cluster(turn))
+        )
+    refs, _pronoun = _clusters(msg, turn.context)
+    args: dict[str, object] = {"spec": msg.paths[0]}
+    if len(refs) == 1:
+        args["cluster"] = refs[0].value
+    elif len(refs) > 1:
+        return _ask_cluster(turn, "launch", "operator", "launch it on", "在其上启动")
+    else:
+        target = _implicit(turn.context.last_cluster, turn.context.clusters)
+        if target is not None:
+            args["cluster"] = target
+        elif len(turn.context.clusters) > 1:
+            return _ask_cluster(turn, "launch", "operator", "launch it on", "在其上启动")
+    return turn.call("launch", "operator", ToolCall("launch_job", args))
+
+
+_COLON_COMMAND = re.compile(
+    r"(?:^|\s)(?:run|execute|exec|执行|运行)\s*(?:the\s+)?(?:command|命令)?\s*[:：]\s*(?P<cmd>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _command_text(msg: Message, context: RulesContext) -> str | None:
+    if msg.quotes:
+        return msg.quotes[0]
+    match = _COLON_COMMAND.search(msg.raw)
+    if match is None:
+        return None
+    command = match["cmd"].strip()
+    for name in context.clusters:
+        command = re.sub(
+            r"\s+(?:on|在)\s+(?:cluster\s+)?" + re.escape(name) + r"\s*(?:上)?\s*$",
+            "",
+            command,
+            flags=re.IGNORECASE,
+        )
+    return command.strip() or None
+
+
+def _run_command(turn: _Turn, msg: Message) -> RulesTurn:
+    guard = _unsafe_guard(turn, msg, "run_command", "operator", _RUN)
+    if guard is not None:
+        return guard
+    command = _command_text(msg, turn.context)
+    cluster, _ = _resolve_cluster(turn, msg, implicit=True)
+    if command is None or cluster is None:
+        return turn.reply(
+            "run_command", "operator", turn.say("ask_command", example=_example_cluster(turn))
+        )
+    return turn.call(
+        "run_command", "operator", ToolCall("run_command", {"cluster": cluster, "command": command})
+    )
+
+
+def _job_ref(turn: _Turn, msg: Message) -> str | None:
+    refs, _pronoun = _jobs(msg, turn.context)
+    if refs:
+        return refs[0].value
+    return _implicit(turn.context.last_job, turn.context.jobs)
+
+
+def _logs(turn: _Turn, msg: Message) -> RulesTurn:
+    job = _job_ref(turn, msg)
+    if job is None:
+        return turn.reply(
+            "logs", "operator", turn.say("ask_job", verb=pick(turn.language, "logs of", "看日志："))
+        )
+    args: dict[str, object] = {"job": job}
+    lines = slots.take_lines(msg)
+    rank = slots.take_rank(msg)
+    if rank is not None:
+        args["rank"] = rank
+    if lines is not None:
+        args["lines"] = lines
+    return turn.call("logs", "operator", ToolCall("job_logs", args))
+
+
+def _job_status(turn: _Turn, msg: Message) -> RulesTurn:
+    job = _job_ref(turn, msg)
+    if job is None:
+        return turn.call(
+            "job_status", "operator", ToolCall("history", {"kind": "jobs", "limit": 5})
+        )
+    return turn.call("job_status", "operator", ToolCall("job_status", {"job": job}))
+
+
+def _cost(turn: _Turn, msg: Message) -> RulesTurn:
+    refs, pronoun = _clusters(msg, turn.context)
+    cluster_word = _has(msg, r"\bcluster\b|集群")
+    if len(refs) == 1 or (pronoun and cluster_word and turn.context.last_cluster):
+        cluster = refs[0].value if refs else turn.context.last_cluster
+        return turn.call(
+            "cost", "historian", ToolCall("cost", {"period": "cluster", "cluster": cluster})
+        )
+    period = slots.take_period(msg, turn.context.today) or "all"
+    return turn.call("cost", "historian", ToolCall("cost", {"period": period}))
+
+
+def _history(turn: _Turn, msg: Message) -> RulesTurn:
+    kind = "events"
+    first_at: int | None = None
+    for name, pattern in _KIND_PATTERNS:
+        at = _position(msg, pattern)
+        if at is not None and (first_at is None or at < first_at):
+            kind, first_at = name, at
+    args: dict[str, object] = {"kind": kind}
+    limit = slots.take_limit(msg)
+    if limit is not None:
+        args["limit"] = limit
+    period = slots.take_period(msg, turn.context.today)
+    if period is not None:
+        args["period"] = period
+    return turn.call("history", "historian", ToolCall("history", args))
+
+
+def _alerts(turn: _Turn, msg: Message) -> RulesTurn:
+    refs, pronoun = _clusters(msg, turn.context)
+    args: dict[str, object] = {}
+    if len(refs) == 1:
+        args["cluster"] = refs[0].value
+    elif pronoun and _has(msg, r"\bcluster\b|集群") and turn.context.last_cluster:
+        args["cluster"] = turn.context.last_cluster
+    return turn.call("alerts", "monitor", ToolCall("alerts", args))
+
+
+def _health(turn: _Turn, msg: Message) -> RulesTurn:
+    cluster, _refs = _resolve_cluster(turn, msg, implicit=True)
+    if cluster is None:
+        return _ask_cluster(turn, "health", "monitor", "health of", "检查")
+    return turn.call("health", "monitor", ToolCall("cluster_health", {"cluster": cluster}))
+
+
+def _status(turn: _Turn, msg: Message) -> RulesTurn:
+    return turn.call("status", "provisioner", ToolCall("list_clusters", {}))
+
+
+def _offers(turn: _Turn, msg: Message) -> RulesTurn:
+    args: dict[str, object] = {}
+    gpu = slots.take_gpu(msg)
+    if gpu is not None and gpu.name is None:
+        return turn.reply(
+            "offers", "planner", turn.say("unknown_gpu", gpu=gpu.spoken, known=_known_gpus("en"))
+        )
+    if gpu is not None:
+        args["gpu"] = gpu.name
+    provider = slots.take_provider(msg)
+    if provider is not None:
+        args["provider"] = provider
+    return turn.call("offers", "planner", ToolCall("offers", args))
+
+
+# ---- the decision ----------------------------------------------------------------------------
+
+Handler = Callable[[_Turn, Message], RulesTurn]
+
+
+def _is_fabric_question(msg: Message) -> bool:
+    both = _has(msg, slots.ROCE_WORDS) and _has(msg, slots.IB_WORDS)
+    asked = _has(msg, _FABRIC_WORD) and _has(msg, _FABRIC_QUESTION)
+    return (both or asked) and not _leading(msg, r"plan\b|规划") and not _has(msg, _TUNE)
+
+
+def _unsafe_leading(msg: Message) -> Handler | None:
+    """An action verb first in the request wins over everything but a question about it."""
+    if _leading(msg, _RELEASE) or (
+        _leading(msg, _STOP) and _has(msg, r"\bclusters?\b|集群|" + _ALL)
+    ):
+        return _release
+    if _leading(msg, _CANCEL) and (
+        _has(msg, JOB_WORDS + r"|\bit\b|它")
+        or re.fullmatch(r"\s*\S+\s*", msg.keys)
+        or re.match(r"\s*(?:cancel|abort|取消)\s+\S+\s*$", msg.keys)
+    ):
+        return _cancel
+    if _leading(msg, _TUNE):
+        return _tune
+    if _leading(msg, _RUN) and msg.quotes:
+        return _run_command
+    if _leading(msg, _LAUNCH) and msg.paths:
+        return _launch
+    if _leading(msg, _RENT_STRONG + "|" + _RENT_WEAK):
+        return _rent
+    return None
+
+
+def understand(text: str, context: RulesContext | None = None) -> RulesTurn:
+    """The intent of one user message and the tool calls (or words) that answer it."""
+    context = context or RulesContext()
+    turn = _Turn(detect_language(text), context)
+    msg = Message.of(text)
+    if not msg.keys.strip():
+        return turn.reply("unknown", "supervisor", unknown_text(turn.language))
+    if _HELP_ONLY.match(msg.keys):
+        return _help(turn, msg)
+    if _is_fabric_question(msg):
+        return _fabric(turn, msg)
+    rent_option = _has(msg, _RENT_WEAK) or (
+        _has(msg, _RENT_STRONG) and (_has_work(msg, slots.OPTION) or _has(msg, _RENT_PRONOUN))
+    )
+    if rent_option or _has(msg, _RENT_PRONOUN):
+        return _rent(turn, msg)
+    if context.last_plan_id is not None and re.fullmatch(
+        r"\s*(?:" + slots.OPTION.pattern + r")\s*[.!?？。！]*\s*", msg.work
+    ):
+        option = slots.take_option(msg)
+        return turn.reply("rent", "provisioner", turn.say("confirm_option", option=option))
+    leading = _unsafe_leading(msg)
+    if leading is not None:
+        return leading(turn, msg)
+    if _has(msg, _SPENT):
+        return _cost(turn, msg)
+    if _has(
+        msg,
+        _TASK_LORA
+        + "|"
+        + _TASK_FINETUNE
+        + "|"
+        + _TASK_INFERENCE
+        + "|"
+        + _TASK_PRETRAIN
+        + "|"
+        + _TASK_TRAIN
+        + "|"
+        + _PLAN_WORD,
+    ):
+        found = _plan_slots(Message.of(text))
+        if found.params is not None or _has(msg, _PLAN_WORD):
+            return _plan(turn, Message.of(text), found)
+    if _has(msg, _RUN) and (msg.quotes or _COLON_COMMAND.search(msg.raw)):
+        return _run_command(turn, msg)
+    if _has(msg, _RELEASE) or (_has(msg, _STOP) and _has(msg, r"\bclusters?\b|集群")):
+        if _has(msg, _CANCEL) and _has(msg, JOB_WORDS) and _has(msg, r"\bclusters?\b|集群"):
+            first = pick(turn.language, "cancel job 3", "取消任务3")
+            return turn.reply("release", "provisioner", turn.say("one_at_a_time", first=first))
+        return _release(turn, msg)
+    if _has(msg, _CANCEL) and (_has(msg, JOB_WORDS) or _has(msg, r"\bit\b|它")):
+        return _cancel(turn, msg)
+    if msg.paths and _has(msg, _LAUNCH):
+        return _launch(turn, msg)
+    if _has(msg, _TUNE):
+        return _tune(turn, msg)
+    if _has(msg, _LAUNCH_STRONG) and _has(msg, JOB_WORDS + r"|\bspec\b") and not _has(msg, _STATUS):
+        return _launch(turn, msg)
+    if (
+        (_has(msg, _CREATE_CLUSTER) or _has(msg, _RENT_STRONG))
+        and not _has(msg, _OFFERS)
+        and not _has(msg, _HISTORY)
+    ):
+        return _rent(turn, msg)
+    if context.last_plan_id is not None and _has_work(msg, slots.OPTION) and not _has(msg, _LOGS):
+        option = slots.take_option(msg)
+        return turn.reply("rent", "provisioner", turn.say("option_info", option=option))
+    if _has(msg, _LOGS):
+        return _logs(turn, msg)
+    if _has(msg, _JOB_STATUS) or (
+        _has(msg, _STATUS) and _has(msg, JOB_WORDS) and not _has(msg, r"\bclusters?\b|集群")
+    ):
+        return _job_status(turn, msg)
+    if _has(msg, _COST) and not (_has(msg, _OFFERS) or slots.take_gpu(Message.of(text))):
+        return _cost(turn, msg)
+    if _has(msg, _ALERTS):
+        return _alerts(turn, msg)
+    if _has(msg, _HISTORY):
+        return _history(turn, msg)
+    if _has(msg, _HEALTH):
+        return _health(turn, msg)
+    if _has(msg, _STATUS):
+        return _status(turn, msg)
+    if _has(msg, _OFFERS) or (_has(msg, _COST) and slots.take_gpu(Message.of(text))):
+        return _offers(turn, msg)
+    if _has(
+        msg,
+        _TASK_LORA
+        + "|"
+        + _TASK_FINETUNE
+        + "|"
+        + _TASK_INFERENCE
+        + "|"
+        + _TASK_PRETRAIN
+        + "|"
+        + _TASK_TRAIN,
+    ):
+        return _plan(turn, msg)
+    if _HELP.search(msg.keys):
+        return _help(turn, msg)
+    return turn.reply("unknown", "supervisor", unknown_text(turn.language))

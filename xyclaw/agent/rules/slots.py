@@ -1,0 +1,715 @@
+"""Finding the values in a request: GPU model and count, model size, tokens, money, time, refs.
+
+A :class:`Message` holds the request three ways: ``raw`` (as typed, for
+commands and file paths, whose case matters), ``keys`` (folded, quotes taken
+out, for keywords) and ``work`` (numerals made Arabic; each extractor blanks
+what it took, so "8 A800" gives the count 8 and never an "800").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import Decimal
+from functools import lru_cache
+
+from xyclaw.agent.rules.numbers import ORDINAL_WORDS as ORDINAL_WORDS
+from xyclaw.agent.rules.numbers import fold, ordinal, prepare, to_number
+from xyclaw.catalog import GpuModel, builtin_dir, load_gpus, normalise_gpu_name
+
+NUM = r"\d+(?:\.\d+)?"
+# ASCII-only word edges: Chinese characters count as \w, and "释放c1" must still find "c1".
+_L = r"(?<![a-z0-9])"
+_R = r"(?![a-z0-9])"
+GPU_MARK = " §g "
+# GPUs people name that the catalog does not rent (so "910B" is never read as 910B parameters).
+OTHER_GPUS = {
+    "V100": "V100",
+    "T4": "T4",
+    "A30": "A30",
+    "A40": "A40",
+    "A6000": "A6000",
+    "RTX3090": "RTX 3090",
+    "3090": "RTX 3090",
+    "RTX5090": "RTX 5090",
+    "5090": "RTX 5090",
+    "L4": "L4",
+    "L20": "L20",
+    "B100": "B100",
+    "B200": "B200",
+    "GB200": "GB200",
+    "MI250": "MI250",
+    "MI300": "MI300",
+    "MI300X": "MI300X",
+    "P100": "P100",
+    "K80": "K80",
+}
+_ASCEND = re.compile(r"(?:昇腾|ascend)\s*(910[abc]?)?|" + _L + r"910[abc]" + _R)
+_KUNLUN = re.compile(r"昆仑芯?|kunlun")
+_GPU = re.compile(
+    _L + r"(?:nvidia[\s-]*)?(?:geforce[\s-]*)?(?:tesla[\s-]*)?(?P<rtx>rtx[\s-]*)?"
+    r"(?P<core>[a-z]{1,2}\d{1,4}[a-z]?|\d{4})(?P<plural>s)?"
+    r"(?:[\s-]*(?P<mem>\d{2,3})\s*(?:g|gb|gib)" + _R + r")?"
+    r"(?:[\s-]*(?:sxm\d?|pcie|nvl)" + _R + r")?" + _R
+)
+_QUOTE = re.compile(r"`([^`]+)`|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|'([^']+)'|‘([^’]+)’")
+_PATH = re.compile(
+    r"(?<![A-Za-z0-9_./~\\-])((?:[A-Za-z]:)?[A-Za-z0-9_./~\\-]*[A-Za-z0-9_-]\.(?:ya?ml|toml|json))"
+    r"(?![A-Za-z0-9_])"
+)
+
+
+@lru_cache(maxsize=1)
+def catalog_gpus() -> dict[str, GpuModel]:
+    """The catalog's GPU models by name (read once from the bundled gpus.csv)."""
+    return {g.name: g for g in load_gpus(builtin_dir() / "gpus.csv")}
+
+
+def canonical_gpu(text: str) -> str | None:
+    """The catalog name for a spelling (``a800``, ``rtx 4090``, ``A100 80G``), or None.
+
+    A bare family with several variants (``A100``) means the one with most memory.
+    """
+    name = normalise_gpu_name(text)
+    gpus = catalog_gpus()
+    if name in gpus:
+        return name
+    variants = [g for g in gpus if g.startswith(name + "-")]
+    if variants:
+        return max(variants, key=lambda g: gpus[g].memory_gib)
+    return None
+
+
+@dataclass
+class Message:
+    """One request, prepared for keyword search and value extraction."""
+
+    raw: str
+    quotes: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    keys: str = ""
+    work: str = ""
+
+    @classmethod
+    def of(cls, text: str) -> Message:
+        quotes: list[str] = []
+        paths: list[str] = []
+
+        def take_quote(match: re.Match[str]) -> str:
+            value = next(g for g in match.groups() if g is not None).strip()
+            if _PATH.fullmatch(value):
+                paths.append(value)
+                return " §p "
+            quotes.append(value)
+            return " §q "
+
+        rest = _QUOTE.sub(take_quote, text)
+
+        def take_path(match: re.Match[str]) -> str:
+            paths.append(match.group(1))
+            return " §p "
+
+        rest = _PATH.sub(take_path, rest)
+        return cls(raw=text, quotes=quotes, paths=paths, keys=fold(rest), work=prepare(rest))
+
+    def has(self, pattern: str | re.Pattern[str]) -> bool:
+        """Whether a keyword pattern occurs (quoted commands and paths excluded)."""
+        return re.search(pattern, self.keys) is not None
+
+    def take(self, pattern: str | re.Pattern[str], mark: str = " ") -> re.Match[str] | None:
+        """The first match in ``work``, which is then blanked (replaced by ``mark``)."""
+        match = re.search(pattern, self.work)
+        if match is not None:
+            self.work = self.work[: match.start()] + mark + self.work[match.end() :]
+        return match
+
+    def take_all(self, pattern: str | re.Pattern[str], mark: str = " ") -> list[re.Match[str]]:
+        found: list[re.Match[str]] = []
+        while (match := self.take(pattern, mark)) is not None:
+            found.append(match)
+        return found
+
+
+# ---- GPU model -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuMention:
+    name: str | None  # the catalog's name, None when the GPU is not in the catalog
+    spoken: str  # what the user wrote, for a reply
+
+
+def take_gpu(msg: Message) -> GpuMention | None:
+    """The GPU model named in the request (first one), marking it ``§g`` in ``work``."""
+    ascend = msg.take(_ASCEND, GPU_MARK)
+    if ascend is not None:
+        return GpuMention(None, "Ascend " + (ascend.group(1) or "910B").upper())
+    kunlun = msg.take(_KUNLUN, GPU_MARK)
+    if kunlun is not None:
+        return GpuMention(None, "Kunlun")
+    first: GpuMention | None = None
+    pos = 0
+    while (match := _GPU.search(msg.work, pos)) is not None:
+        core = match.group("core")
+        candidates = []
+        if match.group("mem"):
+            candidates.append(f"{core}-{match.group('mem')}g")
+        if match.group("rtx"):
+            candidates.append("rtx" + core)
+        candidates.append(core)
+        if match.group("plural"):
+            candidates.insert(0, core + "s")
+        found: GpuMention | None = None
+        for candidate in candidates:
+            name = canonical_gpu(candidate)
+            if name is not None:
+                found = GpuMention(name, match.group(0).strip())
+                break
+        if found is None:
+            other = OTHER_GPUS.get(normalise_gpu_name(core))
+            if other is not None and (match.group("rtx") or not core.isdigit() or len(core) == 4):
+                found = GpuMention(None, other)
+        if found is None:
+            pos = match.end()
+            continue
+        msg.work = msg.work[: match.start()] + GPU_MARK + msg.work[match.end() :]
+        pos = match.start() + len(GPU_MARK)
+        if first is None:
+            first = found
+    return first
+
+
+# ---- model size, tokens ----------------------------------------------------------------------
+
+_SIZE_UNITS = {
+    "k": 10**3,
+    "thousand": 10**3,
+    "m": 10**6,
+    "million": 10**6,
+    "b": 10**9,
+    "bn": 10**9,
+    "billion": 10**9,
+    "g": 10**9,
+    "t": 10**12,
+    "trillion": 10**12,
+}
+_TOKEN_WORD = r"(?:tokens?|token数|词元|个\s*(?:token|词元))"
+_PARAM_WORD = r"(?:参数量?|params?|parameters?|模型|model)"
+_UNIT = r"(?P<unit>k|m|bn|b|t|thousand|million|billion|trillion)"
+_SCI = re.compile(_L + r"(?P<num>\d+(?:\.\d+)?)e(?P<exp>\d{1,2})" + _R)
+_TOKENS = re.compile(
+    _L
+    + rf"(?P<num>{NUM})\s*(?:{_UNIT}(?![a-z]))?\s*(?:of\s+)?(?:training\s+|训练\s*)?{_TOKEN_WORD}"
+)
+_TOKENS_AFTER = re.compile(
+    rf"{_TOKEN_WORD}\s*(?:数|量)?\s*[:=]?\s*(?P<num>{NUM})\s*{_UNIT}?(?![a-z])"
+)
+_SIZED = re.compile(_L + rf"(?P<num>{NUM})\s*{_UNIT}(?![a-z])")
+_BIG_PARAMS = re.compile(_L + rf"(?P<num>\d{{7,}})\s*(?:个)?\s*{_PARAM_WORD}")
+_MOE = re.compile(_L + r"(?P<experts>\d+)\s*x\s*(?P<num>\d+(?:\.\d+)?)\s*b" + _R)
+
+
+def _scaled(num: str, unit: str | None) -> int:
+    value = Decimal(num) * _SIZE_UNITS.get((unit or "").lower(), 1)
+    return int(value)
+
+
+def _expand_sci(msg: Message) -> None:
+    msg.work = _SCI.sub(lambda m: str(int(Decimal(m["num"]) * 10 ** int(m["exp"]))), msg.work)
+
+
+def take_tokens(msg: Message) -> int | None:
+    """Training tokens: ``100B tokens``, ``1000亿token`` (prepared as ``100b token``)."""
+    _expand_sci(msg)
+    for pattern in (_TOKENS, _TOKENS_AFTER):
+        match = msg.take(pattern)
+        if match is not None:
+            return _scaled(match["num"], match["unit"])
+    return None
+
+
+def take_model_size(msg: Message) -> tuple[int | None, int | None]:
+    """(parameters, extra tokens): ``13B``, ``7b``, ``70亿``, ``130亿参数``, ``1.5e9``.
+
+    A second sized number is the token count (``train 7B on 100B``); a size in T
+    without a parameter word is tokens too (``1.3T``: models are not counted in T).
+    """
+    _expand_sci(msg)
+    moe = msg.take(_MOE)
+    if moe is not None:
+        return _scaled(moe["num"], "b") * int(moe["experts"]), None
+    big = msg.take(_BIG_PARAMS)
+    if big is not None:
+        return int(big["num"]), None
+    params: int | None = None
+    tokens: int | None = None
+    for match in msg.take_all(_SIZED):
+        unit = match["unit"].lower()
+        value = _scaled(match["num"], unit)
+        after = msg.work[match.start() : match.start() + 24]
+        is_param = re.match(r"\s*" + _PARAM_WORD, after) is not None
+        if unit in ("t", "trillion") and not is_param:
+            tokens = tokens or value
+        elif unit in ("k", "thousand"):
+            continue  # 2k is money or context, not a model
+        elif params is None and value >= 1_000_000:
+            params = value
+        elif tokens is None and value >= 1_000_000:
+            tokens = value
+    return params, tokens
+
+
+# ---- GPU count -------------------------------------------------------------------------------
+
+_CARD = r"(?:gpus?|cards?|张\s*(?:显卡|卡)?|块\s*(?:显卡|卡|gpu)|卡|个\s*gpu|台\s*gpu|§g)"
+_NODE = r"(?:nodes?|machines?|servers?|hosts?|台\s*(?:机器|服务器|节点|主机)?|个\s*节点|节点|机)"
+_RANGE_SEP = r"(?:-|~|–|—|to|到|至)"
+_NODES_TIMES = re.compile(
+    _L + rf"(?P<n>\d+)\s*{_NODE}\s*(?:of|with|x|×|\*|each\s+with|,|每台|每个)?\s*"
+    rf"(?P<m>\d+)\s*(?:{_CARD}|-gpu|-card)(?:\s*each)?"
+)
+_TIMES = re.compile(_L + rf"(?P<n>\d+)\s*[x×*]\s*(?P<m>\d+)\s*(?:{_CARD}|-gpu)")
+_BETWEEN = re.compile(rf"between\s+(?P<a>\d+)\s+and\s+(?P<b>\d+)\s*(?:{_CARD}|-gpu)")
+_RANGE = re.compile(_L + rf"(?P<a>\d+)\s*{_RANGE_SEP}\s*(?P<b>\d+)\s*(?:{_CARD}|-gpu|-card)")
+_AT_MOST = re.compile(
+    rf"(?:up\s+to|at\s+most|no\s+more\s+than|max(?:imum)?(?:\s+of)?|最多|不超过|至多)\s*"
+    rf"(?P<n>\d+)\s*(?:{_CARD}|-gpu)"
+)
+_AT_LEAST = re.compile(
+    rf"(?:at\s+least|min(?:imum)?(?:\s+of)?|至少|最少|不少于)\s*(?P<n>\d+)\s*(?:{_CARD}|-gpu)"
+    rf"|(?P<m>\d+)\s*(?:{_CARD})\s*(?:or\s+more|以上|起)"
+)
+_COUNT = re.compile(_L + rf"(?P<n>\d+)\s*(?:x|×|\*|-)?\s*(?:{_CARD}|-gpu|-card)")
+_COUNT_AFTER = re.compile(r"§g\s*(?:x|×|\*)\s*(?P<n>\d+)" + _R + r"|§g\s*(?P<m>\d+)\s*(?:张|块|卡)")
+_NODES = re.compile(_L + rf"(?P<n>\d+)\s*{_NODE}")
+_SINGLE = re.compile(r"单卡|single[\s-]gpu|one[\s-]gpu|一张卡")
+_DOUBLE = re.compile(r"双卡")
+GPUS_PER_NODE = 8  # "2 nodes" without a GPU count: the usual 8-GPU machine
+
+
+def take_gpu_count(msg: Message) -> int | str | None:
+    """``8`` for "8 GPUs" / "八张卡" / "8x A800"; ``"16-64"`` for a range; ``"16+"`` at least."""
+    match = msg.take(_NODES_TIMES) or msg.take(_TIMES)
+    if match is not None:
+        return int(match["n"]) * int(match["m"])
+    match = msg.take(_BETWEEN) or msg.take(_RANGE)
+    if match is not None:
+        low, high = sorted((int(match["a"]), int(match["b"])))
+        return f"{low}-{high}" if low != high else low
+    match = msg.take(_AT_MOST)
+    if match is not None:
+        return f"1-{int(match['n'])}"
+    match = msg.take(_AT_LEAST)
+    if match is not None:
+        return f"{int(match['n'] or match['m'])}+"
+    match = msg.take(_COUNT) or msg.take(_COUNT_AFTER)
+    if match is not None:
+        return int(match["n"] or match["m"])
+    if msg.take(_SINGLE):
+        return 1
+    if msg.take(_DOUBLE):
+        return 2
+    match = msg.take(_NODES)
+    if match is not None:
+        return int(match["n"]) * GPUS_PER_NODE
+    return None
+
+
+# ---- money -----------------------------------------------------------------------------------
+
+_AMOUNT = r"(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<mult>k|w|千|万)?(?![a-z0-9])"
+_CNY_WORD = r"(?:元|块钱|块(?!\s*(?:显卡|卡|gpu|§g))|rmb|cny|yuan|人民币|¥|￥)"
+_USD_WORD = r"(?:usd|dollars?|美元|美金)"
+_MONEY_PATTERNS = (
+    (re.compile(r"[¥￥]\s*" + _AMOUNT), "CNY"),
+    (re.compile(r"(?:rmb|cny|人民币)\s*" + _AMOUNT), "CNY"),
+    (re.compile(_L + _AMOUNT.replace("(?![a-z0-9])", "") + r"\s*" + _CNY_WORD), "CNY"),
+    (re.compile(r"(?:us)?\$\s*" + _AMOUNT), "USD"),
+    (re.compile(r"(?:usd)\s*" + _AMOUNT), "USD"),
+    (re.compile(_L + _AMOUNT.replace("(?![a-z0-9])", "") + r"\s*" + _USD_WORD), "USD"),
+)
+_BUDGET_CUE = (
+    r"(?:budget(?:\s+(?:is|of))?|预算(?:是|为|在)?|at\s+most|no\s+more\s+than|under|below|"
+    r"less\s+than|within|up\s+to|max(?:imum)?|cap(?:ped)?(?:\s+at)?|spend(?:ing)?\s+(?:at\s+most)?|"
+    r"不超过|不超|最多|上限|控制在|花费?不超过)"
+)
+_NOT_MONEY_AFTER = (
+    r"(?!\s*(?:-|~|to|到)?\s*\d*\s*(?:gpus?|cards?|张|卡|台|nodes?|machines?|hours?|h\b|小时|"
+    r"days?|天|weeks?|周|mins?|minutes?|分钟|%|qps|tokens?|b\b|行|lines?|jobs?|个|次|§))"
+)
+_CUED = re.compile(_BUDGET_CUE + r"\s*[:=]?\s*" + _AMOUNT + _NOT_MONEY_AFTER)
+_SUFFIX_CUED = re.compile(_L + _AMOUNT + r"\s*(?:以内|以下|之内)")
+_MULT = {"k": 1000, "千": 1000, "w": 10_000, "万": 10_000}
+
+
+def _money(match: re.Match[str]) -> Decimal:
+    value = Decimal(match["num"].replace(",", ""))
+    mult = match["mult"]
+    return value * _MULT[mult] if mult else value
+
+
+def take_budget(msg: Message) -> tuple[int | float, str] | None:
+    """(amount, currency): ``500 CNY``, ``五百元``, ``1.5万``, ``2k``, ``¥300``, ``at most 500``."""
+    for pattern, currency in _MONEY_PATTERNS:
+        match = msg.take(pattern)
+        if match is not None:
+            return to_number(str(_money(match))), currency
+    match = msg.take(_CUED) or msg.take(_SUFFIX_CUED)
+    if match is not None:
+        return to_number(str(_money(match))), "CNY"
+    return None
+
+
+# ---- time ------------------------------------------------------------------------------------
+
+_HOURS = {
+    "m": 1 / 60,
+    "min": 1 / 60,
+    "mins": 1 / 60,
+    "minute": 1 / 60,
+    "minutes": 1 / 60,
+    "分钟": 1 / 60,
+    "h": 1,
+    "hr": 1,
+    "hrs": 1,
+    "hour": 1,
+    "hours": 1,
+    "小时": 1,
+    "钟头": 1,
+    "d": 24,
+    "day": 24,
+    "days": 24,
+    "天": 24,
+    "日": 24,
+    "w": 168,
+    "wk": 168,
+    "week": 168,
+    "weeks": 168,
+    "周": 168,
+    "星期": 168,
+    "礼拜": 168,
+}
+_EN_DURATION = re.compile(
+    _L + r"(?P<half>half\s+(?:a|an)\s+)?(?P<num>\d+(?:\.\d+)?|a|an)?\s*(?:-)?\s*"
+    r"(?P<unit>minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wk|w)"
+    + _R
+    + r"(?P<andhalf>\s+and\s+a\s+half)?"
+)
+_ZH_DURATION = re.compile(
+    r"(?P<num>\d+(?:\.\d+)?)?\s*(?:个)?\s*(?P<half>半)?\s*(?:个)?\s*"
+    r"(?P<unit>分钟|小时|钟头|天(?!内?\s*[花费])|日(?!志)|周|星期|礼拜)(?P<after>半)?"
+)
+_RELATIVE_DAYS = (
+    (re.compile(r"by\s+tomorrow|明天(?:之前|前|以前|内|晚上)?|tomorrow"), 24),
+    (re.compile(r"后天|day\s+after\s+tomorrow"), 48),
+    (re.compile(r"by\s+next\s+week|下周|next\s+week"), 168),
+    (re.compile(r"by\s+tonight|今晚|tonight"), 12),
+)
+
+
+def take_duration_hours(msg: Message) -> int | float | None:
+    """Hours: ``in 2 days``, ``两天内``, ``48h``, ``1.5 hours``, ``半天``, ``by tomorrow``."""
+    match = msg.take(_ZH_DURATION)
+    if match is not None and (match["num"] or match["half"]):
+        base = Decimal(match["num"]) if match["num"] else Decimal(0)
+        if match["half"] or match["after"]:
+            base += Decimal("0.5")
+        return _hours(base, match["unit"])
+    match = msg.take(_EN_DURATION)
+    if match is not None and (match["num"] or match["half"]):
+        num = match["num"]
+        if match["half"]:
+            base = Decimal("0.5")
+        else:
+            base = Decimal(1) if num in ("a", "an") else Decimal(num)
+            if match["andhalf"]:
+                base += Decimal("0.5")
+        return _hours(base, match["unit"])
+    for pattern, hours in _RELATIVE_DAYS:
+        if msg.take(pattern):
+            return hours
+    return None
+
+
+def _hours(value: Decimal, unit: str) -> int | float:
+    hours = value * Decimal(str(_HOURS[unit]))
+    return to_number(str(round(hours, 2)))
+
+
+# ---- inference rate --------------------------------------------------------------------------
+
+_QPS = re.compile(
+    _L + rf"(?P<num>{NUM})\s*(?P<k>k)?\s*(?:qps|rps|req(?:uest)?s?\s*/\s*s(?:ec)?|"
+    r"requests?\s+(?:per|a|/)\s*(?:second|sec|s)|queries\s+per\s+second|次\s*/\s*秒|个?请求\s*/\s*秒)"
+    rf"|(?:qps|rps)\s*(?:of|=|:|为|是|达到|到|要)?\s*(?P<num2>{NUM})\s*(?P<k2>k)?"
+    rf"|每秒\s*(?P<num3>{NUM})\s*(?:个|次)?\s*(?:请求|查询|调用|qps)?"
+)
+
+
+def take_qps(msg: Message) -> int | float | None:
+    match = msg.take(_QPS)
+    if match is None:
+        return None
+    num = match["num"] or match["num2"] or match["num3"]
+    value = Decimal(num) * (1000 if (match["k"] or match["k2"]) else 1)
+    return to_number(str(value))
+
+
+# ---- fabric ----------------------------------------------------------------------------------
+
+_FABRIC_NAME = re.compile(_L + r"(ib-[a-z]+-\d+|roce-\d+|eth-\d+)" + _R)
+IB_WORDS = _L + r"(?:ib|infiniband|infini-band)" + _R + r"|无限带宽"
+ROCE_WORDS = _L + r"(?:roce(?:\s*v?2)?|rdma\s+over\s+(?:converged\s+)?ethernet)" + _R
+ETH_WORDS = _L + r"(?:ethernet|tcp(?:/ip)?)" + _R + r"|以太网"
+
+
+def take_fabric(msg: Message) -> str | None:
+    """``ib``, ``roce``, ``eth`` (a family) or an exact fabric name such as ``roce-200``."""
+    match = msg.take(_FABRIC_NAME)
+    if match is not None:
+        return match.group(1)
+    for pattern, family in ((ROCE_WORDS, "roce"), (IB_WORDS, "ib"), (ETH_WORDS, "eth")):
+        if msg.take(pattern):
+            return family
+    return None
+
+
+# ---- regions, options, periods, limits -------------------------------------------------------
+
+REGIONS = {
+    "xiamen": "Xiamen",
+    "厦门": "Xiamen",
+    "yinchuan": "Yinchuan",
+    "银川": "Yinchuan",
+    "ulanqab": "Ulanqab",
+    "ulanchab": "Ulanqab",
+    "乌兰察布": "Ulanqab",
+}
+
+
+def take_region(msg: Message) -> str | None:
+    for spelling, region in REGIONS.items():
+        if msg.take(_L + re.escape(spelling) + _R if spelling.isascii() else spelling):
+            return region
+    return None
+
+
+_ORD = ORDINAL_WORDS + r"|\d+(?:st|nd|rd|th)"
+OPTION = re.compile(
+    r"(?:option|choice|number|no\.|#|方案|选项|套餐)\s*(?:#|no\.?|number)?\s*(?P<n>\d+)"
+    + _R
+    + rf"|(?<![a-z])(?P<o>{_ORD})\s+(?:option|choice|one)\b"
+    + rf"|\bthe\s+(?P<o2>{_ORD})\b"
+    + r"|第\s*(?P<z>\d+)\s*(?:个|套|种|项|号|方案|选项)?(?!\s*(?:次|天|周|月|年|步|轮|张|台))"
+    + r"|(?P<h>\d+)\s*号\s*(?:方案|选项)"
+)
+
+
+def take_option(msg: Message) -> int | None:
+    """The option number: ``option 2``, ``#2``, ``the second one``, ``第一个``, ``方案二``."""
+    match = msg.take(OPTION)
+    if match is None:
+        return None
+    if match["n"]:
+        return int(match["n"])
+    if match["o"] or match["o2"]:
+        return ordinal(match["o"] or match["o2"])
+    return int(match["z"] or match["h"])
+
+
+_LIMIT = re.compile(
+    r"(?:last|latest|recent|previous|past|top|first)\s+(?P<n>\d+)"
+    r"|(?:最近|最后|最新|前|近)\s*的?\s*(?P<z>\d+)\s*(?:个|次|条|项|台)?"
+    r"|(?P<m>\d+)\s*(?:jobs?|runs?|clusters?|plans?|events?|trainings?|个任务|次训练|个集群|个方案|条)"
+)
+
+
+def take_limit(msg: Message) -> int | None:
+    match = msg.take(_LIMIT)
+    if match is None:
+        return None
+    return int(match["n"] or match["z"] or match["m"])
+
+
+_MONTHS = {
+    "january": 1,
+    "jan": 1,
+    "february": 2,
+    "feb": 2,
+    "march": 3,
+    "mar": 3,
+    "april": 4,
+    "apr": 4,
+    "may": 5,
+    "june": 6,
+    "jun": 6,
+    "july": 7,
+    "jul": 7,
+    "august": 8,
+    "aug": 8,
+    "september": 9,
+    "sep": 9,
+    "sept": 9,
+    "october": 10,
+    "oct": 10,
+    "november": 11,
+    "nov": 11,
+    "december": 12,
+    "dec": 12,
+}
+_MONTH_NAME = re.compile(r"(?:in|during|for)\s+(?P<name>" + "|".join(_MONTHS) + r")" + _R)
+_MONTH_ZH = re.compile(r"(?<![\d.])(?P<n>1[0-2]|[1-9])\s*月(?:份)?")
+
+
+def _month_period(month: int, today: date) -> str:
+    if month == today.month:
+        return "month"
+    last = (today.replace(day=1) - timedelta(days=1)).month
+    if month == last:
+        return "last_month"
+    year = today.year if month < today.month else today.year - 1
+    return f"{year:04d}-{month:02d}"
+
+
+def take_period(msg: Message, today: date) -> str | None:
+    """``today``, ``month``, ``last_month``, ``all``, or a day or month as ``YYYY-MM(-DD)``."""
+    keys = msg.keys
+    if re.search(r"yesterday|昨天|昨日", keys):
+        return (today - timedelta(days=1)).isoformat()
+    if re.search(r"last\s+month|previous\s+month|上个?月", keys):
+        return "last_month"
+    if re.search(r"this\s+month|current\s+month|本月|这个月|当月|这月", keys):
+        return "month"
+    if re.search(r"today|so\s+far\s+today|今天|今日|当天", keys):
+        return "today"
+    match = _MONTH_NAME.search(keys)
+    if match is not None:
+        return _month_period(_MONTHS[match["name"]], today)
+    match = _MONTH_ZH.search(msg.work)
+    if match is not None:
+        return _month_period(int(match["n"]), today)
+    if re.search(
+        r"so\s+far|in\s+total|total|altogether|all[\s-]time|overall|ever|一共|总共|累计|至今|"
+        r"到目前为止|目前为止|总计|总花费|所有|全部",
+        keys,
+    ):
+        return "all"
+    return None
+
+
+_RANK = re.compile(
+    r"(?:rank|node|worker)\s*#?\s*(?P<n>\d+)" + _R + r"|(?P<z>\d+)\s*号\s*(?:节点|机器|rank)"
+    r"|(?:节点|rank)\s*(?P<y>\d+)"
+)
+_LINES = re.compile(
+    r"(?:last|tail|final)\s+(?P<n>\d+)(?:\s+lines?)?|(?P<m>\d+)\s*lines?"
+    r"|(?:最后|末尾|最近)\s*(?P<z>\d+)\s*行|(?P<y>\d+)\s*行"
+)
+
+
+def take_rank(msg: Message) -> int | None:
+    match = msg.take(_RANK)
+    return None if match is None else int(match["n"] or match["z"] or match["y"])
+
+
+def take_lines(msg: Message) -> int | None:
+    match = msg.take(_LINES)
+    return None if match is None else int(match["n"] or match["m"] or match["z"] or match["y"])
+
+
+_PROVIDER = re.compile(r"(?:provider|on|from|在)\s*(?P<p>sim|ssh|local|hosts?)" + _R)
+
+
+def take_provider(msg: Message) -> str | None:
+    match = msg.take(_PROVIDER)
+    if match is None:
+        return None
+    name = match["p"]
+    return "ssh" if name.startswith("host") else name
+
+
+# ---- cluster and job references --------------------------------------------------------------
+
+_NAME = r"[a-z0-9][a-z0-9._-]*"
+_NOT_NAMES = {"it", "this", "that", "the", "now", "all", "please", "for", "on", "in", "to", "and"}
+
+
+def _token_pattern(name: str) -> str:
+    return r"(?<![a-z0-9._-])" + re.escape(name.lower()) + r"(?![a-z0-9._-])"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A cluster or job the request points at; ``how`` says how it was found."""
+
+    value: str
+    how: str  # "named" (typed, known), "typed" (typed, not known), "pronoun", "only"
+
+
+def _keyword_refs(msg: Message, words: str) -> list[str]:
+    before = re.compile(rf"(?:{words})\s*(?:#|no\.?|id|号|named|called|名为)?\s*(?P<r>{_NAME})")
+    after = re.compile(rf"(?P<r>{_NAME})\s*(?:号)?\s*(?:{words})")
+    found: list[str] = []
+    for pattern in (before, after):
+        for match in pattern.finditer(msg.work):
+            ref = match["r"].strip("._-")
+            if ref and ref not in _NOT_NAMES and ref not in found:
+                found.append(ref)
+    return found
+
+
+def find_refs(
+    msg: Message,
+    known: tuple[str, ...],
+    words: str,
+    pronouns: str,
+    loose: str | None = None,
+) -> tuple[list[Ref], bool]:
+    """Refs the request names (known names first, then names after a keyword), and a pronoun flag.
+
+    A typed ref counts when it is known, a number (an id), or looks like a name
+    (has a digit or a hyphen); ``the A800 cluster`` matches a known cluster whose
+    name starts with ``a800-`` when exactly one does. After a ``loose`` keyword
+    (a verb, "on", "在") only a name with a letter and a digit or hyphen counts.
+    """
+    refs: list[Ref] = []
+    for name in known:
+        if re.search(_token_pattern(name), msg.work):
+            refs.append(Ref(name, "named"))
+            msg.work = re.sub(_token_pattern(name), " §r ", msg.work)
+    lowered = {k.lower(): k for k in known}
+    typed = [(ref, False) for ref in _keyword_refs(msg, words)]
+    if loose:
+        typed += [(ref, True) for ref in _keyword_refs(msg, loose) if ref not in dict(typed)]
+    for ref, is_loose in typed:
+        if ref in lowered:
+            continue
+        prefixed = [k for k in known if k.lower().startswith(ref + "-")]
+        if len(prefixed) == 1:
+            if all(r.value != prefixed[0] for r in refs):
+                refs.append(Ref(prefixed[0], "named"))
+            continue
+        if canonical_gpu(ref) is not None or ref in ("§g", "§r"):
+            continue
+        if re.fullmatch(r"\d+(?:\.\d+)?[kmbt]", ref):
+            continue  # "the 7b training" names a model size, not a job
+        if is_loose and not (re.search(r"[a-z]", ref) and re.search(r"[\d-]", ref)):
+            continue
+        looks_named = ref.isdigit() or re.search(r"[\d-]", ref) is not None
+        if looks_named and all(r.value != ref for r in refs):
+            refs.append(Ref(ref, "typed"))
+    pronoun = re.search(pronouns, msg.keys) is not None
+    return refs, pronoun
+
+
+CLUSTER_WORDS = r"\bclusters?\b|集群"
+CLUSTER_PRONOUNS = (
+    r"\b(?:it|this|that|the|my)\s+(?:cluster|one|machines?|nodes?)\b|\bit\b|这个集群|该集群|此集群|"
+    r"这集群|那个集群|它|这个|我的集群|当前集群"
+)
+JOB_WORDS = r"\bjobs?\b|\bruns?\b|\btrainings?\b|任务|作业"
+JOB_PRONOUNS = (
+    r"\b(?:it|this|that|the|my)\s+(?:job|run|training|fine-?tune)\b|\bit\b|这个任务|该任务|"
+    r"这个训练|当前任务|它|训练|任务|作业"
+)
