@@ -196,7 +196,7 @@ def key_install_command(public_key: str) -> str:
     Joined with ``;``: AutoDL documents that mixing ``&&`` and ``||`` keeps a container
     from ever stopping.
     """
-    key = " ".join(public_key.split()[:3])
+    key = " ".join(public_key.split())  # one line, whatever the comment holds
     return "; ".join(
         (
             "mkdir -p /root/.ssh",

@@ -132,17 +132,18 @@ class FailoverResult(Generic[T]):
 
     def lines(self) -> list[str]:
         """One line per attempt, for the history and the operation's progress."""
-        return [f"{_place(a.offer)}: {a.outcome} ({a.reason})" for a in self.attempts]
+        return [f"{_place(a.offer, with_provider=True)}: {a.outcome} ({a.reason})"
+                for a in self.attempts]  # fmt: skip
 
     def story(self) -> str:
         """The attempts in one line: ``Xiamen out of A800 -> Ulanqab, same price``."""
         if not self.attempts:
             return "no option to try"
-        first = self.attempts[0].offer
+        mixed = len({a.offer.provider for a in self.attempts}) > 1
         parts: list[str] = []
         previous: Offer | None = None
         for attempt in self.attempts:
-            where = _place(attempt.offer, first.provider)
+            where = _place(attempt.offer, with_provider=mixed)
             if previous is not None:
                 if (previous.provider, previous.region) == (attempt.offer.provider,
                                                             attempt.offer.region):  # fmt: skip
@@ -234,8 +235,8 @@ def _outcome(kind: FailureKind) -> Outcome:
     return Outcome.OVER_QUOTA if kind is FailureKind.QUOTA else Outcome.NO_CAPACITY
 
 
-def _place(offer: Offer, home: str | None = None) -> str:
-    return offer.region if offer.provider == home else f"{offer.provider} {offer.region}"
+def _place(offer: Offer, *, with_provider: bool) -> str:
+    return f"{offer.provider} {offer.region}" if with_provider else offer.region
 
 
 def _price(micros: int, currency: str) -> str:

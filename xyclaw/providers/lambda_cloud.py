@@ -134,7 +134,8 @@ def gpu_of(instance_type: dict[str, Any]) -> tuple[str, int]:
     text = str(instance_type.get("gpu_description") or instance_type.get("description") or "")
     match = _GPU_COUNT.match(text)
     if match:
-        count = count or int(match.group(1))
+        if "gpus" not in specs:
+            count = int(match.group(1))
         text = text[match.end() :]
     paren = _PAREN.match(text)
     if paren:
