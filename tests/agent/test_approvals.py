@@ -104,9 +104,9 @@ def test_with_nobody_to_ask_nothing_is_released(world: World, make_runtime: Make
         statuses = [(c.tool, c.status) for c in result.tool_calls]
         assert statuses == [("run_command", "done"), ("release_cluster", "rejected")]
         assert live(world) == [cluster.name]
-        row = [
+        row = next(
             r for r in conv.list_tool_calls(unattended.store, cid) if r["tool"] == "release_cluster"
-        ][0]
+        )
         assert row["decided_by"] == "policy: nobody to ask"
         ran = [r for r in conv.list_tool_calls(unattended.store, cid) if r["tool"] == "run_command"]
         assert ran[-1]["decided_by"].startswith("allowance")

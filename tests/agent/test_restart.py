@@ -24,9 +24,18 @@ def test_killed_while_waiting_then_approved_after_restart_rents_exactly_once(
     script = [f.call("create_cluster", {"gpu": "A10", "gpus": 2}), f.text("Rented it.")]
     with f.FakeLLM(script, router=lambda body: "provisioner") as llm:
         child = subprocess.Popen(
-            [sys.executable, "-m", "tests.agent.pending_child", world.server.url,
-             world.server.cloud.token, llm.base_url],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "tests.agent.pending_child",
+                world.server.url,
+                world.server.cloud.token,
+                llm.base_url,
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
             env={**os.environ},
         )
         try:
