@@ -7,6 +7,7 @@ using it says how to set it. Nothing here talks to a cloud.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from xyclaw.providers.autodl import (
     AutoDLProvider,
     AutoDLSettings,
 )
+from xyclaw.providers.http_retry import RetryPolicy
 from xyclaw.providers.lambda_cloud import LAMBDA_API_URL, LambdaProvider
 from xyclaw.providers.registry import ProviderRegistry
 from xyclaw.secrets import SecretStore
@@ -58,6 +60,8 @@ AUTODL = RealProvider(
     currency="CNY",
 )
 REAL_PROVIDERS = (LAMBDA, AUTODL)
+LAMBDA_URL_ENV = "XYCLAW_LAMBDA_API_URL"
+AUTODL_URL_ENV = "XYCLAW_AUTODL_API_URL"
 
 
 def not_configured(provider: RealProvider) -> ConfigError:
@@ -73,22 +77,33 @@ def register_real_providers(
     secrets: SecretStore,
     paths: AppPaths,
     config: Config,
-    lambda_url: str = LAMBDA_API_URL,
-    autodl_url: str = AUTODL_API_URL,
+    lambda_url: str | None = None,
+    autodl_url: str | None = None,
+    retry: RetryPolicy | None = None,
+    timeout_s: float = 30.0,
 ) -> None:
     """Register ``lambda`` and ``autodl``; each is built when first used.
 
     ``config`` is taken for the settings a ``[providers]`` section will hold; the AutoDL
     deployment settings are read from ``autodl.toml`` in the config folder for now.
+    The API addresses default to the clouds' own, or ``XYCLAW_LAMBDA_API_URL`` /
+    ``XYCLAW_AUTODL_API_URL`` (a proxy, a mirror, a local fake); ``retry`` and
+    ``timeout_s`` are for quick checks (``xyclaw providers``) and tests.
     """
     del config  # no provider settings in config.toml yet
+    lambda_url = lambda_url or os.environ.get(LAMBDA_URL_ENV) or LAMBDA_API_URL
+    autodl_url = autodl_url or os.environ.get(AUTODL_URL_ENV) or AUTODL_API_URL
 
     def build_lambda() -> LambdaProvider:
         key = secrets.get(LAMBDA.secret)
         if not key:
             raise not_configured(LAMBDA)
         return LambdaProvider(
-            key, base_url=lambda_url, state_file=paths.state_dir / "lambda-instances.json"
+            key,
+            base_url=lambda_url,
+            state_file=paths.state_dir / "lambda-instances.json",
+            retry=retry,
+            timeout_s=timeout_s,
         )
 
     def build_autodl() -> AutoDLProvider:
@@ -100,6 +115,8 @@ def register_real_providers(
             base_url=autodl_url,
             settings=load_autodl_settings(paths.config_dir / "autodl.toml"),
             state_file=paths.state_dir / "autodl-deployments.json",
+            retry=retry,
+            timeout_s=timeout_s,
         )
 
     registry.register(LAMBDA.name, build_lambda)

@@ -1,0 +1,111 @@
+"""``xyclaw providers``: every provider, whether it is configured, and whether it answers."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from xyclaw.cli.context import CliContext
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "providers", help="the providers: configured (keys, hosts) and reachable (asked for offers)"
+    )
+    p.add_argument(
+        "--no-check", action="store_true", help="only say what is configured; ask no provider"
+    )
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_providers)
+
+
+@dataclass
+class ProviderLine:
+    name: str
+    kind: str
+    configured: bool
+    setup: str  # what is configured, or what to do
+    reachable: bool | None = None  # None: not asked
+    detail: str = ""
+    seconds: float | None = None
+
+
+def _registry(ctx: CliContext, secrets: Any) -> Any:
+    """The app's providers plus the real clouds, with quick retries for a status check."""
+    from xyclaw.engine.compose import default_registry
+    from xyclaw.providers.http_retry import RetryPolicy
+    from xyclaw.providers.real import register_real_providers
+
+    registry = default_registry(ctx.paths, ctx.config)
+    quick = RetryPolicy(attempts=2, base_delay_s=0.5, max_delay_s=1.0, deadline_s=10.0)
+    register_real_providers(
+        registry, secrets=secrets, paths=ctx.paths, config=ctx.config, retry=quick, timeout_s=8.0
+    )
+    ctx.on_close(registry.close)
+    return registry
+
+
+def _setup(name: str, ctx: CliContext, secrets: Any) -> tuple[str, bool, str]:
+    """(kind, configured, what is set up or what to do) without asking any provider."""
+    from xyclaw.providers.own_hosts import load_hosts
+    from xyclaw.providers.real import REAL_PROVIDERS
+
+    for real in REAL_PROVIDERS:
+        if real.name == name:
+            if secrets.get(real.secret):
+                return name, True, f"{real.secret} is set ({real.currency})"
+            return name, False, f"run `xyclaw secrets set {real.secret}`; needs {real.account}"
+    if name == "sim":
+        return "sim", True, "built in: the simulated cloud (`xyclaw sim status`)"
+    if name == "local":
+        return "local", True, "this machine"
+    if name == "ssh":
+        hosts_file = ctx.paths.config_dir / "hosts.toml"
+        hosts = load_hosts(hosts_file)
+        if hosts:
+            return "ssh", True, f"{len(hosts)} host(s) in {hosts_file}"
+        return "ssh", False, f"list your machines in {hosts_file} (docs/configuration.md)"
+    return "?", True, "a plug-in provider"
+
+
+def _providers(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.errors import XyclawError
+    from xyclaw.secrets import SecretStore
+
+    secrets = SecretStore.choose(ctx.config.secrets.backend, ctx.paths.secrets_file)
+    registry = _registry(ctx, secrets)
+    lines: list[ProviderLine] = []
+    for name in registry.names:
+        kind, configured, setup = _setup(name, ctx, secrets)
+        line = ProviderLine(name, kind, configured, setup)
+        # The simulated cloud is not started just to be looked at.
+        if configured and not args.no_check and name != "sim":
+            started = time.monotonic()
+            try:
+                count = len(registry.get(name).offers())
+            except XyclawError as exc:
+                line.reachable, line.detail = False, exc.message
+            else:
+                line.reachable, line.detail = True, f"{count} offer(s)"
+            line.seconds = round(time.monotonic() - started, 2)
+        lines.append(line)
+    if args.json:
+        ctx.print_json([asdict(line) for line in lines])
+    else:
+        from xyclaw.cli.render import Column, print_table
+
+        def answer(line: ProviderLine) -> str:
+            if line.reachable is None:
+                return "-"
+            return ("yes" if line.reachable else "no") + f" ({line.seconds:.1f} s)"
+
+        columns = [Column("provider", 9), Column("configured", 10), Column("reachable", 14)]
+        rows = [
+            (line.name, "yes" if line.configured else "no", answer(line), line.detail or line.setup)
+            for line in lines
+        ]
+        print_table(ctx.out, [*columns, Column("detail")], rows, title="Providers")
+    unreachable = [line for line in lines if line.reachable is False]
+    return 1 if unreachable else 0

@@ -1,0 +1,89 @@
+"""``xyclaw secrets``: store, check and remove API keys in the OS keyring (or the 0600 file).
+
+Values are read from a hidden prompt, or from standard input when it is not a
+terminal (``xyclaw secrets set lambda_api_key < key.txt``); they are never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import re
+import sys
+from typing import Any
+
+from xyclaw.cli.context import CliContext
+from xyclaw.errors import UsageError
+
+_NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("secrets", help="store API keys (Lambda, AutoDL, LLM) in the keyring")
+    actions = p.add_subparsers(dest="secrets_action", metavar="ACTION", required=True)
+    s = actions.add_parser("set", help="store a secret, read from a hidden prompt or stdin")
+    s.add_argument("name", help="e.g. lambda_api_key, autodl_token, llm-api-key:deepseek")
+    s.set_defaults(handler=_set)
+    d = actions.add_parser("delete", help="remove a secret")
+    d.add_argument("name")
+    d.set_defaults(handler=_delete)
+    ls = actions.add_parser("list", help="the secrets XyClaw uses and whether each is set")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(handler=_list)
+
+
+def _store(ctx: CliContext) -> Any:
+    from xyclaw.secrets import SecretStore
+
+    return SecretStore.choose(ctx.config.secrets.backend, ctx.paths.secrets_file)
+
+
+def _checked(name: str) -> str:
+    if not _NAME.match(name):
+        raise UsageError(
+            f"{name!r} is not a secret name",
+            hint="use letters, digits and _ . : @ - (e.g. lambda_api_key)",
+        )
+    return name
+
+
+def _known(ctx: CliContext) -> list[tuple[str, str]]:
+    from xyclaw.providers.real import REAL_PROVIDERS
+
+    known = [(p.secret, f"{p.title} ({p.name} provider)") for p in REAL_PROVIDERS]
+    preset = ctx.config.llm.preset
+    if preset != "rules":
+        known.append((f"llm-api-key:{preset}", f"the LLM preset {preset}"))
+    return known
+
+
+def _set(args: argparse.Namespace, ctx: CliContext) -> int:
+    name = _checked(args.name)
+    if sys.stdin.isatty():
+        value = getpass.getpass(f"{name} (input hidden): ")
+    else:
+        value = sys.stdin.readline()
+    store = _store(ctx)
+    store.set(name, value.strip())
+    ctx.print(f"stored {name} in the {store.backend.name} secret store")
+    if any(name == known for known, _ in _known(ctx)[:2]):
+        ctx.print("check it with `xyclaw providers`")
+    return 0
+
+
+def _delete(args: argparse.Namespace, ctx: CliContext) -> int:
+    name = _checked(args.name)
+    _store(ctx).delete(name)
+    ctx.print(f"removed {name}")
+    return 0
+
+
+def _list(args: argparse.Namespace, ctx: CliContext) -> int:
+    store = _store(ctx)
+    rows = [(name, what, bool(store.get(name))) for name, what in _known(ctx)]
+    if args.json:
+        ctx.print_json([{"name": n, "for": w, "set": s} for n, w, s in rows])
+        return 0
+    for name, what, is_set in rows:
+        ctx.print(f"{name:<24} {'set' if is_set else 'not set':<8} {what}")
+    return 0
