@@ -11,6 +11,7 @@ loads quickly and is tested without LangGraph or an LLM.
 
 from xyclaw.agent.rules.brain import detect_language, understand
 from xyclaw.agent.rules.summaries import summarize
+from xyclaw.agent.rules.texts import help_text
 from xyclaw.agent.rules.turn import (
     AGENTS,
     TOOL_EFFECTS,
@@ -28,6 +29,7 @@ __all__ = [
     "RulesTurn",
     "ToolCall",
     "detect_language",
+    "help_text",
     "summarize",
     "understand",
 ]

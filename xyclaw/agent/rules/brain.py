@@ -89,9 +89,9 @@ _FABRIC_WORD = (
     r"网络|组网|互联|交换机"
 )
 _FABRIC_QUESTION = (
-    r"\?|？|吗|呢|还是|哪个|哪种|\bwhich\b|\bwhat\b|\bshould\b|\bneed\b|\benough\b|够|需要|"
-    r"是否|\bwhether\b|\bworth\b|\bbetter\b|\bvs\.?\b|\bversus\b|difference|区别|对比|比较|"
-    r"选择|选哪|用什么|\bor\b|\bwhen\b|\bmatters?\b"
+    r"还是|哪个|哪种|\bwhich\b|\bshould\b|\bneed\b|\benough\b|够|需要|是否|\bwhether\b|"
+    r"\bworth\b|\bbetter\b|\bvs\.?\b|\bversus\b|difference|区别|对比|比较|选择|选哪|用什么|\bor\b|"
+    r"\bmatters?\b|what\s+(?:network|fabric|interconnect)"
 )
 
 _TASK_LORA = r"\b(?:q?lora)\b|q?lora"
@@ -192,6 +192,7 @@ _KIND_PATTERNS = (
     ("clusters", r"\bclusters?\b|\brentals?\b|集群|租过|租用|机器"),
     ("plans", r"\bplans?\b|方案|规划"),
     ("events", r"\bevents?\b|what\s+happened|事件|发生|操作|记录"),
+    ("conversations", r"\bconversations?\b|\bchats?\b|对话|会话|聊天"),
 )
 
 
@@ -338,21 +339,26 @@ class _PlanSlots:
     deadline: int | float | None
     budget: tuple[int | float, str] | None
     fabric: str | None
+    region: str | None
 
 
 def _plan_slots(msg: Message) -> _PlanSlots:
     task = _task(msg)
     gpu = slots.take_gpu(msg)
+    budget = slots.take_budget(msg)
     tokens = slots.take_tokens(msg)
     params, more_tokens = slots.take_model_size(msg)
     qps = slots.take_qps(msg)
     gpus = slots.take_gpu_count(msg)
     deadline = slots.take_duration_hours(msg)
-    budget = slots.take_budget(msg)
+    budget = budget or slots.take_budget(msg, bare=True)
     fabric = slots.take_fabric(msg)
+    region = slots.take_region(msg)
     if qps is not None and task is None:
         task = "inference"
-    return _PlanSlots(task, gpu, params, tokens or more_tokens, qps, gpus, deadline, budget, fabric)
+    return _PlanSlots(
+        task, gpu, params, tokens or more_tokens, qps, gpus, deadline, budget, fabric, region
+    )
 
 
 def _known_gpus(language: str) -> str:
@@ -380,9 +386,10 @@ def _plan(turn: _Turn, msg: Message, found: _PlanSlots | None = None) -> RulesTu
     if s.fabric is not None:
         args["fabric"] = s.fabric
     if s.budget is not None:
-        args["budget"] = s.budget[0]
-        if s.budget[1] != "CNY":
-            args["currency"] = s.budget[1]
+        amount, currency = s.budget
+        args["budget"] = amount if currency == "CNY" else f"{amount} {currency}"
+    if s.region is not None:
+        args["region"] = s.region
     if s.deadline is not None and s.task != "inference":
         args["deadline_hours"] = s.deadline
     if s.qps is not None:
@@ -451,10 +458,8 @@ def _rent(turn: _Turn, msg: Message) -> RulesTurn:
             args["fabric"] = fabric
         if region is not None:
             args["region"] = region
-        if budget is not None:
-            args["budget"] = budget[0]
-            if budget[1] != "CNY":
-                args["currency"] = budget[1]
+        if budget is not None and budget[1] == "CNY":
+            args["budget"] = budget[0]  # in the offer's currency; the built-in cloud's is CNY
         return turn.call("rent", "provisioner", ToolCall("create_cluster", args))
     missing = ""
     if gpu is not None:
@@ -533,12 +538,13 @@ def _launch(turn: _Turn, msg: Message) -> RulesTurn:
     guard = _unsafe_guard(turn, msg, "launch", "operator", _LAUNCH)
     if guard is not None:
         return guard
-    if not msg.paths:
+    spec = msg.paths[0] if msg.paths else slots.take_sample(msg, _LAUNCH)
+    if spec is None:
         return turn.reply(
             "launch", "operator", turn.say("ask_spec", example=_example_cluster(turn))
         )
     refs, _pronoun = _clusters(msg, turn.context)
-    args: dict[str, object] = {"spec": msg.paths[0]}
+    args: dict[str, object] = {"spec": spec}
     if len(refs) == 1:
         args["cluster"] = refs[0].value
     elif len(refs) > 1:
@@ -604,10 +610,8 @@ def _logs(turn: _Turn, msg: Message) -> RulesTurn:
             "logs", "operator", turn.say("ask_job", verb=pick(turn.language, "logs of", "看日志："))
         )
     args: dict[str, object] = {"job": job}
+    slots.take_rank(msg)  # "rank 3": the tool shows every rank's lines (it takes no rank)
     lines = slots.take_lines(msg)
-    rank = slots.take_rank(msg)
-    if rank is not None:
-        args["rank"] = rank
     if lines is not None:
         args["lines"] = lines
     return turn.call("logs", "operator", ToolCall("job_logs", args))
@@ -616,20 +620,13 @@ def _logs(turn: _Turn, msg: Message) -> RulesTurn:
 def _job_status(turn: _Turn, msg: Message) -> RulesTurn:
     job = _job_ref(turn, msg)
     if job is None:
-        return turn.call(
-            "job_status", "operator", ToolCall("history", {"kind": "jobs", "limit": 5})
-        )
+        return turn.call("job_status", "operator", ToolCall("job_status", {}))
     return turn.call("job_status", "operator", ToolCall("job_status", {"job": job}))
 
 
 def _cost(turn: _Turn, msg: Message) -> RulesTurn:
-    refs, pronoun = _clusters(msg, turn.context)
-    cluster_word = _has(msg, r"\bcluster\b|集群")
-    if len(refs) == 1 or (pronoun and cluster_word and turn.context.last_cluster):
-        cluster = refs[0].value if refs else turn.context.last_cluster
-        return turn.call(
-            "cost", "historian", ToolCall("cost", {"period": "cluster", "cluster": cluster})
-        )
+    # "What has this cluster cost": the tool has no cluster filter, so the whole history's
+    # spend, whose per-cluster rows the summary lists.
     period = slots.take_period(msg, turn.context.today) or "all"
     return turn.call("cost", "historian", ToolCall("cost", {"period": period}))
 
@@ -646,8 +643,11 @@ def _history(turn: _Turn, msg: Message) -> RulesTurn:
     if limit is not None:
         args["limit"] = limit
     period = slots.take_period(msg, turn.context.today)
-    if period is not None:
-        args["period"] = period
+    if period is not None and period != "all":
+        since, until = slots.period_bounds(period, turn.context.today)
+        args["since"] = since
+        if until is not None:
+            args["until"] = until
     return turn.call("history", "historian", ToolCall("history", args))
 
 
@@ -669,7 +669,10 @@ def _health(turn: _Turn, msg: Message) -> RulesTurn:
 
 
 def _status(turn: _Turn, msg: Message) -> RulesTurn:
-    return turn.call("status", "provisioner", ToolCall("list_clusters", {}))
+    args: dict[str, object] = {}
+    if _has(msg, r"\breleased\b|\bever\b|including\s+(?:old|past)|已释放|包括释放|所有历史"):
+        args["include_released"] = True
+    return turn.call("status", "provisioner", ToolCall("list_clusters", args))
 
 
 def _offers(turn: _Turn, msg: Message) -> RulesTurn:
@@ -714,7 +717,7 @@ def _unsafe_leading(msg: Message) -> Handler | None:
         return _tune
     if _leading(msg, _RUN) and msg.quotes:
         return _run_command
-    if _leading(msg, _LAUNCH) and msg.paths:
+    if _leading(msg, _LAUNCH) and (msg.paths or slots.take_sample(msg, _LAUNCH)):
         return _launch
     if _leading(msg, _RENT_STRONG + "|" + _RENT_WEAK):
         return _rent
@@ -773,7 +776,7 @@ def understand(text: str, context: RulesContext | None = None) -> RulesTurn:
         return _release(turn, msg)
     if _has(msg, _CANCEL) and (_has(msg, JOB_WORDS) or _has(msg, r"\bit\b|它")):
         return _cancel(turn, msg)
-    if msg.paths and _has(msg, _LAUNCH):
+    if _has(msg, _LAUNCH) and (msg.paths or slots.take_sample(msg, _LAUNCH)):
         return _launch(turn, msg)
     if _has(msg, _TUNE):
         return _tune(turn, msg)

@@ -1,11 +1,12 @@
 """Text as people type it, made regular: full-width forms, Chinese numerals, English number words.
 
-``prepare("帮我租八张A800，预算1.5万")`` gives ``"帮我租 8 张a800,预算 15000 "``: NFKC
+``prepare("帮我租八张A800，预算一万五")`` gives ``"帮我租 8 张a800,预算 1.5w "``: NFKC
 folds full-width digits and punctuation, the text is lower-cased, and every
 Chinese numeral becomes Arabic digits with a space either side so that the
 patterns in :mod:`xyclaw.agent.rules.slots` see one spelling only. A number
 with 亿 in it is written in billions with a ``b`` (``70亿`` -> ``7b``, ``1000亿``
--> ``100b``), the way model sizes and token counts are written in English.
+-> ``100b``), the way model sizes and token counts are written in English; one
+with 万 in ten-thousands with a ``w``, as people type it (``1.5万`` -> ``1.5w``).
 """
 
 from __future__ import annotations
@@ -174,6 +175,8 @@ def _replace_run(match: re.Match[str]) -> str:
         return run
     if "亿" in run:
         return f" {format_decimal(value / 1_000_000_000)}b "
+    if "万" in run:
+        return f" {format_decimal(value / 10_000)}w "
     return f" {format_decimal(value)} "
 
 

@@ -9,13 +9,14 @@ what it took, so "8 A800" gives the count 8 and never an "800").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 
 from xyclaw.agent.rules.numbers import ORDINAL_WORDS as ORDINAL_WORDS
-from xyclaw.agent.rules.numbers import fold, ordinal, prepare, to_number
+from xyclaw.agent.rules.numbers import fold, format_decimal, ordinal, prepare, to_number
 from xyclaw.catalog import GpuModel, builtin_dir, load_gpus, normalise_gpu_name
 
 NUM = r"\d+(?:\.\d+)?"
@@ -124,6 +125,16 @@ class Message:
             self.work = self.work[: match.start()] + mark + self.work[match.end() :]
         return match
 
+    def take_first(
+        self, pattern: str | re.Pattern[str], accept: Callable[[re.Match[str]], bool]
+    ) -> re.Match[str] | None:
+        """The first match that ``accept`` takes, blanked; the others stay as they were."""
+        for match in re.finditer(pattern, self.work):
+            if accept(match):
+                self.work = self.work[: match.start()] + " " + self.work[match.end() :]
+                return match
+        return None
+
     def take_all(self, pattern: str | re.Pattern[str], mark: str = " ") -> list[re.Match[str]]:
         found: list[re.Match[str]] = []
         while (match := self.take(pattern, mark)) is not None:
@@ -185,6 +196,7 @@ def take_gpu(msg: Message) -> GpuMention | None:
 _SIZE_UNITS = {
     "k": 10**3,
     "thousand": 10**3,
+    "w": 10**4,
     "m": 10**6,
     "million": 10**6,
     "b": 10**9,
@@ -196,7 +208,7 @@ _SIZE_UNITS = {
 }
 _TOKEN_WORD = r"(?:tokens?|token数|词元|个\s*(?:token|词元))"
 _PARAM_WORD = r"(?:参数量?|params?|parameters?|模型|model)"
-_UNIT = r"(?P<unit>k|m|bn|b|t|thousand|million|billion|trillion)"
+_UNIT = r"(?P<unit>k|w|m|bn|b|t|thousand|million|billion|trillion)"
 _SCI = re.compile(_L + r"(?P<num>\d+(?:\.\d+)?)e(?P<exp>\d{1,2})" + _R)
 _TOKENS = re.compile(
     _L
@@ -215,8 +227,17 @@ def _scaled(num: str, unit: str | None) -> int:
     return int(value)
 
 
+def _sci(match: re.Match[str]) -> str:
+    value = Decimal(match["num"]) * 10 ** int(match["exp"])
+    for unit, scale in (("t", 10**12), ("b", 10**9), ("m", 10**6)):
+        if value >= scale:
+            return f"{format_decimal(value / scale)}{unit}"
+    return format_decimal(value)
+
+
 def _expand_sci(msg: Message) -> None:
-    msg.work = _SCI.sub(lambda m: str(int(Decimal(m["num"]) * 10 ** int(m["exp"]))), msg.work)
+    """``1.5e9`` -> ``1.5b`` so that it reads like any other size."""
+    msg.work = _SCI.sub(_sci, msg.work)
 
 
 def take_tokens(msg: Message) -> int | None:
@@ -244,19 +265,26 @@ def take_model_size(msg: Message) -> tuple[int | None, int | None]:
         return int(big["num"]), None
     params: int | None = None
     tokens: int | None = None
-    for match in msg.take_all(_SIZED):
+    taken: list[re.Match[str]] = []
+    for match in _SIZED.finditer(msg.work):
         unit = match["unit"].lower()
         value = _scaled(match["num"], unit)
-        after = msg.work[match.start() : match.start() + 24]
+        if unit in ("k", "thousand", "w") or value < 1_000_000:
+            continue  # 2k and 1.5万 are money, a rate or a context length, not a model
+        after = msg.work[match.end() : match.end() + 24]
         is_param = re.match(r"\s*" + _PARAM_WORD, after) is not None
         if unit in ("t", "trillion") and not is_param:
-            tokens = tokens or value
-        elif unit in ("k", "thousand"):
-            continue  # 2k is money or context, not a model
-        elif params is None and value >= 1_000_000:
+            if tokens is None:
+                tokens = value
+                taken.append(match)
+        elif params is None:
             params = value
-        elif tokens is None and value >= 1_000_000:
+            taken.append(match)
+        elif tokens is None:
             tokens = value
+            taken.append(match)
+    for match in reversed(taken):
+        msg.work = msg.work[: match.start()] + " " + msg.work[match.end() :]
     return params, tokens
 
 
@@ -341,6 +369,9 @@ _NOT_MONEY_AFTER = (
 _CUED = re.compile(_BUDGET_CUE + r"\s*[:=]?\s*" + _AMOUNT + _NOT_MONEY_AFTER)
 _SUFFIX_CUED = re.compile(_L + _AMOUNT + r"\s*(?:以内|以下|之内)")
 _MULT = {"k": 1000, "千": 1000, "w": 10_000, "万": 10_000}
+_BARE = re.compile(
+    _L + r"(?<!in )(?<!within )(?P<num>\d+(?:\.\d+)?)\s*(?P<mult>k|w)" + _R + _NOT_MONEY_AFTER
+)
 
 
 def _money(match: re.Match[str]) -> Decimal:
@@ -349,8 +380,12 @@ def _money(match: re.Match[str]) -> Decimal:
     return value * _MULT[mult] if mult else value
 
 
-def take_budget(msg: Message) -> tuple[int | float, str] | None:
-    """(amount, currency): ``500 CNY``, ``五百元``, ``1.5万``, ``2k``, ``¥300``, ``at most 500``."""
+def take_budget(msg: Message, *, bare: bool = False) -> tuple[int | float, str] | None:
+    """(amount, currency): ``500 CNY``, ``五百元``, ``1.5万``, ``2k``, ``¥300``, ``at most 500``.
+
+    With ``bare`` (a plan, where nothing else is counted in thousands), a lone ``2k`` or
+    ``1.5万`` is the budget too.
+    """
     for pattern, currency in _MONEY_PATTERNS:
         match = msg.take(pattern)
         if match is not None:
@@ -358,6 +393,10 @@ def take_budget(msg: Message) -> tuple[int | float, str] | None:
     match = msg.take(_CUED) or msg.take(_SUFFIX_CUED)
     if match is not None:
         return to_number(str(_money(match))), "CNY"
+    if bare:
+        match = msg.take(_BARE)
+        if match is not None:
+            return to_number(str(_money(match))), "CNY"
     return None
 
 
@@ -392,7 +431,7 @@ _HOURS = {
 }
 _EN_DURATION = re.compile(
     _L + r"(?P<half>half\s+(?:a|an)\s+)?(?P<num>\d+(?:\.\d+)?|a|an)?\s*(?:-)?\s*"
-    r"(?P<unit>minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wk|w)"
+    r"(?P<unit>minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wk)"
     + _R
     + r"(?P<andhalf>\s+and\s+a\s+half)?"
 )
@@ -410,14 +449,14 @@ _RELATIVE_DAYS = (
 
 def take_duration_hours(msg: Message) -> int | float | None:
     """Hours: ``in 2 days``, ``两天内``, ``48h``, ``1.5 hours``, ``半天``, ``by tomorrow``."""
-    match = msg.take(_ZH_DURATION)
-    if match is not None and (match["num"] or match["half"]):
+    match = msg.take_first(_ZH_DURATION, lambda m: bool(m["num"] or m["half"]))
+    if match is not None:
         base = Decimal(match["num"]) if match["num"] else Decimal(0)
         if match["half"] or match["after"]:
             base += Decimal("0.5")
         return _hours(base, match["unit"])
-    match = msg.take(_EN_DURATION)
-    if match is not None and (match["num"] or match["half"]):
+    match = msg.take_first(_EN_DURATION, lambda m: bool(m["num"] or m["half"]))
+    if match is not None:
         num = match["num"]
         if match["half"]:
             base = Decimal("0.5")
@@ -598,6 +637,30 @@ def take_period(msg: Message, today: date) -> str | None:
     return None
 
 
+def period_bounds(period: str, today: date) -> tuple[float, float | None]:
+    """``[since, until)`` in epoch seconds for a period, days at local midnight (as the
+    Engine counts spend); ``until`` None means up to now."""
+
+    def at(day: date) -> float:
+        return datetime(day.year, day.month, day.day).timestamp()
+
+    def next_month(day: date) -> date:
+        return (day.replace(day=28) + timedelta(days=4)).replace(day=1)
+
+    first = today.replace(day=1)
+    if period == "today":
+        return at(today), None
+    if period == "month":
+        return at(first), None
+    if period == "last_month":
+        return at((first - timedelta(days=1)).replace(day=1)), at(first)
+    if len(period) == 7:
+        start = date.fromisoformat(period + "-01")
+        return at(start), at(next_month(start))
+    day = date.fromisoformat(period)
+    return at(day), at(day + timedelta(days=1))
+
+
 _RANK = re.compile(
     r"(?:rank|node|worker)\s*#?\s*(?P<n>\d+)" + _R + r"|(?P<z>\d+)\s*号\s*(?:节点|机器|rank)"
     r"|(?:节点|rank)\s*(?P<y>\d+)"
@@ -627,6 +690,40 @@ def take_provider(msg: Message) -> str | None:
         return None
     name = match["p"]
     return "ssh" if name.startswith("host") else name
+
+
+# ---- sample job specs ------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def sample_specs() -> tuple[str, ...]:
+    """The bundled sample specs' names (``lora-2node``, ``lora``, ...), longest first."""
+    from xyclaw.paths import bundled
+
+    try:
+        folder = bundled("resources") / "examples"
+    except FileNotFoundError:
+        return ()
+    names: set[str] = set()
+    for entry in folder.iterdir() if folder.is_dir() else ():
+        if entry.is_dir():
+            names.add(entry.name.lower())
+        elif entry.suffix in (".yaml", ".yml"):
+            names.add(entry.stem.lower())
+    return tuple(sorted(names, key=lambda n: (-len(n), n)))
+
+
+def take_sample(msg: Message, verbs: str) -> str | None:
+    """A sample spec named right after a launch verb: ``launch lora on c1``, ``启动 lora 示例``."""
+    for name in sample_specs():
+        pattern = (
+            rf"(?:{verbs})\s*(?:the\s+|sample\s+|example\s+|示例\s*|样例\s*)?"
+            rf"(?<![a-z0-9_-]){re.escape(name)}(?![a-z0-9_-])"
+            r"(?!\s*(?:fine|lora|tun|model|微调|模型|训练))"
+        )
+        if re.search(pattern, msg.keys):
+            return name
+    return None
 
 
 # ---- cluster and job references --------------------------------------------------------------
@@ -685,12 +782,14 @@ def find_refs(
     for ref, is_loose in typed:
         if ref in lowered:
             continue
-        prefixed = [k for k in known if k.lower().startswith(ref + "-")]
+        gpu = canonical_gpu(ref)
+        stems = {ref} | ({gpu.lower()} if gpu else set())
+        prefixed = [k for k in known if any(k.lower().startswith(s + "-") for s in stems)]
         if len(prefixed) == 1:
             if all(r.value != prefixed[0] for r in refs):
                 refs.append(Ref(prefixed[0], "named"))
             continue
-        if canonical_gpu(ref) is not None or ref in ("§g", "§r"):
+        if gpu is not None or ref in ("§g", "§r"):
             continue
         if re.fullmatch(r"\d+(?:\.\d+)?[kmbt]", ref):
             continue  # "the 7b training" names a model size, not a job
