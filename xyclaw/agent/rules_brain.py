@@ -121,7 +121,7 @@ class RulesBrain:
         zh = language == "zh"
         if status == "done":
             try:
-                return str(self._rules.summarize(tool, unwrap(tool, body.get("result")), language))
+                return str(self._rules.summarize(tool, body.get("result"), language))
             except Exception:  # a wording bug must not lose the result
                 return f"{tool}: " + ("完成。" if zh else "done.")
         if status == "rejected":
@@ -140,37 +140,6 @@ class RulesBrain:
 
     def close(self) -> None:
         pass
-
-
-def unwrap(tool: str, result: Any) -> Any:
-    """The Engine's own object out of a tool's result envelope (what ``summarize`` words)."""
-    if not isinstance(result, dict):
-        return result
-    if tool == "create_cluster" and isinstance(result.get("cluster"), dict):
-        return result["cluster"]
-    if tool == "release_cluster" and "released" in result:
-        return result["released"]
-    if tool == "tune" and "tune" in result:
-        return result["tune"]
-    if tool == "cluster_health" and "health" in result:
-        return result["health"]
-    if tool == "cost" and isinstance(result.get("spend"), dict):
-        return {**result["spend"], "period": result.get("period")}
-    if tool in ("launch_job", "cancel_job") and "job" in result:
-        return result["job"]
-    if tool == "job_status":
-        return result.get("job", result.get("jobs"))
-    if tool == "job_logs":
-        log = result.get("log") or {}
-        return {"job": result.get("job"), "text": log.get("text", ""), "note": log.get("note")}
-    if tool == "run_command" and isinstance(result.get("nodes"), dict):
-        nodes = {}
-        for node, value in result["nodes"].items():
-            if isinstance(value, dict) and isinstance(value.get("output"), dict):
-                value = {"exit_code": value.get("exit_code"), "stdout": value["output"]["text"]}
-            nodes[node] = value
-        return {"command": result.get("command"), "nodes": nodes}
-    return result
 
 
 def _language(rules: Any, text: str) -> str:

@@ -313,7 +313,7 @@ def _cost(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutp
     summary = ctx.engine.spend(period)
     body = jsonable(summary)
     totals = body.get("totals") if isinstance(body, dict) else None
-    text = ", ".join(money(v, k) for k, v in (totals or {}).items()) or "nothing"
+    text = ", ".join(f"{float(v):,.2f} {k}" for k, v in (totals or {}).items()) or "nothing"
     return ToolOutput({"period": jsonable(period), "spend": body}, f"spent {text}")
 
 
