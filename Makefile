@@ -42,7 +42,8 @@ bench: $(STAMP)
 
 # The one-folder desktop app (dist/xyclaw/) from packaging/xyclaw.spec; packaging/smoke.sh checks it.
 package: $(STAMP)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[package]'
+	@$(BIN)/pyinstaller --version >/dev/null 2>&1 || \
+	  $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[package]'
 	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/xyclaw.spec
 	@echo "built dist/xyclaw/ ($$(du -sh dist/xyclaw | cut -f1)); check it with: packaging/smoke.sh"
 

@@ -5,7 +5,8 @@
 #   - the bundled agents/, ui/ and resources/ are all there, file for file;
 #   - `xyclaw plan` reads the bundled catalogue;
 #   - the desktop app opens offscreen and under Xvfb, draws its window, saves a
-#     screenshot (XYCLAW_SMOKE_SCREENSHOT) and quits; the screenshots are not blank.
+#     screenshot (XYCLAW_SMOKE_SCREENSHOT) and quits; the screenshots are not blank;
+#   - the menu entry installed by the folder's install-desktop-entry.sh starts it.
 # Usage: packaging/smoke.sh [APP_DIR] [SHOTS_DIR]   (defaults: dist/xyclaw, a temp folder)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,5 +94,17 @@ platform=$(env -u QT_QPA_PLATFORM xvfb-run -a -s "-screen 0 1400x900x24" \
 [[ $platform == *'"platform": "xcb"'* ]] || fail "expected the xcb platform, got $platform"
 echo "  $platform"
 shoot xvfb env -u QT_QPA_PLATFORM xvfb-run -a -s "-screen 0 1400x900x24"
+
+step "menu entry (install-desktop-entry.sh in the frozen folder)"
+export XDG_DATA_HOME="$work/xdg"
+"$app_dir/install-desktop-entry.sh" | sed 's/^/  /' || fail "install-desktop-entry.sh exited $?"
+entry="$XDG_DATA_HOME/applications/xyclaw.desktop"
+[ -f "$XDG_DATA_HOME/icons/hicolor/scalable/apps/xyclaw.svg" ] || fail "no icon installed"
+if command -v desktop-file-validate >/dev/null; then
+  desktop-file-validate "$entry" || fail "$entry is not a valid desktop entry"
+fi
+exec_path=$(sed -n 's/^Exec=//p' "$entry" | tr -d '"')
+[ "$exec_path" = "$exe" ] || fail "the entry starts '$exec_path', not $exe"
+exe=$exec_path shoot menu-entry env QT_QPA_PLATFORM=offscreen
 
 step "passed ($app_dir, $(du -sh "$app_dir" | cut -f1))"
