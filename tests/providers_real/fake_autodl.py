@@ -228,7 +228,7 @@ class FakeAutoDL(FakeCloud):
         with self.lock:
             self._advance()
             if method == "POST" and path == "/api/v1/dev/machine/region/gpu_stock":
-                region = (body or {}).get("region_sign")
+                region = str((body or {}).get("region_sign"))
                 stock = self.settings.stock.get(region, {})
                 return ok(
                     [{g: {"idle_gpu_num": r[0], "total_gpu_num": r[1]}} for g, r in stock.items()]

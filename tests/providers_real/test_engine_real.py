@@ -137,7 +137,7 @@ def check_invariants(kind: str, url: str, port: int) -> None:
     for info in listed:
         if info.state in ("terminating", "terminated"):
             continue
-        row = by_ext.get(info.external_id) or by_key.get(info.idempotency_key)
+        row = by_ext.get(info.external_id) or by_key.get(info.idempotency_key or "")
         assert row is not None, f"{info.external_id} bills but the store does not know it"
         assert row[1] in LIVE_IN_STORE, f"{info.external_id} bills but the store says {row[1]}"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -180,7 +180,7 @@ def sim(tmp_path: Path) -> Iterator[SimProvider]:
     server.stop()
 
 
-def rent_on(provider: SimProvider, gpu_count: int) -> object:
+def rent_on(provider: SimProvider, gpu_count: int) -> Callable[[Offer], ClusterInfo]:
     def attempt(o: Offer) -> ClusterInfo:
         return provider.create(
             ClusterOrder(
@@ -207,7 +207,7 @@ def test_sim_region_out_of_capacity_fails_over_at_the_same_price(sim: SimProvide
     sim.fault(capacity={"Xiamen": {"A800": 0}})  # then Xiamen sells out
     approval = Approval.of(candidates[0], 8)
     # As planned (stale offers): the create itself is refused, and the next region is tried.
-    result = fail_over(candidates, rent_on(sim, 8), approval=approval)  # type: ignore[arg-type]
+    result = fail_over(candidates, rent_on(sim, 8), approval=approval)
     assert result.created and result.story() == "Xiamen out of A800 -> Ulanqab, same price"
     assert "insufficient capacity in Xiamen" in result.attempts[0].reason
     [made] = sim.clusters()
@@ -215,7 +215,7 @@ def test_sim_region_out_of_capacity_fails_over_at_the_same_price(sim: SimProvide
     # Re-quoted first: the fresh offer shows no free A800 in Xiamen, so no create is sent.
     again = fail_over(
         candidates,
-        rent_on(sim, 8),  # type: ignore[arg-type]
+        rent_on(sim, 8),
         approval=approval,
         requote=requote_from(lambda name: sim.offers()),
     )
@@ -229,7 +229,7 @@ def test_sim_price_rise_beyond_the_approved_stops_and_asks(sim: SimProvider) -> 
     candidates = by_id(sim, "yc-a800-roce", "xm-a800-ib")  # 3.80, then 4.60 CNY per GPU-hour
     result = fail_over(
         candidates,
-        rent_on(sim, 16),  # type: ignore[arg-type]
+        rent_on(sim, 16),
         approval=Approval.of(candidates[0], 16),
         requote=requote_from(lambda name: sim.offers()),
     )
