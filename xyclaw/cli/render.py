@@ -252,7 +252,8 @@ def _bar(value: float | None, width: int = 10) -> Any:
     if value is None:
         return Text(" " * width)
     filled = round(max(0.0, min(100.0, value)) / 100 * width)
-    text = Text("█" * filled, style=_util_style(value))
+    text = Text()
+    text.append("█" * filled, style=_util_style(value))
     text.append("░" * (width - filled), style="dim")
     return text
 
