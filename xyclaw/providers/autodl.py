@@ -283,7 +283,11 @@ class AutoDLProvider:
 
     def _data(self, response: httpx.Response) -> Any:
         if response.status_code in (401, 403):
-            raise self._error(response, {})
+            try:
+                said = response.json()
+            except ValueError:
+                said = {}
+            raise self._error(response, said if isinstance(said, dict) else {})
         body = json_object(response, self.name)
         if response.status_code >= 400 or body.get("code") != SUCCESS:
             raise self._error(response, body)
