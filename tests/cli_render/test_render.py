@@ -263,5 +263,5 @@ def test_progress_on_a_terminal_has_a_bar_per_node_counting_steps(terminal: Term
     text = ANSI.sub("", terminal.screen())
     assert "60%" in text and "all nodes answer SSH" in text
     # n-0 is through provision, ssh and driver; n-1 is still being provisioned.
-    assert re.search(rf"n-0 .*3/{total} +driver: driver ok \(535\.104\)", text)
+    assert re.search(rf"n-0 .*3/{total} +driver ok \(535\.104\)", text)
     assert re.search(rf"n-1 .*0/{total} +provision: pending", text)

@@ -144,9 +144,9 @@ class _RichProgress:
             done = self._steps.index(event.step) + 1
             if event.step == "provision" and not message.endswith("running"):
                 done -= 1  # a state change on the way, not yet up
-            self._progress.update(
-                task, completed=done, count=f"{done}/{total}", message=f"{event.step}: {message}"
-            )
+            if not message.startswith(event.step):
+                message = f"{event.step}: {message}"
+            self._progress.update(task, completed=done, count=f"{done}/{total}", message=message)
         else:
             self._progress.update(task, message=message)
 
