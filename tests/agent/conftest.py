@@ -84,6 +84,7 @@ def make_runtime(world: World) -> Iterator[MakeRuntime]:
         *,
         brain: Brain | None = None,
         unattended: bool = False,
+        api_key: str = API_KEY,
         **env: str,
     ) -> AgentRuntime:
         settings: dict[str, str] = dict(env)
@@ -93,7 +94,7 @@ def make_runtime(world: World) -> Iterator[MakeRuntime]:
             settings.setdefault("XYCLAW_LLM_MODEL", "fake-model")
             settings.setdefault("XYCLAW_LLM_MAX_RETRIES", "0")
             # The key goes where a user's goes: the secret store (a 0600 file in tests).
-            world.engine.secrets.set(key_secret_name(settings["XYCLAW_LLM_PRESET"]), API_KEY)
+            world.engine.secrets.set(key_secret_name(settings["XYCLAW_LLM_PRESET"]), api_key)
         config = _config(world.paths, settings)
         runtime = AgentRuntime(
             world.engine, paths=world.paths, config=config, brain=brain, unattended=unattended

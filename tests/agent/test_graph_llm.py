@@ -54,3 +54,60 @@ def test_plan_then_rent_goes_through_one_approval_bound_to_the_quote(
         assert rent["result"]["quote_digest"] == card.details["digest"]
         assert events.of(ReplyDone)
         assert rt.pending_approval(cid) is None
+
+
+def test_reasoning_is_shown_apart_and_never_sent_back(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    from xyclaw.agent.types import ReasoningDelta
+
+    script = [
+        f.text("Use RoCE for 8 GPUs.", reasoning="One node, so NVLink only..."),
+        f.text("Still RoCE.", usage=False),
+    ]
+    with f.FakeLLM(script, router=lambda body: "planner") as llm:
+        rt = make_runtime(
+            llm,
+            XYCLAW_LLM_PRICE_IN_PER_MILLION="2",
+            XYCLAW_LLM_PRICE_OUT_PER_MILLION="8",
+            XYCLAW_LLM_PRICE_CURRENCY="CNY",
+        )
+        cid = rt.new_conversation()
+        events = Events()
+        first = rt.send(cid, "RoCE or IB?", events)
+        assert first.reply == "Use RoCE for 8 GPUs."
+        assert first.reasoning == "One node, so NVLink only..."
+        assert "".join(e.text for e in events.of(ReasoningDelta)) == first.reasoning
+        assert "NVLink" not in "".join(e.text for e in events.of(TokenDelta))
+        # Routing (50 in) + the answer (50 in): the server's usage, priced per million.
+        assert first.tokens_in == 100 and first.cost_micros > 0 and first.currency == "CNY"
+        second = rt.send(cid, "and for 16?", Events())
+        sent = json.dumps(llm.chat_requests[-1]["messages"])
+        assert "NVLink only" not in sent and "Use RoCE for 8 GPUs." in sent
+        assert second.tokens_out > 0  # counted here: the server sent no usage
+        info = rt.conversation(cid)
+        assert info.tokens_in == first.tokens_in + second.tokens_in
+        assert info.cost_micros == first.cost_micros + second.cost_micros
+        [reply, _] = [m for m in rt.messages(cid) if m.role == "assistant"]
+        assert reply.reasoning == first.reasoning and reply.agent == "planner"
+
+
+def test_a_wrong_key_fails_the_turn_with_a_clear_message_and_no_traceback(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    from xyclaw.agent.presets import key_secret_name
+    from xyclaw.agent.types import TurnFailed
+
+    with f.FakeLLM([f.text("hi")], router=lambda body: "planner") as llm:
+        rt2 = make_runtime(llm, api_key="sk-wrong")
+        rt = make_runtime(llm)
+        assert world.engine.secrets.get(key_secret_name("custom")) == f.API_KEY
+        cid = rt2.new_conversation()
+        events = Events()
+        result = rt2.send(cid, "hello", events)
+        assert result.agent == "xyclaw" and "refused the API key" in result.reply
+        assert "Traceback" not in result.reply and "sk-wrong" not in result.reply
+        assert events.of(TurnFailed)
+        # The same conversation goes on with a good key.
+        ok = rt.send(cid, "hello again", Events())
+        assert ok.reply == "hi"
