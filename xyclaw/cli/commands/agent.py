@@ -10,6 +10,7 @@ import argparse
 import getpass
 import json
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.errors import UsageError
@@ -146,9 +147,10 @@ def _turn_json(result: TurnResult) -> dict[str, Any]:
 class _Printer:
     """Turns agent events into terminal output (tokens as they come when ``stream``)."""
 
-    def __init__(self, ctx: CliContext, *, stream: bool) -> None:
+    def __init__(self, ctx: CliContext, *, stream: bool, later_hint: bool = True) -> None:
         self.ctx = ctx
         self.stream = stream
+        self.later_hint = later_hint
         self.streamed = False
         self.agent: str | None = None
 
@@ -181,6 +183,7 @@ class _Printer:
             self.ctx.print("")
         if result.pending_approval is not None:
             self.ctx.print(_card(result.pending_approval))
+        if result.pending_approval is not None and self.later_hint:
             self.ctx.print(
                 f"Waiting for your answer: xyclaw ask --conversation {result.conversation_id}"
                 " --approve (or --reject)"
@@ -199,6 +202,8 @@ def _card(request: ApprovalRequest) -> str:
     for key, value in request.details.items():
         if key in ("quote",) or value in (None, "", []):
             continue
+        if key == "expires_at" and isinstance(value, int | float):
+            value = time.strftime("%H:%M:%S", time.localtime(value))
         if isinstance(value, list):
             value = "; ".join(
                 json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v) for v in value
@@ -213,7 +218,7 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
     runtime = _runtime(ctx)
     cid = args.conversation if args.conversation is not None else runtime.new_conversation()
     ctx.print(f"XyClaw chat ({runtime.brain_name}), conversation {cid}. /help for commands.")
-    printer = _Printer(ctx, stream=True)
+    printer = _Printer(ctx, stream=True, later_hint=False)
     pending = runtime.pending_approval(cid)
     if pending is not None:
         ctx.print(_card(pending))
