@@ -262,13 +262,26 @@ def _job_status(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> To
     return ToolOutput({"jobs": [jsonable(j) for j in jobs]}, f"{len(jobs)} jobs")
 
 
+def _accepts(fn: Callable[..., Any], *names: str) -> str | None:
+    """The first of ``names`` that ``fn`` takes as a keyword (the jobs methods' names for
+    "how many lines" were still settling when these tools were written)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return None
+    return next((n for n in names if n in params), None)
+
+
 def _state(obj: Any) -> str:
     return str(jsonable(getattr(obj, "state", "?")))
 
 
 def _job_logs(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
     lines = int(args.get("lines") or 200)
-    logs = ctx.engine.job_logs(str(args["job"]), tail=lines)
+    keyword = _accepts(ctx.engine.job_logs, "tail", "lines", "limit", "last")
+    logs = ctx.engine.job_logs(str(args["job"]), **({keyword: lines} if keyword else {}))
     if not isinstance(logs, str):
         logs = "\n".join(str(x) for x in (logs or []))
     wrapped = wrap_remote(logs, ctx.remote_chars, f"log of job {args['job']}")
