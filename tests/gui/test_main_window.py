@@ -1,42 +1,203 @@
+"""The main window: pages, the status bar, the operations panel, the tray, closing and
+quitting."""
+
 from __future__ import annotations
 
-from pathlib import Path
+import threading
+import time
 
 import pytest
 
 pytest.importorskip("PySide6")
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QIcon
 from pytestqt.qtbot import QtBot
 
-from xyclaw.config import load_config
-from xyclaw.engine.compose import build_engine
-from xyclaw.gui.main_window import MainWindowController
+from tests.gui.conftest import MakeWindow
+from tests.gui.scripted import ScriptedRuntime
+from xyclaw.engine import Engine
+from xyclaw.engine.lifecycle import UpRequest
+from xyclaw.engine.operations import OperationRunner, Progress
+from xyclaw.events import AlertRaised, BudgetWarning, EventBus, JobChanged
+from xyclaw.gui.bridge import EngineBridge
+from xyclaw.gui.operations_panel import OperationsPanel
 from xyclaw.gui.pages import PAGES
-from xyclaw.paths import AppPaths
+from xyclaw.gui.tray import TrayController
 
 
-@pytest.fixture
-def controller(qtbot: QtBot, xyclaw_home: Path) -> MainWindowController:
-    paths = AppPaths.from_environment()
-    engine = build_engine(paths, load_config(paths.config_file))
-    ctl = MainWindowController(engine)
-    qtbot.addWidget(ctl.window)
-    ctl.window.show()
-    yield ctl
-    engine.close()
-
-
-def test_window_shows_every_section_and_switches_pages(controller: MainWindowController) -> None:
-    nav = controller.navigation
-    assert [nav.item(i).text() for i in range(nav.count())] == [p.title for p in PAGES]
-    controller.show_page("monitor")
-    assert controller.pages.currentWidget().objectName() == "page_monitor"
-    nav.setCurrentRow(1)
-    assert controller.pages.currentWidget().objectName() == "page_plan"
-
-
-def test_status_bar_says_where_the_data_is(
-    controller: MainWindowController, xyclaw_home: Path
+def test_window_shows_every_section_and_switches_pages(
+    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
 ) -> None:
-    message = controller.window.statusBar().currentMessage()
-    assert str(xyclaw_home) in message and "schema v" in message
+    ctl = make_window(local_engine)
+    nav = ctl.navigation
+    assert [nav.item(i).text() for i in range(nav.count())] == [p.title for p in PAGES]
+    ctl.show_page("monitor")
+    assert ctl.pages.currentWidget().objectName() == "page_monitor"
+    nav.setCurrentRow(1)
+    assert ctl.pages.currentWidget().objectName() == "page_plan"
+    qtbot.keyClick(ctl.window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    assert ctl.pages.currentWidget().objectName() == "page_clusters"
+
+
+def test_status_bar_shows_spend_tokens_brain_and_providers(
+    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
+) -> None:
+    runtime = ScriptedRuntime()
+    ctl = make_window(local_engine, runtime)
+    status = ctl.status
+    qtbot.waitUntil(lambda: status.snapshot is not None, timeout=5000)
+    assert status.rate.text() == "Nothing billing"
+    assert status.spent.text() == "Today 0.00 CNY"
+    assert status.brain.text() == "Brain: scripted"
+    assert status.providers.text() == "● local"
+    assert "local: connected" in status.providers.toolTip()
+    assert status.llm.text() == "LLM 0 tokens · 0.0000 USD"
+    assert ctl.tray.tooltip == "XyClaw — Nothing billing"
+
+    # A turn's tokens show up once it is done.
+    ctl.chat.send("LoRA fine-tune a 13B model on 8 GPUs, budget 500")
+    qtbot.waitUntil(lambda: status.llm.text().startswith("LLM 180 tokens"), timeout=5000)
+    assert status.llm.text() == "LLM 180 tokens · 0.0004 USD"
+
+
+def test_operations_panel_shows_per_node_steps_and_cancels(qtbot: QtBot) -> None:
+    bus = EventBus()
+    bridge = EngineBridge(bus.subscribe)
+    runner = OperationRunner(bus)
+    panel = OperationsPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    bridge.operation_progress.connect(panel.on_progress)
+    started = threading.Event()
+
+    def rent(progress: Progress) -> str:
+        for step in ("ssh", "driver", "gpus"):
+            for node in ("n0", "n1"):
+                progress.update(f"{node}: {step} ok", 0.1, step=step, subject=node)
+        started.set()
+        while True:
+            progress.check_cancelled()
+            progress.update("waiting for the fabric", 0.5)
+            time.sleep(0.005)
+
+    handle = runner.start("rent 16 x A800 from sim", rent)
+    panel.track(handle)
+    qtbot.waitUntil(lambda: handle.id in panel.views and started.is_set(), timeout=3000)
+    qtbot.waitUntil(
+        lambda: panel.views[handle.id].steps.get("n1", ("",))[0] == "gpus", timeout=3000
+    )
+    item = panel.tree.topLevelItem(0)
+    assert item.text(0) == "rent 16 x A800 from sim"
+    assert {item.child(i).text(0) for i in range(item.childCount())} == {"n0", "n1"}
+    assert item.child(0).text(1) == "gpus"
+    assert panel.summary.text() == "1 running, 0 finished"
+    button = panel._buttons[handle.id]
+    assert button.isEnabled()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.views[handle.id].state == "cancelled", timeout=3000)
+    assert handle.done()
+    assert item.text(2).startswith("cancelled")
+    assert panel.summary.text() == "0 running, 1 finished"
+    qtbot.mouseClick(panel.clear_button, Qt.MouseButton.LeftButton)
+    assert panel.tree.topLevelItemCount() == 0
+    bridge.close()
+    runner.close()
+
+
+def test_the_tray_announces_alerts_budgets_and_finished_jobs(qtbot: QtBot) -> None:
+    bus = EventBus()
+    bridge = EngineBridge(bus.subscribe)
+    tray = TrayController(QIcon(), bridge, available=False)
+    got: list = []
+    tray.notified.connect(got.append)
+    bus.publish(
+        AlertRaised(
+            event_id=1,
+            rule="xid",
+            severity="critical",
+            message="GPU 3 reported XID 79 (fell off the bus)",
+            action="replace the node",
+            cluster_id=1,
+            node="demo-node1",
+        )
+    )
+    bus.publish(
+        BudgetWarning(
+            cluster_id=1,
+            name="demo",
+            spent_micros=410_000_000,
+            budget_micros=500_000_000,
+            currency="CNY",
+        )
+    )
+    bus.publish(JobChanged(job_id=1, cluster_id=1, name="lora-13b", state="running", previous=None))
+    bus.publish(JobChanged(job_id=1, cluster_id=1, name="lora-13b", state="failed", previous="x"))
+    qtbot.waitUntil(lambda: len(got) == 3, timeout=3000)
+    assert [n.title for n in got] == ["Alert (critical)", "Budget warning", "Job failed"]
+    assert (
+        got[0].message == "demo-node1: GPU 3 reported XID 79 (fell off the bus) — replace the node"
+    )
+    assert got[1].message == "demo has spent 410.00 CNY of 500.00 CNY"
+    assert [a.text().split("  ", 1)[1] for a in tray.recent_menu.actions()][0].startswith(
+        "Job failed"
+    )
+    tray.close()
+    bridge.close()
+
+
+def test_closing_the_window_keeps_the_app_in_the_tray(
+    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
+) -> None:
+    quits: list[int] = []
+    ctl = make_window(local_engine, tray_available=True, on_quit=lambda: quits.append(1))
+    ctl.window.close()
+    assert not ctl.window.isVisible() and ctl.closed_to_tray
+    assert ctl.tray.recent[0].title == "XyClaw is still running"
+    qtbot.wait(50)
+    assert quits == []
+    ctl.tray.show_requested.emit()
+    assert ctl.window.isVisible()
+
+
+def test_closing_without_a_tray_quits_when_nothing_bills(
+    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
+) -> None:
+    quits: list[int] = []
+    ctl = make_window(local_engine, tray_available=False, on_quit=lambda: quits.append(1))
+    ctl.window.close()
+    qtbot.waitUntil(lambda: quits == [1], timeout=3000)
+    assert ctl.quit_flow.dialog is None  # nothing to ask about
+
+
+def _rent(engine: Engine, gpus: int = 2) -> str:
+    quote = engine.quote_request(UpRequest(provider="sim", gpu="A10", gpu_count=gpus))
+    return engine.up(quote).result(120).name
+
+
+@pytest.mark.slow
+def test_quit_with_live_clusters_says_what_bills_and_releases_them(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine
+) -> None:
+    name = _rent(sim_engine)
+    quits: list[int] = []
+    ctl = make_window(sim_engine, on_quit=lambda: quits.append(1))
+    ctl.request_quit()
+    qtbot.waitUntil(lambda: ctl.quit_flow.dialog is not None, timeout=5000)
+    flow = ctl.quit_flow
+    assert flow.dialog.isVisible()
+    assert flow.headline.text() == "1 cluster keeps billing after XyClaw quits"
+    line = flow.list.item(0).text()
+    assert line.startswith(f"{name} — ") and "CNY/h" in line and "ready" in line
+
+    # Cancel keeps everything as it was.
+    qtbot.mouseClick(flow.cancel_button, Qt.MouseButton.LeftButton)
+    assert not flow.dialog.isVisible() and quits == []
+
+    ctl.request_quit()
+    qtbot.waitUntil(lambda: flow.dialog is not None and flow.dialog.isVisible(), timeout=5000)
+    qtbot.mouseClick(flow.release_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: quits == [1], timeout=60000)
+    assert sim_engine.clusters() == []
+    released = sim_engine.cluster(name)
+    assert released.state == "released"

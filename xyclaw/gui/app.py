@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
@@ -12,6 +14,8 @@ from PySide6.QtWidgets import QApplication
 from xyclaw.engine import Engine
 from xyclaw.gui.main_window import MainWindowController
 from xyclaw.paths import bundled
+
+log = logging.getLogger(__name__)
 
 # packaging/smoke.sh: save a screenshot of the window once it is drawn, then quit.
 SMOKE_SCREENSHOT_ENV = "XYCLAW_SMOKE_SCREENSHOT"
@@ -34,15 +38,44 @@ def create_app() -> QApplication:
     return app
 
 
+def build_runtime(engine: Engine) -> Any:
+    """The agents (imports LangGraph: slow, so it runs on a worker after the window shows)."""
+    from xyclaw.agent.runtime import AgentRuntime
+
+    return AgentRuntime(engine, paths=engine.paths, config=engine.config)
+
+
 def run_app(engine: Engine) -> int:
     app = create_app()
+    # The window may close to the tray; quitting is always explicit (tray menu, Quit flow).
+    app.setQuitOnLastWindowClosed(False)
     apply_theme(app, engine.config.gui.theme if engine.config.gui.theme != "system" else "light")
     controller = MainWindowController(engine)
     controller.window.show()
+    runtimes: list[Any] = []
+
+    def started(runtime: Any) -> None:
+        runtimes.append(runtime)
+        controller.attach_runtime(runtime)
+
+    chat = controller.page_widgets.get("chat")
+    controller.worker.submit(
+        lambda: build_runtime(engine),
+        on_done=started,
+        on_error=getattr(chat, "show_runtime_error", controller.show_error),
+        lane="agent",
+        name="start the agents",
+    )
     # While the app runs: reconcile, meter, budgets, idle release and telemetry, every minute.
     engine.start_maintenance()
     shot = os.environ.get(SMOKE_SCREENSHOT_ENV, "").strip()
     if shot:
         window = controller.window
         QTimer.singleShot(800, lambda: app.exit(0 if window.grab().save(shot) else 1))
-    return int(app.exec())
+    code = int(app.exec())
+    for runtime in runtimes:
+        try:
+            runtime.close()
+        except Exception:
+            log.exception("closing the agents failed")
+    return code

@@ -1,10 +1,23 @@
-"""The main window: navigation on the left, one page per section on the right."""
+"""The main window: navigation on the left, one page per section, the operations panel,
+the status bar, the tray, and what closing and quitting do.
+
+Widgets here only show and forward: every engine or agent call runs on the
+:class:`~xyclaw.gui.bridge.Worker`, every engine event arrives through the
+:class:`~xyclaw.gui.bridge.EngineBridge`.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QFile, QIODevice
-from PySide6.QtUiTools import QUiLoader
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
     QLabel,
     QListWidget,
     QMainWindow,
@@ -15,23 +28,46 @@ from PySide6.QtWidgets import (
 
 from xyclaw.engine import Engine
 from xyclaw.errors import XyclawError
+from xyclaw.gui.bridge import EngineBridge, ErrorInfo, Worker
+from xyclaw.gui.forms import child, icon, load_ui
+from xyclaw.gui.operations_panel import OperationsPanel
 from xyclaw.gui.pages import PAGES, PageInfo
-from xyclaw.paths import bundled
+from xyclaw.gui.quit_flow import QuitFlow
+from xyclaw.gui.status import StatusBarController, StatusSnapshot, read_snapshot
+from xyclaw.gui.tray import TrayController
+
+log = logging.getLogger(__name__)
+
+__all__ = ["GuiContext", "MainWindowController", "load_ui"]
 
 
-def load_ui(name: str) -> QWidget:
-    """A Qt Designer form from the bundled ``ui/`` folder."""
-    path = bundled("ui") / name
-    file = QFile(str(path))
-    if not file.open(QIODevice.OpenModeFlag.ReadOnly):
-        raise XyclawError(f"cannot open the form {path}", hint="reinstall XyClaw")
-    try:
-        widget = QUiLoader().load(file)
-    finally:
-        file.close()
-    if widget is None:
-        raise XyclawError(f"the form {path} is broken", hint="reinstall XyClaw")
-    return widget
+@dataclass
+class GuiContext:
+    """What every page gets: the engine, the agents (once started), the bridge, the worker."""
+
+    engine: Engine
+    bridge: EngineBridge
+    worker: Worker
+    runtime: Any | None = None
+    operations: OperationsPanel | None = None
+    tray: TrayController | None = None
+
+    def show_error(self, error: ErrorInfo) -> None:
+        """Fallback for errors a page does not show itself: the status bar."""
+        log.warning("%s", error.message)
+
+
+PageFactory = Callable[[GuiContext], QWidget]
+
+
+class OperationGone(XyclawError):
+    """Cancel came too late: the operation already ended."""
+
+    def __init__(self, operation_id: int) -> None:
+        super().__init__(
+            f"operation {operation_id} has already finished",
+            hint="the operations panel shows how it ended",
+        )
 
 
 def _placeholder_page(info: PageInfo) -> QWidget:
@@ -50,30 +86,234 @@ def _placeholder_page(info: PageInfo) -> QWidget:
     return page
 
 
+def _chat_page(context: GuiContext) -> QWidget:
+    from xyclaw.gui.chat.page import ChatPage
+
+    return ChatPage(context)
+
+
+def _monitor_page(context: GuiContext) -> QWidget | None:
+    try:
+        from xyclaw.gui import monitor_page
+    except ImportError:
+        return None
+    factory = getattr(monitor_page, "create_page", None)
+    if factory is None:
+        return None
+    page: QWidget = factory(context)
+    return page
+
+
+DEFAULT_PAGES: dict[str, Callable[[GuiContext], QWidget | None]] = {
+    "chat": _chat_page,
+    "monitor": _monitor_page,
+}
+
+
+class _CloseFilter(QObject):
+    """Turns the window's close into the controller's decision (tray or quit)."""
+
+    def __init__(self, controller: MainWindowController) -> None:
+        super().__init__(controller.window)
+        self._controller = controller
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Close and isinstance(event, QCloseEvent):
+            return self._controller._close_requested(event)
+        return False
+
+
 class MainWindowController:
     """Builds the window from its form and keeps references to its parts."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        runtime: Any | None = None,
+        *,
+        tray_available: bool | None = None,
+        on_quit: Callable[[], None] | None = None,
+        pages: dict[str, Callable[[GuiContext], QWidget | None]] | None = None,
+        status_refresh_ms: int = 5000,
+    ) -> None:
         self.engine = engine
         window = load_ui("main_window.ui")
         assert isinstance(window, QMainWindow)
         self.window: QMainWindow = window
-        self.navigation: QListWidget = window.findChild(QListWidget, "navigation")
-        self.pages: QStackedWidget = window.findChild(QStackedWidget, "pages")
+        self.window.setWindowIcon(icon("xyclaw"))
+        self.worker = Worker(window)
+        self.bridge = EngineBridge.for_engine(engine, window)
+        self.context = GuiContext(engine=engine, bridge=self.bridge, worker=self.worker)
+        self.context.show_error = self.show_error  # type: ignore[method-assign]
+        self._on_quit = on_quit or QApplication.quit
+        self._quitting = False
+        self._announced: set[int] = set()
+        self.closed_to_tray = False
+
+        # Operations panel (bottom dock).
+        self.operations = OperationsPanel(self._cancel_lookup)
+        self.operations_dock = child(window, QDockWidget, "operationsDock")
+        child(window, QWidget, "operationsHost").layout().addWidget(self.operations)
+        self.operations_dock.hide()
+        self.bridge.operation_progress.connect(self.operations.on_progress)
+        self.bridge.operation_progress.connect(self._operation_seen)
+        self.context.operations = self.operations
+
+        # Tray.
+        self.tray = TrayController(icon("xyclaw"), self.bridge, available=tray_available)
+        self.tray.window_active = lambda: self.window.isVisible() and self.window.isActiveWindow()
+        self.tray.show_requested.connect(self.show_window)
+        self.tray.quit_requested.connect(self.request_quit)
+        self.tray.notified.connect(
+            lambda n: self.window.statusBar().showMessage(f"{n.title}: {n.message}", 15000)
+        )
+        self.context.tray = self.tray
+
+        # Status bar.
+        self.status = StatusBarController(
+            window.statusBar(),
+            self.worker,
+            self.bridge,
+            lambda known: read_snapshot(engine, self.context.runtime, known),
+            refresh_ms=status_refresh_ms,
+        )
+        self.status.operations.clicked.connect(self.toggle_operations)
+        self.operations.running_changed.connect(self.status.set_operations)
+        self.status.on_snapshot = self._snapshot_shown
+
+        # Pages.
+        self.navigation: QListWidget = child(window, QListWidget, "navigation")
+        self.pages: QStackedWidget = child(window, QStackedWidget, "pages")
+        factories = dict(DEFAULT_PAGES if pages is None else pages)
+        self.page_widgets: dict[str, QWidget] = {}
         for info in PAGES:
             self.navigation.addItem(info.title)
-            self.pages.addWidget(_placeholder_page(info))
+            item = self.navigation.item(self.navigation.count() - 1)
+            item.setIcon(icon(f"page-{info.key}"))
+            item.setToolTip(info.summary)
+            widget: QWidget | None = None
+            factory = factories.get(info.key)
+            if factory is not None:
+                try:
+                    widget = factory(self.context)
+                except Exception:
+                    log.exception("the %s page failed to build", info.key)
+            if widget is None:
+                widget = _placeholder_page(info)
+            widget.setObjectName(f"page_{info.key}")
+            self.page_widgets[info.key] = widget
+            self.pages.addWidget(widget)
         self.navigation.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.navigation.setCurrentRow(0)
-        info = engine.store_info()
-        brain = engine.config.llm.preset
-        self.window.statusBar().showMessage(
-            f"Data: {info.path.parent}  ·  schema v{info.schema_version}  ·  brain: {brain}"
-        )
+        for row in range(min(9, len(PAGES))):
+            shortcut = QShortcut(QKeySequence(f"Ctrl+{row + 1}"), window)
+            shortcut.activated.connect(lambda r=row: self.navigation.setCurrentRow(r))
 
+        self.quit_flow = QuitFlow(self)
+        self._close_filter = _CloseFilter(self)
+        window.installEventFilter(self._close_filter)
+        window.statusBar().showMessage(f"Data: {engine.paths.data_dir}", 8000)
+        if runtime is not None:
+            self.attach_runtime(runtime)
+        self.status.refresh()
+
+    # -- agents ---------------------------------------------------------------------------------
+    def attach_runtime(self, runtime: Any) -> None:
+        """The agents are ready (they start on a worker after the window shows)."""
+        self.context.runtime = runtime
+        chat = self.page_widgets.get("chat")
+        if chat is not None and hasattr(chat, "attach_runtime"):
+            chat.attach_runtime(runtime)
+            chat.turn_finished.connect(lambda _result: self.status.refresh())
+        self.status.refresh()
+
+    @property
+    def chat(self) -> Any:
+        return self.page_widgets["chat"]
+
+    # -- pages ----------------------------------------------------------------------------------
     def show_page(self, key: str) -> None:
         for row, info in enumerate(PAGES):
             if info.key == key:
                 self.navigation.setCurrentRow(row)
                 return
         raise KeyError(key)
+
+    def show_window(self) -> None:
+        self.window.show()
+        self.window.setWindowState(
+            self.window.windowState() & ~Qt.WindowState.WindowMinimized
+            | Qt.WindowState.WindowActive
+        )
+        self.window.raise_()
+        self.window.activateWindow()
+        self.closed_to_tray = False
+
+    def show_error(self, error: ErrorInfo) -> None:
+        self.window.statusBar().showMessage(
+            error.message + (f" — {error.hint}" if error.hint else ""), 20000
+        )
+
+    # -- operations -----------------------------------------------------------------------------
+    def toggle_operations(self) -> None:
+        self.operations_dock.setVisible(not self.operations_dock.isVisible())
+
+    def _operation_seen(self, event: Any) -> None:
+        """A new long operation opens the panel once; the user may close it again."""
+        if event.operation_id in self._announced or event.state != "running":
+            return
+        self._announced.add(event.operation_id)
+        self.operations_dock.show()
+
+    def _cancel_lookup(self, operation_id: int) -> Callable[[], Any] | None:
+        """Cancel an operation the GUI did not start (an agent's): find its handle first."""
+
+        def cancel() -> None:
+            for handle in self.engine.operations():
+                if handle.id == operation_id:
+                    handle.cancel()
+                    return
+            raise OperationGone(operation_id)
+
+        return lambda: self.worker.submit(cancel, on_error=self.show_error, name="cancel")
+
+    def _snapshot_shown(self, snapshot: StatusSnapshot) -> None:
+        self.tray.set_spend_rate(snapshot.rate_text())
+
+    # -- closing and quitting -------------------------------------------------------------------
+    def _close_requested(self, event: QCloseEvent) -> bool:
+        if self._quitting:
+            return False
+        event.ignore()
+        if self.engine.config.gui.close_to_tray and self.tray.available:
+            self.window.hide()
+            if not self.closed_to_tray:
+                self.tray.notify(
+                    "XyClaw is still running",
+                    "It keeps watching your clusters, budgets and idle machines. "
+                    "Quit from the tray menu.",
+                )
+            self.closed_to_tray = True
+        else:
+            self.request_quit()
+        return True
+
+    def request_quit(self) -> None:
+        """Quit, first saying what keeps billing and offering to release it."""
+        self.quit_flow.start()
+
+    def quit_now(self) -> None:
+        """Stop listening and working, close the window, and quit (once)."""
+        if self._quitting:
+            return
+        self._quitting = True
+        self.status.stop()
+        self.bridge.close()
+        self.tray.close()
+        chat = self.page_widgets.get("chat")
+        if chat is not None and hasattr(chat, "shutdown"):
+            chat.shutdown()
+        self.worker.close(wait=False)
+        self.window.close()
+        self.window.deleteLater()
+        self._on_quit()

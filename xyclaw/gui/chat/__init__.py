@@ -1,0 +1,1 @@
+"""The chat page: conversations with the agents, their tool calls, plans and approvals."""

@@ -1,0 +1,294 @@
+"""The approval card (ui/approval_card.ui): what an agent wants to do, where, for how much,
+until when the quote holds, and Approve / Reject / Edit.
+
+A decision is sent once; the card then shows what was decided. Nothing here
+decides anything: the runtime binds a spend approval to its quote's digest and
+the engine refuses a stale or expired quote.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xyclaw.gui.chat.blocks import EFFECT_TEXT
+from xyclaw.gui.formatting import countdown, local_time, money
+from xyclaw.gui.forms import child, load_ui
+
+_FACT_LABELS = {
+    "command": "Command",
+    "nodes": "Nodes",
+    "cluster": "Cluster",
+    "stops_billing": "Stops billing",
+    "lost": "What is lost",
+    "running_job": "Running job",
+}
+
+
+def quote_of(details: dict[str, Any]) -> dict[str, Any]:
+    """The RentQuote JSON of a spend approval (flat, or under ``quote``)."""
+    inner = details.get("quote")
+    return inner if isinstance(inner, dict) else details
+
+
+def approval_facts(request: Any) -> list[tuple[str, str]]:
+    """The rows the card shows, in the order a user reads them."""
+    details: dict[str, Any] = dict(request.details or {})
+    effect = str(getattr(request.effect, "value", request.effect))
+    facts: list[tuple[str, str]] = []
+    if effect == "spend":
+        q = quote_of(details)
+        currency = str(q.get("currency") or "CNY")
+        nodes, per_node, gpu = q.get("nodes"), q.get("gpus_per_node"), q.get("gpu")
+        count = q.get("gpu_count") or (nodes or 0) * (per_node or 0)
+        shape = f"{count} × {gpu}" + (
+            f" ({nodes} node{'s' if nodes != 1 else ''} × {per_node})" if nodes and per_node else ""
+        )
+        facts.append(("What", shape))
+        where = " · ".join(str(q[k]) for k in ("provider", "region") if q.get(k))
+        if q.get("fabric"):
+            where += f" · fabric {q['fabric']}"
+        if q.get("offer_id"):
+            where += f" · offer {q['offer_id']}"
+        facts.append(("Where", where or "–"))
+        if q.get("price_per_hour_micros") is not None:
+            per_gpu = q.get("price_per_gpu_hour_micros")
+            facts.append(
+                (
+                    "Price",
+                    f"{money(q['price_per_hour_micros'], currency)}/h"
+                    + (f" ({money(per_gpu, currency)} per GPU-hour)" if per_gpu else ""),
+                )
+            )
+        if q.get("estimated_total_micros") is not None:
+            hours = q.get("hours")
+            facts.append(
+                (
+                    "Estimated total",
+                    money(q["estimated_total_micros"], currency)
+                    + (f" for {float(hours):.1f} h" if hours else ""),
+                )
+            )
+        budget = q.get("budget_micros")
+        facts.append(
+            (
+                "Budget",
+                money(budget, currency) + " (released when reached)"
+                if budget
+                else "none set: billing runs until you release it",
+            )
+        )
+        return facts
+    for key, value in details.items():
+        if key in ("quote", "expires_at", "digest", "created_at"):
+            continue
+        label = _FACT_LABELS.get(key, key.replace("_", " ").capitalize())
+        if isinstance(value, list | tuple):
+            text = ", ".join(str(v) for v in value) or "–"
+        elif isinstance(value, dict):
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        elif key.endswith("_micros") and isinstance(value, int):
+            text = money(value, str(details.get("currency") or "CNY"))
+        else:
+            text = str(value)
+        facts.append((label, text))
+    if not facts:
+        facts.append(("Arguments", json.dumps(request.args, ensure_ascii=False, default=str)))
+    return facts
+
+
+def expires_at(request: Any) -> float | None:
+    details = dict(request.details or {})
+    value = quote_of(details).get("expires_at", details.get("expires_at"))
+    return float(value) if value is not None else None
+
+
+class ApprovalCard(QFrame):
+    """One pending approval; ``decided(kind, args, remember)`` carries the user's answer."""
+
+    decided = Signal(str, object, bool)
+
+    def __init__(self, request: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        self.setObjectName("approvalCardHost")
+        self.setProperty("role", "approval-host")
+        form = load_ui("approval_card.ui", self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(form)
+        self.form = form
+        effect = str(getattr(request.effect, "value", request.effect))
+        self.effect = effect
+        badge = child(form, QLabel, "approvalEffect")
+        badge.setText(EFFECT_TEXT.get(effect, effect))
+        badge.setProperty("effect", effect)
+        child(form, QLabel, "approvalTitle").setText(str(request.title))
+        child(form, QLabel, "approvalAgent").setText(
+            f"{request.agent} asks · {local_time(request.created_at)}"
+        )
+        self.flag = child(form, QLabel, "approvalFlag")
+        self.flag.setVisible(bool(request.flagged_after_remote_output))
+        facts = child(form, QFormLayout, "approvalFacts")
+        self.facts: dict[str, QLabel] = {}
+        for label, text in approval_facts(request):
+            value = QLabel(text)
+            value.setWordWrap(True)
+            value.setProperty("role", "fact")
+            name = QLabel(label)
+            name.setProperty("role", "fact-label")
+            facts.addRow(name, value)
+            self.facts[label] = value
+        self.expiry: QLabel | None = None
+        self._expires_at = expires_at(request)
+        if self._expires_at is not None:
+            self.expiry = QLabel()
+            self.expiry.setProperty("role", "fact")
+            name = QLabel("Quote valid")
+            name.setProperty("role", "fact-label")
+            facts.addRow(name, self.expiry)
+        self.remember = child(form, QCheckBox, "approvalRemember")
+        self.remember.setVisible(effect == "exec")
+        self.approve_button = child(form, QPushButton, "approvalApprove")
+        self.reject_button = child(form, QPushButton, "approvalReject")
+        self.edit_button = child(form, QPushButton, "approvalEdit")
+        self.outcome = child(form, QLabel, "approvalOutcome")
+        self.approve_button.clicked.connect(lambda: self._decide("approve"))
+        self.reject_button.clicked.connect(lambda: self._decide("reject"))
+        self.edit_button.clicked.connect(self.edit)
+        self.edit_button.setEnabled(bool(request.args))
+        self.decision: str | None = None
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._update_expiry)
+        if self._expires_at is not None:
+            self._tick.start()
+            self._update_expiry()
+        self.edit_dialog: EditArgsDialog | None = None
+
+    @property
+    def approval_id(self) -> str:
+        return str(self.request.approval_id)
+
+    @property
+    def expired(self) -> bool:
+        return self._expires_at is not None and time.time() >= self._expires_at
+
+    def _update_expiry(self) -> None:
+        if self.expiry is None or self._expires_at is None:
+            return
+        left = self._expires_at - time.time()
+        if left > 0:
+            self.expiry.setText(f"for {countdown(left)} (until {local_time(self._expires_at)})")
+            self.expiry.setProperty("state", "ok" if left > 60 else "soon")
+        else:
+            self._tick.stop()
+            self.expiry.setText(
+                "expired: prices may have changed. Edit or ask again for a fresh quote."
+            )
+            self.expiry.setProperty("state", "expired")
+            if self.decision is None:
+                self.approve_button.setEnabled(False)
+                self.approve_button.setToolTip("The quote expired; Edit asks for a new one")
+        self.expiry.style().unpolish(self.expiry)
+        self.expiry.style().polish(self.expiry)
+
+    def _decide(self, kind: str, args: dict[str, Any] | None = None) -> None:
+        if self.decision is not None:
+            return
+        if kind == "approve" and self.expired:
+            self._update_expiry()
+            return
+        self.decision = kind
+        self._tick.stop()
+        for button in (self.approve_button, self.reject_button, self.edit_button):
+            button.setEnabled(False)
+        self.remember.setEnabled(False)
+        self.outcome.setText(
+            {
+                "approve": "Approved by you",
+                "reject": "Rejected by you: nothing was done",
+                "edit": "Changed by you: asking again",
+            }[kind]
+        )
+        self.form.setProperty("decision", kind)
+        self.form.style().unpolish(self.form)
+        self.form.style().polish(self.form)
+        self.decided.emit(kind, args, bool(self.remember.isChecked()))
+
+    def show_answered(self, kind: str, by: str = "you") -> None:
+        """An approval answered elsewhere (the CLI, another window): show it, ask nothing."""
+        self.decision = kind
+        self._tick.stop()
+        for button in (self.approve_button, self.reject_button, self.edit_button):
+            button.setEnabled(False)
+        self.outcome.setText(f"{kind} by {by}")
+
+    def edit(self) -> None:
+        dialog = EditArgsDialog(dict(self.request.args), self)
+        self.edit_dialog = dialog
+        dialog.accepted.connect(lambda: self._decide("edit", dialog.values()))
+        dialog.open()
+
+
+class EditArgsDialog:
+    """A small form (ui/edit_args_dialog.ui) with one field per argument, typed as JSON."""
+
+    def __init__(self, args: dict[str, Any], parent: QWidget) -> None:
+        dialog = load_ui("edit_args_dialog.ui", parent)
+        assert isinstance(dialog, QDialog)
+        self.dialog = dialog
+        self.accepted = dialog.accepted
+        self.args = args
+        form = child(dialog, QFormLayout, "editForm")
+        self.error = child(dialog, QLabel, "editError")
+        self.fields: dict[str, QLineEdit] = {}
+        for key, value in args.items():
+            field = QLineEdit(value if isinstance(value, str) else json.dumps(value))
+            field.setObjectName(f"edit_{key}")
+            form.addRow(key.replace("_", " "), field)
+            self.fields[key] = field
+        buttons = child(dialog, QDialogButtonBox, "editButtons")
+        buttons.accepted.connect(self._accept)
+        buttons.rejected.connect(dialog.reject)
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, field in self.fields.items():
+            original = self.args.get(key)
+            text = field.text().strip()
+            if isinstance(original, str):
+                out[key] = field.text()
+                continue
+            try:
+                out[key] = json.loads(text) if text else None
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{key}: {text!r} is not a number, true/false or JSON") from exc
+        return out
+
+    def _accept(self) -> None:
+        try:
+            self.values()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            self.error.show()
+            return
+        self.dialog.accept()
+
+    def open(self) -> None:
+        self.dialog.open()

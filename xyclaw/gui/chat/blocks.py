@@ -1,0 +1,414 @@
+"""What a conversation is made of on screen: messages, tool-call cards, plan tables,
+notices. (Approval cards are in :mod:`xyclaw.gui.chat.approval`.)"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xyclaw.gui.formatting import duration, money, tokens
+from xyclaw.gui.widgets import Badge, MarkdownView
+
+EFFECT_TEXT = {
+    "read": "read",
+    "spend": "spends money",
+    "destroy": "destroys",
+    "exec": "runs commands",
+}
+STATUS_TEXT = {
+    "running": "running…",
+    "done": "done",
+    "pending_approval": "waiting for your approval",
+    "approved": "approved",
+    "rejected": "rejected",
+    "failed": "failed",
+}
+
+
+def effect_badge(effect: object) -> Badge:
+    value = str(getattr(effect, "value", effect))
+    badge = Badge(EFFECT_TEXT.get(value, value), "effect", value)
+    badge.setToolTip(
+        {
+            "read": "Only reads: runs without asking",
+            "spend": "Spends money: asks for your approval",
+            "destroy": "Releases or deletes: asks for your approval",
+            "exec": "Runs commands on your machines: asks for your approval",
+        }.get(value, value)
+    )
+    return badge
+
+
+def _card(role: str) -> tuple[QFrame, QVBoxLayout]:
+    frame = QFrame()
+    frame.setProperty("role", role)
+    frame.setFrameShape(QFrame.Shape.StyledPanel)
+    layout = QVBoxLayout(frame)
+    layout.setContentsMargins(12, 8, 12, 8)
+    layout.setSpacing(4)
+    return frame, layout
+
+
+def _muted(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setProperty("role", "muted")
+    return label
+
+
+class UserBlock(QFrame):
+    """What the user wrote."""
+
+    def __init__(self, text: str, ts: float | None = None) -> None:
+        super().__init__()
+        self.setProperty("role", "user-message")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 6, 12, 8)
+        layout.setSpacing(2)
+        stamp = time.strftime("%H:%M", time.localtime(ts or time.time()))
+        layout.addWidget(_muted(f"You · {stamp}"))
+        self.body = MarkdownView(text)
+        layout.addWidget(self.body)
+        self.text = text
+
+
+class MessageBlock(QFrame):
+    """An agent's reply: its name, the Markdown (streamed as it comes), its tokens and cost."""
+
+    def __init__(self, agent: str | None, text: str = "") -> None:
+        super().__init__()
+        self.setProperty("role", "assistant-message")
+        self.agent = agent or "assistant"
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 6, 12, 8)
+        layout.setSpacing(2)
+        header = QHBoxLayout()
+        self.agent_label = QLabel(self.agent)
+        self.agent_label.setProperty("role", "agent-name")
+        header.addWidget(self.agent_label)
+        self.reasoning_toggle = QToolButton()
+        self.reasoning_toggle.setText("reasoning ▸")
+        self.reasoning_toggle.setCheckable(True)
+        self.reasoning_toggle.setAutoRaise(True)
+        self.reasoning_toggle.hide()
+        header.addWidget(self.reasoning_toggle)
+        header.addStretch(1)
+        self.footer = _muted()
+        header.addWidget(self.footer)
+        layout.addLayout(header)
+        self.reasoning = MarkdownView()
+        self.reasoning.setProperty("role", "reasoning")
+        self.reasoning.hide()
+        self.reasoning_toggle.toggled.connect(self._toggle_reasoning)
+        layout.addWidget(self.reasoning)
+        self.body = MarkdownView(text)
+        layout.addWidget(self.body)
+        self.streaming = False
+        self.finished = bool(text)
+
+    def _toggle_reasoning(self, shown: bool) -> None:
+        self.reasoning.setVisible(shown)
+        self.reasoning_toggle.setText("reasoning ▾" if shown else "reasoning ▸")
+
+    def append(self, text: str) -> None:
+        self.streaming = True
+        self.body.append_streamed(text)
+
+    def append_reasoning(self, text: str) -> None:
+        self.reasoning_toggle.show()
+        self.reasoning.append_streamed(text)
+
+    @property
+    def text(self) -> str:
+        return self.body.markdown
+
+    def finish(
+        self,
+        text: str | None,
+        *,
+        tokens_in: int = 0,
+        tokens_out: int = 0,
+        cost_micros: int = 0,
+        currency: str = "USD",
+        reasoning: str | None = None,
+    ) -> None:
+        self.streaming = False
+        self.finished = True
+        if text is not None and text != self.body.markdown:
+            self.body.set_markdown(text)
+        else:
+            self.body.flush()
+        if reasoning:
+            self.reasoning_toggle.show()
+            self.reasoning.set_markdown(reasoning)
+        if tokens_in or tokens_out or cost_micros:
+            self.footer.setText(
+                f"{tokens(tokens_in)} in · {tokens(tokens_out)} out · "
+                f"{money(cost_micros, currency, 4)}"
+            )
+            self.footer.setToolTip("Tokens and model cost of this reply")
+
+
+class NoticeBlock(QLabel):
+    """A one-line note in the conversation (stopped, failed, approved…)."""
+
+    def __init__(self, text: str, role: str = "notice") -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+        self.setProperty("role", role)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+
+class ToolCard(QFrame):
+    """A tool call: name, effect badge, status and duration; arguments and result fold open."""
+
+    def __init__(self, call: Any) -> None:
+        super().__init__()
+        self.setProperty("role", "tool-card")
+        self.call_id = str(call.call_id)
+        self._started = time.monotonic()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(4)
+        header = QHBoxLayout()
+        header.setSpacing(8)
+        self.toggle = QToolButton()
+        self.toggle.setObjectName("toolToggle")
+        self.toggle.setCheckable(True)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setToolTip("Show the arguments and the result")
+        header.addWidget(self.toggle)
+        self.name = QLabel(str(call.tool))
+        self.name.setProperty("role", "tool-name")
+        header.addWidget(self.name)
+        self.badge = effect_badge(call.effect)
+        header.addWidget(self.badge)
+        self.summary = _muted()
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        header.addWidget(self.summary, 1)
+        self.status = QLabel()
+        self.status.setProperty("role", "tool-status")
+        header.addWidget(self.status)
+        layout.addLayout(header)
+        self.body = QWidget()
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(26, 0, 0, 2)
+        body.setSpacing(4)
+        self.args = QPlainTextEdit()
+        self.args.setReadOnly(True)
+        self.args.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.args.setProperty("role", "code")
+        self.args.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        body.addWidget(_muted("Arguments"))
+        body.addWidget(self.args)
+        self.result_label = _muted("Result")
+        body.addWidget(self.result_label)
+        self.result = MarkdownView()
+        body.addWidget(self.result)
+        self.body.hide()
+        layout.addWidget(self.body)
+        self.toggle.toggled.connect(self.set_expanded)
+        self.update_call(call)
+
+    @property
+    def expanded(self) -> bool:
+        return self.body.isVisible()
+
+    def set_expanded(self, shown: bool) -> None:
+        self.toggle.setChecked(shown)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self.body.setVisible(shown)
+
+    def update_call(self, call: Any) -> None:
+        self.call = call
+        status = str(call.status)
+        self.setProperty("status", status)
+        text = STATUS_TEXT.get(status, status)
+        if call.duration_s is not None:
+            text += f" · {duration(call.duration_s)}"
+        self.status.setText(text)
+        args = json.dumps(call.args, indent=2, ensure_ascii=False, default=str)
+        self.args.setPlainText(args)
+        lines = min(12, args.count("\n") + 1)
+        self.args.setFixedHeight(lines * self.args.fontMetrics().lineSpacing() + 14)
+        summary = call.error or call.summary or ""
+        first = summary.strip().splitlines()[0] if summary.strip() else ""
+        self.summary.setText(first)
+        self.summary.setToolTip(summary)
+        if call.error:
+            self.result_label.setText("Error")
+            self.result.set_markdown(str(call.error))
+        elif call.summary:
+            self.result_label.setText(
+                "Result (from a remote machine: data, not instructions)"
+                if getattr(call, "from_remote", False)
+                else "Result"
+            )
+            self.result.set_markdown(str(call.summary))
+        else:
+            self.result_label.setText("Result")
+            self.result.set_markdown("_not finished yet_")
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+
+PLAN_COLUMNS = ("#", "GPUs", "Fabric", "Where", "Hours", "Cost", "Per GPU-hour", "")
+_RIGHT = (0, 4, 5, 6)
+
+
+def _option_cells(index: int, option: dict[str, Any]) -> list[str]:
+    currency = str(option.get("currency") or "CNY")
+    nodes = option.get("nodes")
+    per_node = option.get("gpus_per_node")
+    gpus = option.get("gpus") or option.get("gpu_count") or ""
+    shape = f"{gpus} × {option.get('gpu', '')}".strip()
+    if nodes and per_node:
+        shape += f"  ({nodes} × {per_node})" if int(nodes) > 1 else "  (1 node)"
+    where = " · ".join(str(option[k]) for k in ("provider", "region") if option.get(k))
+    hours = option.get("hours")
+    cost = option.get("cost")
+    price = option.get("price_per_gpu_hour")
+    return [
+        str(option.get("option", option.get("rank", index))),
+        shape,
+        str(option.get("fabric", "")),
+        where,
+        "" if hours is None else f"{float(hours):.1f}",
+        "" if cost is None else f"{float(cost):,.2f} {currency}",
+        "" if price is None else f"{float(price):.2f} {currency}",
+    ]
+
+
+def _reasons(option: dict[str, Any]) -> list[str]:
+    out = []
+    for reason in option.get("reasons") or []:
+        out.append(str(reason.get("text", reason)) if isinstance(reason, dict) else str(reason))
+    return out
+
+
+class PlanCard(QFrame):
+    """The planner's options as a comparison table, each with "Rent this" and its reasons."""
+
+    rent_requested = Signal(int, int)  # plan id, option number (1-based)
+
+    def __init__(self, plan_id: int, options: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.setProperty("role", "plan-card")
+        self.plan_id = plan_id
+        self.options = options
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 10)
+        layout.setSpacing(6)
+        count = len(options)
+        title = QLabel(f"Plan {plan_id}: {count} option{'s' if count != 1 else ''}, best first")
+        title.setProperty("role", "card-title")
+        layout.addWidget(title)
+        table = QTableWidget(2 * count, len(PLAN_COLUMNS))
+        table.setObjectName("planTable")
+        table.setHorizontalHeaderLabels(list(PLAN_COLUMNS))
+        table.verticalHeader().hide()
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        table.setWordWrap(True)
+        table.setShowGrid(False)
+        table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.rent_buttons: list[QPushButton] = []
+        for index, option in enumerate(options):
+            row = 2 * index
+            number = int(option.get("option", option.get("rank", index + 1)))
+            for col, text in enumerate(_option_cells(index + 1, option)):
+                item = QTableWidgetItem(text)
+                if col in _RIGHT:
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
+                table.setItem(row, col, item)
+            button = QPushButton("Rent this")
+            button.setObjectName(f"rent_option_{number}")
+            button.setProperty("role", "primary-small")
+            button.setToolTip("Quote this option and ask for your approval")
+            button.clicked.connect(
+                lambda _=False, n=number: self.rent_requested.emit(self.plan_id, n)
+            )
+            holder = QWidget()
+            holder_layout = QHBoxLayout(holder)
+            holder_layout.setContentsMargins(4, 2, 4, 2)
+            holder_layout.addWidget(button)
+            table.setCellWidget(row, len(PLAN_COLUMNS) - 1, holder)
+            self.rent_buttons.append(button)
+            reasons = _reasons(option)
+            why = QTableWidgetItem("   " + "  ·  ".join(reasons[:3]) if reasons else "")
+            why.setForeground(self.palette().placeholderText())
+            if reasons:
+                why.setToolTip("\n".join(f"• {r}" for r in reasons))
+            table.setItem(row + 1, 0, why)
+            table.setSpan(row + 1, 0, 1, len(PLAN_COLUMNS))
+        header = table.horizontalHeader()
+        for col in range(len(PLAN_COLUMNS)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(28)
+        self.table = table
+        layout.addWidget(table)
+        self._fit = QTimer(self)
+        self._fit.setSingleShot(True)
+        self._fit.setInterval(0)
+        self._fit.timeout.connect(self._fit_height)
+        self._fit.start()
+        header.sectionResized.connect(lambda *_: self._fit.start())
+
+    def _fit_height(self) -> None:
+        self.table.resizeRowsToContents()
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+        for row in range(self.table.rowCount()):
+            height += self.table.rowHeight(row)
+        bar = self.table.horizontalScrollBar()
+        if bar.isVisible():
+            height += bar.height()
+        self.table.setFixedHeight(height + 2)
+
+    def reasons_text(self, index: int) -> str:
+        item = self.table.item(2 * index + 1, 0)
+        return item.text().strip() if item is not None else ""
+
+    def cell(self, index: int, column: str) -> str:
+        item = self.table.item(2 * index, PLAN_COLUMNS.index(column))
+        return item.text() if item is not None else ""
+
+    def set_renting(self, option: int | None) -> None:
+        """While a rent of this plan is asked for, its buttons wait."""
+        for button in self.rent_buttons:
+            button.setEnabled(option is None)
+
+
+def clear_layout(layout: Any, keep: Callable[[QWidget], bool] = lambda w: False) -> None:
+    for index in reversed(range(layout.count())):
+        item = layout.itemAt(index)
+        widget = item.widget()
+        if widget is not None and keep(widget):
+            continue
+        layout.takeAt(index)
+        if widget is not None:
+            widget.deleteLater()

@@ -1,0 +1,705 @@
+"""The chat page (ui/chat_page.ui): conversations on the left, the conversation on the right.
+
+Every runtime call runs on the worker; a turn (``send``, ``answer``,
+``rent_option``) runs on the worker's agent lane and streams its events back
+through :meth:`Worker.post`. The page only shows what arrives and forwards
+what the user does.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xyclaw.agent.types import (
+    ApprovalRequest,
+    ApprovalRequested,
+    ChatMessage,
+    ConversationInfo,
+    Decision,
+    PlanShown,
+    ReasoningDelta,
+    ReplyDone,
+    TokenDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFailed,
+    TurnResult,
+)
+from xyclaw.gui.bridge import ErrorInfo
+from xyclaw.gui.chat.approval import ApprovalCard
+from xyclaw.gui.chat.blocks import (
+    MessageBlock,
+    NoticeBlock,
+    PlanCard,
+    ToolCard,
+    UserBlock,
+    clear_layout,
+)
+from xyclaw.gui.chat.examples import EXAMPLES
+from xyclaw.gui.formatting import local_time, money, tokens
+from xyclaw.gui.forms import child, load_ui
+from xyclaw.gui.widgets import FlowLayout
+
+if TYPE_CHECKING:
+    from xyclaw.gui.main_window import GuiContext
+
+log = logging.getLogger(__name__)
+SEARCH_DEBOUNCE_MS = 250
+
+
+@dataclass
+class Turn:
+    """A turn under way: which conversation, how to stop it, the reply being streamed."""
+
+    conversation_id: int
+    cancel: threading.Event = field(default_factory=threading.Event)
+    reply: MessageBlock | None = None
+    started: float = field(default_factory=time.monotonic)
+    stopped: bool = False
+
+
+class _ComposerKeys(QObject):
+    """Enter sends, Shift+Enter starts a new line, Esc stops the answer."""
+
+    def __init__(self, page: ChatPage) -> None:
+        super().__init__(page)
+        self.page = page
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                    return False
+                self.page.send()
+                return True
+            if event.key() == Qt.Key.Key_Escape and self.page.busy:
+                self.page.stop()
+                return True
+        return False
+
+
+class ChatPage(QWidget):
+    """Conversations with the agents; see the module's docstring."""
+
+    turn_finished = Signal(object)  # TurnResult or ErrorInfo
+    conversations_loaded = Signal()
+    conversation_opened = Signal(int)
+
+    def __init__(self, context: GuiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.worker = context.worker
+        self.runtime: Any | None = None
+        form = load_ui("chat_page.ui", self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(form)
+        self.form = form
+        self.search = child(form, QLineEdit, "conversationSearch")
+        self.list = child(form, QListWidget, "conversations")
+        self.new_button = child(form, QPushButton, "newConversation")
+        self.rename_button = child(form, QPushButton, "renameConversation")
+        self.delete_button = child(form, QPushButton, "deleteConversation")
+        self.title = child(form, QLabel, "chatTitle")
+        self.totals = child(form, QLabel, "chatTotals")
+        self.scroll = child(form, QScrollArea, "transcriptScroll")
+        self.transcript = child(form, QWidget, "transcript")
+        self.blocks: QVBoxLayout = self.transcript.layout()  # type: ignore[assignment]
+        self.blocks.addStretch(1)
+        self.error = child(form, QLabel, "chatError")
+        self.composer = child(form, QPlainTextEdit, "composer")
+        self.send_button = child(form, QPushButton, "sendButton")
+        self.stop_button = child(form, QPushButton, "stopButton")
+
+        self.conversations: list[ConversationInfo] = []
+        self.current: int | None = None
+        self.turn: Turn | None = None
+        self.tool_cards: dict[str, ToolCard] = {}
+        self.approval_cards: dict[str, ApprovalCard] = {}
+        self.plan_cards: list[PlanCard] = []
+        self.examples: QFrame | None = None
+        self._load_generation = 0
+        self._creating = False  # a conversation is being created for the first message
+        self._follow = True
+        self.rename_dialog: QInputDialog | None = None
+        self.delete_dialog: QMessageBox | None = None
+
+        self._keys = _ComposerKeys(self)
+        self.composer.installEventFilter(self._keys)
+        self.send_button.clicked.connect(self.send)
+        self.stop_button.clicked.connect(self.stop)
+        self.new_button.clicked.connect(self.new_conversation)
+        self.rename_button.clicked.connect(self.rename_selected)
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.list.currentItemChanged.connect(self._selected)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(self.reload_conversations)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        bar = self.scroll.verticalScrollBar()
+        bar.valueChanged.connect(self._scrolled)
+        bar.rangeChanged.connect(self._range_changed)
+        new_chat = QShortcut(QKeySequence("Ctrl+N"), self)
+        new_chat.setContext(Qt.ShortcutContext.WindowShortcut)
+        new_chat.activated.connect(self.new_conversation)
+        rename = QShortcut(QKeySequence("F2"), self.list)
+        rename.setContext(Qt.ShortcutContext.WidgetShortcut)
+        rename.activated.connect(self.rename_selected)
+        delete = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list)
+        delete.setContext(Qt.ShortcutContext.WidgetShortcut)
+        delete.activated.connect(self.delete_selected)
+        self._set_enabled(False)
+        self.title.setText("Starting the agents…")
+
+    # -- runtime --------------------------------------------------------------------------------
+    def attach_runtime(self, runtime: Any) -> None:
+        self.runtime = runtime
+        self._set_enabled(True)
+        self.title.setText("New chat")
+        self.reload_conversations(open_first=True)
+
+    def show_runtime_error(self, error: ErrorInfo) -> None:
+        self.title.setText("The agents could not start")
+        self._show_error(error)
+
+    @property
+    def busy(self) -> bool:
+        return self.turn is not None or self._creating
+
+    def _set_enabled(self, ready: bool) -> None:
+        for widget in (self.send_button, self.new_button, self.composer, self.search):
+            widget.setEnabled(ready)
+        has = ready and self.current is not None
+        self.rename_button.setEnabled(has)
+        self.delete_button.setEnabled(has and not self.busy)
+
+    def _show_error(self, error: ErrorInfo | str) -> None:
+        text = str(error)
+        self.error.setText(text.replace("\n", " — "))
+        self.error.setVisible(bool(text))
+
+    # -- conversation list ----------------------------------------------------------------------
+    def reload_conversations(self, open_first: bool = False) -> None:
+        runtime = self.runtime
+        if runtime is None:
+            return
+        search = self.search.text().strip() or None
+        self.worker.submit(
+            lambda: runtime.conversations(search),
+            on_done=lambda found: self._show_conversations(found, open_first),
+            on_error=self._show_error,
+            name="conversations",
+        )
+
+    def _show_conversations(self, found: list[ConversationInfo], open_first: bool) -> None:
+        self.conversations = [c for c in found if getattr(c, "kind", "chat") == "chat"] or list(
+            found
+        )
+        self.list.blockSignals(True)
+        self.list.clear()
+        selected: QListWidgetItem | None = None
+        for info in self.conversations:
+            item = QListWidgetItem(self._list_text(info))
+            item.setData(Qt.ItemDataRole.UserRole, info.id)
+            if info.pending_approval:
+                item.setForeground(QColor("#b45309"))
+            item.setToolTip(
+                f"{info.title}\nstarted {local_time(info.created_at, with_date=True)}"
+                + ("\nan approval is waiting" if info.pending_approval else "")
+            )
+            self.list.addItem(item)
+            if info.id == self.current:
+                selected = item
+        if selected is not None:
+            self.list.setCurrentItem(selected)
+        self.list.blockSignals(False)
+        info = self._info(self.current)
+        if info is not None:
+            self._show_totals(info)
+        self.conversations_loaded.emit()
+        if open_first and self.current is None:
+            if self.conversations:
+                self.list.setCurrentRow(0)
+            else:
+                self._show_empty()
+
+    @staticmethod
+    def _list_text(info: ConversationInfo) -> str:
+        used = tokens(info.tokens_in + info.tokens_out)
+        line = f"{local_time(info.updated_at, with_date=True)} · {used} tokens"
+        if info.cost_micros:
+            line += f" · {money(info.cost_micros, info.currency, 4)}"
+        if info.pending_approval:
+            line = "approval waiting · " + line
+        return f"{info.title}\n{line}"
+
+    def _info(self, cid: int | None) -> ConversationInfo | None:
+        return next((c for c in self.conversations if c.id == cid), None)
+
+    def _selected(self, item: QListWidgetItem | None, _previous: object = None) -> None:
+        if item is None:
+            return
+        cid = int(item.data(Qt.ItemDataRole.UserRole))
+        if cid != self.current:
+            self.open_conversation(cid)
+
+    def select_conversation(self, cid: int) -> None:
+        for row in range(self.list.count()):
+            if self.list.item(row).data(Qt.ItemDataRole.UserRole) == cid:
+                self.list.setCurrentRow(row)
+                return
+        self.open_conversation(cid)
+
+    def new_conversation(self) -> None:
+        runtime = self.runtime
+        if runtime is None or self.busy:
+            return
+        self.worker.submit(
+            lambda: runtime.new_conversation(None),
+            on_done=self._created,
+            on_error=self._show_error,
+            name="new conversation",
+        )
+
+    def _created(self, cid: int) -> None:
+        self.current = None
+        self.open_conversation(cid)
+        self.reload_conversations()
+        self.composer.setFocus()
+
+    def rename_selected(self) -> None:
+        info = self._info(self.current)
+        if info is None or self.runtime is None:
+            return
+        dialog = QInputDialog(self)
+        dialog.setObjectName("renameDialog")
+        dialog.setWindowTitle("Rename conversation")
+        dialog.setLabelText("New name:")
+        dialog.setTextValue(info.title)
+        runtime, cid = self.runtime, info.id
+
+        def chosen(title: str) -> None:
+            title = title.strip()
+            if not title:
+                return
+            self.worker.submit(
+                lambda: runtime.rename_conversation(cid, title),
+                on_done=lambda _r: self.reload_conversations(),
+                on_error=self._show_error,
+                name="rename",
+            )
+            if cid == self.current:
+                self.title.setText(title)
+
+        dialog.textValueSelected.connect(chosen)
+        self.rename_dialog = dialog
+        dialog.open()
+
+    def delete_selected(self) -> None:
+        info = self._info(self.current)
+        if info is None or self.runtime is None or self.busy:
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Delete conversation",
+            f"Delete “{info.title}” and its messages? Clusters it rented are not affected.",
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("deleteDialog")
+        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        runtime, cid = self.runtime, info.id
+
+        def answered(_button: object) -> None:
+            if box.clickedButton() is not delete:
+                return
+            self.worker.submit(
+                lambda: runtime.delete_conversation(cid),
+                on_done=lambda _r: self._deleted(cid),
+                on_error=self._show_error,
+                name="delete",
+            )
+
+        box.buttonClicked.connect(answered)
+        self.delete_dialog = box
+        box.open()
+
+    def _deleted(self, cid: int) -> None:
+        if self.current == cid:
+            self.current = None
+            self._clear()
+            self._show_empty()
+        self.reload_conversations(open_first=True)
+
+    # -- opening a conversation -----------------------------------------------------------------
+    def open_conversation(self, cid: int) -> None:
+        runtime = self.runtime
+        if runtime is None:
+            return
+        self.current = cid
+        self._load_generation += 1
+        generation = self._load_generation
+        info = self._info(cid)
+        self.title.setText(info.title if info else "Conversation")
+        if info is not None:
+            self._show_totals(info)
+        self._clear()
+        self._show_error("")
+        self._set_enabled(True)
+
+        def load() -> tuple[list[ChatMessage], ApprovalRequest | None]:
+            return runtime.messages(cid), runtime.pending_approval(cid)
+
+        self.worker.submit(
+            load,
+            on_done=lambda loaded: self._loaded(generation, cid, *loaded),
+            on_error=self._show_error,
+            name="open conversation",
+        )
+
+    def _loaded(
+        self,
+        generation: int,
+        cid: int,
+        messages: list[ChatMessage],
+        pending: ApprovalRequest | None,
+    ) -> None:
+        if generation != self._load_generation:
+            return  # the user opened another one meanwhile
+        for message in messages:
+            self._render_message(message)
+        if self.turn is not None and self.turn.conversation_id == cid:
+            self._add(NoticeBlock("The agents are still answering…"))
+        if pending is not None:
+            self.show_approval(pending)
+        if not messages and pending is None:
+            self._show_empty()
+        self._follow = True
+        self._scroll_to_end()
+        self.conversation_opened.emit(cid)
+
+    def _render_message(self, message: ChatMessage) -> None:
+        if message.role == "user":
+            self._add(UserBlock(message.text, message.ts))
+        elif message.role == "tool" and message.tool_call is not None:
+            self._tool(message.tool_call)
+        elif message.role == "assistant":
+            if message.tool_call is not None:
+                self._tool(message.tool_call)
+            if message.text or message.reasoning:
+                block = MessageBlock(message.agent)
+                block.finish(
+                    message.text,
+                    tokens_in=message.tokens_in,
+                    tokens_out=message.tokens_out,
+                    cost_micros=message.cost_micros,
+                    currency=self._currency(),
+                    reasoning=message.reasoning,
+                )
+                self._add(block)
+
+    def _currency(self) -> str:
+        info = self._info(self.current)
+        return info.currency if info is not None else "USD"
+
+    def _show_totals(self, info: ConversationInfo) -> None:
+        used = info.tokens_in + info.tokens_out
+        self.totals.setText(
+            f"{tokens(used)} tokens · {money(info.cost_micros, info.currency, 4)}" if used else ""
+        )
+
+    # -- the transcript -------------------------------------------------------------------------
+    def _clear(self) -> None:
+        clear_layout(self.blocks)
+        self.blocks.addStretch(1)
+        self.tool_cards.clear()
+        self.approval_cards.clear()
+        self.plan_cards.clear()
+        self.examples = None
+
+    def _add(self, widget: QWidget) -> QWidget:
+        if self.examples is not None:
+            self.examples.hide()
+        self.blocks.insertWidget(self.blocks.count() - 1, widget)
+        return widget
+
+    def _show_empty(self) -> None:
+        if self.examples is not None:
+            self.examples.show()
+            return
+        frame = QFrame()
+        frame.setObjectName("examples")
+        frame.setProperty("role", "examples")
+        layout = QVBoxLayout(frame)
+        layout.setContentsMargins(8, 24, 8, 8)
+        layout.setSpacing(10)
+        heading = QLabel("What should XyClaw do?")
+        heading.setProperty("role", "title")
+        layout.addWidget(heading)
+        intro = QLabel(
+            "Say what you want to train or serve, with a budget if you have one. The agents "
+            "plan it, show the cost and time, and ask before anything is rented or released."
+        )
+        intro.setWordWrap(True)
+        intro.setProperty("role", "body")
+        layout.addWidget(intro)
+        chips = QWidget()
+        flow = FlowLayout(chips)
+        for text in EXAMPLES:
+            chip = QPushButton(text)
+            chip.setProperty("role", "chip")
+            chip.setCursor(Qt.CursorShape.PointingHandCursor)
+            chip.clicked.connect(lambda _=False, t=text: self.send(t))
+            flow.addWidget(chip)
+        layout.addWidget(chips)
+        self.examples = frame
+        self.blocks.insertWidget(self.blocks.count() - 1, frame)
+
+    @property
+    def example_chips(self) -> list[QPushButton]:
+        if self.examples is None:
+            return []
+        return [b for b in self.examples.findChildren(QPushButton) if b.property("role") == "chip"]
+
+    def _scrolled(self, value: int) -> None:
+        self._follow = value >= self.scroll.verticalScrollBar().maximum() - 40
+
+    def _range_changed(self, _low: int, high: int) -> None:
+        if self._follow:
+            self.scroll.verticalScrollBar().setValue(high)
+
+    def _scroll_to_end(self) -> None:
+        bar = self.scroll.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    # -- turns ----------------------------------------------------------------------------------
+    def send(self, text: str | None = None) -> None:
+        """Send the composer's text (or ``text``) as the user's next message."""
+        runtime = self.runtime
+        if runtime is None or self.busy:
+            return
+        from_composer = text is None
+        text = (self.composer.toPlainText() if text is None else text).strip()
+        if not text:
+            return
+        if from_composer:
+            self.composer.clear()
+        if self.current is None:
+            self._creating = True
+            self.send_button.setEnabled(False)
+
+            def failed(error: ErrorInfo) -> None:
+                self._creating = False
+                self.send_button.setEnabled(True)
+                self._show_error(error)
+
+            self.worker.submit(
+                lambda: runtime.new_conversation(None),
+                on_done=lambda cid: self._send_in(cid, text, created=True),
+                on_error=failed,
+                name="new conversation",
+            )
+            return
+        self._send_in(self.current, text)
+
+    def _send_in(self, cid: int, text: str, created: bool = False) -> None:
+        if created:
+            self._creating = False
+            self.current = cid
+            self._clear()
+            self.title.setText(text[:60])
+        self._show_error("")
+        self._add(UserBlock(text))
+        self._follow = True
+        runtime = self.runtime
+        self._start(cid, lambda on_event, cancel: runtime.send(cid, text, on_event, cancel))
+
+    def rent_option(self, plan_id: int, option: int) -> None:
+        runtime, cid = self.runtime, self.current
+        if runtime is None or cid is None or self.busy:
+            return
+        self._add(NoticeBlock(f"You asked to rent option {option} of plan {plan_id}."))
+        self._start(
+            cid,
+            lambda on_event, cancel: runtime.rent_option(cid, plan_id, option, on_event, cancel),
+        )
+
+    def decide(self, card: ApprovalCard, kind: str, args: Any, remember: bool) -> None:
+        runtime, cid = self.runtime, int(card.request.conversation_id)
+        if runtime is None:
+            return
+        if self.busy:
+            log.warning("an approval was answered while a turn runs; it waits for the turn")
+        decision = Decision(kind=kind, args=args, remember=remember)  # type: ignore[arg-type]
+        self._start(cid, lambda on_event, cancel: runtime.answer(cid, decision, on_event, cancel))
+
+    def _start(self, cid: int, call: Any) -> None:
+        turn = Turn(cid)
+        self.turn = turn
+        self.send_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.delete_button.setEnabled(False)
+
+        def on_event(event: Any) -> None:  # the worker's thread
+            self.worker.post(lambda ev: self._event(turn, ev), event)
+
+        self.worker.submit(
+            lambda: call(on_event, turn.cancel),
+            on_done=lambda result: self._turn_done(turn, result),
+            on_error=lambda error: self._turn_failed(turn, error),
+            lane="agent",
+            name="agent turn",
+        )
+
+    def stop(self) -> None:
+        if self.turn is None:
+            return
+        self.turn.cancel.set()
+        self.turn.stopped = True
+        self.stop_button.setEnabled(False)
+        self.stop_button.setText("Stopping…")
+
+    def _visible(self, cid: int) -> bool:
+        return cid == self.current
+
+    def _event(self, turn: Turn, event: Any) -> None:
+        cid = int(getattr(event, "conversation_id", turn.conversation_id))
+        if isinstance(event, ApprovalRequested):
+            self._approval_waiting(event.request)
+        if not self._visible(cid):
+            return
+        if isinstance(event, TokenDelta):
+            self._reply_block(turn, event.agent).append(event.text)
+        elif isinstance(event, ReasoningDelta):
+            self._reply_block(turn, event.agent).append_reasoning(event.text)
+        elif isinstance(event, ToolStarted | ToolFinished):
+            turn.reply = None  # text after a tool call is a new block, below its card
+            self._tool(event.call)
+        elif isinstance(event, ApprovalRequested):
+            turn.reply = None
+            self.show_approval(event.request)
+        elif isinstance(event, PlanShown):
+            turn.reply = None
+            self.show_plan(event.plan_id, event.options)
+        elif isinstance(event, ReplyDone):
+            message = event.message
+            block = turn.reply
+            if block is None or block.finished:
+                if not message.text:
+                    return
+                block = MessageBlock(message.agent)
+                self._add(block)
+            block.agent_label.setText(message.agent or block.agent)
+            block.finish(
+                message.text,
+                tokens_in=message.tokens_in,
+                tokens_out=message.tokens_out,
+                cost_micros=message.cost_micros,
+                currency=self._currency(),
+                reasoning=message.reasoning,
+            )
+            turn.reply = None
+        elif isinstance(event, TurnFailed):
+            turn.reply = None
+            self._add(NoticeBlock(event.message, "error"))
+
+    def _reply_block(self, turn: Turn, agent: str) -> MessageBlock:
+        if turn.reply is None or turn.reply.finished or turn.reply.agent != (agent or "assistant"):
+            turn.reply = MessageBlock(agent)
+            self._add(turn.reply)
+        return turn.reply
+
+    def _tool(self, call: Any) -> ToolCard:
+        card = self.tool_cards.get(str(call.call_id))
+        if card is None:
+            card = ToolCard(call)
+            self.tool_cards[str(call.call_id)] = card
+            self._add(card)
+        else:
+            card.update_call(call)
+        return card
+
+    def show_approval(self, request: ApprovalRequest) -> ApprovalCard:
+        card = self.approval_cards.get(request.approval_id)
+        if card is not None:
+            return card
+        card = ApprovalCard(request)
+        card.decided.connect(lambda kind, args, remember: self.decide(card, kind, args, remember))
+        self.approval_cards[request.approval_id] = card
+        self._add(card)
+        return card
+
+    def show_plan(self, plan_id: int, options: list[dict[str, Any]]) -> PlanCard:
+        card = PlanCard(plan_id, options)
+        card.rent_requested.connect(self.rent_option)
+        self.plan_cards.append(card)
+        self._add(card)
+        return card
+
+    def _approval_waiting(self, request: ApprovalRequest) -> None:
+        tray = self.context.tray
+        if tray is None:
+            return
+        info = self._info(int(request.conversation_id))
+        where = info.title if info is not None else f"conversation {request.conversation_id}"
+        if not (self.isVisible() and self._visible(int(request.conversation_id))):
+            tray.notify("Approval waiting", f"{request.title} (in “{where}”)", "warning")
+        else:
+            tray.approval_waiting(str(request.title), where)
+
+    def _end_turn(self, turn: Turn) -> None:
+        if self.turn is turn:
+            self.turn = None
+        self.stop_button.setText("Stop")
+        self.stop_button.setEnabled(False)
+        self._set_enabled(self.runtime is not None)
+        if turn.reply is not None:
+            turn.reply.finish(None)
+
+    def _turn_done(self, turn: Turn, result: TurnResult) -> None:
+        self._end_turn(turn)
+        if self._visible(turn.conversation_id):
+            if turn.stopped:
+                self._add(NoticeBlock("Stopped."))
+            pending = result.pending_approval
+            if pending is not None and pending.approval_id not in self.approval_cards:
+                self.show_approval(pending)
+        self.reload_conversations()
+        self.turn_finished.emit(result)
+
+    def _turn_failed(self, turn: Turn, error: ErrorInfo) -> None:
+        self._end_turn(turn)
+        if self._visible(turn.conversation_id):
+            if turn.stopped:
+                self._add(NoticeBlock("Stopped."))
+            else:
+                self._add(NoticeBlock(str(error).replace("\n", " — "), "error"))
+        self.reload_conversations()
+        self.turn_finished.emit(error)
+
+    def shutdown(self) -> None:
+        """The app quits: stop a turn under way (the runtime keeps what it stored)."""
+        if self.turn is not None:
+            self.turn.cancel.set()

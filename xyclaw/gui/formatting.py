@@ -1,0 +1,63 @@
+"""Numbers as the widgets show them: money, rates, durations, token counts, local times."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from xyclaw.catalog.money import format_amount
+
+
+def money(micros: int | None, currency: str | None = "CNY", places: int = 2) -> str:
+    if micros is None:
+        return "–"
+    return format_amount(int(micros), currency, places)
+
+
+def money_totals(totals: Mapping[str, int], empty_currency: str = "CNY", places: int = 2) -> str:
+    """``{"CNY": 3_500_000, "USD": 10_000}`` -> ``"3.50 CNY + 0.01 USD"``."""
+    shown = [money(v, c, places) for c, v in sorted(totals.items()) if v]
+    return " + ".join(shown) if shown else money(0, empty_currency, places)
+
+
+def rate(micros_per_hour: int, currency: str = "CNY") -> str:
+    return f"{money(micros_per_hour, currency)}/h"
+
+
+def tokens(count: int) -> str:
+    """12_345 -> ``"12.3k"``; small counts as they are."""
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.2f}M"
+
+
+def duration(seconds: float | None) -> str:
+    """0.42 -> ``"420 ms"``; 75 -> ``"1 min 15 s"``; 7300 -> ``"2 h 1 min"``."""
+    if seconds is None:
+        return "–"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+def countdown(seconds: float) -> str:
+    """Seconds left as ``m:ss`` (``h:mm:ss`` past an hour)."""
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def local_time(ts: float | None, *, with_date: bool = False) -> str:
+    if ts is None:
+        return "–"
+    fmt = "%Y-%m-%d %H:%M" if with_date else "%H:%M"
+    return time.strftime(fmt, time.localtime(ts))

@@ -1,0 +1,56 @@
+"""Loading the Qt Designer forms of ``ui/`` and finding their parts by name."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TypeVar
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+from PySide6.QtGui import QIcon
+from PySide6.QtUiTools import QUiLoader
+from PySide6.QtWidgets import QWidget
+
+from xyclaw.errors import XyclawError
+from xyclaw.paths import bundled
+
+W = TypeVar("W", bound=QWidget)
+
+
+@cache
+def _form_bytes(name: str) -> bytes:
+    path = bundled("ui") / name
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise XyclawError(f"cannot open the form {path}", hint="reinstall XyClaw") from exc
+
+
+def load_ui(name: str, parent: QWidget | None = None) -> QWidget:
+    """A form from the bundled ``ui/`` folder (read once, built as often as needed)."""
+    buffer = QBuffer()
+    buffer.setData(QByteArray(_form_bytes(name)))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    try:
+        widget = QUiLoader().load(buffer, parent)
+    finally:
+        buffer.close()
+    if widget is None:
+        raise XyclawError(f"the form ui/{name} is broken", hint="reinstall XyClaw")
+    return widget
+
+
+def child(form: QWidget, kind: type[W], name: str) -> W:
+    """The named part of a form; a missing one is a broken install, said plainly."""
+    found = form.findChild(kind, name)
+    if found is None:
+        raise XyclawError(
+            f"the form {form.objectName()} has no {kind.__name__} {name!r}",
+            hint="reinstall XyClaw",
+        )
+    return found
+
+
+@cache
+def icon(name: str) -> QIcon:
+    """An SVG icon from ``resources/icons``."""
+    return QIcon(str(bundled("resources") / "icons" / f"{name}.svg"))

@@ -1,0 +1,231 @@
+"""Every long operation (renting with its per-node steps, tuning, launching, releasing),
+its progress, and a Cancel button.
+
+The panel is fed by the bridge's coalesced ``operation_progress`` signal; it
+never asks the engine anything on the main thread. Cancel asks the operation
+to stop at its next check (the work cleans up what it started).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xyclaw.events import OperationProgress
+from xyclaw.gui.bridge import FINAL_STATES
+from xyclaw.gui.formatting import duration
+from xyclaw.gui.forms import child, load_ui
+
+CancelLookup = Callable[[int], Callable[[], Any] | None]
+
+_STATE_TEXT = {
+    "running": "running",
+    "succeeded": "done",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "cancelling": "cancelling…",
+}
+
+
+@dataclass
+class OperationView:
+    """What the panel knows about one operation, from its progress events."""
+
+    id: int
+    title: str
+    state: str = "running"
+    fraction: float | None = None
+    message: str = ""
+    started_at: float = field(default_factory=time.monotonic)
+    finished_at: float | None = None
+    steps: dict[str, tuple[str, str]] = field(default_factory=dict)  # subject -> (step, message)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINAL_STATES
+
+
+class OperationsPanel(QWidget):
+    """The operations list; ``running_changed(count)`` drives the status bar's button."""
+
+    running_changed = Signal(int)
+    operation_finished = Signal(object)  # OperationView
+
+    def __init__(
+        self, cancel_lookup: CancelLookup | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("operationsPanel")
+        form = load_ui("operations_panel.ui", self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(form)
+        self.tree = child(form, QTreeWidget, "operations")
+        self.summary = child(form, QLabel, "operationsSummary")
+        self.clear_button = child(form, QPushButton, "clearFinished")
+        self.clear_button.clicked.connect(self.clear_finished)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        self.tree.setColumnWidth(0, 300)
+        self.tree.setColumnWidth(1, 180)
+        self.tree.setColumnWidth(2, 360)
+        self.tree.setColumnWidth(3, 90)
+        self._cancel_lookup = cancel_lookup
+        self._handles: dict[int, Any] = {}
+        self.views: dict[int, OperationView] = {}
+        self._items: dict[int, QTreeWidgetItem] = {}
+        self._bars: dict[int, QProgressBar] = {}
+        self._buttons: dict[int, QPushButton] = {}
+        self._step_items: dict[tuple[int, str], QTreeWidgetItem] = {}
+
+    # -- feeding --------------------------------------------------------------------------------
+    def track(self, handle: Any) -> None:
+        """Remember an operation's handle so its Cancel button works."""
+        self._handles[int(handle.id)] = handle
+        button = self._buttons.get(int(handle.id))
+        if button is not None:
+            button.setEnabled(not self.views[int(handle.id)].finished)
+
+    @Slot(object)
+    def on_progress(self, event: OperationProgress) -> None:
+        view = self.views.get(event.operation_id)
+        if view is None:
+            view = OperationView(event.operation_id, event.title)
+            self.views[event.operation_id] = view
+            self._add_row(view)
+        if event.subject:
+            view.steps[event.subject] = (event.step or "", event.message)
+            self._show_step(view, event.subject)
+        elif not view.finished:
+            view.message = event.message
+            if event.fraction is not None:
+                view.fraction = event.fraction
+        if event.state in FINAL_STATES and not view.finished:
+            view.state = event.state
+            view.message = event.message
+            view.finished_at = time.monotonic()
+            if event.state == "succeeded":
+                view.fraction = 1.0
+            self._refresh_row(view)
+            self._handles.pop(view.id, None)
+            self.operation_finished.emit(view)
+            self._update_summary()
+        else:
+            self._refresh_row(view)
+
+    # -- actions --------------------------------------------------------------------------------
+    def cancel(self, operation_id: int) -> bool:
+        """Ask the operation to stop; False when nothing here can reach it."""
+        view = self.views.get(operation_id)
+        if view is None or view.finished:
+            return False
+        handle = self._handles.get(operation_id)
+        cancel = handle.cancel if handle is not None else None
+        if cancel is None and self._cancel_lookup is not None:
+            cancel = self._cancel_lookup(operation_id)
+        if cancel is None:
+            return False
+        cancel()
+        view.state = "cancelling"
+        self._refresh_row(view)
+        return True
+
+    @Slot()
+    def clear_finished(self) -> None:
+        for op_id in [v.id for v in self.views.values() if v.finished]:
+            item = self._items.pop(op_id)
+            self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(item))
+            del self.views[op_id]
+            self._bars.pop(op_id, None)
+            self._buttons.pop(op_id, None)
+            for key in [k for k in self._step_items if k[0] == op_id]:
+                del self._step_items[key]
+        self._update_summary()
+
+    @property
+    def running(self) -> list[OperationView]:
+        return [v for v in self.views.values() if not v.finished]
+
+    # -- drawing --------------------------------------------------------------------------------
+    def _add_row(self, view: OperationView) -> None:
+        item = QTreeWidgetItem([view.title, "", view.message, ""])
+        item.setData(0, Qt.ItemDataRole.UserRole, view.id)
+        self.tree.insertTopLevelItem(0, item)
+        bar = QProgressBar()
+        bar.setRange(0, 1000)
+        bar.setTextVisible(True)
+        bar.setMaximumHeight(18)
+        self.tree.setItemWidget(item, 1, bar)
+        button = QPushButton("Cancel")
+        button.setObjectName(f"cancel_{view.id}")
+        button.setProperty("role", "danger-small")
+        button.clicked.connect(lambda _=False, op=view.id: self.cancel(op))
+        button.setEnabled(view.id in self._handles or self._cancel_lookup is not None)
+        self.tree.setItemWidget(item, 3, button)
+        self._items[view.id] = item
+        self._bars[view.id] = bar
+        self._buttons[view.id] = button
+        self._update_summary()
+
+    def _refresh_row(self, view: OperationView) -> None:
+        item = self._items[view.id]
+        bar = self._bars[view.id]
+        state = _STATE_TEXT.get(view.state, view.state)
+        elapsed = (view.finished_at or time.monotonic()) - view.started_at
+        if view.finished:
+            item.setText(2, f"{state}: {view.message} ({duration(elapsed)})")
+        else:
+            item.setText(2, view.message or state)
+        item.setToolTip(2, item.text(2))
+        if view.fraction is None and not view.finished:
+            bar.setRange(0, 0)  # busy: the work does not say how far it is
+        else:
+            bar.setRange(0, 1000)
+            bar.setValue(int(1000 * (view.fraction or 0.0)))
+            bar.setFormat(f"{int(100 * (view.fraction or 0.0))}%  {state}")
+        bar.setProperty("state", view.state)
+        bar.style().unpolish(bar)
+        bar.style().polish(bar)
+        button = self._buttons[view.id]
+        if view.finished or view.state == "cancelling":
+            button.setEnabled(False)
+            button.setText("Cancel" if not view.finished else "")
+            if view.finished:
+                button.hide()
+
+    def _show_step(self, view: OperationView, subject: str) -> None:
+        key = (view.id, subject)
+        step, message = view.steps[subject]
+        item = self._step_items.get(key)
+        if item is None:
+            item = QTreeWidgetItem([subject, step, message, ""])
+            self._items[view.id].addChild(item)
+            self._items[view.id].setExpanded(True)
+            self._step_items[key] = item
+        else:
+            item.setText(1, step)
+            item.setText(2, message)
+        item.setToolTip(2, message)
+
+    def _update_summary(self) -> None:
+        running = len(self.running)
+        finished = len(self.views) - running
+        if not self.views:
+            self.summary.setText("No operations yet.")
+        else:
+            self.summary.setText(f"{running} running, {finished} finished")
+        self.clear_button.setEnabled(finished > 0)
+        self.running_changed.emit(running)

@@ -1,0 +1,150 @@
+"""The tray icon: the spend rate at a glance, and notifications for what needs the user.
+
+Alerts, budget warnings, approvals waiting, and jobs that finished or failed
+are announced here (as a desktop notification where the system has a tray,
+and always in the tray menu's "Recent" list and the window's status bar).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QAction, QIcon
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from xyclaw.gui.bridge import EngineBridge
+from xyclaw.gui.formatting import money
+
+RECENT = 10
+_JOB_ENDS = {"succeeded": "finished", "completed": "finished", "failed": "failed"}
+
+
+@dataclass(frozen=True)
+class Notification:
+    title: str
+    message: str
+    severity: str = "info"  # info, warning, error, critical
+    ts: float = field(default_factory=time.time)
+
+
+class TrayController(QObject):
+    """Owns the tray icon and its menu; ``notified`` carries every Notification."""
+
+    notified = Signal(object)
+    show_requested = Signal()
+    quit_requested = Signal()
+
+    def __init__(
+        self,
+        icon: QIcon,
+        bridge: EngineBridge,
+        *,
+        available: bool | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.available = QSystemTrayIcon.isSystemTrayAvailable() if available is None else available
+        self.icon = QSystemTrayIcon(icon, self)
+        self.icon.setToolTip("XyClaw")
+        self.recent: deque[Notification] = deque(maxlen=RECENT)
+        self.menu = QMenu()
+        self.menu.setObjectName("trayMenu")
+        self._show = QAction("Show XyClaw", self.menu)
+        self._show.triggered.connect(self.show_requested.emit)
+        self.menu.addAction(self._show)
+        self.recent_menu = self.menu.addMenu("Recent notifications")
+        self.recent_menu.setEnabled(False)
+        self.menu.addSeparator()
+        self._quit = QAction("Quit XyClaw…", self.menu)
+        self._quit.triggered.connect(self.quit_requested.emit)
+        self.menu.addAction(self._quit)
+        self.icon.setContextMenu(self.menu)
+        self.icon.activated.connect(self._activated)
+        if self.available:
+            self.icon.show()
+        bridge.alert_raised.connect(self._alert)
+        bridge.budget_warning.connect(self._budget)
+        bridge.job_changed.connect(self._job)
+        self.window_active: Callable[[], bool] = lambda: False
+
+    # -- what the tray says --------------------------------------------------------------------
+    def set_spend_rate(self, text: str) -> None:
+        self.icon.setToolTip(f"XyClaw — {text}")
+
+    @property
+    def tooltip(self) -> str:
+        return self.icon.toolTip()
+
+    def notify(self, title: str, message: str, severity: str = "info") -> Notification:
+        note = Notification(title, message, severity)
+        self.recent.appendleft(note)
+        self._rebuild_recent()
+        if self.available and self.icon.supportsMessages():
+            kind = {
+                "warning": QSystemTrayIcon.MessageIcon.Warning,
+                "error": QSystemTrayIcon.MessageIcon.Critical,
+                "critical": QSystemTrayIcon.MessageIcon.Critical,
+            }.get(severity, QSystemTrayIcon.MessageIcon.Information)
+            self.icon.showMessage(title, message, kind, 8000)
+        self.notified.emit(note)
+        return note
+
+    def approval_waiting(self, title: str, conversation: str) -> None:
+        """An agent waits for a decision; said only when the user is not looking at it."""
+        if not self.window_active():
+            self.notify("Approval waiting", f"{title} (in “{conversation}”)", "warning")
+
+    # -- engine events -------------------------------------------------------------------------
+    @Slot(object)
+    def _alert(self, event: object) -> None:
+        severity = str(getattr(event, "severity", "warning"))
+        where = getattr(event, "node", None)
+        message = str(getattr(event, "message", ""))
+        action = getattr(event, "action", "")
+        text = (f"{where}: " if where else "") + message + (f" — {action}" if action else "")
+        self.notify(f"Alert ({severity})", text, severity)
+
+    @Slot(object)
+    def _budget(self, event: object) -> None:
+        name = getattr(event, "name", "a cluster")
+        spent = money(getattr(event, "spent_micros", 0), getattr(event, "currency", "CNY"))
+        budget = money(getattr(event, "budget_micros", 0), getattr(event, "currency", "CNY"))
+        if getattr(event, "released", False):
+            self.notify("Budget reached", f"{name} spent {spent} of {budget}; released", "error")
+        else:
+            self.notify("Budget warning", f"{name} has spent {spent} of {budget}", "warning")
+
+    @Slot(object)
+    def _job(self, event: object) -> None:
+        state = str(getattr(event, "state", ""))
+        end = _JOB_ENDS.get(state)
+        if end is None:
+            return
+        name = getattr(event, "name", "a job")
+        severity = "error" if end == "failed" else "info"
+        self.notify(f"Job {end}", f"{name} {end}", severity)
+
+    # -- menu ----------------------------------------------------------------------------------
+    def _rebuild_recent(self) -> None:
+        self.recent_menu.clear()
+        for note in self.recent:
+            stamp = time.strftime("%H:%M", time.localtime(note.ts))
+            action = self.recent_menu.addAction(f"{stamp}  {note.title}: {note.message}")
+            action.triggered.connect(self.show_requested.emit)
+        self.recent_menu.setEnabled(bool(self.recent))
+
+    @Slot(QSystemTrayIcon.ActivationReason)
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (
+            QSystemTrayIcon.ActivationReason.Trigger,
+            QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
+            self.show_requested.emit()
+
+    def close(self) -> None:
+        self.icon.hide()
+        self.menu.deleteLater()

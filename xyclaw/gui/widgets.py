@@ -1,0 +1,194 @@
+"""Small widgets the pages share: Markdown that sizes to its text, a flow layout for chips,
+and a badge."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import (
+    QColor,
+    QResizeEvent,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+    QTextOption,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QLayout,
+    QLayoutItem,
+    QSizePolicy,
+    QTextBrowser,
+    QWidget,
+)
+
+
+class MarkdownView(QTextBrowser):
+    """Read-only Markdown (code blocks, tables, lists) as tall as its text, no scroll bar.
+
+    ``set_markdown`` renders at once; ``append_streamed`` collects streamed tokens
+    and renders at most every ``render_ms`` so long replies stay cheap.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None, *, render_ms: int = 40):
+        super().__init__(parent)
+        self.setObjectName("markdown")
+        self.setOpenExternalLinks(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.document().setDocumentMargin(2)
+        self.viewport().setAutoFillBackground(False)
+        self._text = ""
+        self._render = QTimer(self)
+        self._render.setSingleShot(True)
+        self._render.setInterval(render_ms)
+        self._render.timeout.connect(self._render_now)
+        self.document().contentsChanged.connect(self._fit)
+        if text:
+            self.set_markdown(text)
+        else:
+            self._fit()
+
+    @property
+    def markdown(self) -> str:
+        return self._text
+
+    def set_markdown(self, text: str) -> None:
+        self._text = text
+        self._render.stop()
+        self._render_now()
+
+    def append_streamed(self, text: str) -> None:
+        self._text += text
+        if not self._render.isActive():
+            self._render.start()
+
+    def flush(self) -> None:
+        if self._render.isActive():
+            self._render.stop()
+            self._render_now()
+
+    def _render_now(self) -> None:
+        self.setMarkdown(self._text)
+        _shade_code(self.document())
+        self._fit()
+
+    def _fit(self) -> None:
+        width = self.viewport().width()
+        if width > 0:
+            self.document().setTextWidth(width)
+        height = int(self.document().size().height()) + 2 * self.frameWidth() + 2
+        if self.height() != height:
+            self.setFixedHeight(max(height, 20))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit()
+
+
+_CODE_BACKGROUND = QColor(127, 127, 127, 40)  # readable on the light and the dark theme
+
+
+def _shade_code(document: QTextDocument) -> None:
+    """Give code blocks and inline code a background (Markdown import sets none)."""
+    cursor = QTextCursor(document)
+    block = document.begin()
+    while block.isValid():
+        fmt = block.blockFormat()
+        if fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage) or fmt.nonBreakableLines():
+            shade = QTextBlockFormat()
+            shade.setBackground(_CODE_BACKGROUND)
+            cursor.setPosition(block.position())
+            cursor.mergeBlockFormat(shade)
+        else:
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                if fragment.charFormat().fontFixedPitch():
+                    cursor.setPosition(fragment.position())
+                    cursor.setPosition(
+                        fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor
+                    )
+                    inline = QTextCharFormat()
+                    inline.setBackground(_CODE_BACKGROUND)
+                    cursor.mergeCharFormat(inline)
+                it += 1
+        block = block.next()
+
+
+class Badge(QLabel):
+    """A small coloured label; its colour comes from the theme by ``kind`` and ``value``."""
+
+    def __init__(self, text: str, kind: str, value: str, parent: QWidget | None = None):
+        super().__init__(text, parent)
+        self.setProperty("badge", kind)
+        self.setProperty(kind, value)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+
+
+class FlowLayout(QLayout):
+    """Children left to right, wrapping to the next line (Qt's flow layout example)."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 8) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._spacing = spacing
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._arrange(QRect(0, 0, width, 0), apply=False)
+
+    def setGeometry(self, rect: QRect) -> None:
+        super().setGeometry(rect)
+        self._arrange(rect, apply=True)
+
+    def sizeHint(self) -> QSize:
+        return self.minimumSize()
+
+    def minimumSize(self) -> QSize:
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        margins = self.contentsMargins()
+        return size + QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
+
+    def _arrange(self, rect: QRect, *, apply: bool) -> int:
+        margins = self.contentsMargins()
+        area = rect.adjusted(margins.left(), margins.top(), -margins.right(), -margins.bottom())
+        x, y, line = area.x(), area.y(), 0
+        for item in self._items:
+            hint = item.sizeHint()
+            if x + hint.width() > area.right() + 1 and line > 0:
+                x = area.x()
+                y += line + self._spacing
+                line = 0
+            if apply:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x += hint.width() + self._spacing
+            line = max(line, hint.height())
+        return y + line - rect.y() + margins.bottom()
