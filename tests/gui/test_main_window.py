@@ -139,9 +139,8 @@ def test_the_tray_announces_alerts_budgets_and_finished_jobs(qtbot: QtBot) -> No
         got[0].message == "demo-node1: GPU 3 reported XID 79 (fell off the bus) — replace the node"
     )
     assert got[1].message == "demo has spent 410.00 CNY of 500.00 CNY"
-    assert [a.text().split("  ", 1)[1] for a in tray.recent_menu.actions()][0].startswith(
-        "Job failed"
-    )
+    newest = tray.recent_menu.actions()[0].text()
+    assert newest.split("  ", 1)[1] == "Job failed: lora-13b failed"
     tray.close()
     bridge.close()
 
