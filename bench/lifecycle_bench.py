@@ -18,10 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from xyclaw.engine.lifecycle import UpRequest
+
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import build_engine
-from xyclaw.engine.lifecycle import UpRequest
 from xyclaw.paths import AppPaths
 from xyclaw.sim.cloud.launcher import stop
 
@@ -37,7 +38,7 @@ def up_seconds(engine: Engine, nodes: int) -> float:
         price_per_gpu_hour_micros=3_500_000,
     )
     t0 = time.perf_counter()
-    cluster = engine.up(request).result(300)
+    cluster = engine.up(engine.quote_request(request)).result(300)
     elapsed = time.perf_counter() - t0
     engine.down(cluster.name).result(300)
     return elapsed
@@ -68,7 +69,7 @@ def up_times(link_delay_s: float) -> tuple[float, float]:
         start_cloud(home, link_delay_s)
         paths = AppPaths.from_environment()
         engine = build_engine(paths, load_config(paths.config_file))
-        engine.lifecycle.timeouts = type(engine.lifecycle.timeouts)(poll_s=0.05)
+        engine._lifecycle.timeouts = type(engine._lifecycle.timeouts)(poll_s=0.05)
         try:
             one = [up_seconds(engine, 1) for _ in range(3)]
             sixteen = [up_seconds(engine, 16) for _ in range(2)]
@@ -89,7 +90,7 @@ def main() -> None:
         os.environ["XYCLAW_SECRETS_BACKEND"] = "file"
         paths = AppPaths.from_environment()
         engine = build_engine(paths, load_config(paths.config_file))
-        engine.lifecycle.timeouts = type(engine.lifecycle.timeouts)(poll_s=0.05)
+        engine._lifecycle.timeouts = type(engine._lifecycle.timeouts)(poll_s=0.05)
         try:
             engine.offers()  # starts the cloud in its own process
             for i in range(50):
@@ -103,7 +104,7 @@ def main() -> None:
                     price_per_gpu_hour_micros=1_900_000,
                     name=f"bench-{i}",
                 )
-                engine.up(request).result(120)
+                engine.up(engine.quote_request(request)).result(120)
             engine.close()
             runs = []
             for _ in range(3):
@@ -121,9 +122,9 @@ def main() -> None:
             engine = build_engine(paths, load_config(paths.config_file))
             t0 = time.perf_counter()
             for _ in range(10):
-                engine.list_clusters()
+                engine.clusters()
             list_ms = (time.perf_counter() - t0) * 100
-            for cluster in engine.list_clusters():
+            for cluster in engine.clusters():
                 engine.down(cluster.name).result(120)
         finally:
             engine.close()

@@ -156,7 +156,7 @@ def measure(
 
     opts = TelemetryOptions(interval_s=1.0, flush_interval_s=10.0, workers=16, **options)
     service = TelemetryService(
-        engine.store, engine.access, engine.clusters, engine.events, engine.bus, opts
+        engine._store, engine._access, engine._clusters, engine._events, engine._bus, opts
     )
     try:
         started = time.monotonic()
@@ -228,7 +228,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         engine = build_engine(paths, config, providers=ProviderRegistry())
         child = None
         try:
-            (folder / "client.pub").write_text(engine.lifecycle.public_key())
+            (folder / "client.pub").write_text(engine._lifecycle.public_key())
             child = subprocess.Popen(
                 [
                     sys.executable,

@@ -75,6 +75,13 @@ class BillingSettings:
     idle_utilization_percent: float = setting(
         5.0, "GPU utilization below which a GPU counts as idle.", min=0, max=100
     )
+    quote_valid_minutes: float = setting(
+        10.0,
+        "Minutes a rent quote (offer, price, total) stays valid for approval before a new one "
+        "is needed.",
+        min=0.1,
+        max=1440,
+    )
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from xyclaw.catalog import Catalog
 from xyclaw.config import load_config
 from xyclaw.engine.compose import build_engine
 from xyclaw.errors import SecretError
 from xyclaw.logsetup import configure_logging, redact
 from xyclaw.paths import AppPaths
+from xyclaw.planner import PlanRequest
 from xyclaw.secrets import FileSecretBackend, SecretStore
 
 PLANTED = "sk-planted-4f9a1c7e2b8d6051aa"
@@ -44,7 +46,12 @@ def test_planted_secret_never_reaches_database_or_log(xyclaw_home: Path) -> None
     log = logging.getLogger("xyclaw.test")
     log.info("calling the model with key %s", key)
     log.warning("request failed: Authorization: Bearer %s", key)
-    engine.record_event("llm", "warning", "the model endpoint refused the request")
+    # Something is written to the history while the key is in use.
+    engine.plan(
+        PlanRequest.parse(task="finetune-lora", model_size="7B", gpus="8"),
+        providers=(),
+        extra_offers=Catalog.builtin().offers,
+    )
     engine.close()
     for handler in logging.getLogger("xyclaw").handlers:
         handler.flush()

@@ -12,6 +12,7 @@ from tests.simcloud.helpers import FakeClock
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import build_engine
+from xyclaw.engine.lifecycle import Timeouts
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
 from xyclaw.providers.http_retry import RetryPolicy
@@ -68,9 +69,12 @@ def make_world(tmp_path: Path) -> Iterator[Callable[..., World]]:
         registry.add(provider)
         paths = AppPaths.from_environment()
         config = load_config(paths.config_file, environ=config_env)
-        engine = build_engine(paths, config, providers=registry, clock=clock)
-        engine.lifecycle.timeouts = type(engine.lifecycle.timeouts)(
-            provision_s=60, ssh_s=30, release_s=30, poll_s=0.05
+        engine = build_engine(
+            paths,
+            config,
+            providers=registry,
+            clock=clock,
+            timeouts=Timeouts(provision_s=60, ssh_s=30, release_s=30, poll_s=0.05),
         )
         world = World(engine, server, provider, clock, state_dir, server.port)
         worlds.append(world)

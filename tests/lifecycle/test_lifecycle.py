@@ -6,7 +6,8 @@ import pytest
 
 from tests.lifecycle.conftest import MakeWorld, World
 from xyclaw.engine.lifecycle import ProvisionError, UpRequest
-from xyclaw.errors import CapacityError, ProviderError
+from xyclaw.engine.quotes import QuoteError
+from xyclaw.errors import ProviderError
 from xyclaw.events import Notice, OperationProgress
 from xyclaw.records import ClusterState
 from xyclaw.remote import CommandResult
@@ -35,8 +36,8 @@ def test_up_bootstraps_every_node_then_down_releases(make_world: MakeWorld) -> N
     world: World = make_world()
     engine = world.engine
     progress: list[OperationProgress] = []
-    engine.bus.subscribe(OperationProgress, progress.append)
-    cluster = engine.up(a800(16)).result(60)
+    engine.subscribe(OperationProgress, progress.append)
+    cluster = engine.up(engine.quote_request(a800(16))).result(60)
     assert cluster.state == ClusterState.READY and len(cluster.nodes) == 2
     steps = {(e.subject, e.step) for e in progress if e.step}
     for node in cluster.nodes:
@@ -58,7 +59,7 @@ def test_up_and_down_ride_out_429_and_5xx_storms_and_timeouts(make_world: MakeWo
     world.provider.fault(
         error_rate=0.3, error_status=503, timeout_rate=0.1, timeout_s=0.8, rate_limit_per_s=40
     )
-    cluster = world.engine.up(a800(16)).result(120)
+    cluster = world.engine.up(world.engine.quote_request(a800(16))).result(120)
     assert cluster.state == ClusterState.READY
     assert world.engine.down(cluster.name).result(120).state == ClusterState.RELEASED
     world.provider.fault(error_rate=0.0, timeout_rate=0.0, rate_limit_per_s=0)
@@ -72,9 +73,9 @@ def test_half_a_cluster_failing_releases_the_half_that_came_up(make_world: MakeW
     world: World = make_world()
     world.provider.fault(fail_nodes=1)
     with pytest.raises(ProvisionError, match="1 of 2 nodes failed") as info:
-        world.engine.up(a800(16)).result(60)
+        world.engine.up(world.engine.quote_request(a800(16))).result(60)
     assert "released" in str(info.value)
-    [row] = world.engine.list_clusters(include_released=True)
+    [row] = world.engine.clusters(include_released=True)
     assert row.state == ClusterState.RELEASED and "failed" in (row.error or "")
     assert live_at_provider(world) == []
 
@@ -83,8 +84,8 @@ def test_keep_partial_keeps_the_nodes_that_came_up(make_world: MakeWorld) -> Non
     world: World = make_world()
     world.provider.fault(fail_nodes=1)
     notices: list[Notice] = []
-    world.engine.bus.subscribe(Notice, notices.append)
-    cluster = world.engine.up(a800(16, keep_partial=True)).result(60)
+    world.engine.subscribe(Notice, notices.append)
+    cluster = world.engine.up(world.engine.quote_request(a800(16)), keep_partial=True).result(60)
     assert cluster.state == ClusterState.READY
     assert [n.state for n in cluster.nodes].count("running") == 1
     assert any("keeping the 1 that came up" in n.message for n in notices)
@@ -94,16 +95,16 @@ def test_keep_partial_keeps_the_nodes_that_came_up(make_world: MakeWorld) -> Non
 
 def test_region_out_of_capacity_rents_nothing(make_world: MakeWorld) -> None:
     world: World = make_world(CloudSettings.fast(capacity={"Xiamen": {"A800": 8}}))
-    with pytest.raises(CapacityError):
-        world.engine.up(a800(16)).result(30)
-    [row] = world.engine.list_clusters(include_released=True)
-    assert row.state == ClusterState.FAILED
+    # The quote already sees that only 8 are free: nothing is asked of the provider.
+    with pytest.raises(QuoteError, match="only 8 A800 are free"):
+        world.engine.up(world.engine.quote_request(a800(16))).result(30)
+    assert world.engine.clusters(include_released=True) == []
     assert live_at_provider(world) == []
 
 
 def test_provider_down_during_release_is_pending_then_completed(make_world: MakeWorld) -> None:
     world: World = make_world()
-    cluster = world.engine.up(a800(8)).result(60)
+    cluster = world.engine.up(world.engine.quote_request(a800(8))).result(60)
     world.server.stop()
     with pytest.raises(ProviderError):
         world.engine.down(cluster.name).result(60)
@@ -121,10 +122,10 @@ def test_an_unknown_instance_is_an_orphan_released_after_notice(make_world: Make
     from xyclaw.providers import ClusterOrder
 
     stray = world.provider.create(
-        ClusterOrder("A800", 8, "Xiamen", "none", "not-ours", world.engine.lifecycle.public_key())
+        ClusterOrder("A800", 8, "Xiamen", "none", "not-ours", world.engine._lifecycle.public_key())
     )
     notices: list[Notice] = []
-    world.engine.bus.subscribe(Notice, notices.append)
+    world.engine.subscribe(Notice, notices.append)
     report = world.engine.reconcile()
     assert report.orphans_released == [stray.external_id]
     assert any(n.kind == "orphan" and n.severity == "critical" for n in notices)
@@ -135,7 +136,7 @@ def test_an_unknown_instance_is_an_orphan_released_after_notice(make_world: Make
 
 def test_a_cluster_the_provider_lost_is_marked_gone(make_world: MakeWorld) -> None:
     world: World = make_world()
-    cluster = world.engine.up(a800(8)).result(60)
+    cluster = world.engine.up(world.engine.quote_request(a800(8))).result(60)
     world.provider.terminate(cluster.external_id or "")
     report = world.engine.reconcile()
     assert report.gone == [cluster.name]
@@ -145,7 +146,7 @@ def test_a_cluster_the_provider_lost_is_marked_gone(make_world: MakeWorld) -> No
 
 def test_meter_agrees_with_the_provider_ledger(make_world: MakeWorld) -> None:
     world: World = make_world()
-    cluster = world.engine.up(a800(16)).result(60)
+    cluster = world.engine.up(world.engine.quote_request(a800(16))).result(60)
     world.clock.advance(3600)
     world.engine.tick()
     meter = world.engine.meter_charges(cluster.id)
@@ -173,9 +174,11 @@ def test_meter_agrees_with_the_provider_ledger(make_world: MakeWorld) -> None:
 def test_budget_warns_at_80_percent_and_releases_at_100(make_world: MakeWorld) -> None:
     world: World = make_world()
     notices: list[Notice] = []
-    world.engine.bus.subscribe(Notice, notices.append)
+    world.engine.subscribe(Notice, notices.append)
     # 8 cards x 3.5 CNY = 28 CNY an hour; a budget of 7 CNY lasts 15 minutes.
-    cluster = world.engine.up(a800(8, budget_micros=7_000_000)).result(60)
+    cluster = world.engine.up(world.engine.quote_request(a800(8, budget_micros=7_000_000))).result(
+        60
+    )
     world.clock.advance(12.5 * 60)
     world.engine.tick()
     assert any(n.kind == "budget" and n.severity == "warning" for n in notices)
@@ -191,8 +194,8 @@ def test_budget_warns_at_80_percent_and_releases_at_100(make_world: MakeWorld) -
 def test_idle_cluster_is_warned_then_released(make_world: MakeWorld) -> None:
     world: World = make_world(XYCLAW_BILLING_IDLE_RELEASE_MINUTES="15")
     notices: list[Notice] = []
-    world.engine.bus.subscribe(Notice, notices.append)
-    cluster = world.engine.up(a800(8)).result(60)
+    world.engine.subscribe(Notice, notices.append)
+    cluster = world.engine.up(world.engine.quote_request(a800(8))).result(60)
     world.engine.tick()  # idle from now: the simulated GPUs run nothing
     world.clock.advance(11 * 60)
     report = world.engine.tick()
@@ -208,14 +211,14 @@ def test_maintenance_watches_ready_clusters_and_stops_after_release(
 ) -> None:
     world: World = make_world()
     engine = world.engine
-    assert engine.telemetry is not None
-    cluster = engine.up(a800(8)).result(60)
+    assert engine._telemetry is not None
+    cluster = engine.up(engine.quote_request(a800(8))).result(60)
     engine.sync_telemetry()
-    assert [c.id for c in engine.telemetry.watched()] == [cluster.id]
-    assert engine.telemetry.wait_for_data(cluster.id, timeout=20)
+    assert [c.id for c in engine._telemetry.watched()] == [cluster.id]
+    assert engine._telemetry.wait_for_data(cluster.id, timeout=20)
     engine.down(cluster.name).result(60)
     engine.sync_telemetry()
-    assert engine.telemetry.watched() == []
+    assert engine._telemetry.watched() == []
 
 
 def test_the_running_app_reconciles_by_itself(make_world: MakeWorld) -> None:
@@ -226,7 +229,7 @@ def test_the_running_app_reconciles_by_itself(make_world: MakeWorld) -> None:
 
     world: World = make_world()
     world.provider.create(
-        ClusterOrder("A800", 8, "Xiamen", "none", "stray", world.engine.lifecycle.public_key())
+        ClusterOrder("A800", 8, "Xiamen", "none", "stray", world.engine._lifecycle.public_key())
     )
     world.engine.start_maintenance()
     deadline = time.monotonic() + 20

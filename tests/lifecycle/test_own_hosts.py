@@ -45,7 +45,7 @@ def own_host(tmp_path: Path, xyclaw_home: Path) -> Iterator[OwnHost]:
     engine = build_engine(paths, load_config(paths.config_file), trust_new_host=trust)
     server = Sshd(
         tmp_path / "own-sshd",
-        [parse_public_key(engine.lifecycle.public_key())],
+        [parse_public_key(engine._lifecycle.public_key())],
         extra_config=f"SetEnv PATH={FAKEBIN}:/usr/bin:/bin",
     ).start()
     (paths.config_dir / "hosts.toml").write_text(
@@ -59,15 +59,17 @@ def own_host(tmp_path: Path, xyclaw_home: Path) -> Iterator[OwnHost]:
 
 def test_own_host_becomes_a_cluster_after_trust_on_first_use(own_host: OwnHost) -> None:
     engine, _server, seen = own_host
-    cluster = engine.up(a100("ssh")).result(120)
+    cluster = engine.up(engine.quote_request(a100("ssh"))).result(120)
     assert cluster.state == ClusterState.READY
     assert len(seen) == 1 and seen[0][1].startswith("SHA256:")
     [result] = engine.exec(cluster.name, "nvidia-smi -q | grep 'Driver Version'").values()
     assert isinstance(result, CommandResult) and "550.127.08" in result.stdout
     with pytest.raises(CapacityError, match="free own hosts"):
-        engine.up(a100("ssh")).result(60)  # the only host is taken
+        engine.up(engine.quote_request(a100("ssh"))).result(60)  # the only host is taken
     assert engine.down(cluster.name).result(60).state == ClusterState.RELEASED
-    again = engine.up(a100("ssh")).result(120)  # free again, and known: no second question
+    again = engine.up(engine.quote_request(a100("ssh"))).result(
+        120
+    )  # free again, and known: no second question
     assert again.state == ClusterState.READY and len(seen) == 1
     assert engine.offers("ssh")[0].price_micro == 1_500_000
 
@@ -79,15 +81,15 @@ def test_unknown_own_host_without_trust_is_refused_and_nothing_kept(
         pytest.skip(MISSING)
     paths = AppPaths.from_environment()
     engine = build_engine(paths, load_config(paths.config_file))
-    server = Sshd(tmp_path / "s", [parse_public_key(engine.lifecycle.public_key())]).start()
+    server = Sshd(tmp_path / "s", [parse_public_key(engine._lifecycle.public_key())]).start()
     try:
         (paths.config_dir / "hosts.toml").write_text(
             f'[[host]]\nname = "root@127.0.0.1:{server.port}"\ngpu = "A100-80G"\ngpus = 2\n'
         )
         with pytest.raises(Exception) as info:
-            engine.up(a100("ssh")).result(120)
+            engine.up(engine.quote_request(a100("ssh"))).result(120)
         assert isinstance(info.value.__cause__, UnknownHostKeyError) or "SHA256:" in str(info.value)
-        [row] = engine.list_clusters(include_released=True)
+        [row] = engine.clusters(include_released=True)
         assert row.state == ClusterState.RELEASED  # the host was handed back
     finally:
         engine.close()
@@ -99,7 +101,7 @@ def test_this_machine_as_a_cluster(monkeypatch: pytest.MonkeyPatch, xyclaw_home:
     paths = AppPaths.from_environment()
     engine = build_engine(paths, load_config(paths.config_file))
     try:
-        cluster = engine.up(a100("local")).result(60)
+        cluster = engine.up(engine.quote_request(a100("local"))).result(60)
         assert cluster.state == ClusterState.READY and cluster.nodes[0].ssh_host == "local"
         [result] = engine.exec(cluster.name, "echo $((6 * 7))").values()
         assert isinstance(result, CommandResult) and result.stdout.strip() == "42"
@@ -114,6 +116,6 @@ def test_this_machine_without_gpus_says_so(monkeypatch: pytest.MonkeyPatch) -> N
     engine = build_engine(paths, load_config(paths.config_file))
     try:
         with pytest.raises(CapacityError, match="no free own hosts"):
-            engine.up(a100("local")).result(30)
+            engine.up(engine.quote_request(a100("local"))).result(30)
     finally:
         engine.close()

@@ -12,8 +12,8 @@ the lifecycle would have written.
 
 from __future__ import annotations
 
-import time
 import itertools
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,7 +38,7 @@ class SimCluster:
 
     @property
     def record(self) -> ClusterRecord:
-        return self.engine.clusters.get(self.cluster_id)
+        return self.engine._clusters.get(self.cluster_id)
 
 
 @contextmanager
@@ -61,7 +61,7 @@ def sim_cluster(
     info = SimClusterInfo(
         hostnames=hostnames, gpus_per_node=gpus_per_node, shared_dir=shared, name=name
     )
-    public_key = parse_public_key(engine.lifecycle.public_key())
+    public_key = parse_public_key(engine._lifecycle.public_key())
     started: list[SimNode] = []
     try:
         for hostname in hostnames:
@@ -79,7 +79,7 @@ def sim_cluster(
             )
             node.start()
             started.append(node)
-        clusters = engine.clusters
+        clusters = engine._clusters
         clusters.ensure_provider("test", "sim")
         cluster_id = clusters.add_intent(
             {

@@ -95,7 +95,7 @@ class Live:
 
     def alert_rows(self) -> list[dict[str, Any]]:
         self.service.sink.flush()
-        return self.engine.store.query(
+        return self.engine._store.query(
             "SELECT id, rule, severity, message, node_id, cleared_at, data_json FROM events"
             " WHERE kind = 'alert' AND cluster_id = ? ORDER BY id",
             [self.cluster_id],
@@ -103,7 +103,7 @@ class Live:
 
     def run(self, node: int, command: str) -> str:
         record = self.cluster.record
-        return self.engine.access.run(record, record.nodes[node], command).check().stdout
+        return self.engine._access.run(record, record.nodes[node], command).check().stdout
 
 
 @pytest.fixture
@@ -128,16 +128,16 @@ def make_live(engine: Engine, tmp_path: Path) -> Iterator[Callable[..., Live]]:
             for node in cluster.nodes:
                 node.machine.time_scale = 0.02  # training steps and timeouts run 50x faster
             service = TelemetryService(
-                engine.store,
-                engine.access,
-                engine.clusters,
-                engine.events,
-                engine.bus,
+                engine._store,
+                engine._access,
+                engine._clusters,
+                engine._events,
+                engine._bus,
                 options or fast_options(),
             )
             stack.callback(service.close)
             live = Live(engine, cluster, service)
-            sub = engine.bus.subscribe(Event, live.published.append)
+            sub = engine.subscribe(Event, live.published.append)
             stack.callback(sub.unsubscribe)
             service.watch(cluster.cluster_id)
             assert service.wait_for_data(cluster.cluster_id, 15, instants=2)

@@ -22,7 +22,8 @@ TIME_SCALE = 0.02
 @pytest.fixture
 def engine() -> Iterator[Engine]:
     paths = AppPaths.from_environment()
-    eng = build_engine(paths, load_config(paths.config_file), providers=ProviderRegistry())
-    eng.tuning.measure_settings = FAST
+    eng = build_engine(
+        paths, load_config(paths.config_file), providers=ProviderRegistry(), measure=FAST
+    )
     yield eng
     eng.close()

@@ -105,8 +105,8 @@ class Offer:
             raise ValueError(f"offer {self.offer_id}: kind must be one of {OFFER_KINDS}")
         if self.kind == "node" and self.node_counts != (1,):
             raise ValueError(f"offer {self.offer_id}: a 'node' offer rents exactly one node")
-        if self.price_micro <= 0:
-            raise ValueError(f"offer {self.offer_id}: the price must be positive")
+        if self.price_micro < 0:  # 0 is a machine you own: it costs nothing to use
+            raise ValueError(f"offer {self.offer_id}: the price cannot be negative")
         if self.price_30d_micro is not None and not 0 < self.price_30d_micro <= self.price_micro:
             raise ValueError(f"offer {self.offer_id}: the 30-day price must be in (0, on-demand]")
         if not _CURRENCY.match(self.currency):

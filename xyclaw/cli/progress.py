@@ -44,7 +44,7 @@ def follow(
             if event.operation_id == handle_box[0].id:
                 show(event)
 
-    sub = engine.bus.subscribe(OperationProgress, on_event)
+    sub = engine.subscribe(OperationProgress, on_event)
     try:
         handle = start()
         with lock:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -88,6 +87,31 @@ def state_style(state: str) -> str:
 
 
 # --- tables ----------------------------------------------------------------------------------
+
+# The tables of the renting commands; the widths are those of their plain lines.
+OFFER_COLUMNS = (
+    Column("region", 10),
+    Column("gpu", 9),
+    Column("cards", 14),
+    Column("fabric", 11),
+    Column("per card-h", 11, right=True),
+    Column("free", 6, right=True),
+)
+CLUSTER_COLUMNS = (
+    Column("id", 4, right=True),
+    Column("name", 26),
+    Column("state", 13),
+    Column("gpus", 12),
+    Column("fabric", 11),
+    Column("cost so far", 13, right=True),
+)
+BILLING_COLUMNS = (
+    Column("id", 4, right=True),
+    Column("name", 26),
+    Column("state", 10),
+    Column("meter", 13, right=True),
+    Column("provider", 13, right=True),
+)
 
 
 def plain_table(columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> list[str]:
@@ -341,12 +365,29 @@ def print_top(out: IO[str], snap: dict[str, Any], plain: Callable[[dict[str, Any
 
 
 class TopScreen:
-    """The live ``top`` view: redrawn in place on a terminal, one view after another if not."""
+    """The live ``top`` view: redrawn in place on a terminal, one view after another if not.
+
+    On a terminal it takes the whole screen, as top does, until :meth:`close`.
+    With ``json`` (or off a terminal) it draws nothing itself and :meth:`show`
+    prints the plain view.
+    """
 
     def __init__(self, out: IO[str], plain: Callable[[dict[str, Any]], str], live: Any) -> None:
         self._out = out
         self._plain = plain
         self._live = live
+
+    @classmethod
+    def open(
+        cls, out: IO[str], plain: Callable[[dict[str, Any]], str], *, json: bool = False
+    ) -> TopScreen:
+        if json or not use_rich(out):
+            return cls(out, plain, None)
+        from rich.live import Live
+
+        live = Live(console=console(out), screen=True, auto_refresh=False, redirect_stderr=False)
+        live.start()
+        return cls(out, plain, live)
 
     def show(self, snap: dict[str, Any]) -> None:
         if self._live is not None:
@@ -355,14 +396,7 @@ class TopScreen:
             self._out.write(self._plain(snap) + "\n")
             self._out.flush()
 
-
-@contextmanager
-def top_screen(out: IO[str], plain: Callable[[dict[str, Any]], str]) -> Iterator[TopScreen]:
-    """Where the live ``top`` view is drawn; on a terminal, the whole screen, as top does."""
-    if not use_rich(out):
-        yield TopScreen(out, plain, None)
-        return
-    from rich.live import Live
-
-    with Live(console=console(out), screen=True, auto_refresh=False, redirect_stderr=False) as live:
-        yield TopScreen(out, plain, live)
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None

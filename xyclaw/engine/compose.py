@@ -10,7 +10,7 @@ from pathlib import Path
 from xyclaw.config import Config
 from xyclaw.engine.engine import ClusterParts, Engine
 from xyclaw.engine.guard import Guard, probe_utilization
-from xyclaw.engine.lifecycle import ClusterLifecycle
+from xyclaw.engine.lifecycle import ClusterLifecycle, Timeouts
 from xyclaw.engine.operations import OperationRunner
 from xyclaw.engine.reconcile import Reconciler
 from xyclaw.events import EventBus
@@ -18,6 +18,7 @@ from xyclaw.paths import AppPaths
 from xyclaw.providers import Provider, ProviderRegistry
 from xyclaw.providers.local import LocalProvider
 from xyclaw.providers.own_hosts import OwnHostsProvider
+from xyclaw.providers.real import register_real_providers
 from xyclaw.records import ClusterStore
 from xyclaw.remote import KnownHosts, SshPool, TrustNewHost
 from xyclaw.remote.node_access import NodeAccess, load_or_create_app_key
@@ -26,8 +27,10 @@ from xyclaw.store import Store
 from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.jobs import JobTable
+from xyclaw.store.plans import PlanTable
 from xyclaw.telemetry.options import TelemetryOptions
 from xyclaw.telemetry.service import TelemetryService
+from xyclaw.tuning.runner import MeasureSettings
 from xyclaw.tuning.service import TuningService
 
 
@@ -64,8 +67,11 @@ def build_engine(
     providers: ProviderRegistry | None = None,
     trust_new_host: TrustNewHost | None = None,
     clock: Callable[[], float] = time.time,
+    timeouts: Timeouts | None = None,
+    measure: MeasureSettings | None = None,
 ) -> Engine:
-    """The engine with the real parts; ``providers`` and ``clock`` are for tests and demos."""
+    """The engine with the real parts; ``providers``, ``clock``, ``timeouts`` and ``measure``
+    (nccl-tests sizes and repeats) are for tests and demos."""
     paths.ensure()
     bus = EventBus()
     store = Store(paths.database)
@@ -86,9 +92,18 @@ def build_engine(
         access = NodeAccess(pool, max_parallel=config.ssh.max_parallel)
         clusters = ClusterStore(store, bus, clock)
         jobs = JobTable(store)
-        registry = providers or default_registry(paths, config)
+        registry = providers
+        if registry is None:
+            registry = default_registry(paths, config)
+            register_real_providers(registry, secrets=secrets, paths=paths, config=config)
         lifecycle = ClusterLifecycle(
-            clusters, registry, access, events, lambda: app_key()[1], clock=clock
+            clusters,
+            registry,
+            access,
+            events,
+            lambda: app_key()[1],
+            clock=clock,
+            timeouts=timeouts,
         )
         parts = ClusterParts(
             providers=registry,
@@ -108,6 +123,8 @@ def build_engine(
                 utilization=probe_utilization(access),
                 clock=clock,
             ),
+            charges=ChargeTable(store),
+            plans=PlanTable(store, clock),
         )
         return Engine(
             config=config,
@@ -119,8 +136,14 @@ def build_engine(
             events=events,
             parts=parts,
             tuning=TuningService(
-                store=store, clusters=clusters, access=access, events=events, clock=clock
+                store=store,
+                clusters=clusters,
+                access=access,
+                events=events,
+                clock=clock,
+                measure=measure,
             ),
+            clock=clock,
             # Samples carry the nodes' real time, so telemetry keeps the real clock.
             telemetry=TelemetryService(
                 store, access, clusters, events, bus, TelemetryOptions.from_config(config)

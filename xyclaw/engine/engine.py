@@ -1,36 +1,58 @@
-"""The Engine: the one facade that the GUI, the agents and the CLI use."""
+"""The Engine: the one facade that the GUI, the agents and the CLI use.
+
+Its parts are private. Every public method declares its effect (read, spend,
+destroy, exec) with :func:`~xyclaw.engine.surface.effect`; agent tools are made
+from :meth:`Engine.surface`, and a test pins it. Renting goes plan -> quote ->
+up(quote): ``up`` rents exactly what a quote says, or nothing.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from xyclaw.catalog import Offer
+from xyclaw.catalog import Catalog, Offer, normalise_gpu_name
 from xyclaw.config import Config
 from xyclaw.engine.guard import Guard, GuardReport
 from xyclaw.engine.lifecycle import ClusterLifecycle, UpRequest
 from xyclaw.engine.operations import OperationHandle, OperationRunner, Progress
+from xyclaw.engine.quotes import QuoteError, RentQuote, check_against_offers
 from xyclaw.engine.reconcile import Reconciler, ReconcileReport
-from xyclaw.errors import RemoteError, XyclawError
-from xyclaw.events import EventBus
+from xyclaw.engine.reports import (
+    BillingReport,
+    ClusterBill,
+    PlanOutcome,
+    ProviderStatus,
+    SpendSummary,
+    period_bounds,
+)
+from xyclaw.engine.surface import Effect, EngineMethod, effect, surface_of
+from xyclaw.errors import CapacityError, RemoteError, UsageError, XyclawError
+from xyclaw.events import Event, EventBus, Subscription
 from xyclaw.paths import AppPaths
-from xyclaw.providers import ProviderRegistry
-from xyclaw.records import ClusterRecord, ClusterStore
+from xyclaw.providers import Capabilities, Provider, ProviderRegistry
+from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeState
 from xyclaw.remote import CommandResult
 from xyclaw.remote.node_access import NodeAccess
 from xyclaw.secrets import SecretStore
 from xyclaw.store import Store, StoreInfo
+from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
+from xyclaw.store.history import history_rows
+from xyclaw.store.plans import PlanTable
 from xyclaw.tuning.service import TuneResult, TuningService
 
 if TYPE_CHECKING:
+    from xyclaw.planner import PlanRequest
+    from xyclaw.telemetry.export import MetricsExport
     from xyclaw.telemetry.service import TelemetryService
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+E = TypeVar("E", bound=Event)
 
 
 @dataclass(frozen=True)
@@ -43,6 +65,8 @@ class ClusterParts:
     lifecycle: ClusterLifecycle
     reconciler: Reconciler
     guard: Guard
+    charges: ChargeTable
+    plans: PlanTable
 
 
 class Engine:
@@ -53,97 +77,569 @@ class Engine:
         *,
         config: Config,
         paths: AppPaths,
+        secrets: SecretStore,
         store: Store,
         bus: EventBus,
-        secrets: SecretStore,
         operations: OperationRunner,
         events: EventLog,
         parts: ClusterParts,
         tuning: TuningService,
         telemetry: TelemetryService | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
-        self.config = config
-        self.paths = paths
-        self.store = store
-        self.bus = bus
-        self.secrets = secrets
-        self.operations = operations
-        self.events = events
-        self.providers = parts.providers
-        self.access = parts.access
-        self.clusters = parts.clusters
-        self.lifecycle = parts.lifecycle
-        self.reconciler = parts.reconciler
-        self.guard = parts.guard
-        self.tuning = tuning
-        self.telemetry = telemetry
+        import time
+
+        self._config = config
+        self._paths = paths
+        self._secrets = secrets
+        self._store = store
+        self._bus = bus
+        self._operations = operations
+        self._events = events
+        self._providers = parts.providers
+        self._access = parts.access
+        self._clusters = parts.clusters
+        self._lifecycle = parts.lifecycle
+        self._reconciler = parts.reconciler
+        self._guard = parts.guard
+        self._charges = parts.charges
+        self._plans = parts.plans
+        self._tuning = tuning
+        self._telemetry = telemetry
+        self._clock = clock or time.time
         self._maintenance_stop = threading.Event()
         self._maintenance: threading.Thread | None = None
 
-    # -- long work -------------------------------------------------------------------------
-    def start_operation(self, title: str, work: Callable[[Progress], T]) -> OperationHandle[T]:
-        """Run ``work`` on a worker thread; progress arrives as OperationProgress events."""
-        return self.operations.start(title, work)
+    # -- what the engine is ------------------------------------------------------------------
+    @property
+    def config(self) -> Config:
+        return self._config
 
-    # -- renting ---------------------------------------------------------------------------
-    def offers(self, provider: str = "sim", gpu: str | None = None) -> list[Offer]:
-        found = self.providers.get(provider).offers()
-        return [o for o in found if gpu is None or o.gpu == gpu]
+    @property
+    def paths(self) -> AppPaths:
+        return self._paths
 
-    def up(self, request: UpRequest) -> OperationHandle[ClusterRecord]:
-        title = f"rent {request.gpu_count} x {request.gpu} from {request.provider}"
-        return self.start_operation(title, lambda progress: self.lifecycle.up(request, progress))
+    @property
+    def secrets(self) -> SecretStore:
+        """Where keys and passwords are kept (the OS keyring, else a 0600 file)."""
+        return self._secrets
 
+    @effect(Effect.READ)
+    def surface(self) -> list[EngineMethod]:
+        """Every public method with its effect: what agent tools and approvals are made from."""
+        return surface_of(type(self))
+
+    @effect(Effect.READ)
+    def subscribe(self, event_type: type[E], callback: Callable[[E], None]) -> Subscription:
+        """Hear of every change of that kind (called on the publisher's thread)."""
+        return self._bus.subscribe(event_type, callback)
+
+    @effect(Effect.READ)
+    def operations(self) -> list[OperationHandle[Any]]:
+        """Long operations still running, oldest first."""
+        return self._operations.running()
+
+    def _start(self, title: str, work: Callable[[Progress], T]) -> OperationHandle[T]:
+        return self._operations.start(title, work)
+
+    # -- providers and offers ----------------------------------------------------------------
+    @effect(Effect.READ)
+    def providers(self) -> list[str]:
+        return self._providers.names
+
+    @effect(Effect.READ)
+    def provider_status(self, names: Iterable[str] | None = None) -> list[ProviderStatus]:
+        """Whether each provider answers (asks it for its offers)."""
+        out = []
+        for name in names if names is not None else self._providers.names:
+            try:
+                provider = self._providers.get(name)
+                count = len(provider.offers())
+                out.append(ProviderStatus(name, provider.kind, True, f"{count} offer(s)"))
+            except XyclawError as exc:
+                out.append(ProviderStatus(name, "?", False, exc.message))
+        return out
+
+    @effect(Effect.READ)
+    def offers(self, provider: str | None = "sim", gpu: str | None = None) -> list[Offer]:
+        """What can be rented now; ``provider=None`` asks every provider that rents."""
+        wanted = normalise_gpu_name(gpu) if gpu else None
+        names = [provider] if provider else self._providers.names
+        found: list[Offer] = []
+        for name in names:
+            try:
+                found += self._providers.get(name).offers()
+            except XyclawError:
+                if provider:
+                    raise
+                log.warning("provider %s did not answer for offers", name)
+        return [o for o in found if wanted is None or o.gpu == wanted]
+
+    # -- plan -> quote -> up -----------------------------------------------------------------
+    @effect(Effect.READ)
+    def plan(
+        self,
+        request: PlanRequest,
+        *,
+        providers: Iterable[str] | None = None,
+        extra_offers: Iterable[Offer] = (),
+        conversation_id: int | None = None,
+    ) -> PlanOutcome:
+        """Rank every way to run the request over the providers' live offers, and save it.
+
+        A provider that does not answer is planned from the built-in catalog's offers for it,
+        and the outcome says so.
+        """
+        from xyclaw.planner import plan as rank
+
+        builtin = Catalog.builtin()
+        offers: list[Offer] = list(extra_offers)
+        notes: list[str] = []
+        source = "live"
+        for name in providers if providers is not None else ("sim",):
+            try:
+                offers += self._providers.get(name).offers()
+            except XyclawError as exc:
+                fallback = [o for o in builtin.offers if o.provider == name]
+                offers += fallback
+                source = "catalog"
+                notes.append(
+                    f"{name} could not be reached ({exc.message}); planned from the built-in"
+                    f" catalog's {len(fallback)} offer(s) for it, which may be out of date"
+                )
+        known = {g.name for g in builtin.gpus}
+        unknown = sorted({o.gpu for o in offers if o.gpu not in known})
+        if unknown:
+            notes.append(
+                "left out offers of GPU models the planner has no figures for: "
+                + ", ".join(unknown)
+            )
+        result = rank(request, Catalog(builtin.gpus, [o for o in offers if o.gpu in known]))
+        saved = result.to_json(max_options=50, max_rejected=20)
+        saved["offers_source"] = source
+        saved["notes"] = notes
+        plan_id = self._plans.add(request.to_json(), saved, conversation_id)
+        return PlanOutcome(plan_id=plan_id, result=result, offers_source=source, notes=notes)
+
+    @effect(Effect.READ)
+    def quote(self, plan_id: int, option: int) -> RentQuote:
+        """The exact offer, shape, price and total for option ``option`` (1-based) of a plan."""
+        saved = self._plans.get(plan_id)
+        if saved is None:
+            raise UsageError(f"no plan {plan_id}", hint="make one with `xyclaw plan ...`")
+        options = saved["result"].get("options", [])
+        if not 1 <= option <= len(options):
+            raise UsageError(
+                f"plan {plan_id} has options 1 to {len(options)}, not {option}"
+                if options
+                else f"plan {plan_id} found nothing that fits",
+                hint="`xyclaw plan ...` again with other limits" if not options else None,
+            )
+        picked = options[option - 1]
+        request = saved["request"]
+        budget = _display_to_micros(request.get("budget")) or self._default_budget()
+        offer = self._live_offer(picked["provider"], picked["offer_id"])
+        hours = float(picked["seconds"]) / 3600
+        price = offer.price_micro if offer is not None else int(picked["price_micro"])
+        return self._new_quote(
+            provider=picked["provider"],
+            offer_id=picked["offer_id"],
+            gpu=picked["gpu"],
+            nodes=int(picked["nodes"]),
+            gpus_per_node=int(picked["gpus_per_node"]),
+            region=picked["region"],
+            fabric=picked["fabric"],
+            currency=picked["currency"],
+            price=price,
+            hours=hours,
+            budget=budget,
+            plan_id=plan_id,
+            option=option,
+        )
+
+    @effect(Effect.READ)
+    def quote_request(self, request: UpRequest) -> RentQuote:
+        """A quote for explicit resources: the cheapest matching offer with room for them."""
+        gpu = normalise_gpu_name(request.gpu)
+        provider = self._providers.get(request.provider)
+        self._check_capabilities(provider, request)
+        candidates = [
+            o
+            for o in provider.offers()
+            if o.gpu == gpu
+            and request.gpu_count in o.gpu_counts
+            and (request.region is None or o.region.lower() == request.region.lower())
+            and (request.fabric is None or o.fabric == request.fabric)
+            and (request.gpus_per_node is None or o.gpus_per_node == request.gpus_per_node)
+        ]
+        if not candidates and not provider.capabilities.rents:
+            raise CapacityError(
+                f"no free own hosts with {request.gpu_count} x {gpu} for {provider.name}",
+                hint="`xyclaw offers --provider local` shows this machine's GPUs"
+                if provider.name == "local"
+                else "add one to hosts.toml (docs/configuration.md), or release one in use",
+            )
+        if not candidates:
+            where = (f" in {request.region}" if request.region else "") + (
+                f" on {request.fabric}" if request.fabric else ""
+            )
+            raise UsageError(
+                f"no {request.provider} offer has {request.gpu_count} x {gpu}{where}",
+                hint=f"`xyclaw offers --provider {request.provider}` lists what it has",
+            )
+        with_room = [
+            o
+            for o in candidates
+            if o.available_gpus is None or o.available_gpus >= request.gpu_count
+        ]
+        offer = min(with_room or candidates, key=lambda o: o.price_micro)
+        return self._new_quote(
+            provider=request.provider,
+            offer_id=offer.offer_id,
+            gpu=gpu,
+            nodes=request.gpu_count // offer.gpus_per_node,
+            gpus_per_node=offer.gpus_per_node,
+            region=offer.region,
+            fabric=offer.fabric,
+            currency=offer.currency,
+            price=offer.price_micro,
+            hours=None,
+            budget=request.budget_micros or self._default_budget(),
+            image=request.image,
+            name=request.name,
+        )
+
+    @effect(Effect.SPEND)
+    def up(self, quote: RentQuote, *, keep_partial: bool = False) -> OperationHandle[ClusterRecord]:
+        """Rent what the quote says, if the provider still offers it at that price."""
+        provider = self._providers.get(quote.provider)
+        offer = check_against_offers(quote, provider.offers(), self._clock())
+        request = UpRequest(
+            provider=quote.provider,
+            gpu=quote.gpu,
+            gpu_count=quote.gpu_count,
+            region=quote.region,
+            fabric=quote.fabric,
+            gpus_per_node=quote.gpus_per_node,
+            budget_micros=quote.budget_micros,
+            image=quote.image if quote.image is not None else UpRequest.image,
+            name=quote.name,
+            keep_partial=keep_partial,
+            price_per_gpu_hour_micros=offer.price_micro,
+            currency=offer.currency,
+        )
+        self._check_capabilities(provider, request)
+        if quote.plan_id is not None and quote.option is not None:
+            self._plans.choose(quote.plan_id, quote.option)
+        title = f"rent {quote.gpu_count} x {quote.gpu} from {quote.provider}"
+        return self._start(title, lambda progress: self._lifecycle.up(request, progress))
+
+    def _live_offer(self, provider: str, offer_id: str) -> Offer | None:
+        try:
+            offers = self._providers.get(provider).offers()
+        except XyclawError:
+            return None
+        return next((o for o in offers if o.offer_id == offer_id), None)
+
+    def _default_budget(self) -> int | None:
+        budget = self._config.billing.default_budget
+        return round(budget * 1_000_000) if budget else None
+
+    def _new_quote(
+        self,
+        *,
+        provider: str,
+        offer_id: str,
+        gpu: str,
+        nodes: int,
+        gpus_per_node: int,
+        region: str,
+        fabric: str,
+        currency: str,
+        price: int,
+        hours: float | None,
+        budget: int | None,
+        plan_id: int | None = None,
+        option: int | None = None,
+        image: str | None = None,
+        name: str | None = None,
+    ) -> RentQuote:
+        now = self._clock()
+        gpu_count = nodes * gpus_per_node
+        total = None if hours is None else round(price * gpu_count * hours)
+        return RentQuote(
+            provider=provider,
+            offer_id=offer_id,
+            gpu=gpu,
+            nodes=nodes,
+            gpus_per_node=gpus_per_node,
+            gpu_count=gpu_count,
+            region=region,
+            fabric=fabric,
+            currency=currency,
+            price_per_gpu_hour_micros=price,
+            hours=None if hours is None else round(hours, 4),
+            estimated_total_micros=total,
+            budget_micros=budget,
+            created_at=now,
+            expires_at=now + self._config.billing.quote_valid_minutes * 60,
+            plan_id=plan_id,
+            option=option,
+            image=image,
+            name=name,
+        )
+
+    @staticmethod
+    def _check_capabilities(provider: Provider, request: UpRequest) -> None:
+        """Refuse up front what the provider cannot do, with its reason."""
+        caps: Capabilities = provider.capabilities
+        per_node = request.gpus_per_node
+        if not caps.multi_node and per_node and request.gpu_count > per_node:
+            raise QuoteError(
+                f"{provider.name} cannot rent a multi-node cluster"
+                f" ({request.gpu_count} GPUs at {per_node} per node)",
+                hint=f"ask for at most {per_node} GPUs from {provider.name}, or another provider",
+            )
+        if caps.regions and request.region and request.region not in caps.regions:
+            raise QuoteError(
+                f"{provider.name} has no region {request.region!r}",
+                hint="its regions: " + ", ".join(caps.regions),
+            )
+
+    # -- clusters ----------------------------------------------------------------------------
+    @effect(Effect.READ)
+    def clusters(self, include_released: bool = False) -> list[ClusterRecord]:
+        return self._clusters.all() if include_released else self._clusters.live()
+
+    @effect(Effect.READ)
+    def cluster(self, ref: str) -> ClusterRecord:
+        """A cluster by id, name or the provider's id."""
+        return self._clusters.find(str(ref))
+
+    @effect(Effect.DESTROY)
     def down(self, ref: str) -> OperationHandle[ClusterRecord]:
-        cluster = self.clusters.find(ref)
+        """Release a cluster and wait until its provider confirms; its billing stops."""
+        cluster = self._clusters.find(str(ref))
 
         def release(progress: Progress) -> ClusterRecord:
-            if self.telemetry is not None:
-                self.telemetry.unwatch(cluster.id, released=True)
-            return self.lifecycle.down(cluster.id, progress)
+            if self._telemetry is not None:
+                self._telemetry.unwatch(cluster.id, released=True)
+            return self._lifecycle.down(cluster.id, progress)
 
-        return self.start_operation(f"release {cluster.name}", release)
+        return self._start(f"release {cluster.name}", release)
 
-    def cluster(self, ref: str) -> ClusterRecord:
-        return self.clusters.find(ref)
-
-    def list_clusters(self, include_released: bool = False) -> list[ClusterRecord]:
-        return self.clusters.all() if include_released else self.clusters.live()
-
+    @effect(Effect.EXEC)
     def exec(
         self, ref: str, command: str, timeout: float | None = None
     ) -> dict[str, CommandResult | RemoteError]:
-        cluster = self.clusters.find(ref)
-        nodes = [n for n in cluster.nodes if n.state == "running"]
+        """Run a command on every running node of a cluster; results by node name."""
+        cluster = self._clusters.find(str(ref))
+        nodes = [n for n in cluster.nodes if n.state == NodeState.RUNNING]
         if not cluster.live or not nodes:
             raise XyclawError(
                 f"cluster {cluster.name} is {cluster.state} and has no running nodes",
                 hint="`xyclaw clusters` shows the ones you can use",
             )
-        return self.access.run_all(cluster, nodes, command, timeout=timeout)
+        return self._access.run_all(cluster, nodes, command, timeout=timeout)
 
+    @effect(Effect.EXEC)
     def tune(self, ref: str) -> OperationHandle[TuneResult]:
         """Probe the fabric, measure, try the recommended NCCL settings, keep the better."""
-        cluster = self.clusters.find(ref)
-        return self.start_operation(
-            f"tune {cluster.name}", lambda progress: self.tuning.tune(cluster.id, progress)
+        cluster = self._clusters.find(str(ref))
+        return self._start(
+            f"tune {cluster.name}", lambda progress: self._tuning.tune(cluster.id, progress)
         )
 
-    def reconcile(self) -> ReconcileReport:
-        return self.reconciler.run()
+    @effect(Effect.READ)
+    def nccl_environment(self, ref: str) -> dict[str, str]:
+        """The NCCL variables jobs on this cluster get (the applied tuning), or none."""
+        cluster = self._clusters.find(str(ref))
+        return self._tuning.environment_for(cluster.id)
 
+    # -- money -------------------------------------------------------------------------------
+    @effect(Effect.READ)
     def charge_meters(self) -> int:
-        """Bring the meter's charges up to now (what `xyclaw billing` needs, nothing more)."""
-        return self.guard.charge_all()
+        """Bring the meter's charges up to now; returns what was added, in micro-units."""
+        return self._guard.charge_all()
 
-    def tick(self) -> GuardReport:
-        """Charge the meter, enforce budgets and idle release (the minute tick)."""
-        return self.guard.tick()
-
+    @effect(Effect.READ)
     def meter_charges(self, cluster_id: int) -> int:
-        return self.clusters.meter_total(cluster_id)
+        """What the app's meter has charged a cluster, in micro-units."""
+        return self._charges.meter_total(cluster_id)
+
+    @effect(Effect.READ)
+    def billing(self) -> BillingReport:
+        """Every cluster's meter next to its provider's ledger, with totals per currency."""
+        self._guard.charge_all()
+        clusters = self._clusters.all()
+        ledgers: dict[str, dict[str, int]] = {}
+        warnings: list[str] = []
+        for name in sorted({c.provider_id for c in clusters}):
+            try:
+                provider = self._providers.get(name)
+                if not provider.capabilities.billing_ledger:
+                    continue
+                totals: dict[str, int] = {}
+                for entry in provider.billing():
+                    key = entry.cluster_external_id
+                    totals[key] = totals.get(key, 0) + entry.amount_micros
+                ledgers[name] = totals
+            except XyclawError as exc:
+                warnings.append(f"{name}'s ledger is unavailable: {exc.message}")
+        meters = self._charges.meter_totals([c.id for c in clusters])
+        bills = [
+            ClusterBill(
+                cluster_id=c.id,
+                name=c.name,
+                state=c.state,
+                provider=c.provider_id,
+                currency=c.currency,
+                meter_micros=meters.get(c.id, 0),
+                provider_ledger_micros=ledgers.get(c.provider_id, {}).get(c.external_id or "")
+                if c.provider_id in ledgers
+                else None,
+            )
+            for c in clusters
+        ]
+        return BillingReport(clusters=bills, warnings=warnings)
+
+    @effect(Effect.READ)
+    def spend(self, period: str | tuple[float, float] = "today") -> SpendSummary:
+        """What the meter charged in a period: today, month, last_month, all, or (start, end)."""
+        self._guard.charge_all()
+        start, end = period_bounds(period, self._clock())
+        rows = self._charges.meter_between(start, end)
+        names = {c.id: c.name for c in self._clusters.all()}
+        live = self._clusters.live()
+        rate: dict[str, int] = {}
+        for c in live:
+            running = sum(1 for n in c.nodes if n.state == NodeState.RUNNING)
+            if running:
+                hourly = running * c.gpus_per_node * c.price_per_gpu_hour_micros
+                rate[c.currency] = rate.get(c.currency, 0) + hourly
+        return SpendSummary.of(
+            period if isinstance(period, str) else "range", start, end, rows, names, rate
+        )
+
+    # -- telemetry ---------------------------------------------------------------------------
+    def _telemetry_service(self) -> TelemetryService:
+        if self._telemetry is None:
+            raise XyclawError("telemetry is off in this engine", hint="restart XyClaw")
+        return self._telemetry
+
+    @effect(Effect.READ)
+    def cluster_snapshot(self, ref: str, wait_s: float = 0.0) -> dict[str, Any]:
+        """What `xyclaw top` shows: each node's state and error, each GPU's latest sample, the
+        open alerts. Starts watching the cluster if nobody does; waits up to ``wait_s``."""
+        from xyclaw.telemetry.snapshot import snapshot
+
+        telemetry = self._telemetry_service()
+        cluster = telemetry.watch(self._clusters.find(str(ref)))
+        complete = telemetry.wait_for_data(cluster.id, wait_s, instants=2) if wait_s > 0 else True
+        snap = snapshot(telemetry, cluster)
+        snap["complete"] = complete
+        return snap
+
+    @effect(Effect.READ)
+    def cluster_health(self, ref: str, window_s: float = 300.0) -> dict[str, Any]:
+        """A short summary per node over the last minutes, for agents and people."""
+        telemetry = self._telemetry_service()
+        cluster = telemetry.watch(self._clusters.find(str(ref)))
+        return telemetry.cluster_health(cluster, window_s)
+
+    @effect(Effect.READ)
+    def live_metrics(self, ref: str) -> TelemetryService:
+        """The telemetry service watching the cluster, for charts that pull at frame rate."""
+        telemetry = self._telemetry_service()
+        telemetry.watch(self._clusters.find(str(ref)))
+        return telemetry
+
+    @effect(Effect.READ)
+    def alerts(self, ref: str | None = None, open_only: bool = True) -> list[dict[str, Any]]:
+        """Alerts of one cluster or all, newest first, from the history."""
+        cluster_id = None if ref is None else self._clusters.find(str(ref)).id
+        if open_only:
+            return self._events.open_alerts(cluster_id)
+        return self._events.alerts(cluster_id)
+
+    @effect(Effect.READ)
+    def export_metrics(
+        self,
+        kind: str = "gpu",
+        *,
+        cluster: str | None = None,
+        job: int | None = None,
+        since: str | None = None,
+    ) -> MetricsExport:
+        """Saved samples or rollups of a cluster, or of the cluster a job ran on while it ran."""
+        from xyclaw.store.jobs import JobTable
+        from xyclaw.telemetry.export import MetricsExport, parse_since, rows_of
+
+        now = self._clock()
+        if job is not None:
+            window = JobTable(self._store).window(job)
+            if window is None or window["cluster_id"] is None:
+                raise UsageError(f"no job {job} with a cluster", hint="`xyclaw jobs` lists them")
+            record = self._clusters.get(int(window["cluster_id"]))
+            start = float(window["started_at"] or window["created_at"])
+            end = float(window["ended_at"] or now)
+        elif cluster is not None:
+            record = self._clusters.find(str(cluster))
+            start, end = record.created_at, now + 1
+        else:
+            raise UsageError("name a cluster or a job", hint="--cluster NAME or --job ID")
+        if since:
+            start = max(start, parse_since(since, now))
+        return MetricsExport(
+            cluster=record.name,
+            cluster_id=record.id,
+            job=job,
+            kind=kind,
+            start=start,
+            end=end,
+            rows=rows_of(kind, self._store, record.id, start, end),
+        )
+
+    # -- history -----------------------------------------------------------------------------
+    @effect(Effect.READ)
+    def history(
+        self, kind: str, *, since: float = 0.0, until: float = 1e18, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """Past clusters, jobs, events, plans or conversations, newest first; no provider is
+        asked, so it works offline."""
+        return history_rows(self._store, kind, since=since, until=until, limit=limit)
+
+    @effect(Effect.READ)
+    def recent_events(self, limit: int = 100, cluster: str | None = None) -> list[dict[str, Any]]:
+        cluster_id = None if cluster is None else self._clusters.find(str(cluster)).id
+        return self._events.recent(limit, cluster_id)
+
+    @effect(Effect.READ)
+    def saved_plan(self, plan_id: int) -> dict[str, Any] | None:
+        return self._plans.get(plan_id)
+
+    @effect(Effect.READ)
+    def store_info(self) -> StoreInfo:
+        return self._store.info()
+
+    @effect(Effect.READ)
+    def backup(self, target: Any, overwrite: bool = False) -> Any:
+        """Copy the history database online to ``target``."""
+        return self._store.backup(target, overwrite=overwrite)
 
     # -- maintenance -------------------------------------------------------------------------
+    @effect(Effect.DESTROY)
+    def reconcile(self) -> ReconcileReport:
+        """Compare the providers with the history; release orphans and undo interrupted work
+        as the configuration says."""
+        return self._reconciler.run()
+
+    @effect(Effect.DESTROY)
+    def tick(self) -> GuardReport:
+        """Charge the meter, enforce budgets and idle release (the minute tick)."""
+        return self._guard.tick()
+
+    @effect(Effect.DESTROY)
     def start_maintenance(self) -> None:
         """Reconcile now and every ``reconcile.interval_s``, with the guard's tick (GUI, guard)."""
         if self._maintenance is not None:
@@ -158,47 +654,47 @@ class Engine:
                         log.warning("maintenance step failed: %s", exc)
                     except Exception:
                         log.exception("maintenance step crashed")
-                if self._maintenance_stop.wait(self.config.reconcile.interval_s):
+                if self._maintenance_stop.wait(self._config.reconcile.interval_s):
                     return
 
         self._maintenance = threading.Thread(target=loop, name="maintenance", daemon=True)
         self._maintenance.start()
 
+    @effect(Effect.READ)
     def sync_telemetry(self) -> None:
         """Watch every ready cluster, and stop watching those that are gone or released."""
-        if self.telemetry is None:
+        if self._telemetry is None:
             return
-        ready = {c.id: c for c in self.clusters.live() if c.state == "ready"}
-        watched = {c.id for c in self.telemetry.watched()}
+        ready = {c.id: c for c in self._clusters.live() if c.state == ClusterState.READY}
+        watched = {c.id for c in self._telemetry.watched()}
         for cluster_id in watched - set(ready):
-            self.telemetry.unwatch(cluster_id, released=True)
+            self._telemetry.unwatch(cluster_id, released=True)
         for cluster_id, cluster in ready.items():
             if cluster_id not in watched:
-                self.telemetry.watch(cluster)
+                self._telemetry.watch(cluster)
 
-    # -- events ----------------------------------------------------------------------------
-    def record_event(self, kind: str, severity: str, message: str, **details: Any) -> int:
-        """Store an event in the history and publish it as a Notice; returns its id."""
-        return self.events.record(kind, severity, message, **details)
-
-    def recent_events(self, limit: int = 100) -> list[dict[str, Any]]:
-        return self.events.recent(limit)
-
-    # -- the store ---------------------------------------------------------------------------
-    def store_info(self) -> StoreInfo:
-        return self.store.info()
-
-    # -- lifetime ----------------------------------------------------------------------------
+    @effect(Effect.READ)
     def close(self) -> None:
+        """Stop maintenance, telemetry and workers; close connections and the database."""
         self._maintenance_stop.set()
         if self._maintenance is not None:
             self._maintenance.join(timeout=30)
-        if self.telemetry is not None:
+        if self._telemetry is not None:
             try:
-                self.telemetry.close()
+                self._telemetry.close()
             except Exception:
                 log.exception("closing telemetry failed")
-        self.operations.close()
-        self.access.pool.close()
-        self.providers.close()
-        self.store.close()
+        self._operations.close()
+        self._access.pool.close()
+        self._providers.close()
+        self._store.close()
+
+
+def _display_to_micros(value: Any) -> int | None:
+    """A saved display amount (``"500.00"``) back to micro-units; None when there is none."""
+    if value in (None, 0, ""):
+        return None
+    try:
+        return round(float(value) * 1_000_000)
+    except (TypeError, ValueError):
+        return None

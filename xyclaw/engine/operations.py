@@ -7,13 +7,21 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Generic, TypeVar
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
 
 from xyclaw.errors import OperationCancelled, XyclawError
 from xyclaw.events import EventBus, OperationProgress
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+class OperationState(StrEnum):
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
 
 
 class Progress:
@@ -24,6 +32,7 @@ class Progress:
         self.operation_id = operation_id
         self.title = title
         self._cancel = threading.Event()
+        self.state = OperationState.RUNNING
 
     @property
     def cancelled(self) -> bool:
@@ -45,7 +54,7 @@ class Progress:
             OperationProgress(
                 operation_id=self.operation_id,
                 title=self.title,
-                state="running",
+                state=OperationState.RUNNING,
                 fraction=None if fraction is None else max(0.0, min(1.0, fraction)),
                 message=message,
                 step=step,
@@ -53,13 +62,14 @@ class Progress:
             )
         )
 
-    def _finish(self, state: str, message: str) -> None:
+    def _finish(self, state: OperationState, message: str) -> None:
+        self.state = state
         self._bus.publish(
             OperationProgress(
                 operation_id=self.operation_id,
                 title=self.title,
                 state=state,
-                fraction=1.0 if state == "succeeded" else None,
+                fraction=1.0 if state is OperationState.SUCCEEDED else None,
                 message=message,
             )
         )
@@ -73,6 +83,14 @@ class OperationHandle(Generic[T]):
     @property
     def id(self) -> int:
         return self.progress.operation_id
+
+    @property
+    def title(self) -> str:
+        return self.progress.title
+
+    @property
+    def state(self) -> OperationState:
+        return self.progress.state
 
     def cancel(self) -> None:
         """Ask the work to stop at its next check; it cleans up what it started."""
@@ -92,6 +110,8 @@ class OperationRunner:
         self._bus = bus
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="operation")
         self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._handles: list[OperationHandle[Any]] = []
 
     def start(self, title: str, work: Callable[[Progress], T]) -> OperationHandle[T]:
         progress = Progress(self._bus, next(self._ids), title)
@@ -101,19 +121,27 @@ class OperationRunner:
             try:
                 result = work(progress)
             except OperationCancelled as exc:
-                progress._finish("cancelled", str(exc))
+                progress._finish(OperationState.CANCELLED, str(exc))
                 raise
             except XyclawError as exc:
-                progress._finish("failed", exc.message)
+                progress._finish(OperationState.FAILED, exc.message)
                 raise
             except Exception as exc:
                 log.exception("operation %r failed", title)
-                progress._finish("failed", f"{type(exc).__name__}: {exc}")
+                progress._finish(OperationState.FAILED, f"{type(exc).__name__}: {exc}")
                 raise
-            progress._finish("succeeded", "done")
+            progress._finish(OperationState.SUCCEEDED, "done")
             return result
 
-        return OperationHandle(progress, self._pool.submit(run))
+        handle = OperationHandle(progress, self._pool.submit(run))
+        with self._lock:
+            self._handles = [h for h in self._handles if not h.done()] + [handle]
+        return handle
+
+    def running(self) -> list[OperationHandle[Any]]:
+        """Operations not finished yet, oldest first (what an operations panel lists)."""
+        with self._lock:
+            return [h for h in self._handles if not h.done()]
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -66,6 +66,11 @@ class PlanOption:
             "memory_per_gpu_gb": round(self.memory_per_gpu_gb, 1),
             "utilization": round(self.utilization, 3),
             "reasons": [{"rule": rule, "text": text} for rule, text in self.reasons],
+            "offer_id": self.offer_id,
+            "tier": self.tier,
+            "seconds": self.seconds,
+            "price_micro": self.price_micro,
+            "cost_micro": self.cost_micro,
         }
 
 

@@ -127,10 +127,9 @@ class OwnHostsProvider:
 
     def offers(self) -> list[Offer]:
         groups: dict[tuple[str, int, str, int, str], int] = {}
-        for h in self._hosts():
-            if h.price_per_gpu_hour_micros > 0:
-                key = (h.gpu, h.gpus, h.fabric, h.price_per_gpu_hour_micros, h.currency)
-                groups[key] = groups.get(key, 0) + 1
+        for h in self._hosts():  # a free host (price 0, or none given) is an offer too
+            key = (h.gpu, h.gpus, h.fabric, h.price_per_gpu_hour_micros, h.currency)
+            groups[key] = groups.get(key, 0) + 1
         offers = []
         for (gpu, gpus, fabric, price, currency), count in sorted(groups.items()):
             counts = tuple(range(1, count + 1)) if fabric != "none" else (1,)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from xyclaw.store.store import Store
 
 #: Job states in which a job holds its cluster's GPUs.
@@ -20,3 +22,11 @@ class JobTable:
             [cluster_id, *ACTIVE_JOB_STATES],
         )
         return int(rows[0]["n"])
+
+    def window(self, job_id: int) -> dict[str, Any] | None:
+        """When a job ran and on which cluster: what a metrics export of the job needs."""
+        rows = self._store.query(
+            "SELECT id, cluster_id, created_at, started_at, ended_at FROM jobs WHERE id = ?",
+            [job_id],
+        )
+        return rows[0] if rows else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -146,3 +147,20 @@ def write_csv(rows: Iterator[dict[str, Any]], columns: Sequence[str], out: IO[st
         writer.writerow({k: "" if v is None else v for k, v in row.items()})
         count += 1
     return count
+
+
+@dataclass(frozen=True)
+class MetricsExport:
+    """Rows of one kind of saved metrics for a cluster (or a job's time on it)."""
+
+    cluster: str
+    cluster_id: int
+    job: int | None
+    kind: str
+    start: float
+    end: float
+    rows: Iterator[dict[str, Any]]
+
+    @property
+    def columns(self) -> Sequence[str]:
+        return COLUMNS[self.kind]

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from xyclaw.cli.context import CliContext
+from xyclaw.cli.render import BILLING_COLUMNS, CLUSTER_COLUMNS, OFFER_COLUMNS, print_table
 from xyclaw.errors import UsageError
 
 
@@ -18,9 +19,14 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_offers)
 
-    p = sub.add_parser("up", help="rent a cluster, bootstrap it, and print its nodes")
-    p.add_argument("--gpu", required=True, help="GPU model, e.g. A800, RTX4090, H100")
-    p.add_argument("--gpus", required=True, type=int, help="number of GPUs in all")
+    p = sub.add_parser(
+        "up",
+        help="rent a plan option or what you name, bootstrap it, print its nodes",
+    )
+    p.add_argument("--plan", type=int, help="rent an option of this plan (see `xyclaw plan`)")
+    p.add_argument("--option", type=int, help="which option of the plan, 1 = the first")
+    p.add_argument("--gpu", help="GPU model, e.g. A800, RTX4090, H100")
+    p.add_argument("--gpus", type=int, help="number of GPUs in all")
     p.add_argument("--region", help="e.g. Xiamen, Yinchuan, Ulanqab")
     p.add_argument("--fabric", help="ib-hdr-200, ib-ndr-400, roce-100, roce-200, eth-25, none")
     p.add_argument("--budget", help="stop and release when this much is spent (CNY)")
@@ -97,60 +103,70 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
     if not offers:
         ctx.print("no offers" + (f" for {gpu}" if gpu else ""))
         return 1
-    ctx.print(
-        f"{'region':<10} {'gpu':<9} {'cards':<14} {'fabric':<11} {'per card-h':>11} {'free':>6}"
-    )
+    rows = []
     for o in offers:
         counts = ",".join(str(c) for c in o.gpu_counts)
         free = "-" if o.available_gpus is None else str(o.available_gpus)
-        ctx.print(
-            f"{o.region:<10} {o.gpu:<9} {counts:<14} {o.fabric:<11} "
-            f"{_money(o.price_micro, o.currency):>11} {free:>6}"
-        )
+        rows.append((o.region, o.gpu, counts, o.fabric, _money(o.price_micro, o.currency), free))
+    print_table(ctx.out, OFFER_COLUMNS, rows)
     return 0
 
 
-def _pick_offer(ctx: CliContext, args: argparse.Namespace, gpu: str) -> Any:
-    offers = [
-        o
-        for o in ctx.engine().offers(args.provider, gpu)
-        if args.gpus in o.gpu_counts
-        and (args.region is None or o.region.lower() == args.region.lower())
-        and (args.fabric is None or o.fabric == args.fabric)
-    ]
-    if not offers:
+def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
+    """The quote `up` asks the user to approve: an option of a saved plan, or named resources."""
+    from xyclaw.catalog import normalise_gpu_name
+    from xyclaw.engine.lifecycle import UpRequest
+
+    engine = ctx.engine()
+    if args.plan is not None:
+        if args.gpu or args.gpus:
+            raise UsageError("give either --plan with --option, or --gpu with --gpus, not both")
+        quote = engine.quote(args.plan, args.option or 1)
+        changes: dict[str, Any] = {}
+        if args.budget:
+            changes["budget_micros"] = _budget(args.budget)
+        if args.name:
+            changes["name"] = args.name
+        if args.image != "pytorch-2.1":
+            changes["image"] = args.image
+        return quote.with_changes(**changes) if changes else quote
+    if not args.gpu or args.gpus is None:
         raise UsageError(
-            f"no {args.provider} offer has {args.gpus} x {gpu}"
-            + (f" in {args.region}" if args.region else "")
-            + (f" on {args.fabric}" if args.fabric else ""),
-            hint="`xyclaw offers --gpu " + gpu + "` lists what can be rented",
+            "say what to rent: --plan ID --option N, or --gpu MODEL --gpus N",
+            hint="`xyclaw plan ...` shows options and their plan id",
         )
-    with_room = [o for o in offers if o.available_gpus is None or o.available_gpus >= args.gpus]
-    return min(with_room or offers, key=lambda o: o.price_micro)
+    if args.gpus < 1:
+        raise UsageError("--gpus must be 1 or more")
+    return engine.quote_request(
+        UpRequest(
+            provider=args.provider,
+            gpu=normalise_gpu_name(args.gpu),
+            gpu_count=args.gpus,
+            region=args.region,
+            fabric=args.fabric,
+            budget_micros=_budget(args.budget) if args.budget else None,
+            image=args.image,
+            name=args.name,
+        )
+    )
+
+
+def _budget(text: str) -> int:
+    from xyclaw.catalog import parse_amount
+
+    try:
+        return parse_amount(text)
+    except ValueError as exc:
+        raise UsageError(f"--budget: {exc}") from exc
 
 
 def _up(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.catalog import normalise_gpu_name, parse_amount
     from xyclaw.cli.progress import follow
-    from xyclaw.engine.lifecycle import UpRequest
 
-    if args.gpus < 1:
-        raise UsageError("--gpus must be 1 or more")
-    try:
-        budget = parse_amount(args.budget) if args.budget else None
-    except ValueError as exc:
-        raise UsageError(f"--budget: {exc}") from exc
-    gpu = normalise_gpu_name(args.gpu)
     engine = ctx.engine()
     _reconcile(ctx)
-    offer = _pick_offer(ctx, args, gpu)
-    hourly = offer.price_micro * args.gpus
-    ctx.warn(
-        f"{args.gpus} x {gpu} on {offer.fabric} in {offer.region} from {offer.provider}: "
-        f"{_money(offer.price_micro, offer.currency)} per card-hour, "
-        f"{_money(hourly, offer.currency)} per hour in all, billed per second"
-        + (f"; released at a budget of {_money(budget, offer.currency)}" if budget else "")
-    )
+    quote = _quote(args, ctx)
+    ctx.warn(quote.describe())
     if not args.yes:
         if not sys.stdin.isatty():
             raise UsageError("renting costs money: confirm with --yes when not at a terminal")
@@ -158,21 +174,7 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
         if answer not in ("y", "yes"):
             ctx.warn("nothing rented")
             return 1
-    request = UpRequest(
-        provider=args.provider,
-        gpu=gpu,
-        gpu_count=args.gpus,
-        region=offer.region,
-        fabric=offer.fabric,
-        gpus_per_node=offer.gpus_per_node,
-        budget_micros=budget,
-        image=args.image,
-        name=args.name,
-        keep_partial=args.keep_partial,
-        price_per_gpu_hour_micros=offer.price_micro,
-        currency=offer.currency,
-    )
-    cluster = follow(engine, lambda: engine.up(request))
+    cluster = follow(engine, lambda: engine.up(quote, keep_partial=args.keep_partial))
     if args.json:
         ctx.print_json(cluster.to_json())
         return 0
@@ -206,7 +208,7 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
     engine = ctx.engine()
     _reconcile(ctx)
     now = time.time()
-    clusters = engine.list_clusters(include_released=args.all)
+    clusters = engine.clusters(include_released=args.all)
     if args.json:
         ctx.print_json(
             [{**c.to_json(), "cost": cost_so_far(billed_spans(c), now) / 1e6} for c in clusters]
@@ -215,15 +217,11 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
     if not clusters:
         ctx.print("no clusters" + ("" if args.all else " running (use --all for past ones)"))
         return 0
-    ctx.print(
-        f"{'id':>4} {'name':<26} {'state':<13} {'gpus':<12} {'fabric':<11} {'cost so far':>13}"
-    )
+    rows = []
     for c in clusters:
         cost = _money(cost_so_far(billed_spans(c), now), c.currency)
-        ctx.print(
-            f"{c.id:>4} {c.name:<26} {c.state:<13} {f'{c.gpu_count}x{c.gpu}':<12} {c.fabric:<11} "
-            f"{cost:>13}"
-        )
+        rows.append((c.id, c.name, c.state, f"{c.gpu_count}x{c.gpu}", c.fabric, cost))
+    print_table(ctx.out, CLUSTER_COLUMNS, rows)
     return 0
 
 
@@ -274,55 +272,24 @@ def _down(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.errors import XyclawError
-
     engine = ctx.engine()
     _reconcile(ctx)
-    engine.charge_meters()
-    ledgers: dict[str, dict[str, int]] = {}
-    for name in {c.provider_id for c in engine.list_clusters(include_released=True)}:
-        try:
-            provider = engine.providers.get(name)
-            if provider.capabilities.billing_ledger:
-                totals: dict[str, int] = {}
-                for entry in provider.billing():
-                    key = entry.cluster_external_id
-                    totals[key] = totals.get(key, 0) + entry.amount_micros
-                ledgers[name] = totals
-        except XyclawError as exc:
-            ctx.warn(f"warning: {name}'s ledger is unavailable: {exc.message}")
-    rows = []
-    for c in engine.list_clusters(include_released=True):
-        meter = engine.meter_charges(c.id)
-        ledger = ledgers.get(c.provider_id, {}).get(c.external_id or "")
-        rows.append((c, meter, ledger))
+    report = engine.billing()
+    for warning in report.warnings:
+        ctx.warn(f"warning: {warning}")
     if args.json:
-        ctx.print_json(
-            {
-                "clusters": [
-                    {
-                        "id": c.id,
-                        "name": c.name,
-                        "state": c.state,
-                        "currency": c.currency,
-                        "meter": meter / 1e6,
-                        "provider_ledger": None if ledger is None else ledger / 1e6,
-                        "meter_micros": meter,
-                        "provider_ledger_micros": ledger,
-                    }
-                    for c, meter, ledger in rows
-                ],
-                "total_meter": sum(m for _, m, _ in rows) / 1e6,
-            }
-        )
+        ctx.print_json(report.to_json())
         return 0
-    ctx.print(f"{'id':>4} {'name':<26} {'state':<10} {'meter':>13} {'provider':>13}")
-    for c, meter, ledger in rows:
-        theirs = "-" if ledger is None else _money(ledger, c.currency)
-        ctx.print(
-            f"{c.id:>4} {c.name:<26} {c.state:<10} {_money(meter, c.currency):>13} {theirs:>13}"
-        )
-    ctx.print(f"total (meter): {_money(sum(m for _, m, _ in rows), 'CNY')}")
+    rows = []
+    for b in report.clusters:
+        ledger = b.provider_ledger_micros
+        theirs = "-" if ledger is None else _money(ledger, b.currency)
+        rows.append((b.cluster_id, b.name, b.state, _money(b.meter_micros, b.currency), theirs))
+    print_table(ctx.out, BILLING_COLUMNS, rows)
+    totals = report.totals or {"CNY": 0}
+    ctx.print(
+        "total (meter): " + ", ".join(_money(amount, cur) for cur, amount in sorted(totals.items()))
+    )
     return 0
 
 

@@ -35,6 +35,6 @@ def _info(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _backup(args: argparse.Namespace, ctx: CliContext) -> int:
-    target = ctx.engine().store.backup(args.path, overwrite=args.force)
+    target = ctx.engine().backup(args.path, overwrite=args.force)
     ctx.print(f"backed up {ctx.paths.database} to {target}")
     return 0

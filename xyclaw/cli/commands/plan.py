@@ -96,8 +96,8 @@ def _limit(text: str) -> int | None:
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.catalog import Catalog, CatalogError, load_offers
-    from xyclaw.planner import PlanRequest, RequestError, plan
-    from xyclaw.planner.report import render
+    from xyclaw.cli.render import print_plan
+    from xyclaw.planner import PlanRequest, RequestError
 
     limit = _limit(args.limit)
     values = {name: getattr(args, name) for name in _REQUEST_FLAGS}
@@ -106,24 +106,38 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     except RequestError as exc:
         raise UsageError(f"{_flag(exc.field)}: {exc.message}", hint=exc.hint) from None
 
-    catalog = Catalog.builtin()
+    extra = []
     if args.offers:
-        names = {g.name for g in catalog.gpus}
+        names = {g.name for g in Catalog.builtin().gpus}
         try:
             extra = [o for path in args.offers for o in load_offers(Path(path), known_gpus=names)]
-            catalog = catalog.merge(extra)
         except CatalogError as exc:
             raise UsageError(f"--offers: {exc.message}", hint=exc.hint) from None
+    providers = [request.provider] if request.provider else ["sim"]
     try:
-        result = plan(request, catalog)
+        outcome = ctx.engine().plan(request, providers=providers, extra_offers=extra)
     except RequestError as exc:
         raise UsageError(f"{_flag(exc.field)}: {exc.message}", hint=exc.hint) from None
+    result = outcome.result
+    for note in outcome.notes:
+        ctx.warn(f"xyclaw plan: {note}")
 
     if args.json:
-        ctx.print_json(result.to_json(max_options=limit, max_rejected=limit))
+        ctx.print_json(
+            {
+                "plan_id": outcome.plan_id,
+                "offers_source": outcome.offers_source,
+                **result.to_json(max_options=limit, max_rejected=limit),
+            }
+        )
         if not result.options and result.unmatched:
             ctx.warn(f"xyclaw plan: nothing fits: {result.unmatched}")
     else:
-        for line in render(result, limit=limit):
-            ctx.print(line)
+        print_plan(ctx.out, result, limit=limit)
+        if result.options:
+            ctx.print("")
+            ctx.print(
+                f"Plan {outcome.plan_id}. Rent an option with: "
+                f"xyclaw up --plan {outcome.plan_id} --option 1"
+            )
     return 0 if result.options else 1

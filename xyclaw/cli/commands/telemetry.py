@@ -7,12 +7,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.cli.context import CliContext
+from xyclaw.cli.render import TopScreen, print_top
 from xyclaw.errors import UsageError
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
     from xyclaw.records import ClusterRecord
-    from xyclaw.telemetry.service import TelemetryService
 
 
 def register(sub: Any) -> None:
@@ -52,45 +52,13 @@ def register(sub: Any) -> None:
 def _pick_cluster(engine: Engine, ref: str | None) -> ClusterRecord:
     if ref:
         return engine.cluster(ref)
-    live = [c for c in engine.list_clusters() if c.state == "ready"]
+    live = [c for c in engine.clusters() if c.state == "ready"]
     if len(live) == 1:
         return live[0]
     if not live:
         raise UsageError("no cluster is ready", hint="rent one with `xyclaw up`")
     names = ", ".join(c.name for c in live)
     raise UsageError(f"several clusters are ready ({names})", hint="name one: `xyclaw top NAME`")
-
-
-def snapshot(telemetry: TelemetryService, cluster: ClusterRecord) -> dict[str, Any]:
-    """The latest sample of every GPU and the open alerts, as JSON."""
-    from xyclaw.telemetry.pack import record_dict
-
-    gpus = []
-    nodes = []
-    for collector, ts_ms, records in telemetry.latest(cluster.id):
-        for rec in records:
-            gpus.append(
-                {"node": collector.ref.name, "ts_ms": ts_ms, "ts": ts_ms / 1000, **record_dict(rec)}
-            )
-    for c in telemetry.collectors(cluster.id):
-        nodes.append(
-            {
-                "node": c.ref.name,
-                "state": c.state,
-                "last_sample_age_s": None
-                if c.last_data is None
-                else round(telemetry.clock() - c.last_data, 2),
-                "error": c.last_error if c.state != "up" else None,
-            }
-        )
-    return {
-        "cluster": cluster.name,
-        "id": cluster.id,
-        "ts": telemetry.clock(),
-        "nodes": nodes,
-        "gpus": gpus,
-        "alerts": [a.to_json() for a in telemetry.open_alerts(cluster.id)],
-    }
 
 
 def _bar(value: float | None, width: int = 10) -> str:
@@ -150,34 +118,35 @@ def _top(args: argparse.Namespace, ctx: CliContext) -> int:
     import json
 
     engine = ctx.engine()
-    telemetry = engine.telemetry
-    if telemetry is None:
-        raise UsageError("telemetry is not available in this engine")
     cluster = _pick_cluster(engine, args.cluster)
-    cluster = telemetry.watch(cluster)
-    got = telemetry.wait_for_data(cluster.id, args.wait, instants=2)
-    if not got:
+    snap = engine.cluster_snapshot(str(cluster.id), wait_s=args.wait)
+    if not snap["complete"]:
         ctx.warn(f"xyclaw: not every node of {cluster.name} answered within {args.wait:g} s")
-    refresh = args.refresh or telemetry.options.interval_s
+        for node in snap["nodes"]:
+            if node["state"] != "up":
+                why = node.get("error") or "no samples yet"
+                ctx.warn(f"  {node['node']}: {node['state']}: {why}")
+    refresh = args.refresh or ctx.config.telemetry.sample_interval_s
     if args.once:
-        snap = snapshot(telemetry, cluster)
         if args.json:
             ctx.print_json(snap)
         else:
-            ctx.print(render(snap))
+            print_top(ctx.out, snap, render)
         return 0 if snap["gpus"] else 1
-    tty = ctx.out.isatty() if hasattr(ctx.out, "isatty") else False
+    screen = TopScreen.open(ctx.out, render, json=args.json)
     try:
         while True:
-            snap = snapshot(telemetry, cluster)
             if args.json:
                 ctx.out.write(json.dumps(snap, default=str) + "\n")
             else:
-                ctx.out.write(("\x1b[H\x1b[2J" if tty else "") + render(snap) + "\n")
+                screen.show(snap)
             ctx.out.flush()
             time.sleep(refresh)
+            snap = engine.cluster_snapshot(str(cluster.id))
     except KeyboardInterrupt:
         return 0
+    finally:
+        screen.close()
 
 
 # --- metrics export --------------------------------------------------------------------------
@@ -186,29 +155,12 @@ def _top(args: argparse.Namespace, ctx: CliContext) -> int:
 def _export(args: argparse.Namespace, ctx: CliContext) -> int:
     import json
 
-    from xyclaw.telemetry.export import COLUMNS, parse_since, rows_of, write_csv
+    from xyclaw.telemetry.export import write_csv
 
-    engine = ctx.engine()
-    store = engine.store
-    now = time.time()
-    if args.job is not None:
-        jobs = store.query(
-            "SELECT id, cluster_id, created_at, started_at, ended_at FROM jobs WHERE id = ?",
-            [args.job],
-        )
-        if not jobs or jobs[0]["cluster_id"] is None:
-            raise UsageError(f"no job {args.job} with a cluster", hint="`xyclaw jobs` lists them")
-        job = jobs[0]
-        cluster = engine.clusters.get(int(job["cluster_id"]))
-        start = float(job["started_at"] or job["created_at"])
-        end = float(job["ended_at"] or now)
-    else:
-        cluster = engine.cluster(args.cluster)
-        start = cluster.created_at
-        end = now + 1
-    if args.since:
-        start = max(start, parse_since(args.since, now))
-    rows = rows_of(args.kind, store, cluster.id, start, end)
+    export = ctx.engine().export_metrics(
+        args.kind, cluster=args.cluster, job=args.job, since=args.since
+    )
+    cluster_name, start, end, rows = export.cluster, export.start, export.end, export.rows
     out = ctx.out
     opened = None
     if args.output:
@@ -221,13 +173,13 @@ def _export(args: argparse.Namespace, ctx: CliContext) -> int:
         out = opened
     try:
         if args.format == "csv":
-            count = write_csv(rows, COLUMNS[args.kind], out)
+            count = write_csv(rows, export.columns, out)
         else:
             items = list(rows)
             count = len(items)
             doc = {
-                "cluster": cluster.name,
-                "cluster_id": cluster.id,
+                "cluster": cluster_name,
+                "cluster_id": export.cluster_id,
                 "job": args.job,
                 "kind": args.kind,
                 "start": start,
@@ -242,5 +194,5 @@ def _export(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.output:
         ctx.warn(f"wrote {count} rows to {args.output}")
     elif count == 0:
-        ctx.warn(f"xyclaw: no {args.kind} samples saved for {cluster.name}")
+        ctx.warn(f"xyclaw: no {args.kind} samples saved for {cluster_name}")
     return 0

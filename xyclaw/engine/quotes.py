@@ -1,0 +1,142 @@
+"""Rent quotes: the exact thing an approval agrees to, and the check that it still holds.
+
+A quote names one offer, the shape, the price and the estimated total, with an
+expiry and a digest of all of it. ``up`` rents only what a quote says, and only
+while the provider still offers it at that price: anything else is refused with
+nothing rented, so an approval can never be stretched to cover a different bill.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from xyclaw.catalog import Offer, format_amount
+from xyclaw.errors import UsageError
+
+
+class QuoteError(UsageError):
+    """A quote that may no longer be acted on: expired, or the provider changed it."""
+
+
+@dataclass(frozen=True)
+class RentQuote:
+    provider: str
+    offer_id: str
+    gpu: str
+    nodes: int
+    gpus_per_node: int
+    gpu_count: int
+    region: str
+    fabric: str
+    currency: str
+    price_per_gpu_hour_micros: int
+    hours: float | None  # planned run time, when the quote comes from a plan
+    estimated_total_micros: int | None
+    budget_micros: int | None
+    created_at: float
+    expires_at: float
+    plan_id: int | None = None
+    option: int | None = None
+    image: str | None = None
+    name: str | None = None
+    digest: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.digest:
+            object.__setattr__(self, "digest", self.compute_digest())
+
+    @property
+    def price_per_hour_micros(self) -> int:
+        return self.price_per_gpu_hour_micros * self.gpu_count
+
+    def compute_digest(self) -> str:
+        body = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "digest"}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def verify_digest(self) -> None:
+        if self.digest != self.compute_digest():
+            raise QuoteError(
+                "this quote was changed after it was made",
+                hint="ask for a new quote; an approval covers exactly what it showed",
+            )
+
+    def describe(self) -> str:
+        """One line for a confirmation prompt or an approval card."""
+        text = (
+            f"{self.gpu_count} x {self.gpu} ({self.nodes} x {self.gpus_per_node}) on "
+            f"{self.fabric} in {self.region} from {self.provider}: "
+            f"{format_amount(self.price_per_gpu_hour_micros, self.currency)} per card-hour, "
+            f"{format_amount(self.price_per_hour_micros, self.currency)} per hour,"
+            " billed per second"
+        )
+        if self.estimated_total_micros is not None and self.hours is not None:
+            text += (
+                f"; about {format_amount(self.estimated_total_micros, self.currency)}"
+                f" for {self.hours:.1f} h"
+            )
+        if self.budget_micros:
+            text += f"; released at a budget of {format_amount(self.budget_micros, self.currency)}"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["price_per_hour_micros"] = self.price_per_hour_micros
+        out["price_per_gpu_hour"] = self.price_per_gpu_hour_micros / 1e6
+        out["price_per_hour"] = self.price_per_hour_micros / 1e6
+        out["estimated_total"] = (
+            None if self.estimated_total_micros is None else self.estimated_total_micros / 1e6
+        )
+        out["budget"] = None if self.budget_micros is None else self.budget_micros / 1e6
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RentQuote:
+        names = {f.name for f in fields(cls)}
+        quote = cls(**{k: v for k, v in data.items() if k in names})
+        quote.verify_digest()
+        return quote
+
+    def with_changes(self, **changes: Any) -> RentQuote:
+        return replace(self, digest="", **changes)
+
+
+def check_against_offers(quote: RentQuote, offers: list[Offer], now: float) -> Offer:
+    """The live offer the quote names, or why it can no longer be rented as quoted."""
+    quote.verify_digest()
+    if now > quote.expires_at:
+        raise QuoteError(
+            f"the quote for {quote.gpu_count} x {quote.gpu} expired"
+            f" {int(now - quote.expires_at)} s ago",
+            hint="quote again (prices and stock change); the new quote needs a new approval",
+        )
+    same = [o for o in offers if o.offer_id == quote.offer_id and o.provider == quote.provider]
+    if not same:
+        raise QuoteError(
+            f"{quote.provider} no longer offers {quote.gpu} in {quote.region}"
+            f" (offer {quote.offer_id})",
+            hint="plan again: `xyclaw plan ...` or `xyclaw offers`",
+        )
+    offer = same[0]
+    if offer.price_micro != quote.price_per_gpu_hour_micros or offer.currency != quote.currency:
+        raise QuoteError(
+            f"the price of {quote.gpu} in {quote.region} changed from "
+            f"{format_amount(quote.price_per_gpu_hour_micros, quote.currency)} to "
+            f"{format_amount(offer.price_micro, offer.currency)} per card-hour since you approved",
+            hint="plan again; nothing was rented",
+        )
+    if quote.gpus_per_node != offer.gpus_per_node or quote.fabric != offer.fabric:
+        raise QuoteError(
+            f"offer {quote.offer_id} changed shape since the quote",
+            hint="plan again; nothing was rented",
+        )
+    if offer.available_gpus is not None and offer.available_gpus < quote.gpu_count:
+        raise QuoteError(
+            f"only {offer.available_gpus} {quote.gpu} are free in {quote.region} now,"
+            f" the quote needs {quote.gpu_count}",
+            hint="plan again for another region or size; nothing was rented",
+        )
+    return offer

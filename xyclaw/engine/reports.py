@@ -1,0 +1,161 @@
+"""Typed answers of the Engine's read methods: plans, bills, spend, provider status."""
+
+from __future__ import annotations
+
+import calendar
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from xyclaw.errors import UsageError
+
+if TYPE_CHECKING:
+    from xyclaw.planner.result import PlanResult
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    """A plan as saved: its id (to rent option N of it later) and where its offers came from."""
+
+    plan_id: int
+    result: PlanResult
+    offers_source: str  # "live" or "catalog" (a provider could not be reached)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self, max_options: int | None = None) -> dict[str, Any]:
+        return {
+            "plan_id": self.plan_id,
+            "offers_source": self.offers_source,
+            "notes": self.notes,
+            **self.result.to_json(max_options=max_options, max_rejected=max_options),
+        }
+
+
+@dataclass(frozen=True)
+class ProviderStatus:
+    name: str
+    kind: str
+    reachable: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class ClusterBill:
+    cluster_id: int
+    name: str
+    state: str
+    provider: str
+    currency: str
+    meter_micros: int
+    provider_ledger_micros: int | None  # None: the provider keeps no ledger, or did not answer
+
+
+@dataclass(frozen=True)
+class BillingReport:
+    clusters: list[ClusterBill]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """The meter's total per currency (amounts in different currencies never add up)."""
+        out: dict[str, int] = {}
+        for bill in self.clusters:
+            out[bill.currency] = out.get(bill.currency, 0) + bill.meter_micros
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        totals = self.totals
+        return {
+            "clusters": [
+                {
+                    "id": b.cluster_id,
+                    "name": b.name,
+                    "state": b.state,
+                    "provider": b.provider,
+                    "currency": b.currency,
+                    "meter": b.meter_micros / 1e6,
+                    "provider_ledger": None
+                    if b.provider_ledger_micros is None
+                    else b.provider_ledger_micros / 1e6,
+                    "meter_micros": b.meter_micros,
+                    "provider_ledger_micros": b.provider_ledger_micros,
+                }
+                for b in self.clusters
+            ],
+            "totals": {cur: amount / 1e6 for cur, amount in totals.items()},
+            "total_meter": sum(totals.values()) / 1e6 if len(totals) <= 1 else None,
+            "warnings": self.warnings,
+        }
+
+
+@dataclass(frozen=True)
+class SpendSummary:
+    period: str
+    start: float
+    end: float
+    totals: dict[str, int]  # per currency, micro-units
+    per_cluster: list[dict[str, Any]]  # cluster_id, name, currency, amount_micros
+    rate_per_hour: dict[str, int]  # what every live cluster costs per hour now, per currency
+
+    @classmethod
+    def of(
+        cls,
+        period: str,
+        start: float,
+        end: float,
+        rows: list[dict[str, Any]],
+        names: dict[int, str],
+        rate: dict[str, int],
+    ) -> SpendSummary:
+        totals: dict[str, int] = {}
+        per_cluster = []
+        for row in rows:
+            amount = int(row["amount_micros"])
+            totals[row["currency"]] = totals.get(row["currency"], 0) + amount
+            per_cluster.append(
+                {
+                    "cluster_id": row["cluster_id"],
+                    "name": names.get(row["cluster_id"], str(row["cluster_id"])),
+                    "currency": row["currency"],
+                    "amount_micros": amount,
+                }
+            )
+        return cls(period, start, end, totals, per_cluster, rate)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "period": self.period,
+            "start": self.start,
+            "end": self.end,
+            "totals": {c: a / 1e6 for c, a in self.totals.items()},
+            "clusters": [{**c, "amount": c["amount_micros"] / 1e6} for c in self.per_cluster],
+            "rate_per_hour": {c: a / 1e6 for c, a in self.rate_per_hour.items()},
+        }
+
+
+PERIODS = ("today", "month", "last_month", "all")
+
+
+def period_bounds(period: str | tuple[float, float], now: float) -> tuple[float, float]:
+    """``[start, end)`` in epoch seconds; days and months in local time, as people mean them."""
+    if isinstance(period, tuple):
+        start, end = period
+        if end <= start:
+            raise UsageError("a period's end must come after its start")
+        return float(start), float(end)
+    local = datetime.fromtimestamp(now)
+    if period == "today":
+        start_dt = local.replace(hour=0, minute=0, second=0, microsecond=0)
+        return start_dt.timestamp(), now + 1
+    if period == "month":
+        start_dt = local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        return start_dt.timestamp(), now + 1
+    if period == "last_month":
+        first = local.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        year, month = (first.year, first.month - 1) if first.month > 1 else (first.year - 1, 12)
+        prev = first.replace(year=year, month=month)
+        assert calendar.monthrange(year, month)
+        return prev.timestamp(), first.timestamp()
+    if period == "all":
+        return 0.0, now + 1
+    raise UsageError(f"unknown period {period!r}", hint="one of: " + ", ".join(PERIODS))
