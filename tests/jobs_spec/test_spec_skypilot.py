@@ -50,7 +50,7 @@ def test_a_distributed_skypilot_task(load: Load) -> None:
     assert loaded.source_format == "skypilot" and spec.skypilot
     assert spec.name == "minGPT-ddp"
     r = spec.resources
-    assert (r.gpu, r.gpus_per_node, r.nodes) == ("A100", 8, 2)
+    assert (r.gpu, r.gpus_per_node, r.nodes) == ("A100-40G", 8, 2)  # SkyPilot's A100
     assert dict(spec.env) == {"DATASET": "shakespeare", "EPOCHS": "10"}
     assert spec.env_from_local == ("WANDB_API_KEY",)  # SkyPilot: "pass it with --env"
     assert spec.setup == "pip install -r requirements.txt\n"
@@ -74,11 +74,11 @@ def test_skypilot_environment_for_each_node() -> None:
 @pytest.mark.parametrize(
     ("accelerators", "gpu", "count", "warned"),
     [
-        ("A100:8", "A100", 8, False),
+        ("A100:8", "A100-40G", 8, False),  # SkyPilot's A100 is the 40 GB card
         ("A100-80GB:4", "A100-80G", 4, False),
         ("H100", "H100", 1, False),  # SkyPilot: a name alone is one GPU
-        ("{A100: 8}", "A100", 8, False),
-        ("{A100:8, H100:8}", "A100", 8, True),  # a set of choices: the first is used
+        ("{A100: 8}", "A100-40G", 8, False),
+        ("{H100:8, A100:8}", "H100", 8, True),  # a set of choices: the first is used
         ("['L4:1', 'A10G:1']", "L4", 1, True),
         ("[V100]", "V100", 1, False),
         ("{'RTX 4090': 2}", "RTX4090", 2, False),

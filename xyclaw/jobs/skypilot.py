@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.jobs.specyaml import SpecError, SpecWarning, YNode, synthetic
 
 SKYPILOT_ENV = (
@@ -23,6 +24,10 @@ SKYPILOT_ENV = (
     "SKYPILOT_NUM_NODES",
     "SKYPILOT_NUM_GPUS_PER_NODE",
 )
+
+# SkyPilot's names that mean another model than the same name in XyClaw's catalog
+# (SkyPilot's "A100" is the 40 GB card; its 80 GB card is "A100-80GB").
+SKYPILOT_GPU_NAMES = {"A100": "A100-40G"}
 
 # SkyPilot field -> XyClaw field it becomes.
 TOP_MAPPED = {
@@ -350,10 +355,8 @@ class _Translator:
             first = options[0]
             if not isinstance(first.value, str):
                 raise self.error(first, "expected `NAME:COUNT`", allowed)
-            if ":" not in first.value:
-                return synthetic(f"{first.value.strip()}:1", node, node.path)
-            return first.with_path(node.path)
-        if node.is_map:
+            text = first.value
+        elif node.is_map:
             options_map = list(node.items())
             if not options_map:
                 raise self.error(node, "an empty mapping", allowed)
@@ -362,12 +365,17 @@ class _Translator:
             name, count = options_map[0]
             if count.is_map or count.is_list:
                 raise self.error(count, "expected a GPU count", allowed)
-            if count.value is None:  # {A100:8} in flow style, or {A100: } for one GPU
-                return synthetic(name if ":" in name else f"{name}:1", node, node.path)
-            return synthetic(f"{name}:{count.text()}", node, node.path)
-        if isinstance(node.value, str) and ":" not in node.value:
-            return synthetic(f"{node.value.strip()}:1", node, node.path)  # SkyPilot: one GPU
-        return node
+            # {A100:8} in flow style is a key with no value; {A100: } is one GPU
+            text = name if count.value is None else f"{name}:{count.text()}"
+        elif isinstance(node.value, str):
+            text = node.value
+        else:
+            return node  # the reader says what is wrong with it
+        name, sep, count_text = text.strip().rpartition(":")
+        if not sep:
+            name, count_text = count_text, "1"  # SkyPilot: a name alone is one GPU
+        name = SKYPILOT_GPU_NAMES.get(normalise_gpu_name(name), name)
+        return synthetic(f"{name}:{count_text}", node, node.path)
 
     def image(self, node: YNode) -> YNode | None:
         if isinstance(node.value, str) and node.value.strip().startswith("docker:"):
