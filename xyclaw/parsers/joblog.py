@@ -622,6 +622,9 @@ def _plain(seg: _Line) -> JobEvent | None:
                 line=seg.line,
                 prefix=seg.prefix,
             )
+    lowered = body.lower()
+    if "step" not in lowered:
+        return None
     step = _P_STEP.search(body)
     if not step:
         return None
@@ -636,7 +639,6 @@ def _plain(seg: _Line) -> JobEvent | None:
         iter_s = _f(st.group(1))
         if iter_s is not None and st.group(2) and st.group(2).lower() == "ms":
             iter_s /= 1000
-    lowered = body.lower()
     source = "torchtitan" if ("tps:" in lowered or "wps:" in lowered) else "plain"
     return ProgressEvent(
         step=int(step.group(1)),
@@ -754,15 +756,20 @@ _EXIT_CODE_RES = (
 )
 
 
+def _any_rank(seg: _Line) -> int | None:
+    """The rank a failure line names ("[Rank 3]"), else its launcher prefix's."""
+    rank = _rank(seg.line[:MAX_SEGMENT_CHARS])
+    return rank if rank is not None else seg.rank
+
+
 def _failure(seg: _Line) -> JobEvent | None:
     body, line, prefix = seg.body, seg.line, seg.prefix
     if "Watchdog caught" in body:
         m = _WATCHDOG_RE.search(body)
         if m:
             args = {k: v.strip() for k, v in _WORK_ARG_RE.findall(m.group("args"))}
-            rank = _rank(line)
             return NcclTimeoutEvent(
-                rank=rank if rank is not None else seg.rank,
+                rank=_any_rank(seg),
                 seq_num=_i(args.get("SeqNum")),
                 op_type=args.get("OpType"),
                 timeout_ms=_i(args.get("Timeout(ms)")),
@@ -773,25 +780,21 @@ def _failure(seg: _Line) -> JobEvent | None:
                 prefix=prefix,
             )
     if "NCCL" in body or "nccl" in body:
-        rank = _rank(line)
-        rank = rank if rank is not None else seg.rank
         m = _NCCL_ERROR_RE.search(body)
         if m:
-            return NcclErrorEvent(m.group(1).strip(), True, rank, line, prefix)
+            return NcclErrorEvent(m.group(1).strip(), True, _any_rank(seg), line, prefix)
         m = _NCCL_WARN_RE.search(body)
         if m:
             message = m.group(1).strip()
             fatal = bool(_NCCL_FATAL_WARN_RE.search(message))
-            return NcclErrorEvent(message, fatal, rank, line, prefix)
+            return NcclErrorEvent(message, fatal, _any_rank(seg), line, prefix)
     if "CUDA" in body or "OutOfMemory" in body:
-        rank = _rank(line)
-        rank = rank if rank is not None else seg.rank
         m = _CUDA_OOM_RE.search(body)
         if m:
-            return CudaErrorEvent(m.group(1).strip(), True, rank, line, prefix)
+            return CudaErrorEvent(m.group(1).strip(), True, _any_rank(seg), line, prefix)
         m = _CUDA_ERR_RE.search(body)
         if m:
-            return CudaErrorEvent(m.group(1).strip(), False, rank, line, prefix)
+            return CudaErrorEvent(m.group(1).strip(), False, _any_rank(seg), line, prefix)
     if "exit" in body:
         m = _EXIT_OK_RE.search(body)
         if m:
