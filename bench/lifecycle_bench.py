@@ -18,11 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from xyclaw.engine.lifecycle import UpRequest
-
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import build_engine
+from xyclaw.engine.lifecycle import UpRequest
 from xyclaw.paths import AppPaths
 from xyclaw.sim.cloud.launcher import stop
 

@@ -4,8 +4,8 @@ import threading
 from dataclasses import dataclass
 
 import pytest
-from xyclaw.engine.operations import OperationRunner, Progress
 
+from xyclaw.engine.operations import OperationRunner, Progress
 from xyclaw.errors import OperationCancelled
 from xyclaw.events import Event, EventBus, Notice, OperationProgress
 
