@@ -1,0 +1,318 @@
+"""GUI figures: Monitor page frame time, memory over an hour of telemetry, cold start.
+
+1. Frame time of the Monitor page for 64 nodes x 8 GPUs with 16 curves, fed
+   from real ring buffers (``LiveBuffers``, a 15-minute window at 1 Hz) filled
+   with synthetic samples. Each measured frame has one new instant on every
+   node (the frame that has to redraw everything: at 5 frames a second the
+   other four find nothing new and return at once). A frame is the page's
+   ``tick()`` (pull views, update the heatmap image, bucket the curves) plus
+   the event-loop turn that paints what changed. Median and p99 of wall time
+   (target median <= 16 ms), and of the GUI thread's CPU time, which other
+   processes on a busy machine do not inflate.
+2. Memory: an hour of telemetry at 1 Hz, run faster than real time, one frame
+   per simulated second, with the picked GPUs, the alerts and the job box
+   changing as they would. Reports the resident-memory growth from the end of
+   the first window (the rings are full from there on) to the end; target
+   <= 30 MB.
+3. Cold start to the first paint of the main window: a fresh ``python -c``
+   that goes the app's own way (``xyclaw.gui.app.run_app`` on a new engine)
+   and stops at the window's first paint event. Median of ``--starts``.
+
+Offscreen (QT_QPA_PLATFORM=offscreen). Prints ONE JSON object last.
+
+    .venv/bin/python bench/gui_bench.py [--frames 300] [--hour-s 3600] [--starts 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+NODES, GPUS, CURVES = 64, 8, 16
+WIDTH, HEIGHT = 1400, 900
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+class SimClock:
+    def __init__(self, t: float) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def build_page(start_s: float) -> tuple[Any, Any, Any, SimClock, dict[str, Any]]:
+    from PySide6.QtWidgets import QApplication
+
+    from xyclaw.gui.charts.source import AlertView, BuffersLiveSource, JobStatus
+    from xyclaw.gui.charts.synthetic import SyntheticCluster
+    from xyclaw.gui.monitor_page import MonitorPage
+    from xyclaw.telemetry.live import LiveBuffers
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setStyleSheet((ROOT / "ui" / "themes" / "light.qss").read_text(encoding="utf-8"))
+    live = LiveBuffers(900)
+    sim = SyntheticCluster(live, nodes=NODES, gpus=GPUS, name="bench")
+    clock = SimClock(start_s)
+    state: dict[str, Any] = {"alerts": [], "job": None}
+
+    def alerts_for(cluster_id: int) -> list[AlertView]:
+        return list(state["alerts"])
+
+    def job_feed(cluster_id: int) -> JobStatus | None:
+        job = state["job"]
+        return job if isinstance(job, JobStatus) else None
+
+    source = BuffersLiveSource(live, [sim.choice], alerts_for=alerts_for)
+    page = MonitorPage(source, job_feed=job_feed, clock=clock)
+    page.timer.setInterval(10**7)  # the bench drives the frames itself
+    page.resize(WIDTH, HEIGHT)
+    page.show()
+    app.processEvents()
+    return app, page, sim, clock, state
+
+
+def spread_selection(page: Any, sim: Any, offset: int = 0) -> None:
+    """16 GPUs on 16 different nodes: the most work per frame for the curves."""
+    keys = [(sim.node_id((offset + i) % NODES), (offset + i) % GPUS) for i in range(CURVES)]
+    page.set_selection(keys)
+
+
+def frame(app: Any, page: Any) -> tuple[float, float, float]:
+    """(tick ms, tick + paint ms, tick + paint CPU ms) for one frame: the page's tick, then
+    the event loop's turn that paints what it changed (once per view)."""
+    c0 = time.thread_time()
+    t0 = time.perf_counter()
+    page.tick()
+    t1 = time.perf_counter()
+    app.processEvents()
+    t2 = time.perf_counter()
+    c1 = time.thread_time()
+    return (t1 - t0) * 1000, (t2 - t0) * 1000, (c1 - c0) * 1000
+
+
+def bench_frames(frames: int) -> tuple[dict[str, Any], Any]:
+    start = time.time() - 900
+    app, page, sim, clock, state = build_page(start)
+    sim.fill(start, 900)  # a full window before the first frame
+    clock.t = start
+    for _ in range(3):
+        page.tick()
+        app.processEvents()
+    spread_selection(page, sim)
+    for _ in range(20):  # warm up: caches, first paths
+        clock.t += 1
+        sim.step(clock.t)
+        frame(app, page)
+    ticks, totals, cpu, quiet = [], [], [], []
+    for _ in range(frames):
+        clock.t += 1
+        sim.step(clock.t)
+        tick_ms, total_ms, cpu_ms = frame(app, page)
+        ticks.append(tick_ms)
+        totals.append(total_ms)
+        cpu.append(cpu_ms)
+        t0 = time.perf_counter()  # the same second again: nothing new
+        page.tick()
+        quiet.append((time.perf_counter() - t0) * 1000)
+    shown = page.curves.selection
+    result = {
+        "nodes": NODES,
+        "gpus": NODES * GPUS,
+        "curves": len(shown),
+        "window_instants": 900,
+        "frame_ms_median": round(percentile(totals, 50), 2),
+        "frame_ms_p99": round(percentile(totals, 99), 2),
+        "frame_cpu_ms_median": round(percentile(cpu, 50), 2),
+        "frame_cpu_ms_p99": round(percentile(cpu, 99), 2),
+        "tick_ms_median": round(percentile(ticks, 50), 2),
+        "tick_ms_p99": round(percentile(ticks, 99), 2),
+        "frame_without_new_samples_ms_median": round(percentile(quiet, 50), 3),
+        "frames": frames,
+    }
+    return result, (app, page, sim, clock, state)
+
+
+def bench_memory(ctx: Any, hour_s: int) -> dict[str, Any]:
+    from xyclaw.gui.charts.source import AlertView, JobStatus
+
+    app, page, sim, clock, state = ctx
+    for _ in range(900):  # one more full window so every ring has wrapped
+        clock.t += 1
+        sim.step(clock.t)
+        page.tick()
+    app.processEvents()
+    gc.collect()
+    before = rss_mb()
+    samples = []
+    for s in range(hour_s):
+        clock.t += 1
+        sim.step(clock.t)
+        if s % 60 == 0:
+            spread_selection(page, sim, offset=s // 60)
+        if s % 30 == 0:
+            n = (s // 30) % 4
+            state["alerts"] = [
+                AlertView(
+                    1000 + s + i,
+                    "gpu.straggler",
+                    "warning",
+                    f"bench-node{i}: GPU {i % 8} lags its peers",
+                    "check its clocks and temperature",
+                    sim.cluster_id,
+                    f"bench-node{i}",
+                    sim.node_id(i),
+                    i % 8,
+                    clock.t,
+                )
+                for i in range(n)
+            ]
+            state["job"] = JobStatus("bench-job", step=s, total_steps=hour_s, loss=2.0 - s / 1e4)
+        page.tick()
+        if s % 10 == 0:
+            app.processEvents()
+        if s % 600 == 0:
+            samples.append(round(rss_mb() - before, 1))
+    app.processEvents()
+    gc.collect()
+    after = rss_mb()
+    return {
+        "simulated_s": hour_s,
+        "rss_mb_start": round(before, 1),
+        "rss_mb_end": round(after, 1),
+        "memory_growth_mb": round(after - before, 1),
+        "memory_growth_every_10min_mb": samples,
+    }
+
+
+CHILD = r"""
+import json, os, sys, time
+began = time.time()
+from PySide6.QtCore import QEvent, QObject
+from xyclaw.config import load_config
+from xyclaw.engine.compose import build_engine
+from xyclaw.gui import app as gui_app
+from xyclaw.paths import AppPaths
+imported = time.time()
+qapp = gui_app.create_app()
+marks = {}
+class FirstPaint(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and "paint" not in marks:
+            window = getattr(obj, "window", None)
+            if callable(window) and window() is not None and window().isWindow():
+                marks["paint"] = time.time()
+                qapp.quit()
+        return False
+watcher = FirstPaint()
+qapp.installEventFilter(watcher)
+paths = AppPaths.from_environment()
+paths.ensure()
+engine = build_engine(paths, load_config(paths.config_file))
+built = time.time()
+try:
+    gui_app.run_app(engine)
+finally:
+    engine.close()
+print(json.dumps({"began": began, "imported": imported, "engine": built,
+                  "paint": marks.get("paint")}))
+"""
+
+
+def bench_cold_start(starts: int) -> dict[str, Any]:
+    runs = []
+    for _ in range(starts):
+        with tempfile.TemporaryDirectory() as home:
+            env = dict(os.environ)
+            env.update(
+                XYCLAW_HOME=home,
+                XYCLAW_SECRETS_BACKEND="file",
+                QT_QPA_PLATFORM="offscreen",
+                PYTHONPATH=str(ROOT),
+            )
+            spawned = time.time()
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD],
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            line = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
+            if out.returncode != 0 or not line.startswith("{"):
+                raise SystemExit(f"cold start run failed:\n{out.stdout}\n{out.stderr}")
+            marks = json.loads(line)
+            if marks["paint"] is None:
+                raise SystemExit("the main window was never painted")
+            runs.append(
+                {
+                    "to_first_paint_s": marks["paint"] - spawned,
+                    "interpreter_s": marks["began"] - spawned,
+                    "imports_s": marks["imported"] - marks["began"],
+                    "engine_s": marks["engine"] - marks["imported"],
+                    "window_s": marks["paint"] - marks["engine"],
+                }
+            )
+    firsts = [r["to_first_paint_s"] for r in runs]
+    mid = runs[firsts.index(percentile(firsts, 50))]
+    return {
+        "cold_start_first_paint_s_median": round(percentile(firsts, 50), 3),
+        "cold_start_first_paint_s_runs": [round(f, 3) for f in firsts],
+        "cold_start_breakdown_s": {
+            k: round(v, 3) for k, v in mid.items() if k != "to_first_paint_s"
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--frames", type=int, default=300)
+    parser.add_argument("--hour-s", type=int, default=3600, help="simulated seconds")
+    parser.add_argument("--starts", type=int, default=3, help="cold starts to time")
+    args = parser.parse_args(argv)
+
+    result: dict[str, Any] = {}
+    frames, ctx = bench_frames(args.frames)
+    result.update(frames)
+    print(f"frames: {frames}", flush=True)
+    memory = bench_memory(ctx, args.hour_s)
+    result.update(memory)
+    print(f"memory: {memory}", flush=True)
+    ctx[1].close()
+    cold = bench_cold_start(args.starts)
+    result.update(cold)
+    print(f"cold start: {cold}", flush=True)
+    result["targets"] = {"frame_ms_median": 16, "memory_growth_mb": 30}
+    result["ok"] = result["frame_ms_median"] <= 16 and result["memory_growth_mb"] <= 30
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,215 @@
+"""The open alerts of a cluster, each with what to do about it as buttons.
+
+A button never acts by itself: the panel emits ``action_requested(alert_id,
+action)`` and the window owner routes it through the same approval as the
+agents' actions (releasing a cluster costs the work on it; an ``exec`` runs a
+command on a node). ``ALERT_ACTIONS`` says which actions fit which rule, with
+the Engine effect each one has, so the approval can say what it will do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xyclaw.gui.charts.source import AlertView
+from xyclaw.gui.charts.theme import SEVERITY_COLORS
+
+
+@dataclass(frozen=True)
+class AlertAction:
+    """One suggested action: ``key`` is what ``action_requested`` carries; ``effect`` is the
+    Engine effect (``destroy``: releases or stops something, ``exec``: runs ``command`` on
+    the alert's node, ``{gpu}`` replaced by its GPU slot)."""
+
+    key: str
+    label: str
+    effect: str
+    command: str | None = None
+    tip: str = ""
+
+
+RELEASE = AlertAction(
+    "release_cluster",
+    "Release cluster",
+    "destroy",
+    tip="stop paying for the cluster; what is not in a checkpoint or downloaded is lost",
+)
+STOP_JOB = AlertAction(
+    "stop_job", "Stop job", "destroy", tip="cancel the running job on this cluster"
+)
+RESET_GPU = AlertAction(
+    "reset_gpu",
+    "Reset GPU",
+    "exec",
+    command="nvidia-smi -r -i {gpu}",
+    tip="reset this GPU (only works once no process uses it)",
+)
+RESTORE_POWER = AlertAction(
+    "restore_power_limit",
+    "Restore power limit",
+    "exec",
+    command="nvidia-smi -i {gpu} -pl $(nvidia-smi -i {gpu} --query-gpu=power.default_limit"
+    " --format=csv,noheader,nounits)",
+    tip="set the GPU's power limit back to its default",
+)
+CLOCKS = AlertAction(
+    "query_clocks",
+    "Query clocks",
+    "exec",
+    command="nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE -i {gpu}",
+    tip="read the GPU's clocks, throttle reasons and temperature",
+)
+IBSTAT = AlertAction(
+    "check_ports", "Check IB ports", "exec", command="ibstat", tip="show the node's port states"
+)
+TUNE = AlertAction(
+    "tune", "Re-run network check", "exec", tip="probe the fabric and run nccl-tests again"
+)
+
+ALERT_ACTIONS: dict[str, tuple[AlertAction, ...]] = {
+    "node.unreachable": (RELEASE,),
+    "gpu.missing": (STOP_JOB, RELEASE),
+    "gpu.xid": (RESET_GPU, STOP_JOB),
+    "gpu.ecc_uncorrectable": (RESET_GPU, STOP_JOB),
+    "gpu.thermal_throttle": (CLOCKS,),
+    "gpu.power_throttle": (RESTORE_POWER,),
+    "gpu.memory_full": (),
+    "gpu.idle_during_job": (STOP_JOB, RELEASE),
+    "gpu.straggler": (CLOCKS,),
+    "node.straggler": (),
+    "net.traffic_collapse": (IBSTAT, TUNE, STOP_JOB),
+    "job.nccl_timeout": (STOP_JOB,),
+}
+
+
+def actions_for(alert: AlertView) -> tuple[AlertAction, ...]:
+    """The buttons of an alert; GPU actions only where the alert names a GPU."""
+    actions = ALERT_ACTIONS.get(alert.rule, ())
+    return tuple(a for a in actions if "{gpu}" not in (a.command or "") or alert.gpu is not None)
+
+
+class AlertCard(QFrame):
+    """One alert: severity, where, message, advice, and the action buttons."""
+
+    def __init__(self, alert: AlertView, panel: AlertsPanel) -> None:
+        super().__init__()
+        self.alert = alert
+        self.setObjectName("alertCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        color = SEVERITY_COLORS.get(alert.severity, "#6b7280")
+        self.setStyleSheet(
+            f"QFrame#alertCard {{ border: 1px solid {color}; border-left: 4px solid {color};"
+            " border-radius: 4px; }"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setSpacing(3)
+        head = QLabel(
+            f"<b style='color:{color}'>{alert.severity.upper()}</b>"
+            f" &nbsp;<span>{_where(alert)}</span>"
+            f" &nbsp;<span style='color:#6b7280'>{alert.rule}</span>"
+        )
+        head.setTextFormat(Qt.TextFormat.RichText)
+        head.setWordWrap(True)
+        layout.addWidget(head)
+        message = QLabel(alert.message)
+        message.setWordWrap(True)
+        layout.addWidget(message)
+        advice = QLabel(alert.action)
+        advice.setWordWrap(True)
+        advice.setProperty("role", "hint")
+        advice.setStyleSheet("color: #6b7280; font-size: 12px;")
+        layout.addWidget(advice)
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        self.buttons: dict[str, QPushButton] = {}
+        if alert.node_id is not None:
+            show = QPushButton("Show")
+            show.setToolTip("chart this node's GPUs" if alert.gpu is None else "chart this GPU")
+            show.clicked.connect(lambda: panel.show_requested.emit(alert))
+            row.addWidget(show)
+            self.buttons["show"] = show
+        for action in actions_for(alert):
+            button = QPushButton(action.label)
+            tip = action.tip
+            if action.command:
+                tip += f"\nruns: {action.command.format(gpu=alert.gpu)}"
+            button.setToolTip(tip + "\n(asks for your approval first)")
+            button.setEnabled(alert.id is not None)
+            button.clicked.connect(
+                lambda _=False, key=action.key: panel.emit_action(self.alert, key)
+            )
+            row.addWidget(button)
+            self.buttons[action.key] = button
+        row.addStretch(1)
+        layout.addLayout(row)
+
+
+def _where(alert: AlertView) -> str:
+    if alert.node and alert.gpu is not None:
+        return f"{alert.node} GPU {alert.gpu}"
+    return alert.node or "cluster"
+
+
+class AlertsPanel(QWidget):
+    """The open alerts, rebuilt only when they change (not on every frame)."""
+
+    action_requested = Signal(int, str)
+    show_requested = Signal(object)  # AlertView
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._shown: tuple[tuple[object, ...], ...] | None = None
+        self.cards: list[AlertCard] = []
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.title = QLabel("Alerts")
+        self.title.setStyleSheet("font-weight: 600;")
+        outer.addWidget(self.title)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.body = QWidget()
+        self.list = QVBoxLayout(self.body)
+        self.list.setContentsMargins(0, 0, 4, 0)
+        self.list.setSpacing(6)
+        self.empty = QLabel("No open alerts.")
+        self.empty.setStyleSheet("color: #6b7280;")
+        self.list.addWidget(self.empty)
+        self.list.addStretch(1)
+        self.scroll.setWidget(self.body)
+        self.scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        outer.addWidget(self.scroll, 1)
+
+    def set_alerts(self, alerts: list[AlertView]) -> None:
+        shape = tuple((a.id, a.rule, a.severity, a.message, a.node_id, a.gpu) for a in alerts)
+        if shape == self._shown:
+            return
+        self._shown = shape
+        for card in self.cards:
+            self.list.removeWidget(card)
+            card.deleteLater()
+        self.cards = []
+        for i, alert in enumerate(alerts):
+            card = AlertCard(alert, self)
+            self.list.insertWidget(i, card)
+            self.cards.append(card)
+        self.empty.setVisible(not alerts)
+        self.title.setText(f"Alerts ({len(alerts)})" if alerts else "Alerts")
+
+    def emit_action(self, alert: AlertView, key: str) -> None:
+        if alert.id is not None:
+            self.action_requested.emit(alert.id, key)

@@ -1,0 +1,89 @@
+"""The running job's step, loss and time left, as one small box."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
+
+from xyclaw.gui.charts.source import JobStatus
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None or seconds < 0:
+        return "-"
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def format_loss(loss: float | None) -> str:
+    if loss is None:
+        return "-"
+    return f"{loss:.4f}" if abs(loss) < 100 else f"{loss:.1f}"
+
+
+class JobPanel(QWidget):
+    """Shows a JobStatus, or "no job"."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.status: JobStatus | None = None
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(4)
+        self.title = QLabel("Job")
+        self.title.setStyleSheet("font-weight: 600;")
+        outer.addWidget(self.title)
+        self.none = QLabel("no job")
+        self.none.setStyleSheet("color: #6b7280;")
+        outer.addWidget(self.none)
+        self.details = QWidget()
+        grid = QGridLayout(self.details)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(2)
+        self.step = QLabel()
+        self.loss = QLabel()
+        self.eta = QLabel()
+        self.rate = QLabel()
+        for row, (name, value) in enumerate(
+            (("Step", self.step), ("Loss", self.loss), ("ETA", self.eta), ("Tokens/s", self.rate))
+        ):
+            label = QLabel(name)
+            label.setStyleSheet("color: #6b7280;")
+            grid.addWidget(label, row, 0)
+            grid.addWidget(value, row, 1)
+        grid.setColumnStretch(1, 1)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(True)
+        self.progress.setMaximumHeight(16)
+        grid.addWidget(self.progress, 4, 0, 1, 2)
+        outer.addWidget(self.details)
+        self._shown = False
+        self.set_status(None)
+
+    def set_status(self, status: JobStatus | None) -> None:
+        if self._shown and status == self.status:
+            return
+        self._shown = True
+        self.status = status
+        self.none.setVisible(status is None)
+        self.details.setVisible(status is not None)
+        if status is None:
+            self.title.setText("Job")
+            return
+        self.title.setText(f"Job: {status.name} ({status.state})")
+        if status.step is not None and status.total_steps:
+            self.step.setText(f"{status.step:,} / {status.total_steps:,}")
+            self.progress.setRange(0, status.total_steps)
+            self.progress.setValue(min(status.step, status.total_steps))
+            self.progress.setFormat(f"{100 * status.step / status.total_steps:.0f}%")
+            self.progress.setVisible(True)
+        else:
+            self.step.setText("-" if status.step is None else f"{status.step:,}")
+            self.progress.setVisible(False)
+        self.loss.setText(format_loss(status.loss))
+        self.eta.setText(format_eta(status.eta_s))
+        self.rate.setText("-" if status.tokens_per_s is None else f"{status.tokens_per_s:,.0f}")

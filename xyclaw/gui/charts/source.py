@@ -1,0 +1,264 @@
+"""What the Monitor page reads, and adapters over the telemetry's live ring buffers.
+
+The page pulls a :class:`ClusterFrame` at its own frame rate; nothing is
+pushed per sample. A frame holds *views* of the ring buffers (no copy, no
+``np.roll``): each node's instant times and its packed GPU records shaped
+``(instants, gpus)``, and its NIC rates. Views are taken one row short of a
+full ring, so the one append a collector thread can make while a frame is
+drawn lands outside them (see ``xyclaw/telemetry/ring.py``). This module has
+no Qt in it, so the numbers can be checked without a display.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:  # the adapters take these objects; importing them costs nothing here
+    from xyclaw.telemetry.alerts import Alert
+    from xyclaw.telemetry.live import LiveBuffers, NodeLive
+    from xyclaw.telemetry.service import TelemetryService
+
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class ClusterChoice:
+    """One entry of the cluster picker."""
+
+    id: int
+    name: str
+    gpu: str = ""
+    nodes: int = 0
+    gpus: int = 0
+
+    @property
+    def label(self) -> str:
+        size = f"{self.nodes} x {self.gpus // max(self.nodes, 1)} {self.gpu}".strip()
+        return f"{self.name}  ({size})" if self.nodes else self.name
+
+
+@dataclass(frozen=True)
+class NodeSeries:
+    """One node's live window: ``records[i, g]`` is GPU slot ``g`` at ``ts_ms[i]``.
+
+    ``records`` has the fields of ``xyclaw.store.samples.GPU_SAMPLE_DTYPE`` (missing values
+    are the type's maximum); ``nic_rates[i, n, 0/1]`` is receive/transmit bytes/s of
+    interface ``n`` at ``nic_ts_ms[i]`` (NaN when unknown). All arrays are ring views."""
+
+    node_id: int
+    name: str
+    ts_ms: I64
+    records: npt.NDArray[Any]
+    nic_ts_ms: I64
+    nic_rates: npt.NDArray[np.float32]
+    instants: int  # instants ever added: tells a reader whether anything is new
+
+    @property
+    def gpus(self) -> int:
+        return int(self.records.shape[1]) if self.records.ndim == 2 else 0
+
+
+@dataclass(frozen=True)
+class ClusterFrame:
+    """Every node of one cluster, as the live window holds it now."""
+
+    cluster_id: int
+    name: str
+    interval_s: float
+    window_s: float
+    nodes: tuple[NodeSeries, ...]
+
+    @property
+    def version(self) -> int:
+        """Changes whenever a node has a new instant (for skipping redraws)."""
+        return sum(n.instants for n in self.nodes)
+
+    @property
+    def gpu_count(self) -> int:
+        return sum(n.gpus for n in self.nodes)
+
+    def newest_ms(self) -> int | None:
+        newest = [int(n.ts_ms[-1]) for n in self.nodes if n.ts_ms.shape[0]]
+        return max(newest) if newest else None
+
+
+@dataclass(frozen=True)
+class AlertView:
+    """An open alert as the page shows it; ``id`` is its row in the events table (None for
+    the moment between being raised and being stored)."""
+
+    id: int | None
+    rule: str
+    severity: str
+    message: str
+    action: str
+    cluster_id: int
+    node: str | None = None
+    node_id: int | None = None
+    gpu: int | None = None
+    since: float = 0.0
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """The running job's progress for the job area; fields are None when not known yet."""
+
+    name: str
+    state: str = "running"
+    step: int | None = None
+    total_steps: int | None = None
+    loss: float | None = None
+    eta_s: float | None = None
+    tokens_per_s: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+#: Gives the job area its numbers: the running job of a cluster, or None for "no job".
+JobFeed = Callable[[int], JobStatus | None]
+
+
+class LiveSource(Protocol):
+    """What the Monitor page pulls from, at its frame rate, on the GUI thread: every call
+    must return in well under a millisecond (read memory, never the network or SQLite)."""
+
+    def clusters(self) -> Sequence[ClusterChoice]:
+        """The clusters that have live data (or will, once their first samples arrive)."""
+        ...
+
+    def snapshot(self, cluster_id: int) -> ClusterFrame | None:
+        """Ring-buffer views of every node of the cluster; None when it is not watched."""
+        ...
+
+    def alerts(self, cluster_id: int) -> Sequence[AlertView]:
+        """The cluster's open alerts, gravest first."""
+        ...
+
+
+SEVERITY_ORDER = {"critical": 0, "error": 1, "warning": 2, "info": 3}
+
+
+def node_series(live: NodeLive) -> NodeSeries:
+    """Views of one node's rings, one row short of full (see the module docstring)."""
+    last = max(1, live.capacity - 1)
+    gpu = live.gpu_window(last=last)
+    nic = live.nic_window(last=last)
+    return NodeSeries(
+        node_id=live.node_id,
+        name=live.name,
+        ts_ms=gpu.ts_ms,
+        records=gpu.records,
+        nic_ts_ms=nic.ts_ms,
+        nic_rates=nic.rates,
+        instants=live.instants,
+    )
+
+
+def alert_view(alert: Alert) -> AlertView:
+    return AlertView(
+        id=alert.event_id,
+        rule=alert.rule,
+        severity=alert.severity,
+        message=alert.message,
+        action=alert.action,
+        cluster_id=alert.cluster_id,
+        node=alert.node,
+        node_id=alert.key.node_id,
+        gpu=alert.key.gpu,
+        since=alert.raised_at,
+    )
+
+
+def sort_alerts(alerts: Sequence[AlertView]) -> list[AlertView]:
+    return sorted(alerts, key=lambda a: (SEVERITY_ORDER.get(a.severity, 9), -a.since))
+
+
+class TelemetryLiveSource:
+    """The page's source over the app's ``TelemetryService`` (``engine.telemetry``): the
+    watched clusters, their nodes' live windows in the order the cluster lists its nodes,
+    and the open alerts from the alert book (memory only)."""
+
+    def __init__(self, telemetry: TelemetryService) -> None:
+        self.telemetry = telemetry
+
+    def clusters(self) -> list[ClusterChoice]:
+        return [
+            ClusterChoice(c.id, c.name, c.gpu, len(c.nodes), c.gpu_count)
+            for c in self.telemetry.watched()
+        ]
+
+    def snapshot(self, cluster_id: int) -> ClusterFrame | None:
+        record = next((c for c in self.telemetry.watched() if c.id == cluster_id), None)
+        if record is None:
+            return None
+        opts = self.telemetry.options
+        nodes = tuple(node_series(c.live) for c in self.telemetry.collectors(cluster_id))
+        return ClusterFrame(
+            cluster_id=cluster_id,
+            name=record.name,
+            interval_s=opts.interval_s,
+            window_s=opts.ring_capacity * opts.interval_s,
+            nodes=nodes,
+        )
+
+    def alerts(self, cluster_id: int) -> list[AlertView]:
+        return sort_alerts([alert_view(a) for a in self.telemetry.open_alerts(cluster_id)])
+
+
+class BuffersLiveSource:
+    """A source over bare ``LiveBuffers`` (benchmarks, tests, replays): clusters are named
+    by the caller, alerts are whatever ``alerts_for`` returns."""
+
+    def __init__(
+        self,
+        live: LiveBuffers,
+        clusters: Sequence[ClusterChoice],
+        *,
+        interval_s: float = 1.0,
+        alerts_for: Callable[[int], Sequence[AlertView]] | None = None,
+    ) -> None:
+        self.live = live
+        self._clusters = list(clusters)
+        self.interval_s = interval_s
+        self._alerts_for = alerts_for
+        self.snapshots = 0  # how often a frame was pulled (the page must not pull while hidden)
+
+    def clusters(self) -> list[ClusterChoice]:
+        return list(self._clusters)
+
+    def snapshot(self, cluster_id: int) -> ClusterFrame | None:
+        choice = next((c for c in self._clusters if c.id == cluster_id), None)
+        if choice is None:
+            return None
+        self.snapshots += 1
+        nodes = tuple(node_series(n) for n in self.live.nodes(cluster_id))
+        return ClusterFrame(
+            cluster_id=cluster_id,
+            name=choice.name,
+            interval_s=self.interval_s,
+            window_s=self.live.capacity * self.interval_s,
+            nodes=nodes,
+        )
+
+    def alerts(self, cluster_id: int) -> list[AlertView]:
+        if self._alerts_for is None:
+            return []
+        return sort_alerts(list(self._alerts_for(cluster_id)))
+
+
+def short_node_name(name: str, cluster: str = "", limit: int = 12) -> str:
+    """A node's name for a narrow label: without the cluster's name in front, without a
+    domain, and at most ``limit`` characters (``llama-13b-node3.example.com`` -> ``node3``)."""
+    short = name.split(".", 1)[0] if not name.replace(".", "").isdigit() else name
+    if cluster and short.startswith(cluster) and len(short) > len(cluster) + 1:
+        short = short[len(cluster) :].lstrip("-_.")
+    return short if len(short) <= limit else "…" + short[-(limit - 1) :]
+
+
+def wall_clock() -> float:
+    return time.time()

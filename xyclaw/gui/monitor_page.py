@@ -1,0 +1,388 @@
+"""The Monitor page: every GPU of one cluster live, a few of them in detail, job, alerts.
+
+The page pulls from a :class:`~xyclaw.gui.charts.source.LiveSource` with its
+own timer (5 frames a second by default), only while it is shown: reading a
+frame costs views of the telemetry's ring buffers, and a frame without new
+samples redraws nothing. Alert actions are only requested here
+(``action_requested(alert_id, action)``): whoever owns the window sends
+them through approval.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QHideEvent, QIcon, QPixmap, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xyclaw.gui.charts.alerts import AlertsPanel
+from xyclaw.gui.charts.curves import MAX_CURVES, GpuKey, MetricCurves
+from xyclaw.gui.charts.heatmap import GpuHeatmap
+from xyclaw.gui.charts.job import JobPanel
+from xyclaw.gui.charts.source import (
+    AlertView,
+    ClusterChoice,
+    ClusterFrame,
+    JobFeed,
+    LiveSource,
+    short_node_name,
+)
+from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
+
+log = logging.getLogger(__name__)
+
+HINT = "Click a row of the heatmap to chart that GPU, or a node's name for all its GPUs."
+
+
+class MonitorPage(QWidget):
+    """Pass the source (``TelemetryLiveSource(engine.telemetry)``) and optionally a job feed."""
+
+    action_requested = Signal(int, str)  # alert id (events table), action key (ALERT_ACTIONS)
+    selection_changed = Signal(list)  # [(node id, GPU slot)]
+
+    def __init__(
+        self,
+        source: LiveSource | None = None,
+        *,
+        job_feed: JobFeed | None = None,
+        fps: float = 5.0,
+        clock: Callable[[], float] = time.time,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("page_monitor")
+        self.source = source
+        self.job_feed = job_feed
+        self.clock = clock
+        self.cluster_id: int | None = None
+        self.selection: list[GpuKey] = []
+        self.frame: ClusterFrame | None = None
+        self.frames = 0  # frames pulled from the source
+        self._choices: list[ClusterChoice] = []
+        self._next_slow = 0.0
+        self._theme: ChartTheme = LIGHT
+        self._failed = False
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(max(20, round(1000 / fps)))
+        self.timer.timeout.connect(self.tick)
+
+        # header: title, cluster picker, status
+        title = QLabel("Monitor")
+        title.setProperty("role", "title")
+        self.picker = QComboBox()
+        self.picker.setMinimumWidth(260)
+        self.picker.currentIndexChanged.connect(self._picked)
+        head = QHBoxLayout()
+        head.addWidget(title)
+        head.addStretch(1)
+        head.addWidget(QLabel("Cluster"))
+        head.addWidget(self.picker)
+        self.status = QLabel("")
+        self.status.setProperty("role", "body")
+        self.status.setWordWrap(True)
+
+        # left: heatmap over curves
+        self.heatmap = GpuHeatmap()
+        self.heatmap.gpu_clicked.connect(self.toggle_gpu)
+        self.heatmap.node_clicked.connect(self.select_node)
+        self.curves = MetricCurves()
+        self.legend = QWidget()
+        self._legend_grid = QGridLayout(self.legend)
+        self._legend_grid.setContentsMargins(0, 0, 0, 0)
+        self._legend_grid.setHorizontalSpacing(4)
+        self._legend_grid.setVerticalSpacing(2)
+        self.legend_hint = QLabel(HINT)
+        self.legend_hint.setStyleSheet("color: #6b7280;")
+        self.clear_button = QPushButton("Clear")
+        self.clear_button.setToolTip("stop charting the picked GPUs")
+        self.clear_button.clicked.connect(lambda: self.set_selection([]))
+        legend_row = QHBoxLayout()
+        legend_row.setContentsMargins(4, 0, 4, 0)
+        legend_row.addWidget(self.legend, 1)
+        legend_row.addWidget(self.legend_hint, 1)
+        legend_row.addWidget(self.clear_button, 0, Qt.AlignmentFlag.AlignTop)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.setSpacing(2)
+        lower_layout.addLayout(legend_row)
+        lower_layout.addWidget(self.curves, 1)
+        charts = QSplitter(Qt.Orientation.Vertical)
+        charts.addWidget(self.heatmap)
+        charts.addWidget(lower)
+        charts.setStretchFactor(0, 2)
+        charts.setStretchFactor(1, 3)
+        charts.setChildrenCollapsible(False)
+
+        # right: job and alerts
+        self.job = JobPanel()
+        self.alerts = AlertsPanel()
+        self.alerts.action_requested.connect(self.action_requested)
+        self.alerts.show_requested.connect(self._show_alert)
+        side = QWidget()
+        side.setMinimumWidth(280)
+        side.setMaximumWidth(420)
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(8, 0, 0, 0)
+        side_layout.addWidget(self.job)
+        line = QFrame()
+        line.setFrameShape(QFrame.Shape.HLine)
+        line.setStyleSheet("color: #d1d5db;")
+        side_layout.addWidget(line)
+        side_layout.addWidget(self.alerts, 1)
+
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.addWidget(charts)
+        body.addWidget(side)
+        body.setStretchFactor(0, 1)
+        body.setStretchFactor(1, 0)
+        body.setChildrenCollapsible(False)
+
+        self.empty = QLabel(
+            "No cluster is being watched yet.\n\n"
+            "Rent one from Chat or the Clusters page: its GPUs show here as soon as the first"
+            " samples arrive."
+        )
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setProperty("role", "body")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(body)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(24, 18, 24, 12)
+        layout.setSpacing(6)
+        layout.addLayout(head)
+        layout.addWidget(self.status)
+        layout.addWidget(self.stack, 1)
+        self._rebuild_legend()
+
+    # -- wiring ------------------------------------------------------------------------------
+    def set_source(self, source: LiveSource | None, job_feed: JobFeed | None = None) -> None:
+        self.source = source
+        if job_feed is not None:
+            self.job_feed = job_feed
+        self._next_slow = 0.0
+        if self.isVisible():
+            self.tick()
+
+    def set_cluster(self, cluster_id: int | None) -> None:
+        """Show this cluster (also picks it in the list); its first node is charted."""
+        if cluster_id == self.cluster_id:
+            return
+        self.cluster_id = cluster_id
+        self.frame = None
+        self.heatmap.clear()
+        self.set_selection([])
+        self._next_slow = 0.0
+        for i, c in enumerate(self._choices):
+            if c.id == cluster_id and self.picker.currentIndex() != i:
+                self.picker.setCurrentIndex(i)
+        if self.isVisible():
+            self.tick()
+
+    def _picked(self, index: int) -> None:
+        if 0 <= index < len(self._choices):
+            self.set_cluster(self._choices[index].id)
+
+    # -- selection ---------------------------------------------------------------------------
+    def set_selection(self, keys: Sequence[GpuKey]) -> None:
+        keys = list(dict.fromkeys(keys))[-MAX_CURVES:]
+        if keys == self.selection and self.curves.selection == keys:
+            return
+        self.selection = keys
+        self.curves.set_selection(keys)
+        self.heatmap.set_highlight(set(keys))
+        self._rebuild_legend()
+        if self.frame is not None:
+            self.curves.set_frame(self.frame, self.clock())
+        self.selection_changed.emit(list(keys))
+
+    def toggle_gpu(self, node_id: int, gpu: int) -> None:
+        """Chart a GPU, or stop charting it if it is charted (the oldest goes past 16)."""
+        key = (node_id, gpu)
+        if key in self.selection:
+            self.set_selection([k for k in self.selection if k != key])
+        else:
+            self.set_selection([*self.selection, key])
+
+    def select_node(self, node_id: int) -> None:
+        """Chart every GPU of a node (instead of what was picked)."""
+        node = self._node(node_id)
+        count = node.gpus if node is not None else 8
+        self.set_selection([(node_id, g) for g in range(min(count, MAX_CURVES))])
+
+    def _node(self, node_id: int) -> object | None:
+        if self.frame is None:
+            return None
+        return next((n for n in self.frame.nodes if n.node_id == node_id), None)
+
+    def _name(self, node_id: int) -> str:
+        node = self._node(node_id)
+        name = str(getattr(node, "name", f"node {node_id}"))
+        return short_node_name(name, self.frame.name if self.frame is not None else "")
+
+    def _show_alert(self, alert: AlertView) -> None:
+        if alert.node_id is None:
+            return
+        if alert.gpu is not None:
+            key = (alert.node_id, alert.gpu)
+            if key not in self.selection:
+                self.toggle_gpu(*key)
+        else:
+            self.select_node(alert.node_id)
+
+    def _rebuild_legend(self) -> None:
+        grid = self._legend_grid
+        while grid.count():
+            item = grid.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        per_row = 4
+        for i, key in enumerate(self.selection):
+            color = CURVE_COLORS[self.curves.colors[key]]
+            chip = QPushButton(f"{self._name(key[0])} · GPU {key[1]}  ✕")
+            chip.setObjectName("legendChip")
+            chip.setFlat(True)
+            chip.setIcon(_swatch(color))
+            chip.setToolTip("stop charting this GPU")
+            chip.setStyleSheet(
+                "QPushButton#legendChip { text-align: left; padding: 1px 4px; border: none; }"
+            )
+            chip.clicked.connect(lambda _=False, k=key: self.toggle_gpu(*k))
+            grid.addWidget(chip, i // per_row, i % per_row)
+        for col in range(per_row):
+            grid.setColumnStretch(col, 1)
+        self.legend.setVisible(bool(self.selection))
+        self.legend_hint.setVisible(not self.selection)
+        self.clear_button.setEnabled(bool(self.selection))
+
+    # -- the frame loop ----------------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._apply_theme()
+        self.tick()
+        self.timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.timer.stop()
+        super().hideEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
+            self._apply_theme()
+
+    def _apply_theme(self) -> None:
+        theme = theme_for(self)
+        if theme != self._theme:
+            self._theme = theme
+            self.heatmap.apply_theme(theme)
+            self.curves.apply_theme(theme)
+
+    def tick(self) -> None:
+        """One frame: pull the chosen cluster's views and redraw what changed. Does nothing
+        while the page is hidden or its window minimised."""
+        if not self.isVisible() or self.window().isMinimized() or self.source is None:
+            return
+        try:
+            self._tick(self.source)
+            self._failed = False
+        except Exception:  # a broken frame must not stop the app; it is in the log
+            if not self._failed:
+                log.exception("monitor frame failed")
+                self.status.setText("The monitor could not read the telemetry (see the log).")
+            self._failed = True
+
+    def _tick(self, source: LiveSource) -> None:
+        now = self.clock()
+        slow = now >= self._next_slow
+        if slow:
+            self._next_slow = now + 1.0
+            self._refresh_clusters(source)
+        if self.cluster_id is None:
+            self.stack.setCurrentIndex(0)
+            self.status.setText("")
+            return
+        frame = source.snapshot(self.cluster_id)
+        self.frames += 1
+        if frame is None:
+            self.stack.setCurrentIndex(0)
+            return
+        self.stack.setCurrentIndex(1)
+        first = self.frame is None
+        self.frame = frame
+        self.heatmap.set_frame(frame, now)
+        if first and not self.selection and frame.nodes:
+            self.select_node(frame.nodes[0].node_id)
+        self.curves.set_frame(frame, now)
+        if slow or first:
+            self._refresh_slow(source, frame, now)
+
+    def _refresh_clusters(self, source: LiveSource) -> None:
+        choices = list(source.clusters())
+        if choices != self._choices:
+            self._choices = choices
+            self.picker.blockSignals(True)
+            self.picker.clear()
+            for c in choices:
+                self.picker.addItem(c.label, c.id)
+            self.picker.blockSignals(False)
+            ids = [c.id for c in choices]
+            if self.cluster_id not in ids:
+                self.cluster_id = None
+                self.set_cluster(ids[0] if ids else None)
+            else:
+                self.picker.setCurrentIndex(ids.index(self.cluster_id))
+        self.picker.setEnabled(bool(choices))
+
+    def _refresh_slow(self, source: LiveSource, frame: ClusterFrame, now: float) -> None:
+        cluster_id = frame.cluster_id
+        self.alerts.set_alerts(list(source.alerts(cluster_id)))
+        status = None
+        if self.job_feed is not None:
+            try:
+                status = self.job_feed(cluster_id)
+            except Exception:
+                log.exception("job status for the monitor failed")
+        self.job.set_status(status)
+        newest = frame.newest_ms()
+        age = "no samples yet" if newest is None else f"newest sample {_age(now - newest / 1000)}"
+        nodes = len(frame.nodes)
+        self.status.setText(
+            f"{frame.name} · {nodes} node{'s' if nodes != 1 else ''} ·"
+            f" {frame.gpu_count} GPUs · {age} · last {frame.window_s / 60:.0f} min"
+        )
+
+
+def _swatch(color: str) -> QIcon:
+    pixmap = QPixmap(14, 14)
+    pixmap.fill(QColor(color))
+    return QIcon(pixmap)
+
+
+def _age(seconds: float) -> str:
+    if seconds < 0:
+        seconds = 0.0
+    if seconds < 10:
+        return f"{seconds:.1f} s ago"
+    if seconds < 120:
+        return f"{seconds:.0f} s ago"
+    return f"{seconds / 60:.0f} min ago"
