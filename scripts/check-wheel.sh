@@ -27,7 +27,8 @@ ok "built $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB, $((SECONDS - st
 
 # 2. A fresh virtualenv outside the checkout, with the wheel and its dependencies.
 "$py" -m venv "$work/venv" || fail "cannot create a virtualenv"
-"$work/venv/bin/python" -m pip install "${pip_opts[@]}" "$wheel" >"$work/install.log" 2>&1 ||
+# --no-compile: the byte-code is written on first import instead (saves ~20 s on 2 cores).
+"$work/venv/bin/python" -m pip install "${pip_opts[@]}" --no-compile "$wheel" >"$work/install.log" 2>&1 ||
   fail "pip install of the wheel failed: $(tail -20 "$work/install.log")"
 ok "installed into a fresh venv ($((SECONDS - start)) s)"
 
@@ -81,7 +82,7 @@ ok "xyclaw plan reads the bundled catalogue"
 if "$xyclaw" demo --help >/dev/null 2>&1; then
   timeout 120 "$xyclaw" demo --fast >"$work/demo.txt" 2>&1 ||
     fail "xyclaw demo --fast exited $?: $(tail -30 "$work/demo.txt")"
-  ok "xyclaw demo --fast"
+  ok "xyclaw demo --fast: $(grep -v '^[[:space:]]*$' "$work/demo.txt" | tail -1)"
 else
   echo "check-wheel: skip xyclaw demo --fast (no demo command in this version)"
 fi
