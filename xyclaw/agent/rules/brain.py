@@ -62,7 +62,7 @@ _HELP = re.compile(
     r"帮助|使用说明|能干什么|可以做什么"
 )
 _NEGATION = (
-    r"\b(?:don'?t|do\s+not|never|no\s+need\s+to|not\s+now|stop\s+asking)\b|不要|别|不用|先不|"
+    r"\b(?:don['’]?t|do\s+not|never|no\s+need\s+to|not\s+now|stop\s+asking)\b|不要|别|不用|先不|"
     r"不必|不需要|千万别|勿|暂时不|不想"
 )
 _ADVISORY = re.compile(
@@ -109,20 +109,22 @@ _PLAN_WORD = (
     r"规划|估算|预估|评估|算一下|需要多少|要多少(?:张|卡|台)|(?:做|出|给|推荐)(?:一?个|一下)?方案|"
     r"推荐配置|什么配置"
 )
+# Chinese verbs inside other words do not count: 费用 (cost), 候选 (candidate), 租金 (rent money).
+_ZH_START = r"(?:(?<![\u4e00-\u9fff])|(?<=[就我请那先再还便]))"
 _RENT_STRONG = (
-    r"\b(?:rent|lease|book|order|provision|spin\s+up|buy|reserve)\b|租|下单|订购|开(?:一|个|台|套)|"
-    r"创建集群|开集群|开通"
+    r"\b(?:rent|lease|book|provision|spin\s+up|buy|reserve)\b|(?<!in\s)\border\b|"
+    r"租(?![金价过期费户赁期])|下单|订购|(?<![\u4e00-\u9fff])开(?:一|个|台|套)|创建集群|开集群|开通"
 )
 _RENT_WEAK = (
     r"(?:\b(?:take|go\s+with|choose|pick|select|use|i'?ll\s+take|let'?s\s+go\s+with)\b"
-    r"|就用|就选|用|选|选择|定)\s*(?:the\s+)?"
+    rf"|就用|就选|{_ZH_START}用|{_ZH_START}选|{_ZH_START}选择|确定|使用)\s*(?:the\s+)?"
     r"(?:option|choice|#|no\.|number|方案|选项|第|"
     + slots.ORDINAL_WORDS.replace("|", r"\b|\b")
     + r"\b)"
 )
 _RENT_PRONOUN = (
-    r"\b(?:rent|book|take|order)\s+(?:it|this|that|this\s+one|that\s+one|them)\b|租(?:它|这个|那个|吧|了吧)"
-    r"|就这个|就它了?|就租这个"
+    r"\b(?:rent|book|take|order)\s+(?:it|this|that|this\s+one|that\s+one|them)\b"
+    r"|租(?:它|这个|那个|吧|了吧)|就租这个|(?:^|[,，。\s])就(?:这个|它)(?:吧|了)?\s*[。.!！]?\s*$"
 )
 _CREATE_CLUSTER = (
     r"\b(?:create|start|launch|spin\s+up|bring\s+up)\s+(?:a|an|new|the)?\s*\S*\s*cluster\b"
@@ -141,7 +143,8 @@ _LAUNCH = (
 _RUN = r"\b(?:run|execute|exec)\b|执行|运行|跑一下|跑"
 _LAUNCH_STRONG = r"\b(?:launch|submit|kick\s+off)\b|启动|提交|开跑"
 _TUNE = (
-    r"(?<![a-z-])(?<!fine\s)tun(?:e|ing)\b|optimi[sz]e\s+(?:the\s+)?(?:nccl|network|"
+    r"(?<![a-z-])(?<!fine\s)(?<!prompt\s)(?<!instruction\s)(?<!lora\s)(?<!parameter\s)"
+    r"tun(?:e|ing)\b|optimi[sz]e\s+(?:the\s+)?(?:nccl|network|"
     r"communication|fabric|all-?reduce|interconnect|bandwidth)|nccl[\s-]*tests?|调优|"
     r"优化\s*(?:一下)?\s*(?:网络|通信|nccl|带宽)|(?:网络|通信|nccl)\s*(?:调优|优化)|测\s*一?下?\s*带宽"
 )
@@ -163,7 +166,8 @@ _COST = (
 _OFFERS = (
     r"\boffers?\b|\bprices?\b|\bpricing\b|\brates?\b|per\s+(?:gpu-?)?hour|an\s+hour|/\s*h\b|"
     r"\bhourly\b|what\s+(?:gpus|cards)\s+(?:can|are|do)|\bavailable\b|\bin\s+stock\b|"
-    r"报价|价格|价钱|单价|每小时|一小时|多少钱一|可租|能租什么|有哪些卡|有什么卡|有哪些gpu|库存|有货"
+    r"报价|价格|价钱|单价|每小时|一小时|多少钱一|可租|能租什么|有哪些卡|有什么卡|有哪些gpu|库存|有货|"
+    r"租金|租价"
 )
 _HISTORY = (
     r"\bhistory\b|\bhistorical\b|\blast\s+\d+|\brecent\b|\bprevious\b|\bpast\b|\bearlier\b|\bago\b|"
@@ -227,13 +231,19 @@ def _position(msg: Message, pattern: str) -> int | None:
     return None if match is None else match.start()
 
 
+_CLAUSE_BREAK = re.compile(
+    r"[,.;!?，。；！？]|\b(?:but|then|and\s+then|instead)\b|但是|不过|然后|而是"
+)
+
+
 def _negated(msg: Message, verb: str) -> bool:
-    """A negation shortly before the action verb ("don't release", "千万别释放")."""
+    """A negation before the action verb in the same clause ("don't release", "不要给 X 调优")."""
     verb_at = _position(msg, verb)
     if verb_at is None:
         return False
     for match in re.finditer(_NEGATION, msg.keys):
-        if match.start() <= verb_at and verb_at - match.end() <= 16:
+        between = msg.keys[match.end() : verb_at]
+        if match.start() <= verb_at and not _CLAUSE_BREAK.search(between) and len(between) < 48:
             return True
     return False
 

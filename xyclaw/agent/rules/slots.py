@@ -54,7 +54,10 @@ _GPU = re.compile(
     r"(?:[\s-]*(?P<mem>\d{2,3})\s*(?:g|gb|gib)" + _R + r")?"
     r"(?:[\s-]*(?:sxm\d?|pcie|nvl)" + _R + r")?" + _R
 )
-_QUOTE = re.compile(r"`([^`]+)`|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|'([^']+)'|‘([^’]+)’")
+# Single quotes only around words, so that "don't" and "I'll" stay text.
+_QUOTE = re.compile(
+    r"`([^`]+)`|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|(?<![A-Za-z0-9])'([^']+)'(?![A-Za-z0-9])|‘([^’]+)’"
+)
 _PATH = re.compile(
     r"(?<![A-Za-z0-9_./~\\-])((?:[A-Za-z]:)?[A-Za-z0-9_./~\\-]*[A-Za-z0-9_-]\.(?:ya?ml|toml|json))"
     r"(?![A-Za-z0-9_])"
@@ -745,12 +748,15 @@ class Ref:
 
 
 def _keyword_refs(msg: Message, words: str) -> list[str]:
-    before = re.compile(rf"(?:{words})\s*(?:#|no\.?|id|号|named|called|名为)?\s*(?P<r>{_NAME})")
-    after = re.compile(rf"(?P<r>{_NAME})\s*(?:号)?\s*(?:{words})")
+    """Names written next to a keyword ("cluster c1", "3号集群"), as typed (numerals unread)."""
+    before = re.compile(rf"(?P<k>{words})\s*(?:#|no\.?|id|号|named|called|名为)?\s*(?P<r>{_NAME})")
+    after = re.compile(rf"(?P<r>{_NAME})\s*(?:号)?\s*(?P<k>{words})")
     found: list[str] = []
     for pattern in (before, after):
-        for match in pattern.finditer(msg.work):
+        for match in pattern.finditer(msg.keys):
             ref = match["r"].strip("._-")
+            if ref.isdigit() and match["k"].endswith("s"):
+                continue  # "clusters 3" counts things; "cluster 3" names one
             if ref and ref not in _NOT_NAMES and ref not in found:
                 found.append(ref)
     return found

@@ -29,7 +29,8 @@ def _plain(value: Any, depth: int = 0) -> Any:
     if depth > 8:
         return str(value)
     if isinstance(value, BaseException):
-        return {"error": str(value) or type(value).__name__, "hint": getattr(value, "hint", None)}
+        message = getattr(value, "message", None) or str(value) or type(value).__name__
+        return {"error": message, "hint": getattr(value, "hint", None)}
     to_json = getattr(value, "to_json", None)
     if callable(to_json) and not isinstance(value, type):
         try:
