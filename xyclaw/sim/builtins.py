@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from xyclaw.sim.context import Ctx
-from xyclaw.sim.procs import parse_signal
+from xyclaw.sim.procs import parse_signal, signal_name
 from xyclaw.sim.shell import BIN_DIRS, LoopControl, ShellExit
 from xyclaw.sim.streams import read_lines
 
@@ -596,11 +596,20 @@ def _kill(sh: Shell, ctx: Ctx) -> int:
     status = 0
     procs = sh.machine.procs
     for target in args:
+        if target.startswith("-") and target[1:].isdigit():
+            # a process group, as kill(2) takes a negative pid
+            members = procs.group(int(target[1:]))
+            if not members:
+                ctx.err(f"bash: kill: ({target}) - No such process\n")
+                status = 1
+            for member in members:
+                sh.machine.signal_pid(member.pid, sig)
+            continue
         if target.startswith("%"):
             index = int(target[1:]) - 1 if target[1:].isdigit() else len(sh.jobs) - 1
             pids = [sh.jobs[index].proc.pid] if 0 <= index < len(sh.jobs) else []
-        elif target.lstrip("-").isdigit():
-            pids = [abs(int(target))]
+        elif target.isdigit():
+            pids = [int(target)]
         else:
             ctx.err(f"bash: kill: {target}: arguments must be process or job IDs\n")
             status = 1
@@ -618,6 +627,45 @@ def _kill(sh: Shell, ctx: Ctx) -> int:
 
 def _noop(sh: Shell, ctx: Ctx) -> int:
     return 0
+
+
+def _trap(sh: Shell, ctx: Ctx) -> int:
+    """`trap ACTION SIG...`: a handler runs after the current command; `''` ignores the
+    signal (children inherit that); `-` restores the default. EXIT runs when the shell ends."""
+    args = list(ctx.args)
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args or args[0] in ("-p", "-l"):
+        for number, action in sorted(sh.traps.items()):
+            name = "EXIT" if number == 0 else signal_name(number)[3:]
+            ctx.out(f"trap -- {shlex.quote(action)} {name}\n")
+        return 0
+    if len(args) == 1:
+        action, names = "-", args
+    else:
+        action, names = args[0], args[1:]
+    proc = sh.machine.procs.get(sh.pid) if sh.pid else None
+    status = 0
+    for name in names:
+        parsed = 0 if name.upper() in ("EXIT", "0") else parse_signal(name)
+        if parsed is None:
+            ctx.err(f"bash: trap: {name}: invalid signal specification\n")
+            status = 1
+            continue
+        number = parsed
+        if action == "-":
+            sh.traps.pop(number, None)
+            if proc is not None:
+                proc.ignored.discard(number)
+        elif action == "" and number != 0:
+            sh.traps.pop(number, None)
+            if proc is not None:
+                proc.ignored.add(number)
+        else:
+            sh.traps[number] = action
+            if proc is not None:
+                proc.ignored.discard(number)
+    return status
 
 
 BUILTINS: dict[str, Callable[[Shell, Ctx], int]] = {
@@ -654,7 +702,7 @@ BUILTINS: dict[str, Callable[[Shell, Ctx], int]] = {
     "read": _read,
     "ulimit": _ulimit,
     "umask": _umask,
-    "trap": _noop,
+    "trap": _trap,
     "shopt": _noop,
     "alias": _noop,
     "unalias": _noop,

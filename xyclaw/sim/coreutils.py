@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import binascii
 import fnmatch
 import posixpath
 import re
@@ -10,8 +11,8 @@ import time
 from collections.abc import Iterator
 
 from xyclaw.sim.context import Command, Ctx
-from xyclaw.sim.procs import SIGTERM, parse_signal
-from xyclaw.sim.streams import BytesIn, InStream, read_lines
+from xyclaw.sim.procs import SIGHUP, SIGTERM, Proc, parse_signal
+from xyclaw.sim.streams import FileIn, InStream, read_lines
 from xyclaw.sim.vfs import FsError
 
 
@@ -63,10 +64,25 @@ def _inputs(ctx: Ctx, files: list[str], name: str) -> Iterator[tuple[str, InStre
             yield item, ctx.io.stdin
             continue
         try:
-            yield item, BytesIn(ctx.machine.fs.read_bytes(ctx.path(item)))
+            stream = FileIn(ctx.machine.fs, ctx.path(item))
         except FsError as exc:
             ctx.err(f"{name}: {item}: {exc}\n")
             yield item, None
+            continue
+        try:
+            yield item, stream
+        finally:
+            stream.close()
+
+
+def _read_exactly(stream: InStream, count: int) -> Iterator[bytes]:
+    """Up to `count` bytes in chunks as they come (a pipe hands over what it has)."""
+    while count > 0:
+        chunk = stream.read(min(count, 65536))
+        if not chunk:
+            return
+        count -= len(chunk)
+        yield chunk
 
 
 def cat(ctx: Ctx) -> int:
@@ -263,7 +279,12 @@ def head(ctx: Ctx) -> int:
         if len(files) > 1:
             ctx.out(f"==> {name} <==\n")
         if "c" in values:
-            ctx.io.stdout.write(stream.read(int(values["c"])))
+            wanted = _byte_count(values["c"])
+            if wanted is None:
+                ctx.err(f"head: invalid number of bytes: '{values['c']}'\n")
+                return 1
+            for chunk in _read_exactly(stream, wanted):
+                ctx.io.stdout.write(chunk)
             continue
         if count <= 0:
             continue
@@ -277,14 +298,23 @@ def head(ctx: Ctx) -> int:
 def tail(ctx: Ctx) -> int:
     args = [f"-n{a[1:]}" if re.fullmatch(r"-\d+", a) else a for a in ctx.args]
     flags, values, files = parse_flags(args, with_value="nc")
-    spec = values.get("n", values.get("lines", "10"))
     follow = bool(flags & {"f", "F", "follow"}) or "follow" in values
     retry = "F" in flags or "retry" in flags
+    if "c" in values:
+        spec = values["c"]
+        count = _byte_count(spec.lstrip("+"))
+        if count is None:
+            ctx.err(f"tail: invalid number of bytes: '{spec}'\n")
+            return 1
+        by_bytes = True
+    else:
+        spec = values.get("n", values.get("lines", "10"))
+        count = int(spec.lstrip("+") or 10)
+        by_bytes = False
     from_start = spec.startswith("+")
-    count = int(spec.lstrip("+") or 10)
     if not files or files == ["-"]:
         data = ctx.io.stdin.read()
-        ctx.io.stdout.write(_tail_bytes(data, count, from_start))
+        ctx.io.stdout.write(_tail_select(data, count, from_start, by_bytes))
         return 0
     fs = ctx.machine.fs
     status = 0
@@ -292,7 +322,7 @@ def tail(ctx: Ctx) -> int:
     for name in files:
         vpath = ctx.path(name)
         try:
-            data = fs.read_bytes(vpath)
+            stream = FileIn(fs, vpath)
         except FsError as exc:
             ctx.err(f"tail: cannot open '{name}' for reading: {exc}\n")
             if retry:
@@ -300,31 +330,69 @@ def tail(ctx: Ctx) -> int:
             else:
                 status = 1
             continue
-        if len(files) > 1:
-            ctx.out(f"==> {name} <==\n")
-        ctx.io.stdout.write(_tail_bytes(data, count, from_start))
-        positions[vpath] = len(data)
+        try:
+            if len(files) > 1:
+                ctx.out(f"==> {name} <==\n")
+            if by_bytes:
+                size = stream.size()
+                stream.seek(max(0, count - 1) if from_start else max(0, size - count))
+                while chunk := stream.read(65536):
+                    ctx.io.stdout.write(chunk)
+            else:
+                ctx.io.stdout.write(_tail_select(stream.read(), count, from_start, False))
+            positions[vpath] = stream.tell()
+        finally:
+            stream.close()
     if not follow or not positions:
         return status
     while not ctx.wait(0.1):
         for vpath, pos in list(positions.items()):
-            try:
-                size = fs.size(vpath)
-                if size < 0:
-                    continue
-                if size < pos:
-                    pos = 0
-                if size > pos:
-                    data = fs.read_bytes(vpath)
-                    ctx.io.stdout.write(data[pos:])
-                    pos = len(data)
-                positions[vpath] = pos
-            except FsError:
+            size = fs.size(vpath)
+            if size < 0:
                 continue
+            if size < pos:
+                pos = 0
+            while size > pos:
+                try:
+                    data = fs.read_range(vpath, pos, min(size - pos, 1 << 20))
+                except FsError:
+                    break
+                if not data:
+                    break
+                ctx.io.stdout.write(data)
+                pos += len(data)
+            positions[vpath] = pos
     return ctx.killed_status()
 
 
-def _tail_bytes(data: bytes, count: int, from_start: bool) -> bytes:
+_SIZE_SUFFIXES = {
+    "": 1,
+    "b": 512,
+    "K": 1024,
+    "KiB": 1024,
+    "kB": 1000,
+    "M": 1024**2,
+    "MiB": 1024**2,
+    "MB": 1000**2,
+    "G": 1024**3,
+    "GiB": 1024**3,
+    "GB": 1000**3,
+}
+
+
+def _byte_count(text: str) -> int | None:
+    """`1024`, `1K`, `1MiB`... as GNU head and tail read a byte count."""
+    m = re.fullmatch(r"(\d+)([A-Za-z]*)", text)
+    if not m or m.group(2) not in _SIZE_SUFFIXES:
+        return None
+    return int(m.group(1)) * _SIZE_SUFFIXES[m.group(2)]
+
+
+def _tail_select(data: bytes, count: int, from_start: bool, by_bytes: bool) -> bytes:
+    if by_bytes:
+        if from_start:
+            return data[max(0, count - 1) :]
+        return data[-count:] if count > 0 else b""
     lines = data.splitlines(keepends=True)
     if from_start:
         return b"".join(lines[max(0, count - 1) :])
@@ -436,8 +504,11 @@ def wc(ctx: Ctx) -> int:
         if stream is None:
             status = 1
             continue
-        data = stream.read()
-        counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data)}
+        if chosen == ["c"] and isinstance(stream, FileIn):
+            counts = {"c": stream.size() - stream.tell()}  # what GNU wc does: fstat
+        else:
+            data = stream.read()
+            counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data)}
         values = [str(counts[f]) for f in chosen]
         if len(values) == 1 and not files:
             ctx.out(values[0] + "\n")
@@ -537,6 +608,42 @@ def tee(ctx: Ctx) -> int:
         for vpath in targets:
             if "a" not in flags:
                 fs.write_bytes(vpath, b"")
+    return 0
+
+
+def base64_(ctx: Ctx) -> int:
+    flags, values, files = parse_flags(ctx.args, with_value="w")
+    decode = bool(flags & {"d", "decode"})
+    wrap_text = values.get("w", values.get("wrap", "76"))
+    if not wrap_text.isdigit():
+        ctx.err(f"base64: invalid wrap size: '{wrap_text}'\n")
+        return 1
+    wrap = int(wrap_text)
+    if len(files) > 1:
+        ctx.err(f"base64: extra operand '{files[1]}'\n")
+        return 1
+    for _, stream in _inputs(ctx, files, "base64"):
+        if stream is None:
+            return 1
+        data = stream.read()
+        if decode:
+            text = re.sub(rb"\s+", b"", data)
+            if bool(flags & {"i", "ignore-garbage"}):
+                text = re.sub(rb"[^A-Za-z0-9+/=]", b"", text)
+            try:
+                ctx.io.stdout.write(binascii.a2b_base64(text, strict_mode=True))
+            except binascii.Error:
+                ctx.err("base64: invalid input\n")
+                return 1
+            continue
+        encoded = binascii.b2a_base64(data, newline=False)
+        if not encoded:
+            continue
+        if wrap:
+            lines = [encoded[i : i + wrap] for i in range(0, len(encoded), wrap)]
+            ctx.io.stdout.write(b"\n".join(lines) + b"\n")
+        else:
+            ctx.io.stdout.write(encoded)
     return 0
 
 
@@ -711,6 +818,7 @@ def nohup(ctx: Ctx) -> int:
         return 125
     if ctx.proc is not None:
         ctx.proc.nohup = True
+        ctx.proc.ignored.add(SIGHUP)  # SIG_IGN: the command's own children inherit it
     return ctx.shell.dispatch(ctx.args, ctx.io, proc=ctx.proc)
 
 
@@ -726,10 +834,24 @@ def _wrapper(skip_with_value: frozenset[str]) -> Command:
         if not args:
             return 0
         if ctx.name == "setsid" and ctx.proc is not None:
-            ctx.proc.nohup = True
+            return _setsid(ctx, args, ctx.proc)
         return ctx.shell.dispatch(args, ctx.io, proc=ctx.proc)
 
     return run
+
+
+def _setsid(ctx: Ctx, args: list[str], proc: Proc) -> int:
+    """A new session and process group led by this process, with no controlling terminal:
+    closing the SSH channel that started it no longer hangs it up."""
+    proc.pgid = proc.pid
+    proc.session = -proc.pid
+    proc.nohup = True
+    proc.hup_check = None
+    sub = ctx.shell.subshell()
+    sub.hup_check = None
+    sub.session = proc.session
+    sub.pid = proc.pid
+    return sub.dispatch(args, ctx.io, proc=proc)
 
 
 def timeout(ctx: Ctx) -> int:
@@ -815,7 +937,8 @@ def bash(ctx: Ctx) -> int:
     sub.argv0 = argv0
     sub.errexit, sub.xtrace = errexit, xtrace
     sub.pid = ctx.proc.pid if ctx.proc is not None else sub.pid
-    return sub.run_script(script, ctx.io, name="-c" if ctx.args else ctx.name)
+    status = sub.run_script(script, ctx.io, name="-c" if ctx.args else ctx.name)
+    return sub.run_exit_trap(ctx.io, status)
 
 
 def du(ctx: Ctx) -> int:
@@ -933,4 +1056,5 @@ COMMANDS: dict[str, Command] = {
     "sh": bash,
     "du": du,
     "find": find,
+    "base64": base64_,
 }

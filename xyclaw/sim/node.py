@@ -395,7 +395,7 @@ class SimNode:
             io = Stdio(ChannelIn(channel), ChannelOut(channel), ChannelOut(channel, stderr=True))
         status = 255
         try:
-            status = shell.run_script(command, io)
+            status = shell.run_exit_trap(io, shell.run_script(command, io))
         except Exception:  # a bug in the simulator must not kill the server
             log.exception("simulated command failed on %s: %s", self.spec.hostname, command)
         finally:

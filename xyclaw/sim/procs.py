@@ -65,6 +65,8 @@ class Proc:
     started: float  # node clock
     session: int = 0
     nohup: bool = False
+    pgid: int = 0  # process group; 0 until the table assigns one
+    ignored: set[int] = field(default_factory=set)  # signals set to SIG_IGN (inherited)
     cpu_percent: float = 0.0
     rss_kib: int = 4096
     system: bool = False  # part of the image (init, sshd): never signalled by the sim
@@ -101,6 +103,8 @@ class Proc:
             return True
         if sig == SIGHUP and self.nohup:
             return False
+        if sig in self.ignored and sig != SIGKILL:
+            return False
         if sig in (SIGNALS["CONT"], SIGNALS["STOP"]):
             return True
         if self._signal is None or sig == SIGKILL:
@@ -109,6 +113,12 @@ class Proc:
             handler(sig)
         self._event.set()
         return True
+
+    def clear_signal(self) -> None:
+        """The shell ran its trap for the pending signal: the process carries on."""
+        if self._signal is not None and self._signal != SIGKILL:
+            self._signal = None
+            self._event.clear()
 
     def wake(self) -> None:
         """End the current wait early (something else than a signal needs attention)."""
@@ -146,7 +156,12 @@ class ProcessTable:
             (701, ["/usr/sbin/cron", "-f"]),
         ):
             self._procs[pid] = Proc(
-                pid=pid, ppid=0 if pid == 1 else 1, argv=argv, started=boot, system=True
+                pid=pid,
+                ppid=0 if pid == 1 else 1,
+                argv=argv,
+                started=boot,
+                system=True,
+                pgid=pid,
             )
 
     def spawn(
@@ -158,8 +173,12 @@ class ProcessTable:
         nohup: bool = False,
         hup_check: Callable[[], bool] | None = None,
     ) -> Proc:
+        """A new process; it joins its parent's process group and inherits ignored signals
+        (a child of a system process such as sshd leads a group of its own)."""
         with self._lock:
             pid = next(self._pids)
+            parent = self._procs.get(ppid)
+            inherit = parent is not None and not parent.system
             proc = Proc(
                 pid=pid,
                 ppid=ppid,
@@ -168,9 +187,16 @@ class ProcessTable:
                 session=session,
                 nohup=nohup,
                 hup_check=hup_check,
+                pgid=parent.pgid if parent is not None and inherit else pid,
+                ignored=set(parent.ignored) if parent is not None and inherit else set(),
             )
             self._procs[pid] = proc
             return proc
+
+    def group(self, pgid: int) -> list[Proc]:
+        """The live processes of a process group."""
+        with self._lock:
+            return sorted((p for p in self._procs.values() if p.pgid == pgid), key=lambda p: p.pid)
 
     def reap(self, proc: Proc) -> None:
         with self._lock:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xyclaw.sim.context import Ctx, Stdio
-from xyclaw.sim.procs import SIGPIPE, Proc
+from xyclaw.sim.procs import SIGKILL, SIGPIPE, Proc
 from xyclaw.sim.shparse import (
     AndOr,
     CmdList,
@@ -39,7 +39,9 @@ from xyclaw.sim.shparse import (
 from xyclaw.sim.streams import (
     BufferOut,
     BytesIn,
+    ChannelOut,
     EmptyIn,
+    FileIn,
     FileOut,
     InStream,
     NullOut,
@@ -47,6 +49,7 @@ from xyclaw.sim.streams import (
     Pipe,
     PipeIn,
     PipeOut,
+    TerminalOut,
 )
 from xyclaw.sim.vfs import FsError
 
@@ -128,6 +131,7 @@ class Shell:
         # every background job started by this shell or its subshells (bash -c, scripts)
         self.all_jobs: list[Job] = []
         self.exited = False  # `exit` ran: an interactive session ends here
+        self.traps: dict[int, str] = {}  # signal number (0: EXIT) -> action
         self._cond_depth = 0
         self._jobs_lock = threading.Lock()
 
@@ -153,6 +157,15 @@ class Shell:
             return done.status
         except LoopControl:
             return self.last_status
+
+    def run_exit_trap(self, io: Stdio, status: int) -> int:
+        """The EXIT trap, when the shell ends with `status`; returns the final status."""
+        action = self.traps.pop(0, None)
+        if not action:
+            return status
+        self.last_status = status
+        self.run_script(action, io)
+        return status if not self.exited else self.last_status
 
     def subshell(self, *, hup_check: Callable[[], bool] | None = None) -> Shell:
         child = Shell(
@@ -195,6 +208,7 @@ class Shell:
                 continue
             status = self._run_and_or(and_or, io)
             self.last_status = status
+            self._check_signals(io)
             if (
                 status != 0
                 and self.errexit
@@ -204,6 +218,23 @@ class Shell:
             ):
                 raise ShellExit(status)
         return status
+
+    def _check_signals(self, io: Stdio) -> None:
+        """After a command: a signal sent to this shell runs its trap, or ends the shell."""
+        if not self.pid:
+            return
+        proc = self.machine.procs.get(self.pid)
+        sig = proc.signalled if proc is not None else None
+        if proc is None or sig is None:
+            return
+        action = self.traps.get(sig)
+        if action is None or sig == SIGKILL:
+            raise ShellExit(128 + sig)
+        proc.clear_signal()
+        saved = self.last_status
+        self.run_script(action, io)
+        if not self.exited:
+            self.last_status = saved
 
     def _run_and_or(self, node: AndOr, io: Stdio) -> int:
         if node.rest:
@@ -298,7 +329,10 @@ class Shell:
         proc = self.machine.procs.spawn(
             text.split() or ["bash"], ppid=self.pid or 612, session=self.session
         )
-        holds = _holds_output(node)
+        # only output that still goes to the SSH channel keeps the session open
+        holds = _holds_output(node) and any(
+            isinstance(stream, (ChannelOut, TerminalOut)) for stream in (io.stdout, io.stderr)
+        )
 
         def run() -> None:
             try:
@@ -327,7 +361,7 @@ class Shell:
     def run_command(self, node: Command, io: Stdio) -> int:
         if isinstance(node, Simple):
             return self.run_simple(node, io)
-        opened: list[OutStream] = []
+        opened: list[InStream | OutStream] = []
         try:
             io = self._apply_redirs(node.redirs, io, opened)
         except (FsError, ExpansionError) as exc:
@@ -408,7 +442,7 @@ class Shell:
         except ExpansionError as exc:
             _write(io.stderr, f"{exc}\n")
             return 1
-        opened: list[OutStream] = []
+        opened: list[InStream | OutStream] = []
         try:
             io = self._apply_redirs(node.redirs, io, opened)
         except (FsError, ExpansionError) as exc:
@@ -494,7 +528,9 @@ class Shell:
 
     # -- redirections --------------------------------------------------------------------------
 
-    def _apply_redirs(self, redirs: list[Redir], io: Stdio, opened: list[OutStream]) -> Stdio:
+    def _apply_redirs(
+        self, redirs: list[Redir], io: Stdio, opened: list[InStream | OutStream]
+    ) -> Stdio:
         if not redirs:
             return io
         ins: dict[int, InStream] = {0: io.stdin}
@@ -531,9 +567,11 @@ class Shell:
             )
             if redir.op == "<":
                 try:
-                    ins[redir.fd] = BytesIn(fs.read_bytes(vpath))
+                    source = FileIn(fs, vpath)
                 except FsError as exc:
                     raise FsError(f"bash: {target}: {exc}") from None
+                opened.append(source)
+                ins[redir.fd] = source
                 continue
             append = redir.op in (">>", "&>>")
             try:
@@ -873,6 +911,9 @@ def _script_runner(vpath: str) -> Callable[[Ctx], int]:
         sub = ctx.shell.subshell()
         sub.positional = list(ctx.argv[1:])
         sub.vars.update(ctx.env)
-        return sub.run_script(text, ctx.io, name=ctx.argv[0])
+        if ctx.proc is not None:
+            sub.pid = ctx.proc.pid
+        status = sub.run_script(text, ctx.io, name=ctx.argv[0])
+        return sub.run_exit_trap(ctx.io, status)
 
     return run

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import IO, Protocol
+from typing import IO, BinaryIO, Protocol
 
 import paramiko
 
@@ -97,6 +97,41 @@ class BytesIn:
 
     def close(self) -> None:
         self._pos = len(self._data)
+
+
+class FileIn:
+    """A file of the node read as it is consumed (a redirection `< file`, a command's operand).
+
+    Knows its size and position, so `wc -c` and `tail -c` need not read it all.
+    """
+
+    def __init__(self, fs: NodeFS, vpath: str) -> None:
+        self._handle: BinaryIO | None = fs.open_bytes(vpath)
+
+    def read(self, size: int = -1) -> bytes:
+        if self._handle is None:
+            return b""
+        return self._handle.read(size if size >= 0 else -1)
+
+    def size(self) -> int:
+        if self._handle is None:
+            return 0
+        here = self._handle.tell()
+        end = self._handle.seek(0, 2)
+        self._handle.seek(here)
+        return end
+
+    def tell(self) -> int:
+        return self._handle.tell() if self._handle is not None else 0
+
+    def seek(self, pos: int) -> None:
+        if self._handle is not None:
+            self._handle.seek(max(0, pos))
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
 
 
 class ChannelOut:

@@ -247,7 +247,7 @@ def ps(ctx: Ctx) -> int:
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg in ("-o", "--format", "o") and i + 1 < len(args):
+        if arg in ("-o", "--format", "o", "-eo", "-ao", "-axo", "axo") and i + 1 < len(args):
             fields = (fields or []) + args[i + 1].replace(" ", ",").split(",")
             i += 2
             continue
@@ -321,6 +321,8 @@ def _cpu_time(p: Proc, now: float) -> int:
 _PS_FIELDS = {
     "pid": ("PID", 7),
     "ppid": ("PPID", 7),
+    "pgid": ("PGID", 7),
+    "pgrp": ("PGRP", 7),
     "user": ("USER", -8),
     "uid": ("UID", 5),
     "comm": ("COMMAND", -15),
@@ -360,6 +362,8 @@ def _ps_custom(ctx: Ctx, procs: list[Proc], fields: list[str], headers: bool, no
             return str(p.pid)
         if name == "ppid":
             return str(p.ppid)
+        if name in ("pgid", "pgrp"):
+            return str(p.pgid)
         if name in ("user",):
             return "root"
         if name == "uid":

@@ -7,10 +7,12 @@ cluster sees) and the kernel's files, which are generated when read.
 
 from __future__ import annotations
 
+import io
 import posixpath
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 VirtualReader = Callable[[], str]
 
@@ -133,6 +135,29 @@ class NodeFS:
             return real.read_bytes()
         except OSError as exc:
             raise FsError(exc.strerror or "Input/output error") from exc
+
+    def open_bytes(self, vpath: str) -> BinaryIO:
+        """A file opened for reading (generated files as a snapshot); the caller closes it."""
+        reader = self._virtual.get(vpath)
+        if reader is not None:
+            return io.BytesIO(reader().encode())
+        if vpath == "/dev/null":
+            return io.BytesIO(b"")
+        if self.is_dir(vpath):
+            raise FsError("Is a directory")
+        real = self.real(vpath)
+        if real is None or not real.is_file():
+            raise FsError("No such file or directory")
+        try:
+            return real.open("rb")
+        except OSError as exc:
+            raise FsError(exc.strerror or "Input/output error") from exc
+
+    def read_range(self, vpath: str, start: int, length: int) -> bytes:
+        """Up to `length` bytes from byte `start` (a growing log read without reading it all)."""
+        with self.open_bytes(vpath) as handle:
+            handle.seek(start)
+            return handle.read(length)
 
     def read_text(self, vpath: str) -> str:
         return self.read_bytes(vpath).decode("utf-8", errors="replace")
