@@ -10,6 +10,7 @@ import paramiko
 import pytest
 
 from tests.jobs_node.nodes import BashNode, Node, SimShellNode
+from tests.remote.conftest import keys, known, make_pool, sshd, sshd_factory  # noqa: F401
 from tests.remote.helpers import TEST_SETTINGS
 from xyclaw.remote import HostSpec, KnownHosts, SshPool
 from xyclaw.sim.node import SimClusterInfo, SimNode, SimNodeSpec
