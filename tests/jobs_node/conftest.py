@@ -23,10 +23,10 @@ def client_key() -> paramiko.PKey:
 
 @pytest.fixture
 def sim_pool(tmp_path: Path, client_key: paramiko.PKey) -> Iterator[SshPool]:
-    known = KnownHosts(app_path=tmp_path / "known_hosts", user_path=tmp_path / "user_known")
+    hosts = KnownHosts(app_path=tmp_path / "known_hosts", user_path=tmp_path / "user_known")
     pool = SshPool(
         TEST_SETTINGS,
-        known,
+        hosts,
         client_keys=[client_key],
         use_agent=False,
         default_identities=(),
