@@ -38,10 +38,20 @@ def create_app() -> QApplication:
     return app
 
 
+# Modules a first turn would import lazily, from a worker, in the middle of the chat:
+# unmarshalling a big module holds the GIL, which froze the window for 100-250 ms
+# (numpy.unique imports numpy.ma, 330 kB of bytecode, on its first call).
+WARM_UP_MODULES = ("numpy.ma",)
+
+
 def build_runtime(engine: Engine) -> Any:
     """The agents (imports LangGraph: slow, so it runs on a worker after the window shows)."""
+    import importlib
+
     from xyclaw.agent.runtime import AgentRuntime
 
+    for name in WARM_UP_MODULES:
+        importlib.import_module(name)
     return AgentRuntime(engine, paths=engine.paths, config=engine.config)
 
 

@@ -115,27 +115,33 @@ class MessageBlock(QFrame):
         self.footer = _muted()
         header.addWidget(self.footer)
         layout.addLayout(header)
-        self.reasoning = MarkdownView()
-        self.reasoning.setProperty("role", "reasoning")
-        self.reasoning.hide()
+        self._layout = layout
+        self.reasoning: MarkdownView | None = None  # built when there is some
         self.reasoning_toggle.toggled.connect(self._toggle_reasoning)
-        layout.addWidget(self.reasoning)
         self.body = MarkdownView(text)
         layout.addWidget(self.body)
         self.streaming = False
         self.finished = bool(text)
 
     def _toggle_reasoning(self, shown: bool) -> None:
-        self.reasoning.setVisible(shown)
+        self._reasoning_view().setVisible(shown)
         self.reasoning_toggle.setText("reasoning ▾" if shown else "reasoning ▸")
+
+    def _reasoning_view(self) -> MarkdownView:
+        if self.reasoning is None:
+            self.reasoning = MarkdownView()
+            self.reasoning.setProperty("role", "reasoning")
+            self.reasoning.hide()
+            self._layout.insertWidget(1, self.reasoning)
+            self.reasoning_toggle.show()
+        return self.reasoning
 
     def append(self, text: str) -> None:
         self.streaming = True
         self.body.append_streamed(text)
 
     def append_reasoning(self, text: str) -> None:
-        self.reasoning_toggle.show()
-        self.reasoning.append_streamed(text)
+        self._reasoning_view().append_streamed(text)
 
     @property
     def text(self) -> str:
@@ -158,8 +164,7 @@ class MessageBlock(QFrame):
         else:
             self.body.flush()
         if reasoning:
-            self.reasoning_toggle.show()
-            self.reasoning.set_markdown(reasoning)
+            self._reasoning_view().set_markdown(reasoning)
         if tokens_in or tokens_out or cost_micros:
             self.footer.setText(
                 f"{tokens(tokens_in)} in · {tokens(tokens_out)} out · "
@@ -179,16 +184,20 @@ class NoticeBlock(QLabel):
 
 
 class ToolCard(QFrame):
-    """A tool call: name, effect badge, status and duration; arguments and result fold open."""
+    """A tool call: name, effect badge, status and duration; arguments and result fold open.
+
+    The folded part is built on first open: most cards are never opened, and a
+    turn's cards arrive in a burst that must not hold up the event loop.
+    """
 
     def __init__(self, call: Any) -> None:
         super().__init__()
         self.setProperty("role", "tool-card")
         self.call_id = str(call.call_id)
-        self._started = time.monotonic()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         layout.setSpacing(4)
+        self._layout = layout
         header = QHBoxLayout()
         header.setSpacing(8)
         self.toggle = QToolButton()
@@ -210,6 +219,23 @@ class ToolCard(QFrame):
         self.status.setProperty("role", "tool-status")
         header.addWidget(self.status)
         layout.addLayout(header)
+        self.body: QWidget | None = None
+        self.toggle.toggled.connect(self.set_expanded)
+        self.update_call(call)
+
+    @property
+    def expanded(self) -> bool:
+        return self.body is not None and self.body.isVisible()
+
+    def set_expanded(self, shown: bool) -> None:
+        self.toggle.setChecked(shown)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        if shown and self.body is None:
+            self._build_body()
+        if self.body is not None:
+            self.body.setVisible(shown)
+
+    def _build_body(self) -> None:
         self.body = QWidget()
         body = QVBoxLayout(self.body)
         body.setContentsMargins(26, 0, 0, 2)
@@ -218,43 +244,21 @@ class ToolCard(QFrame):
         self.args.setReadOnly(True)
         self.args.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.args.setProperty("role", "code")
-        self.args.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         body.addWidget(_muted("Arguments"))
         body.addWidget(self.args)
         self.result_label = _muted("Result")
         body.addWidget(self.result_label)
         self.result = MarkdownView()
         body.addWidget(self.result)
-        self.body.hide()
-        layout.addWidget(self.body)
-        self.toggle.toggled.connect(self.set_expanded)
-        self.update_call(call)
+        self._layout.addWidget(self.body)
+        self._fill_body()
 
-    @property
-    def expanded(self) -> bool:
-        return self.body.isVisible()
-
-    def set_expanded(self, shown: bool) -> None:
-        self.toggle.setChecked(shown)
-        self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
-        self.body.setVisible(shown)
-
-    def update_call(self, call: Any) -> None:
-        self.call = call
-        status = str(call.status)
-        self.setProperty("status", status)
-        text = STATUS_TEXT.get(status, status)
-        if call.duration_s is not None:
-            text += f" · {duration(call.duration_s)}"
-        self.status.setText(text)
+    def _fill_body(self) -> None:
+        call = self.call
         args = json.dumps(call.args, indent=2, ensure_ascii=False, default=str)
         self.args.setPlainText(args)
         lines = min(12, args.count("\n") + 1)
         self.args.setFixedHeight(lines * self.args.fontMetrics().lineSpacing() + 14)
-        summary = call.error or call.summary or ""
-        first = summary.strip().splitlines()[0] if summary.strip() else ""
-        self.summary.setText(first)
-        self.summary.setToolTip(summary)
         if call.error:
             self.result_label.setText("Error")
             self.result.set_markdown(str(call.error))
@@ -268,6 +272,24 @@ class ToolCard(QFrame):
         else:
             self.result_label.setText("Result")
             self.result.set_markdown("_not finished yet_")
+
+    def update_call(self, call: Any) -> None:
+        self.call = call
+        status = str(call.status)
+        self.setProperty("status", status)
+        text = STATUS_TEXT.get(status, status)
+        if call.duration_s is not None:
+            text += f" · {duration(call.duration_s)}"
+        self.status.setText(text)
+        summary = call.error or call.summary or ""
+        first = summary.strip().splitlines()[0] if summary.strip() else ""
+        self.summary.setText(first)
+        self.summary.setToolTip(summary)
+        self.setToolTip(
+            "Arguments: " + json.dumps(call.args, ensure_ascii=False, default=str)[:300]
+        )
+        if self.body is not None:
+            self._fill_body()
         self.style().unpolish(self)
         self.style().polish(self)
 

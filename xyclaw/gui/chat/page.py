@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SEARCH_DEBOUNCE_MS = 250
+DRAIN_BUDGET_S = 0.025  # main-thread time for agent events before the loop runs again
 
 
 @dataclass
@@ -141,6 +143,11 @@ class ChatPage(QWidget):
         self.examples: QFrame | None = None
         self._load_generation = 0
         self._creating = False  # a conversation is being created for the first message
+        self._inbox: deque[tuple[Turn, Any, Any]] = deque()
+        self._drain_timer = QTimer(self)
+        self._drain_timer.setSingleShot(True)
+        self._drain_timer.setInterval(0)
+        self._drain_timer.timeout.connect(self._drain)
         self._follow = True
         self.rename_dialog: QInputDialog | None = None
         self.delete_dialog: QMessageBox | None = None
@@ -563,15 +570,33 @@ class ChatPage(QWidget):
         self.delete_button.setEnabled(False)
 
         def on_event(event: Any) -> None:  # the worker's thread
-            self.worker.post(lambda ev: self._event(turn, ev), event)
+            self.worker.post(self._enqueue, (turn, self._event, event))
 
         self.worker.submit(
             lambda: call(on_event, turn.cancel),
-            on_done=lambda result: self._turn_done(turn, result),
-            on_error=lambda error: self._turn_failed(turn, error),
+            on_done=lambda result: self._enqueue((turn, self._turn_done, result)),
+            on_error=lambda error: self._enqueue((turn, self._turn_failed, error)),
             lane="agent",
             name="agent turn",
         )
+
+    def _enqueue(self, entry: tuple[Turn, Any, Any]) -> None:
+        """Turn events wait here and are shown a slice at a time (see ``_drain``)."""
+        self._inbox.append(entry)
+        if not self._drain_timer.isActive():
+            self._drain_timer.start()
+
+    def _drain(self) -> None:
+        """Show queued events for at most DRAIN_BUDGET_S, then let the loop breathe."""
+        deadline = time.monotonic() + DRAIN_BUDGET_S
+        while self._inbox and time.monotonic() < deadline:
+            turn, handler, value = self._inbox.popleft()
+            try:
+                handler(turn, value)
+            except Exception:
+                log.exception("showing an agent event failed")
+        if self._inbox:
+            self._drain_timer.start()
 
     def stop(self) -> None:
         if self.turn is None:

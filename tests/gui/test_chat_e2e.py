@@ -1,0 +1,154 @@
+"""End to end on the simulated cloud with the rules brain: type a request, see the plan,
+rent through the approval card, watch the operation, release. A watchdog fails the test if
+the event loop stalls for more than 100 ms at any point."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from tests.gui.conftest import LoopWatchdog, MakeWindow
+from xyclaw.agent.runtime import AgentRuntime
+from xyclaw.engine import Engine
+from xyclaw.gui.app import build_runtime
+from xyclaw.gui.chat.approval import ApprovalCard
+from xyclaw.gui.chat.blocks import MessageBlock, PlanCard, ToolCard
+from xyclaw.gui.chat.page import ChatPage
+from xyclaw.gui.main_window import MainWindowController
+
+pytestmark = pytest.mark.slow
+REQUEST = "LoRA fine-tune a 13B model on 8 GPUs, budget 500"
+
+
+@pytest.fixture
+def runtime(sim_engine: Engine) -> Iterator[AgentRuntime]:
+    rt = build_runtime(sim_engine)  # as the app starts it (with its warm-up)
+    yield rt
+    rt.close()
+
+
+def shown(chat: ChatPage, kind: type) -> list:
+    layout = chat.blocks
+    widgets = (layout.itemAt(i).widget() for i in range(layout.count()))
+    return [w for w in widgets if isinstance(w, kind) and not w.isHidden()]
+
+
+def ask(qtbot: QtBot, chat: ChatPage, text: str) -> None:
+    qtbot.waitUntil(lambda: not chat.busy and chat.composer.isEnabled(), timeout=30000)
+    chat.composer.setFocus()
+    qtbot.keyClicks(chat.composer, text)
+    qtbot.keyClick(chat.composer, Qt.Key.Key_Return)
+
+
+def operation(ctl: MainWindowController, prefix: str, state: str) -> bool:
+    return any(
+        v.title.startswith(prefix) and v.state == state for v in ctl.operations.views.values()
+    )
+
+
+def plan_in_chat(qtbot: QtBot, ctl: MainWindowController) -> PlanCard:
+    chat = ctl.chat
+    ask(qtbot, chat, REQUEST)
+    qtbot.waitUntil(lambda: bool(shown(chat, PlanCard)) and not chat.busy, timeout=60000)
+    [plan] = shown(chat, PlanCard)
+    assert plan.table.rowCount() >= 2 and plan.rent_buttons
+    assert "CNY" in plan.cell(0, "Cost")
+    [card] = [c for c in shown(chat, ToolCard) if c.name.text() == "plan"]
+    assert card.badge.text() == "read" and card.status.text().startswith("done")
+    replies = shown(chat, MessageBlock)
+    assert replies and replies[-1].agent_label.text() == "planner"
+    assert "option" in replies[-1].body.toPlainText()
+    return plan
+
+
+def test_request_plan_rent_approve_watch_release(
+    qtbot: QtBot,
+    make_window: MakeWindow,
+    sim_engine: Engine,
+    runtime: AgentRuntime,
+    loop_watchdog: LoopWatchdog,
+) -> None:
+    ctl = make_window(sim_engine, runtime)
+    chat = ctl.chat
+    qtbot.waitUntil(lambda: ctl.status.snapshot is not None, timeout=30000)
+    loop_watchdog.start()
+
+    loop_watchdog.phase = "plan"
+    plan_in_chat(qtbot, ctl)
+
+    loop_watchdog.phase = "ask to rent"
+    ask(qtbot, chat, "rent option 1")
+    qtbot.waitUntil(lambda: bool(shown(chat, ApprovalCard)) and not chat.busy, timeout=60000)
+    [card] = shown(chat, ApprovalCard)
+    assert card.effect == "spend"
+    assert "CNY/h" in card.facts["Price"].text()
+    assert card.facts["Budget"].text().startswith("500.00 CNY")
+    assert card.expiry is not None and card.expiry.text().startswith("for ")
+
+    loop_watchdog.phase = "approve and rent"
+    qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: operation(ctl, "rent", "succeeded"), timeout=120000)
+    qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+    assert ctl.operations_dock.isVisible()
+    rent_item = next(
+        ctl.operations.tree.topLevelItem(i)
+        for i in range(ctl.operations.tree.topLevelItemCount())
+        if ctl.operations.tree.topLevelItem(i).text(0).startswith("rent")
+    )
+    assert rent_item.childCount() >= 1  # one row per node with its bootstrap step
+    qtbot.waitUntil(lambda: ctl.status.rate.text().endswith("on 1 cluster"), timeout=30000)
+    assert "CNY/h" in ctl.status.rate.text()
+    assert "CNY/h" in ctl.tray.tooltip
+    with loop_watchdog.paused():
+        [cluster] = sim_engine.clusters()
+        assert cluster.state == "ready"
+
+    loop_watchdog.phase = "release"
+    ask(qtbot, chat, f"release {cluster.name}")
+    qtbot.waitUntil(
+        lambda: any(c.effect == "destroy" for c in shown(chat, ApprovalCard)) and not chat.busy,
+        timeout=60000,
+    )
+    release = next(c for c in shown(chat, ApprovalCard) if c.effect == "destroy")
+    qtbot.mouseClick(release.approve_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: operation(ctl, "release", "succeeded"), timeout=120000)
+    qtbot.waitUntil(lambda: ctl.status.rate.text() == "Nothing billing", timeout=30000)
+    qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+    loop_watchdog.stop()
+    with loop_watchdog.paused():
+        assert sim_engine.clusters() == []
+        assert sim_engine.cluster(cluster.name).state == "released"
+    loop_watchdog.stop()
+
+
+def test_reject_on_the_approval_card_rents_nothing(
+    qtbot: QtBot,
+    make_window: MakeWindow,
+    sim_engine: Engine,
+    runtime: AgentRuntime,
+    loop_watchdog: LoopWatchdog,
+) -> None:
+    ctl = make_window(sim_engine, runtime)
+    chat = ctl.chat
+    qtbot.waitUntil(lambda: ctl.status.snapshot is not None, timeout=30000)
+    loop_watchdog.start()
+    plan = plan_in_chat(qtbot, ctl)
+    qtbot.mouseClick(plan.rent_buttons[0], Qt.MouseButton.LeftButton)  # "Rent this"
+    qtbot.waitUntil(lambda: bool(shown(chat, ApprovalCard)) and not chat.busy, timeout=60000)
+    [card] = shown(chat, ApprovalCard)
+    qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+    assert "Rejected" in card.outcome.text()
+    rent_cards = [c for c in shown(chat, ToolCard) if c.name.text() == "create_cluster"]
+    assert rent_cards and rent_cards[-1].status.text().startswith("rejected")
+    assert not any(v.title.startswith("rent") for v in ctl.operations.views.values())
+    loop_watchdog.stop()
+    with loop_watchdog.paused():
+        assert sim_engine.clusters(include_released=True) == []
+    assert ctl.status.rate.text() == "Nothing billing"
