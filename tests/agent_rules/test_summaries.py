@@ -46,7 +46,7 @@ def test_a_plan_is_a_table_of_its_best_options_with_the_way_to_rent() -> None:
         assert row[0] == str(number)
         assert row[1] == option["gpu"]
         assert row[-1] == f"{option['cost']:,.2f} {option['currency']}"
-    assert "Plan 7 for a LoRA fine-tune 13B" in text
+    assert "Plan 7 for a LoRA fine-tune 13B: the 5 best options, cheapest first." in text
     assert 'Say "rent option 1"' in text
     assert "built-in catalogue" in text
     assert not HAN.search(text)

@@ -130,7 +130,8 @@ _CREATE_CLUSTER = (
     r"\b(?:create|start|launch|spin\s+up|bring\s+up)\s+(?:a|an|new|the)?\s*\S*\s*cluster\b"
 )
 _RELEASE = (
-    r"\b(?:release|free\s+up|shut\s*down|shutdown|tear\s+down|teardown|terminate|destroy|"
+    r"\b(?:release|free\s+up|shut\s*down|shutdown|shut\s+(?:[a-z0-9-]+\s+){1,3}down|"
+    r"tear\s+(?:[a-z0-9-]+\s+){0,3}down|teardown|terminate|destroy|"
     r"delete|remove|decommission|give\s+back|turn\s+off|power\s+off)\b|释放|退掉|退租|关掉|关闭|关了|销毁|"
     r"删除|删掉|回收|还掉|归还|停掉集群|停止集群|不要了"
 )

@@ -174,6 +174,8 @@ def take_gpu(msg: Message) -> GpuMention | None:
         candidates.append(core)
         if match.group("plural"):
             candidates.insert(0, core + "s")
+        elif core.endswith("s") and not core[:-1].isdigit():
+            candidates.append(core[:-1])  # "8 A800s"
         found: GpuMention | None = None
         for candidate in candidates:
             name = canonical_gpu(candidate)
@@ -304,8 +306,9 @@ _TIMES = re.compile(_L + rf"(?P<n>\d+)\s*[x×*]\s*(?P<m>\d+)\s*(?:{_CARD}|-gpu)"
 _BETWEEN = re.compile(rf"between\s+(?P<a>\d+)\s+and\s+(?P<b>\d+)\s*(?:{_CARD}|-gpu)")
 _RANGE = re.compile(_L + rf"(?P<a>\d+)\s*{_RANGE_SEP}\s*(?P<b>\d+)\s*(?:{_CARD}|-gpu|-card)")
 _AT_MOST = re.compile(
-    rf"(?:up\s+to|at\s+most|no\s+more\s+than|max(?:imum)?(?:\s+of)?|最多|不超过|至多)\s*"
-    rf"(?P<n>\d+)\s*(?:{_CARD}|-gpu)"
+    rf"(?:up\s+to|at\s+most|no\s+more\s+than|fewer\s+than|less\s+than|under|"
+    rf"max(?:imum)?(?:\s+of)?|最多|不超过|至多)\s*(?P<n>\d+)\s*(?:{_CARD}|-gpu)"
+    rf"|(?P<m>\d+)\s*(?:{_CARD})\s*(?:以内|以下|之内|or\s+fewer|or\s+less|at\s+most)"
 )
 _AT_LEAST = re.compile(
     rf"(?:at\s+least|min(?:imum)?(?:\s+of)?|至少|最少|不少于)\s*(?P<n>\d+)\s*(?:{_CARD}|-gpu)"
@@ -330,7 +333,7 @@ def take_gpu_count(msg: Message) -> int | str | None:
         return f"{low}-{high}" if low != high else low
     match = msg.take(_AT_MOST)
     if match is not None:
-        return f"1-{int(match['n'])}"
+        return f"1-{int(match['n'] or match['m'])}"
     match = msg.take(_AT_LEAST)
     if match is not None:
         return f"{int(match['n'] or match['m'])}+"
@@ -614,11 +617,54 @@ def _month_period(month: int, today: date) -> str:
     return f"{year:04d}-{month:02d}"
 
 
+_ISO_DAY = re.compile(r"(?<!\d)(?P<y>20\d\d)-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?!\d)")
+_DAY_EN = re.compile(
+    r"(?P<name>"
+    + "|".join(_MONTHS)
+    + r")\.?\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?"
+    + _R
+    + r"|(?<![\d.])(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<name2>"
+    + "|".join(_MONTHS)
+    + r")"
+    + _R
+)
+_DAY_ZH = re.compile(r"(?<![\d.])(?P<m>1[0-2]|[1-9])\s*月\s*(?P<d>[0-3]?\d)\s*[日号]")
+
+
+def _day_period(month: int, day: int, today: date) -> str | None:
+    """A day of this year, or of last year when it has not come yet; None if no such day."""
+    for year in (today.year, today.year - 1):
+        try:
+            found = date(year, month, day)
+        except ValueError:
+            return None
+        if found <= today:
+            return found.isoformat()
+    return None
+
+
 def take_period(msg: Message, today: date) -> str | None:
     """``today``, ``month``, ``last_month``, ``all``, or a day or month as ``YYYY-MM(-DD)``."""
     keys = msg.keys
     if re.search(r"yesterday|昨天|昨日", keys):
         return (today - timedelta(days=1)).isoformat()
+    match = _ISO_DAY.search(keys)
+    if match is not None:
+        try:
+            return date(int(match["y"]), int(match["m"]), int(match["d"])).isoformat()
+        except ValueError:
+            pass
+    match = _DAY_EN.search(keys)
+    if match is not None:
+        name = match["name"] or match["name2"]
+        day = _day_period(_MONTHS[name], int(match["d"] or match["d2"]), today)
+        if day is not None:
+            return day
+    match = _DAY_ZH.search(msg.work)
+    if match is not None:
+        day = _day_period(int(match["m"]), int(match["d"]), today)
+        if day is not None:
+            return day
     if re.search(r"last\s+month|previous\s+month|上个?月", keys):
         return "last_month"
     if re.search(r"this\s+month|current\s+month|本月|这个月|当月|这月", keys):

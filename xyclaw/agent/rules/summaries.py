@@ -180,16 +180,17 @@ def _plan(data: Any, language: str) -> str:
             ]
         )
     table = _table(header.strip("| ").split(" | "), rows)
-    total = data.get("options_count") or len(data.get("options") or [])
+    shown = len(rows)
+    en_best = "the best option" if shown == 1 else f"the {shown} best options"
     intro = pick(
         language,
-        f"Plan {plan_id}"
+        (f"Plan {plan_id}" if plan_id is not None else "The plan")
         + (f" for a {what}" if what else "")
-        + f": {total} option(s), best first.",
-        f"方案 {plan_id}" + (f"（{what}）" if what else "") + f"：共 {total} 个选项，最优在前。",
+        + f": {en_best}, cheapest first.",
+        (f"方案 {plan_id}" if plan_id is not None else "规划结果")
+        + (f"（{what}）" if what else "")
+        + f"：最优的 {shown} 个选项，便宜的在前。",
     )
-    if plan_id is None:
-        intro = pick(language, f"{total} option(s), best first.", f"共 {total} 个选项，最优在前。")
     parts = [intro, table]
     reasons = options[0].get("reasons") or []
     texts = [r.get("text") if isinstance(r, Mapping) else str(r) for r in reasons[:2]]
