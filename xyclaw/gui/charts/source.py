@@ -231,6 +231,10 @@ class BuffersLiveSource:
     def clusters(self) -> list[ClusterChoice]:
         return list(self._clusters)
 
+    def set_clusters(self, clusters: Sequence[ClusterChoice]) -> None:
+        """The clusters offered from now on (a replay or test adding or ending one)."""
+        self._clusters = list(clusters)
+
     def snapshot(self, cluster_id: int) -> ClusterFrame | None:
         choice = next((c for c in self._clusters if c.id == cluster_id), None)
         if choice is None:
