@@ -19,7 +19,8 @@ exe="$app_dir/xyclaw"
 py=$(command -v python3 || command -v python) || { echo "smoke: needs python3 to read results" >&2; exit 2; }
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# `plan`, `demo` and the app start the simulated cloud in the background: stop it at the end.
+trap '"$exe" sim stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 shots=${2:-$work}
 mkdir -p "$shots"
 export XYCLAW_HOME="$work/home" XYCLAW_SECRETS_BACKEND=file

@@ -10,7 +10,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -x "$root/.venv/bin/python" ]; then py="$root/.venv/bin/python"; else py=$(command -v python3); fi
 
 work=$(mktemp -d)
-[ -n "${KEEP:-}" ] && echo "check-wheel: keeping $work" || trap 'rm -rf "$work"' EXIT
+cleanup() {
+  # `plan` and `demo` start the simulated cloud in the background: stop it.
+  [ -x "$work/venv/bin/xyclaw" ] && XYCLAW_HOME="$work/home" "$work/venv/bin/xyclaw" sim stop >/dev/null 2>&1 || true
+  if [ -n "${KEEP:-}" ]; then echo "check-wheel: kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
 passed=0
 fail() { echo "check-wheel: FAIL: $*" >&2; echo "check-wheel: $passed passed, 1 failed"; exit 1; }
 ok() { passed=$((passed + 1)); echo "check-wheel: ok   $*"; }

@@ -12,6 +12,12 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Iterator
+
+import pytest
+
+from xyclaw.paths import AppPaths
+from xyclaw.sim.cloud import launcher
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 OFFERS = [sys.executable, "-m", "xyclaw.cli.main", "offers", "--gpu", "H100"]
@@ -25,6 +31,13 @@ def _env() -> dict[str, str]:
     env.pop("NO_COLOR", None)
     env.pop("COLUMNS", None)
     return env
+
+
+@pytest.fixture(autouse=True)
+def stop_the_simulated_cloud() -> Iterator[None]:
+    """`offers` starts the simulated cloud in the background: stop it after each test."""
+    yield
+    launcher.stop(AppPaths.from_environment().data_dir / "sim")
 
 
 def test_offers_in_a_pipe_are_the_plain_lines() -> None:
