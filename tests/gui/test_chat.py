@@ -102,9 +102,10 @@ def test_typing_a_request_streams_the_reply_with_its_tool_card_and_plan_table(
     assert card.expanded and '"model_size": "13B"' in card.args.toPlainText()
 
     [plan] = blocks(chat, PlanCard)
-    assert plan.table.rowCount() == 4  # two options, each with its reasons row
-    assert plan.cell(0, "GPUs").startswith("8 × A800")
+    assert plan.option_count == 2
+    assert plan.cell(0, "GPUs") == "8 × A800" and plan.cell(0, "Nodes") == "1 × 8"
     assert plan.cell(0, "Cost") == "173.60 CNY"
+    assert plan.reasons_text(0).startswith("3.50 CNY per GPU-hour")
     assert "fits in 80 GB" in plan.reasons_text(0)
     assert [b.text() for b in plan.rent_buttons] == ["Rent this", "Rent this"]
     assert runtime.turn_threads and all(n.startswith("gui-agent") for n in runtime.turn_threads)

@@ -27,7 +27,7 @@ PROVIDERS_EVERY_S = 60.0  # asking every provider costs a request each: less oft
 @dataclass(frozen=True)
 class ProviderState:
     name: str
-    state: str  # "connected" or "unreachable"
+    state: str  # "connected", "unreachable", or "not set up" (no key for it yet)
     detail: str = ""
 
 
@@ -94,7 +94,7 @@ def read_snapshot(
         brain = runtime.brain_name
     if providers is None:
         providers = [
-            ProviderState(s.name, "connected" if s.reachable else "unreachable", s.detail)
+            ProviderState(s.name, _provider_state(s.reachable, s.detail), s.detail)
             for s in engine.provider_status()
         ]
     return StatusSnapshot(
@@ -108,6 +108,12 @@ def read_snapshot(
         brain=brain or engine.config.llm.preset,
         providers=providers,
     )
+
+
+def _provider_state(reachable: bool, detail: str) -> str:
+    if reachable:
+        return "connected"
+    return "not set up" if "not configured" in detail else "unreachable"
 
 
 class StatusBarController:
@@ -212,7 +218,11 @@ class StatusBarController:
         self.brain.setText(f"Brain: {snapshot.brain}")
         marks = {"connected": "●", "unreachable": "✕"}
         self.providers.setText(
-            "  ".join(f"{marks.get(p.state, '?')} {p.name}" for p in snapshot.providers)
+            "  ".join(
+                f"{marks.get(p.state, '?')} {p.name}"
+                for p in snapshot.providers
+                if p.state != "not set up"
+            )
         )
         self.providers.setToolTip(
             "\n".join(

@@ -8,19 +8,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
-    QTableWidget,
-    QTableWidgetItem,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -294,8 +291,8 @@ class ToolCard(QFrame):
         self.style().polish(self)
 
 
-PLAN_COLUMNS = ("#", "GPUs", "Fabric", "Where", "Hours", "Cost", "Per GPU-hour", "")
-_RIGHT = (0, 4, 5, 6)
+PLAN_COLUMNS = ("#", "GPUs", "Nodes", "Fabric", "Where", "Hours", "Cost", "")
+_RIGHT = (0, 5, 6)
 
 
 def _option_cells(index: int, option: dict[str, Any]) -> list[str]:
@@ -303,33 +300,37 @@ def _option_cells(index: int, option: dict[str, Any]) -> list[str]:
     nodes = option.get("nodes")
     per_node = option.get("gpus_per_node")
     gpus = option.get("gpus") or option.get("gpu_count") or ""
-    shape = f"{gpus} × {option.get('gpu', '')}".strip()
-    if nodes and per_node:
-        shape += f"  ({nodes} × {per_node})" if int(nodes) > 1 else "  (1 node)"
     where = " · ".join(str(option[k]) for k in ("provider", "region") if option.get(k))
     hours = option.get("hours")
     cost = option.get("cost")
-    price = option.get("price_per_gpu_hour")
     return [
         str(option.get("option", option.get("rank", index))),
-        shape,
+        f"{gpus} × {option.get('gpu', '')}".strip(),
+        f"{nodes} × {per_node}" if nodes and per_node else "",
         str(option.get("fabric", "")),
         where,
         "" if hours is None else f"{float(hours):.1f}",
         "" if cost is None else f"{float(cost):,.2f} {currency}",
-        "" if price is None else f"{float(price):.2f} {currency}",
     ]
 
 
 def _reasons(option: dict[str, Any]) -> list[str]:
     out = []
+    price = option.get("price_per_gpu_hour")
+    if price is not None:
+        out.append(f"{float(price):.2f} {option.get('currency') or 'CNY'} per GPU-hour")
     for reason in option.get("reasons") or []:
         out.append(str(reason.get("text", reason)) if isinstance(reason, dict) else str(reason))
     return out
 
 
 class PlanCard(QFrame):
-    """The planner's options as a comparison table, each with "Rent this" and its reasons."""
+    """The planner's options as a comparison table, each with "Rent this" and its reasons.
+
+    A grid of labels rather than a QTableWidget: each option's reasons wrap
+    across the whole width under its row, and the card is exactly as tall as
+    its content, with no inner scroll bar.
+    """
 
     rent_requested = Signal(int, int)  # plan id, option number (1-based)
 
@@ -345,79 +346,63 @@ class PlanCard(QFrame):
         title = QLabel(f"Plan {plan_id}: {count} option{'s' if count != 1 else ''}, best first")
         title.setProperty("role", "card-title")
         layout.addWidget(title)
-        table = QTableWidget(2 * count, len(PLAN_COLUMNS))
+        table = QFrame()
         table.setObjectName("planTable")
-        table.setHorizontalHeaderLabels(list(PLAN_COLUMNS))
-        table.verticalHeader().hide()
-        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        table.setWordWrap(True)
-        table.setShowGrid(False)
-        table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        grid = QGridLayout(table)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(12)
+        grid.setVerticalSpacing(2)
+        for col, name in enumerate(PLAN_COLUMNS):
+            head = QLabel(name)
+            head.setProperty("role", "plan-head")
+            if col in _RIGHT:
+                head.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            grid.addWidget(head, 0, col)
+        self.cells: list[list[QLabel]] = []
+        self.reasons: list[QLabel] = []
         self.rent_buttons: list[QPushButton] = []
         for index, option in enumerate(options):
-            row = 2 * index
+            row = 1 + 2 * index
             number = int(option.get("option", option.get("rank", index + 1)))
+            labels = []
             for col, text in enumerate(_option_cells(index + 1, option)):
-                item = QTableWidgetItem(text)
+                cell = QLabel(text)
+                cell.setProperty("role", "plan-cell")
                 if col in _RIGHT:
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                table.setItem(row, col, item)
+                    cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                grid.addWidget(cell, row, col)
+                labels.append(cell)
+            self.cells.append(labels)
             button = QPushButton("Rent this")
             button.setObjectName(f"rent_option_{number}")
             button.setProperty("role", "primary-small")
-            button.setToolTip("Quote this option and ask for your approval")
+            button.setToolTip(f"Quote option {number} and ask for your approval")
             button.clicked.connect(
                 lambda _=False, n=number: self.rent_requested.emit(self.plan_id, n)
             )
-            holder = QWidget()
-            holder_layout = QHBoxLayout(holder)
-            holder_layout.setContentsMargins(4, 2, 4, 2)
-            holder_layout.addWidget(button)
-            table.setCellWidget(row, len(PLAN_COLUMNS) - 1, holder)
+            grid.addWidget(button, row, len(PLAN_COLUMNS) - 1)
             self.rent_buttons.append(button)
             reasons = _reasons(option)
-            why = QTableWidgetItem("   " + "  ·  ".join(reasons[:3]) if reasons else "")
-            why.setForeground(self.palette().placeholderText())
+            why = QLabel("  ·  ".join(reasons[:4]))
+            why.setWordWrap(True)
+            why.setProperty("role", "plan-why")
             if reasons:
                 why.setToolTip("\n".join(f"• {r}" for r in reasons))
-            table.setItem(row + 1, 0, why)
-            table.setSpan(row + 1, 0, 1, len(PLAN_COLUMNS))
-        header = table.horizontalHeader()
-        for col in range(len(PLAN_COLUMNS)):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(28)
+            grid.addWidget(why, row + 1, 0, 1, len(PLAN_COLUMNS))
+            self.reasons.append(why)
+        grid.setColumnStretch(4, 1)  # "Where" takes what is left
         self.table = table
         layout.addWidget(table)
-        self._fit = QTimer(self)
-        self._fit.setSingleShot(True)
-        self._fit.setInterval(0)
-        self._fit.timeout.connect(self._fit_height)
-        self._fit.start()
-        header.sectionResized.connect(lambda *_: self._fit.start())
-
-    def _fit_height(self) -> None:
-        self.table.resizeRowsToContents()
-        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
-        for row in range(self.table.rowCount()):
-            height += self.table.rowHeight(row)
-        bar = self.table.horizontalScrollBar()
-        if bar.isVisible():
-            height += bar.height()
-        self.table.setFixedHeight(height + 2)
 
     def reasons_text(self, index: int) -> str:
-        item = self.table.item(2 * index + 1, 0)
-        return item.text().strip() if item is not None else ""
+        return self.reasons[index].text()
 
     def cell(self, index: int, column: str) -> str:
-        item = self.table.item(2 * index, PLAN_COLUMNS.index(column))
-        return item.text() if item is not None else ""
+        return self.cells[index][PLAN_COLUMNS.index(column)].text()
+
+    @property
+    def option_count(self) -> int:
+        return len(self.options)
 
     def set_renting(self, option: int | None) -> None:
         """While a rent of this plan is asked for, its buttons wait."""

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -132,6 +133,10 @@ class ChatPage(QWidget):
         self.error = child(form, QLabel, "chatError")
         self.composer = child(form, QPlainTextEdit, "composer")
         self.send_button = child(form, QPushButton, "sendButton")
+        splitter = child(form, QSplitter, "chatSplitter")
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([250, 900])
         self.stop_button = child(form, QPushButton, "stopButton")
 
         self.conversations: list[ConversationInfo] = []
