@@ -51,11 +51,11 @@ def test_torchrun_prints_progress_and_saves_checkpoints(make_node, connect, tmp_
     assert losses[-1] < losses[0]
     tokens = float(steps[0].group(4)) if steps[0] else 0.0
     assert 15000 < tokens < 40000  # 8 x A800 on a 7B model, ~42% MFU
-    assert "checkpoint saved: /shared/checkpoints/demo/step_000020 (step 20)" in r.out
+    assert "checkpoint saved: /shared/checkpoints/demo/checkpoint-20 (step 20)" in r.out
     assert r.out.rstrip().splitlines()[-1].startswith("training finished: 40 steps")
-    meta = json.loads((tmp_path / "shared/checkpoints/demo/step_000040/meta.json").read_text())
-    assert meta["step"] == 40 and meta["world_size"] == 8
-    assert (tmp_path / "shared/checkpoints/demo/latest").read_text() == "step_000040\n"
+    state = tmp_path / "shared/checkpoints/demo/checkpoint-40/trainer_state.json"
+    meta = json.loads(state.read_text())
+    assert meta["global_step"] == 40 and meta["world_size"] == 8
     assert "OMP_NUM_THREADS" in r.err  # torchrun's banner goes to stderr
 
 
@@ -72,7 +72,7 @@ def test_resume_continues_from_the_shared_checkpoint(make_node, connect, tmp_pat
     _upload(b, "# sim: steps=30 save_every=10\n")
     r = b.run("torchrun --nproc_per_node=8 train.py --run_name job --resume auto")
     assert r.status == 0
-    assert "resumed from /shared/checkpoints/job/step_000020 (step 20)" in r.out
+    assert "resumed from /shared/checkpoints/job/checkpoint-20 (step 20)" in r.out
     first_step = next(line for line in r.out.splitlines() if line.startswith("step "))
     assert first_step.startswith("step 21/30")
 
@@ -171,3 +171,83 @@ def test_socket_fallback_slows_multi_node_training(make_node, connect, tmp_path)
     good = tokens(ssh.run(command).out)
     slow = tokens(ssh.run(f"NCCL_IB_HCA=mlx5_9 {command}").out)
     assert slow < good * 0.8
+
+
+def test_every_rank_prints_its_environment_under_torchrun_with_rank_prefixes(
+    make_node, connect, tmp_path
+) -> None:
+    cluster = _cluster(tmp_path)
+    nodes = [make_node(f"node-{i}", cluster=cluster) for i in range(2)]
+    outs = []
+    for rank, node in enumerate(nodes):
+        ssh = connect(node)
+        _upload(ssh, "# sim: steps=3 print_env=1\n")
+        r = ssh.run(
+            f"NODE_RANK={rank} NNODES=2 XYCLAW_NUM_NODES=2 NCCL_IB_HCA=mlx5 torchrun --tee 3 "
+            f"--nnodes 2 --nproc_per_node 8 --node_rank {rank} --master_addr node-0 "
+            "--master_port 29400 train.py"
+        )
+        assert r.status == 0, r.err
+        outs.append(r.out)
+    envs = [line for out in outs for line in out.splitlines() if "env rank=" in line]
+    assert len(envs) == 16
+    ranks = set()
+    for line in envs:
+        m = re.match(r"\[default(\d)\]:env rank=(\d+) local_rank=(\d) host=node-(\d): (.*)", line)
+        assert m, line
+        local, rank, node = int(m.group(1)), int(m.group(2)), int(m.group(4))
+        assert int(m.group(3)) == local and rank == node * 8 + local
+        ranks.add(rank)
+        words = dict(word.split("=", 1) for word in m.group(5).split())
+        assert words["RANK"] == str(rank) and words["LOCAL_RANK"] == str(local)
+        assert words["WORLD_SIZE"] == "16" and words["LOCAL_WORLD_SIZE"] == "8"
+        assert words["MASTER_ADDR"] == "node-0" and words["MASTER_PORT"] == "29400"
+        assert words["NODE_RANK"] == str(node) and words["GROUP_RANK"] == str(node)
+        assert words["NNODES"] == "2" and words["XYCLAW_NUM_NODES"] == "2"
+        assert words["NCCL_IB_HCA"] == "mlx5"
+    assert ranks == set(range(16))
+    steps = [line for line in outs[0].splitlines() if "step 3/3" in line]
+    assert steps and steps[0].startswith("[default0]:step 3/3 | loss")
+    assert not any(line.startswith("[default0]:step") for line in outs[1].splitlines())
+
+
+def test_checkpoint_dir_from_the_environment_and_resume_from_a_path(
+    make_node, connect, tmp_path
+) -> None:
+    node = make_node(cluster=_cluster(tmp_path))
+    ssh = connect(node)
+    _upload(ssh, "# sim: steps=30 save_every=10 fail_at_step=25\n")
+    r = ssh.run("CHECKPOINT_DIR=/shared/ck python train.py --model llama-1b")
+    assert r.status == 1
+    folders = sorted(p.name for p in (tmp_path / "shared/ck").iterdir())
+    assert folders == ["checkpoint-10", "checkpoint-20"]
+    assert (tmp_path / "shared/ck/checkpoint-20/trainer_state.json").is_file()
+    _upload(ssh, "# sim: steps=30 save_every=10\n")
+    r = ssh.run(
+        "python train.py --model llama-1b --output_dir /shared/ck "
+        "--resume_from_checkpoint /shared/ck/checkpoint-10"
+    )
+    assert r.status == 0, r.err
+    assert "resumed from /shared/ck/checkpoint-10 (step 10)" in r.out
+    assert next(x for x in r.out.splitlines() if x.startswith("step ")).startswith("step 11/30")
+
+
+def test_a_save_cut_short_leaves_no_trainer_state(make_node, connect, tmp_path) -> None:
+    node = make_node(cluster=_cluster(tmp_path), time_scale=0.1)
+    ssh = connect(node)
+    # 13B: a save takes ~15 simulated seconds, 1.5 s here; the job is killed during the first
+    _upload(ssh, "# sim: steps=100 save_every=1 seq_len=512\n")
+    ssh.run(
+        "nohup torchrun --nproc_per_node 8 train.py --model llama-13b --output_dir /shared/c "
+        "> log 2>&1 &"
+    )
+    folder = tmp_path / "shared/c/checkpoint-1"
+    assert _wait_for(lambda: (folder / "model.safetensors").is_file(), timeout=20)
+    assert ssh.run("pkill -9 -f train.py").status == 0
+    assert _wait_for(lambda: node.machine.procs.match("train.py", full=True) == [])
+    assert not (folder / "trainer_state.json").exists()
+    r = ssh.run(
+        "torchrun --nproc_per_node 8 train.py --model llama-13b --output_dir /shared/c "
+        "--resume auto --max_steps 1"
+    )
+    assert "no checkpoint found in /shared/c; starting from step 0" in r.out

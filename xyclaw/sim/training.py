@@ -17,6 +17,7 @@ import math
 import posixpath
 import random
 import re
+import shlex
 import threading
 import time
 from collections.abc import Callable
@@ -39,6 +40,7 @@ DEFAULT_MFU = 0.42
 PFS_BYTES_S = 12.5e9  # 100 Gb/s parallel file system
 LOAD_SECONDS_PER_B = 1.5
 NCCL_TIMEOUT_S = 600.0
+STATE_FILE = "trainer_state.json"  # written last: its presence marks a complete checkpoint
 
 
 class TrainingError(Exception):
@@ -73,6 +75,7 @@ class TrainConfig:
     nccl_timeout_s: float = NCCL_TIMEOUT_S
     fail_at_step: int | None = None
     finetune: bool = False
+    print_env: bool = False
 
 
 @dataclass
@@ -85,6 +88,9 @@ class Launch:
     node_rank: int
     master_addr: str | None
     devices: list[int]
+    master_port: int = 29500
+    tee: int = 0  # torchrun --tee: 1 stdout, 2 stderr, 3 both get the rank prefix
+    prefix_template: str = "[${role_name}${local_rank}]:"
 
 
 _ARG_KEYS: dict[str, str] = {
@@ -136,7 +142,22 @@ _ARG_KEYS: dict[str, str] = {
     "sim_fail_at_step": "fail_at_step",
     "fail_at_step": "fail_at_step",
 }
-_FLAG_KEYS = {"lora": "lora", "use_lora": "lora", "qlora": "quant4", "load_in_4bit": "quant4"}
+_FLAG_KEYS = {
+    "lora": "lora",
+    "use_lora": "lora",
+    "qlora": "quant4",
+    "load_in_4bit": "quant4",
+    "print_env": "print_env",
+}
+# What a worker's environment print shows: the rendezvous and what XyClaw and NCCL set.
+_ENV_KEYS = frozenset(
+    {
+        "RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
+        "MASTER_ADDR", "MASTER_PORT", "NODE_RANK", "NNODES", "NPROC_PER_NODE",
+        "CUDA_VISIBLE_DEVICES", "CHECKPOINT_DIR",
+    }
+)  # fmt: skip
+_ENV_PREFIXES = ("XYCLAW_", "NCCL_", "SKYPILOT_", "TORCHELASTIC_")
 
 
 def parse_config(script: str, script_args: list[str], directives: dict[str, str]) -> TrainConfig:
@@ -193,6 +214,8 @@ def _apply(cfg: TrainConfig, key: str, value: str) -> None:
         cfg.global_batch = int(value)
     elif key in ("lr", "mfu", "nccl_timeout_s"):
         setattr(cfg, key, float(value))
+    elif key == "print_env":
+        cfg.print_env = value.lower() in ("1", "true", "yes")
     elif key in ("lora", "quant4"):
         setattr(cfg, key, value.lower() in ("1", "true", "yes", "lora", "qlora"))
         if key == "quant4" and cfg.quant4:
@@ -317,6 +340,8 @@ def _launch(ctx: Ctx, launcher: str, args: list[str]) -> int:
     )
     node_rank = _int_or(env.get("NODE_RANK", env.get("RANK", "0")), 0)
     master_addr = env.get("MASTER_ADDR")
+    master_port = _int_or(env.get("MASTER_PORT", "29500"), 29500)
+    tee = 0
     rest = list(args)
     if launcher in ("torchrun", "deepspeed"):
         nproc = len(devices) if launcher == "deepspeed" else 1
@@ -342,8 +367,14 @@ def _launch(ctx: Ctx, launcher: str, args: list[str]) -> int:
                 node_rank = _int_or(value, 0)
             elif name in ("master_addr",):
                 master_addr = value
+            elif name == "master_port":
+                master_port = _int_or(value, 29500)
             elif name == "rdzv_endpoint":
-                master_addr = value.rsplit(":", 1)[0] if value else master_addr
+                host, colon, port = value.rpartition(":")
+                master_addr = (host if colon else value) or master_addr
+                master_port = _int_or(port, master_port) if colon else master_port
+            elif name in ("tee", "t"):
+                tee = _int_or(value, 0)
             elif name == "include" and value.startswith("localhost:"):
                 nproc = len(value.split(":", 1)[1].split(","))
     if not rest:
@@ -357,7 +388,23 @@ def _launch(ctx: Ctx, launcher: str, args: list[str]) -> int:
         ctx.err(f"{PYTHON}: can't open file '{vpath}': [Errno 2] No such file or directory\n")
         return 2
     cfg = parse_config(vpath, rest[1:], _directives(text))
-    launch = Launch(launcher, nproc, max(1, nnodes), node_rank, master_addr, devices[:nproc])
+    if env.get("XYCLAW_SIM_PRINT_ENV", "").lower() in ("1", "true", "yes"):
+        cfg.print_env = True
+    if not cfg.output_dir:
+        cfg.output_dir = env.get("CHECKPOINT_DIR") or env.get("XYCLAW_CHECKPOINT_DIR") or None
+    launch = Launch(
+        launcher,
+        nproc,
+        max(1, nnodes),
+        node_rank,
+        master_addr,
+        devices[:nproc],
+        master_port=master_port,
+        tee=tee if launcher == "torchrun" else 0,
+        prefix_template=env.get(
+            "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE", "[${role_name}${local_rank}]:"
+        ),
+    )
     try:
         return _Runner(ctx, cfg, launch).run()
     except TrainingError as exc:
@@ -388,6 +435,57 @@ class _Runner:
 
     def err(self, text: str) -> None:
         self.ctx.err(text + "\n")
+
+    def _prefix(self, local: int) -> str:
+        return (
+            self.launch.prefix_template.replace("${role_name}", "default")
+            .replace("${local_rank}", str(local))
+            .replace("${rank}", str(self.global_rank0 + local))
+        )
+
+    def wout(self, local: int, text: str) -> None:
+        """A line a worker prints on stdout; torchrun --tee puts its rank prefix in front."""
+        prefix = self._prefix(local) if self.launch.tee in (1, 3) else ""
+        self.ctx.out("".join(f"{prefix}{line}\n" for line in text.split("\n")))
+
+    def werr(self, local: int, text: str) -> None:
+        prefix = self._prefix(local) if self.launch.tee in (2, 3) else ""
+        self.ctx.err("".join(f"{prefix}{line}\n" for line in text.split("\n")))
+
+    def worker_env(self, local: int) -> dict[str, str]:
+        """What a worker process sees: the launcher's environment plus what torchrun sets."""
+        env = dict(self.ctx.env)
+        launch = self.launch
+        if launch.launcher != "python":
+            env.update(
+                {
+                    "RANK": str(self.global_rank0 + local),
+                    "LOCAL_RANK": str(local),
+                    "GROUP_RANK": str(launch.node_rank),
+                    "ROLE_RANK": str(self.global_rank0 + local),
+                    "WORLD_SIZE": str(self.world),
+                    "LOCAL_WORLD_SIZE": str(launch.nproc),
+                    "MASTER_ADDR": launch.master_addr or "127.0.0.1",
+                    "MASTER_PORT": str(launch.master_port),
+                    "TORCHELASTIC_RUN_ID": env.get("TORCHELASTIC_RUN_ID", "none"),
+                }
+            )
+            if "CUDA_VISIBLE_DEVICES" not in env:
+                env["CUDA_VISIBLE_DEVICES"] = ",".join(str(d) for d in launch.devices)
+        return env
+
+    def _print_env(self) -> None:
+        for local in range(len(self.job.workers)):
+            env = self.worker_env(local)
+            shown = sorted(
+                k for k in env if k in _ENV_KEYS or any(k.startswith(p) for p in _ENV_PREFIXES)
+            )
+            rank = env.get("RANK", str(self.global_rank0 + local))
+            self.wout(
+                local,
+                f"env rank={rank} local_rank={local} host={self.machine.hostname}: "
+                + " ".join(f"{k}={shlex.quote(env[k])}" for k in shown),
+            )
 
     def _glog(self, level: str, where: str, text: str) -> str:
         now = self.machine.now()
@@ -567,7 +665,9 @@ class _Runner:
             for line in nccl_debug_lines(
                 machine, choice, self.job.workers[0].pid, rank0=self.rank0
             ):
-                self.out(line)
+                self.wout(0, line)
+        if cfg.print_env:
+            self._print_env()
         if choice.error is not None:
             self._rank_traceback(
                 0,
@@ -587,10 +687,11 @@ class _Runner:
         )
         if self.rank0:
             method = "qlora" if cfg.quant4 else "lora" if cfg.lora else "full"
-            self.out(
+            self.wout(
+                0,
                 f"world_size={self.world} nodes={launch.nnodes} gpus_per_node={launch.nproc} "
                 f"model={cfg.model} params={cfg.params_b:.2f}B method={method} "
-                f"seq_len={cfg.seq_len} tokens_per_step={tokens_per_step}"
+                f"seq_len={cfg.seq_len} tokens_per_step={tokens_per_step}",
             )
         start_step = self._resume_step()
         if start_step is None:
@@ -652,18 +753,20 @@ class _Runner:
             if self.rank0 and (step % max(1, cfg.log_every) == 0 or step == cfg.steps):
                 lr = self._lr(step)
                 grad_norm = 0.4 + 6.0 * math.exp(-step / 80.0) + self._noise(step, 0.05)
-                self.out(
+                self.wout(
+                    0,
                     f"step {step}/{cfg.steps} | loss {loss:.4f} | lr {lr:.3e} | "
                     f"grad_norm {grad_norm:.3f} | tokens/s {tokens_per_step / step_time:.1f} | "
-                    f"step_time {step_time:.3f}s | mem {need / 1024:.1f}GiB"
+                    f"step_time {step_time:.3f}s | mem {need / 1024:.1f}GiB",
                 )
             if step % cfg.save_every == 0 or step == cfg.steps:
                 status = self._checkpoint(step, loss, need)
                 if status is not None:
                     return status
         if self.rank0:
-            self.out(
-                f"training finished: {cfg.steps} steps, final loss {loss:.4f}, {self.elapsed:.1f}s"
+            self.wout(
+                0,
+                f"training finished: {cfg.steps} steps, final loss {loss:.4f}, {self.elapsed:.1f}s",
             )
         return 0
 
@@ -704,60 +807,74 @@ class _Runner:
             candidate = self._latest(out_dir)
             if candidate is None:
                 if self.rank0:
-                    self.out(f"no checkpoint found in {out_dir}; starting from step 0")
+                    self.wout(0, f"no checkpoint found in {out_dir}; starting from step 0")
                 return 0
         else:
             candidate = self.ctx.path(resume)
-            if fs.is_dir(candidate) and not fs.is_file(f"{candidate}/meta.json"):
+            if fs.is_dir(candidate) and not fs.is_file(f"{candidate}/{STATE_FILE}"):
                 candidate = self._latest(candidate) or candidate
         try:
-            meta = json.loads(fs.read_text(f"{candidate}/meta.json"))
-            step = int(meta["step"])
-        except (FsError, ValueError, KeyError):
+            state = json.loads(fs.read_text(f"{candidate}/{STATE_FILE}"))
+            step = int(state["global_step"])
+        except (FsError, ValueError, KeyError, TypeError):
             self._rank_traceback(
                 0,
-                f"FileNotFoundError: [Errno 2] No such file or directory: '{candidate}/meta.json'",
+                f"FileNotFoundError: [Errno 2] No such file or directory: "
+                f"'{candidate}/{STATE_FILE}'",
             )
             self._fail_child(0, 1, None)
             return None
         if self.rank0:
-            self.out(f"resumed from {candidate} (step {step})")
+            self.wout(0, f"resumed from {candidate} (step {step})")
         return step
 
     def _latest(self, out_dir: str) -> str | None:
+        """The highest `checkpoint-<step>` folder with its trainer state (what HF's
+        get_last_checkpoint finds, skipping a save that never finished)."""
         fs = self.machine.fs
         try:
-            name = fs.read_text(f"{out_dir}/latest").strip()
-            if name and fs.is_file(f"{out_dir}/{name}/meta.json"):
-                return f"{out_dir}/{name}"
-        except FsError:
-            pass
-        try:
-            steps = sorted(n for n in fs.listdir(out_dir) if re.fullmatch(r"step_\d+", n))
+            names = fs.listdir(out_dir)
         except FsError:
             return None
-        for name in reversed(steps):
-            if fs.is_file(f"{out_dir}/{name}/meta.json"):
+        steps = sorted(
+            (int(m.group(1)), name)
+            for name in names
+            if (m := re.fullmatch(r"checkpoint-(\d+)", name))
+        )
+        for _, name in reversed(steps):
+            if fs.is_file(f"{out_dir}/{name}/{STATE_FILE}"):
                 return f"{out_dir}/{name}"
         return None
 
     def _checkpoint(self, step: int, loss: float, need: int) -> int | None:
+        """Global rank 0 writes `checkpoint-<step>`: the weights first, the trainer state
+        last, once the save is done (a process killed mid-save leaves no state file)."""
         cfg = self.cfg
         size = cfg.params_b * 1e9 * (2.0 if cfg.lora else 14.0) * (0.01 if cfg.lora else 1.0)
         self._loads(2.0, need, 0.1, 1.0)
+        fs = self.machine.fs
+        out_dir = self._output_dir()
+        target = f"{out_dir}/checkpoint-{step}"
+        if self.rank0:
+            try:
+                fs.mkdir(target, parents=True)
+                fs.write_bytes(
+                    f"{target}/{'adapter_model' if cfg.lora else 'model'}.safetensors",
+                    f"xyclaw-sim: {int(size)} bytes of weights at step {step}\n".encode(),
+                )
+            except FsError as exc:
+                self._rank_traceback(0, f"OSError: [Errno 30] {exc}: '{target}'")
+                return self._fail_child(0, 1, None)
         status = self._wait(size / PFS_BYTES_S)
         if status is not None:
             return status
         if not self.rank0:
             self._loads(97.0, need, 0.92, 40.0)
             return None
-        fs = self.machine.fs
-        out_dir = self._output_dir()
-        name = f"step_{step:06d}"
-        target = f"{out_dir}/{name}"
-        meta = {
-            "step": step,
-            "loss": round(loss, 6),
+        state = {
+            "global_step": step,
+            "max_steps": cfg.steps,
+            "log_history": [{"step": step, "loss": round(loss, 6)}],
             "model": cfg.model,
             "params_b": cfg.params_b,
             "world_size": self.world,
@@ -767,17 +884,11 @@ class _Runner:
             "bytes": int(size),
         }
         try:
-            fs.mkdir(target, parents=True)
-            fs.write_bytes(f"{target}/meta.json", (json.dumps(meta, indent=2) + "\n").encode())
-            fs.write_bytes(
-                f"{target}/{'adapter_model' if cfg.lora else 'model'}.safetensors",
-                f"xyclaw-sim checkpoint: {int(size)} bytes of weights at step {step}\n".encode(),
-            )
-            fs.write_bytes(f"{out_dir}/latest", (name + "\n").encode())
+            fs.write_bytes(f"{target}/{STATE_FILE}", (json.dumps(state, indent=2) + "\n").encode())
         except FsError as exc:
             self._rank_traceback(0, f"OSError: [Errno 30] {exc}: '{target}'")
             return self._fail_child(0, 1, None)
-        self.out(f"checkpoint saved: {target} (step {step})")
+        self.wout(0, f"checkpoint saved: {target} (step {step})")
         self._loads(97.0, need, 0.92, 40.0)
         return None
 
@@ -797,7 +908,8 @@ class _Runner:
             rank = self.global_rank0 + local
             where = "ProcessGroupNCCL.cpp:607"
             prefix = f"[rank{rank}]:"
-            self.err(
+            self.werr(
+                local,
                 prefix
                 + self._glog(
                     "E",
@@ -806,9 +918,10 @@ class _Runner:
                     f"WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn={numel}, "
                     f"NumelOut={numel}, Timeout(ms)={timeout_ms}) ran for {timeout_ms + 60} "
                     "milliseconds before timing out.",
-                )
+                ),
             )
-            self.err(
+            self.werr(
+                local,
                 prefix
                 + self._glog(
                     "E",
@@ -817,9 +930,10 @@ class _Runner:
                     "detected by watchdog at work: "
                     f"{seq}, last enqueued NCCL work: {seq}, last completed NCCL work: "
                     f"{seq - 1}.",
-                )
+                ),
             )
-            self.err(
+            self.werr(
+                local,
                 prefix
                 + self._glog(
                     "E",
@@ -827,16 +941,17 @@ class _Runner:
                     f"[Rank {rank}] Some NCCL operations have failed or timed out. Due to the "
                     "asynchronous nature of CUDA kernels, subsequent GPU operations might run "
                     "on corrupted/incomplete data.",
-                )
+                ),
             )
-            self.err(
+            self.werr(
+                local,
                 prefix
                 + self._glog(
                     "E",
                     "ProcessGroupNCCL.cpp:627",
                     f"[Rank {rank}] To avoid data inconsistency, we are taking the entire "
                     "process down.",
-                )
+                ),
             )
         if self.launch.launcher == "python":
             return 128 + SIGABRT
@@ -863,7 +978,7 @@ class _Runner:
                 "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
             ]
         for line in lines:
-            self.err(prefix + line)
+            self.werr(local, prefix + line)
 
     def _fail_cuda(self, local: int, message: str) -> int:
         self._rank_traceback(local, f"RuntimeError: {message}")
