@@ -10,6 +10,7 @@ into a how-to question.
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
 from datetime import date
 
@@ -378,3 +379,14 @@ def test_the_same_text_gives_the_same_turn() -> None:
     for phrase in BOOK.phrases()[:40]:
         context = BOOK.context_for(phrase)
         assert understand(phrase.say, context) == understand(phrase.say, context)
+
+
+def test_long_or_pathological_text_is_answered_quickly_with_words() -> None:
+    texts = ["1" * 1000, "release " * 125, "一" * 1000, "`" * 999, "x" * 5000]
+    for text in texts:
+        started = time.perf_counter()
+        turn = understand(text, CONTEXT)
+        assert time.perf_counter() - started < 0.5, text[:20]
+        assert _unsafe(turn) == []
+    long = understand("release everything " * 60, CONTEXT)
+    assert long.tool_calls == () and "1000 characters" in (long.reply or "")

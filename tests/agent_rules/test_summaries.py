@@ -126,6 +126,8 @@ def test_a_rental_names_the_cluster_its_shape_and_its_price() -> None:
     text = summarize("create_cluster", body, "en")
     assert text.startswith("Rented **a800-x16-3fa2b1**: 16 x A800 (2 nodes x 8) on ib-hdr-200")
     assert "4.40 CNY per GPU-hour (70.40 CNY/h)" in text
+    one_node = {**_cluster().to_json(), "fabric": "none", "nodes": [], "gpus": 8}
+    assert "8 x A800 on one node in Xiamen" in summarize("create_cluster", one_node, "en")
     zh = summarize("create_cluster", _cluster(), "zh")  # the record itself works too
     assert zh.startswith("已租用 **a800-x16-3fa2b1**：16 x A800（2 台 × 8 卡）")
     assert "每小时 70.40 CNY" in zh
@@ -200,7 +202,7 @@ def test_history_alerts_jobs_and_tuning() -> None:
     at = datetime(2026, 5, 1, 8, 30, tzinfo=UTC).timestamp()
     rows = [{"id": 12, "name": "lora-13b", "state": "succeeded", "created_at": at}]
     text = summarize("history", {"kind": "jobs", "rows": rows, "count": 1}, "en")
-    assert text.startswith("The last 1 jobs:")
+    assert text.startswith("The most recent job:")
     assert _table_rows(text) == [["12", "lora-13b", "succeeded", "2026-05-01 08:30"]]
     assert summarize("history", {"kind": "plans", "rows": []}, "zh") == "历史里没有方案。"
     alerts = [
@@ -249,6 +251,11 @@ def test_history_alerts_jobs_and_tuning() -> None:
     text = summarize("tune", tune, "en")
     assert text.startswith("Tuned **a800-x16-3fa2b1** (ib-hdr-200): peak 21.3 GB/s.")
     assert "`NCCL_IB_HCA`: None -> mlx5_0 (the HCA that is up)" in text
+    kept = {**tune["tune"], "kept": "current", "decision": "left as it is: peak 21.3 GB/s"}
+    assert summarize("tune", {"tune": kept}, "en").splitlines()[0] == (
+        "Tuned **a800-x16-3fa2b1** (ib-hdr-200): peak 21.3 GB/s. Kept the current NCCL settings:"
+        " left as it is."
+    )
 
 
 def test_errors_read_as_failures_with_their_hint() -> None:

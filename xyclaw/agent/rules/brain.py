@@ -735,10 +735,15 @@ def _unsafe_leading(msg: Message) -> Handler | None:
     return None
 
 
+MAX_CHARS = 1000  # a request, not a pasted log: longer text gets words, never a call
+
+
 def understand(text: str, context: RulesContext | None = None) -> RulesTurn:
     """The intent of one user message and the tool calls (or words) that answer it."""
     context = context or RulesContext()
-    turn = _Turn(detect_language(text), context)
+    turn = _Turn(detect_language(text[:MAX_CHARS]), context)
+    if len(text) > MAX_CHARS:
+        return turn.reply("unknown", "supervisor", turn.say("too_long", limit=MAX_CHARS))
     msg = Message.of(text)
     if not msg.keys.strip():
         return turn.reply("unknown", "supervisor", unknown_text(turn.language))

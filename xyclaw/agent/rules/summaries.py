@@ -263,9 +263,12 @@ def _cluster_line(cluster: Mapping[str, Any], language: str) -> str:
     if nodes and per_node and nodes > 1:
         shape += pick(language, f" ({nodes} nodes x {per_node})", f"（{nodes} 台 × {per_node} 卡）")
     where = cluster.get("region")
+    fabric = cluster.get("fabric")
+    on_en = "on one node" if fabric == "none" else f"on {fabric}"
+    on_zh = "单机" if fabric == "none" else f"网络 {fabric}"
     return pick(
         language,
-        f"{shape} on {cluster.get('fabric')}"
+        f"{shape} {on_en}"
         + (f" in {where}" if where else "")
         + (
             f", {_amount(price, currency)} per GPU-hour ({_amount(hourly, currency)}/h)"
@@ -273,7 +276,7 @@ def _cluster_line(cluster: Mapping[str, Any], language: str) -> str:
             else ""
         )
         + f"; state {cluster.get('state')}",
-        f"{shape}，网络 {cluster.get('fabric')}"
+        f"{shape}，{on_zh}"
         + (f"，地区 {where}" if where else "")
         + (
             f"，每卡时 {_amount(price, currency)}（每小时 {_amount(hourly, currency)}）"
@@ -474,14 +477,17 @@ def _tune(data: Any, language: str) -> str:
         return _generic("tune", data, language)
     found = data.get("verdict")
     verdict: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    headline = verdict.get("headline") or verdict.get("status") or "-"
+    headline = str(verdict.get("headline") or verdict.get("status") or "-")
     kept = data.get("kept")
+    # The decision often repeats the headline: say it once.
+    decision = str(data.get("decision") or "").replace(headline, "").strip(" :;,.")
     head = pick(
         language,
         f"Tuned **{data.get('cluster')}** ({data.get('fabric')}): {headline}. Kept the {kept} "
-        f"NCCL settings: {data.get('decision')}.",
+        "NCCL settings" + (f": {decision}." if decision else "."),
         f"已调优 **{data.get('cluster')}**（{data.get('fabric')}）：{headline}。保留"
-        f"{'推荐' if kept == 'recommended' else '当前'}的 NCCL 设置：{data.get('decision')}。",
+        f"{'推荐' if kept == 'recommended' else '当前'}的 NCCL 设置"
+        + (f"：{decision}。" if decision else "。"),
     )
     changes = [c for c in data.get("changes") or [] if isinstance(c, Mapping)]
     lines = [
@@ -675,6 +681,7 @@ def _history(data: Any, language: str) -> str:
         "clusters": ("clusters", "集群"),
         "plans": ("plans", "方案"),
         "events": ("events", "事件"),
+        "conversations": ("conversations", "对话"),
     }
     en_kind, zh_kind = kinds.get(str(kind), ("entries", "记录"))
     if not rows_list:
@@ -694,7 +701,11 @@ def _history(data: Any, language: str) -> str:
             else:
                 row.append(r.get(key))
         rows.append(row)
-    head = pick(language, f"The last {len(rows)} {en_kind}:", f"最近 {len(rows)} 条{zh_kind}：")
+    if len(rows) == 1:
+        en_head = f"The most recent {en_kind.rstrip('s')}:"
+    else:
+        en_head = f"The {len(rows)} most recent {en_kind}:"
+    head = pick(language, en_head, f"最近 {len(rows)} 条{zh_kind}：")
     return head + "\n\n" + _table(header, rows) + _more(language, len(rows), len(rows_list))
 
 

@@ -280,6 +280,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         '{option}" for its exact quote; nothing is rented before you approve it.',
         "方案{option}的配置、时间和费用见上面方案表。说“租方案{option}”获取准确报价；你批准之前不会租用。",
     ),
+    "too_long": (
+        "That is longer than the built-in rules brain reads ({limit} characters). Ask one "
+        'thing in a sentence, for example "plan a 7B fine-tune on 8 GPUs"; a model (an LLM '
+        "preset) can read long text.",
+        "这段话超过了内置规则助手能读的长度（{limit} 个字符）。请用一句话问一件事，"
+        "例如“用8张卡微调7B模型”；长文本可以交给大模型（配置一个 LLM 预设）。",
+    ),
     "one_at_a_time": (
         'One thing at a time, please: first say which to do, for example "{first}".',
         "请一次只做一件事，例如先说“{first}”。",
