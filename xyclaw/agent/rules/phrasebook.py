@@ -203,7 +203,14 @@ per-node count means 8 GPUs per node. A budget in another currency is sent as te
 (`"20000 USD"` for $20k); a cost period outside today, month, last_month and all is a calendar
 month `YYYY-MM` or day `YYYY-MM-DD`; a history period becomes `since`/`until` (local midnight,
 epoch seconds). GPU models not in the catalogue (Ascend 910B, V100, RTX 3090 ...) get a
-reply listing the catalogue's models instead of a plan.
+reply listing the catalogue's models instead of a plan. A request longer than 1000 characters
+gets words, not a call.
+
+`bench/agent_eval.py` runs the scenarios in `bench/agent_scenarios/` (English and Chinese,
+each a request, its conversation and the expected tool and arguments, phrased apart from this
+table) against the rules brain, and against a model when `XYCLAW_EVAL_BASE_URL`,
+`XYCLAW_EVAL_MODEL` and `XYCLAW_EVAL_API_KEY` are set; it prints the success rate, tool calls
+and tokens per scenario and the rules brain's time per turn.
 """
 
 
