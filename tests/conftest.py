@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from xyclaw.paths import AppPaths
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 SHARED_FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
@@ -23,6 +25,13 @@ def xyclaw_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
         if name.startswith("XYCLAW_") and name not in {"XYCLAW_HOME", "XYCLAW_SECRETS_BACKEND"}:
             monkeypatch.delenv(name)
     yield home
+    # A command under test may have started the simulated cloud in the background, as it does
+    # for a user; stop it so no test leaves a server running.
+    sim_state = AppPaths.from_environment().data_dir / "sim"
+    if sim_state.exists():
+        from xyclaw.sim.cloud.launcher import stop
+
+        stop(sim_state)
 
 
 @pytest.fixture
