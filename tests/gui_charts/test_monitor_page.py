@@ -296,3 +296,19 @@ def test_no_cluster_says_what_to_do(make_page: MakePage) -> None:
     page = make_page(fleet)
     assert page.stack.currentWidget() is page.empty
     assert "No cluster is being watched" in page.empty.text()
+
+
+def test_an_unchanged_alert_keeps_its_card_when_others_come_and_go(
+    fleet: Fleet, make_page: MakePage
+) -> None:
+    fleet.fill(30, lambda n, g, t: 50)
+    clock = Clock()
+    fleet.alerts = [alert(1, "gpu.xid")]
+    page = make_page(fleet, clock)
+    card = page.alerts.cards[0]
+    fleet.alerts = [alert(2, "gpu.ecc_uncorrectable", gpu=2), alert(1, "gpu.xid")]
+    clock.t += 1.5
+    page.tick()
+    assert [c.alert.id for c in page.alerts.cards] == [2, 1]
+    assert page.alerts.cards[1] is card and card.isVisible()
+    assert page.alerts.cards[0].isVisible()  # a card added to a shown page shows at once

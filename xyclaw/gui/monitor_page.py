@@ -208,7 +208,7 @@ class MonitorPage(QWidget):
             return
         self.selection = keys
         self.curves.set_selection(keys)
-        self.heatmap.set_highlight(set(keys))
+        self.heatmap.set_highlight({k: self.curves.color_of(k) for k in keys})
         self._rebuild_legend()
         if self.frame is not None:
             self.curves.set_frame(self.frame, self.clock())

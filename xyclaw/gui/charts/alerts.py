@@ -157,6 +157,11 @@ class AlertCard(QFrame):
         layout.addLayout(row)
 
 
+def _shape(alert: AlertView) -> tuple[object, ...]:
+    """What a card shows: a new card when any of it changes."""
+    return (alert.id, alert.rule, alert.severity, alert.message, alert.node_id, alert.gpu)
+
+
 def _where(alert: AlertView) -> str:
     if alert.node and alert.gpu is not None:
         return f"{alert.node} GPU {alert.gpu}"
@@ -195,18 +200,26 @@ class AlertsPanel(QWidget):
         outer.addWidget(self.scroll, 1)
 
     def set_alerts(self, alerts: list[AlertView]) -> None:
-        shape = tuple((a.id, a.rule, a.severity, a.message, a.node_id, a.gpu) for a in alerts)
+        """Show these alerts in this order. A card whose alert did not change is kept as it
+        is (its buttons do not move or vanish under the pointer); only new or changed
+        alerts get a new card."""
+        shape = tuple(_shape(a) for a in alerts)
         if shape == self._shown:
             return
         self._shown = shape
-        for card in self.cards:
+        old = {_shape(c.alert): c for c in self.cards}
+        cards: list[AlertCard] = []
+        for alert in alerts:
+            card = old.pop(_shape(alert), None)
+            cards.append(card if card is not None else AlertCard(alert, self))
+        for card in old.values():
             self.list.removeWidget(card)
+            card.hide()
             card.deleteLater()
-        self.cards = []
-        for i, alert in enumerate(alerts):
-            card = AlertCard(alert, self)
-            self.list.insertWidget(i, card)
-            self.cards.append(card)
+        for i, card in enumerate(cards):
+            self.list.insertWidget(i, card)  # moves a kept card to its place
+            card.show()
+        self.cards = cards
         self.empty.setVisible(not alerts)
         self.title.setText(f"Alerts ({len(alerts)})" if alerts else "Alerts")
 

@@ -188,7 +188,7 @@ class GpuHeatmap(QWidget):
         self.grid: TimeGrid | None = None
         self.image: U8 = np.full((0, 0), MISSING_U8, dtype=np.uint8)
         self._drawn: tuple[int, int, int] | None = None  # (frame version, last column, rows)
-        self._highlight: set[tuple[int, int]] = set()
+        self._highlight: dict[tuple[int, int], str] = {}  # charted GPU -> its curve colour
         self._pool = 1  # image rows per drawn row (see pool_rows)
         self._last_ts: dict[int, int] = {}  # newest sample drawn, per node
 
@@ -210,7 +210,8 @@ class GpuHeatmap(QWidget):
         self.plot.addItem(self.item)
         self.separators = pg.PlotCurveItem(connect="pairs", skipFiniteCheck=True)
         self.plot.addItem(self.separators)
-        self.marks = pg.PlotCurveItem(connect="pairs", skipFiniteCheck=True)  # picked GPUs
+        # a triangle in the curve's colour at the right end of each charted GPU's row
+        self.marks = pg.ScatterPlotItem(symbol="t3", size=9, pxMode=True)
         self.plot.addItem(self.marks)
         self.colorbar = pg.ColorBarItem(
             values=(0, 100),
@@ -242,7 +243,7 @@ class GpuHeatmap(QWidget):
         self.colorbar.axis.setLabel("utilization %", color=theme.foreground)
         self.lut = heatmap_lut(theme)
         self._relabel()
-        self.marks.setPen(pg.mkPen("#f43f5e", width=2))
+        self.marks.setPen(pg.mkPen(theme.background, width=1))
         self._drawn = None
 
     def _relabel(self) -> None:
@@ -345,9 +346,9 @@ class GpuHeatmap(QWidget):
         self.grid = None
         self._drawn = None
 
-    def set_highlight(self, keys: set[tuple[int, int]]) -> None:
-        """Mark the rows of the GPUs charted below (a short tick at the right edge)."""
-        self._highlight = set(keys)
+    def set_highlight(self, keys: dict[tuple[int, int], str]) -> None:
+        """Mark the rows of the GPUs charted below, each in its curve's colour."""
+        self._highlight = dict(keys)
         self._draw_marks()
 
     def _draw_separators(self) -> None:
@@ -362,15 +363,13 @@ class GpuHeatmap(QWidget):
         if self.grid is None or not self._highlight:
             self.marks.setData([], [])
             return
-        rows = [self.rowmap.row_of(n, g) for n, g in sorted(self._highlight)]
-        ys = np.asarray([r + 0.5 for r in rows if r is not None], dtype=np.float64)
-        if not ys.size:
-            self.marks.setData([], [])
-            return
-        span = self.grid.end_s - self.grid.start_s
-        x1 = self.grid.end_s
-        x0 = x1 - span * 0.012
-        self.marks.setData(np.tile([x0, x1], ys.size), np.repeat(ys, 2))
+        spots = []
+        x = self.grid.end_s - (self.grid.end_s - self.grid.start_s) * 0.006  # inside the edge
+        for (node_id, gpu), color in self._highlight.items():
+            row = self.rowmap.row_of(node_id, gpu)
+            if row is not None:
+                spots.append({"pos": (x, row + 0.5), "brush": pg.mkBrush(color)})
+        self.marks.setData(spots)
 
     # -- reading back ------------------------------------------------------------------------
     def gpu_at(self, row: int) -> tuple[int, str, int] | None:
