@@ -390,3 +390,15 @@ def test_long_or_pathological_text_is_answered_quickly_with_words() -> None:
         assert _unsafe(turn) == []
     long = understand("release everything " * 60, CONTEXT)
     assert long.tool_calls == () and "1000 characters" in (long.reply or "")
+
+
+def test_a_released_cluster_is_no_longer_it() -> None:
+    stale = RulesContext(last_cluster="a800-x16-old", clusters=("l40s-x8-new",), today=EMPTY.today)
+    for text in ("release it", "释放这个集群", "tune the network", "run `nvidia-smi`"):
+        turn = understand(text, stale)
+        assert turn.tool_calls == () and "l40s-x8-new" in (turn.reply or ""), text
+    health = understand("is the cluster healthy?", stale)
+    assert [(c.name, c.args) for c in health.tool_calls] == [
+        ("cluster_health", {"cluster": "l40s-x8-new"})
+    ]
+    assert understand("release l40s-x8-new", stale).tool_calls[0].args == {"cluster": "l40s-x8-new"}

@@ -219,6 +219,7 @@ class _Turn:
 
 
 def _has(msg: Message, pattern: str | re.Pattern[str]) -> bool:
+    """Whether a keyword pattern occurs (quoted commands and paths left out)."""
     return msg.has(pattern)
 
 
@@ -283,9 +284,25 @@ def _jobs(msg: Message, context: RulesContext, verbs: str | None = None) -> tupl
 
 
 def _implicit(last: str | None, live: tuple[str, ...]) -> str | None:
-    """The conversation's cluster (or job), else the only live one, else None."""
+    """The conversation's job, else the only running one, else None."""
     if last is not None:
         return last
+    if len(live) == 1:
+        return live[0]
+    return None
+
+
+def _implicit_cluster(context: RulesContext, *, strict: bool = True) -> str | None:
+    """The conversation's cluster while it is live, else the only live one, else None.
+
+    A cluster talked about earlier and released since is no longer "it": with ``strict``
+    (an action that destroys or runs something) that asks, rather than pick another one.
+    """
+    last, live = context.last_cluster, context.clusters
+    if last is not None and (not live or last in live):
+        return last
+    if last is not None and strict:
+        return None
     if len(live) == 1:
         return live[0]
     return None
@@ -323,7 +340,7 @@ def _ask_cluster(turn: _Turn, intent: str, agent: str, verb_en: str, verb_zh: st
 # ---- intents ---------------------------------------------------------------------------------
 
 
-def _help(turn: _Turn, msg: Message) -> RulesTurn:
+def _help(turn: _Turn, _msg: Message) -> RulesTurn:
     return turn.reply("help", "supervisor", help_text(turn.language))
 
 
@@ -372,7 +389,7 @@ def _plan_slots(msg: Message) -> _PlanSlots:
     )
 
 
-def _known_gpus(language: str) -> str:
+def _known_gpus() -> str:
     return ", ".join(slots.catalog_gpus())
 
 
@@ -380,7 +397,7 @@ def _plan(turn: _Turn, msg: Message, found: _PlanSlots | None = None) -> RulesTu
     s = found or _plan_slots(msg)
     if s.gpu is not None and s.gpu.name is None:
         return turn.reply(
-            "plan", "planner", turn.say("unknown_gpu", gpu=s.gpu.spoken, known=_known_gpus("en"))
+            "plan", "planner", turn.say("unknown_gpu", gpu=s.gpu.spoken, known=_known_gpus())
         )
     if s.params is None:
         return turn.reply("plan", "planner", turn.say("ask_model_size"))
@@ -457,7 +474,7 @@ def _rent(turn: _Turn, msg: Message) -> RulesTurn:
     gpu = slots.take_gpu(msg)
     if gpu is not None and gpu.name is None:
         return turn.reply(
-            "rent", "provisioner", turn.say("unknown_gpu", gpu=gpu.spoken, known=_known_gpus("en"))
+            "rent", "provisioner", turn.say("unknown_gpu", gpu=gpu.spoken, known=_known_gpus())
         )
     count_value = slots.take_gpu_count(msg)
     if gpu is not None and isinstance(count_value, int):
@@ -499,7 +516,7 @@ def _release(turn: _Turn, msg: Message) -> RulesTurn:
     if refs:
         calls = [ToolCall("release_cluster", {"cluster": r.value}) for r in refs[:8]]
         return turn.call("release", "provisioner", *calls)
-    target = _implicit(turn.context.last_cluster, turn.context.clusters) if pronoun else None
+    target = _implicit_cluster(turn.context) if pronoun else None
     if target is not None:
         return turn.call("release", "provisioner", ToolCall("release_cluster", {"cluster": target}))
     return _ask_cluster(turn, "release", "provisioner", "release", "释放")
@@ -522,7 +539,7 @@ def _cancel(turn: _Turn, msg: Message) -> RulesTurn:
 
 
 def _resolve_cluster(
-    turn: _Turn, msg: Message, *, implicit: bool, verbs: str | None = None
+    turn: _Turn, msg: Message, *, implicit: bool, verbs: str | None = None, strict: bool = True
 ) -> tuple[str | None, list[Ref]]:
     """A single cluster: named, else (with a pronoun or ``implicit``) the conversation's one."""
     refs, pronoun = _clusters(msg, turn.context, verbs)
@@ -531,7 +548,7 @@ def _resolve_cluster(
     if refs:
         return None, refs
     if pronoun or implicit:
-        return _implicit(turn.context.last_cluster, turn.context.clusters), refs
+        return _implicit_cluster(turn.context, strict=strict), refs
     return None, refs
 
 
@@ -561,7 +578,7 @@ def _launch(turn: _Turn, msg: Message) -> RulesTurn:
     elif len(refs) > 1:
         return _ask_cluster(turn, "launch", "operator", "launch it on", "在其上启动")
     else:
-        target = _implicit(turn.context.last_cluster, turn.context.clusters)
+        target = _implicit_cluster(turn.context)
         if target is not None:
             args["cluster"] = target
         elif len(turn.context.clusters) > 1:
@@ -673,7 +690,7 @@ def _alerts(turn: _Turn, msg: Message) -> RulesTurn:
 
 
 def _health(turn: _Turn, msg: Message) -> RulesTurn:
-    cluster, _refs = _resolve_cluster(turn, msg, implicit=True)
+    cluster, _refs = _resolve_cluster(turn, msg, implicit=True, strict=False)
     if cluster is None:
         return _ask_cluster(turn, "health", "monitor", "health of", "检查")
     return turn.call("health", "monitor", ToolCall("cluster_health", {"cluster": cluster}))
@@ -691,7 +708,7 @@ def _offers(turn: _Turn, msg: Message) -> RulesTurn:
     gpu = slots.take_gpu(msg)
     if gpu is not None and gpu.name is None:
         return turn.reply(
-            "offers", "planner", turn.say("unknown_gpu", gpu=gpu.spoken, known=_known_gpus("en"))
+            "offers", "planner", turn.say("unknown_gpu", gpu=gpu.spoken, known=_known_gpus())
         )
     if gpu is not None:
         args["gpu"] = gpu.name
