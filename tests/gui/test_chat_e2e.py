@@ -16,11 +16,15 @@ from pytestqt.qtbot import QtBot
 from tests.gui.conftest import LoopWatchdog, MakeWindow
 from xyclaw.agent.runtime import AgentRuntime
 from xyclaw.engine import Engine
+from xyclaw.engine.lifecycle import UpRequest
 from xyclaw.gui.app import build_runtime
+from xyclaw.gui.charts.alerts import actions_for
+from xyclaw.gui.charts.source import AlertView
 from xyclaw.gui.chat.approval import ApprovalCard
 from xyclaw.gui.chat.blocks import MessageBlock, PlanCard, ToolCard
 from xyclaw.gui.chat.page import ChatPage
 from xyclaw.gui.main_window import MainWindowController
+from xyclaw.gui.monitor_wiring import alert_request
 
 pytestmark = pytest.mark.slow
 REQUEST = "LoRA fine-tune a 13B model on 8 GPUs, budget 500"
@@ -152,3 +156,49 @@ def test_reject_on_the_approval_card_rents_nothing(
     with loop_watchdog.paused():
         assert sim_engine.clusters(include_released=True) == []
     assert ctl.status.rate.text() == "Nothing billing"
+
+
+def test_the_monitor_page_goes_live_and_its_alert_buttons_ask_for_approval(
+    qtbot: QtBot,
+    make_window: MakeWindow,
+    sim_engine: Engine,
+    runtime: AgentRuntime,
+) -> None:
+    quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="A10", gpu_count=2))
+    cluster = sim_engine.up(quote).result(120)
+    ctl = make_window(sim_engine, runtime)
+    monitor = ctl.context.monitor
+    assert monitor is not None
+    qtbot.waitUntil(lambda: monitor.page.source is not None, timeout=30000)
+    ctl.show_page("monitor")
+    qtbot.waitUntil(lambda: monitor.page.cluster_id == cluster.id, timeout=10000)
+    qtbot.waitUntil(lambda: monitor.page.frames > 0, timeout=10000)
+
+    # What an XID alert's "Reset GPU" button asks for: that GPU, on that node only.
+    node = cluster.nodes[0].name
+    alert = AlertView(
+        id=1,
+        rule="gpu.xid",
+        severity="critical",
+        message="XID 79 on GPU 1",
+        action="",
+        cluster_id=cluster.id,
+        node=node,
+        node_id=cluster.nodes[0].id,
+        gpu=1,
+    )
+    [reset] = [a for a in actions_for(alert) if a.key == "reset_gpu"]
+    request = alert_request(alert, reset, cluster.name)
+    assert request.action is not None and request.action.tool == "run_command"
+    command = request.action.args["command"]
+    assert command == f'if [ "$(hostname)" = {node} ]; then nvidia-smi -r -i 1; fi'
+
+    ctl.chat.run_in_monitor(request.action)
+    chat = ctl.chat
+    qtbot.waitUntil(lambda: bool(shown(chat, ApprovalCard)) and not chat.busy, timeout=60000)
+    [card] = shown(chat, ApprovalCard)
+    assert card.effect == "exec" and card.facts["Command"].text() == command
+    assert chat.title.text() == "Monitor"
+    qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+    sim_engine.down(cluster.name).result(120)

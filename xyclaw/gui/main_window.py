@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -51,10 +51,15 @@ class GuiContext:
     runtime: Any | None = None
     operations: OperationsPanel | None = None
     tray: TrayController | None = None
+    pages: dict[str, QWidget] = field(default_factory=dict)
+    monitor: Any | None = None  # the Monitor page's wiring, when it could be built
 
     def show_error(self, error: ErrorInfo) -> None:
         """Fallback for errors a page does not show itself: the status bar."""
         log.warning("%s", error.message)
+
+    def show_page(self, key: str) -> None:
+        """Replaced by the window with one that switches to the page."""
 
 
 PageFactory = Callable[[GuiContext], QWidget]
@@ -93,15 +98,9 @@ def _chat_page(context: GuiContext) -> QWidget:
 
 
 def _monitor_page(context: GuiContext) -> QWidget | None:
-    try:
-        from xyclaw.gui import monitor_page
-    except ImportError:
-        return None
-    factory = getattr(monitor_page, "create_page", None)
-    if factory is None:
-        return None
-    page: QWidget = factory(context)
-    return page
+    from xyclaw.gui.monitor_wiring import create_monitor_page
+
+    return create_monitor_page(context)
 
 
 DEFAULT_PAGES: dict[str, Callable[[GuiContext], QWidget | None]] = {
@@ -145,6 +144,7 @@ class MainWindowController:
         self.bridge = EngineBridge.for_engine(engine, window)
         self.context = GuiContext(engine=engine, bridge=self.bridge, worker=self.worker)
         self.context.show_error = self.show_error  # type: ignore[method-assign]
+        self.context.show_page = self.show_page  # type: ignore[method-assign]
         self._on_quit = on_quit or QApplication.quit
         self._quitting = False
         self._announced: set[int] = set()
@@ -185,7 +185,7 @@ class MainWindowController:
         self.navigation: QListWidget = child(window, QListWidget, "navigation")
         self.pages: QStackedWidget = child(window, QStackedWidget, "pages")
         factories = dict(DEFAULT_PAGES if pages is None else pages)
-        self.page_widgets: dict[str, QWidget] = {}
+        self.page_widgets: dict[str, QWidget] = self.context.pages
         for info in PAGES:
             self.navigation.addItem(info.title)
             item = self.navigation.item(self.navigation.count() - 1)

@@ -120,6 +120,22 @@ class MessageBlock(QFrame):
         self.streaming = False
         self.finished = bool(text)
 
+    def set_actions(self, actions: tuple[Any, ...], run: Callable[[Any], None]) -> None:
+        """Buttons for the message's suggested actions; each still asks for approval."""
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        self.action_buttons: list[QPushButton] = []
+        for action in actions:
+            effect = str(getattr(action.effect, "value", action.effect))
+            button = QPushButton(str(action.label))
+            button.setProperty("role", "danger-small" if effect == "destroy" else "primary-small")
+            button.setToolTip(f"{action.tool}: {EFFECT_TEXT.get(effect, effect)}; asks first")
+            button.clicked.connect(lambda _=False, a=action: run(a))
+            row.addWidget(button)
+            self.action_buttons.append(button)
+        row.addStretch(1)
+        self._layout.addLayout(row)
+
     def _toggle_reasoning(self, shown: bool) -> None:
         self._reasoning_view().setVisible(shown)
         self.reasoning_toggle.setText("reasoning ▾" if shown else "reasoning ▸")

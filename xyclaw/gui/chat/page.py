@@ -42,6 +42,7 @@ from xyclaw.agent.types import (
     PlanShown,
     ReasoningDelta,
     ReplyDone,
+    SuggestedAction,
     TokenDelta,
     ToolFinished,
     ToolStarted,
@@ -249,6 +250,7 @@ class ChatPage(QWidget):
         self.list.blockSignals(False)
         info = self._info(self.current)
         if info is not None:
+            self.title.setText(info.title)
             self._show_totals(info)
         self.conversations_loaded.emit()
         if open_first and self.current is None:
@@ -430,7 +432,14 @@ class ChatPage(QWidget):
                     currency=self._currency(),
                     reasoning=message.reasoning,
                 )
+                self._actions(block, message)
                 self._add(block)
+
+    def _actions(self, block: MessageBlock, message: ChatMessage) -> None:
+        actions = tuple(getattr(message, "actions", ()) or ())
+        if actions:
+            cid = int(message.conversation_id)
+            block.set_actions(actions, lambda action: self.run_action(cid, action))
 
     def _currency(self) -> str:
         info = self._info(self.current)
@@ -558,6 +567,40 @@ class ChatPage(QWidget):
             lambda on_event, cancel: runtime.rent_option(cid, plan_id, option, on_event, cancel),
         )
 
+    def run_action(self, cid: int, action: SuggestedAction) -> None:
+        """A suggested action (a monitor message's button): the tool, through its approval."""
+        runtime = self.runtime
+        if runtime is None or self.busy:
+            self._show_error("the agents are busy; try again when they have answered")
+            return
+        if cid != self.current:
+            self.select_conversation(cid)
+        self._add(NoticeBlock(f"You asked: {action.label}."))
+        self._start(cid, lambda on_event, cancel: runtime.run_action(cid, action, on_event, cancel))
+
+    def run_in_monitor(self, action: SuggestedAction | None, text: str | None = None) -> None:
+        """An alert button: in the Monitor conversation, as a tool call or in words."""
+        runtime = self.runtime
+        if runtime is None:
+            self._show_error(ErrorInfo("the agents are still starting", "try again in a moment"))
+            return
+
+        def opened(cid: int) -> None:
+            self.reload_conversations()
+            if action is not None:
+                self.run_action(cid, action)
+            elif text:
+                if cid != self.current:
+                    self.select_conversation(cid)
+                self._send_in(cid, text)
+
+        self.worker.submit(
+            runtime.monitor_conversation,
+            on_done=opened,
+            on_error=self._show_error,
+            name="monitor conversation",
+        )
+
     def decide(self, card: ApprovalCard, kind: str, args: Any, remember: bool) -> None:
         runtime, cid = self.runtime, int(card.request.conversation_id)
         if runtime is None:
@@ -650,6 +693,7 @@ class ChatPage(QWidget):
                 currency=self._currency(),
                 reasoning=message.reasoning,
             )
+            self._actions(block, message)
             turn.reply = None
         elif isinstance(event, TurnFailed):
             turn.reply = None

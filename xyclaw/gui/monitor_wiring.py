@@ -1,0 +1,149 @@
+"""The Monitor page in the window: its live source, and its alert buttons sent through the
+agents' approvals.
+
+The page (xyclaw/gui/monitor_page.py) pulls ring buffers at its frame rate and
+only *asks* for actions. Here the window gives it the telemetry service once a
+cluster is watched (found on a worker: watching opens SSH connections), and
+turns an alert button into the same tool call an agent would make, run in the
+"Monitor" conversation, so it stops at the same approval card.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import QWidget
+
+from xyclaw.agent.types import Effect, SuggestedAction
+from xyclaw.gui.bridge import ErrorInfo
+
+if TYPE_CHECKING:
+    from xyclaw.gui.main_window import GuiContext
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AlertRequest:
+    """What an alert button asks for: a tool call, or (no tool fits) a request in words."""
+
+    action: SuggestedAction | None = None
+    text: str | None = None
+
+
+def alert_request(alert: Any, action: Any, cluster: str) -> AlertRequest:
+    """The tool call for one of ``xyclaw.gui.charts.alerts.ALERT_ACTIONS`` on an alert."""
+    where = f" on {cluster}" + (f" ({alert.node})" if getattr(alert, "node", None) else "")
+    if action.key == "release_cluster":
+        return AlertRequest(
+            SuggestedAction(
+                f"Release {cluster}", "release_cluster", {"cluster": cluster}, Effect.DESTROY
+            )
+        )
+    if action.key == "tune":
+        return AlertRequest(
+            SuggestedAction(
+                f"Re-run the network check{where}", "tune", {"cluster": cluster}, Effect.EXEC
+            )
+        )
+    if action.command:
+        command = action.command.replace("{gpu}", str(getattr(alert, "gpu", "") or 0))
+        node = getattr(alert, "node", None)
+        if node:
+            # The tool runs on every node; the command acts only on the alert's one.
+            command = f'if [ "$(hostname)" = {shlex.quote(node)} ]; then {command}; fi'
+        return AlertRequest(
+            SuggestedAction(
+                f"{action.label}{where}",
+                "run_command",
+                {"cluster": cluster, "command": command},
+                Effect.EXEC,
+            )
+        )
+    # No single tool does it (stopping "the" job needs to know which): ask the agents.
+    return AlertRequest(text=f"{action.label.lower()} on {cluster}: {alert.message}")
+
+
+class MonitorWiring:
+    """Builds the Monitor page and keeps it fed; None when the page cannot be built."""
+
+    def __init__(self, context: GuiContext) -> None:
+        from xyclaw.gui.charts.source import TelemetryLiveSource
+        from xyclaw.gui.monitor_page import MonitorPage
+
+        self.context = context
+        self._source_type = TelemetryLiveSource
+        fps = float(context.engine.config.gui.chart_fps)
+        self.page = MonitorPage(None, fps=fps)
+        self.page.action_requested.connect(self._action)
+        self._looking = False
+        context.bridge.cluster_changed.connect(self._cluster_changed)
+        self.find_source()
+
+    # -- the live source ---------------------------------------------------------------------
+    def _cluster_changed(self, event: Any) -> None:
+        if self.page.source is None and str(event.state) == "ready":
+            self.find_source()
+
+    def find_source(self) -> None:
+        """On a worker: the first ready cluster's telemetry service (it watches them all)."""
+        if self._looking or self.page.source is not None:
+            return
+        self._looking = True
+        engine = self.context.engine
+
+        def find() -> Any | None:
+            ready = [c for c in engine.clusters() if str(c.state) == "ready"]
+            return engine.live_metrics(ready[0].name) if ready else None
+
+        self.context.worker.submit(
+            find, on_done=self._found, on_error=self._not_found, name="monitor source"
+        )
+
+    def _found(self, service: Any | None) -> None:
+        self._looking = False
+        if service is not None and self.page.source is None:
+            self.page.set_source(self._source_type(service))
+
+    def _not_found(self, error: ErrorInfo) -> None:
+        self._looking = False
+        log.warning("the Monitor page has no live data: %s", error.message)
+
+    # -- alert buttons -------------------------------------------------------------------------
+    def _action(self, alert_id: int, key: str) -> None:
+        from xyclaw.gui.charts.alerts import actions_for
+
+        page = self.page
+        source, cluster_id = page.source, page.cluster_id
+        if source is None or cluster_id is None:
+            return
+        alert = next((a for a in source.alerts(cluster_id) if a.id == alert_id), None)
+        if alert is None:
+            self.context.show_error(ErrorInfo("that alert has just cleared", "nothing to do"))
+            return
+        action = next((a for a in actions_for(alert) if a.key == key), None)
+        cluster = next((c.name for c in source.clusters() if c.id == cluster_id), None)
+        if action is None or cluster is None:
+            return
+        request = alert_request(alert, action, cluster)
+        chat = self.context.pages.get("chat")
+        if chat is None or not hasattr(chat, "run_in_monitor"):
+            self.context.show_error(
+                ErrorInfo("the agents are not running", "restart XyClaw to use alert actions")
+            )
+            return
+        chat.run_in_monitor(request.action, request.text)
+        self.context.show_page("chat")
+
+
+def create_monitor_page(context: GuiContext) -> QWidget | None:
+    try:
+        wiring = MonitorWiring(context)
+    except ImportError:
+        log.exception("the Monitor page is not available")
+        return None
+    context.monitor = wiring
+    return wiring.page
