@@ -94,3 +94,21 @@ def node(request: pytest.FixtureRequest) -> Node:
     fixture = "bash_node" if request.param == "bash" else "sim_node"
     value: Node = request.getfixturevalue(fixture)
     return value
+
+
+@pytest.fixture
+def sim_transport(
+    sim_node: SimShellNode, client_key: paramiko.PKey
+) -> Iterator[paramiko.Transport]:
+    """A plain paramiko connection to the simulated node (what a port forward runs over)."""
+    host, port = sim_node.node.address
+    client = paramiko.SSHClient()
+    client.get_host_keys().add(f"[{host}]:{port}", sim_node.node.host_key.get_name(),
+                               sim_node.node.host_key)  # fmt: skip
+    client.set_missing_host_key_policy(paramiko.RejectPolicy())
+    client.connect(host, port=port, username="root", pkey=client_key, allow_agent=False,
+                   look_for_keys=False, timeout=10)  # fmt: skip
+    transport = client.get_transport()
+    assert transport is not None
+    yield transport
+    client.close()
