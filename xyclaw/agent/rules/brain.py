@@ -56,6 +56,10 @@ _HELP_ONLY = re.compile(
     r"^\s*(?:/?help|/\?|\?|menu|usage|commands|examples?|hi|hello|hey|hi there|"
     r"帮助|菜单|你好|您好|嗨|哈喽|在吗|使用说明|说明)\s*[!.?？！。]*\s*$"
 )
+_THANKS = re.compile(
+    r"^\s*(?:thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?|thx|ty|cheers|"
+    r"谢谢(?:你|您)?|多谢|感谢|辛苦了?)\s*[!.。！~]*\s*$"
+)
 _HELP = re.compile(
     r"what can you do|what do you do|what can i (?:ask|say)|how does this work|how do i use "
     r"(?:you|this|xyclaw)|\bhelp\b|你能做什么|你会什么|能做什么|怎么用你|如何使用|有什么功能|"
@@ -182,7 +186,7 @@ _ALERTS = (
 _HEALTH = (
     r"\bhealth(?:y)?\b|\btemperatures?\b|\btemps?\b|\butili[sz]ation\b|\butil\b|gpu\s+usage|"
     r"memory\s+usage|how\s+(?:are|is)\s+(?:the\s+|my\s+)?(?:gpus|nodes|cluster|machines)|"
-    r"\bnvidia-smi\b|\bcheck\s+(?:on\s+)?(?:the\s+|my\s+)?(?:cluster|gpus|nodes)|健康|温度|利用率|显存|"
+    r"\bnvidia-smi\b|\bcheck\b.{0,40}\b(?:cluster|gpus|nodes)\b|健康|温度|利用率|显存|"
     r"正常吗|节点状态|gpu状态|显卡状态|检查一下|体检|巡检"
 )
 _STATUS = (
@@ -276,7 +280,9 @@ def _clusters(
     msg: Message, context: RulesContext, verbs: str | None = None
 ) -> tuple[list[Ref], bool]:
     loose = r"\bon\b|在" + (f"|{verbs}" if verbs else "")
-    return slots.find_refs(msg, context.clusters, CLUSTER_WORDS, CLUSTER_PRONOUNS, loose)
+    return slots.find_refs(
+        msg, context.clusters, CLUSTER_WORDS, CLUSTER_PRONOUNS, loose, by_gpu=True
+    )
 
 
 def _jobs(msg: Message, context: RulesContext, verbs: str | None = None) -> tuple[list[Ref], bool]:
@@ -511,6 +517,11 @@ def _release(turn: _Turn, msg: Message) -> RulesTurn:
     if guard is not None:
         return guard
     refs, pronoun = _clusters(msg, turn.context, verb)
+    if any(r.how == "gpu-unmatched" for r in refs):  # "release the H100 cluster": there is none
+        return _ask_cluster(turn, "release", "provisioner", "release", "释放")
+    plural = _has(msg, _ALL + r"|\bclusters\b|都")
+    if any(r.how == "gpu-many" for r in refs) and not plural:
+        return _ask_cluster(turn, "release", "provisioner", "release", "释放")
     if _has(msg, _ALL) and not refs:
         return turn.call("release", "provisioner", ToolCall("release_cluster", {"cluster": "all"}))
     if refs:
@@ -543,6 +554,8 @@ def _resolve_cluster(
 ) -> tuple[str | None, list[Ref]]:
     """A single cluster: named, else (with a pronoun or ``implicit``) the conversation's one."""
     refs, pronoun = _clusters(msg, turn.context, verbs)
+    if any(r.how == "gpu-unmatched" for r in refs):
+        return None, refs
     if len(refs) == 1:
         return refs[0].value, refs
     if refs:
@@ -573,6 +586,8 @@ def _launch(turn: _Turn, msg: Message) -> RulesTurn:
         )
     refs, _pronoun = _clusters(msg, turn.context)
     args: dict[str, object] = {"spec": spec}
+    if any(r.how == "gpu-unmatched" for r in refs):
+        return _ask_cluster(turn, "launch", "operator", "launch it on", "在其上启动")
     if len(refs) == 1:
         args["cluster"] = refs[0].value
     elif len(refs) > 1:
@@ -646,6 +661,9 @@ def _logs(turn: _Turn, msg: Message) -> RulesTurn:
 
 
 def _job_status(turn: _Turn, msg: Message) -> RulesTurn:
+    refs, _pronoun = _jobs(msg, turn.context)
+    if not refs and _has(msg, r"\bjobs\b|\bruns\b|\btrainings\b|所有任务|哪些任务|全部任务"):
+        return turn.call("job_status", "operator", ToolCall("job_status", {}))
     job = _job_ref(turn, msg)
     if job is None:
         return turn.call("job_status", "operator", ToolCall("job_status", {}))
@@ -656,6 +674,10 @@ def _cost(turn: _Turn, msg: Message) -> RulesTurn:
     # "What has this cluster cost": the tool has no cluster filter, so the whole history's
     # spend, whose per-cluster rows the summary lists.
     period = slots.take_period(msg, turn.context.today) or "all"
+    if period in ("week", "last_week") or period.startswith("days:"):
+        start, end = slots.period_bounds(period, turn.context.today)
+        args: dict[str, object] = {"start": start} if end is None else {"start": start, "end": end}
+        return turn.call("cost", "historian", ToolCall("cost", args))
     return turn.call("cost", "historian", ToolCall("cost", {"period": period}))
 
 
@@ -681,10 +703,11 @@ def _history(turn: _Turn, msg: Message) -> RulesTurn:
 
 def _alerts(turn: _Turn, msg: Message) -> RulesTurn:
     refs, pronoun = _clusters(msg, turn.context)
+    refs = [r for r in refs if r.how != "gpu-unmatched"]
     args: dict[str, object] = {}
     if len(refs) == 1:
         args["cluster"] = refs[0].value
-    elif pronoun and _has(msg, r"\bcluster\b|集群") and turn.context.last_cluster:
+    elif not refs and pronoun and _has(msg, r"\bcluster\b|集群") and turn.context.last_cluster:
         args["cluster"] = turn.context.last_cluster
     return turn.call("alerts", "monitor", ToolCall("alerts", args))
 
@@ -766,6 +789,8 @@ def understand(text: str, context: RulesContext | None = None) -> RulesTurn:
         return turn.reply("unknown", "supervisor", unknown_text(turn.language))
     if _HELP_ONLY.match(msg.keys):
         return _help(turn, msg)
+    if _THANKS.match(msg.keys):
+        return turn.reply("help", "supervisor", turn.say("thanks"))
     if _is_fabric_question(msg):
         return _fabric(turn, msg)
     rent_option = _has(msg, _RENT_WEAK) or (

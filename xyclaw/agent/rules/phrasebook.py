@@ -201,10 +201,10 @@ OUTRO = """
 Model sizes in T count as tokens (models are not sized in trillions); "2 nodes" without a
 per-node count means 8 GPUs per node. A budget in another currency is sent as text
 (`"20000 USD"` for $20k); a cost period outside today, month, last_month and all is a calendar
-month `YYYY-MM` or day `YYYY-MM-DD`; a history period becomes `since`/`until` (local midnight,
-epoch seconds). GPU models not in the catalogue (Ascend 910B, V100, RTX 3090 ...) get a
-reply listing the catalogue's models instead of a plan. A request longer than 1000 characters
-gets words, not a call.
+month `YYYY-MM` or day `YYYY-MM-DD`, or for weeks and "the last N days" `start`/`end`; a
+history period becomes `since`/`until` (local midnight, epoch seconds). GPU models not in the
+catalogue (Ascend 910B, V100, RTX 3090 ...) get a reply listing the catalogue's models instead
+of a plan. A request longer than 1000 characters gets words, not a call.
 
 `bench/agent_eval.py` runs the scenarios in `bench/agent_scenarios/` (English and Chinese,
 each a request, its conversation and the expected tool and arguments, phrased apart from this

@@ -644,7 +644,8 @@ def _day_period(month: int, day: int, today: date) -> str | None:
 
 
 def take_period(msg: Message, today: date) -> str | None:
-    """``today``, ``month``, ``last_month``, ``all``, or a day or month as ``YYYY-MM(-DD)``."""
+    """``today``, ``month``, ``last_month``, ``all``, a day or month as ``YYYY-MM(-DD)``, or
+    ``week``, ``last_week``, ``days:N`` (which the cost tool takes as start and end)."""
     keys = msg.keys
     if re.search(r"yesterday|昨天|昨日", keys):
         return (today - timedelta(days=1)).isoformat()
@@ -667,6 +668,16 @@ def take_period(msg: Message, today: date) -> str | None:
             return day
     if re.search(r"last\s+month|previous\s+month|上个?月", keys):
         return "last_month"
+    if re.search(r"last\s+week|previous\s+week|上周|上个?星期|上个?礼拜", keys):
+        return "last_week"
+    if re.search(r"this\s+week|本周|这周|这个?星期|这个?礼拜", keys):
+        return "week"
+    days = re.search(
+        r"(?:last|past|previous)\s+(?P<n>\d+)\s+days|(?:最近|近|过去|前)\s*(?P<z>\d+)\s*天",
+        msg.work,
+    )
+    if days is not None:
+        return f"days:{int(days['n'] or days['z'])}"
     if re.search(r"this\s+month|current\s+month|本月|这个月|当月|这月", keys):
         return "month"
     if re.search(r"today|so\s+far\s+today|今天|今日|当天", keys):
@@ -697,8 +708,15 @@ def period_bounds(period: str, today: date) -> tuple[float, float | None]:
         return (day.replace(day=28) + timedelta(days=4)).replace(day=1)
 
     first = today.replace(day=1)
+    monday = today - timedelta(days=today.weekday())
     if period == "today":
         return at(today), None
+    if period == "week":
+        return at(monday), None
+    if period == "last_week":
+        return at(monday - timedelta(days=7)), at(monday)
+    if period.startswith("days:"):
+        return at(today - timedelta(days=max(1, int(period[5:])) - 1)), None
     if period == "month":
         return at(first), None
     if period == "last_month":
@@ -814,6 +832,8 @@ def find_refs(
     words: str,
     pronouns: str,
     loose: str | None = None,
+    *,
+    by_gpu: bool = False,
 ) -> tuple[list[Ref], bool]:
     """Refs the request names (known names first, then names after a keyword), and a pronoun flag.
 
@@ -821,12 +841,30 @@ def find_refs(
     (has a digit or a hyphen); ``the A800 cluster`` matches a known cluster whose
     name starts with ``a800-`` when exactly one does. After a ``loose`` keyword
     (a verb, "on", "在") only a name with a letter and a digit or hyphen counts.
+
+    With ``by_gpu`` (clusters, named after their GPU model) a GPU the request mentions
+    ("释放掉4090那个集群") picks the live clusters of that model: one is ``named``, several
+    are ``gpu-many``, none gives one ``gpu-unmatched`` ref holding the GPU's name.
     """
     refs: list[Ref] = []
     for name in known:
         if re.search(_token_pattern(name), msg.work):
             refs.append(Ref(name, "named"))
             msg.work = re.sub(_token_pattern(name), " §r ", msg.work)
+    if by_gpu and not refs:
+        probe = Message(raw=msg.raw, keys=msg.keys, work=msg.work)
+        while (mention := take_gpu(probe)) is not None:
+            if mention.name is None:
+                continue
+            stem = mention.name.lower() + "-"
+            matches = [k for k in known if k.lower().startswith(stem)]
+            if not matches:
+                refs.append(Ref(mention.name, "gpu-unmatched"))
+            for name in matches:
+                if all(r.value != name for r in refs):
+                    refs.append(Ref(name, "named" if len(matches) == 1 else "gpu-many"))
+        if refs:
+            return refs, re.search(pronouns, msg.keys) is not None
     lowered = {k.lower(): k for k in known}
     typed = [(ref, False) for ref in _keyword_refs(msg, words)]
     if loose:

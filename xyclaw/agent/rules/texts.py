@@ -287,6 +287,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这段话超过了内置规则助手能读的长度（{limit} 个字符）。请用一句话问一件事，"
         "例如“用8张卡微调7B模型”；长文本可以交给大模型（配置一个 LLM 预设）。",
     ),
+    "thanks": (
+        'You are welcome. Anything else? Say "help" to see what I understand.',
+        "不客气。还需要什么？说“帮助”可以看我能听懂的话。",
+    ),
     "one_at_a_time": (
         'One thing at a time, please: first say which to do, for example "{first}".',
         "请一次只做一件事，例如先说“{first}”。",
