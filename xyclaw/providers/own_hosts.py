@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xyclaw.catalog import Offer, parse_amount
+from xyclaw.catalog import Offer, normalise_gpu_name, parse_amount
 from xyclaw.errors import CapacityError, ConfigError, ProviderError
 from xyclaw.providers.base import (
     RUNNING,
@@ -75,7 +75,7 @@ def load_hosts(path: Path) -> list[OwnHost]:
         hosts.append(
             OwnHost(
                 name=str(raw["name"]),
-                gpu=str(raw.get("gpu", "unknown")).upper().replace(" ", ""),
+                gpu=normalise_gpu_name(str(raw.get("gpu", "unknown"))),
                 gpus=gpus,
                 fabric=str(raw.get("fabric", "none")),
                 price_per_gpu_hour_micros=price,
