@@ -482,11 +482,12 @@ def _tune(data: Any, language: str) -> str:
     # The decision often repeats the headline: say it once.
     decision = str(data.get("decision") or "").replace(headline, "").strip(" :;,.")
     fabric = "one node" if data.get("fabric") == "none" else data.get("fabric")
+    zh_fabric = "单机" if data.get("fabric") == "none" else data.get("fabric")
     head = pick(
         language,
         f"Tuned **{data.get('cluster')}** ({fabric}): {headline}. Kept the {kept} "
         "NCCL settings" + (f": {decision}." if decision else "."),
-        f"已调优 **{data.get('cluster')}**（{'单机' if fabric == 'one node' else fabric}）：{headline}。保留"
+        f"已调优 **{data.get('cluster')}**（{zh_fabric}）：{headline}。保留"
         f"{'推荐' if kept == 'recommended' else '当前'}的 NCCL 设置"
         + (f"：{decision}。" if decision else "。"),
     )
