@@ -12,6 +12,8 @@ from collections.abc import Iterator
 
 from xyclaw.sim.context import Command, Ctx
 from xyclaw.sim.procs import SIGHUP, SIGTERM, Proc, parse_signal
+from xyclaw.sim.shell import LoopControl, ShellExit
+from xyclaw.sim.shparse import ShellSyntaxError, Simple, parse
 from xyclaw.sim.streams import FileIn, InStream, read_lines
 from xyclaw.sim.vfs import FsError
 
@@ -937,8 +939,37 @@ def bash(ctx: Ctx) -> int:
     sub.argv0 = argv0
     sub.errexit, sub.xtrace = errexit, xtrace
     sub.pid = ctx.proc.pid if ctx.proc is not None else sub.pid
+    single = _single_command(script)
+    if single is not None and ctx.proc is not None:
+        # bash execs a lone simple command: it replaces the shell, no shell waits for it
+        try:
+            return sub.run_simple(single, ctx.io, proc=ctx.proc)
+        except (ShellExit, LoopControl) as done:
+            return done.status if isinstance(done, ShellExit) else sub.last_status
     status = sub.run_script(script, ctx.io, name="-c" if ctx.args else ctx.name)
     return sub.run_exit_trap(ctx.io, status)
+
+
+def _single_command(script: str) -> Simple | None:
+    """The command when a script is one simple command that is not a builtin."""
+    from xyclaw.sim.builtins import BUILTINS
+
+    try:
+        tree = parse(script)
+    except ShellSyntaxError:
+        return None
+    if len(tree.items) != 1 or tree.items[0][1]:
+        return None
+    and_or = tree.items[0][0]
+    if and_or.rest or and_or.first.negate or len(and_or.first.cmds) != 1:
+        return None
+    cmd = and_or.first.cmds[0]
+    if not isinstance(cmd, Simple) or not cmd.words:
+        return None
+    head = cmd.words[0].static_text()
+    if head is None or head in BUILTINS:
+        return None
+    return cmd
 
 
 def du(ctx: Ctx) -> int:

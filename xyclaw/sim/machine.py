@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from xyclaw.sim import coreutils, nccl, nettools, nvsmi, sysinfo, training
+from xyclaw.sim import coreutils, nccl, nettools, nvsmi, serving, sysinfo, training
 from xyclaw.sim.context import Command
 from xyclaw.sim.fabric import Network
 from xyclaw.sim.gpu import GpuBoard
@@ -43,6 +43,7 @@ _INSTALL_DIRS = {
     "python": "/usr/bin",
     "python3": "/usr/bin",
     "torchrun": "/usr/local/bin",
+    "vllm": "/usr/local/bin",
     "deepspeed": "/usr/local/bin",
     "mpirun": "/usr/local/bin",
     "mpiexec": "/usr/local/bin",
@@ -131,6 +132,8 @@ class Machine:
         self._env_cache: tuple[tuple[int, int], str] | None = None
         self._env_path = os.path.join(root, "etc", "environment")
         self._mem_lock = threading.Lock()
+        self._ports: dict[int, tuple[str, int]] = {}
+        self._ports_lock = threading.Lock()
         self.commands: dict[str, Command] = {}
         for table in (
             coreutils.COMMANDS,
@@ -139,6 +142,7 @@ class Machine:
             nettools.COMMANDS,
             nccl.COMMANDS,
             training.COMMANDS,
+            serving.COMMANDS,
         ):
             self.commands.update(table)
         if fabric.rdma:
@@ -303,6 +307,25 @@ class Machine:
         if self.cluster is not None:
             return self.cluster.lookup(name)
         return None
+
+    def listen_port(self, port: int, target: tuple[str, int]) -> bool:
+        """A service of the node listens on `port`, served at `target` on this machine's
+        loopback; False when the port is taken."""
+        with self._ports_lock:
+            if port in self._ports:
+                return False
+            self._ports[port] = target
+            return True
+
+    def close_port(self, port: int, target: tuple[str, int]) -> None:
+        with self._ports_lock:
+            if self._ports.get(port) == target:
+                del self._ports[port]
+
+    def port_target(self, port: int) -> tuple[str, int] | None:
+        """Where a connection to the node's own `port` goes; None: nothing listens there."""
+        with self._ports_lock:
+            return self._ports.get(port)
 
     def signal_pid(self, pid: int, sig: int) -> bool:
         proc = self.procs.get(pid)

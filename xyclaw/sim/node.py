@@ -454,12 +454,14 @@ class SimNode:
     # -- port forwarding (ProxyJump) -----------------------------------------------------------
 
     def _forward_target(self, host: str, port: int) -> tuple[str, int] | None:
+        """A peer's sshd (ProxyJump), or a service listening on this node's own port;
+        never a port of the machine the simulator runs on."""
         if self.cluster is not None and self.cluster.resolve is not None:
             target = self.cluster.resolve(host, port)
             if target is not None:
                 return target
-        if host in ("127.0.0.1", "localhost"):
-            return (host, port)
+        if self.machine.resolve_host(host) == self.machine.hostname:
+            return self.machine.port_target(port)
         return None
 
     def _forward(self, channel: paramiko.Channel, target: tuple[str, int]) -> None:

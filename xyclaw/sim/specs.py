@@ -79,6 +79,20 @@ GPU_MODELS: dict[str, GpuModel] = {
 }
 # fmt: on
 
+# HBM/GDDR bandwidth of each model, GB/s (public board specs): what LLM decoding is bound by.
+MEMORY_BANDWIDTH_GBS: dict[str, float] = {
+    "RTX4090": 1008.0,
+    "A10": 600.0,
+    "L40S": 864.0,
+    "A100-40G": 1555.0,
+    "A100-80G": 2039.0,
+    "A800": 2039.0,
+    "H100": 3350.0,
+    "H800": 3350.0,
+    "H20": 4000.0,
+    "H200": 4800.0,
+}
+
 
 @dataclass(frozen=True)
 class Fabric:

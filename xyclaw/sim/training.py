@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from xyclaw.sim import serving
 from xyclaw.sim.context import Ctx
 from xyclaw.sim.gpu import Load
 from xyclaw.sim.nccl import choose_network, link_model, nccl_debug_lines
@@ -273,6 +274,8 @@ def python(ctx: Ctx) -> int:
         module = args[1] if len(args) > 1 else ""
         if module in ("torch.distributed.run", "torch.distributed.launch"):
             return _launch(ctx, "torchrun", args[2:])
+        if module == "vllm.entrypoints.openai.api_server":
+            return serving.api_server(ctx, args[2:])
         ctx.err(f"{PYTHON}: No module named {module}\n")
         return 1
     return _launch(ctx, "python", args)
