@@ -92,12 +92,13 @@ def test_operations_panel_shows_per_node_steps_and_cancels(qtbot: QtBot) -> None
     assert {item.child(i).text(0) for i in range(item.childCount())} == {"n0", "n1"}
     assert item.child(0).text(1) == "gpus"
     assert panel.summary.text() == "1 running, 0 finished"
-    button = panel._buttons[handle.id]
-    assert button.isEnabled()
+    button = panel.cancel_button(handle.id)
+    assert button is not None and button.isEnabled()
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.views[handle.id].state == "cancelled", timeout=3000)
     assert handle.done()
     assert item.text(2).startswith("cancelled")
+    assert panel.cancel_button(handle.id) is None  # nothing left to cancel
     assert panel.summary.text() == "0 running, 1 finished"
     qtbot.mouseClick(panel.clear_button, Qt.MouseButton.LeftButton)
     assert panel.tree.topLevelItemCount() == 0

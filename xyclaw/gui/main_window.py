@@ -256,14 +256,25 @@ class MainWindowController:
 
     # -- operations -----------------------------------------------------------------------------
     def toggle_operations(self) -> None:
-        self.operations_dock.setVisible(not self.operations_dock.isVisible())
+        if self.operations_dock.isVisible():
+            self.operations_dock.hide()
+        else:
+            self.show_operations()
+
+    def show_operations(self) -> None:
+        """Open the operations panel at a height that leaves the page most of the window."""
+        if self.operations_dock.isVisible():
+            return
+        self.operations_dock.show()
+        height = max(120, min(200, self.window.height() // 5))
+        self.window.resizeDocks([self.operations_dock], [height], Qt.Orientation.Vertical)
 
     def _operation_seen(self, event: Any) -> None:
         """A new long operation opens the panel once; the user may close it again."""
         if event.operation_id in self._announced or event.state != "running":
             return
         self._announced.add(event.operation_id)
-        self.operations_dock.show()
+        self.show_operations()
 
     def _cancel_lookup(self, operation_id: int) -> Callable[[], Any] | None:
         """Cancel an operation the GUI did not start (an agent's): find its handle first."""

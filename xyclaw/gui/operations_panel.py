@@ -15,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
+    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -81,8 +82,8 @@ class OperationsPanel(QWidget):
         header.setStretchLastSection(False)
         self.tree.setColumnWidth(0, 300)
         self.tree.setColumnWidth(1, 180)
-        self.tree.setColumnWidth(2, 360)
         self.tree.setColumnWidth(3, 90)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self._cancel_lookup = cancel_lookup
         self._handles: dict[int, Any] = {}
         self.views: dict[int, OperationView] = {}
@@ -155,6 +156,10 @@ class OperationsPanel(QWidget):
                 del self._step_items[key]
         self._update_summary()
 
+    def cancel_button(self, operation_id: int) -> QPushButton | None:
+        """The Cancel button of a running operation (None once it has ended)."""
+        return self._buttons.get(operation_id)
+
     @property
     def running(self) -> list[OperationView]:
         return [v for v in self.views.values() if not v.finished]
@@ -186,7 +191,8 @@ class OperationsPanel(QWidget):
         state = _STATE_TEXT.get(view.state, view.state)
         elapsed = (view.finished_at or time.monotonic()) - view.started_at
         if view.finished:
-            item.setText(2, f"{state}: {view.message} ({duration(elapsed)})")
+            said = "" if view.message in ("", "done", state) else f": {view.message}"
+            item.setText(2, f"{state}{said} ({duration(elapsed)})")
         else:
             item.setText(2, view.message or state)
         item.setToolTip(2, item.text(2))
@@ -199,12 +205,12 @@ class OperationsPanel(QWidget):
         bar.setProperty("state", view.state)
         bar.style().unpolish(bar)
         bar.style().polish(bar)
-        button = self._buttons[view.id]
-        if view.finished or view.state == "cancelling":
+        button = self._buttons.get(view.id)
+        if button is not None and view.finished:
+            self.tree.removeItemWidget(item, 3)  # nothing left to cancel
+            del self._buttons[view.id]
+        elif button is not None and view.state == "cancelling":
             button.setEnabled(False)
-            button.setText("Cancel" if not view.finished else "")
-            if view.finished:
-                button.hide()
 
     def _show_step(self, view: OperationView, subject: str) -> None:
         key = (view.id, subject)

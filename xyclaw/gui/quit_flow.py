@@ -101,7 +101,7 @@ class QuitFlow:
         self.release_button.setEnabled(False)
         self.keep_button.setEnabled(False)
         self.headline.setText("Releasing… XyClaw quits when the provider confirms.")
-        self.controller.operations_dock.show()
+        self.controller.show_operations()
         engine = self.controller.engine
         self._pending = {c.name for c in self.clusters}
         for row, cluster in enumerate(self.clusters):

@@ -122,6 +122,8 @@ class ChatPage(QWidget):
         self.form = form
         self.search = child(form, QLineEdit, "conversationSearch")
         self.list = child(form, QListWidget, "conversations")
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.new_button = child(form, QPushButton, "newConversation")
         self.rename_button = child(form, QPushButton, "renameConversation")
         self.delete_button = child(form, QPushButton, "deleteConversation")
@@ -262,7 +264,10 @@ class ChatPage(QWidget):
     @staticmethod
     def _list_text(info: ConversationInfo) -> str:
         used = tokens(info.tokens_in + info.tokens_out)
-        line = f"{local_time(info.updated_at, with_date=True)} · {used} tokens"
+        today = time.strftime("%Y-%m-%d") == time.strftime(
+            "%Y-%m-%d", time.localtime(info.updated_at)
+        )
+        line = f"{local_time(info.updated_at, with_date=not today)} · {used} tokens"
         if info.cost_micros:
             line += f" · {money(info.cost_micros, info.currency, 4)}"
         if info.pending_approval:
