@@ -26,6 +26,7 @@ from xyclaw.parsers.nvsmi import QUERY_FIELDS, GpuSample, query_command
 from xyclaw.records import ClusterRecord, NodeRecord
 from xyclaw.store import Store
 from xyclaw.store.samples import GpuRecords
+from xyclaw.store.telemetry import TelemetryTables
 from xyclaw.telemetry.alerts import AlertBook
 from xyclaw.telemetry.assemble import InstantAssembler
 from xyclaw.telemetry.batch import SampleBatcher
@@ -210,13 +211,8 @@ class NodeCollector:
         start = self.last_data or self.ctx.clock()
         self.gap_open = True
         self.gaps += 1
-        row = (self.ref.cluster_id, self.ref.node_id, start, reason)
-        self.ctx.store.writer.post(
-            lambda db: db.conn.execute(
-                "INSERT INTO telemetry_gaps (cluster_id, node_id, start_ts, end_ts, reason)"
-                " VALUES (?, ?, ?, NULL, ?)",
-                row,
-            )
+        TelemetryTables(self.ctx.store).open_gap(
+            self.ref.cluster_id, self.ref.node_id, start, reason
         )
         log.info("telemetry of %s stopped: %s", self.ref.name, reason)
 
@@ -232,14 +228,7 @@ class NodeCollector:
             log.info("telemetry of %s is back", self.ref.name)
 
     def close_gap(self, at: float) -> None:
-        key = (at, self.ref.cluster_id, self.ref.node_id)
-        self.ctx.store.writer.post(
-            lambda db: db.conn.execute(
-                "UPDATE telemetry_gaps SET end_ts = ? WHERE cluster_id = ? AND node_id = ?"
-                " AND end_ts IS NULL",
-                key,
-            )
-        )
+        TelemetryTables(self.ctx.store).close_gap(self.ref.cluster_id, self.ref.node_id, at)
 
     def _backoff(self) -> float:
         base = max(0.1, self.interval_s)

@@ -13,6 +13,7 @@ import numpy as np
 
 from xyclaw.errors import UsageError
 from xyclaw.store import Store
+from xyclaw.store.telemetry import TelemetryTables
 from xyclaw.telemetry.pack import record_dict
 
 GPU_COLUMNS = (
@@ -63,8 +64,7 @@ def _iso(ts_s: float) -> str:
 
 
 def node_names(store: Store, cluster_id: int) -> dict[int, str]:
-    rows = store.query("SELECT id, rank, hostname FROM nodes WHERE cluster_id = ?", [cluster_id])
-    return {int(r["id"]): r["hostname"] or f"node-{r['rank']}" for r in rows}
+    return TelemetryTables(store).node_names(cluster_id)
 
 
 def gpu_rows(
@@ -106,12 +106,7 @@ def rollup_rows(
     store: Store, cluster_id: int, start_s: float, end_s: float
 ) -> Iterator[dict[str, Any]]:
     names = node_names(store, cluster_id)
-    rows = store.query(
-        "SELECT node_id, gpu, metric, minute_ts, mean, max, samples FROM metric_rollups"
-        " WHERE cluster_id = ? AND minute_ts >= ? AND minute_ts < ?"
-        " ORDER BY minute_ts, node_id, gpu, metric",
-        [cluster_id, int(start_s // 60 * 60), int(end_s)],
-    )
+    rows = TelemetryTables(store).rollups(cluster_id, start_s, end_s)
     for r in rows:
         yield {
             "time": _iso(float(r["minute_ts"])),

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from xyclaw.store import Store
 from xyclaw.store.samples import MISSING, GpuSampleBlock, NicSampleBlock
+from xyclaw.store.telemetry import TelemetryTables
 from xyclaw.telemetry.pack import DISPLAY_FIELDS
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,7 @@ class Rollups:
 
     def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
         self._store = store
+        self._tables = TelemetryTables(store)
         self._clock = clock
         self._lock = threading.Lock()
         self._next_minute: dict[int, int] = {}
@@ -96,17 +98,13 @@ class Rollups:
         known = self._next_minute.get(cluster_id)
         if known is not None:
             return known
-        row = self._store.query(
-            "SELECT max(minute_ts) AS m FROM metric_rollups WHERE cluster_id = ?", [cluster_id]
-        )[0]
-        if row["m"] is not None:
-            return int(row["m"]) + 60
-        row = self._store.query(
-            "SELECT min(start_ms) AS s FROM gpu_samples WHERE cluster_id = ?", [cluster_id]
-        )[0]
-        if row["s"] is None:
+        last = self._tables.last_rollup_minute(cluster_id)
+        if last is not None:
+            return last + 60
+        first_ms = self._tables.first_sample_ms(cluster_id)
+        if first_ms is None:
             return None
-        return int(row["s"]) // 60_000 * 60
+        return first_ms // 60_000 * 60
 
     def roll(self, cluster_id: int, lag_s: float = 30.0, now: float | None = None) -> int:
         """Roll every minute of the cluster that ended at least ``lag_s`` ago; returns how
@@ -121,13 +119,7 @@ class Rollups:
             nic = self._store.nic_samples(cluster_id, start * 1000, until * 1000)
             rows = gpu_rollup_rows(cluster_id, gpu) + nic_rollup_rows(cluster_id, nic)
             if rows:
-                self._store.writer.call(
-                    lambda db: db.conn.executemany(
-                        "INSERT OR REPLACE INTO metric_rollups (cluster_id, node_id, gpu, metric,"
-                        " minute_ts, mean, max, samples) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        rows,
-                    )
-                )
+                self._tables.write_rollups(rows)
             self._next_minute[cluster_id] = until
             return len(rows)
 
@@ -139,23 +131,10 @@ class Rollups:
         raw_cut_ms = int((now - raw_retention_hours * 3600) * 1000)
         rollup_cut = now - rollup_retention_days * 86400
 
-        def trim(db: Any) -> None:
-            db.conn.execute("DELETE FROM gpu_samples WHERE end_ms < ?", (raw_cut_ms,))
-            db.conn.execute("DELETE FROM nic_samples WHERE end_ms < ?", (raw_cut_ms,))
-            db.conn.execute("DELETE FROM metric_rollups WHERE minute_ts < ?", (int(rollup_cut),))
-            db.conn.execute(
-                "DELETE FROM telemetry_gaps WHERE end_ts IS NOT NULL AND end_ts < ?", (rollup_cut,)
-            )
-
-        self._store.writer.call(trim)
+        self._tables.trim(raw_cut_ms, rollup_cut)
 
     def query(
         self, cluster_id: int, metric: str, start_s: float, end_s: float
     ) -> list[dict[str, Any]]:
         """Rollup rows of one metric, oldest first."""
-        return self._store.query(
-            "SELECT node_id, gpu, minute_ts, mean, max, samples FROM metric_rollups"
-            " WHERE cluster_id = ? AND metric = ? AND minute_ts >= ? AND minute_ts < ?"
-            " ORDER BY minute_ts, node_id, gpu",
-            [cluster_id, metric, int(start_s), int(end_s)],
-        )
+        return self._tables.rollups_of_metric(cluster_id, metric, start_s, end_s)

@@ -75,6 +75,7 @@ class TelemetryService:
         self.store = store
         self.access = access
         self.clusters = clusters
+        self.events = events
         self.bus = bus
         self.clock = clock
         self.live = LiveBuffers(self.options.ring_capacity)
@@ -180,12 +181,7 @@ class TelemetryService:
         return self.clusters.find(cluster)
 
     def _restore_alerts(self, cluster_id: int) -> None:
-        rows = self.store.query(
-            "SELECT id, ts, severity, message, data_json FROM events WHERE kind = 'alert'"
-            " AND cluster_id = ? AND cleared_at IS NULL ORDER BY ts",
-            [cluster_id],
-        )
-        for row in rows:
+        for row in reversed(self.events.open_alerts(cluster_id)):  # oldest first
             alert = alert_from_row(row)
             if alert is not None:
                 self.alerts.restore(alert)
