@@ -302,3 +302,21 @@ def test_conversations_can_be_renamed_deleted_and_searched(
         "Release the idle ones",
         "GPU plan for llama",
     ]
+
+
+def test_an_approval_waiting_while_the_window_is_hidden_is_announced(
+    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine, runtime: ScriptedRuntime
+) -> None:
+    ctl = make_window(local_engine, runtime, tray_available=True)
+    chat = ctl.chat
+    qtbot.waitUntil(lambda: chat.composer.isEnabled(), timeout=3000)
+    chat.send(REQUEST)
+    qtbot.waitUntil(lambda: bool(chat.plan_cards) and not chat.busy, timeout=5000)
+    assert not [n for n in ctl.tray.recent if n.title == "Approval waiting"]
+    ctl.window.close()  # to the tray; the agents go on
+    assert not ctl.window.isVisible()
+    chat.rent_option(7, 1)
+    qtbot.waitUntil(lambda: not chat.busy, timeout=5000)
+    [note] = [n for n in ctl.tray.recent if n.title == "Approval waiting"]
+    assert note.message.startswith("Rent 8 x A800 on sim")
+    assert REQUEST[:30] in note.message  # names the conversation

@@ -131,7 +131,7 @@ def test_request_plan_rent_approve_watch_release(
     loop_watchdog.stop()
 
 
-def test_reject_on_the_approval_card_rents_nothing(
+def test_reject_on_the_approval_card_rents_nothing_even_after_a_restart(
     qtbot: QtBot,
     make_window: MakeWindow,
     sim_engine: Engine,
@@ -145,17 +145,34 @@ def test_reject_on_the_approval_card_rents_nothing(
     plan = plan_in_chat(qtbot, ctl)
     qtbot.mouseClick(plan.rent_buttons[0], Qt.MouseButton.LeftButton)  # "Rent this"
     qtbot.waitUntil(lambda: bool(shown(chat, ApprovalCard)) and not chat.busy, timeout=60000)
-    [card] = shown(chat, ApprovalCard)
-    qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
-    assert "Rejected" in card.outcome.text()
-    rent_cards = [c for c in shown(chat, ToolCard) if c.name.text() == "create_cluster"]
-    assert rent_cards and rent_cards[-1].status.text().startswith("rejected")
-    assert not any(v.title.startswith("rent") for v in ctl.operations.views.values())
+    [first] = shown(chat, ApprovalCard)
+
+    # The app restarts with the approval still waiting: it is shown again.
     loop_watchdog.stop()
-    with loop_watchdog.paused():
-        assert sim_engine.clusters(include_released=True) == []
-    assert ctl.status.rate.text() == "Nothing billing"
+    ctl.quit_now()
+    runtime.close()
+    again = build_runtime(sim_engine)
+    try:
+        ctl = make_window(sim_engine, again)
+        chat = ctl.chat
+        loop_watchdog.start()
+        qtbot.waitUntil(lambda: bool(shown(chat, ApprovalCard)), timeout=30000)
+        [card] = shown(chat, ApprovalCard)
+        assert card.approval_id == first.approval_id and card.approve_button.isEnabled()
+        assert "approval waiting" in chat.list.item(0).text()
+        qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+        assert "Rejected" in card.outcome.text()
+        rent_cards = [c for c in shown(chat, ToolCard) if c.name.text() == "create_cluster"]
+        assert rent_cards and rent_cards[-1].status.text().startswith("rejected")
+        assert not any(v.title.startswith("rent") for v in ctl.operations.views.values())
+        loop_watchdog.stop()
+        with loop_watchdog.paused():
+            assert sim_engine.clusters(include_released=True) == []
+        assert ctl.status.rate.text() == "Nothing billing"
+    finally:
+        ctl.quit_now()
+        again.close()
 
 
 def test_the_monitor_page_goes_live_and_its_alert_buttons_ask_for_approval(
