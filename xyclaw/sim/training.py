@@ -487,7 +487,7 @@ class _Runner:
             self.wout(
                 local,
                 f"env rank={rank} local_rank={local} host={self.machine.hostname}: "
-                + " ".join(f"{k}={shlex.quote(env[k])}" for k in shown),
+                + " ".join(f"{k}={_one_line(env[k])}" for k in shown),
             )
 
     def _glog(self, level: str, where: str, text: str) -> str:
@@ -1040,6 +1040,11 @@ class _Runner:
             + "\n============================================================"
         )
         return 1
+
+
+def _one_line(value: str) -> str:
+    """An environment value quoted for the shell, newlines (SKYPILOT_NODE_IPS) as `\\n`."""
+    return shlex.quote(value.replace("\n", "\\n"))
 
 
 def _gaierror(addr: str) -> str:
