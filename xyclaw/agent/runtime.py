@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -78,6 +77,8 @@ class AgentRuntime:
     ) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
+        from xyclaw.store.checkpoints import open_checkpoint_connection
+
         self.engine = engine
         # The history database the engine writes (one writer per process).
         self.store = store or getattr(engine, "store", None) or engine._store
@@ -87,11 +88,7 @@ class AgentRuntime:
         self.brain_name = self.brain.name
         self.catalogue = build_catalogue(engine)
         self.agents = load_agents(TOOL_NAMES, paths.config_dir / "agents")
-        paths.agent_checkpoints.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(
-            str(paths.agent_checkpoints), check_same_thread=False, timeout=30
-        )
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn = open_checkpoint_connection(paths.agent_checkpoints)
         self._saver = SqliteSaver(self._conn)
         self._saver.setup()
         self.hooks = Hooks(

@@ -7,10 +7,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import sqlite_utils
-
 from xyclaw.parsers.nccltests import NcclTestRun, rows_table
 from xyclaw.store import Store
+from xyclaw.store.tuning import TuningTables
 from xyclaw.tuning.fabric import FabricReport
 from xyclaw.tuning.settings import NcclSetting, NcclSettings
 
@@ -54,12 +53,8 @@ class TuningRecords:
 
     def __init__(self, store: Store, clock: Callable[[], float]) -> None:
         self.store = store
+        self._tables = TuningTables(store)
         self.clock = clock
-
-    def _write(self, fn: Callable[[sqlite_utils.Database], int | None]) -> int:
-        new_id = self.store.writer.call(fn)
-        assert new_id is not None
-        return new_id
 
     # -- fabric reports --------------------------------------------------------------------
     def add_report(self, report: FabricReport) -> int:
@@ -78,26 +73,13 @@ class TuningRecords:
             json.dumps(list(s.findings)),
             json.dumps(report.to_json()),
         )
-        return self._write(
-            lambda db: (
-                db.conn.execute(
-                    "INSERT INTO fabric_reports (cluster_id, probed_at, fabric, transport, nodes,"
-                    " gpus_per_node, nic_count, active_nic_count, nic_rate_gbps, roce_gid_index,"
-                    " findings_json, report_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    row,
-                ).lastrowid
-            )
-        )
+        return self._tables.insert_report(row)
 
     def latest_report(self, cluster_id: int) -> FabricReport | None:
-        rows = self.store.query(
-            "SELECT id, report_json FROM fabric_reports WHERE cluster_id = ?"
-            " ORDER BY probed_at DESC, id DESC LIMIT 1",
-            [cluster_id],
-        )
-        if not rows:
+        row = self._tables.latest_report(cluster_id)
+        if row is None:
             return None
-        return FabricReport.from_json(json.loads(rows[0]["report_json"]), id=int(rows[0]["id"]))
+        return FabricReport.from_json(json.loads(row["report_json"]), id=int(row["id"]))
 
     # -- NCCL settings ---------------------------------------------------------------------
     def add_settings(
@@ -124,32 +106,13 @@ class TuningRecords:
         )
         variables = [(s.name, s.value, s.reason) for s in settings.settings]
 
-        def write(db: sqlite_utils.Database) -> int | None:
-            new_id = db.conn.execute(
-                "INSERT INTO nccl_settings (cluster_id, report_id, created_at, source, applied,"
-                " summary, notes_json, verdict_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                head,
-            ).lastrowid
-            db.conn.executemany(
-                "INSERT INTO nccl_setting_vars (settings_id, name, value, reason)"
-                " VALUES (?, ?, ?, ?)",
-                [(new_id, *v) for v in variables],
-            )
-            return new_id
+        return self._tables.insert_settings(head, variables)
 
-        return self._write(write)
-
-    def _settings(self, where: str, params: list[Any]) -> StoredSettings | None:
-        rows = self.store.query(
-            f"SELECT * FROM nccl_settings WHERE {where} ORDER BY id DESC LIMIT 1", params
-        )
-        if not rows:
+    def _settings(self, which: str, key: int) -> StoredSettings | None:
+        found = self._tables.settings(which, key)
+        if found is None:
             return None
-        head = rows[0]
-        variables = self.store.query(
-            "SELECT name, value, reason FROM nccl_setting_vars WHERE settings_id = ? ORDER BY name",
-            [head["id"]],
-        )
+        head, variables = found
         return StoredSettings(
             id=int(head["id"]),
             cluster_id=int(head["cluster_id"]),
@@ -166,13 +129,13 @@ class TuningRecords:
         )
 
     def settings(self, settings_id: int) -> StoredSettings | None:
-        return self._settings("id = ?", [settings_id])
+        return self._settings("by_id", settings_id)
 
     def applied_settings(self, cluster_id: int) -> StoredSettings | None:
-        return self._settings("cluster_id = ? AND applied = 1", [cluster_id])
+        return self._settings("applied", cluster_id)
 
     def latest_settings(self, cluster_id: int) -> StoredSettings | None:
-        return self._settings("cluster_id = ?", [cluster_id])
+        return self._settings("latest", cluster_id)
 
     # -- nccl-tests runs ---------------------------------------------------------------------
     def add_run(
@@ -211,25 +174,10 @@ class TuningRecords:
             duration_s,
             json.dumps(rows_table(run.rows) if run else []),
         )
-        return self._write(
-            lambda db: (
-                db.conn.execute(
-                    "INSERT INTO nccl_test_runs (cluster_id, report_id, ts, phase, command,"
-                    " env_json, exit_code, error, collective, n_ranks, n_nodes, min_bytes,"
-                    " max_bytes,"
-                    " peak_busbw, avg_busbw, avg_busbw_recomputed, transport, socket_fallback,"
-                    " truncated, duration_s, rows_json)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    row,
-                ).lastrowid
-            )
-        )
+        return self._tables.insert_run(row)
 
     def runs(self, cluster_id: int, limit: int = 50) -> list[dict[str, Any]]:
-        rows = self.store.query(
-            "SELECT * FROM nccl_test_runs WHERE cluster_id = ? ORDER BY ts DESC, id DESC LIMIT ?",
-            [cluster_id, limit],
-        )
+        rows = self._tables.runs(cluster_id, limit)
         for r in rows:
             r["env"] = json.loads(r.pop("env_json"))
             r["rows"] = json.loads(r.pop("rows_json"))
