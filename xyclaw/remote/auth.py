@@ -15,6 +15,7 @@ from pathlib import Path
 import paramiko
 
 from xyclaw.errors import AuthenticationError, ConnectError
+from xyclaw.remote.errors import TRANSPORT_ERRORS
 from xyclaw.remote.hostspec import HostSpec
 
 log = logging.getLogger(__name__)
@@ -122,7 +123,7 @@ class Authenticator:
         except paramiko.AuthenticationException:
             tried.append(f"{label} (refused)")
             return False
-        except (paramiko.SSHException, EOFError, OSError) as exc:
+        except TRANSPORT_ERRORS as exc:
             raise _lost(spec, exc) from exc
         return bool(transport.is_authenticated())
 
@@ -161,7 +162,7 @@ class Authenticator:
         except paramiko.AuthenticationException:
             tried.append("stored password (refused)")
             return False
-        except (paramiko.SSHException, EOFError, OSError) as exc:
+        except TRANSPORT_ERRORS as exc:
             raise _lost(spec, exc) from exc
         return bool(transport.is_authenticated())
 
@@ -176,7 +177,7 @@ class Authenticator:
         except paramiko.AuthenticationException:
             tried.append("stored password, keyboard-interactive (refused)")
             return False
-        except (paramiko.SSHException, EOFError, OSError) as exc:
+        except TRANSPORT_ERRORS as exc:
             raise _lost(spec, exc) from exc
         return bool(transport.is_authenticated())
 

@@ -15,6 +15,7 @@ import paramiko
 
 from xyclaw.errors import ConnectError, RemoteError, RemoteTimeoutError
 from xyclaw.remote.auth import Authenticator
+from xyclaw.remote.errors import TRANSPORT_ERRORS
 from xyclaw.remote.hostspec import HostSpec, ProcessControl
 from xyclaw.remote.known_hosts import KnownHosts, TrustNewHost
 from xyclaw.remote.procgroup import wants_wrapper
@@ -84,7 +85,7 @@ class Connector:
             self._prefer_known_key_types(transport, spec)
             try:
                 transport.start_client(timeout=self._timeout)
-            except (paramiko.SSHException, EOFError, OSError) as exc:
+            except TRANSPORT_ERRORS as exc:
                 raise self._handshake_error(spec, exc) from exc
             key = transport.get_remote_server_key()
             self._known_hosts.verify(
@@ -168,7 +169,7 @@ class Connector:
                 hint=f"check that {spec.hostname}:{spec.port} is reachable from {jump} and "
                 "that it allows TCP forwarding (AllowTcpForwarding)",
             ) from exc
-        except (paramiko.SSHException, EOFError, OSError) as exc:
+        except TRANSPORT_ERRORS as exc:
             raise ConnectError(
                 f"lost jump host {jump} while opening a tunnel to {spec.alias}: {exc}",
                 host=spec.alias,

@@ -10,7 +10,7 @@ import paramiko
 from xyclaw.errors import ConnectError, RemoteError
 from xyclaw.remote.chanio import ChannelReader
 from xyclaw.remote.connect import Connection
-from xyclaw.remote.errors import CommandTimeoutError
+from xyclaw.remote.errors import TRANSPORT_ERRORS, CommandTimeoutError
 from xyclaw.remote.procgroup import PgidSniffer, kill_script
 from xyclaw.remote.result import CommandResult, _short
 from xyclaw.remote.watchdog import Watchdog
@@ -48,7 +48,7 @@ def start_command(
     disarm = watchdog.schedule(deadline, chan.close)
     try:
         chan.exec_command(line)
-    except (paramiko.SSHException, EOFError, OSError) as exc:
+    except TRANSPORT_ERRORS as exc:
         if chan.exit_status >= 0 or chan.recv_ready() or chan.recv_stderr_ready():
             return  # it ran and finished before its "started" reply reached us
         chan.close()
@@ -147,7 +147,7 @@ def stop_group(
     deadline = time.monotonic() + grace_s + 10.0
     try:
         chan = conn.transport.open_session(timeout=10.0)
-    except (paramiko.SSHException, EOFError, OSError):
+    except TRANSPORT_ERRORS:
         return  # the watcher in the wrapper stops the group once our channel closes
     try:
         start_command(

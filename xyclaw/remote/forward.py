@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import paramiko
 
 from xyclaw.errors import RemoteError
+from xyclaw.remote.errors import TRANSPORT_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +210,7 @@ class PortForward:
             )
         except paramiko.ChannelException as exc:
             reason = f"{self.host} refused to open {self.remote[0]}:{self.remote[1]} ({exc.text})"
-        except (paramiko.SSHException, EOFError, OSError) as exc:
+        except TRANSPORT_ERRORS as exc:
             reason = f"the SSH connection to {self.host} is gone ({exc or type(exc).__name__})"
         with self._lock:
             self.stats.failed_opens += 1

@@ -24,6 +24,7 @@ from xyclaw.errors import ConnectError, RemoteError, RemoteTimeoutError
 from xyclaw.remote import execute, transfer
 from xyclaw.remote.auth import Authenticator, PasswordLookup
 from xyclaw.remote.connect import Connection, Connector
+from xyclaw.remote.errors import TRANSPORT_ERRORS, transport_error
 from xyclaw.remote.hostspec import HostSpec, ProcessControl, SshConfigResolver
 from xyclaw.remote.known_hosts import KnownHosts, TrustNewHost
 from xyclaw.remote.procgroup import with_env, wrap
@@ -317,12 +318,13 @@ class SshPool:
                     hint="too many commands at once on this host (sshd MaxSessions, "
                     "default 10); run fewer in parallel",
                 ) from exc
-            except (paramiko.SSHException, EOFError, OSError) as exc:
+            except TRANSPORT_ERRORS as exc:
                 self._drop(spec, conn)
                 if attempt:
-                    raise ConnectError(
+                    raise transport_error(
+                        exc,
                         f"lost the connection to {spec.describe()} and could not open a "
-                        f"session after reconnecting: {exc}",
+                        "session after reconnecting",
                         host=spec.alias,
                         hint="check that the machine is up and not overloaded",
                     ) from exc

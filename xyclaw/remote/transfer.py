@@ -12,7 +12,7 @@ import paramiko
 
 from xyclaw.errors import ConnectError, RemoteTimeoutError, UsageError
 from xyclaw.remote.connect import Connection
-from xyclaw.remote.errors import RemoteFileError
+from xyclaw.remote.errors import TRANSPORT_ERRORS, RemoteFileError, transport_error
 from xyclaw.remote.watchdog import Watchdog
 
 Progress = Callable[[int, int], None]
@@ -43,18 +43,20 @@ def _open_sftp(
 ) -> paramiko.SFTPClient:
     try:
         chan = conn.transport.open_session(timeout=stall_s)
-    except (paramiko.SSHException, EOFError, OSError) as exc:
-        raise ConnectError(
-            f"cannot open an SFTP channel to {host}: {exc}",
+    except TRANSPORT_ERRORS as exc:
+        raise transport_error(
+            exc,
+            f"cannot open an SFTP channel to {host}",
             host=host,
             hint="check that the machine is up; XyClaw reconnects on the next call",
+            timeout_s=stall_s,
         ) from exc
     chan.settimeout(stall_s)
     disarm = watchdog.schedule(time.monotonic() + stall_s, chan.close)
     try:
         chan.invoke_subsystem("sftp")
         return paramiko.SFTPClient(chan)
-    except (paramiko.SSHException, EOFError, OSError) as exc:
+    except TRANSPORT_ERRORS as exc:
         chan.close()
         raise RemoteFileError(
             f"{host} did not start its SFTP server: {exc}",
