@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import paramiko
 
 from xyclaw.errors import ConnectError, RemoteTimeoutError
@@ -12,7 +10,7 @@ from xyclaw.remote.errors import TRANSPORT_ERRORS, transport_error
 
 def test_a_timeout_stays_a_timeout_and_the_rest_is_a_connection_error() -> None:
     slow = transport_error(
-        socket.timeout("timed out"), "no shell", host="gpu-1", hint="h", timeout_s=5
+        TimeoutError("timed out"), "no shell", host="gpu-1", hint="h", timeout_s=5
     )
     assert isinstance(slow, RemoteTimeoutError) and "within 5 s" in slow.message
     refused = transport_error(
