@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import build_engine
-from xyclaw.engine.lifecycle import UpRequest
+from xyclaw.engine.lifecycle import Timeouts, UpRequest
 from xyclaw.paths import AppPaths
 from xyclaw.sim.cloud.launcher import stop
 
@@ -67,8 +67,7 @@ def up_times(link_delay_s: float) -> tuple[float, float]:
         os.environ["XYCLAW_HOME"] = str(home)
         start_cloud(home, link_delay_s)
         paths = AppPaths.from_environment()
-        engine = build_engine(paths, load_config(paths.config_file))
-        engine._lifecycle.timeouts = type(engine._lifecycle.timeouts)(poll_s=0.05)
+        engine = build_engine(paths, load_config(paths.config_file), timeouts=Timeouts(poll_s=0.05))
         try:
             one = [up_seconds(engine, 1) for _ in range(3)]
             sixteen = [up_seconds(engine, 16) for _ in range(2)]
@@ -88,8 +87,7 @@ def main() -> None:
         os.environ["XYCLAW_SIM_PROVISION_DELAY_S"] = "0"
         os.environ["XYCLAW_SECRETS_BACKEND"] = "file"
         paths = AppPaths.from_environment()
-        engine = build_engine(paths, load_config(paths.config_file))
-        engine._lifecycle.timeouts = type(engine._lifecycle.timeouts)(poll_s=0.05)
+        engine = build_engine(paths, load_config(paths.config_file), timeouts=Timeouts(poll_s=0.05))
         try:
             engine.offers()  # starts the cloud in its own process
             for i in range(50):
@@ -131,6 +129,7 @@ def main() -> None:
     print(
         json.dumps(
             {
+                "headline_ratio_16_to_1_nodes_at_30ms": round(far_sixteen / far_one, 2),
                 "loopback_up_to_ready_1_node_s": round(local_one, 3),
                 "loopback_up_to_ready_16_nodes_s": round(local_sixteen, 3),
                 "loopback_ratio_16_to_1": round(local_sixteen / local_one, 2),

@@ -8,6 +8,7 @@ up(quote): ``up`` rents exactly what a quote says, or nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Iterable
@@ -293,6 +294,10 @@ class Engine:
             if o.available_gpus is None or o.available_gpus >= request.gpu_count
         ]
         offer = min(with_room or candidates, key=lambda o: o.price_micro)
+        # The shape is known only now: a 16-GPU order of 8-GPU nodes needs multi-node.
+        self._check_capabilities(
+            provider, dataclasses.replace(request, gpus_per_node=offer.gpus_per_node)
+        )
         return self._new_quote(
             provider=request.provider,
             offer_id=offer.offer_id,

@@ -1,0 +1,106 @@
+"""The engine over a provider that is one function: planning, quotes and refusals, no cloud."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from xyclaw.catalog import Catalog
+from xyclaw.config import load_config
+from xyclaw.engine import Engine
+from xyclaw.engine.compose import build_engine
+from xyclaw.engine.lifecycle import UpRequest
+from xyclaw.engine.quotes import QuoteError
+from xyclaw.errors import ProviderError
+from xyclaw.paths import AppPaths
+from xyclaw.planner import PlanRequest
+from xyclaw.providers import Capabilities, ProviderRegistry
+from xyclaw.providers.memory import MemoryCloud, MemoryProvider, ProviderCall
+
+A800 = [o for o in Catalog.builtin().offers if o.gpu == "A800" and o.region == "Xiamen"]
+
+
+@pytest.fixture
+def cloud() -> MemoryCloud:
+    return MemoryCloud(A800)
+
+
+@pytest.fixture
+def engine(cloud: MemoryCloud) -> Iterator[Engine]:
+    registry = ProviderRegistry()
+    registry.add(MemoryProvider(cloud))
+    paths = AppPaths.from_environment()
+    eng = build_engine(paths, load_config(paths.config_file), providers=registry)
+    yield eng
+    eng.close()
+
+
+def lora(**extra: str) -> PlanRequest:
+    return PlanRequest.parse(task="finetune-lora", model_size="13B", gpus="8", **extra)
+
+
+def test_a_plan_uses_the_providers_live_offers_and_is_saved(
+    engine: Engine, cloud: MemoryCloud
+) -> None:
+    outcome = engine.plan(lora(), providers=["memory"])
+    assert outcome.offers_source == "live" and not outcome.notes
+    assert {o.provider for o in outcome.result.options} == {"memory"}
+    assert engine.saved_plan(outcome.plan_id)["result"]["options"][0]["provider"] == "memory"
+    assert ProviderCall("offers") in cloud.calls
+
+
+def test_a_provider_that_does_not_answer_is_planned_from_the_catalog_and_says_so(
+    engine: Engine,
+) -> None:
+    def down(call: ProviderCall) -> object:
+        raise ProviderError("the memory cloud is down", hint="try later")
+
+    engine_registry_provider = MemoryProvider(down, name="sim")
+    registry = ProviderRegistry()
+    registry.add(engine_registry_provider)
+    paths = AppPaths.from_environment()
+    offline = build_engine(paths, load_config(paths.config_file), providers=registry)
+    try:
+        outcome = offline.plan(lora(), providers=["sim"])
+    finally:
+        offline.close()
+    assert outcome.offers_source == "catalog"
+    assert "could not be reached" in outcome.notes[0] and "built-in catalog" in outcome.notes[0]
+    assert outcome.result.options  # still a plan, from the built-in offers
+
+
+def test_a_quote_is_refused_once_the_offer_is_gone(engine: Engine, cloud: MemoryCloud) -> None:
+    quote = engine.quote(engine.plan(lora(), providers=["memory"]).plan_id, 1)
+    cloud.offers = [o for o in cloud.offers if o.offer_id != quote.offer_id]
+    with pytest.raises(QuoteError, match="no longer offers"):
+        engine.up(quote)
+    assert not [c for c in cloud.calls if c.op == "create"]
+
+
+def test_a_quote_of_a_sold_out_offer_is_refused(engine: Engine, cloud: MemoryCloud) -> None:
+    quote = engine.quote(engine.plan(lora(), providers=["memory"]).plan_id, 1)
+    cloud.offers = [
+        replace(o, available_gpus=4) if o.offer_id == quote.offer_id else o for o in cloud.offers
+    ]
+    with pytest.raises(QuoteError, match="only 4 A800 are free"):
+        engine.up(quote)
+    assert engine.clusters(include_released=True) == []
+
+
+def test_multi_node_from_a_single_node_provider_is_refused_with_the_reason(
+    cloud: MemoryCloud,
+) -> None:
+    registry = ProviderRegistry()
+    registry.add(MemoryProvider(cloud, capabilities=Capabilities(rents=True, multi_node=False)))
+    paths = AppPaths.from_environment()
+    eng = build_engine(paths, load_config(paths.config_file), providers=registry)
+    try:
+        with pytest.raises(QuoteError, match="cannot rent a multi-node cluster"):
+            eng.quote_request(
+                UpRequest(provider="memory", gpu="A800", gpu_count=16, region="Xiamen")
+            )
+    finally:
+        eng.close()
+    assert not [c for c in cloud.calls if c.op == "create"]
