@@ -377,11 +377,89 @@ def _m5_agent_audit(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX agent_allowances_conversation ON agent_allowances(conversation_id)")
 
 
+def _m6_job_runtime(db: sqlite_utils.Database) -> None:
+    """The job runtime: why each attempt ended and on which nodes, the follower's lease,
+    the stored log lines with their node, rank, attempt and byte offset, the offsets a
+    reconnect resumes from (written in the same transaction as the lines), and the
+    metrics series of each job for the history's charts."""
+    for column in (
+        "kind TEXT NOT NULL DEFAULT 'train'",
+        "attempt INTEGER NOT NULL DEFAULT 1",
+        "cause TEXT",
+        "error TEXT",
+        "rented_cluster INTEGER NOT NULL DEFAULT 0",
+        "service_url TEXT",
+        "cancel_requested_at REAL",
+        "follower TEXT",
+        "follower_seen REAL",
+        "progress_json TEXT NOT NULL DEFAULT '{}'",
+        "log_lines INTEGER NOT NULL DEFAULT 0",
+        "log_cut_lines INTEGER NOT NULL DEFAULT 0",
+        "log_cut_after INTEGER",
+        "updated_at REAL",
+    ):
+        db.execute(f"ALTER TABLE jobs ADD COLUMN {column}")
+    for column in (
+        "cause TEXT",
+        "message TEXT",
+        "resume_step INTEGER",
+        "nodes_json TEXT NOT NULL DEFAULT '[]'",
+    ):
+        db.execute(f"ALTER TABLE job_attempts ADD COLUMN {column}")
+    db.execute("CREATE INDEX jobs_state ON jobs(state)")
+    db.execute(
+        """
+        CREATE TABLE job_logs (
+            id INTEGER PRIMARY KEY,
+            job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+            attempt INTEGER NOT NULL,
+            stream TEXT NOT NULL,
+            node_rank INTEGER NOT NULL,
+            node TEXT NOT NULL,
+            rank INTEGER,
+            offset INTEGER NOT NULL,
+            ts REAL NOT NULL,
+            text TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX job_logs_job ON job_logs(job_id, id)")
+    db.execute(
+        """
+        CREATE TABLE job_log_offsets (
+            job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+            attempt INTEGER NOT NULL,
+            stream TEXT NOT NULL,
+            node_rank INTEGER NOT NULL,
+            offset INTEGER NOT NULL DEFAULT 0,
+            lines INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (job_id, attempt, stream, node_rank)
+        ) WITHOUT ROWID"""
+    )
+    db.execute(
+        """
+        CREATE TABLE job_metrics (
+            job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+            attempt INTEGER NOT NULL,
+            ts REAL NOT NULL,
+            step INTEGER,
+            total_steps INTEGER,
+            loss REAL,
+            learning_rate REAL,
+            grad_norm REAL,
+            tokens_per_s REAL,
+            samples_per_s REAL,
+            epoch REAL
+        )"""
+    )
+    db.execute("CREATE INDEX job_metrics_job ON job_metrics(job_id, ts)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_core,
     _m2_telemetry,
     _m3_agents,
     _m4_tuning,
     _m5_agent_audit,
+    _m6_job_runtime,
 )
 LATEST_VERSION = len(MIGRATIONS)
