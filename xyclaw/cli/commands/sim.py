@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import signal
 import threading
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -119,24 +117,27 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _api_summary(url: str, token: str) -> dict[str, Any] | None:
-    """Cluster counts and the ledger's total, for the status line; None if it does not answer."""
-    summary: dict[str, Any] = {}
+    """Cluster counts and the ledger's total, for the status line, through the provider's own
+    client; None if the cloud does not answer."""
+    from xyclaw.errors import XyclawError
+    from xyclaw.providers.http_retry import RetryPolicy
+    from xyclaw.providers.sim import SimProvider
+
+    client = SimProvider(url, token, timeout_s=5, retry=RetryPolicy(attempts=1))
     try:
-        for name in ("clusters", "billing"):
-            request = urllib.request.Request(
-                f"{url}/{name}", headers={"Authorization": f"Bearer {token}"}
-            )
-            with urllib.request.urlopen(request, timeout=5) as reply:
-                summary[name] = json.loads(reply.read())
-    except (OSError, ValueError):
+        clusters = client.clusters()
+        ledger = client.billing()
+    except XyclawError:
         return None
+    finally:
+        client.close()
     states: dict[str, int] = {}
-    for cluster in summary["clusters"].get("clusters", []):
-        states[cluster["state"]] = states.get(cluster["state"], 0) + 1
+    for cluster in clusters:
+        states[cluster.state] = states.get(cluster.state, 0) + 1
     return {
         "clusters": states,
-        "billing_total_micros": summary["billing"].get("total_micros"),
-        "currency": summary["billing"].get("currency"),
+        "billing_total_micros": sum(e.amount_micros for e in ledger),
+        "currency": ledger[0].currency if ledger else None,
     }
 
 
