@@ -25,6 +25,7 @@ from xyclaw.remote import execute, transfer
 from xyclaw.remote.auth import Authenticator, PasswordLookup
 from xyclaw.remote.connect import Connection, Connector
 from xyclaw.remote.errors import TRANSPORT_ERRORS, transport_error
+from xyclaw.remote.forward import PortForward
 from xyclaw.remote.hostspec import HostSpec, ProcessControl, SshConfigResolver
 from xyclaw.remote.known_hosts import KnownHosts, TrustNewHost
 from xyclaw.remote.procgroup import with_env, wrap
@@ -235,6 +236,15 @@ class SshPool:
             stall_s=self.settings.command_timeout_s if timeout is None else timeout,
             watchdog=self._watchdog,
         )
+
+    def forward(self, host: Host, remote_port: int, *, local_port: int = 0) -> PortForward:
+        """A port of this machine (127.0.0.1) tunnelled to ``remote_port`` on ``host`` over the
+        pooled SSH connection; ``close()`` it when done (the connection stays)."""
+        spec = self.resolve(host)
+        conn = self._connection(spec)
+        return PortForward(
+            conn.transport, remote_port, local_port=local_port, host_label=spec.alias
+        ).start()
 
     def is_connected(self, host: Host) -> bool:
         spec = self.resolve(host)
