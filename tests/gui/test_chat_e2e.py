@@ -66,7 +66,10 @@ def plan_in_chat(qtbot: QtBot, ctl: MainWindowController) -> PlanCard:
     [card] = [c for c in shown(chat, ToolCard) if c.name.text() == "plan"]
     assert card.badge.text() == "read" and card.status.text().startswith("done")
     replies = shown(chat, MessageBlock)
-    assert replies and replies[-1].agent_label.text() == "planner"
+    layout = chat.blocks
+    seen = [type(layout.itemAt(i).widget()).__name__ for i in range(layout.count())]
+    assert replies, seen
+    assert replies[-1].agent_label.text() == "planner"
     assert "option" in replies[-1].body.toPlainText()
     return plan
 

@@ -782,3 +782,9 @@ class ChatPage(QWidget):
         """The app quits: stop a turn under way (the runtime keeps what it stored)."""
         if self.turn is not None:
             self.turn.cancel.set()
+        self._inbox.clear()
+        self._drain_timer.stop()
+        self._search_timer.stop()
+        bar = self.scroll.verticalScrollBar()
+        bar.valueChanged.disconnect(self._scrolled)
+        bar.rangeChanged.disconnect(self._range_changed)
