@@ -38,6 +38,7 @@ from xyclaw.sim.cloud.requests import (
     apply_faults,
     check_idempotency_key,
     parse_create,
+    parse_update,
 )
 from xyclaw.sim.cloud.settings import CloudSettings, Faults
 
@@ -113,6 +114,7 @@ class SimCloud:
         self._handles: dict[str, NodeHandle] = {}
         self._workers: set[threading.Thread] = set()
         self._workers_lock = threading.Lock()
+        self._deadlines: threading.Thread | None = None
         self._hostname_seq = 0
         self.last_port: int | None = None
         self.started_at: float | None = None
@@ -148,11 +150,18 @@ class SimCloud:
                 self._spawn(self._provision_worker, cluster.id)
             elif cluster.state == "terminating":
                 self._spawn(self._terminate_worker, cluster.id)
+        self._deadlines = threading.Thread(
+            target=self._deadline_loop, name="simcloud-deadlines", daemon=True
+        )
+        self._deadlines.start()
         log.info("simulated cloud open on %s with %d clusters", self.state_dir, len(clusters))
 
     def close(self) -> None:
         """Stop workers and nodes; the saved state lets the next ``open`` carry on."""
         self._stop.set()
+        if self._deadlines is not None:
+            self._deadlines.join(timeout=10)
+            self._deadlines = None
         with self._workers_lock:
             workers = list(self._workers)
         for worker in workers:
@@ -271,15 +280,55 @@ class SimCloud:
                 return 200, {"cluster": self._public(cluster)}
             if cluster.state == "terminating":
                 return 202, {"cluster": self._public(cluster)}
-            now = self._clock()
-            cluster.state = "terminating"
-            cluster.terminating_at = now
-            cluster.terminate_deadline = now + self._faults.terminate_delay_s
-            self._save()
+            self._begin_termination(cluster, self._clock(), by="request")
             public = self._public(cluster)
         log.info("cluster %s terminating", cluster_id)
         self._spawn(self._terminate_worker, cluster_id)
         return 202, {"cluster": public}
+
+    def update_cluster(self, cluster_id: str, body: Any) -> Result:
+        """Set or move (or, with null, drop) the deadline at which the cloud terminates it."""
+        changes = parse_update(body)
+        with self._lock:
+            cluster = self._cluster(cluster_id)
+            if cluster.state in ("terminating", "terminated"):
+                raise CloudApiError(
+                    409,
+                    "cluster_ended",
+                    f"cluster {cluster_id} is {cluster.state}; its deadline can no longer change",
+                )
+            cluster.terminate_at = changes["terminate_at"]
+            self._save()
+            public = self._public(cluster)
+        log.info("cluster %s terminates at %s", cluster_id, cluster.terminate_at)
+        return 200, {"cluster": public}
+
+    def _begin_termination(self, cluster: ClusterRecord, now: float, *, by: str) -> None:
+        """Under the lock: the cluster starts terminating; its nodes stop after the delay."""
+        cluster.state = "terminating"
+        cluster.terminating_at = now
+        cluster.terminate_deadline = now + self._faults.terminate_delay_s
+        cluster.ended_by = by
+        if by == "deadline":
+            cluster.billing_ends_at = cluster.terminate_at
+        self._save()
+
+    def _deadline_loop(self) -> None:
+        """Terminate every cluster whose deadline has come (also one that came while the cloud
+        was down: its billing still ends at the deadline)."""
+        while not self._stop.wait(POLL_S):
+            now = self._clock()
+            due: list[str] = []
+            with self._lock:
+                for cluster in self._clusters.values():
+                    at = cluster.terminate_at
+                    if at is None or at > now or cluster.state in ("terminating", "terminated"):
+                        continue
+                    self._begin_termination(cluster, now, by="deadline")
+                    due.append(cluster.id)
+            for cluster_id in due:
+                log.info("cluster %s reached its deadline: terminating", cluster_id)
+                self._spawn(self._terminate_worker, cluster_id)
 
     def billing(self) -> Result:
         with self._lock:
@@ -444,7 +493,8 @@ class SimCloud:
         with self._lock:
             for node in cluster.nodes:
                 if node.state == "running":
-                    node.ended_at = deadline
+                    ends = cluster.billing_ends_at
+                    node.ended_at = deadline if ends is None else max(ends, node.running_at or ends)
                 if node.state != "failed":
                     node.state = "terminated"
             cluster.state = "terminated"
@@ -628,6 +678,7 @@ class SimCloud:
             provision_delay_s=delay,
             per_node_delay_s=self._faults.per_node_delay_s if delay > 0 else 0.0,  # 0: at once
             nodes=nodes,
+            terminate_at=request.terminate_at,
         )
 
     # -- persistence ---------------------------------------------------------------------------

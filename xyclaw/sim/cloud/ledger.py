@@ -1,9 +1,10 @@
 """The cloud's own billing ledger, derived from when each node ran.
 
 A node bills per whole second from the moment it runs until it stops
-(terminated, or failed after running). Because the ledger is computed from
-those two instants and the clock, it keeps counting while nobody asks and
-while the cloud process itself is down.
+(terminated, or failed after running). A cluster the cloud ended at its
+deadline (``terminate_at``) bills to that second; each entry says what ended
+it. Because the ledger is computed from those two instants and the clock, it
+keeps counting while nobody asks and while the cloud process itself is down.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def ledger(clusters: Iterable[ClusterRecord], now: float, currency: str) -> dict
                     "start": node.running_at,
                     "end": node.ended_at,
                     "seconds": seconds,
+                    "terminate_at": cluster.terminate_at,
+                    "ended_by": cluster.ended_by if node.ended_at is not None else None,
                     "amount_micros": amount_micros(
                         seconds, cluster.gpus_per_node, cluster.price_per_gpu_hour_micros
                     ),

@@ -80,6 +80,9 @@ class ClusterRecord:
     terminated_at: float | None = None
     error: str | None = None
     nodes: list[NodeRecord] = field(default_factory=list)
+    terminate_at: float | None = None  # the renter's deadline: the cloud terminates it then
+    billing_ends_at: float | None = None  # set when a deadline ended it: billing stops there
+    ended_by: str | None = None  # "request" (DELETE) or "deadline" (terminate_at)
 
     @property
     def node_count(self) -> int:
@@ -106,6 +109,8 @@ class ClusterRecord:
             "created_at": self.created_at,
             "running_at": self.running_at,
             "terminated_at": self.terminated_at,
+            "terminate_at": self.terminate_at,
+            "ended_by": self.ended_by,
             "error": self.error,
             "idempotency_key": self.idempotency_key,
             "nodes": [n.public(host, user) for n in self.nodes],

@@ -17,7 +17,12 @@ IMAGES = ("pytorch-2.1", "deepspeed", "megatron-lm", "colossal-ai", "ubuntu-22.0
 DEFAULT_IMAGE = "pytorch-2.1"
 CREATE_FIELDS = (
     "gpu", "gpu_count", "gpus_per_node", "region", "fabric", "image", "name", "ssh_public_key",
+    "terminate_at",
 )  # fmt: skip
+UPDATE_FIELDS = ("terminate_at",)
+# Deadlines are UTC epoch seconds: after 2001-09-09 and before the year 2286.
+MIN_DEADLINE = 1e9
+MAX_DEADLINE = 1e10
 MAX_NAME = 64
 MAX_KEY = 200
 
@@ -31,6 +36,7 @@ class ClusterRequest:
     image: str
     name: str | None
     ssh_public_key: str
+    terminate_at: float | None = None
 
     @property
     def node_count(self) -> int:
@@ -170,7 +176,24 @@ def parse_create(body: Any, offers: Sequence[Offer]) -> ClusterRequest:
         parse_public_key(key_line)
     except ValueError as exc:
         raise bad_request(f"field ssh_public_key: {exc}") from None
-    return ClusterRequest(offer, gpu_count, image, name, key_line)
+    return ClusterRequest(offer, gpu_count, image, name, key_line, _deadline(data))
+
+
+def _deadline(data: dict[str, Any]) -> float | None:
+    """``terminate_at``: null (no deadline) or UTC epoch seconds (a past one ends it at once)."""
+    if data.get("terminate_at") is None:
+        return None
+    value = _number(data, "terminate_at", MIN_DEADLINE, MAX_DEADLINE)
+    return value
+
+
+def parse_update(body: Any) -> dict[str, float | None]:
+    """Check a ``PATCH /v1/clusters/{id}`` body: the fields to change."""
+    data = _object(body, "PATCH /v1/clusters/{id}")
+    _unknown(data, UPDATE_FIELDS, "PATCH /v1/clusters/{id}")
+    if "terminate_at" not in data:
+        raise bad_request('nothing to change: send {"terminate_at": EPOCH_SECONDS or null}')
+    return {"terminate_at": _deadline(data)}
 
 
 FAULT_FIELDS = (

@@ -201,9 +201,11 @@ class _Handler(BaseHTTPRequestHandler):
             return cloud.list_clusters(include_terminated=flags[-1].lower() in ("1", "true"))
         match = _CLUSTER_PATH.match(path)
         if match:
-            self._allow(method, "GET", "DELETE")
+            self._allow(method, "GET", "DELETE", "PATCH")
             if method == "DELETE":
                 return cloud.delete_cluster(match[1])
+            if method == "PATCH":
+                return cloud.update_cluster(match[1], self._json(raw))
             return cloud.get_cluster(match[1])
         if path == f"{API_PREFIX}/billing":
             self._allow(method, "GET")
