@@ -316,16 +316,39 @@ class Engine:
 
     @effect(Effect.SPEND)
     def up(self, quote: RentQuote, *, keep_partial: bool = False) -> OperationHandle[ClusterRecord]:
-        """Rent what the quote says, if the provider still offers it at that price."""
+        """Rent what the quote says, if the provider still offers it at that price.
+
+        A quote from a plan fails over: when its offer has no capacity (or quota), the plan's
+        next options with the same GPU model and count are tried in order, each quoted again,
+        and taken without asking only at or below the approved price per GPU-hour.
+        """
         provider = self._providers.get(quote.provider)
-        offer = check_against_offers(quote, provider.offers(), self._clock())
-        request = UpRequest(
-            provider=quote.provider,
+        alternatives = self._failover_candidates(quote)
+        offer = check_against_offers(
+            quote, provider.offers(), self._clock(), require_room=not alternatives
+        )
+        request = self._request_for(quote, offer, keep_partial)
+        self._check_capabilities(provider, request)
+        if quote.plan_id is not None and quote.option is not None:
+            self._plans.choose(quote.plan_id, quote.option)
+        title = f"rent {quote.gpu_count} x {quote.gpu} from {quote.provider}"
+        if not alternatives:
+            return self._start(title, lambda progress: self._lifecycle.up(request, progress))
+        return self._start(
+            title,
+            lambda progress: self._up_with_failover(
+                quote, [offer, *alternatives], keep_partial, progress
+            ),
+        )
+
+    def _request_for(self, quote: RentQuote, offer: Offer, keep_partial: bool) -> UpRequest:
+        return UpRequest(
+            provider=offer.provider,
             gpu=quote.gpu,
             gpu_count=quote.gpu_count,
-            region=quote.region,
-            fabric=quote.fabric,
-            gpus_per_node=quote.gpus_per_node,
+            region=offer.region,
+            fabric=offer.fabric,
+            gpus_per_node=offer.gpus_per_node,
             budget_micros=quote.budget_micros,
             image=quote.image if quote.image is not None else UpRequest.image,
             name=quote.name,
@@ -333,11 +356,66 @@ class Engine:
             price_per_gpu_hour_micros=offer.price_micro,
             currency=offer.currency,
         )
-        self._check_capabilities(provider, request)
-        if quote.plan_id is not None and quote.option is not None:
-            self._plans.choose(quote.plan_id, quote.option)
-        title = f"rent {quote.gpu_count} x {quote.gpu} from {quote.provider}"
-        return self._start(title, lambda progress: self._lifecycle.up(request, progress))
+
+    def _failover_candidates(self, quote: RentQuote) -> list[Offer]:
+        """The plan's other options for the same GPU model and count, in the plan's order."""
+        if quote.plan_id is None:
+            return []
+        saved = self._plans.get(quote.plan_id)
+        if saved is None:
+            return []
+        out: list[Offer] = []
+        seen = {(quote.provider, quote.offer_id)}
+        for option in saved["result"].get("options", []):
+            key = (option.get("provider"), option.get("offer_id"))
+            if key in seen or option.get("gpu") != quote.gpu:
+                continue
+            if int(option.get("gpus", 0)) != quote.gpu_count:
+                continue
+            seen.add(key)
+            live = self._live_offer(str(key[0]), str(key[1]))
+            if live is not None:
+                out.append(live)
+        return out
+
+    def _up_with_failover(
+        self, quote: RentQuote, candidates: list[Offer], keep_partial: bool, progress: Progress
+    ) -> ClusterRecord:
+        from xyclaw.providers.failover import Approval, fail_over
+
+        def attempt(offer: Offer) -> ClusterRecord:
+            progress.update(f"trying {offer.gpu} in {offer.region} from {offer.provider}")
+            provider = self._providers.get(offer.provider)
+            request = self._request_for(quote, offer, keep_partial)
+            self._check_capabilities(provider, request)
+            return self._lifecycle.up(request, progress)
+
+        result = fail_over(
+            candidates,
+            attempt,
+            approval=Approval(quote.gpu_count, quote.price_per_gpu_hour_micros, quote.currency),
+            requote=lambda offer: self._live_offer(offer.provider, offer.offer_id),
+        )
+        if len(result.attempts) > 1 or not result.created:
+            self._events.record(
+                "failover",
+                "info" if result.created else "warning",
+                result.story(),
+                data={"attempts": result.lines(), "quote_digest": quote.digest},
+            )
+        if result.created and result.value is not None:
+            return result.value
+        if result.needs_approval:
+            raise QuoteError(
+                f"not rented: {result.story()}",
+                hint="plan again and approve the new quote; nothing was rented",
+            )
+        if result.error is not None:
+            raise result.error
+        raise CapacityError(
+            f"not rented: {result.story()}",
+            hint="try again later, or plan with another GPU model or size",
+        )
 
     def _live_offer(self, provider: str, offer_id: str) -> Offer | None:
         try:

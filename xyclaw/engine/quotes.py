@@ -104,8 +104,13 @@ class RentQuote:
         return replace(self, digest="", **changes)
 
 
-def check_against_offers(quote: RentQuote, offers: list[Offer], now: float) -> Offer:
-    """The live offer the quote names, or why it can no longer be rented as quoted."""
+def check_against_offers(
+    quote: RentQuote, offers: list[Offer], now: float, *, require_room: bool = True
+) -> Offer:
+    """The live offer the quote names, or why it can no longer be rented as quoted.
+
+    ``require_room=False`` lets a sold-out offer through, for a caller that fails over.
+    """
     quote.verify_digest()
     if now > quote.expires_at:
         raise QuoteError(
@@ -133,7 +138,7 @@ def check_against_offers(quote: RentQuote, offers: list[Offer], now: float) -> O
             f"offer {quote.offer_id} changed shape since the quote",
             hint="plan again; nothing was rented",
         )
-    if offer.available_gpus is not None and offer.available_gpus < quote.gpu_count:
+    if require_room and offer.available_gpus is not None and offer.available_gpus < quote.gpu_count:
         raise QuoteError(
             f"only {offer.available_gpus} {quote.gpu} are free in {quote.region} now,"
             f" the quote needs {quote.gpu_count}",
