@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What the tests need from Debian: an OpenSSH server to test the SSH layer against,
-# Xvfb and the X11 libraries for `xvfb-run xyclaw`, and the libraries Qt loads offscreen.
+# Xvfb and the X11 libraries for `xvfb-run xyclaw`, the libraries Qt loads offscreen, and a
+# CJK font so the 简体中文 interface and its screenshots show glyphs, not boxes.
 # Installs what is missing when run as root; otherwise says exactly what to install.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ packages=(
   libgl1 libegl1 libfontconfig1 libxkbcommon0 libxkbcommon-x11-0 libdbus-1-3
   libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-xinerama0
   libxcb-xkb1 libxcb-randr0 libxcb-shape0 libxcb-cursor0
+  fonts-wqy-microhei
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
