@@ -1,0 +1,821 @@
+"""The Plan page: a request form -> ranked options with reasons, a cost-versus-hours chart
+with the Pareto front, Rent through a quote and an approval, and the selection report.
+
+The form is checked with the planner's own parsing (``PlanRequest.parse``): every
+field is tried alone, then the whole request, and each error is shown under the
+field it names. ``Engine.plan``, ``Engine.quote``, ``Engine.up`` and the report's
+file write run on the worker; the page only shows and forwards.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xyclaw.catalog import Catalog
+from xyclaw.catalog.fabrics import BUILTIN_FABRICS
+from xyclaw.catalog.money import format_amount
+from xyclaw.errors import XyclawError
+from xyclaw.files import write_private
+from xyclaw.gui.bridge import ErrorInfo
+from xyclaw.gui.charts.theme import LIGHT, ChartTheme, theme_for
+from xyclaw.gui.forms import child, load_ui
+from xyclaw.gui.plan_report import (
+    FAMILY_COLORS,
+    FRONT_COLOR,
+    MAX_OPTIONS,
+    family,
+    legend_html,
+    selection_report,
+)
+from xyclaw.gui.rent_flow import RentFlow
+from xyclaw.planner import PlanRequest, RequestError, Task
+from xyclaw.planner.report import describe_request
+
+if TYPE_CHECKING:
+    from xyclaw.engine.reports import PlanOutcome
+    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.planner.result import PlanOption, RejectedOption
+
+log = logging.getLogger(__name__)
+
+TASKS: tuple[tuple[Task, str], ...] = (
+    (Task.FINETUNE_LORA, "LoRA fine-tune"),
+    (Task.FINETUNE_FULL, "Full fine-tune"),
+    (Task.PRETRAIN, "Pretrain"),
+    (Task.INFERENCE, "Inference (serve)"),
+)
+FABRIC_CHOICES: tuple[tuple[str | None, str], ...] = (
+    (None, "Any fabric"),
+    ("ib", "InfiniBand (any)"),
+    ("roce", "RoCE v2 (any)"),
+    ("eth", "TCP Ethernet (any)"),
+    ("none", "One node only (no fabric)"),
+    *((name, name) for name in BUILTIN_FABRICS if name != "none"),
+)
+#: Form field -> the PlanRequest.parse keyword it feeds.
+FIELDS = ("task", "model_size", "tokens", "gpus", "gpu", "fabric", "budget", "deadline", "rate")
+#: RequestError.field -> the form field that shows it.
+ERROR_FIELD = {
+    "dataset_tokens": "tokens",
+    "epochs": "tokens",
+    "currency": "budget",
+    "duration": "deadline",
+    "precision": "task",
+}
+TRAINING_ONLY = frozenset({"tokens", "deadline"})
+INFERENCE_ONLY = frozenset({"rate"})
+COLUMNS = (
+    "#",
+    "GPU",
+    "Cards",
+    "Fabric",
+    "Where",
+    "Per card-h",
+    "Time",
+    "Cost",
+    "GiB/GPU",
+    "Util",
+    "",
+)
+REJECTED_COLUMNS = ("#", "GPU", "Cards", "Fabric", "Where", "Time", "Cost", "Why it does not fit")
+VALIDATE_DEBOUNCE_MS = 250
+
+
+def hours_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    hours = seconds / 3600
+    if hours < 100:
+        return f"{hours:.1f} h"
+    return f"{hours / 24:,.1f} d"
+
+
+def field_errors(values: dict[str, str | None], fastest: bool = False) -> dict[str, str]:
+    """Every field the planner refuses, each with the planner's own message.
+
+    Each filled field is parsed alone (on a request that is otherwise valid), so
+    several wrong fields are all shown at once; then the whole request, for the
+    rules that join fields (a budget's currency, a context too small).
+    """
+    errors: dict[str, str] = {}
+    task = values.get("task") or Task.FINETUNE_LORA.value
+    base: dict[str, Any] = {"task": task, "model_size": "7B"}
+
+    def attempt(kwargs: dict[str, Any]) -> None:
+        try:
+            PlanRequest.parse(**kwargs, fastest=fastest)
+        except RequestError as exc:
+            errors.setdefault(ERROR_FIELD.get(exc.field, exc.field), exc.message)
+
+    if not (values.get("model_size") or "").strip():
+        errors["model_size"] = "give the model's size, such as 7B, 13B or 70B"
+    else:
+        attempt({**base, "model_size": values["model_size"]})
+    for name in FIELDS[2:]:
+        value = values.get(name)
+        if value and name not in errors:
+            attempt({**base, name: value})
+    if not errors:
+        attempt({**{k: v for k, v in values.items() if v}, "task": task})
+    return errors
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """What the worker hands the page: the outcome and the chart's arrays."""
+
+    outcome: PlanOutcome
+    hours: np.ndarray
+    costs: np.ndarray
+    families: tuple[str, ...]
+    front: tuple[int, ...]  # option indexes on the Pareto front, by rising time
+    options: tuple[PlanOption, ...]  # the first MAX_OPTIONS (the ones a quote can name)
+    rejected: tuple[RejectedOption, ...]
+
+    @classmethod
+    def of(cls, outcome: PlanOutcome) -> PlanView:
+        result = outcome.result
+        every = list(result.options)
+        index = {o.key: i for i, o in enumerate(every)}
+        front = sorted(
+            (index[o.key] for o in result.pareto_front()), key=lambda i: every[i].seconds
+        )
+        return cls(
+            outcome=outcome,
+            hours=np.asarray([o.seconds / 3600 for o in every], dtype=np.float64),
+            costs=np.asarray([o.cost_micro / 1e6 for o in every], dtype=np.float64),
+            families=tuple(family(o.fabric) for o in every),
+            front=tuple(front),
+            options=tuple(every[:MAX_OPTIONS]),
+            rejected=tuple(result.rejected[:20]),
+        )
+
+    @property
+    def plan_id(self) -> int:
+        return self.outcome.plan_id
+
+    @property
+    def currency(self) -> str:
+        return self.options[0].currency if self.options else self.outcome.result.request.currency
+
+
+def log_ticks(low: float, high: float) -> list[list[tuple[float, str]]]:
+    """Ticks at 1, 2 and 5 times a power of ten for a log axis, as plain numbers (the
+    default labels every minor tick with an exponent and they run into each other)."""
+    ticks: list[tuple[float, str]] = []
+    low, high = max(low, 1e-9) / 1.6, high * 1.6
+    for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for step in (1, 2, 5):
+            value = step * 10.0**power
+            if low <= value <= high:
+                ticks.append((math.log10(value), f"{value:,.10g}"))
+    return [ticks]
+
+
+class PlanChart(QWidget):
+    """Cost against hours of every feasible option, coloured by fabric, Pareto front drawn.
+
+    ``point_clicked(index)`` names the option (0-based) under a click.
+    """
+
+    point_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None, *, theme: ChartTheme = LIGHT) -> None:
+        super().__init__(parent)
+        self.theme = theme
+        self.view = pg.PlotWidget()
+        self.view.setObjectName("planChart")
+        self.plot: pg.PlotItem = self.view.getPlotItem()
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.showGrid(x=True, y=True, alpha=theme.grid_alpha)
+        # Front points get a red diamond over their fabric's dot (one symbol per item:
+        # pyqtgraph's legend samples crash on per-point symbol lists).
+        self.front_curve = pg.PlotDataItem(
+            pen=pg.mkPen(FRONT_COLOR, width=2),
+            symbol="d",
+            symbolSize=13,
+            symbolPen=pg.mkPen(FRONT_COLOR, width=2),
+            symbolBrush=pg.mkBrush(0, 0, 0, 0),
+        )
+        self.front_curve.setZValue(10)
+        self.plot.addItem(self.front_curve)
+        self.scatters: dict[str, pg.PlotDataItem] = {}
+        self.highlight = pg.PlotDataItem(
+            pen=None,
+            symbol="o",
+            symbolSize=18,
+            symbolPen=pg.mkPen("#111827", width=2),
+            symbolBrush=pg.mkBrush(0, 0, 0, 0),
+        )
+        self.highlight.setZValue(11)
+        self.plot.addItem(self.highlight)
+        self.count = 0
+        self._x = np.zeros(0)
+        self._y = np.zeros(0)
+        self.legend_label = QLabel()
+        self.legend_label.setObjectName("planChartLegend")
+        self.legend_label.setProperty("role", "muted")
+        self.legend_label.setTextFormat(Qt.TextFormat.RichText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.legend_label)
+        layout.addWidget(self.view, 1)
+        self.apply_theme(theme)
+
+    def apply_theme(self, theme: ChartTheme) -> None:
+        self.theme = theme
+        self.view.setBackground(theme.background)
+        for name in ("left", "bottom"):
+            axis = self.plot.getAxis(name)
+            axis.setPen(theme.muted)
+            axis.setTextPen(theme.foreground)
+
+    def clear(self) -> None:
+        for scatter in self.scatters.values():
+            self.plot.removeItem(scatter)
+        self.scatters.clear()
+        self.front_curve.setData([], [])
+        self.highlight.setData([], [])
+        self.count = 0
+        self.plot.setTitle(None)
+
+    def show_plan(self, view: PlanView) -> None:
+        """Draw every option; hours become days and costs thousands when they are large,
+        and an axis turns logarithmic when its values spread over more than 30x."""
+        self.clear()
+        count = len(view.hours)
+        self.count = count
+        self.legend_label.setText(legend_html(view.families, len(view.front)))
+        if not count:
+            self._x = self._y = np.zeros(0)
+            self.plot.setTitle("nothing fits", color=self.theme.muted, size="9pt")
+            return
+        days = float(view.hours.max()) > 240
+        thousands = float(view.costs.max()) >= 20_000
+        x = view.hours / 24 if days else view.hours
+        y = view.costs / 1000 if thousands else view.costs
+        self._x, self._y = x, y
+        log_x = float(x.max()) / max(float(x.min()), 1e-9) > 30
+        log_y = float(y.max()) / max(float(y.min()), 1e-9) > 30
+        self.plot.setLogMode(x=log_x, y=log_y)
+        for name, values, log in (("bottom", x, log_x), ("left", y, log_y)):
+            axis = self.plot.getAxis(name)
+            axis.enableAutoSIPrefix(False)
+            axis.setTicks(log_ticks(float(values.min()), float(values.max())) if log else None)
+        unit = "days" if days else "hours"
+        money = f"thousand {view.currency}" if thousands else view.currency
+        self.plot.setLabel("bottom", f"run time ({unit}{', log scale' if log_x else ''})")
+        self.plot.setLabel("left", f"cost ({money}{', log scale' if log_y else ''})")
+        families = np.asarray(view.families)
+        for name in ("none", "ib", "roce", "eth"):
+            idx = np.flatnonzero(families == name)
+            if not idx.size:
+                continue
+            color = QColor(FAMILY_COLORS[name])
+            scatter = pg.PlotDataItem(
+                x[idx],
+                y[idx],
+                pen=None,
+                symbol="o",
+                symbolSize=8,
+                symbolPen=pg.mkPen(color.darker(140), width=1),
+                symbolBrush=pg.mkBrush(color),
+                data=[int(i) for i in idx],
+            )
+            scatter.sigPointsClicked.connect(self._clicked)
+            self.plot.addItem(scatter)
+            self.scatters[name] = scatter
+        order = list(view.front)
+        self.front_curve.setData(x[order], y[order])
+        self.plot.autoRange(padding=0.08)
+
+    def _clicked(self, _item: Any, points: Any, *_rest: Any) -> None:
+        if len(points):
+            self.point_clicked.emit(int(points[0].data()))
+
+    def select(self, index: int | None) -> None:
+        if index is None or not 0 <= index < self.count:
+            self.highlight.setData([], [])
+            return
+        self.highlight.setData([self._x[index]], [self._y[index]])
+
+    def front_points(self) -> list[tuple[float, float]]:
+        """The front as drawn, in the axes' units (hours or days, cost or thousands)."""
+        xs, ys = self.front_curve.xData, self.front_curve.yData
+        if xs is None or ys is None:
+            return []
+        return list(zip((float(x) for x in xs), (float(y) for y in ys), strict=True))
+
+    def point_count(self) -> int:
+        return sum(len(s.scatter.points()) for s in self.scatters.values())
+
+    def png(self, width: int = 1000) -> bytes:
+        """The chart drawn at a fixed size, as PNG bytes (for the report)."""
+        from pyqtgraph.exporters import ImageExporter
+
+        exporter = ImageExporter(self.plot)
+        exporter.parameters()["width"] = width  # the height follows the plot's aspect
+        exporter.parameters()["background"] = QColor(self.theme.background)
+        self.highlight.setVisible(False)  # the report shows every option alike
+        try:
+            image = exporter.export(toBytes=True)
+        finally:
+            self.highlight.setVisible(True)
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        image.save(buffer, "PNG")
+        buffer.close()
+        return bytes(data.data())
+
+
+def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    if right:
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    if tip:
+        item.setToolTip(tip)
+    return item
+
+
+def _reasons_tip(option: PlanOption) -> str:
+    return "\n".join(f"• {text}" for _, text in option.reasons)
+
+
+class PlanPage(QWidget):
+    """See the module's docstring. Signals are for the window and the tests."""
+
+    planned = Signal(object)  # PlanView
+    report_saved = Signal(str)
+    message = Signal(str)  # what the status line says
+
+    def __init__(self, context: GuiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.worker = context.worker
+        form = load_ui("plan_page.ui", self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(form)
+        self.form = form
+        names = {
+            "task": "planTask",
+            "model_size": "planModelSize",
+            "tokens": "planTokens",
+            "gpus": "planGpus",
+            "gpu": "planGpu",
+            "fabric": "planFabric",
+            "budget": "planBudget",
+            "deadline": "planDeadline",
+            "rate": "planRate",
+        }
+        self.fields: dict[str, QWidget] = {
+            key: child(form, QWidget, name) for key, name in names.items()
+        }
+        self.errors: dict[str, QLabel] = {
+            key: child(form, QLabel, f"{name}Error") for key, name in names.items()
+        }
+        self.labels: dict[str, QLabel] = {
+            key: child(form, QLabel, f"{name}Label") for key, name in names.items()
+        }
+        self.task: QComboBox = child(form, QComboBox, "planTask")
+        for task, label in TASKS:
+            self.task.addItem(label, task.value)
+        self.gpu: QComboBox = child(form, QComboBox, "planGpu")
+        self.gpu.addItem("Any GPU", None)
+        for gpu in Catalog.builtin().gpus:
+            self.gpu.addItem(f"{gpu.name} ({gpu.memory_gib:g} GB)", gpu.name)
+        self.fabric: QComboBox = child(form, QComboBox, "planFabric")
+        for value, label in FABRIC_CHOICES:
+            self.fabric.addItem(label, value)
+        self.model_size: QLineEdit = child(form, QLineEdit, "planModelSize")
+        self.model_size.setText("13B")
+        self.gpus: QLineEdit = child(form, QLineEdit, "planGpus")
+        self.gpus.setText("8")
+        self.fastest = child(form, QCheckBox, "planFastest")
+        self.form_error = child(form, QLabel, "planFormError")
+        self.plan_button = child(form, QPushButton, "planButton")
+        self.status = child(form, QLabel, "planStatus")
+        self.summary = child(form, QLabel, "planSummary")
+        self.notes = child(form, QLabel, "planNotes")
+        self.save_button = child(form, QPushButton, "saveReport")
+        self.table: QTableWidget = child(form, QTableWidget, "planOptions")
+        self.details: QTextBrowser = child(form, QTextBrowser, "planDetails")
+        results = child(form, QSplitter, "planResults")
+        results.setStretchFactor(0, 3)
+        results.setStretchFactor(1, 2)
+        lower = child(form, QSplitter, "planLower")
+        lower.setStretchFactor(0, 3)
+        lower.setStretchFactor(1, 2)
+        self.chart = PlanChart(theme=theme_for(self))
+        child(form, QWidget, "planChartHost").layout().addWidget(self.chart)
+        self._setup_table(COLUMNS)
+        self.details.setHtml(
+            "<p style='color:#6b7280'>Select an option to see why it is ranked where it is.</p>"
+        )
+
+        self.view: PlanView | None = None
+        self.rent_buttons: list[QPushButton] = []
+        self.rent_flow = RentFlow(context, self, asked_by="Plan page")
+        self.rent_flow.rented.connect(self._rented)
+        self.rent_flow.rejected.connect(
+            lambda q: self._say(f"Rejected: nothing was rented ({q.gpu_count} × {q.gpu}).")
+        )
+        self.rent_flow.failed.connect(self._show_error)
+        self.save_dialog: QFileDialog | None = None
+        self.planning = False
+        self._touched: set[str] = set()
+
+        self._validate_timer = QTimer(self)
+        self._validate_timer.setSingleShot(True)
+        self._validate_timer.setInterval(VALIDATE_DEBOUNCE_MS)
+        self._validate_timer.timeout.connect(lambda: self.validate(only_touched=True))
+        for key, widget in self.fields.items():
+            if isinstance(widget, QLineEdit):
+                widget.textEdited.connect(lambda _t, k=key: self._edited(k))
+                widget.returnPressed.connect(self.plan)
+            elif isinstance(widget, QComboBox):
+                widget.currentIndexChanged.connect(lambda _i, k=key: self._edited(k))
+        self.task.currentIndexChanged.connect(lambda _i: self._task_changed())
+        self.fastest.toggled.connect(lambda _on: self._edited("task"))
+        self.plan_button.clicked.connect(self.plan)
+        self.save_button.clicked.connect(self.ask_report_path)
+        self.table.itemSelectionChanged.connect(self._row_selected)
+        self.chart.point_clicked.connect(self.select_option)
+        shortcut = QShortcut(QKeySequence("Ctrl+Return"), self)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(self.plan)
+        self._task_changed()
+
+    # -- the form --------------------------------------------------------------------------
+    def values(self) -> dict[str, str | None]:
+        """The form as the planner's keyword arguments (empty and N/A fields left out)."""
+        training = self.current_task().training
+        out: dict[str, str | None] = {}
+        for key, widget in self.fields.items():
+            if (key in TRAINING_ONLY and not training) or (key in INFERENCE_ONLY and training):
+                continue
+            if isinstance(widget, QComboBox):
+                data = widget.currentData()
+                out[key] = None if data is None else str(data)
+            elif isinstance(widget, QLineEdit):
+                out[key] = widget.text().strip() or None
+        return out
+
+    def current_task(self) -> Task:
+        return Task(str(self.task.currentData()))
+
+    def set_values(self, **values: str) -> None:
+        """Fill the form (tests, and requests handed over from elsewhere)."""
+        for key, value in values.items():
+            widget = self.fields[key]
+            if isinstance(widget, QComboBox):
+                index = widget.findData(value)
+                if index < 0:
+                    raise ValueError(f"{key}: no choice {value!r}")
+                widget.setCurrentIndex(index)
+            elif isinstance(widget, QLineEdit):
+                widget.setText(value)
+            self._touched.add(key)
+        self.validate(only_touched=False)
+
+    def _edited(self, key: str) -> None:
+        self._touched.add(key)
+        self._validate_timer.start()
+
+    def _task_changed(self) -> None:
+        training = self.current_task().training
+        for key in TRAINING_ONLY:
+            self._enable(key, training, "for training" if not training else "")
+        for key in INFERENCE_ONLY:
+            self._enable(key, not training, "for inference" if training else "")
+
+    def _enable(self, key: str, on: bool, why: str) -> None:
+        widget = self.fields[key]
+        widget.setEnabled(on)
+        self.labels[key].setEnabled(on)
+        widget.setToolTip("" if on else f"Only {why}")
+        if not on:
+            self._show_field_error(key, None)
+
+    def validate(self, *, only_touched: bool = False) -> dict[str, str]:
+        """Check the form with the planner's rules; show each error under its field."""
+        errors = field_errors(self.values(), self.fastest.isChecked())
+        for key in self.fields:
+            shown = errors.get(key)
+            if only_touched and key not in self._touched:
+                shown = None
+            self._show_field_error(key, shown)
+        other = [m for k, m in errors.items() if k not in self.fields]
+        self.form_error.setText("; ".join(other))
+        self.form_error.setVisible(bool(other) and not only_touched)
+        return errors
+
+    def _show_field_error(self, key: str, message: str | None) -> None:
+        label = self.errors[key]
+        label.setText(message or "")
+        label.setVisible(bool(message))
+        widget = self.fields[key]
+        if widget.property("invalid") != bool(message):
+            widget.setProperty("invalid", bool(message))
+            widget.style().unpolish(widget)
+            widget.style().polish(widget)
+
+    def error_text(self, key: str) -> str:
+        label = self.errors[key]
+        return label.text() if label.isVisibleTo(self) else ""
+
+    # -- planning --------------------------------------------------------------------------
+    def plan(self) -> bool:
+        """Plan the form's request on the worker; False if the form has errors or a plan runs."""
+        if self.planning:
+            return False
+        self._touched.update(self.fields)
+        if self.validate():
+            self._say("Fix the fields marked in red first.")
+            return False
+        values = {k: v for k, v in self.values().items() if v}
+        request = PlanRequest.parse(**values, fastest=self.fastest.isChecked())  # type: ignore[arg-type]
+        engine = self.context.engine
+
+        def work() -> PlanView | RequestError:
+            try:
+                providers = [request.provider] if request.provider else None
+                return PlanView.of(engine.plan(request, providers=providers))
+            except RequestError as exc:  # a field the offers refuse: shown at the field
+                return exc
+
+        self.planning = True
+        self.plan_button.setEnabled(False)
+        self._say("Planning over the providers' live offers…")
+        self.worker.submit(work, on_done=self._planned, on_error=self._plan_failed, name="plan")
+        return True
+
+    def _plan_failed(self, error: ErrorInfo) -> None:
+        self.planning = False
+        self.plan_button.setEnabled(True)
+        self._show_error(error)
+
+    def _planned(self, answer: PlanView | RequestError) -> None:
+        self.planning = False
+        self.plan_button.setEnabled(True)
+        if isinstance(answer, RequestError):
+            key = ERROR_FIELD.get(answer.field, answer.field)
+            if key in self.fields:
+                self._show_field_error(key, answer.message)
+            else:
+                self.form_error.setText(answer.message)
+                self.form_error.show()
+            self._say("The planner refused the request.")
+            return
+        self.show_plan(answer)
+
+    def show_plan(self, view: PlanView) -> None:
+        self.view = view
+        result = view.outcome.result
+        request = result.request
+        total = len(result.options)
+        if total:
+            order = "fastest first" if request.fastest else "cheapest first"
+            listed = f", the first {len(view.options)} listed" if total > len(view.options) else ""
+            head = (
+                f"<b>Plan {view.plan_id}</b>: {total} of {result.considered} shapes fit "
+                f"({order}{listed}); {len(view.front)} on the Pareto front (◆)."
+            )
+        else:
+            why = result.unmatched or f"all {result.considered} shapes break a limit"
+            head = f"<b>Plan {view.plan_id}</b>: nothing fits: {why}."
+        self.summary.setText(f"{head}<br><span>{describe_request(request)}</span>")
+        notes = list(view.outcome.notes)
+        self.notes.setText("\n".join(notes))
+        self.notes.setVisible(bool(notes))
+        self.save_button.setEnabled(True)
+        if total:
+            self._fill_options(view)
+        else:
+            self._fill_rejected(view)
+        self.chart.show_plan(view)
+        self._say(f"Plan {view.plan_id} saved: rent any option for a quote.")
+        if total:
+            self.table.selectRow(0)
+        else:
+            self.details.setHtml(
+                "<p>Nothing fits. The table lists the closest shapes and what each breaks; "
+                "loosen that limit and plan again.</p>"
+            )
+        self.planned.emit(view)
+
+    def _setup_table(self, columns: tuple[str, ...]) -> None:
+        table = self.table
+        table.clear()
+        table.setColumnCount(len(columns))
+        table.setHorizontalHeaderLabels(list(columns))
+        table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(30)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        header = table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setStretchLastSection(False)
+        for col in range(len(columns)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(
+            4 if columns is COLUMNS else len(columns) - 1, QHeaderView.ResizeMode.Stretch
+        )
+
+    def _fill_options(self, view: PlanView) -> None:
+        self._setup_table(COLUMNS)
+        table = self.table
+        table.setRowCount(len(view.options))
+        front = set(view.front)
+        self.rent_buttons = []
+        for row, o in enumerate(view.options):
+            tip = _reasons_tip(o)
+            cells = [
+                _item(f"{row + 1}{' ◆' if row in front else ''}", right=True, tip=tip),
+                _item(o.gpu, tip=tip),
+                _item(f"{o.nodes} × {o.gpus_per_node}", right=True, tip=tip),
+                _item(o.fabric, tip=tip),
+                _item(f"{o.provider} · {o.region}", tip=tip),
+                _item(format_amount(o.price_micro, o.currency), right=True, tip=tip),
+                _item(hours_text(o.seconds), right=True, tip=tip),
+                _item(format_amount(o.cost_micro, o.currency), right=True, tip=tip),
+                _item(f"{o.memory_per_gpu_gb:.1f}", right=True, tip=tip),
+                _item(f"{o.utilization:.0%}", right=True, tip=tip),
+            ]
+            for col, cell in enumerate(cells):
+                table.setItem(row, col, cell)
+            button = QPushButton("Rent…")
+            button.setObjectName(f"plan_rent_{row + 1}")
+            button.setProperty("role", "primary-small")
+            button.setToolTip(f"Quote option {row + 1} and ask for your approval")
+            button.clicked.connect(lambda _=False, n=row + 1: self.rent(n))
+            table.setCellWidget(row, len(COLUMNS) - 1, button)
+            self.rent_buttons.append(button)
+
+    def _fill_rejected(self, view: PlanView) -> None:
+        self._setup_table(REJECTED_COLUMNS)
+        table = self.table
+        table.setRowCount(len(view.rejected))
+        self.rent_buttons = []
+        for row, r in enumerate(view.rejected):
+            cells = [
+                _item(str(row + 1), right=True),
+                _item(r.gpu),
+                _item(f"{r.nodes} × {r.gpus_per_node}", right=True),
+                _item(r.fabric),
+                _item(f"{r.provider} · {r.region}"),
+                _item(hours_text(r.seconds), right=True),
+                _item(
+                    "–" if r.cost_micro is None else format_amount(r.cost_micro, r.currency),
+                    right=True,
+                ),
+                _item(r.why, tip=r.why),
+            ]
+            for col, cell in enumerate(cells):
+                table.setItem(row, col, cell)
+
+    def option_cell(self, row: int, column: str) -> str:
+        item = self.table.item(row, COLUMNS.index(column))
+        return "" if item is None else item.text()
+
+    # -- selection -------------------------------------------------------------------------
+    def _row_selected(self) -> None:
+        view = self.view
+        rows = {i.row() for i in self.table.selectedIndexes()}
+        if view is None or not rows or not view.options:
+            return
+        row = min(rows)
+        if row >= len(view.options):
+            return
+        self.chart.select(row)
+        self.details.setHtml(self._details_html(row, view.options[row]))
+
+    def select_option(self, index: int) -> None:
+        """An option picked on the chart: select its row (the chart marks it either way)."""
+        self.chart.select(index)
+        if self.view is not None and index < len(self.view.options):
+            self.table.selectRow(index)
+            self.table.scrollToItem(self.table.item(index, 0))
+
+    @staticmethod
+    def _details_html(row: int, o: PlanOption) -> str:
+        import html
+
+        reasons = "".join(
+            f"<li><b>{html.escape(rule)}</b>: {html.escape(text)}</li>" for rule, text in o.reasons
+        )
+        return (
+            f"<p><b>Option {row + 1}</b>: {o.gpus} × {html.escape(o.gpu)} "
+            f"({o.nodes} × {o.gpus_per_node}) on {html.escape(o.fabric)}, "
+            f"{html.escape(o.provider)} · {html.escape(o.region)}<br>"
+            f"{hours_text(o.seconds)} for {html.escape(format_amount(o.cost_micro, o.currency))}"
+            f" at {html.escape(format_amount(o.price_micro, o.currency))} per card-hour "
+            f"({html.escape(o.tier)})</p><ul>{reasons}</ul>"
+        )
+
+    # -- renting ---------------------------------------------------------------------------
+    def rent(self, option: int) -> bool:
+        """Quote option ``option`` (1-based) of the shown plan, then ask for approval."""
+        view = self.view
+        if view is None or not 1 <= option <= len(view.options):
+            return False
+        engine, plan_id = self.context.engine, view.plan_id
+        started = self.rent_flow.start(lambda: engine.quote(plan_id, option))
+        if started:
+            self._say(f"Quoting option {option}…")
+        else:
+            self._say("A quote is already waiting for your answer.")
+        return started
+
+    def _rented(self, handle: Any) -> None:
+        self._say(f"Renting: “{handle.title}”; the operations panel shows each node's steps.")
+
+    # -- the report ------------------------------------------------------------------------
+    def default_report_path(self) -> Path:
+        plan_id = self.view.plan_id if self.view is not None else 0
+        return self.context.engine.paths.data_dir / "reports" / f"plan-{plan_id}.html"
+
+    def ask_report_path(self) -> None:
+        if self.view is None:
+            return
+        dialog = QFileDialog(self, "Save the selection report", str(self.default_report_path()))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter("HTML report (*.html)")
+        dialog.setDefaultSuffix("html")
+        dialog.fileSelected.connect(lambda path: self.save_report(Path(path)))
+        self.save_dialog = dialog
+        dialog.open()
+
+    def save_report(self, path: Path) -> bool:
+        """Write the shown plan as a selection report (the chart drawn here, written there)."""
+        view = self.view
+        if view is None:
+            return False
+        try:
+            png = self.chart.png() if self.chart.count else None
+        except Exception:  # a chart that cannot be drawn still leaves a report
+            log.exception("drawing the plan chart for the report failed")
+            png = None
+        outcome = view.outcome
+
+        def write() -> Path:
+            text = selection_report(outcome, png)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_private(path, text)
+            except OSError as exc:
+                raise XyclawError(
+                    f"cannot write the report to {path}: {exc.strerror or exc}",
+                    hint="choose a folder you can write to",
+                ) from exc
+            return path
+
+        def saved(done: Path) -> None:
+            self._say(f"Saved the selection report to {done}")
+            self.report_saved.emit(str(done))
+
+        self.worker.submit(write, on_done=saved, on_error=self._show_error, name="save report")
+        return True
+
+    # -- messages --------------------------------------------------------------------------
+    def _say(self, text: str) -> None:
+        self.status.setText(text)
+        self.message.emit(text)
+
+    def _show_error(self, error: ErrorInfo) -> None:
+        text = error.message + (f" — {error.hint}" if error.hint else "")
+        self.form_error.setText(text)
+        self.form_error.show()
+        self._say("")
+        self.message.emit(text)
+
+
+def create_plan_page(context: GuiContext) -> QWidget:
+    return PlanPage(context)
