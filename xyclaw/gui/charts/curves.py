@@ -122,9 +122,10 @@ class BucketCache:
 
     def update(
         self, ts_ms: I64, read: Callable[[int, int], F64], rows: int, grid: BucketGrid
-    ) -> bool:
+    ) -> int | None:
         """Bring the buckets to ``grid``; ``read(lo, hi)`` gives samples ``lo:hi`` as
-        ``(hi - lo, rows)``. Returns whether anything changed."""
+        ``(hi - lo, rows)``. Returns the first bucket that changed (0: all of them moved or
+        were worked out again), None when nothing did."""
         y = self.y
         shift = grid.first - self.first
         reuse = (
@@ -140,9 +141,9 @@ class BucketCache:
         if not reuse or y is None:
             lo = int(np.searchsorted(ts_ms, grid.first * grid.bucket_ms, side="left"))
             self.y = reduce_buckets(ts_ms[lo:hi], read(lo, hi).reshape(hi - lo, rows), grid)
-            changed = True
+            changed: int | None = 0
         else:
-            changed = shift > 0
+            changed = 0 if shift > 0 else None
             if shift:
                 keep = 2 * (grid.count - shift)
                 y[:, :keep] = y[:, 2 * shift :]
@@ -159,7 +160,7 @@ class BucketCache:
                 y[:, 2 * b :] = reduce_buckets(
                     ts_ms[lo:hi], read(lo, hi).reshape(hi - lo, rows), sub
                 )
-                changed = True
+                changed = b if changed is None else min(changed, b)
         self.first, self.count, self.bucket_ms = grid.first, grid.count, grid.bucket_ms
         self.last_ts = newest if newest is not None else self.last_ts
         return changed
@@ -256,16 +257,39 @@ class FixedCurve(pg.PlotCurveItem):
         self._fixed = QRectF()
 
     def set_bounds(self, x0: float, x1: float, y0: float, y1: float) -> None:
-        span = max(1e-9, y1 - y0)
-        rect = QRectF(x0, y0 - 2 * span, max(1e-9, x1 - x0), 5 * span)
+        """The view's rectangle: what lies outside is clipped by the view box anyway, and a
+        larger rectangle would make every frame repaint the axes and titles around it."""
+        rect = QRectF(x0, y0, max(1e-9, x1 - x0), max(1e-9, y1 - y0))
         if rect != self._fixed:
             self.prepareGeometryChange()
             self._fixed = rect
 
-    def set_series(self, x: F64, y: F64, connect: str) -> None:
+    def set_series(self, x: F64, y: F64, connect: str, first: int | None = None) -> None:
         """``setData`` for this case: 1-D float arrays of one length, fixed bounds, nobody
-        listening to ``sigPlotChanged``. setData's checks and signals cost ~30 us a curve,
-        this ~2 us; what it resets (the cached paths) is reset here too."""
+        listening to ``sigPlotChanged`` (setData's checks and signals cost ~30 us a curve,
+        this ~2 us). ``first``: only points from there on changed, and x did not: the line
+        path is edited in place and only its strip of the plot is repainted (drawing 80
+        lines clipped to a strip costs a third of drawing them whole)."""
+        path = self.path
+        n = int(x.shape[0])
+        if (
+            first is not None
+            and path is not None
+            and connect == "all"
+            and self.opts["connect"] == "all"
+            and self.xData is x
+            and path.elementCount() == n
+        ):
+            for i in range(first, n):
+                path.setElementPositionAt(i, float(x[i]), float(y[i]))
+            self.yData = y
+            r = self._fixed
+            left = float(x[max(0, first - 2)])
+            if left > r.left():
+                self.update(QRectF(left, r.top(), r.right() - left, r.height()))
+            else:
+                self.update()
+            return
         self.xData = x
         self.yData = y
         self.opts["connect"] = connect
@@ -274,7 +298,12 @@ class FixedCurve(pg.PlotCurveItem):
         self._fillPathList = None
         self._mouseShape = None
         self._lineSegmentsRendered = False
-        self.update()
+        r = self._fixed
+        left = float(x[max(0, first - 2)]) if first is not None and n else r.left()
+        if left > r.left():
+            self.update(QRectF(left, r.top(), r.right() - left, r.height()))
+        else:
+            self.update()
 
     def boundingRect(self) -> QRectF:
         return self._fixed
@@ -426,6 +455,13 @@ class MetricCurves(QWidget):
         width = max(200, int(self.plots["util"].vb.width() or self.width()))
         bucket_s = bucket_seconds(frame.window_s, frame.interval_s, width)
         grid = bucket_grid(now_s, frame.window_s, bucket_s)
+        old = self.grid
+        if old is not None and (old.first, old.count, old.bucket_ms) == (
+            grid.first,
+            grid.count,
+            grid.bucket_ms,
+        ):
+            grid = old  # the same x array: curves can tell their points did not move
         key = (frame.version, grid.first, grid.count, grid.bucket_ms, tuple(self.selection))
         if key == self._drawn:
             return False
@@ -489,22 +525,30 @@ class MetricCurves(QWidget):
         self._drawn = key
         return True
 
-    def _put(self, metric: str, slot: int, series: object, changed: bool, x: F64, y: F64) -> None:
+    def _put(
+        self, metric: str, slot: int, series: object, changed: int | None, x: F64, y: F64
+    ) -> None:
         """Give a curve its series' buckets, unless it shows them already and they did not
-        change (most curves between two grid moves when only a few nodes reported)."""
+        change (most curves between two grid moves when only a few nodes reported). When
+        only the newest buckets changed, only their strip of the plot is repainted: the
+        rest of the line is where it was (x is absolute time), and drawing 80 lines
+        clipped to a strip costs a third of drawing them whole."""
         curve = self.curves[metric][slot]
-        if changed or self._series.get((metric, slot)) != series or not curve.isVisible():
-            self._series[(metric, slot)] = series
-            self._show(curve, x, y)
+        same = self._series.get((metric, slot)) == series and curve.isVisible()
+        if same and changed is None:
+            return
+        self._series[(metric, slot)] = series
+        strip = changed if same and changed else None
+        self._show(curve, x, y, None if strip is None else 2 * strip)
 
-    def _show(self, curve: FixedCurve, x: F64, y: F64) -> None:
+    def _show(self, curve: FixedCurve, x: F64, y: F64, first: int | None = None) -> None:
         gaps = np.isnan(y)
         if gaps.all():  # nothing to draw: a gap over the whole window
             curve.setData(x[:0], y[:0])
             curve.setVisible(False)
             return
         # "finite" breaks the line at NaN; "all" (no gap in view) builds the path 3x faster
-        curve.set_series(x, y, "finite" if gaps.any() else "all")
+        curve.set_series(x, y, "finite" if gaps.any() else "all", first)
         if not curve.isVisible():
             curve.setVisible(True)
 

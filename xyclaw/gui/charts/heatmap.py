@@ -189,6 +189,7 @@ class GpuHeatmap(QWidget):
         self.image: U8 = np.full((0, 0), MISSING_U8, dtype=np.uint8)
         self._drawn: tuple[int, int, int] | None = None  # (frame version, last column, rows)
         self._highlight: dict[tuple[int, int], str] = {}  # charted GPU -> its curve colour
+        self._marked: object = None  # what the marks were made for
         self._pool = 1  # image rows per drawn row (see pool_rows)
         self._last_ts: dict[int, int] = {}  # newest sample drawn, per node
 
@@ -362,14 +363,19 @@ class GpuHeatmap(QWidget):
     def _draw_marks(self) -> None:
         if self.grid is None or not self._highlight:
             self.marks.setData([], [])
+            self._marked = None
             return
-        spots = []
-        x = self.grid.end_s - (self.grid.end_s - self.grid.start_s) * 0.006  # inside the edge
-        for (node_id, gpu), color in self._highlight.items():
-            row = self.rowmap.row_of(node_id, gpu)
-            if row is not None:
-                spots.append({"pos": (x, row + 0.5), "brush": pg.mkBrush(color)})
-        self.marks.setData(spots)
+        key = (tuple(self._highlight.items()), self.rowmap.node_ids, self.rowmap.counts)
+        if key != self._marked:  # new marks: made once, at x = 0
+            self._marked = key
+            spots = []
+            for (node_id, gpu), color in self._highlight.items():
+                row = self.rowmap.row_of(node_id, gpu)
+                if row is not None:
+                    spots.append({"pos": (0.0, row + 0.5), "brush": pg.mkBrush(color)})
+            self.marks.setData(spots)
+        # then only moved along with the window (a transform, not new points)
+        self.marks.setPos(self.grid.end_s - (self.grid.end_s - self.grid.start_s) * 0.006, 0)
 
     # -- reading back ------------------------------------------------------------------------
     def gpu_at(self, row: int) -> tuple[int, str, int] | None:
