@@ -14,6 +14,8 @@ from xyclaw.engine.lifecycle import ClusterLifecycle, Timeouts
 from xyclaw.engine.operations import OperationRunner
 from xyclaw.engine.reconcile import Reconciler
 from xyclaw.events import EventBus
+from xyclaw.jobs.options import JobOptions
+from xyclaw.jobs.service import JobService
 from xyclaw.paths import AppPaths
 from xyclaw.providers import Provider, ProviderRegistry
 from xyclaw.providers.local import LocalProvider
@@ -69,6 +71,7 @@ def build_engine(
     clock: Callable[[], float] = time.time,
     timeouts: Timeouts | None = None,
     measure: MeasureSettings | None = None,
+    job_options: JobOptions | None = None,
 ) -> Engine:
     """The engine with the real parts; ``providers``, ``clock``, ``timeouts`` and ``measure``
     (nccl-tests sizes and repeats) are for tests and demos."""
@@ -126,7 +129,7 @@ def build_engine(
             charges=ChargeTable(store),
             plans=PlanTable(store, clock),
         )
-        return Engine(
+        engine = Engine(
             config=config,
             paths=paths,
             store=store,
@@ -149,6 +152,20 @@ def build_engine(
                 store, access, clusters, events, bus, TelemetryOptions.from_config(config)
             ),
         )
+        engine._attach_jobs(
+            JobService(
+                store=store,
+                bus=bus,
+                clusters=clusters,
+                access=access,
+                events=events,
+                options=job_options,
+                clock=clock,
+                nccl_env=lambda cluster_id: engine.nccl_environment(str(cluster_id)),
+                telemetry=engine._telemetry,
+            )
+        )
     except BaseException:
         store.close()
         raise
+    return engine

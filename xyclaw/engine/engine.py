@@ -47,7 +47,14 @@ from xyclaw.store.plans import PlanTable
 from xyclaw.tuning.service import TuneResult, TuningService
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from xyclaw.jobs.nodes import JobNode
+    from xyclaw.jobs.service import JobService
+    from xyclaw.jobs.spec import JobSpec
     from xyclaw.planner import PlanRequest
+    from xyclaw.records import NodeRecord
+    from xyclaw.records.jobs import JobRecord, LogLine
     from xyclaw.telemetry.export import MetricsExport
     from xyclaw.telemetry.service import TelemetryService
 
@@ -683,6 +690,288 @@ class Engine:
             rows=rows_of(kind, self._store, record.id, start, end),
         )
 
+    # -- jobs --------------------------------------------------------------------------------
+    def _attach_jobs(self, service: JobService) -> None:
+        """Called once by the composition: the job runtime, with its hooks into the engine."""
+        self._jobs_part = service
+        service.parts.release_cluster = self._release_for_job
+        service.parts.replace_nodes = self._replace_job_nodes
+
+    def _job_service(self) -> JobService:
+        service: JobService | None = getattr(self, "_jobs_part", None)
+        if service is None:
+            raise XyclawError("jobs are off in this engine", hint="build it with build_engine()")
+        return service
+
+    def _job_spec(self, spec_or_path: Any) -> JobSpec:
+        """A JobSpec from a spec, a loaded spec, a path to a YAML file or a sample's name."""
+        from pathlib import Path
+
+        from xyclaw.jobs.spec import JobSpec, LoadedSpec, load_spec
+        from xyclaw.paths import bundled
+
+        if isinstance(spec_or_path, JobSpec):
+            return spec_or_path
+        if isinstance(spec_or_path, LoadedSpec):
+            return spec_or_path.spec
+        text = str(spec_or_path)
+        path = Path(text).expanduser()
+        if not path.exists():
+            examples = bundled("resources") / "examples"
+            for candidate in (examples / text, examples / f"{text}.yaml"):
+                if candidate.is_file():
+                    path = candidate
+                    break
+        if not path.is_file():
+            raise UsageError(
+                f"no job spec {text!r}",
+                hint="give the path of a YAML spec (docs/jobs.md), or a sample's name from "
+                "resources/examples/",
+            )
+        known = {g.name for g in Catalog.builtin().gpus}
+        return load_spec(path, known_gpus=known).spec
+
+    @effect(Effect.READ)
+    def launch_quote(self, spec_or_path: Any) -> RentQuote:
+        """The quote for the cluster a spec asks to rent (its GPUs, nodes, provider, region);
+        launching the spec with this quote, once approved, rents exactly that."""
+        spec = self._job_spec(spec_or_path)
+        res = spec.resources
+        if res.gpu is None:
+            raise UsageError(
+                f"job {spec.name} asks for no GPU model, so it rents nothing",
+                hint="launch it on a cluster you have: --cluster C",
+            )
+        per_node = res.gpus_per_node or (8 if res.nodes > 1 else 1)
+        budget = None
+        if spec.budget is not None and spec.budget.currency == "CNY":
+            budget = spec.budget.amount_micro
+        return self.quote_request(
+            UpRequest(
+                provider=res.provider or "sim",
+                gpu=res.gpu,
+                gpu_count=res.nodes * per_node,
+                region=res.region,
+                gpus_per_node=res.gpus_per_node,
+                budget_micros=budget,
+                name=spec.name,
+            )
+        )
+
+    @effect(Effect.EXEC)
+    def launch(
+        self, spec_or_path: Any, cluster: str | None = None, *, quote: RentQuote | None = None
+    ) -> OperationHandle[JobRecord]:
+        """Run a job spec: upload its workdir, setup on every node, then its command on every
+        node, detached. On ``cluster`` (or the spec's); a spec that rents its own cluster
+        needs the approved ``quote`` of :meth:`launch_quote` (without one it raises
+        LaunchNeedsApproval carrying it). Done once every node runs it."""
+        return self._launch_job(spec_or_path, cluster, quote, service=False)
+
+    @effect(Effect.EXEC)
+    def serve(
+        self, spec_or_path: Any, cluster: str | None = None, *, quote: RentQuote | None = None
+    ) -> OperationHandle[JobRecord]:
+        """Launch a ``kind: service`` spec; done once it answers its readiness check through
+        the port forwarded to this machine (the job's ``url``)."""
+        return self._launch_job(spec_or_path, cluster, quote, service=True)
+
+    def _launch_job(
+        self, spec_or_path: Any, cluster: str | None, quote: RentQuote | None, *, service: bool
+    ) -> OperationHandle[JobRecord]:
+        import os
+
+        from xyclaw.jobs.errors import LaunchNeedsApproval
+        from xyclaw.jobs.spec import JobKind, local_env
+
+        spec = self._job_spec(spec_or_path)
+        if service and spec.kind is not JobKind.SERVICE:
+            raise UsageError(
+                f"{spec.name} is a {spec.kind.value} job, not a service",
+                hint="`xyclaw launch` runs it; `serve` is for specs with kind: service",
+            )
+        env = local_env(spec, os.environ)
+        jobs = self._job_service()
+        ref = cluster or spec.resources.cluster
+        if ref is None:
+            if not spec.rents_cluster:
+                raise UsageError(
+                    f"job {spec.name} names no cluster and no GPUs to rent",
+                    hint="launch it with --cluster C, or add resources.gpu to the spec",
+                )
+            if quote is None:
+                offered = self.launch_quote(spec)
+                raise LaunchNeedsApproval(offered, offered.describe())
+            self._check_job_quote(spec, quote)
+            job_id = jobs.create(spec, cluster_id=None, rented=True)
+
+            def rent_and_run(progress: Progress) -> JobRecord:
+                progress.update(f"renting {quote.describe()}", 0.0, step="rent")
+                try:
+                    record = self.up(quote).result()
+                except XyclawError as exc:
+                    jobs.fail(job_id, f"renting its cluster failed: {exc.message}")
+                    raise
+                jobs.assign_cluster(job_id, record)
+                return self._run_job(job_id, env, progress)
+
+            return self._start(f"launch {spec.name}", rent_and_run)
+        record = self._clusters.find(str(ref))
+        if record.state != ClusterState.READY:
+            raise UsageError(
+                f"cluster {record.name} is {record.state}, not ready",
+                hint="`xyclaw clusters` shows the ready ones",
+            )
+        job_id = jobs.create(spec, cluster_id=record.id, rented=False)
+        return self._start(
+            f"launch {spec.name}", lambda progress: self._run_job(job_id, env, progress)
+        )
+
+    def _run_job(self, job_id: int, env: dict[str, str], progress: Progress) -> JobRecord:
+        from xyclaw.errors import JobError
+        from xyclaw.records.jobs import JobState
+
+        jobs = self._job_service()
+        jobs.start(job_id, local_env=env, report=lambda m, f: progress.update(m, f))
+        job = jobs.wait_started(job_id, cancelled=lambda: progress.cancelled)
+        if job.state is JobState.FAILED:
+            raise JobError(
+                f"job {job.name} failed: {job.error or job.cause}",
+                hint=f"`xyclaw logs {job.id}` shows its output",
+            )
+        return job
+
+    @staticmethod
+    def _check_job_quote(spec: JobSpec, quote: RentQuote) -> None:
+        quote.verify_digest()
+        res = spec.resources
+        per_node = res.gpus_per_node or quote.gpus_per_node
+        if quote.gpu != res.gpu or quote.gpu_count != res.nodes * per_node:
+            raise QuoteError(
+                f"the quote is for {quote.gpu_count} x {quote.gpu}; job {spec.name} asks for "
+                f"{res.nodes * per_node} x {res.gpu}",
+                hint="ask for the job's own quote (launch_quote) and approve that one",
+            )
+
+    def _release_for_job(self, cluster_id: int) -> None:
+        self.down(str(cluster_id)).result(self._config.ssh.command_timeout_s * 5)
+
+    def _replace_job_nodes(
+        self, job: JobRecord, spec: JobSpec, lost: Sequence[JobNode]
+    ) -> list[tuple[ClusterRecord, NodeRecord]] | None:
+        """Rent replacements for lost nodes from the same provider and region: only when the
+        spec allows spending without asking (recovery.allow_spend); else say so."""
+        names = ", ".join(n.name for n in lost)
+        if not lost:
+            return None
+        cluster = lost[0].cluster
+        if not spec.recovery.allow_spend:
+            self._events.record(
+                "job",
+                "warning",
+                f"job {job.name}: {names} of {cluster.name} is lost; renting a replacement"
+                " costs money and the spec does not allow it without asking"
+                " (recovery.allow_spend)",
+                job_id=job.id,
+                cluster_id=cluster.id,
+                action=f"xyclaw up --gpu {cluster.gpu} --gpus {len(lost) * cluster.gpus_per_node}",
+            )
+            return None
+        request = UpRequest(
+            provider=cluster.provider_id,
+            gpu=cluster.gpu,
+            gpu_count=len(lost) * cluster.gpus_per_node,
+            region=cluster.region,
+            fabric=cluster.fabric,
+            gpus_per_node=cluster.gpus_per_node,
+            budget_micros=cluster.budget_micros,
+            name=f"{cluster.name}-r{job.attempt}",
+        )
+        try:
+            quote = self.quote_request(request)
+            self._events.record(
+                "job",
+                "warning",
+                f"job {job.name}: renting a replacement for {names}: "
+                f"{quote.describe()} (recovery.allow_spend)",
+                job_id=job.id,
+                cluster_id=cluster.id,
+            )
+            record = self.up(quote).result()
+        except XyclawError as exc:
+            self._events.record(
+                "job",
+                "error",
+                f"job {job.name}: no replacement for {names}: {exc.message}",
+                job_id=job.id,
+                cluster_id=cluster.id,
+            )
+            return None
+        return [(record, node) for node in record.running_nodes][: len(lost)]
+
+    @effect(Effect.READ)
+    def jobs(self, include_finished: bool = False) -> list[JobRecord]:
+        """Active jobs (with ``include_finished``: the last 200 of all), oldest first, each
+        with its state, attempt, progress, ETA and cost so far."""
+        return self._job_service().all(include_finished=include_finished)
+
+    @effect(Effect.READ)
+    def job(self, ref: str) -> JobRecord:
+        """A job by id or name, with its attempts and why each ended."""
+        return self._job_service().find(str(ref))
+
+    @effect(Effect.READ)
+    def job_logs(
+        self,
+        ref: str,
+        *,
+        rank: int | None = None,
+        node: str | int | None = None,
+        attempt: int | None = None,
+        tail: int | None = None,
+        since_offset: int | None = None,
+        stream: str | None = None,
+    ) -> list[LogLine]:
+        """Stored lines of a job, oldest first: of one global ``rank``, one ``node`` (name or
+        node rank), one ``attempt``; the last ``tail``; or those stored after the line whose
+        ``id`` is ``since_offset`` (to follow: pass the last id you got)."""
+        service = self._job_service()
+        job = service.jobs.find(str(ref))
+        return service.lines(
+            job.id,
+            rank=rank,
+            node=node,
+            attempt=attempt,
+            tail=tail,
+            after_id=since_offset,
+            stream=stream,
+        )
+
+    @effect(Effect.READ)
+    def job_metrics(self, ref: str) -> list[dict[str, Any]]:
+        """The job's metrics series (step, loss, learning rate, throughput), for charts."""
+        service = self._job_service()
+        return service.jobs.metrics(service.jobs.find(str(ref)).id)
+
+    @effect(Effect.EXEC)
+    def attach_job(self, ref: str | None = None) -> list[JobRecord]:
+        """Follow an active job (``None``: every one) from this process if no live XyClaw
+        process does, e.g. after a restart: logs resume at the stored offset; the job's
+        recovery policy applies from here."""
+        service = self._job_service()
+        if ref is None:
+            return [service.record(i) for i in service.attach_all()]
+        job = service.jobs.find(str(ref))
+        service.attach(job.id)
+        return [service.record(job.id)]
+
+    @effect(Effect.DESTROY)
+    def cancel_job(self, ref: str) -> JobRecord:
+        """Stop a job: SIGTERM to its process group on every node, a grace period, SIGKILL,
+        then a check that none of its processes is left; recorded. The cluster stays."""
+        service = self._job_service()
+        return service.cancel(service.jobs.find(str(ref)).id)
+
     # -- history -----------------------------------------------------------------------------
     @effect(Effect.READ)
     def history(
@@ -767,6 +1056,8 @@ class Engine:
                 self._telemetry.close()
             except Exception:
                 log.exception("closing telemetry failed")
+        if getattr(self, "_jobs_part", None) is not None:
+            self._jobs_part.close()  # stop following jobs (they keep running on their nodes)
         self._operations.close()
         self._access.pool.close()
         self._providers.close()

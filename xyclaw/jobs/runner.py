@@ -1,0 +1,744 @@
+"""One job's life in this process: its attempts, each launched, followed and ended.
+
+A :class:`JobRunner` holds the job's follower lease (so two XyClaw processes never follow
+one job at once; a dead one's lease is taken over at once), and loops: start the
+attempt's steps that are not done yet (all of them for a new attempt, none for a job it
+reattaches to), follow every node's log, and watch once a tick for the end, a cancel
+(asked from any process: it is a column of the job), ``max_runtime``, ``budget``, a
+silent node, a fatal XID or an NCCL watchdog timeout. Then the policy says whether a
+new attempt starts, resuming from the newest complete checkpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from xyclaw.errors import RemoteError, XyclawError
+from xyclaw.jobs.environment import master_port, node_environment
+from xyclaw.jobs.errors import SetupFailed
+from xyclaw.jobs.follow import Committed, LogFollower
+from xyclaw.jobs.launch import AttemptLauncher
+from xyclaw.jobs.nodes import JobNode, NodeShell
+from xyclaw.jobs.options import JobOptions
+from xyclaw.jobs.progress import ProgressTracker
+from xyclaw.jobs.recovery import (
+    BUDGET,
+    CANCELLED,
+    LAUNCH,
+    MAX_RUNTIME,
+    SETUP,
+    Outcome,
+    decide,
+    node_failure,
+    resume_note,
+)
+from xyclaw.jobs.serving import ServiceEndpoint
+from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
+from xyclaw.records import ClusterRecord, ClusterStore, NodeRecord
+from xyclaw.records.jobs import AttemptNode, JobRecord, JobState, JobStore
+from xyclaw.store.event_log import EventLog
+
+log = logging.getLogger(__name__)
+
+Report = Callable[[str, float | None], None]
+
+
+class JobTelemetry(Protocol):
+    """What the runtime tells the telemetry service (it is passed in; jobs does not import it)."""
+
+    def job_started(self, cluster_id: int, job_id: int | None = None) -> None: ...
+    def job_ended(self, cluster_id: int, job_id: int | None = None) -> None: ...
+    def feed_job_log(self, cluster_id: int, line: str, job_id: int | None = None) -> None: ...
+
+
+ReplaceNodes = Callable[
+    [JobRecord, JobSpec, Sequence[JobNode]], Sequence[tuple[ClusterRecord, NodeRecord]] | None
+]
+"""Replacements for lost nodes (same provider and region), or None when there are none
+(the hook says why in the job's history): given by the engine, which rents."""
+
+
+def follower_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def dead_followers(names: Sequence[str]) -> list[str]:
+    """Those of ``names`` that are processes of this machine that no longer run."""
+    host = socket.gethostname()
+    dead = []
+    for name in names:
+        where, _, pid = name.rpartition(":")
+        if where != host or not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            dead.append(name)
+        except PermissionError:
+            continue
+    return dead
+
+
+@dataclass
+class RuntimeParts:
+    """What every runner shares (built once by the JobService)."""
+
+    jobs: JobStore
+    clusters: ClusterStore
+    shell: NodeShell
+    events: EventLog
+    options: JobOptions
+    clock: Callable[[], float]
+    nccl_env: Callable[[int], Mapping[str, str]]
+    telemetry: JobTelemetry | None = None
+    release_cluster: Callable[[int], None] | None = None
+    replace_nodes: ReplaceNodes | None = None
+    listeners: list[Callable[[Committed], None]] = field(default_factory=list)
+    follower: str = field(default_factory=follower_name)
+
+
+class _Stopped(Exception):
+    """The runner was asked to stop following (the app closes); the job keeps running."""
+
+
+class JobRunner:
+    def __init__(
+        self,
+        parts: RuntimeParts,
+        job_id: int,
+        *,
+        local_env: Mapping[str, str] | None = None,
+        report: Report | None = None,
+    ) -> None:
+        self.parts = parts
+        self.job_id = job_id
+        self.local_env = dict(local_env or {})
+        self.report: Report = report or (lambda message, fraction: None)
+        self.tracker = ProgressTracker(job_id, feed_telemetry=self._feed_telemetry)
+        self.launcher = AttemptLauncher(parts.jobs, parts.shell, parts.options, self._committed)
+        self.infra: queue.Queue[tuple[str, str, int | None]] = queue.Queue()
+        self.nodes: list[JobNode] = []
+        self.endpoint: ServiceEndpoint | None = None
+        self.ready = threading.Event()  # the attempt runs (a service: answers its readiness check)
+        self.finished = threading.Event()
+        self.error: XyclawError | None = None
+        self._stop = threading.Event()
+        self._cluster_id: int | None = None
+        self._lease_at = 0.0
+        self._thread = threading.Thread(target=self._main, name=f"job-{job_id}", daemon=True)
+
+    # -- control ---------------------------------------------------------------------------
+    def start(self) -> JobRunner:
+        self._thread.start()
+        return self
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """Stop following; the job keeps running on its nodes (another process may resume)."""
+        self._stop.set()
+        if threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def infra_failure(self, cause: RecoveryCause, message: str, node_id: int | None) -> None:
+        """The telemetry says a node of this job broke (a fatal XID...)."""
+        self.infra.put((cause.value, message, node_id))
+
+    def uses_node(self, cluster_id: int, node_id: int | None) -> bool:
+        return any(
+            jn.cluster.id == cluster_id and (node_id is None or jn.node.id == node_id)
+            for jn in self.nodes
+        )
+
+    # -- the loop --------------------------------------------------------------------------
+    def _main(self) -> None:
+        p = self.parts
+        try:
+            if not self._claim():
+                log.info("job %d is followed by another process", self.job_id)
+                return
+            while not self._stop.is_set():
+                job = p.jobs.get(self.job_id)
+                if job.state.finished:
+                    return
+                spec = JobSpec.from_json(job.spec_json)
+                outcome = self._attempt(job, spec)
+                if outcome is None:
+                    return
+                if not self._end_attempt(p.jobs.get(self.job_id), spec, outcome):
+                    return
+        except _Stopped:
+            return
+        except XyclawError as exc:
+            self.error = exc
+            log.warning("job %d: %s", self.job_id, exc.message)
+            self._finish(JobState.FAILED, cause=LAUNCH, error=exc.message, exit_code=None)
+        except Exception as exc:
+            log.exception("job %d: the runner crashed", self.job_id)
+            self.error = XyclawError(f"the job runner crashed: {type(exc).__name__}: {exc}")
+        finally:
+            if self.endpoint is not None:
+                self.endpoint.close()
+            p.jobs.release_claim(self.job_id, p.follower)
+            self.finished.set()
+            self.ready.set()
+
+    def _claim(self) -> bool:
+        p = self.parts
+        row = p.jobs.table.row(self.job_id)
+        holder = row["follower"] if row else None
+        dead = dead_followers([holder]) if holder and holder != p.follower else []
+        self._lease_at = p.clock()
+        return p.jobs.claim(self.job_id, p.follower, lease_s=p.options.lease_s, dead=dead)
+
+    def _heartbeat(self) -> None:
+        p = self.parts
+        if p.clock() - self._lease_at < p.options.lease_s / 3:
+            return
+        if not self._claim():
+            raise _Stopped()
+
+    def _check_stop(self) -> None:
+        if self._stop.is_set():
+            raise _Stopped()
+
+    def _cancel_asked(self) -> bool:
+        row = self.parts.jobs.table.row(self.job_id)
+        return bool(row and row["cancel_requested_at"])
+
+    # -- one attempt -----------------------------------------------------------------------
+    def _attempt(self, job: JobRecord, spec: JobSpec) -> Outcome | None:
+        p = self.parts
+        attempt = job.attempt
+        self.tracker.new_attempt()
+        if job.cluster_id is None:
+            raise XyclawError(f"job {job.name} has no cluster", hint="launch it with --cluster")
+        self._cluster_id = job.cluster_id
+        saved = next((a for a in job.attempts if a.attempt == attempt), None)
+        reattach = job.state in (JobState.RUNNING, JobState.LOST_CONTACT) and saved and saved.nodes
+        if reattach and saved is not None:
+            self.nodes = self._nodes_from(saved.nodes)
+            self.report(f"reattached to attempt {attempt} on {len(self.nodes)} node(s)", None)
+        else:
+            if self._cancel_asked():
+                return Outcome(False, CANCELLED, "cancelled before it started")
+            started = self._prepare(job, spec, attempt)
+            if isinstance(started, Outcome):
+                return started
+        if p.telemetry is not None:
+            p.telemetry.job_started(job.cluster_id, job.id)
+        return self._watch(p.jobs.get(self.job_id), spec, attempt)
+
+    def _nodes_from(self, saved: Sequence[AttemptNode]) -> list[JobNode]:
+        nodes = []
+        clusters: dict[int, ClusterRecord] = {}
+        for an in sorted(saved, key=lambda n: n.rank):
+            cluster = clusters.get(an.cluster_id)
+            if cluster is None:
+                cluster = clusters[an.cluster_id] = self.parts.clusters.get(an.cluster_id)
+            node = next((n for n in cluster.nodes if n.id == an.node_id), None)
+            if node is None:
+                raise XyclawError(f"node {an.node} of the job is no longer in the history")
+            nodes.append(JobNode(an.rank, cluster, node, ip=an.ip, hostname=an.node))
+        return nodes
+
+    def _choose_nodes(self, job: JobRecord, spec: JobSpec) -> list[JobNode]:
+        assert job.cluster_id is not None
+        cluster = self.parts.clusters.get(job.cluster_id)
+        if not cluster.live:
+            raise XyclawError(
+                f"cluster {cluster.name} is {cluster.state}",
+                hint="launch the job on a live cluster (`xyclaw clusters`)",
+            )
+        running = sorted(cluster.running_nodes, key=lambda n: n.rank)
+        want = spec.resources.nodes
+        if spec.resources.cluster is None and spec.resources.gpu is None and want == 1:
+            want = len(running) or 1  # "run this on my cluster": every node
+        previous = next((a for a in job.attempts if a.attempt == job.attempt - 1), None)
+        if previous is not None and previous.nodes:
+            # a recovery runs on the same nodes (a replacement stands in for a lost one)
+            by_id = {n.id: n for n in cluster.nodes}
+            chosen = [by_id[an.node_id] for an in previous.nodes if an.node_id in by_id]
+            if len(chosen) == len(previous.nodes):
+                running = chosen
+        if len(running) < want:
+            raise XyclawError(
+                f"cluster {cluster.name} has {len(running)} running node(s); the job needs {want}",
+                hint="rent a larger cluster, or lower resources.nodes in the spec",
+            )
+        return [JobNode(rank, cluster, node) for rank, node in enumerate(running[:want])]
+
+    def _prepare(self, job: JobRecord, spec: JobSpec, attempt: int) -> Outcome | None:
+        """Probe, upload, setup and start the run on every node; an Outcome when it failed."""
+        p = self.parts
+        p.jobs.set_state(
+            self.job_id,
+            JobState.SETTING_UP,
+            only_from=(JobState.QUEUED, JobState.RECOVERING, JobState.SETTING_UP),
+        )
+        nodes = self._choose_nodes(job, spec)
+        self.report(f"checking {len(nodes)} node(s)", 0.05)
+        probed, bad = self.launcher.probe(nodes)
+        if bad and attempt > 1:
+            probed, bad = self._wait_for_nodes(job, spec, nodes, probed, bad)
+        if bad:
+            name, exc = next(iter(bad.items()))
+            cause = RecoveryCause.NODE_LOST.value if attempt > 1 else LAUNCH
+            return Outcome(
+                False, cause, f"{name} does not answer: {exc.message}", lost_nodes=tuple(bad)
+            )
+        self.nodes = sorted(probed, key=lambda n: n.rank)
+        now = p.clock()
+        p.jobs.save_attempt(
+            self.job_id,
+            attempt,
+            cluster_id=job.cluster_id,
+            state=JobState.SETTING_UP.value,
+            started_at=now,
+            nodes=[jn.to_attempt_node() for jn in self.nodes],
+        )
+        self._check_stop()
+        found = self.launcher.latest_checkpoint(spec, self.nodes[0]) if attempt > 1 else None
+        note = resume_note(spec, found, attempt)
+        if note is not None:
+            p.events.record(
+                "job",
+                "warning",
+                f"job {spec.name}: {note}",
+                job_id=self.job_id,
+                cluster_id=job.cluster_id,
+            )
+            self.report(note, None)
+        latest = found.path if found is not None else None
+        env_of = self._env_factory(job, spec, attempt, latest)
+        try:
+            self.launcher.upload(spec, self.nodes, self.report)
+            self._check_stop()
+            if not self.launcher.setup(
+                self.job_id, spec, attempt, self.nodes, env_of, self.report, self._cancel_asked
+            ):
+                return Outcome(False, CANCELLED, "cancelled during setup")
+        except SetupFailed as exc:
+            return Outcome(False, SETUP, exc.message, exit_code=exc.node_exit_code)
+        self._check_stop()
+        if self._cancel_asked():
+            return Outcome(False, CANCELLED, "cancelled before the run started")
+        command = render_run(spec, latest)
+        self.report(f"starting the run on {len(self.nodes)} node(s)", 0.8)
+        results = self.launcher.start(self.job_id, spec, attempt, self.nodes, command, env_of)
+        for jn, result in zip(self.nodes, results, strict=True):
+            if isinstance(result, RemoteError):
+                return Outcome(
+                    False, LAUNCH, f"could not start the run on {jn.name}: {result.message}"
+                )
+            if result.error is not None:
+                return Outcome(
+                    False, LAUNCH, f"could not start the run on {jn.name}: {result.error}"
+                )
+        p.jobs.save_attempt(
+            self.job_id,
+            attempt,
+            state=JobState.RUNNING.value,
+            resumed_from=latest,
+            resume_step=found.step if found is not None else None,
+        )
+        p.jobs.set_state(
+            self.job_id,
+            JobState.RUNNING,
+            only_from=(JobState.SETTING_UP,),
+            started_at=job.started_at or now,
+        )
+        return None
+
+    def _wait_for_nodes(
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        nodes: Sequence[JobNode],
+        probed: list[JobNode],
+        bad: dict[str, RemoteError],
+    ) -> tuple[list[JobNode], dict[str, RemoteError]]:
+        """A recovery whose node is still silent: a replacement if the engine gives one,
+        else wait for the node up to the reconnect window."""
+        p = self.parts
+        missing = [jn for jn in nodes if jn.name in bad]
+        if p.replace_nodes is not None:
+            replacements = p.replace_nodes(job, spec, missing)
+            if replacements:
+                swapped = [
+                    JobNode(lost.rank, cluster, node)
+                    for lost, (cluster, node) in zip(missing, replacements, strict=False)
+                ]
+                found, still = self.launcher.probe(swapped)
+                return probed + found, still
+        deadline = p.clock() + p.options.reconnect_window_s
+        while bad and p.clock() < deadline:
+            self._check_stop()
+            time.sleep(min(2.0, p.options.tick_s * 2))
+            found, bad = self.launcher.probe([jn for jn in nodes if jn.name in bad])
+            probed += found
+        return probed, bad
+
+    def _env_factory(
+        self, job: JobRecord, spec: JobSpec, attempt: int, latest: str | None
+    ) -> Callable[[JobNode], Mapping[str, str]]:
+        ips = [jn.address() for jn in self.nodes]
+        gpus = spec.resources.gpus_per_node or self.nodes[0].cluster.gpus_per_node
+        port = master_port(self.parts.options.master_port, job.id, attempt)
+        nccl = dict(self.parts.nccl_env(job.cluster_id)) if job.cluster_id is not None else {}
+
+        def env_of(jn: JobNode) -> Mapping[str, str]:
+            return node_environment(
+                spec,
+                job_id=job.id,
+                attempt=attempt,
+                node_rank=jn.rank,
+                node_ips=ips,
+                gpus_per_node=gpus,
+                master_port=port,
+                nccl=nccl,
+                local=self.local_env,
+                latest_checkpoint=latest,
+            )
+
+        return env_of
+
+    # -- following and watching ------------------------------------------------------------
+    def _follower(self, spec: JobSpec, attempt: int, jn: JobNode) -> LogFollower:
+        p = self.parts
+        gpus = spec.resources.gpus_per_node or jn.cluster.gpus_per_node
+        nproc = gpus if "torchrun" in spec.run or "deepspeed" in spec.run else 1
+        return LogFollower(
+            jobs=p.jobs,
+            shell=p.shell,
+            node=jn,
+            task=self.launcher.task(self.job_id, spec.name, attempt, jn.rank, "run"),
+            job_id=self.job_id,
+            nproc=nproc,
+            cap=p.options.log_cap,
+            on_committed=self._committed,
+            poll_s=p.options.poll_s,
+            backoff_s=p.options.reconnect_backoff_s,
+            max_line_chars=p.options.max_line_chars,
+            clock=p.clock,
+        ).start()
+
+    def _watch(self, job: JobRecord, spec: JobSpec, attempt: int) -> Outcome | None:
+        p = self.parts
+        followers = {jn.rank: self._follower(spec, attempt, jn) for jn in self.nodes}
+        was_silent: set[int] = set()
+        if spec.kind is JobKind.SERVICE and spec.service is not None:
+            self.endpoint = ServiceEndpoint(
+                p.shell, self.nodes[0], spec.service.port, spec.service.readiness_path
+            )
+        else:
+            self.ready.set()
+        started = job.started_at or p.clock()
+        attempt_started = p.clock()
+        last_sample = 0.0
+        try:
+            while True:
+                if self._stop.is_set():
+                    return None
+                self._heartbeat()
+                now = p.clock()
+                stop = self._limits(spec, job, started, now)
+                if stop is not None:
+                    return self._stop_attempt(spec, attempt, followers, stop)
+                try:
+                    cause, message, _node = self.infra.get_nowait()
+                    return self._stop_attempt(
+                        spec, attempt, followers, Outcome(False, cause, message)
+                    )
+                except queue.Empty:
+                    pass
+                timeout = self.tracker.nccl_timeout
+                if timeout is not None:
+                    who = f"rank {timeout.rank}" if timeout.rank is not None else "a rank"
+                    message = f"NCCL watchdog timeout on {who} ({timeout.node})"
+                    return self._stop_attempt(
+                        spec,
+                        attempt,
+                        followers,
+                        Outcome(False, RecoveryCause.NCCL_TIMEOUT.value, message),
+                    )
+                silent = {
+                    r: f.silent_since
+                    for r, f in followers.items()
+                    if f.silent_since is not None and not f.done
+                }
+                was_silent |= set(silent)
+                if silent:
+                    p.jobs.set_state(
+                        self.job_id, JobState.LOST_CONTACT, only_from=(JobState.RUNNING,)
+                    )
+                    oldest_rank, since = min(silent.items(), key=lambda kv: kv[1])
+                    if now - since > p.options.reconnect_window_s:
+                        name = self.nodes[oldest_rank].name
+                        return self._stop_attempt(
+                            spec,
+                            attempt,
+                            followers,
+                            Outcome(
+                                False,
+                                RecoveryCause.NODE_LOST.value,
+                                f"{name} did not answer for {now - since:.0f} s",
+                                lost_nodes=(name,),
+                            ),
+                        )
+                else:
+                    p.jobs.set_state(
+                        self.job_id, JobState.RUNNING, only_from=(JobState.LOST_CONTACT,)
+                    )
+                for rank, f in list(followers.items()):
+                    if f.done and f.status is None and not self._stop.is_set():
+                        followers[rank] = self._follower(spec, attempt, self.nodes[rank])
+                ended = {r: f for r, f in followers.items() if f.done and f.status is not None}
+                for rank in sorted(ended):
+                    failure = node_failure(
+                        self.nodes[rank].name, ended[rank].status, rank in was_silent
+                    )
+                    if failure is not None:
+                        status = ended[rank].status
+                        code = status.exit_code if status is not None else None
+                        lost = (self.nodes[rank].name,) if failure[0] == "node_lost" else ()
+                        return self._stop_attempt(
+                            spec,
+                            attempt,
+                            followers,
+                            Outcome(False, failure[0], failure[1], exit_code=code, lost_nodes=lost),
+                        )
+                if len(ended) == len(followers):
+                    self._save_progress()
+                    return Outcome(
+                        True, None, "every node's process exited with code 0", exit_code=0
+                    )
+                if self.endpoint is not None and now - last_sample >= (
+                    p.options.readiness_poll_s
+                    if not self.ready.is_set()
+                    else p.options.service_sample_s
+                ):
+                    last_sample = now
+                    self._sample_service(spec, job, now - attempt_started)
+                self._save_progress()
+                followers[0].wait(p.options.tick_s)
+        finally:
+            for f in followers.values():
+                f.stop()
+            self._record_nodes(attempt, followers)
+
+    def _limits(self, spec: JobSpec, job: JobRecord, started: float, now: float) -> Outcome | None:
+        if self._cancel_asked():
+            return Outcome(False, CANCELLED, "cancelled")
+        if spec.max_runtime_s is not None and now - started >= spec.max_runtime_s:
+            return Outcome(
+                False, MAX_RUNTIME, f"stopped: it ran for its max_runtime of {spec.max_runtime_s} s"
+            )
+        if spec.budget is not None:
+            from xyclaw.jobs.cost import job_cost
+
+            cost, currency = job_cost(self.parts.jobs.get(self.job_id), self.parts.clusters, now)
+            if currency == spec.budget.currency and cost >= spec.budget.amount_micro:
+                return Outcome(
+                    False,
+                    BUDGET,
+                    f"stopped: it cost {cost / 1e6:.2f} {currency}, its budget is {spec.budget}",
+                )
+        return None
+
+    def _sample_service(self, spec: JobSpec, job: JobRecord, waited_s: float) -> None:
+        assert self.endpoint is not None and spec.service is not None
+        p = self.parts
+        probe = self.endpoint.probe()
+        if not self.ready.is_set():
+            if probe.ok:
+                url = self.endpoint.url
+                p.jobs.update(self.job_id, service_url=url)
+                p.events.record(
+                    "job",
+                    "info",
+                    f"service {spec.name} is ready at {url}",
+                    job_id=self.job_id,
+                    cluster_id=job.cluster_id,
+                )
+                self.ready.set()
+            elif waited_s > spec.service.readiness_timeout_s:
+                self.infra.put(
+                    (
+                        LAUNCH,
+                        f"the service did not answer GET "
+                        f"{spec.service.readiness_path} within "
+                        f"{spec.service.readiness_timeout_s} s "
+                        f"(last: {probe.error or probe.status})",
+                        None,
+                    )
+                )
+            return
+        self.tracker.latency_ms = probe.latency_ms
+        self.tracker.requests_per_s = self.endpoint.request_rate()
+        self.tracker.changed = True
+        url = self.endpoint.url
+        if url is not None:
+            row = p.jobs.table.row(self.job_id)
+            if row is not None and row["service_url"] != url:
+                p.jobs.update(self.job_id, service_url=url)
+
+    def _stop_attempt(
+        self, spec: JobSpec, attempt: int, followers: dict[int, LogFollower], outcome: Outcome
+    ) -> Outcome:
+        """Stop every node's process of the attempt (verified) and say how it ended."""
+        tasks = {
+            jn.rank: self.launcher.task(self.job_id, spec.name, attempt, jn.rank, "run")
+            for jn in self.nodes
+        }
+        reachable = [jn for jn in self.nodes if jn.name not in outcome.lost_nodes]
+        grace = self.parts.options.cancel_grace_s
+        left = self.launcher.stop_tasks(reachable, tasks, grace_s=grace)
+        for f in followers.values():
+            f.wait(5.0)
+        verdict = ", ".join(f"{name}: {what}" for name, what in left.items())
+        message = f"{outcome.message} (stopped: {verdict})" if verdict else outcome.message
+        return Outcome(False, outcome.cause, message, outcome.exit_code, outcome.lost_nodes)
+
+    def _record_nodes(self, attempt: int, followers: dict[int, LogFollower]) -> None:
+        nodes = []
+        for jn in self.nodes:
+            f = followers.get(jn.rank)
+            status = f.status if f is not None else None
+            state = None if status is None else status.state.value
+            if f is not None and status is None and f.silent_since is not None:
+                state = "unreachable"
+            nodes.append(jn.to_attempt_node(state, status.exit_code if status else None))
+        if nodes:
+            self.parts.jobs.save_attempt(self.job_id, attempt, nodes=nodes)
+
+    def _save_progress(self) -> None:
+        rows = self.tracker.take_metrics()
+        if rows:
+            self.parts.jobs.add_metrics(rows)
+        if self.tracker.changed:
+            self.parts.jobs.update(self.job_id, progress=self.tracker.snapshot(self.parts.clock()))
+
+    # -- after an attempt ------------------------------------------------------------------
+    def _end_attempt(self, job: JobRecord, spec: JobSpec, outcome: Outcome) -> bool:
+        """Record the attempt; True when another attempt follows."""
+        p = self.parts
+        now = p.clock()
+        attempt = job.attempt
+        final = (
+            JobState.SUCCEEDED
+            if outcome.succeeded
+            else JobState.CANCELLED
+            if outcome.stopped
+            else JobState.FAILED
+        )
+        p.jobs.save_attempt(
+            self.job_id,
+            attempt,
+            state=final.value,
+            ended_at=now,
+            exit_code=outcome.exit_code,
+            cause=outcome.cause,
+            message=outcome.message,
+        )
+        self._save_progress()
+        decision = decide(spec, outcome, attempt - 1)
+        if decision.retry:
+            text = (
+                f"job {spec.name}: attempt {attempt} ended ({outcome.message}); "
+                f"starting attempt {attempt + 1}"
+            )
+            p.events.record("job", "warning", text, job_id=self.job_id, cluster_id=job.cluster_id)
+            self.report(text, None)
+            changed = p.jobs.set_state(
+                self.job_id,
+                JobState.RECOVERING,
+                only_from=(JobState.RUNNING, JobState.LOST_CONTACT, JobState.SETTING_UP),
+                attempt=attempt + 1,
+                cause=outcome.cause,
+                error=outcome.message,
+            )
+            return changed is not None
+        self._finish(
+            final,
+            cause=outcome.cause,
+            error=None if outcome.succeeded else decision.reason,
+            exit_code=outcome.exit_code,
+        )
+        return False
+
+    def _finish(
+        self, state: JobState, *, cause: str | None, error: str | None, exit_code: int | None
+    ) -> None:
+        p = self.parts
+        job = p.jobs.get(self.job_id)
+        if job.state.finished:
+            return
+        p.jobs.set_state(
+            self.job_id, state, ended_at=p.clock(), cause=cause, error=error, exit_code=exit_code
+        )
+        severity = "info" if state is JobState.SUCCEEDED else "warning"
+        text = f"job {job.name} {state.value}" + (f": {error}" if error else "")
+        p.events.record("job", severity, text, job_id=job.id, cluster_id=job.cluster_id)
+        if job.cluster_id is not None and p.telemetry is not None:
+            p.telemetry.job_ended(job.cluster_id, job.id)
+        try:
+            spec = JobSpec.from_json(job.spec_json)
+        except XyclawError:
+            return
+        if (
+            job.cluster_id is not None
+            and p.release_cluster is not None
+            and spec.releases_when_done(job.rented_cluster)
+            and not p.jobs.on_cluster(job.cluster_id)
+        ):
+            p.events.record(
+                "job",
+                "info",
+                f"job {job.name} ended: releasing its cluster (release_when_done)",
+                job_id=job.id,
+                cluster_id=job.cluster_id,
+            )
+            try:
+                p.release_cluster(job.cluster_id)
+            except XyclawError as exc:
+                p.events.record(
+                    "job",
+                    "error",
+                    f"releasing the cluster of job {job.name} failed: {exc.message}",
+                    job_id=job.id,
+                    cluster_id=job.cluster_id,
+                )
+
+    # -- logs ------------------------------------------------------------------------------
+    def _committed(self, batch: Committed) -> None:
+        self.tracker.feed(batch)
+        for listener in self.parts.listeners:
+            listener(batch)
+
+    def _feed_telemetry(self, line: str) -> None:
+        telemetry = self.parts.telemetry
+        if telemetry is not None and self._cluster_id is not None:
+            telemetry.feed_job_log(self._cluster_id, line, self.job_id)
+
+
+def fatal_alert_cause(rule: str, severity: str) -> RecoveryCause | None:
+    """The recovery cause of a telemetry alert on a node of a job, if it ends the attempt."""
+    if severity != "critical":
+        return None
+    if rule in ("gpu.xid", "gpu.missing", "gpu.ecc_uncorrectable"):
+        return RecoveryCause.XID
+    return None

@@ -1,0 +1,274 @@
+"""The job runtime as one part: submit, follow, reattach, cancel, read; built from parts
+passed in (the store's tables, the SSH access, the event log, hooks for what lives above).
+
+The engine owns one :class:`JobService`. It never imports the engine: renting a
+replacement node, releasing a cluster, the cluster's tuned NCCL settings and the
+telemetry service come in as callables.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from xyclaw.errors import UsageError, XyclawError
+from xyclaw.events import AlertRaised, EventBus, Subscription
+from xyclaw.jobs.cost import job_cost
+from xyclaw.jobs.follow import Committed
+from xyclaw.jobs.nodes import NodeShell
+from xyclaw.jobs.options import JobOptions
+from xyclaw.jobs.runner import (
+    JobRunner,
+    JobTelemetry,
+    ReplaceNodes,
+    RuntimeParts,
+    fatal_alert_cause,
+)
+from xyclaw.jobs.spec import JobSpec
+from xyclaw.records import ClusterRecord, ClusterStore
+from xyclaw.records.jobs import JobRecord, JobState, JobStore, LogLine
+from xyclaw.remote.node_access import NodeAccess
+from xyclaw.store import Store
+from xyclaw.store.event_log import EventLog
+
+log = logging.getLogger(__name__)
+
+Report = Callable[[str, float | None], None]
+
+
+class JobService:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        bus: EventBus,
+        clusters: ClusterStore,
+        access: NodeAccess,
+        events: EventLog,
+        options: JobOptions | None = None,
+        clock: Callable[[], float] = time.time,
+        nccl_env: Callable[[int], Mapping[str, str]] | None = None,
+        telemetry: JobTelemetry | None = None,
+        release_cluster: Callable[[int], None] | None = None,
+        replace_nodes: ReplaceNodes | None = None,
+    ) -> None:
+        self.options = options or JobOptions()
+        self.jobs = JobStore(store, bus, clock)
+        self.clusters = clusters
+        self.parts = RuntimeParts(
+            jobs=self.jobs,
+            clusters=clusters,
+            shell=NodeShell(access, timeout_s=self.options.command_timeout_s),
+            events=events,
+            options=self.options,
+            clock=clock,
+            nccl_env=nccl_env or (lambda cluster_id: {}),
+            telemetry=telemetry,
+            release_cluster=release_cluster,
+            replace_nodes=replace_nodes,
+        )
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._runners: dict[int, JobRunner] = {}
+        self._closed = False
+        self._alerts: Subscription = bus.subscribe(AlertRaised, self._on_alert)
+
+    # -- starting ----------------------------------------------------------------------------
+    def create(self, spec: JobSpec, *, cluster_id: int | None, rented: bool) -> int:
+        """The job's record, queued; nothing runs until :meth:`start`."""
+        return self.jobs.add(
+            name=spec.name,
+            kind=spec.kind.value,
+            spec_json=spec.to_json(),
+            cluster_id=cluster_id,
+            rented_cluster=rented,
+        )
+
+    def assign_cluster(self, job_id: int, cluster: ClusterRecord) -> None:
+        self.jobs.update(job_id, cluster_id=cluster.id)
+
+    def fail(self, job_id: int, message: str, cause: str = "launch_failed") -> None:
+        """A job that never got to run (renting failed): failed, with why."""
+        self.jobs.set_state(
+            job_id, JobState.FAILED, ended_at=self._clock(), cause=cause, error=message
+        )
+
+    def start(
+        self,
+        job_id: int,
+        *,
+        local_env: Mapping[str, str] | None = None,
+        report: Report | None = None,
+    ) -> JobRunner:
+        """Run (or follow) the job from this process; the one runner if it has one already."""
+        with self._lock:
+            if self._closed:
+                raise XyclawError("the job runtime is closed", hint="restart XyClaw")
+            runner = self._runners.get(job_id)
+            if runner is not None and runner.alive:
+                return runner
+            runner = JobRunner(self.parts, job_id, local_env=local_env, report=report)
+            self._runners[job_id] = runner
+        return runner.start()
+
+    def attach(self, job_id: int) -> JobRunner | None:
+        """Follow an active job from this process if nobody does (after an app restart)."""
+        job = self.jobs.get(job_id, with_attempts=False)
+        if job.state.finished or job.cluster_id is None:
+            return None
+        return self.start(job_id)
+
+    def attach_all(self) -> list[int]:
+        """Follow every active job nobody follows; the ids of those now followed here."""
+        followed = []
+        for job in self.jobs.all(active_only=True):
+            if job.cluster_id is None:
+                continue
+            runner = self.start(job.id)
+            runner.join(0.05)
+            if runner.alive:
+                followed.append(job.id)
+        return followed
+
+    def wait_started(
+        self,
+        job_id: int,
+        *,
+        timeout: float | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> JobRecord:
+        """Wait until the job runs (a service: answers its readiness check) or ended."""
+        runner = self._runners.get(job_id)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            if runner is not None and runner.ready.wait(0.2):
+                break
+            job = self.jobs.get(job_id, with_attempts=False)
+            if job.state.finished:
+                break
+            if runner is None and job.state is JobState.RUNNING:
+                break
+            if cancelled is not None and cancelled():
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                break
+        job = self.record(job_id)
+        if job.state is JobState.FAILED and runner is not None and runner.error is not None:
+            raise runner.error
+        return job
+
+    def wait_finished(self, job_id: int, timeout: float | None = None) -> JobRecord:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            job = self.jobs.get(job_id, with_attempts=False)
+            if job.state.finished:
+                return self.record(job_id)
+            if deadline is not None and time.monotonic() > deadline:
+                return self.record(job_id)
+            runner = self._runners.get(job_id)
+            if runner is not None:
+                runner.finished.wait(0.25)
+            else:
+                time.sleep(0.25)
+
+    # -- stopping ----------------------------------------------------------------------------
+    def cancel(self, job_id: int, *, timeout: float | None = None) -> JobRecord:
+        """Ask the job to stop (from any process: the runner that follows it sees it within
+        a tick), follow it here if nobody does, and wait until it is cancelled."""
+        job = self.jobs.get(job_id, with_attempts=False)
+        if job.state.finished:
+            return self.record(job_id)
+        self.jobs.update(job_id, cancel_requested_at=self._clock())
+        if job.cluster_id is None:
+            self.jobs.set_state(
+                job_id,
+                JobState.CANCELLED,
+                ended_at=self._clock(),
+                cause="cancelled",
+                error="cancelled before it had a cluster",
+            )
+            return self.record(job_id)
+        if job.state is JobState.QUEUED and job_id not in self._runners:
+            self.jobs.set_state(
+                job_id,
+                JobState.CANCELLED,
+                ended_at=self._clock(),
+                cause="cancelled",
+                error="cancelled before it started",
+            )
+            return self.record(job_id)
+        self.start(job_id)
+        limit = timeout if timeout is not None else self.options.cancel_grace_s + 120.0
+        return self.wait_finished(job_id, limit)
+
+    def stop_following(self, job_id: int) -> None:
+        with self._lock:
+            runner = self._runners.pop(job_id, None)
+        if runner is not None:
+            runner.stop()
+
+    # -- reading -----------------------------------------------------------------------------
+    def find(self, ref: str | int) -> JobRecord:
+        return self.record(self.jobs.find(ref).id)
+
+    def record(self, job_id: int) -> JobRecord:
+        """The job with its attempts, cluster name and cost so far."""
+        job = self.jobs.get(job_id)
+        cost, currency = job_cost(job, self.clusters, self._clock())
+        name = None
+        if job.cluster_id is not None:
+            try:
+                name = self.clusters.get(job.cluster_id).name
+            except UsageError:
+                name = None
+        return replace(job, cluster=name, cost_micros=cost, currency=currency)
+
+    def all(self, *, include_finished: bool = False, limit: int = 200) -> list[JobRecord]:
+        jobs = self.jobs.all(
+            active_only=not include_finished, limit=None if not include_finished else limit
+        )
+        return [self.record(j.id) for j in jobs]
+
+    def lines(self, job_id: int, **filters: Any) -> list[LogLine]:
+        return self.jobs.lines(job_id, **filters)
+
+    def followed_here(self, job_id: int) -> bool:
+        runner = self._runners.get(job_id)
+        return runner is not None and runner.alive
+
+    def runner(self, job_id: int) -> JobRunner | None:
+        return self._runners.get(job_id)
+
+    def add_listener(self, listener: Callable[[Committed], None]) -> None:
+        """Hear of every batch of lines right after it was stored (benchmarks, live views)."""
+        self.parts.listeners.append(listener)
+
+    # -- alerts -------------------------------------------------------------------------------
+    def _on_alert(self, alert: AlertRaised) -> None:
+        cause = fatal_alert_cause(alert.rule, alert.severity)
+        if cause is None:
+            return
+        with self._lock:
+            runners = list(self._runners.values())
+        for runner in runners:
+            if runner.alive and runner.uses_node(alert.cluster_id, alert.node_id):
+                where = alert.node or f"node {alert.node_id}"
+                xid = alert.data.get("xid")
+                what = f"XID {xid}" if xid is not None else alert.rule
+                gpu = f" (GPU {alert.gpu})" if alert.gpu is not None else ""
+                runner.infra_failure(cause, f"{what} on {where}{gpu}", alert.node_id)
+
+    # -- closing ------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop following (every job keeps running on its nodes)."""
+        with self._lock:
+            self._closed = True
+            runners = list(self._runners.values())
+            self._runners.clear()
+        self._alerts.unsubscribe()
+        for runner in runners:
+            runner.stop()
