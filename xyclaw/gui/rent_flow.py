@@ -112,6 +112,8 @@ class ApprovalDialog(QObject):
         return value
 
     def open(self) -> None:
+        self.dialog.setMinimumWidth(560)
+        self.dialog.adjustSize()  # as tall as the card and its note, no empty band
         self.dialog.open()
 
     def _card_decided(self, kind: str, _args: object, _remember: bool) -> None:

@@ -1,0 +1,233 @@
+"""Host keys in the desktop app: ask before trusting an unknown host, and say plainly when a
+known host's key changed and the connection was refused.
+
+:class:`HostKeyPrompter` is the ``trust_new_host`` callback the engine's SSH pool is
+built with. The pool calls it on a connecting thread; the question goes to the Qt
+thread (ui/host_key_dialog.ui, with the key's SHA256 fingerprint) and that SSH thread
+waits for the answer, never the window. Without a window to ask in, or without an
+answer in time, the host is not trusted. A changed key is never a question: the
+SSH layer refuses it (:class:`~xyclaw.errors.HostKeyChangedError`) and
+:func:`show_changed_key` shows both fingerprints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import cache
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QPushButton, QWidget
+
+from xyclaw.gui.forms import child, load_ui
+
+log = logging.getLogger(__name__)
+
+#: How long a connecting thread waits for the user before it refuses the host.
+ANSWER_TIMEOUT_S = 300.0
+_FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]+")
+_CHANGED = re.compile(r"host key of (?P<host>.+?) has CHANGED: (?P<rest>.*)", re.S)
+
+
+@dataclass
+class HostKeyQuestion:
+    """One unknown host waiting for the user's decision."""
+
+    host: str
+    key_type: str
+    fingerprint: str
+    trusted: bool = False
+    answered: threading.Event = field(default_factory=threading.Event)
+
+    def answer(self, trusted: bool) -> None:
+        if not self.answered.is_set():
+            self.trusted = trusted
+            self.answered.set()
+
+
+@dataclass(frozen=True)
+class ChangedKey:
+    """What a refusal said: the host, the fingerprints on record, the one presented."""
+
+    host: str
+    expected: tuple[str, ...]
+    presented: str | None
+
+
+def changed_keys(message: str) -> list[ChangedKey]:
+    """Every changed-key refusal in an error message (a rent joins one per failed node)."""
+    found: list[ChangedKey] = []
+    for part in message.split("host key of ")[1:]:
+        match = _CHANGED.match("host key of " + part)
+        if match is None:
+            continue
+        head, _, tail = match["rest"].partition("the host presented")
+        presented = _FINGERPRINT.findall(tail)
+        found.append(
+            ChangedKey(
+                host=match["host"],
+                expected=tuple(_FINGERPRINT.findall(head)),
+                presented=presented[0] if presented else None,
+            )
+        )
+    return found
+
+
+class HostKeyDialog:
+    """The question (Trust / Do not connect) or the refusal (Close), from one form."""
+
+    def __init__(self, parent: QWidget | None) -> None:
+        dialog = load_ui("host_key_dialog.ui", parent)
+        assert isinstance(dialog, QDialog)
+        self.dialog = dialog
+        self.headline = child(dialog, QLabel, "hostKeyHeadline")
+        self.facts = child(dialog, QFormLayout, "hostKeyFacts")
+        self.explanation = child(dialog, QLabel, "hostKeyExplanation")
+        self.trust_button = child(dialog, QPushButton, "hostKeyTrust")
+        self.refuse_button = child(dialog, QPushButton, "hostKeyRefuse")
+        self.values: dict[str, QLabel] = {}
+
+    def add(self, label: str, text: str, *, mono: bool = False) -> None:
+        name = QLabel(label)
+        name.setProperty("role", "fact-label")
+        value = QLabel(text)
+        value.setProperty("role", "fingerprint" if mono else "fact")
+        value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        value.setWordWrap(True)
+        self.facts.addRow(name, value)
+        self.values[label] = value
+
+    def text(self) -> str:
+        parts = [self.headline.text()]
+        parts += [f"{k}: {v.text()}" for k, v in self.values.items()]
+        return "\n".join([*parts, self.explanation.text()])
+
+
+class _Relay(QObject):
+    """Lives on the Qt thread; questions emitted from SSH threads are shown here."""
+
+    ask = Signal(object)
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.parent_widget = parent
+        self.open: dict[int, tuple[HostKeyQuestion, HostKeyDialog]] = {}
+        self.ask.connect(self._show, Qt.ConnectionType.QueuedConnection)
+
+    @Slot(object)
+    def _show(self, question: HostKeyQuestion) -> None:
+        if question.answered.is_set():  # timed out before the loop got to it
+            return
+        view = HostKeyDialog(self.parent_widget)
+        view.dialog.setWindowTitle("Unknown host key")
+        view.headline.setText(f"XyClaw has never connected to {question.host}. Trust its key?")
+        view.add("Host", question.host)
+        view.add("Key type", question.key_type)
+        view.add("Fingerprint", question.fingerprint, mono=True)
+        view.explanation.setText(
+            "Compare the fingerprint with the one your provider shows, or run "
+            "ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the machine. Trust records the "
+            "key in XyClaw's own known-hosts file; a different key later is refused."
+        )
+        key = id(question)
+        self.open[key] = (question, view)
+
+        def answer(trusted: bool) -> None:
+            question.answer(trusted)
+            self.open.pop(key, None)
+            view.dialog.done(
+                QDialog.DialogCode.Accepted if trusted else QDialog.DialogCode.Rejected
+            )
+
+        view.trust_button.clicked.connect(lambda: answer(True))
+        view.refuse_button.clicked.connect(lambda: answer(False))
+        view.dialog.rejected.connect(lambda: answer(False))
+        view.dialog.open()
+
+    def close(self) -> None:
+        for question, view in list(self.open.values()):
+            question.answer(False)
+            view.dialog.close()
+        self.open.clear()
+
+
+class HostKeyPrompter:
+    """``trust_new_host(host, key_type, fingerprint) -> bool`` that asks the user."""
+
+    def __init__(self, timeout_s: float = ANSWER_TIMEOUT_S) -> None:
+        self.timeout_s = timeout_s
+        self._relay: _Relay | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def attached(self) -> bool:
+        return self._relay is not None
+
+    def attach(self, parent: QWidget) -> None:
+        """Ask in dialogs over ``parent`` from now on (call on the Qt thread)."""
+        with self._lock:
+            if self._relay is not None:
+                self._relay.close()
+            self._relay = _Relay(parent)
+            parent.destroyed.connect(lambda *_: self.detach())
+
+    def detach(self) -> None:
+        with self._lock:
+            relay, self._relay = self._relay, None
+        if relay is not None:
+            with contextlib.suppress(RuntimeError):  # its widget is already gone
+                relay.close()
+
+    def pending(self) -> list[HostKeyDialog]:
+        """The questions on screen now (tests and the window read them)."""
+        relay = self._relay
+        return [] if relay is None else [view for _, view in relay.open.values()]
+
+    def __call__(self, host: str, key_type: str, fingerprint: str) -> bool:
+        with self._lock:
+            relay = self._relay
+        if relay is None:
+            log.warning("no window to ask whether to trust %s (%s); refused", host, fingerprint)
+            return False
+        if threading.current_thread() is threading.main_thread():
+            # Waiting here would freeze the window that has to show the question.
+            log.error("a host-key question came on the Qt thread; refused %s", host)
+            return False
+        question = HostKeyQuestion(host, key_type, fingerprint)
+        relay.ask.emit(question)
+        if not question.answered.wait(self.timeout_s):
+            question.answer(False)
+            log.warning("nobody answered whether to trust %s in time; refused", host)
+        return question.trusted
+
+
+@cache
+def default_prompter() -> HostKeyPrompter:
+    """The app's one prompter: the engine is built with it, the Clusters page attaches it."""
+    return HostKeyPrompter()
+
+
+def show_changed_key(parent: QWidget, message: str, hint: str | None = None) -> HostKeyDialog:
+    """The refusal of a changed host key, with the recorded and the presented fingerprints."""
+    found = changed_keys(message)
+    view = HostKeyDialog(parent)
+    view.dialog.setWindowTitle("Host key changed: connection refused")
+    view.trust_button.hide()
+    view.refuse_button.setText("Close")
+    view.refuse_button.clicked.connect(view.dialog.accept)
+    hosts = ", ".join(dict.fromkeys(c.host for c in found)) or "a host"
+    view.headline.setText(f"XyClaw refused to connect: the host key of {hosts} has CHANGED.")
+    for change in found:
+        prefix = f"{change.host}: " if len(found) > 1 else ""
+        view.add(f"{prefix}On record", "\n".join(change.expected) or "–", mono=True)
+        view.add(f"{prefix}Presented now", change.presented or "–", mono=True)
+    view.explanation.setText(
+        hint
+        or "Someone may be intercepting the connection, or the machine was re-installed. "
+        "Check the new fingerprint with the provider before removing the old one."
+    )
+    view.dialog.open()
+    return view
