@@ -103,8 +103,22 @@ def _monitor_page(context: GuiContext) -> QWidget | None:
     return create_monitor_page(context)
 
 
+def _plan_page(context: GuiContext) -> QWidget:
+    from xyclaw.gui.plan_page import PlanPage
+
+    return PlanPage(context)
+
+
+def _clusters_page(context: GuiContext) -> QWidget:
+    from xyclaw.gui.clusters_page import ClustersPage
+
+    return ClustersPage(context)
+
+
 DEFAULT_PAGES: dict[str, Callable[[GuiContext], QWidget | None]] = {
     "chat": _chat_page,
+    "plan": _plan_page,
+    "clusters": _clusters_page,
     "monitor": _monitor_page,
 }
 
