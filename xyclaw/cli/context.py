@@ -13,6 +13,7 @@ from xyclaw.paths import AppPaths
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
+    from xyclaw.remote.known_hosts import TrustNewHost
 
 
 @dataclass
@@ -33,12 +34,15 @@ class CliContext:
             self._config = load_config(self.paths.config_file, overrides=self.overrides)
         return self._config
 
-    def engine(self) -> Engine:
-        """The engine, built on first use with the real parts and closed at exit."""
+    def engine(self, trust_new_host: TrustNewHost | None = None) -> Engine:
+        """The engine, built on first use with the real parts and closed at exit.
+
+        ``trust_new_host`` (the desktop app's host-key prompt) only counts on that first use.
+        """
         if self._engine is None:
             from xyclaw.engine.compose import build_engine
 
-            self._engine = build_engine(self.paths, self.config)
+            self._engine = build_engine(self.paths, self.config, trust_new_host=trust_new_host)
             self._closers.append(self._engine.close)
         return self._engine
 

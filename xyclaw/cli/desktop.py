@@ -40,7 +40,10 @@ def launch_desktop(ctx: CliContext) -> int:
 
     ctx.paths.ensure()
     configure_logging(ctx.paths.log_file, ctx.config.general.log_level)
-    engine = ctx.engine()
+    from xyclaw.gui.host_keys import default_prompter
+
+    # Unknown hosts are asked about in the window (the Clusters page shows the prompt).
+    engine = ctx.engine(trust_new_host=default_prompter())
     from xyclaw.gui.app import run_app
 
     return run_app(engine)
