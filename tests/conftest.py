@@ -25,9 +25,19 @@ def xyclaw_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
         if name.startswith("XYCLAW_") and name not in {"XYCLAW_HOME", "XYCLAW_SECRETS_BACKEND"}:
             monkeypatch.delenv(name)
     yield home
-    # A command under test may have started the simulated cloud in the background, as it does
-    # for a user; stop it so no test leaves a server running.
-    sim_state = AppPaths.from_environment().data_dir / "sim"
+    # A command under test may have started the guard and the simulated cloud in the
+    # background, as it does for a user; stop them (the guard first: it would start the
+    # cloud again) so no test leaves a process running.
+    paths = AppPaths.from_environment()
+    if (paths.data_dir / "guard.lock").exists():
+        import contextlib
+
+        from xyclaw.billing.guard_process import stop_guard
+
+        # A guard held by an engine in this process is closed by the test that made it.
+        with contextlib.suppress(Exception):
+            stop_guard(paths)
+    sim_state = paths.data_dir / "sim"
     if sim_state.exists():
         from xyclaw.sim.cloud.launcher import stop
 

@@ -85,6 +85,36 @@ class BillingSettings:
 
 
 @dataclass(frozen=True)
+class GuardSettings:
+    autostart: bool = setting(
+        True,
+        "Start the background guard (budgets, idle release) whenever a cluster is live and no"
+        " guard runs; false: only the desktop app and `xyclaw guard` enforce them.",
+    )
+    interval_s: float = setting(
+        60.0,
+        "Most seconds between two budget and idle checks; checks also come at the moment a"
+        " cluster reaches its budget's warning level, its budget or its idle limit.",
+        min=1,
+    )
+    poll_s: float = setting(
+        2.0,
+        "Seconds between the guard's looks at the history for new clusters and changed budgets.",
+        min=0.1,
+        max=60,
+    )
+    linger_minutes: float = setting(
+        10.0, "Minutes the background guard stays after the last live cluster is gone.", min=0
+    )
+    deadline_grace_s: float = setting(
+        5.0,
+        "Seconds after its budget at which a provider that can terminates a cluster by itself"
+        " (the guard releases at the budget; the deadline holds when no XyClaw process runs).",
+        min=0,
+    )
+
+
+@dataclass(frozen=True)
 class SshSettings:
     connect_timeout_s: float = setting(10.0, "Seconds to wait for an SSH connection.", min=0.5)
     command_timeout_s: float = setting(120.0, "Default seconds a remote command may run.", min=0.5)
@@ -197,6 +227,7 @@ class Config:
     store: StoreSettings = field(default_factory=StoreSettings)
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
     billing: BillingSettings = field(default_factory=BillingSettings)
+    guard: GuardSettings = field(default_factory=GuardSettings)
     ssh: SshSettings = field(default_factory=SshSettings)
     reconcile: ReconcileSettings = field(default_factory=ReconcileSettings)
     sim: SimSettings = field(default_factory=SimSettings)
@@ -211,6 +242,7 @@ _SECTION_TYPES: dict[str, type[Any]] = {
     "store": StoreSettings,
     "telemetry": TelemetrySettings,
     "billing": BillingSettings,
+    "guard": GuardSettings,
     "ssh": SshSettings,
     "reconcile": ReconcileSettings,
     "sim": SimSettings,

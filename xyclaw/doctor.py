@@ -173,6 +173,36 @@ def check_llm(paths: AppPaths, config: Config) -> CheckResult:
     return CheckResult("llm", True, False, f"{llm.base_url} answers")
 
 
+def check_guard(paths: AppPaths, config: Config) -> CheckResult:
+    """Whether the guard runs: what holds budgets and idle release while no window is open."""
+    from xyclaw.billing.guard_process import guard_status, service_unit_path
+
+    status = guard_status(paths)
+    unit = service_unit_path(paths)
+    service = (
+        f"; user service {unit}"
+        if unit.exists()
+        else ("; to run it from login: `xyclaw guard install`" if sys.platform == "linux" else "")
+    )
+    if status.running:
+        return CheckResult("guard", True, False, status.describe() + service)
+    if not config.guard.autostart:
+        return CheckResult(
+            "guard",
+            False,
+            False,
+            "not running, and [guard] autostart is off: budgets and idle release hold only"
+            " while the desktop app or `xyclaw guard` runs",
+            "set [guard] autostart = true, or `xyclaw guard install` (docs/guard.md)",
+        )
+    return CheckResult(
+        "guard",
+        True,
+        False,
+        "not running; it starts by itself whenever a cluster is live" + service,
+    )
+
+
 CHECKS: tuple[Check, ...] = (
     check_python,
     check_data_folder,
@@ -181,6 +211,7 @@ CHECKS: tuple[Check, ...] = (
     check_qt,
     check_ssh_keys,
     check_llm,
+    check_guard,
 )
 
 

@@ -112,6 +112,7 @@ class BudgetWarning(Event):
     budget_micros: int
     currency: str
     released: bool = False
+    message: str = ""  # what the history says of it, for a notification
 
 
 @dataclass(frozen=True, kw_only=True)

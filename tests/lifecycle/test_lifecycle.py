@@ -8,7 +8,7 @@ from tests.lifecycle.conftest import MakeWorld, World
 from xyclaw.engine.lifecycle import ProvisionError, UpRequest
 from xyclaw.engine.quotes import QuoteError
 from xyclaw.errors import ProviderError
-from xyclaw.events import Notice, OperationProgress
+from xyclaw.events import BudgetWarning, Notice, OperationProgress
 from xyclaw.records import ClusterState
 from xyclaw.remote import CommandResult
 from xyclaw.sim.cloud import CloudSettings
@@ -174,21 +174,24 @@ def test_meter_agrees_with_the_provider_ledger(make_world: MakeWorld) -> None:
 def test_budget_warns_at_80_percent_and_releases_at_100(make_world: MakeWorld) -> None:
     world: World = make_world()
     notices: list[Notice] = []
+    warnings: list[BudgetWarning] = []
     world.engine.subscribe(Notice, notices.append)
+    world.engine.subscribe(BudgetWarning, warnings.append)
     # 8 cards x 3.5 CNY = 28 CNY an hour; a budget of 7 CNY lasts 15 minutes.
     cluster = world.engine.up(world.engine.quote_request(a800(8, budget_micros=7_000_000))).result(
         60
     )
     world.clock.advance(12.5 * 60)
     world.engine.tick()
-    assert any(n.kind == "budget" and n.severity == "warning" for n in notices)
+    assert [w.released for w in warnings] == [False] and warnings[0].budget_micros == 7_000_000
     assert world.engine.cluster(cluster.name).state == ClusterState.READY
     world.clock.advance(3 * 60)
     report = world.engine.tick()
     assert report.released_for_budget == [cluster.name]
     assert world.engine.cluster(cluster.name).state == ClusterState.RELEASED
     assert live_at_provider(world) == []
-    assert any(n.kind == "budget" and n.severity == "critical" for n in notices)
+    assert [w.released for w in warnings] == [False, True]  # one event each, as itself:
+    assert not any(n.kind == "budget" for n in notices)  # never also as a Notice
 
 
 def test_idle_cluster_is_warned_then_released(make_world: MakeWorld) -> None:

@@ -6,6 +6,7 @@ from xyclaw.billing.meter import (
     billed_spans,
     charge_micros,
     cost_so_far,
+    reaches_at,
 )
 
 __all__ = [
@@ -14,4 +15,5 @@ __all__ = [
     "billed_spans",
     "charge_micros",
     "cost_so_far",
+    "reaches_at",
 ]

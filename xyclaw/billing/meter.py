@@ -76,3 +76,37 @@ class BudgetStatus:
             and self.budget_micros > 0
             and (self.spent_micros >= self.budget_micros)
         )
+
+
+def reaches_at(spans: Iterable[BilledSpan], target_micros: int, now: float) -> float | None:
+    """The first instant (at or after ``now``) at which the cost reaches ``target_micros``.
+
+    ``now`` itself when it has already; None when nothing bills any more (it never will).
+    Whole seconds and integer rounding are those of :func:`charge_micros`, so the cost at the
+    answer is at least the target and a moment earlier it was less.
+    """
+    spans = list(spans)
+    if cost_so_far(spans, now) >= target_micros:
+        return now
+    open_spans = [s for s in spans if s.end is None or s.end > now]
+    rate = sum(s.gpus * s.price_per_gpu_hour_micros for s in open_spans) / 3600
+    if rate <= 0:
+        return None
+    latest = max((s.end for s in open_spans if s.end is not None), default=None)
+    remaining = target_micros - cost_so_far(spans, now)
+    # Every span gives up to one second less than its rate would (rounding down), so the
+    # answer is within a second per span of the estimate; search for it to the millisecond.
+    low, high = now, now + remaining / rate + len(open_spans) + 1
+    if latest is not None and all(s.end is not None for s in open_spans):
+        if cost_so_far(spans, latest) < target_micros:
+            return None  # every span ends before the cost gets there
+        high = min(high, latest)
+    while cost_so_far(spans, high) < target_micros:  # guard against rounding: widen
+        high += max(1.0, high - now)
+    while high - low > 0.001:
+        mid = (low + high) / 2
+        if cost_so_far(spans, mid) >= target_micros:
+            high = mid
+        else:
+            low = mid
+    return high

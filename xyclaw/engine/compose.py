@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from xyclaw.config import Config
 from xyclaw.engine.engine import ClusterParts, Engine
-from xyclaw.engine.guard import Guard, probe_utilization
+from xyclaw.engine.guard import Guard, probe_utilization, telemetry_first
 from xyclaw.engine.lifecycle import ClusterLifecycle, Timeouts
 from xyclaw.engine.operations import OperationRunner
 from xyclaw.engine.reconcile import Reconciler
+from xyclaw.errors import XyclawError
 from xyclaw.events import EventBus
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.service import JobService
@@ -71,10 +73,16 @@ def build_engine(
     clock: Callable[[], float] = time.time,
     timeouts: Timeouts | None = None,
     measure: MeasureSettings | None = None,
+    start_guard: bool = True,
     job_options: JobOptions | None = None,
 ) -> Engine:
     """The engine with the real parts; ``providers``, ``clock``, ``timeouts`` and ``measure``
-    (nccl-tests sizes and repeats) are for tests and demos."""
+    (nccl-tests sizes and repeats) are for tests and demos.
+
+    With the default providers it starts the data folder's background guard when a cluster
+    is live and no guard runs (``start_guard=False``: the guard process itself). An engine
+    given its ``providers`` never starts one: no other process could reach them.
+    """
     paths.ensure()
     bus = EventBus()
     store = Store(paths.database)
@@ -96,6 +104,7 @@ def build_engine(
         clusters = ClusterStore(store, bus, clock)
         jobs = JobTable(store)
         registry = providers
+        background_guard = providers is None and start_guard
         if registry is None:
             registry = default_registry(paths, config)
             register_real_providers(registry, secrets=secrets, paths=paths, config=config)
@@ -107,6 +116,10 @@ def build_engine(
             lambda: app_key()[1],
             clock=clock,
             timeouts=timeouts,
+        )
+        # Samples carry the nodes' real time, so telemetry keeps the real clock.
+        telemetry = TelemetryService(
+            store, access, clusters, events, bus, TelemetryOptions.from_config(config)
         )
         parts = ClusterParts(
             providers=registry,
@@ -123,7 +136,10 @@ def build_engine(
                 config.billing,
                 charges=ChargeTable(store),
                 job_running=lambda cluster_id: jobs.active_count(cluster_id) > 0,
-                utilization=probe_utilization(access),
+                utilization=telemetry_first(
+                    telemetry.watching, telemetry.gpu_utilization, probe_utilization(access)
+                ),
+                guard_settings=config.guard,
                 clock=clock,
             ),
             charges=ChargeTable(store),
@@ -147,10 +163,8 @@ def build_engine(
                 measure=measure,
             ),
             clock=clock,
-            # Samples carry the nodes' real time, so telemetry keeps the real clock.
-            telemetry=TelemetryService(
-                store, access, clusters, events, bus, TelemetryOptions.from_config(config)
-            ),
+            telemetry=telemetry,
+            background_guard=background_guard,
         )
         engine._attach_jobs(
             JobService(
@@ -162,10 +176,15 @@ def build_engine(
                 options=job_options,
                 clock=clock,
                 nccl_env=lambda cluster_id: engine.nccl_environment(str(cluster_id)),
-                telemetry=engine._telemetry,
+                telemetry=telemetry,
             )
         )
     except BaseException:
         store.close()
         raise
+    # A guard killed (or never started) while clusters are live: the next command starts it.
+    try:
+        engine.ensure_guard(only_if_live=True)
+    except XyclawError as exc:  # never in the way of the command itself
+        logging.getLogger(__name__).warning("could not start the guard: %s", exc)
     return engine

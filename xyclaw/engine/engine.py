@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from xyclaw.billing.guard_process import GuardLock, GuardStatus, Holder
 from xyclaw.catalog import Catalog, Offer, normalise_gpu_name
 from xyclaw.config import Config
-from xyclaw.engine.guard import Guard, GuardReport
+from xyclaw.engine.guard import Guard, GuardReport, first_deadline
 from xyclaw.engine.lifecycle import ClusterLifecycle, UpRequest
+from xyclaw.engine.maintenance import Maintenance
 from xyclaw.engine.operations import OperationHandle, OperationRunner, Progress
 from xyclaw.engine.quotes import QuoteError, RentQuote, check_against_offers
 from xyclaw.engine.reconcile import Reconciler, ReconcileReport
@@ -94,7 +96,10 @@ class Engine:
         tuning: TuningService,
         telemetry: TelemetryService | None = None,
         clock: Callable[[], float] | None = None,
+        background_guard: bool = False,
     ) -> None:
+        """``background_guard``: this engine may start the data folder's background guard
+        (only one whose providers a separate process rebuilds from the data folder)."""
         import time
 
         self._config = config
@@ -116,7 +121,10 @@ class Engine:
         self._telemetry = telemetry
         self._clock = clock or time.time
         self._maintenance_stop = threading.Event()
-        self._maintenance: threading.Thread | None = None
+        self._maintenance: Maintenance | None = None
+        self._background_guard = background_guard
+        self._guard_lock = GuardLock(paths)
+        self._guard_holder: Holder | None = None
 
     # -- what the engine is ------------------------------------------------------------------
     @property
@@ -339,14 +347,58 @@ class Engine:
         if quote.plan_id is not None and quote.option is not None:
             self._plans.choose(quote.plan_id, quote.option)
         title = f"rent {quote.gpu_count} x {quote.gpu} from {quote.provider}"
+        note = self._enforcement_note(provider, quote.budget_micros)
         if not alternatives:
-            return self._start(title, lambda progress: self._lifecycle.up(request, progress))
+            return self._start(
+                title, self._guarded(note, lambda progress: self._lifecycle.up(request, progress))
+            )
         return self._start(
             title,
-            lambda progress: self._up_with_failover(
-                quote, [offer, *alternatives], keep_partial, progress
+            self._guarded(
+                note,
+                lambda progress: self._up_with_failover(
+                    quote, [offer, *alternatives], keep_partial, progress
+                ),
             ),
         )
+
+    def _guarded(
+        self, note: str, work: Callable[[Progress], ClusterRecord]
+    ) -> Callable[[Progress], ClusterRecord]:
+        """Renting, with what enforces its budget said first and its deadline made exact."""
+
+        def run(progress: Progress) -> ClusterRecord:
+            progress.update(note, None, step="guard")
+            cluster = work(progress)
+            try:  # the nodes run now: the provider's deadline becomes the budget's moment
+                self._guard.sync_deadline(cluster, force=True)
+            except XyclawError as exc:
+                log.warning("could not set the deadline of %s: %s", cluster.name, exc)
+            self.ensure_guard(only_if_live=True)  # one that ended meanwhile is started again
+            return self._clusters.get(cluster.id)
+
+        return run
+
+    def _enforcement_note(self, provider: Provider, budget: int | None) -> str:
+        """Starts the guard if none runs; says what enforces the budget and idle release."""
+        status = self.ensure_guard(wait_s=10.0)
+        if self._guard_lock.held:
+            running = "it is (in this process)"
+        elif status is not None and status.running:
+            running = f"it is ({status.describe()})"
+        else:
+            running = "it is not: start it with `xyclaw guard start`"
+        if not budget:
+            return f"idle release needs XyClaw's guard running: {running}"
+        if (
+            provider.capabilities.scheduled_termination
+            and self._config.billing.on_budget_exhausted != "warn"
+        ):
+            return (
+                f"{provider.name} ends the cluster by itself once its budget is spent (a deadline"
+                f" XyClaw moves with the budget); XyClaw's guard releases it first: {running}"
+            )
+        return f"budget enforcement needs XyClaw's guard running: {running}"
 
     def _request_for(self, quote: RentQuote, offer: Offer, keep_partial: bool) -> UpRequest:
         return UpRequest(
@@ -362,6 +414,21 @@ class Engine:
             keep_partial=keep_partial,
             price_per_gpu_hour_micros=offer.price_micro,
             currency=offer.currency,
+            terminate_at=self._first_deadline(offer, quote.gpu_count, quote.budget_micros),
+        )
+
+    def _first_deadline(self, offer: Offer, gpus: int, budget: int | None) -> float | None:
+        """The provider's own deadline for a new cluster, where it keeps one."""
+        try:
+            caps = self._providers.get(offer.provider).capabilities
+        except XyclawError:
+            return None
+        if not budget or not caps.scheduled_termination:
+            return None
+        if self._config.billing.on_budget_exhausted == "warn":
+            return None
+        return first_deadline(
+            self._clock(), budget, gpus, offer.price_micro, self._config.guard.deadline_grace_s
         )
 
     def _failover_candidates(self, quote: RentQuote) -> list[Offer]:
@@ -1008,29 +1075,130 @@ class Engine:
 
     @effect(Effect.DESTROY)
     def tick(self) -> GuardReport:
-        """Charge the meter, enforce budgets and idle release (the minute tick)."""
+        """Charge the meter, enforce budgets and idle release, keep provider deadlines (one
+        pass of the guard); the report says what it did and when the next pass is due."""
         return self._guard.tick()
 
     @effect(Effect.DESTROY)
-    def start_maintenance(self) -> None:
-        """Reconcile now and every ``reconcile.interval_s``, with the guard's tick (GUI, guard)."""
+    def start_maintenance(
+        self,
+        holder: str = Holder.DESKTOP,
+        *,
+        exit_when_idle_s: float | None = None,
+        on_report: Callable[[GuardReport], None] | None = None,
+        lock: GuardLock | None = None,
+    ) -> bool:
+        """Run the guard in this process (the desktop app calls this when it opens): reconcile
+        and telemetry every ``reconcile.interval_s``, and the guard's pass when money says so.
+
+        Takes the data folder's guard lock, first stopping a background guard if one holds
+        it; True if this process is the guard now. When another desktop or ``xyclaw guard``
+        holds it, this one reconciles and watches but leaves budgets to that one (False).
+        ``close()`` gives the lock up and, while clusters are live, hands the guard to a
+        background process. ``exit_when_idle_s``: end once nothing has been live that long.
+        ``lock``: the guard lock, already taken by the caller (``xyclaw guard`` takes it
+        before it builds the engine, so a second guard exits at once).
+        """
+        from xyclaw.billing.guard_process import guard_status, stop_guard
+
         if self._maintenance is not None:
-            return
-
-        def loop() -> None:
-            while True:
-                for step in (self.reconcile, self.tick, self.sync_telemetry):
-                    try:
-                        step()
-                    except XyclawError as exc:
-                        log.warning("maintenance step failed: %s", exc)
-                    except Exception:
-                        log.exception("maintenance step crashed")
-                if self._maintenance_stop.wait(self._config.reconcile.interval_s):
-                    return
-
-        self._maintenance = threading.Thread(target=loop, name="maintenance", daemon=True)
+            return self._guard_lock.held
+        wanted = Holder(holder)
+        if lock is not None and lock.held:
+            self._guard_lock.release()
+            self._guard_lock = lock
+        held = self._guard_lock.acquire(wanted)
+        if not held:
+            status = guard_status(self._paths)
+            if (
+                wanted != Holder.BACKGROUND
+                and status.info is not None
+                and status.info.holder == Holder.BACKGROUND
+            ):
+                try:
+                    stop_guard(self._paths)
+                except XyclawError as exc:
+                    log.warning("could not take over from the background guard: %s", exc)
+                held = self._guard_lock.acquire(wanted, wait_s=10.0)
+        if held:
+            self._guard_holder = wanted
+        else:
+            log.info("another process runs the guard: %s", guard_status(self._paths).describe())
+        self._maintenance = Maintenance(
+            guard=self._guard,
+            reconcile=self.reconcile,
+            tick=self.tick,
+            sync_telemetry=self.sync_telemetry,
+            live_count=lambda: len(self._clusters.live()),
+            lock=self._guard_lock if held else None,
+            reconcile_interval_s=self._config.reconcile.interval_s,
+            settings=self._config.guard,
+            exit_when_idle_s=exit_when_idle_s,
+            on_report=on_report,
+            clock=self._clock,
+        )
         self._maintenance.start()
+        return held
+
+    @effect(Effect.READ)
+    def wait_maintenance(self, timeout: float | None = None) -> bool:
+        """Wait until maintenance has ended by itself (True) or ``timeout`` passed."""
+        if self._maintenance is None:
+            return True
+        return self._maintenance.wait(timeout)
+
+    @effect(Effect.READ)
+    def guard_status(self) -> GuardStatus:
+        """Whether a guard runs for this data folder, which process, and what it does next."""
+        from xyclaw.billing.guard_process import guard_status
+
+        return guard_status(self._paths)
+
+    @effect(Effect.DESTROY)
+    def ensure_guard(self, wait_s: float = 0.0, only_if_live: bool = False) -> GuardStatus | None:
+        """Start the background guard if no guard runs (``[guard] autostart``); None when this
+        engine cannot (its providers were handed to it, so no other process has them)."""
+        from xyclaw.billing.guard_process import guard_status, start_background
+
+        if self._guard_lock.held:
+            return guard_status(self._paths)
+        if not self._background_guard:
+            return None
+        status = guard_status(self._paths)
+        if status.running or not self._config.guard.autostart:
+            return status
+        if only_if_live and not self._clusters.live():
+            return status
+        try:
+            return start_background(self._paths, wait_s=wait_s)
+        except XyclawError as exc:
+            log.warning("could not start the guard: %s", exc)
+            return guard_status(self._paths)
+
+    @effect(Effect.SPEND)
+    def set_budget(self, ref: str, budget_micros: int | None) -> ClusterRecord:
+        """Change (or, with None, remove) a live cluster's budget; the provider's deadline
+        moves with it and the guard checks again at once."""
+        cluster = self._clusters.find(str(ref))
+        if not cluster.live:
+            raise UsageError(
+                f"cluster {cluster.name} is {cluster.state}", hint="only live clusters bill"
+            )
+        if budget_micros is not None and budget_micros <= 0:
+            raise UsageError("a budget must be more than 0", hint="or remove it")
+        self._clusters.update(cluster.id, budget_micros=budget_micros, budget_warned_at=None)
+        updated = self._clusters.get(cluster.id)
+        try:
+            self._guard.sync_deadline(updated, force=True)
+        except XyclawError as exc:
+            self._events.record(
+                "budget",
+                "warning",
+                f"{cluster.name}'s new budget is set, but {cluster.provider_id} did not take its "
+                f"new deadline ({exc.message}); XyClaw's guard enforces it",
+                cluster_id=cluster.id,
+            )
+        return updated
 
     @effect(Effect.READ)
     def sync_telemetry(self) -> None:
@@ -1047,10 +1215,21 @@ class Engine:
 
     @effect(Effect.READ)
     def close(self) -> None:
-        """Stop maintenance, telemetry and workers; close connections and the database."""
+        """Stop maintenance, telemetry and workers; close connections and the database.
+
+        A process that ran the guard gives its lock up and, while clusters are live, hands
+        the guard to a background process, so budgets hold after the window closes.
+        """
         self._maintenance_stop.set()
         if self._maintenance is not None:
-            self._maintenance.join(timeout=30)
+            self._maintenance.stop(timeout=30)
+        was_guard = self._guard_lock.held and self._guard_holder != Holder.BACKGROUND
+        self._guard_lock.release()
+        if was_guard:
+            try:
+                self.ensure_guard(only_if_live=True)
+            except Exception:
+                log.exception("handing the guard to a background process failed")
         if self._telemetry is not None:
             try:
                 self._telemetry.close()

@@ -1,24 +1,38 @@
-"""The engine's minute tick: charge the meter, enforce budgets, release idle clusters.
+"""The guard: charge the meter, enforce budgets, release idle clusters, keep provider deadlines.
 
 Budgets are enforced here, by the engine, never by a model: at the warning
-share a warning event; at 100% the policy (release by default) is carried out.
-Idle: no job running and every GPU below the utilization threshold for the
-configured time -> a warning, then release.
+share a ``BudgetWarning``; at 100% the policy (release by default) is carried
+out and a ``BudgetWarning(released=True)`` says so. Idle: no job running and
+every GPU below the utilization threshold for the configured time -> a
+warning, then release.
+
+Checks are scheduled by money, not by the clock alone: :meth:`Guard.next_check`
+names the earliest moment something is due (a cluster reaching its warning
+level or its budget at its current rate, an idle limit), so whoever runs the
+guard (:mod:`xyclaw.engine.maintenance`) wakes then rather than a minute later.
+
+Where the provider can terminate a cluster by itself at a deadline
+(``Capabilities.scheduled_termination``), the guard keeps that deadline at the
+moment the budget is spent plus a grace, so the budget holds even when no
+XyClaw process runs; the guard itself releases at the budget.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from xyclaw.billing import BudgetStatus, billed_spans, cost_so_far
+from xyclaw.billing import BudgetStatus, billed_spans, cost_so_far, reaches_at
 from xyclaw.catalog import format_amount
-from xyclaw.config import BillingSettings
+from xyclaw.config import BillingSettings, GuardSettings
 from xyclaw.engine.lifecycle import ClusterLifecycle
 from xyclaw.errors import ParseError, XyclawError
+from xyclaw.events import BudgetWarning
 from xyclaw.parsers.nvsmi import parse_csv
+from xyclaw.providers.base import SchedulesTermination
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
 from xyclaw.remote import CommandResult
 from xyclaw.remote.node_access import NodeAccess
@@ -28,6 +42,17 @@ from xyclaw.store.event_log import EventLog
 log = logging.getLogger(__name__)
 
 UtilizationProbe = Callable[[ClusterRecord], list[float] | None]
+#: How often a policy of "warn" repeats its warning once a budget is spent.
+REWARN_S = 600.0
+
+
+@dataclass(frozen=True)
+class GuardAction:
+    """One thing the guard did, as ``xyclaw guard --once`` prints it."""
+
+    kind: str  # released-budget, released-idle, budget-warning, budget-spent, idle-warning
+    cluster: str
+    message: str
 
 
 @dataclass
@@ -37,6 +62,25 @@ class GuardReport:
     released_for_budget: list[str] = field(default_factory=list)
     released_idle: list[str] = field(default_factory=list)
     idle_warned: list[str] = field(default_factory=list)
+    actions: list[GuardAction] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    checked: int = 0  # live clusters looked at
+    next_check_at: float | None = None
+    next_reason: str | None = None
+
+    def lines(self) -> list[str]:
+        """What the pass did, one line each (the errors too)."""
+        return [a.message for a in self.actions] + [f"error: {e}" for e in self.errors]
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``2.5 h``: short durations must not read as ``0 min``."""
+    seconds = max(0.0, seconds)
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def probe_utilization(access: NodeAccess) -> UtilizationProbe:
@@ -64,6 +108,36 @@ def probe_utilization(access: NodeAccess) -> UtilizationProbe:
     return probe
 
 
+def telemetry_first(
+    watching: Callable[[int], bool],
+    reading: Callable[[int], list[float] | None],
+    ssh: UtilizationProbe,
+) -> UtilizationProbe:
+    """Utilization from telemetry where it watches the cluster (no command on the nodes);
+    an nvidia-smi over SSH only where it does not."""
+
+    def probe(cluster: ClusterRecord) -> list[float] | None:
+        if watching(cluster.id):
+            return reading(cluster.id)
+        return ssh(cluster)
+
+    return probe
+
+
+def first_deadline(
+    now: float, budget_micros: int, gpus: int, price_per_gpu_hour_micros: int, grace_s: float
+) -> float | None:
+    """The deadline to give a provider when renting: the budget's worth of time from now.
+
+    Billing starts only once the nodes run, so this is early, never late; the guard moves it
+    to the exact moment once they run.
+    """
+    per_hour = gpus * price_per_gpu_hour_micros
+    if budget_micros <= 0 or per_hour <= 0:
+        return None
+    return now + budget_micros * 3600 / per_hour + grace_s
+
+
 class Guard:
     def __init__(
         self,
@@ -75,18 +149,21 @@ class Guard:
         charges: ChargeTable,
         job_running: Callable[[int], bool],
         utilization: UtilizationProbe | None = None,
+        guard_settings: GuardSettings | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.clusters = clusters
         self.lifecycle = lifecycle
         self.events = events
         self.settings = settings
+        self.guard_settings = guard_settings or GuardSettings()
         self.utilization = utilization
         self.job_running = job_running
         self.charges = charges
         self.clock = clock
         self._idle_since: dict[int, float] = {}
         self._idle_warned: set[int] = set()
+        self._deadlines: dict[int, float | None] = {}  # what each provider was last told
 
     # -- the meter ---------------------------------------------------------------------------
     def charge(self, cluster: ClusterRecord, now: float) -> int:
@@ -107,7 +184,15 @@ class Guard:
         now = self.clock()
         return sum(self.charge(c, now) for c in self.clusters.all() if self._billable(c, now))
 
-    # -- the tick ----------------------------------------------------------------------------
+    def budget_of(self, cluster: ClusterRecord) -> int | None:
+        """The cluster's budget, else the configured default; None: none."""
+        if cluster.budget_micros:
+            return cluster.budget_micros
+        if self.settings.default_budget > 0:
+            return int(self.settings.default_budget * 1_000_000)
+        return None
+
+    # -- the pass ----------------------------------------------------------------------------
     def tick(self) -> GuardReport:
         report = GuardReport()
         now = self.clock()
@@ -117,105 +202,242 @@ class Guard:
             if self._billable(cluster, now):
                 report.charged_micros += self.charge(cluster, now)
             if not cluster.live:
-                self._idle_since.pop(cluster.id, None)
+                self._forget(cluster.id)
                 continue
+            report.checked += 1
             try:
-                self._budget(cluster, now, report)
-                if cluster.state == ClusterState.READY:
-                    self._idle(cluster, now, report)
+                if self._budget(cluster, now, report):
+                    continue  # released
+                if cluster.state == ClusterState.READY and self._idle(cluster, now, report):
+                    continue
+                self.sync_deadline(cluster)
             except XyclawError as exc:
                 log.error("guard on %s failed: %s", cluster.name, exc)
+                report.errors.append(f"{cluster.name}: {exc.message}")
                 self.events.record(
                     "billing",
                     "error",
-                    f"could not act on {cluster.name}: {exc.message}; retrying next minute",
+                    f"could not act on {cluster.name}: {exc.message}; retrying at the next check",
                     cluster_id=cluster.id,
                 )
+        report.next_check_at, report.next_reason = self.next_check(self.clock())
         return report
 
-    def _budget(self, cluster: ClusterRecord, now: float, report: GuardReport) -> None:
-        budget = cluster.budget_micros
-        if budget is None and self.settings.default_budget > 0:
-            budget = int(self.settings.default_budget * 1_000_000)
+    def _forget(self, cluster_id: int) -> None:
+        self._reset_idle(cluster_id)
+        self._deadlines.pop(cluster_id, None)
+
+    def _charged(self, cluster_id: int) -> tuple[int, str]:
+        """What a released cluster cost in all, from its final node times (and as text)."""
+        released = self.clusters.get(cluster_id)
+        total = cost_so_far(billed_spans(released), self.clock())
+        return total, format_amount(total, released.currency)
+
+    def _budget(self, cluster: ClusterRecord, now: float, report: GuardReport) -> bool:
+        """Warn or release by the budget; True if the cluster was released."""
+        budget = self.budget_of(cluster)
         if not budget:
-            return
-        status = BudgetStatus(
-            cost_so_far(billed_spans(cluster), now), budget, self.settings.warn_fraction
-        )
-        spent = format_amount(status.spent_micros, cluster.currency)
+            return False
+        spent_micros = cost_so_far(billed_spans(cluster), now)
+        status = BudgetStatus(spent_micros, budget, self.settings.warn_fraction)
+        spent = format_amount(spent_micros, cluster.currency)
         limit = format_amount(budget, cluster.currency)
+
+        def warning(released: bool, amount: int, message: str) -> BudgetWarning:
+            return BudgetWarning(
+                ts=self.clock(),
+                cluster_id=cluster.id,
+                name=cluster.name,
+                spent_micros=amount,
+                budget_micros=budget,
+                currency=cluster.currency,
+                released=released,
+                message=message,
+            )
+
         if status.exhausted:
-            policy = self.settings.on_budget_exhausted
-            if policy == "warn":
-                if cluster.budget_warned_at is None or cluster.budget_warned_at < now - 600:
-                    self.events.record(
-                        "budget",
+            if self.settings.on_budget_exhausted == "warn":
+                if cluster.budget_warned_at is None or cluster.budget_warned_at < now - REWARN_S:
+                    message = (
+                        f"{cluster.name} has spent its budget ({spent} of {limit}) and still "
+                        "bills ([billing] on_budget_exhausted is warn)"
+                    )
+                    self.events.record_budget(
+                        warning(False, spent_micros, message),
                         "critical",
-                        f"{cluster.name} has spent its budget ({spent} of {limit}) and still bills",
-                        cluster_id=cluster.id,
+                        message,
                         action=f"xyclaw down {cluster.name}",
                     )
                     self.clusters.update(cluster.id, budget_warned_at=now)
-                return
-            self.events.record(
-                "budget",
-                "critical",
-                f"{cluster.name} has spent its budget ({spent} of {limit}); releasing it",
-                cluster_id=cluster.id,
-            )
+                    report.actions.append(GuardAction("budget-spent", cluster.name, message))
+                return False
+            log.info("%s spent its budget (%s of %s): releasing it", cluster.name, spent, limit)
             # Jobs stop with their machines; the jobs part stops them first once it exists.
             self.lifecycle.down(cluster.id)
+            total, charged = self._charged(cluster.id)
+            message = f"released {cluster.name}: budget {limit} spent, {charged} charged"
+            self.events.record_budget(warning(True, total, message), "critical", message)
+            self._forget(cluster.id)
             report.released_for_budget.append(cluster.name)
-            return
+            report.actions.append(GuardAction("released-budget", cluster.name, message))
+            return True
         if status.warn and cluster.budget_warned_at is None:
-            self.events.record(
-                "budget",
-                "warning",
-                f"{cluster.name} has spent {status.fraction:.0%} of its budget "
-                f"({spent} of {limit})",
-                cluster_id=cluster.id,
+            message = (
+                f"{cluster.name} has spent {status.fraction:.0%} of its budget ({spent} of {limit})"
             )
+            self.events.record_budget(warning(False, spent_micros, message), "warning", message)
             self.clusters.update(cluster.id, budget_warned_at=now)
             report.warned.append(cluster.name)
+            report.actions.append(GuardAction("budget-warning", cluster.name, "warned " + message))
+        return False
 
-    def _idle(self, cluster: ClusterRecord, now: float, report: GuardReport) -> None:
-        limit_s = self.settings.idle_release_minutes * 60
+    # -- idle --------------------------------------------------------------------------------
+    @property
+    def _idle_limit_s(self) -> float:
+        return self.settings.idle_release_minutes * 60
+
+    @staticmethod
+    def _idle_warn_at(limit_s: float) -> float:
+        return limit_s - min(300.0, limit_s / 3)
+
+    def _idle(self, cluster: ClusterRecord, now: float, report: GuardReport) -> bool:
+        """Observe, warn or release; True if the cluster was released."""
+        limit_s = self._idle_limit_s
         if limit_s <= 0 or self.utilization is None:
-            return
+            return False
         if self.job_running(cluster.id):
             self._reset_idle(cluster.id)
-            return
+            return False
         values = self.utilization(cluster)
         if not values or max(values) >= self.settings.idle_utilization_percent:
             self._reset_idle(cluster.id)
-            return
+            return False
         since = self._idle_since.setdefault(cluster.id, now)
         idle_for = now - since
-        warn_at = limit_s - min(300.0, limit_s / 3)
         if idle_for >= limit_s:
             self.events.record(
                 "idle",
                 "warning",
-                f"{cluster.name} has been idle for {idle_for / 60:.0f} min with no job; "
-                "releasing it",
+                f"{cluster.name} has been idle for {duration(idle_for)} with no job; releasing it",
                 cluster_id=cluster.id,
             )
             self.lifecycle.down(cluster.id)
-            self._reset_idle(cluster.id)
+            _, charged = self._charged(cluster.id)
+            self._forget(cluster.id)
             report.released_idle.append(cluster.name)
-        elif idle_for >= warn_at and cluster.id not in self._idle_warned:
+            report.actions.append(
+                GuardAction(
+                    "released-idle",
+                    cluster.name,
+                    f"released {cluster.name}: idle for {duration(idle_for)} with no job, "
+                    f"{charged} charged",
+                )
+            )
+            return True
+        if idle_for >= self._idle_warn_at(limit_s) and cluster.id not in self._idle_warned:
             self._idle_warned.add(cluster.id)
-            self.events.record(
-                "idle",
-                "warning",
+            message = (
                 f"{cluster.name} is idle (GPUs below "
                 f"{self.settings.idle_utilization_percent:.0f}%, "
-                f"no job); it will be released in {(limit_s - idle_for) / 60:.0f} min",
-                cluster_id=cluster.id,
-                action="start a job to keep it",
+                f"no job); it will be released in {duration(limit_s - idle_for)}"
+            )
+            self.events.record(
+                "idle", "warning", message, cluster_id=cluster.id, action="start a job to keep it"
             )
             report.idle_warned.append(cluster.name)
+            report.actions.append(GuardAction("idle-warning", cluster.name, "warned " + message))
+        return False
 
     def _reset_idle(self, cluster_id: int) -> None:
         self._idle_since.pop(cluster_id, None)
         self._idle_warned.discard(cluster_id)
+
+    # -- provider deadlines ------------------------------------------------------------------
+    def wanted_deadline(self, cluster: ClusterRecord, now: float) -> float | None:
+        """When the provider should end the cluster by itself: the budget's moment plus the
+        grace; None for no deadline (no budget, or a policy that keeps it billing)."""
+        budget = self.budget_of(cluster)
+        if not budget or self.settings.on_budget_exhausted == "warn":
+            return None
+        at = reaches_at(billed_spans(cluster), budget, now)
+        return None if at is None else at + self.guard_settings.deadline_grace_s
+
+    def sync_deadline(self, cluster: ClusterRecord, *, force: bool = False) -> float | None:
+        """Tell the provider the deadline (if it keeps one) when it moved by over a second."""
+        if cluster.external_id is None or not cluster.live:
+            return None
+        if not any(n.running_at is not None for n in cluster.nodes) and not force:
+            return None  # not billing yet: the deadline given on create holds
+        provider = self.lifecycle.providers.get(cluster.provider_id)
+        if not provider.capabilities.scheduled_termination or not isinstance(
+            provider, SchedulesTermination
+        ):
+            return None
+        wanted = self.wanted_deadline(cluster, self.clock())
+        told = self._deadlines.get(cluster.id, math.nan)
+        same = (wanted is None and told is None) or (
+            wanted is not None and told is not None and abs(wanted - told) <= 1.0
+        )
+        if same and not force:
+            return wanted
+        provider.set_terminate_at(cluster.external_id, wanted)
+        self._deadlines[cluster.id] = wanted
+        log.info("%s: %s ends it itself at %s", cluster.name, provider.name, wanted)
+        return wanted
+
+    # -- the schedule ------------------------------------------------------------------------
+    def next_check(self, now: float) -> tuple[float, str | None]:
+        """The earliest moment a check is due, and why (None: the regular interval)."""
+        interval = self.guard_settings.interval_s
+        best, why = now + interval, None
+
+        def due(at: float, reason: str) -> None:
+            nonlocal best, why
+            if at < best:
+                best, why = max(at, now), reason
+
+        limit_s = self._idle_limit_s
+        probe_every = min(interval, max(self.guard_settings.poll_s, limit_s / 20))
+        for cluster in self.clusters.live():
+            spans = billed_spans(cluster)
+            budget = self.budget_of(cluster)
+            if budget:
+                if self.settings.on_budget_exhausted == "warn" and cluster.budget_warned_at:
+                    if cost_so_far(spans, now) >= budget:
+                        due(cluster.budget_warned_at + REWARN_S, f"{cluster.name} still bills")
+                elif cluster.budget_warned_at is None:
+                    level = math.ceil(budget * self.settings.warn_fraction)
+                    at = reaches_at(spans, level, now)
+                    if at is not None:
+                        due(at, f"{cluster.name} reaches {self.settings.warn_fraction:.0%} of its"
+                                " budget")  # fmt: skip
+                if self.settings.on_budget_exhausted != "warn":
+                    at = reaches_at(spans, budget, now)
+                    if at is not None:
+                        due(at, f"{cluster.name} reaches its budget")
+            if cluster.state != ClusterState.READY or limit_s <= 0 or self.utilization is None:
+                continue
+            since = self._idle_since.get(cluster.id)
+            if since is None:
+                due(now + probe_every, f"{cluster.name}: is it idle?")
+                continue
+            if cluster.id not in self._idle_warned:
+                due(since + self._idle_warn_at(limit_s), f"{cluster.name} nears its idle limit")
+            due(since + limit_s, f"{cluster.name} reaches its idle limit")
+            due(now + probe_every, f"{cluster.name}: still idle?")
+        return best, why
+
+    def fingerprint(self) -> tuple[object, ...]:
+        """What, if it changes, calls for a check now: live clusters, their states, budgets,
+        nodes and jobs (read cheaply, a few times a second at most)."""
+        return tuple(
+            (
+                c.id,
+                str(c.state),
+                c.budget_micros,
+                c.budget_warned_at,
+                tuple((n.id, str(n.state), n.running_at, n.terminated_at) for n in c.nodes),
+                self.job_running(c.id),
+            )
+            for c in self.clusters.live()
+        )

@@ -66,6 +66,7 @@ class UpRequest:
     keep_partial: bool = False
     price_per_gpu_hour_micros: int = 0
     currency: str = "CNY"
+    terminate_at: float | None = None  # the provider's own deadline, where it keeps one
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ class ClusterLifecycle:
             ssh_public_key=self.public_key(),
             image=request.image,
             name=name,
+            terminate_at=request.terminate_at,
         )
         try:
             info = provider.create(order)

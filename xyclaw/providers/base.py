@@ -39,6 +39,7 @@ __all__ = [
     "LedgerEntry",
     "NodeInfo",
     "Provider",
+    "SchedulesTermination",
 ]
 
 
@@ -52,6 +53,7 @@ class Feature(StrEnum):
     FABRIC = "fabric"  # a network between nodes that NCCL can use (RDMA or Ethernet)
     CUSTOM_IMAGE = "custom-image"
     HOST_KEYS = "host-keys"  # the provider hands over each node's SSH host key
+    SCHEDULED_TERMINATION = "scheduled-termination"  # it ends a cluster itself at a deadline
 
 
 _FLAGS: dict[str, str] = {
@@ -59,6 +61,7 @@ _FLAGS: dict[str, str] = {
     Feature.STOP_START: "stop_start",
     Feature.SPOT: "spot",
     Feature.BILLING_LEDGER: "billing_ledger",
+    Feature.SCHEDULED_TERMINATION: "scheduled_termination",
 }
 
 
@@ -77,6 +80,10 @@ class Capabilities:
     spot: bool = False
     regions: tuple[str, ...] = ()
     billing_ledger: bool = False  # the provider keeps its own per-second ledger
+    # The provider terminates a cluster by itself at a deadline given on create
+    # (``ClusterOrder.terminate_at``) and moved later (:class:`SchedulesTermination`), so a
+    # budget holds with no XyClaw process running. Without it, only XyClaw's guard enforces.
+    scheduled_termination: bool = False
     why_not: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     def supports(self, feature: str) -> bool:
@@ -107,6 +114,7 @@ class ClusterOrder:
     gpus_per_node: int | None = None
     image: str | None = None
     name: str | None = None
+    terminate_at: float | None = None  # UTC epoch seconds; only if scheduled_termination
 
 
 @dataclass(frozen=True)
@@ -141,3 +149,12 @@ class Provider(Protocol):
     def billing(self) -> list[LedgerEntry]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class SchedulesTermination(Protocol):
+    """A provider with ``Capabilities.scheduled_termination``: its deadline can be moved."""
+
+    def set_terminate_at(self, external_id: str, at: float | None) -> ClusterInfo:
+        """Terminate the cluster by itself at ``at`` (UTC epoch seconds); None: never."""
+        ...

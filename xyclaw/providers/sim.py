@@ -59,6 +59,7 @@ def cluster_from_json(raw: dict[str, Any]) -> ClusterInfo:
             terminated_at=raw.get("terminated_at"),
             error=raw.get("error"),
             idempotency_key=raw.get("idempotency_key"),
+            extra={"terminate_at": raw.get("terminate_at"), "ended_by": raw.get("ended_by")},
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ProviderError(
@@ -78,6 +79,7 @@ class SimProvider:
         spot=False,
         regions=REGIONS,
         billing_ledger=True,
+        scheduled_termination=True,
     )
 
     def __init__(
@@ -158,7 +160,7 @@ class SimProvider:
             "gpu_count": order.gpu_count,
             "ssh_public_key": order.ssh_public_key,
         }
-        for key in ("region", "fabric", "gpus_per_node", "image", "name"):
+        for key in ("region", "fabric", "gpus_per_node", "image", "name", "terminate_at"):
             value = getattr(order, key)
             if value is not None:
                 payload[key] = value
@@ -182,6 +184,11 @@ class SimProvider:
 
     def terminate(self, external_id: str) -> ClusterInfo:
         response = self._call("DELETE", f"/v1/clusters/{external_id}")
+        return cluster_from_json(self._json(response)["cluster"])
+
+    def set_terminate_at(self, external_id: str, at: float | None) -> ClusterInfo:
+        """Move the cloud's own termination deadline (None: drop it)."""
+        response = self._call("PATCH", f"/v1/clusters/{external_id}", json={"terminate_at": at})
         return cluster_from_json(self._json(response)["cluster"])
 
     def billing(self) -> list[LedgerEntry]:

@@ -1,8 +1,8 @@
 """The history's events: what the user should see later, stored and published once each.
 
 A plain event is published as a ``Notice``; an alert as ``AlertRaised`` /
-``AlertCleared`` only (never also as a Notice), so every subscriber hears of
-each thing exactly once.
+``AlertCleared`` only, a budget warning or release as ``BudgetWarning`` only
+(never also as a Notice), so every subscriber hears of each thing exactly once.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import sqlite_utils
 
-from xyclaw.events import AlertCleared, AlertRaised, EventBus, Notice
+from xyclaw.events import AlertCleared, AlertRaised, BudgetWarning, EventBus, Notice
 from xyclaw.store.store import Store
 
 
@@ -95,6 +95,24 @@ class EventLog:
                 action=action,
             )
         )
+        return event_id
+
+    def record_budget(
+        self, warning: BudgetWarning, severity: str, message: str, *, action: str | None = None
+    ) -> int:
+        """Store a budget warning or release (kind ``budget``) and publish it once, as itself."""
+        data: dict[str, Any] = {
+            "spent_micros": warning.spent_micros,
+            "budget_micros": warning.budget_micros,
+            "currency": warning.currency,
+            "released": warning.released,
+        }
+        if action:
+            data["action"] = action
+        event_id = self._insert(
+            warning.ts, "budget", severity, message, warning.cluster_id, None, None, None, data
+        )
+        self._bus.publish(warning)
         return event_id
 
     def raise_alert(self, alert: AlertRaised, stored: dict[str, Any]) -> int:

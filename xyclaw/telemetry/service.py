@@ -25,7 +25,7 @@ from xyclaw.records import ClusterRecord, ClusterStore
 from xyclaw.remote.node_access import NodeAccess
 from xyclaw.store import Store
 from xyclaw.store.event_log import EventLog
-from xyclaw.store.samples import GpuRecords
+from xyclaw.store.samples import MISSING, GpuRecords
 from xyclaw.telemetry.alerts import Alert, AlertBook, AlertKey, AlertSink, Finding, alert_from_row
 from xyclaw.telemetry.batch import SampleBatcher
 from xyclaw.telemetry.collector import CollectorContext, NodeCollector
@@ -265,6 +265,32 @@ class TelemetryService:
             if got is not None:
                 out.append((collector, got[0], got[1]))
         return out
+
+    def watching(self, cluster_id: int) -> bool:
+        """True while the cluster is watched (its nodes stream samples)."""
+        with self._lock:
+            return cluster_id in self._watched
+
+    def gpu_utilization(
+        self, cluster_id: int, max_age_s: float | None = None
+    ) -> list[float] | None:
+        """Every GPU's latest utilization (percent) on a watched cluster, from the live window,
+        with no command on the nodes: what the guard's idle check reads. None when the
+        cluster is not watched or a node has sent nothing for ``max_age_s`` (by default two
+        sample intervals and two seconds)."""
+        collectors = self.collectors(cluster_id)
+        if not collectors:
+            return None
+        fresh_s = max_age_s if max_age_s is not None else 2 * self.options.interval_s + 2.0
+        now = self.clock()
+        missing = MISSING["util"]
+        values: list[float] = []
+        for collector in collectors:
+            got = collector.live.latest()
+            if got is None or collector.last_data is None or now - collector.last_data > fresh_s:
+                return None
+            values += [float(u) for u in got[1]["util"] if int(u) != missing]
+        return values
 
     def wait_for_data(self, cluster_id: int, timeout: float, *, instants: int = 1) -> bool:
         """Wait until every node of the cluster has sent ``instants`` instants (or timeout)."""

@@ -62,9 +62,12 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_billing)
 
-    p = sub.add_parser("guard", help="stay running: reconcile, meter, budgets and idle release")
-    p.add_argument("--once", action="store_true", help="one pass, then exit")
-    p.set_defaults(handler=_guard)
+    p = sub.add_parser(
+        "budget", help="change a live cluster's budget (its provider's deadline moves with it)"
+    )
+    p.add_argument("cluster", help="cluster id or name")
+    p.add_argument("amount", help="the new budget (e.g. 50 or 50CNY), or `none` to remove it")
+    p.set_defaults(handler=_set_budget)
 
 
 def _money(micros: int, currency: str) -> str:
@@ -293,19 +296,21 @@ def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
     return 0
 
 
-def _guard(args: argparse.Namespace, ctx: CliContext) -> int:
+def _set_budget(args: argparse.Namespace, ctx: CliContext) -> int:
     engine = ctx.engine()
-    if args.once:
-        engine.reconcile()
-        engine.tick()
-        return 0
-    ctx.warn(
-        f"guarding: reconcile, meter, budgets and idle release every "
-        f"{ctx.config.reconcile.interval_s:.0f}s (Ctrl-C to stop)"
-    )
-    engine.start_maintenance()
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        return 0
+    amount = None if args.amount.strip().lower() in ("none", "off", "0") else _budget(args.amount)
+    cluster = engine.set_budget(args.cluster, amount)
+    spent = _money(_spent(cluster), cluster.currency)
+    if amount is None:
+        ctx.print(f"{cluster.name} has no budget now ({spent} spent so far)")
+    else:
+        ctx.print(
+            f"{cluster.name}: budget {_money(amount, cluster.currency)}, {spent} spent so far"
+        )
+    return 0
+
+
+def _spent(cluster: Any) -> int:
+    from xyclaw.billing import billed_spans, cost_so_far
+
+    return cost_so_far(billed_spans(cluster), time.time())

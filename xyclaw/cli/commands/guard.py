@@ -1,0 +1,324 @@
+"""``xyclaw guard``: the process that holds budgets and idle release while no window is open.
+
+    xyclaw guard [run]        run it here (a terminal, or a user service) until Ctrl-C
+    xyclaw guard --once       one pass now, printing what it did
+    xyclaw guard status       whether it runs, which process, what it checks next
+    xyclaw guard start|stop   the background guard (commands start it by themselves)
+    xyclaw guard install      a systemd user unit that runs it from login (asks first)
+
+See docs/guard.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xyclaw.cli.context import CliContext
+from xyclaw.errors import UsageError
+
+if TYPE_CHECKING:
+    from xyclaw.engine.guard import GuardReport
+
+UNIT_NAME = "xyclaw-guard.service"  # as xyclaw.billing.guard_process.SERVICE_UNIT
+ACTIONS = ("run", "status", "start", "stop", "install", "uninstall")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "guard",
+        help="budgets and idle release while no window is open: run, status, start, stop, install",
+        description="The guard charges the meter, enforces budgets and releases idle clusters."
+        " Commands start it in the background whenever a cluster is live; see docs/guard.md.",
+    )
+    p.add_argument("action", nargs="?", default="run", choices=ACTIONS, help="default: run")
+    p.add_argument("--once", action="store_true", help="one pass now, print what it did, exit")
+    p.add_argument("--json", action="store_true", help="status as JSON")
+    p.add_argument("--yes", action="store_true", help="install without asking")
+    # How commands start it: it ends once nothing has been live for [guard] linger_minutes.
+    p.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(handler=_guard)
+
+
+def _guard(args: argparse.Namespace, ctx: CliContext) -> int:
+    if args.once:
+        return _once(ctx)
+    handlers = {
+        "run": _run,
+        "status": _status,
+        "start": _start,
+        "stop": _stop,
+        "install": _install,
+        "uninstall": _uninstall,
+    }
+    code: int = handlers[args.action](args, ctx)
+    return code
+
+
+def _stamp() -> str:
+    return time.strftime("%H:%M:%S")
+
+
+class _Stop(Exception):
+    """SIGTERM or SIGHUP: end the loop as cleanly as Ctrl-C."""
+
+
+def _raise_stop(signum: int, frame: object) -> None:
+    raise _Stop()
+
+
+def _run(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.billing.guard_process import GuardLock, Holder, guard_status, stop_guard
+
+    holder = Holder.BACKGROUND if args.background else Holder.FOREGROUND
+    lock = GuardLock(ctx.paths)
+    # The lock comes before anything slow, so a second guard exits at once.
+    if not lock.acquire(holder):
+        status = guard_status(ctx.paths)
+        takes_over = (
+            holder == Holder.FOREGROUND
+            and status.info is not None
+            and status.info.holder == Holder.BACKGROUND
+        )
+        if not takes_over:
+            ctx.warn(f"the guard already runs: {status.describe()}; this one exits")
+            return 0
+        stop_guard(ctx.paths)
+        if not lock.acquire(holder, wait_s=10):
+            ctx.warn(f"the guard already runs: {guard_status(ctx.paths).describe()}")
+            return 0
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _raise_stop)
+    guard = ctx.config.guard
+    linger = guard.linger_minutes * 60 if args.background else None
+    try:
+        engine = ctx.engine()
+        say = ctx.print if not args.background else _log_line(ctx)
+        say(
+            f"{_stamp()} guarding {ctx.paths.data_dir}: budgets and idle release at the moment"
+            f" they are due, at least every {guard.interval_s:.0f} s"
+            + (
+                f"; ends {guard.linger_minutes:g} min after the last live cluster"
+                if linger is not None
+                else "; Ctrl-C to stop"
+            )
+        )
+
+        def on_report(report: GuardReport) -> None:
+            for line in report.lines():
+                say(f"{_stamp()} {line}")
+
+        engine.start_maintenance(holder, lock=lock, exit_when_idle_s=linger, on_report=on_report)
+        while not engine.wait_maintenance(1.0):
+            pass
+        say(f"{_stamp()} nothing has been live for {guard.linger_minutes:g} min: the guard ends")
+    except (KeyboardInterrupt, _Stop):
+        pass
+    finally:
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), signal.SIG_DFL)
+    return 0
+
+
+def _log_line(ctx: CliContext) -> Any:
+    def say(line: str) -> None:
+        ctx.print(line)
+        ctx.out.flush()
+
+    return say
+
+
+def _once(ctx: CliContext) -> int:
+    from xyclaw.billing.guard_process import GuardLock, Holder, guard_status
+
+    lock = GuardLock(ctx.paths)
+    if not lock.acquire(Holder.FOREGROUND):
+        return _running_elsewhere(ctx, guard_status(ctx.paths).describe())
+    try:
+        engine = ctx.engine()
+        engine.reconcile()
+        report = engine.tick()
+        for line in report.lines():
+            ctx.print(line)
+        if not report.actions:
+            ctx.print(
+                f"nothing to do: {report.checked} live cluster(s), none at its budget's warning"
+                " level or idle limit"
+            )
+        if report.checked and report.next_check_at is not None:
+            due = max(0.0, report.next_check_at - time.time())
+            ctx.print(
+                f"next check due in {due:.0f} s"
+                + (f" ({report.next_reason})" if report.next_reason else "")
+            )
+    finally:
+        lock.release()
+    # Live clusters are never left without a guard: one goes on in the background.
+    status = engine.ensure_guard(wait_s=10.0, only_if_live=True)
+    if status is not None and status.running:
+        ctx.print(f"the guard goes on: {status.describe()}")
+    return 0
+
+
+def _running_elsewhere(ctx: CliContext, describe: str) -> int:
+    """``--once`` while a guard runs: that one checks; say so and what it did lately."""
+    ctx.print(f"the guard runs {describe.removeprefix('running ')}; it checks by itself")
+    engine = ctx.engine()
+    since = time.time() - 3600
+    done = [
+        e
+        for e in engine.recent_events(200)
+        if e["kind"] in ("budget", "idle") and float(e["ts"]) >= since
+    ]
+    if not done:
+        ctx.print("it has warned of and released nothing in the last hour")
+    for event in reversed(done):
+        ctx.print(f"{time.strftime('%H:%M:%S', time.localtime(event['ts']))} {event['message']}")
+    return 0
+
+
+def _status(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.billing.guard_process import guard_status
+
+    status = guard_status(ctx.paths)
+    unit = _unit_path(ctx)
+    if args.json:
+        ctx.print_json(
+            {
+                **status.to_json(),
+                "autostart": ctx.config.guard.autostart,
+                "service": str(unit) if unit.exists() else None,
+            }
+        )
+        return 0 if status.running else 1
+    ctx.print(f"guard: {status.describe()}")
+    if not status.running:
+        ctx.print(
+            "  it starts by itself when a cluster is live"
+            if ctx.config.guard.autostart
+            else "  [guard] autostart is off: start it with `xyclaw guard start`"
+        )
+    ctx.print(f"  log: {status.log_path}")
+    if unit.exists():
+        ctx.print(f"  user service: {unit}")
+    elif sys.platform.startswith("linux"):
+        ctx.print("  to run it from login: `xyclaw guard install`")
+    return 0 if status.running else 1
+
+
+def _start(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.billing.guard_process import guard_status, start_background
+
+    before = guard_status(ctx.paths)
+    if before.running:
+        ctx.print(f"the guard already runs: {before.describe()}")
+        return 0
+    status = start_background(ctx.paths, wait_s=15.0)
+    ctx.print(f"started the guard: {status.describe()}")
+    return 0
+
+
+def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.billing.guard_process import stop_guard
+
+    info = stop_guard(ctx.paths)
+    if info is None:
+        ctx.print("the guard is not running")
+        return 0
+    ctx.print(f"stopped the guard (pid {info.pid}, {info.holder})")
+    if ctx.config.guard.autostart:
+        ctx.print(
+            "while clusters are live, the next xyclaw command starts it again"
+            " (set [guard] autostart = false to stop that; budgets then hold only where the"
+            " provider keeps a deadline)"
+        )
+    return 0
+
+
+# -- the user service ----------------------------------------------------------------------
+def _unit_path(ctx: CliContext) -> Path:
+    from xyclaw.billing.guard_process import service_unit_path
+
+    return service_unit_path(ctx.paths)
+
+
+def _quote(arg: str) -> str:
+    return f'"{arg}"' if any(c.isspace() for c in arg) else arg
+
+
+def unit_text(home: str | None) -> str:
+    """The systemd user unit: ``xyclaw guard`` from login, restarted if it fails."""
+    from xyclaw.billing.guard_process import guard_command
+
+    lines = [
+        "[Unit]",
+        "Description=XyClaw guard: budgets and idle release for rented GPUs",
+        "After=network-online.target",
+        "",
+        "[Service]",
+        "Type=simple",
+        "ExecStart=" + " ".join(_quote(a) for a in guard_command("run")),
+        "Restart=on-failure",
+        "RestartSec=10",
+    ]
+    if home:
+        lines.append(f"Environment={_quote('XYCLAW_HOME=' + home)}")
+    lines += ["", "[Install]", "WantedBy=default.target", ""]
+    return "\n".join(lines)
+
+
+def _install(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.files import write_private
+    from xyclaw.paths import HOME_ENV
+
+    if not sys.platform.startswith("linux"):
+        ctx.print(
+            "a login service is written for Linux (systemd) only; docs/guard.md says how to run"
+            " `xyclaw guard` from login on macOS (launchd) and Windows (Task Scheduler)"
+        )
+        return 1
+    home = os.environ.get(HOME_ENV, "").strip() or None
+    target = _unit_path(ctx)
+    text = unit_text(str(Path(home).expanduser().resolve()) if home else None)
+    ctx.print(f"this writes {target}:\n\n{text}")
+    if home:
+        ctx.print(
+            "(XYCLAW_HOME is set, so the unit goes under it, not into your real home; copy it"
+            " to ~/.config/systemd/user/ to use it)"
+        )
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("installing a login service changes your session: confirm with --yes")
+        if input("Install it? [y/N] ").strip().lower() not in ("y", "yes"):
+            ctx.print("nothing installed")
+            return 1
+    write_private(target, text)
+    ctx.print(f"wrote {target}")
+    if home is None and shutil.which("systemctl"):
+        ctx.print(
+            "start it now and at every login with:\n"
+            "  systemctl --user daemon-reload\n"
+            f"  systemctl --user enable --now {UNIT_NAME}\n"
+            "(to keep it running while you are logged out: loginctl enable-linger $USER)"
+        )
+    return 0
+
+
+def _uninstall(args: argparse.Namespace, ctx: CliContext) -> int:
+    target = _unit_path(ctx)
+    if not target.exists():
+        ctx.print(f"no user service at {target}")
+        return 0
+    target.unlink()
+    ctx.print(f"removed {target}")
+    if os.environ.get("XYCLAW_HOME", "").strip() == "" and shutil.which("systemctl"):
+        ctx.print(f"also run: systemctl --user disable --now {UNIT_NAME}")
+    return 0
