@@ -369,10 +369,34 @@ def parse_show_gids(text: str) -> list[GidEntry]:
 
 # --- sysfs -------------------------------------------------------------------------------
 
-_SYSFS_GID_RE = re.compile(
-    r"(?P<hca>[^/\s:]+)/ports/(?P<port>\d+)/(?P<kind>gids|gid_attrs/types|gid_attrs/ndevs)/"
-    r"(?P<index>\d+)\s*[:\s]\s*(?P<value>.*?)\s*$"
+#: What follows ``DEV/ports/``: ``N/gids/I``, ``N/gid_attrs/types/I`` or ``N/gid_attrs/ndevs/I``,
+#: then ``:`` (grep -H) or blanks. Matched anchored at each ``/ports/``, so a line costs time
+#: in proportion to its length (an unanchored search took 14 s on one 40,000-character line).
+_SYSFS_TAIL_RE = re.compile(
+    r"(?P<port>\d+)/(?P<kind>gids|gid_attrs/types|gid_attrs/ndevs)/(?P<index>\d+)[ \t]*[:\s]"
 )
+_PORTS = "/ports/"
+
+
+def _sysfs_gid_line(line: str) -> tuple[str, int, str, int, str] | None:
+    """``(hca, port, kind, index, value)`` of one grep -H line, or None."""
+    at = line.find(_PORTS)
+    while at >= 0:
+        start = at
+        while start > 0 and line[start - 1] not in "/:" and not line[start - 1].isspace():
+            start -= 1
+        m = _SYSFS_TAIL_RE.match(line, at + len(_PORTS))
+        if m and start < at:
+            value = line[m.end() :].strip()
+            return (
+                line[start:at],
+                int(m.group("port")),
+                m.group("kind"),
+                int(m.group("index")),
+                value,
+            )
+        at = line.find(_PORTS, at + 1)
+    return None
 
 
 @parse_guard("GID sysfs", "pass `grep -H . /sys/class/infiniband/*/ports/*/gids/*` and gid_attrs")
@@ -385,14 +409,14 @@ def parse_gid_sysfs(text: str) -> list[GidEntry]:
         line = raw.strip()
         if not line or line.startswith(("grep:", "cat:")):
             continue  # the tool complaining about an unset GID slot
-        m = _SYSFS_GID_RE.search(line)
-        if not m:
+        found = _sysfs_gid_line(line)
+        if found is None:
             raise ParseError(
                 f"GID sysfs: unreadable line {line[:100]!r}",
                 hint="expected '/sys/class/infiniband/DEV/ports/N/gids/I:GID' style lines",
             )
-        key = (m.group("hca"), int(m.group("port")), int(m.group("index")))
-        parts.setdefault(key, {})[m.group("kind")] = m.group("value")
+        hca, port, kind, index, value = found
+        parts.setdefault((hca, port, index), {})[kind] = value
     out = []
     for (hca, port, index), p in sorted(parts.items()):
         gid = p.get("gids")
