@@ -20,7 +20,14 @@ def parse_guard(what: str, hint: str) -> Callable[[Callable[_P, _R]], Callable[_
         def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             try:
                 return fn(*args, **kwargs)
-            except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
+            except (
+                ValueError,
+                KeyError,
+                IndexError,
+                TypeError,
+                OverflowError,
+                RecursionError,
+            ) as exc:
                 raise ParseError(f"{what}: unreadable input ({exc})", hint=hint) from exc
 
         return wrapper

@@ -698,6 +698,11 @@ def parse_nccl_tests_json(text: str) -> NcclTestRun:
     doc: Any
     try:
         doc = json.loads(text)
+    except RecursionError as exc:  # "[[[[..." deeper than Python's stack
+        raise ParseError(
+            "not nccl-tests JSON output: nested too deeply to read",
+            hint="pass the file written by an nccl-tests binary's -J option",
+        ) from exc
     except json.JSONDecodeError as exc:
         results = _recover_results(text)
         if not results:

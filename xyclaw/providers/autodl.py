@@ -154,8 +154,13 @@ class AutoDLSettings:
         return "configured" if gpu in self.configured else "assumed"
 
 
+_MAX_SSH_COMMAND = 2048
+
+
 def parse_ssh_command(command: str) -> tuple[str, int, str] | None:
     """``ssh -p 38076 root@region-41.seetacloud.com`` -> (host, port, user); None if unreadable."""
+    if len(command) > _MAX_SSH_COMMAND:  # shlex's time grows with a word's length squared
+        return None
     try:
         words = shlex.split(command)
     except ValueError:
