@@ -254,11 +254,12 @@ class MonitorPage(QWidget):
             item = grid.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
+                widget.hide()  # gone from the screen now; deleted at the next loop turn
                 widget.deleteLater()
         per_row = 4
         for i, key in enumerate(self.selection):
             color = CURVE_COLORS[self.curves.colors[key]]
-            chip = QPushButton(f"{self._name(key[0])} · GPU {key[1]}  ✕")
+            chip = QPushButton(f"{self._name(key[0])} · GPU {key[1]}  ×")
             chip.setObjectName("legendChip")
             chip.setFlat(True)
             chip.setIcon(_swatch(color))
@@ -268,6 +269,7 @@ class MonitorPage(QWidget):
             )
             chip.clicked.connect(lambda _=False, k=key: self.toggle_gpu(*k))
             grid.addWidget(chip, i // per_row, i % per_row)
+            chip.show()  # now, not at the next turn of the event loop
         for col in range(per_row):
             grid.setColumnStretch(col, 1)
         self.legend.setVisible(bool(self.selection))
