@@ -69,3 +69,57 @@ def finished(engine: Engine, job_id: int, timeout: float = 60.0) -> JobRecord:
         return job if job.state.finished else None
 
     return wait_for(f"job {job_id} to end", done, timeout)
+
+
+def host_cluster(engine: Engine, name: str, hosts: list[tuple[str, int, str, str]]) -> int:
+    """A READY cluster in the engine's history whose nodes are the given SSH servers
+    (host, port, user, host key line): what the own-hosts provider would have written."""
+    from xyclaw.records import ClusterInfo, ClusterState, NodeInfo
+
+    clusters = engine._clusters
+    clusters.ensure_provider("test", "ssh")
+    cluster_id = clusters.add_intent(
+        {
+            "provider_id": "test",
+            "name": name,
+            "gpu": "A800",
+            "gpu_count": len(hosts),
+            "gpus_per_node": 1,
+            "fabric": "none",
+            "region": "loopback",
+            "currency": "CNY",
+            "price_per_gpu_hour_micros": 1_000_000,
+            "idempotency_key": f"{name}-key",
+        }
+    )
+    nodes = tuple(
+        NodeInfo(
+            external_id=f"{name}-{rank}",
+            rank=rank,
+            hostname=f"{name}-{rank}",
+            state="running",
+            ssh_host=host,
+            ssh_port=port,
+            ssh_user=user,
+            host_key=key,
+        )
+        for rank, (host, port, user, key) in enumerate(hosts)
+    )
+    clusters.apply_provider_view(
+        cluster_id,
+        ClusterInfo(
+            external_id=f"{name}-ext",
+            name=name,
+            state="running",
+            gpu="A800",
+            gpu_count=len(hosts),
+            gpus_per_node=1,
+            fabric="none",
+            region="loopback",
+            price_per_gpu_hour_micros=1_000_000,
+            currency="CNY",
+            nodes=nodes,
+        ),
+    )
+    clusters.update(cluster_id, state=ClusterState.READY, ready_at=time.time())
+    return cluster_id

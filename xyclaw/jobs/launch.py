@@ -82,7 +82,8 @@ class AttemptLauncher:
         def one(jn: JobNode) -> int:
             sent = 0
             for source, remote, files in listed:
-                sent += sync(self.shell, jn, source, remote, files, report).sent
+                manifests = f"{self.options.workdir_base.rstrip('/')}/.manifests"
+                sent += sync(self.shell, jn, source, remote, files, report, manifests).sent
             return sent
 
         results = self.shell.run_all(nodes, one)

@@ -101,9 +101,10 @@ def parse_manifest(text: str) -> dict[str, tuple[str, int]]:
     return out
 
 
-def manifest_path(remote: str) -> str:
+def manifest_path(remote: str, folder: str = "~/.xyclaw/manifests") -> str:
+    """Where the node keeps the manifest of what was uploaded to ``remote``."""
     key = hashlib.sha256(remote.encode()).hexdigest()[:16]
-    return f"~/.xyclaw/manifests/{key}.txt"
+    return f"{folder.rstrip('/')}/{key}.txt"
 
 
 def _word(path: str) -> str:
@@ -119,11 +120,12 @@ def sync(
     remote: str,
     files: list[LocalFile],
     report: Report | None = None,
+    manifests: str = "~/.xyclaw/manifests",
 ) -> UploadStats:
     """Make ``remote`` on the node hold ``files`` of ``source`` (a folder, or one file when
     ``source`` is a file and ``remote`` its path), sending only what changed."""
     single = source.is_file()
-    manifest = manifest_path(remote)
+    manifest = manifest_path(remote, manifests)
     seen = shell.run(jn, f"cat {_word(manifest)} 2>/dev/null; exit 0")
     have = parse_manifest(seen.stdout)
     changed = [f for f in files if have.get(f.relative) != (f.sha256, f.size)]
