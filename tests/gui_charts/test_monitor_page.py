@@ -3,12 +3,13 @@ click does, gaps, the frame timer, the job box and the alert actions."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtWidgets import QPushButton, QStackedWidget
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtWidgets import QPushButton, QStackedWidget, QToolTip
 from pytestqt.qtbot import QtBot
 
 from tests.gui_charts.conftest import MISSING_POWER, NOW, Clock, Fleet, records
@@ -68,6 +69,23 @@ def test_a_new_second_moves_the_heatmap_and_adds_the_sample(
     assert page.heatmap.image[row, -1] == 99
     assert page.heatmap.image[row, -2] == 50
     assert page.heatmap.grid is not None and page.heatmap.grid.end_s == clock.t + 1
+
+
+def test_hovering_a_cell_says_which_gpu_how_busy_and_when(
+    fleet: Fleet, make_page: MakePage, qtbot: QtBot
+) -> None:
+    fleet.fill(120, lambda n, g, t: 87 if (n, g) == (1, 5) else 10)
+    page = make_page(fleet)
+    hm = page.heatmap
+    scene = hm.plot.vb.mapViewToScene(QPointF(NOW - 30, 8 + 5 + 0.5))
+    moved: list[QPointF] = []
+    hm.view.scene().sigMouseMoved.connect(moved.append)
+    target = hm.view.mapFromScene(scene)
+    qtbot.mouseMove(hm.view.viewport(), target - QPoint(5, 0))
+    qtbot.mouseMove(hm.view.viewport(), target)
+    qtbot.waitUntil(lambda: bool(moved), timeout=2000)
+    qtbot.waitUntil(lambda: QToolTip.isVisible(), timeout=2000)
+    assert re.fullmatch(r"c1-node1 GPU 5: 87% at \d\d:\d\d:\d\d", QToolTip.text())
 
 
 def test_clicking_a_row_charts_that_gpu_and_clicking_a_node_charts_its_gpus(
