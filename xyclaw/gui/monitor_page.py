@@ -39,6 +39,7 @@ from xyclaw.gui.charts.source import (
     ClusterFrame,
     JobFeed,
     LiveSource,
+    NodeSeries,
     short_node_name,
 )
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
@@ -228,14 +229,14 @@ class MonitorPage(QWidget):
         count = node.gpus if node is not None else 8
         self.set_selection([(node_id, g) for g in range(min(count, MAX_CURVES))])
 
-    def _node(self, node_id: int) -> object | None:
+    def _node(self, node_id: int) -> NodeSeries | None:
         if self.frame is None:
             return None
         return next((n for n in self.frame.nodes if n.node_id == node_id), None)
 
     def _name(self, node_id: int) -> str:
         node = self._node(node_id)
-        name = str(getattr(node, "name", f"node {node_id}"))
+        name = node.name if node is not None else f"node {node_id}"
         return short_node_name(name, self.frame.name if self.frame is not None else "")
 
     def _show_alert(self, alert: AlertView) -> None:

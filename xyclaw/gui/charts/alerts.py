@@ -183,10 +183,10 @@ class AlertsPanel(QWidget):
         self.title = QLabel("Alerts")
         self.title.setStyleSheet("font-weight: 600;")
         outer.addWidget(self.title)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.body = QWidget()
         self.list = QVBoxLayout(self.body)
         self.list.setContentsMargins(0, 0, 4, 0)
@@ -195,9 +195,9 @@ class AlertsPanel(QWidget):
         self.empty.setStyleSheet("color: #6b7280;")
         self.list.addWidget(self.empty)
         self.list.addStretch(1)
-        self.scroll.setWidget(self.body)
-        self.scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
-        outer.addWidget(self.scroll, 1)
+        self.scroll_area.setWidget(self.body)
+        self.scroll_area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        outer.addWidget(self.scroll_area, 1)
 
     def set_alerts(self, alerts: list[AlertView]) -> None:
         """Show these alerts in this order. A card whose alert did not change is kept as it

@@ -16,6 +16,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -166,7 +167,7 @@ class BucketCache:
         return changed
 
 
-def _field(records: npt.NDArray[object], name: str, cols: Sequence[int]) -> F64:
+def _field(records: npt.NDArray[Any], name: str, cols: Sequence[int]) -> F64:
     raw = records[name][:, cols]
     out = raw.astype(np.float64)
     out[raw == MISSING[name]] = np.nan
@@ -200,7 +201,7 @@ def nic_gbit_s(node: NodeSeries, lo: int = 0, hi: int | None = None) -> F64:
     if not n or rates.ndim != 3 or not rates.shape[1]:
         return np.full((n, 1), np.nan)
     flat = rates.reshape(n, -1)
-    total = np.nansum(flat, axis=1, dtype=np.float64) * 8e-9
+    total = np.asarray(np.nansum(flat, axis=1, dtype=np.float64) * 8e-9, dtype=np.float64)
     total[np.isnan(flat).all(axis=1)] = np.nan
     return total.reshape(-1, 1)
 

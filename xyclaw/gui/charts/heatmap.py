@@ -79,7 +79,10 @@ class RowMap:
 
     @classmethod
     def of(cls, frame: ClusterFrame) -> RowMap:
-        starts, counts, index, gpu = [], [], [], []
+        starts: list[int] = []
+        counts: list[int] = []
+        index: list[int] = []
+        gpu: list[int] = []
         row = 0
         for i, node in enumerate(frame.nodes):
             starts.append(row)
