@@ -192,23 +192,77 @@ def parse_xid_line(line: str, *, tz: tzinfo = UTC) -> XidEvent | None:
     )
 
 
+_FALLEN = "fallen off the bus"
+_BARE_LOSS = "GPU has fallen off the bus (the log gives no Xid number)"
+#: ``GPU 0000:3b:00.0`` or ``GPU at PCI:0000:3b:00``; starts with a literal and has bounded
+#: repeats, so a search costs time in proportion to the line.
+_FALLEN_PCI_RE = re.compile(
+    r"GPU (?:at )?(?:PCI:)?(?P<pci>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-7])?"
+)
+
+
+def _fallen_off_line(text: str, tz: tzinfo) -> XidEvent | None:
+    """The driver's "GPU has fallen off the bus" line without an Xid number, read as the
+    XID it stands for (79), so it is never missed."""
+    if _FALLEN not in text:
+        return None
+    start = text.find("NVRM: ")
+    if start < 0:
+        return None
+    m = _FALLEN_PCI_RE.search(text, start)
+    info = xid_info(79)
+    time_text, ts, uptime = _times(text[:start], tz)
+    return XidEvent(
+        code=79,
+        pci=m.group("pci").lower() if m else None,
+        pid=None,
+        process=None,
+        text=_BARE_LOSS,
+        severity=info.severity,
+        category=info.category,
+        action=info.action,
+        description=info.description,
+        line=text,
+        time_text=time_text,
+        timestamp=ts,
+        uptime_s=uptime,
+    )
+
+
 def parse_dmesg(lines: str | Iterable[str], *, tz: tzinfo = UTC) -> list[XidEvent]:
     """Every XID event in a kernel log, each with the GPU UUID when the log
-    named it earlier (``NVRM: GPU at PCI:...: GPU-...``)."""
+    named it earlier (``NVRM: GPU at PCI:...: GPU-...``). A "GPU has fallen off the bus"
+    line without an Xid number counts as XID 79."""
     if isinstance(lines, str):
         lines = lines.splitlines()
     uuids: dict[str, str] = {}
     events: list[XidEvent] = []
+    bare_losses: dict[str, int] = {}  # PCI -> index of a "fallen off the bus" line's event
+    real_losses: set[str] = set()
     for line in lines:
         um = _GPU_UUID_RE.search(line)
         if um:
             uuids[um.group("pci").lower()] = um.group("uuid")
             continue
-        ev = parse_xid_line(line, tz=tz)
+        ev = parse_xid_line(line, tz=tz) or _fallen_off_line(line.rstrip("\r\n"), tz)
         if ev is None:
             continue
         uuid = uuids.get((ev.pci or "").lower())
         if uuid is not None:
             ev = replace(ev, uuid=uuid)
+        if ev.code == 79:
+            # The driver often logs the Xid and a plain "fallen off the bus" line for one
+            # loss: one event, the Xid line's where there is one.
+            pci = (ev.pci or "").lower()
+            bare = pci in bare_losses
+            if ev.text == _BARE_LOSS:
+                if pci in real_losses or bare:
+                    continue
+                bare_losses[pci] = len(events)
+            else:
+                real_losses.add(pci)
+                if bare:
+                    events[bare_losses.pop(pci)] = ev
+                    continue
         events.append(ev)
     return events

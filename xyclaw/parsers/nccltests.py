@@ -158,6 +158,7 @@ class NcclNetInfo:
     nccl_version: str | None = None
     warnings: tuple[str, ...] = ()
     info_lines: int = 0
+    comm_ranks: int | None = None  # the largest "nranks N" of NCCL's communicator lines
 
     @property
     def transport(self) -> str | None:
@@ -196,8 +197,13 @@ class NcclTestRun:
 
     @property
     def n_ranks(self) -> int | None:
+        """The communicator's size: NCCL's own "nranks N" where it says more than the listed
+        ranks (each process of a run may list only itself)."""
+        listed = len(self.ranks)
+        if self.net.comm_ranks and self.net.comm_ranks > listed:
+            return self.net.comm_ranks
         if self.ranks:
-            return len(self.ranks)
+            return listed
         if self.n_threads and self.n_gpus:
             return self.n_threads * self.n_gpus
         return None
@@ -237,6 +243,7 @@ _USING_NETWORK_RE = re.compile(r"NCCL INFO Using network (\S+)")
 _CHANNEL_NET_RE = re.compile(r"via NET/(\w+)/\d+(/GDRDMA)?")
 _NCCL_VERSION_RE = re.compile(r"(?:^|NCCL INFO )NCCL version (\d\S*)")
 _NCCL_WARN_RE = re.compile(r"NCCL WARN (.*)$")
+_NRANKS_RE = re.compile(r" rank \d{1,7} nranks (\d{1,7}) ")
 
 
 class _NetCollector:
@@ -249,6 +256,7 @@ class _NetCollector:
         self.version: str | None = None
         self.warnings: list[str] = []
         self.info_lines = 0
+        self.comm_ranks: int | None = None
 
     def feed(self, line: str) -> bool:
         """Take one line; True if it was an NCCL INFO/WARN line."""
@@ -289,6 +297,10 @@ class _NetCollector:
         if m:
             self.network = m.group(1)
             return True
+        m = _NRANKS_RE.search(line)
+        if m:
+            self.comm_ranks = max(self.comm_ranks or 0, int(m.group(1)))
+            return True
         m = _CHANNEL_NET_RE.search(line)
         if m:
             if m.group(2):
@@ -308,6 +320,7 @@ class _NetCollector:
             nccl_version=self.version,
             warnings=tuple(self.warnings),
             info_lines=self.info_lines,
+            comm_ranks=self.comm_ranks,
         )
 
 

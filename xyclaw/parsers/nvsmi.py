@@ -384,6 +384,10 @@ class NvsmiCsvParser:
         except ValueError as exc:
             self._bad(line, str(exc))
             return None
+        if "memory_total_mib" not in values:  # older drivers (a P100) may give used and free only
+            used, free = values.get("memory_used_mib"), values.get("memory_free_mib")
+            if isinstance(used, int) and isinstance(free, int):
+                values["memory_total_mib"] = used + free
         self.samples += 1
         return GpuSample(**values)  # type: ignore[arg-type]
 
