@@ -55,7 +55,9 @@ class InstantAssembler:
         if sample is None:
             return
         ready: list[tuple[float | None, list[GpuSample]]] = []
-        ident = sample.uuid if sample.uuid is not None else sample.index
+        ident: object = sample.uuid if sample.uuid is not None else sample.index
+        if ident is None:
+            ident = sample.pci_bus_id
         with self._lock:
             if self._pending and (
                 (ident is not None and ident in self._pending_ids) or self._later(sample.timestamp)

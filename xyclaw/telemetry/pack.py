@@ -1,8 +1,9 @@
 """Parsed nvidia-smi readings to the store's packed records, and back to numbers for people.
 
 A GPU keeps its slot (its position when the collector first saw the node)
-for as long as its UUID is known: nvidia-smi renumbers the GPUs when one
-falls off the bus, and a chart must not swap two cards' histories.
+for as long as its UUID (or, where the output has none, its PCI bus id) is
+known: nvidia-smi renumbers the GPUs when one falls off the bus, and a chart
+must not swap two cards' histories.
 """
 
 from __future__ import annotations
@@ -30,13 +31,14 @@ DISPLAY_FIELDS: dict[str, tuple[str, float, str]] = {
     "ecc_uncorrected": ("ecc_uncorrected", 1.0, ""),
 }
 
+_INF = float("inf")
 _MAX = {name: MISSING[name] - 1 for name in MISSING}
 _TEMPLATE = empty_gpu_records(1)[0]
 
 
 def _clamp(value: float | None, missing: int, top: int) -> int:
-    if value is None:
-        return missing
+    if value is None or value != value or value in (_INF, -_INF):
+        return missing  # NaN or infinite (1e308 W x 10): not a reading, and round() would raise
     v = round(value)
     return 0 if v < 0 else top if v > top else v
 
@@ -115,7 +117,9 @@ class GpuSlots:
             self.default_power_limit[slot] = power_limit
         return slot
 
-    def slot_of(self, sample: GpuSample) -> int | None:
+    def slot_of(self, sample: GpuSample, position: int | None = None) -> int | None:
+        """A GPU's slot by whatever the output has: UUID, index, PCI bus id, else its row
+        ``position`` in the instant (a parsing gap must never look like a lost GPU)."""
         if sample.uuid is not None:
             slot = self._by_uuid.get(sample.uuid)
             if slot is None:
@@ -123,7 +127,12 @@ class GpuSlots:
             return slot
         if sample.index is not None:
             return sample.index
-        return None
+        if sample.pci_bus_id:
+            slot = self.slot_of_pci(sample.pci_bus_id)
+            if slot is None:
+                slot = self.learn("pci:" + pci_key(sample.pci_bus_id), sample.pci_bus_id)
+            return slot
+        return position
 
     def slot_of_pci(self, pci: str | None) -> int | None:
         if not pci:
@@ -148,8 +157,8 @@ def pack(samples: Iterable[GpuSample], slots: GpuSlots) -> tuple[GpuRecords, npt
     """One instant of a node: records for every slot (missing where no line came) and
     which slots reported."""
     rows: list[tuple[int, ...] | None] = [None] * slots.known
-    for s in samples:
-        slot = slots.slot_of(s)
+    for position, s in enumerate(samples):
+        slot = slots.slot_of(s, position)
         if slot is None or slot >= 255:
             continue
         if slot >= len(rows):
