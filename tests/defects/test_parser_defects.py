@@ -199,11 +199,9 @@ def test_a_csv_without_uuid_or_index_is_not_a_gpu_fallen_off_the_bus() -> None:
 
 def test_gpus_without_ids_keep_their_slots_by_pci_bus_id_then_row_order() -> None:
     head = "pci.bus_id, utilization.gpu\n"
-    by_pci = _through_the_collector_path(
-        [head, "00000000:01:00.0, 10\n", "00000000:02:00.0, 20\n"]
-        + [head, "00000000:02:00.0, 21\n", "00000000:01:00.0, 11\n"],  # noqa: RUF005
-        expected=2,
-    )
+    first = [head, "00000000:01:00.0, 10\n", "00000000:02:00.0, 20\n"]
+    swapped = [head, "00000000:02:00.0, 21\n", "00000000:01:00.0, 11\n"]
+    by_pci = _through_the_collector_path([*first, *swapped], expected=2)
     assert [[r["util"] for r in recs] for recs, _, _ in by_pci] == [[10, 20], [11, 21]]
     by_row = _through_the_collector_path(["utilization.gpu\n", "30\n", "40\n"], expected=2)
     [(records, present, findings)] = by_row
