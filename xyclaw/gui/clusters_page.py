@@ -446,7 +446,7 @@ class ClustersPage(QWidget):
         self.worker.submit(
             lambda: engine.clusters(include_released=include),
             on_done=self._loaded,
-            on_error=self._show_error,
+            on_error=self.show_error,
             name="clusters",
         )
 
@@ -498,7 +498,7 @@ class ClustersPage(QWidget):
                     out.append((cid, generation, None))
             return out
 
-        self.worker.submit(read, on_done=self._fetched, on_error=self._show_error, name="cluster")
+        self.worker.submit(read, on_done=self._fetched, on_error=self.show_error, name="cluster")
 
     def _fetched(self, found: list[tuple[int, int, ClusterRecord | None]]) -> None:
         rebuild = False
@@ -862,10 +862,13 @@ class ClustersPage(QWidget):
         cluster_id = getattr(event, "cluster_id", None)
         if event.kind != "idle" or cluster_id is None:
             return
-        found = _IDLE_MINUTES.search(str(event.message))
-        if found:
-            self.idle_deadline[int(cluster_id)] = float(event.ts) + float(found[1]) * 60
-        elif "releasing" in str(event.message):
+        message = str(event.message)
+        if _IDLE_MINUTES.search(message):
+            # The guard warns min(5 min, a third of the limit) before it releases; its
+            # message rounds that to minutes, the countdown keeps the seconds.
+            limit_s = self.idle_minutes * 60
+            self.idle_deadline[int(cluster_id)] = float(event.ts) + min(300.0, limit_s / 3)
+        elif "releasing" in message:
             self.idle_deadline[int(cluster_id)] = float(event.ts)
         self._update_row(int(cluster_id))
 
@@ -902,7 +905,7 @@ class ClustersPage(QWidget):
         self.worker.submit(
             running_jobs,
             on_done=lambda jobs: self._confirm_release(record, jobs),
-            on_error=self._show_error,
+            on_error=self.show_error,
             name="jobs",
         )
 
@@ -958,7 +961,7 @@ class ClustersPage(QWidget):
             on_done=lambda _h: self._say(
                 f"Releasing {record.name}: billing stops once {record.provider_id} confirms."
             ),
-            on_error=self._show_error,
+            on_error=self.show_error,
             name="release",
         )
 
@@ -976,14 +979,14 @@ class ClustersPage(QWidget):
         self.worker.submit(
             lambda: engine.tune(str(record.id)),
             on_done=started,
-            on_error=self._show_error,
+            on_error=self.show_error,
             name="tune",
         )
 
     def _tuned(self, future: Any) -> None:
         error = future.exception()
         if error is not None:
-            self._show_error(ErrorInfo.from_exception(error))
+            self.show_error(ErrorInfo.from_exception(error))
             return
         result = future.result()
         self._say(f"{result.cluster_name}: {result.decision}")
@@ -994,7 +997,7 @@ class ClustersPage(QWidget):
         self.worker.submit(
             engine.providers,
             on_done=self._show_rent_dialog,
-            on_error=self._show_error,
+            on_error=self.show_error,
             name="providers",
         )
 
@@ -1026,7 +1029,7 @@ class ClustersPage(QWidget):
         if dialog is not None and dialog.dialog.isVisible():
             dialog.show_error(error.message + (f" — {error.hint}" if error.hint else ""))
             return
-        self._show_error(error)
+        self.show_error(error)
 
     # -- messages --------------------------------------------------------------------------
     def _check_node_errors(self, record: ClusterRecord) -> None:
@@ -1049,7 +1052,8 @@ class ClustersPage(QWidget):
         if callable(bar):
             bar().showMessage(text, 15000)
 
-    def _show_error(self, error: ErrorInfo) -> None:
+    def show_error(self, error: ErrorInfo) -> None:
+        """An error of the page's own calls; a changed host key also gets its refusal."""
         if changed_keys(error.message):
             self._show_refusal(error.message, error.hint)
         self.error.setText(error.message + (f" — {error.hint}" if error.hint else ""))

@@ -157,6 +157,9 @@ class RentFlow(QObject):
         self.dialog: ApprovalDialog | None = None
         self.quote: RentQuote | None = None
         self.busy = False
+        # PySide builds QStyle's enums on the first style() call (70-80 ms here): pay that
+        # while the window is built, not when the first approval dialog opens.
+        parent.style()
 
     def start(self, make_quote: Callable[[], RentQuote]) -> bool:
         """Ask for a quote (``make_quote`` runs on the worker); False while one is under way."""
