@@ -63,3 +63,5 @@ def test_kill_9_of_the_app_mid_job_then_a_restart_reattaches_without_gap_or_dupl
         offsets = [ln.offset for ln in stored]
         assert offsets == sorted(set(offsets))  # each byte range stored once, in order
     assert any("training finished: 400 steps" in ln.text for ln in lines)
+    # the metrics series too: every step once, whichever process read it
+    assert [m["step"] for m in engine.job_metrics(str(job_id))] == list(range(1, 401))

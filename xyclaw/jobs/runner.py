@@ -26,6 +26,7 @@ from xyclaw.jobs.environment import master_port, node_environment
 from xyclaw.jobs.errors import SetupFailed
 from xyclaw.jobs.follow import Committed, LogFollower
 from xyclaw.jobs.launch import AttemptLauncher
+from xyclaw.jobs.lines import CutLine
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.progress import ProgressTracker
@@ -231,6 +232,7 @@ class JobRunner:
         reattach = job.state in (JobState.RUNNING, JobState.LOST_CONTACT) and saved and saved.nodes
         if reattach and saved is not None:
             self.nodes = self._nodes_from(saved.nodes)
+            self._seed_progress(attempt)
             self.report(f"reattached to attempt {attempt} on {len(self.nodes)} node(s)", None)
         else:
             if self._cancel_asked():
@@ -539,6 +541,7 @@ class JobRunner:
             for f in followers.values():
                 f.stop()
             self._record_nodes(attempt, followers)
+            self._save_progress()
 
     def _limits(self, spec: JobSpec, job: JobRecord, started: float, now: float) -> Outcome | None:
         if self._cancel_asked():
@@ -624,6 +627,29 @@ class JobRunner:
             nodes.append(jn.to_attempt_node(state, status.exit_code if status else None))
         if nodes:
             self.parts.jobs.save_attempt(self.job_id, attempt, nodes=nodes)
+
+    def _seed_progress(self, attempt: int) -> None:
+        """Reattached: read the attempt's stored lines again, so progress, the newest
+        checkpoint and a timeout logged while nobody followed are known here too."""
+        stored = self.parts.jobs.lines(self.job_id, attempt=attempt, stream="run", tail=20_000)
+        by_node: dict[int, list[CutLine]] = {}
+        for line in stored:
+            by_node.setdefault(line.node_rank, []).append(
+                CutLine(line.offset, line.text, line.rank)
+            )
+        for jn in self.nodes:
+            lines = by_node.get(jn.rank, [])
+            if lines:
+                ts = stored[-1].ts
+                self.tracker.feed(Committed(self.job_id, attempt, "run", jn, lines, [], ts))
+        # points the last follower saved are not saved twice; those it lost are
+        seen = [m["step"] for m in self.parts.jobs.metrics(self.job_id) if m["attempt"] == attempt]
+        top = max((step for step in seen if step is not None), default=-1)
+        missing = [
+            row for row in self.tracker.take_metrics() if row[3] is not None and row[3] > top
+        ]
+        if missing:
+            self.parts.jobs.add_metrics(missing)
 
     def _save_progress(self) -> None:
         rows = self.tracker.take_metrics()

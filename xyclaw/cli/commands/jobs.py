@@ -1,0 +1,292 @@
+"""Jobs from the command line: launch, serve, jobs, jobs show, logs, cancel."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from xyclaw.cli.context import CliContext
+from xyclaw.cli.render import Column, print_table
+from xyclaw.errors import UsageError
+
+if TYPE_CHECKING:
+    from xyclaw.engine import Engine
+    from xyclaw.records.jobs import JobRecord
+
+JOB_COLUMNS = (
+    Column("id", 4, right=True),
+    Column("name", 22),
+    Column("state", 12),
+    Column("try", 3, right=True),
+    Column("cluster", 18),
+    Column("step", 13, right=True),
+    Column("loss", 8, right=True),
+    Column("eta", 8, right=True),
+    Column("cost so far", 13, right=True),
+)
+_EXIT = {"succeeded": 0, "failed": 1, "cancelled": 130}
+
+
+def register(sub: Any) -> None:
+    for name, what in (
+        ("launch", "run a job spec on a cluster (renting one first when the spec asks)"),
+        ("serve", "run a service spec and print its local URL; forwards until Ctrl-C"),
+    ):
+        p = sub.add_parser(name, help=what)
+        p.add_argument("spec", help="a job spec file (docs/jobs.md) or a sample's name")
+        p.add_argument("--cluster", help="run on this cluster (id or name)")
+        p.add_argument("--yes", action="store_true", help="rent without asking, if it rents")
+        p.add_argument("--json", action="store_true", help="print the job as JSON once it runs")
+        if name == "launch":
+            p.add_argument(
+                "--detach", action="store_true", help="return once it runs; do not follow"
+            )
+        p.set_defaults(handler=_launch if name == "launch" else _serve)
+
+    p = sub.add_parser("jobs", help="your jobs: state, attempt, progress, ETA, cost")
+    p.add_argument("action", nargs="?", choices=["show"], help="show one job in detail")
+    p.add_argument("job", nargs="?", help="the job (id or name) for `show`")
+    p.add_argument("--all", action="store_true", help="include finished jobs")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_jobs)
+
+    p = sub.add_parser("logs", help="a job's stored log; -f follows it")
+    p.add_argument("job", help="job id or name")
+    p.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    p.add_argument("--rank", type=int, help="only this global rank")
+    p.add_argument("--node", help="only this node (name or node rank)")
+    p.add_argument("--attempt", type=int, help="only this attempt")
+    p.add_argument("--tail", type=int, help="only the last N lines")
+    p.add_argument("--setup", action="store_true", help="the setup's output, not the run's")
+    p.set_defaults(handler=_logs)
+
+    p = sub.add_parser("cancel", help="stop a job on every node (the cluster stays)")
+    p.add_argument("job", help="job id or name")
+    p.set_defaults(handler=_cancel)
+
+
+def _money(micros: int | None, currency: str | None) -> str:
+    if micros is None or currency is None:
+        return "-"
+    from xyclaw.catalog import format_amount
+
+    return format_amount(micros, currency)
+
+
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+def _row(job: JobRecord) -> tuple[object, ...]:
+    p = job.progress
+    step = "-" if p.step is None else f"{p.step}/{p.total_steps}" if p.total_steps else str(p.step)
+    if job.kind == "service":
+        step = job.service_url or "-"
+    loss = "-" if p.loss is None else f"{p.loss:.4g}"
+    return (
+        job.id,
+        job.name,
+        job.state.value,
+        job.attempt,
+        job.cluster or "-",
+        step,
+        loss,
+        _eta(p.eta_s),
+        _money(job.cost_micros, job.currency),
+    )
+
+
+def _load(ctx: CliContext, text: str) -> Any:
+    """The spec, its warnings printed (a sample's name is found by the engine)."""
+    from pathlib import Path
+
+    from xyclaw.catalog import Catalog
+    from xyclaw.jobs.spec import load_spec
+
+    path = Path(text).expanduser()
+    if not path.is_file():
+        return text
+    loaded = load_spec(path, known_gpus={g.name for g in Catalog.builtin().gpus})
+    for warning in loaded.warnings:
+        ctx.warn(f"warning: {warning}")
+    return loaded
+
+
+def _start(args: argparse.Namespace, ctx: CliContext, *, service: bool) -> JobRecord | None:
+    """The job once it runs; None when the user said no to renting."""
+    from xyclaw.cli.progress import follow
+    from xyclaw.jobs.errors import LaunchNeedsApproval
+
+    engine = ctx.engine()
+    spec = _load(ctx, args.spec)
+    run = engine.serve if service else engine.launch
+    try:
+        return follow(engine, lambda: run(spec, cluster=args.cluster))
+    except LaunchNeedsApproval as exc:
+        quote = exc.quote
+    ctx.warn(f"this job rents: {quote.describe()}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("renting costs money: confirm with --yes when not at a terminal")
+        if input("Rent it and launch? [y/N] ").strip().lower() not in ("y", "yes"):
+            ctx.warn("nothing rented")
+            return None
+    return follow(engine, lambda: run(spec, cluster=args.cluster, quote=quote))
+
+
+def _launch(args: argparse.Namespace, ctx: CliContext) -> int:
+    job = _start(args, ctx, service=False)
+    if job is None:
+        return 1
+    if args.json:
+        ctx.print_json(job.to_json())
+        return 0
+    ctx.print(f"job {job.id} {job.name}: {job.state} on {job.cluster} (attempt {job.attempt})")
+    if args.detach:
+        ctx.print(f"follow it with `xyclaw logs {job.id} -f`")
+        return 0
+    return _follow_logs(ctx, ctx.engine(), job.id, {}, tail=None)
+
+
+def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
+    job = _start(args, ctx, service=True)
+    if job is None:
+        return 1
+    if args.json:
+        ctx.print_json(job.to_json())
+    else:
+        ctx.print(f"job {job.id} {job.name} is ready at {job.service_url}")
+        ctx.warn(
+            "forwarding while this runs (Ctrl-C stops forwarding; the service keeps running;"
+            f" `xyclaw cancel {job.id}` stops it)"
+        )
+    sys.stdout.flush()
+    engine = ctx.engine()
+    try:
+        while True:
+            current = engine.job(str(job.id))
+            if current.state.finished:
+                ctx.warn(f"job {job.id} {current.state}: {current.error or ''}".rstrip(": "))
+                return _EXIT.get(current.state.value, 1)
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        return 0
+
+
+def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
+    engine = ctx.engine()
+    if args.action == "show":
+        if not args.job:
+            raise UsageError("which job?", hint="xyclaw jobs show JOB")
+        return _show(args, ctx, engine.job(args.job))
+    if args.job:
+        raise UsageError(f"unknown jobs action {args.job!r}", hint="xyclaw jobs [show JOB]")
+    jobs = engine.jobs(include_finished=args.all)
+    if args.json:
+        ctx.print_json([j.to_json() for j in jobs])
+        return 0
+    if not jobs:
+        ctx.print("no jobs" + ("" if args.all else " running (use --all for past ones)"))
+        return 0
+    print_table(ctx.out, JOB_COLUMNS, [_row(j) for j in jobs])
+    return 0
+
+
+def _show(args: argparse.Namespace, ctx: CliContext, job: JobRecord) -> int:
+    if args.json:
+        ctx.print_json(job.to_json())
+        return 0
+    p = job.progress
+    ctx.print(f"job {job.id} {job.name} ({job.kind}): {job.state}, attempt {job.attempt}")
+    ctx.print(
+        f"  cluster: {job.cluster or '-'}   cost so far: {_money(job.cost_micros, job.currency)}"
+    )
+    if job.service_url:
+        ctx.print(f"  url: {job.service_url}")
+    if p.step is not None:
+        parts = [f"step {p.step}" + (f"/{p.total_steps}" if p.total_steps else "")]
+        if p.loss is not None:
+            parts.append(f"loss {p.loss:.4g}")
+        if p.tokens_per_s is not None:
+            parts.append(f"{p.tokens_per_s:,.0f} tokens/s")
+        parts.append(f"ETA {_eta(p.eta_s)}" if p.eta_s is not None else f"ETA: {p.eta_reason}")
+        ctx.print("  progress: " + ", ".join(parts))
+    if p.checkpoint_step is not None:
+        ctx.print(f"  newest checkpoint: step {p.checkpoint_step}")
+    if job.error:
+        ctx.print(f"  {job.cause or 'error'}: {job.error}")
+    for a in job.attempts:
+        resumed = f", resumed at step {a.resume_step}" if a.resume_step is not None else ""
+        ctx.print(
+            f"  attempt {a.attempt}: {a.state}{resumed}" + (f" - {a.message}" if a.message else "")
+        )
+        for n in a.nodes:
+            code = "" if n.exit_code is None else f" exit {n.exit_code}"
+            ctx.print(f"    node {n.rank} {n.node} ({n.ip or '?'}): {n.state or '-'}{code}")
+    if job.log_cut_lines:
+        ctx.print(f"  log: {job.log_lines} lines kept, {job.log_cut_lines} cut (the log's cap)")
+    return 0
+
+
+def _logs(args: argparse.Namespace, ctx: CliContext) -> int:
+    engine = ctx.engine()
+    job = engine.job(args.job)
+    filters: dict[str, Any] = {
+        "rank": args.rank,
+        "node": int(args.node) if args.node and args.node.isdigit() else args.node,
+        "attempt": args.attempt,
+        "stream": "setup" if args.setup else "run",
+    }
+    if not args.follow:
+        for line in engine.job_logs(str(job.id), tail=args.tail, **filters):
+            ctx.print(str(line))
+        return 0
+    return _follow_logs(ctx, engine, job.id, filters, tail=args.tail)
+
+
+def _follow_logs(
+    ctx: CliContext, engine: Engine, job_id: int, filters: dict[str, Any], *, tail: int | None
+) -> int:
+    """Print new lines as they are stored until the job ends; reattach if nobody follows it."""
+    engine.attach_job(str(job_id))
+    last: int | None = None
+    first = True
+    try:
+        while True:
+            lines = engine.job_logs(
+                str(job_id), since_offset=last, tail=tail if first else None, **filters
+            )
+            first = False
+            for line in lines:
+                ctx.print(str(line))
+                last = line.id if line.stream != "cut" else last
+            ctx.out.flush()
+            job = engine.job(str(job_id))
+            if job.state.finished and not lines:
+                more = engine.job_logs(str(job_id), since_offset=last, **filters)
+                for line in more:
+                    ctx.print(str(line))
+                ctx.warn(
+                    f"job {job.id} {job.name}: {job.state}"
+                    + (f" ({job.error})" if job.error else "")
+                )
+                return _EXIT.get(job.state.value, 1)
+            time.sleep(0.3)
+    except KeyboardInterrupt:
+        ctx.warn(f"stopped following; job {job_id} keeps running (`xyclaw logs {job_id} -f`)")
+        return 0
+
+
+def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
+    job = ctx.engine().cancel_job(args.job)
+    ctx.print(f"job {job.id} {job.name}: {job.state}")
+    if job.attempts and job.attempts[-1].message:
+        ctx.print(f"  {job.attempts[-1].message}")
+    return 0 if job.state.value == "cancelled" else 1
