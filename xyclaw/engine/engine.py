@@ -383,20 +383,25 @@ class Engine:
         """Starts the guard if none runs; says what enforces the budget and idle release."""
         status = self.ensure_guard(wait_s=10.0)
         if self._guard_lock.held:
-            running = "it is (in this process)"
+            where: str | None = "in this process"
         elif status is not None and status.running:
-            running = f"it is ({status.describe()})"
+            where = status.describe()
         else:
-            running = "it is not: start it with `xyclaw guard start`"
+            where = None
+        running = f"it is ({where})" if where else "it is not: start it with `xyclaw guard start`"
         if not budget:
             return f"idle release needs XyClaw's guard running: {running}"
         if (
             provider.capabilities.scheduled_termination
             and self._config.billing.on_budget_exhausted != "warn"
         ):
+            guard = (
+                f"runs ({where})" if where else "is not running: start it with `xyclaw guard start`"
+            )
             return (
                 f"{provider.name} ends the cluster by itself once its budget is spent (a deadline"
-                f" XyClaw moves with the budget); XyClaw's guard releases it first: {running}"
+                f" XyClaw moves with the budget); XyClaw's guard, which releases it at the budget"
+                f" itself, {guard}"
             )
         return f"budget enforcement needs XyClaw's guard running: {running}"
 

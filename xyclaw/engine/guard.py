@@ -366,14 +366,29 @@ class Guard:
         """Tell the provider the deadline (if it keeps one) when it moved by over a second."""
         if cluster.external_id is None or not cluster.live:
             return None
-        if not any(n.running_at is not None for n in cluster.nodes) and not force:
-            return None  # not billing yet: the deadline given on create holds
+        if not force:
+            if not any(n.running_at is not None for n in cluster.nodes):
+                return None  # not billing yet: the deadline given on create holds
+            if self.budget_of(cluster) is None and cluster.id not in self._deadlines:
+                return None  # no budget, and none was ever given (set_budget drops it)
         provider = self.lifecycle.providers.get(cluster.provider_id)
         if not provider.capabilities.scheduled_termination or not isinstance(
             provider, SchedulesTermination
         ):
             return None
-        wanted = self.wanted_deadline(cluster, self.clock())
+        now = self.clock()
+        wanted = self.wanted_deadline(cluster, now)
+        budget = self.budget_of(cluster)
+        waits = not any(n.running_at for n in cluster.nodes)
+        if wanted is None and budget and waits and self.settings.on_budget_exhausted != "warn":
+            # Nothing bills yet: the budget's worth of time from now, as on create.
+            wanted = first_deadline(
+                now,
+                budget,
+                cluster.gpu_count,
+                cluster.price_per_gpu_hour_micros,
+                self.guard_settings.deadline_grace_s,
+            )
         told = self._deadlines.get(cluster.id, math.nan)
         same = (wanted is None and told is None) or (
             wanted is not None and told is not None and abs(wanted - told) <= 1.0
