@@ -55,6 +55,13 @@ def build_runtime(engine: Engine) -> Any:
     return AgentRuntime(engine, paths=engine.paths, config=engine.config)
 
 
+def host_key_prompter() -> Any:
+    """The callback that asks about an unknown SSH host key in the window."""
+    from xyclaw.gui.host_keys import default_prompter
+
+    return default_prompter()
+
+
 def run_app(engine: Engine) -> int:
     app = create_app()
     # The window may close to the tray; quitting is always explicit (tray menu, Quit flow).
