@@ -132,7 +132,9 @@ def test_polling_collects_the_same_samples(make_live: Callable[..., Live]) -> No
 def test_a_node_that_cannot_stream_nvidia_smi_is_polled_instead(
     make_live: Callable[..., Live], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(collector_module, "gpu_stream_command", lambda interval: "nvidia-smi -x")
+    monkeypatch.setattr(
+        collector_module, "gpu_stream_command", lambda interval, fields=(): "nvidia-smi -x"
+    )
     live = make_live(nodes=1)  # waits until samples arrive
     collector = live.service.collectors(live.cluster_id)[0]
     assert collector.gpu_mode == "poll"

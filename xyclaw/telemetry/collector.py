@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
 
 from xyclaw.errors import RemoteError, XyclawError
-from xyclaw.parsers.nvsmi import QUERY_FIELDS, GpuSample, query_command
+from xyclaw.parsers.nvsmi import QUERY_FIELDS, GpuSample, canonical_field, query_command
 from xyclaw.records import ClusterRecord, NodeRecord
 from xyclaw.store import Store
 from xyclaw.store.samples import GpuRecords
@@ -55,13 +56,17 @@ INVENTORY_COMMAND = (
 )
 
 
-def gpu_stream_command(interval_s: float) -> str:
+#: What nvidia-smi prints (exit 2) for a field its driver does not know.
+_REJECTED_FIELD_RE = re.compile(r'Field "([^"\n]{1,120})" is not a valid field to query')
+
+
+def gpu_stream_command(interval_s: float, fields: Sequence[str] = GPU_FIELDS) -> str:
     """nvidia-smi prints node-local time; run in UTC its stamps are epoch-true."""
-    return "TZ=UTC " + query_command(GPU_FIELDS, interval_ms=max(1, round(interval_s * 1000)))
+    return "TZ=UTC " + query_command(fields, interval_ms=max(1, round(interval_s * 1000)))
 
 
-def gpu_poll_command() -> str:
-    return "TZ=UTC " + query_command(GPU_FIELDS)
+def gpu_poll_command(fields: Sequence[str] = GPU_FIELDS) -> str:
+    return "TZ=UTC " + query_command(fields)
 
 
 @dataclass
@@ -88,13 +93,12 @@ class NodeCollector:
         opts = ctx.options
         self.interval_s = opts.interval_s
         self.slots = GpuSlots(cluster.gpus_per_node)
-        self.assembler = InstantAssembler(
-            GPU_FIELDS,
-            cluster.gpus_per_node,
-            self._on_instant,
-            split_s=opts.interval_s / 2,
-            clock=ctx.clock,
-        )
+        #: The fields asked of this node's driver, and those it does not give (unavailable,
+        #: never zero): older drivers reject some of GPU_FIELDS.
+        self.fields: tuple[str, ...] = GPU_FIELDS
+        self.unavailable: tuple[str, ...] = ()
+        self.assembler = self._new_assembler()
+        self._bad_seen = 0
         self.nic_source = nic_source(cluster.fabric)
         self.nic = NicBlockReader(self.nic_source, self._on_nic, ctx.clock)
         self.live = ctx.live.node(cluster.id, node.id, node.name, cluster.gpus_per_node)
@@ -144,6 +148,12 @@ class NodeCollector:
                 if self.state == "up":
                     why = f"no samples for {silent:.0f} s" if stale else self._ended_reason()
                     self._went_down(why)
+                elif self.state == "new" and (stale or stream is not None):
+                    # Never came up: say why rather than stay "new" with no error.
+                    self.state = "down"
+                    self.last_error = (
+                        f"no samples for {silent:.0f} s" if stale else self._ended_reason()
+                    )
                 if now >= self.next_attempt:
                     self._submit("restart", lambda: self._restart(stale))
                 self.assembler.sweep(self._sweep_s())
@@ -170,6 +180,15 @@ class NodeCollector:
             self.next_xid = now + opts.xid_interval_s
             self._submit("xid", self._poll_xid)
 
+    def _new_assembler(self) -> InstantAssembler:
+        return InstantAssembler(
+            self.fields,
+            self.ref.expected_gpus,
+            self._on_instant,
+            split_s=self.interval_s / 2,
+            clock=self.ctx.clock,
+        )
+
     def _sweep_s(self) -> float:
         return max(0.2, 0.5 * self.interval_s)
 
@@ -178,7 +197,10 @@ class NodeCollector:
         if stream is None:
             return "not connected"
         code = stream.exit_code
-        return "connection lost" if code in (None, -1) else f"nvidia-smi exited with {code}"
+        if code in (None, -1):
+            return "connection lost"
+        unread = self.assembler.parser.last_error if self._stream_instants == 0 else None
+        return f"nvidia-smi exited with {code}" + (f" ({unread})" if unread else "")
 
     def _submit(self, what: str, fn: Callable[[], None]) -> None:
         with self._lock:
@@ -254,6 +276,8 @@ class NodeCollector:
             and self._stream_instants == 0
             and old[0].exit_code not in (None, -1)
         )
+        # Lines came, none readable: nvidia-smi printed fewer (or other) columns than asked.
+        garbled = old[0] is not None and self._stream_instants == 0 and self.assembler.bad_lines
         self._gpu_stream = self._nic_stream = None
         for stream in old:
             if stream is not None and not stream.done:
@@ -266,6 +290,16 @@ class NodeCollector:
         if self.state != "new" or self.failures:
             self.reconnects += 1
         try:
+            if ended_empty or garbled:
+                changed, why = self._check_fields()
+                if why is not None:
+                    self._failed(RemoteError(why, host=self.ref.name))
+                    return
+                if changed:
+                    ended_empty = False  # stream again, with the fields the driver gives
+                elif garbled:
+                    unread = self.assembler.parser.last_error
+                    self.last_error = f"nvidia-smi printed lines XyClaw cannot read ({unread})"
             if ended_empty:  # it runs but prints no sample: wait longer each time
                 self._empty_stream_ends += 1
                 self.failures += 1
@@ -282,15 +316,59 @@ class NodeCollector:
                 self._inventory()
             self._stream_instants = 0
             self.stream_started = self.ctx.clock()
-            self._gpu_stream = self.link.stream(gpu_stream_command(self.interval_s), self._gpu_line)
+            self._gpu_stream = self.link.stream(
+                gpu_stream_command(self.interval_s, self.fields), self._gpu_line
+            )
             self.next_attempt = self.ctx.clock() + self._backoff()
             self.next_nic_attempt = 0.0  # the tick starts the NIC loop once samples flow
         except XyclawError as exc:
             self._failed(exc)
 
+    def _check_fields(self) -> tuple[bool, str | None]:
+        """Ask nvidia-smi once, with a header, for the fields in use, and keep those its
+        driver gives: drop each it rejects (exit 2, ``Field "X" is not a valid field``) and
+        each it leaves out. Returns (the fields changed, why nvidia-smi cannot be read)."""
+        fields = list(self.fields)
+        timeout = self.ctx.options.command_timeout_s
+        for _attempt in range(len(fields)):
+            result = self.link.run("TZ=UTC " + query_command(fields, header=True), timeout)
+            output = f"{result.stdout}\n{result.stderr}"
+            rejected = {f for f in _REJECTED_FIELD_RE.findall(output) if f in fields}
+            if rejected:
+                fields = [f for f in fields if f not in rejected]
+                if not fields:
+                    return False, "nvidia-smi accepts none of the fields XyClaw reads"
+                continue
+            lines = [line.strip() for line in output.splitlines() if line.strip()]
+            first = lines[0][:200] if lines else ""
+            if not result.ok:
+                return False, f"nvidia-smi exited with {result.exit_code}" + (
+                    f": {first}" if first else ""
+                )
+            printed = {canonical_field(cell) for cell in first.split(",")}
+            left_out = [f for f in fields if canonical_field(f) not in printed]
+            if len(left_out) == len(fields):
+                return False, f"nvidia-smi printed no CSV XyClaw can read: {first!r}"
+            fields = [f for f in fields if f not in left_out]
+            break
+        if tuple(fields) == self.fields:
+            return False, None
+        self.fields = tuple(fields)
+        self.unavailable = tuple(f for f in GPU_FIELDS if f not in self.fields)
+        self.assembler = self._new_assembler()
+        self._bad_seen = 0
+        log.info(
+            "%s: nvidia-smi does not give %s; those metrics are unavailable",
+            self.ref.name,
+            ", ".join(self.unavailable),
+        )
+        return True, None
+
     def _poll_works(self) -> bool:
         try:
-            result = self.link.run(gpu_poll_command(), self.ctx.options.command_timeout_s)
+            result = self.link.run(
+                gpu_poll_command(self.fields), self.ctx.options.command_timeout_s
+            )
         except RemoteError:
             return False
         return result.ok and bool(result.stdout.strip())
@@ -327,7 +405,14 @@ class NodeCollector:
 
     def _poll_gpu(self) -> None:
         try:
-            result = self.link.run(gpu_poll_command(), self.ctx.options.command_timeout_s)
+            result = self.link.run(
+                gpu_poll_command(self.fields), self.ctx.options.command_timeout_s
+            )
+            if not result.ok:
+                _changed, why = self._check_fields()
+                if why is not None:
+                    raise RemoteError(why, host=self.ref.name)
+                return
         except XyclawError as exc:
             self._failed(exc)
             return
@@ -395,6 +480,8 @@ class NodeCollector:
             return
         with self._instant_lock:
             records, present = pack(samples, self.slots)
+            bad = self.assembler.bad_lines
+            unreadable, self._bad_seen = bad > self._bad_seen, bad
             ts_ms = round((ts if ts is not None else arrival) * 1000)
             if ts is not None:
                 self.latency_ms.append((arrival - ts) * 1000.0)
@@ -411,6 +498,8 @@ class NodeCollector:
             self.last_data = arrival
             if self.state != "up":
                 self._came_up(arrival)
+            if unreadable and not present[: self.ref.expected_gpus].all():
+                return  # a line could not be read: a parsing gap, not a GPU gone
             findings = instant_findings(
                 self.ref,
                 records,

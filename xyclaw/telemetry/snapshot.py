@@ -30,6 +30,8 @@ def snapshot(telemetry: TelemetryService, cluster: ClusterRecord) -> dict[str, A
                 if c.last_data is None
                 else round(telemetry.clock() - c.last_data, 2),
                 "error": c.last_error if c.state != "up" else None,
+                # Metrics this node's driver does not give: shown as unavailable, not zero.
+                "unavailable": list(c.unavailable),
             }
         )
     return {
