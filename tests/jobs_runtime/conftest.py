@@ -28,6 +28,7 @@ FAST = JobOptions(
     reconnect_window_s=4.0,
     reconnect_backoff_s=0.2,
     cancel_grace_s=3.0,
+    failure_grace_s=2.0,
     lease_s=3.0,
     readiness_poll_s=0.3,
     service_sample_s=0.5,

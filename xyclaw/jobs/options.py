@@ -18,6 +18,7 @@ class JobOptions:
     reconnect_window_s: float = 120.0  # a node silent this long is lost (before: lost-contact)
     reconnect_backoff_s: float = 0.5  # first wait before reconnecting; doubles up to 8 s
     cancel_grace_s: float = 10.0  # SIGTERM, then SIGKILL after this
+    failure_grace_s: float = 15.0  # a command failed: how long to wait for a GPU alert to say why
     command_timeout_s: float = 60.0  # one short command on a node
     setup_timeout_s: float = 6 * 3600.0
     lease_s: float = 15.0  # a follower that has not beaten for this long is taken over

@@ -16,7 +16,9 @@ from typing import Any
 from xyclaw.jobs.follow import Committed
 from xyclaw.parsers.joblog import (
     CheckpointEvent,
+    CudaErrorEvent,
     JobLogParser,
+    NcclErrorEvent,
     NcclTimeoutEvent,
     ProgressEvent,
 )
@@ -40,6 +42,7 @@ class ProgressTracker:
         self.parser = JobLogParser()
         self.checkpoint_step: int | None = None
         self.nccl_timeout: NcclTimeout | None = None
+        self.gpu_error: str | None = None  # a CUDA or fatal NCCL error a rank printed
         self.requests_per_s: float | None = None
         self.latency_ms: float | None = None
         self._feed_telemetry = feed_telemetry
@@ -65,6 +68,12 @@ class ProgressTracker:
                     elif isinstance(ev, CheckpointEvent) and ev.completed and ev.step is not None:
                         self.checkpoint_step = max(self.checkpoint_step or 0, ev.step)
                         self.changed = True
+                    elif isinstance(ev, CudaErrorEvent | NcclErrorEvent):
+                        gpu_fault = (
+                            not ev.out_of_memory if isinstance(ev, CudaErrorEvent) else ev.fatal
+                        )
+                        if self.gpu_error is None and gpu_fault:
+                            self.gpu_error = ev.message
                     elif isinstance(ev, NcclTimeoutEvent):
                         tell = True
                         if self.nccl_timeout is None:
@@ -98,6 +107,7 @@ class ProgressTracker:
         """A new attempt starts: its timeout verdict is not the last one's."""
         with self._lock:
             self.nccl_timeout = None
+            self.gpu_error = None
 
     def take_metrics(self) -> list[tuple[Any, ...]]:
         with self._lock:

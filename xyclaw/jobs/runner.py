@@ -303,6 +303,28 @@ class JobRunner:
                 False, cause, f"{name} does not answer: {exc.message}", lost_nodes=tuple(bad)
             )
         self.nodes = sorted(probed, key=lambda n: n.rank)
+        if attempt > 1:
+            broken = self._open_fatal_alert()
+            if broken is not None and p.replace_nodes is not None:
+                sick = [jn for jn in self.nodes if jn.name in broken[1]]
+                replacements = p.replace_nodes(job, spec, sick) if sick else None
+                if replacements:
+                    swapped = [
+                        JobNode(lost.rank, c, n)
+                        for lost, (c, n) in zip(sick, replacements, strict=False)
+                    ]
+                    fresh, failed = self.launcher.probe(swapped)
+                    if not failed:
+                        kept = [jn for jn in self.nodes if jn not in sick]
+                        self.nodes = sorted(kept + fresh, key=lambda n: n.rank)
+                        broken = None
+            if broken is not None:
+                return Outcome(
+                    False,
+                    LAUNCH,
+                    f"{broken[1]}: the node still has it, and there is no replacement for it "
+                    "(drain or replace the node, then launch the job again)",
+                )
         now = p.clock()
         p.jobs.save_attempt(
             self.job_id,
@@ -513,6 +535,12 @@ class JobRunner:
                     failure = node_failure(
                         self.nodes[rank].name, ended[rank].status, rank in was_silent
                     )
+                    if failure is not None and failure[0] == RecoveryCause.EXIT_NONZERO.value:
+                        # a GPU that broke makes the command fail too: give its alert a moment
+                        wait = p.options.failure_grace_s if self.tracker.gpu_error else 0.0
+                        found = self._infra_cause(attempt_started, wait)
+                        if found is not None:
+                            failure = found
                     if failure is not None:
                         status = ended[rank].status
                         code = status.exit_code if status is not None else None
@@ -542,6 +570,40 @@ class JobRunner:
                 f.stop()
             self._record_nodes(attempt, followers)
             self._save_progress()
+
+    def _infra_cause(self, since: float, wait_s: float) -> tuple[str, str] | None:
+        """A fatal GPU alert on a node of this attempt (queued, or open in the history since
+        the attempt started), waiting up to ``wait_s`` for one to come (the command printed a
+        CUDA error: the telemetry may not have read the kernel log yet)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                cause, message, _node = self.infra.get_nowait()
+                return cause, message
+            except queue.Empty:
+                pass
+            found = self._open_fatal_alert(since)
+            if found is not None:
+                return found
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.2)
+
+    def _open_fatal_alert(self, since: float | None = None) -> tuple[str, str] | None:
+        """(cause, message) of an open fatal GPU alert on a node of this attempt."""
+        ours = {(jn.cluster.id, jn.node.id): jn.name for jn in self.nodes}
+        for cluster_id in {c for c, _ in ours}:
+            for row in self.parts.events.open_alerts(cluster_id):
+                node_id = row.get("node_id")
+                name = ours.get((cluster_id, int(node_id))) if node_id is not None else None
+                fatal = fatal_alert_cause(str(row.get("rule")), str(row.get("severity")))
+                if name is None or fatal is None:
+                    continue
+                if since is not None and float(row["ts"]) < since - 5:
+                    continue
+                message = str(row["message"])
+                return fatal.value, message if name in message else f"{message} (on {name})"
+        return None
 
     def _limits(self, spec: JobSpec, job: JobRecord, started: float, now: float) -> Outcome | None:
         if self._cancel_asked():
