@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.lifecycle.conftest import make_world
 from tests.support.simcluster import SimCluster, sim_cluster
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
@@ -21,6 +22,8 @@ from xyclaw.jobs.options import JobOptions
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
 from xyclaw.store.jobs import LogCap
+
+__all__ = ["make_world"]  # the in-process simulated cloud, for the renting tests
 
 FAST = JobOptions(
     poll_s=0.05,
