@@ -54,6 +54,7 @@ EFFECTS = {
     "saved_plan": Effect.READ,
     "serve": Effect.EXEC,
     "spend": Effect.READ,
+    "ssh_config": Effect.EXEC,
     "start_maintenance": Effect.DESTROY,
     "store_info": Effect.READ,
     "subscribe": Effect.READ,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,9 +16,10 @@ from xyclaw.engine.lifecycle import ClusterLifecycle, Timeouts
 from xyclaw.engine.operations import OperationRunner
 from xyclaw.engine.reconcile import Reconciler
 from xyclaw.errors import XyclawError
-from xyclaw.events import EventBus
+from xyclaw.events import ClusterChanged, EventBus, NodeChanged
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.service import JobService
+from xyclaw.jobs.ssh_config import SshAliases
 from xyclaw.paths import AppPaths
 from xyclaw.providers import Provider, ProviderRegistry
 from xyclaw.providers.local import LocalProvider
@@ -62,6 +64,24 @@ def default_registry(paths: AppPaths, config: Config) -> ProviderRegistry:
     )
     registry.register("local", lambda: LocalProvider(paths.state_dir / "local.json"))
     return registry
+
+
+def _ssh_aliases(paths: AppPaths, clusters: ClusterStore, bus: EventBus) -> SshAliases:
+    """XyClaw's SSH config of the live clusters' nodes, kept in step with them. Under
+    XYCLAW_HOME a file there stands for ~/.ssh/config, so the real one is never touched."""
+    ssh = paths.data_dir / "ssh"
+    home = os.environ.get("XYCLAW_HOME", "").strip()
+    user = paths.state_dir / "user-ssh" / "config" if home else Path.home() / ".ssh" / "config"
+    aliases = SshAliases(
+        clusters,
+        config_path=ssh / "config",
+        known_hosts_path=ssh / "known_hosts_clusters",
+        identity_file=ssh / "id_ecdsa",
+        user_config=user,
+    )
+    bus.subscribe(ClusterChanged, aliases.on_change)
+    bus.subscribe(NodeChanged, aliases.on_change)
+    return aliases
 
 
 def build_engine(
@@ -177,7 +197,8 @@ def build_engine(
                 clock=clock,
                 nccl_env=lambda cluster_id: engine.nccl_environment(str(cluster_id)),
                 telemetry=telemetry,
-            )
+            ),
+            _ssh_aliases(paths, clusters, bus),
         )
     except BaseException:
         store.close()

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from xyclaw.jobs.nodes import JobNode
     from xyclaw.jobs.service import JobService
     from xyclaw.jobs.spec import JobSpec
+    from xyclaw.jobs.ssh_config import AliasReport, SshAliases
     from xyclaw.planner import PlanRequest
     from xyclaw.records import NodeRecord
     from xyclaw.records.jobs import JobRecord, LogLine
@@ -763,9 +764,11 @@ class Engine:
         )
 
     # -- jobs --------------------------------------------------------------------------------
-    def _attach_jobs(self, service: JobService) -> None:
-        """Called once by the composition: the job runtime, with its hooks into the engine."""
+    def _attach_jobs(self, service: JobService, aliases: SshAliases | None = None) -> None:
+        """Called once by the composition: the job runtime, with its hooks into the engine,
+        and the SSH config file of the clusters' nodes."""
         self._jobs_part = service
+        self._ssh_aliases = aliases
         service.parts.release_cluster = self._release_for_job
         service.parts.replace_nodes = self._replace_job_nodes
 
@@ -1036,6 +1039,20 @@ class Engine:
         job = service.jobs.find(str(ref))
         service.attach(job.id)
         return [service.record(job.id)]
+
+    @effect(Effect.EXEC)
+    def ssh_config(self, include: bool | None = None) -> AliasReport:
+        """Write XyClaw's SSH config with every live cluster's nodes (``ssh <cluster>-<n>``).
+        ``include=True`` adds one marked Include line to the top of the user's
+        ~/.ssh/config (ask the user first); ``False`` takes it out again."""
+        aliases: SshAliases | None = getattr(self, "_ssh_aliases", None)
+        if aliases is None:
+            raise XyclawError("SSH aliases are off in this engine", hint="restart XyClaw")
+        if include is True:
+            return aliases.install_include()
+        if include is False:
+            return aliases.remove_include()
+        return aliases.sync()
 
     @effect(Effect.DESTROY)
     def cancel_job(self, ref: str) -> JobRecord:

@@ -66,6 +66,14 @@ def register(sub: Any) -> None:
     p.add_argument("job", help="job id or name")
     p.set_defaults(handler=_cancel)
 
+    p = sub.add_parser(
+        "ssh-config", help="`ssh <cluster>-<n>` for your clusters' nodes (XyClaw's SSH config)"
+    )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--install", action="store_true", help="add the Include line, no asking")
+    which.add_argument("--remove", action="store_true", help="take the Include line out again")
+    p.set_defaults(handler=_ssh_config)
+
 
 def _money(micros: int | None, currency: str | None) -> str:
     if micros is None or currency is None:
@@ -290,3 +298,31 @@ def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
     if job.attempts and job.attempts[-1].message:
         ctx.print(f"  {job.attempts[-1].message}")
     return 0 if job.state.value == "cancelled" else 1
+
+
+def _ssh_config(args: argparse.Namespace, ctx: CliContext) -> int:
+    engine = ctx.engine()
+    if args.remove:
+        report = engine.ssh_config(include=False)
+        ctx.print(f"removed XyClaw's Include line from {report.user_config}")
+        return 0
+    report = engine.ssh_config(include=True if args.install else None)
+    if not report.included and sys.stdin.isatty():
+        answer = input(
+            f"Add one line to {report.user_config} so that `ssh <cluster>-<n>` works"
+            f" (Include {report.config})? [y/N] "
+        )
+        if answer.strip().lower() in ("y", "yes"):
+            report = engine.ssh_config(include=True)
+    for host in report.hosts:
+        ctx.print(f"ssh {host}")
+    if not report.hosts:
+        ctx.print("no live cluster has nodes to ssh into")
+    if report.included:
+        ctx.warn(f"{report.user_config} includes {report.config}")
+    else:
+        ctx.warn(
+            f"not included from {report.user_config}: `ssh -F {report.config} HOST`, or"
+            " `xyclaw ssh-config --install` adds one Include line"
+        )
+    return 0
