@@ -90,3 +90,16 @@ def test_commands_without_a_cloud(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "no simulated cloud was running" in capsys.readouterr().out
     assert main(["sim", "serve", "--state", str(state), "--port", "70000"]) == 2
     assert "--port" in capsys.readouterr().err
+
+
+def test_a_background_cloud_stops_when_its_folder_is_deleted(tmp_path: Path) -> None:
+    import shutil
+
+    state = tmp_path / "gone-soon" / "sim"
+    endpoint = launcher.ensure_running(state, fast=True)
+    assert launcher.pid_alive(endpoint.pid)
+    shutil.rmtree(tmp_path / "gone-soon")
+    deadline = time.monotonic() + 15
+    while launcher.pid_alive(endpoint.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not launcher.pid_alive(endpoint.pid)

@@ -106,7 +106,11 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.print(f"state: {state} (token and URL in {server.server_file})")
             ctx.out.flush()
             while not stopping.wait(0.5):
-                pass
+                if not state.exists():
+                    # Its folder was deleted (a removed data folder, a test's temporary home):
+                    # nothing it does could be kept, so it stops rather than run on forever.
+                    ctx.warn(f"the state folder {state} is gone; stopping")
+                    break
         finally:
             server.stop()
     finally:
