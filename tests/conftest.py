@@ -24,6 +24,9 @@ def xyclaw_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     for name in list(os.environ):
         if name.startswith("XYCLAW_") and name not in {"XYCLAW_HOME", "XYCLAW_SECRETS_BACKEND"}:
             monkeypatch.delenv(name)
+    # Commands under test start no background guard unless the test is about it (tests/guard
+    # turns it on): a guard process per test would load the machine and watch test clusters.
+    monkeypatch.setenv("XYCLAW_GUARD_AUTOSTART", "0")
     yield home
     # A command under test may have started the guard and the simulated cloud in the
     # background, as it does for a user; stop them (the guard first: it would start the

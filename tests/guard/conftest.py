@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,6 +54,19 @@ class Cli:
             stdin=subprocess.DEVNULL,
         )
 
+    def here(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """The same command run in this process (faster; it still ends, and closes all it
+        opened, before the test goes on)."""
+        import contextlib
+        import io
+
+        from xyclaw.cli.main import main
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+        return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+
     def spawn(self, *args: str) -> subprocess.Popen[str]:
         proc = subprocess.Popen(
             [sys.executable, "-m", "xyclaw.cli.main", *args],
@@ -64,8 +78,10 @@ class Cli:
         self.started.append(proc)
         return proc
 
-    def up(self, *args: str) -> dict[str, Any]:
-        done = self("up", "--gpu", "A800", "--gpus", "8", "--yes", "--json", *args)
+    def up(self, *args: str, here: bool = True) -> dict[str, Any]:
+        """`xyclaw up` of 8 A800s; ``here=False``: in a process of its own that then exits."""
+        run = self.here if here else self
+        done = run("up", "--gpu", "A800", "--gpus", "8", "--yes", "--json", *args)
         assert done.returncode == 0, done.stderr
         cluster: dict[str, Any] = json.loads(done.stdout)
         cluster["stderr"] = done.stderr
@@ -107,6 +123,12 @@ class Cloud:
 
     def ledger(self, external_id: str) -> list[Any]:
         return [e for e in self.provider.billing() if e.cluster_external_id == external_id]
+
+
+@pytest.fixture(autouse=True)
+def guard_autostarts(xyclaw_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As for a user: commands start the background guard (other tests turn that off)."""
+    monkeypatch.setenv("XYCLAW_GUARD_AUTOSTART", "1")
 
 
 @pytest.fixture

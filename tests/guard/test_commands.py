@@ -64,14 +64,14 @@ def test_budget_command_moves_the_clouds_deadline(cli: Cli, cloud: Cloud) -> Non
     cluster = cli.up("--budget", "10")
     ext = cluster["external_id"]
     before = cloud.cluster(ext).extra["terminate_at"]
-    done = cli("budget", cluster["name"], "20")
+    done = cli.here("budget", cluster["name"], "20")
     assert done.returncode == 0, done.stderr
     assert f"{cluster['name']}: budget 20.00 CNY" in done.stdout
     # 10 CNY more at 28 CNY an hour: the deadline is 1286 s later.
     assert cloud.cluster(ext).extra["terminate_at"] - before == pytest.approx(
         10_000_000 * 3600 / 28_000_000, abs=1.0
     )
-    done = cli("budget", cluster["name"], "none")
+    done = cli.here("budget", cluster["name"], "none")
     assert done.returncode == 0 and "has no budget now" in done.stdout
     assert cloud.cluster(ext).extra["terminate_at"] is None
-    assert cli("down", cluster["name"], "--yes").returncode == 0
+    assert cli.here("down", cluster["name"], "--yes").returncode == 0
