@@ -112,8 +112,11 @@ def test_the_timeline_tells_the_run_and_its_recovery(
 ) -> None:
     replay = source.replay_job(history_facts.job_a)
     kinds = [i.kind for i in replay.timeline]
-    for kind in ("rented", "ready", "fabric", "nccl_test", "tuned", "job_created",
-                 "attempt_started", "attempt_ended", "recovery", "job_finished", "released"):  # fmt: skip
+    expected = (
+        "rented", "ready", "fabric", "nccl_test", "tuned", "job_created",
+        "attempt_started", "attempt_ended", "recovery", "job_finished", "released",
+    )  # fmt: skip
+    for kind in expected:
         assert kind in kinds, (kind, kinds)
     assert kinds.index("rented") < kinds.index("ready") < kinds.index("job_created")
     assert kinds.index("recovery") < kinds.index("job_finished") < kinds.index("released")
