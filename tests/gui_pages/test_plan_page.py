@@ -107,7 +107,7 @@ def test_plan_shows_ranked_options_reasons_and_every_option_on_the_chart(
 
     # The chart: every feasible option, coloured by fabric, and the Pareto front.
     assert page.chart.point_count() == len(result.options)
-    assert set(page.chart.scatters) >= {"ib", "roce"}
+    assert page.chart.drawn_families() >= {"ib", "roce"}
     front = sorted(result.pareto_front(), key=lambda o: o.seconds)
     drawn = page.chart.front_points()
     assert len(drawn) == len(front) >= 2

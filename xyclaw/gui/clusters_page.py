@@ -85,7 +85,8 @@ NODE_COLUMNS = ("Node", "State", "SSH endpoint", "ssh alias", "GPUs", "Bootstrap
 BOOT_STEPS = ("ssh", *STEPS)
 #: Coalescing window for re-reading clusters after their events.
 FETCH_DELAY_MS = 80
-_IDLE_MINUTES = re.compile(r"released in (\d+(?:\.\d+)?) min")
+_IDLE_LEFT = re.compile(r"released in (\d+(?:\.\d+)?) ?(s|sec|min|h)\b")
+_UNIT_SECONDS = {"s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
 _ACTIVE_JOB_STATES = ("queued", "setting-up", "running", "recovering", "lost-contact")
 _MAX_SUBJECTS = 4000
 
@@ -863,11 +864,14 @@ class ClustersPage(QWidget):
         if event.kind != "idle" or cluster_id is None:
             return
         message = str(event.message)
-        if _IDLE_MINUTES.search(message):
-            # The guard warns min(5 min, a third of the limit) before it releases; its
-            # message rounds that to minutes, the countdown keeps the seconds.
-            limit_s = self.idle_minutes * 60
-            self.idle_deadline[int(cluster_id)] = float(event.ts) + min(300.0, limit_s / 3)
+        found = _IDLE_LEFT.search(message)
+        if found:
+            left = float(found[1]) * _UNIT_SECONDS[found[2]]
+            if found[2] in ("min", "h"):
+                # A figure rounded to minutes: the guard warns min(5 min, a third of the
+                # limit) before it releases, which keeps the seconds.
+                left = min(300.0, self.idle_minutes * 60 / 3) or left
+            self.idle_deadline[int(cluster_id)] = float(event.ts) + left
         elif "releasing" in message:
             self.idle_deadline[int(cluster_id)] = float(event.ts)
         self._update_row(int(cluster_id))

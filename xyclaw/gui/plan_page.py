@@ -104,6 +104,7 @@ COLUMNS = (
 )
 REJECTED_COLUMNS = ("#", "GPU", "Cards", "Fabric", "Where", "Time", "Cost", "Why it does not fit")
 VALIDATE_DEBOUNCE_MS = 250
+FAMILIES = ("none", "ib", "roce", "eth")
 
 
 def hours_text(seconds: float | None) -> str:
@@ -225,7 +226,21 @@ class PlanChart(QWidget):
         )
         self.front_curve.setZValue(10)
         self.plot.addItem(self.front_curve)
+        # One item per fabric family, made once: a plan only sets their data (making and
+        # adding pyqtgraph items costs ~10 ms each).
         self.scatters: dict[str, pg.PlotDataItem] = {}
+        for name in FAMILIES:
+            color = QColor(FAMILY_COLORS[name])
+            scatter = pg.PlotDataItem(
+                pen=None,
+                symbol="o",
+                symbolSize=8,
+                symbolPen=pg.mkPen(color.darker(140), width=1),
+                symbolBrush=pg.mkBrush(color),
+            )
+            scatter.sigPointsClicked.connect(self._clicked)
+            self.plot.addItem(scatter)
+            self.scatters[name] = scatter
         self.highlight = pg.PlotDataItem(
             pen=None,
             symbol="o",
@@ -259,8 +274,7 @@ class PlanChart(QWidget):
 
     def clear(self) -> None:
         for scatter in self.scatters.values():
-            self.plot.removeItem(scatter)
-        self.scatters.clear()
+            scatter.setData([], [])
         self.front_curve.setData([], [])
         self.highlight.setData([], [])
         self.count = 0
@@ -294,24 +308,9 @@ class PlanChart(QWidget):
         self.plot.setLabel("bottom", f"run time ({unit}{', log scale' if log_x else ''})")
         self.plot.setLabel("left", f"cost ({money}{', log scale' if log_y else ''})")
         families = np.asarray(view.families)
-        for name in ("none", "ib", "roce", "eth"):
+        for name, scatter in self.scatters.items():
             idx = np.flatnonzero(families == name)
-            if not idx.size:
-                continue
-            color = QColor(FAMILY_COLORS[name])
-            scatter = pg.PlotDataItem(
-                x[idx],
-                y[idx],
-                pen=None,
-                symbol="o",
-                symbolSize=8,
-                symbolPen=pg.mkPen(color.darker(140), width=1),
-                symbolBrush=pg.mkBrush(color),
-                data=[int(i) for i in idx],
-            )
-            scatter.sigPointsClicked.connect(self._clicked)
-            self.plot.addItem(scatter)
-            self.scatters[name] = scatter
+            scatter.setData(x[idx], y[idx], data=[int(i) for i in idx])
         order = list(view.front)
         self.front_curve.setData(x[order], y[order])
         self.plot.autoRange(padding=0.08)
@@ -335,6 +334,9 @@ class PlanChart(QWidget):
 
     def point_count(self) -> int:
         return sum(len(s.scatter.points()) for s in self.scatters.values())
+
+    def drawn_families(self) -> set[str]:
+        return {name for name, s in self.scatters.items() if len(s.scatter.points())}
 
     def png(self, width: int = 1000) -> bytes:
         """The chart drawn at a fixed size, as PNG bytes (for the report)."""
@@ -436,6 +438,7 @@ class PlanPage(QWidget):
         lower.setStretchFactor(1, 2)
         self.chart = PlanChart(theme=theme_for(self))
         child(form, QWidget, "planChartHost").layout().addWidget(self.chart)
+        self._columns = ()
         self._setup_table(COLUMNS)
         self.details.setHtml(
             "<p style='color:#6b7280'>Select an option to see why it is ranked where it is.</p>"
@@ -443,6 +446,7 @@ class PlanPage(QWidget):
 
         self.view: PlanView | None = None
         self.rent_buttons: list[QPushButton] = []
+        self._columns: tuple[str, ...] = ()
         self.rent_flow = RentFlow(context, self, asked_by="Plan page")
         self.rent_flow.rented.connect(self._rented)
         self.rent_flow.rejected.connect(
@@ -621,9 +625,16 @@ class PlanPage(QWidget):
             self._fill_options(view)
         else:
             self._fill_rejected(view)
-        self.chart.show_plan(view)
         self._say(f"Plan {view.plan_id} saved: rent any option for a quote.")
-        if total:
+        # The chart in the next turn of the event loop: table and chart together cost more
+        # than a frame on a busy machine.
+        QTimer.singleShot(0, lambda: self._show_chart(view))
+
+    def _show_chart(self, view: PlanView) -> None:
+        if view is not self.view:
+            return  # a newer plan is on screen
+        self.chart.show_plan(view)
+        if view.options:
             self.table.selectRow(0)
         else:
             self.details.setHtml(
@@ -634,7 +645,10 @@ class PlanPage(QWidget):
 
     def _setup_table(self, columns: tuple[str, ...]) -> None:
         table = self.table
-        table.clear()
+        table.clearContents()
+        if self._columns == columns:
+            return
+        self._columns = columns
         table.setColumnCount(len(columns))
         table.setHorizontalHeaderLabels(list(columns))
         table.verticalHeader().setVisible(False)
