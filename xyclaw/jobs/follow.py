@@ -14,7 +14,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from xyclaw.errors import RemoteError
@@ -29,7 +31,7 @@ from xyclaw.jobs.node_status import (
 )
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.records.jobs import JobStore
-from xyclaw.store.jobs import LogCap
+from xyclaw.store.jobs import AppendOutcome, LogCap
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +46,7 @@ class Committed:
     node: JobNode
     lines: list[CutLine]
     redraws: list[str]
-    ts: float
+    ts: float  # when the lines became readable in the store
 
 
 OnCommitted = Callable[[Committed], None]
@@ -93,7 +95,8 @@ class LogFollower:
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._handle: object | None = None
-        self._stored = 0  # the offset the store holds (after the last batch we stored)
+        self._stored = 0  # the offset the store will hold once the queued batches are in
+        self._pending: deque[tuple[Future[AppendOutcome], Taken]] = deque()
         self._thread = threading.Thread(
             target=self._run, name=f"job{job_id}-{task.stem}-a{task.attempt}", daemon=True
         )
@@ -129,6 +132,7 @@ class LogFollower:
         delay = self.backoff_s
         try:
             while not self._stop.is_set():
+                self._settle()
                 offset = self.jobs.log_offset(
                     self.job_id, self.task.attempt, self.stream_name, self.node.rank
                 )
@@ -154,6 +158,7 @@ class LogFollower:
             log.exception("following %s on %s crashed", self.task.stem, self.node.name)
             self.last_error = "the log follower crashed (see the log file)"
         finally:
+            self._settle()
             self._done.set()
 
     def _follow_once(self, offset: int) -> bool:
@@ -182,6 +187,7 @@ class LogFollower:
         self.silent_since = None
         if decoder.end is not None and decoder.error is None:
             self._commit(self.cutter.flush())
+            self._drain(block=True)
             self.status = decoder.end
             return True
         if decoder.error is not None:
@@ -208,20 +214,23 @@ class LogFollower:
                     self._commit(self.cutter.feed(again.data))
                     continue
                 self._commit(self.cutter.flush())
+                self._drain(block=True)
                 self.status = status
                 return True
             self._stop.wait(self.poll_s)
         return False
 
     def _commit(self, taken: Taken) -> None:
+        """Queue the batch with the offset after it; the writer puts many batches in one
+        transaction, and each is stored only if the offset before it is still stored."""
         expected = self._stored
         if not taken.lines and taken.end == expected:
-            if taken.redraws and self.on_committed is not None:
+            if taken.redraws and self.on_committed is not None and not self._pending:
                 self._tell(taken, [])
             return
         now = self.clock()
         rows = [(self.node.name, line.rank, line.offset, now, line.text) for line in taken.lines]
-        outcome = self.jobs.append_log(
+        future = self.jobs.submit_log(
             self.job_id,
             self.task.attempt,
             self.stream_name,
@@ -232,17 +241,42 @@ class LogFollower:
             cap=self.cap,
         )
         self._stored = taken.end
-        if not outcome.stored:
-            log.info(
-                "%s on %s: another follower stored up to %d; resyncing",
-                self.task.stem,
-                self.node.name,
-                outcome.offset,
-            )
-            raise _Resync()
-        self._tell(taken, taken.lines)
+        self._pending.append((future, taken))
+        self._drain(block=len(self._pending) > 64)  # never far ahead of the store
 
-    def _tell(self, taken: Taken, lines: list[CutLine]) -> None:
+    def _drain(self, *, block: bool) -> None:
+        """Tell the listeners of the batches the store took, in order; a refused one (another
+        follower stored those bytes) means: start again from the stored offset."""
+        while self._pending:
+            future, taken = self._pending[0]
+            if not block and not future.done():
+                return
+            outcome = future.result(120.0)
+            self._pending.popleft()
+            if not outcome.stored:
+                log.info(
+                    "%s on %s: another follower stored up to %d; resyncing",
+                    self.task.stem,
+                    self.node.name,
+                    outcome.offset,
+                )
+                self._settle()
+                raise _Resync()
+            self._tell(taken, taken.lines, outcome.stored_at)
+
+    def _settle(self) -> None:
+        """Wait for every queued batch (the stored offset is final after this); batches
+        after a refused one are refused too, which is right: nothing is stored twice."""
+        while self._pending:
+            future, taken = self._pending.popleft()
+            try:
+                outcome = future.result(120.0)
+                if outcome.stored:
+                    self._tell(taken, taken.lines, outcome.stored_at)
+            except Exception:
+                log.exception("storing lines of %s on %s failed", self.task.stem, self.node.name)
+
+    def _tell(self, taken: Taken, lines: list[CutLine], at: float | None = None) -> None:
         if self.on_committed is None:
             return
         try:
@@ -254,7 +288,7 @@ class LogFollower:
                     self.node,
                     lines,
                     taken.redraws,
-                    self.clock(),
+                    at if at is not None else self.clock(),
                 )
             )
         except Exception:

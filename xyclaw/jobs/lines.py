@@ -10,16 +10,20 @@ is stored cut.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from xyclaw.parsers.joblog import split_prefix
 
 MAX_LINE_CHARS = 16_384
 _CUT_MARK = " [... line cut by XyClaw]"
+_RANK_PREFIX = re.compile(r"\[([A-Za-z_]{0,32})(\d{1,6})\]:")  # [default3]: [rank3]:
 
 
-@dataclass(frozen=True, slots=True)
-class CutLine:
+class CutLine(NamedTuple):
+    """A named tuple: made once per line, so it must be cheap to make."""
+
     offset: int  # byte offset of the line's first byte in the node's log
     text: str
     rank: int | None  # the global rank it came from, when a launcher prefix says
@@ -74,9 +78,13 @@ class LineCutter:
         cut = buf.rfind(b"\n")
         pos = 0
         if cut >= 0:
-            for raw in buf[: cut + 1].split(b"\n")[:-1]:
-                lines.append(self._line(start + pos, raw))
-                pos += len(raw) + 1
+            whole = buf[: cut + 1]
+            if whole.isascii():  # the common case: one decode, and a byte is a character
+                pos = self._ascii_lines(whole.decode("ascii"), start, lines)
+            else:
+                for raw in whole.split(b"\n")[:-1]:
+                    lines.append(self._line(start + pos, raw))
+                    pos += len(raw) + 1
         rest = buf[pos:]
         if rest:
             bar = rest.rfind(b"\r")
@@ -102,16 +110,54 @@ class LineCutter:
         self.pending = b""
         return Taken([line], [], self.offset)
 
+    def _ascii_lines(self, whole: str, start: int, lines: list[CutLine]) -> int:
+        """The lines of ``whole`` (ASCII, ending in a newline): the loop of _text_line
+        written out, since it runs once per line of every job."""
+        add = lines.append
+        match = _RANK_PREFIX.match
+        max_chars = self.max_chars
+        base = self.node_rank * self.nproc
+        default = self.node_rank if self.nproc == 1 else None
+        pos = 0
+        for text in whole.split("\n")[:-1]:
+            size = len(text)
+            if size and (text[-1] == "\r" or size > max_chars or text[0].isdigit()):
+                add(self._text_line(start + pos, text))
+            elif size and text[0] == "[":
+                m = match(text)
+                if m is None:
+                    add(self._text_line(start + pos, text))
+                else:
+                    number = int(m.group(2))
+                    role = m.group(1)
+                    rank = number if not role or role.startswith("rank") else base + number
+                    add(CutLine(start + pos, text, rank))
+            else:
+                add(CutLine(start + pos, text, default))
+            pos += size + 1
+        return pos
+
     def _line(self, offset: int, raw: bytes) -> CutLine:
-        text = raw.decode("utf-8", errors="replace")
+        return self._text_line(offset, raw.decode("utf-8", errors="replace"))
+
+    def _text_line(self, offset: int, text: str) -> CutLine:
         if text.endswith("\r"):
             text = text[:-1]
         if len(text) > self.max_chars:
             text = text[: self.max_chars] + _CUT_MARK
-        prefix, number, _ = (
-            split_prefix(text[:200]) if text[:1] in "[0123456789" else (None, None, text)
-        )
-        rank = global_rank(prefix, number, self.node_rank, self.nproc)
+        rank: int | None = None
+        first = text[:1]
+        if first == "[":
+            m = _RANK_PREFIX.match(text)  # torchrun's and PyTorch's: most lines, so first
+            if m is not None:
+                number = int(m.group(2))
+                rank = global_rank(m.group(1) + m.group(2), number, self.node_rank, self.nproc)
+            else:
+                prefix, found, _ = split_prefix(text[:200])
+                rank = global_rank(prefix, found, self.node_rank, self.nproc)
+        elif first.isdigit():
+            prefix, found, _ = split_prefix(text[:200])
+            rank = global_rank(prefix, found, self.node_rank, self.nproc)
         if rank is None and self.nproc == 1:
             rank = self.node_rank
         return CutLine(offset, text, rank)

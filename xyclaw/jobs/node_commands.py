@@ -233,7 +233,7 @@ def watch_log(task: NodeTask, offset: int, *, limit: int = READ_LIMIT, poll_s: f
     """A long-running stream of the log from ``offset``, exact on bytes, ending with the task.
 
     Output, one ASCII line at a time: ``@<offset>+<length>`` followed by the
-    base64 of those bytes (wrapped), as often as the log grows; when the
+    base64 of those bytes on one line, as often as the log grows; when the
     process has ended and every byte was sent, ``end`` and the status line.
     """
     _check_offset(offset, limit)
@@ -249,7 +249,7 @@ def watch_log(task: NodeTask, offset: int, *, limit: int = READ_LIMIT, poll_s: f
         'if [ "$s" -gt "$o" ]; then\n'
         f'k=$((s-o)); [ "$k" -gt {limit} ] && k={limit}\n'
         'echo "@$o+$k"\n'
-        'tail -c +$((o+1)) "$f" | head -c "$k" | base64\n'
+        'tail -c +$((o+1)) "$f" | head -c "$k" | base64 -w 0; echo\n'
         "o=$((o+k)); continue\n"
         "fi\n"
         'if [ "$z" = 1 ]; then\n' + _status_lines("end") + "exit 0\n"

@@ -7,7 +7,6 @@ cannot read (a node that printed junk, a cut connection) comes back as an
 
 from __future__ import annotations
 
-import base64
 import binascii
 import re
 from dataclasses import dataclass, field
@@ -16,6 +15,9 @@ from enum import StrEnum
 _WORD = re.compile(r"([a-z_]+)=(\S*)")
 _FRAME = re.compile(r"@(\d+)\+(\d+)\Z")
 _B64_JUNK = re.compile(r"[^A-Za-z0-9+/=]")
+_B64_ALPHABET = str.maketrans(
+    "", "", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+)
 _RAW_KEEP = 500  # characters of unreadable output kept for messages
 
 
@@ -178,10 +180,14 @@ class LogChunk:
         return self.data[:cut].decode("utf-8", errors="replace").split("\n")
 
 
+def _clean_b64(text: str) -> str:
+    """The base64 characters of ``text`` (a C pass first: the junk regex only on junk)."""
+    return _B64_JUNK.sub("", text) if text.translate(_B64_ALPHABET) else text
+
+
 def _b64(text: str) -> bytes | None:
-    cleaned = _B64_JUNK.sub("", text)
     try:
-        return base64.b64decode(cleaned, validate=True)
+        return binascii.a2b_base64(_clean_b64(text), strict_mode=True)
     except (binascii.Error, ValueError):
         return None
 
@@ -231,7 +237,7 @@ class LogWatchDecoder:
             if line.startswith("@") or line.startswith("end"):
                 self.error = "a log chunk ended early"
                 return []
-            cleaned = _B64_JUNK.sub("", line)
+            cleaned = _clean_b64(line)
             self._pending.append(cleaned)
             self._have += len(cleaned)
             if self._have < self._want:

@@ -27,6 +27,54 @@ from xyclaw.records.jobs import JobProgress
 FeedTelemetry = Callable[[str], None]
 
 
+_WORDS = (
+    "step",
+    "loss",
+    "%|",
+    "checkpoint",
+    "ckpt",
+    "iteration",
+    "nccl",
+    "cuda",
+    "exit",
+    "it [",
+    "train_runtime",
+    "training finished",
+    "watchdog caught",
+    "outofmemory",
+)
+
+
+def may_carry_events(texts: list[str]) -> bool:
+    """False when no line of the batch can carry an event (one pass over all of it)."""
+    low = "\n".join(texts).lower()
+    return any(word in low for word in _WORDS)
+
+
+def may_carry_event(text: str) -> bool:
+    """False when the line has none of the words one of the reader's line shapes needs
+    (each of its matchers checks for one of these before anything else), so it carries no
+    event and is not read. A test checks this against the real logs and the reader's
+    cases. Plain ``in`` on the lowered line: a regex alternation costs 20 times more."""
+    low = text.lower()
+    return (
+        "step" in low
+        or "loss" in low
+        or "%|" in low
+        or "checkpoint" in low
+        or "ckpt" in low
+        or "iteration" in low
+        or "nccl" in low
+        or "cuda" in low
+        or "exit" in low
+        or "it [" in low
+        or "train_runtime" in low
+        or "training finished" in low
+        or "watchdog caught" in low
+        or "outofmemory" in low
+    )
+
+
 @dataclass(frozen=True)
 class NcclTimeout:
     rank: int | None
@@ -55,8 +103,12 @@ class ProgressTracker:
         if batch.stream != "run":
             return
         texts = [*batch.redraws, *(line.text for line in batch.lines)]
+        if not may_carry_events(texts):
+            return
         with self._lock:
             for text in texts:
+                if not may_carry_event(text):
+                    continue
                 found = self.parser.feed_events(text, batch.ts)
                 if not found:
                     continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -458,6 +459,30 @@ class JobStore:
         cap: LogCap,
     ) -> AppendOutcome:
         return self.table.append_log(
+            job_id,
+            attempt,
+            stream,
+            node_rank,
+            expected_offset=expected_offset,
+            new_offset=new_offset,
+            lines=lines,
+            cap=cap,
+        )
+
+    def submit_log(
+        self,
+        job_id: int,
+        attempt: int,
+        stream: str,
+        node_rank: int,
+        *,
+        expected_offset: int,
+        new_offset: int,
+        lines: Sequence[tuple[str, int | None, int, float, str]],
+        cap: LogCap,
+    ) -> Future[AppendOutcome]:
+        """:meth:`append_log` without waiting (the follower checks the outcome later)."""
+        return self.table.submit_log(
             job_id,
             attempt,
             stream,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,6 +101,7 @@ class AppendOutcome:
 
     stored: bool
     offset: int
+    stored_at: float | None = None  # when the lines were written to the store
 
 
 class JobTable:
@@ -332,7 +334,7 @@ class JobTable:
         )
         return int(rows[0]["offset"]) if rows else 0
 
-    def append_log(
+    def submit_log(
         self,
         job_id: int,
         attempt: int,
@@ -343,10 +345,11 @@ class JobTable:
         new_offset: int,
         lines: Sequence[tuple[str, int | None, int, float, str]],
         cap: LogCap,
-    ) -> AppendOutcome:
-        """Store ``lines`` (node, rank, offset, ts, text) that end at ``new_offset``, if the
+    ) -> Future[AppendOutcome]:
+        """Queue storing ``lines`` (node, rank, offset, ts, text) that end at ``new_offset``, if the
         stored offset is still ``expected_offset``; lines past the job's cap are trimmed
-        from the middle (the head and the tail are kept, the cut counted)."""
+        from the middle (the head and the tail are kept, the cut counted). Returns at once:
+        the store's writer puts many of these in one transaction."""
         rows = [
             (job_id, attempt, stream, node_rank, node, rank, offset, ts, text)
             for node, rank, offset, ts, text in lines
@@ -380,9 +383,33 @@ class JobTable:
                     "UPDATE jobs SET log_lines = log_lines + ? WHERE id = ?", [len(rows), job_id]
                 )
                 _trim(conn, job_id, cap)
-            return AppendOutcome(True, new_offset)
+            return AppendOutcome(True, new_offset, time.time())
 
-        return self._store.writer.call(run)
+        return self._store.writer.submit(run)
+
+    def append_log(
+        self,
+        job_id: int,
+        attempt: int,
+        stream: str,
+        node_rank: int,
+        *,
+        expected_offset: int,
+        new_offset: int,
+        lines: Sequence[tuple[str, int | None, int, float, str]],
+        cap: LogCap,
+    ) -> AppendOutcome:
+        """:meth:`submit_log`, waiting for the outcome."""
+        return self.submit_log(
+            job_id,
+            attempt,
+            stream,
+            node_rank,
+            expected_offset=expected_offset,
+            new_offset=new_offset,
+            lines=lines,
+            cap=cap,
+        ).result(60.0)
 
     def log_rows(
         self,
