@@ -210,6 +210,11 @@ class GuiSettings:
         "Closing the window keeps XyClaw in the tray, so maintenance and monitoring go on"
         " (Quit from the tray menu); false: closing quits.",
     )
+    language: str = setting(
+        "system",
+        "Language of the desktop app: the system's, English (en) or Simplified Chinese (zh_CN).",
+        choices=("system", "en", "zh_CN"),
+    )
 
 
 @dataclass(frozen=True)
@@ -449,3 +454,93 @@ def settings_markdown() -> str:
             f"| `{info.key}` | `{default}` | {info.allowed()} | {info.doc} | `{info.env_name}` |"
         )
     return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def setting_info(dotted: str) -> SettingInfo:
+    """The schema entry of ``"section.key"``; ConfigError naming the known keys if none."""
+    section, _, key = dotted.partition(".")
+    for info in describe_settings():
+        if info.section == section and info.key == key:
+            return info
+    known = sorted(f"{i.section}.{i.key}" for i in describe_settings())
+    raise ConfigError(f"unknown setting {dotted}", hint="known settings: " + ", ".join(known))
+
+
+def validate_setting(dotted: str, raw: Any) -> Any:
+    """``raw`` checked and converted with the same rules as config.toml (ConfigError with the
+    key, the value and what is allowed)."""
+    return _coerce(setting_info(dotted), raw, "settings")
+
+
+def write_setting(path: Path, dotted: str, raw: Any) -> Any:
+    """Validate one setting and write it to config.toml, keeping every other line and its
+    comments (tomlkit), then check that the whole file still loads. Returns the value
+    written. Secrets never come here: they go to :mod:`xyclaw.secrets`."""
+    info = setting_info(dotted)
+    value = _coerce(info, raw, "settings")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read {path}: {exc.strerror}", hint="check the file's permissions"
+        ) from exc
+    new_text = _set_in_toml(text, info.section, info.key, value, path)
+    try:
+        parsed = tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError as exc:  # pragma: no cover - the writers emit valid TOML
+        raise ConfigError(f"writing {dotted} would break {path}: {exc}") from exc
+    _check_file_values(parsed, str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(new_text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {path}: {exc.strerror}", hint="check the folder's permissions"
+        ) from exc
+    return value
+
+
+def _set_in_toml(text: str, section: str, key: str, value: Any, path: Path) -> str:
+    try:
+        import tomlkit
+    except ImportError:  # keeps the values, loses the comments
+        import tomli_w
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path} is not valid TOML: {exc}", hint="fix it first") from exc
+        data.setdefault(section, {})[key] = value
+        return tomli_w.dumps(data)
+    try:
+        doc = tomlkit.parse(text)
+    except Exception as exc:  # tomlkit's parse errors have no common base class
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}",
+            hint="fix the line named above, or move the file aside to use the defaults",
+        ) from exc
+    table = doc.get(section)
+    if table is None:
+        table = tomlkit.table()
+        doc[section] = table
+    elif not isinstance(table, dict):
+        raise ConfigError(f"{path}: {section} must be a table ([{section}])")
+    table[key] = value
+    return tomlkit.dumps(doc)
+
+
+def _check_file_values(file_values: Mapping[str, Any], origin: str) -> None:
+    """Every section and key known and every value allowed (what load_config checks)."""
+    infos = {(i.section, i.key): i for i in describe_settings()}
+    for section, table in file_values.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{origin}: {section} must be a table ([{section}])")
+        for key, raw in table.items():
+            info = infos.get((section, key))
+            if info is None:
+                raise ConfigError(f"{origin}: unknown key {section}.{key}")
+            _coerce(info, raw, origin)
