@@ -22,6 +22,11 @@ from tests.gui.conftest import (  # noqa: F401  (fixtures used by the tests here
     make_window,
     sim_engine,
 )
+from tests.remote.conftest import (  # noqa: F401  (the real OpenSSH server for host keys)
+    keys,
+    sshd,
+    sshd_factory,
+)
 from xyclaw.gui.main_window import MainWindowController
 
 LORA_13B = {"task": "finetune-lora", "model_size": "13B", "gpus": "8", "budget": "500"}
