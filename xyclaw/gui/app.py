@@ -22,9 +22,10 @@ SMOKE_SCREENSHOT_ENV = "XYCLAW_SMOKE_SCREENSHOT"
 
 
 def apply_theme(app: QApplication, theme: str) -> None:
-    if theme == "system":
-        return
-    app.setStyleSheet((bundled("ui") / "themes" / f"{theme}.qss").read_text(encoding="utf-8"))
+    """Light, dark, or "system" (follows the desktop's colour scheme, also when it changes)."""
+    from xyclaw.gui.themes import apply_theme as apply
+
+    apply(app, theme)
 
 
 def create_app() -> QApplication:
@@ -66,7 +67,10 @@ def run_app(engine: Engine) -> int:
     app = create_app()
     # The window may close to the tray; quitting is always explicit (tray menu, Quit flow).
     app.setQuitOnLastWindowClosed(False)
-    apply_theme(app, engine.config.gui.theme if engine.config.gui.theme != "system" else "light")
+    from xyclaw.gui import i18n
+
+    i18n.install(engine.config.gui.language)
+    apply_theme(app, engine.config.gui.theme)
     controller = MainWindowController(engine)
     controller.window.show()
     runtimes: list[Any] = []

@@ -136,8 +136,9 @@ class _Relay(QObject):
         self.open[key] = (question, view)
 
         def answer(trusted: bool) -> None:
+            if self.open.pop(key, None) is None:  # done() below emits rejected again
+                return
             question.answer(trusted)
-            self.open.pop(key, None)
             view.dialog.done(
                 QDialog.DialogCode.Accepted if trusted else QDialog.DialogCode.Rejected
             )

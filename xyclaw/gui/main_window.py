@@ -115,11 +115,25 @@ def _clusters_page(context: GuiContext) -> QWidget:
     return ClustersPage(context)
 
 
+def _history_page(context: GuiContext) -> QWidget:
+    from xyclaw.gui.history_page import create_history_page
+
+    return create_history_page(context)
+
+
+def _settings_page(context: GuiContext) -> QWidget:
+    from xyclaw.gui.settings_page import create_settings_page
+
+    return create_settings_page(context)
+
+
 DEFAULT_PAGES: dict[str, Callable[[GuiContext], QWidget | None]] = {
     "chat": _chat_page,
     "plan": _plan_page,
     "clusters": _clusters_page,
     "monitor": _monitor_page,
+    "history": _history_page,
+    "settings": _settings_page,
 }
 
 

@@ -1,0 +1,2210 @@
+<?xml version='1.0' encoding='utf-8'?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>ApprovalCard</name>
+    <message>
+        <source>approval</source>
+        <translation>approval</translation>
+    </message>
+    <message>
+        <source>Approval needed</source>
+        <translation>需要你的批准</translation>
+    </message>
+    <message>
+        <source>spend</source>
+        <translation>spend</translation>
+    </message>
+    <message>
+        <source>effect</source>
+        <translation>effect</translation>
+    </message>
+    <message>
+        <source>card-title</source>
+        <translation>card-title</translation>
+    </message>
+    <message>
+        <source>muted</source>
+        <translation>muted</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>warning</translation>
+    </message>
+    <message>
+        <source>Asked after reading output from a remote machine: that output is data, not your instruction. Check that this is what you want.</source>
+        <translation>这是在读取远程机器的输出之后提出的：那些输出只是数据，不是你的指令。请确认这确实是你想要的。</translation>
+    </message>
+    <message>
+        <source>Allow this on this cluster for the rest of this conversation</source>
+        <translation>在本次对话余下的时间里，允许在这个集群上这样做</translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation>批准</translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation>primary</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>修改…</translation>
+    </message>
+    <message>
+        <source>Change the arguments, then ask again</source>
+        <translation>修改参数后重新请求</translation>
+    </message>
+</context>
+<context>
+    <name>ApprovalDialog</name>
+    <message>
+        <source>Approve spending</source>
+        <translation>批准花费</translation>
+    </message>
+    <message>
+        <source>muted</source>
+        <translation>muted</translation>
+    </message>
+    <message>
+        <source>Nothing is rented until you approve. Approve rents exactly this quote, or nothing if the provider changed it; billing is per second from when the nodes run, and the budget releases the cluster when it is reached.</source>
+        <translation>在你批准之前不会租用任何东西。批准后只按这份报价租用；如果提供商改了报价，则什么也不租。计费从节点运行起按秒计算，达到预算时集群会被释放。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPage</name>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation>开始新对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation>primary</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Rename the selected conversation (F2)</source>
+        <translation>重命名所选对话（F2）</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete the selected conversation</source>
+        <translation>删除所选对话</translation>
+    </message>
+    <message>
+        <source>Search conversations…</source>
+        <translation>搜索对话…</translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>heading</source>
+        <translation>heading</translation>
+    </message>
+    <message>
+        <source>muted</source>
+        <translation>muted</translation>
+    </message>
+    <message>
+        <source>Tokens and model cost of this conversation</source>
+        <translation>本次对话的 token 数和模型费用</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>error</translation>
+    </message>
+    <message>
+        <source>Ask XyClaw: plan, rent, tune, run, watch, release… (Enter sends, Shift+Enter for a new line)</source>
+        <translation>问 XyClaw：规划、租用、调优、运行、监控、释放…（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the answer (Esc)</source>
+        <translation>停止回答（Esc）</translation>
+    </message>
+</context>
+<context>
+    <name>ClustersPage</name>
+    <message>
+        <source>Clusters</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>heading</source>
+        <translation>heading</translation>
+    </message>
+    <message>
+        <source>muted</source>
+        <translation>muted</translation>
+    </message>
+    <message>
+        <source>Show released</source>
+        <translation>显示已释放的</translation>
+    </message>
+    <message>
+        <source>Also list clusters that were released, failed or are gone</source>
+        <translation>也列出已释放、失败或已消失的集群</translation>
+    </message>
+    <message>
+        <source>Rent…</source>
+        <translation>租用…</translation>
+    </message>
+    <message>
+        <source>Rent exactly the GPUs you name, through a quote and your approval</source>
+        <translation>按报价并经你批准，租用你指定的 GPU</translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation>primary</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>error</translation>
+    </message>
+    <message>
+        <source>Select a cluster to see its nodes</source>
+        <translation>选择一个集群以查看其节点</translation>
+    </message>
+    <message>
+        <source>card-title</source>
+        <translation>card-title</translation>
+    </message>
+    <message>
+        <source>Tune</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <source>Probe the fabric, measure all-reduce, try the recommended NCCL settings and keep the better</source>
+        <translation>探测网络，测量 all-reduce，试用推荐的 NCCL 设置并保留更好的那个</translation>
+    </message>
+    <message>
+        <source>Release…</source>
+        <translation>释放…</translation>
+    </message>
+    <message>
+        <source>Give the machines back: billing stops, what is only on their disks is lost</source>
+        <translation>归还机器：停止计费，只存在它们磁盘上的数据会丢失</translation>
+    </message>
+    <message>
+        <source>danger</source>
+        <translation>danger</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Node details</source>
+        <translation>节点详情</translation>
+    </message>
+    <message>
+        <source>Copy ssh config</source>
+        <translation>复制 ssh 配置</translation>
+    </message>
+    <message>
+        <source>Copy a Host block for ~/.ssh/config, so that `ssh &lt;alias&gt;` reaches this node</source>
+        <translation>复制一段 ~/.ssh/config 的 Host 配置，使 `ssh &lt;别名&gt;` 能连到这个节点</translation>
+    </message>
+</context>
+<context>
+    <name>CompareView</name>
+    <message>
+        <source>x axis</source>
+        <translation>横轴</translation>
+    </message>
+    <message>
+        <source>Curve</source>
+        <translation>曲线</translation>
+    </message>
+    <message>
+        <source>Smoothing</source>
+        <translation>平滑</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <source>Differences only</source>
+        <translation>只看不同之处</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Wall time</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>Tokens seen</source>
+        <translation>已处理 token</translation>
+    </message>
+    <message>
+        <source>Money spent</source>
+        <translation>已花费</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Loss</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Comparing {n} jobs</source>
+        <translation>对比 {n} 个作业</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>wall time ({unit})</source>
+        <translation>耗时（{unit}）</translation>
+    </message>
+    <message>
+        <source>tokens seen</source>
+        <translation>已处理 token</translation>
+    </message>
+    <message>
+        <source>money spent ({currency})</source>
+        <translation>已花费（{currency}）</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>loss</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>No points on this axis for: {runs}</source>
+        <translation>以下运行在这个轴上没有数据点：{runs}</translation>
+    </message>
+    <message>
+        <source>h</source>
+        <translation>小时</translation>
+    </message>
+    <message>
+        <source>min</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <source>Setting or result</source>
+        <translation>设置或结果</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} rows</source>
+        <translation>{total} 行中的 {shown} 行</translation>
+    </message>
+    <message>
+        <source>{total} rows</source>
+        <translation>{total} 行</translation>
+    </message>
+</context>
+<context>
+    <name>EditArgsDialog</name>
+    <message>
+        <source>Edit the request</source>
+        <translation>修改请求</translation>
+    </message>
+    <message>
+        <source>Change what the agent asked for. XyClaw quotes the changed request again and asks you to approve it.</source>
+        <translation>修改智能体的请求。XyClaw 会为修改后的请求重新报价，并再次请你批准。</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>error</translation>
+    </message>
+</context>
+<context>
+    <name>History</name>
+    <message>
+        <source>queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>setting up</source>
+        <translation>准备中</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <translation>启动中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>recovering</source>
+        <translation>恢复中</translation>
+    </message>
+    <message>
+        <source>lost contact</source>
+        <translation>失去联系</translation>
+    </message>
+    <message>
+        <source>requested</source>
+        <translation>已请求</translation>
+    </message>
+    <message>
+        <source>provisioning</source>
+        <translation>开通中</translation>
+    </message>
+    <message>
+        <source>bootstrapping</source>
+        <translation>初始化中</translation>
+    </message>
+    <message>
+        <source>ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>releasing</source>
+        <translation>释放中</translation>
+    </message>
+    <message>
+        <source>released</source>
+        <translation>已释放</translation>
+    </message>
+    <message>
+        <source>gone</source>
+        <translation>已消失</translation>
+    </message>
+    <message>
+        <source>a non-zero exit</source>
+        <translation>非零退出</translation>
+    </message>
+    <message>
+        <source>a lost node</source>
+        <translation>节点丢失</translation>
+    </message>
+    <message>
+        <source>a GPU error (XID)</source>
+        <translation>GPU 错误（XID）</translation>
+    </message>
+    <message>
+        <source>an NCCL timeout</source>
+        <translation>NCCL 超时</translation>
+    </message>
+    <message>
+        <source>an NCCL error</source>
+        <translation>NCCL 错误</translation>
+    </message>
+    <message>
+        <source>a CUDA error</source>
+        <translation>CUDA 错误</translation>
+    </message>
+    <message>
+        <source>running out of GPU memory</source>
+        <translation>GPU 显存不足</translation>
+    </message>
+    <message>
+        <source>a cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>an unreachable node</source>
+        <translation>节点无法连接</translation>
+    </message>
+    <message>
+        <source>the budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>the time limit</source>
+        <translation>时间上限</translation>
+    </message>
+    <message>
+        <source>info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>critical</source>
+        <translation>严重</translation>
+    </message>
+    <message>
+        <source>before tuning</source>
+        <translation>调优前</translation>
+    </message>
+    <message>
+        <source>with the new settings</source>
+        <translation>使用新设置</translation>
+    </message>
+    <message>
+        <source>check</source>
+        <translation>复查</translation>
+    </message>
+    <message>
+        <source>recommended from the fabric probe</source>
+        <translation>根据网络探测推荐</translation>
+    </message>
+    <message>
+        <source>kept as they were (already healthy)</source>
+        <translation>保持原样（已经健康）</translation>
+    </message>
+    <message>
+        <source>chosen by measuring</source>
+        <translation>经测量选定</translation>
+    </message>
+    <message>
+        <source>set by you</source>
+        <translation>由你设置</translation>
+    </message>
+    <message>
+        <source>Rented</source>
+        <translation>租用</translation>
+    </message>
+    <message>
+        <source>Node up</source>
+        <translation>节点启动</translation>
+    </message>
+    <message>
+        <source>Node failed</source>
+        <translation>节点失败</translation>
+    </message>
+    <message>
+        <source>Bootstrapped</source>
+        <translation>初始化完成</translation>
+    </message>
+    <message>
+        <source>Fabric probed</source>
+        <translation>探测网络</translation>
+    </message>
+    <message>
+        <source>Bus bandwidth measured</source>
+        <translation>测量总线带宽</translation>
+    </message>
+    <message>
+        <source>NCCL settings</source>
+        <translation>NCCL 设置</translation>
+    </message>
+    <message>
+        <source>Alert</source>
+        <translation>告警</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>Failover</source>
+        <translation>故障转移</translation>
+    </message>
+    <message>
+        <source>Checkpoint</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>Recovery</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Job created</source>
+        <translation>创建作业</translation>
+    </message>
+    <message>
+        <source>Attempt started</source>
+        <translation>尝试开始</translation>
+    </message>
+    <message>
+        <source>Attempt ended</source>
+        <translation>尝试结束</translation>
+    </message>
+    <message>
+        <source>Job ended</source>
+        <translation>作业结束</translation>
+    </message>
+    <message>
+        <source>Release requested</source>
+        <translation>请求释放</translation>
+    </message>
+    <message>
+        <source>Released</source>
+        <translation>已释放</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供商</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>地域</translation>
+    </message>
+    <message>
+        <source>GPU model</source>
+        <translation>GPU 型号</translation>
+    </message>
+    <message>
+        <source>Nodes x GPUs per node</source>
+        <translation>节点数 × 每节点 GPU 数</translation>
+    </message>
+    <message>
+        <source>Fabric</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>Price per GPU-hour</source>
+        <translation>每 GPU 小时价格</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Attempts</source>
+        <translation>尝试次数</translation>
+    </message>
+    <message>
+        <source>Duration (s)</source>
+        <translation>时长（秒）</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Final loss</source>
+        <translation>最终 loss</translation>
+    </message>
+    <message>
+        <source>Lowest loss</source>
+        <translation>最低 loss</translation>
+    </message>
+    <message>
+        <source>Tokens/s after warm-up</source>
+        <translation>预热后的 token/秒</translation>
+    </message>
+    <message>
+        <source>MFU (estimated)</source>
+        <translation>MFU（估算）</translation>
+    </message>
+    <message>
+        <source>All-reduce bus bandwidth</source>
+        <translation>All-reduce 总线带宽</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>tuning</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <source>reconciliation</source>
+        <translation>对账</translation>
+    </message>
+    <message>
+        <source>budget and idle guard</source>
+        <translation>预算与空闲守护</translation>
+    </message>
+    <message>
+        <source>idle release</source>
+        <translation>空闲释放</translation>
+    </message>
+    <message>
+        <source>job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>orphan</source>
+        <translation>孤儿实例</translation>
+    </message>
+    <message>
+        <source>billing</source>
+        <translation>计费</translation>
+    </message>
+    <message>
+        <source>Spec</source>
+        <translation>规格</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>NCCL environment</source>
+        <translation>NCCL 环境</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>{nodes} x {per} {gpu} from {provider} in {region}, {fabric}, {price} per GPU-hour</source>
+        <translation>{nodes} × {per} {gpu}，来自 {provider}（{region}），{fabric}，每 GPU 小时 {price}</translation>
+    </message>
+    <message>
+        <source>{n} nodes answer SSH and passed their checks</source>
+        <translation>{n} 个节点可以 SSH 登录并通过了检查</translation>
+    </message>
+    <message>
+        <source>{fabric} over {transport}, {active} of {total} NICs active</source>
+        <translation>{fabric}，经由 {transport}，{total} 块网卡中 {active} 块在用</translation>
+    </message>
+    <message>
+        <source>{fabric} over {transport}</source>
+        <translation>{fabric}，经由 {transport}</translation>
+    </message>
+    <message>
+        <source>{collective} {phase}: {avg} GB/s average, {peak} GB/s peak ({transport})</source>
+        <translation>{collective} {phase}：平均 {avg} GB/s，峰值 {peak} GB/s（{transport}）</translation>
+    </message>
+    <message>
+        <source>applied, {how}</source>
+        <translation>已应用，{how}</translation>
+    </message>
+    <message>
+        <source>proposed, {how}</source>
+        <translation>已提出，{how}</translation>
+    </message>
+    <message>
+        <source>cleared at {time}</source>
+        <translation>于 {time} 解除</translation>
+    </message>
+    <message>
+        <source>still open when the history ends</source>
+        <translation>到记录结束时仍未解除</translation>
+    </message>
+    <message>
+        <source>attempt {n} after {cause}</source>
+        <translation>因{cause}而开始第 {n} 次尝试</translation>
+    </message>
+    <message>
+        <source>resumed from step {step}</source>
+        <translation>从第 {step} 步继续</translation>
+    </message>
+    <message>
+        <source>attempt {n}</source>
+        <translation>第 {n} 次尝试</translation>
+    </message>
+    <message>
+        <source>attempt {n}: {state}</source>
+        <translation>第 {n} 次尝试：{state}</translation>
+    </message>
+    <message>
+        <source>because of {cause}</source>
+        <translation>原因：{cause}</translation>
+    </message>
+    <message>
+        <source>exit code {code}</source>
+        <translation>退出码 {code}</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryPage</name>
+    <message>
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <source>Every cluster and job XyClaw ran, from this computer's history: it works offline, and nothing here asks a provider.</source>
+        <translation>XyClaw 运行过的每个集群和作业，来自本机的历史记录：离线可用，这里不会访问任何提供商。</translation>
+    </message>
+    <message>
+        <source>Search names, clusters, ids… (Ctrl+F)</source>
+        <translation>搜索名称、集群、编号…（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Period</source>
+        <translation>时间段</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供商</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>Lowest cost shown (in the run's currency)</source>
+        <translation>显示的最低费用（按该次运行的币种）</translation>
+    </message>
+    <message>
+        <source>Highest cost shown (– for no limit)</source>
+        <translation>显示的最高费用（– 表示不限）</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Clusters</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>ID</source>
+        <translation>编号</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Attempts</source>
+        <translation>尝试次数</translation>
+    </message>
+    <message>
+        <source>Final loss</source>
+        <translation>最终 loss</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>地域</translation>
+    </message>
+    <message>
+        <source>Fabric</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>Rented</source>
+        <translation>租用</translation>
+    </message>
+    <message>
+        <source>Replay</source>
+        <translation>回放</translation>
+    </message>
+    <message>
+        <source>Play back the selected run (Enter)</source>
+        <translation>回放所选的运行（Enter）</translation>
+    </message>
+    <message>
+        <source>Overlay the curves and table the settings of the selected jobs (Ctrl+Shift+C)</source>
+        <translation>叠加所选作业的曲线并列出它们的设置（Ctrl+Shift+C）</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Write what is shown below to JSON or CSV (Ctrl+E)</source>
+        <translation>把下方显示的内容写成 JSON 或 CSV（Ctrl+E）</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Read the history again (F5)</source>
+        <translation>重新读取历史（F5）</translation>
+    </message>
+    <message>
+        <source>Pick a job or a cluster and press Replay to play it back; pick two or more jobs (Ctrl+click) and press Compare to overlay their curves.</source>
+        <translation>选择一个作业或集群并按“回放”来重放它；选择两个或更多作业（Ctrl+点击）并按“对比”来叠加它们的曲线。</translation>
+    </message>
+    <message>
+        <source>any time</source>
+        <translation>任何时间</translation>
+    </message>
+    <message>
+        <source>today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>last 7 days</source>
+        <translation>最近 7 天</translation>
+    </message>
+    <message>
+        <source>last 30 days</source>
+        <translation>最近 30 天</translation>
+    </message>
+    <message>
+        <source>this year</source>
+        <translation>今年</translation>
+    </message>
+    <message>
+        <source>between dates</source>
+        <translation>指定日期之间</translation>
+    </message>
+    <message>
+        <source>all providers</source>
+        <translation>所有提供商</translation>
+    </message>
+    <message>
+        <source>all GPUs</source>
+        <translation>所有 GPU</translation>
+    </message>
+    <message>
+        <source>all states</source>
+        <translation>所有状态</translation>
+    </message>
+    <message>
+        <source>jobs</source>
+        <translation>个作业</translation>
+    </message>
+    <message>
+        <source>clusters</source>
+        <translation>个集群</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} {what} · {cost} in all</source>
+        <translation>显示 {shown}/{total} {what} · 共 {cost}</translation>
+    </message>
+    <message>
+        <source>Compare ({n})</source>
+        <translation>对比（{n}）</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Written: {files}</source>
+        <translation>已写入：{files}</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;CSV (*.csv)</source>
+        <translation>JSON (*.json);;CSV (*.csv)</translation>
+    </message>
+</context>
+<context>
+    <name>HostKeyDialog</name>
+    <message>
+        <source>Unknown host key</source>
+        <translation>未知的主机密钥</translation>
+    </message>
+    <message>
+        <source>heading</source>
+        <translation>heading</translation>
+    </message>
+    <message>
+        <source>muted</source>
+        <translation>muted</translation>
+    </message>
+    <message>
+        <source>Do not connect</source>
+        <translation>不要连接</translation>
+    </message>
+    <message>
+        <source>Trust and connect</source>
+        <translation>信任并连接</translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation>primary</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>XyClaw</source>
+        <translation>XyClaw</translation>
+    </message>
+    <message>
+        <source>Navigation</source>
+        <translation>导航</translation>
+    </message>
+    <message>
+        <source>Operations</source>
+        <translation>操作</translation>
+    </message>
+</context>
+<context>
+    <name>OperationsPanel</name>
+    <message>
+        <source>Operations</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Operation</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>No operations yet.</source>
+        <translation>还没有操作。</translation>
+    </message>
+    <message>
+        <source>muted</source>
+        <translation>muted</translation>
+    </message>
+    <message>
+        <source>Clear finished</source>
+        <translation>清除已完成的</translation>
+    </message>
+</context>
+<context>
+    <name>PlanPage</name>
+    <message>
+        <source>Plan a cluster</source>
+        <translation>规划集群</translation>
+    </message>
+    <message>
+        <source>heading</source>
+        <translation>heading</translation>
+    </message>
+    <message>
+        <source>What to run and the limits on it. XyClaw ranks every way to rent it by cost and time; nothing is rented until you approve a quote.</source>
+        <translation>要运行什么以及它的限制。XyClaw 按费用和时间为每种租用方式排序；在你批准报价之前不会租用任何东西。</translation>
+    </message>
+    <message>
+        <source>muted</source>
+        <translation>muted</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>planTask</source>
+        <translation>planTask</translation>
+    </message>
+    <message>
+        <source>field-error</source>
+        <translation>field-error</translation>
+    </message>
+    <message>
+        <source>Model size</source>
+        <translation>模型大小</translation>
+    </message>
+    <message>
+        <source>planModelSize</source>
+        <translation>planModelSize</translation>
+    </message>
+    <message>
+        <source>13B, 70B or 1.5e9 parameters</source>
+        <translation>13B、70B 或 1.5e9 个参数</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Token 数</translation>
+    </message>
+    <message>
+        <source>planTokens</source>
+        <translation>planTokens</translation>
+    </message>
+    <message>
+        <source>training tokens, e.g. 1B (optional)</source>
+        <translation>训练 token 数，例如 1B（可选）</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>planGpus</source>
+        <translation>planGpus</translation>
+    </message>
+    <message>
+        <source>8, 8-32 or 16+ (optional)</source>
+        <translation>8、8-32 或 16+（可选）</translation>
+    </message>
+    <message>
+        <source>GPU model</source>
+        <translation>GPU 型号</translation>
+    </message>
+    <message>
+        <source>planGpu</source>
+        <translation>planGpu</translation>
+    </message>
+    <message>
+        <source>Fabric</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>planFabric</source>
+        <translation>planFabric</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>planBudget</source>
+        <translation>planBudget</translation>
+    </message>
+    <message>
+        <source>500 or 500 CNY (optional)</source>
+        <translation>500 或 500 CNY（可选）</translation>
+    </message>
+    <message>
+        <source>Deadline</source>
+        <translation>截止时间</translation>
+    </message>
+    <message>
+        <source>planDeadline</source>
+        <translation>planDeadline</translation>
+    </message>
+    <message>
+        <source>48h, 2d, 1d12h (optional)</source>
+        <translation>48h、2d、1d12h（可选）</translation>
+    </message>
+    <message>
+        <source>QPS</source>
+        <translation>QPS</translation>
+    </message>
+    <message>
+        <source>planRate</source>
+        <translation>planRate</translation>
+    </message>
+    <message>
+        <source>requests per second (inference)</source>
+        <translation>每秒请求数（推理）</translation>
+    </message>
+    <message>
+        <source>Fastest first (rank by time, not cost)</source>
+        <translation>最快优先（按时间而不是费用排序）</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>error</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <source>Rank every option over the providers' live offers (Ctrl+Return)</source>
+        <translation>按提供商的实时报价为每个方案排序（Ctrl+Return）</translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation>primary</translation>
+    </message>
+    <message>
+        <source>Fill in the form and press Plan: the ranked options, their reasons and a cost-versus-time chart appear here.</source>
+        <translation>填写表单后按“规划”：排好序的方案、理由以及费用-时间图会显示在这里。</translation>
+    </message>
+    <message>
+        <source>body</source>
+        <translation>body</translation>
+    </message>
+    <message>
+        <source>Save report…</source>
+        <translation>保存报告…</translation>
+    </message>
+    <message>
+        <source>Write this plan as a selection report (HTML with the chart, the options, RoCE vs InfiniBand and the assumptions)</source>
+        <translation>把这份规划写成选型报告（HTML，含图表、方案、RoCE 与 InfiniBand 的比较和各项假设）</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>warning</translation>
+    </message>
+    <message>
+        <source>Ranked options</source>
+        <translation>排好序的方案</translation>
+    </message>
+    <message>
+        <source>Cost against time of every feasible option</source>
+        <translation>每个可行方案的费用与时间</translation>
+    </message>
+    <message>
+        <source>Why this option</source>
+        <translation>为什么选这个方案</translation>
+    </message>
+</context>
+<context>
+    <name>QuitDialog</name>
+    <message>
+        <source>Quit XyClaw</source>
+        <translation>退出 XyClaw</translation>
+    </message>
+    <message>
+        <source>These clusters keep billing after XyClaw quits</source>
+        <translation>XyClaw 退出后这些集群仍会继续计费</translation>
+    </message>
+    <message>
+        <source>heading</source>
+        <translation>heading</translation>
+    </message>
+    <message>
+        <source>Clusters that keep billing</source>
+        <translation>继续计费的集群</translation>
+    </message>
+    <message>
+        <source>While XyClaw is closed nothing releases idle machines or enforces budgets. Releasing stops billing; what is only on the nodes' disks is lost.</source>
+        <translation>XyClaw 关闭期间，没有谁会释放空闲机器或执行预算。释放会停止计费；只存在节点磁盘上的数据会丢失。</translation>
+    </message>
+    <message>
+        <source>muted</source>
+        <translation>muted</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Quit and keep them running</source>
+        <translation>退出并让它们继续运行</translation>
+    </message>
+    <message>
+        <source>Release them and quit</source>
+        <translation>释放它们并退出</translation>
+    </message>
+    <message>
+        <source>danger</source>
+        <translation>danger</translation>
+    </message>
+</context>
+<context>
+    <name>RentDialog</name>
+    <message>
+        <source>Rent a cluster</source>
+        <translation>租用集群</translation>
+    </message>
+    <message>
+        <source>Exactly what to rent. XyClaw quotes the cheapest matching offer with room for it and shows you the price, the estimated total, the budget and the quote's expiry before anything is rented.</source>
+        <translation>精确指定要租用的资源。XyClaw 会找出最便宜且有余量的匹配报价，并在租用之前向你展示价格、预计总额、预算以及报价的有效期。</translation>
+    </message>
+    <message>
+        <source>muted</source>
+        <translation>muted</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供商</translation>
+    </message>
+    <message>
+        <source>rentProvider</source>
+        <translation>rentProvider</translation>
+    </message>
+    <message>
+        <source>field-error</source>
+        <translation>field-error</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>rentGpu</source>
+        <translation>rentGpu</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>rentCount</source>
+        <translation>rentCount</translation>
+    </message>
+    <message>
+        <source> GPUs</source>
+        <translation> 块 GPU</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>地域</translation>
+    </message>
+    <message>
+        <source>rentRegion</source>
+        <translation>rentRegion</translation>
+    </message>
+    <message>
+        <source>Fabric</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>rentFabric</source>
+        <translation>rentFabric</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>rentBudget</source>
+        <translation>rentBudget</translation>
+    </message>
+    <message>
+        <source>500 or 500 CNY (empty: the default budget)</source>
+        <translation>500 或 500 CNY（留空：默认预算）</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>rentName</source>
+        <translation>rentName</translation>
+    </message>
+    <message>
+        <source>optional, e.g. llama-ft</source>
+        <translation>可选，例如 llama-ft</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>error</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Get a quote…</source>
+        <translation>获取报价…</translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation>primary</translation>
+    </message>
+</context>
+<context>
+    <name>ReplayView</name>
+    <message>
+        <source>GPUs and loss</source>
+        <extracomment>Window lengths offered for scrubbing through a run (seconds; 0: the whole run). Marks a table or tree cell whose text the GUI wrote (and translated), for tests.</extracomment>
+        <translation>GPU 与 loss</translation>
+    </message>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>Window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>whole run</source>
+        <translation>整个运行</translation>
+    </message>
+    <message>
+        <source>Move through the run: the charts show the window ending here</source>
+        <translation>在运行中移动：图表显示到这里为止的窗口</translation>
+    </message>
+    <message>
+        <source>Search the log…</source>
+        <translation>搜索日志…</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>What</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>As recorded</source>
+        <translation>原始记录</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Hours</source>
+        <translation>小时</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>Cost at the price</source>
+        <translation>按价格计的费用</translation>
+    </message>
+    <message>
+        <source>Currency</source>
+        <translation>币种</translation>
+    </message>
+    <message>
+        <source>Input tokens</source>
+        <translation>输入 token</translation>
+    </message>
+    <message>
+        <source>Output tokens</source>
+        <translation>输出 token</translation>
+    </message>
+    <message>
+        <source>Model cost</source>
+        <translation>模型费用</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Its cluster in all</source>
+        <translation>所在集群总计</translation>
+    </message>
+    <message>
+        <source>Price per GPU-hour</source>
+        <translation>每 GPU 小时价格</translation>
+    </message>
+    <message>
+        <source>GPU-hours</source>
+        <translation>GPU 小时</translation>
+    </message>
+    <message>
+        <source>Agents' model tokens</source>
+        <translation>智能体的模型 token</translation>
+    </message>
+    <message>
+        <source>Node-hours</source>
+        <translation>节点小时</translation>
+    </message>
+    <message>
+        <source>Model tokens spent by the agents on this cluster</source>
+        <translation>智能体在这个集群上花费的模型 token</translation>
+    </message>
+    <message>
+        <source>No GPU samples were kept for this time (raw samples and rollups are past their retention, or telemetry was off).</source>
+        <translation>这段时间没有保留 GPU 采样（原始采样和汇总已超过保留期，或者当时没有开启遥测）。</translation>
+    </message>
+    <message>
+        <source>No loss or throughput was recorded for this run.</source>
+        <translation>这次运行没有记录 loss 或吞吐量。</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Loss</translation>
+    </message>
+    <message>
+        <source>Throughput (tokens/s)</source>
+        <translation>吞吐量（token/秒）</translation>
+    </message>
+    <message>
+        <source>Throughput (thousand tokens/s)</source>
+        <translation>吞吐量（千 token/秒）</translation>
+    </message>
+    <message>
+        <source>Throughput (million tokens/s)</source>
+        <translation>吞吐量（百万 token/秒）</translation>
+    </message>
+    <message>
+        <source>GPU utilization</source>
+        <translation>GPU 利用率</translation>
+    </message>
+    <message>
+        <source>Memory used</source>
+        <translation>显存占用</translation>
+    </message>
+    <message>
+        <source>Power</source>
+        <translation>功耗</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Network (per node, in + out)</source>
+        <translation>网络（每节点，收 + 发）</translation>
+    </message>
+    <message>
+        <source>utilization %</source>
+        <translation>利用率 %</translation>
+    </message>
+    <message>
+        <source>Job #{id} {name}: {state}</source>
+        <translation>作业 #{id} {name}：{state}</translation>
+    </message>
+    <message>
+        <source>Cluster #{id} {name}: {state}</source>
+        <translation>集群 #{id} {name}：{state}</translation>
+    </message>
+    <message>
+        <source>{nodes} x {per} {gpu} from {provider}</source>
+        <translation>{nodes} × {per} {gpu}，来自 {provider}</translation>
+    </message>
+    <message>
+        <source>no cluster</source>
+        <translation>没有集群</translation>
+    </message>
+    <message>
+        <source>on {cluster}</source>
+        <translation>运行于 {cluster}</translation>
+    </message>
+    <message>
+        <source>Drawn from one-minute rollups: the full-rate samples are past their retention.</source>
+        <translation>根据一分钟汇总绘制：全速采样已超过保留期。</translation>
+    </message>
+    <message>
+        <source>No GPU samples were kept for this run.</source>
+        <translation>这次运行没有保留 GPU 采样。</translation>
+    </message>
+    <message>
+        <source>all nodes</source>
+        <translation>所有节点</translation>
+    </message>
+    <message>
+        <source>all attempts</source>
+        <translation>所有尝试</translation>
+    </message>
+    <message>
+        <source>attempt {n}</source>
+        <translation>第 {n} 次尝试</translation>
+    </message>
+    <message>
+        <source>clusters have no log of their own</source>
+        <translation>集群本身没有日志</translation>
+    </message>
+    <message>
+        <source>{shown} of the last {kept} of {total} lines</source>
+        <translation>{total} 行中最后 {kept} 行里的 {shown} 行</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} lines</source>
+        <translation>{total} 行中的 {shown} 行</translation>
+    </message>
+    <message>
+        <source>none recorded</source>
+        <translation>没有记录</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPage</name>
+    <message>
+        <source>Built-in rules brain (no model, no key)</source>
+        <translation>内置规则大脑（无需模型和密钥）</translation>
+    </message>
+    <message>
+        <source>OpenAI</source>
+        <translation>OpenAI</translation>
+    </message>
+    <message>
+        <source>DeepSeek</source>
+        <translation>DeepSeek</translation>
+    </message>
+    <message>
+        <source>Qwen (DashScope, compatible mode)</source>
+        <translation>通义千问（DashScope 兼容模式）</translation>
+    </message>
+    <message>
+        <source>Moonshot (Kimi)</source>
+        <translation>Moonshot (Kimi)</translation>
+    </message>
+    <message>
+        <source>Zhipu (GLM)</source>
+        <translation>智谱（GLM）</translation>
+    </message>
+    <message>
+        <source>SiliconFlow</source>
+        <translation>硅基流动</translation>
+    </message>
+    <message>
+        <source>Ollama on this computer</source>
+        <translation>本机上的 Ollama</translation>
+    </message>
+    <message>
+        <source>vLLM server (OpenAI-compatible)</source>
+        <translation>vLLM 服务（兼容 OpenAI）</translation>
+    </message>
+    <message>
+        <source>LM Studio on this computer</source>
+        <translation>本机上的 LM Studio</translation>
+    </message>
+    <message>
+        <source>Any OpenAI-compatible endpoint</source>
+        <translation>任意兼容 OpenAI 的端点</translation>
+    </message>
+    <message>
+        <source>release the cluster</source>
+        <translation>释放集群</translation>
+    </message>
+    <message>
+        <source>stop its jobs, keep the cluster</source>
+        <translation>停止它的作业，保留集群</translation>
+    </message>
+    <message>
+        <source>only warn</source>
+        <translation>只发出警告</translation>
+    </message>
+    <message>
+        <source>like the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>one of {values}</source>
+        <extracomment>The money and approval defaults the page edits, in the order shown.</extracomment>
+        <translation>以下之一：{values}</translation>
+    </message>
+    <message>
+        <source>at least {n}</source>
+        <translation>至少 {n}</translation>
+    </message>
+    <message>
+        <source>at most {n}</source>
+        <translation>至多 {n}</translation>
+    </message>
+    <message>
+        <source>a {kind}</source>
+        <translation>一个 {kind} 值</translation>
+    </message>
+    <message>
+        <source>No base URL is set.</source>
+        <translation>没有设置基础 URL。</translation>
+    </message>
+    <message>
+        <source>Enter the API's address, e.g. http://127.0.0.1:8000/v1.</source>
+        <translation>请输入 API 的地址，例如 http://127.0.0.1:8000/v1。</translation>
+    </message>
+    <message>
+        <source>{url} is not a web address.</source>
+        <translation>{url} 不是网址。</translation>
+    </message>
+    <message>
+        <source>It starts with http:// or https://.</source>
+        <translation>网址以 http:// 或 https:// 开头。</translation>
+    </message>
+    <message>
+        <source>The name {host} does not resolve.</source>
+        <translation>无法解析名称 {host}。</translation>
+    </message>
+    <message>
+        <source>Check the spelling, and that this computer is online.</source>
+        <translation>请检查拼写，并确认本机已联网。</translation>
+    </message>
+    <message>
+        <source>Nothing answers at {host}:{port}: the connection was refused.</source>
+        <translation>{host}:{port} 没有响应：连接被拒绝。</translation>
+    </message>
+    <message>
+        <source>Start the model server, or correct the port in the base URL.</source>
+        <translation>请启动模型服务，或改正基础 URL 中的端口。</translation>
+    </message>
+    <message>
+        <source>{host}:{port} gave no answer within {s} s.</source>
+        <translation>{host}:{port} 在 {s} 秒内没有响应。</translation>
+    </message>
+    <message>
+        <source>Check that the server is up; a proxy or firewall may hold the request.</source>
+        <translation>请确认服务器在运行；代理或防火墙可能拦住了请求。</translation>
+    </message>
+    <message>
+        <source>Talking to {host}:{port} failed.</source>
+        <translation>与 {host}:{port} 通信失败。</translation>
+    </message>
+    <message>
+        <source>Check the base URL: http and https are not interchangeable.</source>
+        <translation>请检查基础 URL：http 和 https 不能混用。</translation>
+    </message>
+    <message>
+        <source>{url} refused the API key (HTTP {status}).</source>
+        <translation>{url} 拒绝了这个 API 密钥（HTTP {status}）。</translation>
+    </message>
+    <message>
+        <source>Check the key: a copied space or an expired key is the usual cause.</source>
+        <translation>请检查密钥：常见原因是复制时多了空格或密钥已过期。</translation>
+    </message>
+    <message>
+        <source>{url} wants an API key (HTTP {status}).</source>
+        <translation>{url} 需要 API 密钥（HTTP {status}）。</translation>
+    </message>
+    <message>
+        <source>Paste the key the service gave you and press Test again.</source>
+        <translation>请粘贴服务商给你的密钥，再按一次“测试”。</translation>
+    </message>
+    <message>
+        <source>{url} does not exist (HTTP 404): this is not the API's base URL.</source>
+        <translation>{url} 不存在（HTTP 404）：这不是 API 的基础 URL。</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible APIs usually end in /v1.</source>
+        <translation>兼容 OpenAI 的 API 通常以 /v1 结尾。</translation>
+    </message>
+    <message>
+        <source>{url} answered HTTP {status}: {said}</source>
+        <translation>{url} 返回 HTTP {status}：{said}</translation>
+    </message>
+    <message>
+        <source>The server's own words are above; try again later.</source>
+        <translation>上面是服务器自己的说明；请稍后再试。</translation>
+    </message>
+    <message>
+        <source>{url} answered, but not with JSON: it is not an OpenAI-compatible API.</source>
+        <translation>{url} 有响应，但不是 JSON：这不是兼容 OpenAI 的 API。</translation>
+    </message>
+    <message>
+        <source>Check the base URL: a web page answered instead of the API.</source>
+        <translation>请检查基础 URL：响应的是网页而不是 API。</translation>
+    </message>
+    <message>
+        <source>{url} answered without a model list: it is not an OpenAI-compatible API.</source>
+        <translation>{url} 的响应里没有模型列表：这不是兼容 OpenAI 的 API。</translation>
+    </message>
+    <message>
+        <source>Check the base URL: it is the API's, ending in /v1 for most servers.</source>
+        <translation>请检查基础 URL：应是 API 的地址，多数服务以 /v1 结尾。</translation>
+    </message>
+    <message>
+        <source>You did not trust the host key of {host}, so XyClaw did not log in.</source>
+        <translation>你没有信任 {host} 的主机密钥，所以 XyClaw 没有登录。</translation>
+    </message>
+    <message>
+        <source>Press Test again and compare the fingerprint with the machine's.</source>
+        <translation>请再按一次“测试”，并把指纹与机器上的核对。</translation>
+    </message>
+    <message>
+        <source>The host key of {host} has CHANGED: the connection was refused.</source>
+        <translation>{host} 的主机密钥已经改变：连接被拒绝。</translation>
+    </message>
+    <message>
+        <source>Someone may be intercepting the connection, or the machine was re-installed; check with its owner before removing the old key.</source>
+        <translation>可能有人在拦截连接，或者机器被重装了；删除旧密钥之前请先与机器的管理员核实。</translation>
+    </message>
+    <message>
+        <source>{host} refused every key XyClaw offered.</source>
+        <translation>{host} 拒绝了 XyClaw 提供的所有密钥。</translation>
+    </message>
+    <message>
+        <source>Add XyClaw's public key or yours to the host's ~/.ssh/authorized_keys.</source>
+        <translation>请把 XyClaw 的公钥或你的公钥加入该主机的 ~/.ssh/authorized_keys。</translation>
+    </message>
+    <message>
+        <source>{host} did not answer in time.</source>
+        <translation>{host} 没有及时响应。</translation>
+    </message>
+    <message>
+        <source>Check that it is on and reachable from here.</source>
+        <translation>请确认它已开机，并且从这里可以访问。</translation>
+    </message>
+    <message>
+        <source>Cannot connect to {host}.</source>
+        <translation>无法连接到 {host}。</translation>
+    </message>
+    <message>
+        <source>Check the name, the port and that its SSH server runs.</source>
+        <translation>请检查名称、端口，以及它的 SSH 服务是否在运行。</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Saved to config.toml with the same checks as the file; keys go to the keyring only.</source>
+        <translation>按与 config.toml 相同的规则检查后保存到该文件；密钥只存入密钥环。</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Own hosts</source>
+        <translation>自有主机</translation>
+    </message>
+    <message>
+        <source>Simulated cloud</source>
+        <translation>模拟云</translation>
+    </message>
+    <message>
+        <source>Money and approvals</source>
+        <translation>费用与审批</translation>
+    </message>
+    <message>
+        <source>Language and theme</source>
+        <translation>语言与主题</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>The agents think with the built-in rules, or with a model behind an OpenAI-compatible API. Test asks the endpoint for its models.</source>
+        <translation>智能体用内置规则思考，或者使用兼容 OpenAI 的 API 背后的模型。“测试”会向端点查询它提供的模型。</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>基础 URL</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>Ask the endpoint which models it serves</source>
+        <translation>查询端点提供哪些模型</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Forget the key</source>
+        <translation>删除密钥</translation>
+    </message>
+    <message>
+        <source>Machines of your own, listed in {path}. Test connects, asks you to trust an unknown host key, and lists the GPUs it finds.</source>
+        <translation>你自己的机器，列在 {path} 中。“测试”会连接主机，对未知的主机密钥先征求你的信任，并列出找到的 GPU。</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>Fabric</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>Price per GPU-hour</source>
+        <translation>每 GPU 小时价格</translation>
+    </message>
+    <message>
+        <source>Index</source>
+        <translation>序号</translation>
+    </message>
+    <message>
+        <source>Memory (MiB)</source>
+        <translation>显存（MiB）</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>重新读取</translation>
+    </message>
+    <message>
+        <source>No hosts yet. Add one to {path}, for example:
+[[host]]
+name = "gpu1"  # an ssh alias, or user@host:port
+gpu = "A100-80G"
+gpus = 8</source>
+        <translation>还没有主机。请在 {path} 中添加，例如：
+[[host]]
+name = "gpu1"  # ssh 别名，或 user@host:port
+gpu = "A100-80G"
+gpus = 8</translation>
+    </message>
+    <message>
+        <source>A GPU cloud on this computer for trying XyClaw without spending: it rents simulated nodes that answer SSH, nvidia-smi and training commands.</source>
+        <translation>运行在本机上的 GPU 云，用来免费试用 XyClaw：它出租模拟节点，这些节点能响应 SSH、nvidia-smi 和训练命令。</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Seconds to bring up a node</source>
+        <translation>开通一个节点所需秒数</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>The speed applies the next time the cloud starts.</source>
+        <translation>速度在下次启动模拟云时生效。</translation>
+    </message>
+    <message>
+        <source>Budgets, idle release and approvals</source>
+        <translation>预算、空闲释放与审批</translation>
+    </message>
+    <message>
+        <source>Budget per cluster when none is given (0: none)</source>
+        <translation>未指定时每个集群的预算（0：不设）</translation>
+    </message>
+    <message>
+        <source>Warn at this share of a budget</source>
+        <translation>花到预算的这个比例时警告</translation>
+    </message>
+    <message>
+        <source>When a budget is spent</source>
+        <translation>预算花完时</translation>
+    </message>
+    <message>
+        <source>Release idle clusters after (0: never)</source>
+        <translation>空闲集群在此时长后释放（0：从不）</translation>
+    </message>
+    <message>
+        <source>A GPU counts as idle below</source>
+        <translation>GPU 利用率低于此值即视为空闲</translation>
+    </message>
+    <message>
+        <source>Rent without asking up to (0: always ask)</source>
+        <translation>不超过此金额的租用无需询问（0：总是询问）</translation>
+    </message>
+    <message>
+        <source> %</source>
+        <translation> %</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>Allowed: {rule}</source>
+        <translation>允许的值：{rule}</translation>
+    </message>
+    <message>
+        <source>Remembered allowances</source>
+        <translation>已记住的许可</translation>
+    </message>
+    <message>
+        <source>Commands you allowed on a cluster for the rest of a conversation ("remember" on an approval card). Renting and releasing always ask.</source>
+        <translation>你在某个对话余下时间里允许在某集群上执行的命令（审批卡上的“记住”）。租用和释放总会询问。</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Since</source>
+        <translation>开始于</translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Closing the window keeps XyClaw running in the tray</source>
+        <translation>关闭窗口时 XyClaw 继续在托盘中运行</translation>
+    </message>
+    <message>
+        <source>Keyboard</source>
+        <translation>键盘</translation>
+    </message>
+    <message>
+        <source>Ctrl+1 … Ctrl+7: the pages · Ctrl+N: new chat · Ctrl+F: search on the page · Ctrl+Enter / Ctrl+Backspace: approve / reject the focused approval card · Enter: replay the selected run · Ctrl+E: export · F5: refresh</source>
+        <translation>Ctrl+1 … Ctrl+7：切换页面 · Ctrl+N：新对话 · Ctrl+F：在页面内搜索 · Ctrl+Enter / Ctrl+Backspace：批准 / 拒绝当前审批卡 · Enter：回放所选运行 · Ctrl+E：导出 · F5：刷新</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>数据文件夹</translation>
+    </message>
+    <message>
+        <source>History database</source>
+        <translation>历史数据库</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Schema version</source>
+        <translation>结构版本</translation>
+    </message>
+    <message>
+        <source>Kept</source>
+        <translation>已保存</translation>
+    </message>
+    <message>
+        <source>Back up…</source>
+        <translation>备份…</translation>
+    </message>
+    <message>
+        <source>Copy the history to a file while XyClaw keeps running</source>
+        <translation>在 XyClaw 继续运行的同时把历史复制到一个文件</translation>
+    </message>
+    <message>
+        <source>Saved to {path}.</source>
+        <translation>已保存到 {path}。</translation>
+    </message>
+    <message>
+        <source>Not saved: {key} must be {rule}.</source>
+        <translation>未保存：{key} 必须是{rule}。</translation>
+    </message>
+    <message>
+        <source>e.g. http://127.0.0.1:8000/v1</source>
+        <translation>例如 http://127.0.0.1:8000/v1</translation>
+    </message>
+    <message>
+        <source>the name the server serves</source>
+        <translation>服务器提供的模型名</translation>
+    </message>
+    <message>
+        <source>the system keyring</source>
+        <translation>系统密钥环</translation>
+    </message>
+    <message>
+        <source>a file only you can read ({path})</source>
+        <translation>只有你能读取的文件（{path}）</translation>
+    </message>
+    <message>
+        <source>Keys are kept in {place}, never in config.toml or the history.</source>
+        <translation>密钥保存在{place}中，绝不会写入 config.toml 或历史记录。</translation>
+    </message>
+    <message>
+        <source>paste the key (kept in the keyring)</source>
+        <translation>粘贴密钥（保存在密钥环中）</translation>
+    </message>
+    <message>
+        <source>a key is stored; type a new one to replace it</source>
+        <translation>已保存一个密钥；输入新的即可替换</translation>
+    </message>
+    <message>
+        <source>The rules brain needs no endpoint.</source>
+        <translation>规则大脑不需要端点。</translation>
+    </message>
+    <message>
+        <source>Asking {url}…</source>
+        <translation>正在询问 {url}…</translation>
+    </message>
+    <message>
+        <source>{url} answers, but lists no models.</source>
+        <translation>{url} 有响应，但没有列出任何模型。</translation>
+    </message>
+    <message>
+        <source>{url} answers and serves {n} models: {names}</source>
+        <translation>{url} 有响应，提供 {n} 个模型：{names}</translation>
+    </message>
+    <message>
+        <source>The model {model} is not among them.</source>
+        <translation>其中没有模型 {model}。</translation>
+    </message>
+    <message>
+        <source>Saved. The agents use it from their next start.</source>
+        <translation>已保存。智能体下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>The key is in the keyring.</source>
+        <translation>密钥已存入密钥环。</translation>
+    </message>
+    <message>
+        <source>The key was removed.</source>
+        <translation>密钥已删除。</translation>
+    </message>
+    <message>
+        <source>Connecting to {host}…</source>
+        <translation>正在连接 {host}…</translation>
+    </message>
+    <message>
+        <source>{host} answered in {s}: {n} GPUs.</source>
+        <translation>{host} 在 {s} 内响应：{n} 块 GPU。</translation>
+    </message>
+    <message>
+        <source>Its key {fp} is now trusted.</source>
+        <translation>它的密钥 {fp} 现已被信任。</translation>
+    </message>
+    <message>
+        <source>hosts.toml says {n}: correct it there.</source>
+        <translation>hosts.toml 中写的是 {n}：请在那里改正。</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Running at {url} (process {pid}).</source>
+        <translation>正在 {url} 运行（进程 {pid}）。</translation>
+    </message>
+    <message>
+        <source>Not running. Renting from it starts it, or press Start.</source>
+        <translation>没有运行。从它租用时会自动启动，也可以按“启动”。</translation>
+    </message>
+    <message>
+        <source>Nothing was saved: correct the fields in red.</source>
+        <translation>什么也没保存：请改正红色的字段。</translation>
+    </message>
+    <message>
+        <source>Saved to {path}. XyClaw uses them from its next start.</source>
+        <translation>已保存到 {path}。XyClaw 下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>The agents are starting; their allowances show then.</source>
+        <translation>智能体正在启动；启动后会显示它们的许可。</translation>
+    </message>
+    <message>
+        <source>{n} in force.</source>
+        <translation>{n} 项有效。</translation>
+    </message>
+    <message>
+        <source>None in force.</source>
+        <translation>没有有效的许可。</translation>
+    </message>
+    <message>
+        <source>{clusters} clusters, {jobs} jobs, {events} events, {chats} conversations</source>
+        <translation>{clusters} 个集群，{jobs} 个作业，{events} 个事件，{chats} 个对话</translation>
+    </message>
+    <message>
+        <source>Backed up to {path} ({size} MB).</source>
+        <translation>已备份到 {path}（{size} MB）。</translation>
+    </message>
+    <message>
+        <source>Back up the history</source>
+        <translation>备份历史</translation>
+    </message>
+    <message>
+        <source>SQLite database (*.db)</source>
+        <translation>SQLite 数据库 (*.db)</translation>
+    </message>
+</context>
+<context>
+    <name>Units</name>
+    <message>
+        <source>{n} s</source>
+        <extracomment>The languages the GUI speaks, by setting value; "system" picks one from the OS locale.</extracomment>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <source>{m} min {s} s</source>
+        <translation>{m} 分 {s} 秒</translation>
+    </message>
+    <message>
+        <source>{h} h {m} min</source>
+        <translation>{h} 小时 {m} 分</translation>
+    </message>
+</context>
+</TS>
