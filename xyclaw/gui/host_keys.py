@@ -146,6 +146,8 @@ class _Relay(QObject):
         view.trust_button.clicked.connect(lambda: answer(True))
         view.refuse_button.clicked.connect(lambda: answer(False))
         view.dialog.rejected.connect(lambda: answer(False))
+        view.dialog.setMinimumWidth(560)
+        view.dialog.adjustSize()
         view.dialog.open()
 
     def close(self) -> None:
@@ -225,10 +227,13 @@ def show_changed_key(parent: QWidget, message: str, hint: str | None = None) -> 
         prefix = f"{change.host}: " if len(found) > 1 else ""
         view.add(f"{prefix}On record", "\n".join(change.expected) or "–", mono=True)
         view.add(f"{prefix}Presented now", change.presented or "–", mono=True)
-    view.explanation.setText(
+    text = (
         hint
-        or "Someone may be intercepting the connection, or the machine was re-installed. "
+        or "someone may be intercepting the connection, or the machine was re-installed. "
         "Check the new fingerprint with the provider before removing the old one."
     )
+    view.explanation.setText(text[:1].upper() + text[1:])
+    view.dialog.setMinimumWidth(560)
+    view.dialog.adjustSize()
     view.dialog.open()
     return view

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSplitter,
+    QStackedLayout,
     QTableWidget,
     QTableWidgetItem,
     QTextBrowser,
@@ -259,10 +260,32 @@ class PlanChart(QWidget):
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.legend_label)
-        layout.addWidget(self.view, 1)
+        self.placeholder = QLabel()
+        self.placeholder.setObjectName("planChartPlaceholder")
+        self.placeholder.setProperty("role", "muted")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        chart = QWidget()
+        chart_layout = QVBoxLayout(chart)
+        chart_layout.setContentsMargins(0, 0, 0, 0)
+        chart_layout.setSpacing(2)
+        chart_layout.addWidget(self.legend_label)
+        chart_layout.addWidget(self.view, 1)
+        # A stack, so that words in place of the plot never change the page's proportions.
+        self.stack = QStackedLayout()
+        self.stack.addWidget(self.placeholder)
+        self.stack.addWidget(chart)
+        layout.addLayout(self.stack, 1)
+        self.set_placeholder(
+            "Cost against time of every option that fits, with the Pareto front: the options "
+            "nothing else beats on both. Plan to see it."
+        )
         self.apply_theme(theme)
+
+    def set_placeholder(self, text: str | None) -> None:
+        """Words instead of an empty plot (before the first plan, or when nothing fits)."""
+        self.placeholder.setText(text or "")
+        self.stack.setCurrentIndex(0 if text else 1)
 
     def apply_theme(self, theme: ChartTheme) -> None:
         self.theme = theme
@@ -287,9 +310,14 @@ class PlanChart(QWidget):
         count = len(view.hours)
         self.count = count
         self.legend_label.setText(legend_html(view.families, len(view.front)))
+        self.set_placeholder(
+            None
+            if count
+            else "Nothing fits, so there is nothing to chart: the table lists "
+            "the closest shapes and the limit each breaks."
+        )
         if not count:
             self._x = self._y = np.zeros(0)
-            self.plot.setTitle("nothing fits", color=self.theme.muted, size="9pt")
             return
         days = float(view.hours.max()) > 240
         thousands = float(view.costs.max()) >= 20_000
@@ -304,8 +332,9 @@ class PlanChart(QWidget):
             axis.enableAutoSIPrefix(False)
             axis.setTicks(log_ticks(float(values.min()), float(values.max())) if log else None)
         unit = "days" if days else "hours"
+        what = "run time" if view.outcome.result.request.task.training else "serving time"
         money = f"thousand {view.currency}" if thousands else view.currency
-        self.plot.setLabel("bottom", f"run time ({unit}{', log scale' if log_x else ''})")
+        self.plot.setLabel("bottom", f"{what} ({unit}{', log scale' if log_x else ''})")
         self.plot.setLabel("left", f"cost ({money}{', log scale' if log_y else ''})")
         families = np.asarray(view.families)
         for name, scatter in self.scatters.items():
@@ -431,8 +460,9 @@ class PlanPage(QWidget):
         self.table: QTableWidget = child(form, QTableWidget, "planOptions")
         self.details: QTextBrowser = child(form, QTextBrowser, "planDetails")
         results = child(form, QSplitter, "planResults")
-        results.setStretchFactor(0, 3)
-        results.setStretchFactor(1, 2)
+        results.setStretchFactor(0, 1)
+        results.setStretchFactor(1, 1)
+        results.setSizes([380, 420])
         lower = child(form, QSplitter, "planLower")
         lower.setStretchFactor(0, 3)
         lower.setStretchFactor(1, 2)
@@ -625,7 +655,11 @@ class PlanPage(QWidget):
             self._fill_options(view)
         else:
             self._fill_rejected(view)
-        self._say(f"Plan {view.plan_id} saved: rent any option for a quote.")
+        self._say(
+            f"Plan {view.plan_id} saved: rent any option for a quote."
+            if total
+            else f"Plan {view.plan_id} saved: nothing fits; loosen the limit the table names."
+        )
         # The chart in the next turn of the event loop: table and chart together cost more
         # than a frame on a busy machine.
         QTimer.singleShot(0, lambda: self._show_chart(view))
