@@ -85,3 +85,20 @@ def test_max_runtime_stops_the_job_and_says_so(
     assert done.state is JobState.CANCELLED and done.cause == "max_runtime"
     assert "max_runtime of 1 s" in (done.error or "")
     assert "no process left" in (done.attempts[0].message or "")
+
+
+def test_a_cluster_being_released_stops_its_jobs_first_and_says_why(
+    engine: Engine, make_cluster: MakeCluster, tmp_path: Path
+) -> None:
+    from xyclaw.records import ClusterState
+
+    cluster = make_cluster(nodes=2)
+    spec = write_spec(tmp_path, "name: doomed\nrun: sleep 60\n")
+    job = engine.launch(spec, cluster=cluster.name).result(30)
+
+    engine._clusters.update(cluster.cluster_id, state=ClusterState.RELEASING)  # as `down` does
+
+    done = finished(engine, job.id, timeout=30)
+    assert done.state is JobState.CANCELLED
+    assert f"its cluster {cluster.name} is releasing" in (done.error or "")
+    assert "no process left" in (done.attempts[0].message or "")

@@ -43,7 +43,7 @@ from xyclaw.jobs.recovery import (
 )
 from xyclaw.jobs.serving import ServiceEndpoint
 from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
-from xyclaw.records import ClusterRecord, ClusterStore, NodeRecord
+from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.records.jobs import AttemptNode, JobRecord, JobState, JobStore
 from xyclaw.store.event_log import EventLog
 
@@ -157,6 +157,10 @@ class JobRunner:
     def infra_failure(self, cause: RecoveryCause, message: str, node_id: int | None) -> None:
         """The telemetry says a node of this job broke (a fatal XID...)."""
         self.infra.put((cause.value, message, node_id))
+
+    def stop_for(self, message: str) -> None:
+        """End the attempt and the job, cancelled, for ``message`` (its cluster goes away)."""
+        self.infra.put((CANCELLED, message, None))
 
     def uses_node(self, cluster_id: int, node_id: int | None) -> bool:
         return any(
@@ -792,6 +796,7 @@ class JobRunner:
             and p.release_cluster is not None
             and spec.releases_when_done(job.rented_cluster)
             and not p.jobs.on_cluster(job.cluster_id)
+            and p.clusters.get(job.cluster_id).state == ClusterState.READY
         ):
             p.events.record(
                 "job",

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from xyclaw.errors import UsageError, XyclawError
-from xyclaw.events import AlertRaised, EventBus, Subscription
+from xyclaw.events import AlertRaised, ClusterChanged, EventBus, Subscription
 from xyclaw.jobs.cost import job_cost
 from xyclaw.jobs.follow import Committed
 from xyclaw.jobs.nodes import NodeShell
@@ -38,6 +38,7 @@ from xyclaw.store.event_log import EventLog
 log = logging.getLogger(__name__)
 
 Report = Callable[[str, float | None], None]
+_CLUSTER_GONE = ("releasing", "released", "gone", "failed")
 
 
 class JobService:
@@ -76,6 +77,8 @@ class JobService:
         self._runners: dict[int, JobRunner] = {}
         self._closed = False
         self._alerts: Subscription = bus.subscribe(AlertRaised, self._on_alert)
+        self._clusters_sub: Subscription = bus.subscribe(ClusterChanged, self._on_cluster)
+        self._events = events
 
     # -- starting ----------------------------------------------------------------------------
     def create(self, spec: JobSpec, *, cluster_id: int | None, rented: bool) -> int:
@@ -262,6 +265,37 @@ class JobService:
                 gpu = f" (GPU {alert.gpu})" if alert.gpu is not None else ""
                 runner.infra_failure(cause, f"{what} on {where}{gpu}", alert.node_id)
 
+    def _on_cluster(self, event: ClusterChanged) -> None:
+        """A cluster going away stops its jobs first (the guard releases at a budget, the
+        user with `xyclaw down`): cancelled, saying why, rather than lost node by node."""
+        if event.state not in _CLUSTER_GONE:
+            return
+        try:
+            active = self.jobs.on_cluster(event.cluster_id)
+        except XyclawError:
+            return
+        for job in active:
+            why = f"its cluster {event.name} is {event.state}"
+            self._events.record(
+                "job",
+                "warning",
+                f"job {job.name} is stopped: {why}",
+                job_id=job.id,
+                cluster_id=event.cluster_id,
+            )
+            runner = self._runners.get(job.id)
+            if runner is not None and runner.alive:
+                runner.stop_for(f"stopped: {why}")
+            else:
+                self.jobs.update(job.id, cancel_requested_at=self._clock())
+                self.jobs.set_state(
+                    job.id,
+                    JobState.CANCELLED,
+                    ended_at=self._clock(),
+                    cause="cluster_released",
+                    error=why,
+                )
+
     # -- closing ------------------------------------------------------------------------------
     def close(self) -> None:
         """Stop following (every job keeps running on its nodes)."""
@@ -270,5 +304,6 @@ class JobService:
             runners = list(self._runners.values())
             self._runners.clear()
         self._alerts.unsubscribe()
+        self._clusters_sub.unsubscribe()
         for runner in runners:
             runner.stop()
