@@ -662,6 +662,54 @@
         <translation>作业</translation>
     </message>
     <message>
+        <source>uncorrectable ECC error</source>
+        <translation>不可纠正的 ECC 错误</translation>
+    </message>
+    <message>
+        <source>GPUs idle while a job runs</source>
+        <translation>作业运行时 GPU 空闲</translation>
+    </message>
+    <message>
+        <source>GPU memory full</source>
+        <translation>GPU 显存已满</translation>
+    </message>
+    <message>
+        <source>a GPU went missing</source>
+        <translation>一块 GPU 不见了</translation>
+    </message>
+    <message>
+        <source>power throttling</source>
+        <translation>功耗降频</translation>
+    </message>
+    <message>
+        <source>a slow GPU</source>
+        <translation>一块 GPU 偏慢</translation>
+    </message>
+    <message>
+        <source>thermal throttling</source>
+        <translation>过热降频</translation>
+    </message>
+    <message>
+        <source>GPU driver error (XID)</source>
+        <translation>GPU 驱动错误（XID）</translation>
+    </message>
+    <message>
+        <source>NCCL timeout</source>
+        <translation>NCCL 超时</translation>
+    </message>
+    <message>
+        <source>network traffic collapsed</source>
+        <translation>网络流量骤降</translation>
+    </message>
+    <message>
+        <source>a slow node</source>
+        <translation>一个节点偏慢</translation>
+    </message>
+    <message>
+        <source>a node stopped answering</source>
+        <translation>一个节点停止响应</translation>
+    </message>
+    <message>
         <source>cluster</source>
         <translation>集群</translation>
     </message>

@@ -113,6 +113,21 @@ ROWS = {
     "result.jobs": QT_TRANSLATE_NOOP("History", "Jobs"),
 }
 
+RULES = {
+    "gpu.ecc_uncorrectable": QT_TRANSLATE_NOOP("History", "uncorrectable ECC error"),
+    "gpu.idle_during_job": QT_TRANSLATE_NOOP("History", "GPUs idle while a job runs"),
+    "gpu.memory_full": QT_TRANSLATE_NOOP("History", "GPU memory full"),
+    "gpu.missing": QT_TRANSLATE_NOOP("History", "a GPU went missing"),
+    "gpu.power_throttle": QT_TRANSLATE_NOOP("History", "power throttling"),
+    "gpu.straggler": QT_TRANSLATE_NOOP("History", "a slow GPU"),
+    "gpu.thermal_throttle": QT_TRANSLATE_NOOP("History", "thermal throttling"),
+    "gpu.xid": QT_TRANSLATE_NOOP("History", "GPU driver error (XID)"),
+    "job.nccl_timeout": QT_TRANSLATE_NOOP("History", "NCCL timeout"),
+    "net.traffic_collapse": QT_TRANSLATE_NOOP("History", "network traffic collapsed"),
+    "node.straggler": QT_TRANSLATE_NOOP("History", "a slow node"),
+    "node.unreachable": QT_TRANSLATE_NOOP("History", "a node stopped answering"),
+}
+
 EVENT_KINDS = {
     "cluster": QT_TRANSLATE_NOOP("History", "cluster"),
     "tuning": QT_TRANSLATE_NOOP("History", "tuning"),
@@ -234,7 +249,7 @@ def describe(item: TimelineItem) -> tuple[str, str]:
             else QCoreApplication.translate("History", "still open when the history ends")
         )
         if p.get("rule"):
-            detail = f"{p['rule']} · {detail}"
+            detail = f"{word(RULES, p['rule'])} · {detail}"
     elif k == "recovery":
         if "attempt" in p:
             detail = QCoreApplication.translate("History", "attempt {n} after {cause}").format(
@@ -267,5 +282,5 @@ def describe(item: TimelineItem) -> tuple[str, str]:
     elif k == "event":
         detail = word(EVENT_KINDS, p.get("event"))
     else:
-        detail = str(p.get("rule") or "")
+        detail = word(RULES, p["rule"]) if p.get("rule") else ""
     return title, detail

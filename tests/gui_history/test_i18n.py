@@ -1,0 +1,213 @@
+"""English and 简体中文: the zh_CN catalogue has every string of the GUI's tr() calls and
+forms, finished; the .qm the app loads is the one built from it; and in Chinese the
+History and Settings pages (every tab, a replay, a comparison) show no English."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QComboBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QTabWidget,
+    QTreeWidget,
+    QWidget,
+)
+from pytestqt.qtbot import QtBot
+
+from tests.gui_history.conftest import FailingProviders
+from tests.gui_history.history_run import HistoryFacts
+from xyclaw.engine import Engine
+from xyclaw.gui import i18n
+from xyclaw.gui.history_page import HistoryPage
+from xyclaw.gui.history_replay import TRANSLATED_ROLE
+from xyclaw.gui.main_window import MainWindowController
+from xyclaw.gui.settings_page import SettingsPage
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.gui
+
+
+def _tool() -> object:
+    spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "tools" / "i18n.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["i18n_tool"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_chinese_catalogue_has_every_gui_string_finished() -> None:
+    tool = _tool()
+    lacking = tool.missing("zh_CN")  # type: ignore[attr-defined]
+    assert not lacking, "translate these in resources/i18n/xyclaw_zh_CN.ts:\n" + "\n".join(
+        f"[{m.context}] {m.source!r}" for m in lacking
+    )
+
+
+def test_the_check_finds_a_string_the_catalogue_lacks(tmp_path: Path) -> None:
+    """The same check on a copy of the sources with one new tr() string fails on it."""
+    tool = _tool()
+    (tmp_path / "xyclaw" / "gui").mkdir(parents=True)
+    (tmp_path / "ui").mkdir()
+    (tmp_path / "xyclaw" / "gui" / "new_page.py").write_text(
+        "from PySide6.QtWidgets import QWidget\n\n"
+        "class HistoryPage(QWidget):\n"
+        "    def f(self):\n"
+        "        return self.tr('History'), self.tr('A brand new button')\n"
+    )
+    lacking = tool.missing("zh_CN", tmp_path)  # type: ignore[attr-defined]
+    assert [(m.context, m.source) for m in lacking] == [("HistoryPage", "A brand new button")]
+
+
+def test_the_qm_the_app_loads_is_built_from_the_catalogue(tmp_path: Path) -> None:
+    tool = _tool()
+    built = tmp_path / "zh.qm"
+    tool.release(tool.catalogue("zh_CN"), built)  # type: ignore[attr-defined]
+    shipped = tool.catalogue("zh_CN", ".qm")  # type: ignore[attr-defined]
+    assert built.read_bytes() == shipped.read_bytes(), "run: .venv/bin/python tools/i18n.py release"
+    assert i18n.catalogue("zh_CN") == shipped
+
+
+# -- no English left ---------------------------------------------------------------------
+
+# Brand names, units, commands, file names and formats a Chinese user sees as they are.
+ALLOWED = {
+    "xyclaw", "gpu", "gpus", "nccl", "csv", "json", "ssh", "llm", "api", "url", "cny", "usd",
+    "openai", "deepseek", "moonshot", "kimi", "qwen", "dashscope", "zhipu", "glm", "ollama",
+    "vllm", "lm", "studio", "mfu", "mib", "gb", "gbit", "mb", "token", "tokens", "loss", "ctrl",
+    "enter", "backspace", "shift", "esc", "http", "https", "v1", "toml", "config", "hosts",
+    "nvidia", "smi", "sqlite", "db", "xid", "cuda", "all_reduce", "reduce", "id", "ssh_config",
+    "authorized_keys", "host", "name", "gpu1", "a100", "80g", "alias", "user", "port",
+    "sha256",
+    "english",  # the language picker names each language in itself: English, 简体中文
+}  # fmt: skip
+WORD = re.compile(r"[A-Za-z][A-Za-z_]{2,}")
+
+
+def english_words(text: str, data: set[str]) -> list[str]:
+    text = re.sub(r"<[^>]+>", " ", text)  # rich text tags
+    text = re.sub(r"(https?://|/)[^\s，。）)]*", " ", text)  # addresses and paths
+    words = [w for w in WORD.findall(text) if w.lower() not in ALLOWED]
+    return [w for w in words if w not in data and w.lower() not in data]
+
+
+def visible_texts(root: QWidget) -> Iterator[tuple[str, str]]:
+    """(where, text) for every piece of text a user can see under ``root``; values marked
+    as data (names, paths, stored messages) are left out."""
+    for w in [root, *root.findChildren(QWidget)]:
+        if not w.isVisibleTo(root) or w.property("data"):
+            continue
+        name = f"{type(w).__name__}#{w.objectName()}"
+        if isinstance(w, (QLabel, QAbstractButton)):
+            yield name, w.text()
+        elif isinstance(w, QGroupBox):
+            yield name, w.title()
+        elif isinstance(w, QLineEdit):
+            yield name, w.placeholderText()
+        elif isinstance(w, QComboBox):
+            for i in range(w.count()):
+                yield name, w.itemText(i)
+        if isinstance(w, QTabWidget):
+            for i in range(w.count()):
+                yield name, w.tabText(i)
+        if isinstance(w, QAbstractItemView) and w.model() is not None:
+            model = w.model()
+            for c in range(model.columnCount()):
+                yield name + ":header", str(model.headerData(c, Qt.Orientation.Horizontal) or "")
+            for r in range(min(model.rowCount(), 60)):
+                for c in range(model.columnCount()):
+                    index = model.index(r, c)
+                    if model.data(index, TRANSLATED_ROLE):
+                        yield name, str(model.data(index) or "")
+        if isinstance(w, QTreeWidget):
+            header = w.headerItem()
+            for c in range(w.columnCount()):
+                yield name + ":header", header.text(c)
+
+
+def assert_no_english(root: QWidget, data: set[str], where: str) -> None:
+    found = [
+        (name, text, english_words(text, data))
+        for name, text in visible_texts(root)
+        if text and english_words(text, data)
+    ]
+    assert not found, f"English left on {where}:\n" + "\n".join(
+        f"  {name}: {text!r} -> {words}" for name, text, words in found
+    )
+
+
+def data_words(history: HistoryFacts, rows: Iterable[dict[str, object]]) -> set[str]:
+    """What the history itself holds (names, providers, regions, fabrics, transports,
+    variables): shown as stored in every language."""
+    out = {history.cluster_name, history.lost_node, "lora", "review", "sim", "socket", "eth",
+           "yc", "Yinchuan", "NCCL_DEBUG", "WARN", "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME",
+           "eth0", "NCCL_ALGO", "Ring", "HF_HOME", "A800"}  # fmt: skip
+    for row in rows:
+        for value in row.values():
+            if isinstance(value, str) and len(value) < 80:
+                out.update(WORD.findall(value))
+    return out
+
+
+def test_in_chinese_no_english_is_left_on_the_history_and_settings_pages(
+    offline_engine: Engine,
+    offline: FailingProviders,
+    history_facts: HistoryFacts,
+    qtbot: QtBot,
+) -> None:
+    ctl = MainWindowController(
+        offline_engine, None, tray_available=False, on_quit=lambda: None,
+        status_refresh_ms=3_600_000,
+    )  # fmt: skip
+    try:
+        ctl.window.resize(1400, 900)
+        ctl.window.show()
+        qtbot.waitExposed(ctl.window)
+        assert i18n.install("zh_CN") == "zh_CN"
+        history = ctl.page_widgets["history"]
+        settings = ctl.page_widgets["settings"]
+        assert isinstance(history, HistoryPage) and isinstance(settings, SettingsPage)
+
+        ctl.show_page("history")
+        qtbot.waitUntil(lambda: len(history.jobs) == 2 and not history.busy, timeout=20_000)
+        qtbot.waitUntil(lambda: history.title.text() == "历史", timeout=5_000)
+        data = data_words(history_facts, [*history.jobs, *history.clusters])
+        assert_no_english(history, data, "the History page's list")
+        history.select("job", [history_facts.job_a])
+        history.replay_selected()
+        qtbot.waitUntil(lambda: history.replay is not None and not history.busy, timeout=10_000)
+        for tab in range(history.replay_view.tabs.count()):
+            history.replay_view.tabs.setCurrentIndex(tab)
+            qtbot.wait(20)
+            assert_no_english(history, data, f"replay tab {tab}")
+        history.select("job", [history_facts.job_a, history_facts.job_b])
+        history.compare_selected()
+        qtbot.waitUntil(lambda: history.comparison is not None and not history.busy, timeout=10_000)
+        assert_no_english(history, data, "the comparison")
+
+        ctl.show_page("settings")
+        qtbot.waitUntil(lambda: settings._loaded and not settings.busy, timeout=20_000)
+        for tab in range(settings.tabs.count()):
+            settings.tabs.setCurrentIndex(tab)
+            qtbot.wait(20)
+            assert_no_english(settings, data | {"system", "en", "zh_CN"}, f"settings tab {tab}")
+
+        # and back: English again, at run time
+        i18n.install("en")
+        qtbot.waitUntil(lambda: history.title.text() == "History", timeout=5_000)
+        assert settings.tabs.tabText(0) == "Model"
+    finally:
+        i18n.install("en")
+        ctl.quit_now()
+        qtbot.wait(20)
