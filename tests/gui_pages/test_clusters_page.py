@@ -182,6 +182,23 @@ def test_manual_rent_dialog_quotes_then_approves_and_a_rejected_release_keeps_th
     assert state_of(page) == "ready" and page.cell(cid, "Per hour").endswith("CNY/h")
     assert sim_engine.cluster(str(cid)).state == "ready"
     assert sim_engine.spend().rate_per_hour == {"CNY": quote.price_per_hour_micros}
+
+    # Tune: an operation in the panel, and its decision said when it ends.
+    said: list[str] = []
+    page.message.connect(said.append)
+    assert page.tune_button.isEnabled()
+    qtbot.mouseClick(page.tune_button, Qt.MouseButton.LeftButton)
+    wait_for(qtbot, lambda: any(v.title.startswith("tune") for v in ctl.operations.views.values()))
+    record = page.records[cid]
+    wait_for(qtbot, lambda: any(s.startswith(f"{record.name}: ") for s in said), timeout=120000)
+    wait_for(
+        qtbot,
+        lambda: (
+            [v.state for v in ctl.operations.views.values() if v.title.startswith("tune")]
+            == ["succeeded"]
+        ),
+    )
+    settle(qtbot, ctl)
     sim_engine.down(str(cid)).result(60)
     wait_for(qtbot, lambda: state_of(page) == "released", timeout=30000)
 
