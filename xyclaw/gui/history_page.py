@@ -262,7 +262,6 @@ class HistoryPage(QWidget):
         layout.addWidget(self.split, 1)
 
         for keys, slot in (
-            (QKeySequence.StandardKey.Find, self.focus_search),
             (QKeySequence.StandardKey.Refresh, self.refresh),
             ("Ctrl+E", self.export_dialog),
             ("Ctrl+Shift+C", self.compare_selected),

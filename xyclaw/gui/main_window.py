@@ -236,6 +236,9 @@ class MainWindowController:
         for row in range(min(9, len(PAGES))):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{row + 1}"), window)
             shortcut.activated.connect(lambda r=row: self.navigation.setCurrentRow(r))
+        from xyclaw.gui.shortcuts import install as install_shortcuts
+
+        self.shortcuts = install_shortcuts(self)  # Ctrl+F, Ctrl+N, approve/reject keys
 
         self.quit_flow = QuitFlow(self)
         self._close_filter = _CloseFilter(self)
