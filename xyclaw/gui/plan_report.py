@@ -293,6 +293,20 @@ def _best_byfamily(options: Sequence[PlanOption]) -> dict[str, PlanOption]:
     return best
 
 
+def _like_for_like(options: Sequence[PlanOption]) -> tuple[PlanOption, PlanOption] | None:
+    """The best-ranked InfiniBand option with a RoCE option of the same GPU and size."""
+    roce = {}
+    for o in options:
+        if o.nodes > 1 and family(o.fabric) == "roce":
+            roce.setdefault((o.gpu, o.gpus, o.nodes), o)
+    for o in options:
+        if o.nodes > 1 and family(o.fabric) == "ib":
+            match = roce.get((o.gpu, o.gpus, o.nodes))
+            if match is not None:
+                return o, match
+    return None
+
+
 def _compare(ib: PlanOption, roce: PlanOption) -> str:
     longer = roce.seconds / ib.seconds - 1
     cheaper = 1 - roce.cost_micro / ib.cost_micro if ib.cost_micro else 0.0
@@ -346,8 +360,15 @@ def _fabric_section(result: PlanResult) -> str:
                 ]
             )
         parts.append("<p>The best multi-node option on each fabric, for this request:</p>")
-        parts.append(_table(["Fabric", "Shape", "Name", "Time", "Cost", "Util"], rows, {3, 4, 5}))
-        if ib is not None and roce is not None:
+        parts.append(_table(["", "Shape", "Fabric", "Time", "Cost", "Util"], rows, {3, 4, 5}))
+        pair = _like_for_like(options)
+        if pair is not None:
+            ib_same, roce_same = pair
+            parts.append(
+                f"<p>Like for like, {_e(_shape(ib_same))} on {_e(ib_same.fabric)} against "
+                f"{_e(roce_same.fabric)}:</p>" + _compare(ib_same, roce_same)
+            )
+        elif ib is not None and roce is not None:
             parts.append(_compare(ib, roce))
         elif ib is None:
             parts.append("<p>No InfiniBand option fits this request's limits.</p>")
