@@ -927,7 +927,9 @@ class HistorySource:
         return rows
 
     # -- replays ------------------------------------------------------------------------------
-    def replay_job(self, job_id: int, *, log_tail: int = 2000) -> Replay:
+    def replay_job(self, job_id: int, *, log_tail: int = 2000, samples: bool = True) -> Replay:
+        """A job's replay; ``samples=False`` leaves out its GPU samples (a comparison needs
+        the series and the settings, not every GPU's samples)."""
         store = self.store
         job = q.past_job(store, job_id)
         if job is None:
@@ -945,7 +947,8 @@ class HistorySource:
         busbw = None
         if cluster is not None:
             nodes = q.cluster_nodes(store, int(cluster["id"]))
-            frame, resolution = frame_from_samples(store, cluster, nodes, start, end)
+            if samples:
+                frame, resolution = frame_from_samples(store, cluster, nodes, start, end)
             nccl = applied_nccl(store, int(cluster["id"]), start)
             runs = [r for r in q.nccl_test_runs(store, int(cluster["id"])) if r["avg_busbw"]]
             busbw = float(runs[-1]["avg_busbw"]) if runs else None
@@ -1016,7 +1019,7 @@ class HistorySource:
     def compare(self, job_ids: Sequence[int]) -> Comparison:
         if len(job_ids) < 2:
             raise UsageError("pick two or more jobs to compare", hint="Ctrl+click in the list")
-        return Comparison([self.replay_job(j, log_tail=0) for j in job_ids])
+        return Comparison([self.replay_job(j, log_tail=0, samples=False) for j in job_ids])
 
 
 # -- comparing -------------------------------------------------------------------------------------
