@@ -100,11 +100,6 @@ class HostKeyDialog:
         self.facts.addRow(name, value)
         self.values[label] = value
 
-    def text(self) -> str:
-        parts = [self.headline.text()]
-        parts += [f"{k}: {v.text()}" for k, v in self.values.items()]
-        return "\n".join([*parts, self.explanation.text()])
-
 
 class _Relay(QObject):
     """Lives on the Qt thread; questions emitted from SSH threads are shown here."""
