@@ -146,3 +146,38 @@ def test_the_idle_check_reads_telemetry_where_it_watches_and_runs_nvidia_smi_onl
         report = engine.tick()
         assert time.monotonic() - began >= 2.0  # now nvidia-smi over SSH, through the slow link
         assert report.next_reason == "idlewatch: still idle?"
+
+
+def test_a_second_window_leaves_budgets_to_the_first_and_takes_over_when_it_closes(
+    xyclaw_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XYCLAW_GUARD_POLL_S", "0.2")
+    offers = [o for o in Catalog.builtin().offers if o.gpu == "A800" and o.region == "Xiamen"]
+    paths = AppPaths.from_environment()
+
+    def window() -> Engine:
+        registry = ProviderRegistry()
+        registry.add(MemoryProvider(MemoryCloud(offers)))
+        return build_engine(paths, load_config(paths.config_file), providers=registry)
+
+    first, second = window(), window()
+    open_windows = [first, second]
+    try:
+        assert first.start_maintenance() is True
+        assert second.start_maintenance() is False  # one guard: the first window's
+        began = first.guard_status().info
+        assert began is not None and began.holder == "desktop"
+        open_windows.remove(first)
+        first.close()
+        closed = time.time()
+        deadline = time.monotonic() + 10
+        while True:  # the second window's loop finds the lock free and takes it
+            info = second.guard_status().info
+            if info is not None and info.started_at >= closed and info.last_check_at:
+                break
+            assert time.monotonic() < deadline, info
+            time.sleep(0.05)
+    finally:
+        for engine in open_windows:
+            engine.close()
+    assert not second.guard_status().running

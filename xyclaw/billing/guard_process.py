@@ -208,6 +208,11 @@ class GuardLock:
     def held(self) -> bool:
         return self._lock.held
 
+    @property
+    def holder(self) -> str | None:
+        """Who this process is the guard as, while it holds the lock."""
+        return self._info.holder if self._info is not None and self._lock.held else None
+
     def acquire(self, holder: Holder, *, wait_s: float = 0.5) -> bool:
         """Take the lock, trying for ``wait_s`` (a status check holds it for an instant)."""
         if self._lock.held:

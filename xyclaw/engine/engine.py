@@ -125,7 +125,6 @@ class Engine:
         self._maintenance: Maintenance | None = None
         self._background_guard = background_guard
         self._guard_lock = GuardLock(paths)
-        self._guard_holder: Holder | None = None
 
     # -- what the engine is ------------------------------------------------------------------
     @property
@@ -1142,9 +1141,7 @@ class Engine:
                 except XyclawError as exc:
                     log.warning("could not take over from the background guard: %s", exc)
                 held = self._guard_lock.acquire(wanted, wait_s=10.0)
-        if held:
-            self._guard_holder = wanted
-        else:
+        if not held:
             log.info("another process runs the guard: %s", guard_status(self._paths).describe())
         self._maintenance = Maintenance(
             guard=self._guard,
@@ -1152,7 +1149,8 @@ class Engine:
             tick=self.tick,
             sync_telemetry=self.sync_telemetry,
             live_count=lambda: len(self._clusters.live()),
-            lock=self._guard_lock if held else None,
+            lock=self._guard_lock,
+            holder=wanted,
             reconcile_interval_s=self._config.reconcile.interval_s,
             settings=self._config.guard,
             exit_when_idle_s=exit_when_idle_s,
@@ -1245,7 +1243,7 @@ class Engine:
         self._maintenance_stop.set()
         if self._maintenance is not None:
             self._maintenance.stop(timeout=30)
-        was_guard = self._guard_lock.held and self._guard_holder != Holder.BACKGROUND
+        was_guard = self._guard_lock.held and self._guard_lock.holder != Holder.BACKGROUND
         self._guard_lock.release()
         if was_guard:
             try:

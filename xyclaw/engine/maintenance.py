@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from xyclaw.billing.guard_process import GuardLock
+from xyclaw.billing.guard_process import GuardLock, Holder
 from xyclaw.config import GuardSettings
 from xyclaw.engine.guard import Guard, GuardReport
 from xyclaw.errors import XyclawError
@@ -48,6 +48,7 @@ class Maintenance:
         sync_telemetry: Callable[[], Any],
         live_count: Callable[[], int],
         lock: GuardLock | None,
+        holder: Holder = Holder.DESKTOP,
         reconcile_interval_s: float,
         settings: GuardSettings,
         exit_when_idle_s: float | None = None,
@@ -60,6 +61,7 @@ class Maintenance:
         self._sync_telemetry = sync_telemetry
         self._live_count = live_count
         self._lock = lock
+        self._holder = holder
         self._reconcile_interval_s = reconcile_interval_s
         self._settings = settings
         self._exit_when_idle_s = exit_when_idle_s
@@ -72,7 +74,8 @@ class Maintenance:
 
     @property
     def enforcing(self) -> bool:
-        """True when this loop runs the guard's pass (it holds the lock)."""
+        """True when this loop runs the guard's pass (it holds the lock; a loop whose lock
+        another process holds tries again at every look, and takes over once it is free)."""
         return self._lock is not None and self._lock.held
 
     def start(self) -> None:
@@ -107,6 +110,9 @@ class Maintenance:
                 _safely("reconcile", self._reconcile)
                 _safely("telemetry", self._sync_telemetry)
                 next_reconcile = self._clock() + self._reconcile_interval_s
+            if not self.enforcing and self._take_lock():
+                log.info("this process runs the guard now")
+                seen = None
             if self.enforcing:
                 now = self._clock()
                 changed = _safely("history", self._guard.fingerprint) != seen
@@ -128,6 +134,13 @@ class Maintenance:
                 wake = min(wake, next_pass)
             if self._stop.wait(max(0.0, wake - self._clock())):
                 return
+
+    def _take_lock(self) -> bool:
+        """Try once: the guard that held the lock may have ended; then this process is it."""
+        lock = self._lock
+        if lock is None:
+            return False
+        return bool(_safely("lock", lambda: lock.acquire(self._holder, wait_s=0.0)))
 
     def _pass(self, now: float) -> float:
         """The guard's pass; returns when the next one is due."""

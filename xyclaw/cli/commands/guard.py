@@ -120,7 +120,8 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             pass
         say(f"{_stamp()} nothing has been live for {guard.linger_minutes:g} min: the guard ends")
     except (KeyboardInterrupt, _Stop):
-        pass
+        if not args.background and ctx.config.guard.autostart:
+            ctx.warn("the guard stops here; while clusters are live, one goes on in the background")
     finally:
         for name in ("SIGTERM", "SIGHUP"):
             if hasattr(signal, name):
