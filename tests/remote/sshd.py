@@ -89,6 +89,19 @@ class Sshd:
     def pid(self) -> int | None:
         return None if self.proc is None else self.proc.pid
 
+    def _session_env(self) -> str:
+        """Sessions get a HOME of their own: root's ~/.bashrc on this kind of machine runs
+        `pyenv init`, whose rehash lock, left behind by a killed session, makes every later
+        command wait 60 s; a test server must not depend on the machine's dotfiles."""
+        home = self.root / "home"
+        home.mkdir(exist_ok=True)
+        lines = self.extra_config.splitlines()
+        for i, line in enumerate(lines):
+            if line.strip().startswith("SetEnv "):
+                lines[i] = f"{line.rstrip()} HOME={home}"
+                return "\n".join(lines)
+        return "\n".join([f"SetEnv HOME={home}", *lines])
+
     def _write_config(self) -> Path:
         config = self.root / "sshd_config"
         config.write_text(
@@ -108,7 +121,7 @@ MaxStartups 100:30:200
 MaxSessions 20
 Subsystem sftp internal-sftp
 LogLevel {self.log_level}
-{self.extra_config}
+{self._session_env()}
 """
         )
         return config
