@@ -85,7 +85,7 @@ def check_data_folder(paths: AppPaths, config: Config) -> CheckResult:
 
 def check_schema(paths: AppPaths, config: Config) -> CheckResult:
     try:
-        version = peek_schema_version(paths.database)
+        version = peek_schema_version(paths.database, check=True)
     except XyclawError as exc:
         return CheckResult("database", False, True, exc.message, exc.hint or "")
     if version > LATEST_VERSION:

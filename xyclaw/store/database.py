@@ -1,10 +1,19 @@
-"""Opening the SQLite file safely: refuse newer schemas, never touch a damaged file, migrate."""
+"""Opening the SQLite file safely: refuse newer schemas, never touch a damaged file, migrate.
+
+A file is checked (``PRAGMA quick_check``, every page) before a process first writes
+into it, and the store turns SQLite's "malformed" / "not a database" errors into
+:class:`~xyclaw.errors.StoreCorruptError` wherever they come out (opening, the writer,
+queries); once a file is known to be damaged nothing in this process writes into it again.
+"""
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import sqlite_utils
@@ -15,6 +24,80 @@ from xyclaw.store.migrations import LATEST_VERSION, MIGRATIONS
 log = logging.getLogger(__name__)
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+#: SQLITE_CORRUPT and SQLITE_NOTADB: the file's bytes are not a sound database.
+_CORRUPTION_CODES = frozenset({11, 26})
+
+#: Files this process found damaged: path -> (inode, what was wrong). A file moved aside and
+#: replaced by a new one (another inode) is not the damaged one.
+_damaged: dict[str, tuple[int, str]] = {}
+_damaged_lock = threading.Lock()
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """True for SQLite's errors that mean damaged bytes (not a lock, a full disk, a bug)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return (code & 0xFF) in _CORRUPTION_CODES
+    text = str(exc)
+    return "malformed" in text or "not a database" in text
+
+
+def _inode(path: Path) -> int:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return -1
+
+
+def damage_of(path: Path) -> StoreCorruptError | None:
+    """The error for ``path`` if this process found that very file damaged."""
+    path = Path(path)
+    with _damaged_lock:
+        known = _damaged.get(str(path.resolve()))
+    if known is None or known[0] != _inode(path):
+        return None
+    return _corrupt(path, known[1])
+
+
+def mark_damaged(path: Path, detail: str) -> StoreCorruptError:
+    """Remember that ``path`` is damaged (nothing more is written into it) and say so."""
+    path = Path(path)
+    key = str(path.resolve())
+    with _damaged_lock:
+        if key not in _damaged:
+            log.error("the database %s is damaged: %s", path, detail)
+        _damaged[key] = (_inode(path), detail)
+    return _corrupt(path, detail)
+
+
+def translated(path: Path | str | None, exc: Exception) -> Exception:
+    """``exc`` as the store's error where it means damage (remembered for ``path``)."""
+    if path is not None and is_corruption(exc):
+        damage = mark_damaged(Path(path), str(exc))
+        damage.__cause__ = exc
+        return damage
+    return exc
+
+
+@contextmanager
+def corruption_guard(path: Path | str) -> Iterator[None]:
+    """SQLite's "malformed" / "not a database" errors inside become StoreCorruptError (and
+    the file is known damaged from then on: the writer refuses to write into it)."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if is_corruption(exc):
+            raise mark_damaged(Path(path), str(exc)) from exc
+        raise
+
+
+def _read_only_uri(path: Path) -> str:
+    """Read without changing the folder: with no ``-wal`` file beside it (closed cleanly),
+    ``immutable`` keeps SQLite from creating ``-wal`` and ``-shm`` files next to it."""
+    wal = path.with_name(path.name + "-wal")
+    return f"file:{path}?mode=ro" + ("" if wal.exists() else "&immutable=1")
 
 
 def _corrupt(path: Path, detail: str) -> StoreCorruptError:
@@ -35,23 +118,51 @@ def _newer(path: Path, version: int) -> StoreVersionError:
     )
 
 
-def inspect_version(path: Path) -> int:
-    """Read the schema version without writing anything; 0 for a missing or empty file."""
+def _foreign(path: Path, tables: list[str]) -> StoreError:
+    shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+    return StoreError(
+        f"{path} is not a XyClaw database (it holds other tables: {shown}); it has been "
+        "left untouched",
+        hint=f"move it aside (mv '{path}' '{path}.other') or point XYCLAW_HOME at another folder",
+    )
+
+
+def inspect_version(path: Path, *, check: bool = False) -> int:
+    """Read the schema version without writing anything; 0 for a missing or empty file.
+
+    ``check`` also reads every page (``PRAGMA quick_check``). A damaged file raises
+    StoreCorruptError, another program's database StoreError; neither is changed."""
     if not path.exists() or path.stat().st_size == 0:
         return 0
+    known = damage_of(path)
+    if known is not None:
+        raise known
     with path.open("rb") as fh:
         header = fh.read(len(SQLITE_HEADER))
     if header != SQLITE_HEADER:
         raise _corrupt(path, "not an SQLite file")
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = sqlite3.connect(_read_only_uri(path), uri=True)
         try:
             version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            tables = [
+                str(row[0])
+                for row in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'"
+                    " AND name NOT LIKE 'sqlite_%' ORDER BY name"
+                )
+            ]
+            problems = (
+                [str(row[0]) for row in conn.execute("PRAGMA quick_check(5)")] if check else []
+            )
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
         raise _corrupt(path, str(exc)) from exc
+    if problems and problems != ["ok"]:
+        raise mark_damaged(path, "; ".join(p[:200] for p in problems[:3]))
+    if version == 0 and tables:
+        raise _foreign(path, tables)
     return version
 
 
@@ -60,13 +171,26 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     try:
         if readonly:
             conn = sqlite3.connect(
-                f"file:{path}?mode=ro", uri=True, check_same_thread=False, timeout=30
+                f"file:{path}?mode=ro",
+                uri=True,
+                check_same_thread=False,
+                timeout=30,
             )
+        else:
+            conn = sqlite3.connect(
+                path,
+                check_same_thread=False,
+                timeout=30,
+                isolation_level=None,
+            )
+    except sqlite3.Error as exc:
+        raise _unopenable(path, exc) from exc
+    try:
+        if readonly:
             conn.execute("PRAGMA query_only=ON")
             conn.execute("PRAGMA cache_size=-65536")
             conn.execute("PRAGMA mmap_size=268435456")
         else:
-            conn = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
             # Sample rows are a few KB: 16 KiB pages waste far less than 4 KiB ones.
             # (Only takes effect when the file is new.)
             conn.execute("PRAGMA page_size=16384")
@@ -74,9 +198,19 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA busy_timeout=30000")
-    except sqlite3.DatabaseError as exc:
-        raise _corrupt(path, str(exc)) from exc
+    except sqlite3.Error as exc:
+        conn.close()
+        raise _unopenable(path, exc) from exc
     return conn
+
+
+def _unopenable(path: Path, exc: sqlite3.Error) -> StoreError:
+    if is_corruption(exc):
+        return mark_damaged(path, str(exc))
+    return StoreError(
+        f"cannot open the database {path}: {exc}",
+        hint="check that the data folder is writable and that the disk is not full",
+    )
 
 
 def _backup_before_migration(conn: sqlite3.Connection, path: Path, version: int) -> Path:
@@ -107,7 +241,8 @@ def migrate(conn: sqlite3.Connection, path: Path, target: int = LATEST_VERSION) 
             conn.execute(f"PRAGMA user_version={number}")
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise StoreError(
                 f"migrating {path} to schema version {number} failed: {exc}",
                 hint="the database was left at the previous version; report this with the log",
@@ -119,7 +254,7 @@ def migrate(conn: sqlite3.Connection, path: Path, target: int = LATEST_VERSION) 
 def open_for_writing(path: Path, target: int = LATEST_VERSION) -> sqlite3.Connection:
     """Check the file, then open it for the one writer and bring its schema forward."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    version = inspect_version(path)
+    version = inspect_version(path, check=True)  # before this process writes into it
     if version > LATEST_VERSION:
         raise _newer(path, version)
     conn = connect(path)

@@ -14,7 +14,7 @@ import numpy.typing as npt
 import sqlite_utils
 
 from xyclaw.errors import StoreError, UsageError
-from xyclaw.store.database import connect, inspect_version, open_for_writing
+from xyclaw.store.database import connect, corruption_guard, inspect_version, open_for_writing
 from xyclaw.store.migrations import LATEST_VERSION
 from xyclaw.store.samples import (
     GPU_SAMPLE_DTYPE,
@@ -52,7 +52,7 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.writer = StoreWriter(open_for_writing(path))
+        self.writer = StoreWriter(open_for_writing(path), path=path)
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -70,7 +70,8 @@ class Store:
         return db
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
-        return list(self.reader().query(sql, params))
+        with corruption_guard(self.path):
+            return list(self.reader().query(sql, params))
 
     # -- samples -------------------------------------------------------------------------
     def add_gpu_samples(
@@ -140,17 +141,20 @@ class Store:
         if node_id is not None:
             sql += " AND node_id = ?"
             params.append(node_id)
-        rows = self.reader().conn.execute(sql + " ORDER BY start_ms, node_id", params).fetchall()
+        with corruption_guard(self.path):
+            cursor = self.reader().conn.execute(sql + " ORDER BY start_ms, node_id", params)
+            rows = cursor.fetchall()
         return unpack_chunks(rows, start_ms, end_ms, dtype)
 
     # -- maintenance ------------------------------------------------------------------------
     def info(self) -> StoreInfo:
         db = self.reader()
-        version = int(db.conn.execute("PRAGMA user_version").fetchone()[0])
-        counts = {
-            table: int(db.conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
-            for table in db.table_names()
-        }
+        with corruption_guard(self.path):
+            version = int(db.conn.execute("PRAGMA user_version").fetchone()[0])
+            counts = {
+                table: int(db.conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
+                for table in db.table_names()
+            }
         size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
         return StoreInfo(self.path, version, LATEST_VERSION, size, counts)
 
@@ -167,13 +171,19 @@ class Store:
             raise UsageError("the backup target is the live database itself")
         target.parent.mkdir(parents=True, exist_ok=True)
         src = connect(self.path, readonly=True)
+        existed = target.exists()
         try:
             dest = sqlite3.connect(target)
             try:
-                src.backup(dest)
+                with corruption_guard(self.path):
+                    src.backup(dest)
             finally:
                 dest.close()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, StoreError) as exc:
+            if not existed:  # no half-written copy left behind
+                target.unlink(missing_ok=True)
+            if isinstance(exc, StoreError):
+                raise
             raise StoreError(f"backing up to {target} failed: {exc}") from exc
         finally:
             src.close()
@@ -193,6 +203,7 @@ class Store:
         self.close()
 
 
-def peek_schema_version(path: Path) -> int:
-    """The schema version of a database file, read without changing it."""
-    return inspect_version(path)
+def peek_schema_version(path: Path, *, check: bool = False) -> int:
+    """The schema version of a database file, read without changing it; ``check`` also reads
+    every page and raises StoreCorruptError for damage anywhere in the file."""
+    return inspect_version(path, check=check)

@@ -13,11 +13,13 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any, TypeVar
 
 import sqlite_utils
 
-from xyclaw.errors import StoreError
+from xyclaw.errors import StoreCorruptError, StoreError
+from xyclaw.store.database import damage_of, translated
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +42,11 @@ class _Item:
 class StoreWriter:
     """Owns the only writing connection; runs submitted functions in batched transactions."""
 
-    def __init__(self, conn: sqlite3.Connection, *, max_queue: int = 100_000) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, *, max_queue: int = 100_000, path: Path | None = None
+    ) -> None:
         self._conn = conn
+        self._path = path  # the file: once it is known damaged, nothing more is written
         self._db = sqlite_utils.Database(conn)
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=max_queue)
         self._closed = False
@@ -81,10 +86,24 @@ class StoreWriter:
         """Wait until everything submitted so far is committed."""
         self.submit(lambda db: None).result(timeout)
 
+    def _damage(self) -> StoreCorruptError | None:
+        """The file's damage, if this process found any: then nothing more is written."""
+        return None if self._path is None else damage_of(self._path)
+
     def _put(self, item: _Item) -> None:
         if self._closed:
             raise StoreError("the store is closed", hint="this is a bug: report it with the log")
+        damage = self._damage()
+        if damage is not None:
+            raise damage
         self._queue.put(item)
+
+    def _rollback(self) -> None:
+        try:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+        except Exception as exc:  # a damaged file may refuse even that
+            log.debug("rollback failed: %s", exc)
 
     # -- the thread ----------------------------------------------------------------
     def _loop(self) -> None:
@@ -114,10 +133,13 @@ class StoreWriter:
 
     def _run_bare(self, item: _Item) -> None:
         try:
+            damage = self._damage()
+            if damage is not None:
+                raise damage
             result = item.fn(self._db)
         except Exception as exc:
             if item.future is not None:
-                item.future.set_exception(exc)
+                item.future.set_exception(translated(self._path, exc))
             return
         if item.future is not None:
             item.future.set_result(result)
@@ -129,10 +151,11 @@ class StoreWriter:
             for item in batch:
                 results.append(item.fn(self._db))
             self._conn.execute("COMMIT")
-        except Exception:
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
-            # One bad write must not lose the others: replay them one by one.
+        except Exception as exc:
+            translated(self._path, exc)  # remembers damage, so the replay writes nothing
+            self._rollback()
+            # One bad write must not lose the others: replay them one by one (unless the
+            # file turned out damaged: then none of them is written).
             for item in batch:
                 self._run_one(item)
             return
@@ -143,17 +166,20 @@ class StoreWriter:
 
     def _run_one(self, item: _Item) -> None:
         try:
+            damage = self._damage()
+            if damage is not None:
+                raise damage
             self._conn.execute("BEGIN IMMEDIATE")
             result = item.fn(self._db)
             self._conn.execute("COMMIT")
         except Exception as exc:
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
+            self._rollback()
             self.failures += 1
+            error = translated(self._path, exc)
             if item.future is not None:
-                item.future.set_exception(exc)
+                item.future.set_exception(error)
             else:
-                log.error("a background write failed and was dropped: %s", exc)
+                log.error("a background write failed and was dropped: %s", error)
             return
         if item.future is not None:
             item.future.set_result(result)

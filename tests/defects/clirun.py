@@ -1,0 +1,51 @@
+"""Running ``xyclaw`` as a user would (in this process), and fingerprints of the data folder."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from xyclaw.cli.main import main
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def text(self) -> str:
+        return self.out + self.err
+
+
+def xyclaw(*args: str) -> Outcome:
+    """``xyclaw ARGS`` with stdin not a terminal; whatever it raises fails the test."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's own usage errors
+            code = exc.code if isinstance(exc.code, int) else 2
+    return Outcome(code, out.getvalue(), err.getvalue())
+
+
+def fingerprint(home: Path) -> dict[str, str]:
+    """Every file under the app's home but the logs, with the hash of its bytes."""
+    found: dict[str, str] = {}
+    for path in sorted(home.rglob("*")):
+        rel = path.relative_to(home)
+        if path.is_file() and rel.parts[0] != "logs":
+            found[str(rel)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def one_clear_message(outcome: Outcome) -> None:
+    """Failed, said so in one message, and no Python traceback reached the user."""
+    assert outcome.code != 0, outcome
+    assert "Traceback" not in outcome.text, outcome.text
+    assert "xyclaw: error:" in outcome.err or "xyclaw: " in outcome.err, outcome
+    assert outcome.err.count("xyclaw: error:") <= 1, outcome.err
