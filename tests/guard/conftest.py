@@ -152,7 +152,7 @@ def cloud(paths: AppPaths) -> Iterator[Cloud]:
 
 
 @pytest.fixture
-def cli(paths: AppPaths, cloud: Cloud) -> Iterator[Cli]:
+def cli(paths: AppPaths) -> Iterator[Cli]:
     runner = Cli(paths)
     yield runner
     for proc in runner.started:
