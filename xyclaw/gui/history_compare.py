@@ -205,20 +205,23 @@ class CompareView(QWidget):
         currencies = set()
         for i, replay in enumerate(comparison.replays):
             c = curve(replay, x_axis, y_key, weight)
-            ok = ~(np.isnan(c.x) | np.isnan(c.y))
+            y = c.y.copy()
             if log_y:
-                ok &= c.y > 0
+                y[y <= 0] = np.nan
+            ok = ~(np.isnan(c.x) | np.isnan(y))
             if not ok.any():
                 missing.append(replay.label)
                 continue
             self.shown.append(c)
             if c.currency:
                 currencies.add(c.currency)
-            x = c.x[ok]
-            if x_axis == "time":
-                x = x / self._time_unit()[0]
+            x = c.x / self._time_unit()[0] if x_axis == "time" else c.x
             item = pg.PlotDataItem(
-                x, c.y[ok], pen=pg.mkPen(CURVE_COLORS[i % len(CURVE_COLORS)], width=2), name=c.label
+                x,
+                y,
+                pen=pg.mkPen(CURVE_COLORS[i % len(CURVE_COLORS)], width=2),
+                name=c.label,
+                connect="finite",
             )
             self.plot.addItem(item)
             self.items.append(item)

@@ -1092,7 +1092,8 @@ class Curve:
 
 def curve(replay: Replay, x_axis: str, y_key: str = "loss", smoothing: float = 0.0) -> Curve:
     """One run's ``y_key`` against step, wall time (s since the run started), tokens seen or
-    money spent (major units, from the meter's charges, else the price)."""
+    money spent (major units, from the meter's charges, else the price); NaN between two
+    attempts, so a line is not drawn across a recovery."""
     if x_axis not in X_AXES:
         raise UsageError(f"no x axis {x_axis!r}", hint="one of " + ", ".join(X_AXES))
     pts = [m for m in replay.metrics if m.get(y_key) is not None]
@@ -1120,7 +1121,14 @@ def curve(replay: Replay, x_axis: str, y_key: str = "loss", smoothing: float = 0
             c = replay.cluster or {}
             hourly = int(c.get("price_per_gpu_hour_micros") or 0) * int(c.get("gpu_count") or 0)
             x = (ts - replay.start_s) / 3600.0 * hourly / 1e6
-    return Curve(replay.label, x, smooth(y, smoothing), currency)
+    y = smooth(y, smoothing)
+    # a recovered job starts again from its checkpoint: the line breaks between attempts
+    attempts = [m.get("attempt") for m in pts]
+    cuts = [i for i in range(1, len(attempts)) if attempts[i] != attempts[i - 1]]
+    if cuts:
+        x = np.insert(x.astype(np.float64), cuts, np.nan)
+        y = np.insert(y, cuts, np.nan)
+    return Curve(replay.label, x, y, currency)
 
 
 # -- export and import -----------------------------------------------------------------------------

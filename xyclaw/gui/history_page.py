@@ -366,6 +366,8 @@ class HistoryPage(QWidget):
             )
         )
         self._refill_choices()
+        if self._loaded_once:
+            self.apply_filters()  # states, dates and durations in the new language
         self._after_filter()
         self._selection()
 

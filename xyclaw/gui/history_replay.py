@@ -634,7 +634,7 @@ class ReplayView(QWidget):
         self.slider.blockSignals(True)
         self.slider.setRange(0, steps)
         self.slider.setPageStep(max(1, steps // 10))
-        if keep and replay.start_s + window <= old <= replay.end_s:
+        if keep and replay.start_s + window <= old < replay.end_s - self._step_s() / 2:
             self.slider.setValue(round((old - replay.start_s - window) / self._step_s()))
         else:
             self.slider.setValue(steps)
