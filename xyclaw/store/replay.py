@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from xyclaw.errors import StoreError, StoreVersionError
-from xyclaw.store.database import inspect_version
+from xyclaw.store.database import corruption_guard, inspect_version
 from xyclaw.store.migrations import LATEST_VERSION
 from xyclaw.store.samples import (
     GPU_SAMPLE_DTYPE,
@@ -245,16 +245,17 @@ def _by_node(
     start_ms: int,
     end_ms: int,
 ) -> dict[int, SampleBlock]:
-    rows = (
-        store.reader()
-        .conn.execute(
-            f"SELECT start_ms, node_id, instants, times, counts, data FROM {table}"
-            " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
-            " ORDER BY node_id, start_ms",
-            [cluster_id, start_ms - MAX_SPAN_MS, end_ms],
+    with corruption_guard(store.path):
+        rows = (
+            store.reader()
+            .conn.execute(
+                f"SELECT start_ms, node_id, instants, times, counts, data FROM {table}"
+                " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
+                " ORDER BY node_id, start_ms",
+                [cluster_id, start_ms - MAX_SPAN_MS, end_ms],
+            )
+            .fetchall()
         )
-        .fetchall()
-    )
     out: dict[int, SampleBlock] = {}
     first = 0
     for i in range(1, len(rows) + 1):
@@ -304,12 +305,13 @@ def rollup_arrays(
     out: dict[str, npt.NDArray[Any]] = {}
     conn = store.reader().conn
     for metric in metrics:
-        rows = conn.execute(
-            "SELECT node_id, gpu, minute_ts, mean, max FROM metric_rollups"
-            " WHERE cluster_id = ? AND metric = ? AND minute_ts >= ? AND minute_ts < ?"
-            " ORDER BY node_id, minute_ts, gpu",
-            [cluster_id, metric, int(start_s // 60 * 60), int(end_s)],
-        ).fetchall()
+        with corruption_guard(store.path):
+            rows = conn.execute(
+                "SELECT node_id, gpu, minute_ts, mean, max FROM metric_rollups"
+                " WHERE cluster_id = ? AND metric = ? AND minute_ts >= ? AND minute_ts < ?"
+                " ORDER BY node_id, minute_ts, gpu",
+                [cluster_id, metric, int(start_s // 60 * 60), int(end_s)],
+            ).fetchall()
         out[metric] = np.array(rows, dtype=ROLLUP_DTYPE) if rows else np.zeros(0, ROLLUP_DTYPE)
     return out
 
