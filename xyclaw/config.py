@@ -357,13 +357,20 @@ def _coerce(info: SettingInfo, raw: Any, origin: str) -> Any:
 def read_config_file(path: Path) -> dict[str, Any]:
     """Parse config.toml; a missing file is an empty configuration."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise ConfigError(
             f"cannot read {path}: {exc.strerror}", hint="check the file's permissions"
         ) from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+            hint="save it as UTF-8, or move it aside to use the defaults",
+        ) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

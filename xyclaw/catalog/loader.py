@@ -130,6 +130,11 @@ def read_csv(path: Path, columns: Collection[str], required: Collection[str]) ->
             f"cannot read the catalog file {path}: {exc.strerror or exc}",
             hint="check that the file exists and is readable",
         ) from exc
+    except UnicodeDecodeError as exc:
+        raise CatalogError(
+            f"{path} is not UTF-8 text (offset {exc.start}): not a CSV file of offers",
+            hint="give a CSV file saved as UTF-8 (docs/planner.md shows its columns)",
+        ) from None
     return _rows_from_text(text, str(path), columns, required)
 
 

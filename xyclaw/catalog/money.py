@@ -10,6 +10,9 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 MICRO_PER_UNIT = 1_000_000
+#: A trillion units: more than anyone spends on GPUs, and in micro-units still a 64-bit integer
+#: (what SQLite stores).
+MAX_AMOUNT = 10**12
 
 
 def parse_amount(text: str) -> int:
@@ -23,6 +26,8 @@ def parse_amount(text: str) -> int:
         raise ValueError(f"{text!r} is not a finite amount")
     if value < 0:
         raise ValueError(f"{text!r} is negative; expected an amount of 0 or more")
+    if value > MAX_AMOUNT:
+        raise ValueError(f"{text[:30]!r} is too large; expected at most {MAX_AMOUNT:,}")
     micro = value * MICRO_PER_UNIT
     if micro != micro.to_integral_value():
         raise ValueError(f"{text!r} has more than 6 decimal places")

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import math
 import os
 import pkgutil
+import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -52,11 +54,76 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in _discover_registrars():
         register(sub)
+    for each in _parsers(parser):
+        _bound_numbers(each)
     return parser
+
+
+#: SQLite keeps 64-bit integers: an id or count beyond that is no id and no count.
+MAX_INT = 2**63 - 1
+
+
+def _whole(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if abs(value) > MAX_INT:
+        raise argparse.ArgumentTypeError(f"{text[:30]!r} is out of range (at most {MAX_INT:,})")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+_whole.__name__ = "int"  # argparse names the type in its messages
+_finite.__name__ = "float"
+
+
+def _parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                yield from _parsers(child)
+
+
+def _bound_numbers(parser: argparse.ArgumentParser) -> None:
+    """Every ``type=int`` / ``type=float`` flag of every command takes only values the app can
+    use: a 64-bit integer (what SQLite stores), a finite float. One place for all commands."""
+    bounded: dict[object, Callable[[str], object]] = {int: _whole, float: _finite}
+    for action in parser._actions:
+        replacement = bounded.get(action.type)
+        if replacement is not None:
+            action.type = replacement
 
 
 def _print_error(exc: XyclawError) -> None:
     print(f"xyclaw: error: {exc}", file=sys.stderr)
+
+
+def _print_unexpected(exc: BaseException, log_file: object) -> int:
+    """Anything that is not a XyClaw error: one message and the log, never a traceback."""
+    log.error("unexpected error", exc_info=exc)
+    if isinstance(exc, sqlite3.Error):
+        what = f"the history database failed: {exc}"
+        hint = "run `xyclaw doctor`; it checks the database and says what to do"
+    elif isinstance(exc, OSError) and exc.strerror:
+        where = f": {exc.filename}" if exc.filename else ""
+        what = f"{exc.strerror}{where}"
+        hint = "check the file or folder named, its permissions and the free disk space"
+    else:
+        what = f"internal error ({type(exc).__name__}: {str(exc)[:200]})"
+        hint = f"this is a bug in XyClaw: please report it with the log ({log_file})"
+    print(f"xyclaw: error: {what}\n  -> {hint}", file=sys.stderr)
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -72,7 +139,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(args_list)
-    paths = AppPaths.from_environment()
+    try:
+        paths = AppPaths.from_environment()
+    except XyclawError as exc:
+        _print_error(exc)
+        return exc.exit_code
     ctx = CliContext(paths=paths)
     try:
         handler = getattr(args, "handler", None)
@@ -96,8 +167,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except Exception as exc:
+        return _print_unexpected(exc, paths.log_file)
     finally:
-        ctx.close()
+        try:
+            ctx.close()
+        except Exception as exc:  # closing must not turn an answer into a traceback
+            log.error("closing failed", exc_info=exc)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,9 @@ DEFAULT_PROMPT_TOKENS = 1024
 DEFAULT_OUTPUT_TOKENS = 256
 DEFAULT_SERVE_SECONDS = 3600
 DEFAULT_RATE = 1.0
+#: Beyond these a plan's figures overflow or mean nothing.
+MOST_EPOCHS = 10_000.0
+MOST_RATE = 1_000_000.0
 
 
 class Task(StrEnum):
@@ -241,11 +244,16 @@ class PlanRequest:
             except ValueError as exc:
                 raise RequestError(name, str(exc)) from None
 
-        def number(text: str) -> float:
-            value = float(text)
-            if value != value or value in (float("inf"), float("-inf")):
-                raise ValueError(f"{text!r} is not a finite number")
-            return value
+        def number(most: float) -> Any:
+            def read(text: str) -> float:
+                value = float(text)
+                if value != value or value in (float("inf"), float("-inf")):
+                    raise ValueError(f"{text!r} is not a finite number")
+                if value > most:
+                    raise ValueError(f"{text!r} is more than XyClaw plans for (at most {most:g})")
+                return value
+
+            return read
 
         def whole(what: str) -> Any:
             return lambda text: parse_count(text, what=what)
@@ -255,8 +263,8 @@ class PlanRequest:
             "params": field("model_size", parse_size, model_size),
             "tokens": field("tokens", whole("a token count"), tokens),
             "dataset_tokens": field("dataset_tokens", whole("a token count"), dataset_tokens),
-            "epochs": field("epochs", number, epochs),
-            "rate": field("rate", number, rate),
+            "epochs": field("epochs", number(MOST_EPOCHS), epochs),
+            "rate": field("rate", number(MOST_RATE), rate),
             "prompt_tokens": field("prompt_tokens", whole("a token count"), prompt_tokens),
             "output_tokens": field("output_tokens", whole("a token count"), output_tokens),
             "gpu": gpu,

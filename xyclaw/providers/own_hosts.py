@@ -3,6 +3,7 @@
 ```toml
 [[host]]
 name = "gpu1"            # an ~/.ssh/config alias, or user@host:port
+# host = "10.0.0.5"      # or: the address, with the name only a label (user, port too)
 gpu = "A100-80G"
 gpus = 8
 fabric = "ib-hdr-200"    # what links this host to the others; "none" for one machine
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 import tomllib
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xyclaw.catalog import Offer, normalise_gpu_name, parse_amount
+from xyclaw.catalog import Offer, normalise_gpu_name, parse_amount, parse_fabric
 from xyclaw.errors import CapacityError, ConfigError, ProviderError
 from xyclaw.providers.base import (
     RUNNING,
@@ -48,40 +50,169 @@ class OwnHost:
     fabric: str
     price_per_gpu_hour_micros: int
     currency: str
+    address: str = ""  # where SSH goes when it is not the name: user@host:port
+
+    @property
+    def destination(self) -> str:
+        """What XyClaw connects to: an ~/.ssh/config alias or ``user@host:port``."""
+        return self.address or self.name
+
+
+#: The keys of a [[host]] entry, with what each must be.
+HOST_KEYS: dict[str, str] = {
+    "name": 'an ~/.ssh/config alias or user@host:port, e.g. name = "gpu1"',
+    "host": 'the address to connect to when the name is only a label, e.g. host = "10.0.0.5"',
+    "user": 'who to log in as (with host), e.g. user = "root"',
+    "port": "the SSH port (with host): a number from 1 to 65535",
+    "gpu": 'the GPU model, e.g. gpu = "A100-80G"',
+    "gpus": "how many GPUs the host has: a whole number, 1 or more",
+    "fabric": 'what links it to the others, e.g. fabric = "ib-hdr-200"; "none" for one machine',
+    "price_per_gpu_hour": "an amount of 0 or more, e.g. price_per_gpu_hour = 1.5 (0: free)",
+    "currency": 'three letters, e.g. currency = "CNY"',
+}
+_CURRENCY = re.compile(r"^[A-Za-z]{3}$")
+MAX_GPUS_PER_HOST = 64
+
+
+def _bad(where: str, key: str, value: object) -> ConfigError:
+    shown = str(value).lower() if isinstance(value, bool) else repr(value)
+    return ConfigError(f"{where}: {key} = {shown} is not valid", hint=f"{key}: {HOST_KEYS[key]}")
+
+
+def _check_name(where: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value):
+        raise _bad(where, "name", value)
+    rest = value.rpartition("@")[2]
+    if rest.count(":") == 1 and not rest.startswith("["):
+        port = rest.partition(":")[2]
+        if not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise ConfigError(
+                f"{where}: name = {value!r} has port {port!r}",
+                hint="a port is a number from 1 to 65535: user@host:port",
+            )
+    return value
+
+
+def _check_host(where: str, raw: dict[str, Any]) -> OwnHost:
+    unknown = sorted(set(raw) - set(HOST_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r}",
+            hint="a [[host]] entry has " + ", ".join(HOST_KEYS),
+        )
+    if "name" not in raw:
+        raise ConfigError(f"{where} needs a name", hint=f"name: {HOST_KEYS['name']}")
+    name = _check_name(where, raw["name"])
+    where = f"{where} ({name})"
+    address = _address(where, raw)
+    gpu = raw.get("gpu")
+    if gpu is None:
+        raise ConfigError(f"{where} needs a gpu", hint=f"gpu: {HOST_KEYS['gpu']}")
+    if not isinstance(gpu, str) or not gpu.strip():
+        raise _bad(where, "gpu", gpu)
+    gpus = raw.get("gpus", 1)
+    if isinstance(gpus, bool) or not isinstance(gpus, int) or not 1 <= gpus <= MAX_GPUS_PER_HOST:
+        raise _bad(where, "gpus", gpus)
+    fabric = raw.get("fabric", "none")
+    try:
+        if not isinstance(fabric, str):
+            raise ValueError(f"{fabric!r} is not a fabric name")
+        fabric = parse_fabric(fabric).name
+    except ValueError as exc:
+        raise ConfigError(
+            f"{where}: fabric: {exc}", hint=f"fabric: {HOST_KEYS['fabric']}"
+        ) from None
+    price = raw.get("price_per_gpu_hour", 0)
+    if isinstance(price, bool) or not isinstance(price, int | float | str):
+        raise _bad(where, "price_per_gpu_hour", price)
+    try:
+        price_micros = parse_amount(str(price))
+    except ValueError as exc:
+        raise ConfigError(
+            f"{where}: price_per_gpu_hour: {exc}",
+            hint=f"price_per_gpu_hour: {HOST_KEYS['price_per_gpu_hour']}",
+        ) from None
+    currency = raw.get("currency", "CNY")
+    if not isinstance(currency, str) or not _CURRENCY.match(currency):
+        raise _bad(where, "currency", currency)
+    return OwnHost(
+        name=name,
+        gpu=normalise_gpu_name(gpu),
+        gpus=gpus,
+        fabric=fabric,
+        price_per_gpu_hour_micros=price_micros,
+        currency=currency.upper(),
+        address=address,
+    )
+
+
+def _address(where: str, raw: dict[str, Any]) -> str:
+    """``user@host:port`` from the host, user and port keys ("" when there is no host key)."""
+    host, user, port = raw.get("host"), raw.get("user"), raw.get("port")
+    if host is None:
+        if user is not None or port is not None:
+            raise ConfigError(
+                f"{where}: user and port go with host",
+                hint='add host = "ADDRESS", or write name = "user@host:port"',
+            )
+        return ""
+    if not isinstance(host, str) or not host.strip() or any(c in host for c in " \t@/"):
+        raise _bad(where, "host", host)
+    if user is not None and (not isinstance(user, str) or not user or "@" in user):
+        raise _bad(where, "user", user)
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int)):
+        raise _bad(where, "port", port)
+    if port is not None and not 1 <= port <= 65535:
+        raise _bad(where, "port", port)
+    shown = f"[{host}]" if ":" in host else host
+    return (f"{user}@" if user else "") + shown + (f":{port}" if port else "")
 
 
 def load_hosts(path: Path) -> list[OwnHost]:
-    """Read hosts.toml; a missing file is no hosts. Errors name the entry and the key."""
+    """Read hosts.toml; a missing file is no hosts. Errors name the file, the entry, the key,
+    the value and what is allowed (exit code 2)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw_bytes = path.read_bytes()
     except FileNotFoundError:
         return []
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(
-            f"{path} cannot be read: {exc}", hint="fix the file or remove it"
+            f"{path} cannot be read: {exc.strerror}", hint="check the file's permissions"
         ) from exc
-    hosts: list[OwnHost] = []
-    for index, raw in enumerate(data.get("host", []), start=1):
-        where = f"{path}: [[host]] #{index}"
-        if not isinstance(raw, dict) or not raw.get("name"):
-            raise ConfigError(f"{where} needs a name", hint='add name = "an ssh alias or host"')
-        try:
-            gpus = int(raw.get("gpus", 1))
-            price = parse_amount(str(raw.get("price_per_gpu_hour", 0)))
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{where} ({raw['name']}): {exc}") from exc
-        if gpus < 1:
-            raise ConfigError(f"{where} ({raw['name']}): gpus must be 1 or more")
-        hosts.append(
-            OwnHost(
-                name=str(raw["name"]),
-                gpu=normalise_gpu_name(str(raw.get("gpu", "unknown"))),
-                gpus=gpus,
-                fabric=str(raw.get("fabric", "none")),
-                price_per_gpu_hour_micros=price,
-                currency=str(raw.get("currency", "CNY")),
-            )
+    try:
+        text = raw_bytes.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not UTF-8 text (byte 0x{raw_bytes[exc.start]:02x} at offset {exc.start})",
+            hint="save it as UTF-8",
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}", hint="fix the line named above, or remove the file"
+        ) from None
+    unknown = sorted(set(data) - {"host"})
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key {unknown[0]!r}",
+            hint="hosts.toml holds [[host]] tables, one per machine (docs/configuration.md)",
         )
+    entries = data.get("host", [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ConfigError(
+            f"{path}: host = {entries!r} is not a list of [[host]] tables",
+            hint='write each machine as [[host]] with name = "..." and gpu = "..." below it',
+        )
+    hosts: list[OwnHost] = []
+    for index, raw in enumerate(entries, start=1):
+        host = _check_host(f"{path}: [[host]] #{index}", raw)
+        if any(h.name == host.name for h in hosts):
+            raise ConfigError(
+                f"{path}: [[host]] #{index}: {host.name!r} is listed twice",
+                hint="list each machine once",
+            )
+        hosts.append(host)
     return hosts
 
 
@@ -159,7 +290,7 @@ class OwnHostsProvider:
                     rank=rank,
                     hostname=name,
                     state=rec["state"],
-                    ssh_host=name,
+                    ssh_host=hosts[name].destination if name in hosts else name,
                 )
             )
         first = hosts.get(rec["hosts"][0]) if rec["hosts"] else None

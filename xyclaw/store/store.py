@@ -190,11 +190,13 @@ class Store:
         return target
 
     def close(self) -> None:
-        self.writer.close()
+        # Readers first: the writer, closing last, folds the WAL back into the file and
+        # removes the -wal and -shm files, so a closed store is one file again.
         with self._readers_lock:
             for conn in self._readers:
                 conn.close()
             self._readers.clear()
+        self.writer.close()
 
     def __enter__(self) -> Store:
         return self

@@ -230,8 +230,16 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
     argv = list(args.argv)
-    if argv and argv[0] == "--":
-        argv = argv[1:]
+    if "--" in argv:  # `exec CLUSTER --timeout 5 -- CMD`: options between cluster and --
+        cut = argv.index("--")
+        head, argv = argv[:cut], argv[cut + 1 :]
+        if head[:1] == ["--timeout"] and len(head) == 2:
+            args.timeout = _seconds(head[1])
+        elif head:
+            raise UsageError(
+                f"unexpected {' '.join(head)!r} before --",
+                hint="xyclaw exec CLUSTER [--timeout SECONDS] -- COMMAND...",
+            )
     if not argv:
         raise UsageError("no command given", hint="xyclaw exec CLUSTER -- nvidia-smi -L")
     import shlex
@@ -256,6 +264,16 @@ def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
             ctx.warn(f"{node}: error: {result}")
             worst = max(worst, 255)
     return worst
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 10**9:
+        raise UsageError(f"--timeout: {text!r} is not a number of seconds above 0")
+    return value
 
 
 def _down(args: argparse.Namespace, ctx: CliContext) -> int:
