@@ -60,7 +60,10 @@ def own_server(root: Path, paths: AppPaths, mode: str = "ok") -> Iterator[tuple[
     server = Sshd(
         root / "sshd",
         [parse_public_key(public)],
-        extra_config=(f"SetEnv PATH={FAKEBIN}:/usr/bin:/bin FAKE_NVSMI_MODE_FILE={mode_file}"),
+        extra_config=(
+            f"SetEnv PATH={FAKEBIN}:/usr/bin:/bin FAKE_NVSMI_MODE_FILE={mode_file}"
+            f" FAKE_MKDIR_LOG={root / 'mkdir.log'}"
+        ),
     ).start()
     try:
         yield server, mode_file

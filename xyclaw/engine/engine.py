@@ -414,13 +414,22 @@ class Engine:
             fabric=offer.fabric,
             gpus_per_node=offer.gpus_per_node,
             budget_micros=quote.budget_micros,
-            image=quote.image if quote.image is not None else UpRequest.image,
+            image=quote.image if quote.image is not None else self._default_image(offer.provider),
             name=quote.name,
             keep_partial=keep_partial,
             price_per_gpu_hour_micros=offer.price_micro,
             currency=offer.currency,
             terminate_at=self._first_deadline(offer, quote.gpu_count, quote.budget_micros),
         )
+
+    def _default_image(self, provider: str) -> str | None:
+        """Rented machines get the default image's setup; machines you own (ssh, local) get
+        none unless a quote names an image: XyClaw does not change your hosts unasked."""
+        try:
+            rents = self._providers.get(provider).capabilities.rents
+        except XyclawError:
+            rents = True
+        return UpRequest.image if rents else None
 
     def _first_deadline(self, offer: Offer, gpus: int, budget: int | None) -> float | None:
         """The provider's own deadline for a new cluster, where it keeps one."""

@@ -51,6 +51,28 @@ log = logging.getLogger(__name__)
 class ProvisionError(XyclawError):
     """A cluster could not be brought up; what came up was released (or kept, if asked)."""
 
+    causes: tuple[XyclawError, ...] = ()  # the nodes' own errors, when several failed
+
+
+#: Causes that another try or another region will not cure: the message's own advice stands.
+_NOT_RETRIED = (HostKeyError, AuthenticationError)
+
+
+def _failure_hint(exc: XyclawError, provider: Provider) -> str:
+    """What was undone, in the provider's words, after the cause's own advice; "try again"
+    only where trying again can help."""
+    if provider.capabilities.rents:
+        undone = "its machines were released and stop billing"
+        retry = f"try again, or another region (`xyclaw offers --provider {provider.name}`)"
+    else:
+        undone = "your hosts were handed back (nothing was rented, nothing bills)"
+        retry = "check the host and try again (`xyclaw hosts test NAME`)"
+    causes = (exc, *getattr(exc, "causes", ()))
+    settled = any(isinstance(c, _NOT_RETRIED) for c in causes)
+    if exc.hint:
+        return f"{exc.hint}. ({undone})" if settled else f"{exc.hint}. ({undone}; {retry})"
+    return f"{undone}; {retry}"
+
 
 @dataclass(frozen=True)
 class UpRequest:
@@ -192,8 +214,7 @@ class ClusterLifecycle:
             self._release_after_failure(cluster_id, provider, exc.message, progress)
             raise ProvisionError(
                 f"cluster {cluster.name} could not be brought up: {exc.message}",
-                hint="its machines were released and stop billing; try again, or another "
-                "region (`xyclaw offers`)",
+                hint=_failure_hint(exc, provider),
             ) from exc
 
     def _bring_up(self, cluster_id: int, provider: Provider, progress: Progress) -> ClusterRecord:
@@ -357,7 +378,13 @@ class ClusterLifecycle:
         detail = "; ".join(f"{exc.message}" for exc in failures.values())
         if not cluster.keep_partial or len(failures) == len(nodes):
             step = next((e.step for e in failures.values() if isinstance(e, BootstrapError)), stage)
-            raise ProvisionError(f"{len(failures)} of {len(nodes)} nodes failed {step}: {detail}")
+            error = ProvisionError(
+                f"{len(failures)} of {len(nodes)} nodes failed {step}: {detail}",
+                # The nodes' own advice (a changed host key: check it, ssh-keygen -R) is kept.
+                hint="; ".join(dict.fromkeys(e.hint for e in failures.values() if e.hint)) or None,
+            )
+            error.causes = tuple(failures.values())
+            raise error
         self._notice(
             "warning",
             f"{cluster.name}: {len(failures)} nodes failed {stage} and are not used: {detail}",

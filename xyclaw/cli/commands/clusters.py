@@ -31,7 +31,11 @@ def register(sub: Any) -> None:
     p.add_argument("--fabric", help="ib-hdr-200, ib-ndr-400, roce-100, roce-200, eth-25, none")
     p.add_argument("--budget", help="stop and release when this much is spent (CNY)")
     p.add_argument("--provider", default="sim", help="sim, ssh (your hosts) or local")
-    p.add_argument("--image", default="pytorch-2.1", help="image setup to run on each node")
+    p.add_argument(
+        "--image",
+        help="image setup to run on each node (default: pytorch-2.1 on rented machines, none on"
+        " your own hosts)",
+    )
     p.add_argument("--name", help="a name for the cluster")
     p.add_argument(
         "--keep-partial", action="store_true", help="keep the nodes that came up if some fail"
@@ -130,7 +134,7 @@ def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
             changes["budget_micros"] = _budget(args.budget)
         if args.name:
             changes["name"] = args.name
-        if args.image != "pytorch-2.1":
+        if args.image:
             changes["image"] = args.image
         return quote.with_changes(**changes) if changes else quote
     if not args.gpu or args.gpus is None:
@@ -183,7 +187,12 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
         return 0
     ctx.print(f"cluster {cluster.id} {cluster.name}: {cluster.state}")
     for node in cluster.nodes:
-        where = f"{node.ssh_user}@{node.ssh_host}:{node.ssh_port}" if node.ssh_host else "-"
+        if not node.ssh_host:
+            where = "-"
+        elif node.ssh_port is None:  # your own host: an ssh alias or user@host:port as written
+            where = node.ssh_host
+        else:
+            where = f"{node.ssh_user or 'root'}@{node.ssh_host}:{node.ssh_port}"
         ctx.print(f"  node {node.rank} {node.name:<20} {node.state:<10} ssh {where}")
     return 0
 
