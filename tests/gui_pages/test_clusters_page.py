@@ -82,7 +82,9 @@ def test_plan_rent_approve_then_the_cluster_appears_with_node_progress_and_relea
     assert states and states[0] in ("requested", "provisioning", "bootstrapping"), states
     assert page.cell(cid, "GPUs") == f"{quote.gpu_count} × {quote.gpu}"
     assert page.cell(cid, "Region") == quote.region
-    assert page.cell(cid, "Per hour") == f"{money(quote.price_per_hour_micros, 'CNY')}/h"
+    # The rate shows once the nodes' running state has been read back (on the worker).
+    rate = f"{money(quote.price_per_hour_micros, 'CNY')}/h"
+    wait_for(qtbot, lambda: page.cell(cid, "Per hour") == rate)
     assert page.cell(cid, "Budget").endswith("of 500 CNY")
 
     # Per node: state, endpoint, alias and every bootstrap step with what it found.
