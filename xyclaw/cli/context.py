@@ -12,6 +12,7 @@ from xyclaw.config import Config, load_config
 from xyclaw.paths import AppPaths
 
 if TYPE_CHECKING:
+    from xyclaw.cli.trust import TerminalTrust
     from xyclaw.engine import Engine
     from xyclaw.remote.known_hosts import TrustNewHost
 
@@ -24,6 +25,11 @@ class CliContext:
     overrides: dict[str, Any] = field(default_factory=dict)
     out: IO[str] = field(default_factory=lambda: sys.stdout)
     err: IO[str] = field(default_factory=lambda: sys.stderr)
+    #: ``--trust-new-host``: accept unknown SSH host keys (each is printed); else ask at a
+    #: terminal, or refuse with the commands that accept it. ``argv`` is the command line.
+    trust_new_host: bool = False
+    argv: list[str] | None = None
+    _trust: TerminalTrust | None = None
     _config: Config | None = None
     _engine: Engine | None = None
     _closers: list[Callable[[], None]] = field(default_factory=list)
@@ -37,14 +43,47 @@ class CliContext:
     def engine(self, trust_new_host: TrustNewHost | None = None) -> Engine:
         """The engine, built on first use with the real parts and closed at exit.
 
-        ``trust_new_host`` (the desktop app's host-key prompt) only counts on that first use.
+        ``trust_new_host`` (the desktop app's host-key prompt) only counts on that first use;
+        without it the terminal's question is used (see :meth:`trust`).
         """
         if self._engine is None:
             from xyclaw.engine.compose import build_engine
 
-            self._engine = build_engine(self.paths, self.config, trust_new_host=trust_new_host)
+            self._engine = build_engine(
+                self.paths, self.config, trust_new_host=trust_new_host or self.trust()
+            )
             self._closers.append(self._engine.close)
         return self._engine
+
+    def trust(self) -> TerminalTrust:
+        """The question asked before XyClaw logs in to a host whose key it does not know."""
+        if self._trust is None:
+            from xyclaw.cli.trust import TerminalTrust
+
+            self._trust = TerminalTrust(
+                accept_new=self.trust_new_host,
+                argv=self.argv,
+                err=self.err,
+                name_of=self._own_host_name,
+            )
+        return self._trust
+
+    def _own_host_name(self, entry: str) -> str | None:
+        """The hosts.toml name of the host recorded as ``entry`` (``[host]:port``), if any."""
+        from xyclaw.providers.own_hosts import load_hosts
+        from xyclaw.remote import entry_name
+        from xyclaw.remote.hostspec import parse_destination
+
+        for host in load_hosts(self.paths.config_dir / "hosts.toml"):
+            if host.name == entry:
+                return host.name
+            try:
+                _user, address, port = parse_destination(host.destination)
+            except Exception:
+                continue
+            if entry_name(address, port or 22) == entry.lower():
+                return host.name
+        return None
 
     def on_close(self, closer: Callable[[], None]) -> None:
         self._closers.append(closer)

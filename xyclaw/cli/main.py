@@ -51,12 +51,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="also log debug messages to the log file"
     )
+    parser.add_argument(
+        "--trust-new-host", action="store_true", help=TRUST_HELP, dest="trust_new_host"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in _discover_registrars():
         register(sub)
     for each in _parsers(parser):
         _bound_numbers(each)
+        if each is not parser and not _has_option(each, "--trust-new-host"):
+            # Accepted after the command too (`xyclaw up ... --trust-new-host`).
+            each.add_argument(
+                "--trust-new-host",
+                action="store_true",
+                default=argparse.SUPPRESS,
+                help=TRUST_HELP,
+            )
     return parser
+
+
+TRUST_HELP = (
+    "accept the key of an SSH host XyClaw does not know yet (for scripts; each key is"
+    " printed); at a terminal you are asked instead"
+)
+
+
+def _has_option(parser: argparse.ArgumentParser, flag: str) -> bool:
+    return any(flag in action.option_strings for action in parser._actions)
 
 
 #: SQLite keeps 64-bit integers: an id or count beyond that is no id and no count.
@@ -144,7 +165,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except XyclawError as exc:
         _print_error(exc)
         return exc.exit_code
-    ctx = CliContext(paths=paths)
+    ctx = CliContext(
+        paths=paths, trust_new_host=bool(getattr(args, "trust_new_host", False)), argv=args_list
+    )
     try:
         handler = getattr(args, "handler", None)
         if handler is None:
@@ -160,6 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_error(exc)
         return exc.exit_code
     except KeyboardInterrupt:
+        from xyclaw.cli.trust import INTERRUPTED
+
+        INTERRUPTED.set()  # a host-key question still open is answered "no"
         print("xyclaw: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:

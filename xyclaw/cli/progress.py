@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import IO, Any, TypeVar
 
 from xyclaw.cli.render import console, use_rich
@@ -17,6 +18,23 @@ from xyclaw.engine import Engine, OperationHandle
 from xyclaw.events import OperationProgress
 
 T = TypeVar("T")
+
+_shown: list[_RichProgress] = []  # live displays on the terminal now
+_shown_lock = threading.Lock()
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """Take the live progress display off the terminal while a question is asked."""
+    with _shown_lock:
+        views = list(_shown)
+    for view in views:
+        view.pause()
+    try:
+        yield
+    finally:
+        for view in views:
+            view.resume()
 
 
 def follow(
@@ -115,6 +133,14 @@ class _RichProgress:
         self._overall: Any = None
         self._nodes: dict[str, Any] = {}
         self._progress.start()
+        with _shown_lock:
+            _shown.append(self)
+
+    def pause(self) -> None:
+        self._progress.stop()
+
+    def resume(self) -> None:
+        self._progress.start()
 
     def show(self, event: OperationProgress) -> None:
         if event.state != "running":
@@ -154,4 +180,7 @@ class _RichProgress:
         self._progress.console.print(text, style="yellow", markup=False)
 
     def close(self) -> None:
+        with _shown_lock:
+            if self in _shown:
+                _shown.remove(self)
         self._progress.stop()

@@ -84,6 +84,34 @@ def _ssh_aliases(paths: AppPaths, clusters: ClusterStore, bus: EventBus) -> SshA
     return aliases
 
 
+def known_hosts(paths: AppPaths) -> KnownHosts:
+    """The host keys XyClaw trusts: its own file (which it writes) and ~/.ssh/known_hosts."""
+    user_known = Path.home() / ".ssh" / "known_hosts"
+    return KnownHosts(paths.known_hosts, user_known if user_known.exists() else None)
+
+
+def ssh_pool(
+    paths: AppPaths,
+    config: Config,
+    secrets: SecretStore,
+    *,
+    trust_new_host: TrustNewHost | None = None,
+    connect_attempts: int = 3,
+) -> SshPool:
+    """SSH as the engine does it (XyClaw's key, ~/.ssh/config, stored passwords, both
+    known-hosts files); ``xyclaw hosts`` uses it too, so a test connects as ``up`` would."""
+    app_key, _public = load_or_create_app_key(paths.data_dir / "ssh" / "id_ecdsa")
+    return SshPool(
+        config.ssh,
+        known_hosts(paths),
+        trust_new_host=trust_new_host,
+        password_lookup=lambda host: secrets.get(f"ssh-password:{host}"),
+        ssh_config_path=Path.home() / ".ssh" / "config",
+        client_keys=[app_key],
+        connect_attempts=connect_attempts,
+    )
+
+
 def build_engine(
     paths: AppPaths,
     config: Config,
@@ -111,15 +139,7 @@ def build_engine(
         events = EventLog(store, bus, clock)
         app_key_path = paths.data_dir / "ssh" / "id_ecdsa"
         app_key = functools.cache(lambda: load_or_create_app_key(app_key_path))
-        user_known = Path.home() / ".ssh" / "known_hosts"
-        pool = SshPool(
-            config.ssh,
-            KnownHosts(paths.known_hosts, user_known if user_known.exists() else None),
-            trust_new_host=trust_new_host,
-            password_lookup=lambda host: secrets.get(f"ssh-password:{host}"),
-            ssh_config_path=Path.home() / ".ssh" / "config",
-            client_keys=[app_key()[0]],
-        )
+        pool = ssh_pool(paths, config, secrets, trust_new_host=trust_new_host)
         access = NodeAccess(pool, max_parallel=config.ssh.max_parallel)
         clusters = ClusterStore(store, bus, clock)
         jobs = JobTable(store)

@@ -168,6 +168,11 @@ def _address(where: str, raw: dict[str, Any]) -> str:
     return (f"{user}@" if user else "") + shown + (f":{port}" if port else "")
 
 
+def check_host_entry(where: str, raw: dict[str, Any]) -> OwnHost:
+    """One [[host]] entry as load_hosts reads it (``xyclaw hosts add`` checks a new one)."""
+    return _check_host(where, raw)
+
+
 def load_hosts(path: Path) -> list[OwnHost]:
     """Read hosts.toml; a missing file is no hosts. Errors name the file, the entry, the key,
     the value and what is allowed (exit code 2)."""

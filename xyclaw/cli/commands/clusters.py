@@ -242,13 +242,16 @@ def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
     if "--" in argv:  # `exec CLUSTER --timeout 5 -- CMD`: options between cluster and --
         cut = argv.index("--")
         head, argv = argv[:cut], argv[cut + 1 :]
-        if head[:1] == ["--timeout"] and len(head) == 2:
-            args.timeout = _seconds(head[1])
-        elif head:
-            raise UsageError(
-                f"unexpected {' '.join(head)!r} before --",
-                hint="xyclaw exec CLUSTER [--timeout SECONDS] -- COMMAND...",
-            )
+        while head:
+            if head[0] == "--timeout" and len(head) >= 2:
+                args.timeout, head = _seconds(head[1]), head[2:]
+            elif head[0] == "--trust-new-host":
+                ctx.trust_new_host, head = True, head[1:]
+            else:
+                raise UsageError(
+                    f"unexpected {' '.join(head)!r} before --",
+                    hint="xyclaw exec CLUSTER [--timeout SECONDS] [--trust-new-host] -- COMMAND",
+                )
     if not argv:
         raise UsageError("no command given", hint="xyclaw exec CLUSTER -- nvidia-smi -L")
     import shlex

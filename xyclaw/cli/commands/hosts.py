@@ -1,0 +1,360 @@
+"""``xyclaw hosts``: your own machines (``hosts.toml``) and the host keys XyClaw trusts.
+
+``list`` shows each host with its key's state and whether a cluster uses it;
+``add`` appends a checked entry; ``test`` connects as ``up`` would and shows
+the GPUs it finds; ``trust`` records a host's key (asked, pinned to a
+fingerprint, or with ``--trust-new-host``); ``forget`` removes it from
+XyClaw's own known-hosts file (``~/.ssh/known_hosts`` is never changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xyclaw.cli.context import CliContext
+from xyclaw.errors import ConfigError, RemoteError, UsageError
+
+if TYPE_CHECKING:
+    from xyclaw.providers.own_hosts import OwnHost
+    from xyclaw.remote import SshPool
+
+GPU_QUERY = "nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits"
+GPU_FIELDS = ("index", "name", "memory.total")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "hosts", help="your own machines (hosts.toml): list, add, test, trust or forget one"
+    )
+    actions = p.add_subparsers(dest="hosts_action", metavar="ACTION", required=True)
+
+    ls = actions.add_parser("list", help="the hosts of hosts.toml, their keys and use")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(handler=_list)
+
+    add = actions.add_parser("add", help="add a host to hosts.toml (checked first)")
+    add.add_argument("name", help="an ~/.ssh/config alias or user@host:port")
+    add.add_argument("--gpu", required=True, help="GPU model, e.g. A100-80G, RTX4090")
+    add.add_argument("--gpus", type=int, default=1, help="how many GPUs it has (1)")
+    add.add_argument("--fabric", default="none", help="ib-hdr-200, roce-100, ... (none)")
+    add.add_argument("--price", default="0", help="price per GPU-hour, for cost tracking (0)")
+    add.add_argument("--currency", default="CNY", help="currency of the price (CNY)")
+    add.add_argument("--host", help="the address, when NAME is only a label")
+    add.add_argument("--user", help="who to log in as (with --host)")
+    add.add_argument("--port", type=int, help="SSH port (with --host)")
+    add.set_defaults(handler=_add)
+
+    test = actions.add_parser("test", help="connect as `up` would and show the GPUs found")
+    test.add_argument("name", help="a name from hosts.toml, an ssh alias or user@host:port")
+    test.add_argument("--json", action="store_true")
+    test.set_defaults(handler=_test)
+
+    trust = actions.add_parser("trust", help="record a host's SSH key in XyClaw's known hosts")
+    trust.add_argument("name", help="a name from hosts.toml, an ssh alias or user@host:port")
+    trust.add_argument(
+        "--fingerprint",
+        metavar="SHA256:...",
+        help="accept the key only if it has this fingerprint (for scripts)",
+    )
+    trust.set_defaults(handler=_trust)
+
+    forget = actions.add_parser("forget", help="remove a host's key from XyClaw's known-hosts file")
+    forget.add_argument("name", help="a name from hosts.toml, an ssh alias or user@host:port")
+    forget.set_defaults(handler=_forget)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _hosts_file(ctx: CliContext) -> Path:
+    return ctx.paths.config_dir / "hosts.toml"
+
+
+def _hosts(ctx: CliContext) -> list[OwnHost]:
+    from xyclaw.providers.own_hosts import load_hosts
+
+    return load_hosts(_hosts_file(ctx))
+
+
+def _entry(ctx: CliContext, name: str) -> OwnHost | None:
+    for host in _hosts(ctx):
+        if name in (host.name, host.destination):
+            return host
+    return None
+
+
+def _pool(ctx: CliContext, trust: Any) -> SshPool:
+    from xyclaw.engine.compose import ssh_pool
+    from xyclaw.secrets import SecretStore
+
+    ctx.paths.ensure()
+    secrets = SecretStore.choose(ctx.config.secrets.backend, ctx.paths.secrets_file)
+    return ssh_pool(ctx.paths, ctx.config, secrets, trust_new_host=trust, connect_attempts=1)
+
+
+def _known_keys(pool: SshPool, destination: str) -> list[Any]:
+    spec = pool.resolve(destination)
+    return [k for k in pool.known_hosts.lookup(spec.key_name, spec.port) if k.marker is None]
+
+
+def _login_hint(ctx: CliContext) -> str:
+    from xyclaw.remote.node_access import load_or_create_app_key
+
+    _key, public = load_or_create_app_key(ctx.paths.data_dir / "ssh" / "id_ecdsa")
+    return f"add XyClaw's public key to ~/.ssh/authorized_keys on the host: {public}"
+
+
+# -- list ----------------------------------------------------------------------------------
+
+
+def _list(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.catalog import format_amount
+    from xyclaw.providers.own_hosts import OwnHostsProvider
+
+    hosts = _hosts(ctx)
+    provider = OwnHostsProvider(_hosts_file(ctx), ctx.paths.state_dir / "own-hosts.json")
+    in_use = {node.external_id: c.name for c in provider.clusters() for node in c.nodes}
+    pool = _pool(ctx, None)
+    try:
+        rows: list[dict[str, Any]] = []
+        for h in hosts:
+            keys = _known_keys(pool, h.destination)
+            rows.append(
+                {
+                    "name": h.name,
+                    "address": h.destination,
+                    "gpu": h.gpu,
+                    "gpus": h.gpus,
+                    "fabric": h.fabric,
+                    "price_per_gpu_hour": format_amount(h.price_per_gpu_hour_micros, h.currency),
+                    "host_key": [f"{k.key_type} {k.fingerprint}" for k in keys],
+                    "in_use_by": in_use.get(h.name),
+                }
+            )
+    finally:
+        pool.close()
+    if args.json:
+        ctx.print_json(rows)
+        return 0
+    if not rows:
+        ctx.print(f"no hosts in {_hosts_file(ctx)}: add one with `xyclaw hosts add NAME --gpu G`")
+        return 0
+    for r in rows:
+        key = r["host_key"][0] if r["host_key"] else "not known yet (`xyclaw hosts trust`)"
+        use = f"used by {r['in_use_by']}" if r["in_use_by"] else "free"
+        ctx.print(
+            f"{r['name']:<20} {r['gpus']} x {r['gpu']:<10} {r['fabric']:<11} "
+            f"{r['price_per_gpu_hour']:>10}/GPU-h  {use}"
+        )
+        if r["address"] != r["name"]:
+            ctx.print(f"  address:  {r['address']}")
+        ctx.print(f"  host key: {key}")
+    return 0
+
+
+# -- add -----------------------------------------------------------------------------------
+
+
+def _toml_line(key: str, value: object) -> str:
+    import tomli_w
+
+    return tomli_w.dumps({key: value})
+
+
+def _add(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.providers.own_hosts import check_host_entry, load_hosts
+
+    path = _hosts_file(ctx)
+    existing = _hosts(ctx)  # a broken file is reported, never appended to
+    entry: dict[str, Any] = {"name": args.name, "gpu": args.gpu, "gpus": args.gpus}
+    if args.fabric != "none":
+        entry["fabric"] = args.fabric
+    entry["price_per_gpu_hour"] = args.price
+    if args.currency != "CNY":
+        entry["currency"] = args.currency
+    for key in ("host", "user", "port"):
+        if getattr(args, key) is not None:
+            entry[key] = getattr(args, key)
+    try:
+        host = check_host_entry("the new host", entry)
+    except ConfigError as exc:
+        raise UsageError(exc.message.replace("the new host", args.name), hint=exc.hint) from None
+    if any(h.name == host.name for h in existing):
+        raise UsageError(
+            f"{host.name} is already in {path}",
+            hint="edit the file to change it, or give another name",
+        )
+    try:
+        price: object = int(args.price) if args.price.isdigit() else float(args.price)
+    except ValueError:
+        price = args.price
+    entry["price_per_gpu_hour"] = price
+    block = "[[host]]\n" + "".join(_toml_line(k, v) for k, v in entry.items())
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    text = old + ("\n" if old and not old.endswith("\n") else "") + ("\n" if old else "") + block
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    try:
+        load_hosts(tmp)  # what was written reads back
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    ctx.print(f"added {host.name} ({host.gpus} x {host.gpu}, {host.fabric}) to {path}")
+    ctx.print(f"next: `xyclaw hosts test {host.name}`")
+    return 0
+
+
+# -- test ----------------------------------------------------------------------------------
+
+
+def _test(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.catalog import normalise_gpu_name
+    from xyclaw.errors import AuthenticationError, ParseError
+    from xyclaw.parsers.nvsmi import parse_csv
+
+    entry = _entry(ctx, args.name)
+    destination = entry.destination if entry else args.name
+    pool = _pool(ctx, ctx.trust())
+    started = time.monotonic()
+    try:
+        result = pool.run(destination, GPU_QUERY, timeout=ctx.config.ssh.connect_timeout_s + 20)
+    except AuthenticationError as exc:
+        raise AuthenticationError(exc.message, host=exc.host, hint=_login_hint(ctx)) from exc
+    finally:
+        pool.close()
+    seconds = time.monotonic() - started
+    if result.exit_code != 0:
+        raise RemoteError(
+            f"{destination} answered, but nvidia-smi failed there (exit {result.exit_code}):"
+            f" {(result.stderr or result.stdout).strip()[:200]}",
+            host=destination,
+            hint="install the NVIDIA driver on the host, or check that it sees its GPUs",
+        )
+    try:
+        samples = parse_csv(result.stdout, GPU_FIELDS)
+    except ParseError as exc:
+        raise RemoteError(
+            f"{destination} answered, but its GPU list could not be read: {exc.message}",
+            host=destination,
+            hint="run nvidia-smi on the host and check its output",
+        ) from exc
+    gpus = [
+        {
+            "index": s.index if s.index is not None else i,
+            "name": s.name,
+            "memory_mib": s.memory_total_mib,
+        }
+        for i, s in enumerate(samples)
+    ]
+    models = {normalise_gpu_name(s.name or "") for s in samples}
+    matches = entry is None or (len(samples) == entry.gpus and models <= {entry.gpu})
+    if args.json:
+        ctx.print_json(
+            {
+                "host": destination,
+                "seconds": round(seconds, 3),
+                "gpus": gpus,
+                "hosts_toml": None
+                if entry is None
+                else {"name": entry.name, "gpu": entry.gpu, "gpus": entry.gpus},
+                "matches": matches,
+            }
+        )
+        return 0 if matches else 1
+    ctx.print(f"{destination} answers ({seconds:.1f} s): {len(gpus)} GPU(s)")
+    for gpu in gpus:
+        memory = f", {gpu['memory_mib']} MiB" if gpu["memory_mib"] else ""
+        ctx.print(f"  GPU {gpu['index']}: {gpu['name']}{memory}")
+    if entry is not None:
+        if matches:
+            ctx.print(f"matches hosts.toml ({entry.gpus} x {entry.gpu})")
+        else:
+            ctx.warn(
+                f"hosts.toml says {entry.gpus} x {entry.gpu} for {entry.name}: correct it in"
+                f" {_hosts_file(ctx)}"
+            )
+    return 0 if matches else 1
+
+
+# -- trust and forget ----------------------------------------------------------------------
+
+
+def _trust(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.errors import AuthenticationError, HostKeyError
+
+    entry = _entry(ctx, args.name)
+    destination = entry.destination if entry else args.name
+    asked: list[tuple[str, str]] = []
+    wanted = args.fingerprint
+    if wanted is not None and not wanted.startswith("SHA256:"):
+        raise UsageError(
+            f"--fingerprint {wanted!r} is not a SHA256 fingerprint",
+            hint="it looks like SHA256:3a9...; `ssh-keygen -lf` on the host prints it",
+        )
+
+    def decide(host: str, key_type: str, fingerprint: str) -> bool:
+        asked.append((key_type, fingerprint))
+        if wanted is None:
+            return bool(ctx.trust()(host, key_type, fingerprint))
+        if fingerprint != wanted:
+            raise HostKeyError(
+                f"{host} presented {key_type} {fingerprint}, not {wanted}; nothing was trusted",
+                host=destination,
+                hint="do not trust it: check the fingerprint on the machine itself",
+            )
+        return True
+
+    pool = _pool(ctx, decide)
+    try:
+        known = _known_keys(pool, destination)
+        try:
+            pool.run(destination, "true", timeout=ctx.config.ssh.connect_timeout_s + 10)
+        except AuthenticationError as exc:
+            if not asked:
+                raise AuthenticationError(
+                    exc.message, host=exc.host, hint=_login_hint(ctx)
+                ) from exc
+            ctx.warn(f"xyclaw: the key is recorded, but logging in failed: {exc.message}")
+            ctx.warn(f"  -> {_login_hint(ctx)}")
+            key_type, fingerprint = asked[-1]
+            ctx.print(f"trusted {destination}: {key_type} {fingerprint}")
+            return 1
+    finally:
+        pool.close()
+    if not asked:
+        shown = ", ".join(f"{k.key_type} {k.fingerprint} ({k.where})" for k in known)
+        ctx.print(f"{destination} is already trusted: {shown or 'its key is on record'}")
+        return 0
+    key_type, fingerprint = asked[-1]
+    ctx.print(f"trusted {destination}: {key_type} {fingerprint} (in {ctx.paths.known_hosts})")
+    return 0
+
+
+def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
+    entry = _entry(ctx, args.name)
+    destination = entry.destination if entry else args.name
+    pool = _pool(ctx, None)
+    try:
+        spec = pool.resolve(destination)
+        removed = pool.known_hosts.forget(spec.key_name, spec.port)
+        left = _known_keys(pool, destination)
+    finally:
+        pool.close()
+    if removed:
+        ctx.print(f"removed {removed} key line(s) of {destination} from {ctx.paths.known_hosts}")
+    else:
+        ctx.print(f"{destination} was not in {ctx.paths.known_hosts}")
+    if left:
+        from xyclaw.remote import entry_name
+
+        where = ", ".join(sorted({k.where for k in left}))
+        ctx.warn(
+            f"{destination} is still known from {where}, which XyClaw never changes;"
+            f" to forget it there: ssh-keygen -R '{entry_name(spec.key_name, spec.port)}'"
+        )
+    return 0

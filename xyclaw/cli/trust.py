@@ -1,0 +1,144 @@
+"""Trusting a new SSH host key from the command line.
+
+At a terminal the user is asked (host, key type, ``SHA256:`` fingerprint, y/N)
+before XyClaw logs in; ``--trust-new-host`` accepts new keys in scripts (each
+is still printed); with neither, the connection is refused with the exact
+commands that accept the key. A changed key is never asked about: it is
+refused by :class:`~xyclaw.remote.KnownHosts` whatever this says.
+"""
+
+from __future__ import annotations
+
+import select
+import shlex
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import IO
+
+from xyclaw.errors import UnknownHostKeyError
+
+#: Set when the user pressed Ctrl-C: a question still open is answered "no".
+INTERRUPTED = threading.Event()
+_ASKING = threading.Lock()  # one question on the terminal at a time
+
+
+def destination_of(shown: str) -> str:
+    """``alias ([host]:port)`` as the known-hosts check shows it -> ``alias``."""
+    return shown.split(" (", 1)[0]
+
+
+def entry_of(shown: str) -> str:
+    """``alias ([host]:port)`` -> ``[host]:port``; a bare entry name is itself."""
+    head, sep, rest = shown.partition(" (")
+    return rest.rstrip(")") if sep else head
+
+
+def trust_commands(shown: str, fingerprint: str, argv: Sequence[str] | None) -> str:
+    """What to run to accept the key: pinned to its fingerprint, or the same command again."""
+    pinned = f"xyclaw hosts trust {shlex.quote(destination_of(shown))} --fingerprint {fingerprint}"
+    if not argv:
+        return pinned
+    again = shlex.join(["xyclaw", "--trust-new-host", *argv])
+    return f"{pinned}   (or run it again as: {again})"
+
+
+class TerminalTrust:
+    """The ``trust_new_host`` callback of the command line's SSH connections."""
+
+    def __init__(
+        self,
+        *,
+        accept_new: bool,
+        argv: Sequence[str] | None = None,
+        stdin: IO[str] | None = None,
+        err: IO[str] | None = None,
+        name_of: Callable[[str], str | None] | None = None,
+    ) -> None:
+        self.accept_new = accept_new
+        self._name_of = name_of  # a known-hosts entry ([host]:port) -> its hosts.toml name
+        self.argv = list(argv) if argv is not None else None
+        self._stdin = stdin
+        self._err = err
+        self._decided: dict[tuple[str, str], bool] = {}
+
+    @property
+    def stdin(self) -> IO[str]:
+        return self._stdin or sys.stdin
+
+    @property
+    def err(self) -> IO[str]:
+        return self._err or sys.stderr
+
+    def _label(self, shown: str) -> str:
+        """What the user calls the host (its hosts.toml name) with the key's entry name."""
+        try:
+            name = self._name_of(entry_of(shown)) if self._name_of else None
+        except Exception:  # a broken hosts.toml must not hide the question
+            name = None
+        if name is None or name == destination_of(shown):
+            return shown
+        return f"{name} ({entry_of(shown)})"
+
+    def __call__(self, host: str, key_type: str, fingerprint: str) -> bool:
+        host = self._label(host)
+        with _ASKING:
+            known = self._decided.get((host, fingerprint))
+            if known is not None:
+                return known
+            if self.accept_new:
+                print(
+                    f"xyclaw: trusting the new host key of {host}: {key_type} {fingerprint}"
+                    " (--trust-new-host)",
+                    file=self.err,
+                    flush=True,
+                )
+                answer = True
+            elif not _is_terminal(self.stdin):
+                raise UnknownHostKeyError(
+                    f"host key of {host} is not known: {key_type} {fingerprint}; not at a"
+                    " terminal, so nobody was asked",
+                    host=destination_of(host),
+                    hint="compare the fingerprint with the host's own (`ssh-keygen -lf"
+                    " /etc/ssh/ssh_host_*_key.pub` on it), then accept it: "
+                    + trust_commands(host, fingerprint, self.argv),
+                )
+            else:
+                answer = self._ask(host, key_type, fingerprint)
+            self._decided[(host, fingerprint)] = answer
+            return answer
+
+    def _ask(self, host: str, key_type: str, fingerprint: str) -> bool:
+        from xyclaw.cli.progress import paused
+
+        with paused():
+            print(
+                f"\nThe host key of {host} is not known yet.\n"
+                f"  {key_type} key fingerprint: {fingerprint}\n"
+                "Compare it with the one the machine shows (ssh-keygen -lf"
+                " /etc/ssh/ssh_host_*_key.pub).",
+                file=self.err,
+                flush=True,
+            )
+            print("Trust this host and connect? [y/N] ", end="", file=self.err, flush=True)
+            line = _read_line(self.stdin)
+        return line.strip().lower() in ("y", "yes")
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _read_line(stream: IO[str]) -> str:
+    """A line from the terminal; "" (no) on end of input or once Ctrl-C was pressed."""
+    while not INTERRUPTED.is_set():
+        try:
+            ready, _, _ = select.select([stream], [], [], 0.5)
+        except (OSError, ValueError, TypeError):  # not selectable: just read
+            return stream.readline()
+        if ready:
+            return stream.readline()
+    return ""
