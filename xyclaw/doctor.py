@@ -105,6 +105,10 @@ def check_schema(paths: AppPaths, config: Config) -> CheckResult:
 def check_keyring(paths: AppPaths, config: Config) -> CheckResult:
     mode = config.secrets.backend
     if mode == "file" or (mode == "auto" and not keyring_usable()):
+        try:  # reading it checks its mode: a file others can read is refused
+            SecretStore.choose("file", paths.secrets_file).get("doctor-probe")
+        except XyclawError as exc:
+            return CheckResult("secrets", False, True, exc.message, exc.hint or "")
         return CheckResult(
             "secrets",
             True,
@@ -144,8 +148,12 @@ def check_llm(paths: AppPaths, config: Config) -> CheckResult:
         return CheckResult("llm", True, False, f"preset {llm.preset} with its default endpoint")
     import httpx
 
-    secrets = SecretStore.choose(config.secrets.backend, paths.secrets_file)
-    key = secrets.get("llm_api_key")
+    # The name the agents read it under (xyclaw.agent.presets.key_secret_name).
+    name = f"llm-api-key:{llm.preset}"
+    try:
+        key = SecretStore.choose(config.secrets.backend, paths.secrets_file).get(name)
+    except XyclawError as exc:
+        return CheckResult("llm", False, False, exc.message, exc.hint or "")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     url = llm.base_url.rstrip("/") + "/models"
     try:
@@ -159,8 +167,13 @@ def check_llm(paths: AppPaths, config: Config) -> CheckResult:
             "check [llm] base_url and that the server is running",
         )
     if response.status_code in (401, 403):
+        what = "refused the API key" if key else "wants an API key and none is stored"
         return CheckResult(
-            "llm", False, False, f"{llm.base_url} refused the API key", "set the key in Settings"
+            "llm",
+            False,
+            False,
+            f"{llm.base_url} {what}",
+            f"store it: `xyclaw secrets set {name}` (or in the app's Settings)",
         )
     if response.status_code >= 400:
         return CheckResult(
@@ -215,8 +228,24 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
+_NAMES: dict[Check, str] = {
+    check_schema: "database",
+    check_keyring: "secrets",
+    check_ssh_keys: "ssh keys",
+}
+
+
 def run_checks(paths: AppPaths, config: Config) -> list[CheckResult]:
-    return [check(paths, config) for check in CHECKS]
+    """Every check; one that fails with a XyClaw error is a FAIL line with its fix, never
+    the end of the report."""
+    results = []
+    for check in CHECKS:
+        try:
+            results.append(check(paths, config))
+        except XyclawError as exc:
+            name = _NAMES.get(check, check.__name__.removeprefix("check_").replace("_", " "))
+            results.append(CheckResult(name, False, True, exc.message, exc.hint or ""))
+    return results
 
 
 def results_json(results: list[CheckResult]) -> dict[str, object]:

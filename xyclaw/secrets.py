@@ -82,6 +82,11 @@ class FileSecretBackend:
             if data.pop(key, None) is not None:
                 self._write(data)
 
+    def names(self) -> list[str]:
+        """The names stored (never the values): the file can list them, a keyring cannot."""
+        with self._lock:
+            return sorted(self._read())
+
 
 class KeyringSecretBackend:
     """The OS keyring through the keyring package."""

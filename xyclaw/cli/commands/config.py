@@ -17,6 +17,10 @@ def register(sub: Any) -> None:
     show.set_defaults(handler=_show)
     path = actions.add_parser("path", help="where config.toml and the data live")
     path.set_defaults(handler=_path)
+    check = actions.add_parser(
+        "check", help="read config.toml and hosts.toml and say what is wrong (exit 2)"
+    )
+    check.set_defaults(handler=_check)
 
 
 def _show(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -41,4 +45,26 @@ def _path(args: argparse.Namespace, ctx: CliContext) -> int:
     ctx.print(f"data folder: {p.data_dir}")
     ctx.print(f"database:    {p.database}")
     ctx.print(f"log file:    {p.log_file}")
+    return 0
+
+
+def _check(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Both files read as every command reads them: a problem stops here with its message."""
+    from xyclaw.providers.own_hosts import load_hosts
+
+    values = config_as_dict(ctx.config)  # a bad config.toml has already stopped the command
+    changed = sum(
+        1 for info in describe_settings() if values[info.section][info.key] != info.default
+    )
+    config_file = ctx.paths.config_file
+    if config_file.exists():
+        ctx.print(f"config.toml: ok ({config_file}, {changed} setting(s) changed)")
+    else:
+        ctx.print(f"config.toml: none at {config_file}; the defaults apply")
+    hosts_file = ctx.paths.config_dir / "hosts.toml"
+    hosts = load_hosts(hosts_file)
+    if hosts_file.exists():
+        ctx.print(f"hosts.toml: ok ({hosts_file}, {len(hosts)} host(s))")
+    else:
+        ctx.print(f"hosts.toml: none at {hosts_file} (your own machines go there)")
     return 0

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from xyclaw.cli.context import CliContext
-from xyclaw.errors import UsageError
+from xyclaw.errors import UsageError, XyclawError
 
 _NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
 
@@ -22,7 +22,11 @@ def register(sub: Any) -> None:
     p = sub.add_parser("secrets", help="store API keys (Lambda, AutoDL, LLM) in the keyring")
     actions = p.add_subparsers(dest="secrets_action", metavar="ACTION", required=True)
     s = actions.add_parser("set", help="store a secret, read from a hidden prompt or stdin")
-    s.add_argument("name", help="e.g. lambda_api_key, autodl_token, llm-api-key:deepseek")
+    s.add_argument(
+        "name",
+        help="lambda_api_key, autodl_token, llm-api-key:PRESET (e.g. llm-api-key:deepseek) or"
+        " ssh-password:HOST (the host's ssh alias or address, without user@ and :port)",
+    )
     s.set_defaults(handler=_set)
     d = actions.add_parser("delete", help="remove a secret")
     d.add_argument("name")
@@ -47,14 +51,41 @@ def _checked(name: str) -> str:
     return name
 
 
-def _known(ctx: CliContext) -> list[tuple[str, str]]:
+def _known(ctx: CliContext, store: Any = None) -> list[tuple[str, str]]:
+    """The names XyClaw reads, and what each is for; then any other name the store holds."""
+    from xyclaw.providers.own_hosts import load_hosts
     from xyclaw.providers.real import REAL_PROVIDERS
+    from xyclaw.remote.hostspec import parse_destination
 
     known = [(p.secret, f"{p.title} ({p.name} provider)") for p in REAL_PROVIDERS]
     preset = ctx.config.llm.preset
     if preset != "rules":
         known.append((f"llm-api-key:{preset}", f"the LLM preset {preset}"))
+    try:
+        hosts = load_hosts(ctx.paths.config_dir / "hosts.toml")
+    except XyclawError:
+        hosts = []  # `config check` says what is wrong with it
+    for h in hosts:  # the password is looked up by the host's alias (the address part)
+        try:
+            alias = parse_destination(h.destination)[1]
+        except XyclawError:
+            continue
+        known.append((f"ssh-password:{alias}", f"the SSH password of {h.name}"))
+    listed = getattr(getattr(store, "backend", None), "names", None)
+    for name in listed() if callable(listed) else []:
+        if all(name != k for k, _ in known):
+            what = _purpose(name)
+            known.append((name, what))
     return known
+
+
+def _purpose(name: str) -> str:
+    kind, _, rest = name.partition(":")
+    if kind == "ssh-password" and rest:
+        return f"the SSH password of {rest}"
+    if kind == "llm-api-key" and rest:
+        return f"the LLM preset {rest}"
+    return "stored by you"
 
 
 def _set(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -80,7 +111,7 @@ def _delete(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _list(args: argparse.Namespace, ctx: CliContext) -> int:
     store = _store(ctx)
-    rows = [(name, what, bool(store.get(name))) for name, what in _known(ctx)]
+    rows = [(name, what, bool(store.get(name))) for name, what in _known(ctx, store)]
     if args.json:
         ctx.print_json([{"name": n, "for": w, "set": s} for n, w, s in rows])
         return 0
