@@ -224,3 +224,27 @@ def test_nccl_analyze_of_a_binary_file(tmp_path: Path) -> None:
     junk.write_bytes(b"\x00\xff\xfe" * 1000)
     outcome = xyclaw("nccl", "analyze", str(junk))
     one_clear_message(outcome)
+
+
+def test_plan_offers_file_with_absurd_numbers(used_home: Path, tmp_path: Path) -> None:
+    """Same class: a 400-digit GPU count overflowed float() in the offers reader."""
+    header = (
+        "provider,offer_id,region,gpu,kind,gpus_per_node,nodes,fabric,price_per_gpu_hour,currency\n"
+    )
+    for count in ("9" * 400, "1" + "0" * 300):
+        offers = tmp_path / "offers.csv"
+        offers.write_text(header + f"mine,o1,Xiamen,A800,node,{count},1,none,5,CNY\n")
+        outcome = xyclaw(
+            "plan", "--task", "finetune-lora", "--model-size", "7B", "--offers", str(offers)
+        )
+        _bad_input(outcome, "--offers", "gpus_per_node")
+
+
+def test_up_on_own_hosts_without_a_match_points_at_hosts_toml(used_home: Path) -> None:
+    """Defect 3 (done by others): the hint listed the simulated cloud's offers."""
+    paths = AppPaths.from_environment()
+    _write(paths.config_dir / "hosts.toml", GOOD_HOST.encode())
+    outcome = xyclaw("up", "--provider", "ssh", "--gpu", "H100", "--gpus", "8", "--yes")
+    one_clear_message(outcome)
+    assert "hosts.toml" in outcome.err and "--provider sim" not in outcome.err, outcome.err
+    assert "`xyclaw offers`" not in outcome.err

@@ -84,3 +84,18 @@ def test_an_unreadable_line_is_not_a_gpu_fallen_off_the_bus(tmp_path: Path) -> N
         time.sleep(1.5)  # many instants, each with GPU 1's line unreadable
         rules = [a["rule"] for a in own.engine.alerts(own.cluster.name)]
         assert "gpu.missing" not in rules, rules
+
+
+def test_top_says_why_a_node_sends_nothing(tmp_path: Path) -> None:
+    """`top --once` said only "not every node answered within 8 s"."""
+    from tests.defects.clirun import xyclaw
+
+    with own_cluster(tmp_path, mode="no-driver", **FAST) as own:
+        own.engine.close()  # the command line watches with its own engine, as a user's would
+        outcome = xyclaw("top", own.cluster.name, "--once", "--json", "--wait", "4")
+        assert "Traceback" not in outcome.text
+        assert "couldn't communicate with the NVIDIA driver" in outcome.err, outcome.err
+        import json
+
+        [node] = json.loads(outcome.out)["nodes"]
+        assert node["state"] == "down" and "NVIDIA driver" in node["error"]

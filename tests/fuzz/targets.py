@@ -129,7 +129,20 @@ def _job_events(text: str) -> object:
 def _probe(text: str) -> object:
     """The fabric probe's fenced output, each part holding a slice of the text."""
     lines = text.splitlines()
-    names = ("hostname", "gpus", "topo", "ibstat", "ibv_devinfo", "gids", "ip_addr", "netdev")
+    names = (
+        "hostname",
+        "gpus",
+        "topo",
+        "ibstat",
+        "ibv_devinfo",
+        "gids",
+        "ibdev2netdev",
+        "ip_addr",
+        "ip_route",
+        "netdev",
+        "nccl_env",
+        "modules",
+    )
     out = []
     step = max(1, len(lines) // len(names))
     for i, name in enumerate(names):

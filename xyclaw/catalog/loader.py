@@ -97,17 +97,21 @@ class _Row:
             raise _FieldError(column, "is empty; a value is required")
         return value
 
-    def number(self, column: str, *, integer: bool = False, minimum: float = 0.0) -> float:
+    def number(
+        self, column: str, *, integer: bool = False, minimum: float = 0.0, maximum: float = 1e12
+    ) -> float:
         raw = self.text(column)
         try:
             value = float(int(raw)) if integer else float(raw)
-        except ValueError:
+        except (ValueError, OverflowError):  # OverflowError: a 400-digit whole number
             kind = "a whole number" if integer else "a number"
-            raise _FieldError(column, f"{raw!r} is not {kind}") from None
+            raise _FieldError(column, f"{raw[:30]!r} is not {kind} XyClaw can use") from None
         if value != value or value in (float("inf"), float("-inf")):
             raise _FieldError(column, f"{raw!r} is not a finite number")
         if value < minimum:
             raise _FieldError(column, f"{raw!r} is below the minimum of {minimum:g}")
+        if value > maximum:
+            raise _FieldError(column, f"{raw[:30]!r} is above the maximum of {maximum:g}")
         return value
 
     def optional_number(self, column: str, *, integer: bool = False) -> float | None:
