@@ -45,6 +45,8 @@ class RedactingFormatter(logging.Formatter):
 
 
 _configured: Path | None = None
+#: Loggers of libraries whose records belong in XyClaw's log file, never on the terminal.
+THIRD_PARTY_LOGGERS = ("paramiko",)
 
 
 def configure_logging(log_file: Path, level: str = "INFO") -> None:
@@ -67,4 +69,14 @@ def configure_logging(log_file: Path, level: str = "INFO") -> None:
     )
     handler._xyclaw = True  # type: ignore[attr-defined]
     root.addHandler(handler)
+    # Libraries that log their own errors (paramiko prints a whole traceback for a port that
+    # is not SSH) write to the same file: with no handler of their own, Python's last-resort
+    # handler would put it on the user's terminal next to XyClaw's one message.
+    for name in THIRD_PARTY_LOGGERS:
+        other = logging.getLogger(name)
+        for old in list(other.handlers):
+            if getattr(old, "_xyclaw", False):
+                other.removeHandler(old)
+        other.addHandler(handler)
+        other.setLevel(logging.DEBUG if level.upper() == "DEBUG" else logging.WARNING)
     _configured = log_file

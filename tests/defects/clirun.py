@@ -6,6 +6,8 @@ import contextlib
 import hashlib
 import io
 import re
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,15 +27,27 @@ class Outcome:
         return self.out + self.err
 
 
-def xyclaw(*args: str) -> Outcome:
-    """``xyclaw ARGS`` with stdin not a terminal; whatever it raises fails the test."""
+def xyclaw(*args: str, stdin: str | None = None) -> Outcome:
+    """``xyclaw ARGS`` with stdin not a terminal (``stdin``: its text, else the test's own);
+    whatever it raises fails the test."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    feed = contextlib.nullcontext() if stdin is None else _stdin(stdin)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), feed:
         try:
             code = main(list(args))
         except SystemExit as exc:  # argparse's own usage errors
             code = exc.code if isinstance(exc.code, int) else 2
     return Outcome(code, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _stdin(text: str) -> Iterator[None]:
+    saved = sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = saved
 
 
 def fingerprint(home: Path) -> dict[str, str]:

@@ -5,6 +5,8 @@ names the file, entry or flag and what is allowed, exits 2, and changes no file.
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -248,3 +250,36 @@ def test_up_on_own_hosts_without_a_match_points_at_hosts_toml(used_home: Path) -
     one_clear_message(outcome)
     assert "hosts.toml" in outcome.err and "--provider sim" not in outcome.err, outcome.err
     assert "`xyclaw offers`" not in outcome.err
+
+
+def test_a_port_that_is_not_ssh_gives_one_message(xyclaw_home: Path) -> None:
+    """Same class: paramiko's own log printed its traceback on the terminal."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def answer_like_a_web_server() -> None:
+        for _ in range(3):
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            conn.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+            conn.close()
+
+    threading.Thread(target=answer_like_a_web_server, daemon=True).start()
+    try:  # a process of its own: pytest's log capture would hide what reaches a terminal
+        proc = subprocess.run(
+            [sys.executable, "-m", "xyclaw.cli.main", "hosts", "test", f"root@127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+            timeout=60,
+        )
+    finally:
+        listener.close()
+    outcome = Outcome(proc.returncode, proc.stdout, proc.stderr)
+    one_clear_message(outcome)
+    assert "SSH handshake" in outcome.err and "Exception (client)" not in outcome.err, outcome.err

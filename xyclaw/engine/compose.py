@@ -97,17 +97,19 @@ def ssh_pool(
     *,
     trust_new_host: TrustNewHost | None = None,
     connect_attempts: int = 3,
+    log_in: bool = True,
 ) -> SshPool:
     """SSH as the engine does it (XyClaw's key, ~/.ssh/config, stored passwords, both
-    known-hosts files); ``xyclaw hosts`` uses it too, so a test connects as ``up`` would."""
-    app_key, _public = load_or_create_app_key(paths.data_dir / "ssh" / "id_ecdsa")
+    known-hosts files); ``xyclaw hosts`` uses it too, so a test connects as ``up`` would.
+    ``log_in=False`` (only resolving names and reading keys) makes no key pair."""
+    keys = [load_or_create_app_key(paths.data_dir / "ssh" / "id_ecdsa")[0]] if log_in else []
     return SshPool(
         config.ssh,
         known_hosts(paths),
         trust_new_host=trust_new_host,
         password_lookup=lambda host: secrets.get(f"ssh-password:{host}"),
         ssh_config_path=Path.home() / ".ssh" / "config",
-        client_keys=[app_key],
+        client_keys=keys,
         connect_attempts=connect_attempts,
     )
 

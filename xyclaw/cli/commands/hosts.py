@@ -87,13 +87,16 @@ def _entry(ctx: CliContext, name: str) -> OwnHost | None:
     return None
 
 
-def _pool(ctx: CliContext, trust: Any) -> SshPool:
+def _pool(ctx: CliContext, trust: Any, *, log_in: bool = True) -> SshPool:
     from xyclaw.engine.compose import ssh_pool
     from xyclaw.secrets import SecretStore
 
-    ctx.paths.ensure()
+    if log_in:
+        ctx.paths.ensure()
     secrets = SecretStore.choose(ctx.config.secrets.backend, ctx.paths.secrets_file)
-    return ssh_pool(ctx.paths, ctx.config, secrets, trust_new_host=trust, connect_attempts=1)
+    return ssh_pool(
+        ctx.paths, ctx.config, secrets, trust_new_host=trust, connect_attempts=1, log_in=log_in
+    )
 
 
 def _known_keys(pool: SshPool, destination: str) -> list[Any]:
@@ -118,7 +121,7 @@ def _list(args: argparse.Namespace, ctx: CliContext) -> int:
     hosts = _hosts(ctx)
     provider = OwnHostsProvider(_hosts_file(ctx), ctx.paths.state_dir / "own-hosts.json")
     in_use = {node.external_id: c.name for c in provider.clusters() for node in c.nodes}
-    pool = _pool(ctx, None)
+    pool = _pool(ctx, None, log_in=False)
     try:
         rows: list[dict[str, Any]] = []
         for h in hosts:
@@ -338,7 +341,7 @@ def _trust(args: argparse.Namespace, ctx: CliContext) -> int:
 def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
     entry = _entry(ctx, args.name)
     destination = entry.destination if entry else args.name
-    pool = _pool(ctx, None)
+    pool = _pool(ctx, None, log_in=False)
     try:
         spec = pool.resolve(destination)
         removed = pool.known_hosts.forget(spec.key_name, spec.port)
