@@ -99,3 +99,13 @@ def test_top_says_why_a_node_sends_nothing(tmp_path: Path) -> None:
 
         [node] = json.loads(outcome.out)["nodes"]
         assert node["state"] == "down" and "NVIDIA driver" in node["error"]
+
+
+def test_a_driver_without_total_memory_shows_used_plus_free(tmp_path: Path) -> None:
+    """Defect 10: a P100 CSV without memory.total showed no total though used and free were
+    known; the collector asks for the free memory when the total is refused."""
+    with own_cluster(tmp_path, mode="no-total", **FAST) as own:
+        snap = _node_with_samples(own)
+        [node] = snap["nodes"]
+        assert node["state"] == "up" and node["unavailable"] == [], node
+        assert all(g["mem_total_mib"] == 1024 + 80896 for g in snap["gpus"]), snap["gpus"]

@@ -60,6 +60,11 @@ INVENTORY_COMMAND = (
 _REJECTED_FIELD_RE = re.compile(r'Field "([^"\n]{1,120})" is not a valid field to query')
 
 
+def _wants_free_memory(dropped: set[str], fields: list[str]) -> bool:
+    """The driver gives no total memory: ask for the free memory to add to the used."""
+    return "memory.total" in dropped and "memory.used" in fields and "memory.free" not in fields
+
+
 def gpu_stream_command(interval_s: float, fields: Sequence[str] = GPU_FIELDS) -> str:
     """nvidia-smi prints node-local time; run in UTC its stamps are epoch-true."""
     return "TZ=UTC " + query_command(fields, interval_ms=max(1, round(interval_s * 1000)))
@@ -330,7 +335,7 @@ class NodeCollector:
         each it leaves out. Returns (the fields changed, why nvidia-smi cannot be read)."""
         fields = list(self.fields)
         timeout = self.ctx.options.command_timeout_s
-        for _attempt in range(len(fields)):
+        for _attempt in range(len(fields) + 1):
             result = self.link.run("TZ=UTC " + query_command(fields, header=True), timeout)
             output = f"{result.stdout}\n{result.stderr}"
             rejected = {f for f in _REJECTED_FIELD_RE.findall(output) if f in fields}
@@ -338,23 +343,29 @@ class NodeCollector:
                 fields = [f for f in fields if f not in rejected]
                 if not fields:
                     return False, "nvidia-smi accepts none of the fields XyClaw reads"
+                if _wants_free_memory(rejected, fields):
+                    fields.append("memory.free")  # total = used + free (older P100 drivers)
                 continue
             lines = [line.strip() for line in output.splitlines() if line.strip()]
-            first = lines[0][:200] if lines else ""
+            first = lines[0] if lines else ""
             if not result.ok:
                 return False, f"nvidia-smi exited with {result.exit_code}" + (
-                    f": {first}" if first else ""
+                    f": {first[:200]}" if first else ""
                 )
             printed = {canonical_field(cell) for cell in first.split(",")}
             left_out = [f for f in fields if canonical_field(f) not in printed]
             if len(left_out) == len(fields):
-                return False, f"nvidia-smi printed no CSV XyClaw can read: {first!r}"
+                return False, f"nvidia-smi printed no CSV XyClaw can read: {first[:200]!r}"
             fields = [f for f in fields if f not in left_out]
+            if _wants_free_memory(set(left_out), fields):
+                fields.append("memory.free")
+                continue
             break
         if tuple(fields) == self.fields:
             return False, None
         self.fields = tuple(fields)
-        self.unavailable = tuple(f for f in GPU_FIELDS if f not in self.fields)
+        derived = {"memory.total"} if {"memory.used", "memory.free"} <= set(fields) else set()
+        self.unavailable = tuple(f for f in GPU_FIELDS if f not in self.fields and f not in derived)
         self.assembler = self._new_assembler()
         self._bad_seen = 0
         log.info(
