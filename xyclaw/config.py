@@ -493,6 +493,11 @@ def write_setting(path: Path, dotted: str, raw: Any) -> Any:
         raise ConfigError(
             f"cannot read {path}: {exc.strerror}", hint="check the file's permissions"
         ) from exc
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"{path} is not UTF-8 text; nothing was written",
+            hint="save it as UTF-8, or move it aside to use the defaults",
+        ) from None
     new_text = _set_in_toml(text, info.section, info.key, value, path)
     try:
         parsed = tomllib.loads(new_text)

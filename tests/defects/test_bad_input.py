@@ -283,3 +283,18 @@ def test_a_port_that_is_not_ssh_gives_one_message(xyclaw_home: Path) -> None:
     outcome = Outcome(proc.returncode, proc.stdout, proc.stderr)
     one_clear_message(outcome)
     assert "SSH handshake" in outcome.err and "Exception (client)" not in outcome.err, outcome.err
+
+
+def test_other_files_not_utf8(used_home: Path) -> None:
+    """Same class as defect 4: autodl.toml, and XyClaw's own known_hosts, not UTF-8."""
+    paths = AppPaths.from_environment()
+    _write(paths.config_dir / "autodl.toml", b'regions = ["westDC2"]\nimage_uuid = "\xff"\n')
+    assert xyclaw("secrets", "set", "autodl_token", stdin="not-a-real-token\n").code == 0
+    outcome = xyclaw("offers", "--provider", "autodl")
+    _bad_input(outcome, "autodl.toml")
+    (paths.config_dir / "autodl.toml").unlink()
+    latin1 = b"# caf\xe9 notes\n"
+    _write(paths.known_hosts, latin1 + b"[127.0.0.1]:2222 ssh-ed25519 " + b"A" * 68 + b"\n")
+    forgot = xyclaw("hosts", "forget", "root@127.0.0.1:2222")
+    assert forgot.code == 0 and "removed 1" in forgot.out, forgot
+    assert paths.known_hosts.read_bytes() == latin1  # the rest kept byte for byte

@@ -139,9 +139,9 @@ def load_autodl_settings(path: Path) -> AutoDLSettings:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return AutoDLSettings()
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(
-            f"{path} cannot be read: {exc}", hint="fix the file or remove it"
+            f"{path} cannot be read: {exc}", hint="fix the file (UTF-8 TOML) or remove it"
         ) from exc
     defaults = AutoDLSettings()
     try:

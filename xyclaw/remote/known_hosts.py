@@ -217,10 +217,16 @@ class KnownHosts:
         with self._lock:
             self._memory = [k for k in self._memory if not k.matches(name)]
             path = self._app.path
-            try:
-                lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+            try:  # other lines are kept byte for byte, whatever their encoding
+                raw = path.read_text(encoding="utf-8", errors="surrogateescape")
             except FileNotFoundError:
                 return 0
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot read known-hosts file {path}: {exc.strerror}",
+                    hint="check the file's permissions",
+                ) from exc
+            lines = raw.splitlines(keepends=True)
             kept = []
             for line in lines:
                 parsed = parse_known_hosts(line)
@@ -230,7 +236,7 @@ class KnownHosts:
             removed = len(lines) - len(kept)
             if removed:
                 tmp = path.with_name(path.name + ".tmp")
-                tmp.write_text("".join(kept), encoding="utf-8")
+                tmp.write_text("".join(kept), encoding="utf-8", errors="surrogateescape")
                 os.chmod(tmp, 0o600)
                 os.replace(tmp, path)
         return removed
