@@ -105,9 +105,12 @@ def test_unknown_host_is_asked_about_with_its_fingerprint_and_trust_records_it(
     assert thread.is_alive()  # the SSH thread waits for the answer, the window does not
     qtbot.mouseClick(question.trust_button, Qt.MouseButton.LeftButton)
     # Trusted: the key is recorded in XyClaw's own file and the connection goes on.
-    wait_for(qtbot, known.app_path.exists, timeout=15000)
     line = f"[127.0.0.1]:{sshd.port} ssh-ed25519 {sshd.host_key.get_base64()}"
-    assert known.app_path.read_text().splitlines() == [line]
+
+    def recorded() -> list[str]:  # the file is created a moment before its line is written
+        return known.app_path.read_text().splitlines() if known.app_path.exists() else []
+
+    wait_for(qtbot, lambda: recorded() == [line], timeout=15000)
     assert not question.dialog.isVisible() and page.prompter.pending() == []
     assert known.lookup("127.0.0.1", sshd.port)  # a new connection asks nothing
     thread.join(20)  # the command itself (its outcome is the SSH layer's tests' business)

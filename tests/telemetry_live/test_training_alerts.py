@@ -31,7 +31,6 @@ def start_training(live: Live, extra: str = "") -> list[StreamHandle]:
         handles.append(
             access.pool.stream(access.target(record, node), command, feed, on_stderr_line=feed)
         )
-    live.service.job_started(live.cluster_id, job_id=None)
     return handles
 
 
@@ -42,11 +41,19 @@ def busy(live: Live) -> bool:
     )
 
 
+def wait_busy_then_start(live: Live) -> None:
+    """Tell the service the job runs once its GPUs are busy: the model-loading phase
+    (4% utilization) lasts longer than the 0.6 s test hold on a loaded machine, and would
+    rightly raise 'idle during a job' before the fault under test is injected."""
+    wait_until(lambda: busy(live))
+    live.service.job_started(live.cluster_id, job_id=None)
+
+
 def test_straggler_gpu_fires_and_clears(make_live: Callable[..., Live]) -> None:
     live = make_live()
     jobs = start_training(live)
     try:
-        wait_until(lambda: busy(live))
+        wait_busy_then_start(live)
         live.cluster.nodes[1].faults.straggler(gpu=6)
         raised = wait_until(lambda: live.raised("gpu.straggler"))
         assert raised[0].gpu == 6 and raised[0].node == live.cluster.nodes[1].spec.hostname
@@ -62,7 +69,7 @@ def test_power_cap_below_default_fires_and_clears(make_live: Callable[..., Live]
     live = make_live()
     jobs = start_training(live)
     try:
-        wait_until(lambda: busy(live))
+        wait_busy_then_start(live)
         live.run(0, "nvidia-smi -i 4 -pl 200")
         raised = wait_until(lambda: live.raised("gpu.power_throttle"))
         assert raised[0].gpu == 4 and "200 W" in raised[0].message
@@ -81,7 +88,7 @@ def test_collective_stall_collapses_traffic_then_the_nccl_watchdog_fires(
     live = make_live(options=fast_options(thresholds=thresholds))
     jobs = start_training(live, extra="--ddp_timeout 120")  # a 2.4 s stall at the fast clock
     try:
-        wait_until(lambda: busy(live))
+        wait_busy_then_start(live)
         nic = live.service.collectors(live.cluster_id)[0].live
         wait_until(lambda: nic.nic_window().totals()[-10:].min() > 1e9)  # training traffic
         time.sleep(1.6)  # a baseline of normal traffic
