@@ -60,7 +60,7 @@ def run_demo(make_runtime: Callable[..., Any], say: Print, *, fast: bool = False
         _turn(runtime, cid, say, Step("tune", f"tune {cluster}", "tune"))
         if callable(getattr(runtime.engine, "launch", None)):
             launched = _turn(
-                runtime, cid, say, Step("launch", f"launch lora on {cluster}", "launch_job")
+                runtime, cid, say, Step("launch", f"launch plain-python on {cluster}", "launch_job")
             )
             job = (_call(launched, "launch_job").result or {}).get("job", {})
             name = str(job.get("name") or job.get("id"))

@@ -10,6 +10,10 @@ and keep the prints.
 
 from __future__ import annotations
 
+# sim: model=tiny-0.1b
+# (The line above is read only by XyClaw's simulated cloud, which sizes a script's GPU
+# memory and step time from its model: without it a 7B full fine-tune is assumed and one
+# GPU runs out of memory. Real machines ignore it.)
 import argparse
 import json
 import math

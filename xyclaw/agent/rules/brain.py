@@ -584,6 +584,8 @@ def _launch(turn: _Turn, msg: Message) -> RulesTurn:
         return turn.reply(
             "launch", "operator", turn.say("ask_spec", example=_example_cluster(turn))
         )
+    if not msg.paths:
+        msg = slots.without_name(msg, spec)
     refs, _pronoun = _clusters(msg, turn.context)
     args: dict[str, object] = {"spec": spec}
     if any(r.how == "gpu-unmatched" for r in refs):

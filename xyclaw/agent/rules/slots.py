@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
@@ -791,6 +791,13 @@ def take_sample(msg: Message, verbs: str) -> str | None:
         if re.search(pattern, msg.keys):
             return name
     return None
+
+
+def without_name(msg: Message, name: str) -> Message:
+    """The request with ``name`` (a sample spec taken) blanked out, so that ``plain-python``
+    in "launch plain-python on c1" is not read as a cluster's name too."""
+    blank = _token_pattern(name)
+    return replace(msg, keys=re.sub(blank, " §s ", msg.keys), work=re.sub(blank, " §s ", msg.work))
 
 
 # ---- cluster and job references --------------------------------------------------------------
