@@ -8,17 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-try:  # the Engine's effect tags; the fallback only until the Engine's surface lands
-    from xyclaw.engine.surface import Effect
-except ImportError:  # pragma: no cover
-    from enum import StrEnum
-
-    class Effect(StrEnum):  # type: ignore[no-redef]
-        READ = "read"
-        SPEND = "spend"
-        DESTROY = "destroy"
-        EXEC = "exec"
-
+from xyclaw.engine.surface import Effect  # the Engine's effect tags (a light module)
 
 ToolStatus = Literal["running", "done", "pending_approval", "approved", "rejected", "failed"]
 DecisionKind = Literal["approve", "reject", "edit"]
