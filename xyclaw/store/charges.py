@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sqlite_utils
-
+from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
 
@@ -22,7 +21,7 @@ class ChargeTable:
         Read and write in one writer transaction, so two callers never charge twice.
         """
 
-        def write(db: sqlite_utils.Database) -> int:
+        def write(db: Database) -> int:
             row = db.conn.execute(
                 "SELECT coalesce(sum(amount_micros), 0), coalesce(max(end_ts), ?) FROM charges"
                 " WHERE cluster_id = ? AND source = 'meter'",

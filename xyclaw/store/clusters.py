@@ -12,9 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import sqlite_utils
-
 from xyclaw.events import ClusterChanged, Event, EventBus, NodeChanged
+from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
 CLUSTER_COLUMNS = (
@@ -122,7 +121,7 @@ class ClusterTable:
 
     # -- writes --------------------------------------------------------------------------
     def _write(self, sql: str, params: dict[str, Any] | Sequence[Any]) -> int | None:
-        def run(db: sqlite_utils.Database) -> int | None:
+        def run(db: Database) -> int | None:
             return db.conn.execute(sql, params).lastrowid
 
         return self._store.writer.call(run)
@@ -162,7 +161,7 @@ class ClusterTable:
             raise ValueError(f"not cluster columns: {sorted(unknown) or 'none given'}")
         sets = ", ".join(f"{k} = :{k}" for k in values)
 
-        def run(db: sqlite_utils.Database) -> tuple[str, str] | None:
+        def run(db: Database) -> tuple[str, str] | None:
             before = db.conn.execute(
                 "SELECT name, state FROM clusters WHERE id = ?", [cluster_id]
             ).fetchone()
@@ -195,7 +194,7 @@ class ClusterTable:
         """Record what the provider says of the cluster and its nodes, in one transaction."""
         now = self._clock()
 
-        def run(db: sqlite_utils.Database) -> list[Event]:
+        def run(db: Database) -> list[Event]:
             sets = ", ".join(f"{k} = ?" for k in cluster_values)
             db.conn.execute(
                 f"UPDATE clusters SET {sets}, last_seen_at = ? WHERE id = ?",
@@ -213,7 +212,7 @@ class ClusterTable:
         self._publish(self._store.writer.call(run))
 
     def mark_nodes_terminated(self, cluster_id: int, when: float) -> None:
-        def run(db: sqlite_utils.Database) -> list[Event]:
+        def run(db: Database) -> list[Event]:
             before = db.conn.execute(
                 "SELECT id, rank, state FROM nodes WHERE cluster_id = ?", [cluster_id]
             ).fetchall()
@@ -237,7 +236,7 @@ class ClusterTable:
         self._publish(self._store.writer.call(run))
 
     def set_node_state(self, node_id: int, state: str, error: str | None) -> None:
-        def run(db: sqlite_utils.Database) -> list[Event]:
+        def run(db: Database) -> list[Event]:
             before = db.conn.execute(
                 "SELECT cluster_id, rank, state FROM nodes WHERE id = ?", [node_id]
             ).fetchone()
@@ -260,7 +259,7 @@ class ClusterTable:
 
 
 def _upsert_node(
-    db: sqlite_utils.Database,
+    db: Database,
     cluster_id: int,
     node: NodeView,
     now: float,

@@ -13,8 +13,7 @@ import json
 import time
 from typing import Any
 
-import sqlite_utils
-
+from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
 _TOOL_CALL_FIELDS = (
@@ -52,7 +51,7 @@ def create_conversation(
 ) -> int:
     ts = time.time() if now is None else now
 
-    def write(db: sqlite_utils.Database) -> int:
+    def write(db: Database) -> int:
         return _lastrowid(
             db.conn.execute(
                 "INSERT INTO conversations (title, brain, created_at, updated_at, kind, currency)"
@@ -65,7 +64,7 @@ def create_conversation(
 
 
 def rename_conversation(store: Store, conversation_id: int, title: str) -> bool:
-    def write(db: sqlite_utils.Database) -> int:
+    def write(db: Database) -> int:
         cur = db.conn.execute(
             "UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id)
         )
@@ -77,7 +76,7 @@ def rename_conversation(store: Store, conversation_id: int, title: str) -> bool:
 def delete_conversation(store: Store, conversation_id: int) -> bool:
     """Remove a conversation with its messages, tool calls and allowances."""
 
-    def write(db: sqlite_utils.Database) -> int:
+    def write(db: Database) -> int:
         db.conn.execute(
             "UPDATE plans SET conversation_id = NULL WHERE conversation_id = ?", (conversation_id,)
         )
@@ -133,7 +132,7 @@ def conversation_of_kind(store: Store, kind: str) -> int | None:
 def add_usage(
     store: Store, conversation_id: int, tokens_in: int, tokens_out: int, cost_micros: int
 ) -> None:
-    def write(db: sqlite_utils.Database) -> None:
+    def write(db: Database) -> None:
         db.conn.execute(
             "UPDATE conversations SET tokens_in = tokens_in + ?, tokens_out = tokens_out + ?,"
             " model_cost_micros = model_cost_micros + ? WHERE id = ?",
@@ -176,7 +175,7 @@ def add_message(
         json.dumps(data or {}, default=str, ensure_ascii=False),
     )
 
-    def write(db: sqlite_utils.Database) -> int:
+    def write(db: Database) -> int:
         message_id = _lastrowid(
             db.conn.execute(
                 "INSERT INTO messages (conversation_id, ts, role, agent, content, tokens,"
@@ -265,7 +264,7 @@ def upsert_tool_call(
         if flag in fields:
             fields[flag] = int(bool(fields[flag]))
 
-    def write(db: sqlite_utils.Database) -> int:
+    def write(db: Database) -> int:
         found = db.conn.execute(
             "SELECT id FROM tool_calls WHERE conversation_id = ? AND call_id = ?",
             (conversation_id, call_id),
@@ -345,7 +344,7 @@ def add_allowance(
     allowance's id when the same one is already in force."""
     ts = time.time() if now is None else now
 
-    def write(db: sqlite_utils.Database) -> int:
+    def write(db: Database) -> int:
         found = db.conn.execute(
             "SELECT id FROM agent_allowances WHERE conversation_id = ? AND cluster = ?"
             " AND tool = ? AND revoked_at IS NULL",
@@ -390,7 +389,7 @@ def has_allowance(store: Store, conversation_id: int, cluster: str, tool: str) -
 def revoke_allowance(store: Store, allowance_id: int, *, now: float | None = None) -> bool:
     ts = time.time() if now is None else now
 
-    def write(db: sqlite_utils.Database) -> int:
+    def write(db: Database) -> int:
         cur = db.conn.execute(
             "UPDATE agent_allowances SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
             (ts, allowance_id),

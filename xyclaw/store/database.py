@@ -16,8 +16,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import sqlite_utils
-
 from xyclaw.errors import StoreCorruptError, StoreError, StoreVersionError
 from xyclaw.store.migrations import LATEST_VERSION, MIGRATIONS
 
@@ -233,6 +231,8 @@ def migrate(conn: sqlite3.Connection, path: Path, target: int = LATEST_VERSION) 
     if version > 0:
         saved = _backup_before_migration(conn, path, version)
         log.info("database at version %s backed up to %s before migrating", version, saved)
+    import sqlite_utils  # only here: it costs a quarter of a second to import
+
     db = sqlite_utils.Database(conn)
     for number in range(version + 1, target + 1):
         try:

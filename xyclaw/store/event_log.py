@@ -12,9 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import sqlite_utils
-
 from xyclaw.events import AlertCleared, AlertRaised, BudgetWarning, EventBus, Notice
+from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
 
@@ -48,7 +47,7 @@ class EventLog:
             json.dumps(data, default=str),
         )
 
-        def write(db: sqlite_utils.Database) -> int | None:
+        def write(db: Database) -> int | None:
             return db.conn.execute(
                 "INSERT INTO events (ts, kind, severity, cluster_id, node_id, job_id, rule,"
                 " message, data_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -16,9 +16,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-import sqlite_utils
-
 from xyclaw.events import EventBus, JobChanged
+from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
 #: Job states in which a job holds its cluster's GPUs.
@@ -188,7 +187,7 @@ class JobTable:
         now = self._clock()
         row = [cluster_id, name, kind, spec_json, state, now, int(rented_cluster), now]
 
-        def run(db: sqlite_utils.Database) -> int | None:
+        def run(db: Database) -> int | None:
             return db.conn.execute(
                 "INSERT INTO jobs (cluster_id, name, kind, spec_json, state, created_at,"
                 " rented_cluster, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -237,7 +236,7 @@ class JobTable:
         allowed = None if only_from is None else tuple(only_from)
         now = self._clock()
 
-        def run(db: sqlite_utils.Database) -> JobChanged | None:
+        def run(db: Database) -> JobChanged | None:
             before = db.conn.execute(
                 "SELECT name, state, cluster_id, attempt FROM jobs WHERE id = ?", [job_id]
             ).fetchone()
@@ -276,7 +275,7 @@ class JobTable:
         ``stale_before``) or held by one of ``dead``. The heartbeat is ``now``."""
         dead_list = list(dead)
 
-        def run(db: sqlite_utils.Database) -> bool:
+        def run(db: Database) -> bool:
             marks = ",".join("?" * len(dead_list)) or "NULL"
             cursor = db.conn.execute(
                 "UPDATE jobs SET follower = ?, follower_seen = ? WHERE id = ? AND ("
@@ -304,7 +303,7 @@ class JobTable:
         if unknown:
             raise ValueError(f"not attempt columns: {sorted(unknown)}")
 
-        def run(db: sqlite_utils.Database) -> None:
+        def run(db: Database) -> None:
             db.conn.execute(
                 "INSERT OR IGNORE INTO job_attempts (job_id, attempt, state) VALUES (?, ?, ?)",
                 [job_id, attempt, values.get("state", "queued")],
@@ -356,7 +355,7 @@ class JobTable:
         ]
         key = [job_id, attempt, stream, node_rank]
 
-        def run(db: sqlite_utils.Database) -> AppendOutcome:
+        def run(db: Database) -> AppendOutcome:
             conn = db.conn
             found = conn.execute(
                 "SELECT offset FROM job_log_offsets WHERE job_id = ? AND attempt = ?"

@@ -9,10 +9,12 @@ UTC epoch seconds (REAL) except samples, which use integer milliseconds.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import sqlite_utils
+if TYPE_CHECKING:  # loaded by database.migrate, only when a schema is behind
+    import sqlite_utils
 
-Migration = Callable[[sqlite_utils.Database], None]
+Migration = Callable[["sqlite_utils.Database"], None]
 
 
 def _m1_core(db: sqlite_utils.Database) -> None:

@@ -7,8 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import sqlite_utils
-
+from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
 
@@ -30,7 +29,7 @@ class PlanTable:
             json.dumps(result, default=str),
         )
 
-        def write(db: sqlite_utils.Database) -> int | None:
+        def write(db: Database) -> int | None:
             return db.conn.execute(
                 "INSERT INTO plans (conversation_id, ts, request_json, result_json)"
                 " VALUES (?, ?, ?, ?)",

@@ -7,26 +7,27 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, Literal
 
 from xyclaw.errors import StoreError, UsageError
+from xyclaw.store.connection import Database
 from xyclaw.store.database import connect, corruption_guard, inspect_version, open_for_writing
 from xyclaw.store.migrations import LATEST_VERSION
-from xyclaw.store.samples import (
-    GPU_SAMPLE_DTYPE,
-    MAX_SPAN_MS,
-    NIC_SAMPLE_DTYPE,
-    GpuRecords,
-    NicRecords,
-    SampleBlock,
-    make_chunks,
-    unpack_chunks,
-)
 from xyclaw.store.writer import StoreWriter
+
+if TYPE_CHECKING:  # numpy is imported with the samples, not with the store
+    import numpy as np
+    import numpy.typing as npt
+
+    from xyclaw.store.samples import GpuRecords, NicRecords, SampleBlock
+
+SampleTable = Literal["gpu_samples", "nic_samples"]
+
+
+def _dtype(table: SampleTable) -> np.dtype[Any]:
+    from xyclaw.store.samples import GPU_SAMPLE_DTYPE, NIC_SAMPLE_DTYPE
+
+    return GPU_SAMPLE_DTYPE if table == "gpu_samples" else NIC_SAMPLE_DTYPE
 
 
 @dataclass(frozen=True)
@@ -58,14 +59,14 @@ class Store:
         self._readers_lock = threading.Lock()
 
     # -- reading ---------------------------------------------------------------------
-    def reader(self) -> sqlite_utils.Database:
+    def reader(self) -> Database:
         """This thread's read-only connection (WAL lets it read while the writer writes)."""
-        db: sqlite_utils.Database | None = getattr(self._local, "db", None)
+        db: Database | None = getattr(self._local, "db", None)
         if db is None:
             conn = connect(self.path, readonly=True)
             with self._readers_lock:
                 self._readers.append(conn)
-            db = sqlite_utils.Database(conn)
+            db = Database(conn)
             self._local.db = db
         return db
 
@@ -82,33 +83,35 @@ class Store:
         The telemetry writer calls this with a few seconds of samples at a time;
         each call's samples of one node become one row (or more past two minutes).
         """
-        self._add_samples("gpu_samples", GPU_SAMPLE_DTYPE, cluster_id, items)
+        self._add_samples("gpu_samples", cluster_id, items)
 
     def gpu_samples(
         self, cluster_id: int, start_ms: int, end_ms: int, node_id: int | None = None
     ) -> SampleBlock:
         """Samples of a cluster in [start_ms, end_ms), one record per GPU and instant."""
-        return self._samples("gpu_samples", GPU_SAMPLE_DTYPE, cluster_id, start_ms, end_ms, node_id)
+        return self._samples("gpu_samples", cluster_id, start_ms, end_ms, node_id)
 
     def add_nic_samples(
         self, cluster_id: int, items: Iterable[tuple[int, int, NicRecords]]
     ) -> None:
         """Queue (ts_ms, node_id, NIC records) for writing, one row per node; returns at once."""
-        self._add_samples("nic_samples", NIC_SAMPLE_DTYPE, cluster_id, items)
+        self._add_samples("nic_samples", cluster_id, items)
 
     def nic_samples(
         self, cluster_id: int, start_ms: int, end_ms: int, node_id: int | None = None
     ) -> SampleBlock:
         """NIC rates of a cluster in [start_ms, end_ms), one record per interface and instant."""
-        return self._samples("nic_samples", NIC_SAMPLE_DTYPE, cluster_id, start_ms, end_ms, node_id)
+        return self._samples("nic_samples", cluster_id, start_ms, end_ms, node_id)
 
     def _add_samples(
         self,
-        table: str,
-        dtype: np.dtype[Any],
+        table: SampleTable,
         cluster_id: int,
         items: Iterable[tuple[int, int, npt.NDArray[Any]]],
     ) -> None:
+        from xyclaw.store.samples import make_chunks
+
+        dtype = _dtype(table)
         by_node: dict[int, list[tuple[int, npt.NDArray[Any]]]] = {}
         for ts_ms, node_id, records in items:
             by_node.setdefault(node_id, []).append((ts_ms, records))
@@ -126,13 +129,14 @@ class Store:
 
     def _samples(
         self,
-        table: str,
-        dtype: np.dtype[Any],
+        table: SampleTable,
         cluster_id: int,
         start_ms: int,
         end_ms: int,
         node_id: int | None,
     ) -> SampleBlock:
+        from xyclaw.store.samples import MAX_SPAN_MS, unpack_chunks
+
         sql = (
             f"SELECT start_ms, node_id, instants, times, counts, data FROM {table}"
             " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
@@ -144,7 +148,7 @@ class Store:
         with corruption_guard(self.path):
             cursor = self.reader().conn.execute(sql + " ORDER BY start_ms, node_id", params)
             rows = cursor.fetchall()
-        return unpack_chunks(rows, start_ms, end_ms, dtype)
+        return unpack_chunks(rows, start_ms, end_ms, _dtype(table))
 
     # -- maintenance ------------------------------------------------------------------------
     def info(self) -> StoreInfo:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sqlite_utils
-
+from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
 
@@ -61,7 +60,7 @@ class TelemetryTables:
         """Delete raw samples older than ``raw_cut_ms`` and rollups and closed gaps older than
         ``rollup_cut_s`` (waits until done)."""
 
-        def run(db: sqlite_utils.Database) -> None:
+        def run(db: Database) -> None:
             db.conn.execute("DELETE FROM gpu_samples WHERE end_ms < ?", (raw_cut_ms,))
             db.conn.execute("DELETE FROM nic_samples WHERE end_ms < ?", (raw_cut_ms,))
             db.conn.execute("DELETE FROM metric_rollups WHERE minute_ts < ?", (int(rollup_cut_s),))

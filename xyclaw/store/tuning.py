@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sqlite_utils
-
+from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
 #: The settings rows a caller can ask for, by name (no SQL text crosses the store's edge).
@@ -57,7 +56,7 @@ class TuningTables:
         """One settings version (cluster_id, report_id, created_at, source, applied, summary,
         notes_json, verdict_json) with its (name, value, reason) variables, in one transaction."""
 
-        def write(db: sqlite_utils.Database) -> int | None:
+        def write(db: Database) -> int | None:
             new_id = db.conn.execute(
                 "INSERT INTO nccl_settings (cluster_id, report_id, created_at, source, applied,"
                 " summary, notes_json, verdict_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -16,15 +16,14 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-import sqlite_utils
-
 from xyclaw.errors import StoreCorruptError, StoreError
+from xyclaw.store.connection import Database
 from xyclaw.store.database import damage_of, translated
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-WriteFn = Callable[[sqlite_utils.Database], Any]
+WriteFn = Callable[[Database], Any]
 
 _STOP = object()
 _MAX_BATCH = 2000
@@ -47,7 +46,7 @@ class StoreWriter:
     ) -> None:
         self._conn = conn
         self._path = path  # the file: once it is known damaged, nothing more is written
-        self._db = sqlite_utils.Database(conn)
+        self._db = Database(conn)
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=max_queue)
         self._closed = False
         self.batches = 0
@@ -56,13 +55,13 @@ class StoreWriter:
         self._thread.start()
 
     # -- submitting ---------------------------------------------------------------
-    def submit(self, fn: Callable[[sqlite_utils.Database], T]) -> Future[T]:
+    def submit(self, fn: Callable[[Database], T]) -> Future[T]:
         """Run ``fn(db)`` inside the writer's next transaction; the Future holds its result."""
         future: Future[T] = Future()
         self._put(_Item(fn, future))
         return future
 
-    def call(self, fn: Callable[[sqlite_utils.Database], T], timeout: float = 60.0) -> T:
+    def call(self, fn: Callable[[Database], T], timeout: float = 60.0) -> T:
         """Submit and wait: for writes whose result (an id) the caller needs."""
         return self.submit(fn).result(timeout)
 
