@@ -11,19 +11,57 @@ to whatever needs remote access::
     pool.run("gpu-1", "nvidia-smi -L").check().stdout
 """
 
-from xyclaw.remote.auth import PasswordLookup
-from xyclaw.remote.errors import CommandTimeoutError, RemoteFileError
-from xyclaw.remote.hostspec import (
-    HostSpec,
-    ProcessControl,
-    SshConfigResolver,
-    parse_destination,
-)
-from xyclaw.remote.known_hosts import KnownHosts, TrustNewHost, entry_name, fingerprint_sha256
-from xyclaw.remote.pool import SshPool
-from xyclaw.remote.result import DEFAULT_OUTPUT_CAP, CommandResult
-from xyclaw.remote.stream import LineCallback, StreamHandle
-from xyclaw.remote.transfer import Progress
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xyclaw.remote.auth import PasswordLookup
+    from xyclaw.remote.errors import CommandTimeoutError, RemoteFileError
+    from xyclaw.remote.hostspec import (
+        HostSpec,
+        ProcessControl,
+        SshConfigResolver,
+        parse_destination,
+    )
+    from xyclaw.remote.known_hosts import KnownHosts, TrustNewHost, entry_name, fingerprint_sha256
+    from xyclaw.remote.pool import SshPool
+    from xyclaw.remote.result import DEFAULT_OUTPUT_CAP, CommandResult
+    from xyclaw.remote.stream import LineCallback, StreamHandle
+    from xyclaw.remote.transfer import Progress
+
+#: Where each name lives: importing the package costs nothing, and paramiko (a quarter of a
+#: second) is loaded only by what reaches SSH, not by ``from xyclaw.remote import CommandResult``.
+_HOMES = {
+    "PasswordLookup": "auth",
+    "CommandTimeoutError": "errors",
+    "RemoteFileError": "errors",
+    "HostSpec": "hostspec",
+    "ProcessControl": "hostspec",
+    "SshConfigResolver": "hostspec",
+    "parse_destination": "hostspec",
+    "KnownHosts": "known_hosts",
+    "TrustNewHost": "known_hosts",
+    "entry_name": "known_hosts",
+    "fingerprint_sha256": "known_hosts",
+    "SshPool": "pool",
+    "DEFAULT_OUTPUT_CAP": "result",
+    "CommandResult": "result",
+    "LineCallback": "stream",
+    "StreamHandle": "stream",
+    "Progress": "transfer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_OUTPUT_CAP",

@@ -10,12 +10,13 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import paramiko
 
-from xyclaw.errors import AuthenticationError, ConnectError
-from xyclaw.remote.errors import TRANSPORT_ERRORS
+from xyclaw.errors import AuthenticationError
+from xyclaw.remote.errors import transport_errors
 from xyclaw.remote.hostspec import HostSpec
 
 log = logging.getLogger(__name__)
@@ -115,16 +116,15 @@ class Authenticator:
         label: str,
         tried: list[str],
     ) -> bool:
-        try:
-            transport.auth_publickey(spec.user, key)
-        except paramiko.BadAuthenticationType as exc:
-            tried.append(f"{label} (server takes only {', '.join(exc.allowed_types)})")
-            return False
-        except paramiko.AuthenticationException:
-            tried.append(f"{label} (refused)")
-            return False
-        except TRANSPORT_ERRORS as exc:
-            raise _lost(spec, exc) from exc
+        with _login_errors(spec):
+            try:
+                transport.auth_publickey(spec.user, key)
+            except paramiko.BadAuthenticationType as exc:
+                tried.append(f"{label} (server takes only {', '.join(exc.allowed_types)})")
+                return False
+            except paramiko.AuthenticationException:
+                tried.append(f"{label} (refused)")
+                return False
         return bool(transport.is_authenticated())
 
     def _try_agent(self, transport: paramiko.Transport, spec: HostSpec, tried: list[str]) -> bool:
@@ -152,18 +152,18 @@ class Authenticator:
         password = self._password_lookup(spec.alias)
         if password is None:
             return False
-        try:
-            transport.auth_password(spec.user, password)
-        except paramiko.BadAuthenticationType as exc:
-            if "keyboard-interactive" not in exc.allowed_types:
-                tried.append(f"stored password (server takes only {', '.join(exc.allowed_types)})")
+        with _login_errors(spec):
+            try:
+                transport.auth_password(spec.user, password)
+            except paramiko.BadAuthenticationType as exc:
+                if "keyboard-interactive" not in exc.allowed_types:
+                    takes = ", ".join(exc.allowed_types)
+                    tried.append(f"stored password (server takes only {takes})")
+                    return False
+                return self._try_interactive(transport, spec, password, tried)
+            except paramiko.AuthenticationException:
+                tried.append("stored password (refused)")
                 return False
-            return self._try_interactive(transport, spec, password, tried)
-        except paramiko.AuthenticationException:
-            tried.append("stored password (refused)")
-            return False
-        except TRANSPORT_ERRORS as exc:
-            raise _lost(spec, exc) from exc
         return bool(transport.is_authenticated())
 
     def _try_interactive(
@@ -172,20 +172,19 @@ class Authenticator:
         def answer(title: str, instructions: str, prompts: list[tuple[str, bool]]) -> list[str]:
             return [password for _prompt, _echo in prompts]
 
-        try:
-            transport.auth_interactive(spec.user, answer)
-        except paramiko.AuthenticationException:
-            tried.append("stored password, keyboard-interactive (refused)")
-            return False
-        except TRANSPORT_ERRORS as exc:
-            raise _lost(spec, exc) from exc
+        with _login_errors(spec):
+            try:
+                transport.auth_interactive(spec.user, answer)
+            except paramiko.AuthenticationException:
+                tried.append("stored password, keyboard-interactive (refused)")
+                return False
         return bool(transport.is_authenticated())
 
 
-def _lost(spec: HostSpec, exc: BaseException) -> ConnectError:
-    return ConnectError(
-        f"{spec.describe()} dropped the connection while we logged in "
-        f"({type(exc).__name__}: {exc})",
+def _login_errors(spec: HostSpec) -> AbstractContextManager[None]:
+    """A connection lost while logging in, as a ConnectError (or a timeout)."""
+    return transport_errors(
+        f"{spec.describe()} dropped the connection while we logged in",
         host=spec.alias,
         hint="the server may limit login attempts (MaxAuthTries): name the right "
         "IdentityFile and set IdentitiesOnly yes for this host",

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import paramiko
 
-from xyclaw.errors import ConnectError, RemoteError, RemoteTimeoutError
+from xyclaw.errors import ConnectError, RemoteTimeoutError
 from xyclaw.remote.auth import Authenticator
-from xyclaw.remote.errors import TRANSPORT_ERRORS
+from xyclaw.remote.errors import transport_errors
 from xyclaw.remote.hostspec import HostSpec, ProcessControl
 from xyclaw.remote.known_hosts import KnownHosts, TrustNewHost
 from xyclaw.remote.procgroup import wants_wrapper
@@ -83,10 +83,19 @@ class Connector:
             transport.handshake_timeout = self._timeout
             transport.auth_timeout = self._timeout
             self._prefer_known_key_types(transport, spec)
-            try:
+            with transport_errors(
+                f"SSH handshake with {spec.describe()} failed",
+                host=spec.alias,
+                hint="check that the port is an SSH server and that the server is not "
+                "overloaded (MaxStartups)",
+                timed_out=(
+                    f"{spec.describe()} accepted the connection but did not complete the SSH "
+                    f"handshake within {self._timeout:g} s",
+                    "the machine may be overloaded or hung; check it in the provider's "
+                    "console, or raise ssh.connect_timeout_s",
+                ),
+            ):
                 transport.start_client(timeout=self._timeout)
-            except TRANSPORT_ERRORS as exc:
-                raise self._handshake_error(spec, exc) from exc
             key = transport.get_remote_server_key()
             self._known_hosts.verify(
                 spec.key_name, spec.port, key, alias=spec.alias, trust_new_host=self._trust
@@ -154,27 +163,27 @@ class Connector:
 
     def _tunnel(self, spec: HostSpec, via: paramiko.Transport) -> paramiko.Channel:
         jump = spec.jump.alias if spec.jump is not None else "the jump host"
-        try:
-            return via.open_channel(
-                "direct-tcpip",
-                (spec.hostname, spec.port),
-                ("127.0.0.1", 0),
-                timeout=self._timeout,
-            )
-        except paramiko.ChannelException as exc:
-            raise ConnectError(
-                f"jump host {jump} could not open a tunnel to {spec.hostname}:{spec.port} "
-                f"for {spec.alias} ({exc.text})",
-                host=spec.alias,
-                hint=f"check that {spec.hostname}:{spec.port} is reachable from {jump} and "
-                "that it allows TCP forwarding (AllowTcpForwarding)",
-            ) from exc
-        except TRANSPORT_ERRORS as exc:
-            raise ConnectError(
-                f"lost jump host {jump} while opening a tunnel to {spec.alias}: {exc}",
-                host=spec.alias,
-                hint=f"check that {jump} is up; XyClaw reconnects on the next call",
-            ) from exc
+        with transport_errors(
+            f"lost jump host {jump} while opening a tunnel to {spec.alias}",
+            host=spec.alias,
+            hint=f"check that {jump} is up; XyClaw reconnects on the next call",
+            timeout_s=self._timeout,
+        ):
+            try:
+                return via.open_channel(
+                    "direct-tcpip",
+                    (spec.hostname, spec.port),
+                    ("127.0.0.1", 0),
+                    timeout=self._timeout,
+                )
+            except paramiko.ChannelException as exc:
+                raise ConnectError(
+                    f"jump host {jump} could not open a tunnel to {spec.hostname}:{spec.port} "
+                    f"for {spec.alias} ({exc.text})",
+                    host=spec.alias,
+                    hint=f"check that {spec.hostname}:{spec.port} is reachable from {jump} "
+                    "and that it allows TCP forwarding (AllowTcpForwarding)",
+                ) from exc
 
     def _prefer_known_key_types(self, transport: paramiko.Transport, spec: HostSpec) -> None:
         known = self._known_hosts.preferred_key_types(spec.key_name, spec.port)
@@ -184,20 +193,3 @@ class Connector:
         offered = list(options.key_types)
         first = [t for t in known if t in offered]
         options.key_types = first + [t for t in offered if t not in first]
-
-    def _handshake_error(self, spec: HostSpec, exc: BaseException) -> RemoteError:
-        text = str(exc) or type(exc).__name__
-        if isinstance(exc, socket.timeout) or "timeout" in text.lower():
-            return RemoteTimeoutError(
-                f"{spec.describe()} accepted the connection but did not complete the SSH "
-                f"handshake within {self._timeout:g} s",
-                host=spec.alias,
-                hint="the machine may be overloaded or hung; check it in the provider's "
-                "console, or raise ssh.connect_timeout_s",
-            )
-        return ConnectError(
-            f"SSH handshake with {spec.describe()} failed: {text}",
-            host=spec.alias,
-            hint="check that the port is an SSH server and that the server is not "
-            "overloaded (MaxStartups)",
-        )

@@ -8,6 +8,7 @@ or explicit :class:`HostSpec` objects handed over by a provider.
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import threading
@@ -15,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 import paramiko
 
@@ -24,7 +25,7 @@ from xyclaw.errors import ConnectError, RemoteError, RemoteTimeoutError
 from xyclaw.remote import execute, transfer
 from xyclaw.remote.auth import Authenticator, PasswordLookup
 from xyclaw.remote.connect import Connection, Connector
-from xyclaw.remote.errors import TRANSPORT_ERRORS, transport_error
+from xyclaw.remote.errors import TRANSPORT_ERRORS, transport_error, transport_errors
 from xyclaw.remote.forward import PortForward
 from xyclaw.remote.hostspec import HostSpec, ProcessControl, SshConfigResolver
 from xyclaw.remote.known_hosts import KnownHosts, TrustNewHost
@@ -38,6 +39,26 @@ log = logging.getLogger(__name__)
 
 Host = str | HostSpec
 _R = TypeVar("_R")
+_P = ParamSpec("_P")
+
+
+def _in_transit(
+    method: Callable[Concatenate[SshPool, Host, _P], _R],
+) -> Callable[Concatenate[SshPool, Host, _P], _R]:
+    """The pool's public calls run inside :func:`transport_errors`: a paramiko or socket error
+    that no handler below turned into a message of its own still leaves as a RemoteError."""
+
+    @functools.wraps(method)
+    def call(self: SshPool, host: Host, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        label = _label(host)
+        with transport_errors(
+            f"the SSH connection to {label} failed",
+            host=label,
+            hint="check that the machine is up; XyClaw reconnects on the next call",
+        ):
+            return method(self, host, *args, **kwargs)
+
+    return call
 
 
 class SshPool:
@@ -96,6 +117,7 @@ class SshPool:
         """What ``host`` means: its ssh-config entry, or the spec itself."""
         return host if isinstance(host, HostSpec) else self._resolver.resolve(host)
 
+    @_in_transit
     def connect(self, host: Host) -> None:
         """Make sure a live connection to ``host`` exists (connects if needed)."""
         self._connection(self.resolve(host))
@@ -108,6 +130,7 @@ class SshPool:
 
         return self._fan_out(hosts, connect_one)
 
+    @_in_transit
     def run(
         self,
         host: Host,
@@ -159,6 +182,7 @@ class SshPool:
 
         return self._fan_out(hosts, run_one)
 
+    @_in_transit
     def stream(
         self,
         host: Host,
@@ -195,6 +219,7 @@ class SshPool:
         )
         return handle.start()
 
+    @_in_transit
     def upload(
         self,
         host: Host,
@@ -216,6 +241,7 @@ class SshPool:
             watchdog=self._watchdog,
         )
 
+    @_in_transit
     def download(
         self,
         host: Host,
@@ -237,6 +263,7 @@ class SshPool:
             watchdog=self._watchdog,
         )
 
+    @_in_transit
     def forward(self, host: Host, remote_port: int, *, local_port: int = 0) -> PortForward:
         """A port of this machine (127.0.0.1) tunnelled to ``remote_port`` on ``host`` over the
         pooled SSH connection; ``close()`` it when done (the connection stays)."""

@@ -12,7 +12,7 @@ import paramiko
 
 from xyclaw.errors import ConnectError, RemoteTimeoutError, UsageError
 from xyclaw.remote.connect import Connection
-from xyclaw.remote.errors import TRANSPORT_ERRORS, RemoteFileError, transport_error
+from xyclaw.remote.errors import TRANSPORT_ERRORS, RemoteFileError, transport_errors
 from xyclaw.remote.watchdog import Watchdog
 
 Progress = Callable[[int, int], None]
@@ -41,16 +41,13 @@ class _LocalSink:
 def _open_sftp(
     conn: Connection, host: str, stall_s: float, watchdog: Watchdog
 ) -> paramiko.SFTPClient:
-    try:
+    with transport_errors(
+        f"cannot open an SFTP channel to {host}",
+        host=host,
+        hint="check that the machine is up; XyClaw reconnects on the next call",
+        timeout_s=stall_s,
+    ):
         chan = conn.transport.open_session(timeout=stall_s)
-    except TRANSPORT_ERRORS as exc:
-        raise transport_error(
-            exc,
-            f"cannot open an SFTP channel to {host}",
-            host=host,
-            hint="check that the machine is up; XyClaw reconnects on the next call",
-            timeout_s=stall_s,
-        ) from exc
     chan.settimeout(stall_s)
     disarm = watchdog.schedule(time.monotonic() + stall_s, chan.close)
     try:
