@@ -10,13 +10,16 @@ import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xyclaw.catalog.fabrics import Fabric, matches, parse_fabric
 from xyclaw.catalog.loader import load_gpus, load_offers
 from xyclaw.catalog.models import GpuModel, Offer
 from xyclaw.catalog.names import normalise_gpu_name, same_name
-from xyclaw.catalog.table import OfferTable
 from xyclaw.errors import CatalogError
+
+if TYPE_CHECKING:  # numpy: only when the planner ranks offers
+    from xyclaw.catalog.table import OfferTable
 
 BUILTIN_PROVIDER = "sim"
 
@@ -157,6 +160,8 @@ class Catalog:
         if self._table is None:
             with self._lock:
                 if self._table is None:
+                    from xyclaw.catalog.table import OfferTable
+
                     self._table = OfferTable.build(self.gpus, self._offers)
         return self._table
 
