@@ -115,6 +115,12 @@ def _clusters_page(context: GuiContext) -> QWidget:
     return ClustersPage(context)
 
 
+def _jobs_page(context: GuiContext) -> QWidget:
+    from xyclaw.gui.jobs_page import create_jobs_page
+
+    return create_jobs_page(context)
+
+
 def _history_page(context: GuiContext) -> QWidget:
     from xyclaw.gui.history_page import create_history_page
 
@@ -131,6 +137,7 @@ DEFAULT_PAGES: dict[str, Callable[[GuiContext], QWidget | None]] = {
     "chat": _chat_page,
     "plan": _plan_page,
     "clusters": _clusters_page,
+    "jobs": _jobs_page,
     "monitor": _monitor_page,
     "history": _history_page,
     "settings": _settings_page,

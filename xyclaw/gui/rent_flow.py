@@ -157,15 +157,28 @@ class RentFlow(QObject):
         self.dialog: ApprovalDialog | None = None
         self.quote: RentQuote | None = None
         self.busy = False
+        self._spend: Callable[[RentQuote], Any] | None = None
+        self._title: str | None = None
         # PySide builds QStyle's enums on the first style() call (70-80 ms here): pay that
         # while the window is built, not when the first approval dialog opens.
         parent.style()
 
-    def start(self, make_quote: Callable[[], RentQuote]) -> bool:
-        """Ask for a quote (``make_quote`` runs on the worker); False while one is under way."""
+    def start(
+        self,
+        make_quote: Callable[[], RentQuote],
+        *,
+        spend: Callable[[RentQuote], Any] | None = None,
+        title: str | None = None,
+    ) -> bool:
+        """Ask for a quote (``make_quote`` runs on the worker); False while one is under way.
+        Approved, the quote goes to ``spend`` (on the worker; default ``Engine.up``), e.g.
+        ``Engine.launch(spec, quote=q)`` for a job that rents its own cluster; ``title``
+        heads the card above the quote's own words."""
         if self.busy:
             return False
         self.busy = True
+        self._spend = spend
+        self._title = title
         self.context.worker.submit(
             make_quote, on_done=self._show, on_error=self._quote_failed, name="quote"
         )
@@ -178,16 +191,22 @@ class RentFlow(QObject):
     def _show(self, quote: RentQuote) -> None:
         self.quote = quote
         where = f"{quote.provider} · {quote.region}"
-        title = f"Rent {quote.gpu_count} × {quote.gpu} on {quote.fabric} ({where})"
-        if quote.plan_id is not None and quote.option is not None:
-            title += f": plan {quote.plan_id}, option {quote.option}"
-        dialog = ApprovalDialog(
-            spend_request(quote, title, f"quoted for you by {quote.provider}"),
-            self.parent_widget,
-            window_title="Approve renting",
-            approve_text="Approve and rent",
+        title = self.tr("Rent {count} × {gpu} on {fabric} ({where})").format(
+            count=quote.gpu_count, gpu=quote.gpu, fabric=quote.fabric, where=where
         )
-        dialog.add_fact("Digest", quote.digest[:16] + "…", tooltip=quote.digest)
+        if quote.plan_id is not None and quote.option is not None:
+            title += self.tr(": plan {plan}, option {option}").format(
+                plan=quote.plan_id, option=quote.option
+            )
+        if self._title:
+            title = f"{self._title}: {title}"
+        dialog = ApprovalDialog(
+            spend_request(quote, title, self.tr("quoted for you by {p}").format(p=quote.provider)),
+            self.parent_widget,
+            window_title=self.tr("Approve renting"),
+            approve_text=self.tr("Approve and rent"),
+        )
+        dialog.add_fact(self.tr("Digest"), quote.digest[:16] + "…", tooltip=quote.digest)
         self.dialog = dialog
         dialog.decided.connect(self._decided)
         dialog.open()
@@ -202,11 +221,12 @@ class RentFlow(QObject):
             self.rejected.emit(quote)
             return
         engine = self.context.engine
+        spend = self._spend or engine.up
 
         def rented(handle: Any) -> None:
             self.busy = False
             self.rented.emit(handle)
 
         self.context.worker.submit(
-            lambda: engine.up(quote), on_done=rented, on_error=self._quote_failed, name="rent"
+            lambda: spend(quote), on_done=rented, on_error=self._quote_failed, name="rent"
         )

@@ -1,0 +1,55 @@
+"""The Jobs page's fixtures: the job runtime's engine with clusters of simulated nodes (real
+SSH on loopback), or the simulated cloud (its own process) for specs that rent; the page on
+that engine with the window's own bridge and worker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pyqtgraph")
+
+from pytestqt.qtbot import QtBot
+
+from tests.gui.conftest import sim_engine  # noqa: F401
+from tests.jobs_runtime.conftest import (  # noqa: F401  (fixtures used by the tests here)
+    MakeCluster,
+    engine,
+    make_cluster,
+)
+from xyclaw.engine import Engine
+from xyclaw.gui.bridge import EngineBridge, Worker
+from xyclaw.gui.jobs_page import JobsPage
+from xyclaw.gui.main_window import GuiContext
+
+MakePage = Callable[[Engine], JobsPage]
+
+
+@pytest.fixture
+def make_page(qtbot: QtBot) -> Iterator[MakePage]:
+    made: list[tuple[JobsPage, EngineBridge, Worker]] = []
+
+    def make(on: Engine) -> JobsPage:
+        worker = Worker()
+        bridge = EngineBridge.for_engine(on)
+        context = GuiContext(engine=on, bridge=bridge, worker=worker)
+        page = JobsPage(context, refresh_ms=300, follow_ms=200)
+        qtbot.addWidget(page)
+        page.resize(1300, 850)
+        page.show()
+        qtbot.waitExposed(page)
+        made.append((page, bridge, worker))
+        return page
+
+    yield make
+    for page, bridge, worker in made:
+        page.hide()
+        bridge.close()
+        qtbot.waitUntil(lambda w=worker: w.busy == 0, timeout=30_000)
+        worker.close()
+
+
+def wait(qtbot: QtBot, condition: Callable[[], object], timeout: int = 30_000) -> None:
+    qtbot.waitUntil(lambda: bool(condition()), timeout=timeout)

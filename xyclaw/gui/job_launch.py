@@ -1,0 +1,355 @@
+"""Launching a job from the GUI: a spec file (or a past job's spec) -> where it runs ->
+approval when it rents -> ``Engine.launch`` / ``Engine.serve`` on the worker.
+
+A spec file is read on the worker with the same reader as ``xyclaw launch``; a broken one
+is shown in a dialog with the file's text and the error's line marked, and nothing
+runs. A spec that rents its own cluster goes through the quote and the same approval
+card as renting from the Clusters page (:class:`~xyclaw.gui.rent_flow.RentFlow`): the
+approved quote is handed to the engine with the spec, which rents exactly that and
+refuses a quote that no longer matches. A spec launched on a cluster you already have
+spends nothing new and needs no approval (as ``xyclaw launch --cluster`` does not).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QPlainTextEdit,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xyclaw.gui.bridge import ErrorInfo
+from xyclaw.gui.rent_flow import RentFlow
+
+if TYPE_CHECKING:
+    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.jobs.spec import JobSpec
+    from xyclaw.records import ClusterRecord
+
+log = logging.getLogger(__name__)
+
+#: The target value that means "rent a cluster for this job".
+RENT = "__rent__"
+
+
+@dataclass(frozen=True)
+class SpecProblem:
+    """A spec file that cannot be launched: the message, where, and the file's text."""
+
+    message: str
+    hint: str | None
+    file: str | None
+    line: int | None
+    text: str | None
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """A spec ready to launch: where it may run and what the reader warned about."""
+
+    spec: JobSpec
+    source: str  # the file, or "job 12" for a past job's spec
+    warnings: tuple[str, ...]
+    clusters: tuple[ClusterRecord, ...]  # ready clusters it may run on
+    preferred: str | None  # the cluster to preselect (the spec's, or the past job's)
+
+
+def read_spec_file(path: Path, known_gpus: set[str]) -> LaunchPlan | SpecProblem:
+    """Load a spec file (worker thread); a SpecError becomes a SpecProblem with its line."""
+    from xyclaw.jobs.spec import load_spec
+    from xyclaw.jobs.specyaml import SpecError
+
+    try:
+        loaded = load_spec(path, known_gpus=known_gpus)
+    except SpecError as exc:
+        try:
+            text: str | None = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = None
+        return SpecProblem(exc.message, exc.hint, exc.file, exc.line, text)
+    return LaunchPlan(
+        spec=loaded.spec,
+        source=str(path),
+        warnings=tuple(str(w) for w in loaded.warnings),
+        clusters=(),
+        preferred=loaded.spec.resources.cluster,
+    )
+
+
+def spec_summary(spec: JobSpec) -> str:
+    res = spec.resources
+    parts = [f"{spec.name} ({spec.kind.value})"]
+    if res.gpu is not None:
+        per = res.gpus_per_node or (8 if res.nodes > 1 else 1)
+        parts.append(f"{res.nodes} × {per} {res.gpu}")
+    run = spec.run.strip().splitlines()
+    if run:
+        first = run[0]
+        parts.append(first if len(first) <= 90 else first[:89] + "…")
+    return " · ".join(parts)
+
+
+class SpecErrorDialog(QDialog):
+    """The spec's error above its text, the line at fault marked and scrolled to."""
+
+    def __init__(self, problem: SpecProblem, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("specErrorDialog")
+        self.problem = problem
+        self.setWindowTitle(self.tr("The job spec has an error"))
+        self.message = QLabel(problem.message + (f"\n{problem.hint}" if problem.hint else ""))
+        self.message.setObjectName("specErrorMessage")
+        self.message.setProperty("role", "error")
+        self.message.setProperty("data", True)  # the reader's own words, with the file
+        self.message.setWordWrap(True)
+        self.where = QLabel()
+        self.where.setProperty("role", "muted")
+        if problem.line is not None:
+            self.where.setText(self.tr("Line {line} is marked below.").format(line=problem.line))
+        else:
+            self.where.setText(self.tr("The error is about the file as a whole."))
+        self.text = QPlainTextEdit()
+        self.text.setObjectName("specErrorText")
+        self.text.setReadOnly(True)
+        self.text.setProperty("role", "code")
+        self.text.setProperty("data", True)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        lines = (problem.text or "").splitlines()
+        width = len(str(max(1, len(lines))))
+        self.text.setPlainText("\n".join(f"{i:>{width}}  {t}" for i, t in enumerate(lines, 1)))
+        self.marked_line: int | None = None
+        if problem.line is not None and 1 <= problem.line <= len(lines):
+            self._mark(problem.line)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        buttons.accepted.connect(self.accept)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(self.where)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(buttons)
+        self.resize(720, 460)
+
+    def _mark(self, line: int) -> None:
+        block = self.text.document().findBlockByNumber(line - 1)
+        cursor = QTextCursor(block)
+        selection = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor(220, 38, 38, 70))
+        fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        selection.format = fmt  # type: ignore[attr-defined]
+        selection.cursor = cursor  # type: ignore[attr-defined]
+        self.text.setExtraSelections([selection])
+        self.text.setTextCursor(cursor)
+        self.text.centerCursor()
+        self.marked_line = line
+
+
+class LaunchDialog(QDialog):
+    """Where a spec runs: a ready cluster, or (when the spec asks for GPUs) one rented for
+    it after a quote and an approval."""
+
+    def __init__(self, plan: LaunchPlan, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("launchDialog")
+        self.plan = plan
+        spec = plan.spec
+        self.setWindowTitle(self.tr("Launch {name}").format(name=spec.name))
+        self.summary = QLabel(spec_summary(spec))
+        self.summary.setObjectName("launchSummary")
+        self.summary.setProperty("data", True)
+        self.summary.setWordWrap(True)
+        self.source = QLabel(plan.source)
+        self.source.setProperty("role", "muted")
+        self.source.setProperty("data", True)
+        self.source.setWordWrap(True)
+        self.target = QComboBox()
+        self.target.setObjectName("launchTarget")
+        for record in plan.clusters:
+            self.target.addItem(
+                self.tr("{name}: {count} × {gpu} ({provider}), no new cost").format(
+                    name=record.name,
+                    count=record.gpu_count,
+                    gpu=record.gpu,
+                    provider=record.provider_id,
+                ),
+                record.name,
+            )
+        if spec.rents_cluster:
+            res = spec.resources
+            per = res.gpus_per_node or (8 if res.nodes > 1 else 1)
+            self.target.addItem(
+                self.tr("Rent {count} × {gpu} for this job (quote and approval first)").format(
+                    count=res.nodes * per, gpu=res.gpu
+                ),
+                RENT,
+            )
+        index = self.target.findData(plan.preferred) if plan.preferred else -1
+        if index < 0 and spec.rents_cluster and plan.preferred is None:
+            index = self.target.findData(RENT)
+        self.target.setCurrentIndex(max(0, index))
+        self.none = QLabel(
+            self.tr(
+                "No cluster is ready and the spec asks for no GPUs to rent: rent one on the "
+                "Clusters page, or add resources.gpu to the spec."
+            )
+        )
+        self.none.setProperty("role", "error")
+        self.none.setWordWrap(True)
+        self.none.setVisible(self.target.count() == 0)
+        self.warnings = QLabel("\n".join(plan.warnings))
+        self.warnings.setObjectName("launchWarnings")
+        self.warnings.setProperty("role", "warning")
+        self.warnings.setProperty("data", True)
+        self.warnings.setWordWrap(True)
+        self.warnings.setVisible(bool(plan.warnings))
+        form = QFormLayout()
+        self.spec_label = QLabel(self.tr("Job"))
+        self.from_label = QLabel(self.tr("From"))
+        self.where_label = QLabel(self.tr("Run on"))
+        form.addRow(self.spec_label, self.summary)
+        form.addRow(self.from_label, self.source)
+        form.addRow(self.where_label, self.target)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.launch_button = self.buttons.addButton(
+            self.tr("Launch"), QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.launch_button.setObjectName("launchButton")
+        self.launch_button.setProperty("role", "primary")
+        self.launch_button.setEnabled(self.target.count() > 0)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.target.currentIndexChanged.connect(lambda _i: self._worded())
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.warnings)
+        layout.addWidget(self.none)
+        layout.addWidget(self.buttons)
+        self._worded()
+        self.setMinimumWidth(560)
+
+    def _worded(self) -> None:
+        rent = self.target.currentData() == RENT
+        self.launch_button.setText(self.tr("Get a quote…") if rent else self.tr("Launch"))
+
+    @property
+    def choice(self) -> str | None:
+        value = self.target.currentData()
+        return None if value is None else str(value)
+
+
+class LaunchFlow(QObject):
+    """See the module's docstring. Signals: ``launched(OperationHandle)`` once the engine
+    took the job (its progress goes to the operations panel), ``problem(SpecProblem)`` for a
+    broken spec, ``failed(ErrorInfo)``, ``cancelled()`` when the user said no."""
+
+    launched = Signal(object)
+    problem = Signal(object)
+    failed = Signal(object)
+    cancelled = Signal()
+
+    def __init__(self, context: GuiContext, parent: QWidget, *, asked_by: str) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.parent_widget = parent
+        self.rent = RentFlow(context, parent, asked_by=asked_by)
+        self.rent.rented.connect(self._handle)
+        self.rent.rejected.connect(lambda _q: self.cancelled.emit())
+        self.rent.failed.connect(self.failed.emit)
+        self.dialog: LaunchDialog | None = None
+        self.error_dialog: SpecErrorDialog | None = None
+
+    # -- from a file or a past job --------------------------------------------------------
+    def from_file(self, path: Path) -> None:
+        from xyclaw.catalog import Catalog
+
+        engine = self.context.engine
+
+        def read() -> LaunchPlan | SpecProblem:
+            found = read_spec_file(path, {g.name for g in Catalog.builtin().gpus})
+            return found if isinstance(found, SpecProblem) else self._with_clusters(engine, found)
+
+        self.context.worker.submit(read, on_done=self._read, on_error=self.failed.emit, name="spec")
+
+    def again(self, job_id: int) -> None:
+        """The same spec as a past job, preferring the cluster it ran on if still ready."""
+        engine = self.context.engine
+
+        def read() -> LaunchPlan:
+            from xyclaw.jobs.spec import JobSpec
+
+            job = engine.job(str(job_id))
+            spec = JobSpec.from_json(job.spec_json)
+            preferred = spec.resources.cluster
+            if preferred is None and not job.rented_cluster and job.cluster:
+                preferred = job.cluster
+            plan = LaunchPlan(spec, f"job {job.id} ({job.name})", (), (), preferred)
+            return self._with_clusters(engine, plan)
+
+        self.context.worker.submit(read, on_done=self._read, on_error=self.failed.emit, name="spec")
+
+    @staticmethod
+    def _with_clusters(engine: Any, plan: LaunchPlan) -> LaunchPlan:
+        from xyclaw.records import ClusterState
+
+        ready = tuple(r for r in engine.clusters() if r.state == ClusterState.READY)
+        return LaunchPlan(plan.spec, plan.source, plan.warnings, ready, plan.preferred)
+
+    def _read(self, found: LaunchPlan | SpecProblem) -> None:
+        if isinstance(found, SpecProblem):
+            self.error_dialog = SpecErrorDialog(found, self.parent_widget)
+            self.error_dialog.open()
+            self.problem.emit(found)
+            return
+        self.dialog = LaunchDialog(found, self.parent_widget)
+        self.dialog.accepted.connect(lambda: self._chosen(found))
+        self.dialog.rejected.connect(self.cancelled.emit)
+        self.dialog.open()
+
+    # -- run ------------------------------------------------------------------------------
+    def _chosen(self, plan: LaunchPlan) -> None:
+        assert self.dialog is not None
+        choice = self.dialog.choice
+        if choice is None:
+            return
+        self.launch(plan.spec, None if choice == RENT else choice)
+
+    def launch(self, spec: JobSpec, cluster: str | None) -> None:
+        """On ``cluster``; with None, rent one for the job through a quote and approval."""
+        from xyclaw.jobs.spec import JobKind
+
+        engine = self.context.engine
+        start = engine.serve if spec.kind is JobKind.SERVICE else engine.launch
+        if cluster is not None:
+            self.context.worker.submit(
+                lambda: start(spec, cluster),
+                on_done=self._handle,
+                on_error=self.failed.emit,
+                name="launch",
+            )
+            return
+        self.rent.start(
+            lambda: engine.launch_quote(spec),
+            spend=lambda quote: start(spec, quote=quote),
+            title=f"Rent for job {spec.name}",
+        )
+
+    def _handle(self, handle: Any) -> None:
+        self.launched.emit(handle)
+
+
+def error_text(error: ErrorInfo) -> str:
+    return error.message + (f" — {error.hint}" if error.hint else "")

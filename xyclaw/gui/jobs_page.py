@@ -1,0 +1,1153 @@
+"""The Jobs page: every job with its state, cluster, attempt, progress, ETA and cost so far;
+a job's detail (its attempts and why each ended, a progress bar with step/total and ETA,
+loss and throughput charts, the live log with rank and node filters, search and follow,
+its events, its cost, and for a service its local URL, request rate and latency);
+"Launch…" from a spec file, "Launch again" with a job's own spec, and Cancel after a
+confirmation.
+
+Every engine call runs on the worker. A ``JobChanged`` event re-reads the list (and the
+job shown); while a job is active the page also re-reads its progress every few seconds
+and follows its log from the last line it has (``Engine.job_logs(since_offset=...)``), and
+only while the page is visible.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xyclaw.gui import i18n
+from xyclaw.gui.bridge import ErrorInfo
+from xyclaw.gui.charts.theme import CURVE_COLORS, SEVERITY_COLORS, ChartTheme, theme_for
+from xyclaw.gui.history_replay import TRANSLATED_ROLE
+from xyclaw.gui.history_words import CAUSES, SEVERITIES, state
+from xyclaw.gui.job_launch import LaunchFlow, SpecProblem, error_text
+from xyclaw.gui.rent_flow import ApprovalDialog, destroy_request
+from xyclaw.paths import bundled
+from xyclaw.records.jobs import JobRecord, LogLine
+
+log = logging.getLogger(__name__)
+
+#: Lines of a job's log read when it is opened (and after a filter changes).
+LOG_TAIL = 3000
+#: Lines kept in the log view while following (older ones scroll away).
+LOG_KEEP = 20000
+ACTIVE_STATES = frozenset({"queued", "setting-up", "running", "recovering", "lost-contact"})
+STATE_COLORS = {
+    "failed": SEVERITY_COLORS.get("error", "#dc2626"),
+    "lost-contact": SEVERITY_COLORS.get("warning", "#d97706"),
+    "recovering": SEVERITY_COLORS.get("warning", "#d97706"),
+}
+
+
+def cause_text(cause: str | None) -> str:
+    if not cause:
+        return "–"
+    source = CAUSES.get(cause)
+    return i18n.tr("History", source) if source else cause
+
+
+def progress_text(job: JobRecord) -> str:
+    p = job.progress
+    if p.step is None:
+        return "–"
+    if p.total_steps:
+        pct = 100.0 * p.step / p.total_steps
+        return f"{i18n.number(p.step)} / {i18n.number(p.total_steps)} ({i18n.number(pct)}%)"
+    return i18n.number(p.step)
+
+
+def cost_text(job: JobRecord) -> str:
+    if job.cost_micros is None:
+        return "–"
+    return i18n.money(job.cost_micros, job.currency or "CNY")
+
+
+@dataclass
+class JobDetail:
+    """What the detail shows of one job, read together on the worker."""
+
+    job: JobRecord
+    metrics: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+    lines: list[LogLine] | None = None  # None: the log was not re-read this time
+    read_at: float = field(default_factory=time.time)
+
+
+def job_events(engine: Any, job: JobRecord, limit: int = 400) -> list[dict[str, Any]]:
+    """The job's own events, and its cluster's alerts while it ran, oldest first."""
+    rows = engine.recent_events(limit, None if job.cluster_id is None else str(job.cluster_id))
+    start = job.created_at
+    end = job.ended_at or time.time() + 60
+    out = [
+        r
+        for r in rows
+        if r.get("job_id") == job.id
+        or (r.get("job_id") is None and r.get("kind") == "alert" and start <= r["ts"] <= end)
+    ]
+    return sorted(out, key=lambda r: (r["ts"], r["id"]))
+
+
+def _item(text: str, *, translated: bool = False, tip: str = "") -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+    if translated:
+        item.setData(TRANSLATED_ROLE, True)
+    if tip:
+        item.setToolTip(tip)
+    return item
+
+
+class JobsPage(QWidget):
+    """See the module's docstring."""
+
+    loaded = Signal()  # the list shows what the engine said
+    detail_shown = Signal(object)  # a JobDetail
+    log_appended = Signal(int)  # lines added by following
+    message = Signal(str)
+
+    def __init__(
+        self,
+        context: Any,
+        parent: QWidget | None = None,
+        *,
+        refresh_ms: int = 2000,
+        follow_ms: int = 1000,
+        choose_spec: Callable[[], Path | None] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("page_jobs")
+        self.context = context
+        self.engine = context.engine
+        self.worker = context.worker
+        self.choose_spec = choose_spec or self._choose_spec_file
+        self.records: list[JobRecord] = []
+        self.selected_id: int | None = None
+        self.detail: JobDetail | None = None
+        self.lines: list[LogLine] = []
+        self.last_line_id: int | None = None
+        self.loading = 0
+        self._loaded_once = False
+        self._reading_detail = False
+        self._following = False
+        self.cancel_dialog: ApprovalDialog | None = None
+        self._theme: ChartTheme | None = None
+
+        self.launch_flow = LaunchFlow(context, self, asked_by="Jobs page")
+        self.launch_flow.launched.connect(self._launched)
+        self.launch_flow.failed.connect(self.show_error)
+        self.launch_flow.problem.connect(self._spec_problem)
+        self.launch_flow.cancelled.connect(lambda: self._say(self.tr("Nothing was launched.")))
+
+        # head
+        self.title = QLabel()
+        self.title.setProperty("role", "title")
+        self.subtitle = QLabel()
+        self.subtitle.setProperty("role", "muted")
+        self.subtitle.setWordWrap(True)
+        self.launch_button = QPushButton()
+        self.launch_button.setObjectName("jobsLaunch")
+        self.launch_button.setProperty("role", "primary")
+        self.launch_button.clicked.connect(self.launch_from_file)
+        self.show_finished = QCheckBox()
+        self.show_finished.setObjectName("jobsShowFinished")
+        self.show_finished.setChecked(True)
+        self.show_finished.toggled.connect(lambda _on: self.reload())
+        self.refresh_button = QPushButton()
+        self.refresh_button.setObjectName("jobsRefresh")
+        self.refresh_button.clicked.connect(self.reload)
+        self.error = QLabel()
+        self.error.setObjectName("jobsError")
+        self.error.setProperty("role", "error")
+        self.error.setProperty("data", True)  # the engine's own message
+        self.error.setWordWrap(True)
+        self.error.hide()
+        self.notice = QLabel()
+        self.notice.setObjectName("jobsNotice")
+        self.notice.setProperty("role", "muted")
+        self.notice.setProperty("data", True)
+        self.notice.setWordWrap(True)
+
+        # list
+        self.table = QTableWidget(0, 9)
+        self.table.setObjectName("jobsTable")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.empty = QLabel()
+        self.empty.setObjectName("jobsEmpty")
+        self.empty.setProperty("role", "muted")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+
+        # detail
+        self.detail_title = QLabel()
+        self.detail_title.setObjectName("jobTitle")
+        self.detail_title.setProperty("role", "card-title")
+        self.detail_facts = QLabel()
+        self.detail_facts.setObjectName("jobFacts")
+        self.detail_facts.setWordWrap(True)
+        self.detail_facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cancel_button = QPushButton()
+        self.cancel_button.setObjectName("jobCancel")
+        self.cancel_button.setProperty("role", "danger")
+        self.cancel_button.clicked.connect(self.ask_cancel)
+        self.again_button = QPushButton()
+        self.again_button.setObjectName("jobAgain")
+        self.again_button.clicked.connect(self.launch_again)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("jobProgress")
+        self.progress.setTextVisible(True)
+        self.eta = QLabel()
+        self.eta.setObjectName("jobEta")
+        self.service = QLabel()
+        self.service.setObjectName("jobService")
+        self.service.setOpenExternalLinks(True)
+        self.service.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.service.setWordWrap(True)
+        self.service.hide()
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("jobTabs")
+        self.tabs.addTab(self._charts_tab(), "")
+        self.tabs.addTab(self._log_tab(), "")
+        self.tabs.addTab(self._attempts_tab(), "")
+        self.tabs.addTab(self._events_tab(), "")
+        self.tabs.addTab(self._cost_tab(), "")
+
+        top_row = QHBoxLayout()
+        top_row.addWidget(self.detail_title, 1)
+        top_row.addWidget(self.again_button)
+        top_row.addWidget(self.cancel_button)
+        bar_row = QHBoxLayout()
+        bar_row.addWidget(self.progress, 1)
+        bar_row.addWidget(self.eta)
+        detail = QWidget()
+        detail_layout = QVBoxLayout(detail)
+        detail_layout.setContentsMargins(0, 4, 0, 0)
+        detail_layout.addLayout(top_row)
+        detail_layout.addWidget(self.detail_facts)
+        detail_layout.addLayout(bar_row)
+        detail_layout.addWidget(self.service)
+        detail_layout.addWidget(self.tabs, 1)
+        self.hint = QLabel()
+        self.hint.setProperty("role", "muted")
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)
+        self.detail_stack = QStackedWidget()
+        self.detail_stack.setObjectName("jobDetail")
+        self.detail_stack.addWidget(self.hint)
+        self.detail_stack.addWidget(detail)
+        self.detail_page = detail
+
+        upper = QWidget()
+        upper_layout = QVBoxLayout(upper)
+        upper_layout.setContentsMargins(0, 0, 0, 0)
+        list_stack = QStackedWidget()
+        list_stack.addWidget(self.table)
+        list_stack.addWidget(self.empty)
+        self.list_stack = list_stack
+        upper_layout.addWidget(list_stack, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setObjectName("jobsSplit")
+        self.split.addWidget(upper)
+        self.split.addWidget(self.detail_stack)
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 3)
+        self.split.setSizes([200, 620])
+        self.split.setChildrenCollapsible(False)
+
+        head = QHBoxLayout()
+        head.addWidget(self.title)
+        head.addSpacing(12)
+        head.addWidget(self.subtitle, 1)
+        head.addWidget(self.show_finished)
+        head.addWidget(self.refresh_button)
+        head.addWidget(self.launch_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 14, 20, 10)
+        layout.setSpacing(6)
+        layout.addLayout(head)
+        layout.addWidget(self.error)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.split, 1)
+
+        for keys, slot in (
+            (QKeySequence.StandardKey.Refresh, self.reload),
+            ("Ctrl+L", self.launch_from_file),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
+        QWidget.setTabOrder(self.show_finished, self.refresh_button)
+        QWidget.setTabOrder(self.refresh_button, self.launch_button)
+        QWidget.setTabOrder(self.launch_button, self.table)
+        QWidget.setTabOrder(self.table, self.again_button)
+        QWidget.setTabOrder(self.again_button, self.cancel_button)
+        QWidget.setTabOrder(self.cancel_button, self.tabs)
+
+        bridge = context.bridge
+        bridge.job_changed.connect(self._job_event)
+        self._reload_timer = QTimer(self)
+        self._reload_timer.setSingleShot(True)
+        self._reload_timer.setInterval(250)
+        self._reload_timer.timeout.connect(self.reload)
+        self._tick = QTimer(self)
+        self._tick.setInterval(refresh_ms)
+        self._tick.timeout.connect(self._refresh_active)
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setInterval(follow_ms)
+        self._follow_timer.timeout.connect(self._follow)
+        self.retranslate()
+        self._show_detail_state()
+
+    # -- tabs -------------------------------------------------------------------------------
+    def _charts_tab(self) -> QWidget:
+        self.charts = pg.GraphicsLayoutWidget()
+        self.charts.setObjectName("jobCharts")
+        self.loss_plot: pg.PlotItem = self.charts.addPlot(row=0, col=0)
+        self.rate_plot: pg.PlotItem = self.charts.addPlot(row=0, col=1)
+        for plot in (self.loss_plot, self.rate_plot):
+            plot.hideButtons()
+            plot.setMenuEnabled(False)
+            plot.showGrid(x=True, y=True, alpha=0.15)
+            plot.getAxis("left").setWidth(52)
+        self.loss_curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLORS[0], width=2), connect="finite")
+        self.rate_curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLORS[1], width=2), connect="finite")
+        self.loss_plot.addItem(self.loss_curve)
+        self.rate_plot.addItem(self.rate_curve)
+        self.rate_scale = 1.0
+        self.no_metrics = QLabel()
+        self.no_metrics.setProperty("role", "muted")
+        self.no_metrics.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_metrics.setWordWrap(True)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.addWidget(self.charts, 1)
+        layout.addWidget(self.no_metrics)
+        return tab
+
+    def _log_tab(self) -> QWidget:
+        self.log_search = QLineEdit()
+        self.log_search.setObjectName("jobLogSearch")
+        self.log_search.setClearButtonEnabled(True)
+        self.log_search.textChanged.connect(lambda _t: self._show_lines())
+        self.log_node = QComboBox()
+        self.log_node.setObjectName("jobLogNode")
+        self.log_node.currentIndexChanged.connect(lambda _i: self._filters_changed())
+        self.log_rank = QSpinBox()
+        self.log_rank.setObjectName("jobLogRank")
+        self.log_rank.setRange(-1, 65535)
+        self.log_rank.setValue(-1)
+        self.log_rank.valueChanged.connect(lambda _v: self._filter_timer.start())
+        self.log_follow = QCheckBox()
+        self.log_follow.setObjectName("jobLogFollow")
+        self.log_follow.setChecked(True)
+        self.log_follow.toggled.connect(lambda _on: self._follow_changed())
+        self.log_count = QLabel()
+        self.log_count.setProperty("role", "muted")
+        self.node_label, self.rank_label = QLabel(), QLabel()
+        self.node_label.setBuddy(self.log_node)
+        self.rank_label.setBuddy(self.log_rank)
+        row = QHBoxLayout()
+        row.addWidget(self.log_search, 1)
+        row.addWidget(self.node_label)
+        row.addWidget(self.log_node)
+        row.addWidget(self.rank_label)
+        row.addWidget(self.log_rank)
+        row.addWidget(self.log_follow)
+        row.addWidget(self.log_count)
+        self.log_text = QPlainTextEdit()
+        self.log_text.setObjectName("jobLog")
+        self.log_text.setReadOnly(True)
+        self.log_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.log_text.setProperty("role", "code")
+        self.log_text.setProperty("data", True)
+        self.log_text.setMaximumBlockCount(LOG_KEEP)
+        self._filter_timer = QTimer(self)
+        self._filter_timer.setSingleShot(True)
+        self._filter_timer.setInterval(300)
+        self._filter_timer.timeout.connect(self._filters_changed)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.log_text, 1)
+        return tab
+
+    def _attempts_tab(self) -> QWidget:
+        self.attempts = QTableWidget(0, 7)
+        self.attempts.setObjectName("jobAttempts")
+        self.attempts.verticalHeader().setVisible(False)
+        self.attempts.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.attempts.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents
+        )
+        self.attempts.horizontalHeader().setStretchLastSection(True)
+        return self.attempts
+
+    def _events_tab(self) -> QWidget:
+        self.events = QTableWidget(0, 3)
+        self.events.setObjectName("jobEvents")
+        self.events.verticalHeader().setVisible(False)
+        self.events.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.events.setWordWrap(True)
+        self.events.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.events.horizontalHeader().setStretchLastSection(True)
+        return self.events
+
+    def _cost_tab(self) -> QWidget:
+        tab = QWidget()
+        self.cost_form = QFormLayout(tab)
+        self.cost_rows: dict[str, tuple[QLabel, QLabel]] = {}
+        for key in ("cost", "cluster", "rented", "attempts", "duration"):
+            name, value = QLabel(), QLabel()
+            name.setProperty("role", "fact-label")
+            value.setProperty("role", "fact")
+            value.setWordWrap(True)
+            self.cost_form.addRow(name, value)
+            self.cost_rows[key] = (name, value)
+        return tab
+
+    # -- words ------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("Jobs"))
+        self.subtitle.setText(
+            self.tr("Training and inference jobs: follow them live, launch, cancel, launch again.")
+        )
+        self.launch_button.setText(self.tr("Launch…"))
+        self.launch_button.setToolTip(self.tr("Launch a job from its spec file (Ctrl+L)"))
+        self.show_finished.setText(self.tr("Show finished"))
+        self.refresh_button.setText(self.tr("Refresh"))
+        self.refresh_button.setToolTip(self.tr("Read the jobs again (F5)"))
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("ID"), self.tr("Job"), self.tr("Kind"), self.tr("State"),
+                self.tr("Cluster"), self.tr("Attempt"), self.tr("Progress"), self.tr("ETA"),
+                self.tr("Cost so far"),
+            ]
+        )  # fmt: skip
+        self.empty.setText(
+            self.tr(
+                "No jobs yet. Press Launch… and pick a spec file (resources/examples has "
+                "samples), or ask in the chat."
+            )
+        )
+        self.hint.setText(self.tr("Select a job for its progress, charts, log and events."))
+        self.cancel_button.setText(self.tr("Cancel job…"))
+        self.cancel_button.setToolTip(
+            self.tr("Stop the job on every node after a confirmation; the cluster stays")
+        )
+        self.again_button.setText(self.tr("Launch again…"))
+        self.again_button.setToolTip(self.tr("Launch a new job with this job's spec"))
+        self.tabs.setTabText(0, self.tr("Charts"))
+        self.tabs.setTabText(1, self.tr("Log"))
+        self.tabs.setTabText(2, self.tr("Attempts"))
+        self.tabs.setTabText(3, self.tr("Events"))
+        self.tabs.setTabText(4, self.tr("Cost"))
+        color = self._theme.foreground if self._theme is not None else None
+        self.loss_plot.setTitle(self.tr("Loss by step"), color=color)
+        self._title_rate()
+        self.no_metrics.setText(self.tr("No loss or throughput read from the log yet."))
+        self.log_search.setPlaceholderText(self.tr("Search the log…"))
+        self.node_label.setText(self.tr("Node"))
+        self.rank_label.setText(self.tr("Rank"))
+        self.log_rank.setSpecialValueText(self.tr("all"))
+        self.log_follow.setText(self.tr("Follow"))
+        self.log_follow.setToolTip(self.tr("Show new lines as they come and keep the end in view"))
+        self.attempts.setHorizontalHeaderLabels(
+            [
+                self.tr("Attempt"), self.tr("State"), self.tr("Started"), self.tr("Ended"),
+                self.tr("Ended by"), self.tr("Resumed from"), self.tr("What happened"),
+            ]
+        )  # fmt: skip
+        self.events.setHorizontalHeaderLabels(
+            [self.tr("Time"), self.tr("Severity"), self.tr("Event")]
+        )
+        names = {
+            "cost": self.tr("Cost so far"),
+            "cluster": self.tr("Cluster"),
+            "rented": self.tr("Cluster rented for it"),
+            "attempts": self.tr("Attempts"),
+            "duration": self.tr("Running time"),
+        }
+        for key, (label, _value) in self.cost_rows.items():
+            label.setText(names[key])
+        self._fill_nodes()
+        self._fill_table()
+        if self.detail is not None:
+            self._show_detail(self.detail, keep_log=True)
+
+    def _title_rate(self) -> None:
+        unit = {1e6: self.tr("M tokens/s"), 1e3: self.tr("k tokens/s")}.get(
+            self.rate_scale, self.tr("tokens/s")
+        )
+        color = self._theme.foreground if self._theme is not None else None
+        self.rate_plot.setTitle(self.tr("Throughput ({unit})").format(unit=unit), color=color)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        elif event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
+            self.apply_theme()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.apply_theme()
+        if not self._loaded_once:
+            self.reload()
+        else:
+            self._refresh_active()
+        self._tick.start()
+        self._follow_changed()
+
+    def hideEvent(self, event: Any) -> None:
+        super().hideEvent(event)
+        self._tick.stop()
+        self._follow_timer.stop()
+
+    def apply_theme(self) -> None:
+        theme = theme_for(self)
+        if theme == self._theme:
+            return
+        self._theme = theme
+        self.charts.setBackground(theme.background)
+        for plot in (self.loss_plot, self.rate_plot):
+            for name in ("left", "bottom"):
+                axis = plot.getAxis(name)
+                axis.setPen(theme.muted)
+                axis.setTextPen(theme.foreground)
+        self.loss_plot.setTitle(self.tr("Loss by step"), color=theme.foreground)
+        self._title_rate()
+
+    # -- the list ---------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.loading > 0
+
+    def _submit(self, fn: Callable[[], Any], done: Callable[[Any], None], name: str) -> None:
+        self.loading += 1
+
+        def finished(value: Any) -> None:
+            self.loading -= 1
+            done(value)
+
+        def failed(error: ErrorInfo) -> None:
+            self.loading -= 1
+            self.show_error(error)
+
+        self.worker.submit(fn, on_done=finished, on_error=failed, name=name)
+
+    def reload(self) -> None:
+        engine = self.engine
+        include = self.show_finished.isChecked()
+        self._submit(lambda: engine.jobs(include_finished=include), self._loaded, "jobs")
+
+    def _loaded(self, records: list[JobRecord]) -> None:
+        self._loaded_once = True
+        self.records = sorted(records, key=lambda r: r.id, reverse=True)
+        self._fill_table()
+        self.loaded.emit()
+
+    def _fill_table(self) -> None:
+        table = self.table
+        table.blockSignals(True)
+        table.setRowCount(len(self.records))
+        keep_row = None
+        for row, job in enumerate(self.records):
+            state_item = _item(state(job.state.value), translated=True, tip=job.error or "")
+            color = STATE_COLORS.get(job.state.value)
+            if color:
+                state_item.setForeground(QBrush(QColor(color)))
+            eta = job.progress.eta_s if job.active else None
+            cells = [
+                _item(str(job.id)),
+                _item(job.name),
+                _item(self._kind(job.kind), translated=True),
+                state_item,
+                _item(job.cluster or "–"),
+                _item(str(job.attempt)),
+                _item(progress_text(job), translated=True),
+                _item(i18n.duration(eta) if eta is not None else "–", translated=True),
+                _item(cost_text(job)),
+            ]
+            cells[0].setData(Qt.ItemDataRole.UserRole, job.id)
+            for col, cell in enumerate(cells):
+                table.setItem(row, col, cell)
+            if job.id == self.selected_id:
+                keep_row = row
+        if keep_row is not None:
+            table.selectRow(keep_row)
+        table.blockSignals(False)
+        self.list_stack.setCurrentIndex(0 if self.records or not self._loaded_once else 1)
+
+    def _kind(self, kind: str) -> str:
+        return {"train": self.tr("training"), "service": self.tr("service")}.get(kind, kind)
+
+    def row_of(self, job_id: int) -> int | None:
+        for row, job in enumerate(self.records):
+            if job.id == job_id:
+                return row
+        return None
+
+    def cell(self, job_id: int, column: int) -> str:
+        row = self.row_of(job_id)
+        item = None if row is None else self.table.item(row, column)
+        return "" if item is None else item.text()
+
+    def select_job(self, job_id: int) -> None:
+        row = self.row_of(job_id)
+        if row is not None:
+            self.table.selectRow(row)
+        else:
+            self.open_job(job_id)
+
+    def _selected(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return
+        item = self.table.item(rows[0].row(), 0)
+        if item is None:
+            return
+        job_id = int(item.data(Qt.ItemDataRole.UserRole))
+        if job_id != self.selected_id or self.detail is None:
+            self.open_job(job_id)
+
+    # -- events and refresh -----------------------------------------------------------------
+    def _job_event(self, event: Any) -> None:
+        self._reload_timer.start()
+        if self.selected_id is not None and int(event.job_id) == self.selected_id:
+            self._refresh_detail()
+
+    def _refresh_active(self) -> None:
+        if not self.isVisible():
+            return
+        if any(r.active for r in self.records):
+            self.reload()
+        if self.detail is not None and self.detail.job.active:
+            self._refresh_detail()
+
+    # -- the detail -------------------------------------------------------------------------
+    def open_job(self, job_id: int) -> None:
+        """Show a job: its record, metrics, events and the last lines of its log."""
+        self.selected_id = job_id
+        self.lines = []
+        self.last_line_id = None
+        self._read_detail(with_log=True)
+
+    def _refresh_detail(self) -> None:
+        if not self._reading_detail:
+            self._read_detail(with_log=False)
+
+    def _log_filters(self) -> dict[str, Any]:
+        node = self.log_node.currentData()
+        rank = self.log_rank.value()
+        return {"node": node, "rank": None if rank < 0 else rank}
+
+    def _read_detail(self, *, with_log: bool) -> None:
+        job_id = self.selected_id
+        if job_id is None:
+            return
+        engine = self.engine
+        filters = self._log_filters()
+
+        def read() -> JobDetail:
+            job = engine.job(str(job_id))
+            lines = engine.job_logs(str(job_id), tail=LOG_TAIL, **filters) if with_log else None
+            return JobDetail(job, engine.job_metrics(str(job_id)), job_events(engine, job), lines)
+
+        self._reading_detail = True
+        self.loading += 1
+
+        def done(detail: JobDetail) -> None:
+            self.loading -= 1
+            self._reading_detail = False
+            if detail.job.id == self.selected_id:
+                self._show_detail(detail, keep_log=detail.lines is None)
+
+        def failed(error: ErrorInfo) -> None:
+            self.loading -= 1
+            self._reading_detail = False
+            self.show_error(error)
+
+        self.worker.submit(read, on_done=done, on_error=failed, name=f"job {job_id}")
+
+    def _show_detail(self, detail: JobDetail, *, keep_log: bool) -> None:
+        self.detail = detail
+        job = detail.job
+        self._show_detail_state()
+        where = job.cluster or self.tr("no cluster yet")
+        self.detail_title.setText(
+            self.tr("{name} · {state} · on {cluster} · attempt {attempt}").format(
+                name=job.name, state=state(job.state.value), cluster=where, attempt=job.attempt
+            )
+        )
+        self.detail_facts.setText(self._facts(job))
+        p = job.progress
+        if p.step is not None and p.total_steps:
+            self.progress.setRange(0, int(p.total_steps))
+            self.progress.setValue(min(int(p.step), int(p.total_steps)))
+            self.progress.setFormat(
+                self.tr("step {step} of {total} (%p%)").format(
+                    step=i18n.number(p.step), total=i18n.number(p.total_steps)
+                )
+            )
+        elif job.state.value == "succeeded":
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1)
+            self.progress.setFormat(self.tr("done"))
+        else:
+            self.progress.setRange(0, 0 if job.active else 1)
+            self.progress.setValue(0)
+            self.progress.setFormat(self.tr("no step read yet") if job.active else "–")
+        if job.active and p.eta_s is not None:
+            self.eta.setText(self.tr("ETA {eta}").format(eta=i18n.duration(p.eta_s)))
+        elif job.active and p.eta_reason:
+            self.eta.setText(self.tr("ETA: not yet known"))
+            self.eta.setToolTip(p.eta_reason)
+        else:
+            self.eta.setText("")
+        self._show_service(job)
+        self.cancel_button.setEnabled(job.active and job.cancel_requested_at is None)
+        self.again_button.setEnabled(True)
+        self._show_metrics(detail.metrics)
+        self._show_attempts(job)
+        self._show_events(detail.events)
+        self._show_cost(job)
+        if not keep_log and detail.lines is not None:
+            self.lines = list(detail.lines)
+            self.last_line_id = self.lines[-1].id if self.lines else self.last_line_id
+            self._fill_nodes()
+            self._show_lines()
+        elif self.last_line_id is None and not self.lines:
+            self._show_lines()
+        self._follow_changed()
+        self.detail_shown.emit(detail)
+
+    def _show_detail_state(self) -> None:
+        self.detail_stack.setCurrentIndex(0 if self.detail is None else 1)
+
+    def _facts(self, job: JobRecord) -> str:
+        p = job.progress
+        parts = [self.tr("cost so far {cost}").format(cost=cost_text(job))]
+        if p.loss is not None:
+            parts.append(self.tr("loss {loss}").format(loss=i18n.number(p.loss, 4)))
+        if p.tokens_per_s is not None:
+            parts.append(self.tr("{rate} tokens/s").format(rate=i18n.number(p.tokens_per_s)))
+        if p.checkpoint_step is not None:
+            parts.append(self.tr("checkpoint at step {step}").format(step=p.checkpoint_step))
+        if job.started_at is not None:
+            parts.append(self.tr("started {when}").format(when=i18n.date_time(job.started_at)))
+        if job.ended_at is not None:
+            parts.append(self.tr("ended {when}").format(when=i18n.date_time(job.ended_at)))
+        if job.cancel_requested_at is not None and job.active:
+            parts.append(self.tr("cancelling…"))
+        text = " · ".join(parts)
+        if job.error:
+            text += "\n" + job.error
+        return text
+
+    def _show_service(self, job: JobRecord) -> None:
+        if job.kind != "service":
+            self.service.hide()
+            return
+        p = job.progress
+        url = job.service_url
+        link = f'<a href="{url}">{url}</a>' if url else self.tr("not forwarded yet")
+        rate = "–" if p.requests_per_s is None else i18n.number(p.requests_per_s, 1)
+        latency = "–" if p.latency_ms is None else i18n.number(p.latency_ms, 0)
+        self.service.setText(
+            self.tr("Service at {url} · {rate} requests/s · latency {latency} ms").format(
+                url=link, rate=rate, latency=latency
+            )
+        )
+        self.service.show()
+
+    def _show_metrics(self, metrics: list[dict[str, Any]]) -> None:
+        def series(key: str) -> tuple[np.ndarray, np.ndarray]:
+            xs: list[float] = []
+            ys: list[float] = []
+            last = None
+            for m in metrics:
+                if m.get(key) is None or m.get("step") is None:
+                    continue
+                if last is not None and m.get("attempt") != last:
+                    xs.append(float(m["step"]))
+                    ys.append(float("nan"))  # an attempt ends: the next restarts from a checkpoint
+                last = m.get("attempt")
+                xs.append(float(m["step"]))
+                ys.append(float(m[key]))
+            return np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64)
+
+        lx, ly = series("loss")
+        rx, ry = series("tokens_per_s")
+        top = float(np.nanmax(ry)) if ry.shape[0] and not np.isnan(ry).all() else 0.0
+        self.rate_scale = 1e6 if top >= 1e7 else 1e3 if top >= 1e4 else 1.0
+        self._title_rate()
+        self.loss_curve.setData(lx, ly)
+        self.rate_curve.setData(rx, ry / self.rate_scale)
+        has = bool(lx.shape[0] or rx.shape[0])
+        self.charts.setVisible(has)
+        self.no_metrics.setVisible(not has)
+
+    def curve_points(self) -> tuple[int, int]:
+        """How many points the loss and throughput curves draw (tests read it)."""
+        lx, _ = self.loss_curve.getData()
+        rx, _ = self.rate_curve.getData()
+        return (0 if lx is None else len(lx), 0 if rx is None else len(rx))
+
+    def _show_attempts(self, job: JobRecord) -> None:
+        table = self.attempts
+        table.setRowCount(len(job.attempts))
+        for row, a in enumerate(sorted(job.attempts, key=lambda a: a.attempt)):
+            resumed = "–"
+            if a.resume_step is not None:
+                resumed = self.tr("step {step}").format(step=a.resume_step)
+            elif a.resumed_from:
+                resumed = a.resumed_from
+            what = a.message or ""
+            cells = [
+                _item(str(a.attempt)),
+                _item(state(a.state), translated=True),
+                _item(i18n.date_time(a.started_at, seconds=True), translated=True),
+                _item(i18n.date_time(a.ended_at, seconds=True), translated=True),
+                _item(cause_text(a.cause), translated=True),
+                _item(resumed, translated=a.resume_step is not None or resumed == "–"),
+                _item(what, tip=what),
+            ]
+            for col, cell in enumerate(cells):
+                table.setItem(row, col, cell)
+
+    def _show_events(self, events: list[dict[str, Any]]) -> None:
+        table = self.events
+        table.setRowCount(len(events))
+        for row, e in enumerate(events):
+            severity = str(e.get("severity") or "info")
+            source = SEVERITIES.get(severity)
+            sev = _item(i18n.tr("History", source) if source else severity, translated=True)
+            color = SEVERITY_COLORS.get(severity)
+            if color and severity != "info":
+                sev.setForeground(QBrush(QColor(color)))
+            message = str(e.get("message") or "")
+            table.setItem(row, 0, _item(i18n.date_time(e["ts"], seconds=True), translated=True))
+            table.setItem(row, 1, sev)
+            table.setItem(row, 2, _item(message, tip=message))
+        table.resizeRowsToContents()
+        if events:
+            table.scrollToBottom()
+
+    def _show_cost(self, job: JobRecord) -> None:
+        end = job.ended_at or time.time()
+        running = None if job.started_at is None else max(0.0, end - job.started_at)
+        values = {
+            "cost": cost_text(job)
+            + (" " + self.tr("(its share of the cluster while it ran)") if job.cost_micros else ""),
+            "cluster": job.cluster or "–",
+            "rented": self.tr("yes: released when the job is done")
+            if job.rented_cluster
+            else self.tr("no: the cluster stays when the job ends"),
+            "attempts": str(job.attempt),
+            "duration": i18n.duration(running),
+        }
+        for key, (_label, value) in self.cost_rows.items():
+            value.setText(values[key])
+
+    # -- the log ----------------------------------------------------------------------------
+    def _fill_nodes(self) -> None:
+        job = self.detail.job if self.detail is not None else None
+        names: list[str] = []
+        if job is not None:
+            for attempt in job.attempts:
+                for node in attempt.nodes:
+                    if node.node not in names:
+                        names.append(node.node)
+        for line in self.lines:
+            if line.node and line.node not in names and line.stream != "cut":
+                names.append(line.node)
+        current = self.log_node.currentData()
+        self.log_node.blockSignals(True)
+        self.log_node.clear()
+        self.log_node.addItem(self.tr("all nodes"), None)
+        for name in names:
+            self.log_node.addItem(name, name)
+        index = self.log_node.findData(current) if current is not None else 0
+        self.log_node.setCurrentIndex(max(0, index))
+        self.log_node.blockSignals(False)
+
+    def _filters_changed(self) -> None:
+        if self.selected_id is None:
+            return
+        job_id = self.selected_id
+        engine = self.engine
+        filters = self._log_filters()
+        self.lines = []
+        self.last_line_id = None
+        self._submit(
+            lambda: engine.job_logs(str(job_id), tail=LOG_TAIL, **filters),
+            lambda lines: self._lines_read(job_id, lines),
+            "job log",
+        )
+
+    def _lines_read(self, job_id: int, lines: list[LogLine]) -> None:
+        if job_id != self.selected_id:
+            return
+        self.lines = list(lines)
+        self.last_line_id = self.lines[-1].id if self.lines else None
+        self._show_lines()
+
+    def _matches(self, line: LogLine, needle: str) -> bool:
+        return not needle or needle in line.text.lower()
+
+    def _line_text(self, line: LogLine) -> str:
+        return f"{i18n.clock_time(line.ts)} {line}"
+
+    def _show_lines(self) -> None:
+        needle = self.log_search.text().strip().lower()
+        shown = [self._line_text(ln) for ln in self.lines if self._matches(ln, needle)]
+        self.log_text.setPlainText("\n".join(shown))
+        self._count(len(shown))
+        if self.log_follow.isChecked():
+            self.log_text.moveCursor(self.log_text.textCursor().MoveOperation.End)
+            self.log_text.ensureCursorVisible()
+
+    def _count(self, shown: int) -> None:
+        job = self.detail.job if self.detail is not None else None
+        total = job.log_lines if job is not None else len(self.lines)
+        self.log_count.setText(
+            self.tr("{shown} of {total} lines").format(
+                shown=i18n.number(shown), total=i18n.number(max(total, len(self.lines)))
+            )
+        )
+
+    def shown_log(self) -> list[str]:
+        text = self.log_text.toPlainText()
+        return text.splitlines() if text else []
+
+    def _follow_changed(self) -> None:
+        on = (
+            self.log_follow.isChecked()
+            and self.isVisible()
+            and self.detail is not None
+            and self.detail.job.active
+        )
+        if on and not self._follow_timer.isActive():
+            self._follow_timer.start()
+        elif not on:
+            self._follow_timer.stop()
+        if on:
+            self._follow()
+
+    def _follow(self) -> None:
+        """New lines since the last one shown (one read at a time)."""
+        if self._following or self.selected_id is None:
+            return
+        job_id = self.selected_id
+        after = self.last_line_id
+        engine = self.engine
+        filters = self._log_filters()
+        self._following = True
+
+        def read() -> list[LogLine]:
+            if after is None:
+                return list(engine.job_logs(str(job_id), tail=LOG_TAIL, **filters))
+            return list(engine.job_logs(str(job_id), since_offset=after, **filters))
+
+        def done(lines: list[LogLine]) -> None:
+            self._following = False
+            if job_id != self.selected_id or not lines:
+                return
+            if after != self.last_line_id:
+                return  # the filters changed meanwhile
+            self.lines.extend(lines)
+            if len(self.lines) > LOG_KEEP:
+                del self.lines[: len(self.lines) - LOG_KEEP]
+            self.last_line_id = lines[-1].id
+            needle = self.log_search.text().strip().lower()
+            new = [self._line_text(ln) for ln in lines if self._matches(ln, needle)]
+            bar = self.log_text.verticalScrollBar()
+            at_end = bar.value() >= bar.maximum() - 2
+            if new:
+                if self.log_text.document().isEmpty():
+                    self.log_text.setPlainText("\n".join(new))
+                else:
+                    self.log_text.appendPlainText("\n".join(new))
+            if self.log_follow.isChecked() or at_end:
+                bar.setValue(bar.maximum())
+            self._count(len(self.shown_log()))
+            self.log_appended.emit(len(lines))
+
+        def failed(error: ErrorInfo) -> None:
+            self._following = False
+            log.info("following job %s: %s", job_id, error.message)
+
+        self.worker.submit(read, on_done=done, on_error=failed, name="follow log")
+
+    # -- actions ----------------------------------------------------------------------------
+    def _choose_spec_file(self) -> Path | None:
+        start = bundled("resources") / "examples"
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            self.tr("Launch a job from its spec"),
+            str(start),
+            self.tr("Job specs (*.yaml *.yml);;All files (*)"),
+        )
+        return Path(path) if path else None
+
+    def launch_from_file(self, path: Path | None = None) -> None:
+        chosen = path if isinstance(path, Path) else self.choose_spec()
+        if chosen is not None:
+            self.launch_flow.from_file(chosen)
+
+    def launch_again(self, job_id: int | None = None) -> None:
+        """A new job with a past job's spec (the selected one by default)."""
+        target = job_id if isinstance(job_id, int) else self.selected_id
+        if target is not None:
+            self.launch_flow.again(target)
+
+    def _launched(self, handle: Any) -> None:
+        self._say(
+            self.tr("Launching: “{title}”; the operations panel shows each step.").format(
+                title=getattr(handle, "title", "")
+            )
+        )
+        self.reload()
+
+        def ended(future: Any) -> None:
+            self.worker.post(self._launch_ended, future)
+
+        future = getattr(handle, "future", None)
+        if future is not None:
+            future.add_done_callback(ended)
+
+    def _launch_ended(self, future: Any) -> None:
+        error = future.exception()
+        if error is not None:
+            self.show_error(ErrorInfo.from_exception(error))
+        else:
+            job = future.result()
+            self._say(self.tr("Job {name} runs.").format(name=getattr(job, "name", "")))
+            if isinstance(job, JobRecord):
+                self.selected_id = job.id
+                self.open_job(job.id)
+        self.reload()
+
+    def _spec_problem(self, problem: SpecProblem) -> None:
+        self.show_error(ErrorInfo(problem.message, problem.hint))
+
+    def ask_cancel(self) -> None:
+        detail = self.detail
+        if detail is None or not detail.job.active:
+            return
+        job = detail.job
+        p = job.progress
+        details: dict[str, Any] = {
+            "running_job": f"{job.name} (#{job.id}), {state(job.state.value)}, "
+            + self.tr("attempt {n}").format(n=job.attempt),
+            "cluster": job.cluster or "–",
+            "lost": [
+                self.tr("the work since its last checkpoint")
+                + (
+                    f" ({self.tr('step {step}').format(step=p.checkpoint_step)})"
+                    if p.checkpoint_step is not None
+                    else ""
+                ),
+            ],
+        }
+        request = destroy_request(
+            self.tr("Cancel job {name}").format(name=job.name),
+            details,
+            self.tr("you, from the Jobs page"),
+        )
+        dialog = ApprovalDialog(
+            request,
+            self,
+            window_title=self.tr("Cancel job"),
+            note=self.tr(
+                "Its processes are stopped on every node (SIGTERM, then SIGKILL after a grace "
+                "period). The cluster stays and keeps billing."
+            ),
+            approve_text=self.tr("Cancel the job"),
+        )
+        self.cancel_dialog = dialog
+        dialog.decided.connect(lambda kind: self._cancel_decided(job, kind))
+        dialog.open()
+
+    def _cancel_decided(self, job: JobRecord, kind: str) -> None:
+        if kind != "approve":
+            self._say(self.tr("Kept {name} running.").format(name=job.name))
+            return
+        engine = self.engine
+        self.cancel_button.setEnabled(False)
+        self._say(self.tr("Cancelling {name}…").format(name=job.name))
+        self._submit(
+            lambda: engine.cancel_job(str(job.id)),
+            lambda record: self._cancelled(record),
+            "cancel job",
+        )
+
+    def _cancelled(self, record: JobRecord) -> None:
+        self._say(
+            self.tr("{name} is {state}.").format(name=record.name, state=state(record.state.value))
+        )
+        self.reload()
+        if record.id == self.selected_id:
+            self._refresh_detail()
+
+    # -- messages ---------------------------------------------------------------------------
+    def _say(self, text: str) -> None:
+        self.error.hide()
+        self.notice.setText(text)
+        self.message.emit(text)
+        window = self.window()
+        bar = getattr(window, "statusBar", None)
+        if callable(bar):
+            bar().showMessage(text, 15000)
+
+    def show_error(self, error: ErrorInfo) -> None:
+        self.error.setText(error_text(error))
+        self.error.show()
+        self.message.emit(error.message)
+
+
+def create_jobs_page(context: Any) -> JobsPage:
+    return JobsPage(context)
