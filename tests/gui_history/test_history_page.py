@@ -170,3 +170,35 @@ def test_the_list_follows_a_job_that_changes_while_the_page_is_shown(
     )  # fmt: skip
     qtbot.waitUntil(lambda: "late" in _names(page, "job_model"), timeout=10_000)
     assert any(j["id"] == new for j in page.jobs)
+
+
+def test_launch_again_opens_the_jobs_launch_with_the_past_jobs_spec(
+    window: MainWindowController,
+    offline: FailingProviders,
+    history_facts: HistoryFacts,
+    qtbot: QtBot,
+) -> None:
+    """The spec comes from the history; its cluster was released and the spec rents nothing,
+    so the launch says there is nowhere to run it, and nothing calls a provider."""
+    from xyclaw.gui.jobs_page import JobsPage
+
+    page = _page(window, qtbot)
+    page.select("job", [history_facts.job_a, history_facts.job_b])
+    assert not page.again_button.isEnabled()  # one job at a time
+    page.select("job", [history_facts.job_a])
+    assert page.again_button.isEnabled()
+    page.again_button.click()
+
+    jobs = window.page_widgets["jobs"]
+    assert isinstance(jobs, JobsPage)
+    assert window.pages.currentWidget() is jobs
+    qtbot.waitUntil(lambda: jobs.launch_flow.dialog is not None, timeout=10_000)
+    dialog = jobs.launch_flow.dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.plan.spec.name == "lora-a"
+    assert dialog.plan.source.startswith(f"job {history_facts.job_a}")
+    assert "--learning_rate 3e-4" in dialog.plan.spec.run  # the run as it was launched
+    assert dialog.target.count() == 0 and dialog.none.isVisibleTo(dialog)
+    assert not dialog.launch_button.isEnabled()
+    dialog.reject()
+    assert offline.attempts == [], "Launch again called a provider:\n" + "\n".join(offline.attempts)

@@ -98,10 +98,12 @@ class HistoryPage(QWidget):
         *,
         bridge: Any | None = None,
         on_error: Callable[[ErrorInfo], None] | None = None,
+        on_launch_again: Callable[[int], None] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("page_history")
+        self.on_launch_again = on_launch_again
         self.source = source
         self.worker = worker
         self.on_error = on_error
@@ -207,6 +209,10 @@ class HistoryPage(QWidget):
         self.export_button = QPushButton()
         self.export_button.setObjectName("historyExportButton")
         self.export_button.clicked.connect(self.export_dialog)
+        self.again_button = QPushButton()
+        self.again_button.setObjectName("historyLaunchAgain")
+        self.again_button.clicked.connect(self.launch_again)
+        self.again_button.setVisible(on_launch_again is not None)
         self.refresh_button = QPushButton()
         self.refresh_button.setObjectName("historyRefresh")
         self.refresh_button.clicked.connect(self.refresh)
@@ -217,7 +223,10 @@ class HistoryPage(QWidget):
         self.error.setWordWrap(True)
         self.error.setVisible(False)
         actions = QHBoxLayout()
-        for b in (self.replay_button, self.compare_button, self.export_button, self.refresh_button):
+        for b in (
+            self.replay_button, self.compare_button, self.export_button, self.again_button,
+            self.refresh_button,
+        ):  # fmt: skip
             actions.addWidget(b)
         actions.addSpacing(12)
         actions.addWidget(self.summary, 1)
@@ -284,7 +293,8 @@ class HistoryPage(QWidget):
         QWidget.setTabOrder(self.job_table, self.replay_button)
         QWidget.setTabOrder(self.replay_button, self.compare_button)
         QWidget.setTabOrder(self.compare_button, self.export_button)
-        QWidget.setTabOrder(self.export_button, self.refresh_button)
+        QWidget.setTabOrder(self.export_button, self.again_button)
+        QWidget.setTabOrder(self.again_button, self.refresh_button)
 
         if bridge is not None:
             self._follow = QTimer(self)
@@ -357,6 +367,10 @@ class HistoryPage(QWidget):
         )
         self.export_button.setText(self.tr("Export…"))
         self.export_button.setToolTip(self.tr("Write what is shown below to JSON or CSV (Ctrl+E)"))
+        self.again_button.setText(self.tr("Launch again…"))
+        self.again_button.setToolTip(
+            self.tr("Launch a new job with the selected job's spec (on the Jobs page)")
+        )
         self.refresh_button.setText(self.tr("Refresh"))
         self.refresh_button.setToolTip(self.tr("Read the history again (F5)"))
         self.hint.setText(
@@ -639,6 +653,14 @@ class HistoryPage(QWidget):
             else self.tr("Compare")
         )  # fmt: skip
         self.export_button.setEnabled(self.replay is not None or self.comparison is not None)
+        self.again_button.setEnabled(jobs_tab and len(ids) == 1)
+
+    def launch_again(self) -> None:
+        """The selected job's spec, launched again through the Jobs page (where it asks where
+        to run it and, when it rents, for the approval)."""
+        ids = self.selected_ids()
+        if self.on_launch_again is not None and self.lists.currentIndex() == 0 and len(ids) == 1:
+            self.on_launch_again(ids[0])
 
     def replay_selected(self) -> None:
         ids = self.selected_ids()
@@ -730,9 +752,17 @@ def create_history_page(context: Any) -> HistoryPage:
     """The page as the main window builds it: the engine's history file, its worker and
     bridge (the lists follow new and changed clusters and jobs)."""
     engine = context.engine
+
+    def launch_again(job_id: int) -> None:
+        jobs = context.pages.get("jobs")
+        if jobs is not None and hasattr(jobs, "launch_again"):
+            context.show_page("jobs")
+            jobs.launch_again(job_id)
+
     return HistoryPage(
         HistorySource(lambda: engine.paths.database),
         context.worker,
         bridge=context.bridge,
         on_error=context.show_error,
+        on_launch_again=launch_again,
     )
