@@ -1,4 +1,4 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
@@ -825,7 +825,7 @@
         <translation>历史</translation>
     </message>
     <message>
-        <source>Every cluster and job XyClaw ran, from this computer's history: it works offline, and nothing here asks a provider.</source>
+        <source>Every cluster and job XyClaw ran, from this computer&apos;s history: it works offline, and nothing here asks a provider.</source>
         <translation>XyClaw 运行过的每个集群和作业，来自本机的历史记录：离线可用，这里不会访问任何提供商。</translation>
     </message>
     <message>
@@ -853,7 +853,7 @@
         <translation>费用</translation>
     </message>
     <message>
-        <source>Lowest cost shown (in the run's currency)</source>
+        <source>Lowest cost shown (in the run&apos;s currency)</source>
         <translation>显示的最低费用（按该次运行的币种）</translation>
     </message>
     <message>
@@ -935,6 +935,14 @@
     <message>
         <source>Write what is shown below to JSON or CSV (Ctrl+E)</source>
         <translation>把下方显示的内容写成 JSON 或 CSV（Ctrl+E）</translation>
+    </message>
+    <message>
+        <source>Launch again…</source>
+        <translation>再次启动…</translation>
+    </message>
+    <message>
+        <source>Launch a new job with the selected job&apos;s spec (on the Jobs page)</source>
+        <translation>用所选作业的规格启动新作业（在“作业”页）</translation>
     </message>
     <message>
         <source>Refresh</source>
@@ -1042,6 +1050,401 @@
     <message>
         <source>primary</source>
         <translation>primary</translation>
+    </message>
+</context>
+<context>
+    <name>JobsPage</name>
+    <message>
+        <source>Nothing was launched.</source>
+        <extracomment>Lines of a job&apos;s log read when it is opened (and after a filter changes). Lines kept in the log view while following (older ones scroll away).</extracomment>
+        <translation>未启动任何作业。</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Training and inference jobs: follow them live, launch, cancel, launch again.</source>
+        <translation>训练和推理作业：实时跟踪、启动、取消、再次启动。</translation>
+    </message>
+    <message>
+        <source>Launch…</source>
+        <translation>启动…</translation>
+    </message>
+    <message>
+        <source>Launch a job from its spec file (Ctrl+L)</source>
+        <translation>从规格文件启动作业 (Ctrl+L)</translation>
+    </message>
+    <message>
+        <source>Show finished</source>
+        <translation>显示已结束</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Read the jobs again (F5)</source>
+        <translation>重新读取作业 (F5)</translation>
+    </message>
+    <message>
+        <source>ID</source>
+        <translation>编号</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>Attempt</source>
+        <translation>尝试</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>ETA</source>
+        <translation>预计剩余</translation>
+    </message>
+    <message>
+        <source>Cost so far</source>
+        <translation>目前费用</translation>
+    </message>
+    <message>
+        <source>No jobs yet. Press Launch… and pick a spec file (resources/examples has samples), or ask in the chat.</source>
+        <translation>还没有作业。点“启动…”并选一个规格文件（resources/examples 里有示例），或在对话中提出。</translation>
+    </message>
+    <message>
+        <source>Select a job for its progress, charts, log and events.</source>
+        <translation>选择一个作业，查看其进度、图表、日志和事件。</translation>
+    </message>
+    <message>
+        <source>Cancel job…</source>
+        <translation>取消作业…</translation>
+    </message>
+    <message>
+        <source>Stop the job on every node after a confirmation; the cluster stays</source>
+        <translation>确认后在每个节点上停止作业；集群保留</translation>
+    </message>
+    <message>
+        <source>Launch again…</source>
+        <translation>再次启动…</translation>
+    </message>
+    <message>
+        <source>Launch a new job with this job&apos;s spec</source>
+        <translation>用此作业的规格启动新作业</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Attempts</source>
+        <translation>尝试次数</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>Loss by step</source>
+        <translation>各步损失</translation>
+    </message>
+    <message>
+        <source>No loss or throughput read from the log yet.</source>
+        <translation>尚未从日志读到损失或吞吐量。</translation>
+    </message>
+    <message>
+        <source>Search the log…</source>
+        <translation>搜索日志…</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>进程序号</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Follow</source>
+        <translation>跟随</translation>
+    </message>
+    <message>
+        <source>Show new lines as they come and keep the end in view</source>
+        <translation>新行到达时即显示，并保持显示末尾</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Ended</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <source>Ended by</source>
+        <translation>结束原因</translation>
+    </message>
+    <message>
+        <source>Resumed from</source>
+        <translation>恢复自</translation>
+    </message>
+    <message>
+        <source>What happened</source>
+        <translation>经过</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>级别</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Cluster rented for it</source>
+        <translation>为其租用的集群</translation>
+    </message>
+    <message>
+        <source>Running time</source>
+        <translation>运行时长</translation>
+    </message>
+    <message>
+        <source>M tokens/s</source>
+        <translation>百万 token/秒</translation>
+    </message>
+    <message>
+        <source>k tokens/s</source>
+        <translation>千 token/秒</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Throughput ({unit})</source>
+        <translation>吞吐量（{unit}）</translation>
+    </message>
+    <message>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>service</source>
+        <translation>服务</translation>
+    </message>
+    <message>
+        <source>no cluster yet</source>
+        <translation>尚无集群</translation>
+    </message>
+    <message>
+        <source>{name} · {state} · on {cluster} · attempt {attempt}</source>
+        <translation>{name} · {state} · 在 {cluster} 上 · 第 {attempt} 次尝试</translation>
+    </message>
+    <message>
+        <source>step {step} of {total} (%p%)</source>
+        <translation>第 {step} 步，共 {total} 步 (%p%)</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>no step read yet</source>
+        <translation>尚未读到步数</translation>
+    </message>
+    <message>
+        <source>ETA {eta}</source>
+        <translation>预计剩余 {eta}</translation>
+    </message>
+    <message>
+        <source>ETA: not yet known</source>
+        <translation>预计剩余：尚不可知</translation>
+    </message>
+    <message>
+        <source>cost so far {cost}</source>
+        <translation>目前费用 {cost}</translation>
+    </message>
+    <message>
+        <source>loss {loss}</source>
+        <translation>损失 {loss}</translation>
+    </message>
+    <message>
+        <source>{rate} tokens/s</source>
+        <translation>{rate} token/秒</translation>
+    </message>
+    <message>
+        <source>checkpoint at step {step}</source>
+        <translation>检查点在第 {step} 步</translation>
+    </message>
+    <message>
+        <source>started {when}</source>
+        <translation>开始于 {when}</translation>
+    </message>
+    <message>
+        <source>ended {when}</source>
+        <translation>结束于 {when}</translation>
+    </message>
+    <message>
+        <source>cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>not forwarded yet</source>
+        <translation>尚未转发</translation>
+    </message>
+    <message>
+        <source>Service at {url} · {rate} requests/s · latency {latency} ms</source>
+        <translation>服务地址 {url} · 每秒 {rate} 个请求 · 延迟 {latency} 毫秒</translation>
+    </message>
+    <message>
+        <source>step {step}</source>
+        <translation>第 {step} 步</translation>
+    </message>
+    <message>
+        <source>(its share of the cluster while it ran)</source>
+        <translation>（运行期间所占集群费用）</translation>
+    </message>
+    <message>
+        <source>yes: released when the job is done</source>
+        <translation>是：作业完成后释放</translation>
+    </message>
+    <message>
+        <source>no: the cluster stays when the job ends</source>
+        <translation>否：作业结束后集群保留</translation>
+    </message>
+    <message>
+        <source>all nodes</source>
+        <translation>全部节点</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} lines</source>
+        <translation>{total} 行中的 {shown} 行</translation>
+    </message>
+    <message>
+        <source>Launch a job from its spec</source>
+        <translation>从规格文件启动作业</translation>
+    </message>
+    <message>
+        <source>Job specs (*.yaml *.yml);;All files (*)</source>
+        <translation>作业规格 (*.yaml *.yml);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Launching: “{title}”; the operations panel shows each step.</source>
+        <translation>正在启动：“{title}”；操作面板显示每一步。</translation>
+    </message>
+    <message>
+        <source>Job {name} runs.</source>
+        <translation>作业 {name} 已在运行。</translation>
+    </message>
+    <message>
+        <source>attempt {n}</source>
+        <translation>第 {n} 次尝试</translation>
+    </message>
+    <message>
+        <source>the work since its last checkpoint</source>
+        <translation>自上次检查点以来的计算</translation>
+    </message>
+    <message>
+        <source>Cancel job {name}</source>
+        <translation>取消作业 {name}</translation>
+    </message>
+    <message>
+        <source>you, from the Jobs page</source>
+        <translation>你，在“作业”页</translation>
+    </message>
+    <message>
+        <source>Cancel job</source>
+        <translation>取消作业</translation>
+    </message>
+    <message>
+        <source>Its processes are stopped on every node (SIGTERM, then SIGKILL after a grace period). The cluster stays and keeps billing.</source>
+        <translation>它在每个节点上的进程都会被停止（先 SIGTERM，宽限期后 SIGKILL）。集群保留并继续计费。</translation>
+    </message>
+    <message>
+        <source>Cancel the job</source>
+        <translation>取消该作业</translation>
+    </message>
+    <message>
+        <source>Kept {name} running.</source>
+        <translation>{name} 继续运行。</translation>
+    </message>
+    <message>
+        <source>Cancelling {name}…</source>
+        <translation>正在取消 {name}…</translation>
+    </message>
+    <message>
+        <source>{name} is {state}.</source>
+        <translation>{name}：{state}。</translation>
+    </message>
+</context>
+<context>
+    <name>LaunchDialog</name>
+    <message>
+        <source>Launch {name}</source>
+        <translation>启动 {name}</translation>
+    </message>
+    <message>
+        <source>{name}: {count} × {gpu} ({provider}), no new cost</source>
+        <translation>{name}：{count} × {gpu}（{provider}），无新增费用</translation>
+    </message>
+    <message>
+        <source>Rent {count} × {gpu} for this job (quote and approval first)</source>
+        <translation>为此作业租用 {count} × {gpu}（先报价并批准）</translation>
+    </message>
+    <message>
+        <source>No cluster is ready and the spec asks for no GPUs to rent: rent one on the Clusters page, or add resources.gpu to the spec.</source>
+        <translation>没有就绪的集群，规格也没有要求租用 GPU：请在“集群”页租一个，或在规格中加上 resources.gpu。</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Run on</source>
+        <translation>运行于</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Get a quote…</source>
+        <translation>获取报价…</translation>
     </message>
 </context>
 <context>
@@ -1221,7 +1624,7 @@
         <translation>规划</translation>
     </message>
     <message>
-        <source>Rank every option over the providers' live offers (Ctrl+Return)</source>
+        <source>Rank every option over the providers&apos; live offers (Ctrl+Return)</source>
         <translation>按提供商的实时报价为每个方案排序（Ctrl+Return）</translation>
     </message>
     <message>
@@ -1280,7 +1683,7 @@
         <translation>继续计费的集群</translation>
     </message>
     <message>
-        <source>While XyClaw is closed nothing releases idle machines or enforces budgets. Releasing stops billing; what is only on the nodes' disks is lost.</source>
+        <source>While XyClaw is closed nothing releases idle machines or enforces budgets. Releasing stops billing; what is only on the nodes&apos; disks is lost.</source>
         <translation>XyClaw 关闭期间，没有谁会释放空闲机器或执行预算。释放会停止计费；只存在节点磁盘上的数据会丢失。</translation>
     </message>
     <message>
@@ -1311,7 +1714,7 @@
         <translation>租用集群</translation>
     </message>
     <message>
-        <source>Exactly what to rent. XyClaw quotes the cheapest matching offer with room for it and shows you the price, the estimated total, the budget and the quote's expiry before anything is rented.</source>
+        <source>Exactly what to rent. XyClaw quotes the cheapest matching offer with room for it and shows you the price, the estimated total, the budget and the quote&apos;s expiry before anything is rented.</source>
         <translation>精确指定要租用的资源。XyClaw 会找出最便宜且有余量的匹配报价，并在租用之前向你展示价格、预计总额、预算以及报价的有效期。</translation>
     </message>
     <message>
@@ -1405,6 +1808,33 @@
     <message>
         <source>primary</source>
         <translation>primary</translation>
+    </message>
+</context>
+<context>
+    <name>RentFlow</name>
+    <message>
+        <source>Rent {count} × {gpu} on {fabric} ({where})</source>
+        <translation>租用 {count} × {gpu}，网络 {fabric}（{where}）</translation>
+    </message>
+    <message>
+        <source>: plan {plan}, option {option}</source>
+        <translation>：方案 {plan}，选项 {option}</translation>
+    </message>
+    <message>
+        <source>quoted for you by {p}</source>
+        <translation>由 {p} 为你报价</translation>
+    </message>
+    <message>
+        <source>Approve renting</source>
+        <translation>批准租用</translation>
+    </message>
+    <message>
+        <source>Approve and rent</source>
+        <translation>批准并租用</translation>
+    </message>
+    <message>
+        <source>Digest</source>
+        <translation>摘要</translation>
     </message>
 </context>
 <context>
@@ -1507,7 +1937,7 @@
         <translation>GPU 小时</translation>
     </message>
     <message>
-        <source>Agents' model tokens</source>
+        <source>Agents&apos; model tokens</source>
         <translation>智能体的模型 token</translation>
     </message>
     <message>
@@ -1715,7 +2145,7 @@
         <translation>没有设置基础 URL。</translation>
     </message>
     <message>
-        <source>Enter the API's address, e.g. http://127.0.0.1:8000/v1.</source>
+        <source>Enter the API&apos;s address, e.g. http://127.0.0.1:8000/v1.</source>
         <translation>请输入 API 的地址，例如 http://127.0.0.1:8000/v1。</translation>
     </message>
     <message>
@@ -1775,7 +2205,7 @@
         <translation>请粘贴服务商给你的密钥，再按一次“测试”。</translation>
     </message>
     <message>
-        <source>{url} does not exist (HTTP 404): this is not the API's base URL.</source>
+        <source>{url} does not exist (HTTP 404): this is not the API&apos;s base URL.</source>
         <translation>{url} 不存在（HTTP 404）：这不是 API 的基础 URL。</translation>
     </message>
     <message>
@@ -1787,7 +2217,7 @@
         <translation>{url} 返回 HTTP {status}：{said}</translation>
     </message>
     <message>
-        <source>The server's own words are above; try again later.</source>
+        <source>The server&apos;s own words are above; try again later.</source>
         <translation>上面是服务器自己的说明；请稍后再试。</translation>
     </message>
     <message>
@@ -1803,7 +2233,7 @@
         <translation>{url} 的响应里没有模型列表：这不是兼容 OpenAI 的 API。</translation>
     </message>
     <message>
-        <source>Check the base URL: it is the API's, ending in /v1 for most servers.</source>
+        <source>Check the base URL: it is the API&apos;s, ending in /v1 for most servers.</source>
         <translation>请检查基础 URL：应是 API 的地址，多数服务以 /v1 结尾。</translation>
     </message>
     <message>
@@ -1811,7 +2241,7 @@
         <translation>你没有信任 {host} 的主机密钥，所以 XyClaw 没有登录。</translation>
     </message>
     <message>
-        <source>Press Test again and compare the fingerprint with the machine's.</source>
+        <source>Press Test again and compare the fingerprint with the machine&apos;s.</source>
         <translation>请再按一次“测试”，并把指纹与机器上的核对。</translation>
     </message>
     <message>
@@ -1827,7 +2257,7 @@
         <translation>{host} 拒绝了 XyClaw 提供的所有密钥。</translation>
     </message>
     <message>
-        <source>Add XyClaw's public key or yours to the host's ~/.ssh/authorized_keys.</source>
+        <source>Add XyClaw&apos;s public key or yours to the host&apos;s ~/.ssh/authorized_keys.</source>
         <translation>请把 XyClaw 的公钥或你的公钥加入该主机的 ~/.ssh/authorized_keys。</translation>
     </message>
     <message>
@@ -1949,13 +2379,13 @@
     <message>
         <source>No hosts yet. Add one to {path}, for example:
 [[host]]
-name = "gpu1"  # an ssh alias, or user@host:port
-gpu = "A100-80G"
+name = &quot;gpu1&quot;  # an ssh alias, or user@host:port
+gpu = &quot;A100-80G&quot;
 gpus = 8</source>
         <translation>还没有主机。请在 {path} 中添加，例如：
 [[host]]
-name = "gpu1"  # ssh 别名，或 user@host:port
-gpu = "A100-80G"
+name = &quot;gpu1&quot;  # ssh 别名，或 user@host:port
+gpu = &quot;A100-80G&quot;
 gpus = 8</translation>
     </message>
     <message>
@@ -2031,7 +2461,7 @@ gpus = 8</translation>
         <translation>已记住的许可</translation>
     </message>
     <message>
-        <source>Commands you allowed on a cluster for the rest of a conversation ("remember" on an approval card). Renting and releasing always ask.</source>
+        <source>Commands you allowed on a cluster for the rest of a conversation (&quot;remember&quot; on an approval card). Renting and releasing always ask.</source>
         <translation>你在某个对话余下时间里允许在某集群上执行的命令（审批卡上的“记住”）。租用和释放总会询问。</translation>
     </message>
     <message>
@@ -2240,10 +2670,26 @@ gpus = 8</translation>
     </message>
 </context>
 <context>
+    <name>SpecErrorDialog</name>
+    <message>
+        <source>The job spec has an error</source>
+        <extracomment>The target value that means &quot;rent a cluster for this job&quot;.</extracomment>
+        <translation>作业规格有错误</translation>
+    </message>
+    <message>
+        <source>Line {line} is marked below.</source>
+        <translation>第 {line} 行已在下方标出。</translation>
+    </message>
+    <message>
+        <source>The error is about the file as a whole.</source>
+        <translation>错误与整个文件有关。</translation>
+    </message>
+</context>
+<context>
     <name>Units</name>
     <message>
         <source>{n} s</source>
-        <extracomment>The languages the GUI speaks, by setting value; "system" picks one from the OS locale.</extracomment>
+        <extracomment>The languages the GUI speaks, by setting value; &quot;system&quot; picks one from the OS locale.</extracomment>
         <translation>{n} 秒</translation>
     </message>
     <message>

@@ -51,7 +51,7 @@ from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.theme import CURVE_COLORS, SEVERITY_COLORS, ChartTheme, theme_for
 from xyclaw.gui.history_replay import TRANSLATED_ROLE
-from xyclaw.gui.history_words import CAUSES, SEVERITIES, state
+from xyclaw.gui.history_words import CAUSES, SEVERITIES, state, word
 from xyclaw.gui.job_launch import LaunchFlow, SpecProblem, error_text
 from xyclaw.gui.rent_flow import ApprovalDialog, destroy_request
 from xyclaw.paths import bundled
@@ -72,10 +72,7 @@ STATE_COLORS = {
 
 
 def cause_text(cause: str | None) -> str:
-    if not cause:
-        return "–"
-    source = CAUSES.get(cause)
-    return i18n.tr("History", source) if source else cause
+    return word(CAUSES, cause or None)
 
 
 def progress_text(job: JobRecord) -> str:
@@ -863,8 +860,7 @@ class JobsPage(QWidget):
         table.setRowCount(len(events))
         for row, e in enumerate(events):
             severity = str(e.get("severity") or "info")
-            source = SEVERITIES.get(severity)
-            sev = _item(i18n.tr("History", source) if source else severity, translated=True)
+            sev = _item(word(SEVERITIES, severity), translated=True)
             color = SEVERITY_COLORS.get(severity)
             if color and severity != "info":
                 sev.setForeground(QBrush(QColor(color)))
