@@ -7,11 +7,14 @@ endpoint is configured (``XYCLAW_EVAL_BASE_URL``, ``XYCLAW_EVAL_MODEL``,
 wrong, tool calls, time), the success rate per language, tool calls and tokens per
 scenario, the rules brain's time per turn with no tool run (median and p95 over repeats;
 target <= 50 ms median) and, with ``--ask``, ``xyclaw ask`` for a plan from a fresh shell
-(target <= 2 s). The last line is one JSON object.
+(target <= 2 s; ``bench/agent_latency_bench.py`` measures that one in detail). The last
+line is one JSON object.
 
-A scenario passes when the calls match in order: each expected argument present with the
-same value (numbers within 1%, strings without regard to case), extra arguments allowed
-(a model may add a region or a limit); ``tool: null`` passes when no tool is called.
+Against a model, each scenario is routed by the supervisor and answered by the routed
+specialist's first step (its own tools; nothing is run), as the runtime would. A scenario
+passes when the calls match in order: each expected argument present with the same value
+(numbers within 1%, strings without regard to case), extra arguments allowed (a model may
+add a region or a limit); ``tool: null`` passes when no tool is called.
 """
 
 from __future__ import annotations
@@ -157,16 +160,49 @@ def time_rules(scenarios: list[Scenario], repeats: int) -> dict[str, float]:
 
 
 # ---- the LLM path ----------------------------------------------------------------------------
-# HOOK (runtime engineer): return a function that sends one scenario to the configured model
-# with the agent's tool catalogue and gives back an Outcome (the tool calls the model made,
-# not run, and the tokens in/out it used), or None when the LLM brain is not available in
-# this build. The endpoint comes from XYCLAW_EVAL_BASE_URL, XYCLAW_EVAL_MODEL and
-# XYCLAW_EVAL_API_KEY; main() only calls this when all three are set, and reports the LLM
-# rows next to the rules brain's with the same mismatch() check.
+
+
+def context_dict(context: RulesContext) -> dict[str, Any]:
+    """What the runtime tells a brain besides the messages, for a scenario's conversation."""
+    return {
+        "last_plan_id": context.last_plan_id,
+        "last_plan_options": context.last_plan_options or None,
+        "last_cluster": context.last_cluster,
+        "last_job": context.last_job,
+        "clusters": list(context.clusters),
+        "jobs": list(context.jobs),
+        "today": context.today.isoformat(),
+    }
 
 
 def llm_runner(base_url: str, model: str, api_key: str) -> Callable[[Scenario], Outcome] | None:
-    return None
+    """Each scenario sent to the model as the runtime would: the supervisor's route, then the
+    routed specialist's first step with its own tools (schemas from the catalogue); the tool
+    calls it makes are compared, never run. Tokens are the model's own counts."""
+    from xyclaw.agent.evaluate import ENV_KEY, ENV_MODEL, ENV_URL, first_step, llm_brain_from_env
+    from xyclaw.agent.profiles import load_agents
+    from xyclaw.agent.tools import TOOL_NAMES
+
+    brain = llm_brain_from_env({ENV_URL: base_url, ENV_MODEL: model, ENV_KEY: api_key})
+    if brain is None:
+        return None
+    agents = load_agents(TOOL_NAMES)
+
+    def run(scenario: Scenario) -> Outcome:
+        step = first_step(
+            brain, scenario.request, agents=agents, context=context_dict(scenario.context)
+        )
+        bad = [c.name for c in step.calls if c.args is None]
+        calls = tuple(ToolCall(c.name, dict(c.args or {})) for c in step.calls)
+        return Outcome(
+            scenario,
+            calls,
+            step.seconds,
+            tokens={"in": step.tokens_in, "out": step.tokens_out},
+            error=f"malformed arguments for {', '.join(bad)}" if bad else None,
+        )
+
+    return run
 
 
 # ---- xyclaw ask from a fresh shell -----------------------------------------------------------
@@ -180,7 +216,8 @@ def time_ask(repeats: int) -> dict[str, Any]:
     seconds: list[float] = []
     tool: str | None = None
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "XYCLAW_HOME": home, "XYCLAW_SECRETS_BACKEND": "file"}
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(XYCLAW_HOME=home, XYCLAW_SECRETS_BACKEND="file")  # .pyc as installed
         for _ in range(repeats):
             started = time.perf_counter()
             done = subprocess.run(
@@ -196,6 +233,8 @@ def time_ask(repeats: int) -> dict[str, Any]:
                 return {"error": (done.stderr or done.stdout).strip()[-300:]}
             calls = json.loads(done.stdout).get("tool_calls") or []
             tool = calls[0]["tool"] if calls else None
+        # The first ask started a simulated cloud in this home: stop it with the home.
+        subprocess.run([*command, "sim", "stop"], env=env, capture_output=True, check=False)
     return {"median_s": round(statistics.median(seconds), 3), "runs": repeats, "tool": tool}
 
 
@@ -266,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     if all(endpoint):
         runner = llm_runner(*endpoint)  # type: ignore[arg-type]
         if runner is None:
-            report["llm"] = {"skipped": "the LLM path is not wired in (HOOK in this file)"}
+            report["llm"] = {"skipped": "the LLM brain is not available"}
         else:
             llm = []
             for scenario in scenarios:

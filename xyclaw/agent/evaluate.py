@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from xyclaw.agent.brain import Brain, Price, ToolDef
+from xyclaw.agent.brain import Brain, Price, ToolCallRequest, ToolDef
 from xyclaw.agent.profiles import AgentSet, load_agents
 from xyclaw.agent.tools import TOOL_NAMES, all_tools
 
@@ -62,6 +62,47 @@ def _matches(expected: Any, got: Any) -> bool:
     return bool(expected == got)
 
 
+@dataclass
+class Step:
+    """The supervisor's route and the routed specialist's first answer, nothing executed."""
+
+    agent: str | None
+    calls: list[ToolCallRequest]
+    reply: str
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+
+
+def first_step(
+    brain: Brain,
+    request: str,
+    *,
+    agents: AgentSet | None = None,
+    context: dict[str, Any] | None = None,
+) -> Step:
+    """Route ``request`` as the supervisor does and take the specialist's first step with the
+    tools its profile allows (the catalogue's schemas): the tool calls it makes, not run."""
+    agents = agents or load_agents(TOOL_NAMES)
+    defs = _tool_defs()
+    messages = [{"role": "user", "content": request}]
+    ctx = dict(context or {})
+    started = time.perf_counter()
+    route = brain.route(messages, agents.specialists, agents.supervisor, ctx)
+    tokens_in, tokens_out = route.tokens_in, route.tokens_out
+    calls: list[ToolCallRequest] = []
+    text = ""
+    if route.agent is not None and route.agent in agents.agents:
+        profile = agents.agents[route.agent]
+        tools = [defs[name] for name in profile.tools if name in defs]
+        reply = brain.step(profile, messages, tools, ctx, lambda kind, text: None)
+        tokens_in += reply.tokens_in
+        tokens_out += reply.tokens_out
+        calls = list(reply.tool_calls)
+        text = reply.text or ""
+    return Step(route.agent, calls, text, tokens_in, tokens_out, time.perf_counter() - started)
+
+
 def run_scenario(
     brain: Brain,
     request: str,
@@ -77,25 +118,9 @@ def run_scenario(
     argument must be present and equal (numbers within 1e-6, strings case-insensitively);
     extra arguments are allowed.
     """
-    agents = agents or load_agents(TOOL_NAMES)
-    defs = _tool_defs()
-    messages = [{"role": "user", "content": request}]
-    ctx = dict(context or {})
-    started = time.perf_counter()
-    route = brain.route(messages, agents.specialists, agents.supervisor, ctx)
-    tokens_in, tokens_out = route.tokens_in, route.tokens_out
-    tool: str | None = None
-    args: dict[str, Any] = {}
-    if route.agent is not None and route.agent in agents.agents:
-        profile = agents.agents[route.agent]
-        tools = [defs[name] for name in profile.tools if name in defs]
-        reply = brain.step(profile, messages, tools, ctx, lambda kind, text: None)
-        tokens_in += reply.tokens_in
-        tokens_out += reply.tokens_out
-        if reply.tool_calls:
-            first = reply.tool_calls[0]
-            tool, args = first.name, dict(first.args or {})
-    seconds = time.perf_counter() - started
+    step = first_step(brain, request, agents=agents, context=context)
+    tool, args = (step.calls[0].name, dict(step.calls[0].args or {})) if step.calls else (None, {})
+    seconds = step.seconds
     problems: list[str] = []
     if tool != expected_tool:
         problems.append(f"called {tool or 'no tool'}, expected {expected_tool or 'no tool'}")
@@ -109,10 +134,10 @@ def run_scenario(
         expected_tool=expected_tool,
         tool=tool,
         args=args,
-        agent=route.agent,
+        agent=step.agent,
         ok=not problems,
         problems=problems,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
+        tokens_in=step.tokens_in,
+        tokens_out=step.tokens_out,
         seconds=seconds,
     )
