@@ -237,7 +237,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         def heard(batch: Committed) -> None:
             """Only note when the batch became readable (``ts``: its commit); the lines are
             read after the run, so measuring costs the app nothing it would not spend."""
-            heard_batches.append((batch.ts, batch.lines))
+            heard_batches.append((batch.ts, batch.texts))
 
         try:
             (folder / "client.pub").write_text(engine._lifecycle.public_key())
@@ -305,9 +305,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 assert child.stdin is not None
                 child.stdin.close()
                 child.wait(timeout=60)
-    for when, batch_lines in heard_batches:
-        for line in batch_lines:
-            m = LINE.match(line.text)
+    for when, texts in heard_batches:
+        for text in texts:
+            m = LINE.match(text)
             if m is None:
                 continue
             rank, seq = int(m.group(1)), int(m.group(2))

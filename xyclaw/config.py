@@ -138,6 +138,23 @@ class ReconcileSettings:
 
 
 @dataclass(frozen=True)
+class JobsSettings:
+    log_head_lines: int = setting(
+        100_000,
+        "Log lines of a job kept from its start when its log outgrows the cap (head + tail"
+        " lines); the lines between are cut and the cut is marked.",
+        min=0,
+        max=100_000_000,
+    )
+    log_tail_lines: int = setting(
+        900_000,
+        "Newest log lines of a job kept when its log outgrows the cap.",
+        min=100,
+        max=100_000_000,
+    )
+
+
+@dataclass(frozen=True)
 class SimSettings:
     port: int = setting(
         0, "Port of the simulated cloud's API (0: any free port).", min=0, max=65535
@@ -235,6 +252,7 @@ class Config:
     guard: GuardSettings = field(default_factory=GuardSettings)
     ssh: SshSettings = field(default_factory=SshSettings)
     reconcile: ReconcileSettings = field(default_factory=ReconcileSettings)
+    jobs: JobsSettings = field(default_factory=JobsSettings)
     sim: SimSettings = field(default_factory=SimSettings)
     llm: LlmSettings = field(default_factory=LlmSettings)
     agents: AgentSettings = field(default_factory=AgentSettings)
@@ -250,6 +268,7 @@ _SECTION_TYPES: dict[str, type[Any]] = {
     "guard": GuardSettings,
     "ssh": SshSettings,
     "reconcile": ReconcileSettings,
+    "jobs": JobsSettings,
     "sim": SimSettings,
     "llm": LlmSettings,
     "agents": AgentSettings,

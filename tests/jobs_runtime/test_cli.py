@@ -14,6 +14,7 @@ from pathlib import Path
 from tests.jobs_runtime.conftest import MakeCluster
 from tests.jobs_runtime.helpers import train_spec, write_spec
 from xyclaw.engine import Engine
+from xyclaw.paths import AppPaths
 from xyclaw.records.jobs import JobState
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,3 +130,28 @@ def test_a_spec_that_rents_asks_first_and_rents_nothing_without_yes(tmp_path: Pa
     assert "Traceback" not in refused.stderr
     clusters = xyclaw("clusters", "--all", "--json")
     assert json.loads(clusters.stdout) == []
+
+
+def test_the_log_cap_set_in_config_toml_keeps_the_head_and_the_tail_and_marks_the_cut(
+    engine: Engine, make_cluster: MakeCluster, tmp_path: Path
+) -> None:
+    cluster = make_cluster(nodes=1, gpus_per_node=1)
+    AppPaths.from_environment().config_file.write_text(
+        "[jobs]\nlog_head_lines = 5\nlog_tail_lines = 100\n"
+    )
+    write_spec(tmp_path, 'name: chatty\nrun: for i in $(seq 1 400); do echo "line $i"; done\n')
+    launched = xyclaw("launch", str(tmp_path / "job.yaml"), "--cluster", cluster.name, "--json")
+    assert launched.returncode == 0, launched.stderr
+    job_id = json.loads(launched.stdout)["id"]
+
+    followed = xyclaw("logs", str(job_id), "-f")
+
+    assert followed.returncode == 0, followed.stderr
+    stored = xyclaw("logs", str(job_id)).stdout.splitlines()
+    texts = [line.split("] ", 1)[1] if "] " in line else line for line in stored]
+    assert texts[:5] == [f"line {i}" for i in range(1, 6)]
+    assert "lines cut here" in texts[5]
+    assert texts[-100:] == [f"line {i}" for i in range(301, 401)]
+    assert len(texts) <= 5 + 1 + 110  # the cut runs again once a tenth of the tail is over
+    record = engine.job(str(job_id))
+    assert record.log_lines + record.log_cut_lines == 400

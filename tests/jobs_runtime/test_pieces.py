@@ -13,7 +13,7 @@ from xyclaw.events import EventBus, JobChanged, OperationProgress
 from xyclaw.jobs.lines import LineCutter, global_rank
 from xyclaw.records.jobs import JobState, JobStore
 from xyclaw.store import Store
-from xyclaw.store.jobs import LogCap
+from xyclaw.store.jobs import LogCap, LogRows
 
 
 def test_lines_are_cut_whole_with_their_offsets_and_bar_redraws_are_read_not_kept() -> None:
@@ -52,7 +52,7 @@ def test_lines_are_stored_once_and_the_cap_keeps_head_and_tail_with_the_cut_mark
         offset = 0
         for n in range(40):
             text = f"line {n}"
-            row = [("node-0", 0, offset, float(n), text)]
+            row = LogRows("node-0", float(n), [offset], [0], [text])
             new = offset + len(text) + 1
             assert jobs.append_log(
                 job_id, 1, "run", 0, expected_offset=offset, new_offset=new, lines=row, cap=cap
@@ -65,7 +65,7 @@ def test_lines_are_stored_once_and_the_cap_keeps_head_and_tail_with_the_cut_mark
             0,
             expected_offset=0,
             new_offset=9,
-            lines=[("node-0", 0, 0, 0.0, "again")],
+            lines=LogRows("node-0", 0.0, [0], [0], ["again"]),
             cap=cap,
         )
         assert not stale.stored and stale.offset == offset  # a second follower stores nothing

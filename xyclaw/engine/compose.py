@@ -215,7 +215,7 @@ def build_engine(
                 clusters=clusters,
                 access=access,
                 events=events,
-                options=job_options,
+                options=job_options or JobOptions.from_config(config),
                 clock=clock,
                 nccl_env=lambda cluster_id: engine.nccl_environment(str(cluster_id)),
                 telemetry=telemetry,

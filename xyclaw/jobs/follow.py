@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from xyclaw.errors import RemoteError
 from xyclaw.jobs import node_commands as nc
-from xyclaw.jobs.lines import CutLine, LineCutter, Taken
+from xyclaw.jobs.lines import CutLine, LineCutter, Taken, as_cut_lines
 from xyclaw.jobs.node_status import (
     LogWatchDecoder,
     NodeProcessState,
@@ -31,22 +31,29 @@ from xyclaw.jobs.node_status import (
 )
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.records.jobs import JobStore
-from xyclaw.store.jobs import AppendOutcome, LogCap
+from xyclaw.store.jobs import AppendOutcome, LogCap, LogRows
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Committed:
-    """Lines just stored (``lines``), and bar redraws that were read but not stored."""
+    """Lines just stored, as columns (``texts``, and the ``offsets`` and ``ranks`` that go
+    with them), and bar redraws that were read but not stored."""
 
     job_id: int
     attempt: int
     stream: str
     node: JobNode
-    lines: list[CutLine]
+    texts: list[str]
+    offsets: list[int]
+    ranks: list[int | None]
     redraws: list[str]
     ts: float  # when the lines became readable in the store
+
+    @property
+    def lines(self) -> list[CutLine]:
+        return as_cut_lines(self.offsets, self.texts, self.ranks)
 
 
 OnCommitted = Callable[[Committed], None]
@@ -81,6 +88,7 @@ class LogFollower:
         self.task = task
         self.job_id = job_id
         self.stream_name = task.kind
+        self.node_name = node.name
         self.cap = cap
         self.on_committed = on_committed
         self.poll_s = poll_s
@@ -224,12 +232,10 @@ class LogFollower:
         """Queue the batch with the offset after it; the writer puts many batches in one
         transaction, and each is stored only if the offset before it is still stored."""
         expected = self._stored
-        if not taken.lines and taken.end == expected:
+        if not taken.texts and taken.end == expected:
             if taken.redraws and self.on_committed is not None and not self._pending:
-                self._tell(taken, [])
+                self._tell(taken, stored=False)
             return
-        now = self.clock()
-        rows = [(self.node.name, line.rank, line.offset, now, line.text) for line in taken.lines]
         future = self.jobs.submit_log(
             self.job_id,
             self.task.attempt,
@@ -237,7 +243,7 @@ class LogFollower:
             self.node.rank,
             expected_offset=expected,
             new_offset=taken.end,
-            lines=rows,
+            lines=LogRows(self.node_name, self.clock(), taken.offsets, taken.ranks, taken.texts),
             cap=self.cap,
         )
         self._stored = taken.end
@@ -262,7 +268,7 @@ class LogFollower:
                 )
                 self._settle()
                 raise _Resync()
-            self._tell(taken, taken.lines, outcome.stored_at)
+            self._tell(taken, at=outcome.stored_at)
 
     def _settle(self) -> None:
         """Wait for every queued batch (the stored offset is final after this); batches
@@ -272,11 +278,11 @@ class LogFollower:
             try:
                 outcome = future.result(120.0)
                 if outcome.stored:
-                    self._tell(taken, taken.lines, outcome.stored_at)
+                    self._tell(taken, at=outcome.stored_at)
             except Exception:
                 log.exception("storing lines of %s on %s failed", self.task.stem, self.node.name)
 
-    def _tell(self, taken: Taken, lines: list[CutLine], at: float | None = None) -> None:
+    def _tell(self, taken: Taken, *, stored: bool = True, at: float | None = None) -> None:
         if self.on_committed is None:
             return
         try:
@@ -286,7 +292,9 @@ class LogFollower:
                     self.task.attempt,
                     self.stream_name,
                     self.node,
-                    lines,
+                    taken.texts if stored else [],
+                    taken.offsets if stored else [],
+                    taken.ranks if stored else [],
                     taken.redraws,
                     at if at is not None else self.clock(),
                 )

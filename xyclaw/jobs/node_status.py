@@ -185,9 +185,9 @@ def _clean_b64(text: str) -> str:
     return _B64_JUNK.sub("", text) if text.translate(_B64_ALPHABET) else text
 
 
-def _b64(text: str) -> bytes | None:
+def _b64(text: str, *, cleaned: bool = False) -> bytes | None:
     try:
-        return binascii.a2b_base64(_clean_b64(text), strict_mode=True)
+        return binascii.a2b_base64(text if cleaned else _clean_b64(text), strict_mode=True)
     except (binascii.Error, ValueError):
         return None
 
@@ -237,9 +237,8 @@ class LogWatchDecoder:
             if line.startswith("@") or line.startswith("end"):
                 self.error = "a log chunk ended early"
                 return []
-            cleaned = _clean_b64(line)
-            self._pending.append(cleaned)
-            self._have += len(cleaned)
+            self._pending.append(line)  # cleaned only if it does not decode as it is
+            self._have += len(line)
             if self._have < self._want:
                 return []
             return self._finish()
@@ -263,7 +262,14 @@ class LogWatchDecoder:
         return []
 
     def _finish(self) -> list[LogChunk]:
-        data = _b64("".join(self._pending))
+        text = "".join(self._pending)
+        data = _b64(text, cleaned=True)
+        if data is None or len(data) != self._length:
+            cleaned = _clean_b64(text)  # stray characters in the stream: count without them
+            if len(cleaned) < self._want:
+                self._pending, self._have = [cleaned], len(cleaned)
+                return []
+            data = _b64(cleaned, cleaned=True)
         self._want, self._pending, self._have = 0, [], 0
         if data is None or len(data) != self._length:
             self.error = "a log chunk is not valid base64"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from xyclaw.config import Config
 from xyclaw.jobs.node_commands import DEFAULT_BASE
 from xyclaw.store.jobs import LogCap
 
@@ -27,3 +28,8 @@ class JobOptions:
     master_port: int = 29500
     readiness_poll_s: float = 1.0
     service_sample_s: float = 5.0  # latency probe and request rate of a service
+
+    @classmethod
+    def from_config(cls, config: Config) -> JobOptions:
+        """The runtime's behaviour with the ``[jobs]`` settings of config.toml."""
+        return cls(log_cap=LogCap(head=config.jobs.log_head_lines, tail=config.jobs.log_tail_lines))

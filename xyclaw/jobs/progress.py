@@ -102,7 +102,7 @@ class ProgressTracker:
     def feed(self, batch: Committed) -> None:
         if batch.stream != "run":
             return
-        texts = [*batch.redraws, *(line.text for line in batch.lines)]
+        texts = [*batch.redraws, *batch.texts] if batch.redraws else batch.texts
         if not may_carry_events(texts):
             return
         with self._lock:

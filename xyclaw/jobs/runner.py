@@ -26,7 +26,7 @@ from xyclaw.jobs.environment import master_port, node_environment
 from xyclaw.jobs.errors import SetupFailed
 from xyclaw.jobs.follow import Committed, LogFollower
 from xyclaw.jobs.launch import AttemptLauncher
-from xyclaw.jobs.lines import CutLine
+from xyclaw.jobs.lines import CutLine, Taken
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.progress import ProgressTracker
@@ -698,16 +698,28 @@ class JobRunner:
         """Reattached: read the attempt's stored lines again, so progress, the newest
         checkpoint and a timeout logged while nobody followed are known here too."""
         stored = self.parts.jobs.lines(self.job_id, attempt=attempt, stream="run", tail=20_000)
-        by_node: dict[int, list[CutLine]] = {}
+        by_node: dict[int, Taken] = {}
         for line in stored:
-            by_node.setdefault(line.node_rank, []).append(
+            by_node.setdefault(line.node_rank, Taken()).add(
                 CutLine(line.offset, line.text, line.rank)
             )
         for jn in self.nodes:
-            lines = by_node.get(jn.rank, [])
-            if lines:
+            taken = by_node.get(jn.rank)
+            if taken is not None:
                 ts = stored[-1].ts
-                self.tracker.feed(Committed(self.job_id, attempt, "run", jn, lines, [], ts))
+                self.tracker.feed(
+                    Committed(
+                        self.job_id,
+                        attempt,
+                        "run",
+                        jn,
+                        taken.texts,
+                        taken.offsets,
+                        taken.ranks,
+                        [],
+                        ts,
+                    )
+                )
         # points the last follower saved are not saved twice; those it lost are
         seen = [m["step"] for m in self.parts.jobs.metrics(self.job_id) if m["attempt"] == attempt]
         top = max((step for step in seen if step is not None), default=-1)

@@ -18,7 +18,7 @@ from typing import Any
 from xyclaw.errors import UsageError
 from xyclaw.events import EventBus
 from xyclaw.store import Store
-from xyclaw.store.jobs import AppendOutcome, JobTable, LogCap
+from xyclaw.store.jobs import AppendOutcome, JobTable, LogCap, LogRows
 
 
 class JobState(StrEnum):
@@ -455,7 +455,7 @@ class JobStore:
         *,
         expected_offset: int,
         new_offset: int,
-        lines: Sequence[tuple[str, int | None, int, float, str]],
+        lines: LogRows,
         cap: LogCap,
     ) -> AppendOutcome:
         return self.table.append_log(
@@ -478,7 +478,7 @@ class JobStore:
         *,
         expected_offset: int,
         new_offset: int,
-        lines: Sequence[tuple[str, int | None, int, float, str]],
+        lines: LogRows,
         cap: LogCap,
     ) -> Future[AppendOutcome]:
         """:meth:`append_log` without waiting (the follower checks the outcome later)."""

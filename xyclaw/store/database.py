@@ -51,6 +51,8 @@ def _inode(path: Path) -> int:
 
 def damage_of(path: Path) -> StoreCorruptError | None:
     """The error for ``path`` if this process found that very file damaged."""
+    if not _damaged:  # nothing found damaged yet (every write asks: no path lookups then)
+        return None
     path = Path(path)
     with _damaged_lock:
         known = _damaged.get(str(path.resolve()))

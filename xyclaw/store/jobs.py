@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from xyclaw.events import EventBus, JobChanged
@@ -90,6 +91,21 @@ class LogCap:
     @property
     def total(self) -> int:
         return self.head + self.tail
+
+
+@dataclass(frozen=True)
+class LogRows:
+    """Lines of one node's stream to store, as columns of equal length: no row object is
+    made per line (the insert zips the columns in C)."""
+
+    node: str
+    ts: float
+    offsets: Sequence[int]
+    ranks: Sequence[int | None]
+    texts: Sequence[str]
+
+    def __len__(self) -> int:
+        return len(self.texts)
 
 
 @dataclass(frozen=True)
@@ -342,17 +358,16 @@ class JobTable:
         *,
         expected_offset: int,
         new_offset: int,
-        lines: Sequence[tuple[str, int | None, int, float, str]],
+        lines: LogRows,
         cap: LogCap,
     ) -> Future[AppendOutcome]:
-        """Queue storing ``lines`` (node, rank, offset, ts, text) that end at ``new_offset``, if the
-        stored offset is still ``expected_offset``; lines past the job's cap are trimmed
-        from the middle (the head and the tail are kept, the cut counted). Returns at once:
-        the store's writer puts many of these in one transaction."""
-        rows = [
-            (job_id, attempt, stream, node_rank, node, rank, offset, ts, text)
-            for node, rank, offset, ts, text in lines
-        ]
+        """Queue storing ``lines`` that end at ``new_offset``, if the stored offset is still
+        ``expected_offset``; lines past the job's cap are trimmed from the middle (the head
+        and the tail are kept, the cut counted). Returns at once: the store's writer puts
+        many of these in one transaction."""
+        count = len(lines)
+        if not (len(lines.offsets) == len(lines.ranks) == count):
+            raise ValueError("log columns of different lengths")
         key = [job_id, attempt, stream, node_rank]
 
         def run(db: Database) -> AppendOutcome:
@@ -365,21 +380,31 @@ class JobTable:
             current = int(found[0]) if found else 0
             if current != expected_offset:
                 return AppendOutcome(False, current)
-            if rows:
+            if count:
                 conn.executemany(
-                    "INSERT INTO job_logs (job_id, attempt, stream, node_rank, node, rank,"
-                    " offset, ts, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows,
+                    "INSERT INTO job_logs (job_id, attempt, stream, node_rank, node, ts, offset,"
+                    " rank, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    zip(
+                        repeat(job_id),
+                        repeat(attempt),
+                        repeat(stream),
+                        repeat(node_rank),
+                        repeat(lines.node),
+                        repeat(lines.ts),
+                        lines.offsets,
+                        lines.ranks,
+                        lines.texts,
+                    ),
                 )
             conn.execute(
                 "INSERT INTO job_log_offsets (job_id, attempt, stream, node_rank, offset, lines)"
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (job_id, attempt, stream, node_rank)"
                 " DO UPDATE SET offset = excluded.offset, lines = lines + excluded.lines",
-                [*key, new_offset, len(rows)],
+                [*key, new_offset, count],
             )
-            if rows:
+            if count:
                 conn.execute(
-                    "UPDATE jobs SET log_lines = log_lines + ? WHERE id = ?", [len(rows), job_id]
+                    "UPDATE jobs SET log_lines = log_lines + ? WHERE id = ?", [count, job_id]
                 )
                 _trim(conn, job_id, cap)
             return AppendOutcome(True, new_offset, time.time())
@@ -395,7 +420,7 @@ class JobTable:
         *,
         expected_offset: int,
         new_offset: int,
-        lines: Sequence[tuple[str, int | None, int, float, str]],
+        lines: LogRows,
         cap: LogCap,
     ) -> AppendOutcome:
         """:meth:`submit_log`, waiting for the outcome."""
