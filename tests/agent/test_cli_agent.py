@@ -63,3 +63,31 @@ def test_ask_json_plan_rent_later_approve_and_reject(
     code = main(["ask", "--conversation", cid, "--approve"])
     assert code == 2  # nothing is waiting any more
     assert "nothing waiting" in capsys.readouterr().err
+
+
+def test_demo_fast_runs_every_step_with_the_real_jobs_methods(
+    cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["demo", "--fast"])
+    out = capsys.readouterr().out
+    assert code == 0, out[-3000:]
+    steps = [line.split(":")[0] for line in out.splitlines() if line.startswith("-- ")]
+    assert list(dict.fromkeys(steps)) == [
+        "-- plan",
+        "-- rent",
+        "-- tune",
+        "-- launch",
+        "-- follow",
+        "-- release",
+        "-- history",
+    ]
+    assert "skipped" not in out
+    for spent in ("spend", "exec", "destroy"):
+        assert f"approval ({spent})" in out
+    assert "launch_job: done (launched job plain-python)" in out
+    # Followed on the simulated nodes until it ended, then its real log was read back.
+    assert "job_status: done (job plain-python: succeeded)" in out
+    assert "job_logs: done" in out and "training finished" in out
+    assert "release_cluster: done" in out and out.rstrip().splitlines()[-1].startswith(
+        "demo finished in"
+    )

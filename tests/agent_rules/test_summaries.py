@@ -13,6 +13,7 @@ from xyclaw.engine.reports import SpendSummary
 from xyclaw.errors import UsageError
 from xyclaw.planner import PlanRequest, plan
 from xyclaw.records import ClusterRecord, ClusterState, NodeRecord, NodeState
+from xyclaw.records.jobs import JobProgress, JobRecord, JobState
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -256,6 +257,39 @@ def test_history_alerts_jobs_and_tuning() -> None:
         "Tuned **a800-x16-3fa2b1** (ib-hdr-200): peak 21.3 GB/s. Kept the current NCCL settings:"
         " left as it is."
     )
+
+
+def test_a_job_record_from_the_engine_shows_its_progress_in_both_languages() -> None:
+    record = JobRecord(
+        id=1,
+        name="plain-python",
+        kind="training",
+        state=JobState.RUNNING,
+        cluster_id=2,
+        spec_json="{}",
+        created_at=1.0,
+        started_at=2.0,
+        ended_at=None,
+        exit_code=None,
+        attempt=1,
+        cause=None,
+        error=None,
+        rented_cluster=False,
+        service_url=None,
+        cancel_requested_at=None,
+        progress=JobProgress(step=120, total_steps=200, loss=3.20181, eta_s=42.0),
+        log_lines=130,
+        log_cut_lines=0,
+    )
+    result = {"job": record.to_json()}
+    assert summarize("job_status", result, "en") == (
+        "Job 1 (plain-python): running, step 120/200 (60%), loss 3.202, ETA 42 s."
+    )
+    assert summarize("job_status", result, "zh") == (
+        "任务 1 (plain-python): running, 第 120 步/200 (60%), loss 3.202, 预计还需 42 s."
+    )
+    starting = {"job": {**record.to_json(), "progress": JobProgress().to_json()}}
+    assert summarize("job_status", starting, "en") == "Job 1 (plain-python): running."
 
 
 def test_errors_read_as_failures_with_their_hint() -> None:

@@ -3,8 +3,9 @@
 plan -> approve -> rent -> tune -> launch -> follow -> release -> history, each step a
 chat message the rules brain understands, each spend/exec/destroy approved on the
 user's behalf *by this script* (printed as such) through the same approval cards the
-app shows. Launch and follow need the Engine's jobs methods; while it has none they are
-skipped with a note.
+app shows. Launch and follow are the Engine's jobs methods (launch, job, job_logs) behind
+the launch_job, job_status and job_logs tools, on a job that really runs on the simulated
+nodes.
 """
 
 from __future__ import annotations
@@ -58,15 +59,11 @@ def run_demo(make_runtime: Callable[..., Any], say: Print, *, fast: bool = False
             raise DemoFailed("no cluster came up")
         say(f"   cluster {cluster} is up")
         _turn(runtime, cid, say, Step("tune", f"tune {cluster}", "tune"))
-        if callable(getattr(runtime.engine, "launch", None)):
-            launched = _turn(
-                runtime, cid, say, Step("launch", f"launch plain-python on {cluster}", "launch_job")
-            )
-            job = (_call(launched, "launch_job").result or {}).get("job", {})
-            name = str(job.get("name") or job.get("id"))
-            _follow(runtime, cid, say, name, fast)
-        else:
-            say("-- launch, follow: skipped (this build's Engine has no jobs methods yet)")
+        launched = _turn(
+            runtime, cid, say, Step("launch", f"launch plain-python on {cluster}", "launch_job")
+        )
+        job = (_call(launched, "launch_job").result or {}).get("job", {})
+        _follow(runtime, cid, say, str(job.get("name") or job.get("id")), fast)
         _turn(runtime, cid, say, Step("release", f"release {cluster}", "release_cluster"))
         _turn(runtime, cid, say, Step("history", "how much did I spend today?", "cost"))
         _turn(runtime, cid, say, Step("history", "show the last 5 clusters", "history"))
@@ -129,11 +126,27 @@ def _call(result: TurnResult, tool: str) -> Any:
 
 
 def _follow(runtime: Any, cid: int, say: Print, job: str, fast: bool) -> None:
+    """Ask for the job's status until it ends (a status that says nothing new is not printed
+    again), then for its logs."""
     deadline = time.monotonic() + (120 if fast else 600)
+    shown: list[str] = []
+    asked = 0
     while True:
-        result = _turn(runtime, cid, say, Step("follow", f"status of job {job}", "job_status"))
+        lines: list[str] = []
+        result = _turn(
+            runtime,
+            cid,
+            lambda *parts, into=lines: into.append(" ".join(map(str, parts))),
+            Step("follow", f"status of job {job}", "job_status"),
+        )
+        asked += 1
+        if lines[1:] != shown[1:]:
+            for line in lines:
+                say(line)
+            shown = lines
         state = str((_call(result, "job_status").result or {}).get("job", {}).get("state", ""))
         if state in ("succeeded", "failed", "cancelled"):
+            say(f"   (asked for the status {asked} times while the job ran)")
             _turn(runtime, cid, say, Step("follow", f"logs of job {job}", "job_logs"))
             if state != "succeeded":
                 raise DemoFailed(f"job {job} {state}")

@@ -530,6 +530,8 @@ def _duration(seconds: Any) -> str | None:
         return None
     if seconds >= 3600:
         return f"{seconds / 3600:.1f} h"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
     return f"{seconds / 60:.0f} min"
 
 
@@ -540,6 +542,9 @@ def _job_status(data: Any, language: str) -> str:
         return _generic("job_status", data, language)
     if "rows" in data:
         return _history(data, language)
+    if isinstance(data.get("progress"), Mapping):
+        # A JobRecord keeps its figures in "progress" (step, total_steps, loss, eta_s, ...).
+        data = {**data, **{k: v for k, v in data["progress"].items() if v is not None}}
     parts = [f"{data.get('state')}"]
     step, total = _first(data, "step"), _first(data, "total_steps", "steps")
     if step is not None:
@@ -549,8 +554,9 @@ def _job_status(data: Any, language: str) -> str:
         )
     elif isinstance(data.get("progress"), (int, float)):
         parts.append(pick(language, f"{data['progress']:.0%} done", f"完成 {data['progress']:.0%}"))
-    if data.get("loss") is not None:
-        parts.append(f"loss {data['loss']}")
+    loss = data.get("loss")
+    if loss is not None:
+        parts.append(f"loss {loss:.4g}" if isinstance(loss, float) else f"loss {loss}")
     eta = _duration(_first(data, "eta_s", "eta_seconds"))
     if eta:
         parts.append(pick(language, f"ETA {eta}", f"预计还需 {eta}"))
