@@ -2701,4 +2701,153 @@ gpus = 8</translation>
         <translation>{h} 小时 {m} 分</translation>
     </message>
 </context>
+<context>
+    <name>Tour</name>
+    <message>
+        <source>Plan</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <source>The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the simulated cloud&apos;s regions, and shows the best options with their cost and time.</source>
+        <translation>导览请规划代理为 7B 模型在 8 张 GPU 上做 LoRA 微调，预算 2000 元。它比较 GPU 型号、集群规模、网络和模拟云的各个地域，并给出最佳方案及其费用和时间。</translation>
+    </message>
+    <message>
+        <source>Approve and rent</source>
+        <translation>批准并租用</translation>
+    </message>
+    <message>
+        <source>The tour asks for option 1. The provisioner shows the exact quote (price per hour, estimated total, budget) and rents nothing until you approve it.</source>
+        <translation>导览请求方案 1。资源代理会给出确切报价（每小时价格、预计总价、预算），在你批准之前不会租用任何东西。</translation>
+    </message>
+    <message>
+        <source>Tune</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <source>The tuner measures the GPUs&apos; links with nccl-tests and keeps or changes the NCCL settings. Running commands on the nodes needs your approval too.</source>
+        <translation>调优代理用 nccl-tests 测量 GPU 之间的链路，保留或修改 NCCL 设置。在节点上运行命令同样需要你的批准。</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>启动任务</translation>
+    </message>
+    <message>
+        <source>The operator launches the plain-python sample job (resources/examples/plain-python.yaml) on the cluster, once you approve.</source>
+        <translation>你批准后，运维代理会在集群上启动 plain-python 示例任务（resources/examples/plain-python.yaml）。</translation>
+    </message>
+    <message>
+        <source>Watch</source>
+        <translation>观察</translation>
+    </message>
+    <message>
+        <source>The Monitor page draws every GPU live while the job trains; the Jobs page has its progress and logs. The tour goes on when the job has finished.</source>
+        <translation>任务训练时，监控页实时显示每张 GPU；任务页有进度和日志。任务结束后导览继续。</translation>
+    </message>
+    <message>
+        <source>Release</source>
+        <translation>释放</translation>
+    </message>
+    <message>
+        <source>Releasing the cluster stops its billing. It destroys machines, so the provisioner asks first.</source>
+        <translation>释放集群会停止计费。这会销毁机器，所以资源代理会先征求你的同意。</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <source>Everything the tour did is in the local history: the cluster, the job, its charts and what it cost, readable offline. That was the tour. Next: add your own SSH host (Settings, Hosts) or a model key (Settings, Model); `xyclaw doctor` tells what is set up.</source>
+        <translation>导览做过的一切都在本地历史里：集群、任务、图表和花费，离线也能查看。导览到此结束。接下来：添加你自己的 SSH 主机（设置 → 主机）或模型密钥（设置 → 模型）；`xyclaw doctor` 会告诉你已配置了什么。</translation>
+    </message>
+    <message>
+        <source>Starting the tour…</source>
+        <translation>正在开始导览…</translation>
+    </message>
+    <message>
+        <source>Job {job} is starting…</source>
+        <translation>任务 {job} 正在启动…</translation>
+    </message>
+    <message>
+        <source>The tour is over.</source>
+        <translation>导览结束。</translation>
+    </message>
+    <message>
+        <source>Finish</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>The agents are busy; try again in a moment.</source>
+        <translation>智能体正忙，请稍后再试。</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>The agents are working…</source>
+        <translation>智能体正在处理…</translation>
+    </message>
+    <message>
+        <source>Waiting for you: read the card in the chat and click Approve (or Reject).</source>
+        <translation>等待你操作：阅读对话中的卡片，然后点击“批准”（或“拒绝”）。</translation>
+    </message>
+    <message>
+        <source>The agents did not do this step (see the chat).</source>
+        <translation>智能体没有完成这一步（见对话）。</translation>
+    </message>
+    <message>
+        <source>Not done ({why}); nothing else happens until you go on.</source>
+        <translation>未完成（{why}）；在你继续之前不会做任何其他事。</translation>
+    </message>
+    <message>
+        <source>No cluster came up.</source>
+        <translation>没有集群启动起来。</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Job {job} ended: {state}.</source>
+        <translation>任务 {job} 已结束：{state}。</translation>
+    </message>
+    <message>
+        <source>Job {job} is {state}…</source>
+        <translation>任务 {job}：{state}…</translation>
+    </message>
+</context>
+<context>
+    <name>TourPanel</name>
+    <message>
+        <source>Tour, step {n} of {total}: {title}</source>
+        <translation>导览，第 {n} 步（共 {total} 步）：{title}</translation>
+    </message>
+    <message>
+        <source>Skip tour</source>
+        <translation>跳过导览</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomeBox</name>
+    <message>
+        <source>Nothing to set up first. With no account and no model key, XyClaw rents from its built-in simulated GPU cloud and answers with its built-in rules agent: every step is real, nothing is billed. Add your own SSH hosts, a provider or an OpenAI-compatible model in Settings when you are ready.</source>
+        <translation>无需任何准备。没有账号、没有模型密钥时，XyClaw 从内置的模拟 GPU 云租用机器，由内置的规则智能体回答：每一步都是真实执行的，但不产生任何费用。准备好后，可在设置中添加你自己的 SSH 主机、云服务商或兼容 OpenAI 的模型。</translation>
+    </message>
+    <message>
+        <source>Take the tour</source>
+        <translation>开始导览</translation>
+    </message>
+    <message>
+        <source>Plan, rent, tune, launch, watch, release and look back, on the simulated cloud; you click Approve at each step that spends, runs or releases.</source>
+        <translation>在模拟云上走一遍规划、租用、调优、启动、观察、释放和回顾；每一步涉及花钱、运行命令或释放机器时，都由你点击“批准”。</translation>
+    </message>
+    <message>
+        <source>Skip</source>
+        <translation>跳过</translation>
+    </message>
+</context>
 </TS>

@@ -246,6 +246,9 @@ class MainWindowController:
         from xyclaw.gui.shortcuts import install as install_shortcuts
 
         self.shortcuts = install_shortcuts(self)  # Ctrl+F, Ctrl+N, approve/reject keys
+        from xyclaw.gui.tour import install_tour
+
+        self.tour = install_tour(self)  # the first-run welcome on the chat, "Take the tour"
 
         self.quit_flow = QuitFlow(self)
         self._close_filter = _CloseFilter(self)

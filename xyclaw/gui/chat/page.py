@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -149,6 +150,8 @@ class ChatPage(QWidget):
         self.approval_cards: dict[str, ApprovalCard] = {}
         self.plan_cards: list[PlanCard] = []
         self.examples: QFrame | None = None
+        # Built under the example requests of an empty chat (the first-run welcome, the tour).
+        self.welcome: Callable[[], QWidget] | None = None
         self._load_generation = 0
         self._creating = False  # a conversation is being created for the first message
         self._inbox: deque[tuple[Turn, Any, Any]] = deque()
@@ -500,6 +503,8 @@ class ChatPage(QWidget):
             chip.clicked.connect(lambda _=False, t=text: self.send(t))
             flow.addWidget(chip)
         layout.addWidget(chips)
+        if self.welcome is not None:
+            layout.addWidget(self.welcome())
         self.examples = frame
         self.blocks.insertWidget(self.blocks.count() - 1, frame)
 
