@@ -102,6 +102,7 @@ def next_step(qtbot: QtBot, tour: Tour, timeout: int = 120000) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(360)  # 45 s at load 4 on 2 cores; a whole demo flow, not a unit
 def test_the_tour_plays_the_demo_flow_and_the_user_approves(
     qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine, runtime: AgentRuntime
 ) -> None:
