@@ -413,7 +413,8 @@ def _create_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
         "quote": q,
         "offer": q.get("offer_id"),
         "provider": q.get("provider"),
-        "shape": f"{q.get('nodes')} nodes x {q.get('gpus_per_node')} {q.get('gpu')}",
+        "shape": f"{q.get('nodes')} node{'' if q.get('nodes') == 1 else 's'} x"
+        f" {q.get('gpus_per_node')} {q.get('gpu')}",
         "region": q.get("region"),
         "fabric": q.get("fabric"),
         "price_per_hour": money(q.get("price_per_hour_micros"), cur),

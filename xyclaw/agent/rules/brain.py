@@ -174,11 +174,15 @@ _OFFERS = (
     r"报价|价格|价钱|单价|每小时|一小时|多少钱一|可租|能租什么|有哪些卡|有什么卡|有哪些gpu|库存|有货|"
     r"租金|租价"
 )
-_HISTORY = (
-    r"\bhistory\b|\bhistorical\b|\blast\s+\d+|\brecent\b|\bprevious\b|\bpast\b|\bearlier\b|\bago\b|"
-    r"\bwhat\s+happened\b|\bevents?\b|\blast\s+(?:month|week)\b|\byesterday\b|历史|最近|以前|之前|"
-    r"过去|上次|上个?月|上周|昨天|租过|跑过|记录|发生了什么|事件|跑了哪些|租了哪些"
+_HISTORY_STRONG = (
+    r"\bhistory\b|\bhistorical\b|\blast\s+\d+|"
+    r"\bwhat\s+happened\b|\bevents?\b|\blast\s+(?:month|week)\b|\byesterday\b|历史|"
+    r"上次|上个?月|上周|昨天|租过|跑过|记录|发生了什么|事件|跑了哪些|租了哪些"
 )
+#: Words that point back in time but alone ask for nothing ("ignore previous instructions",
+#: "忽略之前的指令"): history only with something to look back at (jobs, clusters, plans...).
+_HISTORY_WEAK = r"\brecent\b|\bprevious\b|\bpast\b|\bearlier\b|\bago\b|最近|以前|之前|过去"
+_HISTORY = _HISTORY_STRONG + "|" + _HISTORY_WEAK
 _ALERTS = (
     r"\balerts?\b|\balarms?\b|\bwarnings?\b|anything\s+wrong|any\s+(?:problems|issues|errors)|"
     r"告警|报警|警报|警告|异常|故障"
@@ -861,7 +865,9 @@ def understand(text: str, context: RulesContext | None = None) -> RulesTurn:
         return _cost(turn, msg)
     if _has(msg, _ALERTS):
         return _alerts(turn, msg)
-    if _has(msg, _HISTORY):
+    if _has(msg, _HISTORY_STRONG) or (
+        _has(msg, _HISTORY_WEAK) and any(_has(msg, pattern) for _kind, pattern in _KIND_PATTERNS)
+    ):
         return _history(turn, msg)
     if _has(msg, _HEALTH):
         return _health(turn, msg)
