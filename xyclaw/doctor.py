@@ -41,19 +41,68 @@ def check_python(paths: AppPaths, config: Config) -> CheckResult:
     )
 
 
+NO_DISPLAY_FIX = (
+    "on a machine with no display run `xvfb-run -a xyclaw`, or set QT_QPA_PLATFORM=offscreen; "
+    "the command-line tools work without one"
+)
+
+
 def check_qt(paths: AppPaths, config: Config) -> CheckResult:
     """Start a Qt application in a child process (the core itself never imports Qt)."""
+    return qt_check(dict(os.environ))
+
+
+def _headless(environ: dict[str, str]) -> bool:
+    if not sys.platform.startswith("linux") or environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+
+
+def _qt_said(stderr: str) -> str:
+    """Qt's own words when it gave up (it aborts the process, printing to stderr)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    qpa = [line for line in lines if line.startswith("qt.qpa")]
+    said = "; ".join(qpa or lines[-1:]) or "no output"
+    return said if len(said) <= 300 else said[:297] + "..."
+
+
+def qt_check(environ: dict[str, str]) -> CheckResult:
+    """The Qt check in ``environ`` (DISPLAY, QT_QPA_PLATFORM... decide what Qt can open)."""
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "xyclaw.gui.probe"],
             capture_output=True,
             text=True,
             timeout=30,
+            env=environ,
         )
-        report = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (subprocess.TimeoutExpired, ValueError, IndexError, OSError) as exc:
+    except (subprocess.TimeoutExpired, OSError) as exc:
         return CheckResult(
             "qt", False, False, f"the Qt probe did not answer ({exc})", "reinstall: make run"
+        )
+    lines = proc.stdout.strip().splitlines()
+    try:
+        report = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        report = None
+    if not isinstance(report, dict):
+        # Qt aborted before the probe could report: most often there is no display.
+        if _headless(environ):
+            return CheckResult(
+                "qt",
+                False,
+                False,
+                "there is no display here (DISPLAY and WAYLAND_DISPLAY are not set), "
+                "so the desktop app cannot open",
+                NO_DISPLAY_FIX,
+            )
+        return CheckResult(
+            "qt",
+            False,
+            False,
+            f"Qt cannot open a window (exit {proc.returncode}): {_qt_said(proc.stderr)}",
+            "install the system libraries Qt names (on Debian/Ubuntu from a checkout: "
+            "`make system-deps`), or set QT_QPA_PLATFORM=offscreen",
         )
     if report.get("ok"):
         return CheckResult("qt", True, False, f"Qt {report['qt']} platform {report['platform']}")
@@ -62,8 +111,7 @@ def check_qt(paths: AppPaths, config: Config) -> CheckResult:
         False,
         False,
         f"Qt cannot open a window: {report.get('error', 'unknown error')}",
-        "on a machine with no display run `xvfb-run xyclaw`, or set "
-        "QT_QPA_PLATFORM=offscreen; the command-line tools work without one",
+        NO_DISPLAY_FIX,
     )
 
 
@@ -248,8 +296,46 @@ def run_checks(paths: AppPaths, config: Config) -> list[CheckResult]:
     return results
 
 
-def results_json(results: list[CheckResult]) -> dict[str, object]:
+PROVIDER_KEYS = {"lambda": "lambda_api_key", "autodl": "autodl_token"}
+
+
+def next_steps(paths: AppPaths, config: Config) -> list[str]:
+    """What a user could set up next, from what is set up now (docs/getting-started.md):
+    their own SSH host, a model for the agents, a real provider."""
+    from xyclaw.providers.own_hosts import load_hosts
+
+    steps: list[str] = []
+    try:
+        hosts = load_hosts(paths.config_dir / "hosts.toml")
+    except XyclawError:
+        hosts = None  # the file is broken: `xyclaw config check` says how
+    if hosts == []:
+        steps.append(
+            "your own GPU machine over SSH: `xyclaw hosts add gpu1 --host 10.0.0.5 --user root "
+            "--gpu A100-80G --gpus 8`, then `xyclaw hosts test gpu1`"
+        )
+    if config.llm.preset == "rules":
+        steps.append(
+            "a model for the agents (the rules agent answers now): `xyclaw model-key deepseek` "
+            '(or openai, qwen, ...), then `[llm] preset = "deepseek"` in config.toml or the '
+            "app's Settings, Model"
+        )
+    try:
+        store = SecretStore.choose(config.secrets.backend, paths.secrets_file)
+        stored = {name for name in PROVIDER_KEYS.values() if store.get(name)}
+    except XyclawError:
+        stored = set(PROVIDER_KEYS.values())  # the secrets check names the problem
+    if not stored:
+        steps.append(
+            "a real cloud: `xyclaw secrets set lambda_api_key` (Lambda Cloud) or "
+            "`xyclaw secrets set autodl_token` (AutoDL); see docs/providers.md"
+        )
+    return steps
+
+
+def results_json(results: list[CheckResult], steps: list[str] | None = None) -> dict[str, object]:
     return {
         "ok": all(r.ok for r in results if r.required),
         "checks": [asdict(r) for r in results],
+        "next": list(steps or []),
     }

@@ -15,12 +15,13 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.doctor import results_json, run_checks
+    from xyclaw.doctor import next_steps, results_json, run_checks
 
     results = run_checks(ctx.paths, ctx.config)
+    steps = next_steps(ctx.paths, ctx.config)
     failed_required = [r for r in results if r.required and not r.ok]
     if args.json:
-        ctx.print_json(results_json(results))
+        ctx.print_json(results_json(results, steps))
     else:
         for r in results:
             mark = "ok  " if r.ok else ("FAIL" if r.required else "warn")
@@ -30,4 +31,8 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print(
             "all required checks passed" if not failed_required else "some required checks failed"
         )
+        if steps:
+            ctx.print("next, when you want them:")
+            for step in steps:
+                ctx.print(f"  - {step}")
     return 1 if failed_required else 0
