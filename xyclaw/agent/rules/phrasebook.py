@@ -209,8 +209,10 @@ of a plan. A request longer than 1000 characters gets words, not a call.
 `bench/agent_eval.py` runs the scenarios in `bench/agent_scenarios/` (English and Chinese,
 each a request, its conversation and the expected tool and arguments, phrased apart from this
 table) against the rules brain, and against a model when `XYCLAW_EVAL_BASE_URL`,
-`XYCLAW_EVAL_MODEL` and `XYCLAW_EVAL_API_KEY` are set; it prints the success rate, tool calls
-and tokens per scenario and the rules brain's time per turn.
+`XYCLAW_EVAL_MODEL` and `XYCLAW_EVAL_API_KEY` are set (each scenario as the runtime would send
+it: the supervisor's route, then the routed specialist's first step with its own tools; nothing
+is run); it prints the success rate, tool calls and tokens per scenario and the rules brain's
+time per turn.
 """
 
 
