@@ -127,6 +127,20 @@ class JobChanged(Event):
     attempt: int = 1
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReplacementAsked(Event):
+    """A job's recovery needs a new node that costs money and waits for the user's yes:
+    ``Engine.approve_replacement(job, digest)`` or ``decline_replacement(job)``."""
+
+    job_id: int
+    name: str
+    cluster_id: int | None
+    nodes: tuple[str, ...]
+    message: str  # what it rents, where, at what price
+    digest: str  # of the quote a yes approves
+    expires_at: float
+
+
 #: Every event class, so a bridge can map them from one list.
 ALL_EVENTS: tuple[type[Event], ...] = (
     OperationProgress,
@@ -137,6 +151,7 @@ ALL_EVENTS: tuple[type[Event], ...] = (
     AlertCleared,
     BudgetWarning,
     JobChanged,
+    ReplacementAsked,
 )
 
 E = TypeVar("E", bound=Event)

@@ -19,6 +19,7 @@ from xyclaw.planner import PlanRequest
 #: The surface, pinned: a new public method, a changed signature or effect fails here first.
 EFFECTS = {
     "alerts": Effect.READ,
+    "approve_replacement": Effect.SPEND,
     "attach_job": Effect.EXEC,
     "backup": Effect.READ,
     "billing": Effect.READ,
@@ -29,6 +30,7 @@ EFFECTS = {
     "cluster_health": Effect.READ,
     "cluster_snapshot": Effect.READ,
     "clusters": Effect.READ,
+    "decline_replacement": Effect.DESTROY,
     "down": Effect.DESTROY,
     "exec": Effect.EXEC,
     "export_metrics": Effect.READ,
@@ -51,6 +53,7 @@ EFFECTS = {
     "quote_request": Effect.READ,
     "recent_events": Effect.READ,
     "reconcile": Effect.DESTROY,
+    "replacement_asks": Effect.READ,
     "saved_plan": Effect.READ,
     "serve": Effect.EXEC,
     "spend": Effect.READ,

@@ -13,6 +13,7 @@ from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import build_engine
 from xyclaw.engine.lifecycle import Timeouts
+from xyclaw.jobs.options import JobOptions
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
 from xyclaw.providers.http_retry import RetryPolicy
@@ -51,6 +52,7 @@ def make_world(tmp_path: Path) -> Iterator[Callable[..., World]]:
         *,
         attempts: int = 3,
         timeout_s: float = 5.0,
+        job_options: JobOptions | None = None,
         **config_env: str,
     ) -> World:
         clock = Clock()
@@ -75,6 +77,7 @@ def make_world(tmp_path: Path) -> Iterator[Callable[..., World]]:
             providers=registry,
             clock=clock,
             timeouts=Timeouts(provision_s=60, ssh_s=30, release_s=30, poll_s=0.05),
+            job_options=job_options,
         )
         world = World(engine, server, provider, clock, state_dir, server.port)
         worlds.append(world)

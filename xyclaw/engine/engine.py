@@ -51,6 +51,7 @@ from xyclaw.tuning.service import TuneResult, TuningService
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from xyclaw.engine.recovery_asks import ReplacementAsk
     from xyclaw.jobs.nodes import JobNode
     from xyclaw.jobs.service import JobService
     from xyclaw.jobs.spec import JobSpec
@@ -775,8 +776,11 @@ class Engine:
     def _attach_jobs(self, service: JobService, aliases: SshAliases | None = None) -> None:
         """Called once by the composition: the job runtime, with its hooks into the engine,
         and the SSH config file of the clusters' nodes."""
+        from xyclaw.engine.recovery_asks import ReplacementAsks
+
         self._jobs_part = service
         self._ssh_aliases = aliases
+        self._replacement_asks = ReplacementAsks()
         service.parts.release_cluster = self._release_for_job
         service.parts.replace_nodes = self._replace_job_nodes
 
@@ -940,26 +944,19 @@ class Engine:
         self.down(str(cluster_id)).result(self._config.ssh.command_timeout_s * 5)
 
     def _replace_job_nodes(
-        self, job: JobRecord, spec: JobSpec, lost: Sequence[JobNode]
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        lost: Sequence[JobNode],
+        keep_waiting: Callable[[], bool],
     ) -> list[tuple[ClusterRecord, NodeRecord]] | None:
-        """Rent replacements for lost nodes from the same provider and region: only when the
-        spec allows spending without asking (recovery.allow_spend); else say so."""
+        """Rent replacements for lost nodes from the same provider and region, through a
+        quote like any rental: at once when the spec allows the spend (recovery.allow_spend),
+        else only after the user approved that quote (see :meth:`approve_replacement`)."""
         names = ", ".join(n.name for n in lost)
         if not lost:
             return None
         cluster = lost[0].cluster
-        if not spec.recovery.allow_spend:
-            self._events.record(
-                "job",
-                "warning",
-                f"job {job.name}: {names} of {cluster.name} is lost; renting a replacement"
-                " costs money and the spec does not allow it without asking"
-                " (recovery.allow_spend)",
-                job_id=job.id,
-                cluster_id=cluster.id,
-                action=f"xyclaw up --gpu {cluster.gpu} --gpus {len(lost) * cluster.gpus_per_node}",
-            )
-            return None
         request = UpRequest(
             provider=cluster.provider_id,
             gpu=cluster.gpu,
@@ -972,14 +969,17 @@ class Engine:
         )
         try:
             quote = self.quote_request(request)
-            self._events.record(
-                "job",
-                "warning",
-                f"job {job.name}: renting a replacement for {names}: "
-                f"{quote.describe()} (recovery.allow_spend)",
-                job_id=job.id,
-                cluster_id=cluster.id,
-            )
+            if spec.recovery.allow_spend:
+                self._events.record(
+                    "job",
+                    "warning",
+                    f"job {job.name}: renting a replacement for {names}: "
+                    f"{quote.describe()} (recovery.allow_spend)",
+                    job_id=job.id,
+                    cluster_id=cluster.id,
+                )
+            elif not self._ask_replacement(job, cluster, lost, quote, keep_waiting):
+                return None
             record = self.up(quote).result()
         except XyclawError as exc:
             self._events.record(
@@ -991,6 +991,97 @@ class Engine:
             )
             return None
         return [(record, node) for node in record.running_nodes][: len(lost)]
+
+    def _ask_replacement(
+        self,
+        job: JobRecord,
+        cluster: ClusterRecord,
+        lost: Sequence[JobNode],
+        quote: RentQuote,
+        keep_waiting: Callable[[], bool],
+    ) -> bool:
+        """Hold the replacement's quote for the user's answer; True only on their yes."""
+        from xyclaw.engine.recovery_asks import ReplacementAsk
+        from xyclaw.events import ReplacementAsked
+        from xyclaw.records.jobs import JobState
+
+        ask = ReplacementAsk(
+            job_id=job.id,
+            job=job.name,
+            cluster=cluster.name,
+            nodes=tuple(n.name for n in lost),
+            quote=quote,
+            asked_at=self._clock(),
+        )
+        service = self._job_service()
+
+        def publish() -> None:
+            service.jobs.set_state(job.id, JobState.RECOVERING, only_from=(JobState.SETTING_UP,))
+            self._events.record(
+                "job",
+                "warning",
+                f"{ask.describe()}; it waits for your approval (the spec does not allow"
+                " the spend: recovery.allow_spend)",
+                job_id=job.id,
+                cluster_id=cluster.id,
+                action=f"xyclaw logs {job.id} -f",
+            )
+            self._bus.publish(
+                ReplacementAsked(
+                    job_id=job.id,
+                    name=job.name,
+                    cluster_id=cluster.id,
+                    nodes=ask.nodes,
+                    message=ask.describe(),
+                    digest=quote.digest,
+                    expires_at=ask.expires_at,
+                )
+            )
+
+        answer = self._replacement_asks.wait(
+            ask,
+            keep_waiting=keep_waiting,
+            clock=self._clock,
+            tick_s=min(1.0, service.options.tick_s),
+            published=publish,
+        )
+        service.jobs.set_state(job.id, JobState.SETTING_UP, only_from=(JobState.RECOVERING,))
+        if answer == "approved":
+            return True
+        why = {
+            "declined": "you declined it",
+            "expired": "no answer before its quote expired",
+            "cancelled": "the job was cancelled",
+        }[answer]
+        self._events.record(
+            "job",
+            "warning",
+            f"job {job.name}: no replacement rented for {', '.join(ask.nodes)} ({why})",
+            job_id=job.id,
+            cluster_id=cluster.id,
+        )
+        return False
+
+    @effect(Effect.READ)
+    def replacement_asks(self) -> list[ReplacementAsk]:
+        """Replacements for lost nodes of the jobs this process follows that wait for the
+        user's yes (each with the quote it would rent)."""
+        asks = getattr(self, "_replacement_asks", None)
+        return [] if asks is None else asks.pending()
+
+    @effect(Effect.SPEND)
+    def approve_replacement(self, ref: str, digest: str) -> ReplacementAsk:
+        """The user's yes to the replacement the job waits for: ``digest`` is that of the
+        quote they were shown; the job's recovery then rents exactly it."""
+        job = self._job_service().find(str(ref))
+        return self._replacement_asks.answer(job.id, approve=True, digest=digest)
+
+    @effect(Effect.DESTROY)
+    def decline_replacement(self, ref: str) -> ReplacementAsk:
+        """The user's no: nothing is rented; the job waits for its lost node to come back
+        within the reconnect window, else it fails with the node lost."""
+        job = self._job_service().find(str(ref))
+        return self._replacement_asks.answer(job.id, approve=False)
 
     @effect(Effect.READ)
     def jobs(self, include_finished: bool = False) -> list[JobRecord]:

@@ -60,11 +60,18 @@ class JobTelemetry(Protocol):
     def feed_job_log(self, cluster_id: int, line: str, job_id: int | None = None) -> None: ...
 
 
+KeepWaiting = Callable[[], bool]
+"""Called while a hook waits (for the user's answer): keeps the job's follower lease, and
+says False once the job was cancelled meanwhile (stop waiting); raises when the runner
+is told to stop."""
+
 ReplaceNodes = Callable[
-    [JobRecord, JobSpec, Sequence[JobNode]], Sequence[tuple[ClusterRecord, NodeRecord]] | None
+    [JobRecord, JobSpec, Sequence[JobNode], KeepWaiting],
+    Sequence[tuple[ClusterRecord, NodeRecord]] | None,
 ]
 """Replacements for lost nodes (same provider and region), or None when there are none
-(the hook says why in the job's history): given by the engine, which rents."""
+(the hook says why in the job's history): given by the engine, which rents, after the
+user's approval of the quote unless the spec allows the spend (recovery.allow_spend)."""
 
 
 def follower_name() -> str:
@@ -220,6 +227,12 @@ class JobRunner:
         if self._stop.is_set():
             raise _Stopped()
 
+    def _keep_waiting(self) -> bool:
+        """While a hook waits: keep the lease, stop when told; False once cancelled."""
+        self._check_stop()
+        self._heartbeat()
+        return not self._cancel_asked()
+
     def _cancel_asked(self) -> bool:
         row = self.parts.jobs.table.row(self.job_id)
         return bool(row and row["cancel_requested_at"])
@@ -311,7 +324,9 @@ class JobRunner:
             broken = self._open_fatal_alert()
             if broken is not None and p.replace_nodes is not None:
                 sick = [jn for jn in self.nodes if jn.name in broken[1]]
-                replacements = p.replace_nodes(job, spec, sick) if sick else None
+                replacements = (
+                    p.replace_nodes(job, spec, sick, self._keep_waiting) if sick else None
+                )
                 if replacements:
                     swapped = [
                         JobNode(lost.rank, c, n)
@@ -404,7 +419,7 @@ class JobRunner:
         p = self.parts
         missing = [jn for jn in nodes if jn.name in bad]
         if p.replace_nodes is not None:
-            replacements = p.replace_nodes(job, spec, missing)
+            replacements = p.replace_nodes(job, spec, missing, self._keep_waiting)
             if replacements:
                 swapped = [
                     JobNode(lost.rank, cluster, node)
@@ -415,6 +430,7 @@ class JobRunner:
         deadline = p.clock() + p.options.reconnect_window_s
         while bad and p.clock() < deadline:
             self._check_stop()
+            self._heartbeat()
             time.sleep(min(2.0, p.options.tick_s * 2))
             found, bad = self.launcher.probe([jn for jn in nodes if jn.name in bad])
             probed += found

@@ -268,6 +268,7 @@ def _follow_logs(
     first = True
     try:
         while True:
+            _answer_replacement(ctx, engine, job_id)
             lines = engine.job_logs(
                 str(job_id), since_offset=last, tail=tail if first else None, **filters
             )
@@ -290,6 +291,36 @@ def _follow_logs(
     except KeyboardInterrupt:
         ctx.warn(f"stopped following; job {job_id} keeps running (`xyclaw logs {job_id} -f`)")
         return 0
+
+
+def _answer_replacement(ctx: CliContext, engine: Engine, job_id: int) -> None:
+    """A recovery of the job that needs a new node asks here, at the terminal: a yes rents
+    exactly the quote shown; not at a terminal, or anything but yes, rents nothing."""
+    for ask in engine.replacement_asks():
+        if ask.job_id != job_id:
+            continue
+        ctx.warn(ask.describe())
+        if not sys.stdin.isatty():
+            engine.decline_replacement(str(job_id))
+            ctx.warn(
+                "not at a terminal: no replacement rented (follow the job at a terminal or in"
+                " the desktop app to approve one, or allow it in the spec:"
+                " recovery.allow_spend: true)"
+            )
+            continue
+        try:
+            answer = input("Rent the replacement and resume the job? [y/N] ")
+        except EOFError:
+            answer = ""
+        try:
+            if answer.strip().lower() in ("y", "yes"):
+                engine.approve_replacement(str(job_id), ask.quote.digest)
+                ctx.warn("renting the replacement")
+            else:
+                engine.decline_replacement(str(job_id))
+                ctx.warn("no replacement rented")
+        except UsageError as exc:  # withdrawn meanwhile: its quote expired, the job ended
+            ctx.warn(f"too late: {exc.message}")
 
 
 def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
