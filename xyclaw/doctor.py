@@ -299,33 +299,47 @@ def run_checks(paths: AppPaths, config: Config) -> list[CheckResult]:
 PROVIDER_KEYS = {"lambda": "lambda_api_key", "autodl": "autodl_token"}
 
 
+@dataclass(frozen=True)
+class SetupFacts:
+    """What is set up beyond the built-in simulated cloud and rules agent."""
+
+    hosts: int | None  # machines in hosts.toml (None: the file cannot be read)
+    preset: str  # [llm] preset ("rules": the built-in rules agent)
+    provider_keys: tuple[str, ...]  # providers whose key is stored (None known: the store failed)
+
+
+def setup_facts(paths: AppPaths, config: Config) -> SetupFacts:
+    from xyclaw.providers.own_hosts import load_hosts
+
+    try:
+        hosts: int | None = len(load_hosts(paths.config_dir / "hosts.toml"))
+    except XyclawError:
+        hosts = None  # the file is broken: `xyclaw config check` says how
+    try:
+        store = SecretStore.choose(config.secrets.backend, paths.secrets_file)
+        keys = tuple(p for p, name in PROVIDER_KEYS.items() if store.get(name))
+    except XyclawError:
+        keys = tuple(PROVIDER_KEYS)  # unknown; the secrets check names the problem
+    return SetupFacts(hosts, config.llm.preset, keys)
+
+
 def next_steps(paths: AppPaths, config: Config) -> list[str]:
     """What a user could set up next, from what is set up now (docs/getting-started.md):
     their own SSH host, a model for the agents, a real provider."""
-    from xyclaw.providers.own_hosts import load_hosts
-
+    facts = setup_facts(paths, config)
     steps: list[str] = []
-    try:
-        hosts = load_hosts(paths.config_dir / "hosts.toml")
-    except XyclawError:
-        hosts = None  # the file is broken: `xyclaw config check` says how
-    if hosts == []:
+    if facts.hosts == 0:
         steps.append(
             "your own GPU machine over SSH: `xyclaw hosts add gpu1 --host 10.0.0.5 --user root "
             "--gpu A100-80G --gpus 8`, then `xyclaw hosts test gpu1`"
         )
-    if config.llm.preset == "rules":
+    if facts.preset == "rules":
         steps.append(
             "a model for the agents (the rules agent answers now): `xyclaw model-key deepseek` "
             '(or openai, qwen, ...), then `[llm] preset = "deepseek"` in config.toml or the '
             "app's Settings, Model"
         )
-    try:
-        store = SecretStore.choose(config.secrets.backend, paths.secrets_file)
-        stored = {name for name in PROVIDER_KEYS.values() if store.get(name)}
-    except XyclawError:
-        stored = set(PROVIDER_KEYS.values())  # the secrets check names the problem
-    if not stored:
+    if not facts.provider_keys:
         steps.append(
             "a real cloud: `xyclaw secrets set lambda_api_key` (Lambda Cloud) or "
             "`xyclaw secrets set autodl_token` (AutoDL); see docs/providers.md"

@@ -2850,4 +2850,47 @@ gpus = 8</translation>
         <translation>跳过</translation>
     </message>
 </context>
+<context>
+    <name>SetupStatus</name>
+    <message>
+        <source>the simulated cloud</source>
+        <translation>模拟云</translation>
+    </message>
+    <message>
+        <source>{n} machine(s) of your own</source>
+        <translation>{n} 台你自己的机器</translation>
+    </message>
+    <message>
+        <source>a machine of your own over SSH (Own hosts tab)</source>
+        <translation>通过 SSH 连接你自己的机器（“自有主机”页）</translation>
+    </message>
+    <message>
+        <source>the built-in rules agent</source>
+        <translation>内置规则智能体</translation>
+    </message>
+    <message>
+        <source>a model and its key for free-form requests (Model tab)</source>
+        <translation>用于自由提问的模型及其密钥（“模型”页）</translation>
+    </message>
+    <message>
+        <source>the model preset {preset}</source>
+        <translation>模型预设 {preset}</translation>
+    </message>
+    <message>
+        <source>keys for {names}</source>
+        <translation>{names} 的密钥</translation>
+    </message>
+    <message>
+        <source>a real cloud: `xyclaw secrets set lambda_api_key` or `xyclaw secrets set autodl_token`</source>
+        <translation>真实的云：`xyclaw secrets set lambda_api_key` 或 `xyclaw secrets set autodl_token`</translation>
+    </message>
+    <message>
+        <source>Set up: {done}.</source>
+        <translation>已配置：{done}。</translation>
+    </message>
+    <message>
+        <source>Next, when you want them: {todo}.</source>
+        <translation>接下来可按需配置：{todo}。</translation>
+    </message>
+</context>
 </TS>

@@ -170,3 +170,28 @@ def test_the_tour_plays_the_demo_flow_and_the_user_approves(
     qtbot.mouseClick(tour.panel.next_button, Qt.MouseButton.LeftButton)
     assert ended == ["finished"] and not tour.dock.isVisible()
     assert json.loads(state.read_text())["tour"] == "finished"
+
+
+def test_settings_say_what_is_set_up_and_what_is_next(
+    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
+) -> None:
+    ctl = make_window(local_engine)
+    settings = ctl.page_widgets["settings"]
+    ctl.show_page("settings")
+    status = settings.setup_status
+    qtbot.waitUntil(lambda: status.facts is not None, timeout=10000)
+    text = status.text()
+    assert text.startswith("Set up: the simulated cloud")
+    assert "rules agent" in text and "Own hosts tab" in text and "Model tab" in text
+    assert "xyclaw secrets set lambda_api_key" in text
+
+    paths = local_engine.paths
+    (paths.config_dir / "hosts.toml").write_text(
+        '[[host]]\nname = "gpu1"\nhost = "10.0.0.5"\ngpu = "A100-80G"\ngpus = 8\n'
+    )
+    local_engine.secrets.set("lambda_api_key", "k-123")
+    ctl.show_page("chat")
+    ctl.show_page("settings")  # shown again: read again
+    qtbot.waitUntil(lambda: "1 machine(s) of your own" in status.text(), timeout=10000)
+    assert "keys for lambda" in status.text() and "Own hosts tab" not in status.text()
+    assert "Model tab" in status.text()  # still the rules agent

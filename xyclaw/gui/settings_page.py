@@ -341,6 +341,12 @@ class SettingsPage(QWidget):
         head.addSpacing(12)
         head.addWidget(self.subtitle, 1)
         layout.addLayout(head)
+        from xyclaw.gui.setup_status import SetupStatus
+
+        # What is set up, what is next (the config as this page last saved it).
+        self.setup_status = SetupStatus(engine.paths, lambda: self.config, worker)
+        self.saved.connect(lambda _key, _value: self.setup_status.refresh())
+        layout.addWidget(self.setup_status)
         layout.addWidget(self.tabs, 1)
         self.retranslate()
 
