@@ -112,11 +112,13 @@ class Cloud:
         return info
 
     def wait_ended(self, external_id: str, timeout: float) -> ClusterInfo:
-        """Until its billing has ended (terminating or terminated), by whatever ended it."""
+        """Until its billing has ended, by whatever ended it: the cloud says who ended it and
+        its ledger has an end for every node (written a moment after it starts terminating)."""
         deadline = time.monotonic() + timeout
         while True:
             info = self.cluster(external_id)
-            if info.extra.get("ended_by"):
+            entries = self.ledger(external_id)
+            if info.extra.get("ended_by") and entries and all(e.end for e in entries):
                 return info
             assert time.monotonic() < deadline, f"{external_id} still bills ({info.state})"
             time.sleep(0.05)

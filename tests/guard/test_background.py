@@ -80,6 +80,11 @@ def test_idle_release_within_seconds_of_the_limit_with_no_window_open(
     cli: Cli, cloud: Cloud, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XYCLAW_BILLING_IDLE_RELEASE_MINUTES", "0.05")  # 3 s
+    # The guard runs before the cluster is rented (as it does after any earlier command, and
+    # as `up` starts it): its own start-up, seconds on a loaded machine, is not what is timed.
+    started = cli.here("guard", "start")
+    assert started.returncode == 0, started.stderr
+    cli.wait_guard(lambda s: s.info is not None and s.info.last_check_at is not None)
     cluster = cli.up()  # no job, and the simulated GPUs idle
     assert "idle release needs XyClaw's guard running: it is (running" in cluster["stderr"]
     idle_limit_at = cluster["ready_at"] + 3.0

@@ -146,9 +146,14 @@ class _FileLock:
         self.path = path
         self._fd: int | None = None
 
-    def acquire(self) -> bool:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+    def acquire(self, *, create: bool = True) -> bool:
+        """Take the lock if it is free. ``create=False``: a missing file is not created and
+        raises FileNotFoundError (nobody can hold a lock on a file that does not exist)."""
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        else:
+            fd = os.open(self.path, os.O_RDWR)
         try:
             if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
                 import msvcrt
@@ -213,6 +218,11 @@ class GuardLock:
         """Who this process is the guard as, while it holds the lock."""
         return self._info.holder if self._info is not None and self._lock.held else None
 
+    @property
+    def started_at(self) -> float | None:
+        """When this process took the lock (it runs the guard from then on)."""
+        return self._info.started_at if self._info is not None and self._lock.held else None
+
     def acquire(self, holder: Holder, *, wait_s: float = 0.5) -> bool:
         """Take the lock, trying for ``wait_s`` (a status check holds it for an instant)."""
         if self._lock.held:
@@ -262,9 +272,15 @@ class GuardLock:
 
 
 def guard_status(paths: AppPaths) -> GuardStatus:
-    """Whether some process holds the guard lock (the lock decides, not a pid file)."""
+    """Whether some process holds the guard lock (the lock decides, not a pid file).
+
+    Only looks: a data folder where no guard ever ran gets no lock file from it (``doctor``
+    and ``guard status`` create nothing)."""
     probe = _FileLock(_lock_path(paths))
-    running = not probe.acquire()
+    try:
+        running = not probe.acquire(create=False)
+    except FileNotFoundError:
+        running = False
     probe.release()
     info = read_info(paths)
     if info is not None and running and not _pid_alive(info.pid):

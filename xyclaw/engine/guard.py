@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 UtilizationProbe = Callable[[ClusterRecord], list[float] | None]
 #: How often a policy of "warn" repeats its warning once a budget is spent.
 REWARN_S = 600.0
+#: A cluster whose GPUs cannot be read (telemetry late, nvidia-smi failing) keeps its idle
+#: count this long, so a moment's silence does not restart it; longer, and it restarts.
+UNKNOWN_GRACE_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,9 @@ class Guard:
         self.clock = clock
         self._idle_since: dict[int, float] = {}
         self._idle_warned: set[int] = set()
+        self._idle_seen_at: dict[int, float] = {}  # the last reading of idle GPUs
+        self._active_at: dict[int, float] = {}  # when this guard last saw a job, busy or silent
+        self._watching_since: float | None = None
         self._deadlines: dict[int, float | None] = {}  # what each provider was last told
 
     # -- the meter ---------------------------------------------------------------------------
@@ -225,6 +231,7 @@ class Guard:
 
     def _forget(self, cluster_id: int) -> None:
         self._reset_idle(cluster_id)
+        self._active_at.pop(cluster_id, None)
         self._deadlines.pop(cluster_id, None)
 
     def _charged(self, cluster_id: int) -> tuple[int, str]:
@@ -292,6 +299,21 @@ class Guard:
         return False
 
     # -- idle --------------------------------------------------------------------------------
+    def begin_watching(self, since: float | None) -> None:
+        """This process runs the guard from ``since`` on (when it took the data folder's guard
+        lock; None: it does not). A cluster that became ready after that and that the guard has
+        never seen busy, silent or running a job has been idle since it became ready, however
+        long the guard took to start; otherwise idleness counts from when the guard saw it."""
+        self._watching_since = since
+
+    def _idle_from(self, cluster: ClusterRecord, now: float) -> float:
+        """When the cluster's idleness began, as far as this guard can tell."""
+        watching = self._watching_since
+        if watching is None:
+            return now  # one pass (`xyclaw guard --once`): from now
+        since = max(watching, cluster.ready_at or now, self._active_at.get(cluster.id, watching))
+        return min(since, now)
+
     @property
     def _idle_limit_s(self) -> float:
         return self.settings.idle_release_minutes * 60
@@ -306,13 +328,22 @@ class Guard:
         if limit_s <= 0 or self.utilization is None:
             return False
         if self.job_running(cluster.id):
-            self._reset_idle(cluster.id)
+            self._active(cluster.id, now)
             return False
         values = self.utilization(cluster)
-        if not values or max(values) >= self.settings.idle_utilization_percent:
-            self._reset_idle(cluster.id)
+        if not values:  # a node silent for a moment (telemetry late, nvidia-smi failed)
+            seen = self._idle_seen_at.get(cluster.id)
+            if seen is not None and now - seen <= UNKNOWN_GRACE_S:
+                return False  # the idle count goes on; only a fresh idle reading releases
+            self._active(cluster.id, now)  # not known to be idle for longer: from scratch
             return False
-        since = self._idle_since.setdefault(cluster.id, now)
+        if max(values) >= self.settings.idle_utilization_percent:
+            self._active(cluster.id, now)
+            return False
+        self._idle_seen_at[cluster.id] = now
+        since = self._idle_since.get(cluster.id)
+        if since is None:
+            since = self._idle_since[cluster.id] = self._idle_from(cluster, now)
         idle_for = now - since
         if idle_for >= limit_s:
             self.events.record(
@@ -350,7 +381,12 @@ class Guard:
 
     def _reset_idle(self, cluster_id: int) -> None:
         self._idle_since.pop(cluster_id, None)
+        self._idle_seen_at.pop(cluster_id, None)
         self._idle_warned.discard(cluster_id)
+
+    def _active(self, cluster_id: int, now: float) -> None:
+        self._reset_idle(cluster_id)
+        self._active_at[cluster_id] = now
 
     # -- provider deadlines ------------------------------------------------------------------
     def wanted_deadline(self, cluster: ClusterRecord, now: float) -> float | None:

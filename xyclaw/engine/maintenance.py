@@ -96,6 +96,7 @@ class Maintenance:
         try:
             self._loop()
         finally:
+            self._guard.begin_watching(None)
             self._done.set()
 
     def _loop(self) -> None:
@@ -104,6 +105,9 @@ class Maintenance:
         next_pass = now
         seen: object = None
         quiet_since: float | None = None
+        if self.enforcing:
+            lock = self._lock
+            self._guard.begin_watching(lock.started_at if lock is not None else None)
         while not self._stop.is_set():
             now = self._clock()
             if now >= next_reconcile:
@@ -112,6 +116,7 @@ class Maintenance:
                 next_reconcile = self._clock() + self._reconcile_interval_s
             if not self.enforcing and self._take_lock():
                 log.info("this process runs the guard now")
+                self._guard.begin_watching(self._clock())
                 seen = None
             if self.enforcing:
                 now = self._clock()

@@ -6,45 +6,34 @@ question about an unknown key is the caller's ``trust`` callback (the app's
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from xyclaw.config import Config
-from xyclaw.errors import ParseError, RemoteError
-from xyclaw.parsers.nvsmi import parse_csv
 from xyclaw.paths import AppPaths
 from xyclaw.providers.own_hosts import OwnHost, load_hosts
 from xyclaw.remote import KnownHosts, SshPool, TrustNewHost
+from xyclaw.remote.host_check import HostCheck, HostGpu, check_host
 from xyclaw.remote.node_access import load_or_create_app_key
 from xyclaw.secrets import SecretStore
 
-GPU_QUERY = "nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits"
-GPU_FIELDS = ("index", "name", "memory.total")
+__all__ = ["HostGpu", "HostReport", "HostTester", "hosts_file", "own_hosts"]
 
 
 @dataclass(frozen=True)
-class HostGpu:
-    index: int
-    name: str
-    memory_mib: int | None
+class HostReport(HostCheck):
+    """What ``hosts test`` finds (:func:`~xyclaw.remote.host_check.check_host`), with the
+    host's hosts.toml entry and the key fingerprints the user trusted during this test."""
 
-
-@dataclass(frozen=True)
-class HostReport:
-    host: str
-    gpus: tuple[HostGpu, ...]
-    seconds: float
-    trusted: tuple[str, ...] = field(default=())  # fingerprints trusted during this test
     expected: OwnHost | None = None
+    trusted: tuple[str, ...] = field(default=())
 
     @property
     def matches(self) -> bool:
-        """Whether the host has the GPUs hosts.toml says (count; model when known)."""
+        """Whether the host has the GPUs hosts.toml says (count and model), as `hosts test`
+        decides it."""
         want = self.expected
-        if want is None:
-            return True
-        return len(self.gpus) == want.gpus
+        return want is None or self.has(want.gpus, want.gpu)
 
 
 def hosts_file(paths: AppPaths) -> Path:
@@ -103,32 +92,14 @@ class HostTester:
             use_agent=self.use_agent,
             connect_attempts=1,
         )
-        start = time.monotonic()
         try:
-            result = pool.run(host, GPU_QUERY, timeout=self.config.ssh.connect_timeout_s + 20)
+            found = check_host(pool, host, timeout=self.config.ssh.connect_timeout_s + 20)
         finally:
             pool.close()
-        if result.exit_code != 0:
-            raise RemoteError(
-                f"{host} answered, but nvidia-smi failed there (exit {result.exit_code}):"
-                f" {(result.stderr or result.stdout).strip()[:200]}",
-                hint="install the NVIDIA driver on the host, or check that it sees its GPUs",
-            )
-        try:
-            samples = parse_csv(result.stdout, GPU_FIELDS)
-        except ParseError as exc:
-            raise RemoteError(
-                f"{host} answered, but nvidia-smi's list could not be read: {exc.message}",
-                hint="run nvidia-smi on the host and check its output",
-            ) from exc
-        gpus = tuple(
-            HostGpu(int(s.index if s.index is not None else i), s.name or "?", s.memory_total_mib)
-            for i, s in enumerate(samples)
-        )
         return HostReport(
-            host=host,
-            gpus=gpus,
-            seconds=time.monotonic() - start,
-            trusted=tuple(trusted),
+            host=found.host,
+            gpus=found.gpus,
+            seconds=found.seconds,
             expected=expected,
+            trusted=tuple(trusted),
         )

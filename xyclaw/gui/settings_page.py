@@ -1192,7 +1192,7 @@ class SettingsPage(QWidget):
                 for col, value in enumerate(
                     (
                         str(g.index),
-                        g.name,
+                        g.name or "?",
                         "–" if g.memory_mib is None else i18n.number(g.memory_mib),
                     )
                 ):

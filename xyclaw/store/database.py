@@ -253,12 +253,20 @@ def migrate(conn: sqlite3.Connection, path: Path, target: int = LATEST_VERSION) 
     return target
 
 
+def check_writable(path: Path) -> int:
+    """What is checked before a process first writes into ``path``, read without changing
+    anything: every page sound, a XyClaw database, not newer than this XyClaw. Returns its
+    schema version (0: none yet); raises StoreCorruptError, StoreVersionError or StoreError."""
+    version = inspect_version(path, check=True)
+    if version > LATEST_VERSION:
+        raise _newer(path, version)
+    return version
+
+
 def open_for_writing(path: Path, target: int = LATEST_VERSION) -> sqlite3.Connection:
     """Check the file, then open it for the one writer and bring its schema forward."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    version = inspect_version(path, check=True)  # before this process writes into it
-    if version > LATEST_VERSION:
-        raise _newer(path, version)
+    check_writable(path)  # before this process writes into it
     conn = connect(path)
     try:
         migrate(conn, path, target)

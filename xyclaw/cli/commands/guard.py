@@ -65,22 +65,41 @@ def _stamp() -> str:
     return time.strftime("%H:%M:%S")
 
 
-class _Stop(Exception):
-    """SIGTERM or SIGHUP: end the loop as cleanly as Ctrl-C."""
+class _Stop(BaseException):
+    """SIGTERM or SIGHUP: end the loop as cleanly as Ctrl-C. Like KeyboardInterrupt it is no
+    Exception, so no ``except Exception`` on the way (building the engine, a keyring probe)
+    can swallow it: a guard told to stop while it starts still stops."""
 
 
 def _raise_stop(signum: int, frame: object) -> None:
+    for name in ("SIGTERM", "SIGHUP"):  # once: closing is not interrupted again
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
     raise _Stop()
 
 
+def _check_history(ctx: CliContext) -> None:
+    """The store's own check before its first write (every page read, nothing changed): run
+    before the guard writes its lock and guard.json, so a damaged data folder stays as it is."""
+    from xyclaw.store import check_writable
+
+    check_writable(ctx.paths.database)
+
+
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import GuardLock, Holder, guard_status, stop_guard
+    from xyclaw.billing.guard_process import (
+        GuardLock,
+        GuardStatus,
+        Holder,
+        guard_status,
+        stop_guard,
+    )
 
     holder = Holder.BACKGROUND if args.background else Holder.FOREGROUND
-    lock = GuardLock(ctx.paths)
-    # The lock comes before anything slow, so a second guard exits at once.
-    if not lock.acquire(holder):
-        status = guard_status(ctx.paths)
+
+    def refused(status: GuardStatus) -> bool:
+        """Another guard runs and stays: say so and exit (a foreground guard takes over from
+        a background one)."""
         takes_over = (
             holder == Holder.FOREGROUND
             and status.info is not None
@@ -88,6 +107,18 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
         )
         if not takes_over:
             ctx.warn(f"the guard already runs: {status.describe()}; this one exits")
+        return not takes_over
+
+    # A second guard exits at once; a damaged (foreign, newer) history stops this one before
+    # it writes anything into the data folder (its lock file, guard.json); the lock comes
+    # before anything slow (the engine).
+    status = guard_status(ctx.paths)
+    if status.running and refused(status):
+        return 0
+    _check_history(ctx)
+    lock = GuardLock(ctx.paths)
+    if not lock.acquire(holder):
+        if refused(guard_status(ctx.paths)):
             return 0
         stop_guard(ctx.paths)
         if not lock.acquire(holder, wait_s=10):
@@ -140,6 +171,10 @@ def _log_line(ctx: CliContext) -> Any:
 def _once(ctx: CliContext) -> int:
     from xyclaw.billing.guard_process import GuardLock, Holder, guard_status
 
+    status = guard_status(ctx.paths)
+    if status.running:
+        return _running_elsewhere(ctx, status.describe())
+    _check_history(ctx)
     lock = GuardLock(ctx.paths)
     if not lock.acquire(Holder.FOREGROUND):
         return _running_elsewhere(ctx, guard_status(ctx.paths).describe())
@@ -163,9 +198,9 @@ def _once(ctx: CliContext) -> int:
     finally:
         lock.release()
     # Live clusters are never left without a guard: one goes on in the background.
-    status = engine.ensure_guard(wait_s=10.0, only_if_live=True)
-    if status is not None and status.running:
-        ctx.print(f"the guard goes on: {status.describe()}")
+    after = engine.ensure_guard(wait_s=10.0, only_if_live=True)
+    if after is not None and after.running:
+        ctx.print(f"the guard goes on: {after.describe()}")
     return 0
 
 
@@ -222,6 +257,7 @@ def _start(args: argparse.Namespace, ctx: CliContext) -> int:
     if before.running:
         ctx.print(f"the guard already runs: {before.describe()}")
         return 0
+    _check_history(ctx)  # here, in words, rather than as a guard that exited at start
     status = start_background(ctx.paths, wait_s=15.0)
     ctx.print(f"started the guard: {status.describe()}")
     return 0

@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.cli.context import CliContext
-from xyclaw.errors import ConfigError, RemoteError, UsageError
+from xyclaw.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from xyclaw.providers.own_hosts import OwnHost
     from xyclaw.remote import SshPool
-
-GPU_QUERY = "nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits"
-GPU_FIELDS = ("index", "name", "memory.total")
 
 
 def register(sub: Any) -> None:
@@ -216,46 +212,21 @@ def _add(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _test(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.catalog import normalise_gpu_name
-    from xyclaw.errors import AuthenticationError, ParseError
-    from xyclaw.parsers.nvsmi import parse_csv
+    from xyclaw.errors import AuthenticationError
+    from xyclaw.remote.host_check import check_host
 
     entry = _entry(ctx, args.name)
     destination = entry.destination if entry else args.name
     pool = _pool(ctx, ctx.trust())
-    started = time.monotonic()
     try:
-        result = pool.run(destination, GPU_QUERY, timeout=ctx.config.ssh.connect_timeout_s + 20)
+        found = check_host(pool, destination, timeout=ctx.config.ssh.connect_timeout_s + 20)
     except AuthenticationError as exc:
         raise AuthenticationError(exc.message, host=exc.host, hint=_login_hint(ctx)) from exc
     finally:
         pool.close()
-    seconds = time.monotonic() - started
-    if result.exit_code != 0:
-        raise RemoteError(
-            f"{destination} answered, but nvidia-smi failed there (exit {result.exit_code}):"
-            f" {(result.stderr or result.stdout).strip()[:200]}",
-            host=destination,
-            hint="install the NVIDIA driver on the host, or check that it sees its GPUs",
-        )
-    try:
-        samples = parse_csv(result.stdout, GPU_FIELDS)
-    except ParseError as exc:
-        raise RemoteError(
-            f"{destination} answered, but its GPU list could not be read: {exc.message}",
-            host=destination,
-            hint="run nvidia-smi on the host and check its output",
-        ) from exc
-    gpus = [
-        {
-            "index": s.index if s.index is not None else i,
-            "name": s.name,
-            "memory_mib": s.memory_total_mib,
-        }
-        for i, s in enumerate(samples)
-    ]
-    models = {normalise_gpu_name(s.name or "") for s in samples}
-    matches = entry is None or (len(samples) == entry.gpus and models <= {entry.gpu})
+    gpus = [{"index": g.index, "name": g.name, "memory_mib": g.memory_mib} for g in found.gpus]
+    seconds = found.seconds
+    matches = entry is None or found.has(entry.gpus, entry.gpu)
     if args.json:
         ctx.print_json(
             {
