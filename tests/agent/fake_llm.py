@@ -64,8 +64,12 @@ class FakeLLM:
         router: Callable[[dict[str, Any]], str] | None = None,
         models: tuple[str, ...] = ("fake-model",),
         prompt_tokens: int = 50,
+        ids_per_reply: bool = False,
     ) -> None:
         self.script = list(script or [])
+        # True: tool-call ids count from call_0 in every reply, as some local servers do, so
+        # the same id comes back in later turns of a conversation.
+        self.ids_per_reply = ids_per_reply
         self.router = router
         self.models = models
         self.prompt_tokens = prompt_tokens
@@ -185,6 +189,8 @@ class FakeLLM:
         if self.router is not None and _offers_handoff(body):
             return call("handoff", {"agent": self.router(body)})
         with self.lock:
+            if self.ids_per_reply:
+                self._counter = -1
             if not self.script:
                 return Reply(text="(the script is empty)")
             return self.script.pop(0)

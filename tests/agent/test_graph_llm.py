@@ -111,3 +111,34 @@ def test_a_wrong_key_fails_the_turn_with_a_clear_message_and_no_traceback(
         # The same conversation goes on with a good key.
         ok = rt.send(cid, "hello again", Events())
         assert ok.reply == "hi"
+
+
+def test_a_server_that_reuses_tool_call_ids_still_gets_each_call_run_once(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    """Every reply's first call is call_0 (as some local servers number them): the rent in the
+    second turn must not be taken for the plan of the first one, which had the same id."""
+    router = lambda body: "provisioner" if "rent" in json.dumps(body["messages"][-1]) else "planner"  # noqa: E731
+    script = [f.call("plan", PLAN_ARGS), f.text("Option 1 is best.")]
+    with f.FakeLLM(script, router=router, ids_per_reply=True) as llm:
+        rt = make_runtime(llm)
+        cid = rt.new_conversation()
+        planned = rt.send(cid, "LoRA 13B on 8 GPUs, at most 5000 CNY", Events())
+        plan_id = planned.tool_calls[0].result["plan_id"]
+        llm.add(f.call("create_cluster", {"plan_id": plan_id, "option": 1}))
+        pending = rt.send(cid, "rent option 1", Events())
+        assert pending.pending_approval is not None
+        llm.add(f.text("Rented."))
+        done = rt.answer(cid, Decision("approve"), Events())
+        model_ids = [
+            c["id"] for r in llm.requests for m in r["messages"] for c in m.get("tool_calls") or []
+        ]
+    assert done.reply == "Rented."
+    assert set(model_ids) == {"call_0"}  # the server did reuse its ids
+    assert len(world.engine.clusters()) == 1
+    rows = conv.list_tool_calls(rt.store, cid)
+    assert [(r["tool"], r["status"]) for r in rows] == [
+        ("plan", "done"),
+        ("create_cluster", "done"),
+    ]
+    assert len({r["call_id"] for r in rows}) == 2

@@ -255,8 +255,12 @@ def build_graph(hooks: Hooks) -> StateGraph:
                     for c in reply.tool_calls
                 ],
             }
+            # The audit key is ours: a model's tool-call ids need not be unique across turns
+            # (some servers count from call_0 in every reply), and a reused id would read as
+            # "already carried out" and skip a later call.
             queue = [
-                {**c.to_state(), "audit_id": c.id, "agent": profile.name} for c in reply.tool_calls
+                {**c.to_state(), "audit_id": new_call_id(), "agent": profile.name}
+                for c in reply.tool_calls
             ]
             return Command(
                 goto="tools",
@@ -586,7 +590,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
                 "args": args,
                 "arguments": json.dumps(args),
                 "edits": edits,
-                "audit_id": f"{call['id']}~{edits}",
+                "audit_id": f"{str(call['audit_id']).split('~')[0]}~{edits}",
                 "error": None,
             }
             return Command(
