@@ -2881,8 +2881,8 @@ gpus = 8</translation>
         <translation>{names} 的密钥</translation>
     </message>
     <message>
-        <source>a real cloud: `xyclaw secrets set lambda_api_key` or `xyclaw secrets set autodl_token`</source>
-        <translation>真实的云：`xyclaw secrets set lambda_api_key` 或 `xyclaw secrets set autodl_token`</translation>
+        <source>a real cloud: store a Lambda Cloud or AutoDL key from a terminal (`xyclaw secrets set lambda_api_key` or `autodl_token`)</source>
+        <translation>真实的云：用 xyclaw 命令行存入 Lambda 或 AutoDL 的密钥</translation>
     </message>
     <message>
         <source>Set up: {done}.</source>

@@ -183,7 +183,7 @@ def test_settings_say_what_is_set_up_and_what_is_next(
     text = status.text()
     assert text.startswith("Set up: the simulated cloud")
     assert "rules agent" in text and "Own hosts tab" in text and "Model tab" in text
-    assert "xyclaw secrets set lambda_api_key" in text
+    assert "xyclaw secrets set lambda_api_key" in text and "AutoDL" in text
 
     paths = local_engine.paths
     (paths.config_dir / "hosts.toml").write_text(

@@ -89,7 +89,7 @@ ALLOWED = {
     "enter", "backspace", "shift", "esc", "http", "https", "v1", "toml", "config", "hosts",
     "nvidia", "smi", "sqlite", "db", "xid", "cuda", "all_reduce", "reduce", "id", "ssh_config",
     "authorized_keys", "host", "name", "gpu1", "a100", "80g", "alias", "user", "port",
-    "sha256",
+    "sha256", "lambda", "autodl",
     "english",  # the language picker names each language in itself: English, 简体中文
 }  # fmt: skip
 WORD = re.compile(r"[A-Za-z][A-Za-z_]{2,}")

@@ -64,8 +64,8 @@ class SetupStatus(QLabel):
         else:
             todo.append(
                 self.tr(
-                    "a real cloud: `xyclaw secrets set lambda_api_key` or "
-                    "`xyclaw secrets set autodl_token`"
+                    "a real cloud: store a Lambda Cloud or AutoDL key from a terminal "
+                    "(`xyclaw secrets set lambda_api_key` or `autodl_token`)"
                 )
             )
         text = self.tr("Set up: {done}.").format(done="; ".join(done))
