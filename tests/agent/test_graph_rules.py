@@ -6,6 +6,7 @@ import pytest
 
 from tests.agent.conftest import Events, MakeRuntime, World
 from xyclaw.agent.types import Decision, PlanShown
+from xyclaw.store.jobs import JobTable
 
 
 def test_chinese_plan_then_rent_with_approval(world: World, make_runtime: MakeRuntime) -> None:
@@ -61,3 +62,23 @@ def test_unknown_text_never_spends_destroys_or_executes(
     assert all(c.effect == "read" for c in result.tool_calls)
     assert result.reply
     assert world.engine.clusters() == []
+
+
+def test_a_job_still_running_is_what_my_job_means_and_an_ended_one_is_not(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    rt = make_runtime()
+    jobs = JobTable(rt.store)
+    for name, state in (("old-sft", "succeeded"), ("nightly-sft", "running")):
+        jobs.insert(
+            name=name,
+            kind="training",
+            spec_json="{}",
+            state=state,
+            cluster_id=None,
+            rented_cluster=False,
+        )
+    for text in ("how is my job doing?", "任务进度怎么样"):
+        result = rt.send(rt.new_conversation(), text, Events())
+        [call] = result.tool_calls
+        assert (call.tool, call.args) == ("job_status", {"job": "nightly-sft"})

@@ -387,13 +387,20 @@ class AgentRuntime:
             context["clusters"] = [c.name for c in found]
         except XyclawError:
             context["clusters"] = []
-        jobs = getattr(self.engine, "jobs", None)
-        if callable(jobs):
-            try:
-                context["jobs"] = [str(getattr(j, "name", j)) for j in jobs()]
-            except XyclawError:
-                context["jobs"] = []
+        context["jobs"] = self._active_jobs()
         return context
+
+    def _active_jobs(self) -> list[str]:
+        """The names of the jobs not yet ended, read from the history database: listing them
+        through the Engine would build its job runtime (SSH, followers, some 300 modules) on
+        every turn, a plan request included."""
+        from xyclaw.store.jobs import JobTable
+
+        try:
+            rows = JobTable(self.store).rows(active_only=True)
+        except XyclawError:
+            return []
+        return [str(row.get("name") or row["id"]) for row in rows]
 
     def _run(
         self, cid: int, graph_input: Any, on_event: OnEvent, cancel: threading.Event | None
