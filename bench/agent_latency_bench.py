@@ -33,7 +33,7 @@ REQUESTS = {
     "zh": "用八张卡LoRA微调一个7B模型，预算五百元",
 }
 #: Imported by some other command, never needed for a rules-brain plan.
-NOT_NEEDED = ("openai", "paramiko", "PySide6", "pyqtgraph", "httpx")
+NOT_NEEDED = ("openai", "paramiko", "PySide6", "pyqtgraph")
 
 
 def _env(home: str) -> dict[str, str]:
@@ -146,11 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     report["load_after"] = os.getloadavg()
     walls = [report[lang]["wall"]["median_s"] for lang in REQUESTS]
     report["median_s"] = max(walls)
+    # CPU time is what the command itself costs; on a loaded machine wall time adds the wait
+    # for a core (compare version_s, the bare start, with its usual 0.05-0.1 s).
+    report["cpu_median_s"] = max(report[lang]["cpu"]["median_s"] for lang in REQUESTS)
     report["meets_target"] = report["median_s"] <= TARGET_S
     print(
-        f"xyclaw ask (plan): median {report['median_s']} s (target {TARGET_S} s),"
-        f" load {report['load_before'][0]:.2f}; imports {report['imports']['total_s']} s:"
-        f" {report['imports']['top']}"
+        f"xyclaw ask (plan): median {report['median_s']} s wall (target {TARGET_S} s),"
+        f" {report['cpu_median_s']} s CPU, load {report['load_before'][0]:.2f};"
+        f" imports {report['imports']['total_s']} s: {report['imports']['top']}"
     )
     print(json.dumps(report, ensure_ascii=False))
     return 0
