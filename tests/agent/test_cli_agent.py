@@ -65,6 +65,7 @@ def test_ask_json_plan_rent_later_approve_and_reject(
     assert "nothing waiting" in capsys.readouterr().err
 
 
+@pytest.mark.timeout(360)  # a whole flow with a real job: 47 s at load 8 on 2 cores
 def test_demo_fast_runs_every_step_with_the_real_jobs_methods(
     cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
