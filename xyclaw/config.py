@@ -135,6 +135,13 @@ class ReconcileSettings:
         "What to do with an instance that bills but the store does not expect.",
         choices=("release-after-notice", "alert-only"),
     )
+    provider_timeout_s: float = setting(
+        10.0,
+        "Seconds a provider may take to list its instances for that check; one that takes"
+        " longer is reported as unreachable (its clusters stay as last seen) and asked again"
+        " next time, so no command waits on it.",
+        min=0.5,
+    )
 
 
 @dataclass(frozen=True)

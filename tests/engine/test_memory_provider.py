@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -16,7 +18,7 @@ from xyclaw.engine.quotes import QuoteError
 from xyclaw.errors import ProviderError
 from xyclaw.paths import AppPaths
 from xyclaw.planner import PlanRequest
-from xyclaw.providers import Capabilities, ProviderRegistry
+from xyclaw.providers import Capabilities, ClusterOrder, ProviderRegistry
 from xyclaw.providers.memory import MemoryCloud, MemoryProvider, ProviderCall
 
 A800 = [o for o in Catalog.builtin().offers if o.gpu == "A800" and o.region == "Xiamen"]
@@ -104,3 +106,42 @@ def test_multi_node_from_a_single_node_provider_is_refused_with_the_reason(
     finally:
         eng.close()
     assert not [c for c in cloud.calls if c.op == "create"]
+
+
+def test_a_provider_that_hangs_is_reported_unreachable_and_the_others_are_still_checked(
+    cloud: MemoryCloud,
+) -> None:
+    """`xyclaw clusters` reconciles first: a provider that never answers must not hold it."""
+    release = threading.Event()
+
+    def hung(call: ProviderCall) -> object:
+        release.wait(60)  # a cloud whose API accepts the connection and never answers
+        return []
+
+    order = ClusterOrder(
+        gpu="A800", gpu_count=8, region=None, fabric=None, ssh_public_key="", idempotency_key="x"
+    )
+    cloud(ProviderCall("create", {"order": order}))  # not in the store: an orphan
+    registry = ProviderRegistry()
+    registry.add(MemoryProvider(cloud))
+    registry.add(MemoryProvider(hung, name="stuck"))
+    paths = AppPaths.from_environment()
+    config = load_config(
+        paths.config_file,
+        environ={
+            "XYCLAW_RECONCILE_PROVIDER_TIMEOUT_S": "0.5",
+            "XYCLAW_RECONCILE_ORPHAN_POLICY": "alert-only",
+        },
+    )
+    engine = build_engine(paths, config, providers=registry)
+    try:
+        started = time.monotonic()
+        report = engine.reconcile()
+        waited = time.monotonic() - started
+    finally:
+        release.set()
+        engine.close()
+    assert report.unreachable == ["stuck"]
+    assert any(e.startswith("stuck: it did not answer within 0.5 s") for e in report.errors)
+    assert report.orphans_reported == ["mem-1"]  # the provider that answered was checked
+    assert waited < 30  # bounded by the timeout, not by the hung call (60 s)

@@ -11,7 +11,6 @@ import pkgutil
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from importlib.metadata import entry_points
 from typing import Any
 
 from xyclaw import __version__
@@ -22,7 +21,7 @@ log = logging.getLogger(__name__)
 SubParsers = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
-def _discover_registrars() -> list[Any]:
+def _builtin_registrars() -> list[Any]:
     from xyclaw.cli import commands
 
     registrars: list[Any] = []
@@ -31,6 +30,14 @@ def _discover_registrars() -> list[Any]:
         register = getattr(module, "register", None)
         if callable(register):
             registrars.append(register)
+    return registrars
+
+
+def _plugin_registrars() -> list[Any]:
+    """Commands of installed plug-ins (the ``xyclaw.commands`` entry points)."""
+    from importlib.metadata import entry_points  # reading every package's metadata: slow
+
+    registrars: list[Any] = []
     for ep in entry_points(group="xyclaw.commands"):
         try:
             registrars.append(ep.load())
@@ -39,7 +46,15 @@ def _discover_registrars() -> list[Any]:
     return registrars
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command word of a command line: the first argument that is not an option
+    (the options before a command take no value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """Every command's parser. With ``argv`` whose command is a built-in one, installed
+    plug-ins are not looked for (that reads every package's metadata, a tenth of a second)."""
     parser = argparse.ArgumentParser(
         prog="xyclaw",
         description=(
@@ -55,8 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--trust-new-host", action="store_true", help=TRUST_HELP, dest="trust_new_host"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in _discover_registrars():
+    for register in _builtin_registrars():
         register(sub)
+    if argv is None or _command_of(argv) not in sub.choices:
+        for register in _plugin_registrars():
+            register(sub)
     for each in _parsers(parser):
         _bound_numbers(each)
         if each is not parser and not _has_option(each, "--trust-new-host"):
@@ -158,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from xyclaw.logsetup import configure_logging
     from xyclaw.paths import AppPaths
 
-    parser = build_parser()
+    parser = build_parser(args_list)
     args = parser.parse_args(args_list)
     try:
         paths = AppPaths.from_environment()

@@ -8,36 +8,38 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xyclaw.config import Config
 from xyclaw.engine.engine import ClusterParts, Engine
-from xyclaw.engine.guard import Guard, probe_utilization, telemetry_first
-from xyclaw.engine.lifecycle import ClusterLifecycle, Timeouts
+from xyclaw.engine.lazy import Lazy
 from xyclaw.engine.operations import OperationRunner
 from xyclaw.engine.reconcile import Reconciler
 from xyclaw.errors import XyclawError
-from xyclaw.events import ClusterChanged, EventBus, NodeChanged
-from xyclaw.jobs.options import JobOptions
-from xyclaw.jobs.service import JobService
-from xyclaw.jobs.ssh_config import SshAliases
+from xyclaw.events import ClusterChanged, Event, EventBus, NodeChanged
 from xyclaw.paths import AppPaths
 from xyclaw.providers import Provider, ProviderRegistry
-from xyclaw.providers.local import LocalProvider
-from xyclaw.providers.own_hosts import OwnHostsProvider
-from xyclaw.providers.real import register_real_providers
 from xyclaw.records import ClusterStore
-from xyclaw.remote import KnownHosts, SshPool, TrustNewHost
-from xyclaw.remote.node_access import NodeAccess, load_or_create_app_key
 from xyclaw.secrets import SecretStore
 from xyclaw.store import Store
 from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.jobs import JobTable
 from xyclaw.store.plans import PlanTable
-from xyclaw.telemetry.options import TelemetryOptions
-from xyclaw.telemetry.service import TelemetryService
-from xyclaw.tuning.runner import MeasureSettings
-from xyclaw.tuning.service import TuningService
+
+# What only a part built on first use needs is imported where that part is built: SSH
+# (paramiko), telemetry and tuning (numpy), the job runtime, the providers' HTTP clients.
+if TYPE_CHECKING:
+    from xyclaw.engine.guard import Guard
+    from xyclaw.engine.lifecycle import ClusterLifecycle, Timeouts
+    from xyclaw.jobs.options import JobOptions
+    from xyclaw.jobs.service import JobService
+    from xyclaw.jobs.ssh_config import SshAliases
+    from xyclaw.remote import KnownHosts, SshPool, TrustNewHost
+    from xyclaw.remote.node_access import NodeAccess
+    from xyclaw.telemetry.service import TelemetryService
+    from xyclaw.tuning.runner import MeasureSettings
+    from xyclaw.tuning.service import TuningService
 
 
 def sim_provider(paths: AppPaths, config: Config) -> Provider:
@@ -54,38 +56,58 @@ def sim_provider(paths: AppPaths, config: Config) -> Provider:
 
 
 def default_registry(paths: AppPaths, config: Config) -> ProviderRegistry:
+    """The simulated cloud, your own hosts and this machine; each built when first used."""
+
+    def own_hosts() -> Provider:
+        from xyclaw.providers.own_hosts import OwnHostsProvider
+
+        return OwnHostsProvider(paths.config_dir / "hosts.toml", paths.state_dir / "own-hosts.json")
+
+    def local() -> Provider:
+        from xyclaw.providers.local import LocalProvider
+
+        return LocalProvider(paths.state_dir / "local.json")
+
     registry = ProviderRegistry()
     registry.register("sim", lambda: sim_provider(paths, config))
-    registry.register(
-        "ssh",
-        lambda: OwnHostsProvider(
-            paths.config_dir / "hosts.toml", paths.state_dir / "own-hosts.json"
-        ),
-    )
-    registry.register("local", lambda: LocalProvider(paths.state_dir / "local.json"))
+    registry.register("ssh", own_hosts)
+    registry.register("local", local)
     return registry
 
 
-def _ssh_aliases(paths: AppPaths, clusters: ClusterStore, bus: EventBus) -> SshAliases:
-    """XyClaw's SSH config of the live clusters' nodes, kept in step with them. Under
-    XYCLAW_HOME a file there stands for ~/.ssh/config, so the real one is never touched."""
+def _ssh_aliases(paths: AppPaths, clusters: ClusterStore, bus: EventBus) -> Lazy[SshAliases]:
+    """XyClaw's SSH config of the live clusters' nodes, kept in step with them (built at the
+    first change or use). Under XYCLAW_HOME a file there stands for ~/.ssh/config, so the
+    real one is never touched."""
+    aliases = Lazy(lambda: _build_ssh_aliases(paths, clusters))
+
+    def on_change(event: Event) -> None:
+        aliases().on_change(event)
+
+    bus.subscribe(ClusterChanged, on_change)
+    bus.subscribe(NodeChanged, on_change)
+    return aliases
+
+
+def _build_ssh_aliases(paths: AppPaths, clusters: ClusterStore) -> SshAliases:
+    from xyclaw.jobs.ssh_config import SshAliases
+
     ssh = paths.data_dir / "ssh"
     home = os.environ.get("XYCLAW_HOME", "").strip()
     user = paths.state_dir / "user-ssh" / "config" if home else Path.home() / ".ssh" / "config"
-    aliases = SshAliases(
+    return SshAliases(
         clusters,
         config_path=ssh / "config",
         known_hosts_path=ssh / "known_hosts_clusters",
         identity_file=ssh / "id_ecdsa",
         user_config=user,
     )
-    bus.subscribe(ClusterChanged, aliases.on_change)
-    bus.subscribe(NodeChanged, aliases.on_change)
-    return aliases
 
 
 def known_hosts(paths: AppPaths) -> KnownHosts:
     """The host keys XyClaw trusts: its own file (which it writes) and ~/.ssh/known_hosts."""
+    from xyclaw.remote import KnownHosts
+
     user_known = Path.home() / ".ssh" / "known_hosts"
     return KnownHosts(paths.known_hosts, user_known if user_known.exists() else None)
 
@@ -102,6 +124,9 @@ def ssh_pool(
     """SSH as the engine does it (XyClaw's key, ~/.ssh/config, stored passwords, both
     known-hosts files); ``xyclaw hosts`` uses it too, so a test connects as ``up`` would.
     ``log_in=False`` (only resolving names and reading keys) makes no key pair."""
+    from xyclaw.remote import SshPool
+    from xyclaw.remote.node_access import load_or_create_app_key
+
     keys = [load_or_create_app_key(paths.data_dir / "ssh" / "id_ecdsa")[0]] if log_in else []
     return SshPool(
         config.ssh,
@@ -125,9 +150,18 @@ def build_engine(
     measure: MeasureSettings | None = None,
     start_guard: bool = True,
     job_options: JobOptions | None = None,
+    store: Store | None = None,
 ) -> Engine:
     """The engine with the real parts; ``providers``, ``clock``, ``timeouts`` and ``measure``
     (nccl-tests sizes and repeats) are for tests and demos.
+
+    ``store``: the process's history database, when whoever builds the engine also hands it
+    to another part (the agents keep their conversations in it; one writer per process).
+    The engine closes it when it closes.
+
+    The store, the records and the providers' registry are made here; SSH access, the
+    lifecycle, the guard, telemetry, tuning and the job runtime are wired here and built
+    when a method first needs them (each costs imports a listing does not need).
 
     With the default providers it starts the data folder's background guard when a cluster
     is live and no guard runs (``start_guard=False``: the guard process itself). An engine
@@ -135,55 +169,106 @@ def build_engine(
     """
     paths.ensure()
     bus = EventBus()
-    store = Store(paths.database)
+    store = store if store is not None else Store(paths.database)
     try:
         secrets = SecretStore.choose(config.secrets.backend, paths.secrets_file)
         events = EventLog(store, bus, clock)
-        app_key_path = paths.data_dir / "ssh" / "id_ecdsa"
-        app_key = functools.cache(lambda: load_or_create_app_key(app_key_path))
-        pool = ssh_pool(paths, config, secrets, trust_new_host=trust_new_host)
-        access = NodeAccess(pool, max_parallel=config.ssh.max_parallel)
         clusters = ClusterStore(store, bus, clock)
-        jobs = JobTable(store)
+        job_table = JobTable(store)
         registry = providers
         background_guard = providers is None and start_guard
         if registry is None:
+            from xyclaw.providers.real import register_real_providers
+
             registry = default_registry(paths, config)
             register_real_providers(registry, secrets=secrets, paths=paths, config=config)
-        lifecycle = ClusterLifecycle(
-            clusters,
-            registry,
-            access,
-            events,
-            lambda: app_key()[1],
-            clock=clock,
-            timeouts=timeouts,
-        )
-        # Samples carry the nodes' real time, so telemetry keeps the real clock.
-        telemetry = TelemetryService(
-            store, access, clusters, events, bus, TelemetryOptions.from_config(config)
-        )
+        rents = registry
+
+        app_key_path = paths.data_dir / "ssh" / "id_ecdsa"
+
+        @functools.cache
+        def app_key_line() -> str:
+            from xyclaw.remote.node_access import load_or_create_app_key
+
+            return load_or_create_app_key(app_key_path)[1]
+
+        def build_access() -> NodeAccess:
+            from xyclaw.remote.node_access import NodeAccess
+
+            pool = ssh_pool(paths, config, secrets, trust_new_host=trust_new_host)
+            return NodeAccess(pool, max_parallel=config.ssh.max_parallel)
+
+        access = Lazy(build_access)
+
+        def build_lifecycle() -> ClusterLifecycle:
+            from xyclaw.engine.lifecycle import ClusterLifecycle
+
+            return ClusterLifecycle(
+                clusters, rents, access(), events, app_key_line, clock=clock, timeouts=timeouts
+            )
+
+        lifecycle = Lazy(build_lifecycle)
+
+        def build_telemetry() -> TelemetryService:
+            from xyclaw.telemetry.options import TelemetryOptions
+            from xyclaw.telemetry.service import TelemetryService
+
+            # Samples carry the nodes' real time, so telemetry keeps the real clock.
+            return TelemetryService(
+                store, access(), clusters, events, bus, TelemetryOptions.from_config(config)
+            )
+
+        telemetry = Lazy(build_telemetry)
+
+        def watching(cluster_id: int) -> bool:
+            built = telemetry.if_built()
+            return built is not None and built.watching(cluster_id)
+
+        def build_guard() -> Guard:
+            from xyclaw.engine.guard import Guard, probe_utilization, telemetry_first
+
+            return Guard(
+                clusters,
+                lifecycle(),
+                events,
+                config.billing,
+                charges=ChargeTable(store),
+                job_running=lambda cluster_id: job_table.active_count(cluster_id) > 0,
+                utilization=telemetry_first(
+                    watching,
+                    lambda cluster_id: telemetry().gpu_utilization(cluster_id),
+                    probe_utilization(access()),
+                ),
+                guard_settings=config.guard,
+                clock=clock,
+            )
+
+        def build_tuning() -> TuningService:
+            from xyclaw.tuning.service import TuningService
+
+            return TuningService(
+                store=store,
+                clusters=clusters,
+                access=access(),
+                events=events,
+                clock=clock,
+                measure=measure,
+            )
+
         parts = ClusterParts(
             providers=registry,
             access=access,
             clusters=clusters,
             lifecycle=lifecycle,
             reconciler=Reconciler(
-                clusters, registry, lifecycle, events, orphan_policy=config.reconcile.orphan_policy
-            ),
-            guard=Guard(
                 clusters,
+                registry,
                 lifecycle,
                 events,
-                config.billing,
-                charges=ChargeTable(store),
-                job_running=lambda cluster_id: jobs.active_count(cluster_id) > 0,
-                utilization=telemetry_first(
-                    telemetry.watching, telemetry.gpu_utilization, probe_utilization(access)
-                ),
-                guard_settings=config.guard,
-                clock=clock,
+                orphan_policy=config.reconcile.orphan_policy,
+                timeout_s=config.reconcile.provider_timeout_s,
             ),
+            guard=Lazy(build_guard),
             charges=ChargeTable(store),
             plans=PlanTable(store, clock),
         )
@@ -196,32 +281,36 @@ def build_engine(
             operations=OperationRunner(bus),
             events=events,
             parts=parts,
-            tuning=TuningService(
-                store=store,
-                clusters=clusters,
-                access=access,
-                events=events,
-                clock=clock,
-                measure=measure,
-            ),
+            tuning=Lazy(build_tuning),
             clock=clock,
             telemetry=telemetry,
             background_guard=background_guard,
         )
-        engine._attach_jobs(
-            JobService(
+
+        def build_jobs() -> JobService:
+            from xyclaw.jobs.service import JobService
+
+            return JobService(
                 store=store,
                 bus=bus,
                 clusters=clusters,
-                access=access,
+                access=access(),
                 events=events,
                 options=job_options or JobOptions.from_config(config),
                 clock=clock,
                 nccl_env=lambda cluster_id: engine.nccl_environment(str(cluster_id)),
-                telemetry=telemetry,
-            ),
-            _ssh_aliases(paths, clusters, bus),
-        )
+                telemetry=telemetry(),
+            )
+
+        jobs = engine._attach_jobs(Lazy(build_jobs), _ssh_aliases(paths, clusters, bus))
+
+        def wake_jobs(event: ClusterChanged) -> None:
+            # Once built, the job runtime hears of clusters itself; before that, a cluster
+            # going away with active jobs on it builds it, to stop them (saying why).
+            if not jobs.built and job_table.active_count(event.cluster_id) > 0:
+                jobs().cluster_changed(event)
+
+        bus.subscribe(ClusterChanged, wake_jobs)
     except BaseException:
         store.close()
         raise

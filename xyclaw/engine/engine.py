@@ -18,9 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from xyclaw.billing.guard_process import GuardLock, GuardStatus, Holder
 from xyclaw.catalog import Catalog, Offer, normalise_gpu_name
 from xyclaw.config import Config
-from xyclaw.engine.guard import Guard, GuardReport, first_deadline
-from xyclaw.engine.lifecycle import ClusterLifecycle, UpRequest
-from xyclaw.engine.maintenance import Maintenance
+from xyclaw.engine.lazy import Lazy
 from xyclaw.engine.operations import OperationHandle, OperationRunner, Progress
 from xyclaw.engine.quotes import QuoteError, RentQuote, check_against_offers
 from xyclaw.engine.reconcile import Reconciler, ReconcileReport
@@ -38,19 +36,19 @@ from xyclaw.events import Event, EventBus, Subscription
 from xyclaw.paths import AppPaths
 from xyclaw.providers import Capabilities, Provider, ProviderRegistry
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeState
-from xyclaw.remote import CommandResult
-from xyclaw.remote.node_access import NodeAccess
 from xyclaw.secrets import SecretStore
 from xyclaw.store import Store, StoreInfo
 from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.history import history_rows
 from xyclaw.store.plans import PlanTable
-from xyclaw.tuning.service import TuneResult, TuningService
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from xyclaw.engine.guard import Guard, GuardReport
+    from xyclaw.engine.lifecycle import ClusterLifecycle, UpRequest
+    from xyclaw.engine.maintenance import Maintenance
     from xyclaw.engine.recovery_asks import ReplacementAsk
     from xyclaw.jobs.nodes import JobNode
     from xyclaw.jobs.service import JobService
@@ -59,8 +57,11 @@ if TYPE_CHECKING:
     from xyclaw.planner import PlanRequest
     from xyclaw.records import NodeRecord
     from xyclaw.records.jobs import JobRecord, LogLine
+    from xyclaw.remote import CommandResult
+    from xyclaw.remote.node_access import NodeAccess
     from xyclaw.telemetry.export import MetricsExport
     from xyclaw.telemetry.service import TelemetryService
+    from xyclaw.tuning.service import TuneResult, TuningService
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -69,14 +70,15 @@ E = TypeVar("E", bound=Event)
 
 @dataclass(frozen=True)
 class ClusterParts:
-    """What renting needs, built by the composition function."""
+    """What renting needs, wired by the composition function; the parts that cost imports
+    (SSH access, the lifecycle that bootstraps over it, the guard) are built on first use."""
 
     providers: ProviderRegistry
-    access: NodeAccess
+    access: Lazy[NodeAccess]
     clusters: ClusterStore
-    lifecycle: ClusterLifecycle
+    lifecycle: Lazy[ClusterLifecycle]
     reconciler: Reconciler
-    guard: Guard
+    guard: Lazy[Guard]
     charges: ChargeTable
     plans: PlanTable
 
@@ -95,8 +97,8 @@ class Engine:
         operations: OperationRunner,
         events: EventLog,
         parts: ClusterParts,
-        tuning: TuningService,
-        telemetry: TelemetryService | None = None,
+        tuning: Lazy[TuningService],
+        telemetry: Lazy[TelemetryService] | None = None,
         clock: Callable[[], float] | None = None,
         background_guard: bool = False,
     ) -> None:
@@ -112,20 +114,46 @@ class Engine:
         self._operations = operations
         self._events = events
         self._providers = parts.providers
-        self._access = parts.access
+        self._access_part = parts.access
         self._clusters = parts.clusters
-        self._lifecycle = parts.lifecycle
+        self._lifecycle_part = parts.lifecycle
         self._reconciler = parts.reconciler
-        self._guard = parts.guard
+        self._guard_part = parts.guard
         self._charges = parts.charges
         self._plans = parts.plans
-        self._tuning = tuning
-        self._telemetry = telemetry
+        self._tuning_part = tuning
+        self._telemetry_part = telemetry
+        self._jobs_part: Lazy[JobService] | None = None
+        self._ssh_aliases: Lazy[SshAliases] | None = None
         self._clock = clock or time.time
         self._maintenance_stop = threading.Event()
         self._maintenance: Maintenance | None = None
         self._background_guard = background_guard
         self._guard_lock = GuardLock(paths)
+
+    # -- the parts built on first use ----------------------------------------------------------
+    @property
+    def _access(self) -> NodeAccess:
+        return self._access_part()
+
+    @property
+    def _lifecycle(self) -> ClusterLifecycle:
+        return self._lifecycle_part()
+
+    @property
+    def _guard(self) -> Guard:
+        return self._guard_part()
+
+    @property
+    def _tuning(self) -> TuningService:
+        return self._tuning_part()
+
+    @property
+    def _telemetry(self) -> TelemetryService | None:
+        return None if self._telemetry_part is None else self._telemetry_part()
+
+    def _telemetry_if_built(self) -> TelemetryService | None:
+        return None if self._telemetry_part is None else self._telemetry_part.if_built()
 
     # -- what the engine is ------------------------------------------------------------------
     @property
@@ -407,6 +435,8 @@ class Engine:
         return f"budget enforcement needs XyClaw's guard running: {running}"
 
     def _request_for(self, quote: RentQuote, offer: Offer, keep_partial: bool) -> UpRequest:
+        from xyclaw.engine.lifecycle import UpRequest
+
         return UpRequest(
             provider=offer.provider,
             gpu=quote.gpu,
@@ -430,6 +460,8 @@ class Engine:
             rents = self._providers.get(provider).capabilities.rents
         except XyclawError:
             rents = True
+        from xyclaw.engine.lifecycle import UpRequest
+
         return UpRequest.image if rents else None
 
     def _first_deadline(self, offer: Offer, gpus: int, budget: int | None) -> float | None:
@@ -442,6 +474,8 @@ class Engine:
             return None
         if self._config.billing.on_budget_exhausted == "warn":
             return None
+        from xyclaw.engine.guard import first_deadline
+
         return first_deadline(
             self._clock(), budget, gpus, offer.price_micro, self._config.guard.deadline_grace_s
         )
@@ -580,6 +614,12 @@ class Engine:
 
     # -- clusters ----------------------------------------------------------------------------
     @effect(Effect.READ)
+    def ssh_public_key(self) -> str:
+        """XyClaw's own SSH public key (an OpenSSH line): what rented machines are given and
+        what your own hosts must accept in ~/.ssh/authorized_keys. Made on first use."""
+        return self._lifecycle.public_key()
+
+    @effect(Effect.READ)
     def clusters(self, include_released: bool = False) -> list[ClusterRecord]:
         return self._clusters.all() if include_released else self._clusters.live()
 
@@ -594,8 +634,9 @@ class Engine:
         cluster = self._clusters.find(str(ref))
 
         def release(progress: Progress) -> ClusterRecord:
-            if self._telemetry is not None:
-                self._telemetry.unwatch(cluster.id, released=True)
+            telemetry = self._telemetry_if_built()  # nobody watches it otherwise
+            if telemetry is not None:
+                telemetry.unwatch(cluster.id, released=True)
             return self._lifecycle.down(cluster.id, progress)
 
         return self._start(f"release {cluster.name}", release)
@@ -773,22 +814,30 @@ class Engine:
         )
 
     # -- jobs --------------------------------------------------------------------------------
-    def _attach_jobs(self, service: JobService, aliases: SshAliases | None = None) -> None:
-        """Called once by the composition: the job runtime, with its hooks into the engine,
-        and the SSH config file of the clusters' nodes."""
+    def _attach_jobs(
+        self, service: Lazy[JobService], aliases: Lazy[SshAliases] | None = None
+    ) -> Lazy[JobService]:
+        """Called once by the composition: the job runtime (built on first use, with its hooks
+        into the engine), and the SSH config file of the clusters' nodes. Returns the job
+        runtime as this engine builds it."""
+
+        def hooked() -> JobService:
+            built = service()
+            built.parts.release_cluster = self._release_for_job
+            built.parts.replace_nodes = self._replace_job_nodes
+            return built
+
         from xyclaw.engine.recovery_asks import ReplacementAsks
 
-        self._jobs_part = service
+        self._jobs_part = Lazy(hooked)
         self._ssh_aliases = aliases
         self._replacement_asks = ReplacementAsks()
-        service.parts.release_cluster = self._release_for_job
-        service.parts.replace_nodes = self._replace_job_nodes
+        return self._jobs_part
 
     def _job_service(self) -> JobService:
-        service: JobService | None = getattr(self, "_jobs_part", None)
-        if service is None:
+        if self._jobs_part is None:
             raise XyclawError("jobs are off in this engine", hint="build it with build_engine()")
-        return service
+        return self._jobs_part()
 
     def _job_spec(self, spec_or_path: Any) -> JobSpec:
         """A JobSpec from a spec, a loaded spec, a path to a YAML file or a sample's name."""
@@ -829,6 +878,8 @@ class Engine:
                 f"job {spec.name} asks for no GPU model, so it rents nothing",
                 hint="launch it on a cluster you have: --cluster C",
             )
+        from xyclaw.engine.lifecycle import UpRequest
+
         per_node = res.gpus_per_node or (8 if res.nodes > 1 else 1)
         budget = None
         if spec.budget is not None and spec.budget.currency == "CNY":
@@ -957,6 +1008,8 @@ class Engine:
         if not lost:
             return None
         cluster = lost[0].cluster
+        from xyclaw.engine.lifecycle import UpRequest
+
         request = UpRequest(
             provider=cluster.provider_id,
             gpu=cluster.gpu,
@@ -1144,9 +1197,9 @@ class Engine:
         """Write XyClaw's SSH config with every live cluster's nodes (``ssh <cluster>-<n>``).
         ``include=True`` adds one marked Include line to the top of the user's
         ~/.ssh/config (ask the user first); ``False`` takes it out again."""
-        aliases: SshAliases | None = getattr(self, "_ssh_aliases", None)
-        if aliases is None:
+        if self._ssh_aliases is None:
             raise XyclawError("SSH aliases are off in this engine", hint="restart XyClaw")
+        aliases = self._ssh_aliases()
         if include is True:
             return aliases.install_include()
         if include is False:
@@ -1221,6 +1274,7 @@ class Engine:
         before it builds the engine, so a second guard exits at once).
         """
         from xyclaw.billing.guard_process import guard_status, stop_guard
+        from xyclaw.engine.maintenance import Maintenance
 
         if self._maintenance is not None:
             return self._guard_lock.held
@@ -1350,15 +1404,19 @@ class Engine:
                 self.ensure_guard(only_if_live=True)
             except Exception:
                 log.exception("handing the guard to a background process failed")
-        if self._telemetry is not None:
+        telemetry = self._telemetry_if_built()
+        if telemetry is not None:
             try:
-                self._telemetry.close()
+                telemetry.close()
             except Exception:
                 log.exception("closing telemetry failed")
-        if getattr(self, "_jobs_part", None) is not None:
-            self._jobs_part.close()  # stop following jobs (they keep running on their nodes)
+        jobs = self._jobs_part.if_built() if self._jobs_part is not None else None
+        if jobs is not None:
+            jobs.close()  # stop following jobs (they keep running on their nodes)
         self._operations.close()
-        self._access.pool.close()
+        access = self._access_part.if_built()
+        if access is not None:
+            access.pool.close()
         self._providers.close()
         self._store.close()
 

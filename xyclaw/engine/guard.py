@@ -24,20 +24,23 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from xyclaw.billing import BudgetStatus, billed_spans, cost_so_far, reaches_at
 from xyclaw.catalog import format_amount
 from xyclaw.config import BillingSettings, GuardSettings
-from xyclaw.engine.lifecycle import ClusterLifecycle
 from xyclaw.errors import ParseError, XyclawError
 from xyclaw.events import BudgetWarning
 from xyclaw.parsers.nvsmi import parse_csv
 from xyclaw.providers.base import SchedulesTermination
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
 from xyclaw.remote import CommandResult
-from xyclaw.remote.node_access import NodeAccess
 from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
+
+if TYPE_CHECKING:  # the guard is built on first use; its module is imported at once
+    from xyclaw.engine.lifecycle import ClusterLifecycle
+    from xyclaw.remote.node_access import NodeAccess
 
 log = logging.getLogger(__name__)
 

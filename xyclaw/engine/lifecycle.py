@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xyclaw.engine.bootstrap import BootstrapError, NodeExpectation, bootstrap_node
 from xyclaw.engine.operations import Progress
@@ -39,11 +40,12 @@ from xyclaw.providers import (
     TERMINATED as P_TERMINATED,
 )
 from xyclaw.providers import ClusterInfo, ClusterOrder, Provider, ProviderRegistry
-from xyclaw.providers.http_retry import ApiError
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.remote import CommandResult
-from xyclaw.remote.node_access import NodeAccess
 from xyclaw.store.event_log import EventLog
+
+if TYPE_CHECKING:
+    from xyclaw.remote.node_access import NodeAccess
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +179,8 @@ class ClusterLifecycle:
             name=name,
             terminate_at=request.terminate_at,
         )
+        from xyclaw.providers.http_retry import ApiError  # httpx: only once renting
+
         try:
             info = provider.create(order)
         except (ApiError, CapacityError) as exc:

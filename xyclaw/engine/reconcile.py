@@ -7,21 +7,30 @@
   cluster that was being provisioned is released, a release is completed.
 - A store cluster the provider no longer has is marked ``gone`` with the time
   it was last seen.
+
+The providers are asked at once, each for at most ``timeout_s``: one that does not
+answer by then is reported as unreachable (its clusters stay as they were last seen),
+so a hung provider never holds up ``xyclaw clusters`` or the guard.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from xyclaw.engine.lifecycle import ClusterLifecycle
+from xyclaw.engine.lazy import Lazy
 from xyclaw.errors import XyclawError
 from xyclaw.providers import TERMINATING, ClusterInfo, Provider, ProviderRegistry
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
 from xyclaw.store.event_log import EventLog
+
+if TYPE_CHECKING:
+    from xyclaw.engine.lifecycle import ClusterLifecycle
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +55,7 @@ class ReconcileReport:
     releases_completed: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    unreachable: list[str] = field(default_factory=list)  # did not answer in time
 
     @property
     def changed(self) -> bool:
@@ -65,16 +75,20 @@ class Reconciler:
         self,
         clusters: ClusterStore,
         providers: ProviderRegistry,
-        lifecycle: ClusterLifecycle,
+        lifecycle: Lazy[ClusterLifecycle],
         events: EventLog,
         *,
         orphan_policy: str = "release-after-notice",
         owner_alive: Callable[[int | None], bool] = process_alive,
+        timeout_s: float = 10.0,
     ) -> None:
-        """``owner_alive(pid)`` says whether another process still works on a cluster."""
+        """``owner_alive(pid)`` says whether another process still works on a cluster;
+        ``lifecycle`` (SSH and all) is built only when something must be released;
+        ``timeout_s``: how long a provider may take to list its instances."""
         self.clusters = clusters
         self.providers = providers
-        self.lifecycle = lifecycle
+        self._lifecycle = lifecycle
+        self.timeout_s = timeout_s
         self.events = events
         self.orphan_policy = orphan_policy
         self._process_alive = owner_alive
@@ -84,8 +98,13 @@ class Reconciler:
         if row.worker_pid is None:
             return False
         if row.worker_pid == os.getpid():
-            return self.lifecycle.working_on(row.id)
+            lifecycle = self._lifecycle.if_built()  # none yet: nothing here works on it
+            return lifecycle is not None and lifecycle.working_on(row.id)
         return self._process_alive(row.worker_pid)
+
+    @property
+    def lifecycle(self) -> ClusterLifecycle:
+        return self._lifecycle()
 
     def providers_to_check(self) -> list[str]:
         """Providers with clusters in the store, plus any already in use."""
@@ -95,20 +114,67 @@ class Reconciler:
 
     def run(self, provider_names: list[str] | None = None) -> ReconcileReport:
         report = ReconcileReport()
-        for name in provider_names if provider_names is not None else self.providers_to_check():
+        names = provider_names if provider_names is not None else self.providers_to_check()
+        for name, provider, listed in self._listings(names, report):
             try:
-                provider = self.providers.get(name)
-                if not provider.capabilities.rents:
-                    continue
-                self._provider(provider, report)
+                self._provider(provider, listed, report)
             except XyclawError as exc:
                 report.errors.append(f"{name}: {exc.message}")
                 log.warning("reconciling %s failed: %s", name, exc)
         return report
 
-    def _provider(self, provider: Provider, report: ReconcileReport) -> None:
+    def _listings(
+        self, names: list[str], report: ReconcileReport
+    ) -> list[tuple[str, Provider, list[ClusterInfo]]]:
+        """Every renting provider's instances, asked at once; each may take ``timeout_s``."""
+        answers: dict[str, tuple[Provider, list[ClusterInfo]] | BaseException | None] = {}
+        lock = threading.Lock()
+
+        def ask(name: str) -> None:
+            answer: tuple[Provider, list[ClusterInfo]] | BaseException | None
+            try:
+                provider = self.providers.get(name)
+                answer = (provider, provider.clusters()) if provider.capabilities.rents else None
+            except BaseException as exc:  # handed to the caller's thread below
+                answer = exc
+            with lock:
+                answers[name] = answer
+
+        threads = [
+            threading.Thread(target=ask, args=(name,), name=f"reconcile-{name}", daemon=True)
+            for name in names
+        ]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + self.timeout_s
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        with lock:
+            got = dict(answers)
+        out: list[tuple[str, Provider, list[ClusterInfo]]] = []
+        for name in names:
+            if name not in got:
+                report.unreachable.append(name)
+                report.errors.append(
+                    f"{name}: it did not answer within {self.timeout_s:g} s; its clusters are"
+                    " shown as last seen"
+                )
+                log.warning("reconciling %s: no answer within %.3g s", name, self.timeout_s)
+                continue
+            answer = got[name]
+            if isinstance(answer, XyclawError):
+                report.errors.append(f"{name}: {answer.message}")
+                log.warning("reconciling %s failed: %s", name, answer)
+            elif isinstance(answer, BaseException):
+                raise answer
+            elif answer is not None:
+                out.append((name, *answer))
+        return out
+
+    def _provider(
+        self, provider: Provider, listed: list[ClusterInfo], report: ReconcileReport
+    ) -> None:
         # Terminating clusters are on their way out: neither orphans nor missing.
-        listed = provider.clusters()
         live = [i for i in listed if i.live and i.state != TERMINATING]
         leaving = {i.external_id for i in listed if i.state == TERMINATING}
         rows = [c for c in self.clusters.all() if c.provider_id == provider.name]

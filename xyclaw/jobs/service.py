@@ -265,6 +265,11 @@ class JobService:
                 gpu = f" (GPU {alert.gpu})" if alert.gpu is not None else ""
                 runner.infra_failure(cause, f"{what} on {where}{gpu}", alert.node_id)
 
+    def cluster_changed(self, event: ClusterChanged) -> None:
+        """Hear of a cluster's change (the service subscribes itself once built; the engine's
+        composition passes on the change that made it build the service)."""
+        self._on_cluster(event)
+
     def _on_cluster(self, event: ClusterChanged) -> None:
         """A cluster going away stops its jobs first (the guard releases at a budget, the
         user with `xyclaw down`): cancelled, saying why, rather than lost node by node."""

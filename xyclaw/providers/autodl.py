@@ -62,11 +62,11 @@ from xyclaw.providers.cloud_api import (
     key_from_name,
     unreadable,
 )
+from xyclaw.providers.endpoints import AUTODL_API_URL
 from xyclaw.providers.http_retry import ApiError, RetryPolicy, request_with_retries
 
 log = logging.getLogger(__name__)
 
-AUTODL_API_URL = "https://api.autodl.com"
 CURRENCY = "CNY"
 MAX_NAME_LENGTH = 64
 SUCCESS = "Success"

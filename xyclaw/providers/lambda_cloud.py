@@ -55,11 +55,11 @@ from xyclaw.providers.cloud_api import (
     key_from_name,
     unreadable,
 )
+from xyclaw.providers.endpoints import LAMBDA_API_URL
 from xyclaw.providers.http_retry import ApiError, RetryPolicy, request_with_retries
 
 log = logging.getLogger(__name__)
 
-LAMBDA_API_URL = "https://cloud.lambdalabs.com/api/v1"
 CURRENCY = "USD"
 MAX_NAME_LENGTH = 64  # Lambda's limit for an instance name
 #: Lambda allows about one launch request every 12 seconds (others: about one a second).

@@ -11,22 +11,20 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xyclaw.catalog import normalise_gpu_name, parse_amount
 from xyclaw.config import Config
 from xyclaw.errors import ConfigError
 from xyclaw.paths import AppPaths
-from xyclaw.providers.autodl import (
-    AUTODL_API_URL,
-    PRICE_CEILINGS,
-    REGIONS,
-    AutoDLProvider,
-    AutoDLSettings,
-)
-from xyclaw.providers.http_retry import RetryPolicy
-from xyclaw.providers.lambda_cloud import LAMBDA_API_URL, LambdaProvider
+from xyclaw.providers.endpoints import AUTODL_API_URL, LAMBDA_API_URL
 from xyclaw.providers.registry import ProviderRegistry
 from xyclaw.secrets import SecretStore
+
+if TYPE_CHECKING:  # their HTTP clients (httpx) are imported when a provider is first used
+    from xyclaw.providers.autodl import AutoDLProvider, AutoDLSettings
+    from xyclaw.providers.http_retry import RetryPolicy
+    from xyclaw.providers.lambda_cloud import LambdaProvider
 
 
 @dataclass(frozen=True)
@@ -95,6 +93,8 @@ def register_real_providers(
     autodl_url = autodl_url or os.environ.get(AUTODL_URL_ENV) or AUTODL_API_URL
 
     def build_lambda() -> LambdaProvider:
+        from xyclaw.providers.lambda_cloud import LambdaProvider
+
         key = secrets.get(LAMBDA.secret)
         if not key:
             raise not_configured(LAMBDA)
@@ -107,6 +107,8 @@ def register_real_providers(
         )
 
     def build_autodl() -> AutoDLProvider:
+        from xyclaw.providers.autodl import AutoDLProvider
+
         token = secrets.get(AUTODL.secret)
         if not token:
             raise not_configured(AUTODL)
@@ -135,6 +137,8 @@ def load_autodl_settings(path: Path) -> AutoDLSettings:
     "RTX 4090" = 2.4
     ```
     """
+    from xyclaw.providers.autodl import PRICE_CEILINGS, REGIONS, AutoDLSettings
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -1,0 +1,7 @@
+"""The real clouds' API addresses, in a module of their own: registering the providers
+(every command does) needs them, their HTTP clients only once a provider is used."""
+
+from __future__ import annotations
+
+LAMBDA_API_URL = "https://cloud.lambdalabs.com/api/v1"
+AUTODL_API_URL = "https://api.autodl.com"
