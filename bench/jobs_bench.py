@@ -240,7 +240,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             heard_batches.append((batch.ts, batch.texts))
 
         try:
-            (folder / "client.pub").write_text(engine._lifecycle.public_key())
+            (folder / "client.pub").write_text(engine.ssh_public_key())
             child = subprocess.Popen(
                 [
                     sys.executable,

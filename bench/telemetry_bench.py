@@ -228,7 +228,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         engine = build_engine(paths, config, providers=ProviderRegistry())
         child = None
         try:
-            (folder / "client.pub").write_text(engine._lifecycle.public_key())
+            (folder / "client.pub").write_text(engine.ssh_public_key())
             child = subprocess.Popen(
                 [
                     sys.executable,

@@ -25,6 +25,7 @@ from xyclaw.providers import ProviderRegistry
 from xyclaw.providers.http_retry import RetryPolicy
 from xyclaw.providers.sim import SimProvider
 from xyclaw.sim.cloud import CloudSettings, SimCloudServer, build_cloud
+from xyclaw.store import Store
 
 
 @dataclass
@@ -34,6 +35,7 @@ class World:
     paths: AppPaths
     config: Config
     cloud_dir: Path
+    store: Store  # the history database, handed to the engine and to the agents
 
 
 def _config(paths: AppPaths, env: dict[str, str]) -> Config:
@@ -47,14 +49,17 @@ def world(tmp_path: Path) -> Iterator[World]:
     server = SimCloudServer(cloud).start()
     paths = AppPaths.from_environment()
     config = _config(paths, {})
-    engine = _engine(paths, config, server, cloud.token)
-    w = World(engine, server, paths, config, cloud_dir)
+    store = Store(paths.database)
+    engine = _engine(paths, config, server, cloud.token, store)
+    w = World(engine, server, paths, config, cloud_dir, store)
     yield w
     w.engine.close()
     w.server.stop()
 
 
-def _engine(paths: AppPaths, config: Config, server: SimCloudServer, token: str) -> Engine:
+def _engine(
+    paths: AppPaths, config: Config, server: SimCloudServer, token: str, store: Store
+) -> Engine:
     provider = SimProvider(
         server.url,
         token,
@@ -63,13 +68,14 @@ def _engine(paths: AppPaths, config: Config, server: SimCloudServer, token: str)
     )
     registry = ProviderRegistry()
     registry.add(provider)
-    return build_engine(paths, config, providers=registry)
+    return build_engine(paths, config, providers=registry, store=store)
 
 
 def restart_engine(w: World, token: str | None = None) -> None:
     """Close the engine and build a new one on the same files (as after the app restarted)."""
-    w.engine.close()
-    w.engine = _engine(w.paths, w.config, w.server, token or w.server.cloud.token)
+    w.engine.close()  # and its store
+    w.store = Store(w.paths.database)
+    w.engine = _engine(w.paths, w.config, w.server, token or w.server.cloud.token, w.store)
 
 
 MakeRuntime = Callable[..., AgentRuntime]
@@ -97,7 +103,12 @@ def make_runtime(world: World) -> Iterator[MakeRuntime]:
             world.engine.secrets.set(key_secret_name(settings["XYCLAW_LLM_PRESET"]), api_key)
         config = _config(world.paths, settings)
         runtime = AgentRuntime(
-            world.engine, paths=world.paths, config=config, brain=brain, unattended=unattended
+            world.engine,
+            store=world.store,
+            paths=world.paths,
+            config=config,
+            brain=brain,
+            unattended=unattended,
         )
         made.append(runtime)
         return runtime

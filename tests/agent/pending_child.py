@@ -17,6 +17,7 @@ from xyclaw.engine.compose import build_engine
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
 from xyclaw.providers.sim import SimProvider
+from xyclaw.store import Store
 
 
 def main() -> None:
@@ -31,9 +32,10 @@ def main() -> None:
     config = load_config(paths.config_file, environ=env)
     registry = ProviderRegistry()
     registry.add(SimProvider(cloud_url, token))
-    engine = build_engine(paths, config, providers=registry)
+    store = Store(paths.database)
+    engine = build_engine(paths, config, providers=registry, store=store)
     engine.secrets.set(key_secret_name("custom"), API_KEY)
-    runtime = AgentRuntime(engine, paths=paths, config=config)
+    runtime = AgentRuntime(engine, store=store, paths=paths, config=config)
     cid = runtime.new_conversation()
     result = runtime.send(cid, "rent two A10", lambda event: None)
     assert result.pending_approval is not None

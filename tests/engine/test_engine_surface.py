@@ -58,6 +58,7 @@ EFFECTS = {
     "serve": Effect.EXEC,
     "spend": Effect.READ,
     "ssh_config": Effect.EXEC,
+    "ssh_public_key": Effect.READ,
     "start_maintenance": Effect.DESTROY,
     "store_info": Effect.READ,
     "subscribe": Effect.READ,

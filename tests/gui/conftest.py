@@ -23,6 +23,7 @@ from xyclaw.gui.main_window import MainWindowController
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
 from xyclaw.providers.local import LocalProvider
+from xyclaw.store import Store
 
 
 class LoopWatchdog:
@@ -134,13 +135,19 @@ def local_engine(xyclaw_home: Path) -> Iterator[Engine]:
 
 
 @pytest.fixture
-def sim_engine(xyclaw_home: Path) -> Iterator[Engine]:
+def history_store(xyclaw_home: Path) -> Store:
+    """The history database of the test's engine (it closes it), for parts it is handed to."""
+    return Store(AppPaths.from_environment().database)
+
+
+@pytest.fixture
+def sim_engine(history_store: Store) -> Iterator[Engine]:
     """An engine renting from the simulated cloud (its own process, started on first use)."""
     from xyclaw.sim.cloud import launcher
 
     paths = AppPaths.from_environment()
     config = load_config(paths.config_file, environ={"XYCLAW_SIM_PROVISION_DELAY_S": "0"})
-    engine = build_engine(paths, config)
+    engine = build_engine(paths, config, store=history_store)
     yield engine
     engine.close()
     launcher.stop(paths.data_dir / "sim")

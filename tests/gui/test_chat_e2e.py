@@ -25,14 +25,15 @@ from xyclaw.gui.chat.blocks import MessageBlock, PlanCard, ToolCard
 from xyclaw.gui.chat.page import ChatPage
 from xyclaw.gui.main_window import MainWindowController
 from xyclaw.gui.monitor_wiring import alert_request
+from xyclaw.store import Store
 
 pytestmark = pytest.mark.slow
 REQUEST = "LoRA fine-tune a 13B model on 8 GPUs, budget 500"
 
 
 @pytest.fixture
-def runtime(sim_engine: Engine) -> Iterator[AgentRuntime]:
-    rt = build_runtime(sim_engine)  # as the app starts it (with its warm-up)
+def runtime(sim_engine: Engine, history_store: Store) -> Iterator[AgentRuntime]:
+    rt = build_runtime(sim_engine, history_store)  # as the app starts it (with its warm-up)
     yield rt
     rt.close()
 
@@ -138,6 +139,7 @@ def test_reject_on_the_approval_card_rents_nothing_even_after_a_restart(
     qtbot: QtBot,
     make_window: MakeWindow,
     sim_engine: Engine,
+    history_store: Store,
     runtime: AgentRuntime,
     loop_watchdog: LoopWatchdog,
 ) -> None:
@@ -154,7 +156,7 @@ def test_reject_on_the_approval_card_rents_nothing_even_after_a_restart(
     loop_watchdog.stop()
     ctl.quit_now()
     runtime.close()
-    again = build_runtime(sim_engine)
+    again = build_runtime(sim_engine, history_store)
     try:
         ctl = make_window(sim_engine, again)
         chat = ctl.chat

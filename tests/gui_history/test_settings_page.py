@@ -27,6 +27,7 @@ from xyclaw.gui.host_probe import HostTester
 from xyclaw.gui.settings_page import SettingsPage
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
+from xyclaw.store import Store
 
 pytestmark = pytest.mark.gui
 
@@ -67,9 +68,17 @@ def model_server() -> Iterator[str]:
 
 
 @pytest.fixture
-def engine(xyclaw_home: Path) -> Iterator[Engine]:
+def history_store(xyclaw_home: Path) -> Store:
+    """The engine's history database (the engine closes it), handed to the agents too."""
+    return Store(AppPaths.from_environment().database)
+
+
+@pytest.fixture
+def engine(history_store: Store) -> Iterator[Engine]:
     paths = AppPaths.from_environment()
-    eng = build_engine(paths, load_config(paths.config_file), providers=ProviderRegistry())
+    eng = build_engine(
+        paths, load_config(paths.config_file), providers=ProviderRegistry(), store=history_store
+    )
     yield eng
     eng.close()
 
@@ -261,15 +270,15 @@ def test_money_defaults_are_checked_with_the_files_rules_and_written(
 
 
 def test_remembered_allowances_are_listed_and_revoked(
-    qtbot: QtBot, engine: Engine, worker: Worker
+    qtbot: QtBot, engine: Engine, history_store: Store, worker: Worker
 ) -> None:
     from xyclaw.agent.runtime import AgentRuntime
     from xyclaw.store import conversations as conv
 
-    runtime = AgentRuntime(engine, paths=engine.paths, config=engine.config)
+    runtime = AgentRuntime(engine, store=history_store, paths=engine.paths, config=engine.config)
     try:
-        cid = conv.create_conversation(engine._store, "tune the cluster", brain="rules")
-        conv.add_allowance(engine._store, cid, "llama-ft", "exec")
+        cid = conv.create_conversation(history_store, "tune the cluster", brain="rules")
+        conv.add_allowance(history_store, cid, "llama-ft", "exec")
         page = _page(qtbot, engine, worker, runtime=lambda: runtime)
         page.tabs.setCurrentIndex(3)
         qtbot.waitUntil(lambda: page.allow_table.rowCount() == 1, timeout=10_000)

@@ -52,7 +52,7 @@ def world(tmp_path: Path) -> Iterator[World]:
         FAST, node_base=str(tmp_path / "node-jobs"), workdir_base=str(tmp_path / "node-work")
     )
     engine = make_engine(options)
-    app_key = parse_public_key(engine._lifecycle.public_key())
+    app_key = parse_public_key(engine.ssh_public_key())
     server = Sshd(tmp_path / "sshd", [app_key]).start()
     try:
         host_cluster(

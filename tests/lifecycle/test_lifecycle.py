@@ -122,7 +122,7 @@ def test_an_unknown_instance_is_an_orphan_released_after_notice(make_world: Make
     from xyclaw.providers import ClusterOrder
 
     stray = world.provider.create(
-        ClusterOrder("A800", 8, "Xiamen", "none", "not-ours", world.engine._lifecycle.public_key())
+        ClusterOrder("A800", 8, "Xiamen", "none", "not-ours", world.engine.ssh_public_key())
     )
     notices: list[Notice] = []
     world.engine.subscribe(Notice, notices.append)
@@ -232,7 +232,7 @@ def test_the_running_app_reconciles_by_itself(make_world: MakeWorld) -> None:
 
     world: World = make_world()
     world.provider.create(
-        ClusterOrder("A800", 8, "Xiamen", "none", "stray", world.engine._lifecycle.public_key())
+        ClusterOrder("A800", 8, "Xiamen", "none", "stray", world.engine.ssh_public_key())
     )
     world.engine.start_maintenance()
     deadline = time.monotonic() + 20

@@ -45,7 +45,7 @@ def own_host(tmp_path: Path, xyclaw_home: Path) -> Iterator[OwnHost]:
     engine = build_engine(paths, load_config(paths.config_file), trust_new_host=trust)
     server = Sshd(
         tmp_path / "own-sshd",
-        [parse_public_key(engine._lifecycle.public_key())],
+        [parse_public_key(engine.ssh_public_key())],
         extra_config=f"SetEnv PATH={FAKEBIN}:/usr/bin:/bin",
     ).start()
     (paths.config_dir / "hosts.toml").write_text(
@@ -81,7 +81,7 @@ def test_unknown_own_host_without_trust_is_refused_and_nothing_kept(
         pytest.skip(MISSING)
     paths = AppPaths.from_environment()
     engine = build_engine(paths, load_config(paths.config_file))
-    server = Sshd(tmp_path / "s", [parse_public_key(engine._lifecycle.public_key())]).start()
+    server = Sshd(tmp_path / "s", [parse_public_key(engine.ssh_public_key())]).start()
     try:
         (paths.config_dir / "hosts.toml").write_text(
             f'[[host]]\nname = "root@127.0.0.1:{server.port}"\ngpu = "A100-80G"\ngpus = 2\n'

@@ -38,7 +38,7 @@ class SimCluster:
 
     @property
     def record(self) -> ClusterRecord:
-        return self.engine._clusters.get(self.cluster_id)
+        return self.engine.cluster(str(self.cluster_id))
 
 
 @contextmanager
@@ -61,7 +61,7 @@ def sim_cluster(
     info = SimClusterInfo(
         hostnames=hostnames, gpus_per_node=gpus_per_node, shared_dir=shared, name=name
     )
-    public_key = parse_public_key(engine._lifecycle.public_key())
+    public_key = parse_public_key(engine.ssh_public_key())
     started: list[SimNode] = []
     try:
         for hostname in hostnames:

@@ -43,6 +43,7 @@ from xyclaw.agent.types import (
 from xyclaw.config import Config
 from xyclaw.errors import AgentError, OperationCancelled, UsageError, XyclawError
 from xyclaw.paths import AppPaths
+from xyclaw.store import Store
 from xyclaw.store import conversations as conv
 
 log = logging.getLogger(__name__)
@@ -73,15 +74,16 @@ class AgentRuntime:
         config: Config,
         brain: Brain | None = None,
         unattended: bool = False,
-        store: Any = None,
+        store: Store,
     ) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         from xyclaw.store.checkpoints import open_checkpoint_connection
 
         self.engine = engine
-        # The history database the engine writes (one writer per process).
-        self.store = store or getattr(engine, "store", None) or engine._store
+        # The history database the engine writes (one writer per process): whoever builds
+        # the engine and the runtime hands both the same one.
+        self.store = store
         self.config = config
         self.paths = paths
         self.brain: Brain = brain or make_brain(config, getattr(engine, "secrets", None))

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from xyclaw.cli.trust import TerminalTrust
     from xyclaw.engine import Engine
     from xyclaw.remote.known_hosts import TrustNewHost
+    from xyclaw.store import Store
 
 
 @dataclass
@@ -32,6 +33,7 @@ class CliContext:
     _trust: TerminalTrust | None = None
     _config: Config | None = None
     _engine: Engine | None = None
+    _store: Store | None = None
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
     @property
@@ -50,10 +52,24 @@ class CliContext:
             from xyclaw.engine.compose import build_engine
 
             self._engine = build_engine(
-                self.paths, self.config, trust_new_host=trust_new_host or self.trust()
+                self.paths,
+                self.config,
+                trust_new_host=trust_new_host or self.trust(),
+                store=self.store(),
             )
             self._closers.append(self._engine.close)
         return self._engine
+
+    def store(self) -> Store:
+        """The history database, opened once per process (its one writer); the engine and
+        the agents both get this one."""
+        if self._store is None:
+            from xyclaw.store import Store
+
+            self.paths.ensure()
+            self._store = Store(self.paths.database)
+            self._closers.append(self._store.close)  # closing twice is harmless
+        return self._store
 
     def trust(self) -> TerminalTrust:
         """The question asked before XyClaw logs in to a host whose key it does not know."""

@@ -45,4 +45,4 @@ def launch_desktop(ctx: CliContext) -> int:
 
     # Unknown hosts are asked about in the window (the Clusters page shows the prompt).
     engine = ctx.engine(trust_new_host=host_key_prompter())
-    return run_app(engine)
+    return run_app(engine, ctx.store())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
@@ -14,6 +14,9 @@ from PySide6.QtWidgets import QApplication
 from xyclaw.engine import Engine
 from xyclaw.gui.main_window import MainWindowController
 from xyclaw.paths import bundled
+
+if TYPE_CHECKING:
+    from xyclaw.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -45,15 +48,16 @@ def create_app() -> QApplication:
 WARM_UP_MODULES = ("numpy.ma",)
 
 
-def build_runtime(engine: Engine) -> Any:
-    """The agents (imports LangGraph: slow, so it runs on a worker after the window shows)."""
+def build_runtime(engine: Engine, store: Store) -> Any:
+    """The agents (imports LangGraph: slow, so it runs on a worker after the window shows),
+    keeping their conversations in ``store``, the history database the engine writes."""
     import importlib
 
     from xyclaw.agent.runtime import AgentRuntime
 
     for name in WARM_UP_MODULES:
         importlib.import_module(name)
-    return AgentRuntime(engine, paths=engine.paths, config=engine.config)
+    return AgentRuntime(engine, store=store, paths=engine.paths, config=engine.config)
 
 
 def host_key_prompter() -> Any:
@@ -63,7 +67,8 @@ def host_key_prompter() -> Any:
     return default_prompter()
 
 
-def run_app(engine: Engine) -> int:
+def run_app(engine: Engine, store: Store) -> int:
+    """The desktop app over ``engine``; ``store`` is the history database it writes."""
     app = create_app()
     # The window may close to the tray; quitting is always explicit (tray menu, Quit flow).
     app.setQuitOnLastWindowClosed(False)
@@ -81,7 +86,7 @@ def run_app(engine: Engine) -> int:
 
     chat = controller.page_widgets.get("chat")
     controller.worker.submit(
-        lambda: build_runtime(engine),
+        lambda: build_runtime(engine, store),
         on_done=started,
         on_error=getattr(chat, "show_runtime_error", controller.show_error),
         lane="agent",

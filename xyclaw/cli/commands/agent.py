@@ -77,7 +77,9 @@ def register(subparsers: Any) -> None:
 def _runtime(ctx: CliContext, *, unattended: bool = False) -> AgentRuntime:
     from xyclaw.agent.runtime import AgentRuntime
 
-    runtime = AgentRuntime(ctx.engine(), paths=ctx.paths, config=ctx.config, unattended=unattended)
+    runtime = AgentRuntime(
+        ctx.engine(), store=ctx.store(), paths=ctx.paths, config=ctx.config, unattended=unattended
+    )
     ctx.on_close(runtime.close)
     return runtime
 
@@ -350,7 +352,9 @@ def _demo(args: argparse.Namespace, ctx: CliContext) -> int:
     def make(**options: Any) -> AgentRuntime:
         from xyclaw.agent.runtime import AgentRuntime
 
-        runtime = AgentRuntime(ctx.engine(), paths=ctx.paths, config=ctx.config, **options)
+        runtime = AgentRuntime(
+            ctx.engine(), store=ctx.store(), paths=ctx.paths, config=ctx.config, **options
+        )
         ctx.on_close(runtime.close)
         return runtime
 
