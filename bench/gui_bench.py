@@ -238,6 +238,7 @@ from xyclaw.config import load_config
 from xyclaw.engine.compose import build_engine
 from xyclaw.gui import app as gui_app
 from xyclaw.paths import AppPaths
+from xyclaw.store import Store
 imported = time.time()
 qapp = gui_app.create_app()
 marks = {}
@@ -253,10 +254,11 @@ watcher = FirstPaint()
 qapp.installEventFilter(watcher)
 paths = AppPaths.from_environment()
 paths.ensure()
-engine = build_engine(paths, load_config(paths.config_file))
+store = Store(paths.database)  # the engine's history, handed to the agents too
+engine = build_engine(paths, load_config(paths.config_file), store=store)
 built = time.time()
 try:
-    gui_app.run_app(engine)
+    gui_app.run_app(engine, store)
 finally:
     engine.close()
 print(json.dumps({"began": began, "imported": imported, "engine": built,

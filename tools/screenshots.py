@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     from xyclaw.gui.pages import PAGES
     from xyclaw.paths import AppPaths
     from xyclaw.sim.cloud import launcher
+    from xyclaw.store import Store
 
     app = create_app()
     apply_theme(app, args.theme)
@@ -103,13 +104,14 @@ def main(argv: list[str] | None = None) -> int:
         paths.config_file,
         environ={"XYCLAW_SIM_PROVISION_DELAY_S": "0", "XYCLAW_TELEMETRY_LIVE_WINDOW_MINUTES": "1"},
     )
-    engine = build_engine(paths, config)
+    store = Store(paths.database)  # the engine's history, handed to the agents too
+    engine = build_engine(paths, config, store=store)
     runtime = None
     ctl = None
     args.out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     try:
-        runtime = off_thread(app, "starting the agents", lambda: build_runtime(engine))
+        runtime = off_thread(app, "starting the agents", lambda: build_runtime(engine, store))
         ctl = MainWindowController(engine, runtime, tray_available=False, on_quit=lambda: None)
         ctl.window.resize(width, height)
         ctl.window.show()

@@ -42,18 +42,20 @@ def main(argv: list[str] | None = None) -> int:
     from xyclaw.gui.tour import Tour
     from xyclaw.paths import AppPaths
     from xyclaw.sim.cloud import launcher
+    from xyclaw.store import Store
 
     app = create_app()
     apply_theme(app, args.theme)
     paths = AppPaths.from_environment()
     config = load_config(paths.config_file, environ={"XYCLAW_SIM_PROVISION_DELAY_S": "0"})
-    engine = build_engine(paths, config)
+    store = Store(paths.database)  # the engine's history, handed to the agents too
+    engine = build_engine(paths, config, store=store)
     runtime = None
     ctl = None
     args.out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     try:
-        runtime = off_thread(app, "starting the agents", lambda: build_runtime(engine))
+        runtime = off_thread(app, "starting the agents", lambda: build_runtime(engine, store))
         ctl = MainWindowController(engine, runtime, tray_available=False, on_quit=lambda: None)
         ctl.window.resize(width, height)
         ctl.window.show()

@@ -16,10 +16,14 @@ from xyclaw.engine.compose import build_engine
 from xyclaw.engine.lifecycle import UpRequest
 from xyclaw.engine.quotes import QuoteError
 from xyclaw.errors import ProviderError
+from xyclaw.events import EventBus
 from xyclaw.paths import AppPaths
 from xyclaw.planner import PlanRequest
 from xyclaw.providers import Capabilities, ClusterOrder, ProviderRegistry
 from xyclaw.providers.memory import MemoryCloud, MemoryProvider, ProviderCall
+from xyclaw.records import ClusterState, ClusterStore
+from xyclaw.records.jobs import JobState, JobStore
+from xyclaw.store import Store
 
 A800 = [o for o in Catalog.builtin().offers if o.gpu == "A800" and o.region == "Xiamen"]
 
@@ -145,3 +149,36 @@ def test_a_provider_that_hangs_is_reported_unreachable_and_the_others_are_still_
     assert any(e.startswith("stuck: it did not answer within 0.5 s") for e in report.errors)
     assert report.orphans_reported == ["mem-1"]  # the provider that answered was checked
     assert waited < 30  # bounded by the timeout, not by the hung call (60 s)
+
+
+def test_a_cluster_found_gone_stops_its_jobs_though_no_job_ran_in_this_process(
+    cloud: MemoryCloud,
+) -> None:
+    """The job runtime is built on first use; `xyclaw clusters` finding a cluster gone from
+    its provider must still stop the jobs recorded on it (as the runtime would)."""
+    paths = AppPaths.from_environment()
+    paths.ensure()
+    with Store(paths.database) as store:  # what an earlier process left in the history
+        clusters = ClusterStore(store, EventBus())
+        clusters.ensure_provider("memory", "memory")
+        cluster_id = clusters.add_intent(
+            {"provider_id": "memory", "name": "c1", "gpu": "A800", "gpu_count": 8,
+             "gpus_per_node": 8, "fabric": "none", "region": "Xiamen", "currency": "CNY",
+             "price_per_gpu_hour_micros": 3_500_000}
+        )  # fmt: skip
+        clusters.update(cluster_id, state=ClusterState.READY, external_id="mem-gone")
+        job_id = JobStore(store, EventBus()).add(
+            name="train", kind="train", spec_json="{}", cluster_id=cluster_id,
+            rented_cluster=False, state=JobState.RUNNING,
+        )  # fmt: skip
+    registry = ProviderRegistry()
+    registry.add(MemoryProvider(cloud))  # it has no such cluster any more
+    engine = build_engine(paths, load_config(paths.config_file), providers=registry)
+    try:
+        report = engine.reconcile()
+        assert report.gone == ["c1"]
+        job = engine.job(str(job_id))
+    finally:
+        engine.close()
+    assert job.state is JobState.CANCELLED
+    assert "its cluster c1 is gone" in (job.error or job.cause or "")

@@ -124,20 +124,22 @@ def make_window(qtbot: QtBot) -> Iterator[MakeWindow]:
 
 
 @pytest.fixture
-def local_engine(xyclaw_home: Path) -> Iterator[Engine]:
+def history_store(xyclaw_home: Path) -> Store:
+    """The history database of the test's engine (it closes it), for parts it is handed to."""
+    return Store(AppPaths.from_environment().database)
+
+
+@pytest.fixture
+def local_engine(history_store: Store) -> Iterator[Engine]:
     """An engine whose only provider is this machine: no simulated cloud is started."""
     paths = AppPaths.from_environment()
     registry = ProviderRegistry()
     registry.add(LocalProvider(paths.state_dir / "local.json"))
-    engine = build_engine(paths, load_config(paths.config_file), providers=registry)
+    engine = build_engine(
+        paths, load_config(paths.config_file), providers=registry, store=history_store
+    )
     yield engine
     engine.close()
-
-
-@pytest.fixture
-def history_store(xyclaw_home: Path) -> Store:
-    """The history database of the test's engine (it closes it), for parts it is handed to."""
-    return Store(AppPaths.from_environment().database)
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ from xyclaw.gui.chat.blocks import PlanCard
 from xyclaw.gui.main_window import MainWindowController
 from xyclaw.gui.pages import PAGES
 from xyclaw.gui.tour import FIRST_RUN_FILE, STEPS, Tour, WelcomeBox
+from xyclaw.store import Store
 
 pytestmark = pytest.mark.gui
 
@@ -43,9 +44,9 @@ def page_now(ctl: MainWindowController) -> str:
 
 
 def test_first_run_welcome_then_skip_is_remembered(
-    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
+    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine, history_store: Store
 ) -> None:
-    runtime = build_runtime(local_engine)
+    runtime = build_runtime(local_engine, history_store)
     try:
         ctl = make_window(local_engine, runtime)
         assert page_now(ctl) == "chat"
@@ -76,8 +77,8 @@ def test_first_run_welcome_then_skip_is_remembered(
 
 
 @pytest.fixture
-def runtime(sim_engine: Engine) -> Iterator[AgentRuntime]:
-    rt = build_runtime(sim_engine)
+def runtime(sim_engine: Engine, history_store: Store) -> Iterator[AgentRuntime]:
+    rt = build_runtime(sim_engine, history_store)
     yield rt
     rt.close()
 

@@ -288,6 +288,7 @@ def build_engine(
         )
 
         def build_jobs() -> JobService:
+            from xyclaw.jobs.options import JobOptions
             from xyclaw.jobs.service import JobService
 
             return JobService(

@@ -380,8 +380,13 @@ class Tour(QObject):
             from xyclaw.agent.rules_brain import RulesBrain
             from xyclaw.agent.runtime import AgentRuntime
 
+            # The history database the app's agents were handed: one writer per process.
             return AgentRuntime(
-                engine, paths=engine.paths, config=engine.config, brain=RulesBrain()
+                engine,
+                store=runtime.store,
+                paths=engine.paths,
+                config=engine.config,
+                brain=RulesBrain(),
             )
 
         self.worker.submit(
