@@ -14,8 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.support.simcluster import SimCluster, sim_cluster
 from xyclaw.config import load_config
-from xyclaw.engine import Engine
-from xyclaw.engine.compose import build_engine
+from xyclaw.engine.compose import Composition, compose
 from xyclaw.gui.charts.source import TelemetryLiveSource
 from xyclaw.gui.monitor_page import MonitorPage
 from xyclaw.paths import AppPaths
@@ -28,26 +27,26 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def engine(xyclaw_home: Path) -> Iterator[Engine]:
+def parts(xyclaw_home: Path) -> Iterator[Composition]:
     paths = AppPaths.from_environment()
     config = load_config(
         paths.config_file,
         environ={"XYCLAW_SSH_CONNECT_TIMEOUT_S": "1", "XYCLAW_SSH_COMMAND_TIMEOUT_S": "10"},
     )
-    eng = build_engine(paths, config, providers=ProviderRegistry())
-    yield eng
-    eng.close()
+    made = compose(paths, config, providers=ProviderRegistry())
+    yield made
+    made.engine.close()
 
 
 @pytest.fixture
-def watched(engine: Engine, tmp_path: Path) -> Iterator[tuple[SimCluster, TelemetryService]]:
-    with sim_cluster(engine, tmp_path, nodes=2) as cluster:
+def watched(parts: Composition, tmp_path: Path) -> Iterator[tuple[SimCluster, TelemetryService]]:
+    with sim_cluster(parts.engine, tmp_path, nodes=2) as cluster:
         service = TelemetryService(  # the engine's parts, as tests/telemetry_live builds it
-            engine._store,
-            engine._access,
-            engine._clusters,
-            engine._events,
-            engine._bus,
+            parts.store,
+            parts.access(),
+            parts.clusters,
+            parts.events,
+            parts.bus,
             TelemetryOptions(
                 interval_s=0.25,
                 live_window_minutes=1.0,

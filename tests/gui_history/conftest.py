@@ -14,7 +14,7 @@ import pytest
 from tests.gui_history.history_run import HistoryFacts, copy_history, make_history
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
-from xyclaw.engine.compose import build_engine
+from xyclaw.engine.compose import Composition, compose
 from xyclaw.errors import ProviderError
 from xyclaw.paths import AppPaths
 from xyclaw.providers import Provider, ProviderRegistry
@@ -59,9 +59,15 @@ def offline() -> FailingProviders:
 
 
 @pytest.fixture
-def offline_engine(history_db: Path, offline: FailingProviders) -> Iterator[Engine]:
-    """The app's engine on the copied history, with no provider that answers."""
+def offline_parts(history_db: Path, offline: FailingProviders) -> Iterator[Composition]:
+    """The app's engine on the copied history, with no provider that answers, and its parts
+    (a test writes a record into its history as another process would)."""
     paths = AppPaths.from_environment()
-    engine = build_engine(paths, load_config(paths.config_file), providers=offline)
-    yield engine
-    engine.close()
+    made = compose(paths, load_config(paths.config_file), providers=offline)
+    yield made
+    made.engine.close()
+
+
+@pytest.fixture
+def offline_engine(offline_parts: Composition) -> Engine:
+    return offline_parts.engine

@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from tests.gui_history.conftest import FailingProviders
 from tests.gui_history.history_run import HistoryFacts
 from xyclaw.engine import Engine
+from xyclaw.engine.compose import Composition
 from xyclaw.gui.history_data import export_of, read_csv, read_json
 from xyclaw.gui.history_page import HistoryPage
 from xyclaw.gui.main_window import MainWindowController
@@ -156,14 +157,14 @@ def test_offline_history_lists_replays_compares_and_exports_without_a_provider_c
 
 def test_the_list_follows_a_job_that_changes_while_the_page_is_shown(
     window: MainWindowController,
-    offline_engine: Engine,
+    offline_parts: Composition,
     history_facts: HistoryFacts,
     qtbot: QtBot,
 ) -> None:
     page = _page(window, qtbot)
     from xyclaw.records.jobs import JobState, JobStore
 
-    jobs = JobStore(offline_engine._store, offline_engine._bus)
+    jobs = JobStore(offline_parts.store, offline_parts.bus)
     new = jobs.add(
         name="late", kind="train", spec_json="{}", cluster_id=history_facts.cluster_id,
         rented_cluster=False, state=JobState.QUEUED,

@@ -11,7 +11,7 @@ import pytest
 from tests.simcloud.helpers import FakeClock
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
-from xyclaw.engine.compose import build_engine
+from xyclaw.engine.compose import Composition, compose
 from xyclaw.engine.lifecycle import Timeouts
 from xyclaw.jobs.options import JobOptions
 from xyclaw.paths import AppPaths
@@ -38,6 +38,7 @@ class World:
         self.server = SimCloudServer(cloud, port=self.server_port).start()
 
     server_port: int = 0
+    parts: Composition | None = None  # the engine's parts, for a test that watches one
 
 
 MakeWorld = Callable[..., World]
@@ -71,7 +72,7 @@ def make_world(tmp_path: Path) -> Iterator[Callable[..., World]]:
         registry.add(provider)
         paths = AppPaths.from_environment()
         config = load_config(paths.config_file, environ=config_env)
-        engine = build_engine(
+        parts = compose(
             paths,
             config,
             providers=registry,
@@ -79,7 +80,8 @@ def make_world(tmp_path: Path) -> Iterator[Callable[..., World]]:
             timeouts=Timeouts(provision_s=60, ssh_s=30, release_s=30, poll_s=0.05),
             job_options=job_options,
         )
-        world = World(engine, server, provider, clock, state_dir, server.port)
+        engine = parts.engine
+        world = World(engine, server, provider, clock, state_dir, server.port, parts)
         worlds.append(world)
         return world
 

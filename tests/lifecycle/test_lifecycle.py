@@ -214,14 +214,15 @@ def test_maintenance_watches_ready_clusters_and_stops_after_release(
 ) -> None:
     world: World = make_world()
     engine = world.engine
-    assert engine._telemetry is not None
+    assert world.parts is not None
+    telemetry = world.parts.telemetry()
     cluster = engine.up(engine.quote_request(a800(8))).result(60)
     engine.sync_telemetry()
-    assert [c.id for c in engine._telemetry.watched()] == [cluster.id]
-    assert engine._telemetry.wait_for_data(cluster.id, timeout=20)
+    assert [c.id for c in telemetry.watched()] == [cluster.id]
+    assert telemetry.wait_for_data(cluster.id, timeout=20)
     engine.down(cluster.name).result(60)
     engine.sync_telemetry()
-    assert engine._telemetry.watched() == []
+    assert telemetry.watched() == []
 
 
 def test_the_running_app_reconciles_by_itself(make_world: MakeWorld) -> None:

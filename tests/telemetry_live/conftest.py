@@ -14,7 +14,7 @@ import pytest
 from tests.support.simcluster import SimCluster, sim_cluster
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
-from xyclaw.engine.compose import build_engine
+from xyclaw.engine.compose import Composition, compose
 from xyclaw.events import Event
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
@@ -70,6 +70,7 @@ class Live:
     engine: Engine
     cluster: SimCluster
     service: TelemetryService
+    parts: Composition  # the engine's store, records and SSH access, which the test drives
     published: list[Event] = field(default_factory=list)
 
     @property
@@ -95,7 +96,7 @@ class Live:
 
     def alert_rows(self) -> list[dict[str, Any]]:
         self.service.sink.flush()
-        return self.engine._store.query(
+        return self.parts.store.query(
             "SELECT id, rule, severity, message, node_id, cleared_at, data_json FROM events"
             " WHERE kind = 'alert' AND cluster_id = ? ORDER BY id",
             [self.cluster_id],
@@ -103,23 +104,28 @@ class Live:
 
     def run(self, node: int, command: str) -> str:
         record = self.cluster.record
-        return self.engine._access.run(record, record.nodes[node], command).check().stdout
+        return self.parts.access().run(record, record.nodes[node], command).check().stdout
 
 
 @pytest.fixture
-def engine(xyclaw_home: Path) -> Iterator[Engine]:
+def parts(xyclaw_home: Path) -> Iterator[Composition]:
     paths = AppPaths.from_environment()
     config = load_config(
         paths.config_file,
         environ={"XYCLAW_SSH_CONNECT_TIMEOUT_S": "1", "XYCLAW_SSH_COMMAND_TIMEOUT_S": "10"},
     )
-    eng = build_engine(paths, config, providers=ProviderRegistry())
-    yield eng
-    eng.close()
+    made = compose(paths, config, providers=ProviderRegistry())
+    yield made
+    made.engine.close()
 
 
 @pytest.fixture
-def make_live(engine: Engine, tmp_path: Path) -> Iterator[Callable[..., Live]]:
+def engine(parts: Composition) -> Engine:
+    return parts.engine
+
+
+@pytest.fixture
+def make_live(engine: Engine, parts: Composition, tmp_path: Path) -> Iterator[Callable[..., Live]]:
     """Start simulated nodes and a fast telemetry service watching them."""
     with ExitStack() as stack:
 
@@ -128,15 +134,15 @@ def make_live(engine: Engine, tmp_path: Path) -> Iterator[Callable[..., Live]]:
             for node in cluster.nodes:
                 node.machine.time_scale = 0.02  # training steps and timeouts run 50x faster
             service = TelemetryService(
-                engine._store,
-                engine._access,
-                engine._clusters,
-                engine._events,
-                engine._bus,
+                parts.store,
+                parts.access(),
+                parts.clusters,
+                parts.events,
+                parts.bus,
                 options or fast_options(),
             )
             stack.callback(service.close)
-            live = Live(engine, cluster, service)
+            live = Live(engine, cluster, service, parts=parts)
             sub = engine.subscribe(Event, live.published.append)
             stack.callback(sub.unsubscribe)
             service.watch(cluster.cluster_id)

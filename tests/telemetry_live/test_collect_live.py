@@ -35,11 +35,11 @@ def test_samples_reach_the_live_window_the_store_and_the_summary(
     assert not np.isnan(nic.rates).any()
 
     service.flush()
-    stored = live.engine._store.gpu_samples(live.cluster_id, 0, 2**62)
+    stored = live.parts.store.gpu_samples(live.cluster_id, 0, 2**62)
     assert len(stored) >= 2 * 8 * 5
     assert set(stored.node_id.tolist()) == {n.id for n in live.cluster.record.nodes}
     assert not np.any(stored.records["mem_total_mib"] == MISSING["mem_total_mib"])
-    assert len(live.engine._store.nic_samples(live.cluster_id, 0, 2**62)) >= 4
+    assert len(live.parts.store.nic_samples(live.cluster_id, 0, 2**62)) >= 4
 
     health = service.cluster_health(live.cluster_id)
     assert [n["node"] for n in health["nodes"]] == [n.hostname for n in live.cluster.record.nodes]
@@ -54,8 +54,8 @@ def test_samples_reach_the_live_window_the_store_and_the_summary(
 
 
 def gaps(live: Live) -> list[dict[str, object]]:
-    live.engine._store.writer.flush()
-    return live.engine._store.query(
+    live.parts.store.writer.flush()
+    return live.parts.store.query(
         "SELECT node_id, start_ts, end_ts, reason FROM telemetry_gaps WHERE cluster_id = ?",
         [live.cluster_id],
     )
@@ -111,7 +111,7 @@ def test_watching_again_drops_a_node_that_left_and_clears_its_alerts(
     gone = live.cluster.record.nodes[1]
     live.cluster.nodes[1].faults.node_down()
     wait_until(lambda: live.raised("node.unreachable"))
-    live.engine._clusters.set_node_state(gone.id, "terminated")
+    live.parts.clusters.set_node_state(gone.id, "terminated")
     live.service.watch(live.cluster_id)
     assert [c.ref.node_id for c in live.service.collectors(live.cluster_id)] == [
         live.cluster.record.nodes[0].id

@@ -99,7 +99,7 @@ def test_metrics_export_as_csv_json_rollups_and_for_a_job(
 
     ts = sorted({int(r["ts_ms"]) for r in rows})
     job_start, job_end = ts[1] / 1000, (ts[3] + 1) / 1000
-    live.engine._store.writer.call(
+    live.parts.store.writer.call(
         lambda db: db.conn.execute(
             "INSERT INTO jobs (id, cluster_id, name, spec_json, state, created_at, started_at,"
             " ended_at) VALUES (5, ?, 'j', '{}', 'succeeded', ?, ?, ?)",

@@ -15,7 +15,7 @@ def start_training(live: Live, extra: str = "") -> list[StreamHandle]:
     """A two-node torchrun job on the simulated nodes, its log fed to the service."""
     record = live.cluster.record
     master = record.nodes[0].hostname
-    access = live.engine._access
+    access = live.parts.access()
     handles = []
     for rank, node in enumerate(record.nodes):
         live.run(rank, "echo 'print(1)' > /root/train.py")

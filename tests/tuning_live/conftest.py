@@ -8,7 +8,7 @@ import pytest
 
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
-from xyclaw.engine.compose import build_engine
+from xyclaw.engine.compose import Composition, compose
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
 from xyclaw.tuning.runner import MeasureSettings
@@ -20,10 +20,16 @@ TIME_SCALE = 0.02
 
 
 @pytest.fixture
-def engine() -> Iterator[Engine]:
+def parts() -> Iterator[Composition]:
+    """The engine and its parts (tests drive the tuning service's own methods)."""
     paths = AppPaths.from_environment()
-    eng = build_engine(
+    made = compose(
         paths, load_config(paths.config_file), providers=ProviderRegistry(), measure=FAST
     )
-    yield eng
-    eng.close()
+    yield made
+    made.engine.close()
+
+
+@pytest.fixture
+def engine(parts: Composition) -> Engine:
+    return parts.engine

@@ -12,6 +12,7 @@ from tests.support.simcluster import SimCluster, sim_cluster
 from tests.tuning_live.conftest import TIME_SCALE
 from xyclaw.cli.main import main
 from xyclaw.engine import Engine
+from xyclaw.engine.compose import Composition
 from xyclaw.errors import UsageError
 from xyclaw.parsers.nccltests import parse_nccl_tests
 from xyclaw.tuning.probe import missing_tools, parse_node_probe, probe_script, summarize
@@ -24,12 +25,14 @@ def _fast(sc: SimCluster) -> SimCluster:
     return sc
 
 
-def _run_as_a_job_would(engine: Engine, sc: SimCluster, env: dict[str, str]) -> float:
+def _run_as_a_job_would(
+    engine: Engine, parts: Composition, sc: SimCluster, env: dict[str, str]
+) -> float:
     """Peak bus bandwidth of all_reduce_perf launched with ``env`` from the first node."""
     cluster = sc.record
     hosts = [n.hostname or n.name for n in cluster.nodes]
-    command = nccl_test_command(hosts, cluster.gpus_per_node, env, engine._tuning.measure_settings)
-    result = engine._access.run(cluster, cluster.nodes[0], command, timeout=60)
+    command = nccl_test_command(hosts, cluster.gpus_per_node, env, parts.tuning().measure_settings)
+    result = parts.access().run(cluster, cluster.nodes[0], command, timeout=60)
     assert result.exit_code == 0, result.stderr
     peak = parse_nccl_tests(result.stdout).peak_busbw
     assert peak is not None
@@ -37,16 +40,16 @@ def _run_as_a_job_would(engine: Engine, sc: SimCluster, env: dict[str, str]) -> 
 
 
 def test_roce_with_a_wrong_gid_index_is_found_fixed_and_stored(
-    engine: Engine, tmp_path: Path
+    engine: Engine, parts: Composition, tmp_path: Path
 ) -> None:
     with sim_cluster(engine, tmp_path, nodes=2, fabric="roce-100", nic_count=4) as sc:
         _fast(sc)
         # The image sets a GID index the NICs do not have (they hold 0..3; v2 on IPv4 is 3).
         engine.exec(sc.name, "echo NCCL_IB_GID_INDEX=7 >> /etc/environment")
-        slow = _run_as_a_job_would(engine, sc, {})
+        slow = _run_as_a_job_would(engine, parts, sc, {})
         assert slow < 5.0  # TCP sockets over the 25 Gb/s management Ethernet
 
-        result = engine._tuning.tune(sc.cluster_id)
+        result = parts.tuning().tune(sc.cluster_id)
 
         report = result.report.summary
         assert report.transport == "roce" and report.roce_gid_index == 3
@@ -65,30 +68,30 @@ def test_roce_with_a_wrong_gid_index_is_found_fixed_and_stored(
         assert changed["NCCL_IB_GID_INDEX"] == ("7", "3")
         assert changed["NCCL_IB_HCA"] == (None, "=mlx5_0,mlx5_1,mlx5_2,mlx5_3")
 
-        env = engine._tuning.environment_for(sc.cluster_id)
+        env = parts.tuning().environment_for(sc.cluster_id)
         assert env == result.environment
         assert env["NCCL_IB_GID_INDEX"] == "3" and env["NCCL_IB_TC"] == "106"
         assert env["NCCL_DEBUG"] == "WARN" and env["NCCL_SOCKET_IFNAME"] == "=eth0"
         assert "NCCL_ALGO" not in env and "NCCL_PROTO" not in env
-        stored = engine._tuning.settings_for(sc.cluster_id)
+        stored = parts.tuning().settings_for(sc.cluster_id)
         assert stored is not None and stored.applied and stored.source == "tuned"
         assert all(s.reason for s in stored.settings.settings)
         # A job launched with the stored environment gets the fabric's bandwidth.
-        assert _run_as_a_job_would(engine, sc, env) >= 0.8 * 50.0
+        assert _run_as_a_job_would(engine, parts, sc, env) >= 0.8 * 50.0
 
-        runs = engine._tuning.runs(sc.cluster_id)
+        runs = parts.tuning().runs(sc.cluster_id)
         phases = [r["phase"] for r in runs]
         assert phases.count("recommended") == 3 and phases.count("baseline") == 1
         assert all(r["rows"] and r["peak_busbw"] for r in runs)
 
 
 def test_tune_again_leaves_a_tuned_cluster_as_it_is(
-    engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    engine: Engine, parts: Composition, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with sim_cluster(engine, tmp_path, nodes=2, fabric="roce-200", nic_count=2) as sc:
         _fast(sc)
         engine.exec(sc.name, "echo NCCL_IB_GID_INDEX=9 >> /etc/environment")
-        first = engine._tuning.tune(sc.cluster_id)
+        first = parts.tuning().tune(sc.cluster_id)
         assert first.kept == "recommended" and first.verdict.healthy
         capsys.readouterr()
 
@@ -98,11 +101,11 @@ def test_tune_again_leaves_a_tuned_cluster_as_it_is(
         assert "NCCL_IB_GID_INDEX=3" in captured.out
         assert "as it is: nccl-tests all_reduce_perf on 2 node(s)" not in captured.err
         assert "current settings: nccl-tests all_reduce_perf on 2 node(s)" in captured.err
-        assert engine._tuning.environment_for(sc.cluster_id) == first.environment
+        assert parts.tuning().environment_for(sc.cluster_id) == first.environment
 
 
 def test_infiniband_cluster_is_left_as_it_is_and_reported_healthy(
-    engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    engine: Engine, parts: Composition, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with sim_cluster(engine, tmp_path, nodes=2, fabric="ib-hdr-200", nic_count=4) as sc:
         _fast(sc)
@@ -120,19 +123,23 @@ def test_infiniband_cluster_is_left_as_it_is_and_reported_healthy(
         assert "nccl-tests all_reduce_perf on 2 node(s) x 8 GPU(s)" in captured.err
         # Recommended settings are kept on record, but jobs run as the cluster ran.
         assert len(got["recommended"]["settings"]) >= 4
-        assert engine._tuning.environment_for(sc.cluster_id) == {}
+        assert parts.tuning().environment_for(sc.cluster_id) == {}
 
 
-def test_a_cluster_without_running_nodes_is_refused(engine: Engine, tmp_path: Path) -> None:
+def test_a_cluster_without_running_nodes_is_refused(
+    engine: Engine, parts: Composition, tmp_path: Path
+) -> None:
     with sim_cluster(engine, tmp_path, nodes=1, fabric="ib-hdr-200") as sc:
-        engine._clusters.update(sc.cluster_id, state="released")
+        parts.clusters.update(sc.cluster_id, state="released")
         assert main(["tune", sc.name]) == 2
 
 
-def test_probe_recommends_without_forcing_algo_or_proto(engine: Engine, tmp_path: Path) -> None:
+def test_probe_recommends_without_forcing_algo_or_proto(
+    engine: Engine, parts: Composition, tmp_path: Path
+) -> None:
     with sim_cluster(engine, tmp_path, nodes=2, fabric="ib-hdr-200", nic_count=4) as sc:
         engine.exec(sc.name, "echo NCCL_ALGO=Ring >> /etc/environment")
-        stored = engine._tuning.recommend(sc.cluster_id)
+        stored = parts.tuning().recommend(sc.cluster_id)
         env = stored.env()
         assert not stored.applied and stored.source == "recommended"
         assert env["NCCL_IB_HCA"] == "=mlx5_0,mlx5_1,mlx5_2,mlx5_3"
@@ -142,15 +149,15 @@ def test_probe_recommends_without_forcing_algo_or_proto(engine: Engine, tmp_path
         assert "NCCL_ALGO" not in env and "NCCL_PROTO" not in env
         assert any("NCCL_ALGO=Ring" in note for note in stored.settings.notes)
         # Until a tune measures them, jobs get the recommended settings.
-        assert engine._tuning.environment_for(sc.cluster_id) == env
-        report = engine._tuning.latest_report(sc.cluster_id)
+        assert parts.tuning().environment_for(sc.cluster_id) == env
+        report = parts.tuning().latest_report(sc.cluster_id)
         assert report is not None and report.nccl_env == {"NCCL_ALGO": "Ring"}
         assert [n.gpu_count for n in report.nodes] == [8, 8]
         # Set by hand, the environment wins over the recommendation; only NCCL_* is kept.
-        engine._tuning.apply(sc.cluster_id, {"NCCL_IB_HCA": "=mlx5_0"}, "pinned for a test")
-        assert engine._tuning.environment_for(sc.cluster_id) == {"NCCL_IB_HCA": "=mlx5_0"}
+        parts.tuning().apply(sc.cluster_id, {"NCCL_IB_HCA": "=mlx5_0"}, "pinned for a test")
+        assert parts.tuning().environment_for(sc.cluster_id) == {"NCCL_IB_HCA": "=mlx5_0"}
         with pytest.raises(UsageError):
-            engine._tuning.apply(sc.cluster_id, {"LD_PRELOAD": "x.so"}, "no")
+            parts.tuning().apply(sc.cluster_id, {"LD_PRELOAD": "x.so"}, "no")
 
 
 def test_probe_output_is_read_and_missing_tools_are_named(engine: Engine, tmp_path: Path) -> None:

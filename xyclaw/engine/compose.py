@@ -7,6 +7,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -139,6 +140,22 @@ def ssh_pool(
     )
 
 
+@dataclass(frozen=True)
+class Composition:
+    """An engine and the parts :func:`compose` wired into it. For the composition roots
+    and tests that drive one part on its own (a telemetry service with other options, the
+    tuning service's own methods); everything else uses the engine's public methods."""
+
+    engine: Engine
+    store: Store
+    bus: EventBus
+    events: EventLog
+    clusters: ClusterStore
+    access: Lazy[NodeAccess]
+    telemetry: Lazy[TelemetryService]
+    tuning: Lazy[TuningService]
+
+
 def build_engine(
     paths: AppPaths,
     config: Config,
@@ -152,6 +169,34 @@ def build_engine(
     job_options: JobOptions | None = None,
     store: Store | None = None,
 ) -> Engine:
+    """The engine with the real parts (see :func:`compose`, which also returns them)."""
+    return compose(
+        paths,
+        config,
+        providers=providers,
+        trust_new_host=trust_new_host,
+        clock=clock,
+        timeouts=timeouts,
+        measure=measure,
+        start_guard=start_guard,
+        job_options=job_options,
+        store=store,
+    ).engine
+
+
+def compose(
+    paths: AppPaths,
+    config: Config,
+    *,
+    providers: ProviderRegistry | None = None,
+    trust_new_host: TrustNewHost | None = None,
+    clock: Callable[[], float] = time.time,
+    timeouts: Timeouts | None = None,
+    measure: MeasureSettings | None = None,
+    start_guard: bool = True,
+    job_options: JobOptions | None = None,
+    store: Store | None = None,
+) -> Composition:
     """The engine with the real parts; ``providers``, ``clock``, ``timeouts`` and ``measure``
     (nccl-tests sizes and repeats) are for tests and demos.
 
@@ -255,6 +300,7 @@ def build_engine(
                 measure=measure,
             )
 
+        tuning = Lazy(build_tuning)
         parts = ClusterParts(
             providers=registry,
             access=access,
@@ -281,7 +327,7 @@ def build_engine(
             operations=OperationRunner(bus),
             events=events,
             parts=parts,
-            tuning=Lazy(build_tuning),
+            tuning=tuning,
             clock=clock,
             telemetry=telemetry,
             background_guard=background_guard,
@@ -320,4 +366,4 @@ def build_engine(
         engine.ensure_guard(only_if_live=True)
     except XyclawError as exc:  # never in the way of the command itself
         logging.getLogger(__name__).warning("could not start the guard: %s", exc)
-    return engine
+    return Composition(engine, store, bus, events, clusters, access, telemetry, tuning)
