@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QThread
+from PySide6.QtCore import QObject, Qt, QThread
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -121,3 +121,32 @@ def test_worker_delivers_results_and_errors_on_the_main_thread(qtbot: QtBot) -> 
     # After close nothing runs and nothing is delivered.
     task = worker.submit(slow, on_done=lambda r: results.append((r, False)))
     assert task.done()
+
+
+@pytest.mark.parametrize("outcome", ["returns", "raises"])
+def test_a_widget_held_only_by_a_background_call_is_destroyed_on_the_main_thread(
+    qtbot: QtBot, outcome: str
+) -> None:
+    """A page closed while its call still runs: destroying it on the worker thread
+    corrupted Qt's heap (a crash later, anywhere)."""
+    worker = Worker()
+    destroyed_on: list[int] = []
+    release = threading.Event()
+
+    class Page(QObject):
+        def load(self) -> int:
+            release.wait(5)
+            if outcome == "raises":
+                raise ProviderError("the provider did not answer", hint="try again")
+            return 1
+
+    page = Page()
+    page.destroyed.connect(
+        lambda: destroyed_on.append(threading.get_ident()), Qt.ConnectionType.DirectConnection
+    )
+    worker.submit(page.load)  # no callbacks: only the call holds the page
+    del page
+    release.set()
+    qtbot.waitUntil(lambda: worker.busy == 0 and bool(destroyed_on), timeout=5000)
+    assert destroyed_on == [threading.get_ident()]
+    worker.close()

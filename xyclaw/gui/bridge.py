@@ -111,6 +111,7 @@ class Worker(QObject):
         }
         self._lock = threading.Lock()
         self._running = 0
+        self._released: list[list[Any]] = []  # what finished calls held, freed on the main thread
         self._closed = False
         self.last_error: ErrorInfo | None = None
 
@@ -140,28 +141,42 @@ class Worker(QObject):
             return Task(future, name)
         with self._lock:
             self._running += 1
+        # The call and its callbacks often hold a page (a bound method, a lambda over self).
+        # Their last reference must be dropped on the main thread: a QWidget whose wrapper
+        # dies on a worker thread is destroyed there, which corrupts Qt's heap. So ``run``
+        # does not close over them: it takes them out of the box, and gives what it held to
+        # ``_released`` under the lock that the main thread empties it under.
+        box: list[Any] = [fn, on_done, on_error]
 
         def run() -> None:
+            held = box[:]
+            box.clear()
             try:
-                result = fn()
+                held.append(held[0]())
             except BaseException as exc:
                 info = ErrorInfo.from_exception(exc)
+                del exc  # its traceback holds the frames of the call
                 self.last_error = info
-                if on_error is not None:
-                    self.post(on_error, info)
+                if held[2] is not None:
+                    self.post(held[2], info)
                 else:
-                    log.warning("background call %s failed: %s", name or fn, info.message)
+                    what = name or str(held[0])  # a string: a log record must not hold the page
+                    log.warning("background call %s failed: %s", what, info.message)
             else:
-                if on_done is not None:
-                    self.post(on_done, result)
-            finally:
-                self.post(self._finished)
+                if held[1] is not None:
+                    self.post(held[1], held[3])
+            with self._lock:
+                self._released.append(held)
+                del held
+            self.post(self._finished)
 
         return Task(self._pools[lane].submit(run), name)
 
     def _finished(self, _: object = None) -> None:
         with self._lock:
             self._running -= 1
+            released, self._released = self._released, []
+        released.clear()  # here, on the main thread, the worker no longer holds any of it
 
     def close(self, wait: bool = True) -> None:
         self._closed = True
