@@ -264,6 +264,21 @@ def check_guard(paths: AppPaths, config: Config) -> CheckResult:
     )
 
 
+def check_hosts(paths: AppPaths, config: Config) -> CheckResult:
+    """hosts.toml, your own machines: read as `up --provider ssh` reads it. A file that is
+    there but wrong is a FAIL (every command that uses it stops on it); none is fine."""
+    from xyclaw.providers.own_hosts import load_hosts
+
+    path = paths.config_dir / "hosts.toml"
+    try:
+        hosts = load_hosts(path)
+    except XyclawError as exc:
+        return CheckResult("hosts.toml", False, True, exc.message, exc.hint or "")
+    if not path.exists():
+        return CheckResult("hosts.toml", True, False, f"none at {path} (your own machines)")
+    return CheckResult("hosts.toml", True, False, f"{len(hosts)} host(s) in {path}")
+
+
 CHECKS: tuple[Check, ...] = (
     check_python,
     check_data_folder,
@@ -271,6 +286,7 @@ CHECKS: tuple[Check, ...] = (
     check_keyring,
     check_qt,
     check_ssh_keys,
+    check_hosts,
     check_llm,
     check_guard,
 )

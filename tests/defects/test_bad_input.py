@@ -55,6 +55,12 @@ HOSTS_COMMANDS = (
     ("offers", "--provider", "ssh"),
     ("up", "--provider", "ssh", "--gpu", "A100-80G", "--gpus", "8", "--yes"),
     ("providers",),
+    ("hosts", "list"),
+    ("hosts", "add", "newbox", "--gpu", "A100-80G"),
+    ("hosts", "test", "box"),
+    ("hosts", "trust", "box"),
+    ("hosts", "forget", "box"),
+    ("config", "check"),
 )
 
 
@@ -85,6 +91,10 @@ def test_malformed_hosts_toml(used_home: Path, case: str) -> None:
     before = fingerprint(used_home)
     for args in HOSTS_COMMANDS:
         _bad_input(xyclaw(*args), "hosts.toml", *words)
+    doctor = xyclaw("doctor")  # says what is wrong in a FAIL line, with the fix
+    assert doctor.code == 1 and "Traceback" not in doctor.text, doctor
+    line = next(x for x in doctor.out.splitlines() if x.startswith("[FAIL] hosts.toml"))
+    assert all(word in doctor.out for word in words), (words, line)
     assert fingerprint(used_home) == before
 
 

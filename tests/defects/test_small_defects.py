@@ -112,9 +112,12 @@ def test_secrets_set_list_delete(xyclaw_home: Path, monkeypatch: pytest.MonkeyPa
     assert {r["name"] for r in rows} >= {"lambda_api_key", "autodl_token"}
     as_argument = xyclaw("secrets", "set", "lambda_api_key", "sk-in-argv")
     assert as_argument.code == 2  # a value on the command line would land in shell history
-    assert xyclaw("secrets", "delete", "ssh-password:gpubox").code == 0
+    removed = xyclaw("secrets", "delete", "ssh-password:gpubox")
+    assert removed.code == 0 and "removed ssh-password:gpubox" in removed.out, removed
     rows = json.loads(xyclaw("secrets", "list", "--json").out)
     assert all(r["name"] != "ssh-password:gpubox" for r in rows)
+    again = xyclaw("secrets", "delete", "ssh-password:gpubox")  # a typo, or done twice
+    assert again.code == 0 and "was not set: nothing removed" in again.out, again
 
 
 def test_the_secret_names_are_documented() -> None:

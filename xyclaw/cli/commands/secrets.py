@@ -104,7 +104,11 @@ def _set(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _delete(args: argparse.Namespace, ctx: CliContext) -> int:
     name = _checked(args.name)
-    _store(ctx).delete(name)
+    store = _store(ctx)
+    if store.get(name) is None:
+        ctx.print(f"{name} was not set: nothing removed (`xyclaw secrets list` shows the names)")
+        return 0
+    store.delete(name)
     ctx.print(f"removed {name}")
     return 0
 
