@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from xyclaw.billing.guard_process import stop_guard
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import build_engine
@@ -78,6 +79,7 @@ def up_times(link_delay_s: float) -> tuple[float, float]:
             sixteen = [up_seconds(engine, 16) for _ in range(2)]
         finally:
             engine.close()
+            stop_guard(paths)  # renting started the folder's background guard
             stop(paths.data_dir / "sim")
     return statistics.median(one), statistics.median(sixteen)
 
@@ -147,6 +149,7 @@ def main() -> None:
                 engine.down(cluster.name).result(120)
         finally:
             engine.close()
+            stop_guard(paths)
             stop(paths.data_dir / "sim")
     print(
         json.dumps(
