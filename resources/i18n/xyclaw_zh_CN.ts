@@ -1838,6 +1838,29 @@
     </message>
 </context>
 <context>
+    <name>ReplacementApprovals</name>
+    <message>
+        <source>Rent a replacement for {nodes} of job {job}</source>
+        <translation>为作业 {job} 的 {nodes} 租用替换节点</translation>
+    </message>
+    <message>
+        <source>job recovery</source>
+        <translation>作业恢复</translation>
+    </message>
+    <message>
+        <source>A node of job {job} is lost</source>
+        <translation>作业 {job} 的一个节点已丢失</translation>
+    </message>
+    <message>
+        <source>{nodes} of {cluster} stopped answering. Approve to rent this replacement and resume the job from its newest checkpoint; reject and nothing is rented (the job fails if the node does not come back).</source>
+        <translation>{cluster} 的 {nodes} 已不再响应。批准则租用这个替换节点，并从最新的检查点恢复作业；拒绝则不租用任何机器（节点若不恢复，作业将失败）。</translation>
+    </message>
+    <message>
+        <source>Approve and rent</source>
+        <translation>批准并租用</translation>
+    </message>
+</context>
+<context>
     <name>ReplayView</name>
     <message>
         <source>GPUs and loss</source>
@@ -2670,6 +2693,49 @@ gpus = 8</translation>
     </message>
 </context>
 <context>
+    <name>SetupStatus</name>
+    <message>
+        <source>the simulated cloud</source>
+        <translation>模拟云</translation>
+    </message>
+    <message>
+        <source>{n} machine(s) of your own</source>
+        <translation>{n} 台你自己的机器</translation>
+    </message>
+    <message>
+        <source>a machine of your own over SSH (Own hosts tab)</source>
+        <translation>通过 SSH 连接你自己的机器（“自有主机”页）</translation>
+    </message>
+    <message>
+        <source>the built-in rules agent</source>
+        <translation>内置规则智能体</translation>
+    </message>
+    <message>
+        <source>a model and its key for free-form requests (Model tab)</source>
+        <translation>用于自由提问的模型及其密钥（“模型”页）</translation>
+    </message>
+    <message>
+        <source>the model preset {preset}</source>
+        <translation>模型预设 {preset}</translation>
+    </message>
+    <message>
+        <source>keys for {names}</source>
+        <translation>{names} 的密钥</translation>
+    </message>
+    <message>
+        <source>a real cloud: store a Lambda Cloud or AutoDL key from a terminal (`xyclaw secrets set lambda_api_key` or `autodl_token`)</source>
+        <translation>真实的云：用 xyclaw 命令行存入 Lambda 或 AutoDL 的密钥</translation>
+    </message>
+    <message>
+        <source>Set up: {done}.</source>
+        <translation>已配置：{done}。</translation>
+    </message>
+    <message>
+        <source>Next, when you want them: {todo}.</source>
+        <translation>接下来可按需配置：{todo}。</translation>
+    </message>
+</context>
+<context>
     <name>SpecErrorDialog</name>
     <message>
         <source>The job spec has an error</source>
@@ -2683,22 +2749,6 @@ gpus = 8</translation>
     <message>
         <source>The error is about the file as a whole.</source>
         <translation>错误与整个文件有关。</translation>
-    </message>
-</context>
-<context>
-    <name>Units</name>
-    <message>
-        <source>{n} s</source>
-        <extracomment>The languages the GUI speaks, by setting value; &quot;system&quot; picks one from the OS locale.</extracomment>
-        <translation>{n} 秒</translation>
-    </message>
-    <message>
-        <source>{m} min {s} s</source>
-        <translation>{m} 分 {s} 秒</translation>
-    </message>
-    <message>
-        <source>{h} h {m} min</source>
-        <translation>{h} 小时 {m} 分</translation>
     </message>
 </context>
 <context>
@@ -2832,6 +2882,22 @@ gpus = 8</translation>
     </message>
 </context>
 <context>
+    <name>Units</name>
+    <message>
+        <source>{n} s</source>
+        <extracomment>The languages the GUI speaks, by setting value; &quot;system&quot; picks one from the OS locale.</extracomment>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <source>{m} min {s} s</source>
+        <translation>{m} 分 {s} 秒</translation>
+    </message>
+    <message>
+        <source>{h} h {m} min</source>
+        <translation>{h} 小时 {m} 分</translation>
+    </message>
+</context>
+<context>
     <name>WelcomeBox</name>
     <message>
         <source>Nothing to set up first. With no account and no model key, XyClaw rents from its built-in simulated GPU cloud and answers with its built-in rules agent: every step is real, nothing is billed. Add your own SSH hosts, a provider or an OpenAI-compatible model in Settings when you are ready.</source>
@@ -2848,49 +2914,6 @@ gpus = 8</translation>
     <message>
         <source>Skip</source>
         <translation>跳过</translation>
-    </message>
-</context>
-<context>
-    <name>SetupStatus</name>
-    <message>
-        <source>the simulated cloud</source>
-        <translation>模拟云</translation>
-    </message>
-    <message>
-        <source>{n} machine(s) of your own</source>
-        <translation>{n} 台你自己的机器</translation>
-    </message>
-    <message>
-        <source>a machine of your own over SSH (Own hosts tab)</source>
-        <translation>通过 SSH 连接你自己的机器（“自有主机”页）</translation>
-    </message>
-    <message>
-        <source>the built-in rules agent</source>
-        <translation>内置规则智能体</translation>
-    </message>
-    <message>
-        <source>a model and its key for free-form requests (Model tab)</source>
-        <translation>用于自由提问的模型及其密钥（“模型”页）</translation>
-    </message>
-    <message>
-        <source>the model preset {preset}</source>
-        <translation>模型预设 {preset}</translation>
-    </message>
-    <message>
-        <source>keys for {names}</source>
-        <translation>{names} 的密钥</translation>
-    </message>
-    <message>
-        <source>a real cloud: store a Lambda Cloud or AutoDL key from a terminal (`xyclaw secrets set lambda_api_key` or `autodl_token`)</source>
-        <translation>真实的云：用 xyclaw 命令行存入 Lambda 或 AutoDL 的密钥</translation>
-    </message>
-    <message>
-        <source>Set up: {done}.</source>
-        <translation>已配置：{done}。</translation>
-    </message>
-    <message>
-        <source>Next, when you want them: {todo}.</source>
-        <translation>接下来可按需配置：{todo}。</translation>
     </message>
 </context>
 </TS>

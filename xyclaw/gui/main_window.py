@@ -203,6 +203,10 @@ class MainWindowController:
             lambda n: self.window.statusBar().showMessage(f"{n.title}: {n.message}", 15000)
         )
         self.context.tray = self.tray
+        from xyclaw.gui.replacement_flow import ReplacementApprovals
+
+        # a followed job's lost node: its replacement's quote waits for a yes here
+        self.replacements = ReplacementApprovals(engine, self.bridge, window)
 
         # Status bar.
         self.status = StatusBarController(

@@ -313,6 +313,8 @@ class JobRunner:
         probed, bad = self.launcher.probe(nodes)
         if bad and attempt > 1:
             probed, bad = self._wait_for_nodes(job, spec, nodes, probed, bad)
+            if self._cancel_asked():
+                return Outcome(False, CANCELLED, "cancelled while waiting for a lost node")
         if bad:
             name, exc = next(iter(bad.items()))
             cause = RecoveryCause.NODE_LOST.value if attempt > 1 else LAUNCH
@@ -428,9 +430,7 @@ class JobRunner:
                 found, still = self.launcher.probe(swapped)
                 return probed + found, still
         deadline = p.clock() + p.options.reconnect_window_s
-        while bad and p.clock() < deadline:
-            self._check_stop()
-            self._heartbeat()
+        while bad and p.clock() < deadline and self._keep_waiting():
             time.sleep(min(2.0, p.options.tick_s * 2))
             found, bad = self.launcher.probe([jn for jn in nodes if jn.name in bad])
             probed += found
