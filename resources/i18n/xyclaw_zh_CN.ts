@@ -1461,6 +1461,18 @@
         <source>Operations</source>
         <translation>操作</translation>
     </message>
+    <message>
+        <source>Data: {folder}</source>
+        <translation>数据：{folder}</translation>
+    </message>
+    <message>
+        <source>XyClaw is still running</source>
+        <translation>XyClaw 仍在运行</translation>
+    </message>
+    <message>
+        <source>It keeps watching your clusters, budgets and idle machines. Quit from the tray menu.</source>
+        <translation>它会继续看护你的集群、预算和空闲机器。要退出，请用托盘菜单。</translation>
+    </message>
 </context>
 <context>
     <name>OperationsPanel</name>
@@ -1481,8 +1493,36 @@
         <translation>状态</translation>
     </message>
     <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
         <source>No operations yet.</source>
         <translation>还没有操作。</translation>
+    </message>
+    <message>
+        <source>{running} running, {finished} finished</source>
+        <translation>{running} 个运行中，{finished} 个已结束</translation>
     </message>
     <message>
         <source>muted</source>
@@ -1491,6 +1531,65 @@
     <message>
         <source>Clear finished</source>
         <translation>清除已完成的</translation>
+    </message>
+</context>
+<context>
+    <name>Pages</name>
+    <message>
+        <source>Chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Tell XyClaw what you want to train or serve; its agents plan it.</source>
+        <translation>告诉 XyClaw 你想训练或部署什么；它的智能体来规划。</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <source>Compare GPU models, cluster sizes, fabrics, cost and time.</source>
+        <translation>比较 GPU 型号、集群规模、网络、费用和时间。</translation>
+    </message>
+    <message>
+        <source>Clusters</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>Clusters you rent or own: state, nodes, cost so far.</source>
+        <translation>你租用或自有的集群：状态、节点、目前费用。</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Training and inference jobs: launch, logs, cancel, resume.</source>
+        <translation>训练和推理作业：启动、日志、取消、恢复。</translation>
+    </message>
+    <message>
+        <source>Monitor</source>
+        <translation>监控</translation>
+    </message>
+    <message>
+        <source>Live GPU and network charts for every node, with alerts.</source>
+        <translation>每个节点的实时 GPU 与网络图表，以及告警。</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <source>Past clusters, jobs, charges and conversations, offline.</source>
+        <translation>过去的集群、作业、费用和对话，可离线查看。</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Providers, hosts, the LLM endpoint, budgets and theme.</source>
+        <translation>提供商、主机、LLM 端点、预算和主题。</translation>
     </message>
 </context>
 <context>
@@ -1705,6 +1804,49 @@
     <message>
         <source>danger</source>
         <translation>danger</translation>
+    </message>
+</context>
+<context>
+    <name>QuitFlow</name>
+    <message>
+        <source>{name} — {shape} on {where}, {rate}/h, {state} since {since} ({age})</source>
+        <translation>{name} — {shape}，在 {where}，{rate}/小时，自 {since} 起{state}（{age}）</translation>
+    </message>
+    <message>
+        <source>XyClaw could not read which clusters are billing</source>
+        <translation>XyClaw 无法读取哪些集群在计费</translation>
+    </message>
+    <message>
+        <source>1 cluster keeps billing after XyClaw quits</source>
+        <translation>XyClaw 退出后仍有 1 个集群在计费</translation>
+    </message>
+    <message>
+        <source>{n} clusters keep billing after XyClaw quits</source>
+        <translation>XyClaw 退出后仍有 {n} 个集群在计费</translation>
+    </message>
+    <message>
+        <source>Releasing… XyClaw quits when the provider confirms.</source>
+        <translation>正在释放… 提供商确认后 XyClaw 即退出。</translation>
+    </message>
+    <message>
+        <source>{name} — releasing…</source>
+        <translation>{name} — 正在释放…</translation>
+    </message>
+    <message>
+        <source>{name} — released, billing stopped</source>
+        <translation>{name} — 已释放，计费已停止</translation>
+    </message>
+    <message>
+        <source>{name} — NOT released: {error}</source>
+        <translation>{name} — 未释放：{error}</translation>
+    </message>
+    <message>
+        <source>A release failed; that cluster may still be billing.</source>
+        <translation>有一次释放失败；该集群可能仍在计费。</translation>
+    </message>
+    <message>
+        <source>Quit anyway</source>
+        <translation>仍然退出</translation>
     </message>
 </context>
 <context>
@@ -2752,6 +2894,97 @@ gpus = 8</translation>
     </message>
 </context>
 <context>
+    <name>StatusBar</name>
+    <message>
+        <source>connected</source>
+        <translation>已连接</translation>
+    </message>
+    <message>
+        <source>unreachable</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>not set up</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>Nothing billing</source>
+        <translation>没有计费</translation>
+    </message>
+    <message>
+        <source>{rates} on 1 cluster</source>
+        <translation>{rates}，1 个集群</translation>
+    </message>
+    <message>
+        <source>{rates} on {n} clusters</source>
+        <translation>{rates}，{n} 个集群</translation>
+    </message>
+    <message>
+        <source>Today {spent}</source>
+        <translation>今天 {spent}</translation>
+    </message>
+    <message>
+        <source>Reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <source>Spend rate now, over every live cluster</source>
+        <translation>当前所有在用集群的花费速率</translation>
+    </message>
+    <message>
+        <source>Spent today on clusters (local day)</source>
+        <translation>今天在集群上的花费（本地日期）</translation>
+    </message>
+    <message>
+        <source>Model tokens and cost today</source>
+        <translation>今天的模型 token 与费用</translation>
+    </message>
+    <message>
+        <source>The agents&apos; brain</source>
+        <translation>智能体的大脑</translation>
+    </message>
+    <message>
+        <source>Providers&apos; connection state</source>
+        <translation>提供商的连接状态</translation>
+    </message>
+    <message>
+        <source>Show or hide the operations panel</source>
+        <translation>显示或隐藏操作面板</translation>
+    </message>
+    <message>
+        <source>Status unavailable</source>
+        <translation>状态不可用</translation>
+    </message>
+    <message>
+        <source>Billing now: {clusters}</source>
+        <translation>正在计费：{clusters}</translation>
+    </message>
+    <message>
+        <source>No node is billing now</source>
+        <translation>目前没有节点在计费</translation>
+    </message>
+    <message>
+        <source>LLM {tokens} tokens · {cost}</source>
+        <translation>LLM {tokens} token · {cost}</translation>
+    </message>
+    <message>
+        <source>Brain: {brain}</source>
+        <translation>大脑：{brain}</translation>
+    </message>
+    <message>
+        <source>1 operation running</source>
+        <translation>1 个操作运行中</translation>
+    </message>
+    <message>
+        <source>{n} operations running</source>
+        <translation>{n} 个操作运行中</translation>
+    </message>
+    <message>
+        <source>Operations</source>
+        <translation>操作</translation>
+    </message>
+</context>
+<context>
     <name>Tour</name>
     <message>
         <source>Plan</source>
@@ -2879,6 +3112,65 @@ gpus = 8</translation>
     <message>
         <source>Skip tour</source>
         <translation>跳过导览</translation>
+    </message>
+</context>
+<context>
+    <name>Tray</name>
+    <message>
+        <source>Show XyClaw</source>
+        <translation>显示 XyClaw</translation>
+    </message>
+    <message>
+        <source>Recent notifications</source>
+        <translation>最近的通知</translation>
+    </message>
+    <message>
+        <source>Quit XyClaw…</source>
+        <translation>退出 XyClaw…</translation>
+    </message>
+    <message>
+        <source>Approval waiting</source>
+        <translation>等待批准</translation>
+    </message>
+    <message>
+        <source>{title} (in “{conversation}”)</source>
+        <translation>{title}（在“{conversation}”中）</translation>
+    </message>
+    <message>
+        <source>Alert ({severity})</source>
+        <translation>告警（{severity}）</translation>
+    </message>
+    <message>
+        <source>Budget reached</source>
+        <translation>已达预算</translation>
+    </message>
+    <message>
+        <source>{name} spent {spent} of {budget}; released</source>
+        <translation>{name} 花费 {spent}（预算 {budget}）；已释放</translation>
+    </message>
+    <message>
+        <source>Budget warning</source>
+        <translation>预算提醒</translation>
+    </message>
+    <message>
+        <source>{name} has spent {spent} of {budget}</source>
+        <translation>{name} 已花费 {spent}（预算 {budget}）</translation>
+    </message>
+    <message>
+        <source>Job failed</source>
+        <translation>作业失败</translation>
+    </message>
+    <message>
+        <source>{name} failed</source>
+        <translation>{name} 失败</translation>
+    </message>
+    <message>
+        <source>Job finished</source>
+        <translation>作业完成</translation>
+    </message>
+    <message>
+        <source>{name} finished</source>
+        <translation>{name} 已完成</translation>
     </message>
 </context>
 <context>

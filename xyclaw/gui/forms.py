@@ -30,8 +30,10 @@ def load_ui(name: str, parent: QWidget | None = None) -> QWidget:
     buffer = QBuffer()
     buffer.setData(QByteArray(_form_bytes(name)))
     buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    loader = QUiLoader()
+    loader.setLanguageChangeEnabled(True)  # the form re-reads its words when the language changes
     try:
-        widget = QUiLoader().load(buffer, parent)
+        widget = loader.load(buffer, parent)
     finally:
         buffer.close()
     if widget is None:

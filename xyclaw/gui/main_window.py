@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -37,6 +37,7 @@ from xyclaw.gui.status import StatusBarController, StatusSnapshot, read_snapshot
 from xyclaw.gui.tray import TrayController
 
 log = logging.getLogger(__name__)
+translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 
 __all__ = ["GuiContext", "MainWindowController", "load_ui"]
 
@@ -78,6 +79,7 @@ class OperationGone(XyclawError):
 def _placeholder_page(info: PageInfo) -> QWidget:
     page = QWidget()
     page.setObjectName(f"page_{info.key}")
+    page.setProperty("placeholder", True)
     layout = QVBoxLayout(page)
     layout.setContentsMargins(32, 28, 32, 28)
     title = QLabel(info.title)
@@ -154,6 +156,8 @@ class _CloseFilter(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Close and isinstance(event, QCloseEvent):
             return self._controller._close_requested(event)
+        if event.type() == QEvent.Type.LanguageChange and watched is self._controller.window:
+            self._controller.retranslate()
         return False
 
 
@@ -257,10 +261,27 @@ class MainWindowController:
         self.quit_flow = QuitFlow(self)
         self._close_filter = _CloseFilter(self)
         window.installEventFilter(self._close_filter)
-        window.statusBar().showMessage(f"Data: {engine.paths.data_dir}", 8000)
+        window.statusBar().showMessage(
+            translate("MainWindow", "Data: {folder}").format(folder=engine.paths.data_dir), 8000
+        )
         if runtime is not None:
             self.attach_runtime(runtime)
         self.status.refresh()
+
+    def retranslate(self) -> None:
+        """The navigation's words in the GUI's language (pages retranslate themselves)."""
+        for row, info in enumerate(PAGES):
+            item = self.navigation.item(row)
+            if item is not None:
+                item.setText(info.title)
+                item.setToolTip(info.summary)
+        for info in PAGES:
+            page = self.page_widgets.get(info.key)
+            if page is not None and page.property("placeholder"):
+                labels = page.findChildren(QLabel)
+                if len(labels) >= 2:
+                    labels[0].setText(info.title)
+                    labels[1].setText(info.summary)
 
     # -- agents ---------------------------------------------------------------------------------
     def attach_runtime(self, runtime: Any) -> None:
@@ -345,9 +366,12 @@ class MainWindowController:
             self.window.hide()
             if not self.closed_to_tray:
                 self.tray.notify(
-                    "XyClaw is still running",
-                    "It keeps watching your clusters, budgets and idle machines. "
-                    "Quit from the tray menu.",
+                    translate("MainWindow", "XyClaw is still running"),
+                    translate(
+                        "MainWindow",
+                        "It keeps watching your clusters, budgets and idle machines. "
+                        "Quit from the tray menu.",
+                    ),
                 )
             self.closed_to_tray = True
         else:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal, Slot
+import shiboken6
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -33,12 +34,18 @@ from xyclaw.gui.forms import child, load_ui
 CancelLookup = Callable[[int], Callable[[], Any] | None]
 
 _STATE_TEXT = {
-    "running": "running",
-    "succeeded": "done",
-    "failed": "failed",
-    "cancelled": "cancelled",
-    "cancelling": "cancelling…",
+    "running": QT_TRANSLATE_NOOP("OperationsPanel", "running"),
+    "succeeded": QT_TRANSLATE_NOOP("OperationsPanel", "done"),
+    "failed": QT_TRANSLATE_NOOP("OperationsPanel", "failed"),
+    "cancelled": QT_TRANSLATE_NOOP("OperationsPanel", "cancelled"),
+    "cancelling": QT_TRANSLATE_NOOP("OperationsPanel", "cancelling…"),
 }
+translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
+
+
+def _state_text(state: str) -> str:
+    source = _STATE_TEXT.get(state)
+    return translate("OperationsPanel", source) if source else state
 
 
 @dataclass
@@ -164,6 +171,17 @@ class OperationsPanel(QWidget):
     def running(self) -> list[OperationView]:
         return [v for v in self.views.values() if not v.finished]
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        # A language change can reach the panel while the window is being torn down.
+        if event.type() == QEvent.Type.LanguageChange and shiboken6.isValid(self.summary):
+            for button in self._buttons.values():
+                button.setText(translate("OperationsPanel", "Cancel"))
+            for view in self.views.values():
+                if view.id in self._items:
+                    self._refresh_row(view)
+            self._update_summary()
+
     # -- drawing --------------------------------------------------------------------------------
     def _add_row(self, view: OperationView) -> None:
         item = QTreeWidgetItem([view.title, "", view.message, ""])
@@ -174,7 +192,7 @@ class OperationsPanel(QWidget):
         bar.setTextVisible(True)
         bar.setMaximumHeight(18)
         self.tree.setItemWidget(item, 1, bar)
-        button = QPushButton("Cancel")
+        button = QPushButton(translate("OperationsPanel", "Cancel"))
         button.setObjectName(f"cancel_{view.id}")
         button.setProperty("role", "danger-small")
         button.clicked.connect(lambda _=False, op=view.id: self.cancel(op))
@@ -188,10 +206,10 @@ class OperationsPanel(QWidget):
     def _refresh_row(self, view: OperationView) -> None:
         item = self._items[view.id]
         bar = self._bars[view.id]
-        state = _STATE_TEXT.get(view.state, view.state)
+        state = _state_text(view.state)
         elapsed = (view.finished_at or time.monotonic()) - view.started_at
         if view.finished:
-            said = "" if view.message in ("", "done", state) else f": {view.message}"
+            said = "" if view.message in ("", "done", view.state, state) else f": {view.message}"
             item.setText(2, f"{state}{said} ({duration(elapsed)})")
         else:
             item.setText(2, view.message or state)
@@ -230,8 +248,12 @@ class OperationsPanel(QWidget):
         running = len(self.running)
         finished = len(self.views) - running
         if not self.views:
-            self.summary.setText("No operations yet.")
+            self.summary.setText(translate("OperationsPanel", "No operations yet."))
         else:
-            self.summary.setText(f"{running} running, {finished} finished")
+            self.summary.setText(
+                translate("OperationsPanel", "{running} running, {finished} finished").format(
+                    running=running, finished=finished
+                )
+            )
         self.clear_button.setEnabled(finished > 0)
         self.running_changed.emit(running)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QDialog, QLabel, QListWidget, QPushButton
 
 from xyclaw.gui.bridge import ErrorInfo
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from xyclaw.gui.main_window import MainWindowController
 
 RELEASE_TIMEOUT_S = 600.0
+translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 
 
 def describe_billing(cluster: Any, now: float | None = None) -> str:
@@ -25,9 +27,16 @@ def describe_billing(cluster: Any, now: float | None = None) -> str:
     where = cluster.provider_id + (f" {cluster.region}" if cluster.region else "")
     per_hour = money(cluster.price_per_gpu_hour_micros * cluster.gpu_count, cluster.currency)
     since = cluster.ready_at or cluster.created_at
-    return (
-        f"{cluster.name} — {shape} on {where}, {per_hour}/h, {cluster.state}"
-        f" since {local_time(since)} ({duration(now - since)})"
+    return translate(
+        "QuitFlow", "{name} — {shape} on {where}, {rate}/h, {state} since {since} ({age})"
+    ).format(
+        name=cluster.name,
+        shape=shape,
+        where=where,
+        rate=per_hour,
+        state=cluster.state,
+        since=local_time(since),
+        age=duration(now - since),
     )
 
 
@@ -75,14 +84,19 @@ class QuitFlow:
         self.keep_button = child(dialog, QPushButton, "quitKeep")
         self.cancel_button = child(dialog, QPushButton, "quitCancel")
         if error is not None:
-            self.headline.setText("XyClaw could not read which clusters are billing")
+            self.headline.setText(
+                translate("QuitFlow", "XyClaw could not read which clusters are billing")
+            )
             self.list.addItem(str(error))
             self.release_button.setEnabled(False)
         else:
             n = len(clusters)
             self.headline.setText(
-                f"{n} cluster{'s' if n != 1 else ''} keep{'s' if n == 1 else ''} billing "
-                "after XyClaw quits"
+                translate("QuitFlow", "1 cluster keeps billing after XyClaw quits")
+                if n == 1
+                else translate("QuitFlow", "{n} clusters keep billing after XyClaw quits").format(
+                    n=n
+                )
             )
             for cluster in clusters:
                 self.list.addItem(describe_billing(cluster))
@@ -100,7 +114,9 @@ class QuitFlow:
         assert self.dialog is not None
         self.release_button.setEnabled(False)
         self.keep_button.setEnabled(False)
-        self.headline.setText("Releasing… XyClaw quits when the provider confirms.")
+        self.headline.setText(
+            translate("QuitFlow", "Releasing… XyClaw quits when the provider confirms.")
+        )
         self.controller.show_operations()
         engine = self.controller.engine
         self._pending = {c.name for c in self.clusters}
@@ -115,7 +131,7 @@ class QuitFlow:
 
     def _release_started(self, name: str, row: int, handle: Any) -> None:
         self.controller.operations.track(handle)
-        self.list.item(row).setText(f"{name} — releasing…")
+        self.list.item(row).setText(translate("QuitFlow", "{name} — releasing…").format(name=name))
         self.controller.worker.submit(
             lambda: handle.result(RELEASE_TIMEOUT_S),
             on_done=lambda _record: self._released(name, row),
@@ -124,7 +140,9 @@ class QuitFlow:
         )
 
     def _released(self, name: str, row: int) -> None:
-        self.list.item(row).setText(f"{name} — released, billing stopped")
+        self.list.item(row).setText(
+            translate("QuitFlow", "{name} — released, billing stopped").format(name=name)
+        )
         self._pending.discard(name)
         if not self._pending:
             if self.dialog is not None:
@@ -133,7 +151,11 @@ class QuitFlow:
 
     def _release_failed(self, name: str, row: int, error: ErrorInfo) -> None:
         self._pending.discard(name)
-        self.list.item(row).setText(f"{name} — NOT released: {error}")
-        self.headline.setText("A release failed; that cluster may still be billing.")
+        self.list.item(row).setText(
+            translate("QuitFlow", "{name} — NOT released: {error}").format(name=name, error=error)
+        )
+        self.headline.setText(
+            translate("QuitFlow", "A release failed; that cluster may still be billing.")
+        )
         self.keep_button.setEnabled(True)
-        self.keep_button.setText("Quit anyway")
+        self.keep_button.setText(translate("QuitFlow", "Quit anyway"))

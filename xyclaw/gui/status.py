@@ -14,13 +14,40 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QTimer, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, QTimer, Slot
 from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 
 from xyclaw.gui.bridge import EngineBridge, ErrorInfo, Worker
 from xyclaw.gui.formatting import money_totals, tokens
 
+translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 REFRESH_MS = 5000
+PROVIDER_STATES = {
+    "connected": QT_TRANSLATE_NOOP("StatusBar", "connected"),
+    "unreachable": QT_TRANSLATE_NOOP("StatusBar", "unreachable"),
+    "not set up": QT_TRANSLATE_NOOP("StatusBar", "not set up"),
+}
+
+
+def _state_word(state: str) -> str:
+    source = PROVIDER_STATES.get(state)
+    return QCoreApplication.translate("StatusBar", source) if source else state
+
+
+class _LanguageWatch(QObject):
+    """Calls ``retranslate`` when the widget it watches gets a LanguageChange."""
+
+    def __init__(self, watched: QWidget, retranslate: Callable[[], None]) -> None:
+        super().__init__(watched)
+        self._retranslate = retranslate
+        watched.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LanguageChange:
+            self._retranslate()
+        return False
+
+
 PROVIDERS_EVERY_S = 60.0  # asking every provider costs a request each: less often
 
 
@@ -51,12 +78,14 @@ class StatusSnapshot:
 
     def rate_text(self) -> str:
         if not self.billing:
-            return "Nothing billing"
+            return translate("StatusBar", "Nothing billing")
         rates = " + ".join(
             f"{money_totals({c: v})}/h" for c, v in sorted(self.rate_micros_per_hour.items()) if v
         )
         n = len(self.billing_clusters)
-        return f"{rates} on {n} cluster{'s' if n != 1 else ''}"
+        if n == 1:
+            return translate("StatusBar", "{rates} on 1 cluster").format(rates=rates)
+        return translate("StatusBar", "{rates} on {n} clusters").format(rates=rates, n=n)
 
     def spent_text(self, now: float | None = None) -> str:
         """Spent today, advanced at the spend rate since the snapshot was taken."""
@@ -64,7 +93,7 @@ class StatusSnapshot:
         totals = dict(self.spent_today)
         for currency, per_hour in self.rate_micros_per_hour.items():
             totals[currency] = totals.get(currency, 0) + int(per_hour * elapsed / 3600)
-        return f"Today {money_totals(totals)}"
+        return translate("StatusBar", "Today {spent}").format(spent=money_totals(totals))
 
 
 def billing_clusters(clusters: list[Any]) -> list[str]:
@@ -137,17 +166,19 @@ class StatusBarController:
         self._reading = False
         self._again = False
         self._providers_read_at = -PROVIDERS_EVERY_S
-        self.rate = self._label("statusRate", "Spend rate now, over every live cluster")
-        self.spent = self._label("statusSpent", "Spent today on clusters (local day)")
-        self.llm = self._label("statusLlm", "Model tokens and cost today")
-        self.brain = self._label("statusBrain", "The agents' brain")
-        self.providers = self._label("statusProviders", "Providers' connection state")
-        self.operations = QPushButton("No operations")
+        self.rate = self._label("statusRate")
+        self.spent = self._label("statusSpent")
+        self.llm = self._label("statusLlm")
+        self.brain = self._label("statusBrain")
+        self.providers = self._label("statusProviders")
+        self.operations = QPushButton()
         self.operations.setObjectName("statusOperations")
         self.operations.setFlat(True)
-        self.operations.setToolTip("Show or hide the operations panel")
         bar.addPermanentWidget(self.operations)
-        self.rate.setText("Reading…")
+        self._running = 0
+        self._language = _LanguageWatch(bar, self.retranslate)
+        self.retranslate()
+        self.rate.setText(translate("StatusBar", "Reading…"))
         self._tick = QTimer(bar)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._advance)
@@ -164,10 +195,23 @@ class StatusBarController:
         bridge.node_changed.connect(self._changed)
         bridge.budget_warning.connect(self._changed)
 
-    def _label(self, name: str, tip: str) -> QLabel:
+    def retranslate(self) -> None:
+        """The labels' words in the GUI's language (also when it changes while running)."""
+        self.rate.setToolTip(translate("StatusBar", "Spend rate now, over every live cluster"))
+        self.spent.setToolTip(translate("StatusBar", "Spent today on clusters (local day)"))
+        self.llm.setToolTip(translate("StatusBar", "Model tokens and cost today"))
+        self.brain.setToolTip(translate("StatusBar", "The agents' brain"))
+        self.providers.setToolTip(translate("StatusBar", "Providers' connection state"))
+        self.operations.setToolTip(translate("StatusBar", "Show or hide the operations panel"))
+        self.set_operations(self._running)
+        if self.snapshot is not None:
+            self._show_snapshot(self.snapshot)
+        elif self.error is not None:
+            self.rate.setText(translate("StatusBar", "Status unavailable"))
+
+    def _label(self, name: str) -> QLabel:
         label = QLabel()
         label.setObjectName(name)
-        label.setToolTip(tip)
         label.setProperty("role", "status")
         self.bar.addPermanentWidget(label)
         return label
@@ -203,19 +247,30 @@ class StatusBarController:
         self._done_reading()
         self.snapshot = snapshot
         self.error = None
+        self._show_snapshot(snapshot)
+        if self.on_snapshot is not None:
+            self.on_snapshot(snapshot)
+
+    def _show_snapshot(self, snapshot: StatusSnapshot) -> None:
         self.rate.setText(snapshot.rate_text())
         self.rate.setProperty("state", "billing" if snapshot.billing else "idle")
         self.rate.setToolTip(
-            "Billing now: " + ", ".join(snapshot.billing_clusters)
+            translate("StatusBar", "Billing now: {clusters}").format(
+                clusters=", ".join(snapshot.billing_clusters)
+            )
             if snapshot.billing
-            else "No node is billing now"
+            else translate("StatusBar", "No node is billing now")
         )
         self._repolish(self.rate)
         self.spent.setText(snapshot.spent_text())
         small = all(v < 1_000_000 for v in snapshot.llm_cost_today.values())
         cost = money_totals(snapshot.llm_cost_today, "USD", 4 if small else 2)
-        self.llm.setText(f"LLM {tokens(snapshot.tokens_today)} tokens · {cost}")
-        self.brain.setText(f"Brain: {snapshot.brain}")
+        self.llm.setText(
+            translate("StatusBar", "LLM {tokens} tokens · {cost}").format(
+                tokens=tokens(snapshot.tokens_today), cost=cost
+            )
+        )
+        self.brain.setText(translate("StatusBar", "Brain: {brain}").format(brain=snapshot.brain))
         marks = {"connected": "●", "unreachable": "✕"}
         self.providers.setText(
             "  ".join(
@@ -226,17 +281,15 @@ class StatusBarController:
         )
         self.providers.setToolTip(
             "\n".join(
-                f"{p.name}: {p.state}" + (f" ({p.detail})" if p.detail else "")
+                f"{p.name}: {_state_word(p.state)}" + (f" ({p.detail})" if p.detail else "")
                 for p in snapshot.providers
             )
         )
-        if self.on_snapshot is not None:
-            self.on_snapshot(snapshot)
 
     def _failed(self, error: ErrorInfo) -> None:
         self._done_reading()
         self.error = error
-        self.rate.setText("Status unavailable")
+        self.rate.setText(translate("StatusBar", "Status unavailable"))
         self.rate.setToolTip(str(error))
 
     @Slot()
@@ -245,9 +298,14 @@ class StatusBarController:
             self.spent.setText(self.snapshot.spent_text())
 
     def set_operations(self, running: int) -> None:
-        self.operations.setText(
-            f"{running} operation{'s' if running != 1 else ''} running" if running else "Operations"
-        )
+        self._running = running
+        if running == 1:
+            text = translate("StatusBar", "1 operation running")
+        elif running:
+            text = translate("StatusBar", "{n} operations running").format(n=running)
+        else:
+            text = translate("StatusBar", "Operations")
+        self.operations.setText(text)
         self.operations.setProperty("state", "busy" if running else "idle")
         self._repolish(self.operations)
 

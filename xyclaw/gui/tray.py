@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal, Slot
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
@@ -20,6 +20,7 @@ from xyclaw.gui.bridge import EngineBridge
 from xyclaw.gui.formatting import money
 
 RECENT = 10
+translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 _JOB_ENDS = {"succeeded": "finished", "completed": "finished", "failed": "failed"}
 
 
@@ -53,16 +54,17 @@ class TrayController(QObject):
         self.recent: deque[Notification] = deque(maxlen=RECENT)
         self.menu = QMenu()
         self.menu.setObjectName("trayMenu")
-        self._show = QAction("Show XyClaw", self.menu)
+        self._show = QAction(translate("Tray", "Show XyClaw"), self.menu)
         self._show.triggered.connect(self.show_requested.emit)
         self.menu.addAction(self._show)
-        self.recent_menu = self.menu.addMenu("Recent notifications")
+        self.recent_menu = self.menu.addMenu(translate("Tray", "Recent notifications"))
         self.recent_menu.setEnabled(False)
         self.menu.addSeparator()
-        self._quit = QAction("Quit XyClaw…", self.menu)
+        self._quit = QAction(translate("Tray", "Quit XyClaw…"), self.menu)
         self._quit.triggered.connect(self.quit_requested.emit)
         self.menu.addAction(self._quit)
         self.icon.setContextMenu(self.menu)
+        self.menu.installEventFilter(self)
         self.icon.activated.connect(self._activated)
         if self.available:
             self.icon.show()
@@ -70,6 +72,13 @@ class TrayController(QObject):
         bridge.budget_warning.connect(self._budget)
         bridge.job_changed.connect(self._job)
         self.window_active: Callable[[], bool] = lambda: False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.menu and event.type() == QEvent.Type.LanguageChange:
+            self._show.setText(translate("Tray", "Show XyClaw"))
+            self.recent_menu.setTitle(translate("Tray", "Recent notifications"))
+            self._quit.setText(translate("Tray", "Quit XyClaw…"))
+        return False
 
     # -- what the tray says --------------------------------------------------------------------
     def set_spend_rate(self, text: str) -> None:
@@ -96,7 +105,13 @@ class TrayController(QObject):
     def approval_waiting(self, title: str, conversation: str) -> None:
         """An agent waits for a decision; said only when the user is not looking at it."""
         if not self.window_active():
-            self.notify("Approval waiting", f"{title} (in “{conversation}”)", "warning")
+            self.notify(
+                translate("Tray", "Approval waiting"),
+                translate("Tray", "{title} (in “{conversation}”)").format(
+                    title=title, conversation=conversation
+                ),
+                "warning",
+            )
 
     # -- engine events -------------------------------------------------------------------------
     @Slot(object)
@@ -106,7 +121,9 @@ class TrayController(QObject):
         message = str(getattr(event, "message", ""))
         action = getattr(event, "action", "")
         text = (f"{where}: " if where else "") + message + (f" — {action}" if action else "")
-        self.notify(f"Alert ({severity})", text, severity)
+        self.notify(
+            translate("Tray", "Alert ({severity})").format(severity=severity), text, severity
+        )
 
     @Slot(object)
     def _budget(self, event: object) -> None:
@@ -114,9 +131,21 @@ class TrayController(QObject):
         spent = money(getattr(event, "spent_micros", 0), getattr(event, "currency", "CNY"))
         budget = money(getattr(event, "budget_micros", 0), getattr(event, "currency", "CNY"))
         if getattr(event, "released", False):
-            self.notify("Budget reached", f"{name} spent {spent} of {budget}; released", "error")
+            self.notify(
+                translate("Tray", "Budget reached"),
+                translate("Tray", "{name} spent {spent} of {budget}; released").format(
+                    name=name, spent=spent, budget=budget
+                ),
+                "error",
+            )
         else:
-            self.notify("Budget warning", f"{name} has spent {spent} of {budget}", "warning")
+            self.notify(
+                translate("Tray", "Budget warning"),
+                translate("Tray", "{name} has spent {spent} of {budget}").format(
+                    name=name, spent=spent, budget=budget
+                ),
+                "warning",
+            )
 
     @Slot(object)
     def _job(self, event: object) -> None:
@@ -126,7 +155,13 @@ class TrayController(QObject):
             return
         name = getattr(event, "name", "a job")
         severity = "error" if end == "failed" else "info"
-        self.notify(f"Job {end}", f"{name} {end}", severity)
+        if end == "failed":
+            title = translate("Tray", "Job failed")
+            text = translate("Tray", "{name} failed").format(name=name)
+        else:
+            title = translate("Tray", "Job finished")
+            text = translate("Tray", "{name} finished").format(name=name)
+        self.notify(title, text, severity)
 
     # -- menu ----------------------------------------------------------------------------------
     def _rebuild_recent(self) -> None:
