@@ -95,10 +95,10 @@ def spec_summary(spec: JobSpec) -> str:
     if res.gpu is not None:
         per = res.gpus_per_node or (8 if res.nodes > 1 else 1)
         parts.append(f"{res.nodes} × {per} {res.gpu}")
-    run = spec.run.strip().splitlines()
+    # the command as one line: shell continuations joined, runs of blanks squeezed
+    run = " ".join(spec.run.replace("\\\n", " ").split())
     if run:
-        first = run[0]
-        parts.append(first if len(first) <= 90 else first[:89] + "…")
+        parts.append(run if len(run) <= 90 else run[:89] + "…")
     return " · ".join(parts)
 
 

@@ -159,6 +159,8 @@ class JobsPage(QWidget):
         self._reading_detail = False
         self._following = False
         self.cancel_dialog: ApprovalDialog | None = None
+        self.spec_dialog: QFileDialog | None = None
+        self._select_newest = False  # after a launch: show the new job once it is listed
         self._theme: ChartTheme | None = None
 
         self.launch_flow = LaunchFlow(context, self, asked_by="Jobs page")
@@ -208,7 +210,7 @@ class JobsPage(QWidget):
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the job's name
         self.table.itemSelectionChanged.connect(self._selected)
         self.empty = QLabel()
         self.empty.setObjectName("jobsEmpty")
@@ -582,8 +584,12 @@ class JobsPage(QWidget):
 
     def _loaded(self, records: list[JobRecord]) -> None:
         self._loaded_once = True
+        newest = max((r.id for r in self.records), default=None)
         self.records = sorted(records, key=lambda r: r.id, reverse=True)
         self._fill_table()
+        if self._select_newest and self.records and self.records[0].id != newest:
+            self._select_newest = False
+            self.select_job(self.records[0].id)
         self.loaded.emit()
 
     def _fill_table(self) -> None:
@@ -1020,16 +1026,23 @@ class JobsPage(QWidget):
 
     # -- actions ----------------------------------------------------------------------------
     def _choose_spec_file(self) -> Path | None:
-        start = bundled("resources") / "examples"
-        path, _ = QFileDialog.getOpenFileName(
+        """Open the file dialog (not blocking: the launch starts when a file is picked)."""
+        dialog = QFileDialog(
             self,
             self.tr("Launch a job from its spec"),
-            str(start),
+            str(bundled("resources") / "examples"),
             self.tr("Job specs (*.yaml *.yml);;All files (*)"),
         )
-        return Path(path) if path else None
+        dialog.setObjectName("jobsSpecDialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(lambda path: self.launch_flow.from_file(Path(path)))
+        dialog.finished.connect(lambda _code: dialog.deleteLater())
+        self.spec_dialog = dialog
+        dialog.open()
+        return None
 
     def launch_from_file(self, path: Path | None = None) -> None:
+        """Launch from ``path``; without one, ask for the file first."""
         chosen = path if isinstance(path, Path) else self.choose_spec()
         if chosen is not None:
             self.launch_flow.from_file(chosen)
@@ -1046,6 +1059,7 @@ class JobsPage(QWidget):
                 title=getattr(handle, "title", "")
             )
         )
+        self._select_newest = True
         self.reload()
 
         def ended(future: Any) -> None:
