@@ -51,6 +51,8 @@ def test_a_job_launched_from_its_spec_file_is_followed_live_and_can_be_launched_
     wait(qtbot, lambda: page._loaded_once)
     assert page.list_stack.currentWidget() is page.empty  # no jobs yet: the page says how
 
+    appended: list[int] = []
+    page.log_appended.connect(appended.append)
     page.launch_from_file(tmp_path / "spec" / "job.yaml")
     dialog = _launch_dialog(qtbot, page)
     assert dialog.choice == cluster.name  # the one ready cluster; this spec rents nothing
@@ -58,7 +60,7 @@ def test_a_job_launched_from_its_spec_file_is_followed_live_and_can_be_launched_
     dialog.launch_button.click()
 
     job_id = wait_value(qtbot, lambda: next((j.id for j in page.records), None))
-    page.select_job(job_id)
+    wait(qtbot, lambda: page.selected_id == job_id)  # a launched job is shown at once
     wait(qtbot, lambda: page.cell(job_id, COLUMN["state"]) == "running", 60_000)
     assert page.cell(job_id, COLUMN["cluster"]) == cluster.name
     assert page.cell(job_id, COLUMN["attempt"]) == "1"
@@ -69,8 +71,6 @@ def test_a_job_launched_from_its_spec_file_is_followed_live_and_can_be_launched_
     wait(qtbot, lambda: page.progress.value() > first, 60_000)
     wait(qtbot, lambda: min(page.curve_points()) >= 2, 60_000)
     # the log follows: lines arrive after the first read
-    appended: list[int] = []
-    page.log_appended.connect(appended.append)
     wait(qtbot, lambda: sum(appended) > 0, 60_000)
     assert any("node0" in line for line in page.shown_log())
 
