@@ -13,7 +13,7 @@ pytest.importorskip("pyqtgraph")
 
 from pytestqt.qtbot import QtBot
 
-from tests.gui.conftest import sim_engine  # noqa: F401
+from tests.gui.conftest import history_store, sim_engine  # noqa: F401
 from tests.jobs_runtime.conftest import (  # noqa: F401  (fixtures used by the tests here)
     MakeCluster,
     engine,
