@@ -269,7 +269,13 @@ class MainWindowController:
         self.status.refresh()
 
     def retranslate(self) -> None:
-        """The navigation's words in the GUI's language (pages retranslate themselves)."""
+        """The navigation's, status bar's, operations panel's and tray's words in the GUI's
+        language (pages retranslate themselves)."""
+        if self._quitting:
+            return
+        self.status.retranslate()
+        self.operations.retranslate()
+        self.tray.retranslate()
         for row, info in enumerate(PAGES):
             item = self.navigation.item(row)
             if item is not None:

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import shiboken6
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -171,16 +170,15 @@ class OperationsPanel(QWidget):
     def running(self) -> list[OperationView]:
         return [v for v in self.views.values() if not v.finished]
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        # A language change can reach the panel while the window is being torn down.
-        if event.type() == QEvent.Type.LanguageChange and shiboken6.isValid(self.summary):
-            for button in self._buttons.values():
-                button.setText(translate("OperationsPanel", "Cancel"))
-            for view in self.views.values():
-                if view.id in self._items:
-                    self._refresh_row(view)
-            self._update_summary()
+    def retranslate(self) -> None:
+        """The panel's own words in the GUI's language (the window calls it on a change; no
+        changeEvent override: PySide would call it while the panel is being destroyed)."""
+        for button in self._buttons.values():
+            button.setText(translate("OperationsPanel", "Cancel"))
+        for view in self.views.values():
+            if view.id in self._items:
+                self._refresh_row(view)
+        self._update_summary()
 
     # -- drawing --------------------------------------------------------------------------------
     def _add_row(self, view: OperationView) -> None:

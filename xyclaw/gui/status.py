@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, QTimer, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, Slot
 from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 
 from xyclaw.gui.bridge import EngineBridge, ErrorInfo, Worker
@@ -32,20 +32,6 @@ PROVIDER_STATES = {
 def _state_word(state: str) -> str:
     source = PROVIDER_STATES.get(state)
     return QCoreApplication.translate("StatusBar", source) if source else state
-
-
-class _LanguageWatch(QObject):
-    """Calls ``retranslate`` when the widget it watches gets a LanguageChange."""
-
-    def __init__(self, watched: QWidget, retranslate: Callable[[], None]) -> None:
-        super().__init__(watched)
-        self._retranslate = retranslate
-        watched.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.LanguageChange:
-            self._retranslate()
-        return False
 
 
 PROVIDERS_EVERY_S = 60.0  # asking every provider costs a request each: less often
@@ -176,7 +162,6 @@ class StatusBarController:
         self.operations.setFlat(True)
         bar.addPermanentWidget(self.operations)
         self._running = 0
-        self._language = _LanguageWatch(bar, self.retranslate)
         self.retranslate()
         self.rate.setText(translate("StatusBar", "Reading…"))
         self._tick = QTimer(bar)

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
@@ -64,7 +64,6 @@ class TrayController(QObject):
         self._quit.triggered.connect(self.quit_requested.emit)
         self.menu.addAction(self._quit)
         self.icon.setContextMenu(self.menu)
-        self.menu.installEventFilter(self)
         self.icon.activated.connect(self._activated)
         if self.available:
             self.icon.show()
@@ -73,12 +72,11 @@ class TrayController(QObject):
         bridge.job_changed.connect(self._job)
         self.window_active: Callable[[], bool] = lambda: False
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.menu and event.type() == QEvent.Type.LanguageChange:
-            self._show.setText(translate("Tray", "Show XyClaw"))
-            self.recent_menu.setTitle(translate("Tray", "Recent notifications"))
-            self._quit.setText(translate("Tray", "Quit XyClaw…"))
-        return False
+    def retranslate(self) -> None:
+        """The menu's words in the GUI's language (the window calls it on a change)."""
+        self._show.setText(translate("Tray", "Show XyClaw"))
+        self.recent_menu.setTitle(translate("Tray", "Recent notifications"))
+        self._quit.setText(translate("Tray", "Quit XyClaw…"))
 
     # -- what the tray says --------------------------------------------------------------------
     def set_spend_rate(self, text: str) -> None:
