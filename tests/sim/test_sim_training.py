@@ -251,3 +251,18 @@ def test_a_save_cut_short_leaves_no_trainer_state(make_node, connect, tmp_path) 
         "--resume auto --max_steps 1"
     )
     assert "no checkpoint found in /shared/c; starting from step 0" in r.out
+
+
+def test_pip_install_on_a_node_reports_the_requirements_satisfied(ssh) -> None:  # type: ignore[no-untyped-def]
+    # the examples' setup (`pip install -r requirements.txt`) runs on simulated nodes
+    _upload(ssh, "transformers>=4.44  # the trainer\n\npeft\n-e .\n", "requirements.txt")
+    done = ssh.run("pip install -r requirements.txt && pip3 install accelerate")
+    assert done.status == 0, done.err
+    assert [line.split(" in ")[0] for line in done.out.splitlines()] == [
+        "Requirement already satisfied: transformers>=4.44",
+        "Requirement already satisfied: peft",
+        "Requirement already satisfied: accelerate",
+    ]
+    missing = ssh.run("pip install -r nope.txt")
+    assert missing.status == 1 and "Could not open requirements file" in missing.err
+    assert ssh.run("which pip").out.strip() == "/usr/bin/pip"

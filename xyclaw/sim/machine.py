@@ -42,6 +42,8 @@ _INSTALL_DIRS = {
     "nvidia-smi": "/usr/bin",
     "python": "/usr/bin",
     "python3": "/usr/bin",
+    "pip": "/usr/bin",
+    "pip3": "/usr/bin",
     "torchrun": "/usr/local/bin",
     "vllm": "/usr/local/bin",
     "deepspeed": "/usr/local/bin",
