@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 from tests.gui.conftest import (  # noqa: F401  (fixtures used by the tests here)
     LoopWatchdog,
     MakeWindow,
+    history_store,
     local_engine,
     loop_watchdog,
     make_window,
