@@ -140,7 +140,9 @@ def test_the_idle_check_reads_telemetry_where_it_watches_and_runs_nvidia_smi_onl
         report = engine.tick()
         took = time.monotonic() - began
         assert report.next_reason == "idlewatch: still idle?"  # idle GPUs were seen ...
-        assert took < 1.0  # ... without a command on the slow node
+        # ... without a command on the slow node: one would take at least the link's 2 s (the
+        # bound is that, not a guess at how fast a loaded machine is)
+        assert took < 2.0
         telemetry.unwatch(sc.cluster_id)
         began = time.monotonic()
         report = engine.tick()
