@@ -3,6 +3,7 @@ stalls."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,27 +27,49 @@ from xyclaw.providers.local import LocalProvider
 from xyclaw.store import Store
 
 
-class LoopWatchdog:
-    """A heartbeat QTimer; a beat later than ``limit_ms`` past its due time is a stall.
+def main_thread_schedule_ms() -> tuple[float, float] | None:
+    """(CPU ms, run-queue ms) of the calling thread so far, from Linux's schedstat: the
+    time it ran, and the time it was ready to run but the machine gave it no CPU. None
+    where the kernel does not keep them."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as f:
+            ran, waited, _ = f.read().split()
+    except (OSError, ValueError):
+        return None
+    return int(ran) / 1e6, int(waited) / 1e6
 
-    The heartbeat only runs while the Qt event loop runs (qtbot.wait*, signals
-    being waited for), which is exactly when a user would see a frozen window.
-    A late beat counts as a stall of the app only if this process used at least
-    ``limit_ms`` of CPU during it: the main thread was busy, or another thread
-    held the GIL. A beat that is late because the shared machine gave the
-    process no CPU at all is recorded in ``starved`` and reported, not failed.
+
+class LoopWatchdog:
+    """A heartbeat QTimer; a beat more than ``limit_ms`` late is a stall of the app, unless
+    the machine caused the lateness.
+
+    The heartbeat only runs while the Qt event loop runs (qtbot.wait*, signals being
+    waited for), which is exactly when a user would see a frozen window. Between two beats
+    the main thread is running (the app's own work), blocked (a lock, the GIL held by one
+    of the app's threads, a socket, a sleep: the app's doing too), or ready to run while
+    the kernel gives its CPU to other processes: on a loaded 2-core CI machine that last
+    part alone reached 100-400 ms here (load 10-12). The kernel counts it per thread
+    (``/proc/thread-self/schedstat``), so a beat's lateness minus the main thread's
+    run-queue wait is what the app itself cost, and that is held to ``limit_ms`` at any
+    load: a main-thread sleep, blocking call or busy loop of 100 ms fails the test on an
+    idle and on a loaded machine alike. Beats excused this way are kept in ``starved``.
+    (Where schedstat is missing the watchdog falls back to process CPU time: a late beat
+    during which the process used less than ``limit_ms`` of CPU is not counted.)
     """
 
     def __init__(self, interval_ms: int = 10, limit_ms: float = 100.0) -> None:
         self.interval_ms = interval_ms
         self.limit_ms = limit_ms
-        self.stalls: list[tuple[float, str]] = []
-        self.starved: list[tuple[float, float, str]] = []  # late ms, CPU ms, phase
-        self.worst_ms = 0.0
+        # late ms, main-thread CPU ms, main-thread run-queue ms, phase
+        self.stalls: list[tuple[float, float, float, str]] = []
+        self.starved: list[tuple[float, float, float, str]] = []
+        self.worst_ms = 0.0  # latest beat, run-queue wait included
+        self.worst_own_ms = 0.0  # latest beat, run-queue wait taken out
         self.beats = 0
         self.phase = "start"
         self._last = 0.0
         self._last_cpu = 0.0
+        self._last_sched: tuple[float, float] | None = None
         self._timer = QTimer()
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.setInterval(interval_ms)
@@ -55,6 +78,7 @@ class LoopWatchdog:
     def start(self) -> None:
         self._last = time.perf_counter()
         self._last_cpu = time.process_time()
+        self._last_sched = main_thread_schedule_ms()
         self._timer.start()
 
     def stop(self) -> None:
@@ -63,16 +87,23 @@ class LoopWatchdog:
     def _beat(self) -> None:
         now = time.perf_counter()
         cpu = time.process_time()
+        sched = main_thread_schedule_ms()
         late_ms = (now - self._last) * 1000.0 - self.interval_ms
-        cpu_ms = (cpu - self._last_cpu) * 1000.0
-        self._last, self._last_cpu = now, cpu
+        if sched is not None and self._last_sched is not None:
+            ran_ms = sched[0] - self._last_sched[0]
+            queued_ms = sched[1] - self._last_sched[1]
+            own_ms = late_ms - queued_ms
+        else:  # no schedstat: excuse a beat only if the whole process hardly ran
+            ran_ms = (cpu - self._last_cpu) * 1000.0
+            queued_ms = float("nan")
+            own_ms = late_ms if ran_ms >= self.limit_ms else 0.0
+        self._last, self._last_cpu, self._last_sched = now, cpu, sched
         self.beats += 1
         self.worst_ms = max(self.worst_ms, late_ms)
+        self.worst_own_ms = max(self.worst_own_ms, own_ms)
         if late_ms > self.limit_ms:
-            if cpu_ms >= self.limit_ms:
-                self.stalls.append((late_ms, self.phase))
-            else:
-                self.starved.append((late_ms, cpu_ms, self.phase))
+            entry = (round(late_ms, 1), round(ran_ms, 1), round(queued_ms, 1), self.phase)
+            (self.stalls if own_ms > self.limit_ms else self.starved).append(entry)
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -86,7 +117,9 @@ class LoopWatchdog:
     def check(self) -> None:
         assert self.beats > 0, "the event loop never ran while watched"
         assert not self.stalls, (
-            f"the event loop stalled: {self.stalls} (worst {self.worst_ms:.0f} ms)"
+            "the event loop stalled (late ms, main-thread CPU ms, main-thread ms waiting for"
+            f" a CPU, phase): {self.stalls}; worst {self.worst_own_ms:.0f} ms of the app's own"
+            f" (load {os.getloadavg()[0]:.1f})"
         )
 
 

@@ -60,7 +60,12 @@ def operation(ctl: MainWindowController, prefix: str, state: str) -> bool:
 def plan_in_chat(qtbot: QtBot, ctl: MainWindowController) -> PlanCard:
     chat = ctl.chat
     ask(qtbot, chat, REQUEST)
-    qtbot.waitUntil(lambda: bool(shown(chat, PlanCard)) and not chat.busy, timeout=60000)
+    # a block added to the visible chat is shown at the next turn of the event loop (Qt
+    # queues it), so wait for the reply to be on screen, not only for the turn to end
+    qtbot.waitUntil(
+        lambda: bool(shown(chat, PlanCard) and shown(chat, MessageBlock)) and not chat.busy,
+        timeout=60000,
+    )
     [plan] = shown(chat, PlanCard)
     assert plan.option_count >= 2 and len(plan.rent_buttons) == plan.option_count
     assert "CNY" in plan.cell(0, "Cost")
