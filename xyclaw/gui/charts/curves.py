@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from xyclaw.gui.charts.source import ClusterFrame, NodeSeries
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme
@@ -309,6 +310,16 @@ class FixedCurve(pg.PlotCurveItem):
     def boundingRect(self) -> QRectF:
         return self._fixed
 
+    def paint(self, p: QPainter, opt: object, widget: object) -> None:
+        """What ``PlotCurveItem.paint`` comes down to for this curve (no fill, no shadow, no
+        OpenGL, a 1-pixel pen, no antialiasing) without its checks and profiler: 80 curves
+        are painted every frame, even those of which only a strip is exposed."""
+        if self.xData is None or not self.xData.shape[0]:
+            return
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        p.setPen(self.opts["pen"])
+        p.drawPath(self.getPath())
+
     def dataBounds(
         self,
         ax: int,
@@ -352,6 +363,12 @@ class MetricCurves(QWidget):
             plot.vb.disableAutoRange()
             plot.getAxis("left").setWidth(44)
             plot.getAxis("bottom").setHeight(22)
+            for name in ("left", "bottom"):
+                # drawn into a pixmap when they change (the range moved), blitted otherwise:
+                # the bottom axis draws the time grid over the whole plot, so every strip a
+                # new sample repaints exposes it, and replaying its picture of tick labels
+                # five times a frame cost ~3 ms
+                plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             plot.setClipToView(False)
             curves = []
             for i in range(MAX_CURVES):

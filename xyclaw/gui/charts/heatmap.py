@@ -18,7 +18,7 @@ import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QCursor
-from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QToolTip, QVBoxLayout, QWidget
 
 from xyclaw.gui.charts.source import ClusterFrame, short_node_name
 from xyclaw.gui.charts.theme import LIGHT, MISSING_U8, ChartTheme, heatmap_lut
@@ -207,6 +207,8 @@ class GpuHeatmap(QWidget):
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
+        # the node names change with the cluster, not with the frame: a pixmap, blitted
+        self.axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.plot.vb.invertY(True)
         self.plot.vb.disableAutoRange()
         self.item = pg.ImageItem(axisOrder="row-major")
