@@ -34,8 +34,8 @@ def busy(cpu_s: float) -> None:
 
 def test_a_blocking_call_on_the_main_thread_is_a_stall(qtbot: QtBot) -> None:
     dog = LoopWatchdog()
-    run_with(qtbot, dog, lambda: time.sleep(0.25))
-    assert len(dog.stalls) == 1 and dog.stalls[0][0] >= 240
+    run_with(qtbot, dog, lambda: time.sleep(0.4))
+    assert len(dog.stalls) == 1 and dog.stalls[0][0] >= 390
     with pytest.raises(AssertionError, match="the event loop stalled"):
         dog.check()
 
