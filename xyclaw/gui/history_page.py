@@ -257,7 +257,7 @@ class HistoryPage(QWidget):
         self.split.addWidget(self.detail)
         self.split.setStretchFactor(0, 1)
         self.split.setStretchFactor(1, 3)
-        self.split.setSizes([210, 690])
+        self.split.setSizes([300, 600])
         self.split.setChildrenCollapsible(False)
 
         layout = QVBoxLayout(self)
@@ -324,6 +324,7 @@ class HistoryPage(QWidget):
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         table.horizontalHeader().setStretchLastSection(True)
         table.setWordWrap(False)
+        table.setMinimumHeight(130)  # a few rows stay in view with the operations panel open
         return table
 
     # -- words --------------------------------------------------------------------------------

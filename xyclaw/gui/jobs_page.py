@@ -212,6 +212,7 @@ class JobsPage(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the job's name
         self.table.itemSelectionChanged.connect(self._selected)
+        self.table.setMinimumHeight(110)  # a few rows stay in view with the operations panel
         self.empty = QLabel()
         self.empty.setObjectName("jobsEmpty")
         self.empty.setProperty("role", "muted")
@@ -251,6 +252,7 @@ class JobsPage(QWidget):
         self.tabs.addTab(self._attempts_tab(), "")
         self.tabs.addTab(self._events_tab(), "")
         self.tabs.addTab(self._cost_tab(), "")
+        self.tabs.currentChanged.connect(lambda _i: self._keep_end_in_view())
 
         top_row = QHBoxLayout()
         top_row.addWidget(self.detail_title, 1)
@@ -382,6 +384,7 @@ class JobsPage(QWidget):
         self.log_follow.setObjectName("jobLogFollow")
         self.log_follow.setChecked(True)
         self.log_follow.toggled.connect(lambda _on: self._follow_changed())
+        self.log_follow.toggled.connect(lambda _on: self._keep_end_in_view())
         self.log_count = QLabel()
         self.log_count.setProperty("role", "muted")
         self.node_label, self.rank_label = QLabel(), QLabel()
@@ -948,9 +951,7 @@ class JobsPage(QWidget):
         shown = [self._line_text(ln) for ln in self.lines if self._matches(ln, needle)]
         self.log_text.setPlainText("\n".join(shown))
         self._count(len(shown))
-        if self.log_follow.isChecked():
-            self.log_text.moveCursor(self.log_text.textCursor().MoveOperation.End)
-            self.log_text.ensureCursorVisible()
+        self._keep_end_in_view()
 
     def _count(self, shown: int) -> None:
         job = self.detail.job if self.detail is not None else None
@@ -960,6 +961,13 @@ class JobsPage(QWidget):
                 shown=i18n.number(shown), total=i18n.number(max(total, len(self.lines)))
             )
         )
+
+    def _keep_end_in_view(self) -> None:
+        """With Follow on, the newest line is in view (also after the tab was hidden while
+        lines came: a hidden view does not scroll)."""
+        if self.log_follow.isChecked():
+            bar = self.log_text.verticalScrollBar()
+            bar.setValue(bar.maximum())
 
     def shown_log(self) -> list[str]:
         text = self.log_text.toPlainText()
