@@ -336,6 +336,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
             progress=lambda message: _emit("progress", tool=spec.name, message=message),
             cancel=hooks.cancels.get(cid),
             remote_chars=hooks.remote_chars,
+            language=request_language(state.get("messages", [])),
         )
         context_changes: dict[str, Any] = {}
         turn_changes: dict[str, Any] = {}
@@ -348,7 +349,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
             _emit(
                 "tool_finished", call=record(call, spec, "failed", error=error, duration_s=duration)
             )
-            body = {"status": "failed", "error": exc.message, "hint": exc.hint}
+            body = {"status": "failed", "error": exc.message, "hint": exc.hint, "kind": _kind(exc)}
             return tool_message(call, body), turn_changes, context_changes
         duration = time.monotonic() - started
         audit(
@@ -458,7 +459,12 @@ def build_graph(hooks: Hooks) -> StateGraph:
                 },
             )
         # A gated tool: prepare the card (reads only), then decide who answers.
-        ctx = ToolContext(engine=hooks.engine, conversation_id=cid, remote_chars=hooks.remote_chars)
+        ctx = ToolContext(
+            engine=hooks.engine,
+            conversation_id=cid,
+            remote_chars=hooks.remote_chars,
+            language=request_language(state.get("messages", [])),
+        )
         try:
             gate = spec.gate(ctx, call["args"]) if spec.gate else Gate(spec.name, {})
         except XyclawError as exc:
@@ -474,7 +480,8 @@ def build_graph(hooks: Hooks) -> StateGraph:
             )
             _emit("tool_finished", call=record(call, spec, "failed", error=exc.message))
             message = tool_message(
-                call, {"status": "failed", "error": exc.message, "hint": exc.hint}
+                call,
+                {"status": "failed", "error": exc.message, "hint": exc.hint, "kind": _kind(exc)},
             )
             return Command(
                 goto=next_step(state, rest),
@@ -525,6 +532,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
             "details": gate.details,
             "flagged_after_remote_output": flagged,
             "created_at": time.time(),
+            "language": ctx.language,
         }
         audit(
             cid,
@@ -699,12 +707,25 @@ def _help_text() -> str:
     )
 
 
+def _kind(exc: XyclawError) -> list[str]:
+    """The error's classes, most specific first (the brains word the failure by them)."""
+    return [k.__name__ for k in type(exc).__mro__ if issubclass(k, XyclawError)]
+
+
 def new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:12]}"
 
 
 def user_message(text: str) -> dict[str, Any]:
     return {"role": "user", "content": text}
+
+
+def request_language(messages: list[dict[str, Any]]) -> str:
+    """The language of the turn's request ("zh" or "en"): cards and errors are worded in it."""
+    from xyclaw.agent.rules import detect_language
+
+    index = last_user_index(messages)
+    return detect_language(str(messages[index].get("content") or "")) if index >= 0 else "en"
 
 
 def tool_results_after_user(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

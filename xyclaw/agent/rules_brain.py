@@ -127,16 +127,15 @@ class RulesBrain:
         if status == "rejected":
             if body.get("by") == "policy":
                 return (
-                    f"没有执行 {tool}：当前没有人可以批准（{body.get('reason')}）。"
+                    f"没有执行 {tool}：当前没有人可以批准（没有打开的窗口或终端），所以默认拒绝。"
                     if zh
                     else f"I did not run {tool}: {body.get('reason')}."
                 )
             return f"已取消：你拒绝了 {tool}。" if zh else f"Cancelled: you rejected {tool}."
-        error = body.get("error") or "unknown error"
-        hint = body.get("hint")
-        if zh:
-            return f"{tool} 失败：{error}" + (f"（{hint}）" if hint else "")
-        return f"{tool} failed: {error}" + (f" ({hint})" if hint else "")
+        from xyclaw.agent.rules.texts import failure_text
+
+        error = str(body.get("error") or ("未知错误" if zh else "unknown error"))
+        return failure_text(language, tool, error, body.get("hint"), body.get("kind") or ())
 
     def close(self) -> None:
         pass

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from xyclaw.agent.rules.texts import say
 from xyclaw.agent.types import Effect
 from xyclaw.errors import AgentError, UsageError, XyclawError
 
@@ -37,6 +38,7 @@ class ToolContext:
     progress: Callable[[str], None] = lambda message: None
     cancel: threading.Event | None = None
     remote_chars: int = 4000
+    language: str = "en"  # of the request: "en" or "zh"; approval cards are worded in it
 
 
 @dataclass(frozen=True)
@@ -199,9 +201,15 @@ def _plan_request(args: dict[str, Any]) -> Any:
 def _plan(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
     outcome = ctx.engine.plan(_plan_request(args), conversation_id=ctx.conversation_id)
     result = outcome.result
-    options = [jsonable(o) for o in list(result.options)[:5]]
-    for number, option in enumerate(options, 1):
+    shown = list(result.options)[:5]
+    options = [jsonable(o) for o in shown]
+    for number, (option, source) in enumerate(zip(options, shown, strict=True), 1):
         option["option"] = number
+        # The figures in each reason, so that a brain words it in the request's language.
+        for reason, figures in zip(
+            option.get("reasons") or [], getattr(source, "reason_figures", ()), strict=False
+        ):
+            reason["figures"] = figures
     plan_id = outcome.plan_id
     body = {
         "plan_id": plan_id,
@@ -409,12 +417,19 @@ def _create_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     quote = _quote(ctx, args)
     q = _quote_json(quote)
     cur = q.get("currency", "")
+    lang = ctx.language
     details = {
         "quote": q,
         "offer": q.get("offer_id"),
         "provider": q.get("provider"),
-        "shape": f"{q.get('nodes')} node{'' if q.get('nodes') == 1 else 's'} x"
-        f" {q.get('gpus_per_node')} {q.get('gpu')}",
+        "shape": say(
+            lang,
+            "card_shape",
+            nodes=q.get("nodes"),
+            plural="" if q.get("nodes") == 1 else "s",
+            per_node=q.get("gpus_per_node"),
+            gpu=q.get("gpu"),
+        ),
         "region": q.get("region"),
         "fabric": q.get("fabric"),
         "price_per_hour": money(q.get("price_per_hour_micros"), cur),
@@ -424,9 +439,16 @@ def _create_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
         "expires_at": q.get("expires_at"),
         "digest": q.get("digest"),
     }
-    title = (
-        f"Rent {q.get('gpu_count')} x {q.get('gpu')} ({q.get('fabric')}) for "
-        f"{details['price_per_hour']}/h, about {details['estimated_total']} in total"
+    title = say(
+        lang,
+        "card_rent",
+        gpus=q.get("gpu_count"),
+        gpu=q.get("gpu"),
+        fabric=say(lang, "card_one_node")
+        if q.get("fabric") == "none"
+        else say(lang, "card_fabric", fabric=q.get("fabric")),
+        per_hour=details["price_per_hour"],
+        total=details["estimated_total"],
     )
     return Gate(title, details, quote=q, estimated_total_micros=q.get("estimated_total_micros"))
 
@@ -484,7 +506,7 @@ def _release_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     ref = str(args["cluster"])
     targets = _targets(ctx, ref)
     if not targets:
-        raise UsageError("there is no live cluster to release")
+        raise UsageError(say(ctx.language, "no_live_cluster"))
     rows = []
     lost: list[str] = []
     for c in targets:
@@ -499,14 +521,14 @@ def _release_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
             }
         )
         for job in _running_jobs(ctx, c.id):
-            lost.append(f"job {job} running on {c.name} is stopped")
-    lost.append("files on the nodes' own disks (copy results and checkpoints off first)")
+            lost.append(say(ctx.language, "card_release_job_lost", job=job, cluster=c.name))
+    lost.append(say(ctx.language, "card_release_disk_lost"))
     names = ", ".join(c.name for c in targets)
     return Gate(
-        f"Release {names}",
+        say(ctx.language, "card_release", names=names),
         {
             "clusters": rows,
-            "stops_billing": f"billing of {names} stops once the provider confirms",
+            "stops_billing": say(ctx.language, "card_release_billing", names=names),
             "lost": lost,
         },
         cluster=targets[0].name if len(targets) == 1 else None,
@@ -527,11 +549,11 @@ def _cancel_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     job = ctx.engine.job(str(args["job"]))
     name = getattr(job, "name", args["job"])
     return Gate(
-        f"Cancel job {name}",
+        say(ctx.language, "card_cancel", job=name),
         {
             "job": jsonable(job),
-            "stops_billing": "nothing: the cluster keeps billing until released",
-            "lost": ["progress since the job's last checkpoint"],
+            "stops_billing": say(ctx.language, "card_cancel_billing"),
+            "lost": [say(ctx.language, "card_cancel_lost")],
         },
     )
 
@@ -544,9 +566,9 @@ def _cancel(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOu
 
 
 # -- executing --------------------------------------------------------------------------------
-def _node_names(cluster: Any) -> list[str]:
+def _node_names(cluster: Any, language: str = "en") -> list[str]:
     return [f"{cluster.name}-{n.rank}" for n in getattr(cluster, "running_nodes", ())] or [
-        f"{cluster.name} (all nodes)"
+        say(language, "card_all_nodes", cluster=cluster.name)
     ]
 
 
@@ -554,8 +576,8 @@ def _exec_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     cluster = ctx.engine.cluster(str(args["cluster"]))
     command = str(args["command"])
     return Gate(
-        f"Run on {cluster.name}: {command[:80]}",
-        {"command": command, "cluster": cluster.name, "nodes": _node_names(cluster)},
+        say(ctx.language, "card_exec", cluster=cluster.name, command=command[:80]),
+        {"command": command, "cluster": cluster.name, "nodes": _node_names(cluster, ctx.language)},
         cluster=cluster.name,
     )
 
@@ -592,12 +614,12 @@ def _exec(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutp
 def _tune_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     cluster = ctx.engine.cluster(str(args["cluster"]))
     return Gate(
-        f"Tune NCCL on {cluster.name}",
+        say(ctx.language, "card_tune", cluster=cluster.name),
         {
             "cluster": cluster.name,
-            "nodes": _node_names(cluster),
-            "command": "fabric probe, nccl-tests all_reduce before and after, NCCL settings",
-            "what_changes": "the NCCL environment later jobs on this cluster get",
+            "nodes": _node_names(cluster, ctx.language),
+            "command": say(ctx.language, "card_tune_command"),
+            "what_changes": say(ctx.language, "card_tune_changes"),
         },
         cluster=cluster.name,
     )
@@ -617,12 +639,14 @@ def _tune(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutp
 def _launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     cluster = ctx.engine.cluster(str(args["cluster"])) if args.get("cluster") else None
     return Gate(
-        f"Launch {args['spec']}" + (f" on {cluster.name}" if cluster else ""),
+        say(ctx.language, "card_launch_on", spec=args["spec"], cluster=cluster.name)
+        if cluster
+        else say(ctx.language, "card_launch", spec=args["spec"]),
         {
             "spec": args["spec"],
             "cluster": cluster.name if cluster else None,
-            "nodes": _node_names(cluster) if cluster else [],
-            "command": "the spec's launch command (torchrun over SSH on every node)",
+            "nodes": _node_names(cluster, ctx.language) if cluster else [],
+            "command": say(ctx.language, "card_launch_command"),
         },
         cluster=cluster.name if cluster else None,
     )

@@ -104,6 +104,7 @@ class ApprovalRequest:
     details: dict[str, Any]
     flagged_after_remote_output: bool
     created_at: float
+    language: str = "en"  # of the request that asked: "en" or "zh"; title and details are in it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -117,6 +118,7 @@ class ApprovalRequest:
             "details": self.details,
             "flagged_after_remote_output": self.flagged_after_remote_output,
             "created_at": self.created_at,
+            "language": self.language,
         }
 
     @classmethod
@@ -132,6 +134,7 @@ class ApprovalRequest:
             details=dict(payload["details"]),
             flagged_after_remote_output=bool(payload["flagged_after_remote_output"]),
             created_at=float(payload["created_at"]),
+            language=str(payload.get("language") or "en"),
         )
 
 

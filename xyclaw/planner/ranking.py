@@ -42,7 +42,7 @@ from xyclaw.planner.memory import (
 )
 from xyclaw.planner.request import PlanRequest, RequestError
 from xyclaw.planner.result import LazyList, PlanOption, PlanResult, RejectedOption
-from xyclaw.planner.rules import OptionFacts, reasons_for
+from xyclaw.planner.rules import OptionFacts, explain
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -351,6 +351,7 @@ def _option(request: PlanRequest, table: OfferTable, ev: _Evaluation, i: int) ->
         replicas=replica_count,
         capacity_rps=float(ev.capacity[i]),
     )
+    explained = explain(facts)
     return PlanOption(
         gpu=model.name,
         gpus=gpus,
@@ -372,7 +373,8 @@ def _option(request: PlanRequest, table: OfferTable, ev: _Evaluation, i: int) ->
         tensor_parallel=replica.tensor_parallel if replica is not None else 0,
         replicas=replica_count,
         capacity_rps=float(ev.capacity[i]),
-        reasons=reasons_for(facts),
+        reasons=tuple((rule, text) for rule, text, _ in explained),
+        reason_figures=tuple(figures for _, _, figures in explained),
     )
 
 

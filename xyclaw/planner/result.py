@@ -42,6 +42,8 @@ class PlanOption:
     replicas: int  # inference replicas (0 for training)
     capacity_rps: float  # inference requests/s the option serves (0 for training)
     reasons: tuple[Reason, ...]
+    #: per reason, the figures in its text (formatted), for wording it in another language
+    reason_figures: tuple[dict[str, str], ...] = ()
 
     @property
     def hours(self) -> float:

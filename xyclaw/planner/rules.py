@@ -70,76 +70,95 @@ def _time_vs_ib(facts: OptionFacts) -> float:
     return ib / facts.fabric_factor
 
 
-def _seed_rules(facts: OptionFacts) -> list[tuple[str, str]]:
+#: One reason: its rule, its English text, and the figures in it (already formatted), so that
+#: a caller can word the same reason in another language (``form`` tells variants apart).
+Explained = tuple[str, str, dict[str, str]]
+
+
+def _seed_rules(facts: OptionFacts) -> list[Explained]:
     request, fabric, gpus = facts.request, facts.fabric, facts.gpus
     family = fabric.family
-    reasons: list[tuple[str, str]] = []
+    reasons: list[Explained] = []
     multi = facts.nodes > 1
     training = request.task.training
     size = size_label(request.params)
     if multi and gpus <= 8 and request.params <= SMALL_MODEL_MAX:
         if family == "roce":
-            extra = _time_vs_ib(facts) - 1
+            extra = f"{_time_vs_ib(facts) - 1:.0%}"
             reasons.append(
                 (
                     "small-jobs-roce",
-                    f"<=8 cards on a {size} model: RoCE takes only {extra:.0%} longer than "
+                    f"<=8 cards on a {size} model: RoCE takes only {extra} longer than "
                     "InfiniBand for less money (seed 004 rule 1)",
+                    {"form": "roce", "size": size, "extra": extra},
                 )
             )
         elif family == "ib":
             roce = fabric_factor_one(_ROCE_REFERENCE, gpus, facts.nodes, facts.gpu.wants_gbps)
-            saved = 1 - roce / facts.fabric_factor
+            saved = f"{1 - roce / facts.fabric_factor:.0%}"
             reasons.append(
                 (
                     "small-jobs-roce",
-                    f"<=8 cards on a {size} model: InfiniBand saves only {saved:.0%} of the time; "
+                    f"<=8 cards on a {size} model: InfiniBand saves only {saved} of the time; "
                     "RoCE is the better value (seed 004 rule 1)",
+                    {"form": "ib", "size": size, "saved": saved},
                 )
             )
     if multi and training and 16 <= gpus <= 32 and request.params >= MID_MODEL_MIN:
         if family == "ib":
             roce = fabric_factor_one(_ROCE_REFERENCE, gpus, facts.nodes, facts.gpu.wants_gbps)
-            longer = facts.fabric_factor / roce - 1
+            longer = f"{facts.fabric_factor / roce - 1:.0%}"
             text = (
-                f"16-32 cards on {size} training: InfiniBand; RoCE would take {longer:.0%} "
+                f"16-32 cards on {size} training: InfiniBand; RoCE would take {longer} "
                 "longer (seed 004 rule 2)"
             )
+            form = "ib"
         else:
-            longer = _time_vs_ib(facts) - 1
+            longer = f"{_time_vs_ib(facts) - 1:.0%}"
             text = (
-                f"16-32 cards on {size} training favour InfiniBand: this takes {longer:.0%} "
+                f"16-32 cards on {size} training favour InfiniBand: this takes {longer} "
                 "longer than on IB (seed 004 rule 2)"
             )
-        reasons.append(("mid-cluster-ib", text))
+            form = "other"
+        reasons.append(("mid-cluster-ib", text, {"form": form, "size": size, "longer": longer}))
     if multi and training and gpus > 32:
+        times = f"{_time_vs_ib(facts):.1f}"
         if family == "ib":
             text = "above 32 cards only InfiniBand holds up (seed 004 rule 3)"
+            form = "ib"
         else:
             text = (
-                f"above 32 cards only InfiniBand holds up: this takes {_time_vs_ib(facts):.1f}x "
+                f"above 32 cards only InfiniBand holds up: this takes {times}x "
                 "the IB time (seed 004 rule 3)"
             )
-        reasons.append(("large-cluster-ib-only", text))
+            form = "other"
+        reasons.append(("large-cluster-ib-only", text, {"form": form, "times": times}))
     if multi and family == "roce" and request.budget_micro is not None:
         reasons.append(
             (
                 "cost-sensitive-roce",
                 "on a budget RoCE fits: 30-50% less network hardware than IB (seed 004 rule 4)",
+                {},
             )
         )
     if multi and family == "ib" and request.fastest:
         reasons.append(
-            ("performance-ib", "speed first: InfiniBand keeps the GPUs busiest (seed 004 rule 5)")
+            (
+                "performance-ib",
+                "speed first: InfiniBand keeps the GPUs busiest (seed 004 rule 5)",
+                {},
+            )
         )
     if multi and fabric.rdma:
         wants = facts.gpu.wants_gbps
+        figures = {"gpu": facts.gpu.name, "wants": str(wants), "gbps": str(fabric.gbps)}
         if fabric.gbps < wants:
             reasons.append(
                 (
                     "gpu-fabric-match",
                     f"{facts.gpu.name} wants >= {wants} Gb/s between nodes; {fabric.gbps} Gb/s "
                     "slows it (seed 004 rule 6)",
+                    {"form": "slow", **figures},
                 )
             )
         elif wants <= 100 and family == "roce":
@@ -147,6 +166,7 @@ def _seed_rules(facts: OptionFacts) -> list[tuple[str, str]]:
                 (
                     "gpu-fabric-match",
                     f"{facts.gpu.name} is fine on {fabric.gbps} Gb/s RoCE (seed 004 rule 6)",
+                    {"form": "fine", **figures},
                 )
             )
     if multi and family == "roce":
@@ -154,6 +174,7 @@ def _seed_rules(facts: OptionFacts) -> list[tuple[str, str]]:
             (
                 "roce-pfc-ecn",
                 "RoCE needs PFC and ECN on the switches, else latency jitters (seed 004 rule 7)",
+                {},
             )
         )
     if multi and family == "eth":
@@ -162,6 +183,7 @@ def _seed_rules(facts: OptionFacts) -> list[tuple[str, str]]:
                 "tcp-ethernet",
                 "plain TCP Ethernet: GPUs reach 35-45% utilization against up to 92% on IB "
                 "(seed 004)",
+                {},
             )
         )
     return reasons
@@ -169,63 +191,90 @@ def _seed_rules(facts: OptionFacts) -> list[tuple[str, str]]:
 
 def reasons_for(facts: OptionFacts) -> tuple[tuple[str, str], ...]:
     """All reasons for one option, the deciding ones first."""
+    return tuple((rule, text) for rule, text, _ in explain(facts))
+
+
+def explain(facts: OptionFacts) -> tuple[Explained, ...]:
+    """All reasons for one option with their figures, the deciding ones first."""
     request = facts.request
     reasons = _seed_rules(facts)
     if facts.nodes == 1:
         link = "NVLink" if facts.gpu.has_nvlink else "PCIe"
-        reasons.append(("single-node", f"one node: {link} only, no inter-node network"))
+        reasons.append(
+            ("single-node", f"one node: {link} only, no inter-node network", {"link": link})
+        )
     hours = facts.seconds / 3600
+    used = f"{facts.memory_per_gpu / GIB:.1f}"
+    usable = f"{facts.memory_usable / GIB:.1f}"
     if request.task.training:
+        formula, flops, util = (
+            flops_formula(request.task),
+            f"{facts.flops:.2g}",
+            f"{facts.utilization:.0%}",
+        )
         reasons.append(
             (
                 "time",
-                f"{flops_formula(request.task)} = {facts.flops:.2g} FLOPs at "
-                f"{facts.utilization:.0%} of peak: {hours:.1f} h with 10 min setup",
+                f"{formula} = {flops} FLOPs at {util} of peak: {hours:.1f} h with 10 min setup",
+                {"formula": formula, "flops": flops, "util": util, "hours": f"{hours:.1f}"},
             )
         )
         reasons.append(
             (
                 "memory",
-                f"{facts.memory_per_gpu / GIB:.1f} of {facts.memory_usable / GIB:.1f} GiB usable "
-                f"per GPU, sharded over {facts.gpus}",
+                f"{used} of {usable} GiB usable per GPU, sharded over {facts.gpus}",
+                {"form": "train", "used": used, "usable": usable, "gpus": str(facts.gpus)},
             )
         )
     elif facts.replica is not None:
         replica = facts.replica
+        figures = {
+            "replicas": str(facts.replicas),
+            "tp": str(replica.tensor_parallel),
+            "batch": str(replica.batch),
+            "capacity": f"{facts.capacity_rps:.3g}",
+            "rate": f"{request.target_rate:g}",
+            "ms": f"{replica.step_seconds * 1000:.0f}",
+        }
         reasons.append(
             (
                 "throughput",
-                f"{facts.replicas} replica(s) of {replica.tensor_parallel} GPU(s), batch "
-                f"{replica.batch}: {facts.capacity_rps:.3g} req/s for {request.target_rate:g} "
-                f"wanted, {replica.step_seconds * 1000:.0f} ms per token",
+                "{replicas} replica(s) of {tp} GPU(s), batch {batch}: {capacity} req/s for "
+                "{rate} wanted, {ms} ms per token".format(**figures),
+                figures,
             )
         )
         reasons.append(
             (
                 "memory",
-                f"{facts.memory_per_gpu / GIB:.1f} of {facts.memory_usable / GIB:.1f} GiB usable "
-                "per GPU (weights and KV cache)",
+                f"{used} of {usable} GiB usable per GPU (weights and KV cache)",
+                {"form": "serve", "used": used, "usable": usable},
             )
         )
     if facts.bill.tier == TIER_30D:
         price = format_amount(facts.bill.price_micro, facts.offer.currency)
         if facts.seconds >= THIRTY_DAYS:
             text = f"30-day tier at {price} per card-hour"
+            form = "long"
         else:
             text = f"30-day tier at {price}: paying 30 days beats {hours:.0f} h on demand"
-        reasons.append(("tier-30d", text))
+            form = "short"
+        reasons.append(("tier-30d", text, {"form": form, "price": price, "hours": f"{hours:.0f}"}))
     assumed = (
         facts.offer.price_30d_assumed if facts.bill.tier == TIER_30D else facts.offer.price_assumed
     )
     if assumed:
-        reasons.append(("assumed-price", "the price is an assumed figure, not a quoted one"))
+        reasons.append(("assumed-price", "the price is an assumed figure, not a quoted one", {}))
     if request.tokens_assumed:
+        tokens = size_label(request.training_tokens)
         reasons.append(
             (
                 "assumed-tokens",
-                f"{size_label(request.training_tokens)} training tokens assumed; give --tokens",
+                f"{tokens} training tokens assumed; give --tokens",
+                {"tokens": tokens},
             )
         )
     if not request.task.training and request.rate is None:
-        reasons.append(("assumed-rate", f"{request.target_rate:g} req/s assumed; give --rate"))
+        rate = f"{request.target_rate:g}"
+        reasons.append(("assumed-rate", f"{rate} req/s assumed; give --rate", {"rate": rate}))
     return tuple(reasons)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from xyclaw.agent.rules.texts import pick
+from xyclaw.agent.rules.texts import pick, reason_text
 
 MAX_ROWS = 10
 MAX_LOG_LINES = 40
@@ -193,10 +193,11 @@ def _plan(data: Any, language: str) -> str:
     )
     parts = [intro, table]
     reasons = options[0].get("reasons") or []
-    texts = [r.get("text") if isinstance(r, Mapping) else str(r) for r in reasons[:2]]
+    texts = [reason_text(dict(r) if isinstance(r, Mapping) else r, language) for r in reasons[:2]]
     if texts:
         parts.append(
-            pick(language, "Why #1: ", "选项 1 的理由：") + "; ".join(t for t in texts if t)
+            pick(language, "Why #1: ", "选项 1 的理由：")
+            + pick(language, "; ", "；").join(t for t in texts if t)
         )
     notes = [str(n) for n in data.get("notes") or [] if n]
     parts += [f"- {n}" for n in notes[:3]]

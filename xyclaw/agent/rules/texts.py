@@ -323,3 +323,205 @@ def refusal(language: str, key: str, intent: str) -> str:
     en_action, zh_action, en_example, zh_example = ACTIONS[intent]
     hint = pick(language, f'To do it, say "{en_example}".', f"要执行请说“{zh_example}”。")
     return say(language, key, action=pick(language, en_action, zh_action), hint=hint)
+
+
+# ---- approval cards (xyclaw.agent.tools words them in the request's language) ----------------
+
+MESSAGES.update(
+    {
+        "card_rent": (
+            "Rent {gpus} x {gpu} ({fabric}) for {per_hour}/h, about {total} in total",
+            "租用 {gpus} 张 {gpu}（{fabric}），每小时 {per_hour}，预计共 {total}",
+        ),
+        "card_shape": (
+            "{nodes} node{plural} x {per_node} {gpu}",
+            "{nodes} 台 × 每台 {per_node} 张 {gpu}",
+        ),
+        "no_live_cluster": ("there is no live cluster to release", "没有可释放的在用集群"),
+        "card_fabric": ("{fabric}", "网络 {fabric}"),
+        "card_one_node": ("none", "单机"),
+        "card_head": (
+            "== Approval needed ({effect}) from {agent}: {title}",
+            "== 需要你批准（{effect}），来自 {agent}：{title}",
+        ),
+        "card_flag": (
+            "   !! asked after reading remote output: check that you asked for this",
+            "   !! 这个请求是在读到远程机器的输出之后提出的：请确认这是你要做的",
+        ),
+        "card_waiting": (
+            "Waiting for your answer: xyclaw ask --conversation {cid} --approve (or --reject)",
+            "等你答复：xyclaw ask --conversation {cid} --approve（或 --reject）",
+        ),
+        "card_answer": (
+            "answer a (approve; a! also allows it on this cluster here), r (reject) or e (edit)",
+            "请回答 a（批准；a! 表示本对话里这个集群以后都允许）、r（拒绝）或 e（修改）",
+        ),
+        "card_release": ("Release {names}", "释放 {names}"),
+        "card_release_billing": (
+            "billing of {names} stops once the provider confirms",
+            "平台确认后，{names} 停止计费",
+        ),
+        "card_release_job_lost": (
+            "job {job} running on {cluster} is stopped",
+            "{cluster} 上正在运行的任务 {job} 会被停止",
+        ),
+        "card_release_disk_lost": (
+            "files on the nodes' own disks (copy results and checkpoints off first)",
+            "节点本地磁盘上的文件（请先把结果和检查点拷出来）",
+        ),
+        "card_cancel": ("Cancel job {job}", "取消任务 {job}"),
+        "card_cancel_billing": (
+            "nothing: the cluster keeps billing until released",
+            "不会停止计费：集群在释放前一直计费",
+        ),
+        "card_cancel_lost": (
+            "progress since the job's last checkpoint",
+            "任务上一个检查点之后的进度",
+        ),
+        "card_exec": ("Run on {cluster}: {command}", "在 {cluster} 上执行：{command}"),
+        "card_all_nodes": ("{cluster} (all nodes)", "{cluster}（全部节点）"),
+        "card_tune": ("Tune NCCL on {cluster}", "调优 {cluster} 的 NCCL"),
+        "card_tune_command": (
+            "fabric probe, nccl-tests all_reduce before and after, NCCL settings",
+            "探测网络，调优前后各跑一次 nccl-tests all_reduce，设定 NCCL 参数",
+        ),
+        "card_tune_changes": (
+            "the NCCL environment later jobs on this cluster get",
+            "这个集群上之后的任务所用的 NCCL 环境变量",
+        ),
+        "card_launch": ("Launch {spec}", "启动 {spec}"),
+        "card_launch_on": ("Launch {spec} on {cluster}", "在 {cluster} 上启动 {spec}"),
+        "card_launch_command": (
+            "the spec's launch command (torchrun over SSH on every node)",
+            "任务描述里的启动命令（通过 SSH 在每个节点上运行 torchrun）",
+        ),
+    }
+)
+
+
+#: The approval card's detail names as the terminal shows them.
+CARD_LABELS: dict[str, tuple[str, str]] = {
+    "offer": ("offer", "报价单"),
+    "provider": ("provider", "平台"),
+    "shape": ("shape", "规格"),
+    "region": ("region", "地区"),
+    "fabric": ("fabric", "网络"),
+    "price_per_hour": ("price_per_hour", "每小时"),
+    "hours": ("hours", "预计小时"),
+    "estimated_total": ("estimated_total", "预计总价"),
+    "budget": ("budget", "预算"),
+    "expires_at": ("expires_at", "报价有效至"),
+    "digest": ("digest", "报价摘要"),
+    "clusters": ("clusters", "集群"),
+    "stops_billing": ("stops_billing", "停止计费"),
+    "lost": ("lost", "会丢失"),
+    "job": ("job", "任务"),
+    "cluster": ("cluster", "集群"),
+    "nodes": ("nodes", "节点"),
+    "command": ("command", "命令"),
+    "what_changes": ("what_changes", "会改变"),
+    "spec": ("spec", "任务描述"),
+}
+
+
+def card_label(language: str, key: str) -> str:
+    en, zh = CARD_LABELS.get(key, (key, key))
+    return pick(language, en, zh)
+
+
+# ---- the planner's reasons (xyclaw.planner.rules gives each one's rule and figures) -----------
+
+#: Chinese wording of a reason, by ``rule`` or ``rule/form``; English keeps the planner's text.
+REASONS_ZH: dict[str, str] = {
+    "small-jobs-roce/roce": (
+        "{size} 模型 8 卡以内：RoCE 只比 InfiniBand 慢 {extra}，花钱更少（规则 1）"
+    ),
+    "small-jobs-roce/ib": (
+        "{size} 模型 8 卡以内：InfiniBand 只省 {saved} 的时间，RoCE 更划算（规则 1）"
+    ),
+    "mid-cluster-ib/ib": (
+        "16-32 卡训练 {size}：用 InfiniBand；RoCE 要多用 {longer} 的时间（规则 2）"
+    ),
+    "mid-cluster-ib/other": (
+        "16-32 卡训练 {size} 宜用 InfiniBand：这个选项比 IB 慢 {longer}（规则 2）"
+    ),
+    "large-cluster-ib-only/ib": "超过 32 卡只有 InfiniBand 撑得住（规则 3）",
+    "large-cluster-ib-only/other": (
+        "超过 32 卡只有 InfiniBand 撑得住：这个选项耗时是 IB 的 {times} 倍（规则 3）"
+    ),
+    "cost-sensitive-roce": "预算有限时 RoCE 合适：网络硬件比 IB 省 30-50%（规则 4）",
+    "performance-ib": "速度优先：InfiniBand 让 GPU 最忙（规则 5）",
+    "gpu-fabric-match/slow": "{gpu} 需要节点间 ≥{wants} Gb/s；{gbps} Gb/s 会拖慢它（规则 6）",
+    "gpu-fabric-match/fine": "{gpu} 用 {gbps} Gb/s RoCE 就够（规则 6）",
+    "roce-pfc-ecn": "RoCE 交换机要开 PFC 和 ECN，否则延迟抖动（规则 7）",
+    "tcp-ethernet": "普通 TCP 以太网：GPU 利用率只有 35-45%，IB 最高可达 92%",
+    "single-node": "单机：只走 {link}，没有节点间网络",
+    "time": "{formula} = {flops} FLOPs，达到峰值算力的 {util}：约 {hours} 小时（含 10 分钟准备）",
+    "memory/train": "每卡用 {used} GiB，可用 {usable} GiB，分片到 {gpus} 张卡",
+    "memory/serve": "每卡用 {used} GiB，可用 {usable} GiB（权重和 KV 缓存）",
+    "throughput": "{replicas} 个副本，每个 {tp} 张卡，batch {batch}：可承载 {capacity} req/s，"
+    "需要 {rate}，每 token {ms} ms",
+    "tier-30d/long": "30 天档，每卡时 {price}",
+    "tier-30d/short": "30 天档 {price}：包 30 天比按需用 {hours} 小时更便宜",
+    "assumed-price": "价格是估计值，不是平台报价",
+    "assumed-tokens": "按 {tokens} 训练 token 估算；可用 --tokens 指定",
+    "assumed-rate": "按 {rate} req/s 估算；可用 --rate 指定",
+}
+
+
+def reason_text(reason: object, language: str) -> str:
+    """One planner reason (its JSON: rule, text, figures) in ``language``."""
+    if not isinstance(reason, dict):
+        return str(reason)
+    text = str(reason.get("text") or "")
+    if language != "zh":
+        return text
+    figures = reason.get("figures") or {}
+    rule = str(reason.get("rule") or "")
+    form = figures.get("form") if isinstance(figures, dict) else None
+    template = REASONS_ZH.get(f"{rule}/{form}") or REASONS_ZH.get(rule)
+    if template is None:
+        return text
+    try:
+        return template.format(**figures)
+    except (KeyError, IndexError, ValueError):  # an older plan without figures: keep its text
+        return text
+
+
+# ---- failures (the engine's own message is quoted as it is, in a code span) -------------------
+
+#: What went wrong, by error class (xyclaw.errors), most specific class first.
+ERRORS_ZH: dict[str, str] = {
+    "QuoteChanged": "报价在你批准后变了，没有租用任何机器；请重新规划查看新价格",
+    "BudgetExceededError": "超出预算，没有执行",
+    "CapacityError": "平台暂时没有空余的机器",
+    "ProviderError": "云平台返回了错误",
+    "AuthenticationError": "登录远程机器失败",
+    "ConnectError": "连不上远程机器",
+    "RemoteTimeoutError": "远程机器超时",
+    "RemoteError": "远程机器出错",
+    "JobError": "任务出错",
+    "PlanningError": "规划失败",
+    "CatalogError": "目录里找不到",
+    "ConfigError": "配置有误",
+    "SecretError": "读取密钥失败",
+    "StoreError": "历史数据库出错",
+    "OperationCancelled": "操作已取消",
+    "UsageError": "请求无法执行（对象不存在或状态不对）",
+    "AgentError": "助手内部出错",
+}
+
+
+def failure_text(language: str, tool: str, error: str, hint: str | None, kinds: object = ()) -> str:
+    """A failed tool call, worded for the user; the engine's message is quoted verbatim."""
+    if language != "zh":
+        return f"{tool} failed: {error}" + (f" ({hint})" if hint else "")
+    names = [str(k) for k in kinds] if isinstance(kinds, list | tuple) else []
+    lead = next((ERRORS_ZH[k] for k in names if k in ERRORS_ZH), "执行出错")
+    detail = _quoted(error) + (f"（{_quoted(hint)}）" if hint else "")
+    return f"{tool} 失败：{lead}。原文：{detail}"
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a Markdown code span, whatever backticks it holds."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"

@@ -186,10 +186,10 @@ class _Printer:
         if result.pending_approval is not None:
             self.ctx.print(_card(result.pending_approval))
         if result.pending_approval is not None and self.later_hint:
-            self.ctx.print(
-                f"Waiting for your answer: xyclaw ask --conversation {result.conversation_id}"
-                " --approve (or --reject)"
-            )
+            from xyclaw.agent.rules.texts import say
+
+            language = result.pending_approval.language
+            self.ctx.print(say(language, "card_waiting", cid=result.conversation_id))
         if result.tokens_in or result.tokens_out:
             self.ctx.print(
                 f"({result.tokens_in} tokens in, {result.tokens_out} out,"
@@ -198,9 +198,14 @@ class _Printer:
 
 
 def _card(request: ApprovalRequest) -> str:
-    lines = [f"== Approval needed ({request.effect}) from {request.agent}: {request.title}"]
+    from xyclaw.agent.rules.texts import card_label, say
+
+    language = request.language
+    lines = [
+        say(language, "card_head", effect=request.effect, agent=request.agent, title=request.title)
+    ]
     if request.flagged_after_remote_output:
-        lines.append("   !! asked after reading remote output: check that you asked for this")
+        lines.append(say(language, "card_flag"))
     for key, value in request.details.items():
         if key in ("quote",) or value in (None, "", []):
             continue
@@ -210,7 +215,7 @@ def _card(request: ApprovalRequest) -> str:
             value = "; ".join(
                 json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v) for v in value
             )
-        lines.append(f"   {key}: {value}")
+        lines.append(f"   {card_label(language, key)}: {value}")
     return "\n".join(lines)
 
 
@@ -316,7 +321,9 @@ def _read_decision(line: str, pending: ApprovalRequest, ctx: CliContext) -> Any:
             ctx.print("give a JSON object")
             return None
         return Decision("edit", args=changes, by="user (terminal)")
-    ctx.print("answer a (approve; a! also allows it on this cluster here), r (reject) or e (edit)")
+    from xyclaw.agent.rules.texts import say
+
+    ctx.print(say(pending.language, "card_answer"))
     return None
 
 
