@@ -40,6 +40,7 @@ LOG_FILE = "guard.log"
 _POLL_S = 0.05
 # Children this process started: reaped when looked at, so none lingers as a zombie.
 _children: dict[int, subprocess.Popen[bytes]] = {}
+_child_folders: dict[int, Path] = {}  # the data folder each child guards
 
 
 class Holder(StrEnum):
@@ -366,6 +367,7 @@ def start_background(paths: AppPaths, *, wait_s: float = 10.0) -> GuardStatus:
                 **extra,
             )
         _children[child.pid] = child
+        _child_folders[child.pid] = paths.data_dir
         if wait_s <= 0:
             return current
         return _wait_started(paths, child, time.monotonic() + wait_s)
@@ -395,8 +397,11 @@ def _wait_started(paths: AppPaths, child: subprocess.Popen[bytes], deadline: flo
 def stop_guard(paths: AppPaths, timeout_s: float = 30.0) -> GuardInfo | None:
     """Stop the guard of this data folder (SIGTERM, then SIGKILL); returns who it was.
 
-    The desktop app's guard is not stopped from outside: quit the app instead.
+    The desktop app's guard is not stopped from outside: quit the app instead. A guard this
+    process started that has not taken the lock yet (``start_background(wait_s=0)``, as
+    ``Engine.close`` starts one) is waited for, so it cannot start once this has returned.
     """
+    _settle_starting(paths, timeout_s)
     status = guard_status(paths)
     if not status.running:
         return None
@@ -418,10 +423,27 @@ def stop_guard(paths: AppPaths, timeout_s: float = 30.0) -> GuardInfo | None:
         _signal(info.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
         _wait_unlocked(paths, 5.0)
     child = _children.pop(info.pid, None)
+    _child_folders.pop(info.pid, None)
     if child is not None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             child.wait(timeout=2)
     return info
+
+
+def _settle_starting(paths: AppPaths, timeout_s: float) -> None:
+    """Until each guard this process started for ``paths`` holds the lock or has exited."""
+    deadline = time.monotonic() + timeout_s
+    for pid, child in list(_children.items()):
+        if _child_folders.get(pid) != paths.data_dir:
+            continue
+        while child.poll() is None:
+            info = guard_status(paths).info
+            if info is not None and info.pid == pid:
+                break  # it holds the lock: stopped below like any guard
+            if time.monotonic() >= deadline:
+                _signal(pid, signal.SIGTERM)  # still not started: it never guards
+                break
+            time.sleep(_POLL_S)
 
 
 def _signal(pid: int, signum: int) -> None:
