@@ -330,3 +330,34 @@ def test_an_unchanged_alert_keeps_its_card_when_others_come_and_go(
     assert [c.alert.id for c in page.alerts.cards] == [2, 1]
     assert page.alerts.cards[1] is card and card.isVisible()
     assert page.alerts.cards[0].isVisible()  # a card added to a shown page shows at once
+
+
+def test_a_long_node_name_is_shown_elided_on_the_heatmap_axis(qtbot: QtBot) -> None:
+    """A provider's node name longer than the axis is wide (``yc-a100-40g-0001`` in a cluster
+    of another name) was not drawn at all: it is shown, cut at the front."""
+    from PySide6.QtGui import QFontMetrics
+
+    from xyclaw.gui.charts.source import ClusterFrame, NodeSeries
+    from xyclaw.store.samples import empty_gpu_records
+
+    no_ts = np.zeros(0, dtype=np.int64)
+    view = NodeSeries(
+        node_id=7,
+        name="yc-a100-40g-0001",
+        ts_ms=no_ts,
+        records=empty_gpu_records(0).reshape(0, 8),
+        nic_ts_ms=no_ts,
+        nic_rates=np.zeros((0, 1, 2), dtype=np.float32),
+        instants=0,
+    )
+    frame = ClusterFrame(1, "a100-40g-x8-461885", 1.0, 60.0, (view,))
+    hm = GpuHeatmap()
+    qtbot.addWidget(hm)
+    hm.resize(900, 200)
+    hm.show()
+    hm.set_frame(frame, NOW)
+    hm._relabel()
+    [[(_, label)], _] = hm.axis._tickLevels
+    assert label.startswith("…") and label.endswith("-0001")
+    metrics = QFontMetrics(hm.axis.style["tickFont"] or hm.axis.font())
+    assert metrics.horizontalAdvance(label) <= hm.axis.width() - 5

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QCursor
+from PySide6.QtGui import QCursor, QFontMetrics
 from PySide6.QtWidgets import QGraphicsItem, QToolTip, QVBoxLayout, QWidget
 
 from xyclaw.gui.charts.source import ClusterFrame, short_node_name
@@ -169,10 +169,14 @@ class _NodeAxis(pg.AxisItem):
         per_row = pixel_height / rm.rows
         ticks: list[tuple[float, str]] = []
         last = -1e9
+        # a label wider than the axis is not drawn at all: elide it to fit, keeping its end
+        metrics = QFontMetrics(self.style["tickFont"] or self.font())
+        room = self.width() - self.style["tickTextOffset"][0] - max(0, self.style["tickLength"]) - 4
         for start, count, label in zip(rm.starts, rm.counts, rm.labels, strict=True):
             middle = start + count / 2
             if (middle - last) * per_row >= 15:  # leave room for a line of text
-                ticks.append((middle, label))
+                shown = metrics.elidedText(label, Qt.TextElideMode.ElideLeft, int(room))
+                ticks.append((middle, shown))
                 last = middle
         self.setTicks([ticks, []])
 
