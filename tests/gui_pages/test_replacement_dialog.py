@@ -27,9 +27,9 @@ pytestmark = pytest.mark.gui
 @pytest.mark.parametrize("approve", [True, False])
 def test_a_lost_node_asks_in_the_rental_dialog_and_only_approve_rents(
     qtbot: QtBot,
-    make_world: MakeWorld,
+    make_world: MakeWorld,  # noqa: F811  (the fixture imported above)
     tmp_path: Path,
-    approve: bool,  # noqa: F811
+    approve: bool,
 ) -> None:
     world = make_world(job_options=FAST)
     world.clock.advance(time.time() - world.clock())  # the card checks the quote's expiry
