@@ -236,7 +236,9 @@ class GuiSettings:
     )
     language: str = setting(
         "system",
-        "Language of the desktop app: the system's, English (en) or Simplified Chinese (zh_CN).",
+        "Language of the desktop app and of the command line's main messages (plan, up, down,"
+        " clusters, billing; --json is never translated): the system's, English (en) or"
+        " Simplified Chinese (zh_CN).",
         choices=("system", "en", "zh_CN"),
     )
 

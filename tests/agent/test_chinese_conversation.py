@@ -13,8 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from xyclaw.agent.rules.texts import CARD_LABELS, MESSAGES, REASONS_ZH, reason_text
+from xyclaw.agent.rules.texts import CARD_LABELS, MESSAGES, reason_text
 from xyclaw.cli.main import main
+from xyclaw.messages import REASONS_ZH
 from xyclaw.paths import AppPaths
 from xyclaw.sim.cloud import launcher
 

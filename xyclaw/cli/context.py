@@ -42,6 +42,19 @@ class CliContext:
             self._config = load_config(self.paths.config_file, overrides=self.overrides)
         return self._config
 
+    @property
+    def language(self) -> str:
+        """The language of the main messages: "zh" or "en", from ``[gui] language``."""
+        from xyclaw.messages import language_of
+
+        return language_of(self.config.gui.language)
+
+    def text(self, key: str, **values: object) -> str:
+        """A main message from :mod:`xyclaw.messages` in the setting's language."""
+        from xyclaw.messages import text
+
+        return text(self.language, key, **values)
+
     def engine(self, trust_new_host: TrustNewHost | None = None) -> Engine:
         """The engine, built on first use with the real parts and closed at exit.
 

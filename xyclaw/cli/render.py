@@ -59,9 +59,22 @@ class Column:
     header: str
     width: int = 0
     right: bool = False
+    key: str = ""  # its header's message in xyclaw.messages (translated), if any
+
+    def title(self, language: str) -> str:
+        from xyclaw.messages import text
+
+        return text(language, self.key) if self.key else self.header
 
     def plain(self, text: str) -> str:
-        return format(text, f"{'>' if self.right else '<'}{self.width}")
+        pad = " " * max(0, self.width - _cells(text))  # a Chinese character takes two cells
+        return pad + text if self.right else text + pad
+
+
+def _cells(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def use_rich(out: IO[str]) -> bool:
@@ -93,30 +106,32 @@ OFFER_COLUMNS = (
     Column("region", 10),
     Column("gpu", 9),
     Column("cards", 14),
-    Column("fabric", 11),
+    Column("fabric", 11, key="col_fabric"),
     Column("per card-h", 11, right=True),
     Column("free", 6, right=True),
 )
 CLUSTER_COLUMNS = (
-    Column("id", 4, right=True),
-    Column("name", 26),
-    Column("state", 13),
-    Column("gpus", 12),
-    Column("fabric", 11),
-    Column("cost so far", 13, right=True),
+    Column("id", 4, right=True, key="col_id"),
+    Column("name", 26, key="col_name"),
+    Column("state", 13, key="col_state"),
+    Column("gpus", 12, key="col_gpus"),
+    Column("fabric", 11, key="col_fabric"),
+    Column("cost so far", 13, right=True, key="col_cost_so_far"),
 )
 BILLING_COLUMNS = (
-    Column("id", 4, right=True),
-    Column("name", 26),
-    Column("state", 10),
-    Column("meter", 13, right=True),
-    Column("provider", 13, right=True),
+    Column("id", 4, right=True, key="col_id"),
+    Column("name", 26, key="col_name"),
+    Column("state", 10, key="col_state"),
+    Column("meter", 13, right=True, key="col_meter"),
+    Column("provider", 13, right=True, key="col_provider"),
 )
 
 
-def plain_table(columns: Sequence[Column], rows: Iterable[Sequence[object]]) -> list[str]:
+def plain_table(
+    columns: Sequence[Column], rows: Iterable[Sequence[object]], language: str = "en"
+) -> list[str]:
     """The plain lines: one header line, then one line a row, cells padded to their width."""
-    lines = [" ".join(c.plain(c.header) for c in columns)]
+    lines = [" ".join(c.plain(c.title(language)) for c in columns)]
     for row in rows:
         lines.append(" ".join(c.plain(str(cell)) for c, cell in zip(columns, row, strict=True)))
     return lines
@@ -128,6 +143,7 @@ def print_table(
     rows: Iterable[Sequence[object]],
     *,
     title: str | None = None,
+    language: str = "en",
 ) -> None:
     """A table of ``rows`` (cells already formatted as text) on ``out``.
 
@@ -136,7 +152,7 @@ def print_table(
     """
     rows = [list(row) for row in rows]
     if not use_rich(out):
-        for line in plain_table(columns, rows):
+        for line in plain_table(columns, rows, language):
             print(line, file=out)
         return
     from rich import box
@@ -151,7 +167,7 @@ def print_table(
         pad_edge=False,
     )
     for c in columns:
-        table.add_column(c.header, justify="right" if c.right else "left", no_wrap=True)
+        table.add_column(c.title(language), justify="right" if c.right else "left", no_wrap=True)
     states = {i for i, c in enumerate(columns) if c.header.lower() == "state"}
     for row in rows:
         cells = []
@@ -172,17 +188,19 @@ def _escape(text: str) -> str:
 # --- xyclaw plan -----------------------------------------------------------------------------
 
 
-def print_plan(out: IO[str], result: PlanResult, *, limit: int | None) -> None:
+def print_plan(
+    out: IO[str], result: PlanResult, *, limit: int | None, language: str = "en"
+) -> None:
     """The plan: the options (or the closest rejects), cheapest or fastest first, with reasons."""
-    from xyclaw.planner.report import render
+    from xyclaw.planner.report import reasons_line, render
 
     if not use_rich(out):
-        for line in render(result, limit=limit):
+        for line in render(result, limit=limit, language=language):
             print(line, file=out)
         return
     from rich.text import Text
 
-    lines = render(result, limit=limit)
+    lines = render(result, limit=limit, language=language)
     con = console(out)
     # The plain view's first lines are the request and what was considered: keep the words.
     con.print(Text(lines[0], style="bold"))
@@ -192,34 +210,42 @@ def print_plan(out: IO[str], result: PlanResult, *, limit: int | None) -> None:
     con.print(Text(lines[1], style="dim"))
     if result.options:
         shown = result.options if limit is None else result.options[:limit]
-        con.print(_plan_table(shown))
-        _print_reasons(con, [(n, "; ".join(t for _, t in o.reasons)) for n, o in _numbered(shown)])
+        con.print(_plan_table(shown, language))
+        _print_reasons(
+            con, [(n, reasons_line(o, language)) for n, o in _numbered(shown)], language=language
+        )
     else:
         rejected = result.rejected if limit is None else result.rejected[:limit]
-        con.print(_plan_table(rejected))
-        _print_reasons(con, [(n, item.why) for n, item in _numbered(rejected)], style="red")
+        con.print(_plan_table(rejected, language))
+        _print_reasons(
+            con,
+            [(n, item.why) for n, item in _numbered(rejected)],
+            style="red",
+            language=language,
+        )
 
 
 def _numbered(items: Sequence[Any]) -> list[tuple[int, Any]]:
     return list(enumerate(items, start=1))
 
 
-def _plan_table(items: Sequence[PlanOption | RejectedOption]) -> Any:
+def _plan_table(items: Sequence[PlanOption | RejectedOption], language: str = "en") -> Any:
     from rich import box
     from rich.table import Table
 
     from xyclaw.catalog.money import format_amount
+    from xyclaw.messages import text
 
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
     for header, right in (
         ("#", True),
-        ("GPU", False),
-        ("cards", True),
-        ("fabric", False),
-        ("provider/region", False),
-        ("price/h", True),
-        ("hours", True),
-        ("cost", True),
+        (text(language, "col_gpu"), False),
+        (text(language, "col_cards"), True),
+        (text(language, "col_fabric"), False),
+        (text(language, "col_provider_region"), False),
+        (text(language, "col_price_h"), True),
+        (text(language, "col_hours"), True),
+        (text(language, "col_cost"), True),
         ("GiB/GPU", True),
         ("util", True),
     ):
@@ -241,15 +267,19 @@ def _plan_table(items: Sequence[PlanOption | RejectedOption]) -> Any:
     return table
 
 
-def _print_reasons(con: Console, reasons: Sequence[tuple[int, str]], style: str = "dim") -> None:
+def _print_reasons(
+    con: Console, reasons: Sequence[tuple[int, str]], style: str = "dim", language: str = "en"
+) -> None:
     from rich.table import Table
+
+    from xyclaw.messages import text
 
     grid = Table.grid(padding=(0, 1))
     grid.add_column(justify="right", style="bold")
     grid.add_column(style=style, overflow="fold")
-    label = "why" if style == "dim" else "rejected"
-    for number, text in reasons:
-        grid.add_row(f"{number}", f"{label}: {text}")
+    label = text(language, "plan_why" if style == "dim" else "plan_rejected")
+    for number, reason in reasons:
+        grid.add_row(f"{number}", f"{label}: {reason}")
     con.print(grid)
 
 

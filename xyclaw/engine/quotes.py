@@ -15,6 +15,7 @@ from typing import Any
 
 from xyclaw.catalog import Offer, format_amount
 from xyclaw.errors import UsageError
+from xyclaw.messages import text as say
 
 
 class QuoteError(UsageError):
@@ -64,23 +65,28 @@ class RentQuote:
                 hint="ask for a new quote; an approval covers exactly what it showed",
             )
 
-    def describe(self) -> str:
-        """One line for a confirmation prompt or an approval card."""
-        text = (
-            f"{self.gpu_count} x {self.gpu} ({self.nodes} x {self.gpus_per_node}) on "
-            f"{self.fabric} in {self.region} from {self.provider}: "
-            f"{format_amount(self.price_per_gpu_hour_micros, self.currency)} per card-hour, "
-            f"{format_amount(self.price_per_hour_micros, self.currency)} per hour,"
-            " billed per second"
+    def describe(self, language: str = "en") -> str:
+        """One line for a confirmation prompt or an approval card, in ``language``."""
+        out = say(
+            language,
+            "quote_line",
+            gpus=self.gpu_count,
+            gpu=self.gpu,
+            nodes=self.nodes,
+            per_node=self.gpus_per_node,
+            fabric=self.fabric,
+            region=self.region,
+            provider=self.provider,
+            per_card=format_amount(self.price_per_gpu_hour_micros, self.currency),
+            per_hour=format_amount(self.price_per_hour_micros, self.currency),
         )
         if self.estimated_total_micros is not None and self.hours is not None:
-            text += (
-                f"; about {format_amount(self.estimated_total_micros, self.currency)}"
-                f" for {self.hours:.1f} h"
-            )
+            total = format_amount(self.estimated_total_micros, self.currency)
+            out += say(language, "quote_total", total=total, hours=f"{self.hours:.1f}")
         if self.budget_micros:
-            text += f"; released at a budget of {format_amount(self.budget_micros, self.currency)}"
-        return text
+            budget = format_amount(self.budget_micros, self.currency)
+            out += say(language, "quote_budget", budget=budget)
+        return out
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

@@ -5,14 +5,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xyclaw.catalog.money import format_amount
+from xyclaw.messages import reason_in, text
 from xyclaw.planner.request import PlanRequest
 from xyclaw.planner.result import PlanOption, PlanResult, RejectedOption
 from xyclaw.planner.rules import size_label
 
-_HEADER = (
-    f"{'#':>3}  {'GPU':<9} {'cards':>6}  {'fabric':<11} {'provider/region':<18}"
-    f" {'price/h':>8} {'hours':>8} {'cost':>14} {'GiB/GPU':>8} {'util':>5}"
-)
+
+def _header(language: str) -> str:
+    def t(key: str) -> str:
+        return text(language, key)
+
+    return (
+        f"{'#':>3}  {t('col_gpu'):<9} {t('col_cards'):>6}  {t('col_fabric'):<11}"
+        f" {t('col_provider_region'):<18} {t('col_price_h'):>8} {t('col_hours'):>8}"
+        f" {t('col_cost'):>14} {'GiB/GPU':>8} {'util':>5}"
+    )
+
+
+def reasons_line(option: PlanOption, language: str = "en") -> str:
+    """An option's reasons joined, worded in ``language`` ("en" or "zh")."""
+    figures = option.reason_figures or ({},) * len(option.reasons)
+    texts = [
+        reason_in(language, rule, english, found)
+        for (rule, english), found in zip(option.reasons, figures, strict=False)
+    ]
+    return ("；" if language == "zh" else "; ").join(texts)
 
 
 def describe_request(request: PlanRequest) -> str:
@@ -63,46 +80,51 @@ def _row(number: int, item: PlanOption | RejectedOption) -> str:
     )
 
 
-def options_table(options: Sequence[PlanOption]) -> list[str]:
-    lines = [_HEADER]
+def options_table(options: Sequence[PlanOption], language: str = "en") -> list[str]:
+    lines = [_header(language)]
+    why = text(language, "plan_why")
     for number, option in enumerate(options, start=1):
         lines.append(_row(number, option))
-        lines.append("     why: " + "; ".join(text for _, text in option.reasons))
+        lines.append(f"     {why}: " + reasons_line(option, language))
     return lines
 
 
-def rejected_table(rejected: Sequence[RejectedOption]) -> list[str]:
-    lines = [_HEADER]
+def rejected_table(rejected: Sequence[RejectedOption], language: str = "en") -> list[str]:
+    lines = [_header(language)]
+    label = text(language, "plan_rejected")
     for number, item in enumerate(rejected, start=1):
         lines.append(_row(number, item))
-        lines.append("     rejected: " + item.why)
+        lines.append(f"     {label}: " + item.why)
     return lines
 
 
-def render(result: PlanResult, *, limit: int | None = 10) -> list[str]:
-    """The text the ``xyclaw plan`` command prints."""
-    lines = [f"Plan for {describe_request(result.request)}"]
+def render(result: PlanResult, *, limit: int | None = 10, language: str = "en") -> list[str]:
+    """The text the ``xyclaw plan`` command prints, in ``language`` ("en" or "zh")."""
+    lines = [text(language, "plan_for", what=describe_request(result.request))]
     if result.unmatched:
-        lines.append(f"Nothing fits: {result.unmatched}.")
+        lines.append(text(language, "plan_nothing_fits", why=result.unmatched))
         return lines
     shown = len(result.options) if limit is None else min(limit, len(result.options))
     if result.options:
-        order = (
-            "fastest first"
-            if result.request.fastest and result.request.task.training
-            else "cheapest first"
+        fastest = result.request.fastest and result.request.task.training
+        order = text(language, "plan_fastest" if fastest else "plan_cheapest")
+        util = text(
+            language, "plan_util_train" if result.request.task.training else "plan_util_serve"
         )
         lines.append(
-            f"{len(result.options)} of {result.considered} shapes fit ({order}); "
-            f"showing {shown}. Prices per card-hour; util = "
-            + ("MFU x fabric factor." if result.request.task.training else "load at the rate.")
+            text(
+                language,
+                "plan_fit",
+                fit=len(result.options),
+                considered=result.considered,
+                order=order,
+                shown=shown,
+                util=util,
+            )
         )
-        lines.extend(options_table(result.options[:shown]))
+        lines.extend(options_table(result.options[:shown], language))
         return lines
     closest = len(result.rejected) if limit is None else min(limit, len(result.rejected))
-    lines.append(
-        f"Nothing fits: all {result.considered} shapes break a limit. "
-        f"The {closest} closest and why:"
-    )
-    lines.extend(rejected_table(result.rejected[:closest]))
+    lines.append(text(language, "plan_all_break", considered=result.considered, closest=closest))
+    lines.extend(rejected_table(result.rejected[:closest], language))
     return lines

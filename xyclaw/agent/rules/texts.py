@@ -7,6 +7,7 @@ planner applies them (:mod:`xyclaw.planner.rules`), with the same thresholds.
 
 from __future__ import annotations
 
+from xyclaw.messages import reason_in
 from xyclaw.planner.rules import MID_MODEL_MIN, SMALL_MODEL_MAX
 
 
@@ -431,61 +432,18 @@ def card_label(language: str, key: str) -> str:
 
 # ---- the planner's reasons (xyclaw.planner.rules gives each one's rule and figures) -----------
 
-#: Chinese wording of a reason, by ``rule`` or ``rule/form``; English keeps the planner's text.
-REASONS_ZH: dict[str, str] = {
-    "small-jobs-roce/roce": (
-        "{size} 模型 8 卡以内：RoCE 只比 InfiniBand 慢 {extra}，花钱更少（规则 1）"
-    ),
-    "small-jobs-roce/ib": (
-        "{size} 模型 8 卡以内：InfiniBand 只省 {saved} 的时间，RoCE 更划算（规则 1）"
-    ),
-    "mid-cluster-ib/ib": (
-        "16-32 卡训练 {size}：用 InfiniBand；RoCE 要多用 {longer} 的时间（规则 2）"
-    ),
-    "mid-cluster-ib/other": (
-        "16-32 卡训练 {size} 宜用 InfiniBand：这个选项比 IB 慢 {longer}（规则 2）"
-    ),
-    "large-cluster-ib-only/ib": "超过 32 卡只有 InfiniBand 撑得住（规则 3）",
-    "large-cluster-ib-only/other": (
-        "超过 32 卡只有 InfiniBand 撑得住：这个选项耗时是 IB 的 {times} 倍（规则 3）"
-    ),
-    "cost-sensitive-roce": "预算有限时 RoCE 合适：网络硬件比 IB 省 30-50%（规则 4）",
-    "performance-ib": "速度优先：InfiniBand 让 GPU 最忙（规则 5）",
-    "gpu-fabric-match/slow": "{gpu} 需要节点间 ≥{wants} Gb/s；{gbps} Gb/s 会拖慢它（规则 6）",
-    "gpu-fabric-match/fine": "{gpu} 用 {gbps} Gb/s RoCE 就够（规则 6）",
-    "roce-pfc-ecn": "RoCE 交换机要开 PFC 和 ECN，否则延迟抖动（规则 7）",
-    "tcp-ethernet": "普通 TCP 以太网：GPU 利用率只有 35-45%，IB 最高可达 92%",
-    "single-node": "单机：只走 {link}，没有节点间网络",
-    "time": "{formula} = {flops} FLOPs，达到峰值算力的 {util}：约 {hours} 小时（含 10 分钟准备）",
-    "memory/train": "每卡用 {used} GiB，可用 {usable} GiB，分片到 {gpus} 张卡",
-    "memory/serve": "每卡用 {used} GiB，可用 {usable} GiB（权重和 KV 缓存）",
-    "throughput": "{replicas} 个副本，每个 {tp} 张卡，batch {batch}：可承载 {capacity} req/s，"
-    "需要 {rate}，每 token {ms} ms",
-    "tier-30d/long": "30 天档，每卡时 {price}",
-    "tier-30d/short": "30 天档 {price}：包 30 天比按需用 {hours} 小时更便宜",
-    "assumed-price": "价格是估计值，不是平台报价",
-    "assumed-tokens": "按 {tokens} 训练 token 估算；可用 --tokens 指定",
-    "assumed-rate": "按 {rate} req/s 估算；可用 --rate 指定",
-}
-
 
 def reason_text(reason: object, language: str) -> str:
     """One planner reason (its JSON: rule, text, figures) in ``language``."""
     if not isinstance(reason, dict):
         return str(reason)
-    text = str(reason.get("text") or "")
-    if language != "zh":
-        return text
-    figures = reason.get("figures") or {}
-    rule = str(reason.get("rule") or "")
-    form = figures.get("form") if isinstance(figures, dict) else None
-    template = REASONS_ZH.get(f"{rule}/{form}") or REASONS_ZH.get(rule)
-    if template is None:
-        return text
-    try:
-        return template.format(**figures)
-    except (KeyError, IndexError, ValueError):  # an older plan without figures: keep its text
-        return text
+    figures = reason.get("figures")
+    return reason_in(
+        language,
+        str(reason.get("rule") or ""),
+        str(reason.get("text") or ""),
+        figures if isinstance(figures, dict) else None,
+    )
 
 
 # ---- failures (the engine's own message is quoted as it is, in a code span) -------------------

@@ -173,19 +173,19 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
     engine = ctx.engine()
     _reconcile(ctx)
     quote = _quote(args, ctx)
-    ctx.warn(quote.describe())
+    ctx.warn(quote.describe(ctx.language))
     if not args.yes:
         if not sys.stdin.isatty():
-            raise UsageError("renting costs money: confirm with --yes when not at a terminal")
-        answer = input("Rent it? [y/N] ").strip().lower()
+            raise UsageError(ctx.text("up_needs_yes"))
+        answer = input(ctx.text("up_question")).strip().lower()
         if answer not in ("y", "yes"):
-            ctx.warn("nothing rented")
+            ctx.warn(ctx.text("up_nothing"))
             return 1
     cluster = follow(engine, lambda: engine.up(quote, keep_partial=args.keep_partial))
     if args.json:
         ctx.print_json(cluster.to_json())
         return 0
-    ctx.print(f"cluster {cluster.id} {cluster.name}: {cluster.state}")
+    ctx.print(ctx.text("cluster_state", id=cluster.id, name=cluster.name, state=cluster.state))
     for node in cluster.nodes:
         if not node.ssh_host:
             where = "-"
@@ -193,7 +193,15 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
             where = node.ssh_host
         else:
             where = f"{node.ssh_user or 'root'}@{node.ssh_host}:{node.ssh_port}"
-        ctx.print(f"  node {node.rank} {node.name:<20} {node.state:<10} ssh {where}")
+        ctx.print(
+            ctx.text(
+                "node_line",
+                rank=node.rank,
+                name=f"{node.name:<20}",
+                state=f"{node.state:<10}",
+                where=where,
+            )
+        )
     return 0
 
 
@@ -227,13 +235,13 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
         )
         return 0
     if not clusters:
-        ctx.print("no clusters" + ("" if args.all else " running (use --all for past ones)"))
+        ctx.print(ctx.text("no_clusters" if args.all else "no_clusters_running"))
         return 0
     rows = []
     for c in clusters:
         cost = _money(cost_so_far(billed_spans(c), now), c.currency)
         rows.append((c.id, c.name, c.state, f"{c.gpu_count}x{c.gpu}", c.fabric, cost))
-    print_table(ctx.out, CLUSTER_COLUMNS, rows)
+    print_table(ctx.out, CLUSTER_COLUMNS, rows, language=ctx.language)
     return 0
 
 
@@ -296,11 +304,11 @@ def _down(args: argparse.Namespace, ctx: CliContext) -> int:
     cluster = engine.cluster(args.cluster)
     if not args.yes:
         if not sys.stdin.isatty():
-            raise UsageError(f"releasing {cluster.name} destroys its machines: confirm with --yes")
-        if input(f"Release {cluster.name}? [y/N] ").strip().lower() not in ("y", "yes"):
+            raise UsageError(ctx.text("down_needs_yes", name=cluster.name))
+        if input(ctx.text("down_question", name=cluster.name)).strip().lower() not in ("y", "yes"):
             return 1
     released = follow(engine, lambda: engine.down(args.cluster))
-    ctx.print(f"cluster {released.id} {released.name}: {released.state}")
+    ctx.print(ctx.text("cluster_state", id=released.id, name=released.name, state=released.state))
     return 0
 
 
@@ -309,7 +317,7 @@ def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
     _reconcile(ctx)
     report = engine.billing()
     for warning in report.warnings:
-        ctx.warn(f"warning: {warning}")
+        ctx.warn(ctx.text("warning", text=warning))
     if args.json:
         ctx.print_json(report.to_json())
         return 0
@@ -318,11 +326,10 @@ def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
         ledger = b.provider_ledger_micros
         theirs = "-" if ledger is None else _money(ledger, b.currency)
         rows.append((b.cluster_id, b.name, b.state, _money(b.meter_micros, b.currency), theirs))
-    print_table(ctx.out, BILLING_COLUMNS, rows)
+    print_table(ctx.out, BILLING_COLUMNS, rows, language=ctx.language)
     totals = report.totals or {"CNY": 0}
-    ctx.print(
-        "total (meter): " + ", ".join(_money(amount, cur) for cur, amount in sorted(totals.items()))
-    )
+    amounts = ", ".join(_money(amount, cur) for cur, amount in sorted(totals.items()))
+    ctx.print(ctx.text("billing_total", amounts=amounts))
     return 0
 
 

@@ -133,11 +133,8 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
         if not result.options and result.unmatched:
             ctx.warn(f"xyclaw plan: nothing fits: {result.unmatched}")
     else:
-        print_plan(ctx.out, result, limit=limit)
+        print_plan(ctx.out, result, limit=limit, language=ctx.language)
         if result.options:
             ctx.print("")
-            ctx.print(
-                f"Plan {outcome.plan_id}. Rent an option with: "
-                f"xyclaw up --plan {outcome.plan_id} --option 1"
-            )
+            ctx.print(ctx.text("plan_rent_hint", id=outcome.plan_id))
     return 0 if result.options else 1

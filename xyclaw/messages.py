@@ -1,0 +1,160 @@
+"""The command line's main messages in English and Simplified Chinese: one small catalogue.
+
+The CLI speaks the language of the ``[gui] language`` setting (``en``, ``zh_CN``, or
+``system``: the ``LC_ALL`` / ``LC_MESSAGES`` / ``LANG`` locale), English by default;
+``--json`` output is never translated. The planner's reasons are worded here too
+(:data:`REASONS_ZH`, from each reason's rule and figures), for the CLI and the agents.
+No Qt: the desktop has its own ``.ts`` catalogues.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+#: key: (English, Chinese); ``str.format`` fields in braces.
+CATALOGUE: dict[str, tuple[str, str]] = {
+    # xyclaw plan
+    "plan_for": ("Plan for {what}", "规划：{what}"),
+    "plan_nothing_fits": ("Nothing fits: {why}.", "没有合适的选项：{why}。"),
+    "plan_fit": (
+        "{fit} of {considered} shapes fit ({order}); showing {shown}. Prices per card-hour; "
+        "util = {util}",
+        "{considered} 种规格中有 {fit} 种满足（{order}）；显示 {shown} 种。价格按每卡时计；"
+        "util = {util}",
+    ),
+    "plan_fastest": ("fastest first", "最快的在前"),
+    "plan_cheapest": ("cheapest first", "最便宜的在前"),
+    "plan_util_train": ("MFU x fabric factor.", "MFU × 网络系数。"),
+    "plan_util_serve": ("load at the rate.", "按请求速率的负载。"),
+    "plan_all_break": (
+        "Nothing fits: all {considered} shapes break a limit. The {closest} closest and why:",
+        "没有合适的选项：{considered} 种规格都超出某个限制。最接近的 {closest} 种及原因：",
+    ),
+    "plan_why": ("why", "理由"),
+    "plan_rejected": ("rejected", "不满足"),
+    "col_gpu": ("GPU", "GPU"),
+    "col_cards": ("cards", "卡数"),
+    "col_fabric": ("fabric", "网络"),
+    "col_provider_region": ("provider/region", "平台/地区"),
+    "col_price_h": ("price/h", "每卡时"),
+    "col_hours": ("hours", "小时"),
+    "col_cost": ("cost", "费用"),
+    "plan_rent_hint": (
+        "Plan {id}. Rent an option with: xyclaw up --plan {id} --option 1",
+        "方案 {id}。租用其中一个选项：xyclaw up --plan {id} --option 1",
+    ),
+    # xyclaw up / down
+    "quote_line": (
+        "{gpus} x {gpu} ({nodes} x {per_node}) on {fabric} in {region} from {provider}: "
+        "{per_card} per card-hour, {per_hour} per hour, billed per second",
+        "{gpus} 张 {gpu}（{nodes} 台 × {per_node} 张），网络 {fabric}，地区 {region}，平台 "
+        "{provider}：每卡时 {per_card}，每小时 {per_hour}，按秒计费",
+    ),
+    "quote_total": ("; about {total} for {hours} h", "；{hours} 小时约 {total}"),
+    "quote_budget": ("; released at a budget of {budget}", "；花到预算 {budget} 时自动释放"),
+    "up_question": ("Rent it? [y/N] ", "确认租用？[y/N] "),
+    "up_nothing": ("nothing rented", "没有租用任何机器"),
+    "up_needs_yes": (
+        "renting costs money: confirm with --yes when not at a terminal",
+        "租用要花钱：不在终端里运行时请加 --yes 确认",
+    ),
+    "cluster_state": ("cluster {id} {name}: {state}", "集群 {id} {name}：{state}"),
+    "node_line": (
+        "  node {rank} {name} {state} ssh {where}",
+        "  节点 {rank} {name} {state} ssh {where}",
+    ),
+    "down_question": ("Release {name}? [y/N] ", "确认释放 {name}？[y/N] "),
+    "down_needs_yes": (
+        "releasing {name} destroys its machines: confirm with --yes",
+        "释放 {name} 会销毁它的机器：请加 --yes 确认",
+    ),
+    # xyclaw clusters / billing
+    "col_id": ("id", "编号"),
+    "col_name": ("name", "名称"),
+    "col_state": ("state", "状态"),
+    "col_gpus": ("gpus", "GPU"),
+    "col_cost_so_far": ("cost so far", "已花费"),
+    "col_meter": ("meter", "本地计费"),
+    "col_provider": ("provider", "平台账单"),
+    "no_clusters": ("no clusters", "没有集群"),
+    "no_clusters_running": (
+        "no clusters running (use --all for past ones)",
+        "没有运行中的集群（--all 显示以前的）",
+    ),
+    "billing_total": ("total (meter): {amounts}", "合计（本地计费）：{amounts}"),
+    "warning": ("warning: {text}", "警告：{text}"),
+}
+
+
+def language_of(setting: str, environ: Mapping[str, str] | None = None) -> str:
+    """``"zh"`` or ``"en"`` for a ``[gui] language`` value; ``system`` reads the locale."""
+    if setting == "zh_CN":
+        return "zh"
+    if setting != "system":
+        return "en"
+    env = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def text(language: str, key: str, **values: object) -> str:
+    en, zh = CATALOGUE[key]
+    return (zh if language == "zh" else en).format(**values)
+
+
+#: Chinese wording of a planner reason, by ``rule`` or ``rule/form``; English keeps the
+#: planner's own text (:func:`xyclaw.planner.rules.explain` gives the figures).
+REASONS_ZH: dict[str, str] = {
+    "small-jobs-roce/roce": (
+        "{size} 模型 8 卡以内：RoCE 只比 InfiniBand 慢 {extra}，花钱更少（规则 1）"
+    ),
+    "small-jobs-roce/ib": (
+        "{size} 模型 8 卡以内：InfiniBand 只省 {saved} 的时间，RoCE 更划算（规则 1）"
+    ),
+    "mid-cluster-ib/ib": (
+        "16-32 卡训练 {size}：用 InfiniBand；RoCE 要多用 {longer} 的时间（规则 2）"
+    ),
+    "mid-cluster-ib/other": (
+        "16-32 卡训练 {size} 宜用 InfiniBand：这个选项比 IB 慢 {longer}（规则 2）"
+    ),
+    "large-cluster-ib-only/ib": "超过 32 卡只有 InfiniBand 撑得住（规则 3）",
+    "large-cluster-ib-only/other": (
+        "超过 32 卡只有 InfiniBand 撑得住：这个选项耗时是 IB 的 {times} 倍（规则 3）"
+    ),
+    "cost-sensitive-roce": "预算有限时 RoCE 合适：网络硬件比 IB 省 30-50%（规则 4）",
+    "performance-ib": "速度优先：InfiniBand 让 GPU 最忙（规则 5）",
+    "gpu-fabric-match/slow": "{gpu} 需要节点间 ≥{wants} Gb/s；{gbps} Gb/s 会拖慢它（规则 6）",
+    "gpu-fabric-match/fine": "{gpu} 用 {gbps} Gb/s RoCE 就够（规则 6）",
+    "roce-pfc-ecn": "RoCE 交换机要开 PFC 和 ECN，否则延迟抖动（规则 7）",
+    "tcp-ethernet": "普通 TCP 以太网：GPU 利用率只有 35-45%，IB 最高可达 92%",
+    "single-node": "单机：只走 {link}，没有节点间网络",
+    "time": "{formula} = {flops} FLOPs，达到峰值算力的 {util}：约 {hours} 小时（含 10 分钟准备）",
+    "memory/train": "每卡用 {used} GiB，可用 {usable} GiB，分片到 {gpus} 张卡",
+    "memory/serve": "每卡用 {used} GiB，可用 {usable} GiB（权重和 KV 缓存）",
+    "throughput": "{replicas} 个副本，每个 {tp} 张卡，batch {batch}：可承载 {capacity} req/s，"
+    "需要 {rate}，每 token {ms} ms",
+    "tier-30d/long": "30 天档，每卡时 {price}",
+    "tier-30d/short": "30 天档 {price}：包 30 天比按需用 {hours} 小时更便宜",
+    "assumed-price": "价格是估计值，不是平台报价",
+    "assumed-tokens": "按 {tokens} 训练 token 估算；可用 --tokens 指定",
+    "assumed-rate": "按 {rate} req/s 估算；可用 --rate 指定",
+}
+
+
+def reason_in(language: str, rule: str, english: str, figures: Mapping[str, object] | None) -> str:
+    """One planner reason in ``language``: the planner's text, or its Chinese form."""
+    if language != "zh":
+        return english
+    figures = figures or {}
+    form = figures.get("form")
+    template = REASONS_ZH.get(f"{rule}/{form}") or REASONS_ZH.get(rule)
+    if template is None:
+        return english
+    try:
+        return template.format(**figures)
+    except (KeyError, IndexError, ValueError):  # an older plan without figures: keep its text
+        return english
