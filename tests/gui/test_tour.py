@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import MakeWindow
@@ -91,7 +91,14 @@ def approve_when_asked(qtbot: QtBot, ctl: MainWindowController, tour: Tour, effe
     cards = [c for c in ctl.chat.approval_cards.values() if not c.isHidden()]
     card = cards[-1]
     assert isinstance(card, ApprovalCard) and card.effect == effect
+    assert card.approve_button.isEnabled() and card.decision is None
     qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+    modal = QApplication.activeModalWidget() or QApplication.activePopupWidget()
+    assert card.decision == "approve", (
+        f"the click on Approve of {card.request.title!r} was not taken"
+        f" (modal/popup: {modal!r}, chat busy: {ctl.chat.busy})"
+    )
+    qtbot.waitUntil(lambda: tour.state != "approve", timeout=60000)
 
 
 def next_step(qtbot: QtBot, tour: Tour, timeout: int = 120000) -> None:
