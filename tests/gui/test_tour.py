@@ -88,10 +88,14 @@ def approve_when_asked(qtbot: QtBot, ctl: MainWindowController, tour: Tour, effe
     qtbot.waitUntil(lambda: tour.state == "approve", timeout=60000)
     assert "Approve" in tour.panel.status.text()
     assert not tour.panel.next_button.isVisible()  # the tour cannot approve for you
-    cards = [c for c in ctl.chat.approval_cards.values() if not c.isHidden()]
-    card = cards[-1]
+    assert tour.pending is not None
+    approval_id = tour.pending.approval_id
+    qtbot.waitUntil(lambda: approval_id in ctl.chat.approval_cards, timeout=30000)
+    card = ctl.chat.approval_cards[approval_id]
     assert isinstance(card, ApprovalCard) and card.effect == effect
-    assert card.approve_button.isEnabled() and card.decision is None
+    assert ctl.chat.current == tour.conversation_id
+    qtbot.waitUntil(lambda: card.isVisible(), timeout=10000)  # a new card shows on the next loop
+    assert card.approve_button.isEnabled() and card.decision is None, card.request.title
     qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
     modal = QApplication.activeModalWidget() or QApplication.activePopupWidget()
     assert card.decision == "approve", (

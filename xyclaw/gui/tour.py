@@ -311,6 +311,7 @@ class Tour(QObject):
         self.job: str | None = None
         self._calls: list[Any] = []
         self._awaiting_open = False  # the tour's conversation is being opened in the chat
+        self.pending: Any | None = None  # the approval the tour waits for the user to answer
         self._welcome_seen = self.first_run.seen
         self._app_runtime: Any | None = None  # the chat's agents while the tour has its own
         self._own_runtime: Any | None = None
@@ -463,6 +464,12 @@ class Tour(QObject):
             return
         self._calls += list(result.tool_calls)
         if result.pending_approval is not None:
+            self.pending = result.pending_approval
+            if self.chat.current != self.conversation_id:
+                self.controller.show_page("chat")
+                self.chat.select_conversation(self.conversation_id)
+            else:
+                self.chat.show_approval(self.pending)  # the card the panel points at
             self._set(
                 "approve",
                 self.tr(
