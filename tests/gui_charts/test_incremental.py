@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui_charts.conftest import NOW, Clock, Fleet
 from xyclaw.gui.charts.curves import METRICS, bucket_grid, minmax_buckets, nic_gbit_s
@@ -37,10 +38,11 @@ def full_image(frame: ClusterFrame, now: float) -> np.ndarray:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_heatmap_updated_frame_by_frame_equals_a_fresh_drawing(seed: int, qtbot: object) -> None:
+def test_heatmap_updated_frame_by_frame_equals_a_fresh_drawing(seed: int, qtbot: QtBot) -> None:
     rng = np.random.default_rng(seed)
     fleet = Fleet(nodes=3, gpus=4, capacity=120)  # a short ring, so it wraps during the test
     hm = GpuHeatmap()
+    qtbot.addWidget(hm)  # deleted after the test, not by Qt's exit (a crash there)
     t = NOW - 200
     messy_feed(fleet, rng, t - 60, t)
     for _ in range(160):
@@ -63,12 +65,13 @@ def test_heatmap_updated_frame_by_frame_equals_a_fresh_drawing(seed: int, qtbot:
         assert held.sum() > 40
 
 
-def test_curves_updated_frame_by_frame_equal_fresh_buckets(qtbot: object) -> None:
+def test_curves_updated_frame_by_frame_equal_fresh_buckets(qtbot: QtBot) -> None:
     rng = np.random.default_rng(5)
     fleet = Fleet(nodes=2, gpus=4, capacity=300)
     clock = Clock(NOW - 400)
     messy_feed(fleet, rng, clock.t - 200, clock.t)
     page = MonitorPage(fleet.source, clock=clock)
+    qtbot.addWidget(page)
     page.resize(1200, 800)
     page.show()
     page.set_selection([(10, 1), (11, 0), (11, 3)])
