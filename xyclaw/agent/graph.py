@@ -606,6 +606,12 @@ def build_graph(hooks: Hooks) -> StateGraph:
             )
         if decision["kind"] != "approve":
             audit(cid, call, status="rejected", decision="reject", decided_by=by)
+            if spec.reject is not None:
+                # The no is an answer too (a replacement node: nothing is rented).
+                try:
+                    spec.reject(ToolContext(engine=hooks.engine, conversation_id=cid), call["args"])
+                except XyclawError as exc:
+                    log.info("%s: the no was not passed on: %s", spec.name, exc.message)
             _emit("tool_finished", call=record(call, spec, "rejected", error=f"rejected by {by}"))
             message = tool_message(
                 call,

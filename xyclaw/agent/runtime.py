@@ -260,6 +260,43 @@ class AgentRuntime:
             cid, action.label, agent, action.tool, dict(action.args), on_event, cancel
         )
 
+    def propose_replacement(
+        self,
+        cid: int,
+        on_event: OnEvent,
+        cancel: threading.Event | None = None,
+    ) -> TurnResult | None:
+        """A job whose recovery waits for a new node (``Engine.replacement_asks``) gets its
+        approval card in this conversation: the ``approve_replacement`` tool for that job and
+        quote, the same card as renting. Only the user's answer to it (``answer``) approves
+        (the job rents exactly that quote) or declines. None when no ask is new here, or
+        another card already waits (it is not pushed aside)."""
+        if "approve_replacement" not in self.catalogue.tools or self.hooks.unattended:
+            return None
+        asks = getattr(self.engine, "replacement_asks", None)
+        pending = list(asks()) if callable(asks) else []
+        if not pending or self.pending_approval(cid) is not None:
+            return None
+        shown = {
+            str(c.args.get("digest"))
+            for c in self.tool_calls(cid)
+            if c.tool == "approve_replacement"
+        }
+        for ask in pending:
+            if ask.quote.digest in shown:
+                continue
+            return self._direct_call(
+                cid,
+                f"Job {ask.job_id} ({ask.job}) lost {', '.join(ask.nodes)}: rent a replacement?",
+                self.agents.owner_of("approve_replacement") or "operator",
+                "approve_replacement",
+                {"job": str(ask.job_id), "digest": ask.quote.digest},
+                on_event,
+                cancel,
+                by_user=False,
+            )
+        return None
+
     def _direct_call(
         self,
         cid: int,
@@ -269,6 +306,8 @@ class AgentRuntime:
         args: dict[str, Any],
         on_event: OnEvent,
         cancel: threading.Event | None,
+        *,
+        by_user: bool = True,
     ) -> TurnResult:
         self.conversation(cid)
         with self._lock(cid):
@@ -279,7 +318,10 @@ class AgentRuntime:
                     lambda event: None,
                     cancel,
                 )
-            conv.add_message(self.store, cid, "user", text)
+            if by_user:
+                conv.add_message(self.store, cid, "user", text)
+            else:  # XyClaw asks (a job's recovery): shown as its message, not the user's
+                conv.add_message(self.store, cid, "assistant", text, agent=agent)
             call_id = new_call_id()
             import json
 

@@ -70,6 +70,8 @@ class ToolSpec:
     run: Callable[[ToolContext, dict[str, Any], Gate | None], ToolOutput]
     gate: Callable[[ToolContext, dict[str, Any]], Gate] | None = None
     remote: bool = False
+    # What the user's "no" does besides not running the tool (approve_replacement: decline).
+    reject: Callable[[ToolContext, dict[str, Any]], None] | None = None
 
     @property
     def gated(self) -> bool:
@@ -414,8 +416,13 @@ def quote_changes(approved: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
 
 
 def _create_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
-    quote = _quote(ctx, args)
-    q = _quote_json(quote)
+    q = _quote_json(_quote(ctx, args))
+    title, details = _quote_card(ctx, q)
+    return Gate(title, details, quote=q, estimated_total_micros=q.get("estimated_total_micros"))
+
+
+def _quote_card(ctx: ToolContext, q: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A rental card's title and details: what, where, price per hour, total, expiry, digest."""
     cur = q.get("currency", "")
     lang = ctx.language
     details = {
@@ -450,7 +457,7 @@ def _create_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
         per_hour=details["price_per_hour"],
         total=details["estimated_total"],
     )
-    return Gate(title, details, quote=q, estimated_total_micros=q.get("estimated_total_micros"))
+    return title, details
 
 
 def _create(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
@@ -478,6 +485,55 @@ def _create(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOu
 
 class QuoteChanged(AgentError):
     """The price or the offer moved between the approval and the rental: nothing was rented."""
+
+
+# -- a job's replacement node (its recovery waits for the user's yes) -------------------------
+def _replacement_ask(ctx: ToolContext, ref: str) -> Any:
+    job = ctx.engine.job(ref)
+    for ask in ctx.engine.replacement_asks():
+        if ask.job_id == job.id:
+            return ask
+    raise UsageError(
+        say(ctx.language, "no_replacement_ask", job=getattr(job, "name", ref)),
+        hint="a job asks only while its recovery waits for a new node (see job_status)",
+    )
+
+
+def _replacement_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
+    ask = _replacement_ask(ctx, str(args["job"]))
+    q = _quote_json(ask.quote)
+    if args.get("digest") and args["digest"] != q.get("digest"):
+        raise QuoteChanged(
+            "that is not the replacement quote the job waits for",
+            hint="nothing was rented; the job's ask names its quote (its digest)",
+        )
+    rent_title, details = _quote_card(ctx, q)
+    title = say(
+        ctx.language,
+        "card_replace",
+        job=ask.job,
+        nodes=", ".join(ask.nodes),
+        cluster=ask.cluster,
+        rent=rent_title,
+    )
+    details = {"job": f"{ask.job_id} {ask.job}", "lost_nodes": list(ask.nodes), **details}
+    # No estimated total for the allowance: only the spec (recovery.allow_spend) skips asking.
+    return Gate(title, details, quote=q)
+
+
+def _replacement(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
+    if gate is None or gate.quote is None:
+        raise AgentError("approve_replacement ran without an approved quote", hint="this is a bug")
+    # The digest of the card the user approved, never one from the arguments or a model.
+    ask = ctx.engine.approve_replacement(str(args["job"]), str(gate.quote["digest"]))
+    body = {"approved": ask.to_json(), "note": "the job's recovery rents it and resumes the job"}
+    return ToolOutput(
+        body, f"approved the replacement for job {ask.job_id}: {ask.quote.describe()}"
+    )
+
+
+def _replacement_declined(ctx: ToolContext, args: dict[str, Any]) -> None:
+    ctx.engine.decline_replacement(str(args["job"]))
 
 
 # -- destroying -------------------------------------------------------------------------------
@@ -822,6 +878,23 @@ def _catalogue() -> list[ToolSpec]:
             _cancel_gate,
         ),
         ToolSpec(
+            "approve_replacement",
+            E.SPEND,
+            "A job's recovery waits for a new node for a lost one: rent it through the quote the"
+            " user approves (a no rents nothing). XyClaw proposes it when a job asks.",
+            _obj(
+                {
+                    "job": _s("the job's name or id"),
+                    "digest": _s("the digest of the quote the job waits for"),
+                },
+                ("job",),
+            ),
+            ("replacement_asks", "approve_replacement", "decline_replacement"),
+            _replacement,
+            _replacement_gate,
+            reject=_replacement_declined,
+        ),
+        ToolSpec(
             "cost",
             E.READ,
             "Money spent on GPUs: today, this month, last month, all, or between two times.",
@@ -876,6 +949,7 @@ TOOL_NAMES = (
     "job_status",
     "job_logs",
     "cancel_job",
+    "approve_replacement",
     "cost",
     "history",
     "alerts",

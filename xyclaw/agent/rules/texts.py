@@ -370,6 +370,14 @@ MESSAGES.update(
             "files on the nodes' own disks (copy results and checkpoints off first)",
             "节点本地磁盘上的文件（请先把结果和检查点拷出来）",
         ),
+        "card_replace": (
+            "Job {job} lost {nodes} of {cluster}: {rent}",
+            "任务 {job} 丢失了 {cluster} 的 {nodes}：{rent}",
+        ),
+        "no_replacement_ask": (
+            "job {job} is not waiting for a replacement node",
+            "任务 {job} 没有在等待替换节点",
+        ),
         "card_cancel": ("Cancel job {job}", "取消任务 {job}"),
         "card_cancel_billing": (
             "nothing: the cluster keeps billing until released",
@@ -417,6 +425,7 @@ CARD_LABELS: dict[str, tuple[str, str]] = {
     "stops_billing": ("stops_billing", "停止计费"),
     "lost": ("lost", "会丢失"),
     "job": ("job", "任务"),
+    "lost_nodes": ("lost_nodes", "丢失的节点"),
     "cluster": ("cluster", "集群"),
     "nodes": ("nodes", "节点"),
     "command": ("command", "命令"),

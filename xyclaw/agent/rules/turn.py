@@ -26,10 +26,13 @@ TOOL_EFFECTS: dict[str, str] = {
     "job_status": "read",
     "job_logs": "read",
     "cancel_job": "destroy",
+    "approve_replacement": "spend",  # proposed by XyClaw when a job asks, never understood
     "cost": "read",
     "history": "read",
     "alerts": "read",
 }
+# Tools XyClaw proposes itself (a job's recovery asks): no request's text ever calls them.
+PROPOSED_TOOLS = frozenset({"approve_replacement"})
 # Tools that spend money, destroy something or run code on a machine: never for unclear text.
 UNSAFE_TOOLS = frozenset(name for name, effect in TOOL_EFFECTS.items() if effect != "read")
 AGENTS = ("planner", "provisioner", "tuner", "operator", "monitor", "historian", "supervisor")

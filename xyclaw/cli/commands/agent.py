@@ -230,6 +230,12 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
     if pending is not None:
         ctx.print(_card(pending))
     while True:
+        if pending is None:
+            # A job whose recovery waits for a new node asks here, with the rental's card.
+            asked = runtime.propose_replacement(cid, printer)
+            if asked is not None:
+                printer.finish(asked)
+                pending = asked.pending_approval
         try:
             prompt = "approve? [a]pprove / [r]eject / [e]dit > " if pending else "you> "
             line = input(prompt).strip()
