@@ -2,9 +2,11 @@
 
 The app runs on a temporary XYCLAW_HOME against the simulated cloud with the
 rules brain: a 2-node cluster is rented and trains (so Clusters and Monitor
-have something live), and a chat asks for a plan and stops at the approval
-card of "rent option 1". Then each page is drawn and saved, as a user would
-see it. Nothing of the user's own data is touched.
+have something live) and runs the bundled ``plain-python`` sample as a job,
+5000 steps instead of its 200 so that it still runs when the pages are drawn
+(the Monitor's job box shows its step, loss and ETA), and a chat asks for a
+plan and stops at the approval card of "rent option 1". Then each page is
+drawn and saved, as a user would see it. Nothing of the user's own data is touched.
 
     .venv/bin/python tools/screenshots.py [--out docs/screenshots] [--theme light|dark]
 
@@ -92,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     from xyclaw.gui.chat.blocks import PlanCard
     from xyclaw.gui.main_window import MainWindowController
     from xyclaw.gui.pages import PAGES
-    from xyclaw.paths import AppPaths
+    from xyclaw.jobs.spec import parse_spec
+    from xyclaw.paths import AppPaths, bundled
     from xyclaw.sim.cloud import launcher
     from xyclaw.store import Store
 
@@ -125,6 +128,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         cluster = off_thread(app, "renting", lambda: engine.up(quote).result(300))
         off_thread(app, "starting training", lambda: engine.exec(cluster.name, TRAIN))
+        # The plain sample as a job on it, long enough to be running in the shots (its own
+        # 200 steps end first): the Monitor page's job box shows its step, loss and ETA.
+        sample = bundled("resources") / "examples" / "plain-python.yaml"
+        text = sample.read_text(encoding="utf-8").replace("--max_steps 200", "--max_steps 5000")
+        spec = parse_spec(text, file=str(sample), base_dir=sample.parent)
+        job = off_thread(app, "launching", lambda: engine.launch(spec, cluster=cluster.name))
+        off_thread(app, "the job starting", lambda: job.result(300))
 
         # A chat with a plan and an approval card waiting.
         chat = ctl.chat

@@ -3,9 +3,12 @@ agents' approvals.
 
 The page (xyclaw/gui/monitor_page.py) pulls ring buffers at its frame rate and
 only *asks* for actions. Here the window gives it the telemetry service once a
-cluster is watched (found on a worker: watching opens SSH connections), and
-turns an alert button into the same tool call an agent would make, run in the
-"Monitor" conversation, so it stops at the same approval card.
+cluster is watched (found on a worker: watching opens SSH connections), the
+running job of each cluster (read from the Engine's jobs on a worker every
+``JOB_REFRESH_MS`` while the page is shown and on every JobChanged event; the
+page's job box reads the cached result), and turns an alert button into the
+same tool call an agent would make, run in the "Monitor" conversation, so it
+stops at the same approval card.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
 from xyclaw.agent.types import Effect, SuggestedAction
@@ -24,6 +28,36 @@ if TYPE_CHECKING:
     from xyclaw.gui.main_window import GuiContext
 
 log = logging.getLogger(__name__)
+
+JOB_REFRESH_MS = 2000  # how often the shown page re-reads the running jobs
+
+
+def job_statuses(jobs: Any) -> dict[int, Any]:
+    """Each cluster's job for the Monitor's job box, from ``Engine.jobs()`` (oldest first):
+    the newest running one, else the newest still active (queued, setting up, recovering)."""
+    from xyclaw.gui.charts.source import JobStatus
+
+    chosen: dict[int, Any] = {}
+    for job in jobs:
+        if job.cluster_id is None or not job.active:
+            continue
+        held = chosen.get(job.cluster_id)
+        if held is not None and str(held.state) == "running" and str(job.state) != "running":
+            continue
+        chosen[job.cluster_id] = job
+    statuses: dict[int, Any] = {}
+    for cluster_id, job in chosen.items():
+        p = job.progress
+        statuses[cluster_id] = JobStatus(
+            name=job.name,
+            state=str(job.state),
+            step=p.step,
+            total_steps=p.total_steps,
+            loss=p.loss,
+            eta_s=p.eta_s,
+            tokens_per_s=p.tokens_per_s,
+        )
+    return statuses
 
 
 @dataclass(frozen=True)
@@ -67,7 +101,7 @@ def alert_request(alert: Any, action: Any, cluster: str) -> AlertRequest:
     return AlertRequest(text=f"{action.label.lower()} on {cluster}: {alert.message}")
 
 
-class MonitorWiring:
+class MonitorWiring(QObject):
     """Builds the Monitor page and keeps it fed; None when the page cannot be built."""
 
     def __init__(self, context: GuiContext) -> None:
@@ -77,11 +111,70 @@ class MonitorWiring:
         self.context = context
         self._source_type = TelemetryLiveSource
         fps = float(context.engine.config.gui.chart_fps)
-        self.page = MonitorPage(None, fps=fps)
+        # the running jobs, read on a worker; the page's job feed reads this dict (its own
+        # method: a feed bound to this object would make a cycle through the page, which
+        # Python's collector could then free on any thread, and Qt's widgets must not be)
+        self.jobs: dict[int, Any] = {}
+        self.page = MonitorPage(None, fps=fps, job_feed=self.jobs.get)
+        super().__init__(self.page)  # goes with the page: its timer and connections too
         self.page.action_requested.connect(self._action)
         self._looking = False
         context.bridge.cluster_changed.connect(self._cluster_changed)
+        self.job_reads = 0  # finished reads of the jobs
+        self._reading_jobs = False
+        self._read_again = False
+        self.job_timer = QTimer(self)
+        self.job_timer.setInterval(JOB_REFRESH_MS)
+        self.job_timer.timeout.connect(self.refresh_jobs)
+        self.page.installEventFilter(self)
+        context.bridge.job_changed.connect(self._job_changed)
         self.find_source()
+
+    # -- the running jobs ------------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.page:
+            if event.type() == QEvent.Type.Show:
+                self.job_timer.start()
+                self.refresh_jobs()
+            elif event.type() == QEvent.Type.Hide:
+                self.job_timer.stop()
+        return False
+
+    def _job_changed(self, _event: Any) -> None:
+        self.refresh_jobs()
+
+    def refresh_jobs(self) -> None:
+        """On a worker: every cluster's running job, while the page is shown."""
+        if not self.page.isVisible():
+            return
+        if self._reading_jobs:
+            self._read_again = True  # a JobChanged during a read: read once more after it
+            return
+        self._reading_jobs = True
+        engine = self.context.engine
+        self.context.worker.submit(
+            lambda: job_statuses(engine.jobs()),
+            on_done=self._jobs_read,
+            on_error=self._jobs_failed,
+            name="monitor jobs",
+        )
+
+    def _jobs_read(self, statuses: dict[int, Any]) -> None:
+        self._reading_jobs = False
+        self.jobs.clear()
+        self.jobs.update(statuses)
+        self.job_reads += 1
+        cluster_id = self.page.cluster_id
+        if self.page.source is not None and cluster_id is not None:
+            self.page.job.set_status(statuses.get(cluster_id))
+        if self._read_again:
+            self._read_again = False
+            self.refresh_jobs()
+
+    def _jobs_failed(self, error: ErrorInfo) -> None:
+        self._reading_jobs = False
+        self._read_again = False
+        log.warning("the Monitor page could not read the jobs: %s", error.message)
 
     # -- the live source ---------------------------------------------------------------------
     def _cluster_changed(self, event: Any) -> None:
