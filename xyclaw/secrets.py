@@ -139,22 +139,46 @@ def keyring_usable() -> bool:
     return bool(priority >= 1) and not module.startswith("keyrings.alt")
 
 
+def choose_backend(mode: str, fallback_file: Path) -> SecretBackend:
+    """The backend the configuration asks for (``auto``: the OS keyring when one works)."""
+    if mode == "file" or (mode == "auto" and not keyring_usable()):
+        return FileSecretBackend(fallback_file)
+    if mode == "keyring" and not keyring_usable():
+        raise SecretError(
+            "no working OS keyring was found",
+            hint='install and unlock one, or set [secrets] backend = "file"',
+        )
+    return KeyringSecretBackend()
+
+
 class SecretStore:
     """The app's secrets, behind one backend chosen from the configuration."""
 
-    def __init__(self, backend: SecretBackend) -> None:
-        self.backend = backend
+    def __init__(self, backend: SecretBackend | None = None, *, mode: str = "auto") -> None:
+        self._backend = backend
+        self._mode = mode
+        self._fallback_file: Path | None = None
+        self._choosing = threading.Lock()
 
     @classmethod
     def choose(cls, mode: str, fallback_file: Path) -> SecretStore:
-        if mode == "file" or (mode == "auto" and not keyring_usable()):
-            return cls(FileSecretBackend(fallback_file))
-        if mode == "keyring" and not keyring_usable():
-            raise SecretError(
-                "no working OS keyring was found",
-                hint='install and unlock one, or set [secrets] backend = "file"',
-            )
-        return cls(KeyringSecretBackend())
+        return cls(choose_backend(mode, fallback_file))
+
+    @classmethod
+    def deferred(cls, mode: str, fallback_file: Path) -> SecretStore:
+        """Chosen on first use: finding the OS keyring loads its plug-ins (0.1-0.2 s), which a
+        command that reads no secret (``xyclaw clusters``) should not pay for."""
+        store = cls(None, mode=mode)
+        store._fallback_file = fallback_file
+        return store
+
+    @property
+    def backend(self) -> SecretBackend:
+        with self._choosing:
+            if self._backend is None:
+                assert self._fallback_file is not None
+                self._backend = choose_backend(self._mode, self._fallback_file)
+            return self._backend
 
     def get(self, key: str) -> str | None:
         value = self.backend.get(key)

@@ -69,3 +69,27 @@ def test_redact_masks_common_secret_shapes() -> None:
         "-----END OPENSSH PRIVATE KEY-----"
     )
     assert "hunter2" not in text and "abc" not in text
+
+
+def test_an_engine_that_reads_no_secret_needs_no_keyring(
+    xyclaw_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listing clusters works where no OS keyring does (a headless Linux box set to
+    `backend = "keyring"`); the first secret read is what says the keyring is missing."""
+    from xyclaw.secrets import keyring_usable
+
+    if keyring_usable():
+        pytest.skip("this machine has a working OS keyring")
+    monkeypatch.setenv("XYCLAW_SECRETS_BACKEND", "keyring")
+    paths = AppPaths.from_environment()
+    config = load_config(paths.config_file)
+    assert config.secrets.backend == "keyring"
+    with pytest.raises(SecretError, match="no working OS keyring"):
+        SecretStore.choose("keyring", paths.secrets_file)
+    engine = build_engine(paths, config)
+    try:
+        assert engine.clusters() == []
+    finally:
+        engine.close()
+    with pytest.raises(SecretError, match="no working OS keyring"):
+        SecretStore.deferred("keyring", paths.secrets_file).get("lambda_api_key")

@@ -216,7 +216,7 @@ def compose(
     bus = EventBus()
     store = store if store is not None else Store(paths.database)
     try:
-        secrets = SecretStore.choose(config.secrets.backend, paths.secrets_file)
+        secrets = SecretStore.deferred(config.secrets.backend, paths.secrets_file)
         events = EventLog(store, bus, clock)
         clusters = ClusterStore(store, bus, clock)
         job_table = JobTable(store)
