@@ -112,6 +112,7 @@ class Worker(QObject):
         self._lock = threading.Lock()
         self._running = 0
         self._released: list[list[Any]] = []  # what finished calls held, freed on the main thread
+        self._closing = threading.RLock()
         self._closed = False
         self.last_error: ErrorInfo | None = None
 
@@ -123,8 +124,9 @@ class Worker(QObject):
 
     def post(self, callback: Callable[[Any], None], value: Any = None) -> None:
         """From any thread: run ``callback(value)`` on the main thread."""
-        if not self._closed:
-            self._dispatcher.deliver.emit(callback, value)
+        with self._closing:  # never an emit into a dispatcher that close() let go
+            if not self._closed:
+                self._dispatcher.deliver.emit(callback, value)
 
     def submit(
         self,
@@ -179,7 +181,10 @@ class Worker(QObject):
         released.clear()  # here, on the main thread, the worker no longer holds any of it
 
     def close(self, wait: bool = True) -> None:
-        self._closed = True
+        """After this returns no worker thread emits to the main thread any more, so the
+        window may be deleted while a call still runs (its outcome is dropped)."""
+        with self._closing:
+            self._closed = True
         for pool in self._pools.values():
             pool.shutdown(wait=wait, cancel_futures=True)
 
@@ -233,6 +238,7 @@ class EngineBridge(QObject):
         self._lock = threading.Lock()
         self._pending: dict[tuple[int, str | None], OperationProgress] = {}
         self._last_flush = 0.0
+        self._closing = threading.RLock()
         self._closed = False
         self.delivered = 0  # signals emitted (tests and the bench read it)
         self.coalesced = 0  # progress updates replaced before they were shown
@@ -250,8 +256,11 @@ class EngineBridge(QObject):
 
     # -- publisher threads --------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
-        if self._closed:
-            return
+        with self._closing:  # close() waits for an emit in flight; none starts after it
+            if not self._closed:
+                self._queue_event(event)
+
+    def _queue_event(self, event: Event) -> None:
         if isinstance(event, OperationProgress):
             key = (event.operation_id, event.subject)
             with self._lock:
@@ -305,9 +314,10 @@ class EngineBridge(QObject):
 
     def close(self) -> None:
         """Stop listening (before the engine or the window goes away)."""
-        if self._closed:
-            return
-        self._closed = True
+        with self._closing:
+            if self._closed:
+                return
+            self._closed = True
         self._timer.stop()
         try:
             self._subscription.unsubscribe()
