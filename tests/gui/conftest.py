@@ -221,7 +221,8 @@ def sim_engine(history_store: Store) -> Iterator[Engine]:
     from xyclaw.sim.cloud import launcher
 
     paths = AppPaths.from_environment()
-    config = load_config(paths.config_file, environ={"XYCLAW_SIM_PROVISION_DELAY_S": "0"})
+    # A short provisioning time, as a real cloud has: the pages can show the states on the way.
+    config = load_config(paths.config_file, environ={"XYCLAW_SIM_PROVISION_DELAY_S": "0.5"})
     engine = build_engine(paths, config, store=history_store)
     yield engine
     engine.close()

@@ -89,6 +89,7 @@ def test_plan_rent_approve_then_the_cluster_appears_with_node_progress_and_relea
 
     # Per node: state, endpoint, alias and every bootstrap step with what it found.
     wait_for(qtbot, lambda: page.node_cell(0, "Bootstrap").startswith("✓ all"))
+    record = page.records[cid]  # as shown now, its nodes' endpoints read back
     node = record.nodes[0]
     assert page.node_cell(0, "State") == "running"
     assert page.node_cell(0, "SSH endpoint") == f"root@127.0.0.1:{node.ssh_port}"
