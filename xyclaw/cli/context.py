@@ -99,6 +99,7 @@ class CliContext:
 
     def _own_host_name(self, entry: str) -> str | None:
         """The hosts.toml name of the host recorded as ``entry`` (``[host]:port``), if any."""
+        from xyclaw.errors import UsageError
         from xyclaw.providers.own_hosts import load_hosts
         from xyclaw.remote import entry_name
         from xyclaw.remote.hostspec import parse_destination
@@ -108,7 +109,7 @@ class CliContext:
                 return host.name
             try:
                 _user, address, port = parse_destination(host.destination)
-            except Exception:
+            except UsageError:  # a destination that does not parse is not this host
                 continue
             if entry_name(address, port or 22) == entry.lower():
                 return host.name

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import IO
 
-from xyclaw.errors import UnknownHostKeyError
+from xyclaw.errors import UnknownHostKeyError, XyclawError
 
 #: Set when the user pressed Ctrl-C: a question still open is answered "no".
 INTERRUPTED = threading.Event()
@@ -74,7 +74,7 @@ class TerminalTrust:
         """What the user calls the host (its hosts.toml name) with the key's entry name."""
         try:
             name = self._name_of(entry_of(shown)) if self._name_of else None
-        except Exception:  # a broken hosts.toml must not hide the question
+        except (XyclawError, OSError):  # a broken hosts.toml must not hide the question
             name = None
         if name is None or name == destination_of(shown):
             return shown
