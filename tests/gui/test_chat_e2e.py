@@ -194,10 +194,11 @@ def test_the_monitor_page_goes_live_and_its_alert_buttons_ask_for_approval(
     quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="A10", gpu_count=2))
     cluster = sim_engine.up(quote).result(120)
     ctl = make_window(sim_engine, runtime)
-    monitor = ctl.context.monitor
-    assert monitor is not None
-    qtbot.waitUntil(lambda: monitor.page.source is not None, timeout=30000)
+    assert ctl.context.monitor is None  # built when first shown, not before the first paint
     ctl.show_page("monitor")
+    monitor = ctl.context.monitor
+    assert monitor is not None and ctl.pages.currentWidget() is monitor.page
+    qtbot.waitUntil(lambda: monitor.page.source is not None, timeout=30000)
     qtbot.waitUntil(lambda: monitor.page.cluster_id == cluster.id, timeout=10000)
     qtbot.waitUntil(lambda: monitor.page.frames > 0, timeout=10000)
 

@@ -82,6 +82,7 @@ def test_plan_shows_ranked_options_reasons_and_every_option_on_the_chart(
     # The status bar's first read starts the simulated cloud: not the page's work.
     qtbot.waitUntil(lambda: ctl.status.snapshot is not None, timeout=30000)
     gc.collect()  # the windows of earlier tests are garbage: not this test's pause
+    plan_page(ctl)  # its first show builds the page once: not the planning watched here
     loop_watchdog.start()
     page = planned(qtbot, ctl, **PRETRAIN_16)
     view = page.view
@@ -161,6 +162,7 @@ def test_rent_approve_starts_renting_exactly_the_quote(
     # The status bar's first read starts the simulated cloud: not the page's work.
     qtbot.waitUntil(lambda: ctl.status.snapshot is not None, timeout=30000)
     gc.collect()  # the windows of earlier tests are garbage: not this test's pause
+    plan_page(ctl)  # its first show builds the page once: not the planning watched here
     loop_watchdog.start()
     loop_watchdog.phase = "plan"
     page = planned(qtbot, ctl, **LORA_13B)

@@ -161,6 +161,28 @@ class _CloseFilter(QObject):
         return False
 
 
+class PageSet(dict[str, QWidget]):
+    """The window's pages by key, built on first use: a key not built yet is built when it
+    is looked up (``pages["jobs"]``, ``pages.get("jobs")``); ``key in pages`` and iterating
+    see only the pages built so far."""
+
+    def __init__(self, build: Callable[[str], QWidget | None]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, key: str) -> QWidget:
+        widget = self._build(key)
+        if widget is None:
+            raise KeyError(key)
+        return widget
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
 class MainWindowController:
     """Builds the window from its form and keeps references to its parts."""
 
@@ -224,30 +246,24 @@ class MainWindowController:
         self.operations.running_changed.connect(self.status.set_operations)
         self.status.on_snapshot = self._snapshot_shown
 
-        # Pages.
+        # Pages: the sidebar lists them all; a page is built when it is first shown (or
+        # first asked for), so the window paints after building only the first one.
         self.navigation: QListWidget = child(window, QListWidget, "navigation")
         self.pages: QStackedWidget = child(window, QStackedWidget, "pages")
-        factories = dict(DEFAULT_PAGES if pages is None else pages)
-        self.page_widgets: dict[str, QWidget] = self.context.pages
+        self.page_widgets: PageSet = PageSet(self._build_page)
+        self.context.pages = self.page_widgets
+        self._factories = dict(DEFAULT_PAGES if pages is None else pages)
         for info in PAGES:
             self.navigation.addItem(info.title)
             item = self.navigation.item(self.navigation.count() - 1)
             item.setIcon(icon(f"page-{info.key}"))
             item.setToolTip(info.summary)
-            widget: QWidget | None = None
-            factory = factories.get(info.key)
-            if factory is not None:
-                try:
-                    widget = factory(self.context)
-                except Exception:
-                    log.exception("the %s page failed to build", info.key)
-            if widget is None:
-                widget = _placeholder_page(info)
-            widget.setObjectName(f"page_{info.key}")
-            self.page_widgets[info.key] = widget
-            self.pages.addWidget(widget)
-        self.navigation.currentRowChanged.connect(self.pages.setCurrentIndex)
+            slot = QWidget()  # stands in for the page until it is built
+            slot.setObjectName(f"slot_{info.key}")
+            self.pages.addWidget(slot)
+        self.navigation.currentRowChanged.connect(self._row_changed)
         self.navigation.setCurrentRow(0)
+        self._row_changed(0)  # the first page is complete at the first paint
         for row in range(min(9, len(PAGES))):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{row + 1}"), window)
             shortcut.activated.connect(lambda r=row: self.navigation.setCurrentRow(r))
@@ -282,7 +298,7 @@ class MainWindowController:
                 item.setText(info.title)
                 item.setToolTip(info.summary)
         for info in PAGES:
-            page = self.page_widgets.get(info.key)
+            page = dict.get(self.page_widgets, info.key)  # a page not built yet: nothing
             if page is not None and page.property("placeholder"):
                 labels = page.findChildren(QLabel)
                 if len(labels) >= 2:
@@ -310,6 +326,41 @@ class MainWindowController:
                 self.navigation.setCurrentRow(row)
                 return
         raise KeyError(key)
+
+    def _row_changed(self, row: int) -> None:
+        if 0 <= row < len(PAGES):
+            self.page_widgets.get(PAGES[row].key)  # builds it on its first show
+        self.pages.setCurrentIndex(row)
+
+    def _build_page(self, key: str) -> QWidget | None:
+        """Build page ``key`` (once) in its place in the stack; a page that fails to build
+        is replaced by its section's description. None for a key that is no page."""
+        row = next((r for r, info in enumerate(PAGES) if info.key == key), None)
+        if row is None or self._quitting:
+            return None
+        info = PAGES[row]
+        widget: QWidget | None = None
+        factory = self._factories.get(key)
+        if factory is not None:
+            try:
+                widget = factory(self.context)
+            except Exception:
+                log.exception("the %s page failed to build", key)
+        if key in self.page_widgets:  # its factory asked for itself: keep the first
+            return self.page_widgets[key]
+        if widget is None:
+            widget = _placeholder_page(info)
+        widget.setObjectName(f"page_{key}")
+        dict.__setitem__(self.page_widgets, key, widget)
+        slot = self.pages.widget(row)
+        was_current = self.pages.currentIndex() == row
+        self.pages.insertWidget(row, widget)
+        if slot is not None and slot.objectName() == f"slot_{key}":
+            self.pages.removeWidget(slot)
+            slot.deleteLater()
+        if was_current:
+            self.pages.setCurrentIndex(row)
+        return widget
 
     def show_window(self) -> None:
         self.window.show()
@@ -396,7 +447,7 @@ class MainWindowController:
         self.status.stop()
         self.bridge.close()
         self.tray.close()
-        chat = self.page_widgets.get("chat")
+        chat = dict.get(self.page_widgets, "chat")
         if chat is not None and hasattr(chat, "shutdown"):
             chat.shutdown()
         self.worker.close(wait=False)
