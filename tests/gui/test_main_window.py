@@ -201,3 +201,43 @@ def test_quit_with_live_clusters_says_what_bills_and_releases_them(
     assert sim_engine.clusters() == []
     released = sim_engine.cluster(name)
     assert released.state == "released"
+
+
+def test_only_the_first_page_is_built_before_the_first_paint_and_the_others_when_shown(
+    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
+) -> None:
+    ctl = make_window(local_engine)
+    assert list(ctl.page_widgets) == ["chat"]  # the page shown first is complete
+    assert ctl.pages.currentWidget() is ctl.chat and ctl.chat.composer.isVisible()
+    assert ctl.pages.count() == len(PAGES)
+    qtbot.keyClick(ctl.window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
+    jobs = ctl.page_widgets["jobs"]
+    assert ctl.pages.currentWidget() is jobs and jobs.objectName() == "page_jobs"
+    assert jobs.isVisible() and ctl.pages.indexOf(jobs) == 3
+    # A page asked for by another (History's "Launch again" wants the Jobs page) is built
+    # then, in its place, without being shown.
+    history = ctl.context.pages.get("history")
+    assert history is not None and ctl.pages.indexOf(history) == 5
+    assert ctl.pages.currentWidget() is jobs
+    ctl.show_page("history")
+    assert ctl.pages.currentWidget() is history  # the same one, not built twice
+    assert sorted(ctl.page_widgets) == ["chat", "history", "jobs"]
+    assert ctl.context.pages.get("nothing") is None
+
+
+def test_after_first_paint_runs_once_the_window_was_drawn(qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from xyclaw.gui.app import after_first_paint
+
+    window = QLabel("drawn")
+    qtbot.addWidget(window)
+    calls: list[bool] = []
+    after_first_paint(window, lambda: calls.append(window.isVisible()))
+    qtbot.wait(50)
+    assert calls == []  # not shown: not drawn
+    window.show()
+    qtbot.waitUntil(lambda: calls == [True], timeout=5000)
+    window.update()
+    qtbot.wait(50)
+    assert calls == [True]  # once

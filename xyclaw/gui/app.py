@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from xyclaw.engine import Engine
 from xyclaw.gui.main_window import MainWindowController
@@ -91,6 +92,37 @@ def host_key_prompter() -> Any:
     return default_prompter()
 
 
+class _FirstPaint(QObject):
+    """Calls ``then`` once, at the turn of the event loop after ``window`` was first drawn."""
+
+    def __init__(self, window: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(window)
+        self._window = window
+        self._then: Callable[[], None] | None = then
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            self._then is not None
+            and event.type() == QEvent.Type.Paint
+            and isinstance(watched, QWidget)
+            and watched.window() is self._window
+        ):
+            then, self._then = self._then, None
+            app = QApplication.instance()
+            if app is not None:
+                app.removeEventFilter(self)
+            QTimer.singleShot(0, then)
+        return False
+
+
+def after_first_paint(window: QWidget, then: Callable[[], None]) -> None:
+    """Run ``then`` on the main thread once ``window`` has been drawn for the first time."""
+    _FirstPaint(window, then)
+
+
 def run_app(engine: Engine, store: Store) -> int:
     """The desktop app over ``engine``; ``store`` is the history database it writes."""
     app = create_app()
@@ -109,21 +141,28 @@ def run_app(engine: Engine, store: Store) -> int:
         controller.attach_runtime(runtime)
 
     chat = controller.page_widgets.get("chat")
-    controller.worker.submit(
-        lambda: build_runtime(engine, store),
-        on_done=started,
-        on_error=getattr(chat, "show_runtime_error", controller.show_error),
-        lane="agent",
-        name="start the agents",
-    )
-    controller.worker.submit(
-        warm_up_pages,
-        on_error=lambda error: log.warning("loading the pages failed: %s", error.message),
-        lane="agent",
-        name="load the pages",
-    )
-    # While the app runs: reconcile, meter, budgets, idle release and telemetry, every minute.
-    engine.start_maintenance()
+
+    def start_background() -> None:
+        controller.worker.submit(
+            lambda: build_runtime(engine, store),
+            on_done=started,
+            on_error=getattr(chat, "show_runtime_error", controller.show_error),
+            lane="agent",
+            name="start the agents",
+        )
+        controller.worker.submit(
+            warm_up_pages,
+            on_error=lambda error: log.warning("loading the pages failed: %s", error.message),
+            lane="agent",
+            name="load the pages",
+        )
+        # While the app runs: reconcile, meter, budgets, idle release and telemetry, every
+        # minute.
+        engine.start_maintenance()
+
+    # Threads that import (the agents, the pages) hold the interpreter in turns with the
+    # main thread: started before the first paint they delayed it by about a second.
+    after_first_paint(controller.window, start_background)
     shot = os.environ.get(SMOKE_SCREENSHOT_ENV, "").strip()
     if shot:
         window = controller.window
