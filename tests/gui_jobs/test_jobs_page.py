@@ -214,3 +214,49 @@ def test_a_spec_that_rents_needs_the_approval_card_and_rejecting_rents_nothing(
     done = finished(sim_engine, job_id, 180)
     assert done.state is JobState.SUCCEEDED and done.rented_cluster
     assert [ln.text for ln in sim_engine.job_logs(str(job_id))] == ["hello from 0"]
+
+
+def test_after_a_restart_the_page_follows_the_running_job_again(
+    sim_engine: Engine, make_page: MakePage, qtbot: QtBot, tmp_path: Path
+) -> None:
+    """The app quits while a job runs on the simulated cloud and starts again: the job's
+    page shows the stored log and follows it again (the new app reattaches the job, as
+    ``xyclaw logs -f`` does), instead of showing a log that no longer grows."""
+    from xyclaw.config import load_config
+    from xyclaw.engine.compose import build_engine
+    from xyclaw.engine.lifecycle import UpRequest
+    from xyclaw.paths import AppPaths
+
+    quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="A10", gpu_count=1))
+    cluster = sim_engine.up(quote).result(120)
+    spec = train_spec(tmp_path, "survivor", steps=1_000_000, save_every=100_000, model="llama-0.5b")
+    job = sim_engine.launch(spec, cluster=cluster.name).result(60)
+    wait(qtbot, lambda: len(sim_engine.job_logs(str(job.id))) >= 3, 60_000)
+    sim_engine.close()  # the app quits; the job keeps running on its node
+
+    paths = AppPaths.from_environment()
+    again = build_engine(paths, load_config(paths.config_file))
+    try:
+        stored = again.job_logs(str(job.id))
+        last_stored = stored[-1].id
+        assert again.job(str(job.id)).state is JobState.RUNNING
+        page = make_page(again)
+        appended: list[int] = []
+        page.log_appended.connect(appended.append)
+        wait(qtbot, lambda: page.row_of(job.id) is not None)
+        page.select_job(job.id)
+        wait(qtbot, lambda: page.detail is not None and page.lines)
+        assert page.log_follow.isChecked()
+        # new lines, written by the node after the restart, stored and shown
+        wait(qtbot, lambda: page.lines[-1].id > last_stored and sum(appended) > 0, 60_000)
+        assert job.id in page.attached
+        shown = page.shown_log()
+        assert stored[-1].text in "\n".join(shown)
+        grown = len(again.job_logs(str(job.id)))
+        wait(qtbot, lambda: len(again.job_logs(str(job.id))) > grown, 60_000)  # still growing
+        page.hide()
+        wait(qtbot, lambda: page.worker.busy == 0)
+        again.cancel_job(str(job.id))
+        again.down(cluster.name).result(120)
+    finally:
+        again.close()

@@ -61,6 +61,8 @@ log = logging.getLogger(__name__)
 
 #: Lines of a job's log read when it is opened (and after a filter changes).
 LOG_TAIL = 3000
+#: After a failed attach (no SSH to the nodes), how long until the page tries again.
+ATTACH_RETRY_MS = 30_000
 #: Lines kept in the log view while following (older ones scroll away).
 LOG_KEEP = 20000
 ACTIVE_STATES = frozenset({"queued", "setting-up", "running", "recovering", "lost-contact"})
@@ -158,6 +160,8 @@ class JobsPage(QWidget):
         self._loaded_once = False
         self._reading_detail = False
         self._following = False
+        # active jobs this page asked the engine to follow (after a restart nobody does)
+        self.attached: set[int] = set()
         self.cancel_dialog: ApprovalDialog | None = None
         self.spec_dialog: QFileDialog | None = None
         self._select_newest = False  # after a launch: show the new job once it is listed
@@ -985,7 +989,31 @@ class JobsPage(QWidget):
         elif not on:
             self._follow_timer.stop()
         if on:
+            self._attach()
             self._follow()
+
+    def _attach(self) -> None:
+        """Have this app follow the shown active job if no XyClaw process does (the app was
+        restarted while it ran): its runner stores the new lines the log view then reads,
+        as ``xyclaw logs -f`` does. Once per job; a job someone follows is left to them."""
+        job_id = self.selected_id
+        if job_id is None or job_id in self.attached:
+            return
+        self.attached.add(job_id)
+        engine = self.engine
+
+        def failed(error: ErrorInfo) -> None:
+            # asked again in a while (the next follow a second later would only fail again)
+            QTimer.singleShot(ATTACH_RETRY_MS, lambda: self.attached.discard(job_id))
+            log.info("attaching job %s: %s", job_id, error.message)
+            if job_id == self.selected_id:
+                self._say(
+                    self.tr("Not following this job live: {error}").format(error=error.message)
+                )
+
+        self.worker.submit(
+            lambda: engine.attach_job(str(job_id)), on_error=failed, name="attach job"
+        )
 
     def _follow(self) -> None:
         """New lines since the last one shown (one read at a time)."""
