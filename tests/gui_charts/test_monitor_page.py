@@ -88,6 +88,34 @@ def test_hovering_a_cell_says_which_gpu_how_busy_and_when(
     assert re.fullmatch(r"c1-node1 GPU 5: 87% at \d\d:\d\d:\d\d", QToolTip.text())
 
 
+def test_legend_chips_show_whole_with_their_close_mark_in_a_narrow_window(
+    fleet: Fleet, make_page: MakePage, qtbot: QtBot
+) -> None:
+    fleet.fill(60, lambda n, g, t: 50)
+    page = make_page(fleet)
+
+    def chips() -> list[QPushButton]:
+        shown = [b for b in page.legend.findChildren(QPushButton) if b.isVisible()]
+        assert len(shown) == 8 and all(b.text().endswith("×") for b in shown)
+        return shown
+
+    def whole() -> bool:  # each chip at its full width, inside the legend
+        return all(
+            c.width() >= c.sizeHint().width() and c.geometry().right() < page.legend.width()
+            for c in chips()
+        )
+
+    def rows() -> int:
+        return len({c.y() for c in chips()})
+
+    qtbot.waitUntil(lambda: whole() and rows() == 2)  # four a row where they fit
+    page.resize(760, 860)  # narrower: fewer chips a row, none cut off
+    qtbot.waitUntil(lambda: page.legend.width() < 400 and whole() and rows() > 2)
+    assert page.clear_button.isVisible()
+    page.resize(1300, 860)
+    qtbot.waitUntil(lambda: whole() and rows() == 2)
+
+
 def test_clicking_a_row_charts_that_gpu_and_clicking_a_node_charts_its_gpus(
     fleet: Fleet, make_page: MakePage, qtbot: QtBot
 ) -> None:

@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QHideEvent, QIcon, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -47,6 +48,7 @@ from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
 log = logging.getLogger(__name__)
 
 HINT = "Click a row of the heatmap to chart that GPU, or a node's name for all its GPUs."
+LEGEND_COLUMNS = 4  # chips per row of the legend at most
 
 
 class MonitorPage(QWidget):
@@ -102,8 +104,15 @@ class MonitorPage(QWidget):
         self.heatmap.gpu_clicked.connect(self.toggle_gpu)
         self.heatmap.node_clicked.connect(self.select_node)
         self.curves = MetricCurves()
-        self.legend = QWidget()
+        # The legend lays its chips out in as many columns as its width fits (see
+        # _place_chips): with a fixed four, chips wider than a quarter of a narrow window
+        # were cut off at their "×".
+        self.legend = _Legend()
+        self.legend.installEventFilter(self)
+        self._chips = self.legend.chips
+        self._legend_columns = 0
         self._legend_grid = QGridLayout(self.legend)
+        self._legend_grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         self._legend_grid.setContentsMargins(0, 0, 0, 0)
         self._legend_grid.setHorizontalSpacing(4)
         self._legend_grid.setVerticalSpacing(2)
@@ -252,13 +261,12 @@ class MonitorPage(QWidget):
     def _rebuild_legend(self) -> None:
         grid = self._legend_grid
         while grid.count():
-            item = grid.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.hide()  # gone from the screen now; deleted at the next loop turn
-                widget.deleteLater()
-        per_row = 4
-        for i, key in enumerate(self.selection):
+            grid.takeAt(0)
+        for widget in self._chips:
+            widget.hide()  # gone from the screen now; deleted at the next loop turn
+            widget.deleteLater()
+        self._chips.clear()
+        for key in self.selection:
             color = CURVE_COLORS[self.curves.colors[key]]
             chip = QPushButton(f"{self._name(key[0])} · GPU {key[1]}  ×")
             chip.setObjectName("legendChip")
@@ -269,13 +277,38 @@ class MonitorPage(QWidget):
                 "QPushButton#legendChip { text-align: left; padding: 1px 4px; border: none; }"
             )
             chip.clicked.connect(lambda _=False, k=key: self.toggle_gpu(*k))
-            grid.addWidget(chip, i // per_row, i % per_row)
+            self._chips.append(chip)
+        self._place_chips(force=True)
+        for chip in self._chips:
             chip.show()  # now, not at the next turn of the event loop
-        for col in range(per_row):
-            grid.setColumnStretch(col, 1)
         self.legend.setVisible(bool(self.selection))
         self.legend_hint.setVisible(not self.selection)
         self.clear_button.setEnabled(bool(self.selection))
+
+    def _place_chips(self, *, force: bool = False) -> None:
+        """The chips in rows of as many as fit the legend's width (at most four), each at
+        its full width: the "×" that removes it always shows."""
+        chips = self._chips
+        spacing = self._legend_grid.horizontalSpacing()
+        widest = max((c.sizeHint().width() for c in chips), default=1)
+        width = self.legend.width()
+        columns = max(1, min(LEGEND_COLUMNS, (width + spacing) // (widest + spacing)))
+        if not force and columns == self._legend_columns:
+            return
+        self._legend_columns = columns
+        grid = self._legend_grid
+        while grid.count():
+            grid.takeAt(0)
+        for i, chip in enumerate(chips):
+            grid.addWidget(chip, i // columns, i % columns)
+        for col in range(LEGEND_COLUMNS):
+            grid.setColumnStretch(col, 1 if col < columns else 0)
+        self.legend.updateGeometry()  # its height: the rows it has now
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.legend and event.type() == QEvent.Type.Resize:
+            self._place_chips()
+        return False
 
     # -- the frame loop ----------------------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:
@@ -373,6 +406,27 @@ class MonitorPage(QWidget):
             f"{frame.name} · {nodes} node{'s' if nodes != 1 else ''} ·"
             f" {frame.gpu_count} GPUs · {age} · last {frame.window_s / 60:.0f} min"
         )
+
+
+class _Legend(QWidget):
+    """The picked GPUs' chips: as wide as four of them would like, as narrow as one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chips: list[QPushButton] = []
+
+    def _chip_width(self) -> int:
+        return max((c.sizeHint().width() for c in self.chips), default=0)
+
+    def _height(self) -> int:
+        layout = self.layout()
+        return layout.sizeHint().height() if layout is not None else 0
+
+    def sizeHint(self) -> QSize:
+        return QSize(LEGEND_COLUMNS * (self._chip_width() + 4), self._height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self._chip_width(), self._height())
 
 
 def _swatch(color: str) -> QIcon:
