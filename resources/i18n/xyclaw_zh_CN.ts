@@ -59,6 +59,26 @@
         <source>Change the arguments, then ask again</source>
         <translation>修改参数后重新请求</translation>
     </message>
+    <message>
+        <source>approved at {time}</source>
+        <translation>已于 {time} 批准</translation>
+    </message>
+    <message>
+        <source>rejected at {time}</source>
+        <translation>已于 {time} 拒绝</translation>
+    </message>
+    <message>
+        <source>changed at {time}: a new quote is asked for</source>
+        <translation>已于 {time} 修改：正在重新报价</translation>
+    </message>
+    <message>
+        <source>answered at {time}</source>
+        <translation>已于 {time} 答复</translation>
+    </message>
+    <message>
+        <source>(the quote held until {time})</source>
+        <translation>（报价有效至 {time}）</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalDialog</name>
@@ -361,6 +381,21 @@
     <message>
         <source>error</source>
         <translation>error</translation>
+    </message>
+</context>
+<context>
+    <name>Fabric</name>
+    <message>
+        <source>single node</source>
+        <translation>单节点</translation>
+    </message>
+    <message>
+        <source>One machine: its GPUs talk over NVLink or PCIe, no network fabric between nodes is used (none to choose or tune)</source>
+        <translation>单台机器：GPU 之间经 NVLink 或 PCIe 通信，不使用节点间网络（无需选择或调优）</translation>
+    </message>
+    <message>
+        <source>The network between the nodes: {fabric}</source>
+        <translation>节点间网络：{fabric}</translation>
     </message>
 </context>
 <context>
@@ -1053,6 +1088,37 @@
     </message>
 </context>
 <context>
+    <name>JobPanel</name>
+    <message>
+        <source>no job</source>
+        <translation>没有作业</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Loss</translation>
+    </message>
+    <message>
+        <source>ETA</source>
+        <translation>预计剩余</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Job: {name} ({state})</source>
+        <translation>作业：{name}（{state}）</translation>
+    </message>
+</context>
+<context>
     <name>JobsPage</name>
     <message>
         <source>Nothing was launched.</source>
@@ -1350,6 +1416,10 @@
     <message>
         <source>{shown} of {total} lines</source>
         <translation>{total} 行中的 {shown} 行</translation>
+    </message>
+    <message>
+        <source>Not following this job live: {error}</source>
+        <translation>未能实时跟随此作业：{error}</translation>
     </message>
     <message>
         <source>Launch a job from its spec</source>

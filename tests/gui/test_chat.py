@@ -175,6 +175,12 @@ def test_approve_sends_the_decision_and_the_card_says_so(
     assert [d.kind for _, d in runtime.decisions] == ["approve"]
     assert card.outcome.text() == "Approved by you"
     assert not card.approve_button.isEnabled() and not card.reject_button.isEnabled()
+    # the countdown stopped: its row says what was decided, and stays so
+    assert card.expiry is not None
+    decided = card.expiry.text()
+    assert decided.startswith("approved at ") and "the quote held until" in decided
+    qtbot.wait(1200)
+    assert card.expiry.text() == decided
     # A second click does nothing more.
     qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
     assert len(runtime.decisions) == 1
@@ -191,6 +197,8 @@ def test_reject_sends_a_rejection(
     assert [d.kind for _, d in runtime.decisions] == ["reject"]
     assert "Rejected" in card.outcome.text()
     assert window.chat.tool_cards["call-rent"].status.text().startswith("rejected")
+    assert card.expiry is not None and card.expiry.text().startswith("rejected at ")
+    assert "for " not in card.expiry.text()  # no countdown left on an answered card
 
 
 def test_edit_changes_the_arguments_in_a_small_dialog(
@@ -320,3 +328,23 @@ def test_an_approval_waiting_while_the_window_is_hidden_is_announced(
     [note] = [n for n in ctl.tray.recent if n.title == "Approval waiting"]
     assert note.message.startswith("Rent 8 x A800 on sim")
     assert REQUEST[:30] in note.message  # names the conversation
+
+
+def test_a_single_node_option_or_quote_says_single_node_not_none(qtbot: QtBot) -> None:
+    from types import SimpleNamespace
+
+    from xyclaw.gui.chat.approval import approval_facts
+    from xyclaw.gui.chat.blocks import PLAN_COLUMNS, _option_cells
+    from xyclaw.gui.formatting import fabric_text, fabric_tip
+
+    one = {"option": 1, "gpus": 8, "gpu": "A800", "nodes": 1, "gpus_per_node": 8}
+    fabric = PLAN_COLUMNS.index("Fabric")
+    assert _option_cells(0, {**one, "fabric": "none"})[fabric] == "single node"
+    assert _option_cells(0, {**one, "fabric": "ib-hdr-200"})[fabric] == "ib-hdr-200"
+    quote = {"provider": "sim", "region": "Xiamen", "fabric": "none", "gpu": "A800"}
+    request = SimpleNamespace(effect="spend", details={"quote": quote}, args={})
+    where = dict(approval_facts(request))["Where"]
+    assert where == "sim · Xiamen · single node"
+    assert "NVLink" in fabric_tip("none") and fabric_text(None) == "single node"
+    quote["fabric"] = "roce-100"
+    assert dict(approval_facts(request))["Where"] == "sim · Xiamen · fabric roce-100"

@@ -305,7 +305,9 @@ def test_alerts_list_follows_the_source_and_says_when_there_is_none(
     assert not page.alerts.cards and page.alerts.empty.isVisible()
 
 
-def test_job_box_shows_step_loss_and_eta_or_no_job(fleet: Fleet, make_page: MakePage) -> None:
+def test_job_box_shows_step_loss_and_eta_or_no_job(
+    fleet: Fleet, make_page: MakePage, qtbot: QtBot
+) -> None:
     fleet.fill(30, lambda n, g, t: 50)
     clock = Clock()
     page = make_page(fleet, clock)
@@ -319,6 +321,22 @@ def test_job_box_shows_step_loss_and_eta_or_no_job(fleet: Fleet, make_page: Make
     assert page.job.loss.text() == "1.8342"
     assert page.job.eta.text() == "1 h 11 min"
     assert page.job.progress.value() == 1200
+    # in Chinese, at run time: the box's words and the job's state
+    from xyclaw.gui import i18n
+
+    try:
+        assert i18n.install("zh_CN") == "zh_CN"
+        qtbot.waitUntil(lambda: page.job.title.text() == "作业：lora-13b（运行中）", timeout=5000)
+        assert [label.text() for label in page.job.names] == [
+            "步数",
+            "Loss",
+            "预计剩余",
+            "token/秒",
+        ]
+    finally:
+        i18n.install("en")
+    qtbot.waitUntil(lambda: page.job.title.text() == "Job: lora-13b (running)", timeout=5000)
+    assert page.job.names[0].text() == "Step"
 
 
 def test_cluster_picker_switches_the_charts(fleet: Fleet, make_page: MakePage) -> None:

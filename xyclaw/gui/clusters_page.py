@@ -56,7 +56,14 @@ from xyclaw.engine.lifecycle import UpRequest
 from xyclaw.errors import UsageError
 from xyclaw.events import OperationProgress
 from xyclaw.gui.bridge import ErrorInfo
-from xyclaw.gui.formatting import countdown, duration, local_time, money
+from xyclaw.gui.formatting import (
+    countdown,
+    duration,
+    fabric_text,
+    fabric_tip,
+    local_time,
+    money,
+)
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.host_keys import HostKeyPrompter, changed_keys, default_prompter, show_changed_key
 from xyclaw.gui.rent_flow import ApprovalDialog, RentFlow, destroy_request
@@ -579,7 +586,7 @@ class ClustersPage(QWidget):
             _item(record.provider_id),
             _item(record.region or "–"),
             _item(f"{record.gpu_count} × {record.gpu}", right=True),
-            _item(record.fabric),
+            _item(fabric_text(record.fabric), tip=fabric_tip(record.fabric)),
             _item(str(record.state), tip=tip),
             _item(duration(up) if up is not None else "–", right=True),
             _item(

@@ -5,7 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
+from PySide6.QtCore import QCoreApplication
+
 from xyclaw.catalog.money import format_amount
+
+# How a cluster without a network between nodes is stored ("none") and offered.
+NO_FABRIC = ("", "none")
 
 
 def money(micros: int | None, currency: str | None = "CNY", places: int = 2) -> str:
@@ -61,3 +66,24 @@ def local_time(ts: float | None, *, with_date: bool = False) -> str:
         return "–"
     fmt = "%Y-%m-%d %H:%M" if with_date else "%H:%M"
     return time.strftime(fmt, time.localtime(ts))
+
+
+def fabric_text(fabric: object) -> str:
+    """A cluster's fabric as a user reads it: its name, or "single node" for one machine
+    (stored as ``none``: there is no network between nodes to name)."""
+    if fabric is None or str(fabric).strip().lower() in NO_FABRIC:
+        return QCoreApplication.translate("Fabric", "single node")
+    return str(fabric)
+
+
+def fabric_tip(fabric: object) -> str:
+    """The tooltip that goes with :func:`fabric_text`."""
+    if fabric is None or str(fabric).strip().lower() in NO_FABRIC:
+        return QCoreApplication.translate(
+            "Fabric",
+            "One machine: its GPUs talk over NVLink or PCIe, no network fabric between "
+            "nodes is used (none to choose or tune)",
+        )
+    return QCoreApplication.translate("Fabric", "The network between the nodes: {fabric}").format(
+        fabric=fabric
+    )

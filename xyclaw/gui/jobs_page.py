@@ -61,7 +61,7 @@ log = logging.getLogger(__name__)
 
 #: Lines of a job's log read when it is opened (and after a filter changes).
 LOG_TAIL = 3000
-#: After a failed attach (no SSH to the nodes), how long until the page tries again.
+# After a failed attach (no SSH to the nodes), how long until the page tries again.
 ATTACH_RETRY_MS = 30_000
 #: Lines kept in the log view while following (older ones scroll away).
 LOG_KEEP = 20000

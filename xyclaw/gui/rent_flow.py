@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QWidget
 from xyclaw.agent.types import ApprovalRequest, Effect
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.chat.approval import ApprovalCard
+from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.forms import child, load_ui
 
 if TYPE_CHECKING:
@@ -192,7 +193,7 @@ class RentFlow(QObject):
         self.quote = quote
         where = f"{quote.provider} · {quote.region}"
         title = self.tr("Rent {count} × {gpu} on {fabric} ({where})").format(
-            count=quote.gpu_count, gpu=quote.gpu, fabric=quote.fabric, where=where
+            count=quote.gpu_count, gpu=quote.gpu, fabric=fabric_text(quote.fabric), where=where
         )
         if quote.plan_id is not None and quote.option is not None:
             title += self.tr(": plan {plan}, option {option}").format(

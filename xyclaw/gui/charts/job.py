@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from xyclaw.gui.charts.source import JobStatus
+from xyclaw.gui.history_words import state as state_word
 
 
 def format_eta(seconds: float | None) -> str:
@@ -33,10 +35,10 @@ class JobPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(4)
-        self.title = QLabel("Job")
+        self.title = QLabel()
         self.title.setStyleSheet("font-weight: 600;")
         outer.addWidget(self.title)
-        self.none = QLabel("no job")
+        self.none = QLabel()
         self.none.setStyleSheet("color: #6b7280;")
         outer.addWidget(self.none)
         self.details = QWidget()
@@ -48,11 +50,11 @@ class JobPanel(QWidget):
         self.loss = QLabel()
         self.eta = QLabel()
         self.rate = QLabel()
-        for row, (name, value) in enumerate(
-            (("Step", self.step), ("Loss", self.loss), ("ETA", self.eta), ("Tokens/s", self.rate))
-        ):
-            label = QLabel(name)
+        self.names: list[QLabel] = []  # Step, Loss, ETA, Tokens/s
+        for row, value in enumerate((self.step, self.loss, self.eta, self.rate)):
+            label = QLabel()
             label.setStyleSheet("color: #6b7280;")
+            self.names.append(label)
             grid.addWidget(label, row, 0)
             grid.addWidget(value, row, 1)
         grid.setColumnStretch(1, 1)
@@ -62,7 +64,24 @@ class JobPanel(QWidget):
         grid.addWidget(self.progress, 4, 0, 1, 2)
         outer.addWidget(self.details)
         self._shown = False
-        self.set_status(None)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The box's words in the GUI's language (also when it changes)."""
+        self.none.setText(self.tr("no job"))
+        for label, text in zip(
+            self.names,
+            (self.tr("Step"), self.tr("Loss"), self.tr("ETA"), self.tr("Tokens/s")),
+            strict=True,
+        ):
+            label.setText(text)
+        self._shown = False
+        self.set_status(self.status)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
 
     def set_status(self, status: JobStatus | None) -> None:
         if self._shown and status == self.status:
@@ -72,9 +91,13 @@ class JobPanel(QWidget):
         self.none.setVisible(status is None)
         self.details.setVisible(status is not None)
         if status is None:
-            self.title.setText("Job")
+            self.title.setText(self.tr("Job"))
             return
-        self.title.setText(f"Job: {status.name} ({status.state})")
+        self.title.setText(
+            self.tr("Job: {name} ({state})").format(
+                name=status.name, state=state_word(status.state)
+            )
+        )
         if status.step is not None and status.total_steps:
             self.step.setText(f"{status.step:,} / {status.total_steps:,}")
             self.progress.setRange(0, status.total_steps)

@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -27,8 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from xyclaw.gui.chat.blocks import EFFECT_TEXT
-from xyclaw.gui.formatting import countdown, local_time, money
+from xyclaw.gui.formatting import countdown, fabric_text, local_time, money
 from xyclaw.gui.forms import child, load_ui
+
+translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 
 _FACT_LABELS = {
     "command": "Command",
@@ -62,7 +64,8 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
         facts.append(("What", shape))
         where = " · ".join(str(q[k]) for k in ("provider", "region") if q.get(k))
         if q.get("fabric"):
-            where += f" · fabric {q['fabric']}"
+            fabric, shown = str(q["fabric"]), fabric_text(q["fabric"])
+            where += f" · fabric {fabric}" if shown == fabric else f" · {shown}"
         if q.get("offer_id"):
             where += f" · offer {q['offer_id']}"
         facts.append(("Where", where or "–"))
@@ -208,6 +211,29 @@ class ApprovalCard(QFrame):
         self.expiry.style().unpolish(self.expiry)
         self.expiry.style().polish(self.expiry)
 
+    def _stop_expiry(self, kind: str) -> None:
+        """Answered: the countdown stops, and its row says what was decided and when (a
+        frozen "for 4:31" would read as a quote still waiting)."""
+        self._tick.stop()
+        if self.expiry is None or self._expires_at is None:
+            return
+        decided = {
+            "approve": translate("ApprovalCard", "approved at {time}"),
+            "approved": translate("ApprovalCard", "approved at {time}"),
+            "reject": translate("ApprovalCard", "rejected at {time}"),
+            "rejected": translate("ApprovalCard", "rejected at {time}"),
+            "edit": translate("ApprovalCard", "changed at {time}: a new quote is asked for"),
+        }.get(kind, translate("ApprovalCard", "answered at {time}"))
+        text = decided.format(time=local_time(time.time()))
+        if kind in ("approve", "approved"):
+            text += " " + translate("ApprovalCard", "(the quote held until {time})").format(
+                time=local_time(self._expires_at)
+            )
+        self.expiry.setText(text)
+        self.expiry.setProperty("state", "decided")
+        self.expiry.style().unpolish(self.expiry)
+        self.expiry.style().polish(self.expiry)
+
     def _decide(self, kind: str, args: dict[str, Any] | None = None) -> None:
         if self.decision is not None:
             return
@@ -215,7 +241,7 @@ class ApprovalCard(QFrame):
             self._update_expiry()
             return
         self.decision = kind
-        self._tick.stop()
+        self._stop_expiry(kind)
         for button in (self.approve_button, self.reject_button, self.edit_button):
             button.setEnabled(False)
         self.remember.setEnabled(False)
@@ -234,7 +260,7 @@ class ApprovalCard(QFrame):
     def show_answered(self, kind: str, by: str = "you") -> None:
         """An approval answered elsewhere (the CLI, another window): show it, ask nothing."""
         self.decision = kind
-        self._tick.stop()
+        self._stop_expiry(kind)
         for button in (self.approve_button, self.reject_button, self.edit_button):
             button.setEnabled(False)
         self.outcome.setText(f"{kind} by {by}")

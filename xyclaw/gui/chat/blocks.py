@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xyclaw.gui.formatting import duration, money, tokens
+from xyclaw.gui.formatting import duration, fabric_text, money, tokens
 from xyclaw.gui.widgets import Badge, MarkdownView
 
 EFFECT_TEXT = {
@@ -323,7 +323,7 @@ def _option_cells(index: int, option: dict[str, Any]) -> list[str]:
         str(option.get("option", option.get("rank", index))),
         f"{gpus} × {option.get('gpu', '')}".strip(),
         f"{nodes} × {per_node}" if nodes and per_node else "",
-        str(option.get("fabric", "")),
+        fabric_text(option.get("fabric")) if "fabric" in option else "",
         where,
         "" if hours is None else f"{float(hours):.1f}",
         "" if cost is None else f"{float(cost):,.2f} {currency}",
