@@ -7,51 +7,18 @@ Reject on the approval card that has the focus.
   while it is shown, so this one is off then: two active shortcuts on one key would
   cancel each other out);
 - on an approval card with the focus (Tab reaches its buttons): Ctrl+Enter approves,
-  Ctrl+Backspace rejects; a card already answered ignores both.
+  Ctrl+Backspace rejects; a card already answered ignores both. Those are the card's own
+  shortcuts (xyclaw/gui/chat/approval.py): an application-wide key filter here saw every
+  event of the app and made building a page 20-40% slower.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QApplication, QWidget
-
-APPROVE_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-REJECT_KEYS = (Qt.Key.Key_Backspace,)
-
-
-def approval_card_of(widget: QWidget | None) -> Any | None:
-    """The approval card around a widget (an object with approve and reject buttons)."""
-    while widget is not None:
-        if hasattr(widget, "approve_button") and hasattr(widget, "reject_button"):
-            return widget
-        widget = widget.parentWidget()
-    return None
-
-
-class ApprovalKeys(QObject):
-    """Ctrl+Enter / Ctrl+Backspace on the focused approval card (an application event
-    filter, so it works wherever inside the card the focus is)."""
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
-            return False
-        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier != (
-            Qt.KeyboardModifier.ControlModifier
-        ):
-            return False
-        key = event.key()
-        if key not in APPROVE_KEYS and key not in REJECT_KEYS:
-            return False
-        card = approval_card_of(QApplication.focusWidget())
-        if card is None:
-            return False
-        button = card.approve_button if key in APPROVE_KEYS else card.reject_button
-        if button.isEnabled() and button.isVisible():
-            button.click()
-        return True
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QWidget
 
 
 class WindowShortcuts(QObject):
@@ -67,10 +34,6 @@ class WindowShortcuts(QObject):
         self.new_chat = QShortcut(QKeySequence("Ctrl+N"), window)
         self.new_chat.setContext(Qt.ShortcutContext.WindowShortcut)
         self.new_chat.activated.connect(self.open_new_chat)
-        self.approvals = ApprovalKeys(self)
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self.approvals)
         controller.pages.currentChanged.connect(lambda _i: self._page_changed())
         self._page_changed()
 
@@ -104,9 +67,7 @@ class WindowShortcuts(QObject):
             start()
 
     def close(self) -> None:
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self.approvals)
+        """Nothing to undo: the approval keys are each card's own shortcuts."""
 
 
 def install(controller: Any) -> WindowShortcuts:

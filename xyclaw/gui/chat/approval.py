@@ -12,7 +12,8 @@ import json
 import time
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -115,6 +116,15 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
     return facts
 
 
+APPROVE_KEYS = ("Ctrl+Return", "Ctrl+Enter")
+REJECT_KEYS = ("Ctrl+Backspace",)
+
+
+def _press(button: QPushButton) -> None:
+    if button.isEnabled() and button.isVisible():
+        button.click()
+
+
 def expires_at(request: Any) -> float | None:
     details = dict(request.details or {})
     value = quote_of(details).get("expires_at", details.get("expires_at"))
@@ -183,6 +193,16 @@ class ApprovalCard(QFrame):
             self._tick.start()
             self._update_expiry()
         self.edit_dialog: EditArgsDialog | None = None
+        # Ctrl+Enter approves, Ctrl+Backspace rejects, while the focus is inside this card
+        # (a shortcut of the card: no application-wide key filter sees every event)
+        for keys, button in (
+            (APPROVE_KEYS, self.approve_button),
+            (REJECT_KEYS, self.reject_button),
+        ):
+            for key in keys:
+                shortcut = QShortcut(QKeySequence(key), self)
+                shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+                shortcut.activated.connect(lambda b=button: _press(b))
 
     @property
     def approval_id(self) -> str:
