@@ -232,6 +232,7 @@ TARGETS: tuple[Target, ...] = (
     Target("collector.gpu_path", _collector_gpu_path, _CSV),
     Target("nvsmi.parse_list", nvsmi.parse_list, _LIST + _TABLE),
     Target("nvsmi.parse_query_details", nvsmi.parse_query_details, _Q),
+    Target("nvsmi.parse_query_header", nvsmi.parse_query_header, _Q),
     Target("nvsmi.parse_topology", nvsmi.parse_topology, _TOPO),
     Target("ibparse.parse_ibstat", ibparse.parse_ibstat, _IB),
     Target("ibparse.parse_ibv_devinfo", ibparse.parse_ibv_devinfo, _IB),

@@ -63,3 +63,21 @@ def test_ssh_aliases_of_a_live_cluster_with_an_include_line_added_and_taken_out(
     assert not removed.included and removed.user_config.read_text() == MINE
     assert (real.read_bytes() if real.exists() else None) == real_before
     assert os.environ["XYCLAW_HOME"] == str(xyclaw_home)
+
+
+def test_the_files_are_rewritten_only_when_the_nodes_in_them_change(
+    engine: Engine, make_cluster: MakeCluster
+) -> None:
+    cluster = make_cluster(nodes=2, gpus_per_node=8)
+    report = engine.ssh_config()
+    config, known = report.config, report.config.with_name("known_hosts_clusters")
+    written = (config.stat().st_ino, known.stat().st_ino)
+
+    engine.ssh_config()  # nothing changed: each write would sync the files to disk again
+    engine._clusters.update(cluster.cluster_id, state=ClusterState.READY)  # still live
+
+    assert (config.stat().st_ino, known.stat().st_ino) == written
+    assert f"Host {cluster.name}-1" in config.read_text()
+    engine._clusters.update(cluster.cluster_id, state=ClusterState.RELEASED)
+    assert config.stat().st_ino != written[0]
+    assert f"Host {cluster.name}-0" not in config.read_text() and known.read_text() == ""

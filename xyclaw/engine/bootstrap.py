@@ -6,13 +6,14 @@ parsers that read real nodes; the first failing step says what it saw.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xyclaw.catalog import normalise_gpu_name
 from xyclaw.errors import ParseError, RemoteError
 from xyclaw.parsers.ibparse import parse_ibstat
-from xyclaw.parsers.nvsmi import parse_csv, parse_query_details
+from xyclaw.parsers.nvsmi import parse_csv, parse_query_header
 from xyclaw.remote import CommandResult
 
 Runner = Callable[[str], CommandResult]
@@ -60,7 +61,7 @@ def _ok(run: Runner, command: str, step: str, host: str) -> str:
 def check_driver(run: Runner, want: NodeExpectation, host: str) -> str:
     text = _ok(run, "nvidia-smi -q", "driver", host)
     try:
-        details = parse_query_details(text)
+        details = parse_query_header(text)  # the versions are in the banner
     except ParseError as exc:
         raise BootstrapError("driver", exc.message, host=host) from exc
     if not details.driver_version or not details.cuda_version:
@@ -166,6 +167,13 @@ _CHECK_COMMANDS = (
     "df -B1 /",
 )
 _MARK = "@@xyclaw"
+#: One command's section of the batched output: its opening mark, its lines, its closing mark
+#: with the exit status (found in one pass; the output of 8 GPUs' `nvidia-smi -q` is long).
+_SECTION_RE = re.compile(
+    rf"^{_MARK} (?P<index>[0-{len(_CHECK_COMMANDS) - 1}])[ \t]*\r?\n"
+    rf"(?P<text>.*?)^{_MARK} (?P=index) (?P<status>\S*)[ \t]*\r?$",
+    re.MULTILINE | re.DOTALL,
+)
 
 
 def _batched(run: Runner, host: str) -> Runner:
@@ -180,23 +188,14 @@ def _batched(run: Runner, host: str) -> Runner:
     )
     combined = run(script)
     sections: dict[str, CommandResult] = {}
-    current: list[str] | None = None
-    for line in combined.stdout.splitlines():
-        parts = line.split()
-        if parts[:1] == [_MARK] and len(parts) == 2:
-            current = []
-            continue
-        if parts[:1] == [_MARK] and len(parts) == 3 and current is not None:
-            command = _CHECK_COMMANDS[int(parts[1])]
-            code = int(parts[2]) if parts[2].lstrip("-").isdigit() else 1
-            text = "\n".join(current) + "\n"
-            sections[command] = CommandResult(
-                host, command, code, text if code == 0 else "", "" if code == 0 else text
-            )
-            current = None
-            continue
-        if current is not None:
-            current.append(line)
+    for found in _SECTION_RE.finditer(combined.stdout):
+        command = _CHECK_COMMANDS[int(found["index"])]
+        status = found["status"]
+        code = int(status) if status.lstrip("-").isdigit() else 1
+        text = found["text"].replace("\r\n", "\n")
+        sections[command] = CommandResult(
+            host, command, code, text if code == 0 else "", "" if code == 0 else text
+        )
 
     def cached(command: str) -> CommandResult:
         found = sections.get(command)

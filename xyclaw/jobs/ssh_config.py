@@ -21,6 +21,7 @@ from xyclaw.events import ClusterChanged, Event, NodeChanged
 from xyclaw.files import write_private
 from xyclaw.records import ClusterRecord, ClusterStore
 from xyclaw.records.provider_view import LOCAL_HOST
+from xyclaw.records.states import LIVE, NodeState
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,26 @@ class AliasReport:
 
 def alias(cluster: ClusterRecord, rank: int) -> str:
     return f"{_ALIAS_BAD.sub('-', cluster.name).strip('-') or 'cluster'}-{rank}"
+
+
+def _alters_file(event: Event) -> bool:
+    """Whether ``event`` can change what :meth:`SshAliases.render` writes: the running nodes of
+    the live clusters."""
+    if isinstance(event, NodeChanged):
+        return NodeState.RUNNING in (event.state, event.previous)
+    if isinstance(event, ClusterChanged):
+        return (event.state in LIVE) != (event.previous in LIVE)
+    return False
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Write the file only when its text differs (each write syncs it to disk)."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass  # missing or unreadable: write it
+    write_private(path, text)
 
 
 def _quote(path: Path) -> str:
@@ -108,13 +129,16 @@ class SshAliases:
         with self._lock:
             config, known, names = self.render()
             self.config_path.parent.mkdir(parents=True, exist_ok=True)
-            write_private(self.known_hosts_path, known)
-            write_private(self.config_path, config)
+            _write_if_changed(self.known_hosts_path, known)
+            _write_if_changed(self.config_path, config)
         return self.report(names)
 
     def on_change(self, event: Event) -> None:
-        """Keep the file in step with the clusters (subscribe it to ClusterChanged)."""
-        if isinstance(event, ClusterChanged | NodeChanged):
+        """Keep the file in step with the clusters (subscribe it to ClusterChanged and
+        NodeChanged). Only a change that can alter the file is looked at: a node that starts
+        or stops running, a cluster that comes or goes (16 nodes coming up publish dozens of
+        changes; rewriting the files for each cost ~10 ms of fsync apiece)."""
+        if _alters_file(event):
             try:
                 self.sync()
             except OSError as exc:

@@ -718,7 +718,24 @@ def parse_query_details(text: str) -> NvsmiQuery:
         m = _GPU_SECTION_RE.match(node.key)
         if m and node.value is None:
             gpus.append(_gpu_details(m.group(1), node))
-    if not gpus and "NVSMI LOG" not in text:
+    return _query(root, gpus, valid=bool(gpus) or "NVSMI LOG" in text)
+
+
+_FIRST_GPU_RE = re.compile(_GPU_SECTION_RE.pattern, re.MULTILINE)
+
+
+@parse_guard("nvidia-smi -q", "pass the output of `nvidia-smi -q`")
+def parse_query_header(text: str) -> NvsmiQuery:
+    """Only the banner part of ``nvidia-smi -q``, before the first GPU section: timestamp,
+    driver and CUDA versions, attached GPUs (``gpus`` is empty). What a driver check needs,
+    without reading the hundreds of lines each GPU adds."""
+    first = _FIRST_GPU_RE.search(text)
+    head = text[: first.start()] if first else text
+    return _query(_tree(head), [], valid=first is not None or "NVSMI LOG" in text)
+
+
+def _query(root: _Node, gpus: list[GpuDetails], *, valid: bool) -> NvsmiQuery:
+    if not valid:
         raise ParseError(
             "not nvidia-smi -q output: no '==NVSMI LOG==' banner and no 'GPU 00000000:..' section",
             hint="pass the output of `nvidia-smi -q`",

@@ -32,8 +32,14 @@ VOLUMES_DIR = "volumes"
 HOST_KEY_FILE = "host_key"
 
 
-def write_json(path: Path, data: Any) -> None:
-    write_private(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+def write_json(path: Path, data: Any, *, compact: bool = False) -> None:
+    """``compact``: one line, for the state file rewritten at every change (json's C encoder
+    runs only without ``indent``: ~13x faster for a cloud that remembers 60 clusters)."""
+    if compact:
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    else:
+        text = json.dumps(data, indent=1, sort_keys=True)
+    write_private(path, text + "\n")
 
 
 def read_json(path: Path) -> Any | None:

@@ -6,7 +6,7 @@ survive a restart but never appear in the API; :meth:`public` gives the API view
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 CLUSTER_STATES = ("pending", "provisioning", "running", "failed", "terminating", "terminated")
@@ -45,7 +45,7 @@ class NodeRecord:
         }
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return dict(vars(self))  # every field is a plain value: no deep copy needed
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> NodeRecord:
@@ -117,7 +117,9 @@ class ClusterRecord:
         }
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        # Written on every change, for every cluster the cloud remembers: a shallow copy
+        # (dataclasses.asdict deep-copies each value, and walked the nodes twice).
+        data = dict(vars(self))
         data["nodes"] = [n.to_json() for n in self.nodes]
         return data
 
