@@ -4,6 +4,7 @@ one per data folder, and the cloud's own deadline when no XyClaw process runs at
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import time
 
@@ -13,6 +14,7 @@ from tests.guard.conftest import Cli, Cloud, cost, pid_alive, seconds_to_reach
 from xyclaw.billing.guard_process import Holder
 from xyclaw.config import load_config
 from xyclaw.engine.compose import build_engine
+from xyclaw.paths import AppPaths
 
 
 def test_a_budget_is_held_by_the_background_guard_after_the_cli_has_exited(
@@ -173,3 +175,19 @@ def test_two_guards_started_at_once_never_run_together(cli: Cli) -> None:
     assert stop.returncode == 0 and f"stopped the guard (pid {winner.pid}" in stop.stdout
     assert winner.wait(timeout=20) == 0
     assert not cli.status().running
+
+
+def test_an_idle_background_guard_stops_when_its_data_folder_is_deleted(
+    cli: Cli, paths: AppPaths
+) -> None:
+    guard = cli.spawn("guard", "run", "--background")
+    # Running and past its first pass (its heartbeat says when it checked).
+    status = cli.wait_guard(lambda s: s.info is not None and s.info.last_check_at is not None)
+    assert status.info is not None and status.info.pid == guard.pid
+
+    shutil.rmtree(paths.data_dir)  # as deleting a test's home or a data folder does
+
+    assert guard.wait(timeout=15) == 0  # at its next look, not after linger_minutes (30 s)
+    _, err = guard.communicate(timeout=5)
+    assert f"the data folder {paths.data_dir} is gone; the guard stops" in err
+    assert not paths.data_dir.exists()  # nor did it make the folder again on its way out

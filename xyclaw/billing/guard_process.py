@@ -179,6 +179,20 @@ class _FileLock:
             self._fd = None
 
     @property
+    def lost(self) -> bool:
+        """Held, but its file is gone or another one stands at its path (the folder was
+        deleted, perhaps made again): the lock no longer keeps a second holder out."""
+        if self._fd is None:
+            return False
+        try:
+            held, there = os.fstat(self._fd), os.stat(self.path)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False  # cannot tell: keep going
+        return (held.st_dev, held.st_ino) != (there.st_dev, there.st_ino)
+
+    @property
     def held(self) -> bool:
         return self._fd is not None
 
@@ -213,6 +227,12 @@ class GuardLock:
     @property
     def held(self) -> bool:
         return self._lock.held
+
+    @property
+    def lost(self) -> bool:
+        """The data folder this guard held was deleted: nothing it does can be kept there,
+        and its lock no longer keeps a second guard out; it should stop."""
+        return self._lock.lost
 
     @property
     def holder(self) -> str | None:
@@ -258,6 +278,8 @@ class GuardLock:
 
     def _write(self) -> None:
         assert self._info is not None
+        if self._lock.lost:
+            return  # never make a deleted data folder again just to say how the guard is
         with contextlib.suppress(OSError):
             write_private(_info_path(self._paths), json.dumps(asdict(self._info)) + "\n")
 

@@ -1397,7 +1397,11 @@ class Engine:
         self._maintenance_stop.set()
         if self._maintenance is not None:
             self._maintenance.stop(timeout=30)
-        was_guard = self._guard_lock.held and self._guard_lock.holder != Holder.BACKGROUND
+        was_guard = (
+            self._guard_lock.held
+            and self._guard_lock.holder != Holder.BACKGROUND
+            and not self._guard_lock.lost  # a deleted data folder is not made again
+        )
         self._guard_lock.release()
         if was_guard:
             try:

@@ -148,7 +148,11 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
 
         engine.start_maintenance(holder, lock=lock, exit_when_idle_s=linger, on_report=on_report)
         while not engine.wait_maintenance(1.0):
-            pass
+            if lock.lost:
+                # Its data folder was deleted (a removed home, a test's temporary folder): as the
+                # simulated cloud does, it stops rather than guard a history nobody can read.
+                ctx.warn(f"the data folder {ctx.paths.data_dir} is gone; the guard stops")
+                return 0
         say(f"{_stamp()} nothing has been live for {guard.linger_minutes:g} min: the guard ends")
     except (KeyboardInterrupt, _Stop):
         if not args.background and ctx.config.guard.autostart:
