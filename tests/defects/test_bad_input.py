@@ -204,9 +204,13 @@ FLAGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "down huge id": (("down", "99999999999999999999", "--yes"), ("99999999999999999999",)),
     "top huge id": (("top", "99999999999999999999", "--once"), ("99999999999999999999",)),
     "up huge plan": (("up", "--plan", "99999999999999999999", "--yes"), ("--plan",)),
-    "up huge gpus": (
+    "up huge gpus": (  # the range XyClaw rents, not "beyond a 64-bit integer"
         ("up", "--provider", "local", "--gpu", "A100-80G", "--gpus", "9" * 25, "--yes"),
-        ("--gpus",),
+        ("--gpus", "1 to 100,000"),
+    ),
+    "up 100001 gpus": (
+        ("up", "--gpu", "A800", "--gpus", "100001", "--yes"),
+        ("--gpus", "100001", "1 to 100,000"),
     ),
     "exec timeout 1e400": (("exec", "1", "--timeout", "1e400", "--", "true"), ("--timeout",)),
     "top wait nan": (("top", "1", "--once", "--wait", "nan"), ("--wait",)),

@@ -12,6 +12,25 @@ from xyclaw.cli.render import BILLING_COLUMNS, CLUSTER_COLUMNS, OFFER_COLUMNS, p
 from xyclaw.errors import UsageError
 
 
+def _gpu_count(text: str) -> int:
+    """``--gpus``: at most what the planner plans for, said with the range (not as "beyond a
+    64-bit integer"); 0 or less is refused with the other checks of what to rent."""
+    from xyclaw.planner.parse import MOST_GPUS
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a whole number") from None
+    if value > MOST_GPUS:
+        raise argparse.ArgumentTypeError(
+            f"{text[:30]} is more GPUs than XyClaw rents; give 1 to {MOST_GPUS:,}"
+        )
+    return value
+
+
+_gpu_count.__name__ = "int"  # argparse names the type in its messages
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser("offers", help="what the provider rents, at what price, what is free")
     p.add_argument("--gpu", help="only this GPU model (e.g. A800)")
@@ -26,7 +45,7 @@ def register(sub: Any) -> None:
     p.add_argument("--plan", type=int, help="rent an option of this plan (see `xyclaw plan`)")
     p.add_argument("--option", type=int, help="which option of the plan, 1 = the first")
     p.add_argument("--gpu", help="GPU model, e.g. A800, RTX4090, H100")
-    p.add_argument("--gpus", type=int, help="number of GPUs in all")
+    p.add_argument("--gpus", type=_gpu_count, help="number of GPUs in all")
     p.add_argument("--region", help="e.g. Xiamen, Yinchuan, Ulanqab")
     p.add_argument("--fabric", help="ib-hdr-200, ib-ndr-400, roce-100, roce-200, eth-25, none")
     p.add_argument("--budget", help="stop and release when this much is spent (CNY)")
