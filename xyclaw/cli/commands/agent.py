@@ -75,11 +75,18 @@ def register(subparsers: Any) -> None:
 
 # -- building the runtime ----------------------------------------------------------------------
 def _runtime(ctx: CliContext, *, unattended: bool = False) -> AgentRuntime:
-    from xyclaw.agent.runtime import AgentRuntime
+    from xyclaw.cli.startup import bulk_imports
 
-    runtime = AgentRuntime(
-        ctx.engine(), store=ctx.store(), paths=ctx.paths, config=ctx.config, unattended=unattended
-    )
+    with bulk_imports():  # LangGraph and the engine: most of `xyclaw ask`'s time
+        from xyclaw.agent.runtime import AgentRuntime
+
+        runtime = AgentRuntime(
+            ctx.engine(),
+            store=ctx.store(),
+            paths=ctx.paths,
+            config=ctx.config,
+            unattended=unattended,
+        )
     ctx.on_close(runtime.close)
     return runtime
 
@@ -363,11 +370,14 @@ def _demo(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.agent.demo import run_demo
 
     def make(**options: Any) -> AgentRuntime:
-        from xyclaw.agent.runtime import AgentRuntime
+        from xyclaw.cli.startup import bulk_imports
 
-        runtime = AgentRuntime(
-            ctx.engine(), store=ctx.store(), paths=ctx.paths, config=ctx.config, **options
-        )
+        with bulk_imports():
+            from xyclaw.agent.runtime import AgentRuntime
+
+            runtime = AgentRuntime(
+                ctx.engine(), store=ctx.store(), paths=ctx.paths, config=ctx.config, **options
+            )
         ctx.on_close(runtime.close)
         return runtime
 
