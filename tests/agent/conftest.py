@@ -129,3 +129,28 @@ class Events:
 
     def of(self, kind: type) -> list[Any]:
         return [e for e in self.items if isinstance(e, kind)]
+
+
+def raise_alert(
+    store: Store,
+    cluster_id: int,
+    rule: str,
+    *,
+    node_id: int | None = None,
+    message: str = "node 0 has not answered for 90 s",
+    severity: str = "critical",
+) -> int:
+    """What telemetry writes when a rule fires (the store's own event log); the alert's id."""
+    from xyclaw.events import AlertRaised, EventBus
+    from xyclaw.store.event_log import EventLog
+
+    alert = AlertRaised(
+        event_id=0,
+        rule=rule,
+        severity=severity,
+        message=message,
+        action="see the suggested actions",
+        cluster_id=cluster_id,
+        node_id=node_id,
+    )
+    return EventLog(store, EventBus()).raise_alert(alert, {})

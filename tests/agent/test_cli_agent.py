@@ -92,3 +92,55 @@ def test_demo_fast_runs_every_step_with_the_real_jobs_methods(
     assert "release_cluster: done" in out and out.rstrip().splitlines()[-1].startswith(
         "demo finished in"
     )
+
+
+def test_a_heartbeat_proposal_is_answered_from_the_terminal(
+    cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.agent.conftest import raise_alert
+    from xyclaw.agent.heartbeat import Heartbeat
+    from xyclaw.agent.runtime import AgentRuntime
+    from xyclaw.cli.context import CliContext
+
+    code, plan = ask(capsys, "plan a LoRA fine-tune of a 7B model on 8 GPUs")
+    cid = str(plan["conversation"])
+    assert ask(capsys, "--conversation", cid, "rent option 1")[0] == 3
+    code, rented = ask(capsys, "--conversation", cid, "--approve")
+    assert code == 0
+    name = rented["tool_calls"][0]["result"]["cluster"]["name"]
+    assert f"Rented **{name}**" in rented["reply"]
+
+    # The app's heartbeat (another process) finds the cluster idle and proposes releasing it.
+    ctx = CliContext(paths=AppPaths.from_environment())
+    try:
+        engine = ctx.engine()
+        runtime = AgentRuntime(engine, store=ctx.store(), paths=ctx.paths, config=ctx.config)
+        ctx.on_close(runtime.close)
+        cluster = engine.cluster(name)
+        raise_alert(ctx.store(), cluster.id, "gpu.idle_during_job", severity="warning")
+        [posted] = Heartbeat(runtime).check_once()
+        assert posted.proposed is not None and posted.proposed.pending_approval is not None
+        monitor = str(posted.conversation_id)
+    finally:
+        ctx.close()
+
+    code = main(["ask", "--conversation", monitor, "--reject", "--json"])
+    assert code == 0 and [c["tool"] for c in json.loads(capsys.readouterr().out)["tool_calls"]]
+    code = main(["clusters", "--json"])
+    assert code == 0 and name in capsys.readouterr().out  # a no leaves it running
+
+    # A second alert: a second card, this time approved from the terminal.
+    ctx = CliContext(paths=AppPaths.from_environment())
+    try:
+        runtime = AgentRuntime(ctx.engine(), store=ctx.store(), paths=ctx.paths, config=ctx.config)
+        ctx.on_close(runtime.close)
+        raise_alert(ctx.store(), cluster.id, "node.unreachable", node_id=cluster.nodes[0].id)
+        [posted] = Heartbeat(runtime).check_once()
+        assert posted.proposed is not None and posted.proposed.pending_approval is not None
+    finally:
+        ctx.close()
+    code, done = ask(capsys, "--conversation", monitor, "--approve")
+    assert code == 0 and done["agent"] == "monitor"
+    [call] = done["tool_calls"]
+    assert (call["tool"], call["effect"], call["status"]) == ("release_cluster", "destroy", "done")
+    assert done["reply"] == f"Released **{name}**: billing stopped."

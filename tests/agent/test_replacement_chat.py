@@ -179,3 +179,50 @@ def test_xyclaw_chat_shows_the_card_and_asks_like_other_approvals(
     done = finished(world.engine, job.id, timeout=120)
     assert done.state is JobState.SUCCEEDED, done.error
     assert len(world.provider.clusters()) == 2
+
+
+def test_the_heartbeat_proposes_replacing_the_lost_node_and_a_yes_resumes_the_job(
+    make_world: MakeWorld, tmp_path: Path
+) -> None:
+    from tests.agent.conftest import raise_alert
+    from xyclaw.agent.heartbeat import Heartbeat
+
+    world = make_world(job_options=FAST)
+    runtime = runtime_for(world)
+    try:
+        job = asking_job(world, tmp_path, "beat-yes")
+        (ask,) = world.engine.replacement_asks()
+        cluster = world.engine.cluster(str(job.cluster_id))
+        assert world.parts is not None
+        lost = ", ".join(ask.nodes)
+        raise_alert(
+            world.parts.store,
+            cluster.id,
+            "node.unreachable",
+            node_id=cluster.nodes[-1].id,
+            message=f"{lost} has not answered for 90 s",
+        )
+
+        [posted] = Heartbeat(runtime).check_once()
+
+        labels = [a.label for a in posted.actions]
+        assert labels[1] == f"Replace {', '.join(ask.nodes)} and resume job {job.name}"
+        assert posted.proposed is not None
+        card = posted.proposed.pending_approval
+        assert card is not None and (card.tool, card.effect, card.agent) == (
+            "approve_replacement",
+            "spend",
+            "monitor",
+        )
+        assert card.details["digest"] == ask.quote.digest
+        assert len(world.provider.clusters()) == 1  # nothing rented while the card waits
+
+        done = runtime.answer(posted.conversation_id, Decision("approve"), Events())
+
+        assert f"Approved: renting a replacement for {', '.join(ask.nodes)}" in done.reply
+        assert f"Job {job.id} {job.name} resumes from its last checkpoint" in done.reply
+        finished_job = finished(world.engine, job.id, timeout=120)
+        assert finished_job.state is JobState.SUCCEEDED, finished_job.error
+        assert len(world.provider.clusters()) == 2
+    finally:
+        runtime.close()

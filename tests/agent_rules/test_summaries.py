@@ -134,6 +134,63 @@ def test_a_rental_names_the_cluster_its_shape_and_its_price() -> None:
     assert "每小时 70.40 CNY" in zh
 
 
+def test_after_a_yes_the_reply_says_what_was_done() -> None:
+    """Issue 13: the reply to an approval names what was rented, where, at what price,
+    with which budget; a budget change and a replacement node say what they did."""
+    rented = {**_cluster().to_json(), "budget": 500.0}
+    text = summarize("create_cluster", {"cluster": rented, "quote_digest": "abc"}, "en")
+    assert text.startswith(
+        "Rented **a800-x16-3fa2b1**: 16 x A800 (2 nodes x 8) on ib-hdr-200 in Xiamen,"
+        " 4.40 CNY per GPU-hour (70.40 CNY/h); state ready. Budget 500.00 CNY"
+    )
+    zh = summarize("create_cluster", {"cluster": rented}, "zh")
+    assert "预算 500.00 CNY" in zh and "按秒计费" in zh
+    booting = {**rented, "state": "bootstrapping"}
+    assert "Bootstrapping: the nodes are being set up" in summarize(
+        "create_cluster", {"cluster": booting}, "en"
+    )
+
+    raised = {
+        "cluster": {**rented, "budget": 750.0},
+        "previous_budget_micros": 500_000_000,
+        "spent_micros": 400_000_000,
+    }
+    assert summarize("set_budget", raised, "en") == (
+        "The budget of **a800-x16-3fa2b1** is now 750.00 CNY (was 500.00 CNY; spent so far"
+        " 400.00 CNY), about 5.0 h more at 70.40 CNY/h. XyClaw releases it when that is spent."
+    )
+    assert summarize("set_budget", raised, "zh").startswith(
+        "**a800-x16-3fa2b1** 的预算已改为 750.00 CNY（原来 500.00 CNY；已花费 400.00 CNY）"
+    )
+
+    approved = {
+        "approved": {
+            "job_id": 4,
+            "job": "llama-lora",
+            "cluster": "a800-x16-3fa2b1",
+            "nodes": ["a800-x16-3fa2b1-1"],
+            "quote_digest": "d",
+        },
+        "quote": {
+            "nodes": 1,
+            "gpus_per_node": 8,
+            "gpu": "A800",
+            "region": "Xiamen",
+            "currency": "CNY",
+            "price_per_hour_micros": 35_200_000,
+        },
+        "note": "the job's recovery rents it and resumes the job",
+    }
+    assert summarize("approve_replacement", approved, "en") == (
+        "Approved: renting a replacement for a800-x16-3fa2b1-1 of a800-x16-3fa2b1: 1 x 8 A800 in"
+        " Xiamen, 35.20 CNY/h. Job 4 llama-lora resumes from its last checkpoint once the new"
+        ' node has joined (follow it with "status of the job").'
+    )
+    zh = summarize("approve_replacement", approved, "zh")
+    assert zh.startswith("已批准：正在为 a800-x16-3fa2b1 的 a800-x16-3fa2b1-1 租用替换节点")
+    assert "从最近的检查点恢复" in zh
+
+
 def test_release_and_the_cluster_list() -> None:
     released = _cluster(ClusterState.RELEASED).to_json()
     assert summarize("release_cluster", {"released": [released]}, "en") == (

@@ -230,3 +230,40 @@ def test_the_monitor_page_goes_live_and_its_alert_buttons_ask_for_approval(
     qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
     sim_engine.down(cluster.name).result(120)
+
+
+def test_the_heartbeat_puts_an_alerts_action_on_a_card_in_the_monitor_conversation(
+    qtbot: QtBot,
+    make_window: MakeWindow,
+    sim_engine: Engine,
+    history_store: Store,
+    runtime: AgentRuntime,
+) -> None:
+    from tests.agent.conftest import raise_alert
+    from xyclaw.gui.app import start_heartbeat
+
+    quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="A10", gpu_count=2))
+    cluster = sim_engine.up(quote).result(120)
+    raise_alert(history_store, cluster.id, "gpu.idle_during_job", severity="warning")
+    ctl = make_window(sim_engine, runtime)
+    chat = ctl.chat
+    monitor = runtime.monitor_conversation()
+    chat.select_conversation(monitor)  # open: the heartbeat's post draws it again
+    beat = start_heartbeat(ctl, runtime)
+    try:
+        qtbot.waitUntil(lambda: bool(shown(chat, ApprovalCard)) and not chat.busy, timeout=60000)
+        [card] = shown(chat, ApprovalCard)
+        assert card.effect == "destroy" and card.request.tool == "release_cluster"
+        assert [c.name for c in sim_engine.clusters()] == [cluster.name]  # only a card so far
+        qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not sim_engine.clusters() and not chat.busy, timeout=60000)
+        qtbot.waitUntil(
+            lambda: any(
+                f"Released **{cluster.name}**" in b.text for b in shown(chat, MessageBlock)
+            ),
+            timeout=30000,
+        )
+        said = [b.text for b in shown(chat, MessageBlock)]
+        assert any("Proposed" in t and "Release the idle cluster" in t for t in said)
+    finally:
+        beat.stop()

@@ -2,28 +2,33 @@
 
 Every ``[agents] heartbeat_interval_s`` it reads the open alerts and recent budget
 warnings of live clusters and posts each new one, once, as a message from the monitor
-agent in the "Monitor" conversation. Each message carries suggested actions (release
-the idle cluster, cancel the stuck job, check the node's health): they are tool calls
-that go through :meth:`AgentRuntime.run_action`, so the same approvals apply. The
-heartbeat itself never runs a gated tool: with nobody to ask, the answer is no.
+agent in the "Monitor" conversation, with its suggested actions as buttons
+(:mod:`xyclaw.agent.suggestions`: check the health, replace the lost node and resume,
+release the idle cluster, raise the budget). The first new action that is not a read is
+also *proposed*: its tool call stops at an approval card in that conversation
+(:meth:`AgentRuntime.propose_action`), so the window shows the card and a terminal
+answers it with ``xyclaw ask --conversation N --approve``. A card already waiting is
+never pushed aside (the other actions stay buttons). The heartbeat itself never answers:
+the tool runs only on the user's yes, and in an unattended runtime (nobody to ask) the
+answer is no.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from xyclaw.agent.types import Effect, SuggestedAction
+from xyclaw.agent.rules.texts import pick, say
+from xyclaw.agent.suggestions import BUDGET, proposal, suggest
+from xyclaw.agent.types import SuggestedAction, TurnResult
 from xyclaw.errors import XyclawError
 from xyclaw.store import conversations as conv
 
 log = logging.getLogger(__name__)
-
-# Alerts after which the machine is no use until replaced or released.
-_REPLACE = {"node.unreachable", "gpu.missing", "gpu.ecc_uncorrectable", "job.nccl_timeout"}
-_IDLE = {"gpu.idle_during_job"}
 
 
 @dataclass(frozen=True)
@@ -33,13 +38,27 @@ class Posted:
     key: str
     text: str
     actions: tuple[SuggestedAction, ...]
+    #: The approval card this message's proposal opened (None: a card already waited, the
+    #: message has no gated action, or it was not the first new one of its check).
+    proposed: TurnResult | None = None
 
 
 class Heartbeat:
-    def __init__(self, runtime: Any, interval_s: float | None = None) -> None:
+    def __init__(
+        self,
+        runtime: Any,
+        interval_s: float | None = None,
+        on_posted: Callable[[list[Posted]], None] | None = None,
+    ) -> None:
+        from xyclaw.messages import language_of
+
         self.runtime = runtime
         self.engine = runtime.engine
         self.interval_s = interval_s or runtime.config.agents.heartbeat_interval_s
+        self.language = language_of(runtime.config.gui.language)
+        #: Called (on the heartbeat's thread) after a check posted something: the window
+        #: reloads the Monitor conversation.
+        self.on_posted = on_posted
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -50,7 +69,9 @@ class Heartbeat:
         def loop() -> None:
             while not self._stop.is_set():
                 try:
-                    self.check_once()
+                    posted = self.check_once()
+                    if posted and self.on_posted is not None:
+                        self.on_posted(posted)
                 except XyclawError as exc:
                     log.warning("heartbeat check failed: %s", exc)
                 except Exception:
@@ -77,7 +98,7 @@ class Heartbeat:
         for item in self._findings(names):
             if item["key"] in seen:
                 continue
-            actions = tuple(self._actions(item, names))
+            actions = tuple(self._actions(item))
             message_id = conv.add_message(
                 store,
                 cid,
@@ -88,6 +109,15 @@ class Heartbeat:
             )
             seen.add(item["key"])
             posted.append(Posted(cid, message_id, item["key"], item["text"], actions))
+        for index, item in enumerate(posted):
+            chosen = proposal(list(item.actions))
+            if chosen is None:
+                continue
+            text = say(self.language, "proposal", label=chosen.label)
+            result = self.runtime.propose_action(cid, chosen, text, lambda event: None)
+            if result is not None:
+                posted[index] = dataclasses.replace(item, proposed=result)
+            break  # one card at a time; the other actions stay buttons
         return posted
 
     def _cluster_names(self) -> dict[int, str]:
@@ -111,8 +141,12 @@ class Heartbeat:
                 except ValueError:
                     data = {}
             action = data.get("action") or ""
-            text = f"**{alert.get('severity')}** on {cluster}: {alert.get('message')}" + (
-                f"\n\nWhat to do: {action}" if action else ""
+            text = pick(
+                self.language,
+                f"**{alert.get('severity')}** on {cluster}: {alert.get('message')}"
+                + (f"\n\nWhat to do: {action}" if action else ""),
+                f"**{alert.get('severity')}**（{cluster}）：{alert.get('message')}"
+                + (f"\n\n建议：{action}" if action else ""),
             )
             found.append(
                 {
@@ -132,37 +166,25 @@ class Heartbeat:
             found.append(
                 {
                     "key": f"budget:{event['id']}",
-                    "rule": "budget",
+                    "rule": BUDGET,
                     "cluster": cluster,
                     "node_id": None,
-                    "text": f"**{event.get('severity')}** {event.get('message')}\n\nTo go on,"
-                    " raise the cluster's budget; to stop paying, release it.",
+                    "text": pick(
+                        self.language,
+                        f"**{event.get('severity')}** {event.get('message')}\n\nTo go on,"
+                        " raise the cluster's budget; to stop paying, release it.",
+                        f"**{event.get('severity')}** {event.get('message')}\n\n要继续就提高"
+                        "这个集群的预算；要停止计费就释放它。",
+                    ),
                 }
             )
         return found
 
-    def _actions(self, item: dict[str, Any], names: dict[int, str]) -> list[SuggestedAction]:
-        cluster = item["cluster"]
-        tools = self.runtime.catalogue.tools
-        actions: list[SuggestedAction] = []
-        if "cluster_health" in tools:
-            actions.append(
-                SuggestedAction(
-                    f"Check the health of {cluster}",
-                    "cluster_health",
-                    {"cluster": cluster},
-                    Effect.READ,
-                )
-            )
-        if item["rule"] in _REPLACE | _IDLE or item["rule"] == "budget":
-            label = {
-                "budget": f"Release {cluster} (stop paying)",
-            }.get(item["rule"], f"Release {cluster}")
-            if item["rule"] in _IDLE:
-                label = f"Release the idle cluster {cluster}"
-            if item["rule"] in _REPLACE:
-                label = f"Release {cluster} (then rent a replacement and resume)"
-            actions.append(
-                SuggestedAction(label, "release_cluster", {"cluster": cluster}, Effect.DESTROY)
-            )
-        return actions
+    def _actions(self, item: dict[str, Any]) -> list[SuggestedAction]:
+        return suggest(
+            self.engine,
+            item["rule"],
+            item["cluster"],
+            tools=set(self.runtime.catalogue.tools),
+            language=self.language,
+        )

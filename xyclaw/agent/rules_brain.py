@@ -85,7 +85,6 @@ class RulesBrain:
         user_text = str(messages[index].get("content") or "") if index >= 0 else ""
         after = messages[index + 1 :] if index >= 0 else messages
         language = _language(self._rules, user_text)
-        results = [m for m in after if m.get("role") == "tool"]
         if not any(m.get("role") == "assistant" for m in after):
             turn = self._understand(user_text, context)
             allowed = {t.name for t in tools}
@@ -106,10 +105,35 @@ class RulesBrain:
             text = turn.reply or self._rules.help_text(turn.language)
             on_delta("text", text)
             return BrainReply(text=text)
-        parts = [self._word(m, language) for m in results]
+        # What an earlier step of this turn already said (before an approval card) is not
+        # said again: only the results since then are worded.
+        said = max(
+            (i for i, m in enumerate(after) if m.get("role") == "assistant" and m.get("content")),
+            default=-1,
+        )
+        fresh = [m for m in after[said + 1 :] if m.get("role") == "tool"]
+        parts = [self._word(m, language) for m in fresh]
+        proposed = _proposal(after, {t.name for t in tools})
+        if proposed is not None:
+            from xyclaw.agent.rules.texts import say
+
+            parts.append(say(language, "proposal", label=str(proposed.get("label") or "")))
         text = "\n\n".join(p for p in parts if p)
         on_delta("text", text)
-        return BrainReply(text=text)
+        if proposed is None:
+            return BrainReply(text=text)
+        args = dict(proposed.get("args") or {})
+        return BrainReply(
+            text=text,
+            tool_calls=[
+                ToolCallRequest(
+                    f"rules_{uuid.uuid4().hex[:12]}",
+                    str(proposed["tool"]),
+                    json.dumps(args, ensure_ascii=False),
+                    args,
+                )
+            ],
+        )
 
     def _word(self, message: dict[str, Any], language: str) -> str:
         tool = str(message.get("name") or "")
@@ -139,6 +163,31 @@ class RulesBrain:
 
     def close(self) -> None:
         pass
+
+
+def _proposal(after: list[dict[str, Any]], allowed: set[str]) -> dict[str, Any] | None:
+    """The action an ``alerts`` result proposes (the first open alert's), when this turn has
+    only listed the alerts so far: the rules brain then calls it, and the call stops at its
+    approval card. One proposal per turn; after its answer the turn just reports."""
+    names = [
+        c.get("function", {}).get("name")
+        for m in after
+        if m.get("role") == "assistant"
+        for c in m.get("tool_calls") or []
+    ]
+    if not after or names != ["alerts"] or after[-1].get("role") != "tool":
+        return None
+    try:
+        body = json.loads(after[-1].get("content") or "{}")
+    except ValueError:
+        return None
+    if body.get("status") != "done" or not isinstance(body.get("result"), dict):
+        return None
+    for alert in body["result"].get("alerts") or []:
+        chosen = alert.get("proposal") if isinstance(alert, dict) else None
+        if isinstance(chosen, dict) and chosen.get("tool") in allowed:
+            return chosen
+    return None
 
 
 def _language(rules: Any, text: str) -> str:

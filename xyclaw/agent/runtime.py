@@ -233,7 +233,7 @@ class AgentRuntime:
     ) -> TurnResult:
         """ "Rent this" on a plan row: the create_cluster tool and its approval, as if asked."""
         text = f"Rent option {option} of plan {plan_id}"
-        return self._direct_call(
+        result = self._direct_call(
             cid,
             text,
             "provisioner",
@@ -242,6 +242,8 @@ class AgentRuntime:
             on_event,
             cancel,
         )
+        assert result is not None  # only only_if_free calls give up
+        return result
 
     def run_action(
         self,
@@ -251,13 +253,49 @@ class AgentRuntime:
         cancel: threading.Event | None = None,
     ) -> TurnResult:
         """A monitor message's suggested action: the same tool, the same approval."""
-        agent = (
-            "monitor"
-            if action.tool in self.agents.agents["monitor"].tools
-            else (self.agents.owner_of(action.tool) or "monitor")
+        result = self._direct_call(
+            cid,
+            action.label,
+            self._action_agent(action),
+            action.tool,
+            dict(action.args),
+            on_event,
+            cancel,
         )
+        assert result is not None  # only only_if_free calls give up
+        return result
+
+    def _action_agent(self, action: SuggestedAction) -> str:
+        """The monitor, when it may call the action's tool, else the tool's owner."""
+        if action.tool in self.agents.agents["monitor"].tools:
+            return "monitor"
+        return self.agents.owner_of(action.tool) or "monitor"
+
+    def propose_action(
+        self,
+        cid: int,
+        action: SuggestedAction,
+        text: str,
+        on_event: OnEvent,
+        cancel: threading.Event | None = None,
+    ) -> TurnResult | None:
+        """XyClaw proposes ``action`` (an open alert's, from the heartbeat): its tool call,
+        said as ``text`` by the agent, stops at the approval card in ``cid``, answered like
+        any other (``answer``; ``xyclaw ask --conversation N --approve``). Nothing runs
+        without that yes; unattended the answer is no. None when a card already waits there
+        (it is not pushed aside) or the action is a read."""
+        if action.effect is Effect.READ or action.tool not in self.catalogue.tools:
+            return None
         return self._direct_call(
-            cid, action.label, agent, action.tool, dict(action.args), on_event, cancel
+            cid,
+            text,
+            self._action_agent(action),
+            action.tool,
+            dict(action.args),
+            on_event,
+            cancel,
+            by_user=False,
+            only_if_free=True,
         )
 
     def propose_replacement(
@@ -288,7 +326,10 @@ class AgentRuntime:
             return self._direct_call(
                 cid,
                 f"Job {ask.job_id} ({ask.job}) lost {', '.join(ask.nodes)}: rent a replacement?",
-                self.agents.owner_of("approve_replacement") or "operator",
+                # The jobs agent asks for a job's node (the monitor may call it too).
+                "operator"
+                if "approve_replacement" in self.agents.agents["operator"].tools
+                else (self.agents.owner_of("approve_replacement") or "operator"),
                 "approve_replacement",
                 {"job": str(ask.job_id), "digest": ask.quote.digest},
                 on_event,
@@ -308,9 +349,12 @@ class AgentRuntime:
         cancel: threading.Event | None,
         *,
         by_user: bool = True,
-    ) -> TurnResult:
+        only_if_free: bool = False,
+    ) -> TurnResult | None:
         self.conversation(cid)
         with self._lock(cid):
+            if only_if_free and self.pending_approval(cid) is not None:
+                return None
             if self.pending_approval(cid) is not None:
                 self._run(
                     cid,
@@ -496,11 +540,24 @@ class AgentRuntime:
                 self.brain.price.currency,
             )
         if pending is not None:
+            said = _said_before_card(values.get("messages") or [])
+            key = str(pending.approval_id)
+            if said and key not in conv.message_data_values(self.store, cid, "before_card"):
+                # What the agent said with the call that asks (the alerts it proposes for):
+                # kept with the conversation, and the reply of `xyclaw ask`.
+                conv.add_message(
+                    self.store,
+                    cid,
+                    "assistant",
+                    said,
+                    agent=pending.agent,
+                    data={"before_card": key},
+                )
             on_event(ApprovalRequested(cid, pending))
             return TurnResult(
                 cid,
                 pending.agent,
-                "",
+                said,
                 calls,
                 pending,
                 turn["tokens_in"],
@@ -578,6 +635,17 @@ class AgentRuntime:
                 on_event(PlanShown(cid, int(chunk["plan_id"]), list(chunk["options"])))
         except Exception:  # a caller's handler must not break the turn
             log.exception("an agent event handler failed")
+
+
+def _said_before_card(messages: list[dict[str, Any]]) -> str:
+    """The text of the assistant message whose tool call waits for approval (the last
+    message of the turn so far), or "" when it came without words."""
+    if not messages:
+        return ""
+    last = messages[-1]
+    if last.get("role") != "assistant" or not last.get("tool_calls"):
+        return ""
+    return str(last.get("content") or "")
 
 
 def _record(row: dict[str, Any]) -> ToolCallRecord:

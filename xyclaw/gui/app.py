@@ -85,6 +85,23 @@ def build_runtime(engine: Engine, store: Store) -> Any:
     return AgentRuntime(engine, store=store, paths=engine.paths, config=engine.config)
 
 
+def start_heartbeat(controller: MainWindowController, runtime: Any) -> Any:
+    """The monitor's heartbeat while the window runs: each new alert becomes a message in the
+    Monitor conversation, and its suggested action an approval card there (answered in the
+    chat, or from a terminal); the chat page reloads what it shows when one is posted."""
+    from xyclaw.agent.heartbeat import Heartbeat
+
+    chat = controller.page_widgets.get("chat")
+
+    def posted(found: list[Any]) -> None:  # the heartbeat's thread
+        if chat is not None and hasattr(chat, "monitor_posted"):
+            controller.worker.post(chat.monitor_posted, found)
+
+    beat = Heartbeat(runtime, on_posted=posted)
+    beat.start()
+    return beat
+
+
 def host_key_prompter() -> Any:
     """The callback that asks about an unknown SSH host key in the window."""
     from xyclaw.gui.host_keys import default_prompter
@@ -135,10 +152,12 @@ def run_app(engine: Engine, store: Store) -> int:
     controller = MainWindowController(engine)
     controller.window.show()
     runtimes: list[Any] = []
+    beats: list[Any] = []
 
     def started(runtime: Any) -> None:
         runtimes.append(runtime)
         controller.attach_runtime(runtime)
+        beats.append(start_heartbeat(controller, runtime))
 
     chat = controller.page_widgets.get("chat")
 
@@ -168,6 +187,8 @@ def run_app(engine: Engine, store: Store) -> int:
         window = controller.window
         QTimer.singleShot(800, lambda: app.exit(0 if window.grab().save(shot) else 1))
     code = int(app.exec())
+    for beat in beats:
+        beat.stop()
     for runtime in runtimes:
         try:
             runtime.close()

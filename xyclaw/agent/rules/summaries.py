@@ -308,12 +308,92 @@ def _create(data: Any, language: str) -> str:
     if not isinstance(data, Mapping):
         return _generic("create_cluster", data, language)
     name = data.get("name")
+    budget = _money(data, "budget")
+    spend = (
+        pick(
+            language,
+            f" Budget {_amount(budget, data.get('currency'))}: XyClaw releases it when that is"
+            " spent.",
+            f"预算 {_amount(budget, data.get('currency'))}：花完时 XyClaw 会释放它。",
+        )
+        if budget
+        else ""
+    )
+    state = str(data.get("state") or "")
+    if state not in ("ready", "running"):
+        tail = pick(
+            language,
+            f" {state.capitalize() or 'Starting'}: the nodes are being set up; ask for its"
+            " health to follow.",
+            f"状态 {state or '启动中'}：正在准备节点，可以问它的健康状况来跟进。",
+        )
+    else:
+        tail = pick(
+            language,
+            ' Billing runs per second until you release it ("release it").',
+            "按秒计费，直到释放（说“释放这个集群”）。",
+        )
     return pick(
         language,
-        f"Rented **{name}**: {_cluster_line(data, language)}. Billing runs per second until you "
-        'release it ("release it").',
-        f"已租用 **{name}**：{_cluster_line(data, language)}。"
-        "按秒计费，直到释放（说“释放这个集群”）。",
+        f"Rented **{name}**: {_cluster_line(data, language)}.{spend}{tail}",
+        f"已租用 **{name}**：{_cluster_line(data, language)}。{spend}{tail.strip()}",
+    )
+
+
+def _replacement(data: Any, language: str) -> str:
+    if not isinstance(data, Mapping) or not isinstance(data.get("approved"), Mapping):
+        return _generic("approve_replacement", data, language)
+    ask = data["approved"]
+    quote = data.get("quote") if isinstance(data.get("quote"), Mapping) else {}
+    nodes = ", ".join(str(n) for n in ask.get("nodes") or []) or "?"
+    job = f"{ask.get('job_id')} {ask.get('job')}".strip()
+    what = ""
+    if quote:
+        shape = f"{quote.get('nodes')} x {quote.get('gpus_per_node')} {quote.get('gpu')}"
+        hourly = _amount(_money(quote, "price_per_hour"), quote.get("currency"))
+        what = pick(
+            language,
+            f": {shape} in {quote.get('region')}, {hourly}/h",
+            f"：{shape}，地区 {quote.get('region')}，每小时 {hourly}",
+        )
+    return pick(
+        language,
+        f"Approved: renting a replacement for {nodes} of {ask.get('cluster')}{what}. Job {job}"
+        " resumes from its last checkpoint once the new node has joined (follow it with"
+        ' "status of the job").',
+        f"已批准：正在为 {ask.get('cluster')} 的 {nodes} 租用替换节点{what}。新节点加入后，"
+        f"任务 {job} 从最近的检查点恢复（说“任务状态”来跟进）。",
+    )
+
+
+def _budget(data: Any, language: str) -> str:
+    cluster = data.get("cluster") if isinstance(data, Mapping) else None
+    if not isinstance(cluster, Mapping):
+        return _generic("set_budget", data, language)
+    currency = cluster.get("currency")
+    budget = _money(cluster, "budget")
+    before = _money(data, "previous_budget")
+    spent = _money(data, "spent") or 0.0
+    price = _money(cluster, "price_per_gpu_hour")
+    gpus = _first(cluster, "gpus", "gpu_count")
+    hourly = price * gpus if price is not None and isinstance(gpus, int) else None
+    hours = (budget - spent) / hourly if budget is not None and hourly else None
+    was = _amount(before, currency) if before is not None else pick(language, "none", "无")
+    more = (
+        pick(
+            language,
+            f", about {hours:.1f} h more at {_amount(hourly, currency)}/h",
+            f"，按每小时 {_amount(hourly, currency)} 大约还能用 {hours:.1f} 小时",
+        )
+        if hours is not None and hours > 0
+        else ""
+    )
+    return pick(
+        language,
+        f"The budget of **{cluster.get('name')}** is now {_amount(budget, currency)} (was {was};"
+        f" spent so far {_amount(spent, currency)}){more}. XyClaw releases it when that is spent.",
+        f"**{cluster.get('name')}** 的预算已改为 {_amount(budget, currency)}（原来 {was}；"
+        f"已花费 {_amount(spent, currency)}）{more}。花完时 XyClaw 会释放它。",
     )
 
 
@@ -758,6 +838,8 @@ _FORMATTERS: dict[str, Callable[[Any, str], str]] = {
     "job_status": _job_status,
     "job_logs": _logs,
     "cancel_job": _cancel,
+    "approve_replacement": _replacement,
+    "set_budget": _budget,
     "cost": _cost,
     "history": _history,
     "alerts": _alerts,

@@ -374,6 +374,25 @@ MESSAGES.update(
             "Job {job} lost {nodes} of {cluster}: {rent}",
             "任务 {job} 丢失了 {cluster} 的 {nodes}：{rent}",
         ),
+        "proposal": (
+            "Proposed: **{label}**. Nothing happens until you approve it.",
+            "建议：**{label}**。你批准之前不会执行。",
+        ),
+        "budget_warning": (
+            "{cluster} has spent {spent} of its budget of {budget}; XyClaw releases it there",
+            "{cluster} 已花费 {spent}，预算 {budget}；花到预算时 XyClaw 会释放它",
+        ),
+        "card_budget": (
+            "Set the budget of {cluster} to {budget} (now {current})",
+            "把 {cluster} 的预算设为 {budget}（现在是 {current}）",
+        ),
+        "card_budget_none": ("none", "无"),
+        "card_budget_means": (
+            "XyClaw releases {cluster} when what it spent reaches {budget}; at {per_hour} that"
+            " is about {hours} h more",
+            "{cluster} 花到 {budget} 时 XyClaw 会自动释放它；按每小时 {per_hour}，大约还能再用"
+            " {hours} 小时",
+        ),
         "no_replacement_ask": (
             "job {job} is not waiting for a replacement node",
             "任务 {job} 没有在等待替换节点",

@@ -27,12 +27,14 @@ TOOL_EFFECTS: dict[str, str] = {
     "job_logs": "read",
     "cancel_job": "destroy",
     "approve_replacement": "spend",  # proposed by XyClaw when a job asks, never understood
+    "set_budget": "spend",  # proposed by XyClaw on a budget warning, never understood
     "cost": "read",
     "history": "read",
     "alerts": "read",
 }
-# Tools XyClaw proposes itself (a job's recovery asks): no request's text ever calls them.
-PROPOSED_TOOLS = frozenset({"approve_replacement"})
+# Tools XyClaw proposes itself (a job's recovery asks, a budget warning, an open alert's
+# suggested action): no request's text ever calls them.
+PROPOSED_TOOLS = frozenset({"approve_replacement", "set_budget"})
 # Tools that spend money, destroy something or run code on a machine: never for unclear text.
 UNSAFE_TOOLS = frozenset(name for name, effect in TOOL_EFFECTS.items() if effect != "read")
 AGENTS = ("planner", "provisioner", "tuner", "operator", "monitor", "historian", "supervisor")

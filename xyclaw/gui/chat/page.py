@@ -588,6 +588,14 @@ class ChatPage(QWidget):
         self._add(NoticeBlock(f"You asked: {action.label}."))
         self._start(cid, lambda on_event, cancel: runtime.run_action(cid, action, on_event, cancel))
 
+    def monitor_posted(self, posted: list[Any]) -> None:
+        """The heartbeat posted in the Monitor conversation (and may have opened a card
+        there): the list shows it, and the conversation is drawn again when it is open."""
+        self.reload_conversations()
+        shown = {int(p.conversation_id) for p in posted}
+        if self.current in shown and not self.busy:
+            self.open_conversation(int(self.current))
+
     def run_in_monitor(self, action: SuggestedAction | None, text: str | None = None) -> None:
         """An alert button: in the Monitor conversation, as a tool call or in words."""
         runtime = self.runtime

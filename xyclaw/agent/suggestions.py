@@ -1,0 +1,160 @@
+"""What to do about an open alert or a budget warning, as tool calls behind the approvals.
+
+The monitor's heartbeat and the ``alerts`` tool both ask here, so a message in the
+Monitor conversation, a ``xyclaw ask "alerts"`` reply and an LLM reading the tool's
+result propose the same thing. Each suggestion is a :class:`SuggestedAction` (a catalogue
+tool and its arguments); the first one that is not a read is *the* proposal, which the
+heartbeat and the rules brain put before the user as an approval card. Nothing here runs
+a tool: a gated tool still stops at its approval, and with nobody to ask the answer is no.
+
+- a lost node (unreachable, a GPU gone, an uncorrectable ECC error, an NCCL timeout):
+  when a job's recovery waits for a replacement of it, ``approve_replacement`` (rent the
+  quoted node, the job resumes from its checkpoint); otherwise ``release_cluster`` (stop
+  paying for a cluster that cannot run the job);
+- an idle cluster (GPUs idle during a job): ``release_cluster``;
+- a budget warning: ``set_budget`` with half as much again (edit the card to pick
+  another amount), or ``release_cluster`` to stop paying.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Collection
+from typing import Any
+
+from xyclaw.agent.rules.texts import pick
+from xyclaw.agent.types import Effect, SuggestedAction
+from xyclaw.errors import XyclawError
+
+log = logging.getLogger(__name__)
+
+#: Alerts after which a node is no use until replaced (or the cluster released).
+LOST_NODE = frozenset(
+    {"node.unreachable", "gpu.missing", "gpu.ecc_uncorrectable", "job.nccl_timeout"}
+)
+IDLE = frozenset({"gpu.idle_during_job"})
+BUDGET = "budget"
+#: The proposed budget is this times the current one (the user may edit it on the card).
+BUDGET_RAISE = 1.5
+
+
+def suggest(
+    engine: Any,
+    rule: str,
+    cluster: str,
+    *,
+    tools: Collection[str],
+    language: str = "en",
+    node: str | None = None,
+) -> list[SuggestedAction]:
+    """The actions for an open ``rule`` on ``cluster`` (its name), read first, the proposal
+    next, then the alternatives; only tools in ``tools`` (the catalogue this engine serves)."""
+    found: list[SuggestedAction] = []
+    if "cluster_health" in tools:
+        found.append(
+            SuggestedAction(
+                pick(language, f"Check the health of {cluster}", f"检查 {cluster} 的健康状况"),
+                "cluster_health",
+                {"cluster": cluster},
+                Effect.READ,
+            )
+        )
+    if rule in LOST_NODE:
+        ask = _replacement_ask(engine, cluster) if "approve_replacement" in tools else None
+        if ask is not None:
+            lost = ", ".join(ask.nodes) or node or "?"
+            found.append(
+                SuggestedAction(
+                    pick(
+                        language,
+                        f"Replace {lost} and resume job {ask.job}",
+                        f"替换 {lost} 并恢复任务 {ask.job}",
+                    ),
+                    "approve_replacement",
+                    {"job": str(ask.job_id), "digest": ask.quote.digest},
+                    Effect.SPEND,
+                )
+            )
+        found.append(
+            _release(
+                cluster,
+                pick(
+                    language,
+                    f"Release {cluster} (then rent a replacement and resume)",
+                    f"释放 {cluster}（再租一台替换并恢复）",
+                ),
+            )
+        )
+    elif rule in IDLE:
+        found.append(
+            _release(
+                cluster,
+                pick(language, f"Release the idle cluster {cluster}", f"释放空闲的集群 {cluster}"),
+            )
+        )
+    elif rule == BUDGET:
+        raised = _raised_budget(engine, cluster) if "set_budget" in tools else None
+        if raised is not None:
+            amount, currency = raised
+            found.append(
+                SuggestedAction(
+                    pick(
+                        language,
+                        f"Raise the budget of {cluster} to {amount:g} {currency}",
+                        f"把 {cluster} 的预算提高到 {amount:g} {currency}",
+                    ),
+                    "set_budget",
+                    {"cluster": cluster, "budget": amount},
+                    Effect.SPEND,
+                )
+            )
+        found.append(
+            _release(
+                cluster,
+                pick(language, f"Release {cluster} (stop paying)", f"释放 {cluster}（停止计费）"),
+            )
+        )
+    return [a for a in found if a.tool in tools]
+
+
+def proposal(actions: list[SuggestedAction]) -> SuggestedAction | None:
+    """The action to put before the user as an approval card: the first that is not a read."""
+    return next((a for a in actions if a.effect is not Effect.READ), None)
+
+
+def _release(cluster: str, label: str) -> SuggestedAction:
+    return SuggestedAction(label, "release_cluster", {"cluster": cluster}, Effect.DESTROY)
+
+
+def _replacement_ask(engine: Any, cluster: str) -> Any:
+    asks = getattr(engine, "replacement_asks", None)
+    if not callable(asks):
+        return None
+    try:
+        pending = list(asks())
+    except XyclawError as exc:
+        log.info("replacement asks unreadable: %s", exc.message)
+        return None
+    return next((a for a in pending if a.cluster == cluster), None)
+
+
+def _raised_budget(engine: Any, cluster: str) -> tuple[float, str] | None:
+    """Half as much again as the cluster's budget (or than what it spent, without one), in
+    whole units of its currency."""
+    try:
+        record = engine.cluster(cluster)
+    except XyclawError as exc:
+        log.info("no budget to raise for %s: %s", cluster, exc.message)
+        return None
+    budget = getattr(record, "budget_micros", None)
+    base = budget
+    if not base:
+        meter = getattr(engine, "meter_charges", None)
+        try:
+            base = int(meter(record.id)) if callable(meter) else 0
+        except XyclawError:
+            base = 0
+    if not base:
+        return None
+    return float(math.ceil(base * BUDGET_RAISE / 1_000_000)), str(record.currency)
