@@ -91,11 +91,13 @@ def start_heartbeat(controller: MainWindowController, runtime: Any) -> Any:
     chat, or from a terminal); the chat page reloads what it shows when one is posted."""
     from xyclaw.agent.heartbeat import Heartbeat
 
-    chat = controller.page_widgets.get("chat")
+    def show(found: list[Any]) -> None:  # the main thread
+        chat = controller.page_widgets.get("chat")
+        if chat is not None and hasattr(chat, "monitor_posted"):
+            chat.monitor_posted(found)
 
     def posted(found: list[Any]) -> None:  # the heartbeat's thread
-        if chat is not None and hasattr(chat, "monitor_posted"):
-            controller.worker.post(chat.monitor_posted, found)
+        controller.worker.post(show, found)
 
     beat = Heartbeat(runtime, on_posted=posted)
     beat.start()
