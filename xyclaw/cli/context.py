@@ -125,8 +125,9 @@ class CliContext:
         print(*parts, file=self.err)
 
     def print_json(self, obj: Any) -> None:
-        json.dump(obj, self.out, indent=2, ensure_ascii=False, default=str)
-        self.out.write("\n")
+        # One write of the whole text: json.dump writes each of its thousands of pieces (50
+        # clusters: ~10 ms more); the text is the same.
+        self.out.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
 
     def close(self) -> None:
         while self._closers:
