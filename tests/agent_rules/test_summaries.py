@@ -47,13 +47,23 @@ def test_a_plan_is_a_table_of_its_best_options_with_the_way_to_rent() -> None:
         assert row[0] == str(number)
         assert row[1] == option["gpu"]
         assert row[-1] == f"{option['cost']:,.2f} {option['currency']}"
+        # one machine has no fabric to name: said as such, not "none"
+        assert row[3] == ("single node" if option["fabric"] == "none" else option["fabric"])
+    assert any(option["fabric"] == "none" for option in options)
     assert "Plan 7 for a LoRA fine-tune 13B: the 5 best options, cheapest first." in text
     assert 'Say "rent option 1"' in text
     assert "built-in catalogue" in text
     assert not HAN.search(text)
     zh = summarize("plan", body, "zh")
     assert "| # | GPU | 卡数 |" in zh and "租方案1" in zh
-    assert _table_rows(zh) == rows
+    fabric = 3  # the column that is in words
+    zh_rows = _table_rows(zh)
+    assert [r[:fabric] + r[fabric + 1 :] for r in zh_rows] == [
+        r[:fabric] + r[fabric + 1 :] for r in rows
+    ]
+    assert {r[fabric] for r, o in zip(zh_rows, options, strict=True) if o["fabric"] == "none"} == {
+        "单机"
+    }
 
 
 def test_a_plan_object_reads_the_same_as_its_json() -> None:

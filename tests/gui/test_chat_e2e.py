@@ -100,6 +100,7 @@ def test_request_plan_rent_approve_watch_release(
     qtbot.waitUntil(lambda: bool(shown(chat, ApprovalCard)) and not chat.busy, timeout=60000)
     [card] = shown(chat, ApprovalCard)
     assert card.effect == "spend"
+    assert "(single node)" in str(card.request.title)  # 8 GPUs on one machine: no fabric
     assert "CNY/h" in card.facts["Price"].text()
     assert card.facts["Budget"].text().startswith("500.00 CNY")
     assert card.expiry is not None and card.expiry.text().startswith("for ")

@@ -21,6 +21,7 @@ from xyclaw.engine.lifecycle import UpRequest
 from xyclaw.engine.operations import OperationRunner, Progress
 from xyclaw.events import AlertRaised, BudgetWarning, EventBus, JobChanged
 from xyclaw.gui.bridge import EngineBridge
+from xyclaw.gui.host_keys import default_prompter
 from xyclaw.gui.operations_panel import OperationsPanel
 from xyclaw.gui.pages import PAGES
 from xyclaw.gui.tray import TrayController
@@ -206,9 +207,23 @@ def test_quit_with_live_clusters_says_what_bills_and_releases_them(
 def test_only_the_first_page_is_built_before_the_first_paint_and_the_others_when_shown(
     qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
 ) -> None:
+    from xyclaw.gui.main_window import MainWindowController
+
+    unshown = MainWindowController(local_engine, tray_available=False, on_quit=lambda: None)
+    try:
+        assert list(unshown.page_widgets) == ["chat"]  # before the first paint: only it
+        qtbot.wait(50)
+        assert list(unshown.page_widgets) == ["chat"]  # never drawn: nothing more
+    finally:
+        unshown.quit_now()
     ctl = make_window(local_engine)
-    assert list(ctl.page_widgets) == ["chat"]  # the page shown first is complete
     assert ctl.pages.currentWidget() is ctl.chat and ctl.chat.composer.isVisible()
+    # the Clusters page keeps this session's events (bootstrap steps, host-key questions):
+    # it is built after the first paint, shown or not; the others wait to be shown
+    qtbot.waitUntil(lambda: "clusters" in ctl.page_widgets, timeout=5000)
+    assert ctl.pages.currentWidget() is ctl.chat
+    assert sorted(ctl.page_widgets) == ["chat", "clusters"]
+    assert default_prompter().attached
     assert ctl.pages.count() == len(PAGES)
     qtbot.keyClick(ctl.window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
     jobs = ctl.page_widgets["jobs"]
@@ -221,14 +236,14 @@ def test_only_the_first_page_is_built_before_the_first_paint_and_the_others_when
     assert ctl.pages.currentWidget() is jobs
     ctl.show_page("history")
     assert ctl.pages.currentWidget() is history  # the same one, not built twice
-    assert sorted(ctl.page_widgets) == ["chat", "history", "jobs"]
+    assert sorted(ctl.page_widgets) == ["chat", "clusters", "history", "jobs"]
     assert ctl.context.pages.get("nothing") is None
 
 
 def test_after_first_paint_runs_once_the_window_was_drawn(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QLabel
 
-    from xyclaw.gui.app import after_first_paint
+    from xyclaw.gui.first_paint import after_first_paint
 
     window = QLabel("drawn")
     qtbot.addWidget(window)

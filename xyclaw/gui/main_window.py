@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from xyclaw.engine import Engine
 from xyclaw.errors import XyclawError
 from xyclaw.gui.bridge import EngineBridge, ErrorInfo, Worker
+from xyclaw.gui.first_paint import after_first_paint
 from xyclaw.gui.forms import child, icon, load_ui
 from xyclaw.gui.operations_panel import OperationsPanel
 from xyclaw.gui.pages import PAGES, PageInfo
@@ -144,6 +145,10 @@ DEFAULT_PAGES: dict[str, Callable[[GuiContext], QWidget | None]] = {
     "history": _history_page,
     "settings": _settings_page,
 }
+
+
+#: Pages built right after the window's first paint rather than when first shown.
+BUILT_AFTER_FIRST_PAINT = ("clusters",)
 
 
 class _CloseFilter(QObject):
@@ -264,6 +269,12 @@ class MainWindowController:
         self.navigation.currentRowChanged.connect(self._row_changed)
         self.navigation.setCurrentRow(0)
         self._row_changed(0)  # the first page is complete at the first paint
+        # Built at once after the first paint, shown or not: what they keep from this
+        # session's events (the Clusters page: bootstrap results, idle countdowns, and the
+        # window's host-key questions) cannot be read back later.
+        after_first_paint(
+            window, lambda: [self.page_widgets.get(key) for key in BUILT_AFTER_FIRST_PAINT]
+        )
         for row in range(min(9, len(PAGES))):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{row + 1}"), window)
             shortcut.activated.connect(lambda r=row: self.navigation.setCurrentRow(r))

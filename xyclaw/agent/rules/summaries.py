@@ -173,7 +173,9 @@ def _plan(data: Any, language: str) -> str:
                 number,
                 option.get("gpu"),
                 cards,
-                option.get("fabric"),
+                option.get("fabric")
+                if option.get("fabric") not in (None, "", "none")
+                else pick(language, "single node", "单机"),
                 f"{option.get('provider', '-')}/{option.get('region', '-')}",
                 f"{hours:.1f}" if isinstance(hours, (int, float)) else hours,
                 _amount(cost, option.get("currency")),

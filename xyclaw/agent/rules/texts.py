@@ -340,7 +340,7 @@ MESSAGES.update(
         ),
         "no_live_cluster": ("there is no live cluster to release", "没有可释放的在用集群"),
         "card_fabric": ("{fabric}", "网络 {fabric}"),
-        "card_one_node": ("none", "单机"),
+        "card_one_node": ("single node", "单机"),
         "card_head": (
             "== Approval needed ({effect}) from {agent}: {title}",
             "== 需要你批准（{effect}），来自 {agent}：{title}",
