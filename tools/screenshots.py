@@ -150,6 +150,12 @@ def main(argv: list[str] | None = None) -> int:
             # The operations panel where the cluster's renting shows; elsewhere the page.
             ctl.operations_dock.setVisible(info.key == "clusters")
             spin(app, 1.5)
+            if info.key == "jobs":  # the running job's detail: progress, charts, its log
+                jobs = ctl.page_widgets["jobs"]
+                wait_for(app, "the job listed", lambda: bool(jobs.records))
+                jobs.select_job(jobs.records[0].id)
+                wait_for(app, "the job's log", lambda: jobs.detail is not None and jobs.lines)
+                spin(app, 1.5)
             if info.key == "chat":
                 card: ApprovalCard = next(iter(chat.approval_cards.values()))
                 plan: PlanCard = chat.plan_cards[-1]
