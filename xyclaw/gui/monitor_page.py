@@ -44,6 +44,7 @@ from xyclaw.gui.charts.source import (
     short_node_name,
 )
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
+from xyclaw.gui.widgets import weak_slot
 
 log = logging.getLogger(__name__)
 
@@ -276,7 +277,7 @@ class MonitorPage(QWidget):
             chip.setStyleSheet(
                 "QPushButton#legendChip { text-align: left; padding: 1px 4px; border: none; }"
             )
-            chip.clicked.connect(lambda _=False, k=key: self.toggle_gpu(*k))
+            chip.clicked.connect(weak_slot(self.toggle_gpu, *key))  # deleted on its own
             self._chips.append(chip)
         self._place_chips(force=True)
         for chip in self._chips:

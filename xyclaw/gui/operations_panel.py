@@ -29,6 +29,7 @@ from xyclaw.events import OperationProgress
 from xyclaw.gui.bridge import FINAL_STATES
 from xyclaw.gui.formatting import duration
 from xyclaw.gui.forms import child, load_ui
+from xyclaw.gui.widgets import weak_slot
 
 CancelLookup = Callable[[int], Callable[[], Any] | None]
 
@@ -193,7 +194,8 @@ class OperationsPanel(QWidget):
         button = QPushButton(translate("OperationsPanel", "Cancel"))
         button.setObjectName(f"cancel_{view.id}")
         button.setProperty("role", "danger-small")
-        button.clicked.connect(lambda _=False, op=view.id: self.cancel(op))
+        # not a lambda over self: the button is deleted on its own (the row ends, Clear)
+        button.clicked.connect(weak_slot(self.cancel, view.id))
         button.setEnabled(view.id in self._handles or self._cancel_lookup is not None)
         self.tree.setItemWidget(item, 3, button)
         self._items[view.id] = item

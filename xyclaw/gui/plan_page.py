@@ -54,6 +54,7 @@ from xyclaw.gui.plan_report import (
     selection_report,
 )
 from xyclaw.gui.rent_flow import RentFlow
+from xyclaw.gui.widgets import weak_slot
 from xyclaw.planner import PlanRequest, RequestError, Task
 from xyclaw.planner.report import describe_request
 
@@ -723,7 +724,7 @@ class PlanPage(QWidget):
             button.setObjectName(f"plan_rent_{row + 1}")
             button.setProperty("role", "primary-small")
             button.setToolTip(f"Quote option {row + 1} and ask for your approval")
-            button.clicked.connect(lambda _=False, n=row + 1: self.rent(n))
+            button.clicked.connect(weak_slot(self.rent, row + 1))  # deleted with its row
             table.setCellWidget(row, len(COLUMNS) - 1, button)
             self.rent_buttons.append(button)
 

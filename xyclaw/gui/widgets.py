@@ -1,7 +1,11 @@
 """Small widgets the pages share: Markdown that sizes to its text, a flow layout for chips,
-and a badge."""
+a badge, and slots that do not keep their page alive."""
 
 from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import (
@@ -192,3 +196,23 @@ class FlowLayout(QLayout):
             x += hint.width() + self._spacing
             line = max(line, hint.height())
         return y + line - rect.y() + margins.bottom()
+
+
+def weak_slot(method: Callable[..., Any], *args: Any) -> Callable[..., None]:
+    """A slot for a child deleted on its own (a row's button, a chip, a card) that calls
+    ``method(*args)`` while ``method``'s object lives, without holding that object.
+
+    A lambda over ``self`` connected to such a child is held by the child's connection;
+    where nothing else holds the page (a page or panel without a Qt parent), Qt's deletion
+    of the child drops the page's last reference, and the page is destroyed from inside
+    the child's destructor, deleting that child a second time: heap corruption
+    ("malloc_consolidate(): unaligned fastbin chunk"). The signal's own arguments are
+    dropped."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*_signal_args: Any) -> None:
+        bound = ref()
+        if bound is not None:
+            bound(*args)
+
+    return call

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from xyclaw.gui.charts.source import AlertView
 from xyclaw.gui.charts.theme import SEVERITY_COLORS
+from xyclaw.gui.widgets import weak_slot
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,8 @@ class AlertCard(QFrame):
         if alert.node_id is not None:
             show = QPushButton("Show")
             show.setToolTip("chart this node's GPUs" if alert.gpu is None else "chart this GPU")
-            show.clicked.connect(lambda: panel.show_requested.emit(alert))
+            # weak: a card is deleted on its own, and must not hold the panel
+            show.clicked.connect(weak_slot(panel.show_alert, alert))
             row.addWidget(show)
             self.buttons["show"] = show
         for action in actions_for(alert):
@@ -148,9 +150,7 @@ class AlertCard(QFrame):
                 tip += f"\nruns: {action.command.format(gpu=alert.gpu)}"
             button.setToolTip(tip + "\n(asks for your approval first)")
             button.setEnabled(alert.id is not None)
-            button.clicked.connect(
-                lambda _=False, key=action.key: panel.emit_action(self.alert, key)
-            )
+            button.clicked.connect(weak_slot(panel.emit_action, alert, action.key))
             row.addWidget(button)
             self.buttons[action.key] = button
         row.addStretch(1)
@@ -222,6 +222,9 @@ class AlertsPanel(QWidget):
         self.cards = cards
         self.empty.setVisible(not alerts)
         self.title.setText(f"Alerts ({len(alerts)})" if alerts else "Alerts")
+
+    def show_alert(self, alert: AlertView) -> None:
+        self.show_requested.emit(alert)
 
     def emit_action(self, alert: AlertView, key: str) -> None:
         if alert.id is not None:

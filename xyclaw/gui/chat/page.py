@@ -63,7 +63,7 @@ from xyclaw.gui.chat.blocks import (
 from xyclaw.gui.chat.examples import EXAMPLES
 from xyclaw.gui.formatting import local_time, money, tokens
 from xyclaw.gui.forms import child, load_ui
-from xyclaw.gui.widgets import FlowLayout
+from xyclaw.gui.widgets import FlowLayout, weak_slot
 
 if TYPE_CHECKING:
     from xyclaw.gui.main_window import GuiContext
@@ -500,7 +500,7 @@ class ChatPage(QWidget):
             chip = QPushButton(text)
             chip.setProperty("role", "chip")
             chip.setCursor(Qt.CursorShape.PointingHandCursor)
-            chip.clicked.connect(lambda _=False, t=text: self.send(t))
+            chip.clicked.connect(weak_slot(self.send, text))  # deleted with the transcript
             flow.addWidget(chip)
         layout.addWidget(chips)
         if self.welcome is not None:
