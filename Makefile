@@ -34,13 +34,8 @@ typecheck: $(STAMP)
 unit: $(STAMP) system-deps
 	$(BIN)/pytest -n $(PYTEST_WORKERS) -q
 
-# A test that crashes its pytest-xdist worker (an abort inside Qt, seen now and then after
-# many windows were destroyed in one process) runs once more in a fresh worker; a test that
-# fails is never rerun: the --only-rerun pattern matches no failure text.
-RERUN_CRASHED := --reruns 1 --only-rerun 'never-matches-a-failure^'
-
 test: $(STAMP) system-deps lint typecheck
-	$(BIN)/pytest -n $(PYTEST_WORKERS) -q $(RERUN_CRASHED)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) -q
 
 bench: $(STAMP)
 	@for b in bench/*_bench.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
