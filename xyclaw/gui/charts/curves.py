@@ -157,11 +157,16 @@ class BucketCache:
                     else int(np.searchsorted(ts_ms, self.last_ts, side="right"))
                 )
                 b = max(0, int(ts_ms[start]) // grid.bucket_ms - grid.first)
-                lo = int(np.searchsorted(ts_ms, (grid.first + b) * grid.bucket_ms, side="left"))
-                sub = BucketGrid(grid.first + b, grid.count - b, grid.bucket_ms, grid.x[:0])
-                y[:, 2 * b :] = reduce_buckets(
-                    ts_ms[lo:hi], read(lo, hi).reshape(hi - lo, rows), sub
-                )
+                lo = int(ts_ms.searchsorted((grid.first + b) * grid.bucket_ms, side="left"))
+                if b == grid.count - 1:  # the usual frame: only the newest bucket
+                    vals = read(lo, hi).reshape(hi - lo, rows)
+                    y[:, 2 * b] = np.fmin.reduce(vals, axis=0)
+                    y[:, 2 * b + 1] = np.fmax.reduce(vals, axis=0)
+                else:
+                    sub = BucketGrid(grid.first + b, grid.count - b, grid.bucket_ms, grid.x[:0])
+                    y[:, 2 * b :] = reduce_buckets(
+                        ts_ms[lo:hi], read(lo, hi).reshape(hi - lo, rows), sub
+                    )
                 changed = b if changed is None else min(changed, b)
         self.first, self.count, self.bucket_ms = grid.first, grid.count, grid.bucket_ms
         self.last_ts = newest if newest is not None else self.last_ts
@@ -194,6 +199,27 @@ def gpu_temp_c(node: NodeSeries, cols: Sequence[int]) -> F64:
     return _field(node.records, "temp_c", cols)
 
 
+def gpu_metrics(records: npt.NDArray[Any], cols: Sequence[int]) -> F64:
+    """Every GPU metric of ``METRICS`` (utilization, memory, power, temperature, in that
+    order) of GPU slots ``cols`` as one ``(instants, 4 * len(cols))`` matrix, metric-major:
+    the same numbers as the four readers' columns side by side, in a third of the array
+    calls (a frame reads a few instants of 16 nodes, so the calls are the cost)."""
+    part = records[:, cols]
+    k = len(cols)
+    out = np.empty((part.shape[0], 4, k))
+    for m, name in ((0, "util"), (2, "power_dw"), (3, "temp_c")):
+        raw = part[name]
+        out[:, m] = raw
+        out[:, m][raw == MISSING[name]] = np.nan
+    out[:, 2] *= 0.1
+    used = part["mem_used_mib"].astype(np.float64)
+    used[part["mem_used_mib"] == MISSING["mem_used_mib"]] = np.nan
+    total = part["mem_total_mib"].astype(np.float64)
+    total[(part["mem_total_mib"] == MISSING["mem_total_mib"]) | (total <= 0)] = np.nan
+    out[:, 1] = 100.0 * used / total
+    return out.reshape(part.shape[0], 4 * k)
+
+
 def nic_gbit_s(node: NodeSeries, lo: int = 0, hi: int | None = None) -> F64:
     """Receive + transmit over every interface for readings ``lo:hi``, Gbit/s, as
     ``(readings, 1)``; NaN where no interface had a rate."""
@@ -205,19 +231,6 @@ def nic_gbit_s(node: NodeSeries, lo: int = 0, hi: int | None = None) -> F64:
     total = np.asarray(np.nansum(flat, axis=1, dtype=np.float64) * 8e-9, dtype=np.float64)
     total[np.isnan(flat).all(axis=1)] = np.nan
     return total.reshape(-1, 1)
-
-
-def _rows(node: NodeSeries, lo: int, hi: int) -> NodeSeries:
-    """The node's GPU samples ``lo:hi`` (views)."""
-    return NodeSeries(
-        node.node_id,
-        node.name,
-        node.ts_ms[lo:hi],
-        node.records[lo:hi],
-        node.nic_ts_ms,
-        node.nic_rates,
-        node.instants,
-    )
 
 
 @dataclass(frozen=True)
@@ -257,6 +270,7 @@ class FixedCurve(pg.PlotCurveItem):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self._fixed = QRectF()
+        self._tail: int | None = None  # see set_series
 
     def set_bounds(self, x0: float, x1: float, y0: float, y1: float) -> None:
         """The view's rectangle: what lies outside is clipped by the view box anyway, and a
@@ -269,29 +283,10 @@ class FixedCurve(pg.PlotCurveItem):
     def set_series(self, x: F64, y: F64, connect: str, first: int | None = None) -> None:
         """``setData`` for this case: 1-D float arrays of one length, fixed bounds, nobody
         listening to ``sigPlotChanged`` (setData's checks and signals cost ~30 us a curve,
-        this ~2 us). ``first``: only points from there on changed, and x did not: the line
-        path is edited in place and only its strip of the plot is repainted (drawing 80
-        lines clipped to a strip costs a third of drawing them whole)."""
-        path = self.path
+        this ~2 us). ``first``: only points from there on changed, and x did not: only
+        their strip of the plot is repainted (drawing 80 lines clipped to a strip costs a
+        third of drawing them whole); see also ``edit_tail``."""
         n = int(x.shape[0])
-        if (
-            first is not None
-            and path is not None
-            and connect == "all"
-            and self.opts["connect"] == "all"
-            and self.xData is x
-            and path.elementCount() == n
-        ):
-            for i in range(first, n):
-                path.setElementPositionAt(i, float(x[i]), float(y[i]))
-            self.yData = y
-            r = self._fixed
-            left = float(x[max(0, first - 2)])
-            if left > r.left():
-                self.update(QRectF(left, r.top(), r.right() - left, r.height()))
-            else:
-                self.update()
-            return
         self.xData = x
         self.yData = y
         self.opts["connect"] = connect
@@ -300,8 +295,37 @@ class FixedCurve(pg.PlotCurveItem):
         self._fillPathList = None
         self._mouseShape = None
         self._lineSegmentsRendered = False
+        # the points the path's last polygon holds: from after the last gap on
+        gaps = np.flatnonzero(np.isnan(y)) if connect != "all" else ()
+        tail = int(gaps[-1]) + 1 if len(gaps) else 0
+        self._tail = tail if n - tail >= 2 else None
+        self._update_from(x, first)
+
+    def edit_tail(self, x: F64, y: F64, first: int) -> bool:
+        """Points ``first:`` of ``y`` changed and are finite, x is the same array: move them
+        in the line's path instead of building it again (a few points instead of a path of
+        the whole window), gaps before them or not. False (nothing done) when the path
+        does not hold them as its last points (not built yet, a gap among them before)."""
+        path = self.path
+        tail = self._tail
+        n = int(x.shape[0])
+        if path is None or tail is None or first < tail or self.xData is not x:
+            return False
+        offset = path.elementCount() - n
+        if offset + tail < 0:
+            return False
+        for i in range(first, n):
+            path.setElementPositionAt(offset + i, float(x[i]), float(y[i]))
+        self.yData = y
+        self._mouseShape = None
+        self._update_from(x, first)
+        return True
+
+    def _update_from(self, x: F64, first: int | None) -> None:
+        """Repaint the strip from point ``first`` on (two points before it: the segment
+        that leads in), or all of the curve."""
         r = self._fixed
-        left = float(x[max(0, first - 2)]) if first is not None and n else r.left()
+        left = float(x[max(0, first - 2)]) if first is not None and x.shape[0] else r.left()
         if left > r.left():
             self.update(QRectF(left, r.top(), r.right() - left, r.height()))
         else:
@@ -503,8 +527,7 @@ class MetricCurves(QWidget):
                 cache = caches[ckey] = self._caches.get(ckey) or BucketCache()
 
                 def read(lo: int, hi: int, node: NodeSeries = node, cols: list[int] = cols) -> F64:
-                    part = _rows(node, lo, hi)
-                    return np.hstack([m.read(part, cols) for m in gpu_specs if m.read])
+                    return gpu_metrics(node.records[lo:hi], cols)  # gpu_specs' columns
 
                 changed = cache.update(node.ts_ms, read, len(gpu_specs) * len(cols), grid)
                 assert cache.y is not None
@@ -560,6 +583,8 @@ class MetricCurves(QWidget):
         self._show(curve, x, y, None if strip is None else 2 * strip)
 
     def _show(self, curve: FixedCurve, x: F64, y: F64, first: int | None = None) -> None:
+        if first is not None and not np.isnan(y[first:]).any() and curve.edit_tail(x, y, first):
+            return  # the usual frame: the newest points of a line that stays as it was
         gaps = np.isnan(y)
         if gaps.all():  # nothing to draw: a gap over the whole window
             curve.setData(x[:0], y[:0])

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QCursor, QFontMetrics
+from PySide6.QtGui import QCursor, QFontMetrics, QImage, qRgb
 from PySide6.QtWidgets import QGraphicsItem, QToolTip, QVBoxLayout, QWidget
 
 from xyclaw.gui.charts.source import ClusterFrame, short_node_name
@@ -122,6 +122,18 @@ def fill_node(block: U8, ts: I64, util: U8, ends: I64, stale_ms: int) -> None:
     block[:, ~ok] = MISSING_U8
 
 
+def fill_columns(block: U8, ts: I64, util: U8, ends: I64, first: int, stale_ms: int) -> None:
+    """``fill_node`` for columns ``first:`` of ``block`` when they are only a few (the
+    columns a frame adds): a lookup per column, a dozen array calls fewer per node."""
+    for c in range(first, int(ends.shape[0])):
+        end = int(ends[c])
+        i = int(ts.searchsorted(end)) - 1
+        if i >= 0 and int(ts[i]) >= end - stale_ms:
+            block[:, c] = util[i]
+        else:
+            block[:, c] = MISSING_U8
+
+
 def fill_heatmap(image: U8, frame: ClusterFrame, grid: TimeGrid, stale_ms: int) -> None:
     """Write every node's utilization into ``image[rows, columns]`` (uint8, 255 = gap)."""
     row = 0
@@ -150,6 +162,43 @@ def pool_rows(image: U8, factor: int) -> U8:
     pooled = v.reshape(groups, factor, cols).min(axis=1)
     pooled -= 1
     return pooled
+
+
+class IndexedImage(pg.ImageItem):
+    """An ``ImageItem`` for a row-major uint8 image drawn through a fixed 256-colour table:
+    the QImage is an indexed view of the array itself (no copy, no levels applied, the
+    colour table made once per theme instead of at every render). Any other image goes
+    the ``ImageItem`` way."""
+
+    def __init__(self) -> None:
+        super().__init__(axisOrder="row-major")
+        self._table: list[int] = []
+
+    def set_table(self, lut: U8) -> None:
+        """The colours of values 0-255 (``lut[v] = (r, g, b)``), also given as the item's
+        lookup table with levels (0, 255), which is what this draws."""
+        self._table = [qRgb(*rgb) for rgb in lut.tolist()]
+        self.setOpts(update=False, lut=lut, levels=(0, 255))
+        self._renderRequired = True
+        self.update()
+
+    def render(self) -> None:
+        image = self.image
+        if (
+            image is None
+            or image.size == 0
+            or image.dtype != np.uint8
+            or image.ndim != 2
+            or not image.flags.c_contiguous
+            or len(self._table) != 256
+        ):
+            super().render()
+            return
+        qimage = pg.functions.ndarray_to_qimage(image, QImage.Format.Format_Indexed8)
+        qimage.setColorTable(self._table)
+        self.qimage = qimage
+        self._renderRequired = False
+        self._unrenderable = False
 
 
 class _NodeAxis(pg.AxisItem):
@@ -198,7 +247,10 @@ class GpuHeatmap(QWidget):
         self._highlight: dict[tuple[int, int], str] = {}  # charted GPU -> its curve colour
         self._marked: object = None  # what the marks were made for
         self._pool = 1  # image rows per drawn row (see pool_rows)
+        self._shown: U8 = self.image  # what is drawn: the image, its rows pooled by _pool
+        self._shown_pool = 1  # the pooling _shown was made with
         self._last_ts: dict[int, int] = {}  # newest sample drawn, per node
+        self._layout: tuple[tuple[int, int, str], ...] = ()  # (node id, GPUs, name) per node
 
         self.view = pg.GraphicsLayoutWidget()
         self.view.setMinimumHeight(140)
@@ -215,7 +267,7 @@ class GpuHeatmap(QWidget):
         self.axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.plot.vb.invertY(True)
         self.plot.vb.disableAutoRange()
-        self.item = pg.ImageItem(axisOrder="row-major")
+        self.item = IndexedImage()
         self.item.setAutoDownsample(False)
         self.plot.addItem(self.item)
         self.separators = pg.PlotCurveItem(connect="pairs", skipFiniteCheck=True)
@@ -252,6 +304,7 @@ class GpuHeatmap(QWidget):
         self.colorbar.axis.setTextPen(theme.foreground)
         self.colorbar.axis.setLabel("utilization %", color=theme.foreground)
         self.lut = heatmap_lut(theme)
+        self.item.set_table(self.lut)
         self._relabel()
         self.marks.setPen(pg.mkPen(theme.background, width=1))
         self._drawn = None
@@ -279,12 +332,10 @@ class GpuHeatmap(QWidget):
         key = (frame.version, int(grid.ends_ms[-1]), frame.gpu_count)
         if key == self._drawn:
             return False
-        layout_changed = (
-            self.rowmap.node_ids != tuple(n.node_id for n in frame.nodes)
-            or self.rowmap.counts != tuple(n.gpus for n in frame.nodes)
-            or self.rowmap.names != tuple(n.name for n in frame.nodes)
-        )
+        layout = tuple((n.node_id, n.gpus, n.name) for n in frame.nodes)
+        layout_changed = layout != self._layout
         if layout_changed:
+            self._layout = layout
             self.rowmap = RowMap.of(frame)
             self.axis.rowmap = self.rowmap
             self._relabel()
@@ -293,14 +344,15 @@ class GpuHeatmap(QWidget):
         if self.image.shape != (rows, grid.columns):
             self.image = np.full((rows, grid.columns), MISSING_U8, dtype=np.uint8)
             full = True
+        changed = 0  # the first column that changed
         if full:
             fill_heatmap(self.image, frame, grid, stale_ms=2 * grid.step_ms)
         else:
             assert self.grid is not None
-            self._fill_new(frame, self.grid, grid)
+            changed = self._fill_new(frame, self.grid, grid)
         self._last_ts = {n.node_id: int(n.ts_ms[-1]) for n in frame.nodes if n.ts_ms.shape[0]}
-        shown = pool_rows(self.image, self._pool)
-        self.item.setImage(shown, autoLevels=False, levels=(0, 255), lut=self.lut)
+        self._pool_shown(changed, self._shift(self.grid, grid) if not full else None)
+        self.item.setImage(self._shown, autoLevels=False)
         moved = self.grid is None or self.grid.ends_ms[-1] != grid.ends_ms[-1] or layout_changed
         self.grid = grid
         if moved:
@@ -316,19 +368,29 @@ class GpuHeatmap(QWidget):
         self._drawn = key
         return True
 
-    def _fill_new(self, frame: ClusterFrame, old: TimeGrid, grid: TimeGrid) -> None:
+    @staticmethod
+    def _shift(old: TimeGrid | None, grid: TimeGrid) -> int | None:
+        """Columns the clock moved from ``old`` to ``grid``; None when nothing is kept."""
+        if old is None or old.step_ms != grid.step_ms or old.columns != grid.columns:
+            return None
+        shift = int(grid.ends_ms[-1] - old.ends_ms[-1]) // grid.step_ms
+        return shift if 0 <= shift < grid.columns else None
+
+    def _fill_new(self, frame: ClusterFrame, old: TimeGrid, grid: TimeGrid) -> int:
         """Move the image by the columns the clock has moved and redraw only the columns that
         samples newer than the last frame's can change (those ending after the first new
-        one): a column shows the newest sample before its end, so no other can change."""
+        one): a column shows the newest sample before its end, so no other can change.
+        Returns the first column redrawn (``grid.columns`` when none was)."""
         width = grid.columns
-        shift = int(grid.ends_ms[-1] - old.ends_ms[-1]) // grid.step_ms
-        if not 0 <= shift < width:
+        shift = self._shift(old, grid)
+        if shift is None:
             fill_heatmap(self.image, frame, grid, stale_ms=2 * grid.step_ms)
-            return
+            return 0
         if shift:
             self.image[:, : width - shift] = self.image[:, shift:]
         ends = grid.ends_ms
         stale = 2 * grid.step_ms
+        changed = width
         row = 0
         for node in frame.nodes:
             g = node.gpus
@@ -338,15 +400,46 @@ class GpuHeatmap(QWidget):
             if last is None:
                 first = 0
             elif ts.shape[0] and ts[-1] > last:
-                newest = ts[int(np.searchsorted(ts, last, side="right"))]
-                first = min(first, int(np.searchsorted(ends, newest, side="right")))
+                newest = ts[int(ts.searchsorted(last, side="right"))]
+                first = min(first, int(ends.searchsorted(newest, side="right")))
             if g and first < width:
                 util = node.records["util"]
-                fill_node(self.image[row : row + g, first:], ts, util, ends[first:], stale)
+                block = self.image[row : row + g]
+                if width - first <= 4:  # the usual frame: a column or two
+                    fill_columns(block, ts, util, ends, first, stale)
+                else:
+                    fill_node(block[:, first:], ts, util, ends[first:], stale)
+                changed = min(changed, first)
             row += g
+        return changed
+
+    def _pool_shown(self, changed: int, shift: int | None) -> None:
+        """Bring the drawn image up to date: the image itself, or its rows pooled (see
+        pool_rows), of which only the columns from ``changed`` on are pooled again after
+        moving the rest by ``shift`` columns (None: pool it all)."""
+        pool = self._pool
+        if pool <= 1:
+            self._shown, self._shown_pool = self.image, 1
+            return
+        rows = -(-self.image.shape[0] // pool)
+        shown = self._shown
+        if (
+            shift is None
+            or pool != self._shown_pool
+            or shown is self.image
+            or shown.shape != (rows, self.image.shape[1])
+        ):
+            self._shown, self._shown_pool = pool_rows(self.image, pool), pool
+            return
+        width = shown.shape[1]
+        if shift:
+            shown[:, : width - shift] = shown[:, shift:]
+        if changed < width:
+            shown[:, changed:] = pool_rows(self.image[:, changed:], self._pool)
 
     def clear(self) -> None:
         self.rowmap = RowMap((), (), (), (), (), np.zeros(0, np.int32), np.zeros(0, np.int32))
+        self._layout = ()
         self.axis.rowmap = self.rowmap
         self._relabel()
         self.image = np.full((0, 0), MISSING_U8, dtype=np.uint8)
