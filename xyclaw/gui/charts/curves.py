@@ -25,6 +25,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
+from xyclaw.gui.charts.axes import SlidingDateAxis
 from xyclaw.gui.charts.source import ClusterFrame, NodeSeries
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme
 from xyclaw.store.samples import MISSING
@@ -379,7 +380,7 @@ class MetricCurves(QWidget):
             row, col = positions.get(spec.key, (2, 0))
             span = 1 if spec.key in positions else 2
             plot = self.view.addPlot(
-                row=row, col=col, colspan=span, axisItems={"bottom": pg.DateAxisItem("bottom")}
+                row=row, col=col, colspan=span, axisItems={"bottom": SlidingDateAxis("bottom")}
             )
             plot.hideButtons()
             plot.setMenuEnabled(False)

@@ -20,6 +20,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QCursor, QFontMetrics, QImage, qRgb
 from PySide6.QtWidgets import QGraphicsItem, QToolTip, QVBoxLayout, QWidget
 
+from xyclaw.gui.charts.axes import SlidingDateAxis
 from xyclaw.gui.charts.source import ClusterFrame, short_node_name
 from xyclaw.gui.charts.theme import LIGHT, MISSING_U8, ChartTheme, heatmap_lut
 
@@ -256,7 +257,7 @@ class GpuHeatmap(QWidget):
         self.view.setMinimumHeight(140)
         self.view.ci.setContentsMargins(4, 4, 4, 2)
         self.axis = _NodeAxis()
-        self.time_axis = pg.DateAxisItem("bottom")
+        self.time_axis = SlidingDateAxis("bottom")
         self.plot: pg.PlotItem = self.view.addPlot(
             axisItems={"left": self.axis, "bottom": self.time_axis}
         )
