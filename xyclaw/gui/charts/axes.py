@@ -10,11 +10,11 @@ this axis does; anything else is laid out the ``DateAxisItem`` way.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pyqtgraph as pg
-from pyqtgraph import Point
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QPointF, QRectF
 
 _Specs = tuple[Any, list[Any], list[Any]]
 
@@ -38,13 +38,14 @@ class SlidingDateAxis(pg.DateAxisItem):
     def _length_px(self, bounds: QRectF) -> float | None:
         """The axis' length in device pixels, measured as ``AxisItem`` measures it."""
         if self.orientation == "top":
-            span = (bounds.bottomLeft() + Point(-1, -1), bounds.bottomRight() + Point(1, -1))
+            span = (bounds.bottomLeft() + QPointF(-1, -1), bounds.bottomRight() + QPointF(1, -1))
         else:
-            span = (bounds.topLeft() + Point(-1, 1), bounds.topRight() + Point(1, 1))
+            span = (bounds.topLeft() + QPointF(-1, 1), bounds.topRight() + QPointF(1, 1))
         points = [self.mapToDevice(s) for s in span]
         if points[0] is None or points[1] is None:
             return None
-        length = float(Point(points[1] - points[0]).length())
+        d = points[1] - points[0]
+        length = math.hypot(d.x(), d.y())
         return length or None
 
     def generateDrawSpecs(self, p: Any) -> _Specs | None:
@@ -80,7 +81,8 @@ class SlidingDateAxis(pg.DateAxisItem):
             self.font(),
             self.scale,
             self.autoSIPrefixScale,
-            tuple(sorted((k, repr(v)) for k, v in self.style.items())),
+            # values, not the lists setStyle edits in place
+            tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in self.style.items()),
         )
         if self.style["tickFont"] is not None:  # as DateAxisItem does before its tick values
             p.setFont(self.style["tickFont"])
@@ -124,7 +126,7 @@ class SlidingDateAxis(pg.DateAxisItem):
             x = p1.x() + dx
             if not 0.0 <= x <= right:
                 return None
-            ticks.append((pen, Point(x, p1.y()), Point(x, p2.y())))
+            ticks.append((pen, QPointF(x, p1.y()), QPointF(x, p2.y())))
         texts = [(rect.translated(dx, 0.0), flags, text) for rect, flags, text in candidates]
         return axis_spec, ticks, self._fitting(texts)
 

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QPainter
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QPainter, QPainterPath, QPaintEvent
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from xyclaw.gui.charts.axes import SlidingDateAxis
@@ -263,15 +263,56 @@ def nice_top(value: float) -> float:
     return float(math.ceil(value / 1000.0) * 1000.0)
 
 
+class Exposure:
+    """The left end (x in data units) of what the paint under way exposes of one plot;
+    None outside a paint of ``CurvesView`` (draw everything)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left: float | None = None
+
+
+class CurvesView(pg.GraphicsLayoutWidget):
+    """The curves' view, which tells each plot's curves what part of the plot a paint
+    exposes: Qt gives an item only the bounding rectangle of the whole exposed region, and
+    with a new sample's strip at the right end of each of five plots that is most of the
+    view, so every line would be drawn whole."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.exposures: list[tuple[pg.ViewBox, Exposure]] = []
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        region = event.region()
+        for vb, exposure in self.exposures:
+            shown = self.mapFromScene(vb.sceneBoundingRect()).boundingRect()
+            part = region.intersected(shown).boundingRect()
+            if part.isEmpty():
+                exposure.left = math.inf  # nothing of this plot is painted
+            else:
+                exposure.left = float(vb.mapSceneToView(self.mapToScene(part.topLeft())).x())
+        try:
+            super().paintEvent(event)
+        finally:
+            for _, exposure in self.exposures:
+                exposure.left = None
+
+
 class FixedCurve(pg.PlotCurveItem):
     """A curve whose bounds are given (the plot's fixed view, with room around it) instead of
     worked out with nanmin/nanmax over its data after every change and every pan: with 80
     curves that was a third of a frame. The view box clips what lies outside."""
 
+    #: the newest points drawn on their own when only their strip is exposed (see paint)
+    TAIL = 16
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self._fixed = QRectF()
         self._tail: int | None = None  # see set_series
+        self._tail_path: QPainterPath | None = None  # the last TAIL + 1 points' line
+        self.exposure: Exposure | None = None  # what a paint exposes of the plot (see paint)
 
     def set_bounds(self, x0: float, x1: float, y0: float, y1: float) -> None:
         """The view's rectangle: what lies outside is clipped by the view box anyway, and a
@@ -292,6 +333,7 @@ class FixedCurve(pg.PlotCurveItem):
         self.yData = y
         self.opts["connect"] = connect
         self.path = None
+        self._tail_path = None
         self.fillPath = None
         self._fillPathList = None
         self._mouseShape = None
@@ -318,6 +360,7 @@ class FixedCurve(pg.PlotCurveItem):
         for i in range(first, n):
             path.setElementPositionAt(offset + i, float(x[i]), float(y[i]))
         self.yData = y
+        self._tail_path = None
         self._mouseShape = None
         self._update_from(x, first)
         return True
@@ -339,11 +382,40 @@ class FixedCurve(pg.PlotCurveItem):
         """What ``PlotCurveItem.paint`` comes down to for this curve (no fill, no shadow, no
         OpenGL, a 1-pixel pen, no antialiasing) without its checks and profiler: 80 curves
         are painted every frame, even those of which only a strip is exposed."""
-        if self.xData is None or not self.xData.shape[0]:
+        x = self.xData
+        if x is None or not x.shape[0]:
             return
         p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         p.setPen(self.opts["pen"])
-        p.drawPath(self.getPath())
+        path = self.getPath()
+        n, tail, k = int(x.shape[0]), self._tail, self.TAIL
+        left = self.exposure.left if self.exposure is not None else None
+        if (
+            left is not None
+            and tail is not None
+            and n > k + 1
+            and tail <= n - k - 1
+            and left >= float(x[n - k + 4])
+        ):
+            # only the newest points' strip is exposed: draw their part of the line (a
+            # path of the whole window clipped to a strip costs 30 times as much), which
+            # starts two buckets left of the strip, so no segment reaching into it is left out
+            if self._tail_path is None:
+                self._tail_path = self._make_tail_path(n, k)
+            p.drawPath(self._tail_path)
+            return
+        p.drawPath(path)
+
+    def _make_tail_path(self, n: int, k: int) -> QPainterPath:
+        """The line through points ``n - k - 1`` to ``n - 1`` (all finite: after the
+        last gap), the same segments the whole path has there."""
+        assert self.xData is not None and self.yData is not None
+        xs = self.xData[n - k - 1 :].tolist()
+        ys = self.yData[n - k - 1 :].tolist()
+        line = QPainterPath(QPointF(xs[0], ys[0]))
+        for a, b in zip(xs[1:], ys[1:], strict=True):
+            line.lineTo(a, b)
+        return line
 
     def dataBounds(
         self,
@@ -369,7 +441,7 @@ class MetricCurves(QWidget):
         self._caches: dict[tuple[object, ...], BucketCache] = {}
         self._series: dict[tuple[str, int], object] = {}  # what each curve shows
 
-        self.view = pg.GraphicsLayoutWidget()
+        self.view = CurvesView()
         self.view.ci.setContentsMargins(2, 2, 2, 2)
         self.view.ci.setSpacing(2)
         self.plots: dict[str, pg.PlotItem] = {}
@@ -396,8 +468,11 @@ class MetricCurves(QWidget):
                 plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             plot.setClipToView(False)
             curves = []
+            exposure = Exposure()
+            self.view.exposures.append((plot.vb, exposure))
             for i in range(MAX_CURVES):
                 curve = FixedCurve(connect="finite", skipFiniteCheck=True, antialias=False)
+                curve.exposure = exposure
                 # a 1-pixel cosmetic pen: wider pens cost 5-10 times as much to draw here
                 curve.setPen(pg.mkPen(CURVE_COLORS[i], width=1))
                 curve.setVisible(False)
