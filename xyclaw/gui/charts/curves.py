@@ -264,13 +264,17 @@ def nice_top(value: float) -> float:
 
 
 class Exposure:
-    """The left end (x in data units) of what the paint under way exposes of one plot;
-    None outside a paint of ``CurvesView`` (draw everything)."""
+    """One plot's strips: ``left``, the left end (x in data units) of what the paint under
+    way exposes of the plot (None outside a paint of ``CurvesView``: draw everything); and
+    while a frame is taken in (``collecting``), ``dirty``, the left end of what its curves
+    asked to repaint (-inf: all of it), asked for once for all of them at the end."""
 
-    __slots__ = ("left",)
+    __slots__ = ("collecting", "dirty", "left")
 
     def __init__(self) -> None:
         self.left: float | None = None
+        self.collecting = False
+        self.dirty: float | None = None
 
 
 class CurvesView(pg.GraphicsLayoutWidget):
@@ -370,6 +374,12 @@ class FixedCurve(pg.PlotCurveItem):
         that leads in), or all of the curve."""
         r = self._fixed
         left = float(x[max(0, first - 2)]) if first is not None and x.shape[0] else r.left()
+        exposure = self.exposure
+        if exposure is not None and exposure.collecting and self.isVisible():
+            # one update for the plot's curves: each repaint paints every curve in the strip
+            far = left if left > r.left() else -math.inf
+            exposure.dirty = far if exposure.dirty is None else min(exposure.dirty, far)
+            return
         if left > r.left():
             self.update(QRectF(left, r.top(), r.right() - left, r.height()))
         else:
@@ -440,6 +450,7 @@ class MetricCurves(QWidget):
         self.tops: dict[str, float] = {m.key: m.y_range[1] for m in METRICS}
         self._caches: dict[tuple[object, ...], BucketCache] = {}
         self._series: dict[tuple[str, int], object] = {}  # what each curve shows
+        self._exposures: dict[str, Exposure] = {}
 
         self.view = CurvesView()
         self.view.ci.setContentsMargins(2, 2, 2, 2)
@@ -468,7 +479,7 @@ class MetricCurves(QWidget):
                 plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             plot.setClipToView(False)
             curves = []
-            exposure = Exposure()
+            exposure = self._exposures[spec.key] = Exposure()
             self.view.exposures.append((plot.vb, exposure))
             for i in range(MAX_CURVES):
                 curve = FixedCurve(connect="finite", skipFiniteCheck=True, antialias=False)
@@ -583,6 +594,32 @@ class MetricCurves(QWidget):
         key = (frame.version, grid.first, grid.count, grid.bucket_ms, tuple(self.selection))
         if key == self._drawn:
             return False
+        for exposure in self._exposures.values():
+            exposure.collecting = True
+        try:
+            self._take(frame, grid)
+        finally:
+            self._repaint_strips()
+        self._drawn = key
+        return True
+
+    def _repaint_strips(self) -> None:
+        """The repaints the curves asked for while a frame was taken in, one per plot."""
+        for name, exposure in self._exposures.items():
+            dirty, exposure.dirty, exposure.collecting = exposure.dirty, None, False
+            if dirty is None:
+                continue
+            curve = next((c for c in self.curves[name] if c.isVisible()), None)
+            if curve is None:
+                continue
+            r = curve.boundingRect()
+            if dirty > r.left():
+                curve.update(QRectF(dirty, r.top(), r.right() - dirty, r.height()))
+            else:
+                curve.update()
+
+    def _take(self, frame: ClusterFrame, grid: BucketGrid) -> None:
+        """The picked GPUs' buckets into their curves, the axes moved along."""
         by_node: dict[int, list[GpuKey]] = {}
         for k in self.selection:
             by_node.setdefault(k[0], []).append(k)
@@ -639,8 +676,6 @@ class MetricCurves(QWidget):
                 plot.vb.updateMatrix()  # now, not at the paint (which would then paint twice)
                 self._bound(name)
         self.grid = grid
-        self._drawn = key
-        return True
 
     def _put(
         self, metric: str, slot: int, series: object, changed: int | None, x: F64, y: F64

@@ -321,7 +321,12 @@ class GpuHeatmap(QWidget):
             self._pool = pool
             self._drawn = None  # drawn again at the next frame
         band = height / max(1, rm.rows) * (min(rm.counts) if rm.counts else 0)
-        self.separators.setVisible(band >= 8)
+        shown = band >= 8
+        if shown and not self.separators.isVisible():
+            self.separators.setVisible(True)
+            self._draw_separators()  # not kept up to date while hidden
+        elif not shown:
+            self.separators.setVisible(False)
         self.separators.setPen(pg.mkPen(self.theme.separator, width=1 if band < 20 else 2))
 
     # -- data --------------------------------------------------------------------------------
@@ -364,7 +369,8 @@ class GpuHeatmap(QWidget):
             )
             # apply the new range now: deferred to the paint, it asks for a second paint
             self.plot.vb.updateMatrix()
-            self._draw_separators()
+            if self.separators.isVisible():  # too close together to show for large clusters
+                self._draw_separators()
             self._draw_marks()
         self._drawn = key
         return True
