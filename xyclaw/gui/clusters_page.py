@@ -26,7 +26,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -55,6 +55,8 @@ from xyclaw.engine.bootstrap import STEPS
 from xyclaw.engine.lifecycle import UpRequest
 from xyclaw.errors import UsageError
 from xyclaw.events import OperationProgress
+from xyclaw.gui import history_words as words
+from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.formatting import (
     countdown,
@@ -89,6 +91,24 @@ COLUMNS = (
     "Idle release",
 )
 NODE_COLUMNS = ("Node", "State", "SSH endpoint", "ssh alias", "GPUs", "Bootstrap")
+#: The columns' headers as shown, in the GUI's language (the keys above stay English).
+HEADERS = {
+    "Name": QT_TRANSLATE_NOOP("ClustersPage", "Name"),
+    "Provider": QT_TRANSLATE_NOOP("ClustersPage", "Provider"),
+    "Region": QT_TRANSLATE_NOOP("ClustersPage", "Region"),
+    "GPUs": QT_TRANSLATE_NOOP("ClustersPage", "GPUs"),
+    "Fabric": QT_TRANSLATE_NOOP("ClustersPage", "Fabric"),
+    "State": QT_TRANSLATE_NOOP("ClustersPage", "State"),
+    "Uptime": QT_TRANSLATE_NOOP("ClustersPage", "Uptime"),
+    "Per hour": QT_TRANSLATE_NOOP("ClustersPage", "Per hour"),
+    "Cost so far": QT_TRANSLATE_NOOP("ClustersPage", "Cost so far"),
+    "Budget": QT_TRANSLATE_NOOP("ClustersPage", "Budget"),
+    "Idle release": QT_TRANSLATE_NOOP("ClustersPage", "Idle release"),
+    "Node": QT_TRANSLATE_NOOP("ClustersPage", "Node"),
+    "SSH endpoint": QT_TRANSLATE_NOOP("ClustersPage", "SSH endpoint"),
+    "ssh alias": QT_TRANSLATE_NOOP("ClustersPage", "ssh alias"),
+    "Bootstrap": QT_TRANSLATE_NOOP("ClustersPage", "Bootstrap"),
+}
 BOOT_STEPS = ("ssh", *STEPS)
 #: Coalescing window for re-reading clusters after their events.
 FETCH_DELAY_MS = 80
@@ -96,6 +116,10 @@ _IDLE_LEFT = re.compile(r"released in (\d+(?:\.\d+)?) ?(s|sec|min|h)\b")
 _UNIT_SECONDS = {"s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
 _ACTIVE_JOB_STATES = ("queued", "setting-up", "running", "recovering", "lost-contact")
 _MAX_SUBJECTS = 4000
+
+
+def _t(text: str) -> str:
+    return QCoreApplication.translate("ClustersPage", text)
 
 
 # -- what a row shows (pure, so it is tested without widgets) -----------------------------------
@@ -134,15 +158,17 @@ def idle_text(
 ) -> tuple[str, str]:
     """The idle-release column: (text, state) where state is off, none, soon or due."""
     if idle_minutes <= 0:
-        return "off", "off"
+        return QCoreApplication.translate("ClustersPage", "off"), "off"
     if record.state != ClusterState.READY:
         return "–", "none"
     if deadline is None:
         return "–", "none"
     left = deadline - now
     if left <= 0:
-        return "releasing (idle)", "due"
-    return f"in {countdown(left)}", "soon"
+        return QCoreApplication.translate("ClustersPage", "releasing (idle)"), "due"
+    return QCoreApplication.translate("ClustersPage", "in {time}").format(
+        time=countdown(left)
+    ), "soon"
 
 
 def key_fingerprint(host_key: str | None) -> str | None:
@@ -224,7 +250,9 @@ class NodeSteps:
     def summary(self) -> str:
         done = [s for s in BOOT_STEPS if s in self.steps]
         if len(done) == len(BOOT_STEPS):
-            return f"✓ all {len(done)} steps ok"
+            return QCoreApplication.translate("ClustersPage", "✓ all {n} steps ok").format(
+                n=len(done)
+            )
         return ("✓ " + ", ".join(done)) if done else ""
 
 
@@ -259,11 +287,11 @@ class RentDialog:
             self.gpu.addItem(f"{gpu.name} ({gpu.memory_gib:g} GB)", gpu.name)
         self.count = child(dialog, QSpinBox, "rentCount")
         self.region = child(dialog, QComboBox, "rentRegion")
-        self.region.addItem("Any region", None)
+        self.region.addItem(QCoreApplication.translate("RentDialog", "Any region"), None)
         for region in sorted({o.region for o in catalog.offers}):
             self.region.addItem(region, region)
         self.fabric = child(dialog, QComboBox, "rentFabric")
-        self.fabric.addItem("Any fabric", None)
+        self.fabric.addItem(QCoreApplication.translate("RentDialog", "Any fabric"), None)
         for name in BUILTIN_FABRICS:
             self.fabric.addItem(name, name)
         self.budget = child(dialog, QLineEdit, "rentBudget")
@@ -302,7 +330,9 @@ class RentDialog:
                 return None
         provider = self.provider.currentData()
         if not provider:
-            self.show_error("no provider is set up to rent from")
+            self.show_error(
+                QCoreApplication.translate("RentDialog", "no provider is set up to rent from")
+            )
             return None
         return UpRequest(
             provider=str(provider),
@@ -394,9 +424,13 @@ class ClustersPage(QWidget):
         self.rent_flow = RentFlow(context, self, asked_by="Clusters page")
         self.rent_flow.quoted.connect(self._quoted)
         self.rent_flow.rented.connect(
-            lambda h: self._say(f"Renting: “{h.title}”; each node's steps appear below.")
+            lambda h: self._say(
+                self.tr("Renting: “{title}”; each node's steps appear below.").format(title=h.title)
+            )
         )
-        self.rent_flow.rejected.connect(lambda _q: self._say("Rejected: nothing was rented."))
+        self.rent_flow.rejected.connect(
+            lambda _q: self._say(self.tr("Rejected: nothing was rented."))
+        )
         self.rent_flow.failed.connect(self._rent_failed)
 
         self.prompter = prompter if prompter is not None else default_prompter()
@@ -425,14 +459,32 @@ class ClustersPage(QWidget):
         self.release_button.clicked.connect(self.ask_release)
         self.tune_button.clicked.connect(self.tune)
         self.copy_button.clicked.connect(self.copy_ssh_config)
-        self.node_details.setHtml(self._muted("Select a node for its SSH details."))
+        self.retranslate()
         self.reload()
+
+    # -- words ------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        """Headers, rows and details in the GUI's language (the form words itself)."""
+        self.table.setHorizontalHeaderLabels([_t(HEADERS[c]) for c in COLUMNS])
+        self.nodes.setHorizontalHeaderLabels([_t(HEADERS[c]) for c in NODE_COLUMNS])
+        for cid in self.order:
+            self._update_row(cid)
+        self._update_summary()
+        self._details_changed()
+        if self.selected is None:
+            self.node_details.setHtml(self._muted(self.tr("Select a node for its SSH details.")))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and i18n.alive(
+            self.table, self.nodes, self.node_details
+        ):
+            self.retranslate()
 
     # -- tables ----------------------------------------------------------------------------
     @staticmethod
     def _setup_table(table: QTableWidget, columns: tuple[str, ...], stretch: int) -> None:
         table.setColumnCount(len(columns))
-        table.setHorizontalHeaderLabels(list(columns))
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(28)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -581,18 +633,19 @@ class ClustersPage(QWidget):
         tip = record.error or ""
         cells = [
             _item(
-                record.name, tip=tip or f"id {record.id} · {record.external_id or 'no provider id'}"
+                record.name,
+                tip=tip or f"id {record.id} · " + (record.external_id or self.tr("no provider id")),
             ),
             _item(record.provider_id),
             _item(record.region or "–"),
             _item(f"{record.gpu_count} × {record.gpu}", right=True),
             _item(fabric_text(record.fabric), tip=fabric_tip(record.fabric)),
-            _item(str(record.state), tip=tip),
+            _item(words.state(record.state), tip=tip),
             _item(duration(up) if up is not None else "–", right=True),
             _item(
                 f"{money(rate, record.currency)}/h"
                 if rate
-                else "stopped"
+                else self.tr("stopped")
                 if not record.live
                 else "–",
                 right=True,
@@ -619,11 +672,11 @@ class ClustersPage(QWidget):
 
     def _idle_tip(self) -> str:
         if self.idle_minutes <= 0:
-            return "Idle release is off (billing.idle_release_minutes = 0)"
-        return (
-            f"Released after {self.idle_minutes:g} min with every GPU idle and no job running; "
+            return self.tr("Idle release is off (billing.idle_release_minutes = 0)")
+        return self.tr(
+            "Released after {minutes} min with every GPU idle and no job running; "
             "the countdown starts when XyClaw warns"
-        )
+        ).format(minutes=f"{self.idle_minutes:g}")
 
     def _update_bar(self, record: ClusterRecord, cost: int) -> None:
         bar = self.bars.get(record.id)
@@ -632,16 +685,22 @@ class ClustersPage(QWidget):
         budget = record.budget_micros or self.default_budget
         if not budget:
             bar.setValue(0)
-            bar.setFormat("no budget")
+            bar.setFormat(self.tr("no budget"))
             state = "none"
         else:
             share = cost / budget
             bar.setValue(min(1000, int(share * 1000)))
-            bar.setFormat(f"{share:.0%} of {money(budget, record.currency, 0)}")
+            bar.setFormat(
+                self.tr("{share} of {budget}").format(
+                    share=f"{share:.0%}", budget=money(budget, record.currency, 0)
+                )
+            )
             state = "over" if share >= 1 else "warn" if share >= self.warn_fraction else "ok"
         bar.setToolTip(
-            f"{money(cost, record.currency)} of "
-            + (money(budget, record.currency) if budget else "no budget")
+            self.tr("{cost} of {budget}").format(
+                cost=money(cost, record.currency),
+                budget=money(budget, record.currency) if budget else self.tr("no budget"),
+            )
         )
         if bar.property("state") != state:
             bar.setProperty("state", state)
@@ -664,12 +723,12 @@ class ClustersPage(QWidget):
         rates: dict[str, int] = {}
         for r in live:
             rates[r.currency] = rates.get(r.currency, 0) + rate_micros(r)
-        parts = [f"{len(live)} live" if live else "nothing live"]
+        parts = [self.tr("{n} live").format(n=len(live)) if live else self.tr("nothing live")]
         billing = [f"{money(v, c)}/h" for c, v in sorted(rates.items()) if v]
-        parts.append(" + ".join(billing) if billing else "nothing billing")
+        parts.append(" + ".join(billing) if billing else self.tr("nothing billing"))
         gone = len(self.records) - len(live)
         if gone:
-            parts.append(f"{gone} ended")
+            parts.append(self.tr("{n} ended").format(n=gone))
         self.summary.setText(" · ".join(parts))
 
     # -- details ---------------------------------------------------------------------------
@@ -696,32 +755,45 @@ class ClustersPage(QWidget):
     def _details_changed(self) -> None:
         record = self.selected
         if record is None:
-            self.heading.setText("Select a cluster to see its nodes")
+            self.heading.setText(self.tr("Select a cluster to see its nodes"))
             self.info.setText("")
             self.nodes.setRowCount(0)
             self.tune_button.setEnabled(False)
             self.release_button.setEnabled(False)
             self.copy_button.setEnabled(False)
             return
-        self.heading.setText(f"{record.name} · {record.gpu_count} × {record.gpu} · {record.state}")
+        self.heading.setText(
+            f"{record.name} · {record.gpu_count} × {record.gpu} · {words.state(record.state)}"
+        )
         facts = [
-            f"{record.provider_id} · {record.region or 'no region'} · fabric {record.fabric}",
-            f"{money(record.price_per_gpu_hour_micros, record.currency)} per GPU-hour",
-            f"image {record.image or '–'}",
-            f"asked {local_time(record.created_at, with_date=True)}",
+            f"{record.provider_id} · "
+            + (record.region or self.tr("no region"))
+            + " · "
+            + self.tr("fabric {fabric}").format(fabric=record.fabric),
+            self.tr("{price} per GPU-hour").format(
+                price=money(record.price_per_gpu_hour_micros, record.currency)
+            ),
+            self.tr("image {image}").format(image=record.image or "–"),
+            self.tr("asked {time}").format(time=local_time(record.created_at, with_date=True)),
         ]
         if record.ready_at:
             facts.append(
-                f"ready {local_time(record.ready_at)} "
-                f"(after {duration(record.ready_at - record.created_at)})"
+                self.tr("ready {time} (after {duration})").format(
+                    time=local_time(record.ready_at),
+                    duration=duration(record.ready_at - record.created_at),
+                )
             )
         if record.released_at:
-            facts.append(f"released {local_time(record.released_at)}")
+            facts.append(self.tr("released {time}").format(time=local_time(record.released_at)))
         budget = record.budget_micros or self.default_budget
-        facts.append(f"budget {money(budget, record.currency)}" if budget else "no budget")
+        facts.append(
+            self.tr("budget {amount}").format(amount=money(budget, record.currency))
+            if budget
+            else self.tr("no budget")
+        )
         text = " · ".join(facts)
         if record.error:
-            text += f"\nError: {record.error}"
+            text += "\n" + self.tr("Error: {error}").format(error=record.error)
         self.info.setText(text)
         self.tune_button.setEnabled(record.state == ClusterState.READY)
         self.release_button.setEnabled(record.live and record.state != ClusterState.RELEASING)
@@ -735,7 +807,9 @@ class ClustersPage(QWidget):
             steps = self.steps.get(node.name)
             boot = steps.summary() if steps else ""
             if node.error:
-                boot = (boot + "  " if boot else "") + f"failed: {node.error}"
+                boot = (boot + "  " if boot else "") + self.tr("failed: {error}").format(
+                    error=node.error
+                )
             elif (
                 steps
                 and steps.last
@@ -753,11 +827,11 @@ class ClustersPage(QWidget):
             )
             cells = [
                 _item(node.name),
-                _item(str(node.state), tip=node.error or ""),
+                _item(words.state(node.state), tip=node.error or ""),
                 _item(endpoint),
                 _item(ssh_alias(record, node) if node.ssh_host else "–"),
                 _item(f"{record.gpus_per_node} × {record.gpu}", right=True),
-                _item(boot or ("waiting" if record.live else "–"), tip=boot),
+                _item(boot or (self.tr("waiting") if record.live else "–"), tip=boot),
             ]
             for col, cell in enumerate(cells):
                 table.setItem(row, col, cell)
@@ -768,7 +842,9 @@ class ClustersPage(QWidget):
             table.selectRow(self.selected_node)
             self._show_node(record, record.nodes[self.selected_node])
         else:
-            self.node_details.setHtml(self._muted("No nodes yet: the provider is creating them."))
+            self.node_details.setHtml(
+                self._muted(self.tr("No nodes yet: the provider is creating them."))
+            )
             self.copy_button.setEnabled(False)
 
     def node_cell(self, row: int, column: str) -> str:
@@ -798,11 +874,11 @@ class ClustersPage(QWidget):
         import html
 
         e = html.escape
-        rows = [("State", str(node.state))]
+        rows = [(self.tr("State"), words.state(node.state))]
         if node.running_at:
-            rows.append(("Running since", local_time(node.running_at, with_date=True)))
+            rows.append((self.tr("Running since"), local_time(node.running_at, with_date=True)))
         if node.terminated_at:
-            rows.append(("Terminated", local_time(node.terminated_at, with_date=True)))
+            rows.append((self.tr("Terminated"), local_time(node.terminated_at, with_date=True)))
         rows.append(("GPUs", f"{record.gpus_per_node} × {record.gpu}"))
         parts = ["<table cellspacing='2'>"]
         parts += [f"<tr><td><b>{e(k)}</b></td><td>{e(v)}</td></tr>" for k, v in rows]
@@ -815,33 +891,39 @@ class ClustersPage(QWidget):
                 f"{node.ssh_user or 'root'}@{node.ssh_host}"
             )
             parts.append(f"<p><b>SSH</b><br><code>{e(command)}</code></p>")
+            said = self.tr(
+                "<b>ssh alias</b> {alias}: with this block in ~/.ssh/config (Copy ssh config), "
+                "{command} reaches the node:"
+            ).format(alias=f"<code>{e(alias)}</code>", command=f"<code>ssh {e(alias)}</code>")
             parts.append(
-                f"<p><b>ssh alias</b> <code>{e(alias)}</code>: with this block in "
-                "~/.ssh/config (Copy ssh config), <code>ssh " + e(alias) + "</code> reaches the "
-                f"node:</p><pre>{e(ssh_config_block(record, node, self.identity))}</pre>"
+                f"<p>{said}</p><pre>{e(ssh_config_block(record, node, self.identity))}</pre>"
             )
             self.copy_button.setEnabled(True)
         else:
             parts.append(
-                "<p>No SSH endpoint yet.</p>"
+                "<p>" + self.tr("No SSH endpoint yet.") + "</p>"
                 if node.terminated_at is None and record.live
-                else "<p>No SSH endpoint: the node is gone.</p>"
+                else "<p>" + self.tr("No SSH endpoint: the node is gone.") + "</p>"
             )
             self.copy_button.setEnabled(False)
         if fingerprint:
-            parts.append(f"<p><b>Host key</b><br><code>{e(fingerprint)}</code></p>")
+            host_key = self.tr("Host key")
+            parts.append(f"<p><b>{host_key}</b><br><code>{e(fingerprint)}</code></p>")
         steps = self.steps.get(node.name)
+        bootstrap, error = self.tr("Bootstrap"), self.tr("Error")
         if steps and steps.steps:
             items = "".join(
                 f"<li><b>{e(step)}</b>: {e(steps.steps[step])}</li>"
                 for step in BOOT_STEPS
                 if step in steps.steps
             )
-            parts.append(f"<p><b>Bootstrap</b></p><ul>{items}</ul>")
+            parts.append(f"<p><b>{bootstrap}</b></p><ul>{items}</ul>")
         elif record.live:
-            parts.append("<p><b>Bootstrap</b>: no results seen in this session.</p>")
+            parts.append(
+                f"<p><b>{bootstrap}</b>: " + self.tr("no results seen in this session.") + "</p>"
+            )
         if node.error:
-            parts.append(f"<p style='color:#b91c1c'><b>Error</b>: {e(node.error)}</p>")
+            parts.append(f"<p style='color:#b91c1c'><b>{error}</b>: {e(node.error)}</p>")
         self.node_details.setHtml("".join(parts))
 
     def copy_ssh_config(self) -> str:
@@ -852,7 +934,9 @@ class ClustersPage(QWidget):
         text = ssh_config_block(record, node, self.identity) + "\n"
         QGuiApplication.clipboard().setText(text)
         self._say(
-            f"Copied the Host block for {ssh_alias(record, node)}: paste it into ~/.ssh/config"
+            self.tr("Copied the Host block for {alias}: paste it into ~/.ssh/config").format(
+                alias=ssh_alias(record, node)
+            )
         )
         return text
 
@@ -924,39 +1008,47 @@ class ClustersPage(QWidget):
         now = time.time()
         rate = rate_micros(record)
         cost = cost_micros(record, now)
-        lost = [f"job {job} is stopped" for job in jobs]
-        lost.append("files only on the nodes' own disks (copy results and checkpoints off first)")
+        lost = [self.tr("job {job} is stopped").format(job=job) for job in jobs]
         lost.append(
-            "the nodes' SSH endpoints and their ssh aliases "
-            f"({', '.join(ssh_alias(record, n) for n in record.nodes[:4])}"
-            f"{', …' if len(record.nodes) > 4 else ''})"
+            self.tr("files only on the nodes' own disks (copy results and checkpoints off first)")
+        )
+        aliases = ", ".join(ssh_alias(record, n) for n in record.nodes[:4])
+        lost.append(
+            self.tr("the nodes' SSH endpoints and their ssh aliases ({aliases})").format(
+                aliases=aliases + (", …" if len(record.nodes) > 4 else "")
+            )
+        )
+        billing = (
+            self.tr("{rate}/h for {n} GPUs").format(
+                rate=money(rate, record.currency), n=record.gpu_count
+            )
+            if rate
+            else self.tr("nothing bills now")
         )
         return {
-            "cluster": f"{record.name}: {record.gpu_count} × {record.gpu}, {record.state}, "
-            f"{record.provider_id} · {record.region or '–'}",
-            "stops_billing": (
-                f"{money(rate, record.currency)}/h for {record.gpu_count} GPUs"
-                if rate
-                else "nothing bills now"
-            )
-            + f" stops once {record.provider_id} confirms; "
-            f"{money(cost, record.currency)} charged so far",
+            "cluster": f"{record.name}: {record.gpu_count} × {record.gpu}, "
+            f"{words.state(record.state)}, {record.provider_id} · {record.region or '–'}",
+            "stops_billing": self.tr(
+                "{billing} stops once {provider} confirms; {cost} charged so far"
+            ).format(
+                billing=billing, provider=record.provider_id, cost=money(cost, record.currency)
+            ),
             "lost": lost,
         }
 
     def _confirm_release(self, record: ClusterRecord, jobs: list[str]) -> None:
         self.release_button.setEnabled(record.live)
         request = destroy_request(
-            f"Release {record.name}",
+            self.tr("Release {name}").format(name=record.name),
             self.release_details(record, jobs),
-            "you, from the Clusters page",
+            self.tr("you, from the Clusters page"),
         )
         dialog = ApprovalDialog(
             request,
             self,
-            window_title="Release cluster",
-            note="Releasing cannot be undone: the machines go back to the provider.",
-            approve_text="Release",
+            window_title=self.tr("Release cluster"),
+            note=self.tr("Releasing cannot be undone: the machines go back to the provider."),
+            approve_text=self.tr("Release"),
         )
         self.release_dialog = dialog
         dialog.decided.connect(lambda kind: self._release_decided(record, kind))
@@ -964,13 +1056,15 @@ class ClustersPage(QWidget):
 
     def _release_decided(self, record: ClusterRecord, kind: str) -> None:
         if kind != "approve":
-            self._say(f"Kept {record.name}: nothing was released.")
+            self._say(self.tr("Kept {name}: nothing was released.").format(name=record.name))
             return
         engine = self.engine
         self.worker.submit(
             lambda: engine.down(str(record.id)),
             on_done=lambda _h: self._say(
-                f"Releasing {record.name}: billing stops once {record.provider_id} confirms."
+                self.tr("Releasing {name}: billing stops once {provider} confirms.").format(
+                    name=record.name, provider=record.provider_id
+                )
             ),
             on_error=self.show_error,
             name="release",
@@ -984,7 +1078,11 @@ class ClustersPage(QWidget):
         engine = self.engine
 
         def started(handle: Any) -> None:
-            self._say(f"Tuning {record.name}: the operations panel shows each step.")
+            self._say(
+                self.tr("Tuning {name}: the operations panel shows each step.").format(
+                    name=record.name
+                )
+            )
             handle.future.add_done_callback(lambda f: self.worker.post(self._tuned, f))
 
         self.worker.submit(
@@ -1029,7 +1127,11 @@ class ClustersPage(QWidget):
         engine = self.engine
         if self.rent_flow.start(lambda: engine.quote_request(request)):
             dialog.quote_button.setEnabled(False)
-            self._say(f"Quoting {request.gpu_count} × {request.gpu} from {request.provider}…")
+            self._say(
+                self.tr("Quoting {n} × {gpu} from {provider}…").format(
+                    n=request.gpu_count, gpu=request.gpu, provider=request.provider
+                )
+            )
 
     def _quoted(self, _quote: Any) -> None:
         if self.rent_dialog is not None and self.rent_dialog.dialog.isVisible():

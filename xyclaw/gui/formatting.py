@@ -64,8 +64,11 @@ def countdown(seconds: float) -> str:
 def local_time(ts: float | None, *, with_date: bool = False) -> str:
     if ts is None:
         return "–"
-    fmt = "%Y-%m-%d %H:%M" if with_date else "%H:%M"
-    return time.strftime(fmt, time.localtime(ts))
+    if with_date:  # as the GUI's language writes a date (2026-05-01 14:03, 2026年5月1日 14:03)
+        from xyclaw.gui import i18n
+
+        return i18n.date_time(ts)
+    return time.strftime("%H:%M", time.localtime(ts))
 
 
 def fabric_text(fabric: object) -> str:

@@ -33,6 +33,11 @@ STATES = {
     "releasing": QT_TRANSLATE_NOOP("History", "releasing"),
     "released": QT_TRANSLATE_NOOP("History", "released"),
     "gone": QT_TRANSLATE_NOOP("History", "gone"),
+    # nodes
+    "pending": QT_TRANSLATE_NOOP("History", "pending"),
+    "terminating": QT_TRANSLATE_NOOP("History", "terminating"),
+    "terminated": QT_TRANSLATE_NOOP("History", "terminated"),
+    "unknown": QT_TRANSLATE_NOOP("History", "unknown"),
 }
 
 CAUSES = {

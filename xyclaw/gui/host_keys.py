@@ -22,6 +22,7 @@ from functools import cache
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QPushButton, QWidget
 
+from xyclaw.gui import i18n
 from xyclaw.gui.forms import child, load_ui
 
 log = logging.getLogger(__name__)
@@ -90,11 +91,13 @@ class HostKeyDialog:
         self.refuse_button = child(dialog, QPushButton, "hostKeyRefuse")
         self.values: dict[str, QLabel] = {}
 
-    def add(self, label: str, text: str, *, mono: bool = False) -> None:
-        name = QLabel(label)
+    def add(self, label: str, text: str, *, mono: bool = False, shown: str | None = None) -> None:
+        """A row; ``label`` names it in ``values``, ``shown`` is its label on screen."""
+        name = QLabel(shown or label)
         name.setProperty("role", "fact-label")
         value = QLabel(text)
         value.setProperty("role", "fingerprint" if mono else "fact")
+        value.setProperty("data", True)  # a host, a key type, a fingerprint: as they are
         value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         value.setWordWrap(True)
         self.facts.addRow(name, value)
@@ -117,15 +120,27 @@ class _Relay(QObject):
         if question.answered.is_set():  # timed out before the loop got to it
             return
         view = HostKeyDialog(self.parent_widget)
-        view.dialog.setWindowTitle("Unknown host key")
-        view.headline.setText(f"XyClaw has never connected to {question.host}. Trust its key?")
-        view.add("Host", question.host)
-        view.add("Key type", question.key_type)
-        view.add("Fingerprint", question.fingerprint, mono=True)
+        view.dialog.setWindowTitle(i18n.translate("HostKeyDialog", "Unknown host key"))
+        view.headline.setText(
+            i18n.translate(
+                "HostKeyDialog", "XyClaw has never connected to {host}. Trust its key?"
+            ).format(host=question.host)
+        )
+        view.add("Host", question.host, shown=i18n.translate("HostKeyDialog", "Host"))
+        view.add("Key type", question.key_type, shown=i18n.translate("HostKeyDialog", "Key type"))
+        view.add(
+            "Fingerprint",
+            question.fingerprint,
+            mono=True,
+            shown=i18n.translate("HostKeyDialog", "Fingerprint"),
+        )
         view.explanation.setText(
-            "Compare the fingerprint with the one your provider shows, or run "
-            "ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the machine. Trust records the "
-            "key in XyClaw's own known-hosts file; a different key later is refused."
+            i18n.translate(
+                "HostKeyDialog",
+                "Compare the fingerprint with the one your provider shows, or run "
+                "ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the machine. Trust records the "
+                "key in XyClaw's own known-hosts file; a different key later is refused.",
+            )
         )
         key = id(question)
         self.open[key] = (question, view)
@@ -212,20 +227,36 @@ def show_changed_key(parent: QWidget, message: str, hint: str | None = None) -> 
     """The refusal of a changed host key, with the recorded and the presented fingerprints."""
     found = changed_keys(message)
     view = HostKeyDialog(parent)
-    view.dialog.setWindowTitle("Host key changed: connection refused")
+    view.dialog.setWindowTitle(
+        i18n.translate("HostKeyDialog", "Host key changed: connection refused")
+    )
     view.trust_button.hide()
-    view.refuse_button.setText("Close")
+    view.refuse_button.setText(i18n.translate("HostKeyDialog", "Close"))
     view.refuse_button.clicked.connect(view.dialog.accept)
-    hosts = ", ".join(dict.fromkeys(c.host for c in found)) or "a host"
-    view.headline.setText(f"XyClaw refused to connect: the host key of {hosts} has CHANGED.")
+    hosts = ", ".join(dict.fromkeys(c.host for c in found)) or i18n.translate(
+        "HostKeyDialog", "a host"
+    )
+    view.headline.setText(
+        i18n.translate(
+            "HostKeyDialog", "XyClaw refused to connect: the host key of {hosts} has CHANGED."
+        ).format(hosts=hosts)
+    )
+    on_record = i18n.translate("HostKeyDialog", "On record")
+    presented = i18n.translate("HostKeyDialog", "Presented now")
     for change in found:
         prefix = f"{change.host}: " if len(found) > 1 else ""
-        view.add(f"{prefix}On record", "\n".join(change.expected) or "–", mono=True)
-        view.add(f"{prefix}Presented now", change.presented or "–", mono=True)
-    text = (
-        hint
-        or "someone may be intercepting the connection, or the machine was re-installed. "
-        "Check the new fingerprint with the provider before removing the old one."
+        view.add(
+            f"{prefix}On record", "\n".join(change.expected) or "–", mono=True,
+            shown=prefix + on_record,
+        )  # fmt: skip
+        view.add(
+            f"{prefix}Presented now", change.presented or "–", mono=True,
+            shown=prefix + presented,
+        )  # fmt: skip
+    text = hint or i18n.translate(
+        "HostKeyDialog",
+        "someone may be intercepting the connection, or the machine was re-installed. "
+        "Check the new fingerprint with the provider before removing the old one.",
     )
     view.explanation.setText(text[:1].upper() + text[1:])
     view.dialog.setMinimumWidth(560)

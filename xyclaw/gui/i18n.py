@@ -89,6 +89,20 @@ def install(setting: str) -> str:
     return language
 
 
+def alive(*widgets: object) -> bool:
+    """Whether these Qt objects still exist: a page torn down with its window may still hear
+    a language change while its children are already gone."""
+    import shiboken6
+
+    return all(shiboken6.isValid(w) for w in widgets)
+
+
+def translate(context: str, text: str) -> str:
+    """``QCoreApplication.translate``; lupdate finds ``i18n.translate("Context", "text")``
+    calls written with literals, as it finds Qt's own."""
+    return QCoreApplication.translate(context, text)
+
+
 def tr(context: str, text: str) -> str:
     """``QCoreApplication.translate`` for code outside a QObject; lupdate finds only calls
     written as ``QCoreApplication.translate("Context", "text")`` or QT_TRANSLATE_NOOP, so

@@ -14,7 +14,16 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QColor, QHideEvent, QIcon, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -30,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xyclaw.gui import i18n
 from xyclaw.gui.charts.alerts import AlertsPanel
 from xyclaw.gui.charts.curves import MAX_CURVES, GpuKey, MetricCurves
 from xyclaw.gui.charts.heatmap import GpuHeatmap
@@ -48,7 +58,10 @@ from xyclaw.gui.widgets import weak_slot
 
 log = logging.getLogger(__name__)
 
-HINT = "Click a row of the heatmap to chart that GPU, or a node's name for all its GPUs."
+HINT = QT_TRANSLATE_NOOP(
+    "MonitorPage",
+    "Click a row of the heatmap to chart that GPU, or a node's name for all its GPUs.",
+)
 LEGEND_COLUMNS = 4  # chips per row of the legend at most
 
 
@@ -86,7 +99,7 @@ class MonitorPage(QWidget):
         self.timer.timeout.connect(self.tick)
 
         # header: title, cluster picker, status
-        title = QLabel("Monitor")
+        self.title = title = QLabel()
         title.setProperty("role", "title")
         self.picker = QComboBox()
         self.picker.setMinimumWidth(260)
@@ -94,7 +107,8 @@ class MonitorPage(QWidget):
         head = QHBoxLayout()
         head.addWidget(title)
         head.addStretch(1)
-        head.addWidget(QLabel("Cluster"))
+        self.cluster_label = QLabel()
+        head.addWidget(self.cluster_label)
         head.addWidget(self.picker)
         self.status = QLabel("")
         self.status.setProperty("role", "body")
@@ -117,10 +131,9 @@ class MonitorPage(QWidget):
         self._legend_grid.setContentsMargins(0, 0, 0, 0)
         self._legend_grid.setHorizontalSpacing(4)
         self._legend_grid.setVerticalSpacing(2)
-        self.legend_hint = QLabel(HINT)
+        self.legend_hint = QLabel()
         self.legend_hint.setStyleSheet("color: #6b7280;")
-        self.clear_button = QPushButton("Clear")
-        self.clear_button.setToolTip("stop charting the picked GPUs")
+        self.clear_button = QPushButton()
         self.clear_button.clicked.connect(lambda: self.set_selection([]))
         legend_row = QHBoxLayout()
         legend_row.setContentsMargins(4, 0, 4, 0)
@@ -164,11 +177,7 @@ class MonitorPage(QWidget):
         body.setStretchFactor(1, 0)
         body.setChildrenCollapsible(False)
 
-        self.empty = QLabel(
-            "No cluster is being watched yet.\n\n"
-            "Rent one from Chat or the Clusters page: its GPUs show here as soon as the first"
-            " samples arrive."
-        )
+        self.empty = QLabel()
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setProperty("role", "body")
@@ -182,7 +191,25 @@ class MonitorPage(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.status)
         layout.addWidget(self.stack, 1)
+        self.retranslate()
         self._rebuild_legend()
+
+    def retranslate(self) -> None:
+        """The page's words in the GUI's language (charts and panels word themselves)."""
+        self.title.setText(self.tr("Monitor"))
+        self.cluster_label.setText(self.tr("Cluster"))
+        self.legend_hint.setText(QCoreApplication.translate("MonitorPage", HINT))
+        self.clear_button.setText(self.tr("Clear"))
+        self.clear_button.setToolTip(self.tr("stop charting the picked GPUs"))
+        self.empty.setText(
+            self.tr(
+                "No cluster is being watched yet.\n\nRent one from Chat or the Clusters page: "
+                "its GPUs show here as soon as the first samples arrive."
+            )
+        )
+        if self.frame is not None:
+            self._status_line(self.frame, self.clock())
+        self.heatmap.apply_theme(self._theme)  # its colour bar's label
 
     # -- wiring ------------------------------------------------------------------------------
     def set_source(self, source: LiveSource | None, job_feed: JobFeed | None = None) -> None:
@@ -326,6 +353,8 @@ class MonitorPage(QWidget):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
             self._apply_theme()
+        elif event.type() == QEvent.Type.LanguageChange and i18n.alive(self.status, self.heatmap):
+            self.retranslate()
 
     def _apply_theme(self) -> None:
         theme = theme_for(self)
@@ -345,7 +374,9 @@ class MonitorPage(QWidget):
         except Exception:  # a broken frame must not stop the app; it is in the log
             if not self._failed:
                 log.exception("monitor frame failed")
-                self.status.setText("The monitor could not read the telemetry (see the log).")
+                self.status.setText(
+                    self.tr("The monitor could not read the telemetry (see the log).")
+                )
             self._failed = True
 
     def _tick(self, source: LiveSource) -> None:
@@ -400,13 +431,23 @@ class MonitorPage(QWidget):
             except Exception:
                 log.exception("job status for the monitor failed")
         self.job.set_status(status)
+        self._status_line(frame, now)
+
+    def _status_line(self, frame: ClusterFrame, now: float) -> None:
         newest = frame.newest_ms()
-        age = "no samples yet" if newest is None else f"newest sample {_age(now - newest / 1000)}"
-        nodes = len(frame.nodes)
-        self.status.setText(
-            f"{frame.name} · {nodes} node{'s' if nodes != 1 else ''} ·"
-            f" {frame.gpu_count} GPUs · {age} · last {frame.window_s / 60:.0f} min"
+        age = (
+            self.tr("no samples yet")
+            if newest is None
+            else self.tr("newest sample {age}").format(age=_age(now - newest / 1000))
         )
+        nodes = len(frame.nodes)
+        shape = self.tr("1 node") if nodes == 1 else self.tr("{n} nodes").format(n=nodes)
+        self.status.setText(
+            self.tr("{name} · {nodes} · {gpus} GPUs · {age} · last {minutes} min").format(
+                name=frame.name, nodes=shape, gpus=frame.gpu_count, age=age,
+                minutes=f"{frame.window_s / 60:.0f}",
+            )
+        )  # fmt: skip
 
 
 class _Legend(QWidget):
@@ -439,8 +480,8 @@ def _swatch(color: str) -> QIcon:
 def _age(seconds: float) -> str:
     if seconds < 0:
         seconds = 0.0
-    if seconds < 10:
-        return f"{seconds:.1f} s ago"
     if seconds < 120:
-        return f"{seconds:.0f} s ago"
-    return f"{seconds / 60:.0f} min ago"
+        return QCoreApplication.translate("MonitorPage", "{n} s ago").format(
+            n=i18n.number(seconds, 1 if seconds < 10 else 0)
+        )
+    return QCoreApplication.translate("MonitorPage", "{n} min ago").format(n=f"{seconds / 60:.0f}")

@@ -17,7 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QBuffer,
+    QByteArray,
+    QCoreApplication,
+    QEvent,
+    QIODevice,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -42,6 +52,7 @@ from xyclaw.catalog.fabrics import BUILTIN_FABRICS
 from xyclaw.catalog.money import format_amount
 from xyclaw.errors import XyclawError
 from xyclaw.files import write_private
+from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.theme import LIGHT, ChartTheme, theme_for
 from xyclaw.gui.forms import child, load_ui
@@ -56,7 +67,7 @@ from xyclaw.gui.plan_report import (
 from xyclaw.gui.rent_flow import RentFlow
 from xyclaw.gui.widgets import weak_slot
 from xyclaw.planner import PlanRequest, RequestError, Task
-from xyclaw.planner.report import describe_request
+from xyclaw.planner.rules import size_label
 
 if TYPE_CHECKING:
     from xyclaw.engine.reports import PlanOutcome
@@ -66,18 +77,19 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TASKS: tuple[tuple[Task, str], ...] = (
-    (Task.FINETUNE_LORA, "LoRA fine-tune"),
-    (Task.FINETUNE_FULL, "Full fine-tune"),
-    (Task.PRETRAIN, "Pretrain"),
-    (Task.INFERENCE, "Inference (serve)"),
+    (Task.FINETUNE_LORA, QT_TRANSLATE_NOOP("PlanPage", "LoRA fine-tune")),
+    (Task.FINETUNE_FULL, QT_TRANSLATE_NOOP("PlanPage", "Full fine-tune")),
+    (Task.PRETRAIN, QT_TRANSLATE_NOOP("PlanPage", "Pretrain")),
+    (Task.INFERENCE, QT_TRANSLATE_NOOP("PlanPage", "Inference (serve)")),
 )
-FABRIC_CHOICES: tuple[tuple[str | None, str], ...] = (
-    (None, "Any fabric"),
-    ("ib", "InfiniBand (any)"),
-    ("roce", "RoCE v2 (any)"),
-    ("eth", "TCP Ethernet (any)"),
-    ("none", "One node only (no fabric)"),
-    *((name, name) for name in BUILTIN_FABRICS if name != "none"),
+#: (value, label, translated): the built-in fabrics are shown by their names.
+FABRIC_CHOICES: tuple[tuple[str | None, str, bool], ...] = (
+    (None, QT_TRANSLATE_NOOP("PlanPage", "Any fabric"), True),
+    ("ib", QT_TRANSLATE_NOOP("PlanPage", "InfiniBand (any)"), True),
+    ("roce", QT_TRANSLATE_NOOP("PlanPage", "RoCE v2 (any)"), True),
+    ("eth", QT_TRANSLATE_NOOP("PlanPage", "TCP Ethernet (any)"), True),
+    ("none", QT_TRANSLATE_NOOP("PlanPage", "One node only (no fabric)"), True),
+    *((name, name, False) for name in BUILTIN_FABRICS if name != "none"),
 )
 #: Form field -> the PlanRequest.parse keyword it feeds.
 FIELDS = ("task", "model_size", "tokens", "gpus", "gpu", "fabric", "budget", "deadline", "rate")
@@ -105,8 +117,25 @@ COLUMNS = (
     "",
 )
 REJECTED_COLUMNS = ("#", "GPU", "Cards", "Fabric", "Where", "Time", "Cost", "Why it does not fit")
+#: The columns' headers in the GUI's language (the keys stay English).
+HEADERS = {
+    "GPU": QT_TRANSLATE_NOOP("PlanPage", "GPU"),
+    "Cards": QT_TRANSLATE_NOOP("PlanPage", "Cards"),
+    "Fabric": QT_TRANSLATE_NOOP("PlanPage", "Fabric"),
+    "Where": QT_TRANSLATE_NOOP("PlanPage", "Where"),
+    "Per card-h": QT_TRANSLATE_NOOP("PlanPage", "Per card-h"),
+    "Time": QT_TRANSLATE_NOOP("PlanPage", "Time"),
+    "Cost": QT_TRANSLATE_NOOP("PlanPage", "Cost"),
+    "GiB/GPU": QT_TRANSLATE_NOOP("PlanPage", "GiB/GPU"),
+    "Util": QT_TRANSLATE_NOOP("PlanPage", "Util"),
+    "Why it does not fit": QT_TRANSLATE_NOOP("PlanPage", "Why it does not fit"),
+}
 VALIDATE_DEBOUNCE_MS = 250
 FAMILIES = ("none", "ib", "roce", "eth")
+
+
+def _t(text: str) -> str:
+    return QCoreApplication.translate("PlanPage", text)
 
 
 def hours_text(seconds: float | None) -> str:
@@ -114,8 +143,78 @@ def hours_text(seconds: float | None) -> str:
         return "–"
     hours = seconds / 3600
     if hours < 100:
-        return f"{hours:.1f} h"
-    return f"{hours / 24:,.1f} d"
+        return QCoreApplication.translate("PlanPage", "{n} h").format(n=i18n.number(hours, 1))
+    return QCoreApplication.translate("PlanPage", "{n} d").format(n=i18n.number(hours / 24, 1))
+
+
+def request_text(request: PlanRequest) -> str:
+    """What was asked, in the GUI's language (the planner's own words are English)."""
+    tasks = dict(TASKS)
+    parts = [f"{_t(tasks[request.task])} {size_label(request.params)}"]
+    assumed = QCoreApplication.translate("PlanPage", " (assumed)")
+    if request.task.training:
+        tokens = QCoreApplication.translate("PlanPage", "{n} tokens").format(
+            n=size_label(request.training_tokens)
+        )
+        parts.append(tokens + (assumed if request.tokens_assumed else ""))
+    else:
+        rate = QCoreApplication.translate("PlanPage", "{n} req/s").format(
+            n=f"{request.target_rate:g}"
+        )
+        parts.append(
+            QCoreApplication.translate("PlanPage", "{rate} for {hours}").format(
+                rate=rate + (assumed if request.rate is None else ""),
+                hours=QCoreApplication.translate("PlanPage", "{n} h").format(
+                    n=f"{request.serve_seconds / 3600:g}"
+                ),
+            )
+        )
+    parts.append(
+        QCoreApplication.translate("PlanPage", "{precision}, context {n}").format(
+            precision=request.precision.value, n=request.context
+        )
+    )
+    limits: list[str] = []
+    if request.gpus_max == request.gpus_min:
+        one = request.gpus_min == 1
+        limits.append(
+            QCoreApplication.translate("PlanPage", "1 GPU")
+            if one
+            else QCoreApplication.translate("PlanPage", "{n} GPUs").format(n=request.gpus_min)
+        )
+    elif request.gpus_max is not None or request.gpus_min > 1:
+        upper = "" if request.gpus_max is None else str(request.gpus_max)
+        limits.append(
+            QCoreApplication.translate("PlanPage", "{n} GPUs").format(
+                n=f"{request.gpus_min}-{upper}" if upper else f"{request.gpus_min}+"
+            )
+        )
+    for label, value in (
+        (QCoreApplication.translate("PlanPage", "GPU {value}"), request.gpu),
+        (QCoreApplication.translate("PlanPage", "region {value}"), request.region),
+        (QCoreApplication.translate("PlanPage", "fabric {value}"), request.fabric),
+        (QCoreApplication.translate("PlanPage", "provider {value}"), request.provider),
+    ):
+        if value:
+            limits.append(label.format(value=value))
+    if request.budget_micro is not None:
+        limits.append(
+            QCoreApplication.translate("PlanPage", "budget {amount}").format(
+                amount=format_amount(request.budget_micro, request.currency)
+            )
+        )
+    if request.deadline_seconds is not None and request.task.training:
+        limits.append(
+            QCoreApplication.translate("PlanPage", "deadline {hours}").format(
+                hours=QCoreApplication.translate("PlanPage", "{n} h").format(
+                    n=f"{request.deadline_seconds / 3600:g}"
+                )
+            )
+        )
+    if request.fastest:
+        limits.append(QCoreApplication.translate("PlanPage", "fastest first"))
+    sep = QCoreApplication.translate("PlanPage", ", ")
+    return sep.join(parts) + (" | " + sep.join(limits) if limits else "")
 
 
 def field_errors(values: dict[str, str | None], fastest: bool = False) -> dict[str, str]:
@@ -136,7 +235,9 @@ def field_errors(values: dict[str, str | None], fastest: bool = False) -> dict[s
             errors.setdefault(ERROR_FIELD.get(exc.field, exc.field), exc.message)
 
     if not (values.get("model_size") or "").strip():
-        errors["model_size"] = "give the model's size, such as 7B, 13B or 70B"
+        errors["model_size"] = QCoreApplication.translate(
+            "PlanPage", "give the model's size, such as 7B, 13B or 70B"
+        )
     else:
         attempt({**base, "model_size": values["model_size"]})
     for name in FIELDS[2:]:
@@ -196,7 +297,9 @@ def log_ticks(low: float, high: float) -> list[list[tuple[float, str]]]:
         for step in (1, 2, 5):
             value = step * 10.0**power
             if low <= value <= high:
-                ticks.append((math.log10(value), f"{value:,.10g}"))
+                ticks.append(
+                    (math.log10(value), i18n.number(value, 0) if value >= 1 else f"{value:g}")
+                )
     return [ticks]
 
 
@@ -277,11 +380,25 @@ class PlanChart(QWidget):
         self.stack.addWidget(self.placeholder)
         self.stack.addWidget(chart)
         layout.addLayout(self.stack, 1)
-        self.set_placeholder(
-            "Cost against time of every option that fits, with the Pareto front: the options "
-            "nothing else beats on both. Plan to see it."
-        )
+        self.view_shown: PlanView | None = None
+        self.retranslate()
         self.apply_theme(theme)
+
+    def retranslate(self) -> None:
+        if self.view_shown is None:
+            self.set_placeholder(
+                self.tr(
+                    "Cost against time of every option that fits, with the Pareto front: the "
+                    "options nothing else beats on both. Plan to see it."
+                )
+            )
+        else:
+            self.show_plan(self.view_shown)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and i18n.alive(self.placeholder, self.view):
+            self.retranslate()
 
     def set_placeholder(self, text: str | None) -> None:
         """Words instead of an empty plot (before the first plan, or when nothing fits)."""
@@ -308,14 +425,17 @@ class PlanChart(QWidget):
         """Draw every option; hours become days and costs thousands when they are large,
         and an axis turns logarithmic when its values spread over more than 30x."""
         self.clear()
+        self.view_shown = view
         count = len(view.hours)
         self.count = count
         self.legend_label.setText(legend_html(view.families, len(view.front)))
         self.set_placeholder(
             None
             if count
-            else "Nothing fits, so there is nothing to chart: the table lists "
-            "the closest shapes and the limit each breaks."
+            else self.tr(
+                "Nothing fits, so there is nothing to chart: the table lists "
+                "the closest shapes and the limit each breaks."
+            )
         )
         if not count:
             self._x = self._y = np.zeros(0)
@@ -332,11 +452,22 @@ class PlanChart(QWidget):
             axis = self.plot.getAxis(name)
             axis.enableAutoSIPrefix(False)
             axis.setTicks(log_ticks(float(values.min()), float(values.max())) if log else None)
-        unit = "days" if days else "hours"
-        what = "run time" if view.outcome.result.request.task.training else "serving time"
-        money = f"thousand {view.currency}" if thousands else view.currency
-        self.plot.setLabel("bottom", f"{what} ({unit}{', log scale' if log_x else ''})")
-        self.plot.setLabel("left", f"cost ({money}{', log scale' if log_y else ''})")
+        unit = self.tr("days") if days else self.tr("hours")
+        training = view.outcome.result.request.task.training
+        what = self.tr("run time") if training else self.tr("serving time")
+        money = (
+            self.tr("thousand {currency}").format(currency=view.currency)
+            if thousands
+            else view.currency
+        )
+        log_scale = self.tr(", log scale")
+        self.plot.setLabel(
+            "bottom",
+            self.tr("{what} ({unit})").format(what=what, unit=unit + (log_scale if log_x else "")),
+        )
+        self.plot.setLabel(
+            "left", self.tr("cost ({unit})").format(unit=money + (log_scale if log_y else ""))
+        )
         families = np.asarray(view.families)
         for name, scatter in self.scatters.items():
             idx = np.flatnonzero(families == name)
@@ -439,14 +570,14 @@ class PlanPage(QWidget):
         }
         self.task: QComboBox = child(form, QComboBox, "planTask")
         for task, label in TASKS:
-            self.task.addItem(label, task.value)
+            self.task.addItem(_t(label), task.value)
         self.gpu: QComboBox = child(form, QComboBox, "planGpu")
-        self.gpu.addItem("Any GPU", None)
+        self.gpu.addItem(self.tr("Any GPU"), None)
         for gpu in Catalog.builtin().gpus:
             self.gpu.addItem(f"{gpu.name} ({gpu.memory_gib:g} GB)", gpu.name)
         self.fabric: QComboBox = child(form, QComboBox, "planFabric")
-        for value, label in FABRIC_CHOICES:
-            self.fabric.addItem(label, value)
+        for value, label, translated in FABRIC_CHOICES:
+            self.fabric.addItem(_t(label) if translated else label, value)
         self.model_size: QLineEdit = child(form, QLineEdit, "planModelSize")
         self.model_size.setText("13B")
         self.gpus: QLineEdit = child(form, QLineEdit, "planGpus")
@@ -469,19 +600,20 @@ class PlanPage(QWidget):
         lower.setStretchFactor(1, 2)
         self.chart = PlanChart(theme=theme_for(self))
         child(form, QWidget, "planChartHost").layout().addWidget(self.chart)
-        self._columns = ()
+        self._columns: tuple[str, ...] = ()
         self._setup_table(COLUMNS)
-        self.details.setHtml(
-            "<p style='color:#6b7280'>Select an option to see why it is ranked where it is.</p>"
-        )
+        self._details_hint()
 
         self.view: PlanView | None = None
         self.rent_buttons: list[QPushButton] = []
-        self._columns: tuple[str, ...] = ()
-        self.rent_flow = RentFlow(context, self, asked_by="Plan page")
+        self.rent_flow = RentFlow(context, self, asked_by=self.tr("Plan page"))
         self.rent_flow.rented.connect(self._rented)
         self.rent_flow.rejected.connect(
-            lambda q: self._say(f"Rejected: nothing was rented ({q.gpu_count} × {q.gpu}).")
+            lambda q: self._say(
+                self.tr("Rejected: nothing was rented ({n} × {gpu}).").format(
+                    n=q.gpu_count, gpu=q.gpu
+                )
+            )
         )
         self.rent_flow.failed.connect(self._show_error)
         self.save_dialog: QFileDialog | None = None
@@ -508,6 +640,42 @@ class PlanPage(QWidget):
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut.activated.connect(self.plan)
         self._task_changed()
+
+    # -- words ------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        """Choices, headers and what is shown, in the GUI's language (the form words itself)."""
+        for i, (_task, label) in enumerate(TASKS):
+            self.task.setItemText(i, _t(label))
+        self.gpu.setItemText(0, self.tr("Any GPU"))
+        for i, (_value, label, translated) in enumerate(FABRIC_CHOICES):
+            if translated:
+                self.fabric.setItemText(i, _t(label))
+        self._headers()
+        self._task_changed()
+        self.validate(only_touched=True)
+        if self.view is not None:
+            self.show_plan(self.view, quiet=True)
+        else:
+            self._details_hint()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and i18n.alive(
+            self.task, self.table, self.details
+        ):
+            self.retranslate()
+
+    def _details_hint(self) -> None:
+        self.details.setHtml(
+            "<p style='color:#6b7280'>"
+            + self.tr("Select an option to see why it is ranked where it is.")
+            + "</p>"
+        )
+
+    def _headers(self) -> None:
+        self.table.setHorizontalHeaderLabels(
+            [_t(HEADERS[c]) if c in HEADERS else c for c in self._columns]
+        )
 
     # -- the form --------------------------------------------------------------------------
     def values(self) -> dict[str, str | None]:
@@ -548,15 +716,15 @@ class PlanPage(QWidget):
     def _task_changed(self) -> None:
         training = self.current_task().training
         for key in TRAINING_ONLY:
-            self._enable(key, training, "for training" if not training else "")
+            self._enable(key, training, self.tr("Only for training") if not training else "")
         for key in INFERENCE_ONLY:
-            self._enable(key, not training, "for inference" if training else "")
+            self._enable(key, not training, self.tr("Only for inference") if training else "")
 
     def _enable(self, key: str, on: bool, why: str) -> None:
         widget = self.fields[key]
         widget.setEnabled(on)
         self.labels[key].setEnabled(on)
-        widget.setToolTip("" if on else f"Only {why}")
+        widget.setToolTip("" if on else why)
         if not on:
             self._show_field_error(key, None)
 
@@ -594,7 +762,7 @@ class PlanPage(QWidget):
             return False
         self._touched.update(self.fields)
         if self.validate():
-            self._say("Fix the fields marked in red first.")
+            self._say(self.tr("Fix the fields marked in red first."))
             return False
         values = {k: v for k, v in self.values().items() if v}
         request = PlanRequest.parse(**values, fastest=self.fastest.isChecked())  # type: ignore[arg-type]
@@ -609,7 +777,7 @@ class PlanPage(QWidget):
 
         self.planning = True
         self.plan_button.setEnabled(False)
-        self._say("Planning over the providers' live offers…")
+        self._say(self.tr("Planning over the providers' live offers…"))
         self.worker.submit(work, on_done=self._planned, on_error=self._plan_failed, name="plan")
         return True
 
@@ -628,26 +796,36 @@ class PlanPage(QWidget):
             else:
                 self.form_error.setText(answer.message)
                 self.form_error.show()
-            self._say("The planner refused the request.")
+            self._say(self.tr("The planner refused the request."))
             return
         self.show_plan(answer)
 
-    def show_plan(self, view: PlanView) -> None:
+    def show_plan(self, view: PlanView, *, quiet: bool = False) -> None:
         self.view = view
         result = view.outcome.result
         request = result.request
         total = len(result.options)
+        plan = "<b>" + self.tr("Plan {id}").format(id=view.plan_id) + "</b>"
         if total:
-            order = "fastest first" if request.fastest else "cheapest first"
-            listed = f", the first {len(view.options)} listed" if total > len(view.options) else ""
-            head = (
-                f"<b>Plan {view.plan_id}</b>: {total} of {result.considered} shapes fit "
-                f"({order}{listed}); {len(view.front)} on the Pareto front (◆)."
+            order = self.tr("fastest first") if request.fastest else self.tr("cheapest first")
+            listed = (
+                self.tr(", the first {n} listed").format(n=len(view.options))
+                if total > len(view.options)
+                else ""
             )
+            head = self.tr(
+                "{plan}: {fit} of {considered} shapes fit ({order}); "
+                "{front} on the Pareto front (◆)."
+            ).format(
+                plan=plan, fit=total, considered=result.considered, order=order + listed,
+                front=len(view.front),
+            )  # fmt: skip
         else:
-            why = result.unmatched or f"all {result.considered} shapes break a limit"
-            head = f"<b>Plan {view.plan_id}</b>: nothing fits: {why}."
-        self.summary.setText(f"{head}<br><span>{describe_request(request)}</span>")
+            why = result.unmatched or self.tr("all {n} shapes break a limit").format(
+                n=result.considered
+            )
+            head = self.tr("{plan}: nothing fits: {why}.").format(plan=plan, why=why)
+        self.summary.setText(f"{head}<br><span>{request_text(request)}</span>")
         notes = list(view.outcome.notes)
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
@@ -656,27 +834,37 @@ class PlanPage(QWidget):
             self._fill_options(view)
         else:
             self._fill_rejected(view)
-        self._say(
-            f"Plan {view.plan_id} saved: rent any option for a quote."
-            if total
-            else f"Plan {view.plan_id} saved: nothing fits; loosen the limit the table names."
-        )
+        if not quiet:
+            self._say(
+                self.tr("Plan {id} saved: rent any option for a quote.").format(id=view.plan_id)
+                if total
+                else self.tr(
+                    "Plan {id} saved: nothing fits; loosen the limit the table names."
+                ).format(id=view.plan_id)
+            )
         # The chart in the next turn of the event loop: table and chart together cost more
         # than a frame on a busy machine.
-        QTimer.singleShot(0, lambda: self._show_chart(view))
+        QTimer.singleShot(0, lambda: self._show_chart(view, quiet=quiet))
 
-    def _show_chart(self, view: PlanView) -> None:
+    def _show_chart(self, view: PlanView, *, quiet: bool = False) -> None:
         if view is not self.view:
             return  # a newer plan is on screen
         self.chart.show_plan(view)
         if view.options:
-            self.table.selectRow(0)
+            rows = {i.row() for i in self.table.selectedIndexes()}
+            self.table.selectRow(min(rows) if rows else 0)
+            self._row_selected()
         else:
             self.details.setHtml(
-                "<p>Nothing fits. The table lists the closest shapes and what each breaks; "
-                "loosen that limit and plan again.</p>"
+                "<p>"
+                + self.tr(
+                    "Nothing fits. The table lists the closest shapes and what each breaks; "
+                    "loosen that limit and plan again."
+                )
+                + "</p>"
             )
-        self.planned.emit(view)
+        if not quiet:
+            self.planned.emit(view)
 
     def _setup_table(self, columns: tuple[str, ...]) -> None:
         table = self.table
@@ -685,7 +873,7 @@ class PlanPage(QWidget):
             return
         self._columns = columns
         table.setColumnCount(len(columns))
-        table.setHorizontalHeaderLabels(list(columns))
+        self._headers()
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(30)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -715,15 +903,17 @@ class PlanPage(QWidget):
                 _item(format_amount(o.price_micro, o.currency), right=True, tip=tip),
                 _item(hours_text(o.seconds), right=True, tip=tip),
                 _item(format_amount(o.cost_micro, o.currency), right=True, tip=tip),
-                _item(f"{o.memory_per_gpu_gb:.1f}", right=True, tip=tip),
+                _item(i18n.number(o.memory_per_gpu_gb, 1), right=True, tip=tip),
                 _item(f"{o.utilization:.0%}", right=True, tip=tip),
             ]
             for col, cell in enumerate(cells):
                 table.setItem(row, col, cell)
-            button = QPushButton("Rent…")
+            button = QPushButton(self.tr("Rent…"))
             button.setObjectName(f"plan_rent_{row + 1}")
             button.setProperty("role", "primary-small")
-            button.setToolTip(f"Quote option {row + 1} and ask for your approval")
+            button.setToolTip(
+                self.tr("Quote option {n} and ask for your approval").format(n=row + 1)
+            )
             button.clicked.connect(weak_slot(self.rent, row + 1))  # deleted with its row
             table.setCellWidget(row, len(COLUMNS) - 1, button)
             self.rent_buttons.append(button)
@@ -773,21 +963,24 @@ class PlanPage(QWidget):
             self.table.selectRow(index)
             self.table.scrollToItem(self.table.item(index, 0))
 
-    @staticmethod
-    def _details_html(row: int, o: PlanOption) -> str:
+    def _details_html(self, row: int, o: PlanOption) -> str:
         import html
 
-        reasons = "".join(
-            f"<li><b>{html.escape(rule)}</b>: {html.escape(text)}</li>" for rule, text in o.reasons
+        e = html.escape
+        reasons = "".join(f"<li><b>{e(rule)}</b>: {e(text)}</li>" for rule, text in o.reasons)
+        where = self.tr("{shape} on {fabric}, {where}").format(
+            shape=f"{o.gpus} × {e(o.gpu)} ({o.nodes} × {o.gpus_per_node})",
+            fabric=e(o.fabric),
+            where=f"{e(o.provider)} · {e(o.region)}",
         )
-        return (
-            f"<p><b>Option {row + 1}</b>: {o.gpus} × {html.escape(o.gpu)} "
-            f"({o.nodes} × {o.gpus_per_node}) on {html.escape(o.fabric)}, "
-            f"{html.escape(o.provider)} · {html.escape(o.region)}<br>"
-            f"{hours_text(o.seconds)} for {html.escape(format_amount(o.cost_micro, o.currency))}"
-            f" at {html.escape(format_amount(o.price_micro, o.currency))} per card-hour "
-            f"({html.escape(o.tier)})</p><ul>{reasons}</ul>"
+        cost = self.tr("{time} for {cost} at {price} per card-hour ({tier})").format(
+            time=hours_text(o.seconds),
+            cost=e(format_amount(o.cost_micro, o.currency)),
+            price=e(format_amount(o.price_micro, o.currency)),
+            tier=e(o.tier),
         )
+        option = self.tr("Option {n}").format(n=row + 1)
+        return f"<p><b>{option}</b>: {where}<br>{cost}</p><ul>{reasons}</ul>"
 
     # -- renting ---------------------------------------------------------------------------
     def rent(self, option: int) -> bool:
@@ -798,13 +991,17 @@ class PlanPage(QWidget):
         engine, plan_id = self.context.engine, view.plan_id
         started = self.rent_flow.start(lambda: engine.quote(plan_id, option))
         if started:
-            self._say(f"Quoting option {option}…")
+            self._say(self.tr("Quoting option {n}…").format(n=option))
         else:
-            self._say("A quote is already waiting for your answer.")
+            self._say(self.tr("A quote is already waiting for your answer."))
         return started
 
     def _rented(self, handle: Any) -> None:
-        self._say(f"Renting: “{handle.title}”; the operations panel shows each node's steps.")
+        self._say(
+            self.tr("Renting: “{title}”; the operations panel shows each node's steps.").format(
+                title=handle.title
+            )
+        )
 
     # -- the report ------------------------------------------------------------------------
     def default_report_path(self) -> Path:
@@ -814,9 +1011,11 @@ class PlanPage(QWidget):
     def ask_report_path(self) -> None:
         if self.view is None:
             return
-        dialog = QFileDialog(self, "Save the selection report", str(self.default_report_path()))
+        dialog = QFileDialog(
+            self, self.tr("Save the selection report"), str(self.default_report_path())
+        )
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilter("HTML report (*.html)")
+        dialog.setNameFilter(self.tr("HTML report (*.html)"))
         dialog.setDefaultSuffix("html")
         dialog.fileSelected.connect(lambda path: self.save_report(Path(path)))
         self.save_dialog = dialog
@@ -847,7 +1046,7 @@ class PlanPage(QWidget):
             return path
 
         def saved(done: Path) -> None:
-            self._say(f"Saved the selection report to {done}")
+            self._say(self.tr("Saved the selection report to {path}").format(path=done))
             self.report_saved.emit(str(done))
 
         self.worker.submit(write, on_done=saved, on_error=self._show_error, name="save report")

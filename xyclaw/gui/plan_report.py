@@ -17,6 +17,8 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
 from xyclaw.catalog.money import format_amount
 from xyclaw.planner.compute import SETUP_SECONDS
 from xyclaw.planner.fabric_model import IB_DAYS, IB_UTILIZATION, ROCE_DAYS, SEED_CARDS
@@ -80,7 +82,12 @@ _SEED_MODELS = ("7B", "13B", "70B")
 
 #: Chart colours by fabric family (readable on the light and the dark chart background).
 FAMILY_COLORS = {"ib": "#2563eb", "roce": "#f28e2b", "eth": "#8c8c8c", "none": "#59a14f"}
-FAMILY_NAMES = {"ib": "InfiniBand", "roce": "RoCE", "eth": "TCP Ethernet", "none": "one node"}
+FAMILY_NAMES = {
+    "ib": QT_TRANSLATE_NOOP("PlanChart", "InfiniBand"),
+    "roce": QT_TRANSLATE_NOOP("PlanChart", "RoCE"),
+    "eth": QT_TRANSLATE_NOOP("PlanChart", "TCP Ethernet"),
+    "none": QT_TRANSLATE_NOOP("PlanChart", "one node"),
+}
 FRONT_COLOR = "#dc2626"
 
 
@@ -95,12 +102,16 @@ def legend_html(families: Iterable[str], front: int) -> str:
     for name in families:
         counts[name] = counts.get(name, 0) + 1
     parts = [
-        f"<span style='color:{FAMILY_COLORS[name]}'>●</span> {FAMILY_NAMES[name]} ({counts[name]})"
+        f"<span style='color:{FAMILY_COLORS[name]}'>●</span> "
+        f"{QCoreApplication.translate('PlanChart', FAMILY_NAMES[name])} ({counts[name]})"
         for name in ("none", "ib", "roce", "eth")
         if counts.get(name)
     ]
     if front:
-        parts.append(f"<span style='color:{FRONT_COLOR}'>◇—</span> Pareto front ({front})")
+        parts.append(
+            f"<span style='color:{FRONT_COLOR}'>◇—</span> "
+            + QCoreApplication.translate("PlanChart", "Pareto front ({n})").format(n=front)
+        )
     return "&nbsp;&nbsp;&nbsp;".join(parts)
 
 

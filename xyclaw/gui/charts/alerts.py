@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xyclaw.gui import history_words as words
+from xyclaw.gui import i18n
 from xyclaw.gui.charts.source import AlertView
 from xyclaw.gui.charts.theme import SEVERITY_COLORS
 from xyclaw.gui.widgets import weak_slot
@@ -43,40 +45,53 @@ class AlertAction:
 
 RELEASE = AlertAction(
     "release_cluster",
-    "Release cluster",
+    QT_TRANSLATE_NOOP("AlertsPanel", "Release cluster"),
     "destroy",
-    tip="stop paying for the cluster; what is not in a checkpoint or downloaded is lost",
+    tip=QT_TRANSLATE_NOOP(
+        "AlertsPanel",
+        "stop paying for the cluster; what is not in a checkpoint or downloaded is lost",
+    ),
 )
 STOP_JOB = AlertAction(
-    "stop_job", "Stop job", "destroy", tip="cancel the running job on this cluster"
+    "stop_job",
+    QT_TRANSLATE_NOOP("AlertsPanel", "Stop job"),
+    "destroy",
+    tip=QT_TRANSLATE_NOOP("AlertsPanel", "cancel the running job on this cluster"),
 )
 RESET_GPU = AlertAction(
     "reset_gpu",
-    "Reset GPU",
+    QT_TRANSLATE_NOOP("AlertsPanel", "Reset GPU"),
     "exec",
     command="nvidia-smi -r -i {gpu}",
-    tip="reset this GPU (only works once no process uses it)",
+    tip=QT_TRANSLATE_NOOP("AlertsPanel", "reset this GPU (only works once no process uses it)"),
 )
 RESTORE_POWER = AlertAction(
     "restore_power_limit",
-    "Restore power limit",
+    QT_TRANSLATE_NOOP("AlertsPanel", "Restore power limit"),
     "exec",
     command="nvidia-smi -i {gpu} -pl $(nvidia-smi -i {gpu} --query-gpu=power.default_limit"
     " --format=csv,noheader,nounits)",
-    tip="set the GPU's power limit back to its default",
+    tip=QT_TRANSLATE_NOOP("AlertsPanel", "set the GPU's power limit back to its default"),
 )
 CLOCKS = AlertAction(
     "query_clocks",
-    "Query clocks",
+    QT_TRANSLATE_NOOP("AlertsPanel", "Query clocks"),
     "exec",
     command="nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE -i {gpu}",
-    tip="read the GPU's clocks, throttle reasons and temperature",
+    tip=QT_TRANSLATE_NOOP("AlertsPanel", "read the GPU's clocks, throttle reasons and temperature"),
 )
 IBSTAT = AlertAction(
-    "check_ports", "Check IB ports", "exec", command="ibstat", tip="show the node's port states"
+    "check_ports",
+    QT_TRANSLATE_NOOP("AlertsPanel", "Check IB ports"),
+    "exec",
+    command="ibstat",
+    tip=QT_TRANSLATE_NOOP("AlertsPanel", "show the node's port states"),
 )
 TUNE = AlertAction(
-    "tune", "Re-run network check", "exec", tip="probe the fabric and run nccl-tests again"
+    "tune",
+    QT_TRANSLATE_NOOP("AlertsPanel", "Re-run network check"),
+    "exec",
+    tip=QT_TRANSLATE_NOOP("AlertsPanel", "probe the fabric and run nccl-tests again"),
 )
 
 ALERT_ACTIONS: dict[str, tuple[AlertAction, ...]] = {
@@ -101,6 +116,10 @@ def actions_for(alert: AlertView) -> tuple[AlertAction, ...]:
     return tuple(a for a in actions if "{gpu}" not in (a.command or "") or alert.gpu is not None)
 
 
+def _t(text: str) -> str:
+    return QCoreApplication.translate("AlertsPanel", text)
+
+
 class AlertCard(QFrame):
     """One alert: severity, where, message, advice, and the action buttons."""
 
@@ -118,7 +137,7 @@ class AlertCard(QFrame):
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(3)
         head = QLabel(
-            f"<b style='color:{color}'>{alert.severity.upper()}</b>"
+            f"<b style='color:{color}'>{words.word(words.SEVERITIES, alert.severity).upper()}</b>"
             f" &nbsp;<span>{_where(alert)}</span>"
             f" &nbsp;<span style='color:#6b7280'>{alert.rule}</span>"
         )
@@ -126,9 +145,11 @@ class AlertCard(QFrame):
         head.setWordWrap(True)
         layout.addWidget(head)
         message = QLabel(alert.message)
+        message.setProperty("data", True)  # the stored alert, as the rule worded it
         message.setWordWrap(True)
         layout.addWidget(message)
         advice = QLabel(alert.action)
+        advice.setProperty("data", True)
         advice.setWordWrap(True)
         advice.setProperty("role", "hint")
         advice.setStyleSheet("color: #6b7280; font-size: 12px;")
@@ -137,18 +158,28 @@ class AlertCard(QFrame):
         row.setSpacing(6)
         self.buttons: dict[str, QPushButton] = {}
         if alert.node_id is not None:
-            show = QPushButton("Show")
-            show.setToolTip("chart this node's GPUs" if alert.gpu is None else "chart this GPU")
+            show = QPushButton(_t(QT_TRANSLATE_NOOP("AlertsPanel", "Show")))
+            show.setToolTip(
+                QCoreApplication.translate("AlertsPanel", "chart this node's GPUs")
+                if alert.gpu is None
+                else QCoreApplication.translate("AlertsPanel", "chart this GPU")
+            )
             # weak: a card is deleted on its own, and must not hold the panel
             show.clicked.connect(weak_slot(panel.show_alert, alert))
             row.addWidget(show)
             self.buttons["show"] = show
         for action in actions_for(alert):
-            button = QPushButton(action.label)
-            tip = action.tip
+            button = QPushButton(_t(action.label))
+            tip = _t(action.tip) if action.tip else ""
             if action.command:
-                tip += f"\nruns: {action.command.format(gpu=alert.gpu)}"
-            button.setToolTip(tip + "\n(asks for your approval first)")
+                tip += "\n" + QCoreApplication.translate("AlertsPanel", "runs: {command}").format(
+                    command=action.command.format(gpu=alert.gpu)
+                )
+            button.setToolTip(
+                tip
+                + "\n"
+                + QCoreApplication.translate("AlertsPanel", "(asks for your approval first)")
+            )
             button.setEnabled(alert.id is not None)
             button.clicked.connect(weak_slot(panel.emit_action, alert, action.key))
             row.addWidget(button)
@@ -165,7 +196,7 @@ def _shape(alert: AlertView) -> tuple[object, ...]:
 def _where(alert: AlertView) -> str:
     if alert.node and alert.gpu is not None:
         return f"{alert.node} GPU {alert.gpu}"
-    return alert.node or "cluster"
+    return alert.node or QCoreApplication.translate("AlertsPanel", "cluster")
 
 
 class AlertsPanel(QWidget):
@@ -180,7 +211,8 @@ class AlertsPanel(QWidget):
         self.cards: list[AlertCard] = []
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        self.title = QLabel("Alerts")
+        self.alerts: list[AlertView] = []
+        self.title = QLabel()
         self.title.setStyleSheet("font-weight: 600;")
         outer.addWidget(self.title)
         self.scroll_area = QScrollArea()
@@ -191,18 +223,41 @@ class AlertsPanel(QWidget):
         self.list = QVBoxLayout(self.body)
         self.list.setContentsMargins(0, 0, 4, 0)
         self.list.setSpacing(6)
-        self.empty = QLabel("No open alerts.")
+        self.empty = QLabel()
         self.empty.setStyleSheet("color: #6b7280;")
         self.list.addWidget(self.empty)
         self.list.addStretch(1)
         self.scroll_area.setWidget(self.body)
         self.scroll_area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
         outer.addWidget(self.scroll_area, 1)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.empty.setText(self.tr("No open alerts."))
+        self._title()
+        if self.cards:  # cards are worded when made: make them again
+            for card in self.cards:
+                self.list.removeWidget(card)
+                card.hide()
+                card.deleteLater()
+            self.cards = []
+            self._shown = None
+            self.set_alerts(self.alerts)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and i18n.alive(self.title, self.empty):
+            self.retranslate()
+
+    def _title(self) -> None:
+        count = len(self.alerts)
+        self.title.setText(self.tr("Alerts ({n})").format(n=count) if count else self.tr("Alerts"))
 
     def set_alerts(self, alerts: list[AlertView]) -> None:
         """Show these alerts in this order. A card whose alert did not change is kept as it
         is (its buttons do not move or vanish under the pointer); only new or changed
         alerts get a new card."""
+        self.alerts = list(alerts)
         shape = tuple(_shape(a) for a in alerts)
         if shape == self._shown:
             return
@@ -221,7 +276,7 @@ class AlertsPanel(QWidget):
             card.show()
         self.cards = cards
         self.empty.setVisible(not alerts)
-        self.title.setText(f"Alerts ({len(alerts)})" if alerts else "Alerts")
+        self._title()
 
     def show_alert(self, alert: AlertView) -> None:
         self.show_requested.emit(alert)

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
+import shiboken6
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, QRectF
 from PySide6.QtGui import QPainter, QPainterPath, QPaintEvent
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
@@ -245,11 +246,33 @@ class MetricSpec:
 
 
 METRICS: tuple[MetricSpec, ...] = (
-    MetricSpec("util", "GPU utilization", "%", (0, 100), read=gpu_util),
-    MetricSpec("memory", "Memory used", "%", (0, 100), read=gpu_memory_percent),
-    MetricSpec("power", "Power", "W", (0, 500), read=gpu_power_w),
-    MetricSpec("temperature", "Temperature", "°C", (20, 100), read=gpu_temp_c),
-    MetricSpec("nic", "NIC throughput (per node, in + out)", "Gbit/s", (0, 10), per_node=True),
+    MetricSpec(
+        "util", QT_TRANSLATE_NOOP("MetricCurves", "GPU utilization"), "%", (0, 100), read=gpu_util
+    ),
+    MetricSpec(
+        "memory",
+        QT_TRANSLATE_NOOP("MetricCurves", "Memory used"),
+        "%",
+        (0, 100),
+        read=gpu_memory_percent,
+    ),
+    MetricSpec(
+        "power", QT_TRANSLATE_NOOP("MetricCurves", "Power"), "W", (0, 500), read=gpu_power_w
+    ),
+    MetricSpec(
+        "temperature",
+        QT_TRANSLATE_NOOP("MetricCurves", "Temperature"),
+        "°C",
+        (20, 100),
+        read=gpu_temp_c,
+    ),
+    MetricSpec(
+        "nic",
+        QT_TRANSLATE_NOOP("MetricCurves", "NIC throughput (per node, in + out)"),
+        "Gbit/s",
+        (0, 10),
+        per_node=True,
+    ),
 )
 
 _NICE_TOPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 400, 500, 800, 1000, 1600, 2000, 4000)
@@ -499,13 +522,19 @@ class MetricCurves(QWidget):
         self.apply_theme(theme)
 
     # -- look --------------------------------------------------------------------------------
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and shiboken6.isValid(self.view):
+            self.apply_theme(self.theme)  # the titles, in the new language
+
     def apply_theme(self, theme: ChartTheme) -> None:
         self.theme = theme
         self.view.setBackground(theme.background)
         for spec in METRICS:
             plot = self.plots[spec.key]
             plot.setTitle(
-                f"{spec.title} <span style='color:{theme.muted}'>({spec.unit})</span>",
+                f"{QCoreApplication.translate('MetricCurves', spec.title)}"
+                f" <span style='color:{theme.muted}'>({spec.unit})</span>",
                 color=theme.foreground,
                 size="9pt",
             )

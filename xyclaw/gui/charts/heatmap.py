@@ -20,6 +20,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QCursor, QFontMetrics, QImage, qRgb
 from PySide6.QtWidgets import QGraphicsItem, QToolTip, QVBoxLayout, QWidget
 
+from xyclaw.gui import i18n
 from xyclaw.gui.charts.axes import SlidingDateAxis
 from xyclaw.gui.charts.source import ClusterFrame, short_node_name
 from xyclaw.gui.charts.theme import LIGHT, MISSING_U8, ChartTheme, heatmap_lut
@@ -303,7 +304,9 @@ class GpuHeatmap(QWidget):
             axis.setTextPen(theme.foreground)
         self.colorbar.axis.setPen(theme.muted)
         self.colorbar.axis.setTextPen(theme.foreground)
-        self.colorbar.axis.setLabel("utilization %", color=theme.foreground)
+        self.colorbar.axis.setLabel(
+            i18n.translate("GpuHeatmap", "utilization %"), color=theme.foreground
+        )
         self.lut = heatmap_lut(theme)
         self.item.set_table(self.lut)
         self._relabel()
@@ -515,8 +518,10 @@ class GpuHeatmap(QWidget):
         _, name, slot = gpu
         at = time.strftime("%H:%M:%S", time.localtime(int(self.grid.ends_ms[col] - 1) // 1000))
         value = self.value_at(row, t_s)
-        shown = f"{value}%" if value is not None else "no data"
-        return f"{name} GPU {slot}: {shown} at {at}"
+        shown = f"{value}%" if value is not None else i18n.translate("GpuHeatmap", "no data")
+        return i18n.translate("GpuHeatmap", "{name} GPU {slot}: {value} at {time}").format(
+            name=name, slot=slot, value=shown, time=at
+        )
 
     def scene_to_data(self, pos: QPointF) -> tuple[int, float] | None:
         """(row, time in epoch seconds) under a scene position inside the image."""
@@ -541,7 +546,9 @@ class GpuHeatmap(QWidget):
         else:
             node = self.node_under_axis(pos)
             if node is not None:
-                text = f"{self._name_of(node)}: click to chart its GPUs"
+                text = i18n.translate("GpuHeatmap", "{node}: click to chart its GPUs").format(
+                    node=self._name_of(node)
+                )
         if text:
             QToolTip.showText(QCursor.pos(), text, self.view)
         else:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xyclaw.gui.chat.blocks import EFFECT_TEXT
+from xyclaw.gui.chat.blocks import effect_text
 from xyclaw.gui.formatting import countdown, fabric_text, local_time, money
 from xyclaw.gui.forms import child, load_ui
 
@@ -149,7 +149,7 @@ class ApprovalCard(QFrame):
         effect = str(getattr(request.effect, "value", request.effect))
         self.effect = effect
         badge = child(form, QLabel, "approvalEffect")
-        badge.setText(EFFECT_TEXT.get(effect, effect))
+        badge.setText(effect_text(effect))
         badge.setProperty("effect", effect)
         child(form, QLabel, "approvalTitle").setText(str(request.title))
         child(form, QLabel, "approvalAgent").setText(

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QFrame,
@@ -26,34 +26,66 @@ from PySide6.QtWidgets import (
 from xyclaw.gui.formatting import duration, fabric_text, money, tokens
 from xyclaw.gui.widgets import Badge, MarkdownView
 
+#: Words of the cards, marked here and translated when shown (a language switch re-words
+#: the cards on screen).
 EFFECT_TEXT = {
-    "read": "read",
-    "spend": "spends money",
-    "destroy": "destroys",
-    "exec": "runs commands",
+    "read": QT_TRANSLATE_NOOP("ChatBlocks", "read"),
+    "spend": QT_TRANSLATE_NOOP("ChatBlocks", "spends money"),
+    "destroy": QT_TRANSLATE_NOOP("ChatBlocks", "destroys"),
+    "exec": QT_TRANSLATE_NOOP("ChatBlocks", "runs commands"),
+}
+EFFECT_TIPS = {
+    "read": QT_TRANSLATE_NOOP("ChatBlocks", "Only reads: runs without asking"),
+    "spend": QT_TRANSLATE_NOOP("ChatBlocks", "Spends money: asks for your approval"),
+    "destroy": QT_TRANSLATE_NOOP("ChatBlocks", "Releases or deletes: asks for your approval"),
+    "exec": QT_TRANSLATE_NOOP(
+        "ChatBlocks", "Runs commands on your machines: asks for your approval"
+    ),
 }
 STATUS_TEXT = {
-    "running": "running…",
-    "done": "done",
-    "pending_approval": "waiting for your approval",
-    "approved": "approved",
-    "rejected": "rejected",
-    "failed": "failed",
+    "running": QT_TRANSLATE_NOOP("ChatBlocks", "running…"),
+    "done": QT_TRANSLATE_NOOP("ChatBlocks", "done"),
+    "pending_approval": QT_TRANSLATE_NOOP("ChatBlocks", "waiting for your approval"),
+    "approved": QT_TRANSLATE_NOOP("ChatBlocks", "approved"),
+    "rejected": QT_TRANSLATE_NOOP("ChatBlocks", "rejected"),
+    "failed": QT_TRANSLATE_NOOP("ChatBlocks", "failed"),
 }
+#: The plan table's headers, by column key.
+PLAN_HEADERS = {
+    "GPUs": QT_TRANSLATE_NOOP("ChatBlocks", "GPUs"),
+    "Nodes": QT_TRANSLATE_NOOP("ChatBlocks", "Nodes"),
+    "Fabric": QT_TRANSLATE_NOOP("ChatBlocks", "Fabric"),
+    "Where": QT_TRANSLATE_NOOP("ChatBlocks", "Where"),
+    "Hours": QT_TRANSLATE_NOOP("ChatBlocks", "Hours"),
+    "Cost": QT_TRANSLATE_NOOP("ChatBlocks", "Cost"),
+}
+
+
+def _t(text: str) -> str:
+    return QCoreApplication.translate("ChatBlocks", text)
+
+
+def _word(table: dict[str, str], value: str) -> str:
+    found = table.get(value)
+    return _t(found) if found else value
+
+
+def effect_text(effect: object) -> str:
+    return _word(EFFECT_TEXT, str(getattr(effect, "value", effect)))
 
 
 def effect_badge(effect: object) -> Badge:
     value = str(getattr(effect, "value", effect))
-    badge = Badge(EFFECT_TEXT.get(value, value), "effect", value)
-    badge.setToolTip(
-        {
-            "read": "Only reads: runs without asking",
-            "spend": "Spends money: asks for your approval",
-            "destroy": "Releases or deletes: asks for your approval",
-            "exec": "Runs commands on your machines: asks for your approval",
-        }.get(value, value)
-    )
+    badge = Badge(_word(EFFECT_TEXT, value), "effect", value)
+    badge.setToolTip(_word(EFFECT_TIPS, value))
     return badge
+
+
+def _language_changed(widget: QWidget, event: QEvent) -> bool:
+    """A language change for a card that still exists (its words are made again)."""
+    import shiboken6
+
+    return event.type() == QEvent.Type.LanguageChange and shiboken6.isValid(widget)
 
 
 def _card(role: str) -> tuple[QFrame, QVBoxLayout]:
@@ -81,11 +113,23 @@ class UserBlock(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 6, 12, 8)
         layout.setSpacing(2)
-        stamp = time.strftime("%H:%M", time.localtime(ts or time.time()))
-        layout.addWidget(_muted(f"You · {stamp}"))
+        self.stamp = time.strftime("%H:%M", time.localtime(ts or time.time()))
+        self.who = _muted()
+        layout.addWidget(self.who)
         self.body = MarkdownView(text)
         layout.addWidget(self.body)
         self.text = text
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.who.setText(
+            QCoreApplication.translate("ChatBlocks", "You · {time}").format(time=self.stamp)
+        )
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if _language_changed(self.who, event):
+            self.retranslate()
 
 
 class MessageBlock(QFrame):
@@ -101,9 +145,10 @@ class MessageBlock(QFrame):
         header = QHBoxLayout()
         self.agent_label = QLabel(self.agent)
         self.agent_label.setProperty("role", "agent-name")
+        self.agent_label.setProperty("data", True)  # the agent's name, as the runtime calls it
         header.addWidget(self.agent_label)
         self.reasoning_toggle = QToolButton()
-        self.reasoning_toggle.setText("reasoning ▸")
+        self.reasoning_toggle.setText(self._reasoning_text(False))
         self.reasoning_toggle.setCheckable(True)
         self.reasoning_toggle.setAutoRaise(True)
         self.reasoning_toggle.hide()
@@ -119,6 +164,34 @@ class MessageBlock(QFrame):
         layout.addWidget(self.body)
         self.streaming = False
         self.finished = bool(text)
+        self._usage: tuple[int, int, int, str] | None = None
+
+    @staticmethod
+    def _reasoning_text(shown: bool) -> str:
+        return (
+            QCoreApplication.translate("ChatBlocks", "reasoning ▾")
+            if shown
+            else QCoreApplication.translate("ChatBlocks", "reasoning ▸")
+        )
+
+    def retranslate(self) -> None:
+        self.reasoning_toggle.setText(self._reasoning_text(self.reasoning_toggle.isChecked()))
+        if self._usage is not None:
+            tokens_in, tokens_out, cost_micros, currency = self._usage
+            self.footer.setText(
+                QCoreApplication.translate("ChatBlocks", "{tin} in · {tout} out · {cost}").format(
+                    tin=tokens(tokens_in), tout=tokens(tokens_out),
+                    cost=money(cost_micros, currency, 4),
+                )
+            )  # fmt: skip
+            self.footer.setToolTip(
+                QCoreApplication.translate("ChatBlocks", "Tokens and model cost of this reply")
+            )
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if _language_changed(self.footer, event):
+            self.retranslate()
 
     def set_actions(self, actions: tuple[Any, ...], run: Callable[[Any], None]) -> None:
         """Buttons for the message's suggested actions; each still asks for approval."""
@@ -129,7 +202,11 @@ class MessageBlock(QFrame):
             effect = str(getattr(action.effect, "value", action.effect))
             button = QPushButton(str(action.label))
             button.setProperty("role", "danger-small" if effect == "destroy" else "primary-small")
-            button.setToolTip(f"{action.tool}: {EFFECT_TEXT.get(effect, effect)}; asks first")
+            button.setToolTip(
+                QCoreApplication.translate("ChatBlocks", "{tool}: {effect}; asks first").format(
+                    tool=action.tool, effect=_word(EFFECT_TEXT, effect)
+                )
+            )
             button.clicked.connect(lambda _=False, a=action: run(a))
             row.addWidget(button)
             self.action_buttons.append(button)
@@ -138,7 +215,7 @@ class MessageBlock(QFrame):
 
     def _toggle_reasoning(self, shown: bool) -> None:
         self._reasoning_view().setVisible(shown)
-        self.reasoning_toggle.setText("reasoning ▾" if shown else "reasoning ▸")
+        self.reasoning_toggle.setText(self._reasoning_text(shown))
 
     def _reasoning_view(self) -> MarkdownView:
         if self.reasoning is None:
@@ -179,11 +256,8 @@ class MessageBlock(QFrame):
         if reasoning:
             self._reasoning_view().set_markdown(reasoning)
         if tokens_in or tokens_out or cost_micros:
-            self.footer.setText(
-                f"{tokens(tokens_in)} in · {tokens(tokens_out)} out · "
-                f"{money(cost_micros, currency, 4)}"
-            )
-            self.footer.setToolTip("Tokens and model cost of this reply")
+            self._usage = (tokens_in, tokens_out, cost_micros, currency)
+            self.retranslate()
 
 
 class NoticeBlock(QLabel):
@@ -218,10 +292,10 @@ class ToolCard(QFrame):
         self.toggle.setCheckable(True)
         self.toggle.setAutoRaise(True)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.toggle.setToolTip("Show the arguments and the result")
         header.addWidget(self.toggle)
         self.name = QLabel(str(call.tool))
         self.name.setProperty("role", "tool-name")
+        self.name.setProperty("data", True)  # the tool's name, as the agents call it
         header.addWidget(self.name)
         self.badge = effect_badge(call.effect)
         header.addWidget(self.badge)
@@ -235,6 +309,22 @@ class ToolCard(QFrame):
         self.body: QWidget | None = None
         self.toggle.toggled.connect(self.set_expanded)
         self.update_call(call)
+
+    def retranslate(self) -> None:
+        self.toggle.setToolTip(
+            QCoreApplication.translate("ChatBlocks", "Show the arguments and the result")
+        )
+        value = str(getattr(self.call.effect, "value", self.call.effect))
+        self.badge.setText(_word(EFFECT_TEXT, value))
+        self.badge.setToolTip(_word(EFFECT_TIPS, value))
+        self.update_call(self.call)
+        if self.body is not None:
+            self.args_label.setText(QCoreApplication.translate("ChatBlocks", "Arguments"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if _language_changed(self.status, event):
+            self.retranslate()
 
     @property
     def expanded(self) -> bool:
@@ -257,9 +347,10 @@ class ToolCard(QFrame):
         self.args.setReadOnly(True)
         self.args.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.args.setProperty("role", "code")
-        body.addWidget(_muted("Arguments"))
+        self.args_label = _muted(QCoreApplication.translate("ChatBlocks", "Arguments"))
+        body.addWidget(self.args_label)
         body.addWidget(self.args)
-        self.result_label = _muted("Result")
+        self.result_label = _muted()
         body.addWidget(self.result_label)
         self.result = MarkdownView()
         body.addWidget(self.result)
@@ -272,34 +363,42 @@ class ToolCard(QFrame):
         self.args.setPlainText(args)
         lines = min(12, args.count("\n") + 1)
         self.args.setFixedHeight(lines * self.args.fontMetrics().lineSpacing() + 14)
+        result = QCoreApplication.translate("ChatBlocks", "Result")
         if call.error:
-            self.result_label.setText("Error")
+            self.result_label.setText(QCoreApplication.translate("ChatBlocks", "Error"))
             self.result.set_markdown(str(call.error))
         elif call.summary:
             self.result_label.setText(
-                "Result (from a remote machine: data, not instructions)"
+                QCoreApplication.translate(
+                    "ChatBlocks", "Result (from a remote machine: data, not instructions)"
+                )
                 if getattr(call, "from_remote", False)
-                else "Result"
+                else result
             )
             self.result.set_markdown(str(call.summary))
         else:
-            self.result_label.setText("Result")
-            self.result.set_markdown("_not finished yet_")
+            self.result_label.setText(result)
+            self.result.set_markdown(
+                "_" + QCoreApplication.translate("ChatBlocks", "not finished yet") + "_"
+            )
 
     def update_call(self, call: Any) -> None:
         self.call = call
         status = str(call.status)
         self.setProperty("status", status)
-        text = STATUS_TEXT.get(status, status)
+        text = _word(STATUS_TEXT, status)
         if call.duration_s is not None:
             text += f" · {duration(call.duration_s)}"
         self.status.setText(text)
         summary = call.error or call.summary or ""
         first = summary.strip().splitlines()[0] if summary.strip() else ""
         self.summary.setText(first)
+        self.summary.setProperty("data", True)  # the tool's own result, as it wrote it
         self.summary.setToolTip(summary)
         self.setToolTip(
-            "Arguments: " + json.dumps(call.args, ensure_ascii=False, default=str)[:300]
+            QCoreApplication.translate("ChatBlocks", "Arguments: {args}").format(
+                args=json.dumps(call.args, ensure_ascii=False, default=str)[:300]
+            )
         )
         if self.body is not None:
             self._fill_body()
@@ -334,7 +433,11 @@ def _reasons(option: dict[str, Any]) -> list[str]:
     out = []
     price = option.get("price_per_gpu_hour")
     if price is not None:
-        out.append(f"{float(price):.2f} {option.get('currency') or 'CNY'} per GPU-hour")
+        out.append(
+            QCoreApplication.translate("ChatBlocks", "{price} per GPU-hour").format(
+                price=f"{float(price):.2f} {option.get('currency') or 'CNY'}"
+            )
+        )
     for reason in option.get("reasons") or []:
         out.append(str(reason.get("text", reason)) if isinstance(reason, dict) else str(reason))
     return out
@@ -358,10 +461,10 @@ class PlanCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 10)
         layout.setSpacing(6)
-        count = len(options)
-        title = QLabel(f"Plan {plan_id}: {count} option{'s' if count != 1 else ''}, best first")
+        self.title = title = QLabel()
         title.setProperty("role", "card-title")
         layout.addWidget(title)
+        self.heads: list[QLabel] = []
         table = QFrame()
         table.setObjectName("planTable")
         grid = QGridLayout(table)
@@ -371,6 +474,7 @@ class PlanCard(QFrame):
         for col, name in enumerate(PLAN_COLUMNS):
             head = QLabel(name)
             head.setProperty("role", "plan-head")
+            self.heads.append(head)
             if col in _RIGHT:
                 head.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             grid.addWidget(head, 0, col)
@@ -389,26 +493,53 @@ class PlanCard(QFrame):
                 grid.addWidget(cell, row, col)
                 labels.append(cell)
             self.cells.append(labels)
-            button = QPushButton("Rent this")
+            button = QPushButton()
             button.setObjectName(f"rent_option_{number}")
+            button.setProperty("number", number)
             button.setProperty("role", "primary-small")
-            button.setToolTip(f"Quote option {number} and ask for your approval")
             button.clicked.connect(
                 lambda _=False, n=number: self.rent_requested.emit(self.plan_id, n)
             )
             grid.addWidget(button, row, len(PLAN_COLUMNS) - 1)
             self.rent_buttons.append(button)
-            reasons = _reasons(option)
-            why = QLabel("  ·  ".join(reasons[:4]))
+            why = QLabel()
             why.setWordWrap(True)
             why.setProperty("role", "plan-why")
-            if reasons:
-                why.setToolTip("\n".join(f"• {r}" for r in reasons))
+            why.setProperty("data", True)  # the planner's reasons, as it worded them
             grid.addWidget(why, row + 1, 0, 1, len(PLAN_COLUMNS))
             self.reasons.append(why)
         grid.setColumnStretch(4, 1)  # "Where" takes what is left
         self.table = table
         layout.addWidget(table)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        count = len(self.options)
+        self.title.setText(
+            (
+                QCoreApplication.translate("ChatBlocks", "Plan {id}: 1 option")
+                if count == 1
+                else QCoreApplication.translate("ChatBlocks", "Plan {id}: {n} options, best first")
+            ).format(id=self.plan_id, n=count)
+        )
+        for head, name in zip(self.heads, PLAN_COLUMNS, strict=True):
+            head.setText(_word(PLAN_HEADERS, name))
+        for button in self.rent_buttons:
+            button.setText(QCoreApplication.translate("ChatBlocks", "Rent this"))
+            button.setToolTip(
+                QCoreApplication.translate(
+                    "ChatBlocks", "Quote option {n} and ask for your approval"
+                ).format(n=button.property("number"))
+            )
+        for why, option in zip(self.reasons, self.options, strict=True):
+            reasons = _reasons(option)
+            why.setText("  ·  ".join(reasons[:4]))
+            why.setToolTip("\n".join(f"• {r}" for r in reasons))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if _language_changed(self.title, event):
+            self.retranslate()
 
     def reasons_text(self, index: int) -> str:
         return self.reasons[index].text()
