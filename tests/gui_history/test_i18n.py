@@ -90,7 +90,8 @@ ALLOWED = {
     "enter", "backspace", "shift", "esc", "http", "https", "v1", "toml", "config", "hosts",
     "nvidia", "smi", "sqlite", "db", "xid", "cuda", "all_reduce", "reduce", "id", "ssh_config",
     "authorized_keys", "host", "name", "gpu1", "a100", "80g", "alias", "user", "port",
-    "sha256", "lambda", "autodl", "infiniband", "roce", "tcp", "nic", "ecc",
+    "sha256", "lambda", "autodl", "infiniband", "roce", "tcp", "nic", "ecc", "keygen",
+    "known_hosts",
     "english",  # the language picker names each language in itself: English, 简体中文
 }  # fmt: skip
 WORD = re.compile(r"[A-Za-z][A-Za-z_]{2,}")
@@ -379,3 +380,83 @@ def test_in_chinese_the_other_pages_show_no_english(
         i18n.install("en")
         ctl.quit_now()
         qtbot.wait(20)
+
+
+def test_in_chinese_the_dialogs_show_no_english(
+    offline_engine: Engine, history_facts: HistoryFacts, qtbot: QtBot
+) -> None:
+    """Opened with the language set to 简体中文: the manual Rent… form, the Release
+    confirmation (an approval card with what stops billing and what is lost), the
+    unknown-host-key question and the changed-key refusal."""
+    from PySide6.QtWidgets import QDialog
+
+    from xyclaw.gui.clusters_page import ClustersPage
+    from xyclaw.gui.host_keys import HostKeyQuestion, _Relay, show_changed_key
+
+    ctl = MainWindowController(
+        offline_engine, None, tray_available=False, on_quit=lambda: None,
+        status_refresh_ms=3_600_000,
+    )  # fmt: skip
+    try:
+        ctl.window.resize(1400, 900)
+        ctl.window.show()
+        qtbot.waitExposed(ctl.window)
+        assert i18n.install("zh_CN") == "zh_CN"
+        ctl.show_page("clusters")
+        page = ctl.page_widgets["clusters"]
+        assert isinstance(page, ClustersPage)
+        qtbot.waitUntil(lambda: ctl.worker.busy == 0, timeout=20_000)
+        record = offline_engine.cluster(str(history_facts.cluster_id))
+        data = data_words(history_facts, offline_engine.history("jobs"))
+        data.update(WORD.findall(f"{record.name} {record.image}"))
+        for node in record.nodes:
+            data.update(WORD.findall(str(node.name)))
+
+        def opened(kind: type = QDialog) -> QDialog:
+            qtbot.waitUntil(
+                lambda: any(d.isVisible() for d in ctl.window.findChildren(kind)), timeout=5_000
+            )
+            return next(d for d in ctl.window.findChildren(kind) if d.isVisible())
+
+        page._show_rent_dialog(["sim", "ssh"])
+        rent = opened()
+        assert rent.objectName() == "rentDialog"
+        assert_no_english(rent, data | {"ssh", "llama"}, "the Rent… dialog")  # a name
+        assert rent.windowTitle() == "租用集群"
+        rent.reject()
+
+        page._confirm_release(dataclasses_replace_live(record), ["lora-a"])
+        release = opened()
+        assert_no_english(release, data | {"lora"}, "the Release confirmation")
+        assert release.windowTitle() == "释放集群"
+        assert page.release_dialog is not None
+        assert set(page.release_dialog.card.facts) >= {"Stops billing", "What is lost"}
+        release.reject()
+
+        relay = _Relay(ctl.window)
+        relay._show(HostKeyQuestion("203.0.113.7", "ssh-ed25519", "SHA256:Zm9vYmFyYmF6"))
+        question = opened()
+        assert_no_english(question, data, "the unknown host key question")
+        question.reject()
+
+        refusal = show_changed_key(
+            ctl.window,
+            "host key of 203.0.113.7 has CHANGED: on record SHA256:b2xka2V5 but the host "
+            "presented SHA256:bmV3a2V5",
+        )
+        assert refusal.dialog.isVisible()
+        assert_no_english(refusal.dialog, data, "the changed host key refusal")
+        refusal.dialog.accept()
+    finally:
+        i18n.install("en")
+        ctl.quit_now()
+        qtbot.wait(20)
+
+
+def dataclasses_replace_live(record: object) -> object:
+    """The history's released cluster as if it were still up (what a release confirms)."""
+    import dataclasses
+
+    from xyclaw.records import ClusterState
+
+    return dataclasses.replace(record, state=ClusterState.READY, released_at=None)  # type: ignore[type-var]
