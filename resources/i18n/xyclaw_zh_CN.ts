@@ -2,6 +2,101 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AlertsPanel</name>
+    <message>
+        <source>Release cluster</source>
+        <translation>释放集群</translation>
+    </message>
+    <message>
+        <source>stop paying for the cluster; what is not in a checkpoint or downloaded is lost</source>
+        <translation>停止为该集群付费；没有存入检查点或下载下来的数据会丢失</translation>
+    </message>
+    <message>
+        <source>Stop job</source>
+        <translation>停止作业</translation>
+    </message>
+    <message>
+        <source>cancel the running job on this cluster</source>
+        <translation>取消这个集群上正在运行的作业</translation>
+    </message>
+    <message>
+        <source>Reset GPU</source>
+        <translation>重置 GPU</translation>
+    </message>
+    <message>
+        <source>reset this GPU (only works once no process uses it)</source>
+        <translation>重置这块 GPU（只有在没有进程使用它时才有效）</translation>
+    </message>
+    <message>
+        <source>Restore power limit</source>
+        <translation>恢复功率上限</translation>
+    </message>
+    <message>
+        <source>set the GPU&apos;s power limit back to its default</source>
+        <translation>把 GPU 的功率上限恢复为默认值</translation>
+    </message>
+    <message>
+        <source>Query clocks</source>
+        <translation>查询频率</translation>
+    </message>
+    <message>
+        <source>read the GPU&apos;s clocks, throttle reasons and temperature</source>
+        <translation>读取 GPU 的频率、降频原因和温度</translation>
+    </message>
+    <message>
+        <source>Check IB ports</source>
+        <translation>检查 IB 端口</translation>
+    </message>
+    <message>
+        <source>show the node&apos;s port states</source>
+        <translation>显示节点的端口状态</translation>
+    </message>
+    <message>
+        <source>Re-run network check</source>
+        <translation>重新检查网络</translation>
+    </message>
+    <message>
+        <source>probe the fabric and run nccl-tests again</source>
+        <translation>重新探测网络并运行 nccl-tests</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>查看</translation>
+    </message>
+    <message>
+        <source>chart this node&apos;s GPUs</source>
+        <translation>绘制这个节点的 GPU</translation>
+    </message>
+    <message>
+        <source>chart this GPU</source>
+        <translation>绘制这块 GPU</translation>
+    </message>
+    <message>
+        <source>runs: {command}</source>
+        <translation>运行：{command}</translation>
+    </message>
+    <message>
+        <source>(asks for your approval first)</source>
+        <translation>（会先请你批准）</translation>
+    </message>
+    <message>
+        <source>cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>No open alerts.</source>
+        <translation>没有未处理的告警。</translation>
+    </message>
+    <message>
+        <source>Alerts ({n})</source>
+        <translation>告警（{n}）</translation>
+    </message>
+    <message>
+        <source>Alerts</source>
+        <translation>告警</translation>
+    </message>
+</context>
+<context>
     <name>ApprovalCard</name>
     <message>
         <source>approval</source>
@@ -93,6 +188,163 @@
     <message>
         <source>Nothing is rented until you approve. Approve rents exactly this quote, or nothing if the provider changed it; billing is per second from when the nodes run, and the budget releases the cluster when it is reached.</source>
         <translation>在你批准之前不会租用任何东西。批准后只按这份报价租用；如果提供商改了报价，则什么也不租。计费从节点运行起按秒计算，达到预算时集群会被释放。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatBlocks</name>
+    <message>
+        <source>read</source>
+        <extracomment>Words of the cards, marked here and translated when shown (a language switch re-words the cards on screen).</extracomment>
+        <translation>只读</translation>
+    </message>
+    <message>
+        <source>spends money</source>
+        <translation>会花钱</translation>
+    </message>
+    <message>
+        <source>destroys</source>
+        <translation>会释放</translation>
+    </message>
+    <message>
+        <source>runs commands</source>
+        <translation>会执行命令</translation>
+    </message>
+    <message>
+        <source>Only reads: runs without asking</source>
+        <translation>只读取：无需询问即可运行</translation>
+    </message>
+    <message>
+        <source>Spends money: asks for your approval</source>
+        <translation>会花钱：先请你批准</translation>
+    </message>
+    <message>
+        <source>Releases or deletes: asks for your approval</source>
+        <translation>会释放或删除：先请你批准</translation>
+    </message>
+    <message>
+        <source>Runs commands on your machines: asks for your approval</source>
+        <translation>会在你的机器上执行命令：先请你批准</translation>
+    </message>
+    <message>
+        <source>running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>waiting for your approval</source>
+        <translation>等待你的批准</translation>
+    </message>
+    <message>
+        <source>approved</source>
+        <translation>已批准</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <extracomment>The plan table&apos;s headers, by column key.</extracomment>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Fabric</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Hours</source>
+        <translation>小时</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>You · {time}</source>
+        <translation>你 · {time}</translation>
+    </message>
+    <message>
+        <source>reasoning ▾</source>
+        <translation>推理过程 ▾</translation>
+    </message>
+    <message>
+        <source>reasoning ▸</source>
+        <translation>推理过程 ▸</translation>
+    </message>
+    <message>
+        <source>{tin} in · {tout} out · {cost}</source>
+        <translation>输入 {tin} · 输出 {tout} · {cost}</translation>
+    </message>
+    <message>
+        <source>Tokens and model cost of this reply</source>
+        <translation>这条回复的 token 数和模型费用</translation>
+    </message>
+    <message>
+        <source>{tool}: {effect}; asks first</source>
+        <translation>{tool}：{effect}；会先询问</translation>
+    </message>
+    <message>
+        <source>Show the arguments and the result</source>
+        <translation>显示参数和结果</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Result (from a remote machine: data, not instructions)</source>
+        <translation>结果（来自远程机器：是数据，不是指令）</translation>
+    </message>
+    <message>
+        <source>not finished yet</source>
+        <translation>尚未完成</translation>
+    </message>
+    <message>
+        <source>Arguments: {args}</source>
+        <translation>参数：{args}</translation>
+    </message>
+    <message>
+        <source>{price} per GPU-hour</source>
+        <translation>每 GPU 小时 {price}</translation>
+    </message>
+    <message>
+        <source>Plan {id}: 1 option</source>
+        <translation>规划 {id}：1 个方案</translation>
+    </message>
+    <message>
+        <source>Plan {id}: {n} options, best first</source>
+        <translation>规划 {id}：{n} 个方案，最优在前</translation>
+    </message>
+    <message>
+        <source>Rent this</source>
+        <translation>租用这个</translation>
+    </message>
+    <message>
+        <source>Quote option {n} and ask for your approval</source>
+        <translation>为方案 {n} 询价并请你批准</translation>
     </message>
 </context>
 <context>
@@ -217,8 +469,286 @@
         <translation>error</translation>
     </message>
     <message>
+        <source>Name</source>
+        <extracomment>The columns&apos; headers as shown, in the GUI&apos;s language (the keys above stay English).</extracomment>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>供应商</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>地区</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Fabric</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Uptime</source>
+        <translation>运行时长</translation>
+    </message>
+    <message>
+        <source>Per hour</source>
+        <translation>每小时</translation>
+    </message>
+    <message>
+        <source>Cost so far</source>
+        <translation>已花费</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>Idle release</source>
+        <translation>空闲释放</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>SSH endpoint</source>
+        <translation>SSH 地址</translation>
+    </message>
+    <message>
+        <source>ssh alias</source>
+        <translation>ssh 别名</translation>
+    </message>
+    <message>
+        <source>Bootstrap</source>
+        <translation>初始化</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <extracomment>Coalescing window for re-reading clusters after their events.</extracomment>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>releasing (idle)</source>
+        <translation>正在释放（空闲）</translation>
+    </message>
+    <message>
+        <source>in {time}</source>
+        <translation>{time} 后</translation>
+    </message>
+    <message>
+        <source>✓ all {n} steps ok</source>
+        <translation>✓ 全部 {n} 步通过</translation>
+    </message>
+    <message>
+        <source>Renting: “{title}”; each node&apos;s steps appear below.</source>
+        <translation>正在租用：“{title}”；每个节点的步骤显示在下方。</translation>
+    </message>
+    <message>
+        <source>Rejected: nothing was rented.</source>
+        <translation>已拒绝：没有租用任何机器。</translation>
+    </message>
+    <message>
+        <source>Select a node for its SSH details.</source>
+        <translation>选择一个节点以查看其 SSH 详情。</translation>
+    </message>
+    <message>
+        <source>no provider id</source>
+        <translation>没有供应商编号</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Idle release is off (billing.idle_release_minutes = 0)</source>
+        <translation>空闲释放已关闭（billing.idle_release_minutes = 0）</translation>
+    </message>
+    <message>
+        <source>Released after {minutes} min with every GPU idle and no job running; the countdown starts when XyClaw warns</source>
+        <translation>所有 GPU 空闲且没有作业运行 {minutes} 分钟后释放；XyClaw 发出提醒时开始倒计时</translation>
+    </message>
+    <message>
+        <source>no budget</source>
+        <translation>无预算</translation>
+    </message>
+    <message>
+        <source>{share} of {budget}</source>
+        <translation>{budget} 的 {share}</translation>
+    </message>
+    <message>
+        <source>{cost} of {budget}</source>
+        <translation>{cost} / {budget}</translation>
+    </message>
+    <message>
+        <source>{n} live</source>
+        <translation>{n} 个在用</translation>
+    </message>
+    <message>
+        <source>nothing live</source>
+        <translation>没有在用的集群</translation>
+    </message>
+    <message>
+        <source>nothing billing</source>
+        <translation>没有计费</translation>
+    </message>
+    <message>
+        <source>{n} ended</source>
+        <translation>{n} 个已结束</translation>
+    </message>
+    <message>
         <source>Select a cluster to see its nodes</source>
         <translation>选择一个集群以查看其节点</translation>
+    </message>
+    <message>
+        <source>no region</source>
+        <translation>无地区</translation>
+    </message>
+    <message>
+        <source>fabric {fabric}</source>
+        <translation>网络 {fabric}</translation>
+    </message>
+    <message>
+        <source>{price} per GPU-hour</source>
+        <translation>每 GPU 小时 {price}</translation>
+    </message>
+    <message>
+        <source>image {image}</source>
+        <translation>镜像 {image}</translation>
+    </message>
+    <message>
+        <source>asked {time}</source>
+        <translation>申请于 {time}</translation>
+    </message>
+    <message>
+        <source>ready {time} (after {duration})</source>
+        <translation>{time} 就绪（用时 {duration}）</translation>
+    </message>
+    <message>
+        <source>released {time}</source>
+        <translation>{time} 释放</translation>
+    </message>
+    <message>
+        <source>budget {amount}</source>
+        <translation>预算 {amount}</translation>
+    </message>
+    <message>
+        <source>Error: {error}</source>
+        <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <source>failed: {error}</source>
+        <translation>失败：{error}</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>No nodes yet: the provider is creating them.</source>
+        <translation>还没有节点：供应商正在创建。</translation>
+    </message>
+    <message>
+        <source>Running since</source>
+        <translation>运行开始于</translation>
+    </message>
+    <message>
+        <source>Terminated</source>
+        <translation>已终止</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;ssh alias&lt;/b&gt; {alias}: with this block in ~/.ssh/config (Copy ssh config), {command} reaches the node:</source>
+        <translation>&lt;b&gt;ssh 别名&lt;/b&gt; {alias}：把这段配置放进 ~/.ssh/config（复制 ssh 配置）后，{command} 即可登录该节点：</translation>
+    </message>
+    <message>
+        <source>No SSH endpoint yet.</source>
+        <translation>还没有 SSH 地址。</translation>
+    </message>
+    <message>
+        <source>No SSH endpoint: the node is gone.</source>
+        <translation>没有 SSH 地址：节点已不存在。</translation>
+    </message>
+    <message>
+        <source>Host key</source>
+        <translation>主机密钥</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>no results seen in this session.</source>
+        <translation>本次会话中没有看到结果。</translation>
+    </message>
+    <message>
+        <source>Copied the Host block for {alias}: paste it into ~/.ssh/config</source>
+        <translation>已复制 {alias} 的 Host 配置：请粘贴到 ~/.ssh/config</translation>
+    </message>
+    <message>
+        <source>job {job} is stopped</source>
+        <translation>作业 {job} 会被停止</translation>
+    </message>
+    <message>
+        <source>files only on the nodes&apos; own disks (copy results and checkpoints off first)</source>
+        <translation>只在节点本地磁盘上的文件（请先把结果和检查点拷出来）</translation>
+    </message>
+    <message>
+        <source>the nodes&apos; SSH endpoints and their ssh aliases ({aliases})</source>
+        <translation>节点的 SSH 地址及其 ssh 别名（{aliases}）</translation>
+    </message>
+    <message>
+        <source>{rate}/h for {n} GPUs</source>
+        <translation>{n} 个 GPU 每小时 {rate}</translation>
+    </message>
+    <message>
+        <source>nothing bills now</source>
+        <translation>当前没有计费</translation>
+    </message>
+    <message>
+        <source>{billing} stops once {provider} confirms; {cost} charged so far</source>
+        <translation>{billing}，在 {provider} 确认后停止；目前已花费 {cost}</translation>
+    </message>
+    <message>
+        <source>Release {name}</source>
+        <translation>释放 {name}</translation>
+    </message>
+    <message>
+        <source>you, from the Clusters page</source>
+        <translation>你，在集群页面</translation>
+    </message>
+    <message>
+        <source>Release cluster</source>
+        <translation>释放集群</translation>
+    </message>
+    <message>
+        <source>Releasing cannot be undone: the machines go back to the provider.</source>
+        <translation>释放无法撤销：机器将归还给供应商。</translation>
+    </message>
+    <message>
+        <source>Release</source>
+        <translation>释放</translation>
+    </message>
+    <message>
+        <source>Kept {name}: nothing was released.</source>
+        <translation>保留了 {name}：没有释放任何机器。</translation>
+    </message>
+    <message>
+        <source>Releasing {name}: billing stops once {provider} confirms.</source>
+        <translation>正在释放 {name}：{provider} 确认后停止计费。</translation>
+    </message>
+    <message>
+        <source>Tuning {name}: the operations panel shows each step.</source>
+        <translation>正在调优 {name}：操作面板会显示每一步。</translation>
+    </message>
+    <message>
+        <source>Quoting {n} × {gpu} from {provider}…</source>
+        <translation>正在向 {provider} 询价 {n} × {gpu}…</translation>
     </message>
     <message>
         <source>card-title</source>
@@ -399,6 +929,25 @@
     </message>
 </context>
 <context>
+    <name>GpuHeatmap</name>
+    <message>
+        <source>utilization %</source>
+        <translation>利用率 %</translation>
+    </message>
+    <message>
+        <source>no data</source>
+        <translation>无数据</translation>
+    </message>
+    <message>
+        <source>{name} GPU {slot}: {value} at {time}</source>
+        <translation>{name} GPU {slot}：{time} 时 {value}</translation>
+    </message>
+    <message>
+        <source>{node}: click to chart its GPUs</source>
+        <translation>{node}：点击以绘制它的 GPU</translation>
+    </message>
+</context>
+<context>
     <name>History</name>
     <message>
         <source>queued</source>
@@ -463,6 +1012,22 @@
     <message>
         <source>gone</source>
         <translation>已消失</translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>terminating</source>
+        <translation>正在终止</translation>
+    </message>
+    <message>
+        <source>terminated</source>
+        <translation>已终止</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
     </message>
     <message>
         <source>a non-zero exit</source>
@@ -1064,7 +1629,56 @@
     <name>HostKeyDialog</name>
     <message>
         <source>Unknown host key</source>
+        <extracomment>How long a connecting thread waits for the user before it refuses the host.</extracomment>
         <translation>未知的主机密钥</translation>
+    </message>
+    <message>
+        <source>XyClaw has never connected to {host}. Trust its key?</source>
+        <translation>XyClaw 从未连接过 {host}。要信任它的密钥吗？</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Key type</source>
+        <translation>密钥类型</translation>
+    </message>
+    <message>
+        <source>Fingerprint</source>
+        <translation>指纹</translation>
+    </message>
+    <message>
+        <source>Compare the fingerprint with the one your provider shows, or run ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the machine. Trust records the key in XyClaw&apos;s own known-hosts file; a different key later is refused.</source>
+        <translation>请把指纹与供应商显示的指纹比对，或在那台机器上运行 ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub。信任后，密钥会记入 XyClaw 自己的 known_hosts 文件；以后出现不同的密钥会被拒绝。</translation>
+    </message>
+    <message>
+        <source>Host key changed: connection refused</source>
+        <translation>主机密钥已变更：已拒绝连接</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>a host</source>
+        <translation>某台主机</translation>
+    </message>
+    <message>
+        <source>XyClaw refused to connect: the host key of {hosts} has CHANGED.</source>
+        <translation>XyClaw 拒绝连接：{hosts} 的主机密钥已经变更。</translation>
+    </message>
+    <message>
+        <source>On record</source>
+        <translation>已记录的</translation>
+    </message>
+    <message>
+        <source>Presented now</source>
+        <translation>现在出示的</translation>
+    </message>
+    <message>
+        <source>someone may be intercepting the connection, or the machine was re-installed. Check the new fingerprint with the provider before removing the old one.</source>
+        <translation>可能有人在截取连接，或者那台机器被重装了。在删除旧密钥之前，请先向供应商核实新的指纹。</translation>
     </message>
     <message>
         <source>heading</source>
@@ -1545,6 +2159,92 @@
     </message>
 </context>
 <context>
+    <name>MetricCurves</name>
+    <message>
+        <source>GPU utilization</source>
+        <translation>GPU 利用率</translation>
+    </message>
+    <message>
+        <source>Memory used</source>
+        <translation>显存占用</translation>
+    </message>
+    <message>
+        <source>Power</source>
+        <translation>功率</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>NIC throughput (per node, in + out)</source>
+        <translation>网卡吞吐（每节点，收 + 发）</translation>
+    </message>
+</context>
+<context>
+    <name>MonitorPage</name>
+    <message>
+        <source>Click a row of the heatmap to chart that GPU, or a node&apos;s name for all its GPUs.</source>
+        <translation>点击热力图的一行以绘制那块 GPU，或点击节点名以绘制它的全部 GPU。</translation>
+    </message>
+    <message>
+        <source>Monitor</source>
+        <translation>监控</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>stop charting the picked GPUs</source>
+        <translation>不再绘制所选的 GPU</translation>
+    </message>
+    <message>
+        <source>No cluster is being watched yet.
+
+Rent one from Chat or the Clusters page: its GPUs show here as soon as the first samples arrive.</source>
+        <translation>还没有正在监控的集群。
+
+在对话或集群页面租用一个：收到第一批采样后，它的 GPU 就会显示在这里。</translation>
+    </message>
+    <message>
+        <source>The monitor could not read the telemetry (see the log).</source>
+        <translation>监控无法读取遥测数据（请查看日志）。</translation>
+    </message>
+    <message>
+        <source>no samples yet</source>
+        <translation>还没有采样</translation>
+    </message>
+    <message>
+        <source>newest sample {age}</source>
+        <translation>最新采样于 {age}</translation>
+    </message>
+    <message>
+        <source>1 node</source>
+        <translation>1 个节点</translation>
+    </message>
+    <message>
+        <source>{n} nodes</source>
+        <translation>{n} 个节点</translation>
+    </message>
+    <message>
+        <source>{name} · {nodes} · {gpus} GPUs · {age} · last {minutes} min</source>
+        <translation>{name} · {nodes} · {gpus} 个 GPU · {age} · 最近 {minutes} 分钟</translation>
+    </message>
+    <message>
+        <source>{n} s ago</source>
+        <translation>{n} 秒前</translation>
+    </message>
+    <message>
+        <source>{n} min ago</source>
+        <translation>{n} 分钟前</translation>
+    </message>
+</context>
+<context>
     <name>OperationsPanel</name>
     <message>
         <source>Operations</source>
@@ -1663,6 +2363,70 @@
     </message>
 </context>
 <context>
+    <name>PlanChart</name>
+    <message>
+        <source>Cost against time of every option that fits, with the Pareto front: the options nothing else beats on both. Plan to see it.</source>
+        <translation>每个可行方案的费用与时间，以及帕累托前沿：在费用和时间上都没有别的方案能胜过的那些。规划后即可看到。</translation>
+    </message>
+    <message>
+        <source>Nothing fits, so there is nothing to chart: the table lists the closest shapes and the limit each breaks.</source>
+        <translation>没有可行方案，所以没有图可画：表格列出了最接近的配置以及各自超出的限制。</translation>
+    </message>
+    <message>
+        <source>days</source>
+        <translation>天</translation>
+    </message>
+    <message>
+        <source>hours</source>
+        <translation>小时</translation>
+    </message>
+    <message>
+        <source>run time</source>
+        <translation>运行时间</translation>
+    </message>
+    <message>
+        <source>serving time</source>
+        <translation>服务时间</translation>
+    </message>
+    <message>
+        <source>thousand {currency}</source>
+        <translation>千 {currency}</translation>
+    </message>
+    <message>
+        <source>, log scale</source>
+        <translation>，对数刻度</translation>
+    </message>
+    <message>
+        <source>{what} ({unit})</source>
+        <translation>{what}（{unit}）</translation>
+    </message>
+    <message>
+        <source>cost ({unit})</source>
+        <translation>费用（{unit}）</translation>
+    </message>
+    <message>
+        <source>InfiniBand</source>
+        <extracomment>How many options and rejected shapes the report lists (the saved plan keeps as many). Seed 004&apos;s selection rules, by the rule names the planner attaches to options. Seed 004&apos;s fabric comparison (its own figures, quoted as data, not as physics). Chart colours by fabric family (readable on the light and the dark chart background).</extracomment>
+        <translation>InfiniBand</translation>
+    </message>
+    <message>
+        <source>RoCE</source>
+        <translation>RoCE</translation>
+    </message>
+    <message>
+        <source>TCP Ethernet</source>
+        <translation>TCP 以太网</translation>
+    </message>
+    <message>
+        <source>one node</source>
+        <translation>单节点</translation>
+    </message>
+    <message>
+        <source>Pareto front ({n})</source>
+        <translation>帕累托前沿（{n}）</translation>
+    </message>
+</context>
+<context>
     <name>PlanPage</name>
     <message>
         <source>Plan a cluster</source>
@@ -1737,8 +2501,270 @@
         <translation>planGpu</translation>
     </message>
     <message>
+        <source>LoRA fine-tune</source>
+        <translation>LoRA 微调</translation>
+    </message>
+    <message>
+        <source>Full fine-tune</source>
+        <translation>全参数微调</translation>
+    </message>
+    <message>
+        <source>Pretrain</source>
+        <translation>预训练</translation>
+    </message>
+    <message>
+        <source>Inference (serve)</source>
+        <translation>推理（部署）</translation>
+    </message>
+    <message>
+        <source>Any fabric</source>
+        <extracomment>(value, label, translated): the built-in fabrics are shown by their names.</extracomment>
+        <translation>任意网络</translation>
+    </message>
+    <message>
+        <source>InfiniBand (any)</source>
+        <translation>InfiniBand（任意）</translation>
+    </message>
+    <message>
+        <source>RoCE v2 (any)</source>
+        <translation>RoCE v2（任意）</translation>
+    </message>
+    <message>
+        <source>TCP Ethernet (any)</source>
+        <translation>TCP 以太网（任意）</translation>
+    </message>
+    <message>
+        <source>One node only (no fabric)</source>
+        <translation>仅单节点（无网络）</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <extracomment>Form field -&gt; the PlanRequest.parse keyword it feeds. RequestError.field -&gt; the form field that shows it. The columns&apos; headers in the GUI&apos;s language (the keys stay English).</extracomment>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Cards</source>
+        <translation>卡数</translation>
+    </message>
+    <message>
         <source>Fabric</source>
         <translation>网络</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Per card-h</source>
+        <translation>每卡时</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>GiB/GPU</source>
+        <translation>GiB/GPU</translation>
+    </message>
+    <message>
+        <source>Util</source>
+        <translation>利用率</translation>
+    </message>
+    <message>
+        <source>Why it does not fit</source>
+        <translation>为什么不可行</translation>
+    </message>
+    <message>
+        <source>{n} h</source>
+        <translation>{n} 小时</translation>
+    </message>
+    <message>
+        <source>{n} d</source>
+        <translation>{n} 天</translation>
+    </message>
+    <message>
+        <source> (assumed)</source>
+        <translation>（假定）</translation>
+    </message>
+    <message>
+        <source>{n} tokens</source>
+        <translation>{n} token</translation>
+    </message>
+    <message>
+        <source>{n} req/s</source>
+        <translation>每秒 {n} 个请求</translation>
+    </message>
+    <message>
+        <source>{rate} for {hours}</source>
+        <translation>{rate}，持续 {hours}</translation>
+    </message>
+    <message>
+        <source>{precision}, context {n}</source>
+        <translation>{precision}，上下文 {n}</translation>
+    </message>
+    <message>
+        <source>1 GPU</source>
+        <translation>1 个 GPU</translation>
+    </message>
+    <message>
+        <source>{n} GPUs</source>
+        <translation>{n} 个 GPU</translation>
+    </message>
+    <message>
+        <source>GPU {value}</source>
+        <translation>GPU {value}</translation>
+    </message>
+    <message>
+        <source>region {value}</source>
+        <translation>地区 {value}</translation>
+    </message>
+    <message>
+        <source>fabric {value}</source>
+        <translation>网络 {value}</translation>
+    </message>
+    <message>
+        <source>provider {value}</source>
+        <translation>供应商 {value}</translation>
+    </message>
+    <message>
+        <source>budget {amount}</source>
+        <translation>预算 {amount}</translation>
+    </message>
+    <message>
+        <source>deadline {hours}</source>
+        <translation>截止 {hours}</translation>
+    </message>
+    <message>
+        <source>fastest first</source>
+        <translation>最快优先</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>give the model&apos;s size, such as 7B, 13B or 70B</source>
+        <translation>请填写模型大小，例如 7B、13B 或 70B</translation>
+    </message>
+    <message>
+        <source>Any GPU</source>
+        <translation>任意 GPU</translation>
+    </message>
+    <message>
+        <source>Plan page</source>
+        <translation>规划页面</translation>
+    </message>
+    <message>
+        <source>Rejected: nothing was rented ({n} × {gpu}).</source>
+        <translation>已拒绝：没有租用任何机器（{n} × {gpu}）。</translation>
+    </message>
+    <message>
+        <source>Select an option to see why it is ranked where it is.</source>
+        <translation>选择一个方案，查看它为什么排在这个位置。</translation>
+    </message>
+    <message>
+        <source>Only for training</source>
+        <translation>仅用于训练</translation>
+    </message>
+    <message>
+        <source>Only for inference</source>
+        <translation>仅用于推理</translation>
+    </message>
+    <message>
+        <source>Fix the fields marked in red first.</source>
+        <translation>请先修正标红的字段。</translation>
+    </message>
+    <message>
+        <source>Planning over the providers&apos; live offers…</source>
+        <translation>正在根据供应商的实时报价规划…</translation>
+    </message>
+    <message>
+        <source>The planner refused the request.</source>
+        <translation>规划器拒绝了这个请求。</translation>
+    </message>
+    <message>
+        <source>Plan {id}</source>
+        <translation>规划 {id}</translation>
+    </message>
+    <message>
+        <source>cheapest first</source>
+        <translation>最便宜优先</translation>
+    </message>
+    <message>
+        <source>, the first {n} listed</source>
+        <translation>，列出前 {n} 个</translation>
+    </message>
+    <message>
+        <source>{plan}: {fit} of {considered} shapes fit ({order}); {front} on the Pareto front (◆).</source>
+        <translation>{plan}：{considered} 种配置中有 {fit} 种可行（{order}）；{front} 种在帕累托前沿上（◆）。</translation>
+    </message>
+    <message>
+        <source>all {n} shapes break a limit</source>
+        <translation>全部 {n} 种配置都超出了某项限制</translation>
+    </message>
+    <message>
+        <source>{plan}: nothing fits: {why}.</source>
+        <translation>{plan}：没有可行方案：{why}。</translation>
+    </message>
+    <message>
+        <source>Plan {id} saved: rent any option for a quote.</source>
+        <translation>规划 {id} 已保存：租用任一方案即可获得报价。</translation>
+    </message>
+    <message>
+        <source>Plan {id} saved: nothing fits; loosen the limit the table names.</source>
+        <translation>规划 {id} 已保存：没有可行方案；请放宽表格中列出的限制。</translation>
+    </message>
+    <message>
+        <source>Nothing fits. The table lists the closest shapes and what each breaks; loosen that limit and plan again.</source>
+        <translation>没有可行方案。表格列出了最接近的配置以及各自超出的限制；放宽该限制后重新规划。</translation>
+    </message>
+    <message>
+        <source>Rent…</source>
+        <translation>租用…</translation>
+    </message>
+    <message>
+        <source>Quote option {n} and ask for your approval</source>
+        <translation>为方案 {n} 询价并请你批准</translation>
+    </message>
+    <message>
+        <source>{shape} on {fabric}, {where}</source>
+        <translation>{shape}，网络 {fabric}，{where}</translation>
+    </message>
+    <message>
+        <source>{time} for {cost} at {price} per card-hour ({tier})</source>
+        <translation>{time}，共 {cost}，每卡时 {price}（{tier}）</translation>
+    </message>
+    <message>
+        <source>Option {n}</source>
+        <translation>方案 {n}</translation>
+    </message>
+    <message>
+        <source>Quoting option {n}…</source>
+        <translation>正在为方案 {n} 询价…</translation>
+    </message>
+    <message>
+        <source>A quote is already waiting for your answer.</source>
+        <translation>已有一份报价在等待你的答复。</translation>
+    </message>
+    <message>
+        <source>Renting: “{title}”; the operations panel shows each node&apos;s steps.</source>
+        <translation>正在租用：“{title}”；操作面板会显示每个节点的步骤。</translation>
+    </message>
+    <message>
+        <source>Save the selection report</source>
+        <translation>保存选型报告</translation>
+    </message>
+    <message>
+        <source>HTML report (*.html)</source>
+        <translation>HTML 报告 (*.html)</translation>
+    </message>
+    <message>
+        <source>Saved the selection report to {path}</source>
+        <translation>选型报告已保存到 {path}</translation>
     </message>
     <message>
         <source>planFabric</source>
@@ -2020,6 +3046,18 @@
     <message>
         <source>primary</source>
         <translation>primary</translation>
+    </message>
+    <message>
+        <source>Any region</source>
+        <translation>任意地区</translation>
+    </message>
+    <message>
+        <source>Any fabric</source>
+        <translation>任意网络</translation>
+    </message>
+    <message>
+        <source>no provider is set up to rent from</source>
+        <translation>还没有可以租用的供应商</translation>
     </message>
 </context>
 <context>
