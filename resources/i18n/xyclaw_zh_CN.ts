@@ -2796,7 +2796,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>QPS</source>
-        <translation>QPS</translation>
+        <translation>每秒请求数</translation>
     </message>
     <message>
         <source>planRate</source>
