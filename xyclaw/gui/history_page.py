@@ -236,13 +236,13 @@ class HistoryPage(QWidget):
         self.hint.setProperty("role", "muted")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
-        self.replay_view = ReplayView()
-        self.compare_view = CompareView()
+        # the replay's and the comparison's charts are built when first opened: they were
+        # two thirds of building the page (pyqtgraph plots), on the way to its first show
+        self._replay_view: ReplayView | None = None
+        self._compare_view: CompareView | None = None
         self.detail = QStackedWidget()
         self.detail.setObjectName("historyDetail")
         self.detail.addWidget(self.hint)
-        self.detail.addWidget(self.replay_view)
-        self.detail.addWidget(self.compare_view)
 
         upper = QWidget()
         upper_layout = QVBoxLayout(upper)
@@ -328,6 +328,22 @@ class HistoryPage(QWidget):
         return table
 
     # -- words --------------------------------------------------------------------------------
+    @property
+    def replay_view(self) -> ReplayView:
+        """A job's replay (built on first use)."""
+        if self._replay_view is None:
+            self._replay_view = ReplayView()
+            self.detail.addWidget(self._replay_view)
+        return self._replay_view
+
+    @property
+    def compare_view(self) -> CompareView:
+        """Two or more jobs compared (built on first use)."""
+        if self._compare_view is None:
+            self._compare_view = CompareView()
+            self.detail.addWidget(self._compare_view)
+        return self._compare_view
+
     def retranslate(self) -> None:
         self.title.setText(self.tr("History"))
         self.subtitle.setText(
