@@ -246,15 +246,26 @@ def test_the_heartbeat_puts_an_alerts_action_on_a_card_in_the_monitor_conversati
     quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="A10", gpu_count=2))
     cluster = sim_engine.up(quote).result(120)
     raise_alert(history_store, cluster.id, "gpu.idle_during_job", severity="warning")
+    runtime.new_conversation("an earlier chat")
     ctl = make_window(sim_engine, runtime)
     chat = ctl.chat
     monitor = runtime.monitor_conversation()
+    qtbot.waitUntil(lambda: chat.list.count() == 1, timeout=10000)  # the chat only
     chat.select_conversation(monitor)  # open: the heartbeat's post draws it again
     beat = start_heartbeat(ctl, runtime)
     try:
         qtbot.waitUntil(lambda: bool(shown(chat, ApprovalCard)) and not chat.busy, timeout=60000)
         [card] = shown(chat, ApprovalCard)
         assert card.effect == "destroy" and card.request.tool == "release_cluster"
+        # Listed while its card waits (the list otherwise shows the chats only).
+        qtbot.waitUntil(
+            lambda: any(
+                chat.list.item(row).data(Qt.ItemDataRole.UserRole) == monitor
+                and "approval waiting" in chat.list.item(row).text()
+                for row in range(chat.list.count())
+            ),
+            timeout=10000,
+        )
         assert [c.name for c in sim_engine.clusters()] == [cluster.name]  # only a card so far
         qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: not sim_engine.clusters() and not chat.busy, timeout=60000)

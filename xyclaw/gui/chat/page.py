@@ -232,9 +232,11 @@ class ChatPage(QWidget):
         )
 
     def _show_conversations(self, found: list[ConversationInfo], open_first: bool) -> None:
-        self.conversations = [c for c in found if getattr(c, "kind", "chat") == "chat"] or list(
-            found
-        )
+        # The Monitor conversation is listed while a card waits there (the heartbeat's
+        # proposal for an alert), or when there is nothing else.
+        self.conversations = [
+            c for c in found if getattr(c, "kind", "chat") == "chat" or c.pending_approval
+        ] or list(found)
         self.list.blockSignals(True)
         self.list.clear()
         selected: QListWidgetItem | None = None
