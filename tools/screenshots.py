@@ -152,9 +152,13 @@ def main(argv: list[str] | None = None) -> int:
             spin(app, 1.5)
             if info.key == "jobs":  # the running job's detail: progress, charts, its log
                 jobs = ctl.page_widgets["jobs"]
-                wait_for(app, "the job listed", lambda: bool(jobs.records))
+                wait_for(app, "the job listed", lambda page=jobs: bool(page.records))
                 jobs.select_job(jobs.records[0].id)
-                wait_for(app, "the job's log", lambda: jobs.detail is not None and jobs.lines)
+                wait_for(
+                    app,
+                    "the job's log",
+                    lambda page=jobs: page.detail is not None and bool(page.lines),
+                )
                 spin(app, 1.5)
             if info.key == "chat":
                 card: ApprovalCard = next(iter(chat.approval_cards.values()))
