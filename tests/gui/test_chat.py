@@ -184,8 +184,13 @@ def test_approve_sends_the_decision_and_the_card_says_so(
     # A second click does nothing more.
     qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
     assert len(runtime.decisions) == 1
-    texts = [b.body.toPlainText() for b in blocks(window.chat, MessageBlock)]
-    assert "Renting it now." in texts
+    # the agent's reply after the yes is drawn once the resumed turn comes back
+    qtbot.waitUntil(
+        lambda: (
+            "Renting it now." in [b.body.toPlainText() for b in blocks(window.chat, MessageBlock)]
+        ),
+        timeout=5000,
+    )
 
 
 def test_reject_sends_a_rejection(
