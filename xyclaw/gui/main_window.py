@@ -272,9 +272,7 @@ class MainWindowController:
         # Built at once after the first paint, shown or not: what they keep from this
         # session's events (the Clusters page: bootstrap results, idle countdowns, and the
         # window's host-key questions) cannot be read back later.
-        after_first_paint(
-            window, lambda: [self.page_widgets.get(key) for key in BUILT_AFTER_FIRST_PAINT]
-        )
+        after_first_paint(window, self._build_after_first_paint)
         for row in range(min(9, len(PAGES))):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{row + 1}"), window)
             shortcut.activated.connect(lambda r=row: self.navigation.setCurrentRow(r))
@@ -337,6 +335,10 @@ class MainWindowController:
                 self.navigation.setCurrentRow(row)
                 return
         raise KeyError(key)
+
+    def _build_after_first_paint(self) -> None:
+        for key in BUILT_AFTER_FIRST_PAINT:
+            self.page_widgets.get(key)
 
     def _row_changed(self, row: int) -> None:
         if 0 <= row < len(PAGES):
