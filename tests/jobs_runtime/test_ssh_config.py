@@ -65,19 +65,26 @@ def test_ssh_aliases_of_a_live_cluster_with_an_include_line_added_and_taken_out(
     assert os.environ["XYCLAW_HOME"] == str(xyclaw_home)
 
 
-def test_the_files_are_rewritten_only_when_the_nodes_in_them_change(
+def test_the_files_follow_the_nodes_and_are_rewritten_only_when_those_change(
     engine: Engine, make_cluster: MakeCluster
 ) -> None:
-    cluster = make_cluster(nodes=2, gpus_per_node=8)
-    report = engine.ssh_config()
+    report = engine.ssh_config()  # where the files are; no cluster yet
     config, known = report.config, report.config.with_name("known_hosts_clusters")
-    written = (config.stat().st_ino, known.stat().st_ino)
 
+    # Both nodes come up in one change of the store, which publishes one event per node.
+    cluster = make_cluster(nodes=2, gpus_per_node=8)
+
+    text = config.read_text()
+    assert f"Host {cluster.name}-0" in text and f"Host {cluster.name}-1" in text
+    assert len(known.read_text().splitlines()) == 2
+    written = (config.stat().st_ino, known.stat().st_ino)
     engine.ssh_config()  # nothing changed: each write would sync the files to disk again
     engine._clusters.update(cluster.cluster_id, state=ClusterState.READY)  # still live
-
     assert (config.stat().st_ino, known.stat().st_ino) == written
-    assert f"Host {cluster.name}-1" in config.read_text()
+
+    record = engine._clusters.get(cluster.cluster_id)
+    engine._clusters.set_node_state(record.nodes[1].id, "failed", "XID 79")  # as a fault does
+    assert f"Host {cluster.name}-1" not in config.read_text()
+    assert f"Host {cluster.name}-0" in config.read_text()
     engine._clusters.update(cluster.cluster_id, state=ClusterState.RELEASED)
-    assert config.stat().st_ino != written[0]
     assert f"Host {cluster.name}-0" not in config.read_text() and known.read_text() == ""

@@ -59,6 +59,15 @@ def _alters_file(event: Event) -> bool:
     return False
 
 
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """The file as it stands (inode, change time, size): any write by anyone changes it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
 def _write_if_changed(path: Path, text: str) -> None:
     """Write the file only when its text differs (each write syncs it to disk)."""
     try:
@@ -89,10 +98,19 @@ class SshAliases:
         self.identity_file = identity_file
         self.user_config = user_config
         self._lock = threading.Lock()
+        # The running nodes (cluster id, rank) in the file as this process last wrote or found
+        # it, and how the file stood then: a change the file already holds needs no new look.
+        self._written: frozenset[tuple[int, int]] = frozenset()
+        self._written_stamp: tuple[int, int, int] | None = None
 
     # -- XyClaw's own file ---------------------------------------------------------------------
     def render(self) -> tuple[str, str, tuple[str, ...]]:
         """(config text, known-hosts text, aliases) for every live cluster's running nodes."""
+        config, known, names, _ = self._render()
+        return config, known, names
+
+    def _render(self) -> tuple[str, str, tuple[str, ...], frozenset[tuple[int, int]]]:
+        keys: set[tuple[int, int]] = set()
         blocks = [
             "# Written by XyClaw; it is rewritten whenever a cluster comes or goes.\n"
             "# Edit ~/.ssh/config instead; this file only holds XyClaw's clusters.\n"
@@ -105,6 +123,7 @@ class SshAliases:
                     continue
                 name = alias(cluster, node.rank)
                 names.append(name)
+                keys.add((cluster.id, node.rank))
                 blocks.append(
                     f"Host {name}\n"
                     f"    HostName {node.ssh_host}\n"
@@ -122,23 +141,34 @@ class SshAliases:
                         else f"[{node.ssh_host}]:{node.ssh_port}"
                     )
                     known.append(f"{host} {' '.join(node.host_key.split()[:2])}\n")
-        return "\n".join(blocks), "".join(known), tuple(names)
+        return "\n".join(blocks), "".join(known), tuple(names), frozenset(keys)
 
     def sync(self) -> AliasReport:
         """Rewrite XyClaw's file from the live clusters (released ones drop out)."""
         with self._lock:
-            config, known, names = self.render()
+            config, known, names, keys = self._render()
             self.config_path.parent.mkdir(parents=True, exist_ok=True)
             _write_if_changed(self.known_hosts_path, known)
             _write_if_changed(self.config_path, config)
+            self._written, self._written_stamp = keys, _stamp(self.config_path)
         return self.report(names)
+
+    def _holds(self, event: NodeChanged) -> bool:
+        """The file holds this change already: 16 nodes come up in one transaction and then
+        publish one change each, and the look for the first one saw them all (unless another
+        process has written the file since)."""
+        with self._lock:
+            if self._written_stamp is None or _stamp(self.config_path) != self._written_stamp:
+                return False
+            listed = (event.cluster_id, event.rank) in self._written
+        return listed == (event.state == NodeState.RUNNING)
 
     def on_change(self, event: Event) -> None:
         """Keep the file in step with the clusters (subscribe it to ClusterChanged and
         NodeChanged). Only a change that can alter the file is looked at: a node that starts
         or stops running, a cluster that comes or goes (16 nodes coming up publish dozens of
         changes; rewriting the files for each cost ~10 ms of fsync apiece)."""
-        if _alters_file(event):
+        if _alters_file(event) and not (isinstance(event, NodeChanged) and self._holds(event)):
             try:
                 self.sync()
             except OSError as exc:
