@@ -1,16 +1,25 @@
-"""Write a PNG of every page of the desktop app, with real content, to docs/screenshots/.
+"""Write a PNG of every page of the desktop app, with real content, to docs/screenshots/,
+in English and 简体中文, light and dark.
 
-The app runs on a temporary XYCLAW_HOME against the simulated cloud with the
-rules brain: a 2-node cluster is rented and trains (so Clusters and Monitor
-have something live) and runs the bundled ``plain-python`` sample as a job,
-5000 steps instead of its 200 so that it still runs when the pages are drawn
-(the Monitor's job box shows its step, loss and ETA), and a chat asks for a
-plan and stops at the approval card of "rent option 1". Then each page is
-drawn and saved, as a user would see it. Nothing of the user's own data is touched.
+Two parts, each on its own temporary XYCLAW_HOME (nothing of the user's own data is touched):
 
-    .venv/bin/python tools/screenshots.py [--out docs/screenshots] [--theme light|dark]
+* ``live``: the app against the simulated cloud with the rules brain: a 2-node cluster is
+  rented and trains (so Clusters and Monitor have something live) and runs the bundled
+  ``plain-python`` sample as a job, 5000 steps instead of its 200 so that it still runs
+  when the pages are drawn (the Monitor's job box and the Jobs page show its step, loss
+  and ETA), and a chat asks for a plan and stops at the approval card of "rent option 1".
+  Every page is drawn in each language and theme: ``<page>-<en|zh>-<light|dark>.png``
+  (``<page>.png`` is the English light one, the README's).
+* ``history``: a real run on the simulated cloud (a 2-node cluster rented, tuned, two jobs
+  of which one is recovered, released; see tests/gui_history/history_run.py), then the
+  window on it with no provider reachable, as on a train: the History page's replay,
+  timeline and comparison and the Settings tabs, ``history-*-<tag>.png``,
+  ``settings-*-<tag>.png``.
 
-Chinese text needs a CJK font on the machine (Debian: fonts-wqy-microhei).
+    .venv/bin/python tools/screenshots.py [--out docs/screenshots] [--part live|history|all]
+
+The first run's pictures (welcome, tour) are tools/tour_screenshots.py's. Chinese text
+needs a CJK font on the machine (Debian: fonts-wqy-microhei).
 """
 
 from __future__ import annotations
@@ -73,10 +82,26 @@ def off_thread(app: Any, what: str, fn: Callable[[], T], timeout: float = 300.0)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    parser.add_argument("--theme", choices=("light", "dark"), default="light")
     parser.add_argument("--size", default="1400x900", help="window size, WIDTHxHEIGHT")
     parser.add_argument("--settle", type=float, default=40.0, help="seconds of live samples")
+    parser.add_argument("--part", choices=("live", "history", "all"), default="all")
     args = parser.parse_args(argv)
+    written: list[Path] = []
+    if args.part in ("live", "all"):
+        written += live_pages(args)
+    if args.part in ("history", "all"):
+        written += history_pages(args)
+    for path in written:
+        print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    return 0
+
+
+#: (language setting, file tag) of every shot, English light first (the unsuffixed copies).
+LANGUAGES = (("en", "en"), ("zh_CN", "zh"))
+THEMES = ("light", "dark")
+
+
+def live_pages(args: argparse.Namespace) -> list[Path]:
     width, height = (int(v) for v in args.size.lower().split("x"))
 
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
@@ -89,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     from xyclaw.config import load_config
     from xyclaw.engine.compose import build_engine
     from xyclaw.engine.lifecycle import UpRequest
+    from xyclaw.gui import i18n
     from xyclaw.gui.app import apply_theme, build_runtime, create_app
     from xyclaw.gui.chat.approval import ApprovalCard
     from xyclaw.gui.chat.blocks import PlanCard
@@ -100,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     from xyclaw.store import Store
 
     app = create_app()
-    apply_theme(app, args.theme)
+    apply_theme(app, "light")
+    i18n.install("en")
     paths = AppPaths.from_environment()
     # One minute of live window, so the charts fill while the tool waits.
     config = load_config(
@@ -134,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         text = sample.read_text(encoding="utf-8").replace("--max_steps 200", "--max_steps 5000")
         spec = parse_spec(text, file=str(sample), base_dir=sample.parent)
         job = off_thread(app, "launching", lambda: engine.launch(spec, cluster=cluster.name))
-        off_thread(app, "the job starting", lambda: job.result(300))
+        started = off_thread(app, "the job starting", lambda: job.result(300))
 
         # A chat with a plan and an approval card waiting.
         chat = ctl.chat
@@ -144,41 +171,60 @@ def main(argv: list[str] | None = None) -> int:
         chat.send("rent option 1")
         wait_for(app, "the approval card", lambda: bool(chat.approval_cards) and not chat.busy)
         spin(app, args.settle)  # samples for the heatmap and curves
+        # The Plan page with a plan on it, and the running job's detail on the Jobs page.
+        plan_page = ctl.page_widgets["plan"]
+        plan_page.set_values(task="finetune-lora", model_size="13B", gpus="8", budget="500")
+        plan_page.plan()
+        wait_for(app, "the plan page's plan", lambda: plan_page.view is not None)
+        jobs_page = ctl.page_widgets["jobs"]
+        ctl.show_page("jobs")
+        wait_for(app, "the jobs list", lambda: bool(jobs_page.records) and not jobs_page.busy)
+        jobs_page.select_job(started.id)
+        wait_for(app, "the job's log", lambda: jobs_page.detail is not None and jobs_page.lines)
 
-        for info in PAGES:
-            ctl.show_page(info.key)
-            # The operations panel where the cluster's renting shows; elsewhere the page.
-            ctl.operations_dock.setVisible(info.key == "clusters")
-            spin(app, 1.5)
-            if info.key == "jobs":  # the running job's detail: progress, charts, its log
-                jobs = ctl.page_widgets["jobs"]
-                wait_for(app, "the job listed", lambda page=jobs: bool(page.records))
-                jobs.select_job(jobs.records[0].id)
-                wait_for(
-                    app,
-                    "the job's log",
-                    lambda page=jobs: page.detail is not None and bool(page.lines),
-                )
-                spin(app, 1.5)
-            if info.key == "chat":
-                card: ApprovalCard = next(iter(chat.approval_cards.values()))
-                plan: PlanCard = chat.plan_cards[-1]
-                chat.scroll.ensureWidgetVisible(plan, 0, 0)
-                chat.scroll.ensureWidgetVisible(card, 0, 20)
-                spin(app, 0.5)
-            path = args.out / f"{info.key}.png"
+        def shot(name: str) -> Path:
+            path = args.out / f"{name}.png"
             if not ctl.window.grab().save(str(path)):
                 raise SystemExit(f"screenshots: could not write {path}")
             written.append(path)
-            if info.key == "chat":  # and the plan's comparison table from its top
-                chat.scroll.verticalScrollBar().setValue(plan.y() - 8)
-                spin(app, 0.5)
-                path = args.out / "chat-plan.png"
-                ctl.window.grab().save(str(path))
-                written.append(path)
+            return path
+
+        for language, tag in LANGUAGES:
+            i18n.install(language)
+            for theme in THEMES:
+                apply_theme(app, theme)
+                suffix = f"{tag}-{theme}"
+                for info in PAGES:
+                    if info.key in ("history", "settings"):
+                        continue  # the history part draws them, on a finished run
+                    ctl.show_page(info.key)
+                    # The operations panel where the cluster's renting shows.
+                    ctl.operations_dock.setVisible(info.key == "clusters")
+                    spin(app, 1.5)
+                    if info.key == "chat":
+                        card: ApprovalCard = next(iter(chat.approval_cards.values()))
+                        plan: PlanCard = chat.plan_cards[-1]
+                        chat.scroll.ensureWidgetVisible(plan, 0, 0)
+                        chat.scroll.ensureWidgetVisible(card, 0, 20)
+                        spin(app, 0.5)
+                    path = shot(f"{info.key}-{suffix}")
+                    if (language, theme) == ("en", "light"):
+                        shutil.copyfile(path, args.out / f"{info.key}.png")
+                    if info.key == "chat":  # and the plan's comparison table from its top
+                        chat.scroll.verticalScrollBar().setValue(plan.y() - 8)
+                        spin(app, 0.5)
+                        path = shot(f"chat-plan-{suffix}")
+                        if (language, theme) == ("en", "light"):
+                            shutil.copyfile(path, args.out / "chat-plan.png")
+                    if info.key == "jobs":  # the detail's log tab as well
+                        jobs_page.tabs.setCurrentIndex(1)
+                        spin(app, 1.0)
+                        shot(f"jobs-log-{suffix}")
+                        jobs_page.tabs.setCurrentIndex(0)
+        i18n.install("en")
+        apply_theme(app, "light")
         # The README's picture: the chat with its approval card waiting.
         shutil.copyfile(args.out / "chat.png", args.out / "main-window.png")
-        written.append(args.out / "main-window.png")
     finally:
         if ctl is not None:
             ctl.quit_now()
@@ -191,9 +237,93 @@ def main(argv: list[str] | None = None) -> int:
             engine.close()
             launcher.stop(paths.data_dir / "sim")
             shutil.rmtree(home, ignore_errors=True)
-    for path in written:
-        print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
-    return 0
+    return written
+
+
+def history_pages(args: argparse.Namespace) -> list[Path]:
+    """The History page's replay, timeline and comparison and the Settings tabs, on a
+    finished run with every provider failing (offline)."""
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    sys.path.insert(0, str(ROOT))
+    run_home = Path(tempfile.mkdtemp(prefix="xyclaw-history-run-"))
+    home = Path(tempfile.mkdtemp(prefix="xyclaw-history-shots-"))
+    written: list[Path] = []
+    try:
+        from tests.gui_history.conftest import FailingProviders
+        from tests.gui_history.history_run import copy_history, make_history
+
+        print("a run on the simulated cloud (about a minute)…", flush=True)
+        facts = make_history(run_home / "home")
+        os.environ["XYCLAW_HOME"] = str(home)
+        os.environ["XYCLAW_SECRETS_BACKEND"] = "file"
+        copy_history(facts, home)
+
+        from xyclaw.config import load_config
+        from xyclaw.engine.compose import build_engine
+        from xyclaw.gui import i18n
+        from xyclaw.gui.app import apply_theme, create_app
+        from xyclaw.gui.main_window import MainWindowController
+        from xyclaw.paths import AppPaths
+
+        app = create_app()
+        paths = AppPaths.from_environment()
+        (paths.config_dir / "hosts.toml").write_text(
+            '[[host]]\nname = "gpu1"\ngpu = "A100-80G"\ngpus = 8\nfabric = "ib-hdr-200"\n'
+            'price_per_gpu_hour = 0\n\n[[host]]\nname = "root@10.0.0.12:22"\ngpu = "RTX 4090"\n'
+            'gpus = 4\nfabric = "none"\n'
+        )
+        engine = build_engine(paths, load_config(paths.config_file), providers=FailingProviders())
+        ctl = MainWindowController(
+            engine, None, tray_available=False, on_quit=lambda: None, status_refresh_ms=3_600_000
+        )
+        ctl.window.resize(width, height)
+        ctl.window.show()
+        spin(app, 0.5)
+        history = ctl.page_widgets["history"]
+        settings = ctl.page_widgets["settings"]
+        args.out.mkdir(parents=True, exist_ok=True)
+
+        def shot(name: str) -> None:
+            spin(app, 0.6)
+            path = args.out / f"{name}.png"
+            if not ctl.window.grab().save(str(path)):
+                raise SystemExit(f"screenshots: could not write {path}")
+            written.append(path)
+
+        for language, short in LANGUAGES:
+            i18n.install(language)
+            for theme in THEMES:
+                apply_theme(app, theme)
+                tag = f"{short}-{theme}"
+                ctl.show_page("history")
+                wait_for(app, "the lists", lambda: len(history.jobs) == 2 and not history.busy)
+                history.select("job", [facts.job_a])
+                history.replay_selected()
+                wait_for(app, "the replay", lambda: history.replay is not None and not history.busy)
+                history.replay_view.tabs.setCurrentIndex(0)
+                shot(f"history-replay-{tag}")
+                history.replay_view.tabs.setCurrentIndex(1)
+                shot(f"history-timeline-{tag}")
+                history.replay_view.tabs.setCurrentIndex(0)
+                history.select("job", [facts.job_a, facts.job_b])
+                history.compare_selected()
+                wait_for(app, "the comparison", lambda: history.comparison is not None)
+                wait_for(app, "the comparison drawn", lambda: not history.busy)
+                shot(f"history-compare-{tag}")
+                ctl.show_page("settings")
+                wait_for(app, "the settings", lambda: settings._loaded and not settings.busy)
+                for index, name in ((0, "model"), (1, "hosts"), (3, "money")):
+                    settings.tabs.setCurrentIndex(index)
+                    shot(f"settings-{name}-{tag}")
+                history.replay = history.comparison = None
+        ctl.quit_now()
+        engine.close()
+    finally:
+        shutil.rmtree(run_home, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+    return written
 
 
 if __name__ == "__main__":

@@ -476,9 +476,12 @@ class ClustersPage(QWidget):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.LanguageChange and i18n.alive(
-            self.table, self.nodes, self.node_details
-        ):
+        if event.type() == QEvent.Type.LanguageChange:
+            # after the form has worded itself again (it would put back its own texts)
+            QTimer.singleShot(0, self, self._retranslate_if_alive)
+
+    def _retranslate_if_alive(self) -> None:
+        if i18n.alive(self, self.table, self.nodes, self.node_details):
             self.retranslate()
 
     # -- tables ----------------------------------------------------------------------------

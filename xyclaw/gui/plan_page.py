@@ -55,6 +55,7 @@ from xyclaw.files import write_private
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.theme import LIGHT, ChartTheme, theme_for
+from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.plan_report import (
     FAMILY_COLORS,
@@ -655,14 +656,19 @@ class PlanPage(QWidget):
         self.validate(only_touched=True)
         if self.view is not None:
             self.show_plan(self.view, quiet=True)
+            if self.status.text():  # what the status line said, said again in this language
+                self._say(self._saved_text(self.view))
         else:
             self._details_hint()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.LanguageChange and i18n.alive(
-            self.task, self.table, self.details
-        ):
+        if event.type() == QEvent.Type.LanguageChange:
+            # after the form has worded itself again (it would put back its own texts)
+            QTimer.singleShot(0, self, self._retranslate_if_alive)
+
+    def _retranslate_if_alive(self) -> None:
+        if i18n.alive(self, self.task, self.table, self.details):
             self.retranslate()
 
     def _details_hint(self) -> None:
@@ -835,16 +841,17 @@ class PlanPage(QWidget):
         else:
             self._fill_rejected(view)
         if not quiet:
-            self._say(
-                self.tr("Plan {id} saved: rent any option for a quote.").format(id=view.plan_id)
-                if total
-                else self.tr(
-                    "Plan {id} saved: nothing fits; loosen the limit the table names."
-                ).format(id=view.plan_id)
-            )
+            self._say(self._saved_text(view))
         # The chart in the next turn of the event loop: table and chart together cost more
         # than a frame on a busy machine.
         QTimer.singleShot(0, lambda: self._show_chart(view, quiet=quiet))
+
+    def _saved_text(self, view: PlanView) -> str:
+        if view.outcome.result.options:
+            return self.tr("Plan {id} saved: rent any option for a quote.").format(id=view.plan_id)
+        return self.tr("Plan {id} saved: nothing fits; loosen the limit the table names.").format(
+            id=view.plan_id
+        )
 
     def _show_chart(self, view: PlanView, *, quiet: bool = False) -> None:
         if view is not self.view:
@@ -898,7 +905,7 @@ class PlanPage(QWidget):
                 _item(f"{row + 1}{' ◆' if row in front else ''}", right=True, tip=tip),
                 _item(o.gpu, tip=tip),
                 _item(f"{o.nodes} × {o.gpus_per_node}", right=True, tip=tip),
-                _item(o.fabric, tip=tip),
+                _item(fabric_text(o.fabric), tip=tip),
                 _item(f"{o.provider} · {o.region}", tip=tip),
                 _item(format_amount(o.price_micro, o.currency), right=True, tip=tip),
                 _item(hours_text(o.seconds), right=True, tip=tip),
@@ -928,7 +935,7 @@ class PlanPage(QWidget):
                 _item(str(row + 1), right=True),
                 _item(r.gpu),
                 _item(f"{r.nodes} × {r.gpus_per_node}", right=True),
-                _item(r.fabric),
+                _item(fabric_text(r.fabric)),
                 _item(f"{r.provider} · {r.region}"),
                 _item(hours_text(r.seconds), right=True),
                 _item(

@@ -531,6 +531,9 @@ class PlanCard(QFrame):
                     "ChatBlocks", "Quote option {n} and ask for your approval"
                 ).format(n=button.property("number"))
             )
+        for index, (labels, option) in enumerate(zip(self.cells, self.options, strict=True)):
+            for cell, text in zip(labels, _option_cells(index + 1, option), strict=False):
+                cell.setText(text)
         for why, option in zip(self.reasons, self.options, strict=True):
             reasons = _reasons(option)
             why.setText("  ·  ".join(reasons[:4]))
