@@ -142,6 +142,21 @@ class NodeLive:
             ts, rates = ts[cut:], rates[cut:]
         return NicWindow(ts, rates[:, : len(names)], names)
 
+    def views(
+        self, last: int | None = None
+    ) -> tuple[I64, GpuRecords, I64, npt.NDArray[np.float32], int]:
+        """What a chart pulls at each frame, under one lock: the newest ``last`` instants'
+        times and GPU records, the newest ``last`` NIC readings' times and rates (of the
+        named interfaces), and the instants ever added."""
+        with self._lock:
+            ts = self._gpu_ts.view(last)
+            records = self._gpu.view(last)
+            nic_ts = self._nic_ts.view(last)
+            rates = self._nic.view(last)
+            named = len(self._nic_names)
+            instants = self._gpu_ts.appended
+        return ts, records, nic_ts, rates[:, :named], instants
+
     def series(self, field: str, last: int | None = None) -> tuple[I64, npt.NDArray[Any]]:
         """One record field of every GPU: ``(ts_ms, values[instant, gpu])``, both views."""
         window = self.gpu_window(last)

@@ -384,10 +384,16 @@ class FixedCurve(pg.PlotCurveItem):
         offset = path.elementCount() - n
         if offset + tail < 0:
             return False
-        for i in range(first, n):
-            path.setElementPositionAt(offset + i, float(x[i]), float(y[i]))
+        line = self._tail_path  # points n - TAIL - 1 on, if made (see paint)
+        start = n - self.TAIL - 1
+        if line is not None and (first < start or line.elementCount() != self.TAIL + 1):
+            line = self._tail_path = None
+        points = zip(x[first:].tolist(), y[first:].tolist(), strict=True)
+        for i, (a, b) in enumerate(points, first):
+            path.setElementPositionAt(offset + i, a, b)
+            if line is not None:
+                line.setElementPositionAt(i - start, a, b)
         self.yData = y
-        self._tail_path = None
         self._mouseShape = None
         self._update_from(x, first)
         return True

@@ -145,18 +145,8 @@ SEVERITY_ORDER = {"critical": 0, "error": 1, "warning": 2, "info": 3}
 
 def node_series(live: NodeLive) -> NodeSeries:
     """Views of one node's rings, one row short of full (see the module docstring)."""
-    last = max(1, live.capacity - 1)
-    gpu = live.gpu_window(last=last)
-    nic = live.nic_window(last=last)
-    return NodeSeries(
-        node_id=live.node_id,
-        name=live.name,
-        ts_ms=gpu.ts_ms,
-        records=gpu.records,
-        nic_ts_ms=nic.ts_ms,
-        nic_rates=nic.rates,
-        instants=live.instants,
-    )
+    ts, records, nic_ts, rates, instants = live.views(last=max(1, live.capacity - 1))
+    return NodeSeries(live.node_id, live.name, ts, records, nic_ts, rates, instants)
 
 
 def alert_view(alert: Alert) -> AlertView:
