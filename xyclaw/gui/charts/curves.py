@@ -495,6 +495,8 @@ class MetricCurves(QWidget):
                 row=row, col=col, colspan=span, axisItems={"bottom": SlidingDateAxis("bottom")}
             )
             plot.hideButtons()
+            for hidden in ("top", "right"):  # follow the view, but no label to re-render per move
+                plot.getAxis(hidden).enableAutoSIPrefix(False)
             plot.setMenuEnabled(False)
             plot.setMouseEnabled(x=False, y=False)
             plot.vb.disableAutoRange()

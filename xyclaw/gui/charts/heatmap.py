@@ -263,6 +263,8 @@ class GpuHeatmap(QWidget):
             axisItems={"left": self.axis, "bottom": self.time_axis}
         )
         self.plot.hideButtons()
+        for hidden in ("top", "right"):  # follow the view, but no label to re-render per move
+            self.plot.getAxis(hidden).enableAutoSIPrefix(False)
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         # the node names change with the cluster, not with the frame: a pixmap, blitted
