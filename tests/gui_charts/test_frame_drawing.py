@@ -73,6 +73,9 @@ def test_frames_drawn_strip_by_strip_look_like_a_fresh_drawing(qtbot: QtBot) -> 
             # the rows pooled column by column are the whole image pooled
             hm = page.heatmap
             assert np.array_equal(hm.item.image, pool_rows(hm.image, hm._pool)), second
+            # and drawn in the colours of their values (looked up column by column too)
+            assert hm.item.colored is not None
+            assert np.array_equal(hm.item.colored, hm._lut32[hm.item.image]), second
     assert page.heatmap._pool > 1  # the pooled image was drawn too
     assert tail_paths > 0  # the newest points were drawn on their own in some frames
     assert axis.layouts - layouts < 14  # the time axis mostly moved its layout

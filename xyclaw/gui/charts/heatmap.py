@@ -175,6 +175,10 @@ class IndexedImage(pg.ImageItem):
     def __init__(self) -> None:
         super().__init__(axisOrder="row-major")
         self._table: list[int] = []
+        #: the image's colours as 0xffRRGGBB, kept up to date by whoever sets the image
+        #: (column by column as it moves): drawn as they are, which costs a seventh of
+        #: drawing the indexed image (Qt converts that at every paint); None: indexed
+        self.colored: npt.NDArray[np.uint32] | None = None
 
     def set_table(self, lut: U8) -> None:
         """The colours of values 0-255 (``lut[v] = (r, g, b)``), also given as the item's
@@ -196,8 +200,17 @@ class IndexedImage(pg.ImageItem):
         ):
             super().render()
             return
-        qimage = pg.functions.ndarray_to_qimage(image, QImage.Format.Format_Indexed8)
-        qimage.setColorTable(self._table)
+        colored = self.colored
+        if (
+            colored is not None
+            and colored.shape == image.shape
+            and colored.dtype == np.uint32
+            and colored.flags.c_contiguous
+        ):
+            qimage = pg.functions.ndarray_to_qimage(colored, QImage.Format.Format_RGB32)
+        else:
+            qimage = pg.functions.ndarray_to_qimage(image, QImage.Format.Format_Indexed8)
+            qimage.setColorTable(self._table)
         self.qimage = qimage
         self._renderRequired = False
         self._unrenderable = False
@@ -251,6 +264,8 @@ class GpuHeatmap(QWidget):
         self._pool = 1  # image rows per drawn row (see pool_rows)
         self._shown: U8 = self.image  # what is drawn: the image, its rows pooled by _pool
         self._shown_pool = 1  # the pooling _shown was made with
+        self._lut32 = np.zeros(256, dtype=np.uint32)  # the theme's colours as 0xffRRGGBB
+        self._colored: npt.NDArray[np.uint32] | None = None  # _shown in those colours
         self._last_ts: dict[int, int] = {}  # newest sample drawn, per node
         self._layout: tuple[tuple[int, int, str], ...] = ()  # (node id, GPUs, name) per node
 
@@ -311,6 +326,9 @@ class GpuHeatmap(QWidget):
         )
         self.lut = heatmap_lut(theme)
         self.item.set_table(self.lut)
+        rgb = self.lut.astype(np.uint32)
+        self._lut32 = 0xFF000000 | (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
+        self._colored = None  # coloured again at the next frame
         self._relabel()
         self.marks.setPen(pg.mkPen(theme.background, width=1))
         self._drawn = None
@@ -362,7 +380,10 @@ class GpuHeatmap(QWidget):
             assert self.grid is not None
             changed = self._fill_new(frame, self.grid, grid)
         self._last_ts = {n.node_id: int(n.ts_ms[-1]) for n in frame.nodes if n.ts_ms.shape[0]}
-        self._pool_shown(changed, self._shift(self.grid, grid) if not full else None)
+        shift = self._shift(self.grid, grid) if not full else None
+        rebuilt = self._pool_shown(changed, shift)
+        self._color(changed, None if rebuilt else shift)
+        self.item.colored = self._colored
         self.item.setImage(self._shown, autoLevels=False)
         moved = self.grid is None or self.grid.ends_ms[-1] != grid.ends_ms[-1] or layout_changed
         self.grid = grid
@@ -425,14 +446,29 @@ class GpuHeatmap(QWidget):
             row += g
         return changed
 
-    def _pool_shown(self, changed: int, shift: int | None) -> None:
+    def _color(self, changed: int, shift: int | None) -> None:
+        """Bring the drawn image's colours up to date: moved by ``shift`` columns and the
+        columns from ``changed`` on looked up again (None: all of them)."""
+        shown, colored = self._shown, self._colored
+        if shift is None or colored is None or colored.shape != shown.shape:
+            self._colored = self._lut32.take(shown)
+            return
+        width = shown.shape[1]
+        if shift:
+            colored[:, : width - shift] = colored[:, shift:]
+        if changed < width:
+            self._lut32.take(shown[:, changed:], out=colored[:, changed:])
+
+    def _pool_shown(self, changed: int, shift: int | None) -> bool:
         """Bring the drawn image up to date: the image itself, or its rows pooled (see
         pool_rows), of which only the columns from ``changed`` on are pooled again after
-        moving the rest by ``shift`` columns (None: pool it all)."""
+        moving the rest by ``shift`` columns (None: pool it all). Returns whether it is
+        a new array (not the last one moved and updated)."""
         pool = self._pool
         if pool <= 1:
+            new = self._shown is not self.image
             self._shown, self._shown_pool = self.image, 1
-            return
+            return new or shift is None
         rows = -(-self.image.shape[0] // pool)
         shown = self._shown
         if (
@@ -442,12 +478,13 @@ class GpuHeatmap(QWidget):
             or shown.shape != (rows, self.image.shape[1])
         ):
             self._shown, self._shown_pool = pool_rows(self.image, pool), pool
-            return
+            return True
         width = shown.shape[1]
         if shift:
             shown[:, : width - shift] = shown[:, shift:]
         if changed < width:
             shown[:, changed:] = pool_rows(self.image[:, changed:], self._pool)
+        return False
 
     def clear(self) -> None:
         self.rowmap = RowMap((), (), (), (), (), np.zeros(0, np.int32), np.zeros(0, np.int32))
@@ -455,6 +492,7 @@ class GpuHeatmap(QWidget):
         self.axis.rowmap = self.rowmap
         self._relabel()
         self.image = np.full((0, 0), MISSING_U8, dtype=np.uint8)
+        self._colored = self.item.colored = None
         self.item.clear()
         self.separators.setData([], [])
         self.marks.setData([], [])
