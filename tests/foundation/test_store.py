@@ -13,6 +13,7 @@ import sqlite_utils
 from xyclaw.errors import StoreCorruptError, StoreVersionError
 from xyclaw.store import LATEST_VERSION, Store
 from xyclaw.store.database import migrate
+from xyclaw.store.replay import gpu_samples_by_node
 from xyclaw.store.samples import empty_gpu_records
 
 
@@ -190,6 +191,27 @@ def test_samples_round_trip_with_missing_values(tmp_path: Path) -> None:
         assert list(block.node_id) == [3, 3, 3]
         assert list(block.records["util"]) == [10, 90, 10]
         assert int(block.records["temp_c"][0]) == 255  # missing stays recognisable
+
+
+def test_a_node_s_overlapping_rows_read_back_in_time_order(tmp_path: Path) -> None:
+    """A collector that reconnects writes its backlog beside a newer row: the replay reads
+    the node's samples in time order all the same (its buckets and searches need it)."""
+    with Store(tmp_path / "x.db") as store:
+        add_cluster(store)
+        rec = empty_gpu_records(1)
+        rec["gpu"] = 0
+        rows = []
+        for ts, util in ((1000, 1), (3000, 3), (2000, 2), (4000, 4)):
+            one = rec.copy()
+            one["util"] = util
+            rows.append((ts, 7, one))
+        store.add_gpu_samples(1, rows[:2])  # one row spans 1000-3000 ...
+        store.writer.flush()
+        store.add_gpu_samples(1, rows[2:])  # ... the next starts inside it, at 2000
+        store.writer.flush()
+        block = gpu_samples_by_node(store, 1, 0, 10_000)[7]
+        assert list(block.ts_ms) == [1000, 2000, 3000, 4000]
+        assert list(block.records["util"]) == [1, 2, 3, 4]
 
 
 def test_online_backup_is_a_working_copy(tmp_path: Path) -> None:

@@ -260,9 +260,22 @@ def _by_node(
     first = 0
     for i in range(1, len(rows) + 1):
         if i == len(rows) or rows[i][1] != rows[first][1]:
-            out[int(rows[first][1])] = unpack_chunks(rows[first:i], start_ms, end_ms, dtype)
+            out[int(rows[first][1])] = _in_time_order(
+                unpack_chunks(rows[first:i], start_ms, end_ms, dtype)
+            )
             first = i
     return out
+
+
+def _in_time_order(block: SampleBlock) -> SampleBlock:
+    """Chunks of one node can overlap in time (a collector that reconnects writes its backlog
+    beside the newer chunk), so rows in start order are not always samples in time order;
+    readers (the replay's buckets, searchsorted) need them sorted."""
+    ts = block.ts_ms
+    if ts.shape[0] < 2 or bool((ts[1:] >= ts[:-1]).all()):
+        return block
+    order = np.argsort(ts, kind="stable")
+    return SampleBlock(ts[order], block.node_id[order], block.records[order])
 
 
 def gpu_samples_by_node(
