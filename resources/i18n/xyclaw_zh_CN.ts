@@ -155,6 +155,119 @@
         <translation>修改参数后重新请求</translation>
     </message>
     <message>
+        <source>Command</source>
+        <extracomment>The rows&apos; labels as shown, in the GUI&apos;s language (``ApprovalCard.facts`` keeps the English).</extracomment>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>Stops billing</source>
+        <translation>停止计费</translation>
+    </message>
+    <message>
+        <source>What is lost</source>
+        <translation>会丢失的内容</translation>
+    </message>
+    <message>
+        <source>Running job</source>
+        <translation>运行中的作业</translation>
+    </message>
+    <message>
+        <source>What</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Price</source>
+        <translation>价格</translation>
+    </message>
+    <message>
+        <source>Estimated total</source>
+        <translation>预计总额</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Quote valid</source>
+        <translation>报价有效期</translation>
+    </message>
+    <message>
+        <source>1 node</source>
+        <translation>1 个节点</translation>
+    </message>
+    <message>
+        <source>{n} nodes</source>
+        <translation>{n} 个节点</translation>
+    </message>
+    <message>
+        <source>fabric {fabric}</source>
+        <translation>网络 {fabric}</translation>
+    </message>
+    <message>
+        <source>offer {offer}</source>
+        <translation>报价 {offer}</translation>
+    </message>
+    <message>
+        <source> ({price} per GPU-hour)</source>
+        <translation>（每 GPU 小时 {price}）</translation>
+    </message>
+    <message>
+        <source> for {hours} h</source>
+        <translation>，共 {hours} 小时</translation>
+    </message>
+    <message>
+        <source> (released when reached)</source>
+        <translation>（达到时释放）</translation>
+    </message>
+    <message>
+        <source>none set: billing runs until you release it</source>
+        <translation>未设置：会一直计费，直到你释放它</translation>
+    </message>
+    <message>
+        <source>{agent} asks · {time}</source>
+        <translation>{agent} 请求 · {time}</translation>
+    </message>
+    <message>
+        <source>Approved by you</source>
+        <translation>你已批准</translation>
+    </message>
+    <message>
+        <source>Rejected by you: nothing was done</source>
+        <translation>你已拒绝：什么也没做</translation>
+    </message>
+    <message>
+        <source>Changed by you: asking again</source>
+        <translation>你已修改：正在重新请求</translation>
+    </message>
+    <message>
+        <source>for {left} (until {time})</source>
+        <translation>还有 {left}（到 {time} 为止）</translation>
+    </message>
+    <message>
+        <source>expired: prices may have changed. Edit or ask again for a fresh quote.</source>
+        <translation>已过期：价格可能已变。请修改或重新请求新的报价。</translation>
+    </message>
+    <message>
+        <source>The quote expired; Edit asks for a new one</source>
+        <translation>报价已过期；“修改”会请求新的报价</translation>
+    </message>
+    <message>
         <source>approved at {time}</source>
         <translation>已于 {time} 批准</translation>
     </message>
@@ -350,8 +463,100 @@
 <context>
     <name>ChatPage</name>
     <message>
+        <source>Starting the agents…</source>
+        <translation>正在启动智能体…</translation>
+    </message>
+    <message>
+        <source>Say what you want to train or serve, with a budget if you have one. The agents plan it, show the cost and time, and ask before anything is rented or released.</source>
+        <translation>说说你想训练或部署什么，有预算的话也一并说明。智能体会做出规划、给出费用和时间，并在租用或释放任何机器之前先征求你的同意。</translation>
+    </message>
+    <message>
         <source>New chat</source>
         <translation>新对话</translation>
+    </message>
+    <message>
+        <source>The agents could not start</source>
+        <translation>智能体无法启动</translation>
+    </message>
+    <message>
+        <source>What should XyClaw do?</source>
+        <translation>要让 XyClaw 做什么？</translation>
+    </message>
+    <message>
+        <source>started {time}</source>
+        <translation>开始于 {time}</translation>
+    </message>
+    <message>
+        <source>an approval is waiting</source>
+        <translation>有一项审批在等待</translation>
+    </message>
+    <message>
+        <source>{n} tokens</source>
+        <translation>{n} token</translation>
+    </message>
+    <message>
+        <source>approval waiting</source>
+        <translation>等待审批</translation>
+    </message>
+    <message>
+        <source>Rename conversation</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <source>New name:</source>
+        <translation>新名称：</translation>
+    </message>
+    <message>
+        <source>Delete conversation</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Delete “{title}” and its messages? Clusters it rented are not affected.</source>
+        <translation>删除“{title}”及其消息吗？它租用的集群不受影响。</translation>
+    </message>
+    <message>
+        <source>The agents are still answering…</source>
+        <translation>智能体仍在回答…</translation>
+    </message>
+    <message>
+        <source>You asked to rent option {option} of plan {plan}.</source>
+        <translation>你请求租用规划 {plan} 的方案 {option}。</translation>
+    </message>
+    <message>
+        <source>the agents are busy; try again when they have answered</source>
+        <translation>智能体正忙；等它们回答后再试</translation>
+    </message>
+    <message>
+        <source>You asked: {action}.</source>
+        <translation>你请求：{action}。</translation>
+    </message>
+    <message>
+        <source>the agents are still starting</source>
+        <translation>智能体仍在启动</translation>
+    </message>
+    <message>
+        <source>try again in a moment</source>
+        <translation>请稍后再试</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>conversation {id}</source>
+        <translation>对话 {id}</translation>
+    </message>
+    <message>
+        <source>Approval waiting</source>
+        <translation>等待审批</translation>
+    </message>
+    <message>
+        <source>{title} (in “{where}”)</source>
+        <translation>{title}（在“{where}”中）</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
     </message>
     <message>
         <source>Start a new conversation (Ctrl+N)</source>
@@ -2147,6 +2352,7 @@
     </message>
     <message>
         <source>Data: {folder}</source>
+        <extracomment>Pages built right after the window&apos;s first paint rather than when first shown.</extracomment>
         <translation>数据：{folder}</translation>
     </message>
     <message>

@@ -128,7 +128,10 @@ def visible_texts(root: QWidget, skip: Iterable[QWidget] = ()) -> Iterator[tuple
                 yield name, w.tabText(i)
         if isinstance(w, QAbstractItemView) and w.model() is not None:
             model = w.model()
-            columns = model.columnCount(QModelIndex())
+            try:
+                columns = model.columnCount(QModelIndex())
+            except TypeError:  # a list widget's own model: one column
+                columns = 1
             for c in range(columns):
                 yield name + ":header", str(model.headerData(c, Qt.Orientation.Horizontal) or "")
             for r in range(min(model.rowCount(QModelIndex()), 60)):
@@ -316,7 +319,7 @@ def test_in_chinese_the_window_and_the_jobs_page_show_no_english(
 
 #: Pages whose strings are not all through tr() yet; strict, so a page that becomes
 #: complete must leave this list.
-NOT_YET_TRANSLATED = {"chat"}
+NOT_YET_TRANSLATED: set[str] = set()
 
 
 def _texts_of_browser(browser: QWidget) -> str:
@@ -337,7 +340,7 @@ def _texts_of_browser(browser: QWidget) -> str:
         )
         for key in sorted(NOT_YET_TRANSLATED)
     ]
-    + [key for key in ("clusters", "monitor", "plan") if key not in NOT_YET_TRANSLATED],
+    + [key for key in ("chat", "clusters", "monitor", "plan") if key not in NOT_YET_TRANSLATED],
 )
 def test_in_chinese_the_other_pages_show_no_english(
     key: str, offline_engine: Engine, history_facts: HistoryFacts, qtbot: QtBot
@@ -385,14 +388,16 @@ def test_in_chinese_the_other_pages_show_no_english(
 def test_in_chinese_the_dialogs_show_no_english(
     offline_engine: Engine, history_facts: HistoryFacts, qtbot: QtBot
 ) -> None:
-    """Opened with the language set to 简体中文: the manual Rent… form, the
-    unknown-host-key question and the changed-key refusal. (Not yet: the Release
-    confirmation's approval card rows, the Launch…, Cancel job, Quit, Edit, export and
-    backup dialogs.)"""
+    """Opened with the language set to 简体中文: the manual Rent… form, the Release
+    confirmation (an approval card with what stops billing and what is lost), the
+    unknown-host-key question and the changed-key refusal."""
+    import dataclasses
+
     from PySide6.QtWidgets import QDialog
 
     from xyclaw.gui.clusters_page import ClustersPage
     from xyclaw.gui.host_keys import HostKeyQuestion, _Relay, show_changed_key
+    from xyclaw.records import ClusterState
 
     ctl = MainWindowController(
         offline_engine, None, tray_available=False, on_quit=lambda: None,
@@ -426,6 +431,57 @@ def test_in_chinese_the_dialogs_show_no_english(
         assert rent.windowTitle() == "租用集群"
         rent.reject()
 
+        live = dataclasses.replace(record, state=ClusterState.READY, released_at=None)
+        page._confirm_release(live, ["lora-a"])
+        release = opened()
+        assert_no_english(release, data | {"lora"}, "the Release confirmation")
+        assert release.windowTitle() == "释放集群"
+        assert page.release_dialog is not None
+        assert set(page.release_dialog.card.facts) >= {"Stops billing", "What is lost"}
+        release.reject()
+
+        from xyclaw.catalog import Catalog
+        from xyclaw.gui.chat.approval import EditArgsDialog
+        from xyclaw.gui.job_launch import (
+            LaunchDialog,
+            LaunchPlan,
+            SpecErrorDialog,
+            SpecProblem,
+            read_spec_file,
+        )
+        from xyclaw.paths import bundled
+
+        sample = bundled("resources") / "examples" / "plain-python.yaml"
+        plan = read_spec_file(sample, {g.name for g in Catalog.builtin().gpus})
+        assert isinstance(plan, LaunchPlan)
+        launch = LaunchDialog(dataclasses.replace(plan, clusters=(live,)), ctl.window)
+        launch.open()
+        spec_words = set(WORD.findall(f"{plan.spec.name} {plan.spec.run} {sample}"))
+        assert_no_english(launch, data | spec_words, "the Launch… dialog")
+        launch.reject()
+        problem = SpecProblem(
+            "resources.nodes: must be a whole number", "write nodes: 2", str(sample), 3,
+            sample.read_text(encoding="utf-8"),
+        )  # fmt: skip
+        spec_error = SpecErrorDialog(problem, ctl.window)
+        spec_error.open()
+        assert_no_english(
+            spec_error, data | spec_words | {"resources", "nodes", "whole", "number", "write",
+            "must", "be", "a"}, "the spec error dialog",  # the reader's own message (data)
+        )  # fmt: skip
+        spec_error.reject()
+
+        edit = EditArgsDialog({"gpu": "A800", "gpu_count": 16}, ctl.window)
+        edit.dialog.open()
+        assert_no_english(edit.dialog, data | {"gpu_count"}, "the approval's Edit dialog")
+        edit.dialog.reject()
+
+        ctl.quit_flow._ask([live], None)
+        assert ctl.quit_flow.dialog is not None
+        assert_no_english(ctl.quit_flow.dialog, data, "the Quit dialog with a live cluster")
+        assert "就绪" in ctl.quit_flow.list.item(0).text()
+        ctl.quit_flow.dialog.reject()
+
         relay = _Relay(ctl.window)
         relay._show(HostKeyQuestion("203.0.113.7", "ssh-ed25519", "SHA256:Zm9vYmFyYmF6"))
         question = opened()
@@ -440,6 +496,60 @@ def test_in_chinese_the_dialogs_show_no_english(
         assert refusal.dialog.isVisible()
         assert_no_english(refusal.dialog, data, "the changed host key refusal")
         refusal.dialog.accept()
+    finally:
+        i18n.install("en")
+        ctl.quit_now()
+        qtbot.wait(20)
+
+
+def test_in_chinese_a_chat_with_its_cards_shows_no_english(
+    offline_engine: Engine, history_facts: HistoryFacts, qtbot: QtBot
+) -> None:
+    """A conversation with a tool card, a plan card and an approval card waiting, switched
+    to 简体中文 at run time: the cards' words are Chinese; the agents' replies, tool names
+    and the planner's reasons stay as they were written (data)."""
+    from tests.gui.scripted import ScriptedRuntime
+    from xyclaw.gui.chat.approval import ApprovalCard
+    from xyclaw.gui.chat.blocks import PlanCard, ToolCard
+
+    runtime = ScriptedRuntime()
+    ctl = MainWindowController(
+        offline_engine, runtime, tray_available=False, on_quit=lambda: None,
+        status_refresh_ms=3_600_000,
+    )  # fmt: skip
+    try:
+        ctl.window.resize(1400, 900)
+        ctl.window.show()
+        qtbot.waitExposed(ctl.window)
+        chat = ctl.chat
+        qtbot.waitUntil(
+            lambda: chat.runtime is not None and chat.composer.isEnabled(), timeout=5_000
+        )
+        chat.send("LoRA fine-tune a 13B model on 8 GPUs, budget 500")
+        qtbot.waitUntil(lambda: bool(chat.plan_cards) and not chat.busy, timeout=10_000)
+        plan = chat.plan_cards[-1]
+        qtbot.mouseClick(plan.rent_buttons[0], Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: bool(chat.approval_cards) and not chat.busy, timeout=10_000)
+        assert i18n.install("zh_CN") == "zh_CN"
+        qtbot.waitUntil(lambda: plan.rent_buttons[0].text() == "租用这个", timeout=5_000)
+        data = data_words(history_facts, []) | {
+            "Xiamen",
+            "xiamen",
+            "Ningbo",
+            "planner",
+            "provisioner",
+        }
+        for conversation in runtime.conversations():  # titles, as the user wrote them
+            data.update(WORD.findall(conversation.title))
+        assert_no_english(chat, data, "the chat with its cards")
+        card = next(iter(chat.approval_cards.values()))
+        assert isinstance(card, ApprovalCard) and "Where" in card.facts
+        tool = next(iter(chat.tool_cards.values()))
+        assert isinstance(tool, ToolCard) and tool.badge.text() == "只读"
+        assert isinstance(plan, PlanCard) and plan.cell(0, "Nodes") == "1 × 8"
+        i18n.install("en")
+        qtbot.waitUntil(lambda: plan.rent_buttons[0].text() == "Rent this", timeout=5_000)
+        assert tool.badge.text() == "read"
     finally:
         i18n.install("en")
         ctl.quit_now()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -180,6 +180,14 @@ class OperationsPanel(QWidget):
             if view.id in self._items:
                 self._refresh_row(view)
         self._update_summary()
+        # again once the form has worded itself (it puts back its "No operations yet.")
+        QTimer.singleShot(0, self, self._summary_if_alive)
+
+    def _summary_if_alive(self) -> None:
+        import shiboken6
+
+        if shiboken6.isValid(self.summary):
+            self._update_summary()
 
     # -- drawing --------------------------------------------------------------------------------
     def _add_row(self, view: OperationView) -> None:

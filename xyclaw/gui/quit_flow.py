@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QDialog, QLabel, QListWidget, QPushButton
 
+from xyclaw.gui import history_words as words
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.formatting import duration, local_time, money
 from xyclaw.gui.forms import child, load_ui
@@ -34,7 +35,7 @@ def describe_billing(cluster: Any, now: float | None = None) -> str:
         shape=shape,
         where=where,
         rate=per_hour,
-        state=cluster.state,
+        state=words.state(cluster.state),
         since=local_time(since),
         age=duration(now - since),
     )

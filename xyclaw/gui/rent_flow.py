@@ -88,7 +88,7 @@ class ApprovalDialog(QObject):
         self.card = ApprovalCard(request, dialog)
         child(dialog, QWidget, "approvalHost").layout().addWidget(self.card)
         # Asked by the user from a page, not by an agent: say when it was quoted instead.
-        child(self.card.form, QLabel, "approvalAgent").setText(asked_by_text(request))
+        self.card.set_asked_by(asked_by_text(request))
         self.card.edit_button.hide()  # the page's own form is where the request changes
         if approve_text:
             self.card.approve_button.setText(approve_text)

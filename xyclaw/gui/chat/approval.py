@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -41,6 +41,28 @@ _FACT_LABELS = {
     "lost": "What is lost",
     "running_job": "Running job",
 }
+#: The rows' labels as shown, in the GUI's language (``ApprovalCard.facts`` keeps the English).
+_SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
+    "Command": lambda: translate("ApprovalCard", "Command"),
+    "Nodes": lambda: translate("ApprovalCard", "Nodes"),
+    "Cluster": lambda: translate("ApprovalCard", "Cluster"),
+    "Stops billing": lambda: translate("ApprovalCard", "Stops billing"),
+    "What is lost": lambda: translate("ApprovalCard", "What is lost"),
+    "Running job": lambda: translate("ApprovalCard", "Running job"),
+    "What": lambda: translate("ApprovalCard", "What"),
+    "Where": lambda: translate("ApprovalCard", "Where"),
+    "Price": lambda: translate("ApprovalCard", "Price"),
+    "Estimated total": lambda: translate("ApprovalCard", "Estimated total"),
+    "Budget": lambda: translate("ApprovalCard", "Budget"),
+    "Arguments": lambda: translate("ApprovalCard", "Arguments"),
+    "Quote valid": lambda: translate("ApprovalCard", "Quote valid"),
+}
+
+
+def fact_label(label: str) -> str:
+    """A row's label in the GUI's language (one it does not know is shown as it is)."""
+    shown = _SHOWN_LABELS.get(label)
+    return str(shown()) if shown else label
 
 
 def quote_of(details: dict[str, Any]) -> dict[str, Any]:
@@ -59,16 +81,23 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
         currency = str(q.get("currency") or "CNY")
         nodes, per_node, gpu = q.get("nodes"), q.get("gpus_per_node"), q.get("gpu")
         count = q.get("gpu_count") or (nodes or 0) * (per_node or 0)
-        shape = f"{count} × {gpu}" + (
-            f" ({nodes} node{'s' if nodes != 1 else ''} × {per_node})" if nodes and per_node else ""
+        node_text = (
+            translate("ApprovalCard", "1 node")
+            if nodes == 1
+            else translate("ApprovalCard", "{n} nodes").format(n=nodes)
         )
+        shape = f"{count} × {gpu}" + (f" ({node_text} × {per_node})" if nodes and per_node else "")
         facts.append(("What", shape))
         where = " · ".join(str(q[k]) for k in ("provider", "region") if q.get(k))
         if q.get("fabric"):
             fabric, shown = str(q["fabric"]), fabric_text(q["fabric"])
-            where += f" · fabric {fabric}" if shown == fabric else f" · {shown}"
+            where += " · " + (
+                translate("ApprovalCard", "fabric {fabric}").format(fabric=fabric)
+                if shown == fabric
+                else shown
+            )
         if q.get("offer_id"):
-            where += f" · offer {q['offer_id']}"
+            where += " · " + translate("ApprovalCard", "offer {offer}").format(offer=q["offer_id"])
         facts.append(("Where", where or "–"))
         if q.get("price_per_hour_micros") is not None:
             per_gpu = q.get("price_per_gpu_hour_micros")
@@ -76,7 +105,13 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
                 (
                     "Price",
                     f"{money(q['price_per_hour_micros'], currency)}/h"
-                    + (f" ({money(per_gpu, currency)} per GPU-hour)" if per_gpu else ""),
+                    + (
+                        translate("ApprovalCard", " ({price} per GPU-hour)").format(
+                            price=money(per_gpu, currency)
+                        )
+                        if per_gpu
+                        else ""
+                    ),
                 )
             )
         if q.get("estimated_total_micros") is not None:
@@ -85,16 +120,22 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
                 (
                     "Estimated total",
                     money(q["estimated_total_micros"], currency)
-                    + (f" for {float(hours):.1f} h" if hours else ""),
+                    + (
+                        translate("ApprovalCard", " for {hours} h").format(
+                            hours=f"{float(hours):.1f}"
+                        )
+                        if hours
+                        else ""
+                    ),
                 )
             )
         budget = q.get("budget_micros")
         facts.append(
             (
                 "Budget",
-                money(budget, currency) + " (released when reached)"
+                money(budget, currency) + translate("ApprovalCard", " (released when reached)")
                 if budget
-                else "none set: billing runs until you release it",
+                else translate("ApprovalCard", "none set: billing runs until you release it"),
             )
         )
         return facts
@@ -148,33 +189,35 @@ class ApprovalCard(QFrame):
         self.form = form
         effect = str(getattr(request.effect, "value", request.effect))
         self.effect = effect
-        badge = child(form, QLabel, "approvalEffect")
-        badge.setText(effect_text(effect))
+        self.badge = badge = child(form, QLabel, "approvalEffect")
         badge.setProperty("effect", effect)
-        child(form, QLabel, "approvalTitle").setText(str(request.title))
-        child(form, QLabel, "approvalAgent").setText(
-            f"{request.agent} asks · {local_time(request.created_at)}"
-        )
+        self.title = child(form, QLabel, "approvalTitle")
+        self.title.setProperty("data", True)  # the request's own title, as it was asked
+        self.agent_label = child(form, QLabel, "approvalAgent")
+        self.agent_label.setProperty("data", True)  # set as the asker wrote it; see below
         self.flag = child(form, QLabel, "approvalFlag")
         self.flag.setVisible(bool(request.flagged_after_remote_output))
         facts = child(form, QFormLayout, "approvalFacts")
         self.facts: dict[str, QLabel] = {}
+        self._fact_names: dict[str, QLabel] = {}
         for label, text in approval_facts(request):
             value = QLabel(text)
             value.setWordWrap(True)
             value.setProperty("role", "fact")
-            name = QLabel(label)
+            name = QLabel(fact_label(label))
             name.setProperty("role", "fact-label")
             facts.addRow(name, value)
             self.facts[label] = value
+            self._fact_names[label] = name
         self.expiry: QLabel | None = None
         self._expires_at = expires_at(request)
         if self._expires_at is not None:
             self.expiry = QLabel()
             self.expiry.setProperty("role", "fact")
-            name = QLabel("Quote valid")
+            name = QLabel(fact_label("Quote valid"))
             name.setProperty("role", "fact-label")
             facts.addRow(name, self.expiry)
+            self._fact_names["Quote valid"] = name
         self.remember = child(form, QCheckBox, "approvalRemember")
         self.remember.setVisible(effect == "exec")
         self.approve_button = child(form, QPushButton, "approvalApprove")
@@ -193,6 +236,8 @@ class ApprovalCard(QFrame):
             self._tick.start()
             self._update_expiry()
         self.edit_dialog: EditArgsDialog | None = None
+        self._asked_by: str | None = None
+        self._word_request()
         # Ctrl+Enter approves, Ctrl+Backspace rejects, while the focus is inside this card
         # (a shortcut of the card: no application-wide key filter sees every event)
         for keys, button in (
@@ -203,6 +248,56 @@ class ApprovalCard(QFrame):
                 shortcut = QShortcut(QKeySequence(key), self)
                 shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
                 shortcut.activated.connect(lambda b=button: _press(b))
+
+    def _word_request(self) -> None:
+        """The card's words that depend on the language (the form words the rest)."""
+        request = self.request
+        self.badge.setText(effect_text(self.effect))
+        self.title.setText(str(request.title))
+        self.agent_label.setText(
+            self._asked_by
+            or translate("ApprovalCard", "{agent} asks · {time}").format(
+                agent=request.agent, time=local_time(request.created_at)
+            )
+        )
+        for label, text in approval_facts(request):
+            if label in self.facts:
+                self.facts[label].setText(text)
+        for label, name in self._fact_names.items():
+            name.setText(fact_label(label))
+
+    def set_asked_by(self, text: str) -> None:
+        """Who asked, when not an agent (a page's own confirmation)."""
+        self._asked_by = text
+        self.agent_label.setText(text)
+
+    def retranslate(self) -> None:
+        self._word_request()
+        if self.decision is None:
+            self._update_expiry()
+        else:
+            self._stop_expiry(self.decision)
+            self.outcome.setText(self._outcome_text(self.decision))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            # after the form has worded itself again (it puts back its "Approval needed")
+            QTimer.singleShot(0, self, self._retranslate_if_alive)
+
+    def _retranslate_if_alive(self) -> None:
+        import shiboken6
+
+        if shiboken6.isValid(self.form) and shiboken6.isValid(self.title):
+            self.retranslate()
+
+    @staticmethod
+    def _outcome_text(kind: str) -> str:
+        return {
+            "approve": translate("ApprovalCard", "Approved by you"),
+            "reject": translate("ApprovalCard", "Rejected by you: nothing was done"),
+            "edit": translate("ApprovalCard", "Changed by you: asking again"),
+        }.get(kind, kind)
 
     @property
     def approval_id(self) -> str:
@@ -217,17 +312,26 @@ class ApprovalCard(QFrame):
             return
         left = self._expires_at - time.time()
         if left > 0:
-            self.expiry.setText(f"for {countdown(left)} (until {local_time(self._expires_at)})")
+            self.expiry.setText(
+                translate("ApprovalCard", "for {left} (until {time})").format(
+                    left=countdown(left), time=local_time(self._expires_at)
+                )
+            )
             self.expiry.setProperty("state", "ok" if left > 60 else "soon")
         else:
             self._tick.stop()
             self.expiry.setText(
-                "expired: prices may have changed. Edit or ask again for a fresh quote."
+                translate(
+                    "ApprovalCard",
+                    "expired: prices may have changed. Edit or ask again for a fresh quote.",
+                )
             )
             self.expiry.setProperty("state", "expired")
             if self.decision is None:
                 self.approve_button.setEnabled(False)
-                self.approve_button.setToolTip("The quote expired; Edit asks for a new one")
+                self.approve_button.setToolTip(
+                    translate("ApprovalCard", "The quote expired; Edit asks for a new one")
+                )
         self.expiry.style().unpolish(self.expiry)
         self.expiry.style().polish(self.expiry)
 
@@ -265,13 +369,7 @@ class ApprovalCard(QFrame):
         for button in (self.approve_button, self.reject_button, self.edit_button):
             button.setEnabled(False)
         self.remember.setEnabled(False)
-        self.outcome.setText(
-            {
-                "approve": "Approved by you",
-                "reject": "Rejected by you: nothing was done",
-                "edit": "Changed by you: asking again",
-            }[kind]
-        )
+        self.outcome.setText(self._outcome_text(kind))
         self.form.setProperty("decision", kind)
         self.form.style().unpolish(self.form)
         self.form.style().polish(self.form)
@@ -307,7 +405,9 @@ class EditArgsDialog:
         for key, value in args.items():
             field = QLineEdit(value if isinstance(value, str) else json.dumps(value))
             field.setObjectName(f"edit_{key}")
-            form.addRow(key.replace("_", " "), field)
+            name = QLabel(key.replace("_", " "))
+            name.setProperty("data", True)  # the tool's own argument name, in every language
+            form.addRow(name, field)
             self.fields[key] = field
         buttons = child(dialog, QDialogButtonBox, "editButtons")
         buttons.accepted.connect(self._accept)

@@ -263,11 +263,23 @@ class MessageBlock(QFrame):
 class NoticeBlock(QLabel):
     """A one-line note in the conversation (stopped, failed, approved…)."""
 
-    def __init__(self, text: str, role: str = "notice") -> None:
-        super().__init__(text)
+    def __init__(
+        self, text: str, role: str = "notice", *, words: Callable[[], str] | None = None
+    ) -> None:
+        """``words`` gives the text in the GUI's language (called again on a language
+        change); without it the text is shown as it is (a message, as it was written)."""
+        super().__init__(words() if words is not None else text)
+        self.words = words
         self.setWordWrap(True)
         self.setProperty("role", role)
+        if words is None:
+            self.setProperty("data", True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if self.words is not None and _language_changed(self, event):
+            self.setText(self.words())
 
 
 class ToolCard(QFrame):

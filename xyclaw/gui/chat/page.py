@@ -50,6 +50,7 @@ from xyclaw.agent.types import (
     TurnFailed,
     TurnResult,
 )
+from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.chat.approval import ApprovalCard
 from xyclaw.gui.chat.blocks import (
@@ -189,17 +190,64 @@ class ChatPage(QWidget):
         delete.setContext(Qt.ShortcutContext.WidgetShortcut)
         delete.activated.connect(self.delete_selected)
         self._set_enabled(False)
-        self.title.setText("Starting the agents…")
+        self._title_state = "starting"  # starting, new, failed, or the conversation's
+        self.title.setText(self.tr("Starting the agents…"))
+
+    # -- words ----------------------------------------------------------------------------------
+    def _intro_text(self) -> str:
+        return self.tr(
+            "Say what you want to train or serve, with a budget if you have one. The agents "
+            "plan it, show the cost and time, and ask before anything is rented or released."
+        )
+
+    def retranslate(self) -> None:
+        """What the page wrote itself, in the GUI's language (the form and the cards word
+        themselves; messages and conversation titles stay as they were written)."""
+        state = self._title_state
+        if state == "starting":
+            self.title.setText(self.tr("Starting the agents…"))
+        elif state == "new":
+            self.title.setText(self.tr("New chat"))
+        elif state == "failed":
+            self.title.setText(self.tr("The agents could not start"))
+        else:
+            info = self._info(self.current)
+            self.title.setText(info.title if info else self.tr("Conversation"))
+            if info is not None:
+                self._show_totals(info)
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            info = self._info(item.data(Qt.ItemDataRole.UserRole))
+            if info is not None:
+                item.setText(self._list_text(info))
+        if self.examples is not None:
+            heading = self.examples.findChild(QLabel, "examplesHeading")
+            intro = self.examples.findChild(QLabel, "examplesIntro")
+            if heading is not None and intro is not None:
+                heading.setText(self.tr("What should XyClaw do?"))
+                intro.setText(self._intro_text())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            # after the form has worded itself again (it puts back its own title)
+            QTimer.singleShot(0, self, self._retranslate_if_alive)
+
+    def _retranslate_if_alive(self) -> None:
+        if i18n.alive(self, self.title, self.list, self.totals):
+            self.retranslate()
 
     # -- runtime --------------------------------------------------------------------------------
     def attach_runtime(self, runtime: Any) -> None:
         self.runtime = runtime
         self._set_enabled(True)
-        self.title.setText("New chat")
+        self._title_state = "new"
+        self.title.setText(self.tr("New chat"))
         self.reload_conversations(open_first=True)
 
     def show_runtime_error(self, error: ErrorInfo) -> None:
-        self.title.setText("The agents could not start")
+        self._title_state = "failed"
+        self.title.setText(self.tr("The agents could not start"))
         self._show_error(error)
 
     @property
@@ -245,9 +293,12 @@ class ChatPage(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, info.id)
             if info.pending_approval:
                 item.setForeground(QColor("#b45309"))
+            started = self.tr("started {time}").format(
+                time=local_time(info.created_at, with_date=True)
+            )
             item.setToolTip(
-                f"{info.title}\nstarted {local_time(info.created_at, with_date=True)}"
-                + ("\nan approval is waiting" if info.pending_approval else "")
+                f"{info.title}\n{started}"
+                + ("\n" + self.tr("an approval is waiting") if info.pending_approval else "")
             )
             self.list.addItem(item)
             if info.id == self.current:
@@ -266,17 +317,17 @@ class ChatPage(QWidget):
             else:
                 self._show_empty()
 
-    @staticmethod
-    def _list_text(info: ConversationInfo) -> str:
+    def _list_text(self, info: ConversationInfo) -> str:
         used = tokens(info.tokens_in + info.tokens_out)
         today = time.strftime("%Y-%m-%d") == time.strftime(
             "%Y-%m-%d", time.localtime(info.updated_at)
         )
-        line = f"{local_time(info.updated_at, with_date=not today)} · {used} tokens"
+        when = local_time(info.updated_at, with_date=not today)
+        line = f"{when} · " + self.tr("{n} tokens").format(n=used)
         if info.cost_micros:
             line += f" · {money(info.cost_micros, info.currency, 4)}"
         if info.pending_approval:
-            line = "approval waiting · " + line
+            line = self.tr("approval waiting") + " · " + line
         return f"{info.title}\n{line}"
 
     def _info(self, cid: int | None) -> ConversationInfo | None:
@@ -319,8 +370,8 @@ class ChatPage(QWidget):
             return
         dialog = QInputDialog(self)
         dialog.setObjectName("renameDialog")
-        dialog.setWindowTitle("Rename conversation")
-        dialog.setLabelText("New name:")
+        dialog.setWindowTitle(self.tr("Rename conversation"))
+        dialog.setLabelText(self.tr("New name:"))
         dialog.setTextValue(info.title)
         runtime, cid = self.runtime, info.id
 
@@ -347,13 +398,15 @@ class ChatPage(QWidget):
             return
         box = QMessageBox(
             QMessageBox.Icon.Question,
-            "Delete conversation",
-            f"Delete “{info.title}” and its messages? Clusters it rented are not affected.",
+            self.tr("Delete conversation"),
+            self.tr(
+                "Delete “{title}” and its messages? Clusters it rented are not affected."
+            ).format(title=info.title),
             QMessageBox.StandardButton.Cancel,
             self,
         )
         box.setObjectName("deleteDialog")
-        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        delete = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
         runtime, cid = self.runtime, info.id
 
         def answered(_button: object) -> None:
@@ -386,7 +439,8 @@ class ChatPage(QWidget):
         self._load_generation += 1
         generation = self._load_generation
         info = self._info(cid)
-        self.title.setText(info.title if info else "Conversation")
+        self._title_state = "conversation"
+        self.title.setText(info.title if info else self.tr("Conversation"))
         if info is not None:
             self._show_totals(info)
         self._clear()
@@ -415,7 +469,11 @@ class ChatPage(QWidget):
         for message in messages:
             self._render_message(message)
         if self.turn is not None and self.turn.conversation_id == cid:
-            self._add(NoticeBlock("The agents are still answering…"))
+            self._add(
+                NoticeBlock(
+                    "", words=lambda: i18n.translate("ChatPage", "The agents are still answering…")
+                )
+            )
         if pending is not None:
             self.show_approval(pending)
         if not messages and pending is None:
@@ -458,7 +516,10 @@ class ChatPage(QWidget):
     def _show_totals(self, info: ConversationInfo) -> None:
         used = info.tokens_in + info.tokens_out
         self.totals.setText(
-            f"{tokens(used)} tokens · {money(info.cost_micros, info.currency, 4)}" if used else ""
+            self.tr("{n} tokens").format(n=tokens(used))
+            + f" · {money(info.cost_micros, info.currency, 4)}"
+            if used
+            else ""
         )
 
     # -- the transcript -------------------------------------------------------------------------
@@ -486,13 +547,12 @@ class ChatPage(QWidget):
         layout = QVBoxLayout(frame)
         layout.setContentsMargins(8, 24, 8, 8)
         layout.setSpacing(10)
-        heading = QLabel("What should XyClaw do?")
+        heading = QLabel(self.tr("What should XyClaw do?"))
+        heading.setObjectName("examplesHeading")
         heading.setProperty("role", "title")
         layout.addWidget(heading)
-        intro = QLabel(
-            "Say what you want to train or serve, with a budget if you have one. The agents "
-            "plan it, show the cost and time, and ask before anything is rented or released."
-        )
+        intro = QLabel(self._intro_text())
+        intro.setObjectName("examplesIntro")
         intro.setWordWrap(True)
         intro.setProperty("role", "body")
         layout.addWidget(intro)
@@ -501,6 +561,7 @@ class ChatPage(QWidget):
         for text in EXAMPLES:
             chip = QPushButton(text)
             chip.setProperty("role", "chip")
+            chip.setProperty("data", True)  # example requests, in English and in Chinese
             chip.setCursor(Qt.CursorShape.PointingHandCursor)
             chip.clicked.connect(weak_slot(self.send, text))  # deleted with the transcript
             flow.addWidget(chip)
@@ -573,7 +634,14 @@ class ChatPage(QWidget):
         runtime, cid = self.runtime, self.current
         if runtime is None or cid is None or self.busy:
             return
-        self._add(NoticeBlock(f"You asked to rent option {option} of plan {plan_id}."))
+        self._add(
+            NoticeBlock(
+                "",
+                words=lambda: i18n.translate(
+                    "ChatPage", "You asked to rent option {option} of plan {plan}."
+                ).format(option=option, plan=plan_id),
+            )
+        )
         self._start(
             cid,
             lambda on_event, cancel: runtime.rent_option(cid, plan_id, option, on_event, cancel),
@@ -583,11 +651,18 @@ class ChatPage(QWidget):
         """A suggested action (a monitor message's button): the tool, through its approval."""
         runtime = self.runtime
         if runtime is None or self.busy:
-            self._show_error("the agents are busy; try again when they have answered")
+            self._show_error(self.tr("the agents are busy; try again when they have answered"))
             return
         if cid != self.current:
             self.select_conversation(cid)
-        self._add(NoticeBlock(f"You asked: {action.label}."))
+        self._add(
+            NoticeBlock(
+                "",
+                words=lambda: i18n.translate("ChatPage", "You asked: {action}.").format(
+                    action=action.label
+                ),
+            )
+        )
         self._start(cid, lambda on_event, cancel: runtime.run_action(cid, action, on_event, cancel))
 
     def monitor_posted(self, posted: list[Any]) -> None:
@@ -602,7 +677,11 @@ class ChatPage(QWidget):
         """An alert button: in the Monitor conversation, as a tool call or in words."""
         runtime = self.runtime
         if runtime is None:
-            self._show_error(ErrorInfo("the agents are still starting", "try again in a moment"))
+            self._show_error(
+                ErrorInfo(
+                    self.tr("the agents are still starting"), self.tr("try again in a moment")
+                )
+            )
             return
 
         def opened(cid: int) -> None:
@@ -672,7 +751,7 @@ class ChatPage(QWidget):
         self.turn.cancel.set()
         self.turn.stopped = True
         self.stop_button.setEnabled(False)
-        self.stop_button.setText("Stopping…")
+        self.stop_button.setText(self.tr("Stopping…"))
 
     def _visible(self, cid: int) -> bool:
         return cid == self.current
@@ -757,16 +836,24 @@ class ChatPage(QWidget):
         if tray is None:
             return
         info = self._info(int(request.conversation_id))
-        where = info.title if info is not None else f"conversation {request.conversation_id}"
+        where = (
+            info.title
+            if info is not None
+            else self.tr("conversation {id}").format(id=request.conversation_id)
+        )
         if not (self.isVisible() and self._visible(int(request.conversation_id))):
-            tray.notify("Approval waiting", f"{request.title} (in “{where}”)", "warning")
+            tray.notify(
+                self.tr("Approval waiting"),
+                self.tr("{title} (in “{where}”)").format(title=request.title, where=where),
+                "warning",
+            )
         else:
             tray.approval_waiting(str(request.title), where)
 
     def _end_turn(self, turn: Turn) -> None:
         if self.turn is turn:
             self.turn = None
-        self.stop_button.setText("Stop")
+        self.stop_button.setText(self.tr("Stop"))
         self.stop_button.setEnabled(False)
         self._set_enabled(self.runtime is not None)
         if turn.reply is not None:
@@ -776,7 +863,7 @@ class ChatPage(QWidget):
         self._end_turn(turn)
         if self._visible(turn.conversation_id):
             if turn.stopped:
-                self._add(NoticeBlock("Stopped."))
+                self._add(NoticeBlock("", words=lambda: i18n.translate("ChatPage", "Stopped.")))
             pending = result.pending_approval
             if pending is not None and pending.approval_id not in self.approval_cards:
                 self.show_approval(pending)
@@ -787,7 +874,7 @@ class ChatPage(QWidget):
         self._end_turn(turn)
         if self._visible(turn.conversation_id):
             if turn.stopped:
-                self._add(NoticeBlock("Stopped."))
+                self._add(NoticeBlock("", words=lambda: i18n.translate("ChatPage", "Stopped.")))
             else:
                 self._add(NoticeBlock(str(error).replace("\n", " — "), "error"))
         self.reload_conversations()
