@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, QRectF
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QRectF
 from PySide6.QtGui import QPainter, QPainterPath, QPaintEvent
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
@@ -449,11 +449,12 @@ class FixedCurve(pg.PlotCurveItem):
         """The line through points ``n - k - 1`` to ``n - 1`` (all finite: after the
         last gap), the same segments the whole path has there."""
         assert self.xData is not None and self.yData is not None
-        xs = self.xData[n - k - 1 :].tolist()
-        ys = self.yData[n - k - 1 :].tolist()
-        line = QPainterPath(QPointF(xs[0], ys[0]))
-        for a, b in zip(xs[1:], ys[1:], strict=True):
-            line.lineTo(a, b)
+        points = pg.functions.create_qpolygonf(k + 1)  # filled in place, as pyqtgraph does
+        xy = pg.functions.ndarray_from_qpolygonf(points)
+        xy[:, 0] = self.xData[n - k - 1 :]
+        xy[:, 1] = self.yData[n - k - 1 :]
+        line = QPainterPath()
+        line.addPolygon(points)
         return line
 
     def dataBounds(
@@ -751,8 +752,10 @@ class MetricCurves(QWidget):
         peak = 0.0
         for i in slots:
             y = self.curves[spec.key][i].yData
-            if y is not None and y.size and not np.isnan(y).all():
-                peak = max(peak, float(np.nanmax(y)))
+            if y is not None and y.size:
+                top = float(np.fmax.reduce(y))  # NaN (gaps) left out; NaN when all are gaps
+                if top > peak:
+                    peak = top
         top = max(nice_top(peak), spec.y_range[1])
         if top != self.tops[spec.key]:
             self.tops[spec.key] = top

@@ -293,6 +293,9 @@ class GpuHeatmap(QWidget):
         self.plot.addItem(self.separators)
         # a triangle in the curve's colour at the right end of each charted GPU's row
         self.marks = pg.ScatterPlotItem(symbol="t3", size=9, pxMode=True)
+        # they move with the window, which leaves them where they are on the screen: their
+        # picture is kept and blitted again under the new column (not drawn each frame)
+        self.marks.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.plot.addItem(self.marks)
         self.colorbar = pg.ColorBarItem(
             values=(0, 100),
