@@ -1134,9 +1134,26 @@
     </message>
 </context>
 <context>
+    <name>FileDialog</name>
+    <message>
+        <source>Look in:</source>
+        <extracomment>The languages the GUI speaks, by setting value; &quot;system&quot; picks one from the OS locale.</extracomment>
+        <translation>查找范围：</translation>
+    </message>
+    <message>
+        <source>File name:</source>
+        <translation>文件名：</translation>
+    </message>
+    <message>
+        <source>Files of type:</source>
+        <translation>文件类型：</translation>
+    </message>
+</context>
+<context>
     <name>GpuHeatmap</name>
     <message>
         <source>utilization %</source>
+        <extracomment>the image&apos;s colours as 0xffRRGGBB, kept up to date by whoever sets the image (column by column as it moves): drawn as they are, which costs a seventh of drawing the indexed image (Qt converts that at every paint); None: indexed</extracomment>
         <translation>利用率 %</translation>
     </message>
     <message>
@@ -4491,7 +4508,6 @@ gpus = 8</translation>
     <name>Units</name>
     <message>
         <source>{n} s</source>
-        <extracomment>The languages the GUI speaks, by setting value; &quot;system&quot; picks one from the OS locale.</extracomment>
         <translation>{n} 秒</translation>
     </message>
     <message>

@@ -482,6 +482,19 @@ def test_in_chinese_the_dialogs_show_no_english(
         assert "就绪" in ctl.quit_flow.list.item(0).text()
         ctl.quit_flow.dialog.reject()
 
+        # the file dialogs (Export, Back up, Save report, Launch…): Qt's own words come from
+        # its zh_CN catalogue, the field labels from ours, the title and file types too
+        from PySide6.QtWidgets import QFileDialog
+
+        files = i18n.word_file_dialog(
+            QFileDialog(ctl.window, "导出", str(history_facts.database.parent), "JSON (*.json)")
+        )
+        files.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        files.open()
+        qtbot.waitUntil(files.isVisible, timeout=5_000)
+        assert_no_english(files, data | {"JSON"}, "the file dialog")
+        files.reject()
+
         relay = _Relay(ctl.window)
         relay._show(HostKeyQuestion("203.0.113.7", "ssh-ed25519", "SHA256:Zm9vYmFyYmF6"))
         question = opened()

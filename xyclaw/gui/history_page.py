@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
     QDoubleSpinBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -751,7 +750,7 @@ class HistoryPage(QWidget):
             return
         stem = runs[0].name if len(runs) == 1 else "comparison-" + "-".join(str(r.id) for r in runs)
         name = f"xyclaw-{stem}-{time.strftime('%Y%m%d')}.json"
-        path, _ = QFileDialog.getSaveFileName(
+        path = i18n.save_file_name(
             self,
             self.tr("Export"),
             str(Path.home() / name),

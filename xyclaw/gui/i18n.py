@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import (
     QCoreApplication,
@@ -95,6 +96,36 @@ def alive(*widgets: object) -> bool:
     import shiboken6
 
     return all(shiboken6.isValid(w) for w in widgets)
+
+
+def word_file_dialog(dialog: Any) -> Any:
+    """A QFileDialog with its field labels in the GUI's language: Qt's own zh_CN catalogue
+    leaves "Look in:" and "Files of type:" in English."""
+    from PySide6.QtWidgets import QFileDialog
+
+    labels = {
+        QFileDialog.DialogLabel.LookIn: translate("FileDialog", "Look in:"),
+        QFileDialog.DialogLabel.FileName: translate("FileDialog", "File name:"),
+        QFileDialog.DialogLabel.FileType: translate("FileDialog", "Files of type:"),
+    }
+    for which, text in labels.items():
+        dialog.setLabelText(which, text)
+    return dialog
+
+
+def save_file_name(parent: Any, title: str, start: str, filters: str) -> str:
+    """``QFileDialog.getSaveFileName`` with the dialog worded by :func:`word_file_dialog`
+    (modal; "" when cancelled)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    dialog = word_file_dialog(QFileDialog(parent, title, start, filters))
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+    try:
+        if dialog.exec() == QFileDialog.DialogCode.Accepted and dialog.selectedFiles():
+            return str(dialog.selectedFiles()[0])
+        return ""
+    finally:
+        dialog.deleteLater()
 
 
 def translate(context: str, text: str) -> str:

@@ -1069,6 +1069,7 @@ class JobsPage(QWidget):
             str(bundled("resources") / "examples"),
             self.tr("Job specs (*.yaml *.yml);;All files (*)"),
         )
+        i18n.word_file_dialog(dialog)
         dialog.setObjectName("jobsSpecDialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.fileSelected.connect(lambda path: self.launch_flow.from_file(Path(path)))

@@ -1021,6 +1021,7 @@ class PlanPage(QWidget):
         dialog = QFileDialog(
             self, self.tr("Save the selection report"), str(self.default_report_path())
         )
+        i18n.word_file_dialog(dialog)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter(self.tr("HTML report (*.html)"))
         dialog.setDefaultSuffix("html")

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -1436,7 +1435,7 @@ class SettingsPage(QWidget):
         import time
 
         name = f"xyclaw-backup-{time.strftime('%Y%m%d-%H%M')}.db"
-        path, _ = QFileDialog.getSaveFileName(
+        path = i18n.save_file_name(
             self, self.tr("Back up the history"), str(Path.home() / name),
             self.tr("SQLite database (*.db)"),
         )  # fmt: skip
