@@ -567,3 +567,32 @@ def test_in_chinese_a_chat_with_its_cards_shows_no_english(
         i18n.install("en")
         ctl.quit_now()
         qtbot.wait(20)
+
+
+def test_the_chat_plan_card_words_the_planner_s_reasons_in_the_window_s_language(
+    qtbot: QtBot,
+) -> None:
+    """The planner words its reasons in English; a Chinese window shows their Chinese form
+    (from the reason's rule and figures), also on a card drawn before the switch."""
+    from xyclaw.gui.chat.blocks import PlanCard
+
+    reason = {
+        "rule": "tier-30d",
+        "text": "30-day tier at 2.10 CNY per card-hour",
+        "figures": {"form": "long", "price": "2.10 CNY"},
+    }
+    option = {
+        "option": 1, "gpu": "A800", "gpus": 8, "nodes": 1, "gpus_per_node": 8,
+        "fabric": "none", "provider": "sim", "region": "Xiamen", "hours": 1.3,
+        "cost": 37.08, "currency": "CNY", "price_per_gpu_hour": 3.5, "reasons": [reason],
+    }  # fmt: skip
+    card = PlanCard(1, [option])
+    qtbot.addWidget(card)
+    try:
+        assert "30-day tier at 2.10 CNY per card-hour" in card.reasons_text(0)
+        assert i18n.install("zh_CN") == "zh_CN"
+        qtbot.waitUntil(lambda: "30 天档，每卡时 2.10 CNY" in card.reasons_text(0), timeout=5_000)
+        assert "30-day" not in card.reasons_text(0)
+    finally:
+        i18n.install("en")
+    qtbot.waitUntil(lambda: "30-day tier" in card.reasons_text(0), timeout=5_000)

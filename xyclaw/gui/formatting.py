@@ -71,6 +71,15 @@ def local_time(ts: float | None, *, with_date: bool = False) -> str:
     return time.strftime("%H:%M", time.localtime(ts))
 
 
+def planner_reason(rule: str, english: str, figures: Mapping[str, object] | None) -> str:
+    """A planner reason in the GUI's language (the planner words it in English; its rule and
+    figures give the Chinese form)."""
+    from xyclaw.gui import i18n
+    from xyclaw.messages import reason_in
+
+    return reason_in("zh" if i18n.current() == "zh_CN" else "en", rule, english, figures)
+
+
 def fabric_text(fabric: object) -> str:
     """A cluster's fabric as a user reads it: its name, or "single node" for one machine
     (stored as ``none``: there is no network between nodes to name)."""

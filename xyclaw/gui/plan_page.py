@@ -55,7 +55,7 @@ from xyclaw.files import write_private
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.theme import LIGHT, ChartTheme, theme_for
-from xyclaw.gui.formatting import fabric_text
+from xyclaw.gui.formatting import fabric_text, planner_reason
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.plan_report import (
     FAMILY_COLORS,
@@ -529,8 +529,17 @@ def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
     return item
 
 
+def _worded_reasons(option: PlanOption) -> list[tuple[str, str]]:
+    """The option's (rule, reason) in the GUI's language."""
+    figures = option.reason_figures or ({},) * len(option.reasons)
+    return [
+        (rule, planner_reason(rule, text, found))
+        for (rule, text), found in zip(option.reasons, figures, strict=False)
+    ]
+
+
 def _reasons_tip(option: PlanOption) -> str:
-    return "\n".join(f"• {text}" for _, text in option.reasons)
+    return "\n".join(f"• {text}" for _, text in _worded_reasons(option))
 
 
 class PlanPage(QWidget):
@@ -974,7 +983,9 @@ class PlanPage(QWidget):
         import html
 
         e = html.escape
-        reasons = "".join(f"<li><b>{e(rule)}</b>: {e(text)}</li>" for rule, text in o.reasons)
+        reasons = "".join(
+            f"<li><b>{e(rule)}</b>: {e(text)}</li>" for rule, text in _worded_reasons(o)
+        )
         where = self.tr("{shape} on {fabric}, {where}").format(
             shape=f"{o.gpus} × {e(o.gpu)} ({o.nodes} × {o.gpus_per_node})",
             fabric=e(o.fabric),

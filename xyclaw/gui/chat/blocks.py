@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xyclaw.gui.formatting import duration, fabric_text, money, tokens
+from xyclaw.gui.formatting import duration, fabric_text, money, planner_reason, tokens
 from xyclaw.gui.widgets import Badge, MarkdownView
 
 #: Words of the cards, marked here and translated when shown (a language switch re-words
@@ -451,7 +451,17 @@ def _reasons(option: dict[str, Any]) -> list[str]:
             )
         )
     for reason in option.get("reasons") or []:
-        out.append(str(reason.get("text", reason)) if isinstance(reason, dict) else str(reason))
+        if isinstance(reason, dict):
+            figures = reason.get("figures")
+            out.append(
+                planner_reason(
+                    str(reason.get("rule") or ""),
+                    str(reason.get("text", reason)),
+                    figures if isinstance(figures, dict) else None,
+                )
+            )
+        else:
+            out.append(str(reason))
     return out
 
 
