@@ -38,6 +38,12 @@ from typing import Any, TypeVar
 ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")
 REQUEST = "LoRA fine-tune a 13B model on 8 GPUs, budget 500"
+#: The Chinese pictures show the conversation a Chinese-speaking user has (the agents answer
+#: in the language of the request, whatever the window's language).
+REQUESTS = {
+    "en": (REQUEST, "rent option 1"),
+    "zh_CN": ("用 8 张卡 LoRA 微调一个 13B 模型，预算 500 元", "租第一个"),
+}
 TRAIN = (
     "printf '# sim: demo\\n' > /train.py; "
     "nohup torchrun --nnodes 1 --nproc_per_node 8 /train.py --model 7b --lora "
@@ -163,13 +169,26 @@ def live_pages(args: argparse.Namespace) -> list[Path]:
         job = off_thread(app, "launching", lambda: engine.launch(spec, cluster=cluster.name))
         started = off_thread(app, "the job starting", lambda: job.result(300))
 
-        # A chat with a plan and an approval card waiting.
+        # A chat with a plan and an approval card waiting (a new one for each language).
         chat = ctl.chat
         wait_for(app, "the conversation list", lambda: not chat.busy and chat.runtime is not None)
-        chat.send(REQUEST)
-        wait_for(app, "the plan", lambda: bool(chat.plan_cards) and not chat.busy)
-        chat.send("rent option 1")
-        wait_for(app, "the approval card", lambda: bool(chat.approval_cards) and not chat.busy)
+
+        def converse(language: str) -> None:
+            request, rent = REQUESTS[language]
+            if chat.current is not None:
+                before = chat.current
+                chat.new_conversation()
+                wait_for(
+                    app,
+                    "a new conversation",
+                    lambda: chat.current not in (None, before) and not chat.busy,
+                )
+            chat.send(request)
+            wait_for(app, "the plan", lambda: bool(chat.plan_cards) and not chat.busy)
+            chat.send(rent)
+            wait_for(app, "the approval card", lambda: bool(chat.approval_cards) and not chat.busy)
+
+        converse("en")
         spin(app, args.settle)  # samples for the heatmap and curves
         # The Plan page with a plan on it, and the running job's detail on the Jobs page.
         plan_page = ctl.page_widgets["plan"]
@@ -191,6 +210,8 @@ def live_pages(args: argparse.Namespace) -> list[Path]:
 
         for language, tag in LANGUAGES:
             i18n.install(language)
+            if language != "en":
+                converse(language)
             for theme in THEMES:
                 apply_theme(app, theme)
                 suffix = f"{tag}-{theme}"
