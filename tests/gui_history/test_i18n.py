@@ -28,6 +28,7 @@ from pytestqt.qtbot import QtBot
 from tests.gui_history.conftest import FailingProviders
 from tests.gui_history.history_run import HistoryFacts
 from xyclaw.engine import Engine
+from xyclaw.engine.compose import Composition
 from xyclaw.gui import i18n
 from xyclaw.gui.history_page import HistoryPage
 from xyclaw.gui.history_replay import TRANSLATED_ROLE
@@ -386,11 +387,13 @@ def test_in_chinese_the_other_pages_show_no_english(
 
 
 def test_in_chinese_the_dialogs_show_no_english(
-    offline_engine: Engine, history_facts: HistoryFacts, qtbot: QtBot
+    offline_parts: Composition, history_facts: HistoryFacts, qtbot: QtBot
 ) -> None:
     """Opened with the language set to 简体中文: the manual Rent… form, the Release
-    confirmation (an approval card with what stops billing and what is lost), the
-    unknown-host-key question and the changed-key refusal."""
+    confirmation (an approval card with what stops billing and what is lost), Launch…, a
+    spec's error, the approval's Edit, Quit with a live cluster, a file dialog, the Jobs
+    page's Cancel confirmation, the unknown-host-key question and the changed-key refusal."""
+    offline_engine = offline_parts.engine
     import dataclasses
 
     from PySide6.QtWidgets import QDialog
@@ -494,6 +497,28 @@ def test_in_chinese_the_dialogs_show_no_english(
         qtbot.waitUntil(files.isVisible, timeout=5_000)
         assert_no_english(files, data | {"JSON"}, "the file dialog")
         files.reject()
+
+        # the Jobs page's Cancel confirmation, for a job another process keeps active
+        from xyclaw.gui.jobs_page import JobsPage
+        from xyclaw.records.jobs import JobState, JobStore
+
+        active = JobStore(offline_parts.store, offline_parts.bus).add(
+            name="late", kind="train", spec_json="{}", cluster_id=history_facts.cluster_id,
+            rented_cluster=False, state=JobState.QUEUED,
+        )  # fmt: skip
+        ctl.show_page("jobs")
+        jobs = ctl.page_widgets["jobs"]
+        assert isinstance(jobs, JobsPage)
+        qtbot.waitUntil(lambda: any(j.id == active for j in jobs.records), timeout=10_000)
+        jobs.select_job(active)
+        qtbot.waitUntil(
+            lambda: jobs.detail is not None and jobs.detail.job.id == active, timeout=10_000
+        )
+        jobs.ask_cancel()
+        cancel = opened()
+        assert jobs.cancel_dialog is not None and cancel.windowTitle() == "取消作业"
+        assert_no_english(cancel, data | {"late", "SIGTERM", "SIGKILL"}, "the Cancel job dialog")
+        cancel.reject()
 
         relay = _Relay(ctl.window)
         relay._show(HostKeyQuestion("203.0.113.7", "ssh-ed25519", "SHA256:Zm9vYmFyYmF6"))
