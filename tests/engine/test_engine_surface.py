@@ -67,6 +67,7 @@ EFFECTS = {
     "tick": Effect.DESTROY,
     "tune": Effect.EXEC,
     "up": Effect.SPEND,
+    "watch_when_ready": Effect.READ,
 }
 
 

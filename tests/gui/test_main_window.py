@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -256,3 +257,33 @@ def test_after_first_paint_runs_once_the_window_was_drawn(qtbot: QtBot) -> None:
     window.update()
     qtbot.wait(50)
     assert calls == [True]  # once
+
+
+@pytest.mark.slow
+def test_a_cluster_rented_in_the_window_is_watched_before_the_monitor_page_is_built(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine
+) -> None:
+    # Samples, alerts and their tray notices start with the cluster: not when the Monitor
+    # page is first shown (it is built lazily), nor at the next maintenance pass (none
+    # runs here; in the app it comes once a minute).
+    ctl = make_window(sim_engine)
+    quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="A10", gpu_count=2))
+    rent = sim_engine.up(quote)
+    qtbot.waitUntil(rent.done, timeout=120000)
+    name = rent.result().name
+    assert "monitor" not in ctl.page_widgets
+
+    def saved() -> list[dict[str, Any]]:
+        return list(sim_engine.export_metrics("gpu", cluster=name).rows)
+
+    # Collected every second and saved at the next flush (10 s): never without a watch.
+    qtbot.waitUntil(lambda: len(saved()) > 0, timeout=60000)
+    assert "monitor" not in ctl.page_widgets
+    rows = saved()
+    ready_at = sim_engine.cluster(name).ready_at
+    assert ready_at is not None
+    # from the start: the first sample soon after the cluster was ready (the maintenance
+    # pass would come up to a minute later), from both nodes' GPUs
+    first_s = min(row["ts_ms"] for row in rows) / 1000
+    assert first_s - ready_at < 20, f"first sample {first_s - ready_at:.1f} s after ready"
+    assert {row["node"] for row in rows} == {n.name for n in sim_engine.cluster(name).nodes}

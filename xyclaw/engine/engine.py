@@ -32,7 +32,7 @@ from xyclaw.engine.reports import (
 )
 from xyclaw.engine.surface import Effect, EngineMethod, effect, surface_of
 from xyclaw.errors import CapacityError, RemoteError, UsageError, XyclawError
-from xyclaw.events import Event, EventBus, Subscription
+from xyclaw.events import ClusterChanged, Event, EventBus, Subscription
 from xyclaw.paths import AppPaths
 from xyclaw.providers import Capabilities, Provider, ProviderRegistry
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeState
@@ -130,6 +130,7 @@ class Engine:
         self._maintenance: Maintenance | None = None
         self._background_guard = background_guard
         self._guard_lock = GuardLock(paths)
+        self._ready_watch: Subscription | None = None
 
     # -- the parts built on first use ----------------------------------------------------------
     @property
@@ -1263,7 +1264,8 @@ class Engine:
         lock: GuardLock | None = None,
     ) -> bool:
         """Run the guard in this process (the desktop app calls this when it opens): reconcile
-        and telemetry every ``reconcile.interval_s``, and the guard's pass when money says so.
+        and telemetry every ``reconcile.interval_s``, and the guard's pass when money says so;
+        a cluster made ready by this process is watched at once (:meth:`watch_when_ready`).
 
         Takes the data folder's guard lock, first stopping a background guard if one holds
         it; True if this process is the guard now. When another desktop or ``xyclaw guard``
@@ -1278,6 +1280,7 @@ class Engine:
 
         if self._maintenance is not None:
             return self._guard_lock.held
+        self.watch_when_ready()  # a cluster ready in this process: watched at once
         wanted = Holder(holder)
         if lock is not None and lock.held:
             self._guard_lock.release()
@@ -1375,6 +1378,32 @@ class Engine:
         return updated
 
     @effect(Effect.READ)
+    def watch_when_ready(self) -> None:
+        """From now on watch each cluster as soon as it is ready, and stop when it is being
+        released or gone: for a process that keeps running (the desktop, the guard), so a new
+        cluster's samples, alerts and notices start with it, not at the next maintenance pass
+        or when a chart is first shown. Clusters changed by other processes are still picked
+        up by :meth:`sync_telemetry`. Calling it again does nothing."""
+        if self._telemetry_part is None or self._ready_watch is not None:
+            return
+        self._ready_watch = self._bus.subscribe(ClusterChanged, self._follow_cluster)
+
+    def _follow_cluster(self, event: ClusterChanged) -> None:
+        """On the publisher's thread (watching only starts the collectors' own thread)."""
+        if self._maintenance_stop.is_set():  # closing: build nothing more
+            return
+        state = ClusterState(event.state)
+        if state == ClusterState.READY:
+            try:
+                self._telemetry_service().watch(event.cluster_id)
+            except XyclawError as exc:
+                log.warning("could not watch cluster %s: %s", event.name, exc.message)
+        elif state == ClusterState.RELEASING or not state.live:
+            telemetry = self._telemetry_if_built()
+            if telemetry is not None:
+                telemetry.unwatch(event.cluster_id, released=True)
+
+    @effect(Effect.READ)
     def sync_telemetry(self) -> None:
         """Watch every ready cluster, and stop watching those that are gone or released."""
         if self._telemetry is None:
@@ -1395,6 +1424,8 @@ class Engine:
         the guard to a background process, so budgets hold after the window closes.
         """
         self._maintenance_stop.set()
+        if self._ready_watch is not None:
+            self._ready_watch.unsubscribe()
         if self._maintenance is not None:
             self._maintenance.stop(timeout=30)
         was_guard = (

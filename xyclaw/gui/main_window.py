@@ -208,6 +208,9 @@ class MainWindowController:
         self.window.setWindowIcon(icon("xyclaw"))
         self.worker = Worker(window)
         self.bridge = EngineBridge.for_engine(engine, window)
+        # A cluster ready while the window is open is watched at once: its samples, alerts
+        # and tray notices must not wait for the Monitor page (built when first shown).
+        engine.watch_when_ready()
         self.context = GuiContext(engine=engine, bridge=self.bridge, worker=self.worker)
         self.context.show_error = self.show_error  # type: ignore[method-assign]
         self.context.show_page = self.show_page  # type: ignore[method-assign]
