@@ -1122,7 +1122,7 @@
     <name>Fabric</name>
     <message>
         <source>single node</source>
-        <translation>单节点</translation>
+        <translation>单机</translation>
     </message>
     <message>
         <source>One machine: its GPUs talk over NVLink or PCIe, no network fabric between nodes is used (none to choose or tune)</source>
@@ -2642,7 +2642,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>one node</source>
-        <translation>单节点</translation>
+        <translation>单机</translation>
     </message>
     <message>
         <source>Pareto front ({n})</source>
