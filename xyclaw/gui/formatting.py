@@ -71,20 +71,13 @@ def local_time(ts: float | None, *, with_date: bool = False) -> str:
     return time.strftime("%H:%M", time.localtime(ts))
 
 
-def message_language() -> str:
-    """The GUI's language as the core's worded messages name it ("en" or "zh")."""
-    from xyclaw.gui import i18n
-    from xyclaw.messages import language_of
-
-    return language_of(i18n.current())
-
-
 def planner_reason(rule: str, english: str, figures: Mapping[str, object] | None) -> str:
     """A planner reason in the GUI's language (the planner words it in English; its rule and
     figures give the Chinese form)."""
+    from xyclaw.gui import i18n
     from xyclaw.messages import reason_in
 
-    return reason_in(message_language(), rule, english, figures)
+    return reason_in("zh" if i18n.current() == "zh_CN" else "en", rule, english, figures)
 
 
 def fabric_text(fabric: object) -> str:

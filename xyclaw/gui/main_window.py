@@ -187,10 +187,6 @@ class PageSet(dict[str, QWidget]):
         except KeyError:
             return default
 
-    def built(self, key: str) -> QWidget | None:
-        """The page if it is built already (never builds it)."""
-        return dict.get(self, key)
-
 
 class MainWindowController:
     """Builds the window from its form and keeps references to its parts."""
@@ -314,7 +310,7 @@ class MainWindowController:
                 item.setText(info.title)
                 item.setToolTip(info.summary)
         for info in PAGES:
-            page = self.page_widgets.built(info.key)
+            page = dict.get(self.page_widgets, info.key)  # a page not built yet: nothing
             if page is not None and page.property("placeholder"):
                 labels = page.findChildren(QLabel)
                 if len(labels) >= 2:
@@ -371,7 +367,7 @@ class MainWindowController:
         if widget is None:
             widget = _placeholder_page(info)
         widget.setObjectName(f"page_{key}")
-        self.page_widgets[key] = widget
+        dict.__setitem__(self.page_widgets, key, widget)
         slot = self.pages.widget(row)
         was_current = self.pages.currentIndex() == row
         self.pages.insertWidget(row, widget)
@@ -467,7 +463,7 @@ class MainWindowController:
         self.status.stop()
         self.bridge.close()
         self.tray.close()
-        chat = self.page_widgets.built("chat")
+        chat = dict.get(self.page_widgets, "chat")
         if chat is not None and hasattr(chat, "shutdown"):
             chat.shutdown()
         self.worker.close(wait=False)
