@@ -3,6 +3,7 @@
     .venv/bin/python tools/i18n.py update    # sources -> resources/i18n/xyclaw_<lang>.ts
     .venv/bin/python tools/i18n.py release   # .ts -> .qm (what the app loads)
     .venv/bin/python tools/i18n.py check     # fails on a string missing or unfinished
+    .venv/bin/python tools/i18n.py translate words.json   # fill translations from a file
 
 The sources are every ``tr()`` / ``QCoreApplication.translate`` / ``QT_TRANSLATE_NOOP``
 call under ``xyclaw/gui`` and every string of the forms in ``ui/``. ``update`` keeps the
@@ -114,13 +115,48 @@ def missing(language: str, root: Path = ROOT) -> list[Message]:
     return lacking
 
 
+def translate(ts: Path, words: dict[str, dict[str, str]]) -> int:
+    """Fill ``{context: {source: translation}}`` into ``ts`` (after ``update`` has added the
+    sources); returns how many were set. A source the catalogue lacks is an error: run
+    ``update`` first, or the context or text differs from the code's."""
+    tree = ET.parse(ts)
+    found: set[tuple[str, str]] = set()
+    for context in tree.getroot().iter("context"):
+        name = context.findtext("name") or ""
+        wanted = words.get(name, {})
+        for message in context.iter("message"):
+            source = message.findtext("source") or ""
+            if source not in wanted:
+                continue
+            node = message.find("translation")
+            if node is None:
+                node = ET.SubElement(message, "translation")
+            node.text = wanted[source]
+            node.attrib.pop("type", None)
+            found.add((name, source))
+    lacking = [(c, s) for c, texts in words.items() for s in texts if (c, s) not in found]
+    if lacking:
+        raise SystemExit(f"i18n: not in {ts.name} (run update first): {lacking}")
+    tree.write(ts, encoding="utf-8", xml_declaration=True)
+    return len(found)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("update", "release", "check"))
+    parser.add_argument("action", choices=("update", "release", "check", "translate"))
+    parser.add_argument("words", nargs="?", help="for translate: a JSON file of "
+                        "{language: {context: {source: translation}}}")  # fmt: skip
     args = parser.parse_args(argv)
     for language in LANGUAGES:
         ts = catalogue(language)
-        if args.action == "update":
+        if args.action == "translate":
+            import json
+
+            if not args.words:
+                parser.error("translate needs the JSON file of translations")
+            table = json.loads(Path(args.words).read_text(encoding="utf-8")).get(language, {})
+            print(f"{ts.relative_to(ROOT)}: {translate(ts, table)} translations set")
+        elif args.action == "update":
             extract(ts)
             unfinished = sum(1 for m in messages(ts) if not m.finished)
             print(f"{ts.relative_to(ROOT)}: {len(messages(ts))} strings, {unfinished} to translate")

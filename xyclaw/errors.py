@@ -7,16 +7,30 @@ message says what went wrong *and what to do*. Messages never carry secrets.
 
 from __future__ import annotations
 
+from xyclaw.wording import Said
+
 
 class XyclawError(Exception):
-    """Base of every XyClaw error; ``hint`` says what the user can do about it."""
+    """Base of every XyClaw error; ``hint`` says what the user can do about it.
+
+    Message and hint may be given as :class:`~xyclaw.wording.Said` so a Chinese window words
+    them in Chinese (:meth:`in_language`); ``message`` and ``hint`` are always the English text.
+    """
 
     exit_code = 1
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
+    def __init__(self, message: str | Said, *, hint: str | Said | None = None) -> None:
+        self.said = message if isinstance(message, Said) else None
+        self.hint_said = hint if isinstance(hint, Said) else None
+        self.message = str(message)
+        self.hint = None if hint is None else str(hint)
+        super().__init__(self.message)
+
+    def in_language(self, language: str) -> tuple[str, str | None]:
+        """(message, hint) in ``language``: the Said forms where given, else the English."""
+        message = self.said.in_language(language) if self.said else self.message
+        hint = self.hint_said.in_language(language) if self.hint_said else self.hint
+        return message, hint
 
     def __str__(self) -> str:
         if self.hint:
@@ -67,7 +81,9 @@ class PlanningError(XyclawError):
 class RemoteError(XyclawError):
     """Something failed on the way to, or on, a remote host."""
 
-    def __init__(self, message: str, *, host: str | None = None, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str | Said, *, host: str | None = None, hint: str | Said | None = None
+    ) -> None:
         super().__init__(message, hint=hint)
         self.host = host
 

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from xyclaw.wording import Said
+
 log = logging.getLogger(__name__)
 
 
@@ -45,6 +47,7 @@ class Notice(Event):
     kind: str = "notice"
     cluster_id: int | None = None
     action: str | None = None
+    said: Said | None = None  # the message's key and figures, for a view in another language
 
 
 @dataclass(frozen=True, kw_only=True)

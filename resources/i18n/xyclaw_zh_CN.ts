@@ -1104,6 +1104,17 @@
     </message>
 </context>
 <context>
+    <name>Duration</name>
+    <message>
+        <source>{minutes} min {seconds} s</source>
+        <translation>{minutes} 分 {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{hours} h {minutes} min</source>
+        <translation>{hours} 小时 {minutes} 分</translation>
+    </message>
+</context>
+<context>
     <name>EditArgsDialog</name>
     <message>
         <source>Edit the request</source>

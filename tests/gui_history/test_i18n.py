@@ -5,33 +5,29 @@ History and Settings pages (every tab, a replay, a comparison) show no English."
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractButton,
-    QAbstractItemView,
-    QComboBox,
-    QGroupBox,
-    QLabel,
-    QLineEdit,
-    QTabWidget,
-    QTreeWidget,
     QWidget,
 )
 from pytestqt.qtbot import QtBot
 
 from tests.gui_history.conftest import FailingProviders
 from tests.gui_history.history_run import HistoryFacts
+from tests.support.zh_words import (
+    WORD,
+    assert_no_english,
+    data_words,
+    english_words,
+    visible_texts,
+)
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import Composition
 from xyclaw.gui import i18n
 from xyclaw.gui.history_page import HistoryPage
-from xyclaw.gui.history_replay import TRANSLATED_ROLE
 from xyclaw.gui.main_window import MainWindowController
 from xyclaw.gui.settings_page import SettingsPage
 
@@ -78,113 +74,6 @@ def test_the_qm_the_app_loads_is_built_from_the_catalogue(tmp_path: Path) -> Non
     shipped = tool.catalogue("zh_CN", ".qm")  # type: ignore[attr-defined]
     assert built.read_bytes() == shipped.read_bytes(), "run: .venv/bin/python tools/i18n.py release"
     assert i18n.catalogue("zh_CN") == shipped
-
-
-# -- no English left ---------------------------------------------------------------------
-
-# Brand names, units, commands, file names and formats a Chinese user sees as they are.
-ALLOWED = {
-    "xyclaw", "gpu", "gpus", "nccl", "csv", "json", "ssh", "llm", "api", "url", "cny", "usd",
-    "openai", "deepseek", "moonshot", "kimi", "qwen", "dashscope", "zhipu", "glm", "ollama",
-    "vllm", "lm", "studio", "mfu", "mib", "gib", "gb", "gbit", "mb", "token", "tokens", "loss",
-    "ctrl",
-    "enter", "backspace", "shift", "esc", "http", "https", "v1", "toml", "config", "hosts",
-    "nvidia", "smi", "sqlite", "db", "xid", "cuda", "all_reduce", "reduce", "id", "ssh_config",
-    "authorized_keys", "host", "name", "gpu1", "a100", "80g", "alias", "user", "port",
-    "sha256", "lambda", "autodl", "infiniband", "roce", "tcp", "nic", "ecc", "keygen",
-    "known_hosts",
-    "english",  # the language picker names each language in itself: English, 简体中文
-}  # fmt: skip
-WORD = re.compile(r"[A-Za-z][A-Za-z_]{2,}")
-
-
-def english_words(text: str, data: set[str]) -> list[str]:
-    text = re.sub(r"<[^>]+>", " ", text)  # rich text tags
-    text = re.sub(r"(https?://|/)[^\s，。）)]*", " ", text)  # addresses and paths
-    words = [w for w in WORD.findall(text) if w.lower() not in ALLOWED]
-    return [w for w in words if w not in data and w.lower() not in data]
-
-
-def visible_texts(root: QWidget, skip: Iterable[QWidget] = ()) -> Iterator[tuple[str, str]]:
-    """(where, text) for every piece of text a user can see under ``root``; values marked
-    as data (names, paths, stored messages) are left out, and so is what is under ``skip``."""
-    skipped = list(skip)
-    for w in [root, *root.findChildren(QWidget)]:
-        if not w.isVisibleTo(root) or w.property("data"):
-            continue
-        if any(w is s or s.isAncestorOf(w) for s in skipped):
-            continue
-        name = f"{type(w).__name__}#{w.objectName()}"
-        if isinstance(w, (QLabel, QAbstractButton)):
-            yield name, w.text()
-        elif isinstance(w, QGroupBox):
-            yield name, w.title()
-        elif isinstance(w, QLineEdit):
-            yield name, w.placeholderText()
-        elif isinstance(w, QComboBox):
-            for i in range(w.count()):
-                yield name, w.itemText(i)
-        if isinstance(w, QTabWidget):
-            for i in range(w.count()):
-                yield name, w.tabText(i)
-        if isinstance(w, QAbstractItemView) and w.model() is not None:
-            model = w.model()
-            try:
-                columns = model.columnCount(QModelIndex())
-            except TypeError:  # a list widget's own model: one column
-                columns = 1
-            for c in range(columns):
-                yield name + ":header", str(model.headerData(c, Qt.Orientation.Horizontal) or "")
-            for r in range(min(model.rowCount(QModelIndex()), 60)):
-                for c in range(columns):
-                    index = model.index(r, c)
-                    if model.data(index, TRANSLATED_ROLE):
-                        yield name, str(model.data(index) or "")
-        if isinstance(w, QTreeWidget):
-            header = w.headerItem()
-            for c in range(w.columnCount()):
-                yield name + ":header", header.text(c)
-
-
-def assert_no_english(
-    root: QWidget, data: set[str], where: str, skip: Iterable[QWidget] = ()
-) -> None:
-    found = [
-        (name, text, english_words(text, data))
-        for name, text in visible_texts(root, skip)
-        if text and english_words(text, data)
-    ]
-    assert not found, f"English left on {where}:\n" + "\n".join(
-        f"  {name}: {text!r} -> {words}" for name, text, words in found
-    )
-
-
-def data_words(history: HistoryFacts, rows: Iterable[dict[str, object]]) -> set[str]:
-    """What the history itself holds (names, providers, regions, fabrics, transports,
-    variables): shown as stored in every language."""
-    out = {history.cluster_name, history.lost_node, "lora", "review", "sim", "socket", "eth",
-           "yc", "Yinchuan", "NCCL_DEBUG", "WARN", "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME",
-           "eth0", "NCCL_ALGO", "Ring", "HF_HOME", "A800"}  # fmt: skip
-    out |= catalogue_words()
-    for row in rows:  # names and places only: states and causes must be translated
-        for key in ("name", "cluster", "provider", "gpu", "fabric", "region"):
-            value = row.get(key)
-            if isinstance(value, str):
-                out.update(WORD.findall(value))
-    return out
-
-
-def catalogue_words() -> set[str]:
-    """GPU models, fabrics and regions of the built-in catalogue: names, as in every language."""
-    from xyclaw.catalog import Catalog
-    from xyclaw.catalog.fabrics import BUILTIN_FABRICS
-
-    catalog = Catalog.builtin()
-    out: set[str] = set()
-    for text in [*(g.name for g in catalog.gpus), *BUILTIN_FABRICS,
-                 *(o.region for o in catalog.offers)]:  # fmt: skip
-        out.update(WORD.findall(str(text)))
-    return out
 
 
 def test_in_chinese_no_english_is_left_on_the_history_and_settings_pages(

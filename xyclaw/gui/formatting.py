@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from PySide6.QtCore import QCoreApplication
 
 from xyclaw.catalog.money import format_amount
+from xyclaw.wording import Said
 
 # How a cluster without a network between nodes is stored ("none") and offered.
 NO_FABRIC = ("", "none")
@@ -39,7 +40,7 @@ def tokens(count: int) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """0.42 -> ``"420 ms"``; 75 -> ``"1 min 15 s"``; 7300 -> ``"2 h 1 min"``."""
+    """0.42 -> ``"420 ms"``; 75 -> ``"1 min 15 s"`` (``"1 分 15 秒"``); 7300 -> ``"2 h 1 min"``."""
     if seconds is None:
         return "–"
     if seconds < 1:
@@ -48,9 +49,13 @@ def duration(seconds: float | None) -> str:
         return f"{seconds:.1f} s"
     minutes, secs = divmod(int(seconds), 60)
     if minutes < 60:
-        return f"{minutes} min {secs} s"
+        return QCoreApplication.translate("Duration", "{minutes} min {seconds} s").format(
+            minutes=minutes, seconds=secs
+        )
     hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min"
+    return QCoreApplication.translate("Duration", "{hours} h {minutes} min").format(
+        hours=hours, minutes=minutes
+    )
 
 
 def countdown(seconds: float) -> str:
@@ -69,6 +74,33 @@ def local_time(ts: float | None, *, with_date: bool = False) -> str:
 
         return i18n.date_time(ts)
     return time.strftime("%H:%M", time.localtime(ts))
+
+
+def message_language() -> str:
+    """``"zh"`` or ``"en"``: the language the core's messages (:class:`Said`) are worded in
+    for the GUI, the one installed now."""
+    from xyclaw.gui import i18n
+
+    return "zh" if i18n.current() == "zh_CN" else "en"
+
+
+def worded(message: Said | str | None) -> str:
+    """A core message as the window shows it: a :class:`Said` in the GUI's language, text as
+    it is (a name, a remote machine's own words, an older stored message)."""
+    from xyclaw.wording import worded as in_language
+
+    return in_language(message, message_language())
+
+
+def error_text(error: BaseException, *, with_hint: bool = True) -> str:
+    """An error as the window shows it: a XyclawError's message (and hint) in the GUI's
+    language, anything else as its text."""
+    from xyclaw.errors import XyclawError
+
+    if not isinstance(error, XyclawError):
+        return str(error)
+    message, hint = error.in_language(message_language())
+    return f"{message}\n{hint}" if with_hint and hint else message
 
 
 def planner_reason(rule: str, english: str, figures: Mapping[str, object] | None) -> str:

@@ -47,6 +47,8 @@ from xyclaw.gui.history_words import describe, state
 WINDOWS = (0, 3600, 900, 300, 60, 30, 10)
 #: Marks a table or tree cell whose text the GUI wrote (and translated), for tests.
 TRANSLATED_ROLE = int(Qt.ItemDataRole.UserRole) + 41
+#: Marks a cell that shows data as it is in every language (a name, a command, a node's words).
+DATA_ROLE = int(Qt.ItemDataRole.UserRole) + 42
 
 
 def _mark(item: QTableWidgetItem | QTreeWidgetItem, column: int | None = None) -> None:

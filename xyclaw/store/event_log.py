@@ -15,6 +15,7 @@ from typing import Any
 from xyclaw.events import AlertCleared, AlertRaised, BudgetWarning, EventBus, Notice
 from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
+from xyclaw.wording import Said
 
 
 class EventLog:
@@ -62,7 +63,7 @@ class EventLog:
         self,
         kind: str,
         severity: str,
-        message: str,
+        message: str | Said,
         *,
         cluster_id: int | None = None,
         node_id: int | None = None,
@@ -71,27 +72,33 @@ class EventLog:
         data: dict[str, Any] | None = None,
         action: str | None = None,
     ) -> int:
-        """Store the event, then publish it as a Notice; returns its id."""
+        """Store the event, then publish it as a Notice; returns its id. A :class:`Said`
+        message is stored as its English text with its key and figures in ``data["said"]``
+        (:func:`said_of` reads it back), so a view words it in its own language."""
         ts = self._clock()
+        stored = {**(data or {}), **({"action": action} if action else {})}
+        if isinstance(message, Said):
+            stored["said"] = message.to_json()
         event_id = self._insert(
             ts,
             kind,
             severity,
-            message,
+            str(message),
             cluster_id,
             node_id,
             job_id,
             rule,
-            {**(data or {}), **({"action": action} if action else {})},
+            stored,
         )
         self._bus.publish(
             Notice(
                 ts=ts,
                 severity=severity,
-                message=message,
+                message=str(message),
                 kind=kind,
                 cluster_id=cluster_id,
                 action=action,
+                said=message if isinstance(message, Said) else None,
             )
         )
         return event_id
@@ -183,6 +190,17 @@ class EventLog:
             " ORDER BY ts DESC, id DESC LIMIT ?",
             [cluster_id, limit],
         )
+
+
+def said_of(row: dict[str, Any]) -> Said | None:
+    """The :class:`Said` an events row was stored with (None for a plain message or an old
+    row): its ``data_json``'s ``said``, as :meth:`EventLog.record` wrote it."""
+    raw = row.get("data_json")
+    try:
+        data = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return None
+    return Said.from_json(data.get("said")) if isinstance(data, dict) else None
 
 
 def _with_id(alert: AlertRaised, event_id: int) -> AlertRaised:

@@ -1,0 +1,120 @@
+"""What the core says to a user, kept as a key and its figures so every view words it in its
+own language.
+
+The core (the engine's operations, the jobs, the alerts, the agents' tools, the errors) used to
+hand the views finished English sentences, which a Chinese window could only show as they
+were. Now it hands them a :class:`Said`: a catalogue key and the figures that go into it.
+``str(said)`` is the English sentence (for logs, the CLI's English and ``--json``); the GUI and a
+Chinese CLI call :meth:`Said.in_language`. Stored messages keep both: the English text in their
+column as before and ``Said.to_json()`` beside it, so an old database still reads.
+
+The catalogue is split by area (:mod:`xyclaw.wording.operations`, ``jobs``, ``alerts``,
+``agent``, ``errors``, ``common``), each a ``TEXTS`` dict of ``key: (English, Chinese)`` with
+``str.format`` fields. It is the lowest layer: it imports nothing of XyClaw.
+"""
+
+from __future__ import annotations
+
+import logging
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+log = logging.getLogger(__name__)
+
+#: What a figure may be: plain values, or another :class:`Said` worded in the same language.
+Figure = Union[str, int, float, bool, None, "Said"]
+
+LANGUAGES = ("en", "zh")
+
+
+@dataclass(frozen=True)
+class Said:
+    """One message: a catalogue key and its figures (never a secret: they are stored)."""
+
+    key: str
+    figures: Mapping[str, Figure] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.in_language("en")
+
+    @property
+    def english(self) -> str:
+        return self.in_language("en")
+
+    def in_language(self, language: str) -> str:
+        """The message in ``language`` (``"en"`` or ``"zh"``); English where the catalogue
+        has no Chinese, and the key with its figures where it has no entry at all (an older
+        or newer XyClaw's message), so a view never fails on what it is handed."""
+        from xyclaw.wording.catalogue import CATALOGUE
+
+        entry = CATALOGUE.get(self.key)
+        values = {name: _worded(value, language) for name, value in self.figures.items()}
+        if entry is None:
+            log.warning("no wording for %r", self.key)
+            shown = ", ".join(f"{k}={v}" for k, v in values.items())
+            return f"{self.key} ({shown})" if shown else self.key
+        english, chinese = entry
+        for template in (chinese, english) if language == "zh" and chinese else (english,):
+            try:
+                return template.format(**values)
+            except (KeyError, IndexError, ValueError):
+                log.warning("wording %r does not fit its figures %r", self.key, sorted(values))
+        return english
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "figures": {k: _figure_json(v) for k, v in self.figures.items()}}
+
+    @classmethod
+    def from_json(cls, data: object) -> Said | None:
+        """The stored form back; None for anything that is not one (old rows, damage)."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("key"), str):
+            return None
+        raw = data.get("figures")
+        figures: dict[str, Figure] = {}
+        if isinstance(raw, Mapping):
+            for name, value in raw.items():
+                if isinstance(value, Mapping) and "said" in value:
+                    figures[str(name)] = cls.from_json(value["said"])
+                elif value is None or isinstance(value, (str, int, float, bool)):
+                    figures[str(name)] = value
+                else:
+                    figures[str(name)] = str(value)
+        return cls(data["key"], figures)
+
+
+def said(key: str, **figures: Figure) -> Said:
+    """A :class:`Said` for ``key``; an unknown key is a programming error, caught here."""
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    if key not in CATALOGUE:
+        raise KeyError(f"no wording for {key!r}: add it to a xyclaw.wording catalogue")
+    return Said(key, figures)
+
+
+def worded(message: Said | str | None, language: str) -> str:
+    """What a view shows for a message that may be a :class:`Said` or already text."""
+    if message is None:
+        return ""
+    if isinstance(message, Said):
+        return message.in_language(language)
+    return message
+
+
+def fields_of(template: str) -> set[str]:
+    """The figure names a template uses (for the catalogue's own check)."""
+    parsed = string.Formatter().parse(template)
+    return {name.split(".")[0].split("[")[0] for _, name, _, _ in parsed if name}
+
+
+def _worded(value: Figure, language: str) -> object:
+    if isinstance(value, Said):
+        return value.in_language(language)
+    return "" if value is None else value
+
+
+def _figure_json(value: Figure) -> object:
+    if isinstance(value, Said):
+        return {"said": value.to_json()}
+    return value

@@ -1,0 +1,19 @@
+"""Every area's wording in one table, checked once when it is first needed."""
+
+from __future__ import annotations
+
+from xyclaw.wording import agent, alerts, common, errors, jobs, operations
+
+
+def _merged() -> dict[str, tuple[str, str]]:
+    merged: dict[str, tuple[str, str]] = {}
+    for module in (common, operations, jobs, alerts, agent, errors):
+        for key, entry in module.TEXTS.items():
+            if key in merged:
+                raise RuntimeError(f"wording key {key!r} is defined twice ({module.__name__})")
+            merged[key] = entry
+    return merged
+
+
+#: key: (English, Chinese).
+CATALOGUE: dict[str, tuple[str, str]] = _merged()
