@@ -456,6 +456,13 @@ def _m6_job_runtime(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX job_metrics_job ON job_metrics(job_id, ts)")
 
 
+def _m7_worded_messages(db: sqlite_utils.Database) -> None:
+    """The key and figures (``xyclaw.wording.Said.to_json``) beside a stored English message,
+    so a view words it in its own language: an attempt's end and a cluster's error."""
+    db.execute("ALTER TABLE job_attempts ADD COLUMN message_said_json TEXT")
+    db.execute("ALTER TABLE clusters ADD COLUMN error_said_json TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_core,
     _m2_telemetry,
@@ -463,5 +470,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m4_tuning,
     _m5_agent_audit,
     _m6_job_runtime,
+    _m7_worded_messages,
 )
 LATEST_VERSION = len(MIGRATIONS)
