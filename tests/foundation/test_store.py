@@ -50,9 +50,9 @@ def test_new_database_is_at_latest_version_with_wal_and_foreign_keys(tmp_path: P
         info = store.info()
         assert info.schema_version == LATEST_VERSION
         assert set(info.row_counts) >= {"clusters", "gpu_samples", "charges", "tool_calls", "plans"}
-        conn = store.reader().conn
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        with store.reading() as db:
+            assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            assert db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         with pytest.raises(sqlite3.IntegrityError):
             store.writer.call(
                 lambda db: db.execute(
@@ -223,3 +223,55 @@ def test_online_backup_is_a_working_copy(tmp_path: Path) -> None:
         copy.close()
         with pytest.raises(Exception, match="already exists"):
             store.backup(target)
+
+
+CLOSE_WHILE_READING = """
+import sys, threading, time
+from pathlib import Path
+from xyclaw.errors import StoreError
+from xyclaw.store import Store
+
+folder = Path(sys.argv[1])
+for round in range(5):
+    store = Store(folder / f"h{round}.db")
+    store.writer.call(lambda db: db.conn.execute("CREATE TABLE t (a, b)"))
+    rows = [(i, str(i) * 50) for i in range(20000)]
+    store.writer.call(lambda db: db.conn.executemany("INSERT INTO t VALUES (?, ?)", rows))
+    stop, refused = threading.Event(), []
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                store.query("SELECT count(*), max(b) FROM t WHERE a % 7 = 1")
+            except StoreError as exc:
+                refused.append(str(exc))
+                return
+
+    threads = [threading.Thread(target=read) for _ in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(0.05)
+    store.close()
+    stop.set()
+    for t in threads:
+        t.join()
+    assert all("is closed" in text for text in refused), refused
+print("closed cleanly")
+"""
+
+
+def test_closing_while_other_threads_read_neither_crashes_nor_reads_a_closed_file(
+    tmp_path: Path,
+) -> None:
+    """The window's worker threads may still be reading when the app closes the store: the
+    close waits for each read, and a read after it is a StoreError. (Closing a connection
+    under a running read crashed the whole process: a segfault in a GUI test's teardown.)"""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", CLOSE_WHILE_READING, str(tmp_path)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "closed cleanly" in done.stdout

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from xyclaw.errors import StoreError, StoreVersionError
-from xyclaw.store.database import corruption_guard, inspect_version
+from xyclaw.store.database import inspect_version
 from xyclaw.store.migrations import LATEST_VERSION
 from xyclaw.store.samples import (
     GPU_SAMPLE_DTYPE,
@@ -53,6 +53,7 @@ class ReadOnlyStore(Store):
         self._local = threading.local()
         self._readers = []
         self._readers_lock = threading.Lock()
+        self._closed = False
 
     @property
     def writer(self) -> StoreWriter:
@@ -63,10 +64,7 @@ class ReadOnlyStore(Store):
         raise StoreError("this history is open for reading only")
 
     def close(self) -> None:
-        with self._readers_lock:
-            for conn in self._readers:
-                conn.close()
-            self._readers.clear()
+        self._close_readers()
 
 
 # -- lists ------------------------------------------------------------------------------------
@@ -245,17 +243,13 @@ def _by_node(
     start_ms: int,
     end_ms: int,
 ) -> dict[int, SampleBlock]:
-    with corruption_guard(store.path):
-        rows = (
-            store.reader()
-            .conn.execute(
-                f"SELECT start_ms, node_id, instants, times, counts, data FROM {table}"
-                " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
-                " ORDER BY node_id, start_ms",
-                [cluster_id, start_ms - MAX_SPAN_MS, end_ms],
-            )
-            .fetchall()
-        )
+    with store.reading() as db:
+        rows = db.conn.execute(
+            f"SELECT start_ms, node_id, instants, times, counts, data FROM {table}"
+            " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
+            " ORDER BY node_id, start_ms",
+            [cluster_id, start_ms - MAX_SPAN_MS, end_ms],
+        ).fetchall()
     out: dict[int, SampleBlock] = {}
     first = 0
     for i in range(1, len(rows) + 1):
@@ -316,10 +310,9 @@ def rollup_arrays(
     (node_id, gpu, minute_ts, mean, max), oldest first: what a replay shows once the raw
     samples are past their retention."""
     out: dict[str, npt.NDArray[Any]] = {}
-    conn = store.reader().conn
     for metric in metrics:
-        with corruption_guard(store.path):
-            rows = conn.execute(
+        with store.reading() as db:
+            rows = db.conn.execute(
                 "SELECT node_id, gpu, minute_ts, mean, max FROM metric_rollups"
                 " WHERE cluster_id = ? AND metric = ? AND minute_ts >= ? AND minute_ts < ?"
                 " ORDER BY node_id, minute_ts, gpu",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -21,7 +23,10 @@ if TYPE_CHECKING:  # numpy is imported with the samples, not with the store
 
     from xyclaw.store.samples import GpuRecords, NicRecords, SampleBlock
 
+log = logging.getLogger(__name__)
 SampleTable = Literal["gpu_samples", "nic_samples"]
+#: How long close() waits for a thread's read in progress before leaving its connection open.
+READ_DRAIN_S = 10.0
 
 
 def _dtype(table: SampleTable) -> np.dtype[Any]:
@@ -55,24 +60,36 @@ class Store:
         self.path = path
         self.writer = StoreWriter(open_for_writing(path), path=path)
         self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        self._readers: list[tuple[sqlite3.Connection, threading.RLock]] = []
         self._readers_lock = threading.Lock()
+        self._closed = False
 
     # -- reading ---------------------------------------------------------------------
-    def reader(self) -> Database:
-        """This thread's read-only connection (WAL lets it read while the writer writes)."""
+    @contextmanager
+    def reading(self) -> Iterator[Database]:
+        """This thread's read-only connection (WAL lets it read while the writer writes),
+        held for the read: :meth:`close` waits for a read in progress instead of closing
+        (and unmapping) the connection under it, which crashed the process when the window
+        quit while a worker thread still read. A read after close is a StoreError."""
         db: Database | None = getattr(self._local, "db", None)
         if db is None:
-            conn = connect(self.path, readonly=True)
             with self._readers_lock:
-                self._readers.append(conn)
+                if self._closed:
+                    raise _closed_error(self.path)
+                conn = connect(self.path, readonly=True)
+                lock = threading.RLock()
+                self._readers.append((conn, lock))
             db = Database(conn)
-            self._local.db = db
-        return db
+            self._local.db, self._local.lock = db, lock
+        with self._local.lock:
+            if self._closed:
+                raise _closed_error(self.path)
+            with corruption_guard(self.path):
+                yield db
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
-        with corruption_guard(self.path):
-            return list(self.reader().query(sql, params))
+        with self.reading() as db:
+            return list(db.query(sql, params))
 
     # -- samples -------------------------------------------------------------------------
     def add_gpu_samples(
@@ -145,15 +162,13 @@ class Store:
         if node_id is not None:
             sql += " AND node_id = ?"
             params.append(node_id)
-        with corruption_guard(self.path):
-            cursor = self.reader().conn.execute(sql + " ORDER BY start_ms, node_id", params)
-            rows = cursor.fetchall()
+        with self.reading() as db:
+            rows = db.conn.execute(sql + " ORDER BY start_ms, node_id", params).fetchall()
         return unpack_chunks(rows, start_ms, end_ms, _dtype(table))
 
     # -- maintenance ------------------------------------------------------------------------
     def info(self) -> StoreInfo:
-        db = self.reader()
-        with corruption_guard(self.path):
+        with self.reading() as db:
             version = int(db.conn.execute("PRAGMA user_version").fetchone()[0])
             counts = {
                 table: int(db.conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
@@ -195,18 +210,37 @@ class Store:
 
     def close(self) -> None:
         # Readers first: the writer, closing last, folds the WAL back into the file and
-        # removes the -wal and -shm files, so a closed store is one file again.
-        with self._readers_lock:
-            for conn in self._readers:
-                conn.close()
-            self._readers.clear()
+        # removes the -wal and -shm files, so a closed store is one file again. A reader in
+        # the middle of a read is waited for; one that never finishes is left open (the
+        # process is ending) rather than closed under the thread still using it.
+        self._close_readers()
         self.writer.close()
+
+    def _close_readers(self) -> None:
+        with self._readers_lock:
+            self._closed = True
+            readers, self._readers = self._readers, []
+        for conn, lock in readers:
+            if lock.acquire(timeout=READ_DRAIN_S):
+                try:
+                    conn.close()
+                finally:
+                    lock.release()
+            else:
+                log.warning("a read of %s did not finish in %.0f s; left open", self.path,
+                            READ_DRAIN_S)  # fmt: skip
 
     def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _closed_error(path: Path) -> StoreError:
+    return StoreError(
+        f"the local history {path} is closed", hint="XyClaw is shutting down; start it again"
+    )
 
 
 def peek_schema_version(path: Path, *, check: bool = False) -> int:
