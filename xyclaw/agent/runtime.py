@@ -256,7 +256,7 @@ class AgentRuntime:
         result = self._direct_call(
             cid,
             action.label,
-            self._action_agent(action),
+            self._caller(action.tool, "monitor"),
             action.tool,
             dict(action.args),
             on_event,
@@ -265,11 +265,12 @@ class AgentRuntime:
         assert result is not None  # only only_if_free calls give up
         return result
 
-    def _action_agent(self, action: SuggestedAction) -> str:
-        """The monitor, when it may call the action's tool, else the tool's owner."""
-        if action.tool in self.agents.agents["monitor"].tools:
-            return "monitor"
-        return self.agents.owner_of(action.tool) or "monitor"
+    def _caller(self, tool: str, preferred: str) -> str:
+        """The agent that makes a call XyClaw starts itself: ``preferred`` when it may call
+        ``tool``, else the tool's owner."""
+        if tool in self.agents.agents[preferred].tools:
+            return preferred
+        return self.agents.owner_of(tool) or preferred
 
     def propose_action(
         self,
@@ -289,7 +290,7 @@ class AgentRuntime:
         return self._direct_call(
             cid,
             text,
-            self._action_agent(action),
+            self._caller(action.tool, "monitor"),
             action.tool,
             dict(action.args),
             on_event,
@@ -327,9 +328,7 @@ class AgentRuntime:
                 cid,
                 f"Job {ask.job_id} ({ask.job}) lost {', '.join(ask.nodes)}: rent a replacement?",
                 # The jobs agent asks for a job's node (the monitor may call it too).
-                "operator"
-                if "approve_replacement" in self.agents.agents["operator"].tools
-                else (self.agents.owner_of("approve_replacement") or "operator"),
+                self._caller("approve_replacement", "operator"),
                 "approve_replacement",
                 {"job": str(ask.job_id), "digest": ask.quote.digest},
                 on_event,
@@ -353,9 +352,9 @@ class AgentRuntime:
     ) -> TurnResult | None:
         self.conversation(cid)
         with self._lock(cid):
-            if only_if_free and self.pending_approval(cid) is not None:
-                return None
             if self.pending_approval(cid) is not None:
+                if only_if_free:
+                    return None
                 self._run(
                     cid,
                     self._resume(Decision("reject", by="user (started another action)")),

@@ -80,8 +80,9 @@ def message_language() -> str:
     """``"zh"`` or ``"en"``: the language the core's messages (:class:`Said`) are worded in
     for the GUI, the one installed now."""
     from xyclaw.gui import i18n
+    from xyclaw.messages import language_of
 
-    return "zh" if i18n.current() == "zh_CN" else "en"
+    return language_of(i18n.current())
 
 
 def worded(message: Said | str | None) -> str:
@@ -106,10 +107,9 @@ def error_text(error: BaseException, *, with_hint: bool = True) -> str:
 def planner_reason(rule: str, english: str, figures: Mapping[str, object] | None) -> str:
     """A planner reason in the GUI's language (the planner words it in English; its rule and
     figures give the Chinese form)."""
-    from xyclaw.gui import i18n
     from xyclaw.messages import reason_in
 
-    return reason_in("zh" if i18n.current() == "zh_CN" else "en", rule, english, figures)
+    return reason_in(message_language(), rule, english, figures)
 
 
 def fabric_text(fabric: object) -> str:

@@ -187,6 +187,10 @@ class PageSet(dict[str, QWidget]):
         except KeyError:
             return default
 
+    def built(self, key: str) -> QWidget | None:
+        """The page if it is built already (never builds it)."""
+        return dict.get(self, key)
+
 
 class MainWindowController:
     """Builds the window from its form and keeps references to its parts."""
@@ -310,7 +314,7 @@ class MainWindowController:
                 item.setText(info.title)
                 item.setToolTip(info.summary)
         for info in PAGES:
-            page = dict.get(self.page_widgets, info.key)  # a page not built yet: nothing
+            page = self.page_widgets.built(info.key)
             if page is not None and page.property("placeholder"):
                 labels = page.findChildren(QLabel)
                 if len(labels) >= 2:
@@ -367,7 +371,7 @@ class MainWindowController:
         if widget is None:
             widget = _placeholder_page(info)
         widget.setObjectName(f"page_{key}")
-        dict.__setitem__(self.page_widgets, key, widget)
+        self.page_widgets[key] = widget
         slot = self.pages.widget(row)
         was_current = self.pages.currentIndex() == row
         self.pages.insertWidget(row, widget)
@@ -463,7 +467,7 @@ class MainWindowController:
         self.status.stop()
         self.bridge.close()
         self.tray.close()
-        chat = dict.get(self.page_widgets, "chat")
+        chat = self.page_widgets.built("chat")
         if chat is not None and hasattr(chat, "shutdown"):
             chat.shutdown()
         self.worker.close(wait=False)

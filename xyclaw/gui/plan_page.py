@@ -55,7 +55,7 @@ from xyclaw.files import write_private
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.theme import LIGHT, ChartTheme, theme_for
-from xyclaw.gui.formatting import fabric_text, planner_reason
+from xyclaw.gui.formatting import fabric_text, message_language
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.plan_report import (
     FAMILY_COLORS,
@@ -68,6 +68,7 @@ from xyclaw.gui.plan_report import (
 from xyclaw.gui.rent_flow import RentFlow
 from xyclaw.gui.widgets import weak_slot
 from xyclaw.planner import PlanRequest, RequestError, Task
+from xyclaw.planner.report import worded_reasons
 from xyclaw.planner.rules import size_label
 
 if TYPE_CHECKING:
@@ -531,11 +532,7 @@ def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
 
 def _worded_reasons(option: PlanOption) -> list[tuple[str, str]]:
     """The option's (rule, reason) in the GUI's language."""
-    figures = option.reason_figures or ({},) * len(option.reasons)
-    return [
-        (rule, planner_reason(rule, text, found))
-        for (rule, text), found in zip(option.reasons, figures, strict=False)
-    ]
+    return worded_reasons(option, message_language())
 
 
 def _reasons_tip(option: PlanOption) -> str:

@@ -22,13 +22,18 @@ def _header(language: str) -> str:
     )
 
 
-def reasons_line(option: PlanOption, language: str = "en") -> str:
-    """An option's reasons joined, worded in ``language`` ("en" or "zh")."""
+def worded_reasons(option: PlanOption, language: str = "en") -> list[tuple[str, str]]:
+    """An option's (rule, reason), each reason worded in ``language`` ("en" or "zh")."""
     figures = option.reason_figures or ({},) * len(option.reasons)
-    texts = [
-        reason_in(language, rule, english, found)
+    return [
+        (rule, reason_in(language, rule, english, found))
         for (rule, english), found in zip(option.reasons, figures, strict=False)
     ]
+
+
+def reasons_line(option: PlanOption, language: str = "en") -> str:
+    """An option's reasons joined, worded in ``language`` ("en" or "zh")."""
+    texts = [text for _, text in worded_reasons(option, language)]
     return ("；" if language == "zh" else "; ").join(texts)
 
 

@@ -28,9 +28,6 @@ def _gpu_count(text: str) -> int:
     return value
 
 
-_gpu_count.__name__ = "int"  # argparse names the type in its messages
-
-
 def register(sub: Any) -> None:
     p = sub.add_parser("offers", help="what the provider rents, at what price, what is free")
     p.add_argument("--gpu", help="only this GPU model (e.g. A800)")

@@ -376,14 +376,13 @@ class GpuHeatmap(QWidget):
         if self.image.shape != (rows, grid.columns):
             self.image = np.full((rows, grid.columns), MISSING_U8, dtype=np.uint8)
             full = True
-        changed = 0  # the first column that changed
-        if full:
+        shift = None if full else self._shift(self.grid, grid)  # None: nothing is kept
+        if shift is None:
             fill_heatmap(self.image, frame, grid, stale_ms=2 * grid.step_ms)
+            changed = 0  # the first column that changed
         else:
-            assert self.grid is not None
-            changed = self._fill_new(frame, self.grid, grid)
+            changed = self._fill_new(frame, grid, shift)
         self._last_ts = {n.node_id: int(n.ts_ms[-1]) for n in frame.nodes if n.ts_ms.shape[0]}
-        shift = self._shift(self.grid, grid) if not full else None
         rebuilt = self._pool_shown(changed, shift)
         self._color(changed, None if rebuilt else shift)
         self.item.colored = self._colored
@@ -412,16 +411,12 @@ class GpuHeatmap(QWidget):
         shift = int(grid.ends_ms[-1] - old.ends_ms[-1]) // grid.step_ms
         return shift if 0 <= shift < grid.columns else None
 
-    def _fill_new(self, frame: ClusterFrame, old: TimeGrid, grid: TimeGrid) -> int:
-        """Move the image by the columns the clock has moved and redraw only the columns that
-        samples newer than the last frame's can change (those ending after the first new
-        one): a column shows the newest sample before its end, so no other can change.
-        Returns the first column redrawn (``grid.columns`` when none was)."""
+    def _fill_new(self, frame: ClusterFrame, grid: TimeGrid, shift: int) -> int:
+        """Move the image by the ``shift`` columns the clock has moved and redraw only the
+        columns that samples newer than the last frame's can change (those ending after the
+        first new one): a column shows the newest sample before its end, so no other can
+        change. Returns the first column redrawn (``grid.columns`` when none was)."""
         width = grid.columns
-        shift = self._shift(old, grid)
-        if shift is None:
-            fill_heatmap(self.image, frame, grid, stale_ms=2 * grid.step_ms)
-            return 0
         if shift:
             self.image[:, : width - shift] = self.image[:, shift:]
         ends = grid.ends_ms
