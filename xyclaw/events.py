@@ -87,6 +87,8 @@ class AlertRaised(Event):
     gpu: int | None = None
     data: dict[str, Any] = field(default_factory=dict)
     escalated: bool = False
+    said: Said | None = None  # ``message`` as a key and figures, for a view in another language
+    action_said: Said | None = None  # ``action`` likewise
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,6 +105,7 @@ class AlertCleared(Event):
     gpu: int | None = None
     open_s: float = 0.0
     rules: tuple[str, ...] = ()
+    said: Said | None = None  # ``message`` as a key and figures, for a view in another language
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,6 +119,8 @@ class BudgetWarning(Event):
     currency: str
     released: bool = False
     message: str = ""  # what the history says of it, for a notification
+    said: Said | None = None  # ``message`` as a key and figures, for a view in another language
+    action_said: Said | None = None  # what to do about it, likewise
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -37,6 +37,7 @@ from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
 from xyclaw.remote import CommandResult
 from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
+from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:  # the guard is built on first use; its module is imported at once
     from xyclaw.engine.lifecycle import ClusterLifecycle
@@ -81,12 +82,17 @@ class GuardReport:
 
 def duration(seconds: float) -> str:
     """``45 s``, ``12 min``, ``2.5 h``: short durations must not read as ``0 min``."""
+    return str(duration_said(seconds))
+
+
+def duration_said(seconds: float) -> Said:
+    """:func:`duration` worded (``45 秒``, ``12 分钟``, ``2.5 小时`` in Chinese)."""
     seconds = max(0.0, seconds)
     if seconds < 90:
-        return f"{seconds:.0f} s"
+        return said("alert.dur.s", n=seconds)
     if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+        return said("alert.dur.min", n=seconds / 60)
+    return said("alert.dur.h", n=seconds / 3600)
 
 
 def probe_utilization(access: NodeAccess) -> UtilizationProbe:
@@ -226,7 +232,7 @@ class Guard:
                 self.events.record(
                     "billing",
                     "error",
-                    f"could not act on {cluster.name}: {exc.message}; retrying at the next check",
+                    said("alert.guard.failed", name=cluster.name, error=exc.said or exc.message),
                     cluster_id=cluster.id,
                 )
         report.next_check_at, report.next_reason = self.next_check(self.clock())
@@ -253,7 +259,7 @@ class Guard:
         spent = format_amount(spent_micros, cluster.currency)
         limit = format_amount(budget, cluster.currency)
 
-        def warning(released: bool, amount: int, message: str) -> BudgetWarning:
+        def warning(released: bool, amount: int, message: Said) -> BudgetWarning:
             return BudgetWarning(
                 ts=self.clock(),
                 cluster_id=cluster.id,
@@ -262,43 +268,50 @@ class Guard:
                 budget_micros=budget,
                 currency=cluster.currency,
                 released=released,
-                message=message,
+                message=str(message),
+                said=message,
             )
 
         if status.exhausted:
             if self.settings.on_budget_exhausted == "warn":
                 if cluster.budget_warned_at is None or cluster.budget_warned_at < now - REWARN_S:
-                    message = (
-                        f"{cluster.name} has spent its budget ({spent} of {limit}) and still "
-                        "bills ([billing] on_budget_exhausted is warn)"
+                    message = said(
+                        "alert.budget.spent_still_bills",
+                        name=cluster.name,
+                        spent=spent,
+                        limit=limit,
                     )
                     self.events.record_budget(
                         warning(False, spent_micros, message),
                         "critical",
                         message,
-                        action=f"xyclaw down {cluster.name}",
+                        action=said("alert.budget.spent_action", name=cluster.name),
                     )
                     self.clusters.update(cluster.id, budget_warned_at=now)
-                    report.actions.append(GuardAction("budget-spent", cluster.name, message))
+                    report.actions.append(GuardAction("budget-spent", cluster.name, str(message)))
                 return False
             log.info("%s spent its budget (%s of %s): releasing it", cluster.name, spent, limit)
             # Jobs stop with their machines; the jobs part stops them first once it exists.
             self.lifecycle.down(cluster.id)
             total, charged = self._charged(cluster.id)
-            message = f"released {cluster.name}: budget {limit} spent, {charged} charged"
+            message = said("alert.budget.released", name=cluster.name, limit=limit, charged=charged)
             self.events.record_budget(warning(True, total, message), "critical", message)
             self._forget(cluster.id)
             report.released_for_budget.append(cluster.name)
-            report.actions.append(GuardAction("released-budget", cluster.name, message))
+            report.actions.append(GuardAction("released-budget", cluster.name, str(message)))
             return True
         if status.warn and cluster.budget_warned_at is None:
-            message = (
-                f"{cluster.name} has spent {status.fraction:.0%} of its budget ({spent} of {limit})"
+            message = said(
+                "alert.budget.warn",
+                name=cluster.name,
+                fraction=status.fraction,
+                spent=spent,
+                limit=limit,
             )
             self.events.record_budget(warning(False, spent_micros, message), "warning", message)
             self.clusters.update(cluster.id, budget_warned_at=now)
             report.warned.append(cluster.name)
-            report.actions.append(GuardAction("budget-warning", cluster.name, "warned " + message))
+            report.actions.append(GuardAction("budget-warning", cluster.name, f"warned {message}"))
         return False
 
     # -- idle --------------------------------------------------------------------------------
@@ -352,7 +365,7 @@ class Guard:
             self.events.record(
                 "idle",
                 "warning",
-                f"{cluster.name} has been idle for {duration(idle_for)} with no job; releasing it",
+                said("alert.idle.releasing", name=cluster.name, idle=duration_said(idle_for)),
                 cluster_id=cluster.id,
             )
             self.lifecycle.down(cluster.id)
@@ -370,16 +383,23 @@ class Guard:
             return True
         if idle_for >= self._idle_warn_at(limit_s) and cluster.id not in self._idle_warned:
             self._idle_warned.add(cluster.id)
-            message = (
-                f"{cluster.name} is idle (GPUs below "
-                f"{self.settings.idle_utilization_percent:.0f}%, "
-                f"no job); it will be released in {duration(limit_s - idle_for)}"
+            message = said(
+                "alert.idle.warn",
+                name=cluster.name,
+                percent=self.settings.idle_utilization_percent,
+                left=duration_said(limit_s - idle_for),
             )
+            keep = said("alert.idle.warn_action")
             self.events.record(
-                "idle", "warning", message, cluster_id=cluster.id, action="start a job to keep it"
+                "idle",
+                "warning",
+                message,
+                cluster_id=cluster.id,
+                action=str(keep),
+                data={"action_said": keep.to_json()},
             )
             report.idle_warned.append(cluster.name)
-            report.actions.append(GuardAction("idle-warning", cluster.name, "warned " + message))
+            report.actions.append(GuardAction("idle-warning", cluster.name, f"warned {message}"))
         return False
 
     def _reset_idle(self, cluster_id: int) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from xyclaw.events import AlertCleared, AlertRaised, BudgetWarning, EventBus, Notice
@@ -104,9 +105,16 @@ class EventLog:
         return event_id
 
     def record_budget(
-        self, warning: BudgetWarning, severity: str, message: str, *, action: str | None = None
+        self,
+        warning: BudgetWarning,
+        severity: str,
+        message: str | Said,
+        *,
+        action: str | Said | None = None,
     ) -> int:
-        """Store a budget warning or release (kind ``budget``) and publish it once, as itself."""
+        """Store a budget warning or release (kind ``budget``) and publish it once, as itself.
+        A :class:`Said` message or action is stored as English with its key and figures beside
+        it (``said`` / ``action_said``) and travels on the published warning."""
         data: dict[str, Any] = {
             "spent_micros": warning.spent_micros,
             "budget_micros": warning.budget_micros,
@@ -114,16 +122,24 @@ class EventLog:
             "released": warning.released,
         }
         if action:
-            data["action"] = action
+            data["action"] = str(action)
+        message_said = message if isinstance(message, Said) else warning.said
+        action_said = action if isinstance(action, Said) else warning.action_said
+        _put_said(data, message_said, action_said)
         event_id = self._insert(
-            warning.ts, "budget", severity, message, warning.cluster_id, None, None, None, data
+            warning.ts, "budget", severity, str(message), warning.cluster_id, None, None, None, data
         )
+        if (message_said, action_said) != (warning.said, warning.action_said):
+            warning = replace(warning, said=message_said, action_said=action_said)
         self._bus.publish(warning)
         return event_id
 
     def raise_alert(self, alert: AlertRaised, stored: dict[str, Any]) -> int:
         """Store a new alert (with ``stored``, what a restart needs to restore it) and publish
-        it, with its row id, once; returns the id."""
+        it, with its row id, once; returns the id. Its ``said`` / ``action_said`` are stored in
+        ``data_json`` under those names (:func:`said_of` reads them back)."""
+        data = {**stored, "action": alert.action}
+        _put_said(data, alert.said, alert.action_said)
         event_id = self._insert(
             alert.ts,
             "alert",
@@ -133,17 +149,25 @@ class EventLog:
             alert.node_id,
             None,
             alert.rule,
-            {**stored, "action": alert.action},
+            data,
         )
-        self._bus.publish(_with_id(alert, event_id))
+        self._bus.publish(replace(alert, event_id=event_id))
         return event_id
 
     def escalate_alert(self, alert: AlertRaised) -> None:
-        """A graver finding joined an open alert: its row takes the new severity and message."""
-        row = (alert.severity, alert.message, alert.event_id)
+        """A graver finding joined an open alert: its row takes the new severity and message
+        (and the new message's and action's wording)."""
+        # The old wording goes first (a merge patch would blend the old figures in), so an
+        # unworded message leaves no stale wording; the rest of data_json stays.
+        worded: dict[str, Any] = {"action": alert.action}
+        _put_said(worded, alert.said, alert.action_said)
+        row = (alert.severity, alert.message, json.dumps(worded, default=str), alert.event_id)
         self._store.writer.call(
             lambda db: db.conn.execute(
-                "UPDATE events SET severity = ?, message = ? WHERE id = ?", row
+                "UPDATE events SET severity = ?, message = ?, data_json = json_patch("
+                "json_remove(COALESCE(data_json, '{}'), '$.said', '$.action_said'), ?)"
+                " WHERE id = ?",
+                row,
             )
         )
         self._bus.publish(alert)
@@ -192,18 +216,20 @@ class EventLog:
         )
 
 
-def said_of(row: dict[str, Any]) -> Said | None:
+def said_of(row: dict[str, Any], name: str = "said") -> Said | None:
     """The :class:`Said` an events row was stored with (None for a plain message or an old
-    row): its ``data_json``'s ``said``, as :meth:`EventLog.record` wrote it."""
+    row): its ``data_json``'s ``said``, as :meth:`EventLog.record` wrote it; ``name`` picks
+    another one (``"action_said"``: an alert's or budget warning's action)."""
     raw = row.get("data_json")
     try:
         data = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
         return None
-    return Said.from_json(data.get("said")) if isinstance(data, dict) else None
+    return Said.from_json(data.get(name)) if isinstance(data, dict) else None
 
 
-def _with_id(alert: AlertRaised, event_id: int) -> AlertRaised:
-    from dataclasses import replace
-
-    return replace(alert, event_id=event_id)
+def _put_said(data: dict[str, Any], message: Said | None, action: Said | None) -> None:
+    if message is not None:
+        data["said"] = message.to_json()
+    if action is not None:
+        data["action_said"] = action.to_json()

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from xyclaw.events import AlertCleared, AlertRaised, EventBus
 from xyclaw.store.event_log import EventLog
+from xyclaw.wording import Said
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,8 @@ class Finding:
     node: str | None = None
     cause: tuple[Any, ...] | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    said: Said | None = None  # ``message`` as a key and figures (a view words it)
+    action_said: Said | None = None  # ``action`` likewise
 
 
 @dataclass
@@ -73,6 +76,8 @@ class Alert:
     members: set[AlertKey] = field(default_factory=set)
     rules: list[str] = field(default_factory=list)
     event_id: int | None = None
+    said: Said | None = None  # ``message`` as a key and figures (None: an older stored alert)
+    action_said: Said | None = None
 
     @property
     def rule(self) -> str:
@@ -95,6 +100,8 @@ class Alert:
             "gpu": self.key.gpu,
             "since": self.raised_at,
             "also": [r for r in self.rules if r != self.rule],
+            "said": self.said.to_json() if self.said else None,
+            "action_said": self.action_said.to_json() if self.action_said else None,
         }
 
 
@@ -197,6 +204,8 @@ class AlertSink:
                 node=alert.node,
                 gpu=alert.key.gpu,
                 data=dict(alert.data),
+                said=alert.said,
+                action_said=alert.action_said,
             ),
             stored,
         )
@@ -218,6 +227,8 @@ class AlertSink:
                 gpu=alert.key.gpu,
                 data=dict(alert.data),
                 escalated=True,
+                said=alert.said,
+                action_said=alert.action_said,
             )
         )
 
@@ -237,6 +248,7 @@ class AlertSink:
                 gpu=alert.key.gpu,
                 open_s=max(0.0, when - alert.raised_at),
                 rules=tuple(alert.rules),
+                said=alert.said,
             )
         )
 
@@ -305,7 +317,15 @@ class AlertBook:
         with self._lock:
             if alert.cause in self._by_cause:
                 return
-            finding = Finding(alert.key, alert.severity, alert.message, alert.action, alert.node)
+            finding = Finding(
+                alert.key,
+                alert.severity,
+                alert.message,
+                alert.action,
+                alert.node,
+                said=alert.said,
+                action_said=alert.action_said,
+            )
             track = _Track(finding, alert.scope, alert.raised_at, now, alert)
             alert.members.add(alert.key)
             if alert.rule not in alert.rules:
@@ -353,6 +373,7 @@ class AlertBook:
             track.alert = alert
             if SEVERITY_RANK.get(f.severity, 0) > SEVERITY_RANK.get(alert.severity, 0):
                 alert.severity, alert.message, alert.action = f.severity, f.message, f.action
+                alert.said, alert.action_said = f.said, f.action_said
                 self._sink.escalated(alert, now)
             return
         alert = Alert(
@@ -368,6 +389,8 @@ class AlertBook:
             data=dict(f.data),
             members={key},
             rules=[key.rule],
+            said=f.said,
+            action_said=f.action_said,
         )
         self._by_cause[cause] = alert
         track.alert = alert
@@ -403,7 +426,9 @@ def alert_from_row(row: dict[str, Any]) -> Alert | None:
     except (KeyError, TypeError, ValueError):
         return None
     extra = {
-        k: v for k, v in data.items() if k not in ("key", "scope", "cause", "gpu", "node", "action")
+        k: v
+        for k, v in data.items()
+        if k not in ("key", "scope", "cause", "gpu", "node", "action", "said", "action_said")
     }
     return Alert(
         seq=0,
@@ -417,4 +442,6 @@ def alert_from_row(row: dict[str, Any]) -> Alert | None:
         raised_at=float(row["ts"]),
         data=extra,
         event_id=int(row["id"]),
+        said=Said.from_json(data.get("said")),
+        action_said=Said.from_json(data.get("action_said")),
     )

@@ -44,6 +44,7 @@ from xyclaw.telemetry.options import TelemetryOptions
 from xyclaw.telemetry.pack import GpuSlots, pack
 from xyclaw.telemetry.ring import Ring
 from xyclaw.telemetry.rules import NodeRef, instant_findings, xid_command, xid_findings
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +123,7 @@ class NodeCollector:
         self.last_data: float | None = None
         self.last_nic: float | None = None
         self.last_error: str | None = None
+        self.last_error_said: Said | None = None  # last_error as a key and figures, if worded
         self.latest: tuple[GpuRecords, np.ndarray] | None = None
         self.failures = 0
         self.next_attempt = 0.0
@@ -151,13 +153,15 @@ class NodeCollector:
             stale = not dead and silent > opts.stale_s
             if dead or stale:
                 if self.state == "up":
-                    why = f"no samples for {silent:.0f} s" if stale else self._ended_reason()
-                    self._went_down(why)
+                    why = said("alert.down.no_samples", silent=silent) if stale else None
+                    self._went_down(why or self._ended_reason())
                 elif self.state == "new" and (stale or stream is not None):
                     # Never came up: say why rather than stay "new" with no error.
                     self.state = "down"
-                    self.last_error = (
-                        f"no samples for {silent:.0f} s" if stale else self._ended_reason()
+                    self._set_error(
+                        said("alert.down.no_samples", silent=silent)
+                        if stale
+                        else self._ended_reason()
                     )
                 if now >= self.next_attempt:
                     self._submit("restart", lambda: self._restart(stale))
@@ -197,15 +201,22 @@ class NodeCollector:
     def _sweep_s(self) -> float:
         return max(0.2, 0.5 * self.interval_s)
 
-    def _ended_reason(self) -> str:
+    def _ended_reason(self) -> Said:
         stream = self._gpu_stream
         if stream is None:
-            return "not connected"
+            return said("alert.down.not_connected")
         code = stream.exit_code
         if code in (None, -1):
-            return "connection lost"
+            return said("alert.down.connection_lost")
         unread = self.assembler.parser.last_error if self._stream_instants == 0 else None
-        return f"nvidia-smi exited with {code}" + (f" ({unread})" if unread else "")
+        if unread:
+            return said("alert.down.smi_exited_unread", code=code, unread=unread)
+        return said("alert.down.smi_exited", code=code)
+
+    def _set_error(self, reason: str | Said | None) -> None:
+        """Why telemetry is not flowing: English in ``last_error``, the wording beside it."""
+        self.last_error = None if reason is None else str(reason)
+        self.last_error_said = reason if isinstance(reason, Said) else None
 
     def _submit(self, what: str, fn: Callable[[], None]) -> None:
         with self._lock:
@@ -229,9 +240,10 @@ class NodeCollector:
                 self._inflight.discard(what)
 
     # -- state changes ---------------------------------------------------------------------------
-    def _went_down(self, reason: str) -> None:
+    def _went_down(self, reason: str | Said) -> None:
         self.state = "down"
-        self.last_error = reason
+        self._set_error(reason)
+        reason = str(reason)
         self.assembler.reset()
         self.nic.reset()
         self._prev_ts_ms = None
@@ -247,7 +259,7 @@ class NodeCollector:
         was = self.state
         self.state = "up"
         self.failures = 0
-        self.last_error = None
+        self._set_error(None)
         if self.gap_open:
             self.gap_open = False
             self.close_gap(at)
@@ -264,10 +276,10 @@ class NodeCollector:
 
     def _failed(self, exc: XyclawError) -> None:
         self.failures += 1
-        self.last_error = exc.message
+        self._set_error(exc.said or exc.message)
         self.next_attempt = self.ctx.clock() + self._backoff()
         if self.state == "up":
-            self._went_down(exc.message)
+            self._went_down(exc.said or exc.message)
         elif self.state == "new":
             self.state = "down"
         log.debug("telemetry of %s: %s (attempt %d)", self.ref.name, exc.message, self.failures)
@@ -304,7 +316,7 @@ class NodeCollector:
                     ended_empty = False  # stream again, with the fields the driver gives
                 elif garbled:
                     unread = self.assembler.parser.last_error
-                    self.last_error = f"nvidia-smi printed lines XyClaw cannot read ({unread})"
+                    self._set_error(said("alert.down.smi_unreadable", unread=unread))
             if ended_empty:  # it runs but prints no sample: wait longer each time
                 self._empty_stream_ends += 1
                 self.failures += 1

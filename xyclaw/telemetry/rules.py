@@ -14,12 +14,14 @@ from dataclasses import dataclass, fields
 import numpy as np
 import numpy.typing as npt
 
-from xyclaw.parsers.kernel_log import parse_dmesg
+from xyclaw.parsers.joblog import NcclTimeoutEvent
+from xyclaw.parsers.kernel_log import XID_TABLE, parse_dmesg
 from xyclaw.parsers.nvsmi import THROTTLE_SLOWDOWN_MASK
 from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, GpuRecords
 from xyclaw.telemetry.alerts import AlertKey, Finding
 from xyclaw.telemetry.live import GpuWindow, NicWindow
 from xyclaw.telemetry.pack import GpuSlots, pci_key, values
+from xyclaw.wording import Said, said
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,14 @@ class Rule:
     severity: str
     title: str
     action: str
+
+    @property
+    def title_said(self) -> Said:
+        return said(f"alert.title.{self.id}")
+
+    @property
+    def action_said(self) -> Said:
+        return said(f"alert.action.{self.id}")
 
 
 RULES: dict[str, Rule] = {
@@ -194,25 +204,28 @@ class NodeRef:
 def _finding(
     rule_id: str,
     node: NodeRef,
-    message: str,
+    message: Said,
     *,
     gpu: int | None = None,
     detail: str | None = None,
     severity: str | None = None,
-    action: str | None = None,
+    action: Said | None = None,
     cause: tuple[object, ...] | None = None,
     data: dict[str, object] | None = None,
     node_level: bool = True,
 ) -> Finding:
     rule = RULES[rule_id]
+    action = action or rule.action_said
     return Finding(
         key=AlertKey(rule_id, node.cluster_id, node.node_id if node_level else None, gpu, detail),
         severity=severity or rule.severity,
-        message=message,
-        action=action or rule.action,
+        message=str(message),
+        action=str(action),
         node=node.name,
         cause=cause,
         data=data or {},
+        said=message,
+        action_said=action,
     )
 
 
@@ -254,15 +267,21 @@ def instant_findings(
     for slot in range(n):
         if not shown[slot]:
             if slot < expected:
-                what = f" ({visible} of {expected} GPUs visible)"
+                message = said(
+                    "alert.gpu_missing_count",
+                    node=node.name,
+                    gpu=slot,
+                    visible=visible,
+                    expected=expected,
+                )
                 data: dict[str, object] = {"visible": visible, "expected": expected}
             else:  # a GPU seen once and gone since
-                what, data = "", {}
+                message, data = said("alert.gpu_missing", node=node.name, gpu=slot), {}
             out.append(
                 _finding(
                     "gpu.missing",
                     node,
-                    f"{node.name}: GPU {slot} is missing{what}",
+                    message,
                     gpu=slot,
                     cause=("gpu-lost", node.cluster_id, node.node_id, slot),
                     data=data,
@@ -280,7 +299,7 @@ def instant_findings(
                 _finding(
                     "gpu.idle_during_job",
                     node,
-                    f"{node.name}: GPU {slot} is idle ({util}% utilization) while a job runs",
+                    said("alert.gpu_idle", node=node.name, gpu=slot, util=util),
                     gpu=slot,
                     cause=("job-idle", node.cluster_id),  # one alert however many GPUs idle
                 )
@@ -293,9 +312,13 @@ def instant_findings(
                     _finding(
                         "gpu.thermal_throttle",
                         node,
-                        f"{node.name}: GPU {slot} is thermally throttled"
-                        + (f" at {t} C" if t is not None else "")
-                        + f" (clocks {row[_F['sm_mhz']]} MHz)",
+                        said(
+                            "alert.thermal" if t is None else "alert.thermal_at",
+                            node=node.name,
+                            gpu=slot,
+                            mhz=row[_F["sm_mhz"]],
+                            **({} if t is None else {"temp": t}),
+                        ),
                         gpu=slot,
                         cause=("gpu-slow", node.cluster_id, node.node_id, slot),
                         data={"temp_c": t, "throttle": thr},
@@ -316,15 +339,21 @@ def instant_findings(
                 )
                 if brake or capped_low:
                     what = (
-                        "hardware power brake"
+                        said("alert.power_brake", node=node.name, gpu=slot)
                         if brake
-                        else f"power capped at {limit} W of {default:.0f} W default"
+                        else said(
+                            "alert.power_capped",
+                            node=node.name,
+                            gpu=slot,
+                            limit=limit,
+                            default=float(default or 0),
+                        )
                     )
                     out.append(
                         _finding(
                             "gpu.power_throttle",
                             node,
-                            f"{node.name}: GPU {slot} is power throttled ({what})",
+                            what,
                             gpu=slot,
                             cause=("gpu-slow", node.cluster_id, node.node_id, slot),
                             data={"power_limit_w": limit, "default_limit_w": default},
@@ -336,7 +365,7 @@ def instant_findings(
                 _finding(
                     "gpu.ecc_uncorrectable",
                     node,
-                    f"{node.name}: GPU {slot} has {ecc} uncorrectable ECC error(s)",
+                    said("alert.ecc", node=node.name, gpu=slot, count=ecc),
                     gpu=slot,
                     cause=("gpu-memory", node.cluster_id, node.node_id, slot),
                     data={"count": ecc},
@@ -354,8 +383,14 @@ def instant_findings(
                 _finding(
                     "gpu.memory_full",
                     node,
-                    f"{node.name}: GPU {slot} memory is {used / total * 100:.0f}% full"
-                    f" ({used} of {total} MiB)",
+                    said(
+                        "alert.memory_full",
+                        node=node.name,
+                        gpu=slot,
+                        percent=used / total * 100,
+                        used=used,
+                        total=total,
+                    ),
                     gpu=slot,
                     data={"used_mib": used, "total_mib": total},
                 )
@@ -455,8 +490,15 @@ def straggler_findings(stats: Sequence[NodeStats], th: AlertThresholds) -> list[
                     _finding(
                         "gpu.straggler",
                         s.node,
-                        f"{s.node.name}: GPU {g} lags its peers ({util[i]:.0f}% utilization,"
-                        f" {power[i]:.0f} W; peers {med_u:.0f}%, {med_p:.0f} W)",
+                        said(
+                            "alert.gpu_straggler",
+                            node=s.node.name,
+                            gpu=g,
+                            util=float(util[i]),
+                            power=float(power[i]),
+                            peer_util=med_u,
+                            peer_power=med_p,
+                        ),
                         gpu=g,
                         cause=("node-slow", s.node.cluster_id, s.node.node_id),
                         data={"util": round(float(util[i]), 1), "peer_util": round(med_u, 1)},
@@ -474,8 +516,12 @@ def straggler_findings(stats: Sequence[NodeStats], th: AlertThresholds) -> list[
                     _finding(
                         "node.straggler",
                         s.node,
-                        f"{s.node.name} lags the other nodes ({node_util[i]:.0f}% mean GPU"
-                        f" utilization; others {med:.0f}%)",
+                        said(
+                            "alert.node_straggler",
+                            node=s.node.name,
+                            util=float(node_util[i]),
+                            peer_util=med,
+                        ),
                         cause=("node-slow", s.node.cluster_id, s.node.node_id),
                         data={"util": round(float(node_util[i]), 1), "peer_util": round(med, 1)},
                     )
@@ -521,8 +567,12 @@ class TrafficWatch:
             _finding(
                 "net.traffic_collapse",
                 node,
-                f"{node.name}: network traffic fell to {_rate(current)} from {_rate(baseline)}"
-                " while training runs",
+                said(
+                    "alert.traffic",
+                    node=node.name,
+                    rate=_rate(current),
+                    baseline=_rate(baseline),
+                ),
                 cause=("stall", node.cluster_id),  # a stalled collective stalls every node
                 data={"bytes_s": current, "baseline_bytes_s": baseline},
             )
@@ -537,14 +587,47 @@ def _rate(bytes_s: float) -> str:
     return f"{gbit:.2f} Gb/s" if gbit >= 0.1 else f"{bytes_s * 8 / 1e6:.1f} Mb/s"
 
 
-def unreachable_finding(node: NodeRef, silent_s: float, reason: str | None) -> Finding:
-    why = f" ({reason})" if reason else ""
+def unreachable_finding(node: NodeRef, silent_s: float, reason: str | Said | None) -> Finding:
+    """``reason``: why its telemetry stopped, worded (a :class:`Said`) or a remote's text."""
+    message = (
+        said("alert.unreachable_why", node=node.name, silent=silent_s, why=reason)
+        if reason
+        else said("alert.unreachable", node=node.name, silent=silent_s)
+    )
     return _finding(
         "node.unreachable",
         node,
-        f"{node.name} has not answered for {silent_s:.0f} s{why}",
+        message,
         cause=("node-down", node.cluster_id, node.node_id),
         data={"silent_s": round(silent_s, 1)},
+    )
+
+
+# --- the job log ------------------------------------------------------------------------------
+
+
+def nccl_timeout_finding(cluster_id: int, job_id: int | None, ev: NcclTimeoutEvent) -> Finding:
+    """What a job log's NCCL watchdog timeout tells the user (one per job)."""
+    rule = RULES["job.nccl_timeout"]
+    message = said(
+        "alert.nccl_timeout",
+        rank=said("alert.nccl.rank", rank=ev.rank)
+        if ev.rank is not None
+        else said("alert.nccl.a_rank"),
+        op=ev.op_type or said("alert.nccl.a_collective"),
+        seq=ev.seq_num,
+        after=said("alert.nccl.after", seconds=ev.ran_for_ms / 1000) if ev.ran_for_ms else "",
+        job=said("alert.nccl.in_job", job=job_id) if job_id is not None else "",
+    )
+    return Finding(
+        key=AlertKey(rule.id, cluster_id, None, None, f"job{job_id}"),
+        severity=rule.severity,
+        message=str(message),
+        action=rule.action,
+        said=message,
+        action_said=rule.action_said,
+        cause=("stall", cluster_id),  # the job's verdict on a stall the network may show
+        data={"rank": ev.rank, "seq_num": ev.seq_num, "op": ev.op_type, "job_id": job_id},
     )
 
 
@@ -568,6 +651,14 @@ _CAUSE_OF_CATEGORY = {"bus": "gpu-lost", "memory": "gpu-memory"}
 
 def _shown(present: npt.NDArray[np.bool_], slot: int) -> bool:
     return slot < present.shape[0] and bool(present[slot])
+
+
+def xid_wording(code: int) -> tuple[Said, Said]:
+    """What an XID means and what to do about it, worded (the kernel log parser's table in
+    English, :mod:`xyclaw.wording.alerts` in both languages)."""
+    if code in XID_TABLE:
+        return said(f"alert.xid.{code}.what"), said(f"alert.xid.{code}.do")
+    return said("alert.xid.unknown.what"), said("alert.xid.unknown.do", code=code)
 
 
 def xid_command() -> str:
@@ -613,16 +704,21 @@ def xid_findings(
             holds = age is None or age < th.xid_hold_s
         if not holds:
             continue
-        where = f"GPU {slot}" if slot is not None else f"the GPU at PCI {ev.pci}"
+        what, do = xid_wording(ev.code)
+        message = (
+            said("alert.xid", node=node.name, gpu=slot, code=ev.code, what=what)
+            if slot is not None
+            else said("alert.xid_at_pci", node=node.name, pci=ev.pci, code=ev.code, what=what)
+        )
         category = _CAUSE_OF_CATEGORY.get(ev.category, f"xid-{ev.category}")
         finding = _finding(
             "gpu.xid",
             node,
-            f"{node.name}: {where} reported XID {ev.code} ({ev.description})",
+            message,
             gpu=slot,
             detail=f"xid{ev.code}:{ev.pci}",
             severity=ev.severity,
-            action=ev.action,
+            action=do,
             cause=(category, node.cluster_id, node.node_id, slot if slot is not None else ev.pci),
             data={"xid": ev.code, "pci": ev.pci, "category": ev.category, "pid": ev.pid},
         )

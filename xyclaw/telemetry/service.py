@@ -26,7 +26,7 @@ from xyclaw.remote.node_access import NodeAccess
 from xyclaw.store import Store
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.samples import MISSING, GpuRecords
-from xyclaw.telemetry.alerts import Alert, AlertBook, AlertKey, AlertSink, Finding, alert_from_row
+from xyclaw.telemetry.alerts import Alert, AlertBook, AlertSink, Finding, alert_from_row
 from xyclaw.telemetry.batch import SampleBatcher
 from xyclaw.telemetry.collector import CollectorContext, NodeCollector
 from xyclaw.telemetry.health import cluster_health
@@ -35,9 +35,9 @@ from xyclaw.telemetry.live import LiveBuffers
 from xyclaw.telemetry.options import TelemetryOptions
 from xyclaw.telemetry.rollup import Rollups
 from xyclaw.telemetry.rules import (
-    RULES,
     NodeStats,
     TrafficWatch,
+    nccl_timeout_finding,
     node_stats,
     straggler_findings,
     unreachable_finding,
@@ -226,7 +226,7 @@ class TelemetryService:
             if isinstance(event, NcclTimeoutEvent):
                 found = self._job_timeouts.setdefault(key, [])
                 if not found:
-                    found.append(self._nccl_finding(cluster_id, job_id, event))
+                    found.append(nccl_timeout_finding(cluster_id, job_id, event))
                 findings = list(found)
             elif isinstance(event, ProgressEvent) and key in self._job_timeouts:
                 del self._job_timeouts[key]
@@ -237,21 +237,6 @@ class TelemetryService:
             self.alerts.close_scope(("job", cluster_id, job_id))
         else:
             self.alerts.update(("job", cluster_id, job_id), findings)
-
-    def _nccl_finding(self, cluster_id: int, job_id: int | None, ev: NcclTimeoutEvent) -> Finding:
-        rule = RULES["job.nccl_timeout"]
-        rank = f"rank {ev.rank}" if ev.rank is not None else "a rank"
-        op = ev.op_type or "a collective"
-        seconds = f" after {ev.ran_for_ms / 1000:.0f} s" if ev.ran_for_ms else ""
-        job = f" in job {job_id}" if job_id is not None else ""
-        return Finding(
-            key=AlertKey(rule.id, cluster_id, None, None, f"job{job_id}"),
-            severity=rule.severity,
-            message=f"NCCL watchdog timed out on {rank} ({op}, SeqNum {ev.seq_num}){seconds}" + job,
-            action=rule.action,
-            cause=("stall", cluster_id),  # the job's verdict on a stall the network may show
-            data={"rank": ev.rank, "seq_num": ev.seq_num, "op": ev.op_type, "job_id": job_id},
-        )
 
     # -- reading ----------------------------------------------------------------------------------
     def open_alerts(self, cluster_id: int | None = None) -> list[Alert]:
@@ -399,7 +384,7 @@ class TelemetryService:
             nid = c.ref.node_id
             silent = now - (c.last_data or c.watch_started)
             reach = (
-                [unreachable_finding(c.ref, silent, c.last_error)]
+                [unreachable_finding(c.ref, silent, c.last_error_said or c.last_error)]
                 if silent >= th.unreachable_after_s
                 else []
             )
