@@ -36,6 +36,8 @@ class OperationProgress(Event):
     message: str = ""
     step: str | None = None
     subject: str | None = None  # e.g. a node's name when progress is per node
+    title_said: Said | None = None  # the title's key and figures, for a view in another language
+    said: Said | None = None  # the message's
 
 
 @dataclass(frozen=True, kw_only=True)

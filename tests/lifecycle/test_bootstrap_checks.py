@@ -43,7 +43,7 @@ def a800(tmp_path: Path) -> Iterator[Machine]:
 
 def bootstrap(run: NodeShell, want: NodeExpectation) -> list[tuple[str, str]]:
     seen: list[tuple[str, str]] = []
-    bootstrap_node(run, want, "node-0", lambda step, what: seen.append((step, what)))
+    bootstrap_node(run, want, "node-0", lambda step, what: seen.append((step, str(what))))
     return seen
 
 

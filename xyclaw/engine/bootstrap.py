@@ -11,13 +11,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xyclaw.catalog import normalise_gpu_name
+from xyclaw.engine.operations import step_said
 from xyclaw.errors import ParseError, RemoteError
 from xyclaw.parsers.ibparse import parse_ibstat
 from xyclaw.parsers.nvsmi import parse_csv, parse_query_header
 from xyclaw.remote import CommandResult
+from xyclaw.wording import Said, said
 
 Runner = Callable[[str], CommandResult]
-StepReport = Callable[[str, str], None]
+#: ``report(step, what_was_seen)``: what was seen is a :class:`Said` (``str()`` is English).
+StepReport = Callable[[str, Said], None]
 
 MIN_FREE_DISK_BYTES = 20 * 1024**3
 
@@ -36,8 +39,14 @@ STEPS = ("driver", "gpus", "fabric", "disk", "setup")
 class BootstrapError(RemoteError):
     """A node failed a bootstrap step."""
 
-    def __init__(self, step: str, message: str, *, host: str, hint: str | None = None) -> None:
-        super().__init__(f"{host}: {step} check failed: {message}", host=host, hint=hint)
+    def __init__(
+        self, step: str, message: str | Said, *, host: str, hint: str | Said | None = None
+    ) -> None:
+        super().__init__(
+            said("op.boot.failed", host=host, step=step_said(step), message=message),
+            host=host,
+            hint=hint,
+        )
         self.step = step
 
 
@@ -54,11 +63,15 @@ def _ok(run: Runner, command: str, step: str, host: str) -> str:
     result = run(command)
     if not result.ok:
         tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
-        raise BootstrapError(step, f"`{command}` exited {result.exit_code}: {tail[0]}", host=host)
+        raise BootstrapError(
+            step,
+            said("op.boot.exited", command=command, code=result.exit_code, tail=tail[0]),
+            host=host,
+        )
     return result.stdout
 
 
-def check_driver(run: Runner, want: NodeExpectation, host: str) -> str:
+def check_driver(run: Runner, want: NodeExpectation, host: str) -> Said:
     text = _ok(run, "nvidia-smi -q", "driver", host)
     try:
         details = parse_query_header(text)  # the versions are in the banner
@@ -67,14 +80,14 @@ def check_driver(run: Runner, want: NodeExpectation, host: str) -> str:
     if not details.driver_version or not details.cuda_version:
         raise BootstrapError(
             "driver",
-            "nvidia-smi -q names no driver or CUDA version",
+            said("op.boot.no_versions"),
             host=host,
-            hint="the image lacks the NVIDIA driver or CUDA; choose another image",
+            hint=said("op.boot.no_versions_hint"),
         )
-    return f"driver {details.driver_version}, CUDA {details.cuda_version}"
+    return said("op.boot.driver", driver=details.driver_version, cuda=details.cuda_version)
 
 
-def check_gpus(run: Runner, want: NodeExpectation, host: str) -> str:
+def check_gpus(run: Runner, want: NodeExpectation, host: str) -> Said:
     fields = ["index", "name", "memory.total"]
     text = _ok(
         run,
@@ -90,24 +103,26 @@ def check_gpus(run: Runner, want: NodeExpectation, host: str) -> str:
     if len(samples) != want.gpus:
         raise BootstrapError(
             "gpus",
-            f"{len(samples)} GPUs answer, {want.gpus} were ordered",
+            said("op.boot.gpu_count", count=len(samples), ordered=want.gpus),
             host=host,
-            hint="a GPU may have fallen off the bus (XID 79); ask the provider for another node",
+            hint=said("op.boot.gpu_count_hint"),
         )
     if models != {want.gpu}:
         raise BootstrapError(
-            "gpus", f"found {', '.join(sorted(models))}, ordered {want.gpu}", host=host
+            "gpus",
+            said("op.boot.gpu_model", found=", ".join(sorted(models)), ordered=want.gpu),
+            host=host,
         )
-    return f"{len(samples)} x {want.gpu}"
+    return said("op.boot.gpus", count=len(samples), gpu=want.gpu)
 
 
-def check_fabric(run: Runner, want: NodeExpectation, host: str) -> str:
+def check_fabric(run: Runner, want: NodeExpectation, host: str) -> Said:
     if want.fabric.startswith("ib-"):
         layer = "InfiniBand"
     elif want.fabric.startswith("roce-"):
         layer = "Ethernet"
     else:
-        return f"{want.fabric}: no RDMA fabric to check"
+        return said("op.boot.no_rdma", fabric=want.fabric)
     text = _ok(run, "ibstat", "fabric", host)
     try:
         hcas = parse_ibstat(text)
@@ -118,40 +133,50 @@ def check_fabric(run: Runner, want: NodeExpectation, host: str) -> str:
     if not active:
         raise BootstrapError(
             "fabric",
-            f"no active {layer} port ({len(ports)} found, none ACTIVE)",
+            said("op.boot.no_port", layer=Said(f"op.boot.layer.{layer}"), count=len(ports)),
             host=host,
-            hint="the node's network is not up; release it and rent another",
+            hint=said("op.boot.no_port_hint"),
         )
     rates = sorted({int(p.rate_gbps) for p in active if p.rate_gbps})
-    return f"{len(active)} active {layer} ports" + (f" at {rates} Gb/s" if rates else "")
+    layer_said = Said(f"op.boot.layer.{layer}")
+    if rates:
+        return said("op.boot.ports_rate", count=len(active), layer=layer_said, rates=str(rates))
+    return said("op.boot.ports", count=len(active), layer=layer_said)
 
 
-def check_disk(run: Runner, want: NodeExpectation, host: str) -> str:
+def check_disk(run: Runner, want: NodeExpectation, host: str) -> Said:
     text = _ok(run, "df -B1 /", "disk", host)
     lines = [line.split() for line in text.strip().splitlines()[1:] if line.strip()]
     try:
         available = int(lines[-1][3])
     except (IndexError, ValueError) as exc:
-        raise BootstrapError("disk", f"cannot read df's output: {text[:80]!r}", host=host) from exc
+        raise BootstrapError(
+            "disk", said("op.boot.df_unreadable", text=repr(text[:80])), host=host
+        ) from exc
     if available < want.min_free_disk_bytes:
         raise BootstrapError(
             "disk",
-            f"{available / 1024**3:.1f} GiB free, {want.min_free_disk_bytes / 1024**3:.0f} "
-            "GiB needed",
+            said(
+                "op.boot.disk_low",
+                free=f"{available / 1024**3:.1f}",
+                needed=f"{want.min_free_disk_bytes / 1024**3:.0f}",
+            ),
             host=host,
-            hint="free space on the node or rent one with a larger disk",
+            hint=said("op.boot.disk_low_hint"),
         )
-    return f"{available / 1024**3:.0f} GiB free"
+    return said("op.boot.disk", gib=f"{available / 1024**3:.0f}")
 
 
-def run_setup(run: Runner, want: NodeExpectation, host: str) -> str:
+def run_setup(run: Runner, want: NodeExpectation, host: str) -> Said:
     commands: Sequence[str] = IMAGE_SETUP.get(want.image or "", ())
     if commands:
         _ok(run, " && ".join(commands), "setup", host)
-    return f"{len(commands)} setup commands" if commands else "no setup commands"
+    if commands:
+        return said("op.boot.setup", count=len(commands))
+    return said("op.boot.no_setup")
 
 
-_CHECKS: dict[str, Callable[[Runner, NodeExpectation, str], str]] = {
+_CHECKS: dict[str, Callable[[Runner, NodeExpectation, str], Said]] = {
     "driver": check_driver,
     "gpus": check_gpus,
     "fabric": check_fabric,

@@ -42,6 +42,7 @@ from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.history import history_rows
 from xyclaw.store.plans import PlanTable
+from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -185,7 +186,7 @@ class Engine:
         """Long operations still running, oldest first."""
         return self._operations.running()
 
-    def _start(self, title: str, work: Callable[[Progress], T]) -> OperationHandle[T]:
+    def _start(self, title: str | Said, work: Callable[[Progress], T]) -> OperationHandle[T]:
         return self._operations.start(title, work)
 
     # -- providers and offers ----------------------------------------------------------------
@@ -376,7 +377,7 @@ class Engine:
         self._check_capabilities(provider, request)
         if quote.plan_id is not None and quote.option is not None:
             self._plans.choose(quote.plan_id, quote.option)
-        title = f"rent {quote.gpu_count} x {quote.gpu} from {quote.provider}"
+        title = said("op.title.rent", gpus=quote.gpu_count, gpu=quote.gpu, provider=quote.provider)
         note = self._enforcement_note(provider, quote.budget_micros)
         if not alternatives:
             return self._start(
@@ -393,7 +394,7 @@ class Engine:
         )
 
     def _guarded(
-        self, note: str, work: Callable[[Progress], ClusterRecord]
+        self, note: Said, work: Callable[[Progress], ClusterRecord]
     ) -> Callable[[Progress], ClusterRecord]:
         """Renting, with what enforces its budget said first and its deadline made exact."""
 
@@ -409,31 +410,27 @@ class Engine:
 
         return run
 
-    def _enforcement_note(self, provider: Provider, budget: int | None) -> str:
+    def _enforcement_note(self, provider: Provider, budget: int | None) -> Said:
         """Starts the guard if none runs; says what enforces the budget and idle release."""
         status = self.ensure_guard(wait_s=10.0)
         if self._guard_lock.held:
-            where: str | None = "in this process"
+            where: Said | str | None = said("op.guard.here")
         elif status is not None and status.running:
             where = status.describe()
         else:
             where = None
-        running = f"it is ({where})" if where else "it is not: start it with `xyclaw guard start`"
         if not budget:
-            return f"idle release needs XyClaw's guard running: {running}"
-        if (
+            kind = "idle"
+        elif (
             provider.capabilities.scheduled_termination
             and self._config.billing.on_budget_exhausted != "warn"
         ):
-            guard = (
-                f"runs ({where})" if where else "is not running: start it with `xyclaw guard start`"
-            )
-            return (
-                f"{provider.name} ends the cluster by itself once its budget is spent (a deadline"
-                f" XyClaw moves with the budget); XyClaw's guard, which releases it at the budget"
-                f" itself, {guard}"
-            )
-        return f"budget enforcement needs XyClaw's guard running: {running}"
+            kind = "deadline"
+        else:
+            kind = "budget"
+        if where is None:
+            return said(f"op.guard.{kind}_stopped", provider=provider.name)
+        return said(f"op.guard.{kind}_running", provider=provider.name, where=where)
 
     def _request_for(self, quote: RentQuote, offer: Offer, keep_partial: bool) -> UpRequest:
         from xyclaw.engine.lifecycle import UpRequest
@@ -508,7 +505,9 @@ class Engine:
         from xyclaw.providers.failover import Approval, fail_over
 
         def attempt(offer: Offer) -> ClusterRecord:
-            progress.update(f"trying {offer.gpu} in {offer.region} from {offer.provider}")
+            progress.update(
+                said("op.trying", gpu=offer.gpu, region=offer.region, provider=offer.provider)
+            )
             provider = self._providers.get(offer.provider)
             request = self._request_for(quote, offer, keep_partial)
             self._check_capabilities(provider, request)
@@ -640,7 +639,7 @@ class Engine:
                 telemetry.unwatch(cluster.id, released=True)
             return self._lifecycle.down(cluster.id, progress)
 
-        return self._start(f"release {cluster.name}", release)
+        return self._start(said("op.title.release", cluster=cluster.name), release)
 
     @effect(Effect.EXEC)
     def exec(
@@ -661,7 +660,8 @@ class Engine:
         """Probe the fabric, measure, try the recommended NCCL settings, keep the better."""
         cluster = self._clusters.find(str(ref))
         return self._start(
-            f"tune {cluster.name}", lambda progress: self._tuning.tune(cluster.id, progress)
+            said("op.title.tune", cluster=cluster.name),
+            lambda progress: self._tuning.tune(cluster.id, progress),
         )
 
     @effect(Effect.READ)
@@ -945,7 +945,17 @@ class Engine:
             job_id = jobs.create(spec, cluster_id=None, rented=True)
 
             def rent_and_run(progress: Progress) -> JobRecord:
-                progress.update(f"renting {quote.describe()}", 0.0, step="rent")
+                progress.update(
+                    said(
+                        "op.renting",
+                        gpus=quote.gpu_count,
+                        gpu=quote.gpu,
+                        provider=quote.provider,
+                        region=quote.region,
+                    ),
+                    0.0,
+                    step="rent",
+                )
                 try:
                     record = self.up(quote).result()
                 except XyclawError as exc:
@@ -954,7 +964,7 @@ class Engine:
                 jobs.assign_cluster(job_id, record)
                 return self._run_job(job_id, env, progress)
 
-            return self._start(f"launch {spec.name}", rent_and_run)
+            return self._start(said("op.title.launch", job=spec.name), rent_and_run)
         record = self._clusters.find(str(ref))
         if record.state != ClusterState.READY:
             raise UsageError(
@@ -963,7 +973,8 @@ class Engine:
             )
         job_id = jobs.create(spec, cluster_id=record.id, rented=False)
         return self._start(
-            f"launch {spec.name}", lambda progress: self._run_job(job_id, env, progress)
+            said("op.title.launch", job=spec.name),
+            lambda progress: self._run_job(job_id, env, progress),
         )
 
     def _run_job(self, job_id: int, env: dict[str, str], progress: Progress) -> JobRecord:

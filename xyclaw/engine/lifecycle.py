@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xyclaw.engine.bootstrap import BootstrapError, NodeExpectation, bootstrap_node
-from xyclaw.engine.operations import Progress
+from xyclaw.engine.operations import Progress, semi_joined, state_said, step_said
 from xyclaw.errors import (
     AuthenticationError,
     CapacityError,
@@ -43,6 +43,7 @@ from xyclaw.providers import ClusterInfo, ClusterOrder, Provider, ProviderRegist
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.remote import CommandResult
 from xyclaw.store.event_log import EventLog
+from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
     from xyclaw.remote.node_access import NodeAccess
@@ -60,20 +61,23 @@ class ProvisionError(XyclawError):
 _NOT_RETRIED = (HostKeyError, AuthenticationError)
 
 
-def _failure_hint(exc: XyclawError, provider: Provider) -> str:
+def _failure_hint(exc: XyclawError, provider: Provider) -> Said:
     """What was undone, in the provider's words, after the cause's own advice; "try again"
     only where trying again can help."""
     if provider.capabilities.rents:
-        undone = "its machines were released and stop billing"
-        retry = f"try again, or another region (`xyclaw offers --provider {provider.name}`)"
+        undone = said("op.hint.undone_rented")
+        retry = said("op.hint.retry_rented", provider=provider.name)
     else:
-        undone = "your hosts were handed back (nothing was rented, nothing bills)"
-        retry = "check the host and try again (`xyclaw hosts test NAME`)"
+        undone = said("op.hint.undone_own")
+        retry = said("op.hint.retry_own")
     causes = (exc, *getattr(exc, "causes", ()))
     settled = any(isinstance(c, _NOT_RETRIED) for c in causes)
     if exc.hint:
-        return f"{exc.hint}. ({undone})" if settled else f"{exc.hint}. ({undone}; {retry})"
-    return f"{undone}; {retry}"
+        hint = exc.hint_said or exc.hint
+        if settled:
+            return said("op.hint.settled", hint=hint, undone=undone)
+        return said("op.hint.unsettled", hint=hint, undone=undone, retry=retry)
+    return said("op.hint.plain", undone=undone, retry=retry)
 
 
 @dataclass(frozen=True)
@@ -166,7 +170,10 @@ class ClusterLifecycle:
                 "worker_pid": os.getpid(),
             }
         )
-        progress.update(f"asking {provider.name} for {request.gpu_count} x {request.gpu}", 0.02)
+        progress.update(
+            said("op.asking", provider=provider.name, gpus=request.gpu_count, gpu=request.gpu),
+            0.02,
+        )
         order = ClusterOrder(
             gpu=request.gpu,
             gpu_count=request.gpu_count,
@@ -186,13 +193,16 @@ class ClusterLifecycle:
         except (ApiError, CapacityError) as exc:
             # A definite refusal: nothing was created, nothing bills.
             self.clusters.update(
-                cluster_id, state=ClusterState.FAILED, error=exc.message, worker_pid=None
+                cluster_id,
+                state=ClusterState.FAILED,
+                error=exc.said or exc.message,
+                worker_pid=None,
             )
             raise
         except ProviderError as exc:
             # The provider may have created it before the failure: reconciliation will
             # look for it by its idempotency key and release it.
-            self.clusters.update(cluster_id, error=exc.message, worker_pid=None)
+            self.clusters.update(cluster_id, error=exc.said or exc.message, worker_pid=None)
             raise
         self.clusters.update(
             cluster_id,
@@ -209,15 +219,17 @@ class ClusterLifecycle:
         try:
             return self._bring_up(cluster_id, provider, progress)
         except OperationCancelled:
-            self._release_after_failure(cluster_id, provider, "cancelled by the user", progress)
+            self._release_after_failure(
+                cluster_id, provider, said("op.cancelled_by_user"), progress
+            )
             raise
         except XyclawError as exc:
             cluster = self.clusters.get(cluster_id)
             if cluster.state == ClusterState.READY:
                 raise
-            self._release_after_failure(cluster_id, provider, exc.message, progress)
+            self._release_after_failure(cluster_id, provider, exc.said or exc.message, progress)
             raise ProvisionError(
-                f"cluster {cluster.name} could not be brought up: {exc.message}",
+                said("op.not_brought_up", cluster=cluster.name, error=exc.said or exc.message),
                 hint=_failure_hint(exc, provider),
             ) from exc
 
@@ -228,14 +240,18 @@ class ClusterLifecycle:
         if info.state == P_FAILED:
             failed = [n.name for n in cluster.nodes if n.state != P_RUNNING]
             if not cluster.keep_partial or not usable:
+                figures = {"failed": len(failed), "total": len(cluster.nodes)}
+                names = ", ".join(failed)
                 raise ProvisionError(
-                    f"{len(failed)} of {len(cluster.nodes)} nodes failed: {', '.join(failed)}"
-                    + (f" ({info.error})" if info.error else "")
+                    said("op.nodes_failed_why", **figures, names=names, why=info.error)
+                    if info.error
+                    else said("op.nodes_failed", **figures, names=names)
                 )
             self._notice(
                 "warning",
-                f"{cluster.name}: {len(failed)} nodes failed; keeping the {len(usable)} that "
-                "came up, as asked",
+                said(
+                    "op.partial_kept", cluster=cluster.name, failed=len(failed), usable=len(usable)
+                ),
                 cluster_id,
             )
         self.clusters.update(cluster_id, state=ClusterState.BOOTSTRAPPING)
@@ -245,10 +261,16 @@ class ClusterLifecycle:
             cluster_id, state=ClusterState.READY, ready_at=self.clock(), worker_pid=None
         )
         ready = self.clusters.get(cluster_id)
-        progress.update(f"{ready.name} is ready: {len(usable)} nodes", 1.0)
+        progress.update(said("op.ready", cluster=ready.name, nodes=len(usable)), 1.0)
         self._notice(
             "info",
-            f"cluster {ready.name} is ready ({ready.gpu_count} x {ready.gpu}, {ready.fabric})",
+            said(
+                "op.notice.ready",
+                cluster=ready.name,
+                gpus=ready.gpu_count,
+                gpu=ready.gpu,
+                fabric=ready.fabric,
+            ),
             cluster_id,
         )
         return ready
@@ -262,13 +284,13 @@ class ClusterLifecycle:
             progress.check_cancelled()
             info = provider.get(ext)
             if info is None:
-                raise ProvisionError(f"the provider lost cluster {ext} while provisioning it")
+                raise ProvisionError(said("op.lost_while_provisioning", cluster=ext))
             self.clusters.apply_provider_view(cluster_id, info)
             for node in info.nodes:
                 if seen_states.get(node.rank) != node.state:
                     seen_states[node.rank] = node.state
                     progress.update(
-                        f"{node.hostname}: {node.state}",
+                        said("op.node_state", node=node.hostname, state=state_said(node.state)),
                         None,
                         step="provision",
                         subject=node.hostname,
@@ -278,13 +300,18 @@ class ClusterLifecycle:
             if info.state in (P_RUNNING, P_FAILED):
                 return info
             if info.state == P_TERMINATED:
-                raise ProvisionError(f"the provider terminated cluster {ext} while provisioning")
+                raise ProvisionError(said("op.terminated_while_provisioning", cluster=ext))
             progress.update(
-                f"provisioning: {running}/{total} nodes running", 0.05 + 0.45 * running / total
+                said("op.provisioning", running=running, total=total),
+                0.05 + 0.45 * running / total,
             )
             if time.monotonic() > deadline:
                 raise ProvisionError(
-                    f"cluster {ext} was not running after {self.timeouts.provision_s:.0f}s"
+                    said(
+                        "op.not_running_after",
+                        cluster=ext,
+                        seconds=f"{self.timeouts.provision_s:.0f}",
+                    )
                 )
             self.sleep(self.timeouts.poll_s)
 
@@ -315,7 +342,7 @@ class ClusterLifecycle:
                 try:
                     self.access.run(cluster, node, "true", timeout=15).check()
                     progress.update(
-                        f"{node.name}: SSH answers", None, step="ssh", subject=node.name
+                        said("op.ssh_answers", node=node.name), None, step="ssh", subject=node.name
                     )
                     return
                 except (HostKeyError, AuthenticationError):
@@ -323,8 +350,12 @@ class ClusterLifecycle:
                 except RemoteError as exc:
                     if time.monotonic() + delay > deadline:
                         raise RemoteError(
-                            f"{node.name} did not answer SSH within {self.timeouts.ssh_s:.0f}s "
-                            f"({exc.message})",
+                            said(
+                                "op.ssh_timeout",
+                                node=node.name,
+                                seconds=f"{self.timeouts.ssh_s:.0f}",
+                                error=exc.said or exc.message,
+                            ),
                             host=node.name,
                         ) from exc
                     self.sleep(delay)
@@ -332,7 +363,7 @@ class ClusterLifecycle:
 
         failures = self._parallel(nodes, wait)
         self._check_failures(cluster, nodes, failures, "SSH")
-        progress.update("all nodes answer SSH", 0.6)
+        progress.update(said("op.ssh_all"), 0.6)
 
     def _bootstrap(
         self, cluster: ClusterRecord, nodes: list[NodeRecord], progress: Progress
@@ -350,15 +381,19 @@ class ClusterLifecycle:
                 progress.check_cancelled()
                 return self.access.run(cluster, node, command, timeout=60)
 
-            def report(step: str, seen: str) -> None:
+            def report(step: str, seen: Said) -> None:
                 progress.update(
-                    f"{node.name}: {step} ok ({seen})", None, step=step, subject=node.name
+                    said("op.boot_step", node=node.name, step=step_said(step), seen=seen),
+                    None,
+                    step=step,
+                    subject=node.name,
                 )
 
             bootstrap_node(run, want, node.name, report)
             done[0] += 1
             progress.update(
-                f"bootstrapped {done[0]}/{len(nodes)} nodes", 0.6 + 0.4 * done[0] / len(nodes)
+                said("op.bootstrapped", done=done[0], total=len(nodes)),
+                0.6 + 0.4 * done[0] / len(nodes),
             )
 
         failures = self._parallel(nodes, boot)
@@ -379,19 +414,32 @@ class ClusterLifecycle:
         for exc in failures.values():
             if isinstance(exc, OperationCancelled):
                 raise exc
-        detail = "; ".join(f"{exc.message}" for exc in failures.values())
+        detail = semi_joined([exc.said or exc.message for exc in failures.values()])
         if not cluster.keep_partial or len(failures) == len(nodes):
             step = next((e.step for e in failures.values() if isinstance(e, BootstrapError)), stage)
+            # The nodes' own advice (a changed host key: check it, ssh-keygen -R) is kept.
+            hints = {str(e.hint): e.hint_said or e.hint for e in failures.values() if e.hint}
             error = ProvisionError(
-                f"{len(failures)} of {len(nodes)} nodes failed {step}: {detail}",
-                # The nodes' own advice (a changed host key: check it, ssh-keygen -R) is kept.
-                hint="; ".join(dict.fromkeys(e.hint for e in failures.values() if e.hint)) or None,
+                said(
+                    "op.nodes_failed_step",
+                    failed=len(failures),
+                    total=len(nodes),
+                    step=step_said(step),
+                    detail=detail,
+                ),
+                hint=semi_joined(list(hints.values())) or None,
             )
             error.causes = tuple(failures.values())
             raise error
         self._notice(
             "warning",
-            f"{cluster.name}: {len(failures)} nodes failed {stage} and are not used: {detail}",
+            said(
+                "op.nodes_failed_unused",
+                cluster=cluster.name,
+                failed=len(failures),
+                step=step_said(stage),
+                detail=detail,
+            ),
             cluster.id,
         )
 
@@ -429,18 +477,25 @@ class ClusterLifecycle:
             cluster = self.clusters.get(cluster_id)
         assert cluster.external_id is not None
         if progress:
-            progress.update(f"releasing {cluster.name}", 0.1)
+            progress.update(said("op.releasing", cluster=cluster.name), 0.1)
         info = provider.terminate(cluster.external_id)
         deadline = time.monotonic() + self.timeouts.release_s
         while info is not None and info.state != P_TERMINATED:
             if time.monotonic() > deadline:
                 raise ProviderError(
-                    f"{provider.name} has not confirmed the release of {cluster.name} after "
-                    f"{self.timeouts.release_s:.0f}s; it may still bill",
-                    hint="XyClaw retries at every start and every minute; check `xyclaw clusters`",
+                    said(
+                        "op.release_unconfirmed",
+                        provider=provider.name,
+                        cluster=cluster.name,
+                        seconds=f"{self.timeouts.release_s:.0f}",
+                    ),
+                    hint=said("op.release_unconfirmed_hint"),
                 )
             if progress:
-                progress.update(f"waiting for {provider.name} to confirm ({info.state})", 0.5)
+                progress.update(
+                    said("op.release_wait", provider=provider.name, state=state_said(info.state)),
+                    0.5,
+                )
             self.sleep(self.timeouts.poll_s)
             info = provider.get(cluster.external_id)
         when = info.terminated_at if info is not None and info.terminated_at else self.clock()
@@ -451,12 +506,12 @@ class ClusterLifecycle:
             cluster_id, state=ClusterState.RELEASED, released_at=when, worker_pid=None
         )
         if progress:
-            progress.update(f"{cluster.name} released", 1.0)
-        self._notice("info", f"cluster {cluster.name} released; it no longer bills", cluster_id)
+            progress.update(said("op.released", cluster=cluster.name), 1.0)
+        self._notice("info", said("op.notice.released", cluster=cluster.name), cluster_id)
         return self.clusters.get(cluster_id)
 
     def _release_after_failure(
-        self, cluster_id: int, provider: Provider, why: str, progress: Progress
+        self, cluster_id: int, provider: Provider, why: str | Said, progress: Progress
     ) -> None:
         self.clusters.update(cluster_id, error=why)
         try:
@@ -465,8 +520,12 @@ class ClusterLifecycle:
             log.error("release after failure of cluster %s failed: %s", cluster_id, exc)
             self._notice(
                 "critical",
-                f"cluster {cluster_id} failed ({why}) and its release failed too: {exc.message}; "
-                "XyClaw will retry",
+                said(
+                    "op.notice.release_failed",
+                    cluster=cluster_id,
+                    why=why,
+                    error=exc.said or exc.message,
+                ),
                 cluster_id,
             )
 
@@ -479,7 +538,7 @@ class ClusterLifecycle:
                 return info
         return None
 
-    def _notice(self, severity: str, message: str, cluster_id: int | None) -> None:
+    def _notice(self, severity: str, message: str | Said, cluster_id: int | None) -> None:
         self.events.record("cluster", severity, message, cluster_id=cluster_id)
 
 

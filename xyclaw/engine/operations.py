@@ -5,16 +5,44 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 from xyclaw.errors import OperationCancelled, XyclawError
 from xyclaw.events import EventBus, OperationProgress
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+def step_said(step: str) -> Said | str:
+    """A step's name (``driver``, ``ssh``...) as a :class:`Said`; one the catalogue does not
+    know stays as it is."""
+    return _known(f"op.step.{step}") or step
+
+
+def state_said(state: str) -> Said | str:
+    """A provider's node state (``provisioning``, ``running``...) as a :class:`Said`."""
+    return _known(f"op.pstate.{state}") or state
+
+
+def semi_joined(parts: Sequence[Said | str]) -> Said | str:
+    """``"a; b; c"`` as one message, each part worded in the view's language."""
+    if not parts:
+        return ""
+    joined: Said | str = parts[0]
+    for part in parts[1:]:
+        joined = said("op.semi_join", first=joined, then=part)
+    return joined
+
+
+def _known(key: str) -> Said | None:
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    return Said(key) if key in CATALOGUE else None
 
 
 class OperationState(StrEnum):
@@ -27,10 +55,11 @@ class OperationState(StrEnum):
 class Progress:
     """Handed to the work function: report how far it is, and check for a cancel."""
 
-    def __init__(self, bus: EventBus, operation_id: int, title: str) -> None:
+    def __init__(self, bus: EventBus, operation_id: int, title: str | Said) -> None:
         self._bus = bus
         self.operation_id = operation_id
-        self.title = title
+        self.title = str(title)  # English: logs, the CLI in English
+        self.title_said = title if isinstance(title, Said) else None
         self._cancel = threading.Event()
         self.state = OperationState.RUNNING
 
@@ -40,11 +69,11 @@ class Progress:
 
     def check_cancelled(self) -> None:
         if self._cancel.is_set():
-            raise OperationCancelled(f"{self.title} was cancelled")
+            raise OperationCancelled(said("op.cancelled", title=self.title_said or self.title))
 
     def update(
         self,
-        message: str,
+        message: str | Said,
         fraction: float | None = None,
         *,
         step: str | None = None,
@@ -56,13 +85,15 @@ class Progress:
                 title=self.title,
                 state=OperationState.RUNNING,
                 fraction=None if fraction is None else max(0.0, min(1.0, fraction)),
-                message=message,
+                message=str(message),
                 step=step,
                 subject=subject,
+                title_said=self.title_said,
+                said=message if isinstance(message, Said) else None,
             )
         )
 
-    def _finish(self, state: OperationState, message: str) -> None:
+    def _finish(self, state: OperationState, message: str | Said) -> None:
         self.state = state
         self._bus.publish(
             OperationProgress(
@@ -70,7 +101,9 @@ class Progress:
                 title=self.title,
                 state=state,
                 fraction=1.0 if state is OperationState.SUCCEEDED else None,
-                message=message,
+                message=str(message),
+                title_said=self.title_said,
+                said=message if isinstance(message, Said) else None,
             )
         )
 
@@ -113,24 +146,29 @@ class OperationRunner:
         self._lock = threading.Lock()
         self._handles: list[OperationHandle[Any]] = []
 
-    def start(self, title: str, work: Callable[[Progress], T]) -> OperationHandle[T]:
+    def start(self, title: str | Said, work: Callable[[Progress], T]) -> OperationHandle[T]:
+        """Run ``work`` on a worker thread; ``title`` is best a :class:`Said` (a Chinese
+        window words it), its English form is the handle's ``title``."""
         progress = Progress(self._bus, next(self._ids), title)
 
         def run() -> T:
-            progress.update("started", 0.0)
+            progress.update(said("op.started"), 0.0)
             try:
                 result = work(progress)
             except OperationCancelled as exc:
-                progress._finish(OperationState.CANCELLED, str(exc))
+                progress._finish(OperationState.CANCELLED, exc.said or exc.message)
                 raise
             except XyclawError as exc:
-                progress._finish(OperationState.FAILED, exc.message)
+                progress._finish(OperationState.FAILED, exc.said or exc.message)
                 raise
             except Exception as exc:
-                log.exception("operation %r failed", title)
-                progress._finish(OperationState.FAILED, f"{type(exc).__name__}: {exc}")
+                log.exception("operation %r failed", progress.title)
+                progress._finish(
+                    OperationState.FAILED,
+                    said("op.unexpected", kind=type(exc).__name__, text=str(exc)),
+                )
                 raise
-            progress._finish(OperationState.SUCCEEDED, "done")
+            progress._finish(OperationState.SUCCEEDED, said("op.done"))
             return result
 
         handle = OperationHandle(progress, self._pool.submit(run))

@@ -7,6 +7,7 @@ so a crash at any point leaves a row that says what was under way. The SQL is in
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from xyclaw.records.provider_view import ClusterInfo
 from xyclaw.records.states import LIVE, ClusterState, NodeState
 from xyclaw.store import Store
 from xyclaw.store.clusters import ClusterTable, NodeView
+from xyclaw.wording import Said
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ class ClusterRecord:
     released_at: float | None
     last_seen_at: float | None
     nodes: tuple[NodeRecord, ...] = ()
+    error_said: Said | None = None  # the error's key and figures (``error`` is its English)
 
     @property
     def live(self) -> bool:
@@ -117,10 +120,24 @@ def _node(row: dict[str, Any]) -> NodeRecord:
 
 
 def _cluster(row: dict[str, Any], nodes: list[NodeRecord]) -> ClusterRecord:
+    values = dict(row)
+    said_json = values.pop("error_said_json", None)
+    values["keep_partial"] = bool(row["keep_partial"])
+    values["state"] = ClusterState(row["state"])
     return ClusterRecord(
-        **{**row, "keep_partial": bool(row["keep_partial"]), "state": ClusterState(row["state"])},
+        **values,
         nodes=tuple(nodes),
+        error_said=_said(said_json),
     )
+
+
+def _said(text: str | None) -> Said | None:
+    if not text:
+        return None
+    try:
+        return Said.from_json(json.loads(text))
+    except ValueError:
+        return None
 
 
 class ClusterStore:
@@ -177,6 +194,14 @@ class ClusterStore:
         return self._table.insert_cluster({**values, "state": ClusterState.REQUESTED})
 
     def update(self, cluster_id: int, **values: Any) -> None:
+        """Change columns of a cluster; an ``error`` given as a :class:`Said` is stored as its
+        English text with its key and figures beside it (a view words it in its language)."""
+        if "error" in values:
+            error = values["error"]
+            values["error"] = None if error is None else str(error)
+            values["error_said_json"] = (
+                json.dumps(error.to_json(), ensure_ascii=False) if isinstance(error, Said) else None
+            )
         self._table.update_cluster(cluster_id, values)
 
     def apply_provider_view(self, cluster_id: int, info: ClusterInfo) -> None:

@@ -41,6 +41,7 @@ CLUSTER_COLUMNS = (
     "release_requested_at",
     "released_at",
     "last_seen_at",
+    "error_said_json",
 )
 NODE_COLUMNS = (
     "id",

@@ -2,4 +2,238 @@
 
 from __future__ import annotations
 
-TEXTS: dict[str, tuple[str, str]] = {}
+TEXTS: dict[str, tuple[str, str]] = {
+    # The runner's own words for every operation.
+    "op.started": ("started", "已开始"),
+    "op.done": ("done", "完成"),
+    "op.cancelled": ("{title} was cancelled", "{title}已取消"),
+    "op.unexpected": ("{kind}: {text}", "意外错误 {kind}：{text}"),
+    # Titles.
+    "op.title.rent": ("rent {gpus} x {gpu} from {provider}", "租用 {gpus} x {gpu}（{provider}）"),
+    "op.title.release": ("release {cluster}", "释放 {cluster}"),
+    "op.title.tune": ("tune {cluster}", "调优 {cluster}"),
+    "op.title.launch": ("launch {job}", "启动作业 {job}"),
+    # Steps, as the panel's step column and the node details name them.
+    "op.step.rent": ("rent", "租用"),
+    "op.step.guard": ("guard", "守护"),
+    "op.step.provision": ("provision", "开通"),
+    "op.step.ssh": ("ssh", "SSH"),
+    "op.step.driver": ("driver", "驱动"),
+    "op.step.gpus": ("gpus", "GPU"),
+    "op.step.fabric": ("fabric", "网络"),
+    "op.step.disk": ("disk", "磁盘"),
+    "op.step.setup": ("setup", "设置"),
+    "op.step.bootstrap": ("bootstrap", "初始化"),
+    "op.step.SSH": ("SSH", "SSH"),
+    # A provider's node states.
+    "op.pstate.pending": ("pending", "排队中"),
+    "op.pstate.provisioning": ("provisioning", "开通中"),
+    "op.pstate.running": ("running", "运行中"),
+    "op.pstate.failed": ("failed", "失败"),
+    "op.pstate.terminating": ("terminating", "终止中"),
+    "op.pstate.terminated": ("terminated", "已终止"),
+    # What enforces the budget and idle release, said before renting.
+    "op.guard.here": ("in this process", "在本进程中"),
+    "op.guard.idle_running": (
+        "idle release needs XyClaw's guard running: it is ({where})",
+        "空闲释放需要 XyClaw 守护进程运行：它正在运行（{where}）",
+    ),
+    "op.guard.idle_stopped": (
+        "idle release needs XyClaw's guard running: it is not: start it with `xyclaw guard start`",
+        "空闲释放需要 XyClaw 守护进程运行：它没有运行，请用 `xyclaw guard start` 启动",
+    ),
+    "op.guard.budget_running": (
+        "budget enforcement needs XyClaw's guard running: it is ({where})",
+        "执行预算需要 XyClaw 守护进程运行：它正在运行（{where}）",
+    ),
+    "op.guard.budget_stopped": (
+        "budget enforcement needs XyClaw's guard running: it is not: start it with"
+        " `xyclaw guard start`",
+        "执行预算需要 XyClaw 守护进程运行：它没有运行，请用 `xyclaw guard start` 启动",
+    ),
+    "op.guard.deadline_running": (
+        "{provider} ends the cluster by itself once its budget is spent (a deadline XyClaw"
+        " moves with the budget); XyClaw's guard, which releases it at the budget itself,"
+        " runs ({where})",
+        "预算用完时 {provider} 会自行结束集群（XyClaw 随预算调整截止时间）；"
+        "XyClaw 守护进程也会在预算用完时释放它，它正在运行（{where}）",
+    ),
+    "op.guard.deadline_stopped": (
+        "{provider} ends the cluster by itself once its budget is spent (a deadline XyClaw"
+        " moves with the budget); XyClaw's guard, which releases it at the budget itself,"
+        " is not running: start it with `xyclaw guard start`",
+        "预算用完时 {provider} 会自行结束集群（XyClaw 随预算调整截止时间）；"
+        "XyClaw 守护进程也会在预算用完时释放它，但它没有运行，请用 `xyclaw guard start` 启动",
+    ),
+    # Renting.
+    "op.trying": (
+        "trying {gpu} in {region} from {provider}",
+        "尝试 {provider} 在 {region} 的 {gpu}",
+    ),
+    "op.renting": (
+        "renting {gpus} x {gpu} from {provider} in {region}",
+        "正在租用 {gpus} x {gpu}（{provider}，{region}）",
+    ),
+    "op.asking": (
+        "asking {provider} for {gpus} x {gpu}",
+        "正在向 {provider} 申请 {gpus} x {gpu}",
+    ),
+    "op.node_state": ("{node}: {state}", "{node}：{state}"),
+    "op.provisioning": (
+        "provisioning: {running}/{total} nodes running",
+        "开通中：{running}/{total} 个节点已运行",
+    ),
+    "op.ssh_answers": ("{node}: SSH answers", "{node}：SSH 已连通"),
+    "op.ssh_all": ("all nodes answer SSH", "所有节点 SSH 均已连通"),
+    "op.boot_step": ("{node}: {step} ok ({seen})", "{node}：{step}正常（{seen}）"),
+    "op.bootstrapped": (
+        "bootstrapped {done}/{total} nodes",
+        "已初始化 {done}/{total} 个节点",
+    ),
+    "op.ready": ("{cluster} is ready: {nodes} nodes", "{cluster} 已就绪：{nodes} 个节点"),
+    # What each bootstrap step saw.
+    "op.boot.driver": ("driver {driver}, CUDA {cuda}", "驱动 {driver}，CUDA {cuda}"),
+    "op.boot.gpus": ("{count} x {gpu}", "{count} x {gpu}"),
+    "op.boot.no_rdma": ("{fabric}: no RDMA fabric to check", "{fabric}：没有要检查的 RDMA 网络"),
+    "op.boot.ports": ("{count} active {layer} ports", "{count} 个活动的 {layer} 端口"),
+    "op.boot.ports_rate": (
+        "{count} active {layer} ports at {rates} Gb/s",
+        "{count} 个活动的 {layer} 端口，速率 {rates} Gb/s",
+    ),
+    "op.boot.layer.InfiniBand": ("InfiniBand", "InfiniBand"),
+    "op.boot.layer.Ethernet": ("Ethernet", "以太网"),
+    "op.boot.disk": ("{gib} GiB free", "可用 {gib} GiB"),
+    "op.boot.setup": ("{count} setup commands", "{count} 条设置命令"),
+    "op.boot.no_setup": ("no setup commands", "没有设置命令"),
+    # A bootstrap step that failed.
+    "op.boot.failed": (
+        "{host}: {step} check failed: {message}",
+        "{host}：{step}检查未通过：{message}",
+    ),
+    "op.boot.exited": ("`{command}` exited {code}: {tail}", "`{command}` 退出码 {code}：{tail}"),
+    "op.boot.no_versions": (
+        "nvidia-smi -q names no driver or CUDA version",
+        "nvidia-smi -q 没有给出驱动或 CUDA 版本",
+    ),
+    "op.boot.no_versions_hint": (
+        "the image lacks the NVIDIA driver or CUDA; choose another image",
+        "镜像缺少 NVIDIA 驱动或 CUDA，请换一个镜像",
+    ),
+    "op.boot.gpu_count": (
+        "{count} GPUs answer, {ordered} were ordered",
+        "{count} 块 GPU 有响应，订购的是 {ordered} 块",
+    ),
+    "op.boot.gpu_count_hint": (
+        "a GPU may have fallen off the bus (XID 79); ask the provider for another node",
+        "可能有 GPU 掉卡（XID 79），请向服务商换一个节点",
+    ),
+    "op.boot.gpu_model": ("found {found}, ordered {ordered}", "发现 {found}，订购的是 {ordered}"),
+    "op.boot.no_port": (
+        "no active {layer} port ({count} found, none ACTIVE)",
+        "没有活动的 {layer} 端口（找到 {count} 个，均非 ACTIVE）",
+    ),
+    "op.boot.no_port_hint": (
+        "the node's network is not up; release it and rent another",
+        "节点的网络没有起来，请释放它并另租一个",
+    ),
+    "op.boot.df_unreadable": ("cannot read df's output: {text}", "无法读取 df 的输出：{text}"),
+    "op.boot.disk_low": (
+        "{free} GiB free, {needed} GiB needed",
+        "可用 {free} GiB，需要 {needed} GiB",
+    ),
+    "op.boot.disk_low_hint": (
+        "free space on the node or rent one with a larger disk",
+        "请清理节点上的空间，或租用磁盘更大的节点",
+    ),
+    # A cluster that did not come up, and what the user is told of clusters.
+    "op.not_brought_up": (
+        "cluster {cluster} could not be brought up: {error}",
+        "集群 {cluster} 未能启动：{error}",
+    ),
+    "op.nodes_failed": (
+        "{failed} of {total} nodes failed: {names}",
+        "{total} 个节点中有 {failed} 个失败：{names}",
+    ),
+    "op.nodes_failed_why": (
+        "{failed} of {total} nodes failed: {names} ({why})",
+        "{total} 个节点中有 {failed} 个失败：{names}（{why}）",
+    ),
+    "op.nodes_failed_step": (
+        "{failed} of {total} nodes failed {step}: {detail}",
+        "{total} 个节点中有 {failed} 个{step}失败：{detail}",
+    ),
+    "op.nodes_failed_unused": (
+        "{cluster}: {failed} nodes failed {step} and are not used: {detail}",
+        "{cluster}：{failed} 个节点{step}失败，不再使用：{detail}",
+    ),
+    "op.partial_kept": (
+        "{cluster}: {failed} nodes failed; keeping the {usable} that came up, as asked",
+        "{cluster}：{failed} 个节点失败；按要求保留已启动的 {usable} 个",
+    ),
+    "op.ssh_timeout": (
+        "{node} did not answer SSH within {seconds}s ({error})",
+        "{node} 在 {seconds} 秒内没有 SSH 响应（{error}）",
+    ),
+    "op.lost_while_provisioning": (
+        "the provider lost cluster {cluster} while provisioning it",
+        "服务商在开通时丢失了集群 {cluster}",
+    ),
+    "op.terminated_while_provisioning": (
+        "the provider terminated cluster {cluster} while provisioning",
+        "服务商在开通时终止了集群 {cluster}",
+    ),
+    "op.not_running_after": (
+        "cluster {cluster} was not running after {seconds}s",
+        "集群 {cluster} 在 {seconds} 秒后仍未运行",
+    ),
+    "op.cancelled_by_user": ("cancelled by the user", "已被用户取消"),
+    "op.notice.ready": (
+        "cluster {cluster} is ready ({gpus} x {gpu}, {fabric})",
+        "集群 {cluster} 已就绪（{gpus} x {gpu}，{fabric}）",
+    ),
+    "op.notice.released": (
+        "cluster {cluster} released; it no longer bills",
+        "集群 {cluster} 已释放，不再计费",
+    ),
+    "op.notice.release_failed": (
+        "cluster {cluster} failed ({why}) and its release failed too: {error}; XyClaw will retry",
+        "集群 {cluster} 失败（{why}），释放也失败了：{error}；XyClaw 会重试",
+    ),
+    # Releasing.
+    "op.releasing": ("releasing {cluster}", "正在释放 {cluster}"),
+    "op.release_wait": (
+        "waiting for {provider} to confirm ({state})",
+        "等待 {provider} 确认（{state}）",
+    ),
+    "op.released": ("{cluster} released", "{cluster} 已释放"),
+    "op.release_unconfirmed": (
+        "{provider} has not confirmed the release of {cluster} after {seconds}s; it may still bill",
+        "{provider} 在 {seconds} 秒后仍未确认释放 {cluster}；它可能仍在计费",
+    ),
+    "op.release_unconfirmed_hint": (
+        "XyClaw retries at every start and every minute; check `xyclaw clusters`",
+        "XyClaw 每次启动和每分钟都会重试；请查看 `xyclaw clusters`",
+    ),
+    # What was undone after a failed rent, and what to do.
+    "op.hint.undone_rented": (
+        "its machines were released and stop billing",
+        "它的机器已释放，不再计费",
+    ),
+    "op.hint.retry_rented": (
+        "try again, or another region (`xyclaw offers --provider {provider}`)",
+        "请重试，或换一个地区（`xyclaw offers --provider {provider}`）",
+    ),
+    "op.hint.undone_own": (
+        "your hosts were handed back (nothing was rented, nothing bills)",
+        "你的主机已交还（没有租用，不计费）",
+    ),
+    "op.hint.retry_own": (
+        "check the host and try again (`xyclaw hosts test NAME`)",
+        "请检查主机后重试（`xyclaw hosts test NAME`）",
+    ),
+    "op.hint.settled": ("{hint}. ({undone})", "{hint}。（{undone}）"),
+    "op.hint.unsettled": ("{hint}. ({undone}; {retry})", "{hint}。（{undone}；{retry}）"),
+    "op.hint.plain": ("{undone}; {retry}", "{undone}；{retry}"),
+    # Lists of messages.
+    "op.semi_join": ("{first}; {then}", "{first}；{then}"),
+}
