@@ -2498,6 +2498,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>running</source>
+        <extracomment>history_replay.DATA_ROLE (a cell that is data, here a node&apos;s name), not imported from there: that module brings pyqtgraph, which the window does not need before a chart is shown.</extracomment>
         <translation>运行中</translation>
     </message>
     <message>
@@ -2519,6 +2520,10 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+    <message>
+        <source>: {message}</source>
+        <translation>：{message}</translation>
     </message>
     <message>
         <source>No operations yet.</source>
@@ -3283,6 +3288,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>Any region</source>
+        <extracomment>history_replay.DATA_ROLE (not imported: that module brings pyqtgraph): a cell that is data.</extracomment>
         <translation>任意地区</translation>
     </message>
     <message>
@@ -3348,7 +3354,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <name>ReplayView</name>
     <message>
         <source>GPUs and loss</source>
-        <extracomment>Window lengths offered for scrubbing through a run (seconds; 0: the whole run). Marks a table or tree cell whose text the GUI wrote (and translated), for tests.</extracomment>
+        <extracomment>Window lengths offered for scrubbing through a run (seconds; 0: the whole run). Marks a table or tree cell whose text the GUI wrote (and translated), for tests. Marks a cell that shows data as it is in every language (a name, a command, a node&apos;s words).</extracomment>
         <translation>GPU 与 loss</translation>
     </message>
     <message>
@@ -4308,6 +4314,10 @@ gpus = 8</translation>
     <message>
         <source>LLM {tokens} tokens · {cost}</source>
         <translation>LLM {tokens} token · {cost}</translation>
+    </message>
+    <message>
+        <source>rules</source>
+        <translation>规则</translation>
     </message>
     <message>
         <source>Brain: {brain}</source>

@@ -16,6 +16,7 @@ from typing import IO, Any, TypeVar
 from xyclaw.cli.render import console, use_rich
 from xyclaw.engine import Engine, OperationHandle
 from xyclaw.events import OperationProgress
+from xyclaw.wording import Said, worded
 
 T = TypeVar("T")
 
@@ -41,8 +42,10 @@ def follow(
     engine: Engine,
     start: Callable[[], OperationHandle[T]],
     out: IO[str] | None = None,
+    language: str = "en",
 ) -> T:
-    """Start the operation and wait for it, printing each new progress message.
+    """Start the operation and wait for it, printing each new progress message in
+    ``language`` ("en" or "zh": the CLI's, from ``[gui] language``).
 
     The subscription is made before the operation starts, so its first
     messages are not lost. Ctrl-C cancels it and waits for the clean-up.
@@ -51,7 +54,7 @@ def follow(
     lock = threading.Lock()
     early: list[OperationProgress] = []
     handle_box: list[OperationHandle[T]] = []
-    view = _RichProgress(stream) if use_rich(stream) else _PlainProgress(stream)
+    view = _RichProgress(stream, language) if use_rich(stream) else _PlainProgress(stream, language)
     show = view.show
 
     def on_event(event: OperationProgress) -> None:
@@ -77,7 +80,11 @@ def follow(
             except TimeoutError:
                 continue
             except KeyboardInterrupt:
-                view.note("cancelling (cleaning up what was started)...")
+                view.note(
+                    "正在取消（清理已开始的工作）..."
+                    if language == "zh"
+                    else "cancelling (cleaning up what was started)..."
+                )
                 handle.cancel()
                 return handle.result()
     finally:
@@ -88,8 +95,9 @@ def follow(
 class _PlainProgress:
     """One line per new message; the end is reported by the command."""
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], language: str = "en") -> None:
         self._stream = stream
+        self._language = language
         self._last = ""
 
     def show(self, event: OperationProgress) -> None:
@@ -97,7 +105,8 @@ class _PlainProgress:
             return  # the end is reported by the command; a poll that changed nothing is noise
         self._last = event.message
         prefix = f"[{event.fraction:4.0%}] " if event.fraction is not None else "       "
-        print(f"{prefix}{event.message}", file=self._stream, flush=True)
+        text = _in(event.said, event.message, self._language)
+        print(f"{prefix}{text}", file=self._stream, flush=True)
 
     def note(self, text: str) -> None:
         print(text, file=self._stream, flush=True)
@@ -116,9 +125,10 @@ def node_steps() -> tuple[str, ...]:
 class _RichProgress:
     """The operation's bar on top, then a bar per node (``subject``) counting its steps."""
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], language: str = "en") -> None:
         from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
 
+        self._language = language
         self._steps = node_steps()
         self._progress = Progress(
             SpinnerColumn(finished_text="[green]✓[/]"),
@@ -150,9 +160,13 @@ class _RichProgress:
             return
         if self._overall is None:
             self._overall = self._progress.add_task(
-                event.title, total=1.0, count="", message="", start=True
+                _in(event.title_said, event.title, self._language),
+                total=1.0,
+                count="",
+                message="",
+                start=True,
             )
-        fields: dict[str, Any] = {"message": event.message}
+        fields: dict[str, Any] = {"message": _in(event.said, event.message, self._language)}
         if event.fraction is not None:
             fields["completed"] = event.fraction
             fields["count"] = f"{event.fraction:4.0%}"
@@ -165,13 +179,15 @@ class _RichProgress:
         if task is None:
             task = self._progress.add_task(f"  {subject}", total=total, count="", message="")
             self._nodes[subject] = task
-        message = event.message.removeprefix(f"{subject}: ")
+        english = event.message.removeprefix(f"{subject}: ")
+        message = english if self._language == "en" else _node_words(event, self._language)
         if event.step in self._steps:
             done = self._steps.index(event.step) + 1
-            if event.step == "provision" and not message.endswith("running"):
+            if event.step == "provision" and not english.endswith("running"):
                 done -= 1  # a state change on the way, not yet up
-            if not message.startswith(event.step):
-                message = f"{event.step}: {message}"
+            step = event.step if self._language == "en" else _step_word(event.step, self._language)
+            if not message.startswith(step):
+                message = f"{step}: {message}"
             self._progress.update(task, completed=done, count=f"{done}/{total}", message=message)
         else:
             self._progress.update(task, message=message)
@@ -184,3 +200,23 @@ class _RichProgress:
             if self in _shown:
                 _shown.remove(self)
         self._progress.stop()
+
+
+def _in(said: Said | None, english: str, language: str) -> str:
+    """A message in the CLI's language: English exactly as the core wrote it."""
+    return english if language == "en" or said is None else worded(said, language)
+
+
+def _node_words(event: OperationProgress, language: str) -> str:
+    """What a node did, without its name, in ``language``."""
+    said = event.said
+    if said is not None and said.key == "op.on_node" and "what" in said.figures:
+        what = said.figures["what"]
+        return worded(what, language) if isinstance(what, Said) else str(what)
+    return _in(said, event.message, language).removeprefix(f"{event.subject}: ")
+
+
+def _step_word(step: str, language: str) -> str:
+    from xyclaw.engine.operations import step_said
+
+    return worded(step_said(step), language)

@@ -43,6 +43,7 @@ from xyclaw.store.event_log import EventLog
 from xyclaw.store.history import history_rows
 from xyclaw.store.plans import PlanTable
 from xyclaw.wording import Said, said
+from xyclaw.wording.catalogue import CATALOGUE
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -416,7 +417,16 @@ class Engine:
         if self._guard_lock.held:
             where: Said | str | None = said("op.guard.here")
         elif status is not None and status.running:
-            where = status.describe()
+            info = status.info
+            where = (
+                said(
+                    "op.guard.elsewhere",
+                    holder=Said(f"op.guard.holder.{info.holder}"),
+                    pid=info.pid,
+                )
+                if info is not None and f"op.guard.holder.{info.holder}" in CATALOGUE
+                else status.describe()
+            )
         else:
             where = None
         if not budget:

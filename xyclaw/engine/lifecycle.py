@@ -290,7 +290,7 @@ class ClusterLifecycle:
                 if seen_states.get(node.rank) != node.state:
                     seen_states[node.rank] = node.state
                     progress.update(
-                        said("op.node_state", node=node.hostname, state=state_said(node.state)),
+                        said("op.on_node", node=node.hostname, what=state_said(node.state)),
                         None,
                         step="provision",
                         subject=node.hostname,
@@ -342,7 +342,10 @@ class ClusterLifecycle:
                 try:
                     self.access.run(cluster, node, "true", timeout=15).check()
                     progress.update(
-                        said("op.ssh_answers", node=node.name), None, step="ssh", subject=node.name
+                        said("op.on_node", node=node.name, what=said("op.ssh_ok")),
+                        None,
+                        step="ssh",
+                        subject=node.name,
                     )
                     return
                 except (HostKeyError, AuthenticationError):
@@ -383,7 +386,11 @@ class ClusterLifecycle:
 
             def report(step: str, seen: Said) -> None:
                 progress.update(
-                    said("op.boot_step", node=node.name, step=step_said(step), seen=seen),
+                    said(
+                        "op.on_node",
+                        node=node.name,
+                        what=said("op.step_ok", step=step_said(step), seen=seen),
+                    ),
                     None,
                     step=step,
                     subject=node.name,

@@ -53,6 +53,7 @@ from xyclaw.catalog import Catalog
 from xyclaw.catalog.fabrics import BUILTIN_FABRICS
 from xyclaw.engine.bootstrap import STEPS
 from xyclaw.engine.lifecycle import UpRequest
+from xyclaw.engine.operations import step_said
 from xyclaw.errors import UsageError
 from xyclaw.events import OperationProgress
 from xyclaw.gui import history_words as words
@@ -65,12 +66,14 @@ from xyclaw.gui.formatting import (
     fabric_tip,
     local_time,
     money,
+    worded,
 )
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.host_keys import HostKeyPrompter, changed_keys, default_prompter, show_changed_key
 from xyclaw.gui.rent_flow import ApprovalDialog, RentFlow, destroy_request
 from xyclaw.planner import parse_budget
 from xyclaw.records import ClusterRecord, ClusterState, NodeRecord, NodeState
+from xyclaw.wording import Said
 
 if TYPE_CHECKING:
     from xyclaw.gui.main_window import GuiContext
@@ -218,8 +221,14 @@ class BootstrapLog:
     def _heard(self, event: OperationProgress) -> None:
         if not event.subject:
             return
-        message = str(event.message)
-        seen = message.split(": ", 1)[1] if ": " in message else message
+        said = event.said
+        seen: Said | str
+        if said is not None and said.key == "op.on_node" and "what" in said.figures:
+            what = said.figures["what"]  # the step's own words, without the node's name
+            seen = what if isinstance(what, Said) else str(what)
+        else:  # an older XyClaw's text: "node: what"
+            message = str(event.message)
+            seen = message.split(": ", 1)[1] if ": " in message else message
         with self._lock:
             steps = self._nodes.get(event.subject)
             if steps is None:
@@ -242,10 +251,11 @@ class BootstrapLog:
 
 @dataclass
 class NodeSteps:
-    """Bootstrap results of one node, as the rent operation reported them."""
+    """Bootstrap results of one node, as the rent operation reported them (worded where
+    shown: :func:`worded`)."""
 
-    steps: dict[str, str] = dataclasses.field(default_factory=dict)
-    last: str = ""
+    steps: dict[str, Said | str] = dataclasses.field(default_factory=dict)
+    last: Said | str = ""
 
     def summary(self) -> str:
         done = [s for s in BOOT_STEPS if s in self.steps]
@@ -253,7 +263,8 @@ class NodeSteps:
             return QCoreApplication.translate("ClustersPage", "✓ all {n} steps ok").format(
                 n=len(done)
             )
-        return ("✓ " + ", ".join(done)) if done else ""
+        sep = worded(Said("common.list_sep"))
+        return ("✓ " + sep.join(worded(step_said(s)) for s in done)) if done else ""
 
 
 def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
@@ -262,6 +273,16 @@ def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if tip:
         item.setToolTip(tip)
+    return item
+
+
+#: history_replay.DATA_ROLE (not imported: that module brings pyqtgraph): a cell that is data.
+_DATA_ROLE = int(Qt.ItemDataRole.UserRole) + 42
+
+
+def _data(item: QTableWidgetItem) -> QTableWidgetItem:
+    """A cell that shows data (a name, an address), the same in every language."""
+    item.setData(_DATA_ROLE, True)
     return item
 
 
@@ -796,7 +817,8 @@ class ClustersPage(QWidget):
         )
         text = " · ".join(facts)
         if record.error:
-            text += "\n" + self.tr("Error: {error}").format(error=record.error)
+            error = worded(record.error_said or record.error)
+            text += "\n" + self.tr("Error: {error}").format(error=error)
         self.info.setText(text)
         self.tune_button.setEnabled(record.state == ClusterState.READY)
         self.release_button.setEnabled(record.live and record.state != ClusterState.RELEASING)
@@ -822,17 +844,17 @@ class ClustersPage(QWidget):
                     ClusterState.BOOTSTRAPPING,
                 )
             ):
-                boot = boot or steps.last
+                boot = boot or worded(steps.last)
             endpoint = (
                 f"{node.ssh_user or 'root'}@{node.ssh_host}:{node.ssh_port or 22}"
                 if node.ssh_host
                 else "–"
             )
             cells = [
-                _item(node.name),
+                _data(_item(node.name)),
                 _item(words.state(node.state), tip=node.error or ""),
-                _item(endpoint),
-                _item(ssh_alias(record, node) if node.ssh_host else "–"),
+                _data(_item(endpoint)),
+                _data(_item(ssh_alias(record, node) if node.ssh_host else "–")),
                 _item(f"{record.gpus_per_node} × {record.gpu}", right=True),
                 _item(boot or (self.tr("waiting") if record.live else "–"), tip=boot),
             ]
@@ -916,7 +938,7 @@ class ClustersPage(QWidget):
         bootstrap, error = self.tr("Bootstrap"), self.tr("Error")
         if steps and steps.steps:
             items = "".join(
-                f"<li><b>{e(step)}</b>: {e(steps.steps[step])}</li>"
+                f"<li><b>{e(worded(step_said(step)))}</b>: {e(worded(steps.steps[step]))}</li>"
                 for step in BOOT_STEPS
                 if step in steps.steps
             )

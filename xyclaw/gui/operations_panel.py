@@ -25,13 +25,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xyclaw.engine.operations import step_said
 from xyclaw.events import OperationProgress
 from xyclaw.gui.bridge import FINAL_STATES
-from xyclaw.gui.formatting import duration
+from xyclaw.gui.formatting import duration, worded
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.widgets import weak_slot
+from xyclaw.wording import Said
 
 CancelLookup = Callable[[int], Callable[[], Any] | None]
+#: history_replay.DATA_ROLE (a cell that is data, here a node's name), not imported from there:
+#: that module brings pyqtgraph, which the window does not need before a chart is shown.
+DATA_ROLE = int(Qt.ItemDataRole.UserRole) + 42
 
 _STATE_TEXT = {
     "running": QT_TRANSLATE_NOOP("OperationsPanel", "running"),
@@ -59,11 +64,23 @@ class OperationView:
     message: str = ""
     started_at: float = field(default_factory=time.monotonic)
     finished_at: float | None = None
-    steps: dict[str, tuple[str, str]] = field(default_factory=dict)  # subject -> (step, message)
+    # subject -> (step, message): the message as the core said it (a Said, or older text)
+    steps: dict[str, tuple[str, Said | str]] = field(default_factory=dict)
+    title_said: Said | None = None
+    said: Said | None = None  # the message's key and figures
 
     @property
     def finished(self) -> bool:
         return self.state in FINAL_STATES
+
+    @property
+    def shown_title(self) -> str:
+        """The title in the GUI's language."""
+        return worded(self.title_said or self.title)
+
+    @property
+    def shown_message(self) -> str:
+        return worded(self.said or self.message)
 
 
 class OperationsPanel(QWidget):
@@ -111,19 +128,19 @@ class OperationsPanel(QWidget):
     def on_progress(self, event: OperationProgress) -> None:
         view = self.views.get(event.operation_id)
         if view is None:
-            view = OperationView(event.operation_id, event.title)
+            view = OperationView(event.operation_id, event.title, title_said=event.title_said)
             self.views[event.operation_id] = view
             self._add_row(view)
         if event.subject:
-            view.steps[event.subject] = (event.step or "", event.message)
+            view.steps[event.subject] = (event.step or "", event.said or event.message)
             self._show_step(view, event.subject)
         elif not view.finished:
-            view.message = event.message
+            view.message, view.said = event.message, event.said
             if event.fraction is not None:
                 view.fraction = event.fraction
         if event.state in FINAL_STATES and not view.finished:
             view.state = event.state
-            view.message = event.message
+            view.message, view.said = event.message, event.said
             view.finished_at = time.monotonic()
             if event.state == "succeeded":
                 view.fraction = 1.0
@@ -178,7 +195,10 @@ class OperationsPanel(QWidget):
             button.setText(translate("OperationsPanel", "Cancel"))
         for view in self.views.values():
             if view.id in self._items:
+                self._items[view.id].setText(0, view.shown_title)
                 self._refresh_row(view)
+                for subject in view.steps:
+                    self._show_step(view, subject)
         self._update_summary()
         # again once the form has worded itself (it puts back its "No operations yet.")
         QTimer.singleShot(0, self, self._summary_if_alive)
@@ -191,7 +211,7 @@ class OperationsPanel(QWidget):
 
     # -- drawing --------------------------------------------------------------------------------
     def _add_row(self, view: OperationView) -> None:
-        item = QTreeWidgetItem([view.title, "", view.message, ""])
+        item = QTreeWidgetItem([view.shown_title, "", view.shown_message, ""])
         item.setData(0, Qt.ItemDataRole.UserRole, view.id)
         self.tree.insertTopLevelItem(0, item)
         bar = QProgressBar()
@@ -216,11 +236,15 @@ class OperationsPanel(QWidget):
         bar = self._bars[view.id]
         state = _state_text(view.state)
         elapsed = (view.finished_at or time.monotonic()) - view.started_at
+        message = view.shown_message
         if view.finished:
-            said = "" if view.message in ("", "done", view.state, state) else f": {view.message}"
+            plain = view.message in ("", "done", view.state) or message in ("", state)
+            said = (
+                "" if plain else translate("OperationsPanel", ": {message}").format(message=message)
+            )
             item.setText(2, f"{state}{said} ({duration(elapsed)})")
         else:
-            item.setText(2, view.message or state)
+            item.setText(2, message or state)
         item.setToolTip(2, item.text(2))
         if view.fraction is None and not view.finished:
             bar.setRange(0, 0)  # busy: the work does not say how far it is
@@ -240,10 +264,13 @@ class OperationsPanel(QWidget):
 
     def _show_step(self, view: OperationView, subject: str) -> None:
         key = (view.id, subject)
-        step, message = view.steps[subject]
+        step, said = view.steps[subject]
+        step = worded(step_said(step)) if step else ""
+        message = worded(said)
         item = self._step_items.get(key)
         if item is None:
             item = QTreeWidgetItem([subject, step, message, ""])
+            item.setData(0, DATA_ROLE, True)  # a node's name
             self._items[view.id].addChild(item)
             self._items[view.id].setExpanded(True)
             self._step_items[key] = item

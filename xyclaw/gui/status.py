@@ -193,6 +193,8 @@ class StatusBarController:
             self._show_snapshot(self.snapshot)
         elif self.error is not None:
             self.rate.setText(translate("StatusBar", "Status unavailable"))
+        else:  # the first reading is still on its way
+            self.rate.setText(translate("StatusBar", "Reading…"))
 
     def _label(self, name: str) -> QLabel:
         label = QLabel()
@@ -255,7 +257,9 @@ class StatusBarController:
                 tokens=tokens(snapshot.tokens_today), cost=cost
             )
         )
-        self.brain.setText(translate("StatusBar", "Brain: {brain}").format(brain=snapshot.brain))
+        # the built-in rules brain in the GUI's language; a model's name as it is
+        brain = translate("StatusBar", "rules") if snapshot.brain == "rules" else snapshot.brain
+        self.brain.setText(translate("StatusBar", "Brain: {brain}").format(brain=brain))
         marks = {"connected": "●", "unreachable": "✕"}
         self.providers.setText(
             "  ".join(

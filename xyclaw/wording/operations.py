@@ -34,6 +34,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "op.pstate.terminated": ("terminated", "已终止"),
     # What enforces the budget and idle release, said before renting.
     "op.guard.here": ("in this process", "在本进程中"),
+    "op.guard.elsewhere": ("running {holder} (pid {pid})", "{holder}，进程号 {pid}"),
+    "op.guard.holder.background": ("in the background", "在后台"),
+    "op.guard.holder.desktop": ("in the desktop app", "在桌面应用中"),
+    "op.guard.holder.foreground": ("as `xyclaw guard`", "以 `xyclaw guard` 方式"),
     "op.guard.idle_running": (
         "idle release needs XyClaw's guard running: it is ({where})",
         "空闲释放需要 XyClaw 守护进程运行：它正在运行（{where}）",
@@ -78,14 +82,15 @@ TEXTS: dict[str, tuple[str, str]] = {
         "asking {provider} for {gpus} x {gpu}",
         "正在向 {provider} 申请 {gpus} x {gpu}",
     ),
-    "op.node_state": ("{node}: {state}", "{node}：{state}"),
+    # What one node did: "{node}: " then the step's own words (the node details show those).
+    "op.on_node": ("{node}: {what}", "{node}：{what}"),
     "op.provisioning": (
         "provisioning: {running}/{total} nodes running",
         "开通中：{running}/{total} 个节点已运行",
     ),
-    "op.ssh_answers": ("{node}: SSH answers", "{node}：SSH 已连通"),
+    "op.ssh_ok": ("SSH answers", "SSH 已连通"),
     "op.ssh_all": ("all nodes answer SSH", "所有节点 SSH 均已连通"),
-    "op.boot_step": ("{node}: {step} ok ({seen})", "{node}：{step}正常（{seen}）"),
+    "op.step_ok": ("{step} ok ({seen})", "{step}正常（{seen}）"),
     "op.bootstrapped": (
         "bootstrapped {done}/{total} nodes",
         "已初始化 {done}/{total} 个节点",

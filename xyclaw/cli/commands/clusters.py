@@ -197,7 +197,11 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
         if answer not in ("y", "yes"):
             ctx.warn(ctx.text("up_nothing"))
             return 1
-    cluster = follow(engine, lambda: engine.up(quote, keep_partial=args.keep_partial))
+    cluster = follow(
+        engine,
+        lambda: engine.up(quote, keep_partial=args.keep_partial),
+        language=ctx.language,
+    )
     if args.json:
         ctx.print_json(cluster.to_json())
         return 0
@@ -323,7 +327,7 @@ def _down(args: argparse.Namespace, ctx: CliContext) -> int:
             raise UsageError(ctx.text("down_needs_yes", name=cluster.name))
         if input(ctx.text("down_question", name=cluster.name)).strip().lower() not in ("y", "yes"):
             return 1
-    released = follow(engine, lambda: engine.down(args.cluster))
+    released = follow(engine, lambda: engine.down(args.cluster), language=ctx.language)
     ctx.print(ctx.text("cluster_state", id=released.id, name=released.name, state=released.state))
     return 0
 

@@ -136,7 +136,7 @@ def _start(args: argparse.Namespace, ctx: CliContext, *, service: bool) -> JobRe
     spec = _load(ctx, args.spec)
     run = engine.serve if service else engine.launch
     try:
-        return follow(engine, lambda: run(spec, cluster=args.cluster))
+        return follow(engine, lambda: run(spec, cluster=args.cluster), language=ctx.language)
     except LaunchNeedsApproval as exc:
         quote = exc.quote
     ctx.warn(f"this job rents: {quote.describe()}")
@@ -146,7 +146,9 @@ def _start(args: argparse.Namespace, ctx: CliContext, *, service: bool) -> JobRe
         if input("Rent it and launch? [y/N] ").strip().lower() not in ("y", "yes"):
             ctx.warn("nothing rented")
             return None
-    return follow(engine, lambda: run(spec, cluster=args.cluster, quote=quote))
+    return follow(
+        engine, lambda: run(spec, cluster=args.cluster, quote=quote), language=ctx.language
+    )
 
 
 def _launch(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -168,7 +168,7 @@ def _tune(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.cli.progress import follow
 
     engine = ctx.engine()
-    result = follow(engine, lambda: engine.tune(args.cluster), ctx.err)
+    result = follow(engine, lambda: engine.tune(args.cluster), ctx.err, ctx.language)
     if args.json:
         ctx.print_json(result.to_json())
         return 0
