@@ -27,6 +27,9 @@ from xyclaw.agent.suggestions import BUDGET, proposal, suggest
 from xyclaw.agent.types import SuggestedAction, TurnResult
 from xyclaw.errors import XyclawError
 from xyclaw.store import conversations as conv
+from xyclaw.store.event_log import said_of
+from xyclaw.wording import said, worded
+from xyclaw.wording.catalogue import CATALOGUE
 
 log = logging.getLogger(__name__)
 
@@ -50,17 +53,22 @@ class Heartbeat:
         interval_s: float | None = None,
         on_posted: Callable[[list[Posted]], None] | None = None,
     ) -> None:
-        from xyclaw.messages import language_of
-
         self.runtime = runtime
         self.engine = runtime.engine
         self.interval_s = interval_s or runtime.config.agents.heartbeat_interval_s
-        self.language = language_of(runtime.config.gui.language)
         #: Called (on the heartbeat's thread) after a check posted something: the window
         #: reloads the Monitor conversation.
         self.on_posted = on_posted
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    @property
+    def language(self) -> str:
+        """``"zh"`` or ``"en"``: the setting's language now (a change applies at the next
+        check), as the rules brain answers a message that names none."""
+        from xyclaw.messages import language_of
+
+        return language_of(self.runtime.config.gui.language)
 
     def start(self) -> None:
         if self._thread is not None:
@@ -95,10 +103,11 @@ class Heartbeat:
         seen = conv.message_data_values(store, cid, "key")
         names = self._cluster_names()
         posted: list[Posted] = []
-        for item in self._findings(names):
+        language = self.language
+        for item in self._findings(names, language):
             if item["key"] in seen:
                 continue
-            actions = tuple(self._actions(item))
+            actions = tuple(self._actions(item, language))
             message_id = conv.add_message(
                 store,
                 cid,
@@ -113,7 +122,7 @@ class Heartbeat:
             chosen = proposal(list(item.actions))
             if chosen is None:
                 continue
-            text = say(self.language, "proposal", label=chosen.label)
+            text = say(language, "proposal", label=chosen.label)
             result = self.runtime.propose_action(cid, chosen, text, lambda event: None)
             if result is not None:
                 posted[index] = dataclasses.replace(item, proposed=result)
@@ -126,7 +135,7 @@ class Heartbeat:
         except XyclawError:
             return {}
 
-    def _findings(self, names: dict[int, str]) -> list[dict[str, Any]]:
+    def _findings(self, names: dict[int, str], language: str) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
         for alert in self.engine.alerts(open_only=True):
             cluster = names.get(alert.get("cluster_id") or -1)
@@ -140,12 +149,16 @@ class Heartbeat:
                     data = json.loads(alert["data_json"])
                 except ValueError:
                     data = {}
-            action = data.get("action") or ""
+            # Worded in the post's language where the alert was stored with its wording; an
+            # older alert keeps the English it was stored with.
+            message = worded(said_of(alert) or str(alert.get("message") or ""), language)
+            action = worded(said_of(alert, "action_said") or data.get("action") or "", language)
+            severity = severity_word(str(alert.get("severity") or ""), language)
             text = pick(
-                self.language,
-                f"**{alert.get('severity')}** on {cluster}: {alert.get('message')}"
+                language,
+                f"**{severity}** on {cluster}: {message}"
                 + (f"\n\nWhat to do: {action}" if action else ""),
-                f"**{alert.get('severity')}**（{cluster}）：{alert.get('message')}"
+                f"**{severity}**（{cluster}）：{message}"
                 + (f"\n\n建议：{action}" if action else ""),
             )
             found.append(
@@ -163,6 +176,8 @@ class Heartbeat:
             cluster = names.get(event.get("cluster_id") or -1)
             if cluster is None:
                 continue
+            message = worded(said_of(event) or str(event.get("message") or ""), language)
+            severity = severity_word(str(event.get("severity") or ""), language)
             found.append(
                 {
                     "key": f"budget:{event['id']}",
@@ -170,21 +185,27 @@ class Heartbeat:
                     "cluster": cluster,
                     "node_id": None,
                     "text": pick(
-                        self.language,
-                        f"**{event.get('severity')}** {event.get('message')}\n\nTo go on,"
+                        language,
+                        f"**{severity}** {message}\n\nTo go on,"
                         " raise the cluster's budget; to stop paying, release it.",
-                        f"**{event.get('severity')}** {event.get('message')}\n\n要继续就提高"
+                        f"**{severity}** {message}\n\n要继续就提高"
                         "这个集群的预算；要停止计费就释放它。",
                     ),
                 }
             )
         return found
 
-    def _actions(self, item: dict[str, Any]) -> list[SuggestedAction]:
+    def _actions(self, item: dict[str, Any], language: str) -> list[SuggestedAction]:
         return suggest(
             self.engine,
             item["rule"],
             item["cluster"],
             tools=set(self.runtime.catalogue.tools),
-            language=self.language,
+            language=language,
         )
+
+
+def severity_word(severity: str, language: str) -> str:
+    """``critical`` -> ``严重`` in Chinese; as it is in English (and for an unknown one)."""
+    key = f"alert.severity.{severity}"
+    return worded(said(key), language) if key in CATALOGUE else severity

@@ -16,8 +16,9 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from xyclaw.gui import history_words as words
 from xyclaw.gui.bridge import EngineBridge
-from xyclaw.gui.formatting import money
+from xyclaw.gui.formatting import money, worded
 
 RECENT = 10
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
@@ -116,11 +117,17 @@ class TrayController(QObject):
     def _alert(self, event: object) -> None:
         severity = str(getattr(event, "severity", "warning"))
         where = getattr(event, "node", None)
-        message = str(getattr(event, "message", ""))
-        action = getattr(event, "action", "")
+        message = worded(getattr(event, "said", None) or str(getattr(event, "message", "")))
+        action = worded(getattr(event, "action_said", None) or getattr(event, "action", ""))
+        if where and message.startswith(f"{where}"):
+            where = None  # the rule's message names its node already
         text = (f"{where}: " if where else "") + message + (f" — {action}" if action else "")
         self.notify(
-            translate("Tray", "Alert ({severity})").format(severity=severity), text, severity
+            translate("Tray", "Alert ({severity})").format(
+                severity=words.word(words.SEVERITIES, severity)
+            ),
+            text,
+            severity,
         )
 
     @Slot(object)

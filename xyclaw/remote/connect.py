@@ -19,6 +19,7 @@ from xyclaw.remote.errors import transport_errors
 from xyclaw.remote.hostspec import HostSpec, ProcessControl
 from xyclaw.remote.known_hosts import KnownHosts, TrustNewHost
 from xyclaw.remote.procgroup import wants_wrapper
+from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
 
@@ -139,17 +140,15 @@ class Connector:
             ) from exc
         except ConnectionRefusedError as exc:
             raise ConnectError(
-                f"{spec.describe()} refused the connection",
+                said("error.ssh.refused", host=spec.describe()),
                 host=spec.alias,
-                hint="is the machine up and sshd listening on that port? check Port "
-                "in your ssh config",
+                hint=said("error.ssh.refused.hint"),
             ) from exc
         except TimeoutError as exc:
             raise RemoteTimeoutError(
-                f"no answer from {spec.describe()} within {self._timeout:g} s",
+                said("error.ssh.no_answer", host=spec.describe(), seconds=f"{self._timeout:g}"),
                 host=spec.alias,
-                hint="check that the machine is running and the address is right; a "
-                "firewall may drop the packets; raise ssh.connect_timeout_s on slow links",
+                hint=said("error.ssh.no_answer.hint"),
             ) from exc
         except OSError as exc:
             raise ConnectError(

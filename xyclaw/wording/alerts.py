@@ -17,6 +17,11 @@ _DRAIN_RESET = ("drain the node and reset the GPU before reuse", "排空该节�
 _RESET_GSP = ("reset the GPU (or reboot the node)", "重置 GPU（或重启节点）")
 
 TEXTS: dict[str, tuple[str, str]] = {
+    # -- severities, where a message names one -------------------------------------------------
+    "alert.severity.info": ("info", "信息"),
+    "alert.severity.warning": ("warning", "警告"),
+    "alert.severity.error": ("error", "错误"),
+    "alert.severity.critical": ("critical", "严重"),
     # -- the rules: titles ---------------------------------------------------------------------
     "alert.title.node.unreachable": ("node not answering", "节点无响应"),
     "alert.title.gpu.missing": ("GPU missing", "GPU 丢失"),

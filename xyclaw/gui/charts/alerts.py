@@ -9,6 +9,7 @@ the Engine effect each one has, so the approval can say what it will do.
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, Signal
@@ -27,7 +28,10 @@ from xyclaw.gui import history_words as words
 from xyclaw.gui import i18n
 from xyclaw.gui.charts.source import AlertView
 from xyclaw.gui.charts.theme import SEVERITY_COLORS
+from xyclaw.gui.formatting import worded
 from xyclaw.gui.widgets import weak_slot
+from xyclaw.wording import said
+from xyclaw.wording.catalogue import CATALOGUE
 
 
 @dataclass(frozen=True)
@@ -138,18 +142,27 @@ class AlertCard(QFrame):
         layout.setSpacing(3)
         head = QLabel(
             f"<b style='color:{color}'>{words.word(words.SEVERITIES, alert.severity).upper()}</b>"
-            f" &nbsp;<span>{_where(alert)}</span>"
-            f" &nbsp;<span style='color:#6b7280'>{alert.rule}</span>"
+            f" \u00a0<span>{html.escape(_where(alert))}</span>"
+            f" \u00a0<span style='color:#6b7280'>{html.escape(rule_title(alert.rule))}</span>"
         )
         head.setTextFormat(Qt.TextFormat.RichText)
+        head.setToolTip(alert.rule)
         head.setWordWrap(True)
         layout.addWidget(head)
-        message = QLabel(alert.message)
-        message.setProperty("data", True)  # the stored alert, as the rule worded it
+        # Worded in the window's language; an alert stored before alerts were worded has
+        # only its English text, shown as it was stored (data).
+        message = QLabel(worded(alert.said or alert.message))
+        message.setObjectName("alertMessage")
+        message.setTextFormat(Qt.TextFormat.PlainText)
+        if alert.said is None:
+            message.setProperty("data", True)
         message.setWordWrap(True)
         layout.addWidget(message)
-        advice = QLabel(alert.action)
-        advice.setProperty("data", True)
+        advice = QLabel(worded(alert.action_said or alert.action))
+        advice.setObjectName("alertAdvice")
+        advice.setTextFormat(Qt.TextFormat.PlainText)
+        if alert.action_said is None:
+            advice.setProperty("data", True)
         advice.setWordWrap(True)
         advice.setProperty("role", "hint")
         advice.setStyleSheet("color: #6b7280; font-size: 12px;")
@@ -191,6 +204,13 @@ class AlertCard(QFrame):
 def _shape(alert: AlertView) -> tuple[object, ...]:
     """What a card shows: a new card when any of it changes."""
     return (alert.id, alert.rule, alert.severity, alert.message, alert.node_id, alert.gpu)
+
+
+def rule_title(rule: str) -> str:
+    """A rule's title in the window's language (``gpu.thermal_throttle`` -> 过热降频); the id
+    itself for a rule this XyClaw does not know."""
+    key = f"alert.title.{rule}"
+    return worded(said(key)) if key in CATALOGUE else rule
 
 
 def _where(alert: AlertView) -> str:

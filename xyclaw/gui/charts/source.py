@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from xyclaw.wording import Said
+
 if TYPE_CHECKING:  # the adapters take these objects; importing them costs nothing here
     from xyclaw.telemetry.alerts import Alert
     from xyclaw.telemetry.live import LiveBuffers, NodeLive
@@ -103,6 +105,8 @@ class AlertView:
     node_id: int | None = None
     gpu: int | None = None
     since: float = 0.0
+    said: Said | None = None  # ``message`` as a key and figures (None: an older stored alert)
+    action_said: Said | None = None  # ``action`` likewise
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,8 @@ def alert_view(alert: Alert) -> AlertView:
         node_id=alert.key.node_id,
         gpu=alert.key.gpu,
         since=alert.raised_at,
+        said=alert.said,
+        action_said=alert.action_said,
     )
 
 
