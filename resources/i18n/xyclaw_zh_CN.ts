@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AlertRequest</name>
+    <message>
+        <source>Release {cluster}</source>
+        <translation>释放 {cluster}</translation>
+    </message>
+    <message>
+        <source>Re-run the network check on {where}</source>
+        <translation>在 {where} 上重新检查网络</translation>
+    </message>
+    <message>
+        <source>{action} on {where}</source>
+        <translation>在 {where} 上{action}</translation>
+    </message>
+</context>
+<context>
     <name>AlertsPanel</name>
     <message>
         <source>Release cluster</source>

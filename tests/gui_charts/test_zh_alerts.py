@@ -182,3 +182,25 @@ def test_an_alert_stored_before_alerts_were_worded_keeps_its_english(qtbot: QtBo
         assert_no_english(panel, {"n0"}, "a card of an old alert")  # the rest is Chinese
     finally:
         i18n.install("en")
+
+
+def test_an_alert_buttons_approval_card_is_titled_in_the_windows_language(qtbot: QtBot) -> None:
+    from xyclaw.gui.charts.alerts import CLOCKS, RELEASE
+    from xyclaw.gui.monitor_wiring import alert_request
+
+    hot = AlertView(
+        id=3, rule="gpu.thermal_throttle", severity="warning", cluster_id=1, node="n0", gpu=2,
+        message="n0: GPU 2 is thermally throttled", action="",
+    )  # fmt: skip
+    try:
+        assert i18n.install("zh_CN") == "zh_CN"
+        clocks = alert_request(hot, CLOCKS, "demo").action
+        assert clocks is not None and clocks.label == "在 demo (n0) 上查询频率"
+        release = alert_request(hot, RELEASE, "demo").action
+        assert release is not None and release.label == "释放 demo"
+        i18n.install("en")
+        clocks = alert_request(hot, CLOCKS, "demo").action
+        assert clocks is not None and clocks.label == "Query clocks on demo (n0)"
+        assert "nvidia-smi -q -d PERFORMANCE" in clocks.args["command"]  # the command as it is
+    finally:
+        i18n.install("en")

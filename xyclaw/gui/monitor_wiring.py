@@ -18,7 +18,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
 from xyclaw.agent.types import Effect, SuggestedAction
@@ -69,35 +69,50 @@ class AlertRequest:
 
 
 def alert_request(alert: Any, action: Any, cluster: str) -> AlertRequest:
-    """The tool call for one of ``xyclaw.gui.charts.alerts.ALERT_ACTIONS`` on an alert."""
-    where = f" on {cluster}" + (f" ({alert.node})" if getattr(alert, "node", None) else "")
+    """The tool call for one of ``xyclaw.gui.charts.alerts.ALERT_ACTIONS`` on an alert; its
+    label (the approval card's title) in the window's language."""
+    node = getattr(alert, "node", None)
+    where = cluster + (f" ({node})" if node else "")
     if action.key == "release_cluster":
         return AlertRequest(
             SuggestedAction(
-                f"Release {cluster}", "release_cluster", {"cluster": cluster}, Effect.DESTROY
+                QCoreApplication.translate("AlertRequest", "Release {cluster}").format(
+                    cluster=cluster
+                ),
+                "release_cluster",
+                {"cluster": cluster},
+                Effect.DESTROY,
             )
         )
     if action.key == "tune":
         return AlertRequest(
             SuggestedAction(
-                f"Re-run the network check{where}", "tune", {"cluster": cluster}, Effect.EXEC
+                QCoreApplication.translate(
+                    "AlertRequest", "Re-run the network check on {where}"
+                ).format(where=where),
+                "tune",
+                {"cluster": cluster},
+                Effect.EXEC,
             )
         )
     if action.command:
         command = action.command.replace("{gpu}", str(getattr(alert, "gpu", "") or 0))
-        node = getattr(alert, "node", None)
         if node:
             # The tool runs on every node; the command acts only on the alert's one.
             command = f'if [ "$(hostname)" = {shlex.quote(node)} ]; then {command}; fi'
+        label = QCoreApplication.translate("AlertsPanel", action.label)
         return AlertRequest(
             SuggestedAction(
-                f"{action.label}{where}",
+                QCoreApplication.translate("AlertRequest", "{action} on {where}").format(
+                    action=label, where=where
+                ),
                 "run_command",
                 {"cluster": cluster, "command": command},
                 Effect.EXEC,
             )
         )
-    # No single tool does it (stopping "the" job needs to know which): ask the agents.
+    # No single tool does it (stopping "the" job needs to know which): ask the agents, in
+    # the words their rules understand.
     return AlertRequest(text=f"{action.label.lower()} on {cluster}: {alert.message}")
 
 
