@@ -91,3 +91,27 @@ def test_the_heartbeat_posts_alerts_and_budget_warnings_in_the_settings_language
     assert texts[-1].startswith(f"建议：**释放 {cluster.name}")  # the card's proposal
     card = rt.pending_approval(rt.monitor_conversation())
     assert card is not None and card.language == "zh"
+
+
+def test_asked_for_alerts_in_chinese_the_rules_brain_words_them_in_chinese(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    from tests.agent.conftest import Events
+
+    cluster = rent(world)
+    rt = make_runtime()
+    store_lost_node(world, cluster)
+    cid = rt.new_conversation()
+
+    asked = rt.send(cid, "有告警吗", Events())
+
+    node = cluster.nodes[0].hostname
+    lines = asked.reply.splitlines()
+    assert lines[0] == "1 条未关闭的告警：", asked.reply
+    assert lines[1] == (
+        f"- **严重** 节点无响应（{cluster.name}）：{node} 已 93 秒无响应（连接已断开）"
+        " 建议：在云服务商的控制台检查该节点；若它没有恢复，释放它并租用替换节点"
+        "（作业会从最近的检查点继续）。"
+    )
+    names = {w for name in (cluster.name, node) for w in name.replace("-", " ").split()}
+    assert english_words(lines[1], names) == [], lines[1]

@@ -28,8 +28,8 @@ from xyclaw.agent.types import SuggestedAction, TurnResult
 from xyclaw.errors import XyclawError
 from xyclaw.store import conversations as conv
 from xyclaw.store.event_log import said_of
-from xyclaw.wording import said, worded
-from xyclaw.wording.catalogue import CATALOGUE
+from xyclaw.telemetry.rules import severity_word
+from xyclaw.wording import worded
 
 log = logging.getLogger(__name__)
 
@@ -204,8 +204,3 @@ class Heartbeat:
             language=language,
         )
 
-
-def severity_word(severity: str, language: str) -> str:
-    """``critical`` -> ``严重`` in Chinese; as it is in English (and for an unknown one)."""
-    key = f"alert.severity.{severity}"
-    return worded(said(key), language) if key in CATALOGUE else severity

@@ -130,6 +130,20 @@ RULES: dict[str, Rule] = {
     )
 }
 
+def rule_title(rule: str, language: str) -> str:
+    """A rule's title in ``language`` (``gpu.thermal_throttle`` -> 过热降频); the id itself
+    for a rule this XyClaw does not know (an older or newer one's stored alert)."""
+    known = RULES.get(rule)
+    return known.title_said.in_language(language) if known else rule
+
+
+def severity_word(severity: str, language: str) -> str:
+    """``critical`` -> 严重 in Chinese; as it is in English, and for an unknown one."""
+    if severity not in ("info", "warning", "error", "critical"):
+        return severity
+    return said(f"alert.severity.{severity}").in_language(language)
+
+
 #: Throttle bits that mean heat: SW/HW thermal slowdown (HW slowdown counts when hot).
 THERMAL_MASK = 0x20 | 0x40
 HW_SLOWDOWN = 0x8

@@ -809,11 +809,22 @@ def _alerts(data: Any, language: str) -> str:
     if not alerts:
         return pick(language, "No open alerts.", "没有未关闭的告警。")
     lines = [pick(language, f"{len(alerts)} open alert(s):", f"{len(alerts)} 条未关闭的告警：")]
+    from xyclaw.store.event_log import said_of
+    from xyclaw.telemetry.rules import rule_title, severity_word
+    from xyclaw.wording import worded
+
     for a in alerts[:MAX_ROWS]:
         where = a.get("node") or _first(a, "cluster", "cluster_id")
-        action = a.get("action")
-        line = f"- **{a.get('severity')}** {a.get('rule')}" + (f" ({where})" if where else "")
-        line += f": {a.get('message')}"
+        # A stored alert's wording (data_json's said, action_said) in the reply's language;
+        # an older one, or a row without it, as its English text.
+        action = worded(said_of(a, "action_said") or a.get("action"), language)
+        severity = severity_word(str(a.get("severity") or ""), language)
+        rule = rule_title(str(a.get("rule") or ""), language) if language == "zh" else a.get("rule")
+        message = worded(said_of(a) or str(a.get("message") or ""), language)
+        line = f"- **{severity}** {rule}" + (
+            pick(language, f" ({where})", f"（{where}）") if where else ""
+        )
+        line += pick(language, f": {message}", f"：{message}")
         if action:
             line += pick(language, f" Suggested: {action}.", f" 建议：{action}。")
         lines.append(line)

@@ -28,10 +28,9 @@ from xyclaw.gui import history_words as words
 from xyclaw.gui import i18n
 from xyclaw.gui.charts.source import AlertView
 from xyclaw.gui.charts.theme import SEVERITY_COLORS
-from xyclaw.gui.formatting import worded
+from xyclaw.gui.formatting import message_language, worded
 from xyclaw.gui.widgets import weak_slot
-from xyclaw.wording import said
-from xyclaw.wording.catalogue import CATALOGUE
+from xyclaw.telemetry.rules import rule_title
 
 
 @dataclass(frozen=True)
@@ -140,10 +139,11 @@ class AlertCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(3)
+        title = rule_title(alert.rule, message_language())
         head = QLabel(
             f"<b style='color:{color}'>{words.word(words.SEVERITIES, alert.severity).upper()}</b>"
             f" \u00a0<span>{html.escape(_where(alert))}</span>"
-            f" \u00a0<span style='color:#6b7280'>{html.escape(rule_title(alert.rule))}</span>"
+            f" \u00a0<span style='color:#6b7280'>{html.escape(title)}</span>"
         )
         head.setTextFormat(Qt.TextFormat.RichText)
         head.setToolTip(alert.rule)
@@ -204,13 +204,6 @@ class AlertCard(QFrame):
 def _shape(alert: AlertView) -> tuple[object, ...]:
     """What a card shows: a new card when any of it changes."""
     return (alert.id, alert.rule, alert.severity, alert.message, alert.node_id, alert.gpu)
-
-
-def rule_title(rule: str) -> str:
-    """A rule's title in the window's language (``gpu.thermal_throttle`` -> 过热降频); the id
-    itself for a rule this XyClaw does not know."""
-    key = f"alert.title.{rule}"
-    return worded(said(key)) if key in CATALOGUE else rule
 
 
 def _where(alert: AlertView) -> str:
