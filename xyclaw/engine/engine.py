@@ -969,7 +969,7 @@ class Engine:
                 try:
                     record = self.up(quote).result()
                 except XyclawError as exc:
-                    jobs.fail(job_id, f"renting its cluster failed: {exc.message}")
+                    jobs.fail(job_id, said("job.renting_failed", error=exc.said or exc.message))
                     raise
                 jobs.assign_cluster(job_id, record)
                 return self._run_job(job_id, env, progress)
@@ -1048,8 +1048,12 @@ class Engine:
                 self._events.record(
                     "job",
                     "warning",
-                    f"job {job.name}: renting a replacement for {names}: "
-                    f"{quote.describe()} (recovery.allow_spend)",
+                    said(
+                        "job.renting_replacement",
+                        name=job.name,
+                        nodes=names,
+                        quote=quote.describe(),
+                    ),
                     job_id=job.id,
                     cluster_id=cluster.id,
                 )
@@ -1060,7 +1064,9 @@ class Engine:
             self._events.record(
                 "job",
                 "error",
-                f"job {job.name}: no replacement for {names}: {exc.message}",
+                said(
+                    "job.no_replacement", name=job.name, nodes=names, error=exc.said or exc.message
+                ),
                 job_id=job.id,
                 cluster_id=cluster.id,
             )
@@ -1095,8 +1101,7 @@ class Engine:
             self._events.record(
                 "job",
                 "warning",
-                f"{ask.describe()}; it waits for your approval (the spec does not allow"
-                " the spend: recovery.allow_spend)",
+                said("job.replacement_waits", ask=ask.describe()),
                 job_id=job.id,
                 cluster_id=cluster.id,
                 action=f"xyclaw logs {job.id} -f",
@@ -1123,15 +1128,11 @@ class Engine:
         service.jobs.set_state(job.id, JobState.SETTING_UP, only_from=(JobState.RECOVERING,))
         if answer == "approved":
             return True
-        why = {
-            "declined": "you declined it",
-            "expired": "no answer before its quote expired",
-            "cancelled": "the job was cancelled",
-        }[answer]
+        why = said(f"job.replacement.{answer}")
         self._events.record(
             "job",
             "warning",
-            f"job {job.name}: no replacement rented for {', '.join(ask.nodes)} ({why})",
+            said("job.no_replacement_rented", name=job.name, nodes=", ".join(ask.nodes), why=why),
             job_id=job.id,
             cluster_id=cluster.id,
         )

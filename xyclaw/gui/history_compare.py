@@ -23,9 +23,19 @@ from PySide6.QtWidgets import (
 )
 
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
+from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.history_data import Comparison, Curve, curve
-from xyclaw.gui.history_replay import TRANSLATED_ROLE
+from xyclaw.gui.history_replay import DATA_ROLE, TRANSLATED_ROLE
 from xyclaw.gui.history_words import row_label, row_value
+
+#: Rows whose values are names, shown as they are in every language.
+DATA_ROWS = frozenset({"cluster.provider", "cluster.region", "cluster.gpu"})
+
+
+def _is_data_key(key: str) -> bool:
+    """The spec's values (commands, paths, names, numbers as written) and the NCCL
+    environment's are data: shown as the spec file and the nodes have them."""
+    return key.startswith(("spec.", "nccl."))
 
 
 class CompareView(QWidget):
@@ -276,15 +286,23 @@ class CompareView(QWidget):
             g.setData(TRANSLATED_ROLE, True)
             name = QTableWidgetItem(label)
             name.setToolTip(row.key)
-            if translated:
-                name.setData(TRANSLATED_ROLE, True)
+            # a spec field or an NCCL variable is shown by its name, as in every language
+            name.setData(TRANSLATED_ROLE if translated else DATA_ROLE, True)
             self.table.setItem(r, 0, g)
             self.table.setItem(r, 1, name)
             for c, value in enumerate(row.values):
-                cell = QTableWidgetItem(row_value(row.key, value))
+                if row.key == "cluster.fabric" and value is not None:
+                    text = fabric_text(value)
+                    is_data = text == value  # a fabric's name (one machine is worded)
+                else:
+                    text = row_value(row.key, value)
+                    is_data = _is_data_key(row.key) or (value is not None and row.key in DATA_ROWS)
+                cell = QTableWidgetItem(text)
                 cell.setToolTip(value or "")
                 if row.key == "result.state":
                     cell.setData(TRANSLATED_ROLE, True)
+                elif is_data:
+                    cell.setData(DATA_ROLE, True)
                 self.table.setItem(r, 2 + c, cell)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)

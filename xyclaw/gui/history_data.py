@@ -8,8 +8,9 @@ table of settings and results with the rows that differ); and exports to JSON an
 that read back equal.
 
 Nothing here is in a language: timeline items carry a ``kind`` and parameters, table rows
-a stable ``key``; the page words them (and translates them). Stored messages (an alert's
-text, an error) are data and are shown as they were stored.
+a stable ``key``; the page words them (and translates them). A stored message (an alert's
+text, an attempt's end, an error) comes with its :class:`~xyclaw.wording.Said` where the
+core stored one, so the page words it too; older rows have their English text only.
 """
 
 from __future__ import annotations
@@ -30,10 +31,13 @@ import numpy.typing as npt
 from xyclaw.catalog.money import format_amount
 from xyclaw.errors import UsageError, XyclawError
 from xyclaw.gui.charts.source import ClusterFrame, NodeSeries
+from xyclaw.records.jobs import said_column
 from xyclaw.store import replay as q
+from xyclaw.store.event_log import said_of
 from xyclaw.store.jobs import METRIC_COLUMNS, JobTable
 from xyclaw.store.replay import ReadOnlyStore
 from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, SampleBlock, empty_gpu_records
+from xyclaw.wording import Said
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -105,22 +109,32 @@ def choices(rows: Iterable[Mapping[str, Any]], key: str) -> list[str]:
 @dataclass(frozen=True)
 class TimelineItem:
     """One thing that happened: ``kind`` says what (rented, ready, tuned, alert, ...),
-    ``params`` its figures, ``message`` a stored text (shown as stored)."""
+    ``params`` its figures, ``message`` a stored text in English and ``said`` its key and
+    figures when the core stored them (the page words it in its language)."""
 
     ts: float
     kind: str
     severity: str = "info"
     params: dict[str, Any] = field(default_factory=dict)
     message: str | None = None
+    said: Said | None = None
+
+    @property
+    def worded(self) -> Said | str | None:
+        """The message as a view words it: its :class:`Said`, else the stored text."""
+        return self.said or self.message
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "ts": self.ts,
             "kind": self.kind,
             "severity": self.severity,
             "params": self.params,
             "message": self.message,
         }
+        if self.said is not None:
+            out["said"] = self.said.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TimelineItem:
@@ -130,6 +144,7 @@ class TimelineItem:
             str(data.get("severity") or "info"),
             dict(data.get("params") or {}),
             data.get("message"),
+            Said.from_json(data.get("said")),
         )
 
 
@@ -585,7 +600,12 @@ def _event_item(event: Mapping[str, Any]) -> TimelineItem:
     mapped = {"alert": "alert", "budget": "budget", "failover": "failover",
               "checkpoint": "checkpoint", "recovery": "recovery"}.get(kind, "event")  # fmt: skip
     return TimelineItem(
-        float(event["ts"]), mapped, str(event["severity"]), params, str(event["message"])
+        float(event["ts"]),
+        mapped,
+        str(event["severity"]),
+        params,
+        str(event["message"]),
+        said_of(dict(event)),
     )
 
 
@@ -631,6 +651,7 @@ def job_timeline(
                         "exit_code": attempt.get("exit_code"),
                     },
                     attempt.get("message"),
+                    said_column(attempt.get("message_said_json")),
                 )
             )
         previous = attempt
@@ -652,7 +673,7 @@ def job_timeline(
         )
         if twin is not None:
             if items[twin].message is None:
-                items[twin] = replace(items[twin], message=item.message)
+                items[twin] = replace(items[twin], message=item.message, said=item.said)
             continue
         if (
             event["kind"] == "job"
@@ -669,6 +690,7 @@ def job_timeline(
                 "info" if job["state"] == "succeeded" else "error",
                 {"state": job["state"], "exit_code": job.get("exit_code")},
                 job.get("error"),
+                said_column(job.get("error_said_json")),
             )
         )
     items.sort(key=lambda i: (i.ts, _ORDER.get(i.kind, 50)))

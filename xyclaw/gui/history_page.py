@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
 
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo, Worker
+from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.history_compare import CompareView
 from xyclaw.gui.history_data import (
     Comparison,
@@ -59,7 +60,7 @@ from xyclaw.gui.history_data import (
     write_csv,
     write_json,
 )
-from xyclaw.gui.history_replay import TRANSLATED_ROLE, ReplayView
+from xyclaw.gui.history_replay import DATA_ROLE, TRANSLATED_ROLE, ReplayView
 from xyclaw.gui.history_words import state
 
 log = logging.getLogger(__name__)
@@ -568,12 +569,21 @@ class HistoryPage(QWidget):
 
     @staticmethod
     def _cell(
-        text: str, sort: Any, *, translated: bool = False, row_id: int | None = None
+        text: str,
+        sort: Any,
+        *,
+        translated: bool = False,
+        row_id: int | None = None,
+        data: bool = False,
     ) -> QStandardItem:
+        """A list cell; ``data``: a name (a job's, a cluster's, a provider's, a region's,
+        a fabric's), shown as it is in every language."""
         item = QStandardItem(text)
         item.setData(sort if sort is not None else "", SORT_ROLE)
         if translated:
             item.setData(True, TRANSLATED_ROLE)
+        if data:
+            item.setData(True, DATA_ROLE)
         if row_id is not None:
             item.setData(row_id, ID_ROLE)
         item.setEditable(False)
@@ -590,10 +600,12 @@ class HistoryPage(QWidget):
             model.appendRow(
                 [
                     self._cell(str(r["id"]), int(r["id"]), row_id=int(r["id"])),
-                    self._cell(str(r["name"]), str(r["name"])),
+                    self._cell(str(r["name"]), str(r["name"]), data=True),
                     self._cell(state(r["state"]), str(r["state"]), translated=True),
-                    self._cell(str(r.get("cluster") or "–"), str(r.get("cluster") or "")),
-                    self._cell(str(r.get("provider") or "–"), str(r.get("provider") or "")),
+                    self._cell(str(r.get("cluster") or "–"), str(r.get("cluster") or ""),
+                               data=True),
+                    self._cell(str(r.get("provider") or "–"), str(r.get("provider") or ""),
+                               data=True),
                     self._cell(_shape(r), int(r.get("gpu_count") or 0)),
                     self._cell(i18n.date_time(r.get("started_at") or r["created_at"]),
                                float(r.get("started_at") or r["created_at"]), translated=True),
@@ -614,15 +626,18 @@ class HistoryPage(QWidget):
         for r in self.shown_clusters:
             duration = _span(r, "created_at", "released_at")
             cost = r.get("cost_micros") or 0
+            fabric = fabric_text(r["fabric"]) if r.get("fabric") else "–"
             model.appendRow(
                 [
                     self._cell(str(r["id"]), int(r["id"]), row_id=int(r["id"])),
-                    self._cell(str(r["name"]), str(r["name"])),
+                    self._cell(str(r["name"]), str(r["name"]), data=True),
                     self._cell(state(r["state"]), str(r["state"]), translated=True),
-                    self._cell(str(r.get("provider") or "–"), str(r.get("provider") or "")),
-                    self._cell(str(r.get("region") or "–"), str(r.get("region") or "")),
+                    self._cell(str(r.get("provider") or "–"), str(r.get("provider") or ""),
+                               data=True),
+                    self._cell(str(r.get("region") or "–"), str(r.get("region") or ""),
+                               data=True),
                     self._cell(_shape(r), int(r.get("gpu_count") or 0)),
-                    self._cell(str(r.get("fabric") or "–"), str(r.get("fabric") or "")),
+                    self._cell(fabric, str(r.get("fabric") or ""), data=fabric == r.get("fabric")),
                     self._cell(
                         i18n.date_time(r["created_at"]), float(r["created_at"]), translated=True
                     ),

@@ -40,6 +40,7 @@ from xyclaw.gui.charts.curves import MAX_CURVES, METRICS, GpuKey, MetricCurves
 from xyclaw.gui.charts.heatmap import GpuHeatmap
 from xyclaw.gui.charts.source import ClusterFrame
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, SEVERITY_COLORS, ChartTheme, theme_for
+from xyclaw.gui.formatting import worded
 from xyclaw.gui.history_data import Replay, at_time
 from xyclaw.gui.history_words import describe, state
 
@@ -514,13 +515,12 @@ class ReplayView(QWidget):
         items = []
         for entry in replay.timeline:
             what, detail = describe(entry)
-            item = QTreeWidgetItem(
-                [i18n.date_time(entry.ts, seconds=True), what, detail, entry.message or ""]
-            )
+            recorded = worded(entry.worded)
+            item = QTreeWidgetItem([i18n.date_time(entry.ts, seconds=True), what, detail, recorded])
             for col in (0, 1, 2):
                 _mark(item, col)
             item.setToolTip(2, detail)
-            item.setToolTip(3, entry.message or "")
+            item.setToolTip(3, recorded)
             color = SEVERITY_COLORS.get(entry.severity)
             if color and entry.severity != "info":
                 item.setForeground(1, QBrush(QColor(color)))

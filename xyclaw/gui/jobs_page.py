@@ -50,12 +50,14 @@ from PySide6.QtWidgets import (
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.theme import CURVE_COLORS, SEVERITY_COLORS, ChartTheme, theme_for
-from xyclaw.gui.history_replay import TRANSLATED_ROLE
+from xyclaw.gui.formatting import worded
+from xyclaw.gui.history_replay import DATA_ROLE, TRANSLATED_ROLE
 from xyclaw.gui.history_words import CAUSES, SEVERITIES, state, word
 from xyclaw.gui.job_launch import LaunchFlow, SpecProblem, error_text
 from xyclaw.gui.rent_flow import ApprovalDialog, destroy_request
 from xyclaw.paths import bundled
 from xyclaw.records.jobs import JobRecord, LogLine
+from xyclaw.store.event_log import said_of
 
 log = logging.getLogger(__name__)
 
@@ -118,11 +120,17 @@ def job_events(engine: Any, job: JobRecord, limit: int = 400) -> list[dict[str, 
     return sorted(out, key=lambda r: (r["ts"], r["id"]))
 
 
-def _item(text: str, *, translated: bool = False, tip: str = "") -> QTableWidgetItem:
+def _item(
+    text: str, *, translated: bool = False, tip: str = "", data: bool = False
+) -> QTableWidgetItem:
+    """A cell; ``translated``: the GUI's own words, ``data``: a name or a path, shown as it
+    is in every language."""
     item = QTableWidgetItem(text)
     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
     if translated:
         item.setData(TRANSLATED_ROLE, True)
+    if data:
+        item.setData(DATA_ROLE, True)
     if tip:
         item.setToolTip(tip)
     return item
@@ -522,6 +530,7 @@ class JobsPage(QWidget):
         self._fill_table()
         if self.detail is not None:
             self._show_detail(self.detail, keep_log=True)
+            self._count(len(self.shown_log()))
 
     def _title_rate(self) -> None:
         unit = {1e6: self.tr("M tokens/s"), 1e3: self.tr("k tokens/s")}.get(
@@ -605,17 +614,19 @@ class JobsPage(QWidget):
         table.setRowCount(len(self.records))
         keep_row = None
         for row, job in enumerate(self.records):
-            state_item = _item(state(job.state.value), translated=True, tip=job.error or "")
+            state_item = _item(
+                state(job.state.value), translated=True, tip=worded(job.error_worded)
+            )
             color = STATE_COLORS.get(job.state.value)
             if color:
                 state_item.setForeground(QBrush(QColor(color)))
             eta = job.progress.eta_s if job.active else None
             cells = [
                 _item(str(job.id)),
-                _item(job.name),
+                _item(job.name, data=True),
                 _item(self._kind(job.kind), translated=True),
                 state_item,
-                _item(job.cluster or "–"),
+                _item(job.cluster or "–", data=job.cluster is not None),
                 _item(str(job.attempt)),
                 _item(progress_text(job), translated=True),
                 _item(i18n.duration(eta) if eta is not None else "–", translated=True),
@@ -794,7 +805,7 @@ class JobsPage(QWidget):
             parts.append(self.tr("cancelling…"))
         text = " · ".join(parts)
         if job.error:
-            text += "\n" + job.error
+            text += "\n" + worded(job.error_worded)
         return text
 
     def _show_service(self, job: JobRecord) -> None:
@@ -855,14 +866,18 @@ class JobsPage(QWidget):
                 resumed = self.tr("step {step}").format(step=a.resume_step)
             elif a.resumed_from:
                 resumed = a.resumed_from
-            what = a.message or ""
+            what = worded(a.said)  # how it ended, in the window's language
             cells = [
                 _item(str(a.attempt)),
                 _item(state(a.state), translated=True),
                 _item(i18n.date_time(a.started_at, seconds=True), translated=True),
                 _item(i18n.date_time(a.ended_at, seconds=True), translated=True),
                 _item(cause_text(a.cause), translated=True),
-                _item(resumed, translated=a.resume_step is not None or resumed == "–"),
+                _item(
+                    resumed,
+                    translated=a.resume_step is not None or resumed == "–",
+                    data=a.resume_step is None and bool(a.resumed_from),  # a folder
+                ),
                 _item(what, tip=what),
             ]
             for col, cell in enumerate(cells):
@@ -877,7 +892,7 @@ class JobsPage(QWidget):
             color = SEVERITY_COLORS.get(severity)
             if color and severity != "info":
                 sev.setForeground(QBrush(QColor(color)))
-            message = str(e.get("message") or "")
+            message = worded(said_of(e) or str(e.get("message") or ""))
             table.setItem(row, 0, _item(i18n.date_time(e["ts"], seconds=True), translated=True))
             table.setItem(row, 1, sev)
             table.setItem(row, 2, _item(message, tip=message))

@@ -28,6 +28,7 @@ from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.spec import JobSpec
 from xyclaw.jobs.upload import local_files, sync
 from xyclaw.records.jobs import JobStore
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -206,22 +207,28 @@ class AttemptLauncher:
 
     def stop_tasks(
         self, nodes: Sequence[JobNode], tasks: Mapping[int, nc.NodeTask], *, grace_s: float
-    ) -> dict[str, str]:
+    ) -> dict[str, Said]:
         """TERM, grace, KILL on every node's task; what each node says is left."""
         timeout = grace_s + 30.0
 
-        def one(jn: JobNode) -> str:
+        def one(jn: JobNode) -> Said:
             out = parse_cancel(
                 self.shell.run(jn, nc.cancel(tasks[jn.rank], grace_s), timeout).stdout
             )
             if out.lost:
-                return "not started"
+                return said("job.left_not_started")
             if out.clean:
-                return "no process left" if out.signal != "none" else "already ended"
-            return f"{out.left} process(es) left" if out.left is not None else "unreadable answer"
+                return said("job.left_none" if out.signal != "none" else "job.left_already_ended")
+            if out.left is not None:
+                return said("job.left_some", count=out.left)
+            return said("job.left_unreadable")
 
         results = self.shell.run_all(nodes, one)
         return {
-            jn.name: (r if isinstance(r, str) else f"unreachable ({r.message})")
+            jn.name: (
+                r
+                if isinstance(r, Said)
+                else said("job.left_unreachable", error=r.said or r.message)
+            )
             for jn, r in zip(nodes, results, strict=True)
         }

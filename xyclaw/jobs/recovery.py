@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from xyclaw.jobs.node_status import CheckpointFound, NodeProcessState, NodeProcessStatus
 from xyclaw.jobs.spec import JobSpec, RecoveryCause
+from xyclaw.wording import Said, said
 
 CANCELLED = "cancelled"
 MAX_RUNTIME = "max_runtime"
@@ -29,7 +30,7 @@ class Outcome:
 
     succeeded: bool
     cause: str | None  # a RecoveryCause value, one of STOPS, SETUP, LAUNCH; None on success
-    message: str  # "exit code 1 on node-0", "XID 79 on node-1 (GPU 3)"
+    message: Said | str  # "exit code 1 on node-0", "XID 79 on node-1 (GPU 3)"
     exit_code: int | None = None
     lost_nodes: tuple[str, ...] = field(default=())
 
@@ -41,65 +42,56 @@ class Outcome:
 @dataclass(frozen=True)
 class Decision:
     retry: bool
-    reason: str
+    reason: Said | str
 
 
 def node_failure(
     node: str, status: NodeProcessStatus | None, was_silent: bool
-) -> tuple[str, str] | None:
+) -> tuple[str, Said] | None:
     """(cause, message) for one node's ended process, or None when it ended well."""
     if status is None:
         return None
     if status.state is NodeProcessState.EXITED:
         if status.exit_code == 0:
             return None
-        return RecoveryCause.EXIT_NONZERO.value, f"exit code {status.exit_code} on {node}"
+        return RecoveryCause.EXIT_NONZERO.value, said(
+            "job.exit_code_on", code=status.exit_code, node=node
+        )
     if status.state in (NodeProcessState.DEAD, NodeProcessState.LOST):
         if was_silent:
-            return (
-                RecoveryCause.NODE_LOST.value,
-                f"{node} stopped answering and came back without the job's processes",
-            )
-        return (
-            RecoveryCause.EXIT_NONZERO.value,
-            f"the job's processes on {node} were killed without an exit code (SIGKILL or the"
-            " out-of-memory killer)",
-        )
+            return RecoveryCause.NODE_LOST.value, said("job.node_came_back_empty", node=node)
+        return RecoveryCause.EXIT_NONZERO.value, said("job.killed_without_code", node=node)
     return None
 
 
 def decide(spec: JobSpec, outcome: Outcome, restarts_so_far: int) -> Decision:
     """Whether the job gets another attempt, and the sentence that says why (not)."""
     if outcome.succeeded:
-        return Decision(False, "succeeded")
+        return Decision(False, said("job.succeeded"))
     if outcome.stopped or outcome.cause in (SETUP, LAUNCH) or outcome.cause is None:
         return Decision(False, outcome.message)
     policy = spec.recovery
     cause = RecoveryCause(outcome.cause)
     if cause not in policy.on:
         if cause is RecoveryCause.EXIT_NONZERO:
-            return Decision(
-                False,
-                f"{outcome.message}; a failure of the command itself is not retried (add"
-                " exit_nonzero to recovery.on to retry it)",
-            )
-        return Decision(False, f"{outcome.message}; recovery.on does not list {cause.value}")
+            return Decision(False, said("job.not_retried", message=outcome.message))
+        return Decision(
+            False, said("job.cause_not_listed", message=outcome.message, cause=cause.value)
+        )
     if restarts_so_far >= policy.max_restarts:
         return Decision(
-            False, f"{outcome.message}; no restarts left ({policy.max_restarts} allowed)"
+            False,
+            said("job.no_restarts_left", message=outcome.message, allowed=policy.max_restarts),
         )
     return Decision(True, outcome.message)
 
 
-def resume_note(spec: JobSpec, found: CheckpointFound | None, attempt: int) -> str | None:
+def resume_note(spec: JobSpec, found: CheckpointFound | None, attempt: int) -> Said | None:
     """What to tell the user before attempt ``attempt`` starts, when it does not resume."""
     if attempt <= 1:
         return None
     if spec.checkpoint_dir is None:
-        return f"attempt {attempt} starts again from step 0: the spec has no checkpoint_dir"
+        return said("job.from_step_0_no_dir", attempt=attempt)
     if found is None:
-        return (
-            f"attempt {attempt} starts again from step 0: no complete checkpoint in "
-            f"{spec.checkpoint_dir} yet"
-        )
+        return said("job.from_step_0_none_yet", attempt=attempt, folder=spec.checkpoint_dir)
     return None

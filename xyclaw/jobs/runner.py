@@ -45,7 +45,8 @@ from xyclaw.jobs.serving import ServiceEndpoint
 from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.records.jobs import AttemptNode, JobRecord, JobState, JobStore
-from xyclaw.store.event_log import EventLog
+from xyclaw.store.event_log import EventLog, said_of
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +133,7 @@ class JobRunner:
         self.report: Report = report or (lambda message, fraction: None)
         self.tracker = ProgressTracker(job_id, feed_telemetry=self._feed_telemetry)
         self.launcher = AttemptLauncher(parts.jobs, parts.shell, parts.options, self._committed)
-        self.infra: queue.Queue[tuple[str, str, int | None]] = queue.Queue()
+        self.infra: queue.Queue[tuple[str, Said | str, int | None]] = queue.Queue()
         self.nodes: list[JobNode] = []
         self.endpoint: ServiceEndpoint | None = None
         self.ready = threading.Event()  # the attempt runs (a service: answers its readiness check)
@@ -161,11 +162,11 @@ class JobRunner:
     def join(self, timeout: float | None = None) -> None:
         self._thread.join(timeout)
 
-    def infra_failure(self, cause: RecoveryCause, message: str, node_id: int | None) -> None:
+    def infra_failure(self, cause: RecoveryCause, message: Said | str, node_id: int | None) -> None:
         """The telemetry says a node of this job broke (a fatal XID...)."""
         self.infra.put((cause.value, message, node_id))
 
-    def stop_for(self, message: str) -> None:
+    def stop_for(self, message: Said | str) -> None:
         """End the attempt and the job, cancelled, for ``message`` (its cluster goes away)."""
         self.infra.put((CANCELLED, message, None))
 
@@ -197,7 +198,7 @@ class JobRunner:
         except XyclawError as exc:
             self.error = exc
             log.warning("job %d: %s", self.job_id, exc.message)
-            self._finish(JobState.FAILED, cause=LAUNCH, error=exc.message, exit_code=None)
+            self._finish(JobState.FAILED, cause=LAUNCH, error=worded_error(exc), exit_code=None)
         except Exception as exc:
             log.exception("job %d: the runner crashed", self.job_id)
             self.error = XyclawError(f"the job runner crashed: {type(exc).__name__}: {exc}")
@@ -253,7 +254,7 @@ class JobRunner:
             self.report(f"reattached to attempt {attempt} on {len(self.nodes)} node(s)", None)
         else:
             if self._cancel_asked():
-                return Outcome(False, CANCELLED, "cancelled before it started")
+                return Outcome(False, CANCELLED, said("job.cancelled_before_start"))
             started = self._prepare(job, spec, attempt)
             if isinstance(started, Outcome):
                 return started
@@ -314,18 +315,21 @@ class JobRunner:
         if bad and attempt > 1:
             probed, bad = self._wait_for_nodes(job, spec, nodes, probed, bad)
             if self._cancel_asked():
-                return Outcome(False, CANCELLED, "cancelled while waiting for a lost node")
+                return Outcome(False, CANCELLED, said("job.cancelled_waiting_node"))
         if bad:
             name, exc = next(iter(bad.items()))
             cause = RecoveryCause.NODE_LOST.value if attempt > 1 else LAUNCH
             return Outcome(
-                False, cause, f"{name} does not answer: {exc.message}", lost_nodes=tuple(bad)
+                False,
+                cause,
+                said("job.node_does_not_answer", node=name, error=worded_error(exc)),
+                lost_nodes=tuple(bad),
             )
         self.nodes = sorted(probed, key=lambda n: n.rank)
         if attempt > 1:
             broken = self._open_fatal_alert()
             if broken is not None and p.replace_nodes is not None:
-                sick = [jn for jn in self.nodes if jn.name in broken[1]]
+                sick = [jn for jn in self.nodes if jn.name in str(broken[1])]
                 replacements = (
                     p.replace_nodes(job, spec, sick, self._keep_waiting) if sick else None
                 )
@@ -340,12 +344,7 @@ class JobRunner:
                         self.nodes = sorted(kept + fresh, key=lambda n: n.rank)
                         broken = None
             if broken is not None:
-                return Outcome(
-                    False,
-                    LAUNCH,
-                    f"{broken[1]}: the node still has it, and there is no replacement for it "
-                    "(drain or replace the node, then launch the job again)",
-                )
+                return Outcome(False, LAUNCH, said("job.no_replacement_for_alert", alert=broken[1]))
         now = p.clock()
         p.jobs.save_attempt(
             self.job_id,
@@ -362,11 +361,11 @@ class JobRunner:
             p.events.record(
                 "job",
                 "warning",
-                f"job {spec.name}: {note}",
+                said("job.note", name=spec.name, note=note),
                 job_id=self.job_id,
                 cluster_id=job.cluster_id,
             )
-            self.report(note, None)
+            self.report(str(note), None)
         latest = found.path if found is not None else None
         env_of = self._env_factory(job, spec, attempt, latest)
         try:
@@ -375,23 +374,20 @@ class JobRunner:
             if not self.launcher.setup(
                 self.job_id, spec, attempt, self.nodes, env_of, self.report, self._cancel_asked
             ):
-                return Outcome(False, CANCELLED, "cancelled during setup")
+                return Outcome(False, CANCELLED, said("job.cancelled_in_setup"))
         except SetupFailed as exc:
-            return Outcome(False, SETUP, exc.message, exit_code=exc.node_exit_code)
+            return Outcome(False, SETUP, worded_error(exc), exit_code=exc.node_exit_code)
         self._check_stop()
         if self._cancel_asked():
-            return Outcome(False, CANCELLED, "cancelled before the run started")
+            return Outcome(False, CANCELLED, said("job.cancelled_before_run"))
         command = render_run(spec, latest)
         self.report(f"starting the run on {len(self.nodes)} node(s)", 0.8)
         results = self.launcher.start(self.job_id, spec, attempt, self.nodes, command, env_of)
         for jn, result in zip(self.nodes, results, strict=True):
-            if isinstance(result, RemoteError):
+            error = worded_error(result) if isinstance(result, RemoteError) else result.error
+            if error is not None:
                 return Outcome(
-                    False, LAUNCH, f"could not start the run on {jn.name}: {result.message}"
-                )
-            if result.error is not None:
-                return Outcome(
-                    False, LAUNCH, f"could not start the run on {jn.name}: {result.error}"
+                    False, LAUNCH, said("job.could_not_start", node=jn.name, error=error)
                 )
         p.jobs.save_attempt(
             self.job_id,
@@ -511,8 +507,12 @@ class JobRunner:
                     pass
                 timeout = self.tracker.nccl_timeout
                 if timeout is not None:
-                    who = f"rank {timeout.rank}" if timeout.rank is not None else "a rank"
-                    message = f"NCCL watchdog timeout on {who} ({timeout.node})"
+                    who = (
+                        said("job.rank", rank=timeout.rank)
+                        if timeout.rank is not None
+                        else said("job.a_rank")
+                    )
+                    message = said("job.nccl_timeout", who=who, node=timeout.node)
                     return self._stop_attempt(
                         spec,
                         attempt,
@@ -539,7 +539,7 @@ class JobRunner:
                             Outcome(
                                 False,
                                 RecoveryCause.NODE_LOST.value,
-                                f"{name} did not answer for {now - since:.0f} s",
+                                said("job.silent_for", node=name, seconds=f"{now - since:.0f}"),
                                 lost_nodes=(name,),
                             ),
                         )
@@ -552,7 +552,7 @@ class JobRunner:
                         followers[rank] = self._follower(spec, attempt, self.nodes[rank])
                 ended = {r: f for r, f in followers.items() if f.done and f.status is not None}
                 for rank in sorted(ended):
-                    failure = node_failure(
+                    failure: tuple[str, Said | str] | None = node_failure(
                         self.nodes[rank].name, ended[rank].status, rank in was_silent
                     )
                     if failure is not None and failure[0] == RecoveryCause.EXIT_NONZERO.value:
@@ -573,9 +573,7 @@ class JobRunner:
                         )
                 if len(ended) == len(followers):
                     self._save_progress()
-                    return Outcome(
-                        True, None, "every node's process exited with code 0", exit_code=0
-                    )
+                    return Outcome(True, None, said("job.all_exited_0"), exit_code=0)
                 if self.endpoint is not None and now - last_sample >= (
                     p.options.readiness_poll_s
                     if not self.ready.is_set()
@@ -591,7 +589,7 @@ class JobRunner:
             self._record_nodes(attempt, followers)
             self._save_progress()
 
-    def _infra_cause(self, since: float, wait_s: float) -> tuple[str, str] | None:
+    def _infra_cause(self, since: float, wait_s: float) -> tuple[str, Said | str] | None:
         """A fatal GPU alert on a node of this attempt (queued, or open in the history since
         the attempt started), waiting up to ``wait_s`` for one to come (the command printed a
         CUDA error: the telemetry may not have read the kernel log yet)."""
@@ -609,7 +607,7 @@ class JobRunner:
                 return None
             time.sleep(0.2)
 
-    def _open_fatal_alert(self, since: float | None = None) -> tuple[str, str] | None:
+    def _open_fatal_alert(self, since: float | None = None) -> tuple[str, Said | str] | None:
         """(cause, message) of an open fatal GPU alert on a node of this attempt."""
         ours = {(jn.cluster.id, jn.node.id): jn.name for jn in self.nodes}
         for cluster_id in {c for c, _ in ours}:
@@ -621,17 +619,18 @@ class JobRunner:
                     continue
                 if since is not None and float(row["ts"]) < since - 5:
                     continue
-                message = str(row["message"])
-                return fatal.value, message if name in message else f"{message} (on {name})"
+                english = str(row["message"])
+                message: Said | str = said_of(row) or english
+                if name in english:
+                    return fatal.value, message
+                return fatal.value, said("job.alert_on_node", alert=message, node=name)
         return None
 
     def _limits(self, spec: JobSpec, job: JobRecord, started: float, now: float) -> Outcome | None:
         if self._cancel_asked():
-            return Outcome(False, CANCELLED, "cancelled")
+            return Outcome(False, CANCELLED, said("job.cancelled"))
         if spec.max_runtime_s is not None and now - started >= spec.max_runtime_s:
-            return Outcome(
-                False, MAX_RUNTIME, f"stopped: it ran for its max_runtime of {spec.max_runtime_s} s"
-            )
+            return Outcome(False, MAX_RUNTIME, said("job.max_runtime", seconds=spec.max_runtime_s))
         if spec.budget is not None:
             from xyclaw.jobs.cost import job_cost
 
@@ -640,7 +639,12 @@ class JobRunner:
                 return Outcome(
                     False,
                     BUDGET,
-                    f"stopped: it cost {cost / 1e6:.2f} {currency}, its budget is {spec.budget}",
+                    said(
+                        "job.over_budget",
+                        cost=f"{cost / 1e6:.2f}",
+                        currency=currency,
+                        budget=str(spec.budget),
+                    ),
                 )
         return None
 
@@ -655,7 +659,7 @@ class JobRunner:
                 p.events.record(
                     "job",
                     "info",
-                    f"service {spec.name} is ready at {url}",
+                    said("job.service_ready", name=spec.name, url=url),
                     job_id=self.job_id,
                     cluster_id=job.cluster_id,
                 )
@@ -664,10 +668,12 @@ class JobRunner:
                 self.infra.put(
                     (
                         LAUNCH,
-                        f"the service did not answer GET "
-                        f"{spec.service.readiness_path} within "
-                        f"{spec.service.readiness_timeout_s} s "
-                        f"(last: {probe.error or probe.status})",
+                        said(
+                            "job.service_not_ready",
+                            path=spec.service.readiness_path,
+                            seconds=spec.service.readiness_timeout_s,
+                            last=probe.error or probe.status,
+                        ),
                         None,
                     )
                 )
@@ -694,8 +700,15 @@ class JobRunner:
         left = self.launcher.stop_tasks(reachable, tasks, grace_s=grace)
         for f in followers.values():
             f.wait(5.0)
-        verdict = ", ".join(f"{name}: {what}" for name, what in left.items())
-        message = f"{outcome.message} (stopped: {verdict})" if verdict else outcome.message
+        verdict: Said | None = None
+        for name, what in reversed(left.items()):
+            part = said("job.node_left", node=name, left=what)
+            verdict = part if verdict is None else said("job.then", first=part, rest=verdict)
+        message = (
+            said("job.stopped_with", message=outcome.message, verdict=verdict)
+            if verdict is not None
+            else outcome.message
+        )
         return Outcome(False, outcome.cause, message, outcome.exit_code, outcome.lost_nodes)
 
     def _record_nodes(self, attempt: int, followers: dict[int, LogFollower]) -> None:
@@ -777,12 +790,15 @@ class JobRunner:
         self._save_progress()
         decision = decide(spec, outcome, attempt - 1)
         if decision.retry:
-            text = (
-                f"job {spec.name}: attempt {attempt} ended ({outcome.message}); "
-                f"starting attempt {attempt + 1}"
+            text = said(
+                "job.attempt_ended_retry",
+                name=spec.name,
+                attempt=attempt,
+                message=outcome.message,
+                next=attempt + 1,
             )
             p.events.record("job", "warning", text, job_id=self.job_id, cluster_id=job.cluster_id)
-            self.report(text, None)
+            self.report(str(text), None)
             changed = p.jobs.set_state(
                 self.job_id,
                 JobState.RECOVERING,
@@ -801,7 +817,12 @@ class JobRunner:
         return False
 
     def _finish(
-        self, state: JobState, *, cause: str | None, error: str | None, exit_code: int | None
+        self,
+        state: JobState,
+        *,
+        cause: str | None,
+        error: Said | str | None,
+        exit_code: int | None,
     ) -> None:
         p = self.parts
         job = p.jobs.get(self.job_id)
@@ -811,8 +832,13 @@ class JobRunner:
             self.job_id, state, ended_at=p.clock(), cause=cause, error=error, exit_code=exit_code
         )
         severity = "info" if state is JobState.SUCCEEDED else "warning"
-        text = f"job {job.name} {state.value}" + (f": {error}" if error else "")
-        p.events.record("job", severity, text, job_id=job.id, cluster_id=job.cluster_id)
+        p.events.record(
+            "job",
+            severity,
+            job_ended(job.name, state, error),
+            job_id=job.id,
+            cluster_id=job.cluster_id,
+        )
         if job.cluster_id is not None and p.telemetry is not None:
             p.telemetry.job_ended(job.cluster_id, job.id)
         try:
@@ -829,7 +855,7 @@ class JobRunner:
             p.events.record(
                 "job",
                 "info",
-                f"job {job.name} ended: releasing its cluster (release_when_done)",
+                said("job.releasing_its_cluster", name=job.name),
                 job_id=job.id,
                 cluster_id=job.cluster_id,
             )
@@ -839,7 +865,7 @@ class JobRunner:
                 p.events.record(
                     "job",
                     "error",
-                    f"releasing the cluster of job {job.name} failed: {exc.message}",
+                    said("job.release_failed", name=job.name, error=worded_error(exc)),
                     job_id=job.id,
                     cluster_id=job.cluster_id,
                 )
@@ -854,6 +880,21 @@ class JobRunner:
         telemetry = self.parts.telemetry
         if telemetry is not None and self._cluster_id is not None:
             telemetry.feed_job_log(self._cluster_id, line, self.job_id)
+
+
+def worded_error(exc: XyclawError) -> Said | str:
+    """An error's message as a figure of a job's message: its :class:`Said` where it has one,
+    else its English text."""
+    return exc.said or exc.message
+
+
+def job_ended(name: str, state: JobState, error: Said | str | None) -> Said | str:
+    """The history's note of a job's end: "job NAME succeeded", "job NAME failed: why"."""
+    key = f"job.ended.{state.value}" + ("_because" if error else "")
+    try:
+        return said(key, name=name, error=error) if error else said(key, name=name)
+    except KeyError:  # not a state a job ends in: said as it is
+        return f"job {name} {state.value}" + (f": {error}" if error else "")
 
 
 def fatal_alert_cause(rule: str, severity: str) -> RecoveryCause | None:

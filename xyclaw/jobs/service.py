@@ -34,6 +34,7 @@ from xyclaw.records.jobs import JobRecord, JobState, JobStore, LogLine
 from xyclaw.remote.node_access import NodeAccess
 from xyclaw.store import Store
 from xyclaw.store.event_log import EventLog
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ class JobService:
     def assign_cluster(self, job_id: int, cluster: ClusterRecord) -> None:
         self.jobs.update(job_id, cluster_id=cluster.id)
 
-    def fail(self, job_id: int, message: str, cause: str = "launch_failed") -> None:
+    def fail(self, job_id: int, message: Said | str, cause: str = "launch_failed") -> None:
         """A job that never got to run (renting failed): failed, with why."""
         self.jobs.set_state(
             job_id, JobState.FAILED, ended_at=self._clock(), cause=cause, error=message
@@ -192,7 +193,7 @@ class JobService:
                 JobState.CANCELLED,
                 ended_at=self._clock(),
                 cause="cancelled",
-                error="cancelled before it had a cluster",
+                error=said("job.cancelled_before_cluster"),
             )
             return self.record(job_id)
         if job.state is JobState.QUEUED and job_id not in self._runners:
@@ -201,7 +202,7 @@ class JobService:
                 JobState.CANCELLED,
                 ended_at=self._clock(),
                 cause="cancelled",
-                error="cancelled before it started",
+                error=said("job.cancelled_before_start"),
             )
             return self.record(job_id)
         self.start(job_id)
@@ -262,8 +263,12 @@ class JobService:
                 where = alert.node or f"node {alert.node_id}"
                 xid = alert.data.get("xid")
                 what = f"XID {xid}" if xid is not None else alert.rule
-                gpu = f" (GPU {alert.gpu})" if alert.gpu is not None else ""
-                runner.infra_failure(cause, f"{what} on {where}{gpu}", alert.node_id)
+                message = (
+                    said("job.fault_on_gpu", what=what, node=where, gpu=alert.gpu)
+                    if alert.gpu is not None
+                    else said("job.fault_on", what=what, node=where)
+                )
+                runner.infra_failure(cause, message, alert.node_id)
 
     def cluster_changed(self, event: ClusterChanged) -> None:
         """Hear of a cluster's change (the service subscribes itself once built; the engine's
@@ -280,17 +285,17 @@ class JobService:
         except XyclawError:
             return
         for job in active:
-            why = f"its cluster {event.name} is {event.state}"
+            why = said(f"job.cluster_gone.{event.state}", cluster=event.name)
             self._events.record(
                 "job",
                 "warning",
-                f"job {job.name} is stopped: {why}",
+                said("job.is_stopped", name=job.name, why=why),
                 job_id=job.id,
                 cluster_id=event.cluster_id,
             )
             runner = self._runners.get(job.id)
             if runner is not None and runner.alive:
-                runner.stop_for(f"stopped: {why}")
+                runner.stop_for(said("job.stopped_because", why=why))
             else:
                 self.jobs.update(job.id, cancel_requested_at=self._clock())
                 self.jobs.set_state(

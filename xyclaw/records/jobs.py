@@ -19,6 +19,7 @@ from xyclaw.errors import UsageError
 from xyclaw.events import EventBus
 from xyclaw.store import Store
 from xyclaw.store.jobs import AppendOutcome, JobTable, LogCap, LogRows
+from xyclaw.wording import Said
 
 
 class JobState(StrEnum):
@@ -133,6 +134,12 @@ class AttemptRecord:
     cause: str | None  # node_lost, xid, nccl_timeout, exit_nonzero, cancelled, ...
     message: str | None  # "XID 79 on node-2", "exit code 1 on node-0"
     nodes: tuple[AttemptNode, ...] = ()
+    message_said: Said | None = None  # the message's key and figures (None for old rows)
+
+    @property
+    def said(self) -> Said | str | None:
+        """The message as a view words it: its :class:`Said`, else the stored English."""
+        return self.message_said or self.message
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -175,6 +182,12 @@ class JobRecord:
     cost_micros: int | None = None
     currency: str | None = None
     attempts: tuple[AttemptRecord, ...] = field(default=())
+    error_said: Said | None = None  # the error's key and figures (None for old rows)
+
+    @property
+    def error_worded(self) -> Said | str | None:
+        """The error as a view words it: its :class:`Said`, else the stored English."""
+        return self.error_said or self.error
 
     @property
     def active(self) -> bool:
@@ -270,6 +283,7 @@ def _attempt(row: dict[str, Any]) -> AttemptRecord:
         cause=row["cause"],
         message=row["message"],
         nodes=nodes,
+        message_said=said_column(row.get("message_said_json")),
     )
 
 
@@ -295,7 +309,29 @@ def _job(row: dict[str, Any], attempts: Sequence[AttemptRecord] = ()) -> JobReco
         log_lines=int(row["log_lines"] or 0),
         log_cut_lines=int(row["log_cut_lines"] or 0),
         attempts=tuple(attempts),
+        error_said=said_column(row.get("error_said_json")),
     )
+
+
+def said_column(text: object) -> Said | None:
+    """A stored ``*_said_json`` column back as its :class:`Said` (None: none, or damaged)."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return Said.from_json(json.loads(text))
+    except ValueError:
+        return None
+
+
+def _worded_columns(values: dict[str, Any], column: str) -> None:
+    """A message given as a :class:`Said` is stored as its English text in ``column`` and
+    its key and figures in ``column``'s ``_said_json`` (a plain text clears that)."""
+    if column in values:
+        value = values[column]
+        values[f"{column}_said_json"] = (
+            json.dumps(value.to_json(), default=str) if isinstance(value, Said) else None
+        )
+        values[column] = None if value is None else str(value)
 
 
 def _line(row: dict[str, Any]) -> LogLine:
@@ -423,7 +459,9 @@ class JobStore:
         only_from: Iterable[JobState] | None = None,
         **values: Any,
     ) -> JobState | None:
-        """The previous state when it changed (one JobChanged was published), else None."""
+        """The previous state when it changed (one JobChanged was published), else None.
+        An ``error`` may be a :class:`Said` (stored as its English with its key and figures)."""
+        _worded_columns(values, "error")
         previous = self.table.set_state(
             job_id,
             state.value,
@@ -433,6 +471,7 @@ class JobStore:
         return None if previous is None else JobState.of(previous)
 
     def update(self, job_id: int, **values: Any) -> None:
+        _worded_columns(values, "error")
         if "progress" in values:
             progress = values.pop("progress")
             values["progress_json"] = json.dumps(
@@ -441,6 +480,8 @@ class JobStore:
         self.table.update(job_id, **values)
 
     def save_attempt(self, job_id: int, attempt: int, **values: Any) -> None:
+        """Create or change attempt ``attempt``; its ``message`` may be a :class:`Said`."""
+        _worded_columns(values, "message")
         if "nodes" in values:
             nodes = values.pop("nodes")
             values["nodes_json"] = json.dumps([n.to_json() for n in nodes])

@@ -38,6 +38,7 @@ JOB_COLUMNS = (
     "attempt",
     "cause",
     "error",
+    "error_said_json",
     "rented_cluster",
     "service_url",
     "cancel_requested_at",
@@ -62,6 +63,7 @@ ATTEMPT_COLUMNS = (
     "resume_step",
     "cause",
     "message",
+    "message_said_json",
     "nodes_json",
 )
 LOG_COLUMNS = ("id", "job_id", "attempt", "stream", "node_rank", "node", "rank", "offset", "ts",

@@ -463,6 +463,12 @@ def _m7_worded_messages(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE clusters ADD COLUMN error_said_json TEXT")
 
 
+def _m8_worded_job_error(db: sqlite_utils.Database) -> None:
+    """The key and figures beside a job's English ``error`` (why it failed, was cancelled or
+    is recovering), as migration 7 keeps them beside an attempt's end."""
+    db.execute("ALTER TABLE jobs ADD COLUMN error_said_json TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_core,
     _m2_telemetry,
@@ -471,5 +477,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m5_agent_audit,
     _m6_job_runtime,
     _m7_worded_messages,
+    _m8_worded_job_error,
 )
 LATEST_VERSION = len(MIGRATIONS)

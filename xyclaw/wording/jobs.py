@@ -1,5 +1,155 @@
-"""Wording of jobs: ``key: (English, Chinese)``, ``str.format`` fields in braces."""
+"""Wording of jobs: ``key: (English, Chinese)``, ``str.format`` fields in braces.
+
+How an attempt ended (its cause's sentence, stored beside the attempt), why the job gets
+no other attempt, and the events the job runtime records in the history. Node names,
+paths, URLs and the spec's field names stay as they are in every language."""
 
 from __future__ import annotations
 
-TEXTS: dict[str, tuple[str, str]] = {}
+TEXTS: dict[str, tuple[str, str]] = {
+    # how one node's process ended (xyclaw.jobs.recovery.node_failure)
+    "job.exit_code_on": ("exit code {code} on {node}", "{node} 上的进程退出码为 {code}"),
+    "job.node_came_back_empty": (
+        "{node} stopped answering and came back without the job's processes",
+        "{node} 失去响应，恢复后作业的进程已不在",
+    ),
+    "job.killed_without_code": (
+        "the job's processes on {node} were killed without an exit code (SIGKILL or the"
+        " out-of-memory killer)",
+        "{node} 上作业的进程被杀死，没有退出码（SIGKILL 或内存耗尽时被系统杀死）",
+    ),
+    # why there is (no) other attempt (xyclaw.jobs.recovery.decide)
+    "job.succeeded": ("succeeded", "成功"),
+    "job.not_retried": (
+        "{message}; a failure of the command itself is not retried (add exit_nonzero to"
+        " recovery.on to retry it)",
+        "{message}；命令本身失败不会重试（在 recovery.on 中加上 exit_nonzero 才会重试）",
+    ),
+    "job.cause_not_listed": (
+        "{message}; recovery.on does not list {cause}",
+        "{message}；recovery.on 中没有 {cause}",
+    ),
+    "job.no_restarts_left": (
+        "{message}; no restarts left ({allowed} allowed)",
+        "{message}；重启次数已用完（最多 {allowed} 次）",
+    ),
+    "job.from_step_0_no_dir": (
+        "attempt {attempt} starts again from step 0: the spec has no checkpoint_dir",
+        "第 {attempt} 次尝试从第 0 步重新开始：规格中没有 checkpoint_dir",
+    ),
+    "job.from_step_0_none_yet": (
+        "attempt {attempt} starts again from step 0: no complete checkpoint in {folder} yet",
+        "第 {attempt} 次尝试从第 0 步重新开始：{folder} 中还没有完整的检查点",
+    ),
+    # how an attempt ended (xyclaw.jobs.runner)
+    "job.cancelled": ("cancelled", "已取消"),
+    "job.cancelled_before_start": ("cancelled before it started", "开始前已取消"),
+    "job.cancelled_before_cluster": ("cancelled before it had a cluster", "分配集群前已取消"),
+    "job.cancelled_waiting_node": (
+        "cancelled while waiting for a lost node",
+        "等待丢失的节点时已取消",
+    ),
+    "job.cancelled_in_setup": ("cancelled during setup", "准备阶段已取消"),
+    "job.cancelled_before_run": ("cancelled before the run started", "运行开始前已取消"),
+    "job.node_does_not_answer": ("{node} does not answer: {error}", "{node} 无响应：{error}"),
+    "job.no_replacement_for_alert": (
+        "{alert}: the node still has it, and there is no replacement for it (drain or"
+        " replace the node, then launch the job again)",
+        "{alert}：节点上的问题仍在，也没有可替换的节点（请停用或更换该节点，再重新启动作业）",
+    ),
+    "job.fault_on": ("{what} on {node}", "{node} 上出现 {what}"),
+    "job.fault_on_gpu": ("{what} on {node} (GPU {gpu})", "{node} 的 GPU {gpu} 上出现 {what}"),
+    "job.alert_on_node": ("{alert} (on {node})", "{alert}（在 {node} 上）"),
+    "job.could_not_start": (
+        "could not start the run on {node}: {error}",
+        "无法在 {node} 上启动运行：{error}",
+    ),
+    "job.nccl_timeout": (
+        "NCCL watchdog timeout on {who} ({node})",
+        "{who}（{node}）的 NCCL 看门狗超时",
+    ),
+    "job.rank": ("rank {rank}", "{rank} 号进程"),
+    "job.a_rank": ("a rank", "某个进程"),
+    "job.silent_for": ("{node} did not answer for {seconds} s", "{node} 已 {seconds} 秒无响应"),
+    "job.all_exited_0": (
+        "every node's process exited with code 0",
+        "所有节点的进程都以退出码 0 结束",
+    ),
+    "job.max_runtime": (
+        "stopped: it ran for its max_runtime of {seconds} s",
+        "已停止：运行时间达到 max_runtime 的 {seconds} 秒",
+    ),
+    "job.over_budget": (
+        "stopped: it cost {cost} {currency}, its budget is {budget}",
+        "已停止：已花费 {cost} {currency}，预算为 {budget}",
+    ),
+    "job.service_not_ready": (
+        "the service did not answer GET {path} within {seconds} s (last: {last})",
+        "服务在 {seconds} 秒内没有响应 GET {path}（最后一次：{last}）",
+    ),
+    "job.stopped_with": ("{message} (stopped: {verdict})", "{message}（停止：{verdict}）"),
+    "job.then": ("{first}, {rest}", "{first}；{rest}"),
+    "job.node_left": ("{node}: {left}", "{node}：{left}"),
+    "job.left_not_started": ("not started", "未启动"),
+    "job.left_none": ("no process left", "没有剩下的进程"),
+    "job.left_already_ended": ("already ended", "已经结束"),
+    "job.left_some": ("{count} process(es) left", "还剩 {count} 个进程"),
+    "job.left_unreadable": ("unreadable answer", "回答无法读取"),
+    "job.left_unreachable": ("unreachable ({error})", "无法连接（{error}）"),
+    # the job's events in the history
+    "job.note": ("job {name}: {note}", "作业 {name}：{note}"),
+    "job.service_ready": ("service {name} is ready at {url}", "服务 {name} 已就绪：{url}"),
+    "job.attempt_ended_retry": (
+        "job {name}: attempt {attempt} ended ({message}); starting attempt {next}",
+        "作业 {name}：第 {attempt} 次尝试结束（{message}）；开始第 {next} 次尝试",
+    ),
+    "job.ended.succeeded": ("job {name} succeeded", "作业 {name} 成功完成"),
+    "job.ended.failed": ("job {name} failed", "作业 {name} 失败"),
+    "job.ended.cancelled": ("job {name} cancelled", "作业 {name} 已取消"),
+    "job.ended.succeeded_because": (
+        "job {name} succeeded: {error}",
+        "作业 {name} 成功完成：{error}",
+    ),
+    "job.ended.failed_because": ("job {name} failed: {error}", "作业 {name} 失败：{error}"),
+    "job.ended.cancelled_because": ("job {name} cancelled: {error}", "作业 {name} 已取消：{error}"),
+    "job.releasing_its_cluster": (
+        "job {name} ended: releasing its cluster (release_when_done)",
+        "作业 {name} 已结束：释放它的集群（release_when_done）",
+    ),
+    "job.release_failed": (
+        "releasing the cluster of job {name} failed: {error}",
+        "释放作业 {name} 的集群失败：{error}",
+    ),
+    # a cluster going away stops its jobs (xyclaw.jobs.service)
+    "job.cluster_gone.releasing": (
+        "its cluster {cluster} is releasing",
+        "它的集群 {cluster} 正在释放",
+    ),
+    "job.cluster_gone.released": ("its cluster {cluster} is released", "它的集群 {cluster} 已释放"),
+    "job.cluster_gone.gone": ("its cluster {cluster} is gone", "它的集群 {cluster} 已不存在"),
+    "job.cluster_gone.failed": ("its cluster {cluster} is failed", "它的集群 {cluster} 已失败"),
+    "job.is_stopped": ("job {name} is stopped: {why}", "作业 {name} 已停止：{why}"),
+    "job.stopped_because": ("stopped: {why}", "已停止：{why}"),
+    "job.renting_failed": ("renting its cluster failed: {error}", "租用它的集群失败：{error}"),
+    # replacements for lost nodes (xyclaw.engine)
+    "job.renting_replacement": (
+        "job {name}: renting a replacement for {nodes}: {quote} (recovery.allow_spend)",
+        "作业 {name}：为 {nodes} 租用替换节点：{quote}（recovery.allow_spend）",
+    ),
+    "job.no_replacement": (
+        "job {name}: no replacement for {nodes}: {error}",
+        "作业 {name}：{nodes} 没有替换节点：{error}",
+    ),
+    "job.replacement_waits": (
+        "{ask}; it waits for your approval (the spec does not allow the spend:"
+        " recovery.allow_spend)",
+        "{ask}；等待你的批准（规格不允许自行花费：recovery.allow_spend）",
+    ),
+    "job.no_replacement_rented": (
+        "job {name}: no replacement rented for {nodes} ({why})",
+        "作业 {name}：没有为 {nodes} 租用替换节点（{why}）",
+    ),
+    "job.replacement.declined": ("you declined it", "你拒绝了"),
+    "job.replacement.expired": ("no answer before its quote expired", "报价过期前没有回答"),
+    "job.replacement.cancelled": ("the job was cancelled", "作业已取消"),
+}
