@@ -1015,6 +1015,7 @@
     <name>CompareView</name>
     <message>
         <source>x axis</source>
+        <extracomment>Rows whose values are names, shown as they are in every language.</extracomment>
         <translation>横轴</translation>
     </message>
     <message>
@@ -1503,7 +1504,7 @@
     </message>
     <message>
         <source>All-reduce bus bandwidth</source>
-        <translation>All-reduce 总线带宽</translation>
+        <translation>all_reduce 总线带宽</translation>
     </message>
     <message>
         <source>Jobs</source>

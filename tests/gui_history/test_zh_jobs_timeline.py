@@ -37,8 +37,8 @@ def _column(widget: QWidget, column: int) -> list[str]:
 
 
 def _shots() -> Path | None:
-    """Where the test leaves its pictures to look at (``XYCLAW_TEST_SHOTS``), if anywhere."""
-    folder = os.environ.get("XYCLAW_TEST_SHOTS")
+    """Where the test leaves its pictures to look at (``ZH_WALK_SHOTS``), if anywhere."""
+    folder = os.environ.get("ZH_WALK_SHOTS")
     if not folder:
         return None
     path = Path(folder)
