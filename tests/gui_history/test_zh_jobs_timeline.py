@@ -71,9 +71,7 @@ def test_the_runtime_stores_its_words_beside_the_english(
     assert retry == f"job lora-a: attempt 1 ended ({first.message}); starting attempt 2"
     said = worded[retry]
     assert said is not None and said.key == "job.attempt_ended_retry"
-    assert said.in_language("zh") == (
-        f"作业 lora-a：第 1 次尝试结束（{chinese}）；开始第 2 次尝试"
-    )
+    assert said.in_language("zh") == (f"作业 lora-a：第 1 次尝试结束（{chinese}）；开始第 2 次尝试")
     ended = worded["job lora-a succeeded"]
     assert ended is not None and ended.in_language("zh") == "作业 lora-a 成功完成"
 
@@ -94,7 +92,8 @@ def test_a_job_error_and_an_old_attempt_keep_their_english(offline_parts: Compos
     record = jobs.get(job_id)
     assert record.error == "exit code 1 on n-0; no restarts left (2 allowed)"
     assert record.error_said == why
-    assert record.error_said.in_language("zh") == "n-0 上的进程退出码为 1；重启次数已用完（最多 2 次）"
+    chinese = record.error_said.in_language("zh")
+    assert chinese == "n-0 上的进程退出码为 1；重启次数已用完（最多 2 次）"
     (attempt,) = record.attempts
     assert attempt.message == "exit code 1 on node-0" and attempt.message_said is None
     assert attempt.said == "exit code 1 on node-0"  # old rows: their English, as stored
