@@ -1015,7 +1015,6 @@
     <name>CompareView</name>
     <message>
         <source>x axis</source>
-        <extracomment>Rows whose values are names, shown as they are in every language.</extracomment>
         <translation>横轴</translation>
     </message>
     <message>

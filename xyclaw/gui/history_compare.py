@@ -28,7 +28,7 @@ from xyclaw.gui.history_data import Comparison, Curve, curve
 from xyclaw.gui.history_replay import DATA_ROLE, TRANSLATED_ROLE
 from xyclaw.gui.history_words import row_label, row_value
 
-#: Rows whose values are names, shown as they are in every language.
+# Rows whose values are names, shown as they are in every language.
 DATA_ROWS = frozenset({"cluster.provider", "cluster.region", "cluster.gpu"})
 
 
