@@ -12,7 +12,7 @@ import pytest
 
 from tests.agent.conftest import MakeRuntime, World
 from tests.agent.test_approvals import rent
-from tests.support.zh_words import english_words
+from tests.support.zh_words import WORD, english_words
 from xyclaw.agent.heartbeat import Heartbeat
 from xyclaw.events import BudgetWarning, EventBus
 from xyclaw.store.event_log import EventLog
@@ -85,7 +85,7 @@ def test_the_heartbeat_posts_alerts_and_budget_warnings_in_the_settings_language
     assert alert.startswith(f"**严重**（{cluster.name}）：{node} 已 93 秒无响应（连接已断开）")
     assert "建议：在云服务商的控制台检查该节点" in alert
     assert budget.startswith(f"**严重** {cluster.name} 已花完预算（41.00 CNY / 40.00 CNY）")
-    names = {w for name in (cluster.name, node) for w in name.replace("-", " ").split()}
+    names = {w for name in (cluster.name, node) for w in WORD.findall(name)}
     for text in texts:  # the posts, and the proposal of the approval card
         assert english_words(text, names) == [], text
     assert texts[-1].startswith(f"建议：**释放 {cluster.name}")  # the card's proposal
@@ -113,5 +113,5 @@ def test_asked_for_alerts_in_chinese_the_rules_brain_words_them_in_chinese(
         " 建议：在云服务商的控制台检查该节点；若它没有恢复，释放它并租用替换节点"
         "（作业会从最近的检查点继续）。"
     )
-    names = {w for name in (cluster.name, node) for w in name.replace("-", " ").split()}
+    names = {w for name in (cluster.name, node) for w in WORD.findall(name)}
     assert english_words(lines[1], names) == [], lines[1]
