@@ -996,8 +996,10 @@ class Engine:
         job = jobs.wait_started(job_id, cancelled=lambda: progress.cancelled)
         if job.state is JobState.FAILED:
             raise JobError(
-                f"job {job.name} failed: {job.error or job.cause}",
-                hint=f"`xyclaw logs {job.id}` shows its output",
+                said(
+                    "job.ended.failed_because", name=job.name, error=job.error_worded or job.cause
+                ),
+                hint=said("job.hint_logs", job=job.id),
             )
         return job
 

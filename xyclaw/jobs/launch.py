@@ -26,13 +26,11 @@ from xyclaw.jobs.node_status import (
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.spec import JobSpec
-from xyclaw.jobs.upload import local_files, sync
+from xyclaw.jobs.upload import Report, local_files, sync
 from xyclaw.records.jobs import JobStore
 from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
-
-Report = Callable[[str, float | None], None]
 
 
 def node_job_id(job_id: int, name: str) -> str:
@@ -78,7 +76,7 @@ class AttemptLauncher:
             return
         listed = [(source, remote, local_files(source)) for source, remote in items]
         total = sum(len(files) for _, _, files in listed)
-        report(f"uploading {total} file(s) to {len(nodes)} node(s)", None)
+        report(said("job.uploading", files=total, nodes=len(nodes)), None)
 
         def one(jn: JobNode) -> int:
             sent = 0
@@ -91,7 +89,7 @@ class AttemptLauncher:
         for jn, result in zip(nodes, results, strict=True):
             if isinstance(result, RemoteError):
                 raise result
-            report(f"{jn.name}: {result} of {total} file(s) were new or changed", None)
+            report(said("job.uploaded_changed", node=jn.name, sent=result, files=total), None)
 
     def setup(
         self,
@@ -115,7 +113,7 @@ class AttemptLauncher:
             command = nc.launch(tasks[jn.rank], spec.setup or "", workdir=workdir, env=env_of(jn))
             return parse_launch(self.shell.run(jn, command).stdout)
 
-        report(f"running setup on {len(nodes)} node(s)", None)
+        report(said("job.running_setup", nodes=len(nodes)), None)
         for jn, outcome in zip(nodes, self.shell.run_all(nodes, start), strict=True):
             if isinstance(outcome, RemoteError):
                 raise outcome
@@ -159,7 +157,7 @@ class AttemptLauncher:
                     ]
                     raise SetupFailed(by_rank[rank].name, code, lines)
                 if all(f.done for f in followers.values()):
-                    report("setup done on every node", None)
+                    report(said("job.setup_done"), None)
                     return True
                 if should_stop():
                     self.stop_tasks(list(nodes), tasks, grace_s=self.options.cancel_grace_s)

@@ -43,14 +43,13 @@ from xyclaw.jobs.recovery import (
 )
 from xyclaw.jobs.serving import ServiceEndpoint
 from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
+from xyclaw.jobs.upload import Report
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.records.jobs import AttemptNode, JobRecord, JobState, JobStore
 from xyclaw.store.event_log import EventLog, said_of
 from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
-
-Report = Callable[[str, float | None], None]
 
 
 class JobTelemetry(Protocol):
@@ -251,7 +250,7 @@ class JobRunner:
         if reattach and saved is not None:
             self.nodes = self._nodes_from(saved.nodes)
             self._seed_progress(attempt)
-            self.report(f"reattached to attempt {attempt} on {len(self.nodes)} node(s)", None)
+            self.report(said("job.reattached", attempt=attempt, nodes=len(self.nodes)), None)
         else:
             if self._cancel_asked():
                 return Outcome(False, CANCELLED, said("job.cancelled_before_start"))
@@ -310,7 +309,7 @@ class JobRunner:
             only_from=(JobState.QUEUED, JobState.RECOVERING, JobState.SETTING_UP),
         )
         nodes = self._choose_nodes(job, spec)
-        self.report(f"checking {len(nodes)} node(s)", 0.05)
+        self.report(said("job.checking_nodes", nodes=len(nodes)), 0.05)
         probed, bad = self.launcher.probe(nodes)
         if bad and attempt > 1:
             probed, bad = self._wait_for_nodes(job, spec, nodes, probed, bad)
@@ -365,7 +364,7 @@ class JobRunner:
                 job_id=self.job_id,
                 cluster_id=job.cluster_id,
             )
-            self.report(str(note), None)
+            self.report(note, None)
         latest = found.path if found is not None else None
         env_of = self._env_factory(job, spec, attempt, latest)
         try:
@@ -381,7 +380,7 @@ class JobRunner:
         if self._cancel_asked():
             return Outcome(False, CANCELLED, said("job.cancelled_before_run"))
         command = render_run(spec, latest)
-        self.report(f"starting the run on {len(self.nodes)} node(s)", 0.8)
+        self.report(said("job.starting_run", nodes=len(self.nodes)), 0.8)
         results = self.launcher.start(self.job_id, spec, attempt, self.nodes, command, env_of)
         for jn, result in zip(self.nodes, results, strict=True):
             error = worded_error(result) if isinstance(result, RemoteError) else result.error
@@ -798,7 +797,7 @@ class JobRunner:
                 next=attempt + 1,
             )
             p.events.record("job", "warning", text, job_id=self.job_id, cluster_id=job.cluster_id)
-            self.report(str(text), None)
+            self.report(text, None)
             changed = p.jobs.set_state(
                 self.job_id,
                 JobState.RECOVERING,

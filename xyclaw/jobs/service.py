@@ -29,6 +29,7 @@ from xyclaw.jobs.runner import (
     fatal_alert_cause,
 )
 from xyclaw.jobs.spec import JobSpec
+from xyclaw.jobs.upload import Report
 from xyclaw.records import ClusterRecord, ClusterStore
 from xyclaw.records.jobs import JobRecord, JobState, JobStore, LogLine
 from xyclaw.remote.node_access import NodeAccess
@@ -38,7 +39,6 @@ from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
-Report = Callable[[str, float | None], None]
 _CLUSTER_GONE = ("releasing", "released", "gone", "failed")
 
 

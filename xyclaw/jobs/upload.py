@@ -18,6 +18,7 @@ from pathlib import Path
 
 from xyclaw.errors import UsageError
 from xyclaw.jobs.nodes import JobNode, NodeShell
+from xyclaw.wording import Said, said
 
 SKIPPED = frozenset(
     {
@@ -34,7 +35,7 @@ SKIPPED = frozenset(
     }
 )
 MAX_FILES = 20_000
-Report = Callable[[str, float | None], None]
+Report = Callable[[Said | str, float | None], None]
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ def sync(
         stats.sent += 1
         stats.bytes_sent += f.size
         if report is not None:
-            report(f"{jn.name}: uploaded {f.relative}", done / total)
+            report(said("job.uploaded", node=jn.name, file=f.relative), done / total)
     if changed or set(have) != {f.relative for f in files}:
         with tempfile.NamedTemporaryFile("w", delete=False, suffix=".manifest") as tmp:
             tmp.write(manifest_text(files))

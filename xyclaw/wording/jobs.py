@@ -96,6 +96,25 @@ TEXTS: dict[str, tuple[str, str]] = {
     "job.left_some": ("{count} process(es) left", "还剩 {count} 个进程"),
     "job.left_unreadable": ("unreadable answer", "回答无法读取"),
     "job.left_unreachable": ("unreachable ({error})", "无法连接（{error}）"),
+    # what a launch reports on its way (the operations panel)
+    "job.checking_nodes": ("checking {nodes} node(s)", "检查 {nodes} 个节点"),
+    "job.reattached": (
+        "reattached to attempt {attempt} on {nodes} node(s)",
+        "已重新接上第 {attempt} 次尝试（{nodes} 个节点）",
+    ),
+    "job.uploading": (
+        "uploading {files} file(s) to {nodes} node(s)",
+        "向 {nodes} 个节点上传 {files} 个文件",
+    ),
+    "job.uploaded": ("{node}: uploaded {file}", "{node}：已上传 {file}"),
+    "job.uploaded_changed": (
+        "{node}: {sent} of {files} file(s) were new or changed",
+        "{node}：{files} 个文件中有 {sent} 个是新的或有改动",
+    ),
+    "job.running_setup": ("running setup on {nodes} node(s)", "在 {nodes} 个节点上运行准备命令"),
+    "job.setup_done": ("setup done on every node", "所有节点的准备命令已完成"),
+    "job.starting_run": ("starting the run on {nodes} node(s)", "在 {nodes} 个节点上开始运行"),
+    "job.hint_logs": ("`xyclaw logs {job}` shows its output", "`xyclaw logs {job}` 显示它的输出"),
     # the job's events in the history
     "job.note": ("job {name}: {note}", "作业 {name}：{note}"),
     "job.service_ready": ("service {name} is ready at {url}", "服务 {name} 已就绪：{url}"),
