@@ -223,6 +223,42 @@
         <translation>报价有效期</translation>
     </message>
     <message>
+        <source>Clusters</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Spec</source>
+        <translation>作业描述</translation>
+    </message>
+    <message>
+        <source>Lost nodes</source>
+        <translation>丢失的节点</translation>
+    </message>
+    <message>
+        <source>What changes</source>
+        <translation>会改变</translation>
+    </message>
+    <message>
+        <source>Current budget</source>
+        <translation>当前预算</translation>
+    </message>
+    <message>
+        <source>Spent</source>
+        <translation>已花费</translation>
+    </message>
+    <message>
+        <source>Price per hour</source>
+        <translation>每小时价格</translation>
+    </message>
+    <message>
+        <source>Means</source>
+        <translation>说明</translation>
+    </message>
+    <message>
         <source>1 node</source>
         <translation>1 个节点</translation>
     </message>
@@ -1127,6 +1163,94 @@
     <message>
         <source>{hours} h {minutes} min</source>
         <translation>{hours} 小时 {minutes} 分</translation>
+    </message>
+</context>
+<context>
+    <name>EditArgs</name>
+    <message>
+        <source>plan</source>
+        <extracomment>The tools&apos; argument names as the Edit dialog labels them.</extracomment>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>option</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>provider</source>
+        <translation>平台</translation>
+    </message>
+    <message>
+        <source>GPU model</source>
+        <translation>GPU 型号</translation>
+    </message>
+    <message>
+        <source>GPU count</source>
+        <translation>GPU 数量</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>每节点 GPU 数</translation>
+    </message>
+    <message>
+        <source>region</source>
+        <translation>地区</translation>
+    </message>
+    <message>
+        <source>fabric</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>budget</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>timeout (s)</source>
+        <translation>超时（秒）</translation>
+    </message>
+    <message>
+        <source>job spec</source>
+        <translation>作业描述</translation>
+    </message>
+    <message>
+        <source>job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>lines</source>
+        <translation>行数</translation>
+    </message>
+    <message>
+        <source>quote digest</source>
+        <translation>报价摘要</translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation>任务类型</translation>
+    </message>
+    <message>
+        <source>model parameters</source>
+        <translation>模型参数量</translation>
+    </message>
+    <message>
+        <source>training tokens</source>
+        <translation>训练 token 数</translation>
+    </message>
+    <message>
+        <source>deadline (hours)</source>
+        <translation>期限（小时）</translation>
+    </message>
+    <message>
+        <source>requests per second</source>
+        <translation>每秒请求数</translation>
     </message>
 </context>
 <context>

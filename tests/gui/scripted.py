@@ -30,6 +30,7 @@ from xyclaw.agent.types import (
     Usage,
 )
 from xyclaw.engine.surface import Effect
+from xyclaw.wording import said
 
 OPTIONS = [
     {
@@ -45,7 +46,13 @@ OPTIONS = [
         "cost": 173.6,
         "price_per_gpu_hour": 3.5,
         "currency": "CNY",
-        "reasons": [{"rule": "fits", "text": "13B LoRA fits in 80 GB per card with room"}],
+        "reasons": [  # as the planner words them, with the figures of their Chinese form
+            {
+                "rule": "memory",
+                "text": "18.2 of 79.0 GiB usable per GPU, sharded over 8",
+                "figures": {"form": "train", "used": "18.2", "usable": "79.0", "gpus": "8"},
+            }
+        ],
     },
     {
         "option": 2,
@@ -60,9 +67,26 @@ OPTIONS = [
         "cost": 212.1,
         "price_per_gpu_hour": 1.79,
         "currency": "CNY",
-        "reasons": [{"rule": "cheap", "text": "cheapest per hour but 2.4x slower"}],
+        "reasons": [
+            {
+                "rule": "single-node",
+                "text": "one node: PCIe only, no inter-node network",
+                "figures": {"link": "PCIe"},
+            }
+        ],
     },
 ]
+
+
+def summary_of(summary: Any) -> dict[str, Any]:
+    """A tool call's summary as the real runtime hands it: the English and the Said."""
+    return {"summary": summary.english, "summary_said": summary}
+
+
+def title_of(title: Any) -> dict[str, Any]:
+    """An approval's title as the real runtime hands it (an English request's)."""
+    return {"title": title.english, "title_said": title}
+
 
 REPLY = (
     "Here are **two options** for a 13B LoRA fine-tune:\n\n"
@@ -202,7 +226,9 @@ class ScriptedRuntime:
             {"task": "finetune-lora", "model_size": "13B", "gpus": 8, "budget": 500},
             "done",
             duration_s=0.02,
-            summary="2 options within 500 CNY; cheapest 173.60 CNY",
+            **summary_of(
+                said("agent.done.plan", plan=7, count=2, gpus=8, gpu="A800", cost="173.60 CNY")
+            ),
         )
         on_event(ToolFinished(cid, done))
         self._message(cid, "tool", "", agent="planner", tool_call=done)
@@ -247,7 +273,16 @@ class ScriptedRuntime:
             tool="create_cluster",
             effect=Effect.SPEND,
             args={"plan_id": plan_id, "option": option, "hours": 6.2},
-            title=f"Rent 8 x A800 on sim (plan {plan_id}, option {option})",
+            **title_of(
+                said(
+                    "agent.card_rent",
+                    gpus=8,
+                    gpu="A800",
+                    fabric=said("agent.card_one_node"),
+                    per_hour="28.00 CNY",
+                    total="173.60 CNY",
+                )
+            ),
             details={
                 "provider": "sim",
                 "offer_id": "sim-a800-xiamen",

@@ -96,7 +96,7 @@ def test_typing_a_request_streams_the_reply_with_its_tool_card_and_plan_table(
     [card] = blocks(chat, ToolCard)
     assert card.name.text() == "plan" and card.badge.text() == "read"
     assert card.status.text().startswith("done")
-    assert "cheapest 173.60 CNY" in card.summary.text()
+    assert "best 8 x A800 at 173.60 CNY" in card.summary.text()
     assert not card.expanded
     qtbot.mouseClick(card.toggle, Qt.MouseButton.LeftButton)
     assert card.expanded and '"model_size": "13B"' in card.args.toPlainText()
@@ -106,7 +106,7 @@ def test_typing_a_request_streams_the_reply_with_its_tool_card_and_plan_table(
     assert plan.cell(0, "GPUs") == "8 × A800" and plan.cell(0, "Nodes") == "1 × 8"
     assert plan.cell(0, "Cost") == "173.60 CNY"
     assert plan.reasons_text(0).startswith("3.50 CNY per GPU-hour")
-    assert "fits in 80 GB" in plan.reasons_text(0)
+    assert "sharded over 8" in plan.reasons_text(0)
     assert [b.text() for b in plan.rent_buttons] == ["Rent this", "Rent this"]
     assert runtime.turn_threads and all(n.startswith("gui-agent") for n in runtime.turn_threads)
     idle(qtbot, ctl)
@@ -331,7 +331,7 @@ def test_an_approval_waiting_while_the_window_is_hidden_is_announced(
     chat.rent_option(7, 1)
     qtbot.waitUntil(lambda: not chat.busy, timeout=5000)
     [note] = [n for n in ctl.tray.recent if n.title == "Approval waiting"]
-    assert note.message.startswith("Rent 8 x A800 on sim")
+    assert note.message.startswith("Rent 8 x A800 (single node)")
     assert REQUEST[:30] in note.message  # names the conversation
 
 

@@ -40,7 +40,7 @@ ALLOWED = {
     "nvidia", "smi", "sqlite", "db", "xid", "cuda", "all_reduce", "reduce", "id", "ssh_config",
     "authorized_keys", "host", "name", "gpu1", "a100", "80g", "alias", "user", "port",
     "sha256", "lambda", "autodl", "infiniband", "roce", "tcp", "nic", "ecc", "keygen",
-    "known_hosts",
+    "known_hosts", "nvlink", "pcie", "flops",
     "english",  # the language picker names each language in itself: English, 简体中文
 }  # fmt: skip
 WORD = re.compile(r"[A-Za-z][A-Za-z_]{2,}")

@@ -39,6 +39,7 @@ from xyclaw.agent.tools import Catalogue, Gate, ToolContext, ToolOutput, ToolSpe
 from xyclaw.agent.types import Effect
 from xyclaw.errors import XyclawError
 from xyclaw.store import conversations as conv
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -308,6 +309,13 @@ def build_graph(hooks: Hooks) -> StateGraph:
             **extra,
         }
 
+    def not_run(call: dict[str, Any], spec: ToolSpec, status: str, why: Said) -> None:
+        """A call that did not run: its card says why (the English, and as said)."""
+        _emit(
+            "tool_finished",
+            call=record(call, spec, status, error=why.english, error_said=why.to_json()),
+        )
+
     def run_tool(
         state: AgentState,
         cid: int,
@@ -345,9 +353,13 @@ def build_graph(hooks: Hooks) -> StateGraph:
         except XyclawError as exc:
             duration = time.monotonic() - started
             error = exc.message + (f" ({exc.hint})" if exc.hint else "")
-            audit(cid, call, status="failed", error=error, duration_s=duration)
+            worded = _said_json(_error_said(exc))
+            audit(cid, call, status="failed", error=error, error_said=worded, duration_s=duration)
             _emit(
-                "tool_finished", call=record(call, spec, "failed", error=error, duration_s=duration)
+                "tool_finished",
+                call=record(
+                    call, spec, "failed", error=error, error_said=worded, duration_s=duration
+                ),
             )
             body = {"status": "failed", "error": exc.message, "hint": exc.hint, "kind": _kind(exc)}
             return tool_message(call, body), turn_changes, context_changes
@@ -357,6 +369,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
             call,
             status="done",
             summary=out.summary,
+            summary_said=_said_json(out.said),
             result=out.result,
             duration_s=duration,
             from_remote=out.from_remote,
@@ -368,6 +381,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
                 spec,
                 "done",
                 summary=out.summary,
+                summary_said=_said_json(out.said),
                 duration_s=duration,
                 from_remote=out.from_remote,
                 result=out.result,
@@ -477,8 +491,14 @@ def build_graph(hooks: Hooks) -> StateGraph:
                 args=call["args"],
                 status="failed",
                 error=exc.message,
+                error_said=_said_json(exc.said),
             )
-            _emit("tool_finished", call=record(call, spec, "failed", error=exc.message))
+            _emit(
+                "tool_finished",
+                call=record(
+                    call, spec, "failed", error=exc.message, error_said=_said_json(exc.said)
+                ),
+            )
             message = tool_message(
                 call,
                 {"status": "failed", "error": exc.message, "hint": exc.hint, "kind": _kind(exc)},
@@ -503,7 +523,8 @@ def build_graph(hooks: Hooks) -> StateGraph:
             )
         flagged = bool(turn.get("remote_seen"))
         if hooks.unattended:
-            reason = "nobody to ask (no window or terminal is open), so the answer is no"
+            nobody = said("agent.not_run.nobody")
+            reason = nobody.english
             audit(
                 cid,
                 call,
@@ -516,7 +537,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
                 decided_by="policy: nobody to ask",
                 flagged=flagged,
             )
-            _emit("tool_finished", call=record(call, spec, "rejected", error=reason))
+            not_run(call, spec, "rejected", nobody)
             message = tool_message(call, {"status": "rejected", "by": "policy", "reason": reason})
             return Command(
                 goto=next_step(state, rest),
@@ -533,6 +554,8 @@ def build_graph(hooks: Hooks) -> StateGraph:
             "flagged_after_remote_output": flagged,
             "created_at": time.time(),
             "language": ctx.language,
+            "title_said": gate.title_said,
+            "details_said": gate.details_said,
         }
         audit(
             cid,
@@ -591,7 +614,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
         if decision["kind"] == "edit" and decision.get("args"):
             edits = int(call.get("edits", 0)) + 1
             audit(cid, call, status="rejected", decision="edit", decided_by=by)
-            _emit("tool_finished", call=record(call, spec, "rejected", error="edited"))
+            not_run(call, spec, "rejected", said("agent.not_run.edited"))
             args = {**(call.get("args") or {}), **decision["args"]}
             edited = {
                 **call,
@@ -612,7 +635,12 @@ def build_graph(hooks: Hooks) -> StateGraph:
                     spec.reject(ToolContext(engine=hooks.engine, conversation_id=cid), call["args"])
                 except XyclawError as exc:
                     log.info("%s: the no was not passed on: %s", spec.name, exc.message)
-            _emit("tool_finished", call=record(call, spec, "rejected", error=f"rejected by {by}"))
+            no = (
+                said("agent.not_run.rejected_by_user")
+                if by == "user"
+                else said("agent.not_run.rejected_by", by=by)
+            )
+            not_run(call, spec, "rejected", no)
             message = tool_message(
                 call,
                 {"status": "rejected", "by": by, "reason": "the user said no; do not try again"},
@@ -680,6 +708,20 @@ def build_graph(hooks: Hooks) -> StateGraph:
 
     graph.add_conditional_edges(START, entry, ["tools", "supervisor"])
     return graph
+
+
+def _said_json(value: Said | None) -> dict[str, Any] | None:
+    return None if value is None else value.to_json()
+
+
+def _error_said(exc: XyclawError) -> Said | None:
+    """A failed call's line ("message (hint)") as said, when the error was said at all."""
+    if exc.said is None and exc.hint_said is None:
+        return None
+    message: Said | str = exc.said or exc.message
+    if exc.hint is None:
+        return exc.said
+    return said("agent.not_run.failed", message=message, hint=exc.hint_said or exc.hint)
 
 
 def _decision(raw: Any) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from xyclaw.errors import AgentError, OperationCancelled, UsageError, XyclawErro
 from xyclaw.paths import AppPaths
 from xyclaw.store import Store
 from xyclaw.store import conversations as conv
+from xyclaw.wording import Said
 
 log = logging.getLogger(__name__)
 
@@ -660,6 +661,8 @@ def _record(row: dict[str, Any]) -> ToolCallRecord:
         from_remote=bool(row.get("from_remote")),
         agent=row.get("agent"),
         result=row.get("result"),
+        summary_said=Said.from_json(row.get("summary_said")),
+        error_said=Said.from_json(row.get("error_said")),
     )
 
 
@@ -679,6 +682,8 @@ def _message(row: dict[str, Any]) -> ChatMessage:
             error=row.get("tc_error"),
             from_remote=bool(row.get("tc_from_remote")),
             agent=row.get("agent"),
+            summary_said=Said.from_json(row.get("tc_summary_said")),
+            error_said=Said.from_json(row.get("tc_error_said")),
         )
     data = row.get("data") or {}
     actions = tuple(

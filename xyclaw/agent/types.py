@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from xyclaw.engine.surface import Effect  # the Engine's effect tags (a light module)
+from xyclaw.wording import Said
 
 ToolStatus = Literal["running", "done", "pending_approval", "approved", "rejected", "failed"]
 DecisionKind = Literal["approve", "reject", "edit"]
@@ -41,6 +42,9 @@ class ToolCallRecord:
     from_remote: bool = False  # the result is data from a remote machine
     agent: str | None = None
     result: Any = None
+    # summary and error as a key and figures (a window words them in its language)
+    summary_said: Said | None = None
+    error_said: Said | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,6 +59,8 @@ class ToolCallRecord:
             "from_remote": self.from_remote,
             "agent": self.agent,
             "result": self.result,
+            "summary_said": _said_json(self.summary_said),
+            "error_said": _said_json(self.error_said),
         }
 
 
@@ -105,6 +111,10 @@ class ApprovalRequest:
     flagged_after_remote_output: bool
     created_at: float
     language: str = "en"  # of the request that asked: "en" or "zh"; title and details are in it
+    # title and rows as keys and figures (a window words them in its language); a row's
+    # value is a Said, or a list of Saids and plain values
+    title_said: Said | None = None
+    details_said: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,6 +129,8 @@ class ApprovalRequest:
             "flagged_after_remote_output": self.flagged_after_remote_output,
             "created_at": self.created_at,
             "language": self.language,
+            "title_said": _said_json(self.title_said),
+            "details_said": {k: _said_json(v) for k, v in self.details_said.items()},
         }
 
     @classmethod
@@ -135,7 +147,27 @@ class ApprovalRequest:
             flagged_after_remote_output=bool(payload["flagged_after_remote_output"]),
             created_at=float(payload["created_at"]),
             language=str(payload.get("language") or "en"),
+            title_said=Said.from_json(payload.get("title_said")),
+            details_said={
+                str(k): _said_of(v) for k, v in dict(payload.get("details_said") or {}).items()
+            },
         )
+
+
+def _said_json(value: Any) -> Any:
+    """A Said (or a list holding some) in its stored form; anything else as it is."""
+    if isinstance(value, Said):
+        return value.to_json()
+    if isinstance(value, list):
+        return [_said_json(v) for v in value]
+    return value
+
+
+def _said_of(value: Any) -> Any:
+    """The stored form back: a Said, a list of Saids and plain values, or the value itself."""
+    if isinstance(value, list):
+        return [_said_of(v) for v in value]
+    return Said.from_json(value) or value
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ _TOOL_CALL_FIELDS = (
     "error",
     "from_remote",
     "flagged",
+    "summary_said_json",
+    "error_said_json",
 )
 
 
@@ -202,13 +204,17 @@ def list_messages(store: Store, conversation_id: int) -> list[dict[str, Any]]:
         " m.tokens_in, m.tokens_out, m.cost_micros, m.tool_call_id, m.data_json,"
         " t.call_id AS tc_call_id, t.tool AS tc_tool, t.effect AS tc_effect,"
         " t.args_json AS tc_args_json, t.status AS tc_status, t.duration_s AS tc_duration_s,"
-        " t.summary AS tc_summary, t.error AS tc_error, t.from_remote AS tc_from_remote"
+        " t.summary AS tc_summary, t.error AS tc_error, t.from_remote AS tc_from_remote,"
+        " t.summary_said_json AS tc_summary_said_json, t.error_said_json AS tc_error_said_json"
         " FROM messages m LEFT JOIN tool_calls t ON t.id = m.tool_call_id"
         " WHERE m.conversation_id = ? ORDER BY m.id",
         [conversation_id],
     )
     for row in rows:
         row["data"] = json.loads(row.pop("data_json") or "{}")
+        for said in ("summary_said", "error_said"):
+            raw = row.pop(f"tc_{said}_json", None)
+            row[f"tc_{said}"] = json.loads(raw) if raw else None
     return rows
 
 
@@ -257,6 +263,12 @@ def upsert_tool_call(
         fields["args_json"] = json.dumps(fields.pop("args"), default=str, ensure_ascii=False)
     if "result" in fields:
         fields["result_json"] = json.dumps(fields.pop("result"), default=str, ensure_ascii=False)
+    for said in ("summary_said", "error_said"):  # Said.to_json() forms, or None
+        if said in fields:
+            value = fields.pop(said)
+            fields[f"{said}_json"] = (
+                None if value is None else json.dumps(value, ensure_ascii=False)
+            )
     unknown = set(fields) - set(_TOOL_CALL_FIELDS)
     if unknown:
         raise ValueError(f"unknown tool_calls columns: {sorted(unknown)}")
@@ -327,6 +339,9 @@ def _decode_tool_call(row: dict[str, Any]) -> dict[str, Any]:
     row["result"] = json.loads(raw) if raw else None
     row["from_remote"] = bool(row.get("from_remote"))
     row["flagged"] = bool(row.get("flagged"))
+    for said in ("summary_said", "error_said"):
+        raw = row.pop(f"{said}_json", None)
+        row[said] = json.loads(raw) if raw else None
     return row
 
 

@@ -469,6 +469,13 @@ def _m8_worded_job_error(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE jobs ADD COLUMN error_said_json TEXT")
 
 
+def _m9_worded_tool_calls(db: sqlite_utils.Database) -> None:
+    """A tool call's summary and error as said (``Said.to_json``) beside their English, so a
+    reopened conversation's tool cards are worded in the window's language."""
+    db.execute("ALTER TABLE tool_calls ADD COLUMN summary_said_json TEXT")
+    db.execute("ALTER TABLE tool_calls ADD COLUMN error_said_json TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_core,
     _m2_telemetry,
@@ -478,5 +485,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m6_job_runtime,
     _m7_worded_messages,
     _m8_worded_job_error,
+    _m9_worded_tool_calls,
 )
 LATEST_VERSION = len(MIGRATIONS)

@@ -24,6 +24,17 @@ MAX_LOG_CHARS = 6000
 MAX_COMMAND_LINES = 12
 
 
+def _state(language: str, value: Any) -> Any:
+    """A cluster's, node's or job's state as a reply names it: in Chinese in a Chinese one."""
+    if language != "zh" or not isinstance(value, str):
+        return value
+    from xyclaw.wording import Said
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    key = f"agent.state.{value}"
+    return Said(key).in_language("zh") if key in CATALOGUE else value
+
+
 def _plain(value: Any, depth: int = 0) -> Any:
     """JSON-like data from an Engine object, a dataclass, or JSON already."""
     if depth > 8:
@@ -286,7 +297,7 @@ def _cluster_line(cluster: Mapping[str, Any], language: str) -> str:
             if price is not None
             else ""
         )
-        + f"；状态 {cluster.get('state')}",
+        + f"；状态 {_state(language, cluster.get('state'))}",
     )
 
 
@@ -327,7 +338,7 @@ def _create(data: Any, language: str) -> str:
             language,
             f" {state.capitalize() or 'Starting'}: the nodes are being set up; ask for its"
             " health to follow.",
-            f"状态 {state or '启动中'}：正在准备节点，可以问它的健康状况来跟进。",
+            f"状态 {_state(language, state) or '启动中'}：正在准备节点，可以问它的健康状况来跟进。",
         )
     else:
         tail = pick(
@@ -421,7 +432,7 @@ def _release(data: Any, language: str) -> str:
                 pick(
                     language,
                     f"Releasing **{name}** (state {cluster.get('state')}).",
-                    f"正在释放 **{name}**（状态 {cluster.get('state')}）。",
+                    f"正在释放 **{name}**（状态 {_state(language, cluster.get('state'))}）。",
                 )
             )
     return "\n".join(lines)
@@ -446,7 +457,7 @@ def _clusters(data: Any, language: str) -> str:
         rows.append(
             [
                 c.get("name"),
-                c.get("state"),
+                _state(language, c.get("state")),
                 f"{gpus} x {c.get('gpu')}",
                 c.get("fabric"),
                 c.get("region"),
@@ -468,7 +479,8 @@ def _health(data: Any, language: str) -> str:
         language,
         f"**{data.get('cluster')}** ({data.get('state')}): {len(nodes)} node(s); open alerts: "
         f"{alert_text or 'none'}" + ("; a job is running" if data.get("job_running") else "") + ".",
-        f"**{data.get('cluster')}**（{data.get('state')}）：{len(nodes)} 个节点；未关闭告警："
+        f"**{data.get('cluster')}**（{_state(language, data.get('state'))}）：{len(nodes)} 个节点；"
+        "未关闭告警："
         f"{alert_text or '无'}" + ("；有任务在运行" if data.get("job_running") else "") + "。",
     )
     header = pick(
@@ -483,7 +495,7 @@ def _health(data: Any, language: str) -> str:
         rows.append(
             [
                 n.get("node"),
-                n.get("state"),
+                _state(language, n.get("state")),
                 n.get("gpus"),
                 n.get("util_mean"),
                 n.get("temp_max_c"),
@@ -604,7 +616,7 @@ def _launch(data: Any, language: str) -> str:
         + f': {state}. Ask "status of job {ident}" or for its logs.',
         f"已启动任务 {_job_line(data, language)}"
         + (f"，集群 **{cluster}**" if cluster else "")
-        + f"：{state}。可以问“任务{ident}怎么样了”或看它的日志。",
+        + f"：{_state(language, state)}。可以问“任务{ident}怎么样了”或看它的日志。",
     )
 
 
@@ -628,7 +640,7 @@ def _job_status(data: Any, language: str) -> str:
     if isinstance(data.get("progress"), Mapping):
         # A JobRecord keeps its figures in "progress" (step, total_steps, loss, eta_s, ...).
         data = {**data, **{k: v for k, v in data["progress"].items() if v is not None}}
-    parts = [f"{data.get('state')}"]
+    parts = [f"{_state(language, data.get('state'))}"]
     step, total = _first(data, "step"), _first(data, "total_steps", "steps")
     if step is not None:
         pct = f" ({step / total:.0%})" if isinstance(total, (int, float)) and total else ""
@@ -679,7 +691,7 @@ def _cancel(data: Any, language: str) -> str:
     return pick(
         language,
         f"Cancelled job {_job_line(data, language)}: {data.get('state')}.",
-        f"已取消任务 {_job_line(data, language)}：{data.get('state')}。",
+        f"已取消任务 {_job_line(data, language)}：{_state(language, data.get('state'))}。",
     )
 
 
@@ -789,6 +801,8 @@ def _history(data: Any, language: str) -> str:
                 row.append(_when(r.get(key)))
             elif key == "cost":
                 row.append(_amount(_money(r, "cost"), r.get("currency")))
+            elif key == "state":
+                row.append(_state(language, r.get(key)))
             else:
                 row.append(r.get(key))
         rows.append(row)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from xyclaw.messages import reason_in
 from xyclaw.planner.rules import MID_MODEL_MIN, SMALL_MODEL_MAX
+from xyclaw.wording.agent import CARDS
 
 
 def pick(language: str, en: str, zh: str) -> str:
@@ -330,17 +331,7 @@ def refusal(language: str, key: str, intent: str) -> str:
 
 MESSAGES.update(
     {
-        "card_rent": (
-            "Rent {gpus} x {gpu} ({fabric}) for {per_hour}/h, about {total} in total",
-            "租用 {gpus} 张 {gpu}（{fabric}），每小时 {per_hour}，预计共 {total}",
-        ),
-        "card_shape": (
-            "{nodes} node{plural} x {per_node} {gpu}",
-            "{nodes} 台 × 每台 {per_node} 张 {gpu}",
-        ),
         "no_live_cluster": ("there is no live cluster to release", "没有可释放的在用集群"),
-        "card_fabric": ("{fabric}", "网络 {fabric}"),
-        "card_one_node": ("single node", "单机"),
         "card_head": (
             "== Approval needed ({effect}) from {agent}: {title}",
             "== 需要你批准（{effect}），来自 {agent}：{title}",
@@ -357,23 +348,6 @@ MESSAGES.update(
             "answer a (approve; a! also allows it on this cluster here), r (reject) or e (edit)",
             "请回答 a（批准；a! 表示本对话里这个集群以后都允许）、r（拒绝）或 e（修改）",
         ),
-        "card_release": ("Release {names}", "释放 {names}"),
-        "card_release_billing": (
-            "billing of {names} stops once the provider confirms",
-            "平台确认后，{names} 停止计费",
-        ),
-        "card_release_job_lost": (
-            "job {job} running on {cluster} is stopped",
-            "{cluster} 上正在运行的任务 {job} 会被停止",
-        ),
-        "card_release_disk_lost": (
-            "files on the nodes' own disks (copy results and checkpoints off first)",
-            "节点本地磁盘上的文件（请先把结果和检查点拷出来）",
-        ),
-        "card_replace": (
-            "Job {job} lost {nodes} of {cluster}: {rent}",
-            "任务 {job} 丢失了 {cluster} 的 {nodes}：{rent}",
-        ),
         "proposal": (
             "Proposed: **{label}**. Nothing happens until you approve it.",
             "建议：**{label}**。你批准之前不会执行。",
@@ -382,47 +356,12 @@ MESSAGES.update(
             "{cluster} has spent {spent} of its budget of {budget}; XyClaw releases it there",
             "{cluster} 已花费 {spent}，预算 {budget}；花到预算时 XyClaw 会释放它",
         ),
-        "card_budget": (
-            "Set the budget of {cluster} to {budget} (now {current})",
-            "把 {cluster} 的预算设为 {budget}（现在是 {current}）",
-        ),
-        "card_budget_none": ("none", "无"),
-        "card_budget_means": (
-            "XyClaw releases {cluster} when what it spent reaches {budget}; at {per_hour} that"
-            " is about {hours} h more",
-            "{cluster} 花到 {budget} 时 XyClaw 会自动释放它；按每小时 {per_hour}，大约还能再用"
-            " {hours} 小时",
-        ),
         "no_replacement_ask": (
             "job {job} is not waiting for a replacement node",
             "任务 {job} 没有在等待替换节点",
         ),
-        "card_cancel": ("Cancel job {job}", "取消任务 {job}"),
-        "card_cancel_billing": (
-            "nothing: the cluster keeps billing until released",
-            "不会停止计费：集群在释放前一直计费",
-        ),
-        "card_cancel_lost": (
-            "progress since the job's last checkpoint",
-            "任务上一个检查点之后的进度",
-        ),
-        "card_exec": ("Run on {cluster}: {command}", "在 {cluster} 上执行：{command}"),
-        "card_all_nodes": ("{cluster} (all nodes)", "{cluster}（全部节点）"),
-        "card_tune": ("Tune NCCL on {cluster}", "调优 {cluster} 的 NCCL"),
-        "card_tune_command": (
-            "fabric probe, nccl-tests all_reduce before and after, NCCL settings",
-            "探测网络，调优前后各跑一次 nccl-tests all_reduce，设定 NCCL 参数",
-        ),
-        "card_tune_changes": (
-            "the NCCL environment later jobs on this cluster get",
-            "这个集群上之后的任务所用的 NCCL 环境变量",
-        ),
-        "card_launch": ("Launch {spec}", "启动 {spec}"),
-        "card_launch_on": ("Launch {spec} on {cluster}", "在 {cluster} 上启动 {spec}"),
-        "card_launch_command": (
-            "the spec's launch command (torchrun over SSH on every node)",
-            "任务描述里的启动命令（通过 SSH 在每个节点上运行 torchrun）",
-        ),
+        # the cards' own words: kept with the core's wording, so a window words them too
+        **{key.removeprefix("agent."): texts for key, texts in CARDS.items()},
     }
 )
 

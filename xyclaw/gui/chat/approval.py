@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
 )
 
 from xyclaw.gui.chat.blocks import effect_text
-from xyclaw.gui.formatting import countdown, fabric_text, local_time, money
+from xyclaw.gui.formatting import countdown, fabric_text, local_time, money, worded
 from xyclaw.gui.forms import child, load_ui
+from xyclaw.wording import Said
 
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 
@@ -40,6 +41,16 @@ _FACT_LABELS = {
     "stops_billing": "Stops billing",
     "lost": "What is lost",
     "running_job": "Running job",
+    "clusters": "Clusters",
+    "job": "Job",
+    "spec": "Spec",
+    "lost_nodes": "Lost nodes",
+    "what_changes": "What changes",
+    "budget": "Budget",
+    "current_budget": "Current budget",
+    "spent": "Spent",
+    "price_per_hour": "Price per hour",
+    "means": "Means",
 }
 #: The rows' labels as shown, in the GUI's language (``ApprovalCard.facts`` keeps the English).
 _SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
@@ -56,6 +67,15 @@ _SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
     "Budget": lambda: translate("ApprovalCard", "Budget"),
     "Arguments": lambda: translate("ApprovalCard", "Arguments"),
     "Quote valid": lambda: translate("ApprovalCard", "Quote valid"),
+    "Clusters": lambda: translate("ApprovalCard", "Clusters"),
+    "Job": lambda: translate("ApprovalCard", "Job"),
+    "Spec": lambda: translate("ApprovalCard", "Spec"),
+    "Lost nodes": lambda: translate("ApprovalCard", "Lost nodes"),
+    "What changes": lambda: translate("ApprovalCard", "What changes"),
+    "Current budget": lambda: translate("ApprovalCard", "Current budget"),
+    "Spent": lambda: translate("ApprovalCard", "Spent"),
+    "Price per hour": lambda: translate("ApprovalCard", "Price per hour"),
+    "Means": lambda: translate("ApprovalCard", "Means"),
 }
 
 
@@ -63,6 +83,12 @@ def fact_label(label: str) -> str:
     """A row's label in the GUI's language (one it does not know is shown as it is)."""
     shown = _SHOWN_LABELS.get(label)
     return str(shown()) if shown else label
+
+
+def approval_title(request: Any) -> str:
+    """An approval's title in the GUI's language (an older card's as it was asked)."""
+    said = getattr(request, "title_said", None)
+    return worded(said) if said is not None else str(request.title)
 
 
 def quote_of(details: dict[str, Any]) -> dict[str, Any]:
@@ -139,22 +165,45 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
             )
         )
         return facts
+    saids: dict[str, Any] = dict(getattr(request, "details_said", None) or {})
     for key, value in details.items():
-        if key in ("quote", "expires_at", "digest", "created_at"):
+        if key in ("quote", "expires_at", "digest", "created_at") or value is None:
             continue
         label = _FACT_LABELS.get(key, key.replace("_", " ").capitalize())
+        value = saids.get(key, value)  # a row said by the tool: in the GUI's language
         if isinstance(value, list | tuple):
-            text = ", ".join(str(v) for v in value) or "–"
+            text = worded(Said("common.list_sep")).join(_item_text(v) for v in value) or "–"
         elif isinstance(value, dict):
-            text = json.dumps(value, ensure_ascii=False, default=str)
+            text = _item_text(value)
         elif key.endswith("_micros") and isinstance(value, int):
             text = money(value, str(details.get("currency") or "CNY"))
         else:
-            text = str(value)
+            text = worded(value) if not isinstance(value, str) else value
         facts.append((label, text))
     if not facts:
         facts.append(("Arguments", json.dumps(request.args, ensure_ascii=False, default=str)))
     return facts
+
+
+def _item_text(value: Any) -> str:
+    """One item of a row: a said line in the GUI's language; a cluster or a job by its name,
+    shape, state and price; anything else as it is."""
+    from xyclaw.gui import history_words
+
+    if isinstance(value, Said):
+        return worded(value)
+    if not isinstance(value, dict):
+        return str(value)
+    if "name" in value:
+        parts = []
+        if value.get("gpus"):
+            parts.append(str(value["gpus"]).replace(" x ", " × "))
+        if value.get("state"):
+            parts.append(history_words.state(value["state"]))
+        if value.get("price_per_hour"):
+            parts.append(f"{value['price_per_hour']}/h")
+        return f"{value['name']} ({' · '.join(parts)})" if parts else str(value["name"])
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 APPROVE_KEYS = ("Ctrl+Return", "Ctrl+Enter")
@@ -192,9 +241,9 @@ class ApprovalCard(QFrame):
         self.badge = badge = child(form, QLabel, "approvalEffect")
         badge.setProperty("effect", effect)
         self.title = child(form, QLabel, "approvalTitle")
-        self.title.setProperty("data", True)  # the request's own title, as it was asked
+        if getattr(request, "title_said", None) is None:  # an older card: as it was asked
+            self.title.setProperty("data", True)
         self.agent_label = child(form, QLabel, "approvalAgent")
-        self.agent_label.setProperty("data", True)  # set as the asker wrote it; see below
         self.flag = child(form, QLabel, "approvalFlag")
         self.flag.setVisible(bool(request.flagged_after_remote_output))
         facts = child(form, QFormLayout, "approvalFacts")
@@ -253,7 +302,7 @@ class ApprovalCard(QFrame):
         """The card's words that depend on the language (the form words the rest)."""
         request = self.request
         self.badge.setText(effect_text(self.effect))
-        self.title.setText(str(request.title))
+        self.title.setText(approval_title(request))
         self.agent_label.setText(
             self._asked_by
             or translate("ApprovalCard", "{agent} asks · {time}").format(
@@ -269,6 +318,7 @@ class ApprovalCard(QFrame):
     def set_asked_by(self, text: str) -> None:
         """Who asked, when not an agent (a page's own confirmation)."""
         self._asked_by = text
+        self.agent_label.setProperty("data", True)  # set as the asker wrote it
         self.agent_label.setText(text)
 
     def retranslate(self) -> None:
@@ -390,6 +440,39 @@ class ApprovalCard(QFrame):
         dialog.open()
 
 
+#: The tools' argument names as the Edit dialog labels them.
+ARGUMENT_LABELS: dict[str, str] = {
+    "plan_id": QT_TRANSLATE_NOOP("EditArgs", "plan"),
+    "option": QT_TRANSLATE_NOOP("EditArgs", "option"),
+    "provider": QT_TRANSLATE_NOOP("EditArgs", "provider"),
+    "gpu": QT_TRANSLATE_NOOP("EditArgs", "GPU model"),
+    "gpus": QT_TRANSLATE_NOOP("EditArgs", "GPU count"),
+    "gpus_per_node": QT_TRANSLATE_NOOP("EditArgs", "GPUs per node"),
+    "region": QT_TRANSLATE_NOOP("EditArgs", "region"),
+    "fabric": QT_TRANSLATE_NOOP("EditArgs", "fabric"),
+    "budget": QT_TRANSLATE_NOOP("EditArgs", "budget"),
+    "cluster": QT_TRANSLATE_NOOP("EditArgs", "cluster"),
+    "command": QT_TRANSLATE_NOOP("EditArgs", "command"),
+    "timeout_s": QT_TRANSLATE_NOOP("EditArgs", "timeout (s)"),
+    "spec": QT_TRANSLATE_NOOP("EditArgs", "job spec"),
+    "job": QT_TRANSLATE_NOOP("EditArgs", "job"),
+    "lines": QT_TRANSLATE_NOOP("EditArgs", "lines"),
+    "digest": QT_TRANSLATE_NOOP("EditArgs", "quote digest"),
+    "task": QT_TRANSLATE_NOOP("EditArgs", "task"),
+    "model_params": QT_TRANSLATE_NOOP("EditArgs", "model parameters"),
+    "tokens": QT_TRANSLATE_NOOP("EditArgs", "training tokens"),
+    "deadline_hours": QT_TRANSLATE_NOOP("EditArgs", "deadline (hours)"),
+    "qps": QT_TRANSLATE_NOOP("EditArgs", "requests per second"),
+    "gpu_count": QT_TRANSLATE_NOOP("EditArgs", "GPU count"),
+}
+
+
+def argument_label(key: str) -> str:
+    """A tool argument's label in the GUI's language (one it does not know: humanized)."""
+    shown = ARGUMENT_LABELS.get(key)
+    return translate("EditArgs", shown) if shown else key.replace("_", " ")
+
+
 class EditArgsDialog:
     """A small form (ui/edit_args_dialog.ui) with one field per argument, typed as JSON."""
 
@@ -405,8 +488,10 @@ class EditArgsDialog:
         for key, value in args.items():
             field = QLineEdit(value if isinstance(value, str) else json.dumps(value))
             field.setObjectName(f"edit_{key}")
-            name = QLabel(key.replace("_", " "))
-            name.setProperty("data", True)  # the tool's own argument name, in every language
+            name = QLabel(argument_label(key))
+            name.setToolTip(key)  # the tool's own name for it
+            if key not in ARGUMENT_LABELS:  # a name the tools do not have (yet): as it is
+                name.setProperty("data", True)
             form.addRow(name, field)
             self.fields[key] = field
         buttons = child(dialog, QDialogButtonBox, "editButtons")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xyclaw.gui.formatting import duration, fabric_text, money, planner_reason, tokens
+from xyclaw.gui.formatting import duration, fabric_text, money, planner_reason, tokens, worded
 from xyclaw.gui.widgets import Badge, MarkdownView
 
 #: Words of the cards, marked here and translated when shown (a language switch re-words
@@ -282,6 +282,28 @@ class NoticeBlock(QLabel):
             self.setText(self.words())
 
 
+def call_error(call: Any) -> str:
+    """A call's error (or why it did not run) in the GUI's language where it was said."""
+    said = getattr(call, "error_said", None)
+    return worded(said) if said is not None else str(call.error or "")
+
+
+def call_summary(call: Any) -> str:
+    """A call's result line in the GUI's language where it was said."""
+    said = getattr(call, "summary_said", None)
+    return worded(said) if said is not None else str(call.summary or "")
+
+
+def _worded_line(call: Any) -> tuple[str, bool]:
+    """The card's line (its error, else its summary) and whether it is worded (False: as it
+    was stored before calls were said, or a remote machine's own words)."""
+    if call.error:
+        return call_error(call), getattr(call, "error_said", None) is not None
+    if call.summary:
+        return call_summary(call), getattr(call, "summary_said", None) is not None
+    return "", True
+
+
 class ToolCard(QFrame):
     """A tool call: name, effect badge, status and duration; arguments and result fold open.
 
@@ -378,7 +400,7 @@ class ToolCard(QFrame):
         result = QCoreApplication.translate("ChatBlocks", "Result")
         if call.error:
             self.result_label.setText(QCoreApplication.translate("ChatBlocks", "Error"))
-            self.result.set_markdown(str(call.error))
+            self.result.set_markdown(call_error(call))
         elif call.summary:
             self.result_label.setText(
                 QCoreApplication.translate(
@@ -387,7 +409,7 @@ class ToolCard(QFrame):
                 if getattr(call, "from_remote", False)
                 else result
             )
-            self.result.set_markdown(str(call.summary))
+            self.result.set_markdown(call_summary(call))
         else:
             self.result_label.setText(result)
             self.result.set_markdown(
@@ -402,10 +424,11 @@ class ToolCard(QFrame):
         if call.duration_s is not None:
             text += f" · {duration(call.duration_s)}"
         self.status.setText(text)
-        summary = call.error or call.summary or ""
+        summary, said = _worded_line(call)
         first = summary.strip().splitlines()[0] if summary.strip() else ""
         self.summary.setText(first)
-        self.summary.setProperty("data", True)  # the tool's own result, as it wrote it
+        # a line stored before calls were said is shown as it was written
+        self.summary.setProperty("data", None if said else True)
         self.summary.setToolTip(summary)
         self.setToolTip(
             QCoreApplication.translate("ChatBlocks", "Arguments: {args}").format(
@@ -527,7 +550,6 @@ class PlanCard(QFrame):
             why = QLabel()
             why.setWordWrap(True)
             why.setProperty("role", "plan-why")
-            why.setProperty("data", True)  # the planner's reasons, as it worded them
             grid.addWidget(why, row + 1, 0, 1, len(PLAN_COLUMNS))
             self.reasons.append(why)
         grid.setColumnStretch(4, 1)  # "Where" takes what is left

@@ -52,7 +52,7 @@ from xyclaw.agent.types import (
 )
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
-from xyclaw.gui.chat.approval import ApprovalCard
+from xyclaw.gui.chat.approval import ApprovalCard, approval_title
 from xyclaw.gui.chat.blocks import (
     MessageBlock,
     NoticeBlock,
@@ -844,11 +844,13 @@ class ChatPage(QWidget):
         if not (self.isVisible() and self._visible(int(request.conversation_id))):
             tray.notify(
                 self.tr("Approval waiting"),
-                self.tr("{title} (in “{where}”)").format(title=request.title, where=where),
+                self.tr("{title} (in “{where}”)").format(
+                    title=approval_title(request), where=where
+                ),
                 "warning",
             )
         else:
-            tray.approval_waiting(str(request.title), where)
+            tray.approval_waiting(approval_title(request), where)
 
     def _end_turn(self, turn: Turn) -> None:
         if self.turn is turn:
