@@ -176,6 +176,20 @@ def test_in_chinese_the_jobs_page_the_replay_timeline_and_the_comparison_show_no
             timeline.grab().save(str(shots / "timeline-zh.png"))
             history.grab().save(str(shots / "history-replay-zh.png"))
 
+        # the cluster's own replay: its events (ready, alerts, released) worded too
+        history.select("cluster", [history_facts.cluster_id])
+        history.replay_selected()
+        qtbot.waitUntil(
+            lambda: history.replay is not None and history.replay.kind == "cluster"
+            and not history.busy,
+            timeout=10_000,
+        )  # fmt: skip
+        for tab in range(view.tabs.count()):
+            view.tabs.setCurrentIndex(tab)
+            qtbot.wait(20)
+            assert_no_english(history, data, f"the cluster's replay, tab {tab}", strict_cells=True)
+        assert "告警" in _column(view.timeline, 1)
+
         history.select("job", [history_facts.job_a, history_facts.job_b])
         history.compare_selected()
         qtbot.waitUntil(lambda: history.comparison is not None and not history.busy, timeout=10_000)
@@ -200,6 +214,64 @@ def test_in_chinese_the_jobs_page_the_replay_timeline_and_the_comparison_show_no
         qtbot.waitUntil(lambda: jobs.tabs.tabText(0) == "Charts", timeout=5_000)
         assert _column(jobs.attempts, 6)[1] == "every node's process exited with code 0"
         assert "job lora-a succeeded" in _column(jobs.events, 2)
+    finally:
+        i18n.install("en")
+        ctl.quit_now()
+        qtbot.wait(20)
+
+
+def test_a_failed_job_s_error_is_worded_and_an_old_attempt_keeps_its_english(
+    offline_parts: Composition, history_facts: HistoryFacts, qtbot: QtBot
+) -> None:
+    """A job another process recorded as failed, with its error stored with its key and
+    figures and one attempt from before (plain English): in Chinese the Jobs page words the
+    error in the detail and the list's tip, and shows the old attempt's text as stored."""
+    from xyclaw.wording import said
+
+    jobs = JobStore(offline_parts.store, offline_parts.bus)
+    job_id = jobs.add(
+        name="late", kind="train", spec_json="{}", cluster_id=history_facts.cluster_id,
+        rented_cluster=False, state=JobState.QUEUED,
+    )  # fmt: skip
+    jobs.save_attempt(job_id, 1, state="failed", cause="exit_nonzero", started_at=1.0,
+                      ended_at=2.0, message="exit code 1 on node-0")  # fmt: skip
+    ended = said("job.exit_code_on", code=1, node="node-0")
+    jobs.save_attempt(job_id, 2, state="failed", cause="exit_nonzero", started_at=3.0,
+                      ended_at=4.0, message=ended)  # fmt: skip
+    why = said("job.no_restarts_left", message=ended, allowed=1)
+    jobs.set_state(job_id, JobState.FAILED, ended_at=5.0, cause="exit_nonzero", error=why)
+
+    engine = offline_parts.engine
+    ctl = MainWindowController(
+        engine, None, tray_available=False, on_quit=lambda: None, status_refresh_ms=3_600_000,
+    )  # fmt: skip
+    try:
+        ctl.window.resize(1400, 900)
+        ctl.window.show()
+        qtbot.waitExposed(ctl.window)
+        page = ctl.page_widgets["jobs"]
+        assert isinstance(page, JobsPage)
+        ctl.show_page("jobs")
+        qtbot.waitUntil(lambda: any(j.id == job_id for j in page.records), timeout=20_000)
+        page.select_job(job_id)
+        qtbot.waitUntil(
+            lambda: page.detail is not None and page.detail.job.id == job_id
+            and page.attempts.rowCount() == 2,
+            timeout=10_000,
+        )  # fmt: skip
+        assert page.detail_facts.text().endswith(
+            "exit code 1 on node-0; no restarts left (1 allowed)"
+        )
+        assert i18n.install("zh_CN") == "zh_CN"
+        qtbot.waitUntil(lambda: page.tabs.tabText(0) == "图表", timeout=5_000)
+        assert page.detail_facts.text().endswith(
+            "node-0 上的进程退出码为 1；重启次数已用完（最多 1 次）"
+        )
+        row = page.row_of(job_id)
+        assert row is not None
+        assert page.table.item(row, 3).toolTip().startswith("node-0 上的进程退出码为 1")
+        # the old attempt shows what was stored; the new one is worded
+        assert _column(page.attempts, 6) == ["exit code 1 on node-0", "node-0 上的进程退出码为 1"]
     finally:
         i18n.install("en")
         ctl.quit_now()
