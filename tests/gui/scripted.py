@@ -263,6 +263,8 @@ class ScriptedRuntime:
         option: int,
         on_event: Callable[[Any], None],
         cancel: threading.Event | None = None,
+        *,
+        language: str = "en",
     ) -> TurnResult:
         self.rented.append((plan_id, option))
         now = time.time()

@@ -1,6 +1,6 @@
 """A whole conversation in Chinese in a real window, through the rules brain on the simulated
-cloud: plan, rent (approved on its card, the Edit dialog looked at first), launch, watch,
-release. Every card along the way (tool cards, the plan card, the approval cards) and the
+cloud: plan, "Rent this" on the plan card (its card looked at in the Edit dialog, then
+rejected), rent in words (approved), launch, watch, release. Every card along the way (tool cards, the plan card, the approval cards) and the
 agents' replies show no English but names, the request as typed and the tools' names; the
 conversation reopened from the database is Chinese too, and English again after switching
 back."""
@@ -27,7 +27,7 @@ from xyclaw.engine import Engine
 from xyclaw.gui import i18n
 from xyclaw.gui.app import build_runtime
 from xyclaw.gui.chat.approval import ApprovalCard
-from xyclaw.gui.chat.blocks import MessageBlock, PlanCard, ToolCard
+from xyclaw.gui.chat.blocks import MessageBlock, PlanCard, ToolCard, UserBlock
 from xyclaw.gui.chat.page import ChatPage
 from xyclaw.store import Store
 
@@ -97,9 +97,10 @@ def data_of(engine: Engine, chat: ChatPage, requests: list[str]) -> set[str]:
 
 
 def replies_in_english(chat: ChatPage, data: set[str]) -> dict[str, list[str]]:
-    """The agents' replies (Markdown views: not read by assert_no_english) with English left."""
+    """The agents' replies and the requests (Markdown views: not read by assert_no_english)
+    with English left; a request XyClaw wrote for a button is in the window's language."""
     found = {}
-    for block in shown(chat, MessageBlock):
+    for block in [*shown(chat, MessageBlock), *shown(chat, UserBlock)]:
         text = block.body.toPlainText()
         words = english_words(text, data)
         if words:
@@ -107,9 +108,10 @@ def replies_in_english(chat: ChatPage, data: set[str]) -> dict[str, list[str]]:
     return found
 
 
-def save_shot(widget: QWidget, name: str) -> None:
+def save_shot(qtbot: QtBot, widget: QWidget, name: str) -> None:
     folder = os.environ.get("SHOTS_DIR")  # where to keep the pictures (not kept otherwise)
     if folder:
+        qtbot.wait(300)  # the transcript laid out and scrolled to its end
         Path(folder).mkdir(parents=True, exist_ok=True)
         widget.grab().save(str(Path(folder) / name))
 
@@ -134,17 +136,30 @@ def test_a_chinese_conversation_plan_rent_launch_watch_release_shows_no_english(
     [plan_call] = [c for c in shown(chat, ToolCard) if c.name.text() == "plan"]
     assert plan_call.summary.text().startswith(f"方案 {plan.plan_id}：")
 
-    ask(qtbot, chat, RENT)
-    rent = card_waiting(qtbot, chat, "spend")
-    assert rent.title.text().startswith("租用 8 张") and "（单机）" in rent.title.text()
-    # the Edit dialog: the tool's arguments under Chinese labels
-    rent.edit()
-    dialog = rent.edit_dialog
+    # "Rent this": asked in the window's language; the card's Edit dialog, then No
+    qtbot.mouseClick(plan.rent_buttons[0], Qt.MouseButton.LeftButton)
+    first = card_waiting(qtbot, chat, "spend")
+    qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+    assert first.title.text().startswith("租用 8 张") and "（单机）" in first.title.text()
+    first.edit()
+    dialog = first.edit_dialog
     assert dialog is not None and isinstance(dialog.dialog, QDialog)
     qtbot.waitUntil(dialog.dialog.isVisible, timeout=5000)
     assert_no_english(dialog.dialog, data_of(sim_engine, chat, requests), "the Edit dialog")
     dialog.dialog.reject()
-    assert rent.decision is None
+    assert first.decision is None
+    qtbot.mouseClick(first.reject_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+    assert sim_engine.clusters() == []
+    qtbot.waitUntil(
+        lambda: any(c.name.text() == "create_cluster" for c in shown(chat, ToolCard)),
+        timeout=10000,
+    )
+    [refused] = [c for c in shown(chat, ToolCard) if c.name.text() == "create_cluster"]
+    assert refused.summary.text() == "你已拒绝"
+
+    ask(qtbot, chat, RENT)
+    rent = card_waiting(qtbot, chat, "spend")
     approve(qtbot, chat, rent)
     [cluster] = sim_engine.clusters()
     qtbot.waitUntil(lambda: sim_engine.cluster(cluster.name).state == "ready", timeout=120000)
@@ -160,14 +175,16 @@ def test_a_chinese_conversation_plan_rent_launch_watch_release_shows_no_english(
     qtbot.waitUntil(lambda: bool(sim_engine.jobs(include_finished=True)), timeout=60000)
 
     ask(qtbot, chat, WATCH)
-    assert any(c.name.text() == "job_status" for c in shown(chat, ToolCard))
+    qtbot.waitUntil(
+        lambda: any(c.name.text() == "job_status" for c in shown(chat, ToolCard)), timeout=10000
+    )
 
     ask(qtbot, chat, RELEASE)
     release = card_waiting(qtbot, chat, "destroy")
     assert release.title.text() == f"释放 {cluster.name}"
     data = data_of(sim_engine, chat, requests)
     assert_no_english(chat, data, "the chat with the release card waiting")
-    save_shot(ctl.window, "zh-chat-cards.png")
+    save_shot(qtbot, ctl.window, "zh-chat-cards.png")
     approve(qtbot, chat, release)
     qtbot.waitUntil(lambda: sim_engine.cluster(cluster.name).state == "released", timeout=120000)
 
@@ -176,7 +193,7 @@ def test_a_chinese_conversation_plan_rent_launch_watch_release_shows_no_english(
     assert {"plan", "create_cluster", "launch_job", "job_status", "release_cluster"} <= set(tools)
     assert_no_english(chat, data, "the Chinese conversation with its cards")
     assert not replies_in_english(chat, data)
-    save_shot(ctl.window, "zh-chat-cards-done.png")
+    save_shot(qtbot, ctl.window, "zh-chat-cards-done.png")
 
     # reopened from the database: the same cards, worded from what was stored
     cid = chat.current
@@ -189,7 +206,7 @@ def test_a_chinese_conversation_plan_rent_launch_watch_release_shows_no_english(
     assert summaries["create_cluster"].startswith(f"已租用 {cluster.name}（")
     assert summaries["release_cluster"].startswith(f"已释放 {cluster.name}（已释放")
     assert_no_english(chat, data, "the reopened Chinese conversation")
-    save_shot(ctl.window, "zh-chat-reopened.png")
+    save_shot(qtbot, ctl.window, "zh-chat-reopened.png")
 
     # and English again after switching back
     i18n.install("en")

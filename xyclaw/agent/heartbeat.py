@@ -203,4 +203,3 @@ class Heartbeat:
             tools=set(self.runtime.catalogue.tools),
             language=language,
         )
-

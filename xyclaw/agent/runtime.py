@@ -45,7 +45,7 @@ from xyclaw.errors import AgentError, OperationCancelled, UsageError, XyclawErro
 from xyclaw.paths import AppPaths
 from xyclaw.store import Store
 from xyclaw.store import conversations as conv
-from xyclaw.wording import Said
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -231,9 +231,12 @@ class AgentRuntime:
         option: int,
         on_event: OnEvent,
         cancel: threading.Event | None = None,
+        *,
+        language: str = "en",
     ) -> TurnResult:
-        """ "Rent this" on a plan row: the create_cluster tool and its approval, as if asked."""
-        text = f"Rent option {option} of plan {plan_id}"
+        """ "Rent this" on a plan row: the create_cluster tool and its approval, as if asked
+        in ``language`` (the window's: the request is stored in it and answered in it)."""
+        text = said("agent.rent_option", option=option, plan=plan_id).in_language(language)
         result = self._direct_call(
             cid,
             text,

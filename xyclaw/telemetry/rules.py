@@ -130,6 +130,7 @@ RULES: dict[str, Rule] = {
     )
 }
 
+
 def rule_title(rule: str, language: str) -> str:
     """A rule's title in ``language`` (``gpu.thermal_throttle`` -> 过热降频); the id itself
     for a rule this XyClaw does not know (an older or newer one's stored alert)."""

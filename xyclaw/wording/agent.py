@@ -117,6 +117,8 @@ DONE: dict[str, tuple[str, str]] = {
     ),
     "agent.done.tuned": ("tuned {cluster}", "已调优 {cluster}"),
     "agent.done.launched": ("launched job {job}", "已启动作业 {job}"),
+    # "Rent this" on a plan card, as the user's request
+    "agent.rent_option": ("Rent option {option} of plan {plan}", "租用方案 {plan} 的选项 {option}"),
     # a name and its state in a list, and the list itself ("a (ready), b (released)")
     "agent.done.named_state": ("{name} ({state})", "{name}（{state}）"),
     "agent.done.list": ("{first}, {rest}", "{first}、{rest}"),

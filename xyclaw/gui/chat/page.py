@@ -62,7 +62,7 @@ from xyclaw.gui.chat.blocks import (
     clear_layout,
 )
 from xyclaw.gui.chat.examples import EXAMPLES
-from xyclaw.gui.formatting import local_time, money, tokens
+from xyclaw.gui.formatting import local_time, message_language, money, tokens
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.widgets import FlowLayout, weak_slot
 
@@ -642,9 +642,12 @@ class ChatPage(QWidget):
                 ).format(option=option, plan=plan_id),
             )
         )
+        language = message_language()  # the request is asked, and answered, in it
         self._start(
             cid,
-            lambda on_event, cancel: runtime.rent_option(cid, plan_id, option, on_event, cancel),
+            lambda on_event, cancel: runtime.rent_option(
+                cid, plan_id, option, on_event, cancel, language=language
+            ),
         )
 
     def run_action(self, cid: int, action: SuggestedAction) -> None:
