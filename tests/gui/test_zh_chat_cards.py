@@ -1,9 +1,9 @@
 """A whole conversation in Chinese in a real window, through the rules brain on the simulated
 cloud: plan, "Rent this" on the plan card (its card looked at in the Edit dialog, then
-rejected), rent in words (approved), launch, watch, release. Every card along the way (tool cards, the plan card, the approval cards) and the
-agents' replies show no English but names, the request as typed and the tools' names; the
-conversation reopened from the database is Chinese too, and English again after switching
-back."""
+rejected), rent in words (approved), launch, watch, release. Every card along the way (tool
+cards, the plan card, the approval cards) and the agents' replies show no English but names,
+the requests as typed and the tools' names; the conversation reopened from the database is
+Chinese too, and English again after switching back."""
 
 from __future__ import annotations
 
