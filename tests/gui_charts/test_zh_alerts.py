@@ -157,6 +157,9 @@ def test_alerts_from_real_faults_read_in_chinese_and_back_in_english(
             assert english[card.alert.rule] == (card.alert.message, card.alert.action)
         assert "is thermally throttled" in english["gpu.thermal_throttle"][0]
         assert "has not answered for" in english["node.unreachable"][0]
+        if SHOTS is not None:
+            qtbot.wait(200)  # the re-made cards laid out
+            page.grab().save(str(SHOTS / "monitor-alerts-en.png"))
     finally:
         i18n.install("en")
         tray.close()

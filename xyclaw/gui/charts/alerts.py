@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QScrollArea,
@@ -29,7 +28,7 @@ from xyclaw.gui import i18n
 from xyclaw.gui.charts.source import AlertView
 from xyclaw.gui.charts.theme import SEVERITY_COLORS
 from xyclaw.gui.formatting import message_language, worded
-from xyclaw.gui.widgets import weak_slot
+from xyclaw.gui.widgets import FlowLayout, weak_slot
 from xyclaw.telemetry.rules import rule_title
 
 
@@ -167,8 +166,10 @@ class AlertCard(QFrame):
         advice.setProperty("role", "hint")
         advice.setStyleSheet("color: #6b7280; font-size: 12px;")
         layout.addWidget(advice)
-        row = QHBoxLayout()
-        row.setSpacing(6)
+        # The buttons wrap to a second line where the panel is narrow (English labels are
+        # wider than Chinese ones); the list never scrolls sideways.
+        buttons = QWidget()
+        row = FlowLayout(buttons, spacing=6)
         self.buttons: dict[str, QPushButton] = {}
         if alert.node_id is not None:
             show = QPushButton(_t(QT_TRANSLATE_NOOP("AlertsPanel", "Show")))
@@ -197,8 +198,7 @@ class AlertCard(QFrame):
             button.clicked.connect(weak_slot(panel.emit_action, alert, action.key))
             row.addWidget(button)
             self.buttons[action.key] = button
-        row.addStretch(1)
-        layout.addLayout(row)
+        layout.addWidget(buttons)
 
 
 def _shape(alert: AlertView) -> tuple[object, ...]:
