@@ -210,6 +210,15 @@ def test_in_chinese_the_jobs_page_the_replay_timeline_and_the_comparison_show_no
         recorded = _column(timeline, 3)
         assert any(r.startswith(f"{lost} stopped answering") for r in recorded), recorded
         assert "Recovery" in _column(timeline, 1)
+        # a replay shown while the language changes is worded again in place
+        assert i18n.install("zh_CN") == "zh_CN"
+        qtbot.waitUntil(
+            lambda: any(r.startswith(f"{lost} 失去响应") for r in _column(timeline, 3)),
+            timeout=5_000,
+        )
+        assert "恢复" in _column(timeline, 1)
+        i18n.install("en")
+        qtbot.waitUntil(lambda: "Recovery" in _column(timeline, 1), timeout=5_000)
         ctl.show_page("jobs")
         qtbot.waitUntil(lambda: jobs.tabs.tabText(0) == "Charts", timeout=5_000)
         assert _column(jobs.attempts, 6)[1] == "every node's process exited with code 0"
