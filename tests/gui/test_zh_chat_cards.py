@@ -37,7 +37,6 @@ PLAN = "用8张卡LoRA微调13B模型，预算500元"
 RENT = "租第一个"
 WATCH = "训练进度如何"
 RELEASE = "释放这个集群"
-AGENTS = {"supervisor", "planner", "provisioner", "operator", "monitor", "analyst"}
 
 
 @pytest.fixture
@@ -85,7 +84,8 @@ def approve(qtbot: QtBot, chat: ChatPage, card: ApprovalCard) -> None:
 def data_of(engine: Engine, chat: ChatPage, requests: list[str]) -> set[str]:
     """Names as they are in every language: clusters, nodes, jobs, offers, GPU models, regions,
     the agents and tools, the requests as typed and the conversation's title."""
-    out = set(AGENTS) | set(TOOL_NAMES) | catalogue_words() | {"sim", "torchrun"}
+    out = set(chat.runtime.agents.agents) | set(TOOL_NAMES) | catalogue_words()
+    out |= {"sim", "torchrun", "tests"}  # the provider; commands (torchrun, nccl-tests)
     for text in requests:
         out.update(WORD.findall(text))
     for cluster in engine.clusters(include_released=True):
@@ -178,6 +178,22 @@ def test_a_chinese_conversation_plan_rent_launch_watch_release_shows_no_english(
     qtbot.waitUntil(
         lambda: any(c.name.text() == "job_status" for c in shown(chat, ToolCard)), timeout=10000
     )
+
+    # the tune and cancel cards, looked at and answered no
+    [job] = sim_engine.jobs(include_finished=True)
+    for request, effect, title in (
+        ("调优一下网络", "exec", f"调优 {cluster.name} 的 NCCL"),
+        (f"取消任务{job.id}", "destroy", f"取消作业 {job.name}"),
+    ):
+        requests.append(request)
+        ask(qtbot, chat, request)
+        card = card_waiting(qtbot, chat, effect)
+        assert card.title.text() == title
+        assert_no_english(card, data_of(sim_engine, chat, requests), f"the card of {request}")
+        save_shot(qtbot, card, f"zh-card-{card.request.tool}.png")
+        qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+    assert sim_engine.job(str(job.id)).cancel_requested_at is None
 
     ask(qtbot, chat, RELEASE)
     release = card_waiting(qtbot, chat, "destroy")
