@@ -60,6 +60,14 @@ class GuardAction:
     kind: str  # released-budget, released-idle, budget-warning, budget-spent, idle-warning
     cluster: str
     message: str
+    said: Said | None = None  # ``message`` as a key and figures (the CLI in [gui] language)
+
+    @classmethod
+    def of(cls, kind: str, cluster: str, message: Said) -> GuardAction:
+        return cls(kind, cluster, str(message), message)
+
+    def in_language(self, language: str) -> str:
+        return self.said.in_language(language) if self.said else self.message
 
 
 @dataclass
@@ -75,9 +83,11 @@ class GuardReport:
     next_check_at: float | None = None
     next_reason: str | None = None
 
-    def lines(self) -> list[str]:
-        """What the pass did, one line each (the errors too)."""
-        return [a.message for a in self.actions] + [f"error: {e}" for e in self.errors]
+    def lines(self, language: str = "en") -> list[str]:
+        """What the pass did, one line each (the errors too), in ``language``."""
+        return [a.in_language(language) for a in self.actions] + [
+            f"error: {e}" for e in self.errors
+        ]
 
 
 def duration(seconds: float) -> str:
@@ -288,7 +298,7 @@ class Guard:
                         action=said("alert.budget.spent_action", name=cluster.name),
                     )
                     self.clusters.update(cluster.id, budget_warned_at=now)
-                    report.actions.append(GuardAction("budget-spent", cluster.name, str(message)))
+                    report.actions.append(GuardAction.of("budget-spent", cluster.name, message))
                 return False
             log.info("%s spent its budget (%s of %s): releasing it", cluster.name, spent, limit)
             # Jobs stop with their machines; the jobs part stops them first once it exists.
@@ -298,7 +308,7 @@ class Guard:
             self.events.record_budget(warning(True, total, message), "critical", message)
             self._forget(cluster.id)
             report.released_for_budget.append(cluster.name)
-            report.actions.append(GuardAction("released-budget", cluster.name, str(message)))
+            report.actions.append(GuardAction.of("released-budget", cluster.name, message))
             return True
         if status.warn and cluster.budget_warned_at is None:
             message = said(
@@ -311,7 +321,8 @@ class Guard:
             self.events.record_budget(warning(False, spent_micros, message), "warning", message)
             self.clusters.update(cluster.id, budget_warned_at=now)
             report.warned.append(cluster.name)
-            report.actions.append(GuardAction("budget-warning", cluster.name, f"warned {message}"))
+            warned = said("alert.guard.warned", what=message)
+            report.actions.append(GuardAction.of("budget-warning", cluster.name, warned))
         return False
 
     # -- idle --------------------------------------------------------------------------------
@@ -373,11 +384,15 @@ class Guard:
             self._forget(cluster.id)
             report.released_idle.append(cluster.name)
             report.actions.append(
-                GuardAction(
+                GuardAction.of(
                     "released-idle",
                     cluster.name,
-                    f"released {cluster.name}: idle for {duration(idle_for)} with no job, "
-                    f"{charged} charged",
+                    said(
+                        "alert.idle.released",
+                        name=cluster.name,
+                        idle=duration_said(idle_for),
+                        charged=charged,
+                    ),
                 )
             )
             return True
@@ -399,7 +414,8 @@ class Guard:
                 data={"action_said": keep.to_json()},
             )
             report.idle_warned.append(cluster.name)
-            report.actions.append(GuardAction("idle-warning", cluster.name, f"warned {message}"))
+            warned = said("alert.guard.warned", what=message)
+            report.actions.append(GuardAction.of("idle-warning", cluster.name, warned))
         return False
 
     def _reset_idle(self, cluster_id: int) -> None:

@@ -265,6 +265,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{name} 空闲中（GPU 利用率低于 {percent:.0f}%，没有作业）；将在 {left}后释放",
     ),
     "alert.idle.warn_action": ("start a job to keep it", "启动一个作业即可保留它"),
+    "alert.idle.released": (
+        "released {name}: idle for {idle} with no job, {charged} charged",
+        "已释放 {name}：空闲 {idle}，没有作业，共计费 {charged}",
+    ),
+    "alert.guard.warned": ("warned {what}", "已提醒：{what}"),
     "alert.guard.failed": (
         "could not act on {name}: {error}; retrying at the next check",
         "无法处理 {name}：{error}；下次检查时重试",

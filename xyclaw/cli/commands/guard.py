@@ -143,7 +143,7 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
         )
 
         def on_report(report: GuardReport) -> None:
-            for line in report.lines():
+            for line in report.lines(ctx.language):
                 say(f"{_stamp()} {line}")
 
         engine.start_maintenance(holder, lock=lock, exit_when_idle_s=linger, on_report=on_report)
@@ -186,7 +186,7 @@ def _once(ctx: CliContext) -> int:
         engine = ctx.engine()
         engine.reconcile()
         report = engine.tick()
-        for line in report.lines():
+        for line in report.lines(ctx.language):
             ctx.print(line)
         if not report.actions:
             ctx.print(
