@@ -180,8 +180,15 @@ class _Printer:
         elif isinstance(event, ToolStarted):
             out.write(f"\n  -> {event.call.tool} {json.dumps(event.call.args, ensure_ascii=False)}")
         elif isinstance(event, ToolFinished):
+            from xyclaw.wording import worded
+
             call = event.call
-            note = call.summary or call.error or call.status
+            # the tool's line in the setting's language (the model read the English)
+            note = (
+                worded(call.summary_said or call.summary, self.ctx.language)
+                or worded(call.error_said or call.error, self.ctx.language)
+                or call.status
+            )
             out.write(f"\n  <- {call.tool}: {call.status} ({note})")
         out.flush()
 
