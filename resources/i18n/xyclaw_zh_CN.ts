@@ -2372,6 +2372,18 @@
         <translation>正在取消…</translation>
     </message>
     <message>
+        <source>the first steps are warming up; the ETA follows</source>
+        <translation>前几步还在预热，之后给出预计剩余时间</translation>
+    </message>
+    <message>
+        <source>the log has not said how many steps there are</source>
+        <translation>日志还没有给出总步数</translation>
+    </message>
+    <message>
+        <source>no step read from the log yet</source>
+        <translation>还没有从日志中读到步数</translation>
+    </message>
+    <message>
         <source>not forwarded yet</source>
         <translation>尚未转发</translation>
     </message>

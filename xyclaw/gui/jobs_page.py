@@ -763,11 +763,13 @@ class JobsPage(QWidget):
             self.progress.setFormat(self.tr("no step read yet") if job.active else "–")
         if job.active and p.eta_s is not None:
             self.eta.setText(self.tr("ETA {eta}").format(eta=i18n.duration(p.eta_s)))
+            self.eta.setToolTip("")
         elif job.active and p.eta_reason:
             self.eta.setText(self.tr("ETA: not yet known"))
-            self.eta.setToolTip(p.eta_reason)
+            self.eta.setToolTip(self._eta_reason(p.eta_reason))
         else:
             self.eta.setText("")
+            self.eta.setToolTip("")
         self._show_service(job)
         self.cancel_button.setEnabled(job.active and job.cancel_requested_at is None)
         self.again_button.setEnabled(True)
@@ -807,6 +809,15 @@ class JobsPage(QWidget):
         if job.error:
             text += "\n" + worded(job.error_worded)
         return text
+
+    def _eta_reason(self, reason: str) -> str:
+        """Why there is no ETA yet (the progress reader says it in English)."""
+        return {
+            "warming up": self.tr("the first steps are warming up; the ETA follows"),
+            "total steps unknown": self.tr("the log has not said how many steps there are"),
+            "no progress yet": self.tr("no step read from the log yet"),
+            "done": self.tr("done"),
+        }.get(reason, reason)
 
     def _show_service(self, job: JobRecord) -> None:
         if job.kind != "service":
