@@ -201,6 +201,14 @@ def test_a_chinese_conversation_plan_rent_launch_watch_release_shows_no_english(
     data = data_of(sim_engine, chat, requests)
     assert_no_english(chat, data, "the chat with the release card waiting")
     save_shot(qtbot, ctl.window, "zh-chat-cards.png")
+    # a card on screen is worded again when the language changes, both ways
+    i18n.install("en")
+    qtbot.waitUntil(lambda: release.title.text() == f"Release {cluster.name}", timeout=5000)
+    assert release.facts["Stops billing"].text().startswith(f"billing of {cluster.name} stops")
+    assert "files on the nodes' own disks" in release.facts["What is lost"].text()
+    assert i18n.install("zh_CN") == "zh_CN"
+    qtbot.waitUntil(lambda: release.title.text() == f"释放 {cluster.name}", timeout=5000)
+    assert release.facts["Stops billing"].text() == f"平台确认后，{cluster.name} 停止计费"
     approve(qtbot, chat, release)
     qtbot.waitUntil(lambda: sim_engine.cluster(cluster.name).state == "released", timeout=120000)
 
