@@ -24,12 +24,14 @@ from xyclaw.catalog import Offer
 from xyclaw.cli.progress import follow
 from xyclaw.engine import Engine
 from xyclaw.engine.lifecycle import ProvisionError, UpRequest
+from xyclaw.events import OperationProgress
 from xyclaw.gui import i18n
 from xyclaw.gui.clusters_page import BOOT_STEPS, ClustersPage, key_fingerprint, ssh_config_block
 from xyclaw.gui.main_window import MainWindowController
 from xyclaw.gui.operations_panel import OperationView
 from xyclaw.paths import AppPaths
 from xyclaw.records import ClusterRecord
+from xyclaw.wording import worded
 
 pytestmark = pytest.mark.gui
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -251,3 +253,49 @@ def test_the_cli_prints_an_operations_progress_in_its_language(sim_engine: Engin
     follow(sim_engine, lambda: sim_engine.down(str(record.id)), english)
     assert f"releasing {record.name}" in english.getvalue()
     assert f"{record.name} released" in english.getvalue()
+
+
+def test_tuning_in_a_chinese_window_words_its_steps_and_its_decision(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine
+) -> None:
+    offer = two_node_offer(sim_engine)
+    quote = sim_engine.quote_request(
+        UpRequest("sim", offer.gpu, 16, region=offer.region, gpus_per_node=8)
+    )
+    record = sim_engine.up(quote).result(180)
+    ctl = make_window(sim_engine)
+    try:
+        assert i18n.install("zh_CN") == "zh_CN"
+        # every step, as the panel words it (the bridge hands it the latest of a quick run)
+        messages: list[str] = []
+        heard = sim_engine.subscribe(
+            OperationProgress,
+            lambda e: (
+                messages.append(worded(e.said or e.message, "zh"))
+                if e.title.startswith("tune")
+                else None
+            ),
+        )
+        handle = sim_engine.tune(str(record.id))
+        ctl.operations.track(handle)
+        result = handle.result(300)
+        heard.unsubscribe()
+        qtbot.waitUntil(lambda: (v := view_of(ctl, "tune")) is not None and v.finished)
+        view = view_of(ctl, "tune")
+        assert view is not None and view.state == "succeeded"
+        assert row_texts(ctl, view)[0] == f"调优 {record.name}"
+        data = data_of(sim_engine, offer, record)
+        assert_no_english(ctl.operations, data, "the panel after tuning", strict_cells=True)
+        assert result.decision_said is not None
+        # The tuning modules' own explanations (the expectation's basis, a cause's title and
+        # detail, why a setting changed) are still English inside these Chinese lines.
+        theirs = ("预期：", "已更改 ", "可能的原因：")
+        assert any(m.startswith("保留") or m.startswith("保持现状") for m in messages), messages
+        data |= {"HCA", "NVLink", "GID", "ROCE", "roce", "tests", "all_reduce_perf"}
+        for setting in result.recommended.settings:  # NCCL's variables and values, as set
+            data |= set(WORD.findall(f"{setting.name} {setting.value}"))
+        ours = [m for m in messages if not any(t in m for t in theirs)]
+        leftover = {m: english_words(m, data) for m in ours if english_words(m, data)}
+        assert not leftover, leftover
+    finally:
+        i18n.install("en")

@@ -1123,7 +1123,8 @@ class ClustersPage(QWidget):
             self.show_error(ErrorInfo.from_exception(error))
             return
         result = future.result()
-        self._say(f"{result.cluster_name}: {result.decision}")
+        decision = worded(result.decision_said or result.decision)
+        self._say(f"{result.cluster_name}: {decision}")
 
     # -- manual rent -----------------------------------------------------------------------
     def open_rent_dialog(self) -> None:

@@ -41,6 +41,8 @@ from xyclaw.tuning.verdict import (
     Verdict,
     judge,
 )
+from xyclaw.wording import Said, said
+from xyclaw.wording.catalogue import CATALOGUE
 
 if TYPE_CHECKING:
     from xyclaw.records import ClusterRecord, ClusterStore, NodeRecord
@@ -61,13 +63,13 @@ class TuningError(XyclawError):
 class ProgressSink(Protocol):
     """What the Engine's operation Progress offers (and a quiet stand-in for direct calls)."""
 
-    def update(self, message: str, fraction: float | None = None) -> None: ...
+    def update(self, message: str | Said, fraction: float | None = None) -> None: ...
 
     def check_cancelled(self) -> None: ...
 
 
 class _Quiet:
-    def update(self, message: str, fraction: float | None = None) -> None:
+    def update(self, message: str | Said, fraction: float | None = None) -> None:
         log.debug("tuning: %s", message)
 
     def check_cancelled(self) -> None:
@@ -136,6 +138,7 @@ class TuneResult:
     changes: tuple[Change, ...]
     environment: dict[str, str]
     settings_id: int
+    decision_said: Said | None = None  # the decision's key and figures (``decision``: English)
 
     @property
     def final(self) -> Measurement:
@@ -241,15 +244,17 @@ class TuningService:
         """Probe every running node over SSH; the report is stored and returned."""
         p = progress or _Quiet()
         cluster, nodes = self._cluster(ref)
-        p.update(f"probing the fabric on {len(nodes)} node(s) of {cluster.name}", 0.02)
+        p.update(said("op.tune.probing", count=len(nodes), cluster=cluster.name), 0.02)
         results = self.access.run_all(cluster, nodes, probe_script(), timeout=self.probe_timeout_s)
         found: list[NodeFabric] = []
         for node in nodes:
             result = results.get(node.name)
             if isinstance(result, RemoteError) or result is None:
-                message = result.message if isinstance(result, RemoteError) else "no answer"
+                error = (result.said or result.message) if result is not None else None
+                error = error or said("op.tune.no_answer")
+                message = str(error)
                 found.append(NodeFabric(name=node.name, hostname=node.hostname, error=message))
-                p.update(f"{node.name}: not reachable ({message})")
+                p.update(said("op.tune.unreachable", node=node.name, error=error))
                 continue
             fabric = parse_node_probe(node.name, result.stdout)
             found.append(fabric)
@@ -267,18 +272,31 @@ class TuningService:
         report = replace(report, id=report_id)
         s = summary
         nics = (
-            f"{len(s.hcas)} {s.transport.upper()} HCA(s) at {s.nic_rate_gbps or '?'} Gb/s"
+            said(
+                "op.tune.hcas",
+                count=len(s.hcas),
+                transport=s.transport.upper(),
+                rate=s.nic_rate_gbps or "?",
+            )
             if s.hcas
-            else "no RDMA"
+            else said("op.tune.no_rdma")
         )
         p.update(
-            f"fabric: {nics}, {s.gpus_per_node} GPU(s) per node"
-            + (f", NVLink x{s.nvlinks}" if s.nvlinks else "")
-            + (f", RoCE v2 GID {s.roce_gid_index}" if s.roce_gid_index is not None else ""),
+            said(
+                "op.tune.fabric",
+                nics=nics,
+                gpus=s.gpus_per_node,
+                nvlink=said("op.tune.nvlink", count=s.nvlinks) if s.nvlinks else "",
+                gid=(
+                    said("op.tune.gid", index=s.roce_gid_index)
+                    if s.roce_gid_index is not None
+                    else ""
+                ),
+            ),
             0.12,
         )
         for finding in s.findings:
-            p.update(f"finding: {finding}")
+            p.update(said("op.tune.finding", finding=finding))
         return report
 
     def latest_report(self, cluster_id: int) -> FabricReport | None:
@@ -361,6 +379,8 @@ class TuningService:
         progress: ProgressSink,
         span: tuple[float, float],
     ) -> Measurement:
+        known = f"op.tune.label.{label}"
+        label_said: Said | str = Said(known) if known in CATALOGUE else label
         reachable = {n.name for n in report.nodes if n.reachable}
         probed = {n.name: n for n in report.nodes}
         used = [n for n in nodes if n.name in reachable]
@@ -380,8 +400,14 @@ class TuningService:
         for i in range(settings.repeats):
             progress.check_cancelled()
             progress.update(
-                f"{label}: nccl-tests all_reduce_perf on {len(hosts)} node(s) x {gpus} GPU(s), "
-                f"run {i + 1} of {settings.repeats}",
+                said(
+                    "op.tune.run",
+                    label=label_said,
+                    nodes=len(hosts),
+                    gpus=gpus,
+                    n=i + 1,
+                    total=settings.repeats,
+                ),
                 lo + (hi - lo) * i / settings.repeats,
             )
             measured = self.runner.run(cluster, used[0], hosts, gpus, env, settings)
@@ -398,23 +424,28 @@ class TuningService:
                 duration_s=measured.duration_s,
             )
             if not measured.ok:
-                progress.update(f"{label}: the test failed: {measured.error}")
+                progress.update(said("op.tune.test_failed", label=label_said, error=measured.error))
                 break
             assert measured.run is not None
             peak = measured.run.peak_busbw or 0.0
             quick = judge([measured.run], expectation, env=effective, report=report)
+            transport = measured.run.net.transport
             progress.update(
-                f"{label}: peak bus bandwidth {peak:.1f} GB/s"
-                + (
-                    f" ({quick.ratio:.0%} of the fabric's figure)"
-                    if quick.ratio is not None
-                    else ""
+                said(
+                    "op.tune.peak_run",
+                    label=label_said,
+                    peak=f"{peak:.1f}",
+                    ratio=(
+                        said("op.tune.ratio", ratio=f"{quick.ratio:.0%}")
+                        if quick.ratio is not None
+                        else ""
+                    ),
+                    transport=said("op.tune.over", transport=transport) if transport else "",
                 )
-                + (f", over {measured.run.net.transport}" if measured.run.net.transport else "")
             )
             far_below = quick.ratio is not None and quick.ratio < LOW_ENOUGH_TO_STOP
             if (far_below or "socket_fallback" in quick.cause_codes) and i + 1 < settings.repeats:
-                progress.update(f"{label}: far below the fabric's figure; no need to repeat")
+                progress.update(said("op.tune.far_below", label=label_said))
                 break
         parsed = [r.run for r in runs if r.ok and r.run is not None]
         if parsed:
@@ -439,9 +470,13 @@ class TuningService:
                     ),
                 ),
             )
-        progress.update(f"{label}: {verdict.headline()}", hi)
+        progress.update(
+            said("op.tune.verdict", label=label_said, headline=verdict.headline_said()), hi
+        )
         for cause in verdict.causes:
-            progress.update(f"{label}: likely cause: {cause.title} ({cause.detail})")
+            progress.update(
+                said("op.tune.cause", label=label_said, title=cause.title, detail=cause.detail)
+            )
         return Measurement(label, dict(env), effective, tuple(runs), verdict)
 
     def _require_tools(self, report: FabricReport, used: Sequence[NodeRecord]) -> None:
@@ -487,12 +522,11 @@ class TuningService:
             report_id=report.id,
             summary="from the fabric probe, not measured",
         )
-        p.update(
-            "recommended: " + ", ".join(f"{s.name}={s.value}" for s in recommended.settings), 0.14
-        )
+        settings = ", ".join(f"{s.name}={s.value}" for s in recommended.settings)
+        p.update(said("op.tune.recommended", settings=settings), 0.14)
         expectation = self.expectation(report, cluster)
         if expectation is not None:
-            p.update(f"expected: {expectation.basis}")
+            p.update(said("op.tune.expected", basis=expectation.basis))
         current = self.records.applied_settings(cluster.id)
         current_env = current.env() if current is not None else {}
         label = "as it is" if current is None else "current settings"
@@ -511,15 +545,12 @@ class TuningService:
         recommended_env = recommended.env()
         if baseline.verdict.healthy:
             kept = "current"
-            decision = f"left as it is: {baseline.verdict.headline()}"
+            decided = said("op.tune.left", headline=baseline.verdict.headline_said())
         elif recommended_env == current_env:
             kept = "current"
-            decision = (
-                "the cluster already runs the recommended settings; nothing else to try: "
-                + baseline.verdict.headline()
-            )
+            decided = said("op.tune.already", headline=baseline.verdict.headline_said())
         else:
-            p.update("trying the recommended settings", 0.56)
+            p.update(said("op.tune.trying"), 0.56)
             candidate = self._measure(
                 cluster,
                 nodes,
@@ -533,16 +564,19 @@ class TuningService:
             )
             if _better(candidate.verdict, baseline.verdict):
                 kept = "recommended"
-                decision = (
-                    f"kept the recommended settings: {candidate.verdict.headline()} "
-                    f"(before: {baseline.verdict.headline()})"
+                decided = said(
+                    "op.tune.kept_recommended",
+                    headline=candidate.verdict.headline_said(),
+                    before=baseline.verdict.headline_said(),
                 )
             else:
                 kept = "current"
-                decision = (
-                    f"kept the settings as they were: the recommended ones measured no better "
-                    f"({candidate.verdict.headline()} against {baseline.verdict.headline()})"
+                decided = said(
+                    "op.tune.kept_current",
+                    headline=candidate.verdict.headline_said(),
+                    before=baseline.verdict.headline_said(),
                 )
+        decision = decided.english
         final = candidate if kept == "recommended" and candidate is not None else baseline
         if kept == "recommended":
             stored_settings = recommended
@@ -563,14 +597,14 @@ class TuningService:
             summary=decision,
             verdict=final.verdict.to_json(),
         )
-        p.update(decision, 0.98)
+        p.update(decided, 0.98)
         for change in changes:
-            p.update(f"changed {change.describe()}")
+            p.update(said("op.tune.changed", change=change.describe()))
         if self.events is not None:
             self.events.record(
                 "tuning",
                 "info" if final.verdict.healthy else "warning",
-                f"{cluster.name}: {decision}",
+                said("op.tune.decided", cluster=cluster.name, decision=decided),
                 cluster_id=cluster.id,
                 data={"kept": kept, "changes": [c.to_json() for c in changes]},
             )
@@ -584,6 +618,7 @@ class TuningService:
             candidate=candidate,
             kept=kept,
             decision=decision,
+            decision_said=decided,
             changes=changes,
             environment=stored_settings.env(),
             settings_id=settings_id,

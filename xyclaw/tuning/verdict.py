@@ -18,6 +18,7 @@ from xyclaw.parsers.nccltests import NcclTestRun
 from xyclaw.tuning.expect import Expectation
 from xyclaw.tuning.fabric import FabricReport
 from xyclaw.tuning.settings import match_list
+from xyclaw.wording import Said, said
 
 JITTER_LIMIT = 0.025  # coefficient of variation between runs; IB stays well under 1%
 LOW_ENOUGH_TO_STOP = 0.5  # a first run this far below the ceiling needs no repeats
@@ -64,16 +65,25 @@ class Verdict:
         return [c.code for c in self.causes]
 
     def headline(self) -> str:
+        return self.headline_said().english
+
+    def headline_said(self) -> Said:
+        """The verdict in one line, as a :class:`Said` (a view words it in its language)."""
+        known = self.status in (HEALTHY, LOW, UNSTABLE, FAILED, UNKNOWN)
+        status: Said | str = Said(f"op.tune.status.{self.status}") if known else self.status
         if self.peak_busbw is None:
-            return f"{self.status}: no bus bandwidth measured"
-        text = f"{self.status}: peak bus bandwidth {self.peak_busbw:.1f} GB/s"
+            return said("op.tune.no_busbw", status=status)
+        text = said("op.tune.peak", status=status, peak=f"{self.peak_busbw:.1f}")
         if self.expectation is not None and self.ratio is not None:
-            text += (
-                f" = {self.ratio:.0%} of {self.expectation.busbw_gbs:.1f} GB/s "
-                f"(healthy from {self.expectation.healthy_fraction:.0%})"
+            text = said(
+                "op.tune.of_expected",
+                head=text,
+                ratio=f"{self.ratio:.0%}",
+                expected=f"{self.expectation.busbw_gbs:.1f}",
+                healthy=f"{self.expectation.healthy_fraction:.0%}",
             )
         if self.jitter is not None:
-            text += f", jitter {self.jitter:.1%} over {self.runs} runs"
+            text = said("op.tune.jitter", head=text, jitter=f"{self.jitter:.1%}", runs=self.runs)
         return text
 
     def to_json(self) -> dict[str, Any]:

@@ -241,4 +241,86 @@ TEXTS: dict[str, tuple[str, str]] = {
     "op.hint.plain": ("{undone}; {retry}", "{undone}；{retry}"),
     # Lists of messages.
     "op.semi_join": ("{first}; {then}", "{first}；{then}"),
+    # Tuning NCCL: the verdict of a measurement.
+    "op.tune.status.healthy": ("healthy", "健康"),
+    "op.tune.status.low": ("low", "偏低"),
+    "op.tune.status.unstable": ("unstable", "不稳定"),
+    "op.tune.status.failed": ("failed", "失败"),
+    "op.tune.status.unknown": ("unknown", "未知"),
+    "op.tune.no_busbw": ("{status}: no bus bandwidth measured", "{status}：没有测到总线带宽"),
+    "op.tune.peak": (
+        "{status}: peak bus bandwidth {peak} GB/s",
+        "{status}：峰值总线带宽 {peak} GB/s",
+    ),
+    "op.tune.of_expected": (
+        "{head} = {ratio} of {expected} GB/s (healthy from {healthy})",
+        "{head}，为 {expected} GB/s 的 {ratio}（{healthy} 及以上为健康）",
+    ),
+    "op.tune.jitter": (
+        "{head}, jitter {jitter} over {runs} runs",
+        "{head}，{runs} 次运行抖动 {jitter}",
+    ),
+    # Tuning NCCL: its steps.
+    "op.tune.probing": (
+        "probing the fabric on {count} node(s) of {cluster}",
+        "正在探测 {cluster} 的 {count} 个节点的网络",
+    ),
+    "op.tune.unreachable": ("{node}: not reachable ({error})", "{node}：无法连接（{error}）"),
+    "op.tune.no_answer": ("no answer", "没有应答"),
+    "op.tune.hcas": (
+        "{count} {transport} HCA(s) at {rate} Gb/s",
+        "{count} 个 {transport} HCA，速率 {rate} Gb/s",
+    ),
+    "op.tune.no_rdma": ("no RDMA", "没有 RDMA"),
+    "op.tune.fabric": (
+        "fabric: {nics}, {gpus} GPU(s) per node{nvlink}{gid}",
+        "网络：{nics}，每节点 {gpus} 块 GPU{nvlink}{gid}",
+    ),
+    "op.tune.nvlink": (", NVLink x{count}", "，NVLink x{count}"),
+    "op.tune.gid": (", RoCE v2 GID {index}", "，RoCE v2 GID {index}"),
+    "op.tune.finding": ("finding: {finding}", "发现：{finding}"),
+    "op.tune.label.as it is": ("as it is", "现状"),
+    "op.tune.label.current settings": ("current settings", "当前设置"),
+    "op.tune.label.recommended": ("recommended", "推荐设置"),
+    "op.tune.label.check": ("check", "检查"),
+    "op.tune.run": (
+        "{label}: nccl-tests all_reduce_perf on {nodes} node(s) x {gpus} GPU(s),"
+        " run {n} of {total}",
+        "{label}：nccl-tests all_reduce_perf，{nodes} 个节点 x {gpus} 块 GPU，第 {n}/{total} 次",
+    ),
+    "op.tune.test_failed": ("{label}: the test failed: {error}", "{label}：测试失败：{error}"),
+    "op.tune.peak_run": (
+        "{label}: peak bus bandwidth {peak} GB/s{ratio}{transport}",
+        "{label}：峰值总线带宽 {peak} GB/s{ratio}{transport}",
+    ),
+    "op.tune.ratio": (" ({ratio} of the fabric's figure)", "（网络标称值的 {ratio}）"),
+    "op.tune.over": (", over {transport}", "，经由 {transport}"),
+    "op.tune.far_below": (
+        "{label}: far below the fabric's figure; no need to repeat",
+        "{label}：远低于网络标称值，无需重复",
+    ),
+    "op.tune.verdict": ("{label}: {headline}", "{label}：{headline}"),
+    "op.tune.cause": (
+        "{label}: likely cause: {title} ({detail})",
+        "{label}：可能的原因：{title}（{detail}）",
+    ),
+    "op.tune.recommended": ("recommended: {settings}", "推荐：{settings}"),
+    "op.tune.expected": ("expected: {basis}", "预期：{basis}"),
+    "op.tune.trying": ("trying the recommended settings", "正在试用推荐设置"),
+    "op.tune.left": ("left as it is: {headline}", "保持现状：{headline}"),
+    "op.tune.already": (
+        "the cluster already runs the recommended settings; nothing else to try: {headline}",
+        "集群已在使用推荐设置，没有别的可试：{headline}",
+    ),
+    "op.tune.kept_recommended": (
+        "kept the recommended settings: {headline} (before: {before})",
+        "保留推荐设置：{headline}（之前：{before}）",
+    ),
+    "op.tune.kept_current": (
+        "kept the settings as they were: the recommended ones measured no better"
+        " ({headline} against {before})",
+        "保留原有设置：推荐设置测得并不更好（{headline}，对比 {before}）",
+    ),
+    "op.tune.changed": ("changed {change}", "已更改 {change}"),
+    "op.tune.decided": ("{cluster}: {decision}", "{cluster}：{decision}"),
 }
