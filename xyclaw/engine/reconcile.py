@@ -28,6 +28,8 @@ from xyclaw.errors import XyclawError
 from xyclaw.providers import TERMINATING, ClusterInfo, Provider, ProviderRegistry
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
 from xyclaw.store.event_log import EventLog
+from xyclaw.wording import Figure, Said, said
+from xyclaw.wording.catalogue import CATALOGUE
 
 if TYPE_CHECKING:
     from xyclaw.engine.lifecycle import ClusterLifecycle
@@ -204,19 +206,23 @@ class Reconciler:
         row: ClusterRecord | None,
         report: ReconcileReport,
     ) -> None:
-        what = (
-            f"{provider.name} cluster {info.external_id} ({info.gpu_count} x {info.gpu}) bills "
-            + (
-                "but XyClaw has no record of it"
-                if row is None
-                else f"but {row.name} was {row.state}"
-            )
-        )
         release = self.orphan_policy == "release-after-notice"
+        figures: dict[str, Figure] = {
+            "provider": provider.name,
+            "cluster": info.external_id,
+            "gpus": info.gpu_count,
+            "gpu": info.gpu,
+            "then": said("op.orphan.releasing" if release else "op.orphan.release_it"),
+        }
+        what = (
+            said("op.orphan.unknown", **figures)
+            if row is None
+            else said("op.orphan.known", **figures, name=row.name, state=_state(row.state))
+        )
         self.events.record(
             "orphan",
             "critical",
-            what + ("; releasing it now" if release else "; release it if it is not yours"),
+            what,
             cluster_id=row.id if row else None,
             action="xyclaw down" if not release else None,
         )
@@ -258,13 +264,12 @@ class Reconciler:
             in (ClusterState.REQUESTED, ClusterState.PROVISIONING, ClusterState.BOOTSTRAPPING)
             and not owner_alive
         ):
-            self.clusters.update(row.id, error="interrupted while it was being set up")
+            self.clusters.update(row.id, error=said("op.interrupted_setup"))
             self.clusters.apply_provider_view(row.id, info)
             self.events.record(
                 "cluster",
                 "warning",
-                f"{row.name} was being set up when XyClaw stopped; releasing it so it does not "
-                "bill unused",
+                said("op.interrupted", cluster=row.name),
                 cluster_id=row.id,
             )
             self.lifecycle.down(row.id)
@@ -285,7 +290,7 @@ class Reconciler:
             self.clusters.update(
                 row.id,
                 state=ClusterState.FAILED,
-                error="interrupted before the provider created it",
+                error=said("op.interrupted_before"),
                 worker_pid=None,
             )
             return
@@ -300,15 +305,24 @@ class Reconciler:
         self.events.record(
             "cluster",
             "warning",
-            f"{provider.name} no longer has {row.name}"
-            + (" (it terminated it)" if info is not None else "")
-            + f"; last seen {_ago(row.last_seen_at)}. Marked gone.",
+            said(
+                "op.gone",
+                provider=provider.name,
+                cluster=row.name,
+                terminated=said("op.gone.terminated") if info is not None else "",
+                ago=_ago(row.last_seen_at),
+            ),
             cluster_id=row.id,
         )
         report.gone.append(row.name)
 
 
-def _ago(ts: float | None) -> str:
+def _ago(ts: float | None) -> Said:
     if ts is None:
-        return "never"
-    return f"{max(0, int(time.time() - ts))} s ago"
+        return said("op.ago.never")
+    return said("op.ago.seconds", seconds=max(0, int(time.time() - ts)))
+
+
+def _state(state: str) -> Said | str:
+    key = f"op.cstate.{state}"
+    return Said(key) if key in CATALOGUE else state

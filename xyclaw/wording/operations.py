@@ -323,4 +323,39 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "op.tune.changed": ("changed {change}", "已更改 {change}"),
     "op.tune.decided": ("{cluster}: {decision}", "{cluster}：{decision}"),
+    # Reconciling with the providers at start (clusters XyClaw did not finish, or lost).
+    "op.cstate.requested": ("requested", "已申请"),
+    "op.cstate.provisioning": ("provisioning", "开通中"),
+    "op.cstate.bootstrapping": ("bootstrapping", "初始化中"),
+    "op.cstate.ready": ("ready", "就绪"),
+    "op.cstate.releasing": ("releasing", "释放中"),
+    "op.cstate.released": ("released", "已释放"),
+    "op.cstate.failed": ("failed", "失败"),
+    "op.cstate.gone": ("gone", "已消失"),
+    "op.orphan.unknown": (
+        "{provider} cluster {cluster} ({gpus} x {gpu}) bills but XyClaw has no record of it{then}",
+        "{provider} 的集群 {cluster}（{gpus} x {gpu}）在计费，但 XyClaw 没有它的记录{then}",
+    ),
+    "op.orphan.known": (
+        "{provider} cluster {cluster} ({gpus} x {gpu}) bills but {name} was {state}{then}",
+        "{provider} 的集群 {cluster}（{gpus} x {gpu}）在计费，但 {name} 的状态是{state}{then}",
+    ),
+    "op.orphan.releasing": ("; releasing it now", "；现在释放它"),
+    "op.orphan.release_it": ("; release it if it is not yours", "；如果它不是你的，请释放它"),
+    "op.interrupted": (
+        "{cluster} was being set up when XyClaw stopped; releasing it so it does not bill unused",
+        "XyClaw 停止时 {cluster} 正在设置；现在释放它，以免空置计费",
+    ),
+    "op.interrupted_setup": ("interrupted while it was being set up", "设置过程中被中断"),
+    "op.interrupted_before": (
+        "interrupted before the provider created it",
+        "在服务商创建它之前被中断",
+    ),
+    "op.gone": (
+        "{provider} no longer has {cluster}{terminated}; last seen {ago}. Marked gone.",
+        "{provider} 已没有 {cluster}{terminated}；上次看到：{ago}。已标记为消失。",
+    ),
+    "op.gone.terminated": (" (it terminated it)", "（服务商已终止它）"),
+    "op.ago.never": ("never", "从未"),
+    "op.ago.seconds": ("{seconds} s ago", "{seconds} 秒前"),
 }
