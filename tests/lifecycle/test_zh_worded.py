@@ -66,3 +66,18 @@ def test_a_failed_rent_stores_its_error_with_its_wording(make_world: MakeWorld) 
     assert row.state == ClusterState.RELEASED and row.error and row.error.startswith("1 of 2 ")
     assert row.error_said is not None and row.error_said.english == row.error
     assert row.error_said.in_language("zh").startswith("2 个节点中有 1 个失败：")
+
+
+def test_a_failover_is_told_in_both_languages(make_world: MakeWorld) -> None:
+    from tests.engine.test_failover import _plan_a800, _sell_out
+
+    world: World = make_world()
+    quote = _plan_a800(world)
+    _sell_out(world, quote.region)
+    cluster = world.engine.up(quote).result(120)
+    [told] = [e for e in world.engine.recent_events() if e["kind"] == "failover"]
+    story = said_of(told)
+    assert story is not None and story.english == told["message"]
+    assert told["message"] == f"{quote.region} out of A800 -> {cluster.region}, same price"
+    assert story.in_language("zh") == f"{quote.region} 的 A800 已售罄 → {cluster.region}，同价"
+    world.engine.down(cluster.name).result(60)

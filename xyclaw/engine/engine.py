@@ -533,21 +533,21 @@ class Engine:
             self._events.record(
                 "failover",
                 "info" if result.created else "warning",
-                result.story(),
+                result.story_said(),
                 data={"attempts": result.lines(), "quote_digest": quote.digest},
             )
         if result.created and result.value is not None:
             return result.value
         if result.needs_approval:
             raise QuoteError(
-                f"not rented: {result.story()}",
-                hint="plan again and approve the new quote; nothing was rented",
+                said("op.failover.not_rented", story=result.story_said()),
+                hint=said("op.failover.requote_hint"),
             )
         if result.error is not None:
             raise result.error
         raise CapacityError(
-            f"not rented: {result.story()}",
-            hint="try again later, or plan with another GPU model or size",
+            said("op.failover.not_rented", story=result.story_said()),
+            hint=said("op.failover.later_hint"),
         )
 
     def _live_offer(self, provider: str, offer_id: str) -> Offer | None:

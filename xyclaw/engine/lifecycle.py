@@ -365,7 +365,7 @@ class ClusterLifecycle:
                     delay = min(delay * 2, 5.0)
 
         failures = self._parallel(nodes, wait)
-        self._check_failures(cluster, nodes, failures, "SSH")
+        self._check_failures(cluster, nodes, failures, "SSH", progress)
         progress.update(said("op.ssh_all"), 0.6)
 
     def _bootstrap(
@@ -404,7 +404,7 @@ class ClusterLifecycle:
             )
 
         failures = self._parallel(nodes, boot)
-        self._check_failures(cluster, nodes, failures, "bootstrap")
+        self._check_failures(cluster, nodes, failures, "bootstrap", progress)
 
     def _check_failures(
         self,
@@ -412,12 +412,16 @@ class ClusterLifecycle:
         nodes: list[NodeRecord],
         failures: dict[str, XyclawError],
         stage: str,
+        progress: Progress,
     ) -> None:
         if not failures:
             return
         for node in nodes:
             if node.name in failures:
-                self.clusters.set_node_state(node.id, "failed", failures[node.name].message)
+                failed = failures[node.name]
+                self.clusters.set_node_state(node.id, "failed", failed.message)
+                # the node's row words it in the view's language (the store keeps the English)
+                progress.update(failed.said or failed.message, step="failed", subject=node.name)
         for exc in failures.values():
             if isinstance(exc, OperationCancelled):
                 raise exc

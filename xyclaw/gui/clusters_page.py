@@ -226,6 +226,8 @@ class BootstrapLog:
         if said is not None and said.key == "op.on_node" and "what" in said.figures:
             what = said.figures["what"]  # the step's own words, without the node's name
             seen = what if isinstance(what, Said) else str(what)
+        elif said is not None:  # a whole message (a node's failure names the node itself)
+            seen = said
         else:  # an older XyClaw's text: "node: what"
             message = str(event.message)
             seen = message.split(": ", 1)[1] if ": " in message else message
@@ -235,14 +237,18 @@ class BootstrapLog:
                 steps = self._nodes[event.subject] = NodeSteps()
                 while len(self._nodes) > _MAX_SUBJECTS:
                     self._nodes.popitem(last=False)
-            if event.step:
+            if event.step == "failed":  # what made the node fail, in the core's words
+                steps.failed = seen
+            elif event.step:
                 steps.steps[str(event.step)] = seen
             steps.last = seen
 
     def get(self, subject: str) -> NodeSteps | None:
         with self._lock:
             found = self._nodes.get(subject)
-            return None if found is None else NodeSteps(dict(found.steps), found.last)
+            if found is None:
+                return None
+            return NodeSteps(dict(found.steps), found.last, found.failed)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -256,6 +262,7 @@ class NodeSteps:
 
     steps: dict[str, Said | str] = dataclasses.field(default_factory=dict)
     last: Said | str = ""
+    failed: Said | str | None = None  # why the node failed, as the rent reported it
 
     def summary(self) -> str:
         done = [s for s in BOOT_STEPS if s in self.steps]
@@ -265,6 +272,14 @@ class NodeSteps:
             )
         sep = worded(Said("common.list_sep"))
         return ("✓ " + sep.join(worded(step_said(s)) for s in done)) if done else ""
+
+
+def _node_error(node: NodeRecord, steps: NodeSteps | None) -> str:
+    """A node's error in the GUI's language where this session heard the rent say it (the
+    store keeps its English), else as stored (the provider's own words, an older run)."""
+    if steps is not None and steps.failed is not None and str(steps.failed) == node.error:
+        return worded(steps.failed)
+    return node.error or ""
 
 
 def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
@@ -833,7 +848,7 @@ class ClustersPage(QWidget):
             boot = steps.summary() if steps else ""
             if node.error:
                 boot = (boot + "  " if boot else "") + self.tr("failed: {error}").format(
-                    error=node.error
+                    error=_node_error(node, steps)
                 )
             elif (
                 steps
@@ -948,7 +963,8 @@ class ClustersPage(QWidget):
                 f"<p><b>{bootstrap}</b>: " + self.tr("no results seen in this session.") + "</p>"
             )
         if node.error:
-            parts.append(f"<p style='color:#b91c1c'><b>{error}</b>: {e(node.error)}</p>")
+            failed = _node_error(node, steps)
+            parts.append(f"<p style='color:#b91c1c'><b>{error}</b>: {e(failed)}</p>")
         self.node_details.setHtml("".join(parts))
 
     def copy_ssh_config(self) -> str:

@@ -23,6 +23,7 @@ from xyclaw.catalog import Offer, format_amount
 from xyclaw.errors import CapacityError, XyclawError
 from xyclaw.providers.cloud_api import QuotaError, UnsupportedRequestError
 from xyclaw.providers.http_retry import ApiError
+from xyclaw.wording import Said, said
 
 T = TypeVar("T")
 
@@ -76,17 +77,18 @@ class Approval:
         """The approval of a quote made from ``offer``."""
         return cls(gpu_count, offer.price_micro, offer.currency)
 
-    def refusal(self, offer: Offer) -> str | None:
+    def refusal(self, offer: Offer) -> Said | None:
         """Why ``offer`` is beyond this approval, or None when it is within it."""
         if offer.currency != self.currency:
-            return f"quotes in {offer.currency}; {self.currency} was approved"
+            return said("op.failover.currency", quoted=offer.currency, approved=self.currency)
         if self.gpu_count not in offer.gpu_counts:
             counts = ", ".join(str(n) for n in offer.gpu_counts)
-            return f"rents {counts} GPUs, not the {self.gpu_count} approved"
+            return said("op.failover.counts", counts=counts, approved=self.gpu_count)
         if offer.price_micro > self.max_price_per_gpu_hour_micros:
-            return (
-                f"quotes {_price(offer.price_micro, offer.currency)}, above the approved "
-                f"{_price(self.max_price_per_gpu_hour_micros, self.currency)}"
+            return said(
+                "op.failover.dearer",
+                quoted=_price(offer.price_micro, offer.currency),
+                approved=_price(self.max_price_per_gpu_hour_micros, self.currency),
             )
         return None
 
@@ -97,6 +99,16 @@ class Attempt:
     outcome: Outcome
     reason: str
     error: XyclawError | None = None
+    reason_said: Said | None = None  # the reason's key and figures, where it has them
+
+    @property
+    def why(self) -> Said | str:
+        """The reason, worded where it can be."""
+        if self.reason_said is not None:
+            return self.reason_said
+        if self.error is not None and self.error.said is not None:
+            return self.error.said
+        return self.reason
 
 
 @dataclass(frozen=True)
@@ -137,32 +149,40 @@ class FailoverResult(Generic[T]):
 
     def story(self) -> str:
         """The attempts in one line: ``Xiamen out of A800 -> Ulanqab, same price``."""
+        return str(self.story_said())
+
+    def story_said(self) -> Said:
+        """:meth:`story` as a :class:`Said` (a view words it in its language)."""
         if not self.attempts:
-            return "no option to try"
+            return said("op.failover.none")
         mixed = len({a.offer.provider for a in self.attempts}) > 1
-        parts: list[str] = []
+        parts: list[Said | str] = []
         previous: Offer | None = None
         for attempt in self.attempts:
-            where = _place(attempt.offer, with_provider=mixed)
+            where: Said | str = _place(attempt.offer, with_provider=mixed)
             if previous is not None:
                 if (previous.provider, previous.region) == (attempt.offer.provider,
                                                             attempt.offer.region):  # fmt: skip
-                    where += f" {attempt.offer.fabric}"  # another offer in the same place
-                where += ", " + _price_change(previous, attempt.offer)
+                    where = f"{where} {attempt.offer.fabric}"  # another offer in the same place
+                change = _price_change(previous, attempt.offer)
+                where = said("op.failover.where_change", where=where, change=change)
             if attempt.outcome is Outcome.NO_CAPACITY:
-                parts.append(f"{where} out of {attempt.offer.gpu}")
+                parts.append(said("op.failover.out_of", where=where, gpu=attempt.offer.gpu))
             elif attempt.outcome is Outcome.OVER_QUOTA:
-                parts.append(f"{where} over quota")
+                parts.append(said("op.failover.over_quota", where=where))
             elif attempt.outcome is Outcome.NEEDS_APPROVAL:
-                parts.append(f"{where}: {attempt.reason}; asking")
+                parts.append(said("op.failover.asking", where=where, reason=attempt.why))
             elif attempt.outcome is Outcome.STOPPED:
-                parts.append(f"{where} failed: {attempt.reason}; stopped")
+                parts.append(said("op.failover.stopped", where=where, reason=attempt.why))
             else:
                 parts.append(where)
             previous = attempt.offer
         if self.exhausted:
-            parts.append("no option left")
-        return " -> ".join(parts)
+            parts.append(said("op.failover.exhausted"))
+        story: Said | str = parts[0]
+        for part in parts[1:]:
+            story = said("op.failover.then", first=story, then=part)
+        return story if isinstance(story, Said) else said("op.failover.plain", text=story)
 
 
 def fail_over(
@@ -190,20 +210,18 @@ def fail_over(
             attempts.append(Attempt(candidate, Outcome.STOPPED, exc.message, exc))
             return FailoverResult(tuple(attempts))
         if offer is None:
-            attempts.append(Attempt(candidate, Outcome.NO_CAPACITY, "no longer offered"))
+            gone = said("op.failover.not_offered")
+            attempts.append(Attempt(candidate, Outcome.NO_CAPACITY, str(gone), reason_said=gone))
             continue
         refusal = approval.refusal(offer)
         if refusal is not None:
-            attempts.append(Attempt(offer, Outcome.NEEDS_APPROVAL, refusal))
+            attempts.append(
+                Attempt(offer, Outcome.NEEDS_APPROVAL, str(refusal), reason_said=refusal)
+            )
             return FailoverResult(tuple(attempts))
         if offer.available_gpus is not None and offer.available_gpus < approval.gpu_count:
-            attempts.append(
-                Attempt(
-                    offer,
-                    Outcome.NO_CAPACITY,
-                    f"{offer.available_gpus} free, {approval.gpu_count} needed",
-                )
-            )
+            short = said("op.failover.short", free=offer.available_gpus, needed=approval.gpu_count)
+            attempts.append(Attempt(offer, Outcome.NO_CAPACITY, str(short), reason_said=short))
             continue
         try:
             value = attempt(offer)
@@ -243,14 +261,14 @@ def _price(micros: int, currency: str) -> str:
     return f"{format_amount(micros, currency)}/GPU-h"
 
 
-def _price_change(before: Offer, after: Offer) -> str:
+def _price_change(before: Offer, after: Offer) -> Said | str:
     if before.currency != after.currency:
         return _price(after.price_micro, after.currency)
     delta = after.price_micro - before.price_micro
     if delta == 0:
-        return "same price"
-    word = "more" if delta > 0 else "cheaper"
-    return f"{format_amount(abs(delta), after.currency)}/GPU-h {word}"
+        return said("op.failover.same_price")
+    amount = format_amount(abs(delta), after.currency)
+    return said("op.failover.more" if delta > 0 else "op.failover.cheaper", amount=amount)
 
 
 __all__ = [

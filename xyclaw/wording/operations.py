@@ -25,6 +25,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "op.step.setup": ("setup", "设置"),
     "op.step.bootstrap": ("bootstrap", "初始化"),
     "op.step.SSH": ("SSH", "SSH"),
+    "op.step.failed": ("failed", "失败"),
     # A provider's node states.
     "op.pstate.pending": ("pending", "排队中"),
     "op.pstate.provisioning": ("provisioning", "开通中"),
@@ -358,4 +359,40 @@ TEXTS: dict[str, tuple[str, str]] = {
     "op.gone.terminated": (" (it terminated it)", "（服务商已终止它）"),
     "op.ago.never": ("never", "从未"),
     "op.ago.seconds": ("{seconds} s ago", "{seconds} 秒前"),
+    # Failing over to the plan's next option when a region is full.
+    "op.failover.none": ("no option to try", "没有可尝试的选项"),
+    "op.failover.plain": ("{text}", "{text}"),
+    "op.failover.then": ("{first} -> {then}", "{first} → {then}"),
+    "op.failover.where_change": ("{where}, {change}", "{where}，{change}"),
+    "op.failover.same_price": ("same price", "同价"),
+    "op.failover.more": ("{amount}/GPU-h more", "每 GPU 小时贵 {amount}"),
+    "op.failover.cheaper": ("{amount}/GPU-h cheaper", "每 GPU 小时便宜 {amount}"),
+    "op.failover.out_of": ("{where} out of {gpu}", "{where} 的 {gpu} 已售罄"),
+    "op.failover.over_quota": ("{where} over quota", "{where} 超出配额"),
+    "op.failover.asking": ("{where}: {reason}; asking", "{where}：{reason}；需要你确认"),
+    "op.failover.stopped": ("{where} failed: {reason}; stopped", "{where} 失败：{reason}；已停止"),
+    "op.failover.exhausted": ("no option left", "没有剩余选项"),
+    "op.failover.not_offered": ("no longer offered", "已不再提供"),
+    "op.failover.short": ("{free} free, {needed} needed", "空闲 {free}，需要 {needed}"),
+    "op.failover.currency": (
+        "quotes in {quoted}; {approved} was approved",
+        "报价币种为 {quoted}；批准的是 {approved}",
+    ),
+    "op.failover.counts": (
+        "rents {counts} GPUs, not the {approved} approved",
+        "只租 {counts} 块 GPU，不是批准的 {approved} 块",
+    ),
+    "op.failover.dearer": (
+        "quotes {quoted}, above the approved {approved}",
+        "报价 {quoted}，高于批准的 {approved}",
+    ),
+    "op.failover.not_rented": ("not rented: {story}", "未租用：{story}"),
+    "op.failover.requote_hint": (
+        "plan again and approve the new quote; nothing was rented",
+        "请重新规划并批准新的报价；没有租用任何机器",
+    ),
+    "op.failover.later_hint": (
+        "try again later, or plan with another GPU model or size",
+        "请稍后重试，或换一种 GPU 型号或规模重新规划",
+    ),
 }
