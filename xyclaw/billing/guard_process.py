@@ -32,6 +32,8 @@ from typing import Any
 from xyclaw.errors import UsageError, XyclawError
 from xyclaw.files import write_private
 from xyclaw.paths import AppPaths
+from xyclaw.wording import Said, said
+from xyclaw.wording.catalogue import CATALOGUE
 
 LOCK_FILE = "guard.lock"
 INFO_FILE = "guard.json"
@@ -100,26 +102,29 @@ class GuardStatus:
 
     def describe(self, now: float | None = None) -> str:
         """One line for ``xyclaw guard status``, ``doctor`` and the rent message."""
+        return self.describe_said(now).english
+
+    def describe_said(self, now: float | None = None) -> Said:
+        """:meth:`describe` as a :class:`Said` (a view words it in its language)."""
         now = time.time() if now is None else now
         if not self.running:
-            return "not running"
+            return said("op.guard.not_running")
         info = self.info
         if info is None:
-            return "running (it has not said which process it is yet)"
-        places: dict[str, str] = {
-            Holder.BACKGROUND: "in the background",
-            Holder.DESKTOP: "in the desktop app",
-            Holder.FOREGROUND: "as `xyclaw guard`",
-        }
-        who = places.get(info.holder, info.holder)
-        text = f"running {who} (pid {info.pid}, for {_ago(now - info.started_at)})"
+            return said("op.guard.unnamed")
+        holder = f"op.guard.holder.{info.holder}"
+        who: Said | str = Said(holder) if holder in CATALOGUE else info.holder
+        text = said(
+            "op.guard.running_for", holder=who, pid=info.pid, age=_ago(now - info.started_at)
+        )
         if info.last_check_at is not None:
-            text += f"; last check {_ago(now - info.last_check_at)} ago"
+            text = said("op.guard.last_check", text=text, age=_ago(now - info.last_check_at))
         if info.next_check_at is not None:
-            due = max(0.0, info.next_check_at - now)
-            text += f", next in {_ago(due)}" + (
-                f" ({info.next_reason})" if info.next_reason else ""
-            )
+            due = _ago(max(0.0, info.next_check_at - now))
+            if info.next_reason:
+                text = said("op.guard.next_why", text=text, due=due, reason=info.next_reason)
+            else:
+                text = said("op.guard.next", text=text, due=due)
         return text
 
     def to_json(self) -> dict[str, Any]:
@@ -131,13 +136,13 @@ class GuardStatus:
         }
 
 
-def _ago(seconds: float) -> str:
+def _ago(seconds: float) -> Said:
     seconds = max(0.0, seconds)
     if seconds < 90:
-        return f"{seconds:.0f} s"
+        return said("op.duration.s", n=f"{seconds:.0f}")
     if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+        return said("op.duration.min", n=f"{seconds / 60:.0f}")
+    return said("op.duration.h", n=f"{seconds / 3600:.1f}")
 
 
 class _FileLock:

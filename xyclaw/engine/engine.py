@@ -43,7 +43,6 @@ from xyclaw.store.event_log import EventLog
 from xyclaw.store.history import history_rows
 from xyclaw.store.plans import PlanTable
 from xyclaw.wording import Said, said
-from xyclaw.wording.catalogue import CATALOGUE
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -417,16 +416,7 @@ class Engine:
         if self._guard_lock.held:
             where: Said | str | None = said("op.guard.here")
         elif status is not None and status.running:
-            info = status.info
-            where = (
-                said(
-                    "op.guard.elsewhere",
-                    holder=Said(f"op.guard.holder.{info.holder}"),
-                    pid=info.pid,
-                )
-                if info is not None and f"op.guard.holder.{info.holder}" in CATALOGUE
-                else status.describe()
-            )
+            where = status.describe_said()
         else:
             where = None
         if not budget:

@@ -35,7 +35,21 @@ TEXTS: dict[str, tuple[str, str]] = {
     "op.pstate.terminated": ("terminated", "已终止"),
     # What enforces the budget and idle release, said before renting.
     "op.guard.here": ("in this process", "在本进程中"),
-    "op.guard.elsewhere": ("running {holder} (pid {pid})", "{holder}，进程号 {pid}"),
+    "op.guard.not_running": ("not running", "未运行"),
+    "op.guard.unnamed": (
+        "running (it has not said which process it is yet)",
+        "正在运行（还没有报告它是哪个进程）",
+    ),
+    "op.guard.running_for": (
+        "running {holder} (pid {pid}, for {age})",
+        "{holder}运行（进程号 {pid}，已运行 {age}）",
+    ),
+    "op.guard.last_check": ("{text}; last check {age} ago", "{text}；上次检查在 {age}前"),
+    "op.guard.next": ("{text}, next in {due}", "{text}，下次在 {due}后"),
+    "op.guard.next_why": ("{text}, next in {due} ({reason})", "{text}，下次在 {due}后（{reason}）"),
+    "op.duration.s": ("{n} s", "{n} 秒"),
+    "op.duration.min": ("{n} min", "{n} 分钟"),
+    "op.duration.h": ("{n} h", "{n} 小时"),
     "op.guard.holder.background": ("in the background", "在后台"),
     "op.guard.holder.desktop": ("in the desktop app", "在桌面应用中"),
     "op.guard.holder.foreground": ("as `xyclaw guard`", "以 `xyclaw guard` 方式"),
