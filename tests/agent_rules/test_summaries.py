@@ -353,7 +353,7 @@ def test_a_job_record_from_the_engine_shows_its_progress_in_both_languages() -> 
         "Job 1 (plain-python): running, step 120/200 (60%), loss 3.202, ETA 42 s."
     )
     assert summarize("job_status", result, "zh") == (
-        "任务 1 (plain-python): 运行中, 第 120 步/200 (60%), loss 3.202, 预计还需 42 s."
+        "任务 1 (plain-python)：运行中，第 120 步/200 (60%)，loss 3.202，预计还需 42 s。"
     )
     starting = {"job": {**record.to_json(), "progress": JobProgress().to_json()}}
     assert summarize("job_status", starting, "en") == "Job 1 (plain-python): running."

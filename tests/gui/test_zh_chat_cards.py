@@ -218,6 +218,7 @@ def test_a_chinese_conversation_plan_rent_launch_watch_release_shows_no_english(
     assert_no_english(chat, data, "the Chinese conversation with its cards")
     assert not replies_in_english(chat, data)
     save_shot(qtbot, ctl.window, "zh-chat-cards-done.png")
+    save_shot(qtbot, chat.scroll.widget(), "zh-chat-transcript.png")  # all of it
 
     # reopened from the database: the same cards, worded from what was stored
     cid = chat.current

@@ -657,9 +657,8 @@ def _job_status(data: Any, language: str) -> str:
         parts.append(pick(language, f"ETA {eta}", f"预计还需 {eta}"))
     if data.get("error"):
         parts.append(pick(language, f"error: {data['error']}", f"错误：{data['error']}"))
-    return (
-        pick(language, "Job ", "任务 ") + _job_line(data, language) + ": " + ", ".join(parts) + "."
-    )
+    line = _job_line(data, language)
+    return pick(language, f"Job {line}: {', '.join(parts)}.", f"任务 {line}：{'，'.join(parts)}。")
 
 
 def _logs(data: Any, language: str) -> str:
