@@ -84,6 +84,55 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "billing_total": ("total (meter): {amounts}", "合计（本地计费）：{amounts}"),
     "warning": ("warning: {text}", "警告：{text}"),
+    # xyclaw launch / jobs / jobs show / logs / cancel
+    "col_try": ("try", "尝试"),
+    "col_cluster": ("cluster", "集群"),
+    "col_step": ("step", "步数"),
+    "col_loss": ("loss", "loss"),
+    "col_eta": ("eta", "预计剩余"),
+    "no_jobs": ("no jobs", "没有作业"),
+    "no_jobs_running": (
+        "no jobs running (use --all for past ones)",
+        "没有运行中的作业（--all 显示以前的）",
+    ),
+    "job_launched": (
+        "job {id} {name}: {state} on {cluster} (attempt {attempt})",
+        "作业 {id} {name}：{state}，在 {cluster} 上（第 {attempt} 次尝试）",
+    ),
+    "job_follow_hint": ("follow it with `xyclaw logs {id} -f`", "用 `xyclaw logs {id} -f` 跟踪它"),
+    "job_state": ("job {id} {name}: {state}", "作业 {id} {name}：{state}"),
+    "job_state_why": ("job {id} {name}: {state} ({error})", "作业 {id} {name}：{state}（{error}）"),
+    "job_head": (
+        "job {id} {name} ({kind}): {state}, attempt {attempt}",
+        "作业 {id} {name}（{kind}）：{state}，第 {attempt} 次尝试",
+    ),
+    "job_cluster_cost": (
+        "  cluster: {cluster}   cost so far: {cost}",
+        "  集群：{cluster}   目前费用：{cost}",
+    ),
+    "job_url": ("  url: {url}", "  地址：{url}"),
+    "job_progress": ("  progress: {parts}", "  进度：{parts}"),
+    "job_step": ("step {step}", "第 {step} 步"),
+    "job_loss": ("loss {loss}", "loss {loss}"),
+    "job_rate": ("{rate} tokens/s", "{rate} tokens/s"),
+    "job_eta": ("ETA {eta}", "预计剩余 {eta}"),
+    "job_eta_why": ("ETA: {why}", "预计剩余：{why}"),
+    "job_checkpoint": ("  newest checkpoint: step {step}", "  最新检查点：第 {step} 步"),
+    "job_error": ("  {cause}: {error}", "  {cause}：{error}"),
+    "job_attempt": (
+        "  attempt {attempt}: {state}{resumed}",
+        "  第 {attempt} 次尝试：{state}{resumed}",
+    ),
+    "job_resumed": (", resumed at step {step}", "，从第 {step} 步继续"),
+    "job_node": (
+        "    node {rank} {node} ({ip}): {state}{code}",
+        "    节点 {rank} {node}（{ip}）：{state}{code}",
+    ),
+    "job_node_exit": (" exit {code}", " 退出码 {code}"),
+    "job_log_cut": (
+        "  log: {kept} lines kept, {cut} cut (the log's cap)",
+        "  日志：保留 {kept} 行，截掉 {cut} 行（日志上限）",
+    ),
 }
 
 

@@ -5,6 +5,9 @@ English text is what it always was."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.jobs_runtime.conftest import MakeCluster
@@ -68,3 +71,22 @@ def test_a_failed_and_retried_launch_is_worded_in_chinese_throughout(
     texts = [chinese(said_of(e), str(e["message"]), "an event") for e in events]
     assert any(t.startswith("作业 zh-fail：第 1 次尝试结束（") for t in texts), texts
     assert any(t.startswith("作业 zh-fail 失败：") for t in texts), texts
+
+    # `xyclaw jobs show` says it in the setting's language; in English as it always did
+    def show(language: str) -> str:
+        env = {**os.environ, "XYCLAW_GUARD_AUTOSTART": "false", "NO_COLOR": "1",
+               "XYCLAW_GUI_LANGUAGE": language}  # fmt: skip
+        shown = subprocess.run(
+            [sys.executable, "-m", "xyclaw.cli.main", "jobs", "show", str(job.id)],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert shown.returncode == 0, shown.stderr
+        return shown.stdout
+
+    zh = show("zh_CN")
+    assert f"作业 {job.id} zh-fail（train）：failed，第 2 次尝试" in zh, zh
+    assert "重启次数已用完（最多 1 次）" in zh and "  第 1 次尝试：failed - " in zh, zh
+    assert "上的进程退出码为 3（停止：" in zh, zh
+    en = show("en")
+    assert f"job {job.id} zh-fail (train): failed, attempt 2" in en, en
+    assert f"  exit_nonzero: {done.error}" in en and "  attempt 1: failed - exit code 3 on " in en

@@ -10,21 +10,22 @@ from typing import TYPE_CHECKING, Any
 from xyclaw.cli.context import CliContext
 from xyclaw.cli.render import Column, print_table
 from xyclaw.errors import UsageError
+from xyclaw.wording import worded
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
     from xyclaw.records.jobs import JobRecord
 
 JOB_COLUMNS = (
-    Column("id", 4, right=True),
-    Column("name", 22),
-    Column("state", 12),
-    Column("try", 3, right=True),
-    Column("cluster", 18),
-    Column("step", 13, right=True),
-    Column("loss", 8, right=True),
-    Column("eta", 8, right=True),
-    Column("cost so far", 13, right=True),
+    Column("id", 4, right=True, key="col_id"),
+    Column("name", 22, key="col_name"),
+    Column("state", 12, key="col_state"),
+    Column("try", 3, right=True, key="col_try"),
+    Column("cluster", 18, key="col_cluster"),
+    Column("step", 13, right=True, key="col_step"),
+    Column("loss", 8, right=True, key="col_loss"),
+    Column("eta", 8, right=True, key="col_eta"),
+    Column("cost so far", 13, right=True, key="col_cost_so_far"),
 )
 _EXIT = {"succeeded": 0, "failed": 1, "cancelled": 130}
 
@@ -158,9 +159,18 @@ def _launch(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.json:
         ctx.print_json(job.to_json())
         return 0
-    ctx.print(f"job {job.id} {job.name}: {job.state} on {job.cluster} (attempt {job.attempt})")
+    ctx.print(
+        ctx.text(
+            "job_launched",
+            id=job.id,
+            name=job.name,
+            state=job.state,
+            cluster=job.cluster,
+            attempt=job.attempt,
+        )
+    )
     if args.detach:
-        ctx.print(f"follow it with `xyclaw logs {job.id} -f`")
+        ctx.print(ctx.text("job_follow_hint", id=job.id))
         return 0
     return _follow_logs(ctx, ctx.engine(), job.id, {}, tail=None)
 
@@ -183,7 +193,7 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
         while True:
             current = engine.job(str(job.id))
             if current.state.finished:
-                ctx.warn(f"job {job.id} {current.state}: {current.error or ''}".rstrip(": "))
+                ctx.warn(_ended(ctx, current, serving=True))
                 return _EXIT.get(current.state.value, 1)
             time.sleep(1.0)
     except KeyboardInterrupt:
@@ -203,9 +213,9 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print_json([j.to_json() for j in jobs])
         return 0
     if not jobs:
-        ctx.print("no jobs" + ("" if args.all else " running (use --all for past ones)"))
+        ctx.print(ctx.text("no_jobs" if args.all else "no_jobs_running"))
         return 0
-    print_table(ctx.out, JOB_COLUMNS, [_row(j) for j in jobs])
+    print_table(ctx.out, JOB_COLUMNS, [_row(j) for j in jobs], language=ctx.language)
     return 0
 
 
@@ -214,35 +224,54 @@ def _show(args: argparse.Namespace, ctx: CliContext, job: JobRecord) -> int:
         ctx.print_json(job.to_json())
         return 0
     p = job.progress
-    ctx.print(f"job {job.id} {job.name} ({job.kind}): {job.state}, attempt {job.attempt}")
-    ctx.print(
-        f"  cluster: {job.cluster or '-'}   cost so far: {_money(job.cost_micros, job.currency)}"
-    )
+    say = ctx.text
+    language = ctx.language
+    ctx.print(say("job_head", id=job.id, name=job.name, kind=job.kind, state=job.state,
+                  attempt=job.attempt))  # fmt: skip
+    cost = _money(job.cost_micros, job.currency)
+    ctx.print(say("job_cluster_cost", cluster=job.cluster or "-", cost=cost))
     if job.service_url:
-        ctx.print(f"  url: {job.service_url}")
+        ctx.print(say("job_url", url=job.service_url))
     if p.step is not None:
-        parts = [f"step {p.step}" + (f"/{p.total_steps}" if p.total_steps else "")]
+        step = f"{p.step}" + (f"/{p.total_steps}" if p.total_steps else "")
+        parts = [say("job_step", step=step)]
         if p.loss is not None:
-            parts.append(f"loss {p.loss:.4g}")
+            parts.append(say("job_loss", loss=f"{p.loss:.4g}"))
         if p.tokens_per_s is not None:
-            parts.append(f"{p.tokens_per_s:,.0f} tokens/s")
-        parts.append(f"ETA {_eta(p.eta_s)}" if p.eta_s is not None else f"ETA: {p.eta_reason}")
-        ctx.print("  progress: " + ", ".join(parts))
-    if p.checkpoint_step is not None:
-        ctx.print(f"  newest checkpoint: step {p.checkpoint_step}")
-    if job.error:
-        ctx.print(f"  {job.cause or 'error'}: {job.error}")
-    for a in job.attempts:
-        resumed = f", resumed at step {a.resume_step}" if a.resume_step is not None else ""
-        ctx.print(
-            f"  attempt {a.attempt}: {a.state}{resumed}" + (f" - {a.message}" if a.message else "")
+            parts.append(say("job_rate", rate=f"{p.tokens_per_s:,.0f}"))
+        parts.append(
+            say("job_eta", eta=_eta(p.eta_s))
+            if p.eta_s is not None
+            else say("job_eta_why", why=p.eta_reason)
         )
+        ctx.print(say("job_progress", parts=", ".join(parts)))
+    if p.checkpoint_step is not None:
+        ctx.print(say("job_checkpoint", step=p.checkpoint_step))
+    if job.error:
+        ctx.print(
+            say("job_error", cause=job.cause or "error", error=worded(job.error_worded, language))
+        )
+    for a in job.attempts:
+        resumed = say("job_resumed", step=a.resume_step) if a.resume_step is not None else ""
+        line = say("job_attempt", attempt=a.attempt, state=a.state, resumed=resumed)
+        ctx.print(line + (f" - {worded(a.said, language)}" if a.message else ""))
         for n in a.nodes:
-            code = "" if n.exit_code is None else f" exit {n.exit_code}"
-            ctx.print(f"    node {n.rank} {n.node} ({n.ip or '?'}): {n.state or '-'}{code}")
+            code = "" if n.exit_code is None else say("job_node_exit", code=n.exit_code)
+            ctx.print(say("job_node", rank=n.rank, node=n.node, ip=n.ip or "?",
+                          state=n.state or "-", code=code))  # fmt: skip
     if job.log_cut_lines:
-        ctx.print(f"  log: {job.log_lines} lines kept, {job.log_cut_lines} cut (the log's cap)")
+        ctx.print(say("job_log_cut", kept=job.log_lines, cut=job.log_cut_lines))
     return 0
+
+
+def _ended(ctx: CliContext, job: JobRecord, *, serving: bool = False) -> str:
+    """How a job ended, with why when it says (its error in the CLI's language)."""
+    error = worded(job.error_worded, ctx.language) if job.error else ""
+    if serving and ctx.language == "en":  # as `serve` always said it: "job ID STATE: why"
+        return f"job {job.id} {job.state}: {error}".rstrip(": ")
+    if not error:
+        return ctx.text("job_state", id=job.id, name=job.name, state=job.state)
+    return ctx.text("job_state_why", id=job.id, name=job.name, state=job.state, error=error)
 
 
 def _logs(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -284,10 +313,7 @@ def _follow_logs(
                 more = engine.job_logs(str(job_id), since_offset=last, **filters)
                 for line in more:
                     ctx.print(str(line))
-                ctx.warn(
-                    f"job {job.id} {job.name}: {job.state}"
-                    + (f" ({job.error})" if job.error else "")
-                )
+                ctx.warn(_ended(ctx, job))
                 return _EXIT.get(job.state.value, 1)
             time.sleep(0.3)
     except KeyboardInterrupt:
@@ -327,9 +353,9 @@ def _answer_replacement(ctx: CliContext, engine: Engine, job_id: int) -> None:
 
 def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
     job = ctx.engine().cancel_job(args.job)
-    ctx.print(f"job {job.id} {job.name}: {job.state}")
+    ctx.print(ctx.text("job_state", id=job.id, name=job.name, state=job.state))
     if job.attempts and job.attempts[-1].message:
-        ctx.print(f"  {job.attempts[-1].message}")
+        ctx.print(f"  {worded(job.attempts[-1].said, ctx.language)}")
     return 0 if job.state.value == "cancelled" else 1
 
 
