@@ -237,8 +237,8 @@ class GuiSettings:
     language: str = setting(
         "system",
         "Language of the desktop app and of the command line's main messages (plan, up, down,"
-        " clusters, billing; --json is never translated): the system's, English (en) or"
-        " Simplified Chinese (zh_CN).",
+        " clusters, billing, launch, jobs, logs, cancel; --json is never translated): the"
+        " system's, English (en) or Simplified Chinese (zh_CN).",
         choices=("system", "en", "zh_CN"),
     )
 
