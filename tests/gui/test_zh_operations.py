@@ -104,6 +104,8 @@ def test_a_rent_in_a_chinese_window_shows_no_english_while_it_runs_and_after(
     try:
         assert i18n.install("zh_CN") == "zh_CN"
         qtbot.waitUntil(lambda: ctl.status.operations.text() == "操作", timeout=5000)
+        bar = ctl.window.statusBar()  # the start's message, worded again (its path is data)
+        assert bar.currentMessage().startswith("数据："), bar.currentMessage()
         data = data_of(sim_engine, offer)
         handle = sim_engine.up(quote)
         ctl.operations.track(handle)
@@ -150,6 +152,8 @@ def test_a_rent_in_a_chinese_window_shows_no_english_while_it_runs_and_after(
         for word in ("驱动", "CUDA", "SSH 已连通", "可用", "条设置命令", "个活动的"):
             assert word in details, details
         assert bootstrap_words(page, shown, data) == [], details
+        if SHOTS:  # to look at: the node's details as a Chinese user sees them
+            assert ctl.window.grab().save(str(Path(SHOTS) / "zh-clusters-node-details.png"))
         assert_no_english(page.nodes, data, "the node table", strict_cells=True)
 
         # Released, still in Chinese.

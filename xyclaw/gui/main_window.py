@@ -221,6 +221,7 @@ class MainWindowController:
         self._on_quit = on_quit or QApplication.quit
         self._quitting = False
         self._announced: set[int] = set()
+        self._data_said = ""  # the data folder's message on the status bar, as last shown
         self.closed_to_tray = False
 
         # Operations panel (bottom dock).
@@ -293,18 +294,26 @@ class MainWindowController:
         self.quit_flow = QuitFlow(self)
         self._close_filter = _CloseFilter(self)
         window.installEventFilter(self._close_filter)
-        window.statusBar().showMessage(
-            translate("MainWindow", "Data: {folder}").format(folder=engine.paths.data_dir), 8000
-        )
+        self._show_data_folder()
         if runtime is not None:
             self.attach_runtime(runtime)
         self.status.refresh()
+
+    def _data_folder_text(self) -> str:
+        return translate("MainWindow", "Data: {folder}").format(folder=self.engine.paths.data_dir)
+
+    def _show_data_folder(self) -> None:
+        """Where the data is, for a few seconds at the start (again in a new language)."""
+        self._data_said = self._data_folder_text()
+        self.window.statusBar().showMessage(self._data_said, 8000)
 
     def retranslate(self) -> None:
         """The navigation's, status bar's, operations panel's and tray's words in the GUI's
         language (pages retranslate themselves)."""
         if self._quitting:
             return
+        if self._data_said and self.window.statusBar().currentMessage() == self._data_said:
+            self._show_data_folder()
         self.status.retranslate()
         self.operations.retranslate()
         self.tray.retranslate()
