@@ -1385,8 +1385,12 @@ class Engine:
             self._events.record(
                 "budget",
                 "warning",
-                f"{cluster.name}'s new budget is set, but {cluster.provider_id} did not take its "
-                f"new deadline ({exc.message}); XyClaw's guard enforces it",
+                said(
+                    "op.budget_deadline_refused",
+                    cluster=cluster.name,
+                    provider=cluster.provider_id,
+                    error=exc.said or exc.message,
+                ),
                 cluster_id=cluster.id,
             )
         return updated

@@ -409,4 +409,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "try again later, or plan with another GPU model or size",
         "请稍后重试，或换一种 GPU 型号或规模重新规划",
     ),
+    # A budget changed on a live cluster.
+    "op.budget_deadline_refused": (
+        "{cluster}'s new budget is set, but {provider} did not take its new deadline ({error});"
+        " XyClaw's guard enforces it",
+        "{cluster} 的新预算已设置，但 {provider} 没有接受新的截止时间（{error}）；"
+        "由 XyClaw 守护进程执行",
+    ),
 }
