@@ -338,6 +338,10 @@
         <source>(the quote held until {time})</source>
         <translation>（报价有效至 {time}）</translation>
     </message>
+    <message>
+        <source>Answered by {by}</source>
+        <translation>已由 {by} 答复</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalDialog</name>

@@ -427,11 +427,16 @@ class ApprovalCard(QFrame):
 
     def show_answered(self, kind: str, by: str = "you") -> None:
         """An approval answered elsewhere (the CLI, another window): show it, ask nothing."""
+        kind = {"approved": "approve", "rejected": "reject"}.get(kind, kind)
         self.decision = kind
         self._stop_expiry(kind)
         for button in (self.approve_button, self.reject_button, self.edit_button):
             button.setEnabled(False)
-        self.outcome.setText(f"{kind} by {by}")
+        self.outcome.setText(
+            self._outcome_text(kind)
+            if by == "you"
+            else translate("ApprovalCard", "Answered by {by}").format(by=by)
+        )
 
     def edit(self) -> None:
         dialog = EditArgsDialog(dict(self.request.args), self)
