@@ -31,6 +31,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
 from xyclaw.errors import XyclawError
 from xyclaw.events import Event, OperationProgress
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -42,22 +43,44 @@ FINAL_STATES = frozenset({"succeeded", "failed", "cancelled"})
 
 @dataclass(frozen=True)
 class ErrorInfo:
-    """What the user is shown when a background call fails."""
+    """What the user is shown when a background call fails: the English ``message`` and
+    ``hint`` (for the log), and their :class:`Said` forms where the error gave them, so
+    :meth:`text` words it in the window's language (again after a language change)."""
 
     message: str
     hint: str | None = None
+    said: Said | None = None
+    hint_said: Said | None = None
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> ErrorInfo:
         if isinstance(exc, XyclawError):
-            return cls(exc.message, exc.hint)
+            return cls(exc.message, exc.hint, exc.said, exc.hint_said)
         # Not ours: the log keeps the traceback; the user gets one line and where to look.
         log.error("unexpected error in a background call", exc_info=exc)
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return cls(
-            f"unexpected error: {type(exc).__name__}" + (f": {text}" if text else ""),
-            "this is a bug in XyClaw; the log file has the details (xyclaw doctor shows where)",
+        kind = type(exc).__name__
+        message = (
+            said("error.unexpected_with_text", kind=kind, text=text)
+            if text
+            else said("error.unexpected", kind=kind)
         )
+        hint = said("error.unexpected_hint")
+        return cls(str(message), str(hint), message, hint)
+
+    def worded(self) -> tuple[str, str | None]:
+        """(message, hint) in the window's language now."""
+        from xyclaw.gui.formatting import message_language
+
+        language = message_language()
+        message = self.said.in_language(language) if self.said else self.message
+        hint = self.hint_said.in_language(language) if self.hint_said else self.hint
+        return message, hint
+
+    def text(self, separator: str = "\n") -> str:
+        """The message and its hint, in the window's language, joined by ``separator``."""
+        message, hint = self.worded()
+        return message + (f"{separator}{hint}" if hint else "")
 
     def __str__(self) -> str:
         return self.message + (f"\n{self.hint}" if self.hint else "")

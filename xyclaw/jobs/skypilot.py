@@ -164,7 +164,7 @@ class _Translator:
         self.warnings = warnings
 
     def warn(self, node: YNode, message: str) -> None:
-        self.warnings.append(SpecWarning(node.path, message, node.line, self.file))
+        self.warnings.append(SpecWarning.of(node, message, self.file))
 
     def error(self, node: YNode, problem: str, allowed: str | None = None) -> SpecError:
         return SpecError(problem, file=self.file, line=node.line, field=node.path, allowed=allowed)

@@ -56,6 +56,7 @@ from xyclaw.jobs.specmodel import (
     resume_line,
 )
 from xyclaw.jobs.specyaml import SpecError, SpecWarning, YNode, parse_spec_text, read_spec_file
+from xyclaw.wording import Said, said
 
 __all__ = [
     "INFRA_CAUSES",
@@ -187,7 +188,9 @@ def _load(
         if exc.file is not None:
             raise
         # a rule of the model that the reader did not check first: still name the file
-        raise SpecError(exc.problem, file=file, field=exc.field, allowed=exc.allowed) from exc
+        raise SpecError(
+            exc.problem_said, file=file, field=exc.field, allowed=exc.allowed_said
+        ) from exc
     ordered = sorted(warnings, key=lambda w: (w.line is None, w.line or 0))
     return LoadedSpec(spec, tuple(ordered), fmt)
 
@@ -198,11 +201,10 @@ def local_env(spec: JobSpec, environ: Mapping[str, str]) -> dict[str, str]:
     missing = [name for name in spec.env_from_local if name not in environ]
     if missing:
         raise SpecError(
-            f"{', '.join(missing)} must be set in this machine's environment (the spec takes "
-            "them from here and never stores them)",
-            file=f"job {spec.name}",
+            said("error.spec.env_missing", names=", ".join(missing)),
+            file=said("error.spec.job_file", name=spec.name),
             field="env",
-            hint=f"export {missing[0]}=... before launching, or give the value in the spec",
+            hint=said("error.spec.env_missing_hint", name=missing[0]),
         )
     return {name: environ[name] for name in spec.env_from_local}
 
@@ -220,7 +222,11 @@ class _Reader:
 
     # helpers
     def error(
-        self, node: YNode, problem: str, allowed: str | None = None, hint: str | None = None
+        self,
+        node: YNode,
+        problem: str | Said,
+        allowed: str | Said | None = None,
+        hint: str | Said | None = None,
     ) -> SpecError:
         return SpecError(
             problem,
@@ -231,65 +237,81 @@ class _Reader:
             hint=hint,
         )
 
-    def warn(self, node: YNode, message: str) -> None:
-        self.warnings.append(SpecWarning(node.path, message, node.line, self.file))
+    def warn(self, node: YNode, message: str | Said) -> None:
+        self.warnings.append(SpecWarning.of(node, message, self.file))
 
     def check_keys(self, node: YNode, allowed: tuple[str, ...], what: str) -> None:
         for key, child in node.items():
             if key not in allowed:
                 close = difflib.get_close_matches(key, allowed, n=1)
-                hint = f"did you mean `{close[0]}`?" if close else None
-                problem = f"unknown field in {what}" if what else "unknown field"
+                names = ", ".join(allowed)
+                hint = (
+                    said("error.spec.did_you_mean", close=close[0], allowed=names)
+                    if close
+                    else None
+                )
+                problem = (
+                    said("error.spec.unknown_field_in", what=what)
+                    if what
+                    else said("error.spec.unknown_field")
+                )
                 raise SpecError(
                     problem,
                     file=self.file,
                     line=child.line,
                     field=child.path,
-                    allowed=", ".join(allowed),
-                    hint=(f"{hint} allowed: {', '.join(allowed)}" if hint else None),
+                    allowed=names,
+                    hint=hint,
                 )
 
     def mapping(self, node: YNode, allowed_keys: tuple[str, ...], what: str) -> YNode:
         if not node.is_map:
             raise self.error(
-                node, f"expected a mapping ({', '.join(allowed_keys)}), got {_kind(node)}"
+                node,
+                said(
+                    "error.spec.expected_mapping_of", keys=", ".join(allowed_keys), kind=_kind(node)
+                ),
             )
         if self.strict_keys:
             self.check_keys(node, allowed_keys, what)
         return node
 
-    def text(self, node: YNode, allowed: str, *, single_line: bool = False) -> str:
+    def text(self, node: YNode, allowed: str | Said, *, single_line: bool = False) -> str:
         if node.is_map or node.is_list or node.value is None:
-            raise self.error(node, f"expected text, got {_kind(node)}", allowed)
+            raise self.error(node, said("error.spec.expected_text", kind=_kind(node)), allowed)
         text = node.text() if not isinstance(node.value, str) else node.value
         if single_line and ("\n" in text or "\x00" in text):
-            raise self.error(node, "must be one line", allowed)
+            raise self.error(node, said("error.spec.one_line"), allowed)
         return text
 
-    def optional_text(self, node: YNode | None, allowed: str) -> str | None:
+    def optional_text(self, node: YNode | None, allowed: str | Said) -> str | None:
         if node is None or node.value is None:
             return None
         return self.text(node, allowed)
 
-    def integer(self, node: YNode, lo: int, hi: int, allowed: str) -> int:
+    def integer(self, node: YNode, lo: int, hi: int, allowed: str | Said) -> int:
         value = node.value
         if isinstance(value, str) and not node.quoted and re.fullmatch(r"\s*-?\d+\s*", value):
             value = int(value)
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(node, f"{node.text() or 'null'!r} is not a whole number", allowed)
+            shown = repr(node.text() or "null")
+            raise self.error(node, said("error.spec.not_whole", value=shown), allowed)
         if not lo <= value <= hi:
-            raise self.error(node, f"{value} is out of range", allowed)
+            raise self.error(node, said("error.spec.out_of_range", value=value), allowed)
         return value
 
-    def boolean(self, node: YNode, allowed: str = "true or false") -> bool:
+    def boolean(self, node: YNode, allowed: str | Said | None = None) -> bool:
         if isinstance(node.value, bool):
             return node.value
-        raise self.error(node, f"{node.text() or 'null'!r} is not true or false", allowed)
+        shown = repr(node.text() or "null")
+        raise self.error(
+            node, said("error.spec.not_bool", value=shown), allowed or said("error.spec.bool")
+        )
 
     def invalid(self, node: YNode, exc: InvalidValue) -> SpecError:
-        return self.error(node, exc.problem, exc.allowed)
+        return self.error(node, exc.problem_said, exc.allowed_said)
 
     # the whole spec
     def spec(
@@ -308,7 +330,9 @@ class _Reader:
         if name_node is not None and name_node.value is not None:
             name = self.text(name_node, ALLOWED["name"], single_line=True).strip()
             if not NAME_RE.fullmatch(name):
-                raise self.error(name_node, f"{name!r} is not a job name", ALLOWED["name"])
+                raise self.error(
+                    name_node, said("error.spec.not_job_name", name=repr(name)), ALLOWED["name"]
+                )
         else:
             name = _name_from_file(default_name)
 
@@ -320,23 +344,27 @@ class _Reader:
                 kind = JobKind(kind_text)
             except ValueError:
                 raise self.error(
-                    kind_node, f"unknown kind {kind_text!r}", ", ".join(k.value for k in JobKind)
+                    kind_node,
+                    said("error.spec.unknown_kind", kind=repr(kind_text)),
+                    ", ".join(k.value for k in JobKind),
                 ) from None
 
         run_node = get("run")
         if run_node is None or run_node.value is None or not str(run_node.value).strip():
             raise SpecError(
-                "no `run` command: a job needs the command to run on every node",
+                said("error.spec.no_run"),
                 file=self.file,
                 line=run_node.line if run_node is not None else None,
                 field="run",
                 allowed=ALLOWED["run"],
             )
         if run_node.is_list or run_node.is_map:
-            raise self.error(run_node, f"expected a command, got {_kind(run_node)}", ALLOWED["run"])
+            raise self.error(
+                run_node, said("error.spec.expected_command", kind=_kind(run_node)), ALLOWED["run"]
+            )
         run = self.text(run_node, ALLOWED["run"])
         setup_node = get("setup")
-        setup = self.optional_text(setup_node, "a shell command (use `|` for several lines)")
+        setup = self.optional_text(setup_node, ALLOWED["run"])
         if setup is not None and not setup.strip():
             setup = None
 
@@ -356,12 +384,14 @@ class _Reader:
             resume_arg = self.text(resume_node, ALLOWED["resume_arg"], single_line=True).strip()
             if LATEST not in resume_arg:
                 raise self.error(
-                    resume_node, f"{resume_arg!r} has no {LATEST}", ALLOWED["resume_arg"]
+                    resume_node,
+                    said("error.spec.no_latest", arg=repr(resume_arg), latest=LATEST),
+                    ALLOWED["resume_arg"],
                 )
             if checkpoint_dir is None:
                 raise self.error(
                     resume_node,
-                    "needs checkpoint_dir: XyClaw looks there for the newest checkpoint",
+                    said("error.spec.needs_checkpoint_dir"),
                     ALLOWED["resume_arg"],
                 )
 
@@ -417,33 +447,30 @@ class _Reader:
             if spec.checkpoint_dir is None:
                 self.warn(
                     tree.get("recovery") or run_node,
-                    "no checkpoint_dir: a restarted attempt starts again from step 0",
+                    said("error.spec.warn_no_checkpoint_dir"),
                 )
             elif spec.resume_arg is None and "XYCLAW_LATEST_CHECKPOINT" not in spec.run:
                 self.warn(
                     tree.get("checkpoint_dir") or run_node,
-                    "no resume_arg: a restarted attempt is not told where the newest checkpoint "
-                    "is (add resume_arg, or read $XYCLAW_LATEST_CHECKPOINT in the script)",
+                    said("error.spec.warn_no_resume_arg"),
                 )
         placeable = resume_line(spec.run) is not None or RESUME_REF.search(spec.run)
         if spec.resume_arg is not None and not placeable:
             self.warn(
                 tree.get("resume_arg") or run_node,
-                "the last line of run is not a command the resume argument can be appended "
-                "to; put $XYCLAW_RESUME_ARG where the script takes it",
+                said("error.spec.warn_resume_not_placeable"),
             )
         for key in spec.env:
             if key in RUNTIME_ENV:
                 env_node = tree.get("env")
                 node = (env_node.get(key) if env_node else None) or run_node
-                self.warn(node, "is set by XyClaw on every node; this value is replaced")
+                self.warn(node, said("error.spec.warn_runtime_env"))
         if spec.resources.cluster is None and spec.resources.gpu is None:
             node = tree.get("resources") or tree
             if spec.resources.nodes > 1 or spec.resources.gpus_per_node is not None:
                 self.warn(
                     node,
-                    "no GPU model: launch it on an existing cluster (--cluster C) or add "
-                    "resources.gpu to rent one",
+                    said("error.spec.warn_no_gpu"),
                 )
 
     # sections
@@ -463,11 +490,15 @@ class _Reader:
                 known = {normalise_gpu_name(g) for g in known_gpus}
                 if gpu not in known:
                     raise self.error(
-                        gpu_node, f"{gpu} is not a GPU model XyClaw knows", ", ".join(sorted(known))
+                        gpu_node,
+                        said("error.spec.unknown_gpu", gpu=gpu),
+                        ", ".join(sorted(known)),
                     )
             if count is not None and count > MAX_GPUS_PER_NODE:
                 raise self.error(
-                    gpu_node, f"{count} GPUs per node", ALLOWED["resources.gpus_per_node"]
+                    gpu_node,
+                    said("error.spec.gpus_per_node", count=count),
+                    ALLOWED["resources.gpus_per_node"],
                 )
             gpus_per_node = count
         gpn_node = node.get("gpus_per_node")
@@ -476,85 +507,89 @@ class _Reader:
             if gpus_per_node is not None and gpus_per_node != value:
                 raise self.error(
                     gpn_node,
-                    f"{value} disagrees with the count in gpu ({gpus_per_node})",
-                    hint="give the count once: `gpu: A100:8` or `gpus_per_node: 8`",
+                    said("error.spec.count_disagrees", value=value, count=gpus_per_node),
+                    hint=said("error.spec.count_once"),
                 )
             gpus_per_node = value
         nodes = 1
         nodes_node = node.get("nodes")
         if nodes_node is not None and nodes_node.value is not None:
             nodes = self.integer(nodes_node, 1, MAX_NODES, ALLOWED["resources.nodes"])
-        cluster = self.short_name(node.get("cluster"), "an existing cluster's name")
-        provider = self.short_name(node.get("provider"), "a provider name such as sim or ssh")
-        region = self.short_name(node.get("region"), "a region name of the provider")
+        cluster = self.short_name(node.get("cluster"), said("error.spec.allowed_cluster"))
+        provider = self.short_name(node.get("provider"), said("error.spec.allowed_provider"))
+        region = self.short_name(node.get("region"), said("error.spec.allowed_region"))
         return Resources(gpu, nodes, gpus_per_node, cluster, provider, region)
 
-    def short_name(self, node: YNode | None, allowed: str) -> str | None:
+    def short_name(self, node: YNode | None, allowed: str | Said) -> str | None:
         if node is None or node.value is None:
             return None
         text = self.text(node, allowed, single_line=True).strip()
         if not text or len(text) > 128 or any(c.isspace() for c in text):
-            raise self.error(node, f"{text!r} is not a name", allowed)
+            raise self.error(node, said("error.spec.not_name", text=repr(text)), allowed)
         return text
 
     def image(self, node: YNode | None) -> str | None:
-        allowed = "a container image reference such as nvcr.io/nvidia/pytorch:24.05-py3"
+        allowed = said("error.spec.allowed_image")
         if node is None or node.value is None:
             return None
         text = self.text(node, allowed, single_line=True).strip()
         if not text or any(c.isspace() for c in text):
-            raise self.error(node, f"{text!r} is not an image reference", allowed)
+            raise self.error(node, said("error.spec.not_image", text=repr(text)), allowed)
         return text
 
     def local_path(self, node: YNode | None, check: bool, *, folder: bool) -> str | None:
         if node is None or node.value is None:
             return None
-        allowed = "a folder on this machine, relative to the spec file or absolute"
+        allowed = said("error.spec.allowed_local_folder")
         if node.is_map:
             raise self.error(
                 node,
-                "only a local folder can be a workdir (a git URL is not supported)",
+                said("error.spec.workdir_not_git"),
                 allowed,
-                hint="clone the repository locally and point workdir at it",
+                hint=said("error.spec.workdir_not_git_hint"),
             )
         text = self.text(node, allowed, single_line=True).strip()
         if not text:
-            raise self.error(node, "an empty path", allowed)
+            raise self.error(node, said("error.spec.empty_path"), allowed)
         path = Path(os.path.expanduser(text))
         if not path.is_absolute():
             path = self.base / path
         path = Path(os.path.normpath(path))
         if check:
             if not path.exists():
-                raise self.error(node, f"{path} does not exist", allowed)
+                raise self.error(node, said("error.spec.path_missing", path=str(path)), allowed)
             if folder and not path.is_dir():
-                raise self.error(node, f"{path} is not a folder", allowed)
+                raise self.error(node, said("error.spec.not_folder", path=str(path)), allowed)
         return str(path)
 
     def remote_dir(self, node: YNode) -> str:
-        allowed = "an absolute path on the cluster's shared volume, e.g. /shared/ckpt/run1"
+        allowed = said("error.spec.allowed_remote_dir")
         text = self.text(node, allowed, single_line=True).strip()
         if not text.startswith("/") or PATH_BAD.search(text):
-            raise self.error(node, f"{text!r} is not an absolute path", allowed)
+            raise self.error(node, said("error.spec.not_absolute", text=repr(text)), allowed)
         return text.rstrip("/") or "/"
 
     def env(self, node: YNode | None) -> tuple[dict[str, str], tuple[str, ...]]:
         if node is None or node.value is None:
             return {}, ()
-        allowed = "NAME: value pairs; a null value is taken from this machine's environment"
+        allowed = said("error.spec.allowed_env")
         if not node.is_map:
-            raise self.error(node, f"expected a mapping, got {_kind(node)}", allowed)
+            raise self.error(node, said("error.spec.expected_mapping", kind=_kind(node)), allowed)
         env: dict[str, str] = {}
         from_local: list[str] = []
         for key, child in node.items():
             if not ENV_NAME_RE.fullmatch(key):
-                raise self.error(child, f"{key!r} is not a variable name", ALLOWED["env"])
+                raise self.error(
+                    child, said("error.spec.not_variable", name=repr(key)), ALLOWED["env"]
+                )
             if child.value is None:
                 from_local.append(key)
             elif child.is_map or child.is_list:
-                raise self.error(child, f"expected a value, got {_kind(child)}", allowed)
+                raise self.error(
+                    child, said("error.spec.expected_value", kind=_kind(child)), allowed
+                )
             elif "\x00" in child.text():
-                raise self.error(child, "holds a NUL character", allowed)
+                raise self.error(child, said("error.spec.nul"), allowed)
             else:
                 env[key] = child.value if isinstance(child.value, str) else child.text()
         return env, tuple(from_local)
@@ -562,19 +597,21 @@ class _Reader:
     def file_mounts(self, node: YNode | None, check: bool) -> tuple[FileMount, ...]:
         if node is None or node.value is None:
             return ()
-        allowed = "`/path/on/node: local/path` pairs (local files or folders)"
+        allowed = said("error.spec.allowed_mounts")
         if not node.is_map:
-            raise self.error(node, f"expected a mapping, got {_kind(node)}", allowed)
+            raise self.error(node, said("error.spec.expected_mapping", kind=_kind(node)), allowed)
         mounts = []
         for target, child in node.items():
             if not (target.startswith("/") or target.startswith("~")) or PATH_BAD.search(target):
-                raise self.error(child, f"{target!r} is not a path on the node", allowed)
+                raise self.error(
+                    child, said("error.spec.not_node_path", path=repr(target)), allowed
+                )
             if child.is_map or (isinstance(child.value, str) and "://" in child.value):
                 raise self.error(
                     child,
-                    "only local files and folders can be mounted (no buckets or storage)",
+                    said("error.spec.mount_not_local"),
                     allowed,
-                    hint="copy the data to the cluster's shared volume in setup instead",
+                    hint=said("error.spec.mount_not_local_hint"),
                 )
             source = self.local_path(child, check, folder=False)
             assert source is not None
@@ -621,7 +658,9 @@ class _Reader:
                     try:
                         cause = RecoveryCause(text)
                     except ValueError:
-                        raise self.error(item, f"unknown cause {text!r}", allowed) from None
+                        raise self.error(
+                            item, said("error.spec.unknown_cause", cause=repr(text)), allowed
+                        ) from None
                     if cause not in found:
                         found.append(cause)
                 causes = tuple(found)
@@ -635,7 +674,7 @@ class _Reader:
         if node is None or node.value is None:
             if kind is JobKind.SERVICE:
                 raise SpecError(
-                    "a service needs `service: {port: N}`: the port it listens on",
+                    said("error.spec.service_needs_port"),
                     file=self.file,
                     line=(tree.get("kind") or tree).line,
                     field="service",
@@ -644,12 +683,12 @@ class _Reader:
             return None
         if kind is not JobKind.SERVICE:
             raise self.error(
-                node, "is only for `kind: service`", hint="add `kind: service` or remove service"
+                node, said("error.spec.service_only"), hint=said("error.spec.service_only_hint")
             )
         self.mapping(node, _SERVICE_KEYS, "service")
         port_node = node.get("port")
         if port_node is None or port_node.value is None:
-            raise self.error(node, "no port", ALLOWED["service.port"])
+            raise self.error(node, said("error.spec.no_port"), ALLOWED["service.port"])
         port = self.integer(port_node, 1, 65535, ALLOWED["service.port"])
         path = "/"
         path_node = node.get("readiness_path")
@@ -658,7 +697,9 @@ class _Reader:
             path = path.strip()
             if not path.startswith("/") or any(c.isspace() for c in path):
                 raise self.error(
-                    path_node, f"{path!r} is not an HTTP path", ALLOWED["service.readiness_path"]
+                    path_node,
+                    said("error.spec.not_http_path", path=repr(path)),
+                    ALLOWED["service.readiness_path"],
                 )
         timeout = DEFAULT_READINESS_TIMEOUT_S
         t_node = node.get("readiness_timeout")
@@ -667,20 +708,20 @@ class _Reader:
                 timeout = parse_duration(t_node.value)
             except InvalidValue as exc:
                 raise self.error(
-                    t_node, exc.problem, ALLOWED["service.readiness_timeout"]
+                    t_node, exc.problem_said, ALLOWED["service.readiness_timeout"]
                 ) from None
         return ServiceSpec(port, path, timeout)
 
 
-def _kind(node: YNode) -> str:
+def _kind(node: YNode) -> str | Said:
     if node.is_map:
-        return "a mapping"
+        return said("error.spec.kind_mapping")
     if node.is_list:
-        return "a list"
+        return said("error.spec.kind_list")
     if node.value is None:
-        return "nothing (null)"
+        return said("error.spec.kind_null")
     if isinstance(node.value, bool):
-        return f"{str(node.value).lower()} (a boolean)"
+        return said("error.spec.kind_bool", value=str(node.value).lower())
     return repr(node.text())
 
 

@@ -23,6 +23,7 @@ from xyclaw.catalog.money import format_amount, parse_amount
 from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.jobs.skypilot import SKYPILOT_ENV
 from xyclaw.jobs.specyaml import SpecError, SpecWarning
+from xyclaw.wording import Said, said
 
 SPEC_JSON_VERSION = 1
 DEFAULT_CURRENCY = "CNY"
@@ -80,10 +81,12 @@ RUNTIME_ENV = frozenset(
 class InvalidValue(ValueError):
     """A value that breaks a rule; the caller adds the file, line and field."""
 
-    def __init__(self, problem: str, allowed: str | None = None) -> None:
-        super().__init__(problem)
-        self.problem = problem
-        self.allowed = allowed
+    def __init__(self, problem: str | Said, allowed: str | Said | None = None) -> None:
+        super().__init__(str(problem))
+        self.problem = str(problem)
+        self.problem_said = problem
+        self.allowed = None if allowed is None else str(allowed)
+        self.allowed_said = allowed
 
 
 # --- the model -----------------------------------------------------------------------------
@@ -324,25 +327,27 @@ class LoadedSpec:
 def _guard(ok: bool, field_name: str, what: str) -> None:
     """The model's own invariants, for specs built in code or read back from JSON."""
     if not ok:
-        raise SpecError(f"{what} is not allowed", field=field_name, allowed=ALLOWED[field_name])
+        raise SpecError(
+            said("error.spec.not_allowed", what=what), field=field_name, allowed=ALLOWED[field_name]
+        )
 
 
-ALLOWED = {
-    "name": "1-63 letters, digits, '.', '_' or '-', starting with a letter or digit",
-    "run": "a shell command (use `|` for several lines)",
-    "env": "variable names of letters, digits and '_', not starting with a digit",
-    "resources.nodes": f"a whole number from 1 to {MAX_NODES}",
-    "resources.gpus_per_node": f"a whole number from 1 to {MAX_GPUS_PER_NODE}",
-    "budget": "an amount above 0, e.g. `500`, `500 CNY` or `{amount: 500, currency: CNY}`",
-    "budget.currency": "a three-letter currency code such as CNY or USD",
-    "recovery.max_restarts": f"a whole number from 0 to {MAX_RESTARTS}",
-    "service": "`kind: service` with `service: {port: 8000}`; no service section on a train job",
-    "service.port": "a port from 1 to 65535",
-    "service.readiness_path": "an HTTP path starting with '/', e.g. /health",
-    "service.readiness_timeout": "a duration such as 600, '10m' or '1h'",
-    "resume_arg": "text with {latest}, e.g. `--resume_from_checkpoint {latest}`, and a "
-    "checkpoint_dir",
-    "max_runtime": "a duration such as 3600, '90m', '2h' or '1h30m'",
+#: What each field takes, worded (``str()`` is the English the CLI prints).
+ALLOWED: dict[str, Said] = {
+    "name": said("error.spec.allowed_name"),
+    "run": said("error.spec.allowed_run"),
+    "env": said("error.spec.allowed_env_names"),
+    "resources.nodes": said("error.spec.allowed_whole", low=1, high=MAX_NODES),
+    "resources.gpus_per_node": said("error.spec.allowed_whole", low=1, high=MAX_GPUS_PER_NODE),
+    "budget": said("error.spec.allowed_budget"),
+    "budget.currency": said("error.spec.allowed_currency"),
+    "recovery.max_restarts": said("error.spec.allowed_whole", low=0, high=MAX_RESTARTS),
+    "service": said("error.spec.allowed_service"),
+    "service.port": said("error.spec.allowed_port"),
+    "service.readiness_path": said("error.spec.allowed_http_path"),
+    "service.readiness_timeout": said("error.spec.allowed_timeout"),
+    "resume_arg": said("error.spec.allowed_resume_arg", latest=LATEST),
+    "max_runtime": said("error.spec.allowed_duration"),
 }
 
 
@@ -375,16 +380,16 @@ def parse_duration(value: object) -> int:
     """``3600``, ``"90m"``, ``"2h"``, ``"1h30m"``, ``"1.5h"`` -> whole seconds (at least 1)."""
     allowed = ALLOWED["max_runtime"]
     if isinstance(value, bool):
-        raise InvalidValue(f"{value} is not a duration", allowed)
+        raise InvalidValue(said("error.spec.not_duration", value=str(value)), allowed)
     if isinstance(value, int | float):
         if not math.isfinite(value) or value <= 0:
-            raise InvalidValue(f"{value} is not a positive duration", allowed)
+            raise InvalidValue(said("error.spec.not_positive_duration", value=str(value)), allowed)
         return max(1, round(value))
     if not isinstance(value, str):
-        raise InvalidValue(f"{value!r} is not a duration", allowed)
+        raise InvalidValue(said("error.spec.not_duration", value=repr(value)), allowed)
     text = value.strip().lower()
     if not text:
-        raise InvalidValue("an empty duration", allowed)
+        raise InvalidValue(said("error.spec.empty_duration"), allowed)
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
         return parse_duration(float(text))
     total = 0.0
@@ -392,11 +397,11 @@ def parse_duration(value: object) -> int:
     while pos < len(text):
         m = _DURATION_PART.match(text, pos)
         if not m or m.group(2) not in _UNITS:
-            raise InvalidValue(f"{value!r} is not a duration", allowed)
+            raise InvalidValue(said("error.spec.not_duration", value=repr(value)), allowed)
         total += float(m.group(1)) * _UNITS[m.group(2)]
         pos = m.end()
     if total <= 0:
-        raise InvalidValue(f"{value!r} is not a positive duration", allowed)
+        raise InvalidValue(said("error.spec.not_positive_duration", value=repr(value)), allowed)
     return max(1, round(total))
 
 
@@ -412,41 +417,50 @@ def parse_budget(value: object, currency: str | None = None) -> Budget:
     allowed = ALLOWED["budget"]
     if isinstance(value, Mapping):
         if "amount" not in value:
-            raise InvalidValue("a budget mapping needs `amount`", allowed)
+            raise InvalidValue(said("error.spec.budget_needs_amount"), allowed)
         unknown = sorted(set(value) - {"amount", "currency"})
         if unknown:
-            raise InvalidValue(f"unknown budget key {unknown[0]!r}", "amount, currency")
+            raise InvalidValue(
+                said("error.spec.budget_key", name=repr(unknown[0])), "amount, currency"
+            )
         cur = value.get("currency")
         if cur is not None and not isinstance(cur, str):
-            raise InvalidValue(f"{cur!r} is not a currency code", ALLOWED["budget.currency"])
+            raise InvalidValue(
+                said("error.spec.not_currency", code=repr(cur)), ALLOWED["budget.currency"]
+            )
         return parse_budget(value["amount"], cur)
     if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
-        raise InvalidValue(f"{value!r} is not an amount", allowed)
+        raise InvalidValue(said("error.spec.not_amount", value=repr(value)), allowed)
     text = str(value).strip()
     m = _MONEY_RE.fullmatch(text.lstrip("-").strip())
     if not m:
-        raise InvalidValue(f"{text!r} is not an amount", allowed)
+        raise InvalidValue(said("error.spec.not_amount", value=repr(text)), allowed)
     if text.startswith("-"):
-        raise InvalidValue(f"a budget of {text} is negative", allowed)
+        raise InvalidValue(said("error.spec.budget_negative", text=text), allowed)
     named = [c for c in (m.group("pre"), m.group("post"), m.group("sym")) if c]
     codes = {_SYMBOLS.get(c, c.upper()) for c in named}
     if currency is not None:
         codes.add(currency.strip().upper())
     if len(codes) > 1:
-        raise InvalidValue(f"{text!r} names two currencies ({', '.join(sorted(codes))})", allowed)
+        raise InvalidValue(
+            said("error.spec.two_currencies", text=repr(text), codes=", ".join(sorted(codes))),
+            allowed,
+        )
     code = codes.pop() if codes else DEFAULT_CURRENCY
     if not _CURRENCY_RE.fullmatch(code):
-        raise InvalidValue(f"{code!r} is not a currency code", ALLOWED["budget.currency"])
+        raise InvalidValue(
+            said("error.spec.not_currency", code=repr(code)), ALLOWED["budget.currency"]
+        )
     try:
         micro = parse_amount(m.group("num"))
     except ValueError as exc:
         raise InvalidValue(str(exc), allowed) from exc
     if micro <= 0:
-        raise InvalidValue(f"a budget of {text} stops the job before it starts", allowed)
+        raise InvalidValue(said("error.spec.budget_zero", text=text), allowed)
     return Budget(micro, code)
 
 
-ACCELERATOR_FORMS = "`A100:8`, `H100` (1 GPU), or `{A100: 8}`: a GPU model and a whole count"
+ACCELERATOR_FORMS = said("error.spec.allowed_accelerators")
 
 
 def parse_accelerators(text: str) -> tuple[str, int | None]:
@@ -456,23 +470,23 @@ def parse_accelerators(text: str) -> tuple[str, int | None]:
         name, count_text = count_text, ""
     name = name.strip()
     if not name:
-        raise InvalidValue(f"{text!r} names no GPU model", ACCELERATOR_FORMS)
+        raise InvalidValue(said("error.spec.no_gpu_model", text=repr(text)), ACCELERATOR_FORMS)
     count: int | None = None
     if count_text.strip():
         try:
             number = Decimal(count_text.strip())
         except InvalidOperation as exc:
             raise InvalidValue(
-                f"{count_text.strip()!r} is not a GPU count", ACCELERATOR_FORMS
+                said("error.spec.not_gpu_count", count=repr(count_text.strip())), ACCELERATOR_FORMS
             ) from exc
         if number != number.to_integral_value() or number < 1:
             raise InvalidValue(
-                f"{count_text.strip()} GPUs per node: XyClaw rents whole GPUs", ACCELERATOR_FORMS
+                said("error.spec.whole_gpus", count=count_text.strip()), ACCELERATOR_FORMS
             )
         count = int(number)
     normal = normalise_gpu_name(name)
     if not normal or not re.fullmatch(r"[A-Z0-9][A-Z0-9.+-]*", normal):
-        raise InvalidValue(f"{name!r} is not a GPU model name", ACCELERATOR_FORMS)
+        raise InvalidValue(said("error.spec.not_gpu_name", name=repr(name)), ACCELERATOR_FORMS)
     return normal, count
 
 
@@ -685,5 +699,7 @@ def _from_dict(data: Mapping[str, Any]) -> JobSpec:
         )
     except SpecError as exc:
         if exc.file is None:  # an invariant of the model: say where it came from
-            raise SpecError(exc.problem, file=where, field=exc.field, allowed=exc.allowed) from exc
+            raise SpecError(
+                exc.problem_said, file=where, field=exc.field, allowed=exc.allowed_said
+            ) from exc
         raise

@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from xyclaw.errors import JobError
+from xyclaw.wording import Said, said
 
 MAX_SPEC_BYTES = 1 << 20  # a job spec is a page of YAML; 1 MiB is a mistake
 MAX_NODES = 20_000  # values built from one file, aliases counted each time they are used
@@ -28,50 +29,74 @@ MAX_DEPTH = 40
 
 
 class SpecError(JobError):
-    """A job spec file (or a stored spec) is broken: where, which field, what is allowed."""
+    """A job spec file (or a stored spec) is broken: where, which field, what is allowed.
+
+    ``problem``, ``allowed`` and ``hint`` may be :class:`Said` (worded in the window's
+    language); the attributes ``problem``, ``allowed`` and ``file`` are the English text,
+    ``problem_said`` and ``allowed_said`` what was given (to raise it again elsewhere)."""
 
     exit_code = 2
 
     def __init__(
         self,
-        problem: str,
+        problem: str | Said,
         *,
-        file: str | None = None,
+        file: str | Said | None = None,
         line: int | None = None,
         field: str | None = None,
-        allowed: str | None = None,
-        hint: str | None = None,
+        allowed: str | Said | None = None,
+        hint: str | Said | None = None,
     ) -> None:
-        where = file or "job spec"
+        where: str | Said = file if file is not None else said("error.spec.file")
         if line is not None:
-            where += f":{line}"
-        label = f"{where}: {field}: {problem}" if field else f"{where}: {problem}"
+            where = said("error.spec.at_line", file=where, line=line)
+        if field:
+            label = said("error.spec.field_problem", where=where, field=field, problem=problem)
+        else:
+            label = said("error.spec.problem", where=where, problem=problem)
         if hint is None and allowed:
-            hint = f"allowed: {allowed}"
+            hint = said("error.spec.allowed", allowed=allowed)
         elif hint is None:
-            hint = "fix the spec file (docs/jobs.md lists every field) and try again"
+            hint = said("error.spec.fix_hint")
         super().__init__(label, hint=hint)
-        self.problem = problem
-        self.file = file
+        self.problem = str(problem)
+        self.problem_said = problem
+        self.file = None if file is None else str(file)
+        self.file_said = file
         self.line = line
         self.field = field
-        self.allowed = allowed
+        self.allowed = None if allowed is None else str(allowed)
+        self.allowed_said = allowed
 
 
 @dataclass(frozen=True, slots=True)
 class SpecWarning:
-    """Something in the file that XyClaw reads but does not do (or does differently)."""
+    """Something in the file that XyClaw reads but does not do (or does differently);
+    ``said`` is the message's worded form where the reader gave one."""
 
     field: str
     message: str
     line: int | None = None
     file: str | None = None
+    said: Said | None = None
 
     def __str__(self) -> str:
-        where = self.file or "job spec"
+        return self.in_language("en")
+
+    def in_language(self, language: str) -> str:
+        where: str | Said = self.file or said("error.spec.file")
         if self.line is not None:
-            where += f":{self.line}"
-        return f"{where}: {self.field}: {self.message}"
+            where = said("error.spec.at_line", file=where, line=self.line)
+        message: str | Said = self.said or self.message
+        return said(
+            "error.spec.field_problem", where=where, field=self.field, problem=message
+        ).in_language(language)
+
+    @classmethod
+    def of(cls, node: YNode, message: str | Said, file: str | None) -> SpecWarning:
+        """A warning about ``node``'s field and line."""
+        worded = message if isinstance(message, Said) else None
+        return cls(node.path, str(message), node.line, file, worded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,27 +167,25 @@ def decode_spec_bytes(data: bytes, file: str) -> str:
             return data.decode("utf-16")
         except UnicodeDecodeError as exc:
             raise SpecError(
-                "is not valid UTF-16 text",
-                file=file,
-                hint="save the spec as UTF-8 text",
+                said("error.spec.not_utf16"), file=file, hint=said("error.spec.save_utf8")
             ) from exc
     nul = data.find(b"\x00")
     if nul >= 0:
         raise SpecError(
-            f"is a binary file (a NUL byte at offset {nul}), not YAML text",
+            said("error.spec.binary", offset=nul),
             file=file,
             line=data.count(b"\n", 0, nul) + 1,
-            hint="pass the job spec (a .yaml text file), not an archive or program",
+            hint=said("error.spec.binary_hint"),
         )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise SpecError(
-            f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            said("error.spec.not_utf8", byte=data[exc.start], offset=exc.start),
             file=file,
             line=line,
-            hint="save the spec as UTF-8 (most editors: File > Save with encoding > UTF-8)",
+            hint=said("error.spec.not_utf8_hint"),
         ) from exc
     return text
 
@@ -174,22 +197,22 @@ def read_spec_file(path: Path) -> YNode:
         size = path.stat().st_size
         if size > MAX_SPEC_BYTES:
             raise SpecError(
-                f"is {size:,} bytes; a job spec is at most {MAX_SPEC_BYTES:,}",
+                said("error.spec.too_big", size=size, limit=MAX_SPEC_BYTES),
                 file=file,
-                hint="pass the job's spec file, not its data",
+                hint=said("error.spec.too_big_hint"),
             )
         data = path.read_bytes()
     except IsADirectoryError as exc:
-        raise SpecError("is a folder, not a spec file", file=file) from exc
+        raise SpecError(said("error.spec.folder"), file=file) from exc
     except FileNotFoundError as exc:
         raise SpecError(
-            "does not exist", file=file, hint="check the path (examples: resources/examples/)"
+            said("error.spec.missing"), file=file, hint=said("error.spec.missing_hint")
         ) from exc
     except OSError as exc:
         raise SpecError(
-            f"cannot be read ({exc.strerror or exc})",
+            said("error.spec.unreadable", reason=str(exc.strerror or exc)),
             file=file,
-            hint="check that the file exists and you may read it",
+            hint=said("error.spec.unreadable_hint"),
         ) from exc
     return parse_spec_text(decode_spec_bytes(data, file), file)
 
@@ -201,10 +224,10 @@ def parse_spec_text(text: str, file: str = "job spec") -> YNode:
         loader = yaml.SafeLoader(text)
     except yaml.reader.ReaderError as exc:  # control characters, checked before parsing
         raise SpecError(
-            f"is not valid YAML: character {exc.character!r} is not allowed in a YAML file",
+            said("error.spec.bad_character", character=repr(exc.character)),
             file=file,
             line=text.count("\n", 0, max(0, exc.position)) + 1,
-            hint="remove the control character (or quote it as an escape in double quotes)",
+            hint=said("error.spec.bad_character_hint"),
         ) from exc
     try:
         try:
@@ -213,16 +236,14 @@ def parse_spec_text(text: str, file: str = "job spec") -> YNode:
             if "single document" in str(exc.context or ""):
                 mark = exc.problem_mark
                 raise SpecError(
-                    "holds more than one YAML document (a second `---`)",
+                    said("error.spec.two_documents"),
                     file=file,
                     line=mark.line + 1 if mark else None,
-                    hint="put one job in a spec file; SkyPilot pipelines are not supported",
+                    hint=said("error.spec.two_documents_hint"),
                 ) from exc
             raise
         if root is None:
-            raise SpecError(
-                "is empty", file=file, hint="a job spec needs at least `run:` (docs/jobs.md)"
-            )
+            raise SpecError(said("error.spec.empty"), file=file, hint=said("error.spec.empty_hint"))
         builder = _Builder(loader, file)
         tree = builder.build(root, "", 0)
     except yaml.MarkedYAMLError as exc:
@@ -231,42 +252,42 @@ def parse_spec_text(text: str, file: str = "job spec") -> YNode:
         mark = (exc.context_mark if scanning else None) or exc.problem_mark or exc.context_mark
         problem = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
         raise SpecError(
-            f"is not valid YAML: {problem}",
+            said("error.spec.not_yaml", problem=problem),
             file=file,
             line=mark.line + 1 if mark else None,
-            hint="check the indentation and quoting on that line (a YAML linter helps)",
+            hint=said("error.spec.not_yaml_hint"),
         ) from exc
     except yaml.reader.ReaderError as exc:  # a bad character met while reading on
         raise SpecError(
-            f"is not valid YAML: character {exc.character!r} is not allowed in a YAML file",
+            said("error.spec.bad_character", character=repr(exc.character)),
             file=file,
             line=text.count("\n", 0, max(0, exc.position)) + 1,
-            hint="remove the control character",
+            hint=said("error.spec.remove_character"),
         ) from exc
     except yaml.YAMLError as exc:
         raise SpecError(
             f"is not valid YAML: {exc}", file=file, hint="save the spec as plain UTF-8 text"
         ) from exc
     except RecursionError as exc:
-        raise SpecError("nests too deeply to be a job spec", file=file) from exc
+        raise SpecError(said("error.spec.too_deep"), file=file) from exc
     finally:
         loader.dispose()
     if not tree.is_map:
         raise SpecError(
-            f"holds {_kind(tree)} at the top; a job spec is a mapping of fields",
+            said("error.spec.not_mapping", kind=_kind(tree)),
             file=file,
             line=tree.line,
-            hint="start with `name: my-job` and `run: python train.py` (docs/jobs.md)",
+            hint=said("error.spec.not_mapping_hint"),
         )
     return tree
 
 
-def _kind(node: YNode) -> str:
+def _kind(node: YNode) -> Said:
     if node.is_list:
-        return "a list"
+        return said("error.spec.kind_list")
     if node.value is None:
-        return "nothing"
-    return f"the text {node.text()[:60]!r}"
+        return said("error.spec.kind_nothing")
+    return said("error.spec.kind_text", text=repr(node.text()[:60]))
 
 
 class _Builder:
@@ -280,14 +301,14 @@ class _Builder:
         line = node.start_mark.line + 1
         if self.count > MAX_NODES:
             raise SpecError(
-                f"expands to more than {MAX_NODES:,} values (aliases used over and over?)",
+                said("error.spec.too_many_values", limit=MAX_NODES),
                 file=self.file,
                 line=line,
                 field=path or None,
             )
         if depth > MAX_DEPTH:
             raise SpecError(
-                f"nests more than {MAX_DEPTH} levels deep (a recursive alias?)",
+                said("error.spec.too_many_levels", limit=MAX_DEPTH),
                 file=self.file,
                 line=line,
                 field=path or None,
@@ -298,7 +319,7 @@ class _Builder:
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     raise SpecError(
-                        "a key must be a plain name, not a list or mapping",
+                        said("error.spec.key_not_name"),
                         file=self.file,
                         line=key_node.start_mark.line + 1,
                         field=path or None,
@@ -307,11 +328,11 @@ class _Builder:
                 sub = f"{path}.{key}" if path else key
                 if key in out:
                     raise SpecError(
-                        f"appears twice (first on line {out[key].line})",
+                        said("error.spec.twice", line=out[key].line),
                         file=self.file,
                         line=key_node.start_mark.line + 1,
                         field=sub,
-                        hint="keep one of the two; YAML would silently use the last",
+                        hint=said("error.spec.twice_hint"),
                     )
                 child = self.build(value_node, sub, depth + 1)
                 # errors about a value point at its key's line (where the user looks)
@@ -328,18 +349,18 @@ class _Builder:
             value = self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:
             raise SpecError(
-                f"cannot be read: {exc.problem}",
+                said("error.spec.value_unreadable", problem=str(exc.problem)),
                 file=self.file,
                 line=line,
                 field=path or None,
-                hint="write plain values (no !!python tags)",
+                hint=said("error.spec.value_unreadable_hint"),
             ) from exc
         except ValueError as exc:  # PyYAML raises it for dates like 2024-99-99
             raise SpecError(
-                f"{node.value!r} cannot be read ({exc})",
+                said("error.spec.value_bad", value=repr(node.value), reason=str(exc)),
                 file=self.file,
                 line=line,
                 field=path or None,
-                hint="quote the value to keep it as text",
+                hint=said("error.spec.quote_hint"),
             ) from exc
         return YNode(value, line, path, str(node.value), node.style in ("'", '"', "|", ">"))

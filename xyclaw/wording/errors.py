@@ -19,4 +19,352 @@ TEXTS: dict[str, tuple[str, str]] = {
         "检查机器是否在运行、地址是否正确；防火墙可能丢弃了数据包；链路慢时调大"
         " ssh.connect_timeout_s",
     ),
+    # -- any error --------------------------------------------------------------------------
+    "error.unexpected": ("unexpected error: {kind}", "意外错误：{kind}"),
+    "error.unexpected_with_text": ("unexpected error: {kind}: {text}", "意外错误：{kind}：{text}"),
+    "error.unexpected_hint": (
+        "this is a bug in XyClaw; the log file has the details (xyclaw doctor shows where)",
+        "这是 XyClaw 的缺陷；日志文件里有详情（xyclaw doctor 会显示日志在哪里）",
+    ),
+    # -- a job spec: where, and the frame of every message ------------------------------------
+    "error.spec.file": ("job spec", "作业描述文件"),
+    "error.spec.stored": ("stored job spec", "保存的作业描述"),
+    "error.spec.at_line": ("{file}:{line}", "{file} 第 {line} 行"),
+    "error.spec.field_problem": ("{where}: {field}: {problem}", "{where}：{field}：{problem}"),
+    "error.spec.problem": ("{where}: {problem}", "{where}：{problem}"),
+    "error.spec.allowed": ("allowed: {allowed}", "允许的值：{allowed}"),
+    "error.spec.fix_hint": (
+        "fix the spec file (docs/jobs.md lists every field) and try again",
+        "请修改作业描述文件后重试（docs/jobs.md 列出了所有字段）",
+    ),
+    # -- reading the file ------------------------------------------------------------------
+    "error.spec.not_utf16": ("is not valid UTF-16 text", "不是有效的 UTF-16 文本"),
+    "error.spec.save_utf8": ("save the spec as UTF-8 text", "请把作业描述存为 UTF-8 文本"),
+    "error.spec.binary": (
+        "is a binary file (a NUL byte at offset {offset}), not YAML text",
+        "是二进制文件（偏移 {offset} 处有 NUL 字节），不是 YAML 文本",
+    ),
+    "error.spec.binary_hint": (
+        "pass the job spec (a .yaml text file), not an archive or program",
+        "请选择作业描述（.yaml 文本文件），而不是压缩包或程序",
+    ),
+    "error.spec.not_utf8": (
+        "is not UTF-8 text (byte 0x{byte:02x} at offset {offset})",
+        "不是 UTF-8 文本（偏移 {offset} 处的字节 0x{byte:02x}）",
+    ),
+    "error.spec.not_utf8_hint": (
+        "save the spec as UTF-8 (most editors: File > Save with encoding > UTF-8)",
+        "请把作业描述存为 UTF-8（多数编辑器：文件 > 以指定编码保存 > UTF-8）",
+    ),
+    "error.spec.too_big": (
+        "is {size:,} bytes; a job spec is at most {limit:,}",
+        "有 {size:,} 字节；作业描述最多 {limit:,} 字节",
+    ),
+    "error.spec.too_big_hint": (
+        "pass the job's spec file, not its data",
+        "请选择作业描述文件，而不是作业的数据",
+    ),
+    "error.spec.folder": ("is a folder, not a spec file", "是文件夹，不是作业描述文件"),
+    "error.spec.missing": ("does not exist", "不存在"),
+    "error.spec.missing_hint": (
+        "check the path (examples: resources/examples/)",
+        "请检查路径（示例在 resources/examples/）",
+    ),
+    "error.spec.unreadable": ("cannot be read ({reason})", "无法读取（{reason}）"),
+    "error.spec.unreadable_hint": (
+        "check that the file exists and you may read it",
+        "请确认文件存在且你有读取权限",
+    ),
+    "error.spec.bad_character": (
+        "is not valid YAML: character {character} is not allowed in a YAML file",
+        "不是有效的 YAML：YAML 文件里不能有字符 {character}",
+    ),
+    "error.spec.bad_character_hint": (
+        "remove the control character (or quote it as an escape in double quotes)",
+        "请删除这个控制字符（或在双引号里写成转义序列）",
+    ),
+    "error.spec.remove_character": ("remove the control character", "请删除这个控制字符"),
+    "error.spec.two_documents": (
+        "holds more than one YAML document (a second `---`)",
+        "包含多个 YAML 文档（出现了第二个 `---`）",
+    ),
+    "error.spec.two_documents_hint": (
+        "put one job in a spec file; SkyPilot pipelines are not supported",
+        "一个作业描述文件只写一个作业；不支持 SkyPilot 流水线",
+    ),
+    "error.spec.empty": ("is empty", "是空的"),
+    "error.spec.empty_hint": (
+        "a job spec needs at least `run:` (docs/jobs.md)",
+        "作业描述至少需要 `run:`（见 docs/jobs.md）",
+    ),
+    "error.spec.not_yaml": ("is not valid YAML: {problem}", "不是有效的 YAML：{problem}"),
+    "error.spec.not_yaml_hint": (
+        "check the indentation and quoting on that line (a YAML linter helps)",
+        "请检查这一行的缩进和引号（YAML 检查工具能帮上忙）",
+    ),
+    "error.spec.too_deep": ("nests too deeply to be a job spec", "嵌套太深，不像作业描述"),
+    "error.spec.not_mapping": (
+        "holds {kind} at the top; a job spec is a mapping of fields",
+        "顶层是{kind}；作业描述应当是字段的映射",
+    ),
+    "error.spec.not_mapping_hint": (
+        "start with `name: my-job` and `run: python train.py` (docs/jobs.md)",
+        "请以 `name: my-job` 和 `run: python train.py` 开头（见 docs/jobs.md）",
+    ),
+    "error.spec.kind_list": ("a list", "一个列表"),
+    "error.spec.kind_nothing": ("nothing", "空值"),
+    "error.spec.kind_text": ("the text {text}", "文本 {text}"),
+    "error.spec.too_many_values": (
+        "expands to more than {limit:,} values (aliases used over and over?)",
+        "展开后超过 {limit:,} 个值（别名被反复引用？）",
+    ),
+    "error.spec.too_many_levels": (
+        "nests more than {limit} levels deep (a recursive alias?)",
+        "嵌套超过 {limit} 层（递归的别名？）",
+    ),
+    "error.spec.key_not_name": (
+        "a key must be a plain name, not a list or mapping",
+        "键必须是普通名称，不能是列表或映射",
+    ),
+    "error.spec.twice": (
+        "appears twice (first on line {line})",
+        "出现了两次（第一次在第 {line} 行）",
+    ),
+    "error.spec.twice_hint": (
+        "keep one of the two; YAML would silently use the last",
+        "请只保留一个；YAML 会悄悄使用后一个",
+    ),
+    "error.spec.value_unreadable": ("cannot be read: {problem}", "无法读取：{problem}"),
+    "error.spec.value_unreadable_hint": (
+        "write plain values (no !!python tags)",
+        "请写普通的值（不要用 !!python 标签）",
+    ),
+    "error.spec.value_bad": ("{value} cannot be read ({reason})", "无法读取 {value}（{reason}）"),
+    "error.spec.quote_hint": (
+        "quote the value to keep it as text",
+        "给这个值加上引号，把它当作文本",
+    ),
+    # -- the fields of a spec ----------------------------------------------------------------
+    "error.spec.job_file": ("job {name}", "作业 {name}"),
+    "error.spec.env_missing": (
+        "{names} must be set in this machine's environment (the spec takes them from here and "
+        "never stores them)",
+        "本机环境里必须设置 {names}（作业描述从这里读取，从不保存）",
+    ),
+    "error.spec.env_missing_hint": (
+        "export {name}=... before launching, or give the value in the spec",
+        "启动前先 export {name}=...，或在作业描述里写明这个值",
+    ),
+    "error.spec.did_you_mean": (
+        "did you mean `{close}`? allowed: {allowed}",
+        "是不是想写 `{close}`？允许的值：{allowed}",
+    ),
+    "error.spec.unknown_field_in": ("unknown field in {what}", "{what} 里没有这个字段"),
+    "error.spec.unknown_field": ("unknown field", "没有这个字段"),
+    "error.spec.expected_mapping_of": (
+        "expected a mapping ({keys}), got {kind}",
+        "应为映射（{keys}），实际是{kind}",
+    ),
+    "error.spec.expected_mapping": ("expected a mapping, got {kind}", "应为映射，实际是{kind}"),
+    "error.spec.expected_text": ("expected text, got {kind}", "应为文本，实际是{kind}"),
+    "error.spec.expected_command": ("expected a command, got {kind}", "应为命令，实际是{kind}"),
+    "error.spec.expected_value": ("expected a value, got {kind}", "应为一个值，实际是{kind}"),
+    "error.spec.one_line": ("must be one line", "必须只有一行"),
+    "error.spec.not_whole": ("{value} is not a whole number", "{value} 不是整数"),
+    "error.spec.out_of_range": ("{value} is out of range", "{value} 超出范围"),
+    "error.spec.not_bool": ("{value} is not true or false", "{value} 不是 true 或 false"),
+    "error.spec.bool": ("true or false", "true 或 false"),
+    "error.spec.not_job_name": ("{name} is not a job name", "{name} 不是有效的作业名"),
+    "error.spec.unknown_kind": ("unknown kind {kind}", "未知的类型 {kind}"),
+    "error.spec.no_run": (
+        "no `run` command: a job needs the command to run on every node",
+        "没有 `run` 命令：作业需要在每个节点上运行的命令",
+    ),
+    "error.spec.no_latest": ("{arg} has no {latest}", "{arg} 里没有 {latest}"),
+    "error.spec.needs_checkpoint_dir": (
+        "needs checkpoint_dir: XyClaw looks there for the newest checkpoint",
+        "需要 checkpoint_dir：XyClaw 在那里找最新的检查点",
+    ),
+    "error.spec.unknown_gpu": (
+        "{gpu} is not a GPU model XyClaw knows",
+        "XyClaw 不认识 GPU 型号 {gpu}",
+    ),
+    "error.spec.gpus_per_node": ("{count} GPUs per node", "每节点 {count} 块 GPU"),
+    "error.spec.count_disagrees": (
+        "{value} disagrees with the count in gpu ({count})",
+        "{value} 与 gpu 里的数量（{count}）不一致",
+    ),
+    "error.spec.count_once": (
+        "give the count once: `gpu: A100:8` or `gpus_per_node: 8`",
+        "数量只写一处：`gpu: A100:8` 或 `gpus_per_node: 8`",
+    ),
+    "error.spec.allowed_cluster": ("an existing cluster's name", "已有集群的名称"),
+    "error.spec.allowed_provider": (
+        "a provider name such as sim or ssh",
+        "提供方名称，例如 sim 或 ssh",
+    ),
+    "error.spec.allowed_region": ("a region name of the provider", "提供方的区域名称"),
+    "error.spec.not_name": ("{text} is not a name", "{text} 不是有效的名称"),
+    "error.spec.allowed_image": (
+        "a container image reference such as nvcr.io/nvidia/pytorch:24.05-py3",
+        "容器镜像引用，例如 nvcr.io/nvidia/pytorch:24.05-py3",
+    ),
+    "error.spec.not_image": ("{text} is not an image reference", "{text} 不是镜像引用"),
+    "error.spec.allowed_local_folder": (
+        "a folder on this machine, relative to the spec file or absolute",
+        "本机上的文件夹，相对于作业描述文件或绝对路径",
+    ),
+    "error.spec.workdir_not_git": (
+        "only a local folder can be a workdir (a git URL is not supported)",
+        "workdir 只能是本地文件夹（不支持 git 地址）",
+    ),
+    "error.spec.workdir_not_git_hint": (
+        "clone the repository locally and point workdir at it",
+        "请先把仓库克隆到本地，再让 workdir 指向它",
+    ),
+    "error.spec.empty_path": ("an empty path", "路径为空"),
+    "error.spec.path_missing": ("{path} does not exist", "{path} 不存在"),
+    "error.spec.not_folder": ("{path} is not a folder", "{path} 不是文件夹"),
+    "error.spec.allowed_remote_dir": (
+        "an absolute path on the cluster's shared volume, e.g. /shared/ckpt/run1",
+        "集群共享卷上的绝对路径，例如 /shared/ckpt/run1",
+    ),
+    "error.spec.not_absolute": ("{text} is not an absolute path", "{text} 不是绝对路径"),
+    "error.spec.allowed_env": (
+        "NAME: value pairs; a null value is taken from this machine's environment",
+        "NAME: 值 的键值对；值为 null 时从本机环境读取",
+    ),
+    "error.spec.not_variable": ("{name} is not a variable name", "{name} 不是有效的变量名"),
+    "error.spec.nul": ("holds a NUL character", "含有 NUL 字符"),
+    "error.spec.allowed_mounts": (
+        "`/path/on/node: local/path` pairs (local files or folders)",
+        "`/节点上的路径: 本地路径` 键值对（本地文件或文件夹）",
+    ),
+    "error.spec.not_node_path": ("{path} is not a path on the node", "{path} 不是节点上的路径"),
+    "error.spec.mount_not_local": (
+        "only local files and folders can be mounted (no buckets or storage)",
+        "只能挂载本地文件和文件夹（不支持存储桶或云存储）",
+    ),
+    "error.spec.mount_not_local_hint": (
+        "copy the data to the cluster's shared volume in setup instead",
+        "请改在 setup 里把数据复制到集群的共享卷",
+    ),
+    "error.spec.unknown_cause": ("unknown cause {cause}", "未知的原因 {cause}"),
+    "error.spec.service_needs_port": (
+        "a service needs `service: {{port: N}}`: the port it listens on",
+        "服务需要 `service: {{port: N}}`：它监听的端口",
+    ),
+    "error.spec.service_only": ("is only for `kind: service`", "只用于 `kind: service`"),
+    "error.spec.service_only_hint": (
+        "add `kind: service` or remove service",
+        "请加上 `kind: service`，或删掉 service",
+    ),
+    "error.spec.no_port": ("no port", "没有端口"),
+    "error.spec.not_http_path": ("{path} is not an HTTP path", "{path} 不是 HTTP 路径"),
+    "error.spec.kind_mapping": ("a mapping", "映射"),
+    "error.spec.kind_null": ("nothing (null)", "空值（null）"),
+    "error.spec.kind_bool": ("{value} (a boolean)", "{value}（布尔值）"),
+    "error.spec.not_allowed": ("{what} is not allowed", "不允许 {what}"),
+    # -- what a field takes --------------------------------------------------------------
+    "error.spec.allowed_name": (
+        "1-63 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        "1-63 个字母、数字、'.'、'_' 或 '-'，以字母或数字开头",
+    ),
+    "error.spec.allowed_run": (
+        "a shell command (use `|` for several lines)",
+        "一条 shell 命令（多行时用 `|`）",
+    ),
+    "error.spec.allowed_env_names": (
+        "variable names of letters, digits and '_', not starting with a digit",
+        "由字母、数字和 '_' 组成、不以数字开头的变量名",
+    ),
+    "error.spec.allowed_whole": (
+        "a whole number from {low} to {high}",
+        "{low} 到 {high} 之间的整数",
+    ),
+    "error.spec.allowed_budget": (
+        "an amount above 0, e.g. `500`, `500 CNY` or `{{amount: 500, currency: CNY}}`",
+        "大于 0 的金额，例如 `500`、`500 CNY` 或 `{{amount: 500, currency: CNY}}`",
+    ),
+    "error.spec.allowed_currency": (
+        "a three-letter currency code such as CNY or USD",
+        "三个字母的货币代码，例如 CNY 或 USD",
+    ),
+    "error.spec.allowed_service": (
+        "`kind: service` with `service: {{port: 8000}}`; no service section on a train job",
+        "`kind: service` 加上 `service: {{port: 8000}}`；训练作业不写 service 部分",
+    ),
+    "error.spec.allowed_port": ("a port from 1 to 65535", "1 到 65535 之间的端口"),
+    "error.spec.allowed_http_path": (
+        "an HTTP path starting with '/', e.g. /health",
+        "以 '/' 开头的 HTTP 路径，例如 /health",
+    ),
+    "error.spec.allowed_timeout": (
+        "a duration such as 600, '10m' or '1h'",
+        "时长，例如 600、'10m' 或 '1h'",
+    ),
+    "error.spec.allowed_resume_arg": (
+        "text with {latest}, e.g. `--resume_from_checkpoint {latest}`, and a checkpoint_dir",
+        "含 {latest} 的文本，例如 `--resume_from_checkpoint {latest}`，并需要 checkpoint_dir",
+    ),
+    "error.spec.allowed_duration": (
+        "a duration such as 3600, '90m', '2h' or '1h30m'",
+        "时长，例如 3600、'90m'、'2h' 或 '1h30m'",
+    ),
+    "error.spec.allowed_accelerators": (
+        "`A100:8`, `H100` (1 GPU), or `{{A100: 8}}`: a GPU model and a whole count",
+        "`A100:8`、`H100`（1 块 GPU）或 `{{A100: 8}}`：GPU 型号和整数数量",
+    ),
+    # -- values ----------------------------------------------------------------------------
+    "error.spec.not_duration": ("{value} is not a duration", "{value} 不是时长"),
+    "error.spec.not_positive_duration": (
+        "{value} is not a positive duration",
+        "{value} 不是正的时长",
+    ),
+    "error.spec.empty_duration": ("an empty duration", "时长为空"),
+    "error.spec.budget_needs_amount": ("a budget mapping needs `amount`", "预算映射需要 `amount`"),
+    "error.spec.budget_key": ("unknown budget key {name}", "未知的预算键 {name}"),
+    "error.spec.not_currency": ("{code} is not a currency code", "{code} 不是货币代码"),
+    "error.spec.not_amount": ("{value} is not an amount", "{value} 不是金额"),
+    "error.spec.budget_negative": ("a budget of {text} is negative", "预算 {text} 是负数"),
+    "error.spec.two_currencies": (
+        "{text} names two currencies ({codes})",
+        "{text} 写了两种货币（{codes}）",
+    ),
+    "error.spec.budget_zero": (
+        "a budget of {text} stops the job before it starts",
+        "预算 {text} 会让作业还没开始就停下",
+    ),
+    "error.spec.no_gpu_model": ("{text} names no GPU model", "{text} 没有写 GPU 型号"),
+    "error.spec.not_gpu_count": ("{count} is not a GPU count", "{count} 不是 GPU 数量"),
+    "error.spec.whole_gpus": (
+        "{count} GPUs per node: XyClaw rents whole GPUs",
+        "每节点 {count} 块 GPU：XyClaw 只租用整块 GPU",
+    ),
+    "error.spec.not_gpu_name": ("{name} is not a GPU model name", "{name} 不是 GPU 型号名"),
+    # -- warnings: read, but not done as written ------------------------------------------------
+    "error.spec.warn_no_checkpoint_dir": (
+        "no checkpoint_dir: a restarted attempt starts again from step 0",
+        "没有 checkpoint_dir：重启后的尝试会从第 0 步重新开始",
+    ),
+    "error.spec.warn_no_resume_arg": (
+        "no resume_arg: a restarted attempt is not told where the newest checkpoint is (add "
+        "resume_arg, or read $XYCLAW_LATEST_CHECKPOINT in the script)",
+        "没有 resume_arg：重启后的尝试不知道最新检查点在哪里（请加上 resume_arg，或在脚本里读取"
+        " $XYCLAW_LATEST_CHECKPOINT）",
+    ),
+    "error.spec.warn_resume_not_placeable": (
+        "the last line of run is not a command the resume argument can be appended to; put "
+        "$XYCLAW_RESUME_ARG where the script takes it",
+        "run 的最后一行不是能追加恢复参数的命令；请把 $XYCLAW_RESUME_ARG 放在脚本接收它的位置",
+    ),
+    "error.spec.warn_runtime_env": (
+        "is set by XyClaw on every node; this value is replaced",
+        "由 XyClaw 在每个节点上设置；这里的值会被替换",
+    ),
+    "error.spec.warn_no_gpu": (
+        "no GPU model: launch it on an existing cluster (--cluster C) or add resources.gpu to "
+        "rent one",
+        "没有 GPU 型号：请在已有集群上启动（--cluster C），或加上 resources.gpu 来租用",
+    ),
 }
