@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from xyclaw.errors import ConfigError
+from xyclaw.wording import Said, said
 
 ENV_PREFIX = "XYCLAW_"
 _RESERVED_ENV = {"XYCLAW_HOME"}
@@ -309,6 +310,19 @@ class SettingInfo:
             parts.append(f"<= {self.rules['max']}")
         return " ".join(parts)
 
+    def allowed_said(self) -> Said:
+        """:meth:`allowed`, worded (its English is the same text)."""
+        if "choices" in self.rules:
+            values = ", ".join(repr(c) for c in self.rules["choices"])
+            return said("error.config.one_of", values=values)
+        bounds = ""
+        if "min" in self.rules:
+            bounds += f" >= {self.rules['min']}"
+        if "max" in self.rules:
+            bounds += f" <= {self.rules['max']}"
+        kind = said(f"error.config.type_{self.type.__name__}")
+        return said("error.config.kind_bounds", kind=kind, bounds=bounds)
+
 
 _TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 
@@ -332,13 +346,13 @@ def describe_settings() -> list[SettingInfo]:
     return infos
 
 
-def _coerce(info: SettingInfo, raw: Any, origin: str) -> Any:
+def _coerce(info: SettingInfo, raw: Any, origin: str | Said) -> Any:
     where = f"{info.section}.{info.key}"
 
     def bad() -> ConfigError:
         return ConfigError(
-            f"{origin}: {where} = {raw!r} is not valid",
-            hint=f"{where} must be {info.allowed()}",
+            said("error.config.invalid", origin=origin, setting=where, value=repr(raw)),
+            hint=said("error.config.must_be", setting=where, allowed=info.allowed_said()),
         )
 
     value: Any
@@ -390,21 +404,22 @@ def read_config_file(path: Path) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(
-            f"cannot read {path}: {exc.strerror}", hint="check the file's permissions"
+            said("error.config.unreadable", path=str(path), reason=str(exc.strerror)),
+            hint=said("error.config.permissions"),
         ) from exc
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(
-            f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
-            hint="save it as UTF-8, or move it aside to use the defaults",
+            said("error.config.not_utf8", path=str(path), byte=raw[exc.start], offset=exc.start),
+            hint=said("error.config.utf8_hint"),
         ) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
-            f"{path} is not valid TOML: {exc}",
-            hint="fix the line named above, or move the file aside to use the defaults",
+            said("error.config.not_toml", path=str(path), reason=str(exc)),
+            hint=said("error.config.not_toml_hint"),
         ) from exc
 
 
@@ -427,8 +442,8 @@ def load_config(
     for section, table in file_values.items():
         if section not in sections:
             raise ConfigError(
-                f"{origin}: unknown section [{section}]",
-                hint="known sections: " + ", ".join(sorted(sections)),
+                said("error.config.unknown_section", origin=origin, section=section),
+                hint=said("error.config.known_sections", sections=", ".join(sorted(sections))),
             )
         if not isinstance(table, dict):
             raise ConfigError(f"{origin}: {section} must be a table ([{section}])")
@@ -437,8 +452,8 @@ def load_config(
             if info is None:
                 known = sorted(k for s, k in infos if s == section)
                 raise ConfigError(
-                    f"{origin}: unknown key {section}.{key}",
-                    hint=f"keys of [{section}]: " + ", ".join(known),
+                    said("error.config.unknown_key", origin=origin, setting=f"{section}.{key}"),
+                    hint=said("error.config.known_keys", section=section, keys=", ".join(known)),
                 )
             chosen[section][key] = _coerce(info, raw, origin)
 
@@ -456,7 +471,7 @@ def load_config(
         info = infos.get((section, key))
         if info is None:
             raise ConfigError(f"unknown setting {dotted}")
-        chosen[section][key] = _coerce(info, raw, "command line")
+        chosen[section][key] = _coerce(info, raw, said("error.config.command_line"))
 
     built: dict[str, Any] = {}
     for section_field in dataclasses.fields(Config):
@@ -504,7 +519,7 @@ def setting_info(dotted: str) -> SettingInfo:
 def validate_setting(dotted: str, raw: Any) -> Any:
     """``raw`` checked and converted with the same rules as config.toml (ConfigError with the
     key, the value and what is allowed)."""
-    return _coerce(setting_info(dotted), raw, "settings")
+    return _coerce(setting_info(dotted), raw, said("error.config.settings"))
 
 
 def write_setting(path: Path, dotted: str, raw: Any) -> Any:

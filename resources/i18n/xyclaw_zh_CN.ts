@@ -1291,7 +1291,6 @@
     <name>FileDialog</name>
     <message>
         <source>Look in:</source>
-        <extracomment>The languages the GUI speaks, by setting value; &quot;system&quot; picks one from the OS locale.</extracomment>
         <translation>查找范围：</translation>
     </message>
     <message>
@@ -3251,6 +3250,26 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>Why this option</source>
         <translation>为什么选这个方案</translation>
+    </message>
+</context>
+<context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <source>Drive</source>
+        <extracomment>The languages the GUI speaks, by setting value; &quot;system&quot; picks one from the OS locale. Words the file dialog takes from Qt&apos;s own catalogue, which lacks them in Qt 6 (they moved to the icon provider&apos;s context): the file list&apos;s Type column says &quot;Drive&quot; for / and &quot;Folder&quot; for a folder. Ours supplies them under Qt&apos;s context, so Qt&apos;s own lookup finds them.</extracomment>
+        <translation>驱动器</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>%1 File</source>
+        <translation>%1 文件</translation>
     </message>
 </context>
 <context>

@@ -17,13 +17,14 @@ from urllib.parse import urlparse
 import httpx
 
 from xyclaw.errors import AgentError
+from xyclaw.wording import Said, said
 
 
 class EndpointProblem(AgentError):
     """What is wrong with an endpoint; ``code`` and ``params`` let a GUI say it in the
     user's language (the message is the English wording)."""
 
-    def __init__(self, code: str, message: str, hint: str, **params: Any) -> None:
+    def __init__(self, code: str, message: str | Said, hint: str | Said, **params: Any) -> None:
         super().__init__(message, hint=hint)
         self.code = code
         self.params = params
@@ -57,15 +58,15 @@ def list_models(
     if not base:
         raise EndpointProblem(
             "no_url",
-            "no base URL is set for this endpoint",
-            hint="enter the API's address, e.g. http://127.0.0.1:8000/v1",
+            said("error.endpoint.no_url"),
+            hint=said("error.endpoint.no_url_hint"),
         )
     parts = urlparse(base)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise EndpointProblem(
             "bad_url",
-            f"{base} is not a web address",
-            hint="it starts with http:// or https://, e.g. https://api.deepseek.com",
+            said("error.endpoint.bad_url", url=base),
+            hint=said("error.endpoint.bad_url_hint"),
             url=base,
         )
     host, port = _where(base)
@@ -83,22 +84,22 @@ def list_models(
         ):
             raise EndpointProblem(
                 "no_name",
-                f"the name {host} does not resolve",
-                hint="check the spelling of the base URL, and that this computer is online",
+                said("error.endpoint.no_name", host=host),
+                hint=said("error.endpoint.no_name_hint"),
                 host=host,
             ) from exc
         raise EndpointProblem(
             "refused",
-            f"nothing answers at {host}:{port} (the connection was refused)",
-            hint="start the model server, or correct the port in the base URL",
+            said("error.endpoint.refused", host=host, port=port),
+            hint=said("error.endpoint.refused_hint"),
             host=host,
             port=port,
         ) from exc
     except httpx.TimeoutException as exc:
         raise EndpointProblem(
             "timeout",
-            f"{host}:{port} gave no answer within {timeout_s:g} s",
-            hint="check that the server is up and reachable (a proxy or firewall may hold it)",
+            said("error.endpoint.timeout", host=host, port=port, seconds=timeout_s),
+            hint=said("error.endpoint.timeout_hint"),
             host=host,
             port=port,
             seconds=timeout_s,
@@ -106,8 +107,8 @@ def list_models(
     except httpx.HTTPError as exc:
         raise EndpointProblem(
             "transport",
-            f"talking to {host}:{port} failed: {type(exc).__name__}",
-            hint="check the base URL; http and https are not interchangeable",
+            said("error.endpoint.transport", host=host, port=port, kind=type(exc).__name__),
+            hint=said("error.endpoint.transport_hint"),
             host=host,
             port=port,
         ) from exc
@@ -116,47 +117,47 @@ def list_models(
     if status in (401, 403):
         raise EndpointProblem(
             "bad_key" if api_key else "no_key",
-            f"{base} refused the API key (HTTP {status})"
-            if api_key
-            else f"{base} wants an API key (HTTP {status})",
-            hint="paste the key the service gave you and press Test again"
-            if not api_key
-            else "check the key: a copied space or an expired key is the usual cause",
+            said(
+                "error.endpoint.bad_key" if api_key else "error.endpoint.no_key",
+                url=base,
+                status=status,
+            ),
+            hint=said("error.endpoint.bad_key_hint" if api_key else "error.endpoint.no_key_hint"),
             url=base,
             status=status,
         )
     if status == 404:
         raise EndpointProblem(
             "not_found",
-            f"{url} does not exist (HTTP 404): this is not the API's base URL",
-            hint="OpenAI-compatible APIs usually end in /v1, e.g. http://127.0.0.1:8000/v1",
+            said("error.endpoint.not_found", url=url),
+            hint=said("error.endpoint.not_found_hint"),
             url=url,
         )
     if status >= 400:
-        said = _server_message(response)
+        words = _server_message(response)
         raise EndpointProblem(
             "http",
-            f"{base} answered HTTP {status}: {said}",
-            hint="the server's own words are above; try again later or check the service",
+            said("error.endpoint.http", url=base, status=status, said=words),
+            hint=said("error.endpoint.http_hint"),
             url=base,
             status=status,
-            said=said,
+            said=words,
         )
     try:
         data = response.json()
     except (json.JSONDecodeError, ValueError) as exc:
         raise EndpointProblem(
             "not_json",
-            f"{url} answered, but not with JSON: it is not an OpenAI-compatible API",
-            hint="check the base URL (a web page answered instead of the API)",
+            said("error.endpoint.not_json", url=url),
+            hint=said("error.endpoint.not_json_hint"),
             url=url,
         ) from exc
     items = data.get("data") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise EndpointProblem(
             "no_list",
-            f"{url} answered without a model list: it is not an OpenAI-compatible API",
-            hint="check the base URL; it should be the API's, ending in /v1 for most servers",
+            said("error.endpoint.no_list", url=url),
+            hint=said("error.endpoint.no_list_hint"),
             url=url,
         )
     models = tuple(

@@ -16,6 +16,7 @@ from typing import Any
 from xyclaw.catalog import Offer, format_amount
 from xyclaw.errors import UsageError
 from xyclaw.messages import text as say
+from xyclaw.wording import said
 
 
 class QuoteError(UsageError):
@@ -60,10 +61,7 @@ class RentQuote:
 
     def verify_digest(self) -> None:
         if self.digest != self.compute_digest():
-            raise QuoteError(
-                "this quote was changed after it was made",
-                hint="ask for a new quote; an approval covers exactly what it showed",
-            )
+            raise QuoteError(said("error.quote.changed"), hint=said("error.quote.changed_hint"))
 
     def describe(self, language: str = "en") -> str:
         """One line for a confirmation prompt or an approval card, in ``language``."""
@@ -120,34 +118,52 @@ def check_against_offers(
     quote.verify_digest()
     if now > quote.expires_at:
         raise QuoteError(
-            f"the quote for {quote.gpu_count} x {quote.gpu} expired"
-            f" {int(now - quote.expires_at)} s ago",
-            hint="quote again (prices and stock change); the new quote needs a new approval",
+            said(
+                "error.quote.expired",
+                count=quote.gpu_count,
+                gpu=quote.gpu,
+                seconds=int(now - quote.expires_at),
+            ),
+            hint=said("error.quote.expired_hint"),
         )
     same = [o for o in offers if o.offer_id == quote.offer_id and o.provider == quote.provider]
     if not same:
         raise QuoteError(
-            f"{quote.provider} no longer offers {quote.gpu} in {quote.region}"
-            f" (offer {quote.offer_id})",
-            hint="plan again: `xyclaw plan ...` or `xyclaw offers`",
+            said(
+                "error.quote.gone",
+                provider=quote.provider,
+                gpu=quote.gpu,
+                region=quote.region,
+                offer=quote.offer_id,
+            ),
+            hint=said("error.quote.gone_hint"),
         )
     offer = same[0]
     if offer.price_micro != quote.price_per_gpu_hour_micros or offer.currency != quote.currency:
         raise QuoteError(
-            f"the price of {quote.gpu} in {quote.region} changed from "
-            f"{format_amount(quote.price_per_gpu_hour_micros, quote.currency)} to "
-            f"{format_amount(offer.price_micro, offer.currency)} per card-hour since you approved",
-            hint="plan again; nothing was rented",
+            said(
+                "error.quote.price_changed",
+                gpu=quote.gpu,
+                region=quote.region,
+                before=format_amount(quote.price_per_gpu_hour_micros, quote.currency),
+                after=format_amount(offer.price_micro, offer.currency),
+            ),
+            hint=said("error.quote.plan_again"),
         )
     if quote.gpus_per_node != offer.gpus_per_node or quote.fabric != offer.fabric:
         raise QuoteError(
-            f"offer {quote.offer_id} changed shape since the quote",
-            hint="plan again; nothing was rented",
+            said("error.quote.shape_changed", offer=quote.offer_id),
+            hint=said("error.quote.plan_again"),
         )
     if require_room and offer.available_gpus is not None and offer.available_gpus < quote.gpu_count:
         raise QuoteError(
-            f"only {offer.available_gpus} {quote.gpu} are free in {quote.region} now,"
-            f" the quote needs {quote.gpu_count}",
-            hint="plan again for another region or size; nothing was rented",
+            said(
+                "error.quote.sold_out",
+                free=offer.available_gpus,
+                gpu=quote.gpu,
+                region=quote.region,
+                count=quote.gpu_count,
+            ),
+            hint=said("error.quote.sold_out_hint"),
         )
     return offer

@@ -77,6 +77,10 @@ class ErrorInfo:
         hint = self.hint_said.in_language(language) if self.hint_said else self.hint
         return message, hint
 
+    def worded_message(self) -> str:
+        """The message alone, in the window's language now."""
+        return self.worded()[0]
+
     def text(self, separator: str = "\n") -> str:
         """The message and its hint, in the window's language, joined by ``separator``."""
         message, hint = self.worded()

@@ -1182,7 +1182,7 @@ class ClustersPage(QWidget):
     def _rent_failed(self, error: ErrorInfo) -> None:
         dialog = self.rent_dialog
         if dialog is not None and dialog.dialog.isVisible():
-            dialog.show_error(error.message + (f" — {error.hint}" if error.hint else ""))
+            dialog.show_error(error.text(" — "))
             return
         self.show_error(error)
 
@@ -1211,9 +1211,9 @@ class ClustersPage(QWidget):
         """An error of the page's own calls; a changed host key also gets its refusal."""
         if changed_keys(error.message):
             self._show_refusal(error.message, error.hint)
-        self.error.setText(error.message + (f" — {error.hint}" if error.hint else ""))
+        self.error.setText(error.text(" — "))
         self.error.show()
-        self.message.emit(error.message)
+        self.message.emit(error.worded_message())
 
 
 def create_clusters_page(context: GuiContext) -> QWidget:

@@ -472,7 +472,7 @@ class HistoryPage(QWidget):
         self.loaded.emit()
 
     def show_error(self, error: ErrorInfo) -> None:
-        self.error.setText(error.message + (f"\n{error.hint}" if error.hint else ""))
+        self.error.setText(error.text())
         self.error.setVisible(True)
         if self.on_error is not None:
             self.on_error(error)

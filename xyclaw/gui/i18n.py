@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QCoreApplication,
     QDateTime,
     QLibraryInfo,
@@ -35,6 +36,16 @@ LANGUAGE_SETTINGS = ("system", *LANGUAGES)
 
 _installed: list[QTranslator] = []
 _current = "en"
+
+#: Words the file dialog takes from Qt's own catalogue, which lacks them in Qt 6 (they moved
+#: to the icon provider's context): the file list's Type column says "Drive" for / and
+#: "Folder" for a folder. Ours supplies them under Qt's context, so Qt's own lookup finds them.
+QT_FILE_WORDS = (
+    QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "Drive"),
+    QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "Folder"),
+    QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "File"),
+    QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "%1 File"),
+)
 
 
 def catalogue_dir() -> Path:

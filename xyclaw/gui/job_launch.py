@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QComboBox,
@@ -31,13 +31,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
+from xyclaw.gui.formatting import message_language
 from xyclaw.gui.rent_flow import RentFlow
 
 if TYPE_CHECKING:
     from xyclaw.gui.main_window import GuiContext
     from xyclaw.jobs.spec import JobSpec
+    from xyclaw.jobs.specyaml import SpecWarning
     from xyclaw.records import ClusterRecord
+    from xyclaw.wording import Said
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +51,21 @@ RENT = "__rent__"
 
 @dataclass(frozen=True)
 class SpecProblem:
-    """A spec file that cannot be launched: the message, where, and the file's text."""
+    """A spec file that cannot be launched: the message, where, and the file's text;
+    ``said``/``hint_said`` word the message in the window's language where the reader gave
+    them."""
 
     message: str
     hint: str | None
     file: str | None
     line: int | None
     text: str | None
+    said: Said | None = None
+    hint_said: Said | None = None
+
+    def worded(self) -> str:
+        """The message and its hint in the window's language now."""
+        return ErrorInfo(self.message, self.hint, self.said, self.hint_said).text()
 
 
 @dataclass(frozen=True)
@@ -62,7 +74,7 @@ class LaunchPlan:
 
     spec: JobSpec
     source: str  # the file, or "job 12" for a past job's spec
-    warnings: tuple[str, ...]
+    warnings: tuple[SpecWarning | str, ...]
     clusters: tuple[ClusterRecord, ...]  # ready clusters it may run on
     preferred: str | None  # the cluster to preselect (the spec's, or the past job's)
 
@@ -79,11 +91,11 @@ def read_spec_file(path: Path, known_gpus: set[str]) -> LaunchPlan | SpecProblem
             text: str | None = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             text = None
-        return SpecProblem(exc.message, exc.hint, exc.file, exc.line, text)
+        return SpecProblem(exc.message, exc.hint, exc.file, exc.line, text, exc.said, exc.hint_said)
     return LaunchPlan(
         spec=loaded.spec,
         source=str(path),
-        warnings=tuple(str(w) for w in loaded.warnings),
+        warnings=tuple(loaded.warnings),
         clusters=(),
         preferred=loaded.spec.resources.cluster,
     )
@@ -109,18 +121,13 @@ class SpecErrorDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("specErrorDialog")
         self.problem = problem
-        self.setWindowTitle(self.tr("The job spec has an error"))
-        self.message = QLabel(problem.message + (f"\n{problem.hint}" if problem.hint else ""))
+        self.message = QLabel()
         self.message.setObjectName("specErrorMessage")
         self.message.setProperty("role", "error")
-        self.message.setProperty("data", True)  # the reader's own words, with the file
         self.message.setWordWrap(True)
         self.where = QLabel()
         self.where.setProperty("role", "muted")
-        if problem.line is not None:
-            self.where.setText(self.tr("Line {line} is marked below.").format(line=problem.line))
-        else:
-            self.where.setText(self.tr("The error is about the file as a whole."))
+        self._worded()
         self.text = QPlainTextEdit()
         self.text.setObjectName("specErrorText")
         self.text.setReadOnly(True)
@@ -142,6 +149,20 @@ class SpecErrorDialog(QDialog):
         layout.addWidget(self.text, 1)
         layout.addWidget(buttons)
         self.resize(720, 460)
+
+    def _worded(self) -> None:
+        problem = self.problem
+        self.setWindowTitle(self.tr("The job spec has an error"))
+        self.message.setText(problem.worded())
+        if problem.line is not None:
+            self.where.setText(self.tr("Line {line} is marked below.").format(line=problem.line))
+        else:
+            self.where.setText(self.tr("The error is about the file as a whole."))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and i18n.alive(self.message, self.where):
+            self._worded()
 
     def _mark(self, line: int) -> None:
         block = self.text.document().findBlockByNumber(line - 1)
@@ -210,10 +231,9 @@ class LaunchDialog(QDialog):
         self.none.setProperty("role", "error")
         self.none.setWordWrap(True)
         self.none.setVisible(self.target.count() == 0)
-        self.warnings = QLabel("\n".join(plan.warnings))
+        self.warnings = QLabel()
         self.warnings.setObjectName("launchWarnings")
         self.warnings.setProperty("role", "warning")
-        self.warnings.setProperty("data", True)
         self.warnings.setWordWrap(True)
         self.warnings.setVisible(bool(plan.warnings))
         form = QFormLayout()
@@ -244,6 +264,19 @@ class LaunchDialog(QDialog):
     def _worded(self) -> None:
         rent = self.target.currentData() == RENT
         self.launch_button.setText(self.tr("Get a quote…") if rent else self.tr("Launch"))
+        language = message_language()
+        self.warnings.setText(
+            "\n".join(
+                w if isinstance(w, str) else w.in_language(language) for w in self.plan.warnings
+            )
+        )
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and i18n.alive(
+            self.launch_button, self.warnings
+        ):
+            self._worded()
 
     @property
     def choice(self) -> str | None:
@@ -352,4 +385,5 @@ class LaunchFlow(QObject):
 
 
 def error_text(error: ErrorInfo) -> str:
-    return error.message + (f" — {error.hint}" if error.hint else "")
+    """A failed call's message and hint on one line, in the window's language."""
+    return error.text(" — ")

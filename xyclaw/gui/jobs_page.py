@@ -201,8 +201,8 @@ class JobsPage(QWidget):
         self.error = QLabel()
         self.error.setObjectName("jobsError")
         self.error.setProperty("role", "error")
-        self.error.setProperty("data", True)  # the engine's own message
         self.error.setWordWrap(True)
+        self.shown_error: ErrorInfo | None = None  # worded again on a language change
         self.error.hide()
         self.notice = QLabel()
         self.notice.setObjectName("jobsNotice")
@@ -528,6 +528,8 @@ class JobsPage(QWidget):
             label.setText(names[key])
         self._fill_nodes()
         self._fill_table()
+        if self.shown_error is not None:
+            self.error.setText(error_text(self.shown_error))
         if self.detail is not None:
             self._show_detail(self.detail, keep_log=True)
             self._count(len(self.shown_log()))
@@ -1034,7 +1036,7 @@ class JobsPage(QWidget):
             log.info("attaching job %s: %s", job_id, error.message)
             if job_id == self.selected_id:
                 self._say(
-                    self.tr("Not following this job live: {error}").format(error=error.message)
+                    self.tr("Not following this job live: {error}").format(error=error.worded()[0])
                 )
 
         self.worker.submit(
@@ -1145,7 +1147,7 @@ class JobsPage(QWidget):
         self.reload()
 
     def _spec_problem(self, problem: SpecProblem) -> None:
-        self.show_error(ErrorInfo(problem.message, problem.hint))
+        self.show_error(ErrorInfo(problem.message, problem.hint, problem.said, problem.hint_said))
 
     def ask_cancel(self) -> None:
         detail = self.detail
@@ -1209,6 +1211,7 @@ class JobsPage(QWidget):
     # -- messages ---------------------------------------------------------------------------
     def _say(self, text: str) -> None:
         self.error.hide()
+        self.shown_error = None
         self.notice.setText(text)
         self.message.emit(text)
         window = self.window()
@@ -1217,9 +1220,10 @@ class JobsPage(QWidget):
             bar().showMessage(text, 15000)
 
     def show_error(self, error: ErrorInfo) -> None:
+        self.shown_error = error
         self.error.setText(error_text(error))
         self.error.show()
-        self.message.emit(error.message)
+        self.message.emit(error.worded()[0])
 
 
 def create_jobs_page(context: Any) -> JobsPage:

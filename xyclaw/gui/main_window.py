@@ -402,9 +402,7 @@ class MainWindowController:
         self.closed_to_tray = False
 
     def show_error(self, error: ErrorInfo) -> None:
-        self.window.statusBar().showMessage(
-            error.message + (f" — {error.hint}" if error.hint else ""), 20000
-        )
+        self.window.statusBar().showMessage(error.text(" — "), 20000)
 
     # -- operations -----------------------------------------------------------------------------
     def toggle_operations(self) -> None:

@@ -55,7 +55,7 @@ from xyclaw.files import write_private
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.theme import LIGHT, ChartTheme, theme_for
-from xyclaw.gui.formatting import fabric_text, message_language
+from xyclaw.gui.formatting import error_text, fabric_text, message_language
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.plan_report import (
     FAMILY_COLORS,
@@ -234,7 +234,9 @@ def field_errors(values: dict[str, str | None], fastest: bool = False) -> dict[s
         try:
             PlanRequest.parse(**kwargs, fastest=fastest)
         except RequestError as exc:
-            errors.setdefault(ERROR_FIELD.get(exc.field, exc.field), exc.message)
+            errors.setdefault(
+                ERROR_FIELD.get(exc.field, exc.field), error_text(exc, with_hint=False)
+            )
 
     if not (values.get("model_size") or "").strip():
         errors["model_size"] = QCoreApplication.translate(
@@ -804,9 +806,9 @@ class PlanPage(QWidget):
         if isinstance(answer, RequestError):
             key = ERROR_FIELD.get(answer.field, answer.field)
             if key in self.fields:
-                self._show_field_error(key, answer.message)
+                self._show_field_error(key, error_text(answer, with_hint=False))
             else:
-                self.form_error.setText(answer.message)
+                self.form_error.setText(error_text(answer, with_hint=False))
                 self.form_error.show()
             self._say(self.tr("The planner refused the request."))
             return
@@ -1074,7 +1076,7 @@ class PlanPage(QWidget):
         self.message.emit(text)
 
     def _show_error(self, error: ErrorInfo) -> None:
-        text = error.message + (f" — {error.hint}" if error.hint else "")
+        text = error.text(" — ")
         self.form_error.setText(text)
         self.form_error.show()
         self._say("")

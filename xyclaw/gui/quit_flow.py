@@ -88,7 +88,7 @@ class QuitFlow:
             self.headline.setText(
                 translate("QuitFlow", "XyClaw could not read which clusters are billing")
             )
-            self.list.addItem(str(error))
+            self.list.addItem(error.text())
             self.release_button.setEnabled(False)
         else:
             n = len(clusters)
@@ -153,7 +153,9 @@ class QuitFlow:
     def _release_failed(self, name: str, row: int, error: ErrorInfo) -> None:
         self._pending.discard(name)
         self.list.item(row).setText(
-            translate("QuitFlow", "{name} — NOT released: {error}").format(name=name, error=error)
+            translate("QuitFlow", "{name} — NOT released: {error}").format(
+                name=name, error=error.text()
+            )
         )
         self.headline.setText(
             translate("QuitFlow", "A release failed; that cluster may still be billing.")

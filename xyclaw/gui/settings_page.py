@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ from xyclaw.errors import (
 )
 from xyclaw.gui import i18n, themes
 from xyclaw.gui.bridge import ErrorInfo, Worker
+from xyclaw.gui.formatting import error_text, message_language
 from xyclaw.gui.host_probe import HostReport, HostTester, hosts_file, own_hosts
 
 log = logging.getLogger(__name__)
@@ -219,8 +221,36 @@ def endpoint_problem(error: BaseException) -> tuple[str, str]:
     }
     if code in words:
         return words[code]
-    message = getattr(error, "message", str(error))
-    return message, getattr(error, "hint", "") or ""
+    return _worded_error(error)
+
+
+def _worded_error(error: BaseException) -> tuple[str, str]:
+    """(message, hint) of any error in the GUI's language."""
+    message = error_text(error, with_hint=False)
+    hint = error.in_language(message_language())[1] if isinstance(error, XyclawError) else None
+    return message, hint or ""
+
+
+def _endpoint_text(error: BaseException) -> str:
+    what, todo = endpoint_problem(error)
+    return what + ("\n" + todo if todo else "")
+
+
+def _host_text(error: BaseException, host: str) -> str:
+    what, todo = host_problem(error, host)
+    return what + ("\n" + todo if todo else "")
+
+
+def _config_text(error: BaseException, dotted: str) -> str:
+    if isinstance(error, ConfigError):
+        try:
+            info = setting_info(dotted)
+        except ConfigError:
+            return error_text(error, with_hint=False)
+        return QCoreApplication.translate(
+            "SettingsPage", "Not saved: {key} must be {rule}."
+        ).format(key=dotted, rule=allowed(info))
+    return error_text(error, with_hint=False)
 
 
 def host_problem(error: BaseException, host: str) -> tuple[str, str]:
@@ -274,8 +304,7 @@ def host_problem(error: BaseException, host: str) -> tuple[str, str]:
                 "SettingsPage", "Check the name, the port and that its SSH server runs."
             ),
         )
-    message = getattr(error, "message", str(error))
-    return message, getattr(error, "hint", "") or ""
+    return _worded_error(error)
 
 
 class SettingsPage(QWidget):
@@ -305,6 +334,7 @@ class SettingsPage(QWidget):
         self.config: Config = engine.config
         self.loading = 0
         self._loaded = False
+        self._worded_notes: dict[int, tuple[QLabel, Callable[[], str]]] = {}
         if prompter is None:
             from xyclaw.gui.host_keys import HostKeyPrompter
 
@@ -838,6 +868,8 @@ class SettingsPage(QWidget):
             self.refresh_sim()
             self._fill_hosts()
             self._fill_allowances()
+        for label, words in list(self._worded_notes.values()):
+            label.setText(words())
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -890,8 +922,14 @@ class SettingsPage(QWidget):
 
         self._submit(run, lambda r: done(r[1]) if r[0] else failed(r[1]), lambda e: failed(e), name)
 
-    @staticmethod
-    def _show(label: QLabel, text: str, visible: bool = True) -> None:
+    def _show(self, label: QLabel, text: str | Callable[[], str], visible: bool = True) -> None:
+        """``text``, or a function that words it (an error: called again when the language
+        changes, so it holds the error, never the page)."""
+        if callable(text):
+            self._worded_notes[id(label)] = (label, text)
+            text = text()
+        else:
+            self._worded_notes.pop(id(label), None)
         label.setText(text)
         label.setVisible(visible and bool(text))
 
@@ -901,7 +939,7 @@ class SettingsPage(QWidget):
         self._submit(
             lambda: load_config(path),
             self._show_config,
-            lambda e: self._show(self.llm_error, e.message + ("\n" + e.hint if e.hint else "")),
+            lambda e: self._show(self.llm_error, e.text),
             "read the settings",
         )
         self.load_hosts()
@@ -952,16 +990,10 @@ class SettingsPage(QWidget):
 
         self._submit_raw(lambda: self._write({dotted: value}), done, failed, f"save {dotted}")
 
-    def _config_problem(self, error: Any, dotted: str) -> str:
-        if isinstance(error, ConfigError):
-            try:
-                info = setting_info(dotted)
-            except ConfigError:
-                return error.message
-            return self.tr("Not saved: {key} must be {rule}.").format(
-                key=dotted, rule=allowed(info)
-            )
-        return getattr(error, "message", str(error))
+    @staticmethod
+    def _config_problem(error: Any, dotted: str) -> Callable[[], str]:
+        """What a refused setting shows, worded again on a language change."""
+        return partial(_config_text, error, dotted)
 
     # -- model -------------------------------------------------------------------------------------
     def _preset(self) -> Any:
@@ -1068,9 +1100,8 @@ class SettingsPage(QWidget):
         self._show(self.llm_result, text)
 
     def _endpoint_failed(self, error: Any) -> None:
-        what, todo = endpoint_problem(error)
         self._show(self.llm_result, "")
-        self._show(self.llm_error, what + ("\n" + todo if todo else ""))
+        self._show(self.llm_error, partial(_endpoint_text, error))
 
     def save_llm(self) -> None:
         from xyclaw.agent.presets import key_secret_name
@@ -1119,7 +1150,7 @@ class SettingsPage(QWidget):
             lambda: self.engine.secrets.delete(key_secret_name(name)),
             lambda _r: (self._show(self.llm_result, self.tr("The key was removed.")),
                         self._preset_hints()),
-            lambda e: self._show(self.llm_error, e.message),
+            lambda e: self._show(self.llm_error, e.worded_message),
             "forget the key",
         )  # fmt: skip
 
@@ -1135,7 +1166,7 @@ class SettingsPage(QWidget):
         self._submit(
             lambda: own_hosts(paths),
             shown,
-            lambda e: self._show(self.host_error, e.message + ("\n" + e.hint if e.hint else "")),
+            lambda e: self._show(self.host_error, e.text),
             "read hosts.toml",
         )
 
@@ -1201,11 +1232,9 @@ class SettingsPage(QWidget):
 
         def failed(error: Any) -> None:
             self.host_test.setEnabled(True)
-            what, todo = host_problem(error, host)
             self._show(self.host_result, "")
-            detail = getattr(error, "message", "")
-            self._show(self.host_error, what + ("\n" + todo if todo else ""))
-            self.host_error.setToolTip(detail)
+            self._show(self.host_error, partial(_host_text, error, host))
+            self.host_error.setToolTip(error_text(error, with_hint=False))
 
         self._submit_raw(lambda: tester.test(host, expected), done, failed, f"test {host}")
 
@@ -1258,7 +1287,7 @@ class SettingsPage(QWidget):
         self.sim_start.setEnabled(True)
         self.sim_stop.setEnabled(True)
         self._show(self.sim_status, "")
-        self._show(self.sim_error, error.message + ("\n" + error.hint if error.hint else ""))
+        self._show(self.sim_error, error.text)
 
     # -- money and approvals -----------------------------------------------------------------------
     def money_values(self) -> dict[str, Any]:
@@ -1327,7 +1356,7 @@ class SettingsPage(QWidget):
         self._submit(
             runtime.allowances,
             shown,
-            lambda e: self._show(self.allow_status, e.message),
+            lambda e: self._show(self.allow_status, e.worded_message),
             "read the allowances",
         )
 
@@ -1366,7 +1395,7 @@ class SettingsPage(QWidget):
         self._submit(
             run,
             lambda _r: self.load_allowances(),
-            lambda e: self._show(self.allow_status, e.message),
+            lambda e: self._show(self.allow_status, e.worded_message),
             "revoke allowances",
         )
 
@@ -1388,9 +1417,11 @@ class SettingsPage(QWidget):
     def refresh_data(self) -> None:
         engine = self.engine
         self._submit(
-            engine.store_info, self._data_shown, lambda e: self._show(self.data_error, e.message),
+            engine.store_info,
+            self._data_shown,
+            lambda e: self._show(self.data_error, e.worded_message),
             "store info",
-        )  # fmt: skip
+        )
 
     def _data_shown(self, info: Any) -> None:
         counts = info.row_counts
@@ -1427,7 +1458,7 @@ class SettingsPage(QWidget):
         self._submit(
             lambda: engine.backup(target),
             done,
-            lambda e: self._show(self.data_error, e.message + ("\n" + e.hint if e.hint else "")),
+            lambda e: self._show(self.data_error, e.text),
             "back up",
         )
 

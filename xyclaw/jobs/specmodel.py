@@ -309,11 +309,11 @@ class JobSpec:
         except (TypeError, ValueError) as exc:
             raise SpecError(
                 f"the stored spec is not JSON ({exc})",
-                file="stored job spec",
+                file=said("error.spec.stored"),
                 hint="the history entry is damaged; launch the job again from its spec file",
             ) from exc
         if not isinstance(data, dict):
-            raise SpecError("the stored spec is not a JSON object", file="stored job spec")
+            raise SpecError("the stored spec is not a JSON object", file=said("error.spec.stored"))
         return _from_dict(data)
 
 
@@ -550,7 +550,7 @@ def render_run(spec: JobSpec, latest_checkpoint: str | None) -> str:
 
 
 def _from_dict(data: Mapping[str, Any]) -> JobSpec:
-    where = "stored job spec"
+    where = said("error.spec.stored")
 
     def bad(field_name: str, problem: str) -> SpecError:
         return SpecError(

@@ -19,6 +19,7 @@ from xyclaw.planner.parse import (
     parse_gpu_range,
     parse_size,
 )
+from xyclaw.wording import Said, said
 
 # Without a token count: Chinchilla's 20 tokens per parameter for pretraining (Hoffmann et
 # al., 2022), and 100M tokens for a fine-tune (e.g. 50k examples of 2k tokens). Both are
@@ -65,7 +66,7 @@ _ALLOWED_PRECISIONS = {
 class RequestError(UsageError):
     """A request field is wrong; ``field`` names it (the CLI turns it into ``--field``)."""
 
-    def __init__(self, field: str, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, field: str, message: str | Said, *, hint: str | Said | None = None) -> None:
         super().__init__(message, hint=hint)
         self.field = field
 
@@ -76,7 +77,7 @@ def _choice(field: str, value: str, enum: type[StrEnum]) -> Any:
     except ValueError:
         choices = ", ".join(m.value for m in enum)
         raise RequestError(
-            field, f"{value!r} is not a {field}; expected one of {choices}"
+            field, said("error.plan.not_choice", value=repr(value), field=field, choices=choices)
         ) from None
 
 
@@ -118,42 +119,51 @@ class PlanRequest:
         set_(self, "task", _choice("task", str(self.task), Task))
         set_(self, "precision", _choice("precision", str(self.precision), Precision))
         if self.params < SMALLEST_MODEL:
-            raise RequestError("model_size", f"{self.params} parameters is too small a model")
+            raise RequestError("model_size", said("error.plan.too_small", params=self.params))
         for name in ("tokens", "dataset_tokens"):
             value = getattr(self, name)
             if value is not None and value <= 0:
-                raise RequestError(name, f"expected more than zero tokens, got {value}")
+                raise RequestError(name, said("error.plan.tokens_positive", value=value))
         if self.epochs is not None and not self.epochs > 0:
-            raise RequestError("epochs", f"expected a positive number of epochs, got {self.epochs}")
+            raise RequestError("epochs", said("error.plan.epochs_positive", value=self.epochs))
         if (self.epochs is None) != (self.dataset_tokens is None):
             field = "epochs" if self.epochs is None else "dataset_tokens"
-            raise RequestError(field, "dataset tokens and epochs go together; give both")
+            raise RequestError(field, said("error.plan.tokens_and_epochs"))
         if self.tokens is not None and self.dataset_tokens is not None:
-            raise RequestError("tokens", "give either tokens or dataset tokens with epochs")
+            raise RequestError("tokens", said("error.plan.tokens_or_dataset"))
         if self.precision not in _ALLOWED_PRECISIONS[self.task]:
             allowed = ", ".join(p.value for p in _ALLOWED_PRECISIONS[self.task])
             raise RequestError(
                 "precision",
-                f"{self.task.value} cannot run in {self.precision.value}; use {allowed}",
+                said(
+                    "error.plan.precision",
+                    task=self.task.value,
+                    precision=self.precision.value,
+                    allowed=allowed,
+                ),
             )
         if not 128 <= self.context <= 1_048_576:
-            raise RequestError("context", "expected a context of 128 to 1048576 tokens")
+            raise RequestError("context", said("error.plan.context_range"))
         for name in ("prompt_tokens", "output_tokens"):
             value = getattr(self, name)
             if value is not None and value < 1:
-                raise RequestError(name, f"expected at least 1 token, got {value}")
+                raise RequestError(name, said("error.plan.one_token", value=value))
         if self.prompt_length + self.output_length > self.context:
             raise RequestError(
                 "context",
-                f"prompt ({self.prompt_length}) plus output ({self.output_length}) tokens "
-                f"exceed the {self.context}-token context",
+                said(
+                    "error.plan.exceeds_context",
+                    prompt=self.prompt_length,
+                    output=self.output_length,
+                    context=self.context,
+                ),
             )
         if self.rate is not None and not self.rate > 0:
-            raise RequestError("rate", f"expected a positive request rate, got {self.rate}")
+            raise RequestError("rate", said("error.plan.rate_positive", value=self.rate))
         if self.serve_seconds <= 0:
-            raise RequestError("duration", "expected a positive serving time")
+            raise RequestError("duration", said("error.plan.duration_positive"))
         if self.gpus_min < 1 or (self.gpus_max is not None and self.gpus_max < self.gpus_min):
-            raise RequestError("gpus", "expected a GPU count of at least 1, low to high")
+            raise RequestError("gpus", said("error.plan.gpu_range"))
         if self.gpu is not None:
             set_(self, "gpu", normalise_gpu_name(self.gpu))
         if self.fabric is not None:
@@ -167,13 +177,13 @@ class PlanRequest:
                     ) from None
             set_(self, "fabric", fabric)
         if self.budget_micro is not None and self.budget_micro <= 0:
-            raise RequestError("budget", "expected a budget above zero")
+            raise RequestError("budget", said("error.plan.budget_positive"))
         currency = self.currency.strip().upper()
         if len(currency) != 3 or not currency.isalpha():
-            raise RequestError("currency", f"{self.currency!r} is not a currency code like CNY")
+            raise RequestError("currency", said("error.plan.currency", code=repr(self.currency)))
         set_(self, "currency", currency)
         if self.deadline_seconds is not None and self.deadline_seconds <= 0:
-            raise RequestError("deadline", "expected a deadline above zero")
+            raise RequestError("deadline", said("error.plan.deadline_positive"))
 
     @property
     def training_tokens(self) -> int:
@@ -288,7 +298,8 @@ class PlanRequest:
             kwargs["budget_micro"] = amount
             if budget_currency and currency and budget_currency != currency.strip().upper():
                 raise RequestError(
-                    "budget", f"the budget is in {budget_currency} but --currency says {currency}"
+                    "budget",
+                    said("error.plan.two_currencies", budget=budget_currency, currency=currency),
                 )
             if budget_currency:
                 kwargs["currency"] = budget_currency

@@ -18,6 +18,7 @@ import paramiko
 from xyclaw.errors import AuthenticationError
 from xyclaw.remote.errors import transport_errors
 from xyclaw.remote.hostspec import HostSpec
+from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
 
@@ -73,14 +74,14 @@ class Authenticator:
         if not tried:
             tried.append("nothing (no key file, agent key or stored password was found)")
         raise AuthenticationError(
-            f"{spec.describe()} refused every credential for user {spec.user!r}; "
-            f"tried: {'; '.join(tried + notes)}",
-            host=spec.alias,
-            hint=(
-                "check User and IdentityFile for this host in your ssh config, that your "
-                "public key is in ~/.ssh/authorized_keys on the host, or store the host's "
-                "password in XyClaw"
+            said(
+                "error.ssh.refused_credentials",
+                host=spec.describe(),
+                user=repr(spec.user),
+                tried="; ".join(tried + notes),
             ),
+            host=spec.alias,
+            hint=said("error.ssh.refused_credentials_hint"),
         )
 
     def _load_key(self, path: Path, notes: list[str]) -> paramiko.PKey | None:

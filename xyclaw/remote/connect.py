@@ -134,9 +134,9 @@ class Connector:
             sock = socket.create_connection((spec.hostname, spec.port), timeout=self._timeout)
         except socket.gaierror as exc:
             raise ConnectError(
-                f"cannot resolve host name {spec.hostname!r} for {spec.alias}",
+                said("error.ssh.no_name", name=repr(spec.hostname), alias=spec.alias),
                 host=spec.alias,
-                hint="check HostName for this host in your ssh config, and your DNS",
+                hint=said("error.ssh.no_name_hint"),
             ) from exc
         except ConnectionRefusedError as exc:
             raise ConnectError(
@@ -152,9 +152,11 @@ class Connector:
             ) from exc
         except OSError as exc:
             raise ConnectError(
-                f"cannot reach {spec.describe()}: {exc.strerror or exc}",
+                said(
+                    "error.ssh.unreachable", host=spec.describe(), reason=str(exc.strerror or exc)
+                ),
                 host=spec.alias,
-                hint="check the network path to the machine and its address",
+                hint=said("error.ssh.unreachable_hint"),
             ) from exc
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)

@@ -24,6 +24,7 @@ from pathlib import Path
 import paramiko
 
 from xyclaw.errors import ConfigError, HostKeyChangedError, HostKeyError, UnknownHostKeyError
+from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
 
@@ -259,10 +260,9 @@ class KnownHosts:
         for entry in entries:
             if entry.marker == "revoked" and entry.blob == blob:
                 raise HostKeyError(
-                    f"{shown} presented host key {presented}, which is marked @revoked "
-                    f"at {entry.where}",
+                    said("error.ssh.revoked", host=shown, fingerprint=presented, where=entry.where),
                     host=alias or host,
-                    hint="do not connect; ask the machine's owner for its current key",
+                    hint=said("error.ssh.revoked_hint"),
                 )
         recorded = [e for e in entries if e.marker is None]
         if any(e.blob == blob for e in recorded):
@@ -271,25 +271,21 @@ class KnownHosts:
             same_type = [e for e in recorded if e.key_type == key.get_name()] or recorded
             expected = ", ".join(f"{e.key_type} {e.fingerprint} ({e.where})" for e in same_type)
             raise HostKeyChangedError(
-                f"host key of {shown} has CHANGED: expected {expected}; "
-                f"the host presented {key.get_name()} {presented}",
-                host=alias or host,
-                hint=(
-                    "someone may be intercepting the connection, or the machine was "
-                    "re-installed. Check the new fingerprint with the provider; if the "
-                    "change is expected, remove the old line it names "
-                    f"(ssh-keygen -R '{name}' for ~/.ssh/known_hosts) and connect again"
+                said(
+                    "error.ssh.key_changed",
+                    host=shown,
+                    expected=expected,
+                    kind=key.get_name(),
+                    fingerprint=presented,
                 ),
+                host=alias or host,
+                hint=said("error.ssh.key_changed_hint", name=name),
             )
         if trust_new_host is not None and trust_new_host(shown, key.get_name(), presented):
             self.add(host, port, key)
             return
         raise UnknownHostKeyError(
-            f"host key of {shown} is not known: {key.get_name()} {presented}",
+            said("error.ssh.key_unknown", host=shown, kind=key.get_name(), fingerprint=presented),
             host=alias or host,
-            hint=(
-                "compare that fingerprint with the one your provider shows (or run "
-                "ssh-keygen -lf on the host's /etc/ssh/ssh_host_*_key.pub), then accept it: "
-                "--trust-new-host on the command line, or the trust dialog in the app"
-            ),
+            hint=said("error.ssh.key_unknown_hint"),
         )

@@ -16,6 +16,7 @@ from xyclaw.store.connection import Database
 from xyclaw.store.database import connect, corruption_guard, inspect_version, open_for_writing
 from xyclaw.store.migrations import LATEST_VERSION
 from xyclaw.store.writer import StoreWriter
+from xyclaw.wording import said
 
 if TYPE_CHECKING:  # numpy is imported with the samples, not with the store
     import numpy as np
@@ -184,10 +185,10 @@ class Store:
             target = target / self.path.name
         if target.exists() and not overwrite:
             raise UsageError(
-                f"{target} already exists", hint="choose a new file name, or remove the old one"
+                said("error.backup.exists", path=str(target)), hint=said("error.backup.exists_hint")
             )
         if target.resolve() == self.path.resolve():
-            raise UsageError("the backup target is the live database itself")
+            raise UsageError(said("error.backup.live"))
         target.parent.mkdir(parents=True, exist_ok=True)
         src = connect(self.path, readonly=True)
         existed = target.exists()
@@ -203,7 +204,9 @@ class Store:
                 target.unlink(missing_ok=True)
             if isinstance(exc, StoreError):
                 raise
-            raise StoreError(f"backing up to {target} failed: {exc}") from exc
+            raise StoreError(
+                said("error.backup.failed", path=str(target), reason=str(exc))
+            ) from exc
         finally:
             src.close()
         return target

@@ -27,26 +27,26 @@ TEXTS: dict[str, tuple[str, str]] = {
         "这是 XyClaw 的缺陷；日志文件里有详情（xyclaw doctor 会显示日志在哪里）",
     ),
     # -- a job spec: where, and the frame of every message ------------------------------------
-    "error.spec.file": ("job spec", "作业描述文件"),
-    "error.spec.stored": ("stored job spec", "保存的作业描述"),
+    "error.spec.file": ("job spec", "作业规格"),
+    "error.spec.stored": ("stored job spec", "保存的作业规格"),
     "error.spec.at_line": ("{file}:{line}", "{file} 第 {line} 行"),
     "error.spec.field_problem": ("{where}: {field}: {problem}", "{where}：{field}：{problem}"),
     "error.spec.problem": ("{where}: {problem}", "{where}：{problem}"),
     "error.spec.allowed": ("allowed: {allowed}", "允许的值：{allowed}"),
     "error.spec.fix_hint": (
         "fix the spec file (docs/jobs.md lists every field) and try again",
-        "请修改作业描述文件后重试（docs/jobs.md 列出了所有字段）",
+        "请修改规格文件后重试（docs/jobs.md 列出了所有字段）",
     ),
     # -- reading the file ------------------------------------------------------------------
     "error.spec.not_utf16": ("is not valid UTF-16 text", "不是有效的 UTF-16 文本"),
-    "error.spec.save_utf8": ("save the spec as UTF-8 text", "请把作业描述存为 UTF-8 文本"),
+    "error.spec.save_utf8": ("save the spec as UTF-8 text", "请把作业规格存为 UTF-8 文本"),
     "error.spec.binary": (
         "is a binary file (a NUL byte at offset {offset}), not YAML text",
         "是二进制文件（偏移 {offset} 处有 NUL 字节），不是 YAML 文本",
     ),
     "error.spec.binary_hint": (
         "pass the job spec (a .yaml text file), not an archive or program",
-        "请选择作业描述（.yaml 文本文件），而不是压缩包或程序",
+        "请选择作业规格（.yaml 文本文件），而不是压缩包或程序",
     ),
     "error.spec.not_utf8": (
         "is not UTF-8 text (byte 0x{byte:02x} at offset {offset})",
@@ -54,17 +54,17 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "error.spec.not_utf8_hint": (
         "save the spec as UTF-8 (most editors: File > Save with encoding > UTF-8)",
-        "请把作业描述存为 UTF-8（多数编辑器：文件 > 以指定编码保存 > UTF-8）",
+        "请把作业规格存为 UTF-8（多数编辑器：文件 > 以指定编码保存 > UTF-8）",
     ),
     "error.spec.too_big": (
         "is {size:,} bytes; a job spec is at most {limit:,}",
-        "有 {size:,} 字节；作业描述最多 {limit:,} 字节",
+        "有 {size:,} 字节；作业规格最多 {limit:,} 字节",
     ),
     "error.spec.too_big_hint": (
         "pass the job's spec file, not its data",
-        "请选择作业描述文件，而不是作业的数据",
+        "请选择规格文件，而不是作业的数据",
     ),
-    "error.spec.folder": ("is a folder, not a spec file", "是文件夹，不是作业描述文件"),
+    "error.spec.folder": ("is a folder, not a spec file", "是文件夹，不是规格文件"),
     "error.spec.missing": ("does not exist", "不存在"),
     "error.spec.missing_hint": (
         "check the path (examples: resources/examples/)",
@@ -90,22 +90,22 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "error.spec.two_documents_hint": (
         "put one job in a spec file; SkyPilot pipelines are not supported",
-        "一个作业描述文件只写一个作业；不支持 SkyPilot 流水线",
+        "一个规格文件只写一个作业；不支持 SkyPilot 流水线",
     ),
     "error.spec.empty": ("is empty", "是空的"),
     "error.spec.empty_hint": (
         "a job spec needs at least `run:` (docs/jobs.md)",
-        "作业描述至少需要 `run:`（见 docs/jobs.md）",
+        "作业规格至少需要 `run:`（见 docs/jobs.md）",
     ),
     "error.spec.not_yaml": ("is not valid YAML: {problem}", "不是有效的 YAML：{problem}"),
     "error.spec.not_yaml_hint": (
         "check the indentation and quoting on that line (a YAML linter helps)",
         "请检查这一行的缩进和引号（YAML 检查工具能帮上忙）",
     ),
-    "error.spec.too_deep": ("nests too deeply to be a job spec", "嵌套太深，不像作业描述"),
+    "error.spec.too_deep": ("nests too deeply to be a job spec", "嵌套太深，不像作业规格"),
     "error.spec.not_mapping": (
         "holds {kind} at the top; a job spec is a mapping of fields",
-        "顶层是{kind}；作业描述应当是字段的映射",
+        "顶层是{kind}；作业规格应当是字段的映射",
     ),
     "error.spec.not_mapping_hint": (
         "start with `name: my-job` and `run: python train.py` (docs/jobs.md)",
@@ -149,11 +149,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error.spec.env_missing": (
         "{names} must be set in this machine's environment (the spec takes them from here and "
         "never stores them)",
-        "本机环境里必须设置 {names}（作业描述从这里读取，从不保存）",
+        "本机环境里必须设置 {names}（作业规格从这里读取，从不保存）",
     ),
     "error.spec.env_missing_hint": (
         "export {name}=... before launching, or give the value in the spec",
-        "启动前先 export {name}=...，或在作业描述里写明这个值",
+        "启动前先 export {name}=...，或在作业规格里写明这个值",
     ),
     "error.spec.did_you_mean": (
         "did you mean `{close}`? allowed: {allowed}",
@@ -212,7 +212,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error.spec.not_image": ("{text} is not an image reference", "{text} 不是镜像引用"),
     "error.spec.allowed_local_folder": (
         "a folder on this machine, relative to the spec file or absolute",
-        "本机上的文件夹，相对于作业描述文件或绝对路径",
+        "本机上的文件夹，相对于规格文件或绝对路径",
     ),
     "error.spec.workdir_not_git": (
         "only a local folder can be a workdir (a git URL is not supported)",
@@ -367,4 +367,300 @@ TEXTS: dict[str, tuple[str, str]] = {
         "rent one",
         "没有 GPU 型号：请在已有集群上启动（--cluster C），或加上 resources.gpu 来租用",
     ),
+    # -- a plan request ----------------------------------------------------------------------
+    "error.plan.not_choice": (
+        "{value} is not a {field}; expected one of {choices}",
+        "{value} 不是有效的 {field}；应为以下之一：{choices}",
+    ),
+    "error.plan.too_small": (
+        "{params} parameters is too small a model",
+        "{params} 个参数的模型太小了",
+    ),
+    "error.plan.tokens_positive": (
+        "expected more than zero tokens, got {value}",
+        "token 数应大于零，实际是 {value}",
+    ),
+    "error.plan.epochs_positive": (
+        "expected a positive number of epochs, got {value}",
+        "轮数应为正数，实际是 {value}",
+    ),
+    "error.plan.tokens_and_epochs": (
+        "dataset tokens and epochs go together; give both",
+        "数据集 token 数和轮数要一起给出",
+    ),
+    "error.plan.tokens_or_dataset": (
+        "give either tokens or dataset tokens with epochs",
+        "请只给 token 总数，或给数据集 token 数加轮数",
+    ),
+    "error.plan.precision": (
+        "{task} cannot run in {precision}; use {allowed}",
+        "{task} 不能用 {precision} 精度；请用 {allowed}",
+    ),
+    "error.plan.context_range": (
+        "expected a context of 128 to 1048576 tokens",
+        "上下文长度应为 128 到 1048576 个 token",
+    ),
+    "error.plan.one_token": (
+        "expected at least 1 token, got {value}",
+        "至少应为 1 个 token，实际是 {value}",
+    ),
+    "error.plan.exceeds_context": (
+        "prompt ({prompt}) plus output ({output}) tokens exceed the {context}-token context",
+        "提示（{prompt}）加输出（{output}）的 token 数超过了 {context} 的上下文长度",
+    ),
+    "error.plan.rate_positive": (
+        "expected a positive request rate, got {value}",
+        "请求速率应为正数，实际是 {value}",
+    ),
+    "error.plan.duration_positive": ("expected a positive serving time", "服务时长应为正数"),
+    "error.plan.gpu_range": (
+        "expected a GPU count of at least 1, low to high",
+        "GPU 数量至少为 1，并按从少到多写",
+    ),
+    "error.plan.budget_positive": ("expected a budget above zero", "预算应大于零"),
+    "error.plan.currency": (
+        "{code} is not a currency code like CNY",
+        "{code} 不是 CNY 这样的货币代码",
+    ),
+    "error.plan.deadline_positive": ("expected a deadline above zero", "期限应大于零"),
+    "error.plan.two_currencies": (
+        "the budget is in {budget} but --currency says {currency}",
+        "预算的货币是 {budget}，但 --currency 写的是 {currency}",
+    ),
+    # -- files: backups -----------------------------------------------------------------------
+    "error.backup.exists": ("{path} already exists", "{path} 已经存在"),
+    "error.backup.exists_hint": (
+        "choose a new file name, or remove the old one",
+        "请换一个文件名，或删掉原来的文件",
+    ),
+    "error.backup.live": (
+        "the backup target is the live database itself",
+        "备份目标就是正在使用的数据库本身",
+    ),
+    "error.backup.failed": (
+        "backing up to {path} failed: {reason}",
+        "备份到 {path} 失败：{reason}",
+    ),
+    # -- quotes ---------------------------------------------------------------------------
+    "error.quote.changed": ("this quote was changed after it was made", "这份报价在生成后被改动过"),
+    "error.quote.changed_hint": (
+        "ask for a new quote; an approval covers exactly what it showed",
+        "请重新报价；批准只对应它当时显示的内容",
+    ),
+    "error.quote.expired": (
+        "the quote for {count} x {gpu} expired {seconds} s ago",
+        "{count} × {gpu} 的报价已在 {seconds} 秒前过期",
+    ),
+    "error.quote.expired_hint": (
+        "quote again (prices and stock change); the new quote needs a new approval",
+        "请重新报价（价格和库存会变）；新报价需要重新批准",
+    ),
+    "error.quote.gone": (
+        "{provider} no longer offers {gpu} in {region} (offer {offer})",
+        "{provider} 在 {region} 已不再提供 {gpu}（报价 {offer}）",
+    ),
+    "error.quote.gone_hint": (
+        "plan again: `xyclaw plan ...` or `xyclaw offers`",
+        "请重新规划：`xyclaw plan ...` 或 `xyclaw offers`",
+    ),
+    "error.quote.price_changed": (
+        "the price of {gpu} in {region} changed from {before} to {after} per card-hour since you "
+        "approved",
+        "你批准后，{region} 的 {gpu} 每卡时价格从 {before} 变成了 {after}",
+    ),
+    "error.quote.plan_again": ("plan again; nothing was rented", "请重新规划；没有租用任何机器"),
+    "error.quote.shape_changed": (
+        "offer {offer} changed shape since the quote",
+        "报价后，offer {offer} 的配置变了",
+    ),
+    "error.quote.sold_out": (
+        "only {free} {gpu} are free in {region} now, the quote needs {count}",
+        "{region} 现在只有 {free} 块空闲的 {gpu}，报价需要 {count} 块",
+    ),
+    "error.quote.sold_out_hint": (
+        "plan again for another region or size; nothing was rented",
+        "请换个区域或规模重新规划；没有租用任何机器",
+    ),
+    # -- SSH: connecting, logging in, host keys --------------------------------------------------
+    "error.ssh.no_name": (
+        "cannot resolve host name {name} for {alias}",
+        "无法解析 {alias} 的主机名 {name}",
+    ),
+    "error.ssh.no_name_hint": (
+        "check HostName for this host in your ssh config, and your DNS",
+        "请检查 ssh 配置里这台主机的 HostName，以及你的 DNS",
+    ),
+    "error.ssh.unreachable": ("cannot reach {host}: {reason}", "无法连到 {host}：{reason}"),
+    "error.ssh.unreachable_hint": (
+        "check the network path to the machine and its address",
+        "请检查到这台机器的网络和它的地址",
+    ),
+    "error.ssh.refused_credentials": (
+        "{host} refused every credential for user {user}; tried: {tried}",
+        "{host} 拒绝了用户 {user} 的所有凭据；试过：{tried}",
+    ),
+    "error.ssh.refused_credentials_hint": (
+        "check User and IdentityFile for this host in your ssh config, that your public key is "
+        "in ~/.ssh/authorized_keys on the host, or store the host's password in XyClaw",
+        "请检查 ssh 配置里这台主机的 User 和 IdentityFile，确认你的公钥在主机的"
+        " ~/.ssh/authorized_keys 里，或在 XyClaw 里保存这台主机的密码",
+    ),
+    "error.ssh.revoked": (
+        "{host} presented host key {fingerprint}, which is marked @revoked at {where}",
+        "{host} 出示的主机密钥 {fingerprint} 在 {where} 被标为 @revoked",
+    ),
+    "error.ssh.revoked_hint": (
+        "do not connect; ask the machine's owner for its current key",
+        "不要连接；请向机器的所有者索取它现在的密钥",
+    ),
+    "error.ssh.key_changed": (
+        "host key of {host} has CHANGED: expected {expected}; the host presented {kind} "
+        "{fingerprint}",
+        "{host} 的主机密钥变了：应为 {expected}；主机出示的是 {kind} {fingerprint}",
+    ),
+    "error.ssh.key_changed_hint": (
+        "someone may be intercepting the connection, or the machine was re-installed. Check "
+        "the new fingerprint with the provider; if the change is expected, remove the old line "
+        "it names (ssh-keygen -R '{name}' for ~/.ssh/known_hosts) and connect again",
+        "可能有人在截获连接，也可能机器重装过。请向提供方核对新的指纹；如果这次变化在预料之中，"
+        "删掉它指出的旧记录（~/.ssh/known_hosts 用 ssh-keygen -R '{name}'）后再连接",
+    ),
+    "error.ssh.key_unknown": (
+        "host key of {host} is not known: {kind} {fingerprint}",
+        "{host} 的主机密钥未知：{kind} {fingerprint}",
+    ),
+    "error.ssh.key_unknown_hint": (
+        "compare that fingerprint with the one your provider shows (or run ssh-keygen -lf on "
+        "the host's /etc/ssh/ssh_host_*_key.pub), then accept it: --trust-new-host on the "
+        "command line, or the trust dialog in the app",
+        "请把这个指纹和提供方显示的对比（或在主机上对 /etc/ssh/ssh_host_*_key.pub 运行"
+        " ssh-keygen -lf），然后接受它：命令行用 --trust-new-host，应用里用信任对话框",
+    ),
+    # -- a model endpoint (Settings' Test) --------------------------------------------------
+    "error.endpoint.no_url": ("no base URL is set for this endpoint", "这个端点没有设置基础 URL"),
+    "error.endpoint.no_url_hint": (
+        "enter the API's address, e.g. http://127.0.0.1:8000/v1",
+        "请填写 API 的地址，例如 http://127.0.0.1:8000/v1",
+    ),
+    "error.endpoint.bad_url": ("{url} is not a web address", "{url} 不是网址"),
+    "error.endpoint.bad_url_hint": (
+        "it starts with http:// or https://, e.g. https://api.deepseek.com",
+        "网址以 http:// 或 https:// 开头，例如 https://api.deepseek.com",
+    ),
+    "error.endpoint.no_name": ("the name {host} does not resolve", "无法解析名称 {host}"),
+    "error.endpoint.no_name_hint": (
+        "check the spelling of the base URL, and that this computer is online",
+        "请检查基础 URL 的拼写，并确认这台电脑已联网",
+    ),
+    "error.endpoint.refused": (
+        "nothing answers at {host}:{port} (the connection was refused)",
+        "{host}:{port} 上没有服务应答（连接被拒绝）",
+    ),
+    "error.endpoint.refused_hint": (
+        "start the model server, or correct the port in the base URL",
+        "请启动模型服务，或改正基础 URL 里的端口",
+    ),
+    "error.endpoint.timeout": (
+        "{host}:{port} gave no answer within {seconds:g} s",
+        "{host}:{port} 在 {seconds:g} 秒内没有应答",
+    ),
+    "error.endpoint.timeout_hint": (
+        "check that the server is up and reachable (a proxy or firewall may hold it)",
+        "请确认服务在运行且能访问（代理或防火墙可能拦住了请求）",
+    ),
+    "error.endpoint.transport": (
+        "talking to {host}:{port} failed: {kind}",
+        "与 {host}:{port} 通信失败：{kind}",
+    ),
+    "error.endpoint.transport_hint": (
+        "check the base URL; http and https are not interchangeable",
+        "请检查基础 URL；http 和 https 不能混用",
+    ),
+    "error.endpoint.bad_key": (
+        "{url} refused the API key (HTTP {status})",
+        "{url} 拒绝了这个 API 密钥（HTTP {status}）",
+    ),
+    "error.endpoint.no_key": (
+        "{url} wants an API key (HTTP {status})",
+        "{url} 需要 API 密钥（HTTP {status}）",
+    ),
+    "error.endpoint.bad_key_hint": (
+        "check the key: a copied space or an expired key is the usual cause",
+        "请检查密钥：常见原因是复制时多了空格或密钥已过期",
+    ),
+    "error.endpoint.no_key_hint": (
+        "paste the key the service gave you and press Test again",
+        "请粘贴服务给你的密钥，再按“测试”",
+    ),
+    "error.endpoint.not_found": (
+        "{url} does not exist (HTTP 404): this is not the API's base URL",
+        "{url} 不存在（HTTP 404）：这不是 API 的基础 URL",
+    ),
+    "error.endpoint.not_found_hint": (
+        "OpenAI-compatible APIs usually end in /v1, e.g. http://127.0.0.1:8000/v1",
+        "兼容 OpenAI 的 API 通常以 /v1 结尾，例如 http://127.0.0.1:8000/v1",
+    ),
+    "error.endpoint.http": (
+        "{url} answered HTTP {status}: {said}",
+        "{url} 返回 HTTP {status}：{said}",
+    ),
+    "error.endpoint.http_hint": (
+        "the server's own words are above; try again later or check the service",
+        "上面是服务器自己的话；请稍后重试或检查服务",
+    ),
+    "error.endpoint.not_json": (
+        "{url} answered, but not with JSON: it is not an OpenAI-compatible API",
+        "{url} 有应答，但不是 JSON：它不是兼容 OpenAI 的 API",
+    ),
+    "error.endpoint.not_json_hint": (
+        "check the base URL (a web page answered instead of the API)",
+        "请检查基础 URL（应答的是网页，而不是 API）",
+    ),
+    "error.endpoint.no_list": (
+        "{url} answered without a model list: it is not an OpenAI-compatible API",
+        "{url} 有应答，但没有模型列表：它不是兼容 OpenAI 的 API",
+    ),
+    "error.endpoint.no_list_hint": (
+        "check the base URL; it should be the API's, ending in /v1 for most servers",
+        "请检查基础 URL；它应当是 API 的地址，多数服务以 /v1 结尾",
+    ),
+    # -- settings: config.toml and the Settings page ----------------------------------------------
+    "error.config.invalid": (
+        "{origin}: {setting} = {value} is not valid",
+        "{origin}：{setting} = {value} 无效",
+    ),
+    "error.config.must_be": ("{setting} must be {allowed}", "{setting} 必须是{allowed}"),
+    "error.config.one_of": ("one of {values}", "以下之一：{values}"),
+    "error.config.kind_bounds": ("{kind}{bounds}", "{kind}{bounds}"),
+    "error.config.type_int": ("int", "整数"),
+    "error.config.type_float": ("float", "数值"),
+    "error.config.type_str": ("str", "文本"),
+    "error.config.type_bool": ("true or false", "true 或 false"),
+    "error.config.settings": ("settings", "设置"),
+    "error.config.command_line": ("command line", "命令行"),
+    "error.config.unreadable": ("cannot read {path}: {reason}", "无法读取 {path}：{reason}"),
+    "error.config.permissions": ("check the file's permissions", "请检查文件的权限"),
+    "error.config.not_utf8": (
+        "{path} is not UTF-8 text (byte 0x{byte:02x} at offset {offset})",
+        "{path} 不是 UTF-8 文本（偏移 {offset} 处的字节 0x{byte:02x}）",
+    ),
+    "error.config.utf8_hint": (
+        "save it as UTF-8, or move it aside to use the defaults",
+        "请存为 UTF-8，或把它移走以使用默认值",
+    ),
+    "error.config.not_toml": (
+        "{path} is not valid TOML: {reason}",
+        "{path} 不是有效的 TOML：{reason}",
+    ),
+    "error.config.not_toml_hint": (
+        "fix the line named above, or move the file aside to use the defaults",
+        "请修改上面指出的那一行，或把文件移走以使用默认值",
+    ),
+    "error.config.unknown_section": (
+        "{origin}: unknown section [{section}]",
+        "{origin}：未知的部分 [{section}]",
+    ),
+    "error.config.known_sections": ("known sections: {sections}", "已知的部分：{sections}"),
+    "error.config.unknown_key": ("{origin}: unknown key {setting}", "{origin}：未知的键 {setting}"),
+    "error.config.known_keys": ("keys of [{section}]: {keys}", "[{section}] 的键：{keys}"),
 }
