@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from xyclaw.catalog import Catalog
@@ -113,15 +113,20 @@ class Change:
     old: str | None
     new: str | None
     reason: str
+    reason_said: Said | None = field(default=None, compare=False)  # the reason's wording
 
     def to_json(self) -> dict[str, str | None]:
         return {"name": self.name, "old": self.old, "new": self.new, "reason": self.reason}
 
     def describe(self) -> str:
+        return self.describe_said().english
+
+    def describe_said(self) -> Said:
+        reason = self.reason_said or self.reason
         if self.new is None:
-            return f"{self.name}: {self.old} removed ({self.reason})"
+            return said("op.tune.change_removed", name=self.name, old=self.old, reason=reason)
         was = f"{self.old} -> " if self.old is not None else ""
-        return f"{self.name}={was}{self.new}: {self.reason}"
+        return said("op.tune.change_set", name=self.name, was=was, new=self.new, reason=reason)
 
 
 @dataclass(frozen=True)
@@ -179,7 +184,7 @@ def _better(new: Verdict, old: Verdict) -> bool:
 
 
 def _changes(
-    before: Mapping[str, str], after: Mapping[str, str], settings: NcclSettings, why_dropped: str
+    before: Mapping[str, str], after: Mapping[str, str], settings: NcclSettings, why_dropped: Said
 ) -> tuple[Change, ...]:
     out = []
     for name in sorted(set(before) | set(after)):
@@ -187,8 +192,10 @@ def _changes(
         if old == new:
             continue
         setting = settings.get(name)
-        reason = setting.reason if setting is not None and new is not None else why_dropped
-        out.append(Change(name, old, new, reason))
+        if setting is not None and new is not None:
+            out.append(Change(name, old, new, setting.reason, setting.reason_said))
+        else:
+            out.append(Change(name, old, new, str(why_dropped), why_dropped))
     return tuple(out)
 
 
@@ -582,7 +589,10 @@ class TuningService:
             stored_settings = recommended
             source = TUNED
             changes = _changes(
-                baseline.effective_env, final.effective_env, recommended, "not recommended"
+                baseline.effective_env,
+                final.effective_env,
+                recommended,
+                said("op.nccl.not_recommended"),
             )
         else:
             stored_settings = current.settings if current is not None else NcclSettings()
@@ -599,7 +609,7 @@ class TuningService:
         )
         p.update(decided, 0.98)
         for change in changes:
-            p.update(said("op.tune.changed", change=change.describe()))
+            p.update(said("op.tune.changed", change=change.describe_said()))
         if self.events is not None:
             self.events.record(
                 "tuning",

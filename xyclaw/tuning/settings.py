@@ -8,10 +8,11 @@ that forcing them can be slower or, for LL128 where unsupported, corrupt data).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xyclaw.tuning.fabric import FabricReport
+from xyclaw.wording import Said, said
 
 NEVER_BY_DEFAULT = ("NCCL_ALGO", "NCCL_PROTO")
 ROCE_TRAFFIC_CLASS = "106"  # DSCP 26 (<< 2) with ECN-capable transport: the usual lossless class
@@ -24,6 +25,9 @@ class NcclSetting:
     name: str
     value: str
     reason: str
+    # the reason's key and figures, for a view in another language (not stored: a setting
+    # read back from the history has its English reason only)
+    reason_said: Said | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, str]:
         return {"name": self.name, "value": self.value, "reason": self.reason}
@@ -88,32 +92,28 @@ def recommend(report: FabricReport) -> NcclSettings:
     rdma = s.transport in ("ib", "roce", "mixed") and bool(s.hcas)
     roce = s.transport == "roce" or (s.transport == "mixed" and s.roce_gid_index is not None)
 
-    def add(name: str, value: str, reason: str) -> None:
+    def add(name: str, value: str, reason: Said) -> None:
         was = image.get(name)
         if was is not None and was != value:
-            reason += f" (the image sets {name}={was})"
-        out.append(NcclSetting(name, value, reason))
+            reason = said("op.nccl.image_sets", reason=reason, name=name, was=was)
+        out.append(NcclSetting(name, value, str(reason), reason_said=reason))
 
     if rdma:
         kind = "RoCE" if roce else "InfiniBand"
-        reason = (
-            f"the {len(s.hcas)} active {kind} HCA(s) found on every node, as an exact list: "
-            "'=' stops mlx5_1 from also matching mlx5_10..mlx5_19"
-        )
+        reason = said("op.nccl.hca", count=len(s.hcas), kind=kind)
         if s.nic_count > len(s.hcas):
-            reason += f"; {s.nic_count - len(s.hcas)} port(s) left out because they are not active"
+            reason = said("op.nccl.hca_left_out", reason=reason, count=s.nic_count - len(s.hcas))
         add("NCCL_IB_HCA", "=" + ",".join(s.hcas), reason)
         if image.get("NCCL_IB_DISABLE", "0") not in ("0", ""):
-            add("NCCL_IB_DISABLE", "0", "the nodes have RDMA HCAs; NCCL must not skip them")
+            add("NCCL_IB_DISABLE", "0", said("op.nccl.ib_enable"))
         if image.get("NCCL_NET", "").lower() == "socket":
-            add("NCCL_NET", "IB", "the nodes have RDMA HCAs; sockets would carry the data")
+            add("NCCL_NET", "IB", said("op.nccl.net_ib"))
         if roce:
             if s.roce_gid_index is not None:
                 add(
                     "NCCL_IB_GID_INDEX",
                     str(s.roce_gid_index),
-                    f"GID {s.roce_gid_index} is RoCE v2 on the port's IPv4 address; a RoCE v1 or "
-                    "missing index leaves NCCL without RDMA (TCP sockets, several times slower)",
+                    said("op.nccl.gid", index=s.roce_gid_index),
                 )
             else:
                 notes.append(
@@ -123,9 +123,7 @@ def recommend(report: FabricReport) -> NcclSettings:
             add(
                 "NCCL_IB_TC",
                 ROCE_TRAFFIC_CLASS,
-                "traffic class 106 (DSCP 26, ECN-capable): the lossless class RoCE switches give "
-                "PFC and ECN; in the default class RoCE loses packets under load and retransmits "
-                "(jitter between runs)",
+                said("op.nccl.tc"),
             )
             notes.append(
                 "RoCE needs PFC and ECN on the switches for the class NCCL_IB_TC names "
@@ -135,29 +133,25 @@ def recommend(report: FabricReport) -> NcclSettings:
                 add(
                     "NCCL_IB_QPS_PER_CONNECTION",
                     ROCE_QPS_PER_CONNECTION,
-                    "four queue pairs per connection spread each flow over more ECMP paths of "
-                    "the Ethernet fabric (default 1)",
+                    said("op.nccl.qps"),
                 )
         add(
             "NCCL_IB_TIMEOUT",
             IB_TIMEOUT,
-            "a queue pair waits 4.096 us x 2^22 (about 17 s) before it fails: rides out link "
-            "flaps and congestion on large fabrics (default 20 since NCCL 2.23, 18 before)",
+            said("op.nccl.timeout"),
         )
         gdr = s.gdr_distance
         if gdr in ("PIX", "PXB"):
             add(
                 "NCCL_NET_GDR_LEVEL",
                 "PXB",
-                f"every GPU reaches its nearest HCA without crossing the CPU (at worst {gdr}): "
-                "GPUDirect RDMA moves data straight between GPU and NIC",
+                said("op.nccl.gdr_pxb", gdr=gdr),
             )
         elif gdr == "PHB":
             add(
                 "NCCL_NET_GDR_LEVEL",
                 "PHB",
-                "the nearest HCA of some GPUs is behind the CPU's host bridge (PHB): allow "
-                "GPUDirect RDMA up to it",
+                said("op.nccl.gdr_phb"),
             )
         elif gdr in ("NODE", "SYS"):
             notes.append(
@@ -172,7 +166,7 @@ def recommend(report: FabricReport) -> NcclSettings:
             add(
                 "NCCL_NET_GDR_LEVEL",
                 "PHB",
-                "the image turns GPUDirect RDMA off (LOC); allow it up to the host bridge",
+                said("op.nccl.gdr_image"),
             )
         if s.peermem is False:
             notes.append(
@@ -183,27 +177,21 @@ def recommend(report: FabricReport) -> NcclSettings:
         add(
             "NCCL_IB_DISABLE",
             "1",
-            "no node has an RDMA device: NCCL goes straight to TCP sockets",
+            said("op.nccl.ib_disable"),
         )
     if s.socket_ifaces:
         iface = s.socket_ifaces[0]
         if rdma or not multi:
-            reason = (
-                f"NCCL's bootstrap and out-of-band traffic on {iface}, the interface every node "
-                "has in one subnet (not docker or loopback)"
-            )
+            reason = said("op.nccl.socket_oob", iface=iface)
         else:
-            speed = f" ({s.socket_speed_mbps / 1000:g} Gb/s)" if s.socket_speed_mbps else ""
-            reason = (
-                f"TCP sockets carry all of NCCL's data here: {iface}{speed} is the fastest "
-                "interface every node has in one subnet"
+            speed = (
+                said("op.nccl.speed", gbps=f"{s.socket_speed_mbps / 1000:g}")
+                if s.socket_speed_mbps
+                else ""
             )
+            reason = said("op.nccl.socket_data", iface=iface, speed=speed)
         add("NCCL_SOCKET_IFNAME", "=" + iface, reason)
-    add(
-        "NCCL_DEBUG",
-        "WARN",
-        "warnings (a fallback to sockets, a failing HCA) reach the job's log without INFO noise",
-    )
+    add("NCCL_DEBUG", "WARN", said("op.nccl.debug"))
     for name in NEVER_BY_DEFAULT:
         if name in image:
             notes.append(

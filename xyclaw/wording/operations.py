@@ -416,4 +416,93 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{cluster} 的新预算已设置，但 {provider} 没有接受新的截止时间（{error}）；"
         "由 XyClaw 守护进程执行",
     ),
+    # Why each NCCL setting is chosen (the tune's changes say it).
+    "op.tune.change_removed": (
+        "{name}: {old} removed ({reason})",
+        "{name}：{old} 已移除（{reason}）",
+    ),
+    "op.tune.change_set": ("{name}={was}{new}: {reason}", "{name}={was}{new}：{reason}"),
+    "op.nccl.not_recommended": ("not recommended", "不在推荐之列"),
+    "op.nccl.image_sets": (
+        "{reason} (the image sets {name}={was})",
+        "{reason}（镜像设置的是 {name}={was}）",
+    ),
+    "op.nccl.hca": (
+        "the {count} active {kind} HCA(s) found on every node, as an exact list:"
+        " '=' stops mlx5_1 from also matching mlx5_10..mlx5_19",
+        "每个节点上都有的 {count} 个活动 {kind} HCA，写成精确列表："
+        "'=' 使 mlx5_1 不会同时匹配 mlx5_10..mlx5_19",
+    ),
+    "op.nccl.hca_left_out": (
+        "{reason}; {count} port(s) left out because they are not active",
+        "{reason}；{count} 个端口未激活，已排除",
+    ),
+    "op.nccl.ib_enable": (
+        "the nodes have RDMA HCAs; NCCL must not skip them",
+        "节点有 RDMA HCA；NCCL 不能跳过它们",
+    ),
+    "op.nccl.net_ib": (
+        "the nodes have RDMA HCAs; sockets would carry the data",
+        "节点有 RDMA HCA；否则数据会走套接字",
+    ),
+    "op.nccl.gid": (
+        "GID {index} is RoCE v2 on the port's IPv4 address; a RoCE v1 or missing index leaves"
+        " NCCL without RDMA (TCP sockets, several times slower)",
+        "GID {index} 是端口 IPv4 地址上的 RoCE v2；用 RoCE v1 或不设索引，NCCL 就用不上 RDMA"
+        "（改走 TCP 套接字，慢好几倍）",
+    ),
+    "op.nccl.tc": (
+        "traffic class 106 (DSCP 26, ECN-capable): the lossless class RoCE switches give PFC"
+        " and ECN; in the default class RoCE loses packets under load and retransmits (jitter"
+        " between runs)",
+        "流量类别 106（DSCP 26，支持 ECN）：RoCE 交换机为它提供 PFC 和 ECN 的无损类别；"
+        "在默认类别中，RoCE 在负载下会丢包重传（各次运行之间抖动）",
+    ),
+    "op.nccl.qps": (
+        "four queue pairs per connection spread each flow over more ECMP paths of the Ethernet"
+        " fabric (default 1)",
+        "每个连接四个队列对，把每条流分散到以太网更多的 ECMP 路径上（默认 1）",
+    ),
+    "op.nccl.timeout": (
+        "a queue pair waits 4.096 us x 2^22 (about 17 s) before it fails: rides out link flaps"
+        " and congestion on large fabrics (default 20 since NCCL 2.23, 18 before)",
+        "队列对失败前等待 4.096 us x 2^22（约 17 秒）：扛得住大型网络中的链路抖动和拥塞"
+        "（NCCL 2.23 起默认 20，之前为 18）",
+    ),
+    "op.nccl.gdr_pxb": (
+        "every GPU reaches its nearest HCA without crossing the CPU (at worst {gdr}):"
+        " GPUDirect RDMA moves data straight between GPU and NIC",
+        "每块 GPU 不经过 CPU 就能到达最近的 HCA（最差为 {gdr}）："
+        "GPUDirect RDMA 在 GPU 和网卡之间直接传输数据",
+    ),
+    "op.nccl.gdr_phb": (
+        "the nearest HCA of some GPUs is behind the CPU's host bridge (PHB): allow GPUDirect"
+        " RDMA up to it",
+        "部分 GPU 最近的 HCA 在 CPU 的主桥（PHB）之后：允许 GPUDirect RDMA 到达主桥",
+    ),
+    "op.nccl.gdr_image": (
+        "the image turns GPUDirect RDMA off (LOC); allow it up to the host bridge",
+        "镜像关闭了 GPUDirect RDMA（LOC）；允许它到达主桥",
+    ),
+    "op.nccl.ib_disable": (
+        "no node has an RDMA device: NCCL goes straight to TCP sockets",
+        "没有节点有 RDMA 设备：NCCL 直接使用 TCP 套接字",
+    ),
+    "op.nccl.socket_oob": (
+        "NCCL's bootstrap and out-of-band traffic on {iface}, the interface every node has in"
+        " one subnet (not docker or loopback)",
+        "NCCL 的引导和带外流量走 {iface}，这是每个节点都有、位于同一子网的接口"
+        "（不是 docker 或回环接口）",
+    ),
+    "op.nccl.socket_data": (
+        "TCP sockets carry all of NCCL's data here: {iface}{speed} is the fastest interface"
+        " every node has in one subnet",
+        "这里 NCCL 的全部数据都走 TCP 套接字：{iface}{speed} 是每个节点都有、"
+        "位于同一子网的最快接口",
+    ),
+    "op.nccl.speed": (" ({gbps} Gb/s)", "（{gbps} Gb/s）"),
+    "op.nccl.debug": (
+        "warnings (a fallback to sockets, a failing HCA) reach the job's log without INFO noise",
+        "警告（退回套接字、HCA 故障）会进入作业日志，而没有 INFO 级别的噪声",
+    ),
 }
