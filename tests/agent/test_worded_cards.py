@@ -67,3 +67,22 @@ def test_the_terminal_words_a_tool_s_line_in_the_setting_s_language(
         lines[setting] = out.getvalue().strip()
     assert lines["en"] == f"<- plan: done ({done.call.summary})"
     assert lines["zh_CN"].startswith("<- plan: done (方案 ")
+
+
+def test_a_plan_where_nothing_fits_says_why_in_either_language(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    """The planner's "which filter left no offer" is said too: the tool card's line and the
+    rules brain's Chinese answer name it in Chinese, the model still reads the English."""
+    rt = make_runtime()
+    cid = rt.new_conversation()
+    english = rt.send(cid, "plan a LoRA fine-tune of a 7B model on 3 H100", Events())
+    [call] = [c for c in english.tool_calls if c.tool == "plan"]
+    assert call.summary is not None  # as the planner has always put it
+    assert "nothing fits (no offer has 3 GPUs with GPU H100; offered: 8" in call.summary
+    assert call.summary_said is not None
+    chinese = call.summary_said.in_language("zh")
+    assert "没有合适的（没有报价满足 3 张 GPU（且满足 GPU H100）；现有：8" in chinese
+
+    reply = rt.send(cid, "用3张H100做7B模型的LoRA微调", Events()).reply
+    assert "没有报价满足" in reply and "no offer has" not in reply

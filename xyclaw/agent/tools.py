@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from xyclaw import wording
 from xyclaw.agent.rules.texts import say
 from xyclaw.agent.types import Effect
 from xyclaw.errors import AgentError, UsageError, XyclawError
@@ -103,11 +104,7 @@ def state_said(obj: Any) -> Figure:
 
 def joined(items: list[Figure]) -> Figure:
     """``a, b, c`` in English, ``a、b、c`` in Chinese ("none" when empty)."""
-    if not items:
-        return said("agent.done.none")
-    if len(items) == 1:
-        return items[0]
-    return said("agent.done.list", first=items[0], rest=joined(items[1:]))
+    return wording.joined(items) if items else said("agent.done.none")
 
 
 def _named(name: str, obj: Any) -> Said:
@@ -276,6 +273,9 @@ def _plan(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutp
         "unmatched": getattr(result, "unmatched", None),
         "how_to_rent": "create_cluster with this plan_id and an option number",
     }
+    unmatched: Said | None = getattr(result, "unmatched_said", None)
+    if unmatched is not None:  # its figures, so that a brain words it in the request's language
+        body["unmatched_said"] = unmatched.to_json()
     if options:
         best = options[0]
         summary = said(
@@ -287,7 +287,7 @@ def _plan(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutp
             cost=money(best.get("cost_micro"), best.get("currency", "")),
         )
     else:
-        why = body["unmatched"] or said("agent.done.plan_see_rejected")
+        why = unmatched or body["unmatched"] or said("agent.done.plan_see_rejected")
         summary = said("agent.done.plan_nothing", plan=plan_id, why=why)
     plan = {"plan_id": plan_id, "options": options} if plan_id is not None else None
     return _output(body, summary, plan=plan)

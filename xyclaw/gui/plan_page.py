@@ -55,7 +55,7 @@ from xyclaw.files import write_private
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.theme import LIGHT, ChartTheme, theme_for
-from xyclaw.gui.formatting import error_text, fabric_text, message_language
+from xyclaw.gui.formatting import error_text, fabric_text, message_language, worded
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.plan_report import (
     FAMILY_COLORS,
@@ -835,9 +835,9 @@ class PlanPage(QWidget):
                 front=len(view.front),
             )  # fmt: skip
         else:
-            why = result.unmatched or self.tr("all {n} shapes break a limit").format(
-                n=result.considered
-            )
+            why = worded(result.unmatched_said or result.unmatched) or self.tr(
+                "all {n} shapes break a limit"
+            ).format(n=result.considered)
             head = self.tr("{plan}: nothing fits: {why}.").format(plan=plan, why=why)
         self.summary.setText(f"{head}<br><span>{request_text(request)}</span>")
         notes = list(view.outcome.notes)

@@ -43,6 +43,7 @@ from xyclaw.planner.memory import (
 from xyclaw.planner.request import PlanRequest, RequestError
 from xyclaw.planner.result import LazyList, PlanOption, PlanResult, RejectedOption
 from xyclaw.planner.rules import OptionFacts, explain
+from xyclaw.wording import Figure, Said, joined, said
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -88,7 +89,14 @@ def plan(request: PlanRequest, catalog: Catalog) -> PlanResult:
     table = catalog.table()
     rows, unmatched = _select(request, catalog, table)
     if rows.size == 0:
-        return PlanResult(request, [], [], considered=0, unmatched=unmatched)
+        return PlanResult(
+            request,
+            [],
+            [],
+            considered=0,
+            unmatched=None if unmatched is None else unmatched.english,
+            unmatched_said=unmatched,
+        )
     ev = _evaluate(request, table, rows)
     any_failed = np.zeros(rows.shape[0], dtype=bool)
     for mask in ev.failed.values():
@@ -128,7 +136,7 @@ def plan(request: PlanRequest, catalog: Catalog) -> PlanResult:
 
 def _select(
     request: PlanRequest, catalog: Catalog, table: OfferTable
-) -> tuple[IntArray, str | None]:
+) -> tuple[IntArray, Said | None]:
     """Rows passing the filters, or none and a sentence naming the filter that emptied them."""
     if request.gpu is not None and not catalog.has_gpu(request.gpu):
         known = ", ".join(g.name for g in catalog.gpus)
@@ -145,22 +153,31 @@ def _select(
     def codes(names: tuple[str, ...], wanted: Callable[[str], bool]) -> IntArray:
         return np.asarray([i for i, n in enumerate(names) if wanted(n)], dtype=np.int64)
 
-    filters: list[tuple[str, BoolArray, Callable[[IntArray], list[str]]]] = []
+    filters: list[tuple[Said, BoolArray, Callable[[IntArray], list[str]]]] = []
     if request.gpu is not None:
         gpu = request.gpu
         wanted = codes(tuple(m.name for m in table.gpu_models), lambda n: n == gpu)
-        filters.append((f"GPU {gpu}", np.isin(table.gpu, wanted), _describe(table, "gpu")))
+        label = said("common.filter.gpu", gpu=gpu)
+        filters.append((label, np.isin(table.gpu, wanted), _describe(table, "gpu")))
     if request.region is not None:
         region = request.region
         wanted = codes(table.regions, lambda n: same_name(n, region))
         filters.append(
-            (f"region {region}", np.isin(table.region, wanted), _describe(table, "region"))
+            (
+                said("common.filter.region", region=region),
+                np.isin(table.region, wanted),
+                _describe(table, "region"),
+            )
         )
     if request.provider is not None:
         provider = request.provider
         wanted = codes(table.providers, lambda n: same_name(n, provider))
         filters.append(
-            (f"provider {provider}", np.isin(table.provider, wanted), _describe(table, "provider"))
+            (
+                said("common.filter.provider", provider=provider),
+                np.isin(table.provider, wanted),
+                _describe(table, "provider"),
+            )
         )
     if request.fabric is not None:
         fabric = request.fabric
@@ -168,15 +185,19 @@ def _select(
             [i for i, f in enumerate(table.fabrics) if matches(f, fabric)], dtype=np.int64
         )
         filters.append(
-            (f"fabric {fabric}", np.isin(table.fabric, wanted), _describe(table, "fabric"))
+            (
+                said("common.filter.fabric", fabric=fabric),
+                np.isin(table.fabric, wanted),
+                _describe(table, "fabric"),
+            )
         )
     upper = request.gpus_max if request.gpus_max is not None else np.iinfo(np.int64).max
     count_label = (
-        f"{request.gpus_min}+ GPUs"
+        said("common.filter.gpus_at_least", n=request.gpus_min)
         if request.gpus_max is None
-        else f"{request.gpus_min} GPUs"
+        else said("common.filter.gpus", n=request.gpus_min)
         if request.gpus_min == request.gpus_max
-        else f"{request.gpus_min}-{request.gpus_max} GPUs"
+        else said("common.filter.gpus_between", low=request.gpus_min, high=request.gpus_max)
     )
     filters.append(
         (
@@ -186,14 +207,14 @@ def _select(
         )
     )
     mask = np.ones(len(table), dtype=bool)
-    applied: list[str] = []
+    applied: list[Figure] = []
     for label, condition, describe in filters:
         narrowed = mask & condition
         if not narrowed.any():
-            before = f" with {', '.join(applied)}" if applied else ""
+            before = said("common.unmatched_with", applied=joined(applied)) if applied else ""
             offered = describe(np.flatnonzero(mask))
-            return np.zeros(0, dtype=np.int64), (
-                f"no offer has {label}{before}; offered: {', '.join(offered)}"
+            return np.zeros(0, dtype=np.int64), said(
+                "common.unmatched", label=label, before=before, offered=", ".join(offered)
             )
         mask = narrowed
         applied.append(label)

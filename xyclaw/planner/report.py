@@ -107,7 +107,8 @@ def render(result: PlanResult, *, limit: int | None = 10, language: str = "en") 
     """The text the ``xyclaw plan`` command prints, in ``language`` ("en" or "zh")."""
     lines = [text(language, "plan_for", what=describe_request(result.request))]
     if result.unmatched:
-        lines.append(text(language, "plan_nothing_fits", why=result.unmatched))
+        why = result.unmatched_said.in_language(language) if result.unmatched_said else None
+        lines.append(text(language, "plan_nothing_fits", why=why or result.unmatched))
         return lines
     shown = len(result.options) if limit is None else min(limit, len(result.options))
     if result.options:

@@ -12,6 +12,7 @@ import numpy.typing as npt
 from xyclaw.catalog.models import GIB
 from xyclaw.catalog.money import to_display
 from xyclaw.planner.request import PlanRequest
+from xyclaw.wording import Said
 
 T = TypeVar("T")
 Reason = tuple[str, str]
@@ -195,6 +196,7 @@ class PlanResult:
         *,
         considered: int,
         unmatched: str | None = None,
+        unmatched_said: Said | None = None,
         option_costs: npt.NDArray[np.float64] | None = None,
         option_seconds: npt.NDArray[np.float64] | None = None,
     ) -> None:
@@ -203,6 +205,7 @@ class PlanResult:
         self.rejected = rejected
         self.considered = considered
         self.unmatched = unmatched
+        self.unmatched_said = unmatched_said  # the same, as said (worded in any language)
         self._costs = option_costs
         self._seconds = option_seconds
 

@@ -102,6 +102,15 @@ def worded(message: Said | str | None, language: str) -> str:
     return message
 
 
+def joined(items: list[Figure]) -> Figure:
+    """``a, b, c`` in English, ``a、b、c`` in Chinese (one item: itself; none: "")."""
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return said("common.list", first=items[0], rest=joined(items[1:]))
+
+
 def fields_of(template: str) -> set[str]:
     """The figure names a template uses (for the catalogue's own check)."""
     parsed = string.Formatter().parse(template)

@@ -121,7 +121,6 @@ DONE: dict[str, tuple[str, str]] = {
     "agent.rent_option": ("Rent option {option} of plan {plan}", "租用方案 {plan} 的选项 {option}"),
     # a name and its state in a list, and the list itself ("a (ready), b (released)")
     "agent.done.named_state": ("{name} ({state})", "{name}（{state}）"),
-    "agent.done.list": ("{first}, {rest}", "{first}、{rest}"),
     # why a call did not run (the tool card's line)
     "agent.not_run.rejected_by_user": ("rejected by user", "你已拒绝"),
     "agent.not_run.rejected_by": ("rejected by {by}", "已拒绝（{by}）"),

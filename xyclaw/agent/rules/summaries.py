@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from xyclaw.agent.rules.texts import pick, reason_text
+from xyclaw.wording import Said
 
 MAX_ROWS = 10
 MAX_LOG_LINES = 40
@@ -28,7 +29,6 @@ def _state(language: str, value: Any) -> Any:
     """A cluster's, node's or job's state as a reply names it: in Chinese in a Chinese one."""
     if language != "zh" or not isinstance(value, str):
         return value
-    from xyclaw.wording import Said
     from xyclaw.wording.catalogue import CATALOGUE
 
     key = f"agent.state.{value}"
@@ -149,7 +149,8 @@ def _plan(data: Any, language: str) -> str:
         en, zh = _TASKS.get(str(request.get("task")), (str(request.get("task")), ""))
         what = pick(language, en, zh or en) + " " + _size(request.get("model_size"))
     if not options:
-        why = data.get("unmatched")
+        said = Said.from_json(data.get("unmatched_said"))
+        why = said.in_language(language) if said is not None else data.get("unmatched")
         rejected = [r for r in data.get("rejected") or [] if isinstance(r, Mapping)]
         reasons = (
             [why]
