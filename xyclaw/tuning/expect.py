@@ -11,11 +11,12 @@ far less. The healthy fractions below sit at the low end of those ranges.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xyclaw.catalog import Catalog, GpuModel, parse_fabric
 from xyclaw.errors import XyclawError
+from xyclaw.wording import Said, said
 
 PCIE_GBS = 32.0  # PCIe 4.0 x16, one direction
 HEALTHY = {"rdma": 0.80, "socket": 0.60, "nvlink": 0.70, "pcie": 0.30}
@@ -31,6 +32,7 @@ class Expectation:
     path: str
     basis: str
     assumptions: tuple[str, ...] = ()
+    basis_said: Said | None = field(default=None, compare=False)  # the basis's wording
 
     @property
     def healthy_busbw(self) -> float:
@@ -73,20 +75,16 @@ def _intra(gpu: GpuModel | None, gpus_per_node: int) -> Expectation | None:
         return None
     if gpu.has_nvlink and gpu.nvlink_gbs > 0:
         link = gpu.nvlink_gbs / 2
-        return Expectation(
-            link,
-            HEALTHY["nvlink"],
-            "nvlink",
-            f"{gpus_per_node}x {gpu.name} over NVLink: {gpu.nvlink_gbs:g} GB/s per GPU both ways "
-            f"= {link:g} GB/s one way",
+        basis = said(
+            "op.expect.nvlink",
+            n=gpus_per_node,
+            gpu=gpu.name,
+            per_gpu=f"{gpu.nvlink_gbs:g}",
+            link=f"{link:g}",
         )
-    return Expectation(
-        PCIE_GBS,
-        HEALTHY["pcie"],
-        "pcie",
-        f"{gpus_per_node}x {gpu.name} over PCIe (no NVLink): {PCIE_GBS:g} GB/s one way "
-        "(PCIe 4.0 x16)",
-    )
+        return Expectation(link, HEALTHY["nvlink"], "nvlink", str(basis), basis_said=basis)
+    basis = said("op.expect.pcie", n=gpus_per_node, gpu=gpu.name, gbs=f"{PCIE_GBS:g}")
+    return Expectation(PCIE_GBS, HEALTHY["pcie"], "pcie", str(basis), basis_said=basis)
 
 
 def expect(
@@ -127,30 +125,40 @@ def expect(
             assumptions.append(f"{count} NICs per node assumed (one per GPU)")
         used = max(1, min(count, gpus_per_node))
         kind = {"ib": "InfiniBand", "roce": "RoCE"}.get(family or "", "RDMA")
+        basis = said(
+            "op.expect.rdma", used=used, rate=f"{rate:g}", kind=kind, gbs=f"{used * rate / 8.0:g}"
+        )
         net = Expectation(
             used * rate / 8.0,
             HEALTHY["rdma"],
             "rdma",
-            f"{used} x {rate:g} Gb/s {kind} NIC(s) per node = {used * rate / 8.0:g} GB/s",
+            str(basis),
             tuple(assumptions),
+            basis_said=basis,
         )
     else:
         speed = socket_speed_mbps / 1000.0 if socket_speed_mbps else rate
         if speed is None:
             return intra
+        basis = said("op.expect.socket", speed=f"{speed:g}", gbs=f"{speed / 8.0:g}")
         net = Expectation(
             speed / 8.0,
             HEALTHY["socket"],
             "socket",
-            f"TCP sockets over a {speed:g} Gb/s interface = {speed / 8.0:g} GB/s",
+            str(basis),
             tuple(assumptions),
+            basis_said=basis,
         )
     if intra is not None and intra.healthy_busbw < net.healthy_busbw:
+        basis = said(
+            "op.expect.below", basis=intra.basis_said or intra.basis, gbs=f"{net.busbw_gbs:g}"
+        )
         return Expectation(
             intra.busbw_gbs,
             intra.healthy_fraction,
             intra.path,
-            intra.basis + f" (below the network's {net.busbw_gbs:g} GB/s)",
+            str(basis),
             tuple(assumptions),
+            basis_said=basis,
         )
     return net

@@ -533,7 +533,7 @@ class TuningService:
         p.update(said("op.tune.recommended", settings=settings), 0.14)
         expectation = self.expectation(report, cluster)
         if expectation is not None:
-            p.update(said("op.tune.expected", basis=expectation.basis))
+            p.update(said("op.tune.expected", basis=expectation.basis_said or expectation.basis))
         current = self.records.applied_settings(cluster.id)
         current_env = current.env() if current is not None else {}
         label = "as it is" if current is None else "current settings"

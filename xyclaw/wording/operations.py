@@ -505,4 +505,25 @@ TEXTS: dict[str, tuple[str, str]] = {
         "warnings (a fallback to sockets, a failing HCA) reach the job's log without INFO noise",
         "警告（退回套接字、HCA 故障）会进入作业日志，而没有 INFO 级别的噪声",
     ),
+    # What a healthy all-reduce reaches on this shape (the tune's expectation).
+    "op.expect.nvlink": (
+        "{n}x {gpu} over NVLink: {per_gpu} GB/s per GPU both ways = {link} GB/s one way",
+        "{n}x {gpu} 走 NVLink：每块 GPU 双向 {per_gpu} GB/s = 单向 {link} GB/s",
+    ),
+    "op.expect.pcie": (
+        "{n}x {gpu} over PCIe (no NVLink): {gbs} GB/s one way (PCIe 4.0 x16)",
+        "{n}x {gpu} 走 PCIe（没有 NVLink）：单向 {gbs} GB/s（PCIe 4.0 x16）",
+    ),
+    "op.expect.rdma": (
+        "{used} x {rate} Gb/s {kind} NIC(s) per node = {gbs} GB/s",
+        "每节点 {used} x {rate} Gb/s {kind} 网卡 = {gbs} GB/s",
+    ),
+    "op.expect.socket": (
+        "TCP sockets over a {speed} Gb/s interface = {gbs} GB/s",
+        "TCP 套接字走 {speed} Gb/s 接口 = {gbs} GB/s",
+    ),
+    "op.expect.below": (
+        "{basis} (below the network's {gbs} GB/s)",
+        "{basis}（低于网络的 {gbs} GB/s）",
+    ),
 }
