@@ -3470,6 +3470,10 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>任意网络</translation>
     </message>
     <message>
+        <source>{value} is not an amount above zero; write a number such as 500 or 500 CNY</source>
+        <translation>{value} 不是大于零的金额；请写一个数，例如 500 或 500 CNY</translation>
+    </message>
+    <message>
         <source>no provider is set up to rent from</source>
         <translation>还没有可以租用的供应商</translation>
     </message>

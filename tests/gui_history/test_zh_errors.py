@@ -22,7 +22,13 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.gui_history.test_settings_page import _Models
-from tests.support.zh_words import WORD, assert_no_english, english_words, visible_texts
+from tests.support.zh_words import (
+    WORD,
+    assert_no_english,
+    catalogue_words,
+    english_words,
+    visible_texts,
+)
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import build_engine
@@ -285,3 +291,32 @@ def test_in_chinese_settings_tests_and_refusals_say_what_is_wrong_without_englis
     assert page.data_error.text() == (
         f"{target} already exists\nchoose a new file name, or remove the old one"
     )
+
+
+def test_in_chinese_the_rent_dialog_refuses_a_budget_in_chinese(
+    window: MainWindowController, qtbot: QtBot
+) -> None:
+    from xyclaw.gui.clusters_page import ClustersPage
+
+    window.show_page("clusters")
+    page = window.page_widgets["clusters"]
+    assert isinstance(page, ClustersPage)
+    page._show_rent_dialog(["sim"])
+    qtbot.waitUntil(lambda: page.rent_dialog is not None, timeout=5_000)
+    dialog = page.rent_dialog
+    assert dialog is not None
+    dialog.budget.setText("lots")
+    assert dialog.request() is None
+    assert dialog.budget_error.text().startswith("'lots' 不是大于零的金额")
+    names = catalogue_words() | {"lots", "sim", "ssh", "llama", "none"}  # GPUs, places, fabrics
+    assert_no_english(dialog.dialog, names, "the Rent dialog")
+    dialog.dialog.reject()
+    i18n.install("en")
+    page._show_rent_dialog(["sim"])
+    qtbot.waitUntil(lambda: page.rent_dialog is not dialog, timeout=5_000)
+    again = page.rent_dialog
+    assert again is not None
+    again.budget.setText("lots")
+    assert again.request() is None
+    assert "'lots' is not an amount above zero" in again.budget_error.text()
+    again.dialog.reject()

@@ -360,8 +360,14 @@ class RentDialog:
         if text:
             try:
                 budget, _currency = parse_budget(text)
-            except ValueError as exc:
-                self.budget_error.setText(str(exc))
+            except ValueError:
+                self.budget_error.setText(
+                    QCoreApplication.translate(
+                        "RentDialog",
+                        "{value} is not an amount above zero; write a number such as 500 or "
+                        "500 CNY",
+                    ).format(value=repr(text))
+                )
                 self.budget_error.show()
                 return None
         provider = self.provider.currentData()

@@ -404,7 +404,7 @@ class Tour(QObject):
         self._with_runtime(runtime)
 
     def _failed_to_start(self, error: ErrorInfo) -> None:
-        self._set("failed", str(error), None)
+        self._set("failed", error.text(), None)
 
     def _with_runtime(self, runtime: Any) -> None:
         self.worker.submit(

@@ -14,6 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
@@ -262,7 +263,7 @@ class ChatPage(QWidget):
         self.delete_button.setEnabled(has and not self.busy)
 
     def _show_error(self, error: ErrorInfo | str) -> None:
-        text = str(error)
+        text = error.text() if isinstance(error, ErrorInfo) else error
         self.error.setText(text.replace("\n", " — "))
         self.error.setVisible(bool(text))
 
@@ -881,7 +882,7 @@ class ChatPage(QWidget):
             if turn.stopped:
                 self._add(NoticeBlock("", words=lambda: i18n.translate("ChatPage", "Stopped.")))
             else:
-                self._add(NoticeBlock(str(error).replace("\n", " — "), "error"))
+                self._add(NoticeBlock("", "error", words=partial(error.text, " — ")))
         self.reload_conversations()
         self.turn_finished.emit(error)
 
