@@ -469,11 +469,11 @@ class TuningService:
                 None,
                 len(runs),
                 (
-                    Cause(
+                    Cause.of(
                         "test_failed",
-                        "nccl-tests did not complete",
+                        said("op.cause.test_failed"),
                         failure or "",
-                        "run it by hand on the first node with NCCL_DEBUG=INFO",
+                        said("op.cause.test_failed.fix"),
                     ),
                 ),
             )
@@ -482,7 +482,12 @@ class TuningService:
         )
         for cause in verdict.causes:
             progress.update(
-                said("op.tune.cause", label=label_said, title=cause.title, detail=cause.detail)
+                said(
+                    "op.tune.cause",
+                    label=label_said,
+                    title=cause.title_said or cause.title,
+                    detail=cause.detail_said or cause.detail,
+                )
             )
         return Measurement(label, dict(env), effective, tuple(runs), verdict)
 

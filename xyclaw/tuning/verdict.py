@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xyclaw.parsers.nccltests import NcclTestRun
@@ -38,6 +38,23 @@ class Cause:
     title: str
     detail: str
     fix: str
+    # the wording of title, detail and fix, for a view in another language (not stored)
+    title_said: Said | None = field(default=None, compare=False)
+    detail_said: Said | None = field(default=None, compare=False)
+    fix_said: Said | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, code: str, title: Said, detail: Said | str, fix: Said | str) -> Cause:
+        """A cause from its wording (the English forms are its text)."""
+        return cls(
+            code,
+            str(title),
+            str(detail),
+            str(fix),
+            title,
+            detail if isinstance(detail, Said) else None,
+            fix if isinstance(fix, Said) else None,
+        )
 
     def to_json(self) -> dict[str, str]:
         return {"code": self.code, "title": self.title, "detail": self.detail, "fix": self.fix}
@@ -145,21 +162,21 @@ def _cause_fallback_reasons(
     causes: list[Cause] = []
     if env.get("NCCL_IB_DISABLE", "0") not in ("0", ""):
         causes.append(
-            Cause(
+            Cause.of(
                 "ib_disabled",
-                "InfiniBand verbs are switched off",
-                f"NCCL_IB_DISABLE={env['NCCL_IB_DISABLE']} in the environment",
-                "unset it or set NCCL_IB_DISABLE=0",
+                said("op.cause.ib_disabled"),
+                said("op.cause.ib_disabled.detail", value=env["NCCL_IB_DISABLE"]),
+                said("op.cause.ib_disabled.fix"),
             )
         )
     hcas = list(report.summary.hcas) if report is not None else []
     if "NCCL_IB_HCA" in env and hcas and not match_list(env["NCCL_IB_HCA"], hcas):
         causes.append(
-            Cause(
+            Cause.of(
                 "wrong_hca",
-                "NCCL_IB_HCA names no HCA these nodes have",
-                f"NCCL_IB_HCA={env['NCCL_IB_HCA']}, but the active HCAs are {', '.join(hcas)}",
-                "set NCCL_IB_HCA==" + ",".join(hcas),
+                said("op.cause.hca_none"),
+                said("op.cause.hca_none.detail", value=env["NCCL_IB_HCA"], hcas=", ".join(hcas)),
+                said("op.cause.set", setting="NCCL_IB_HCA==" + ",".join(hcas)),
             )
         )
     warned = [m.group(1) for r in runs for w in r.net.warnings if (m := _NO_GID_RE.search(w))]
@@ -169,28 +186,28 @@ def _cause_fallback_reasons(
     if (gid is not None and roce and good is not None and gid != str(good)) or warned:
         shown = gid if gid is not None else warned[0]
         causes.append(
-            Cause(
+            Cause.of(
                 "wrong_gid_index",
-                "wrong RoCE GID index",
-                f"NCCL_IB_GID_INDEX={shown}"
-                + (
-                    f", but RoCE v2 on IPv4 is GID {good} on these ports"
-                    if good is not None
-                    else ""
-                )
-                + ("; NCCL ignored every HCA for it" if warned else ""),
-                f"set NCCL_IB_GID_INDEX={good}"
+                said("op.cause.gid"),
+                said(
+                    "op.cause.gid.detail",
+                    value=shown,
+                    good=said("op.cause.gid.good", good=good) if good is not None else "",
+                    ignored=said("op.cause.gid.ignored") if warned else "",
+                ),
+                said("op.cause.set", setting=f"NCCL_IB_GID_INDEX={good}")
                 if good is not None
-                else "find the RoCE v2 GID with show_gids and set NCCL_IB_GID_INDEX to it",
+                else said("op.cause.gid.find"),
             )
         )
     if report is not None and report.summary.transport in ("ib", "roce") and not hcas:
         causes.append(
-            Cause(
+            Cause.of(
                 "no_active_hca",
-                "no HCA port is active on every node",
-                "; ".join(f for f in report.summary.findings if "port" in f) or "ibstat shows none",
-                "check cables and the subnet manager (ibstat: State Active, LinkUp)",
+                said("op.cause.no_active_hca"),
+                "; ".join(f for f in report.summary.findings if "port" in f)
+                or said("op.cause.no_active_hca.detail"),
+                said("op.cause.no_active_hca.fix"),
             )
         )
     return causes
@@ -232,11 +249,11 @@ def judge(
             transport,
             len(runs),
             (
-                Cause(
+                Cause.of(
                     "no_results",
-                    "the test printed no result rows",
-                    "; ".join(errors) or "the output ends before the first message size",
-                    "run it by hand with NCCL_DEBUG=INFO and read the first error",
+                    said("op.cause.no_results"),
+                    "; ".join(errors) or said("op.cause.no_results.detail"),
+                    said("op.cause.no_results.fix"),
                 ),
             ),
         )
@@ -259,14 +276,14 @@ def judge(
             (f"{d.name}" for r in runs for d in r.net.devices if d.link == "Socket"), None
         )
         causes.append(
-            Cause(
+            Cause.of(
                 "socket_fallback",
-                "NCCL fell back to TCP sockets",
-                "NCCL INFO says NET/Socket"
-                + (f" (over {socket_line})" if socket_line else "")
-                + ": the HCAs carried nothing",
-                "NCCL_DEBUG=INFO prints why NET/IB found no device; check NCCL_IB_HCA, "
-                "NCCL_IB_GID_INDEX (RoCE) and NCCL_IB_DISABLE",
+                said("op.cause.socket_fallback"),
+                said(
+                    "op.cause.socket_fallback.detail",
+                    over=said("op.cause.over", what=socket_line) if socket_line else "",
+                ),
+                said("op.cause.socket_fallback.fix"),
             )
         )
         causes += _cause_fallback_reasons(env, report, runs)
@@ -278,23 +295,31 @@ def judge(
         used = _used_devices(runs)
         if hcas and used and len(used & set(hcas)) < len(hcas):
             causes.append(
-                Cause(
+                Cause.of(
                     "wrong_hca",
-                    "NCCL used fewer HCAs than the nodes have",
-                    f"NCCL used {', '.join(sorted(used))} of {', '.join(hcas)}",
-                    "set NCCL_IB_HCA==" + ",".join(hcas),
+                    said("op.cause.hca_fewer"),
+                    said(
+                        "op.cause.hca_fewer.detail",
+                        used=", ".join(sorted(used)),
+                        hcas=", ".join(hcas),
+                    ),
+                    said("op.cause.set", setting="NCCL_IB_HCA==" + ",".join(hcas)),
                 )
             )
         elif hcas and "NCCL_IB_HCA" in env and not used:
             chosen = match_list(env["NCCL_IB_HCA"], hcas)
             if 0 < len(chosen) < len(hcas):
                 causes.append(
-                    Cause(
+                    Cause.of(
                         "wrong_hca",
-                        "NCCL_IB_HCA leaves HCAs out",
-                        f"NCCL_IB_HCA={env['NCCL_IB_HCA']} selects {', '.join(chosen)} of "
-                        f"{', '.join(hcas)}",
-                        "set NCCL_IB_HCA==" + ",".join(hcas),
+                        said("op.cause.hca_left_out"),
+                        said(
+                            "op.cause.hca_left_out.detail",
+                            value=env["NCCL_IB_HCA"],
+                            chosen=", ".join(chosen),
+                            hcas=", ".join(hcas),
+                        ),
+                        said("op.cause.set", setting="NCCL_IB_HCA==" + ",".join(hcas)),
                     )
                 )
     if rdma_expected and multi_node and not fallback:
@@ -303,25 +328,27 @@ def judge(
         peermem_off = report is not None and report.summary.peermem is False
         if gdr_level in ("LOC", "0") or env.get("NCCL_NET_GDR_DISABLE") == "1" or gdr_seen_off:
             causes.append(
-                Cause(
+                Cause.of(
                     "gdr_off",
-                    "GPUDirect RDMA is off",
-                    (
-                        f"NCCL_NET_GDR_LEVEL={env['NCCL_NET_GDR_LEVEL']}"
-                        if gdr_level in ("LOC", "0")
-                        else "NCCL's channels run over NET/IB without GDRDMA"
-                    )
-                    + ": data bounces through host memory",
-                    "set NCCL_NET_GDR_LEVEL=PXB (or PHB) and load nvidia_peermem",
+                    said("op.cause.gdr_off"),
+                    said(
+                        "op.cause.gdr_off.detail",
+                        why=(
+                            f"NCCL_NET_GDR_LEVEL={env['NCCL_NET_GDR_LEVEL']}"
+                            if gdr_level in ("LOC", "0")
+                            else said("op.cause.gdr_off.channels")
+                        ),
+                    ),
+                    said("op.cause.gdr_off.fix"),
                 )
             )
         elif peermem_off:
             causes.append(
-                Cause(
+                Cause.of(
                     "gdr_off",
-                    "GPUDirect RDMA may be off",
-                    "nvidia_peermem is not loaded on every node",
-                    "run `modprobe nvidia_peermem` on every node",
+                    said("op.cause.gdr_maybe_off"),
+                    said("op.cause.gdr_maybe_off.detail"),
+                    said("op.cause.gdr_maybe_off.fix"),
                 )
             )
     roce = (report is not None and report.summary.transport == "roce") or transport == "roce"
@@ -335,27 +362,26 @@ def judge(
         if roce:
             tc = env.get("NCCL_IB_TC")
             causes.append(
-                Cause(
+                Cause.of(
                     "pfc_ecn_jitter",
-                    "RoCE without PFC/ECN: bus bandwidth jitters between runs",
-                    f"large messages varied by {jitter:.1%} between {len(with_rows)} runs "
-                    f"(healthy fabrics stay under {JITTER_LIMIT:.1%})"
-                    + (
-                        f"; NCCL_IB_TC={tc}"
-                        if tc
-                        else "; no NCCL_IB_TC is set, so RoCE rides the lossy default class"
+                    said("op.cause.pfc_ecn_jitter"),
+                    said(
+                        "op.cause.pfc_ecn_jitter.detail",
+                        jitter=f"{jitter:.1%}",
+                        runs=len(with_rows),
+                        limit=f"{JITTER_LIMIT:.1%}",
+                        tc=f"; NCCL_IB_TC={tc}" if tc else said("op.cause.no_tc"),
                     ),
-                    "set NCCL_IB_TC to the lossless class (e.g. 106) and check PFC/ECN on the "
-                    "switches",
+                    said("op.cause.pfc_ecn_jitter.fix"),
                 )
             )
         else:
             causes.append(
-                Cause(
+                Cause.of(
                     "jitter",
-                    "bus bandwidth jitters between runs",
-                    f"large messages varied by {jitter:.1%} between {len(with_rows)} runs",
-                    "look for other jobs on the nodes or the fabric, and for congestion",
+                    said("op.cause.jitter"),
+                    said("op.cause.jitter.detail", jitter=f"{jitter:.1%}", runs=len(with_rows)),
+                    said("op.cause.jitter.fix"),
                 )
             )
     if report is not None and multi_node and rdma_expected:
@@ -363,30 +389,30 @@ def judge(
         slow = [f for f in report.summary.findings if f.startswith("ports below")]
         if down:
             causes.append(
-                Cause(
+                Cause.of(
                     "port_down",
-                    "HCA ports are down",
+                    said("op.cause.port_down"),
                     "; ".join(down[:4]),
-                    "reseat or replace the cable; ask the provider",
+                    said("op.cause.port_down.fix"),
                 )
             )
         if slow:
             causes.append(
-                Cause(
+                Cause.of(
                     "link_rate_low",
-                    "ports run below the fabric's rate",
+                    said("op.cause.link_rate_low"),
                     slow[0],
-                    "check cables and transceivers; ask the provider",
+                    said("op.cause.link_rate_low.fix"),
                 )
             )
     if any(r.validation_failed for r in runs):
         causes.insert(
             0,
-            Cause(
+            Cause.of(
                 "wrong_results",
-                "the test found wrong values",
-                "#wrong is not zero or out-of-bounds values were reported",
-                "do not trust this cluster for training until a rerun passes; drain the node",
+                said("op.cause.wrong_results"),
+                said("op.cause.wrong_results.detail"),
+                said("op.cause.wrong_results.fix"),
             ),
         )
     if any(r.truncated for r in runs):
@@ -419,12 +445,17 @@ def judge(
         )
     if status == LOW and not causes:
         causes.append(
-            Cause(
+            Cause.of(
                 "unexplained",
-                "slower than the fabric allows, for no reason the tests can see",
-                f"{peak:.1f} GB/s against {expectation.busbw_gbs:.1f} GB/s" if expectation else "",
-                "rerun with NCCL_ALGO=RING to measure the network alone; check for other jobs "
-                "on the nodes and for errors in the HCA counters",
+                said("op.cause.unexplained"),
+                said(
+                    "op.cause.unexplained.detail",
+                    peak=f"{peak:.1f}",
+                    expected=f"{expectation.busbw_gbs:.1f}",
+                )
+                if expectation
+                else "",
+                said("op.cause.unexplained.fix"),
             )
         )
     if status == HEALTHY:

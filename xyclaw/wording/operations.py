@@ -526,4 +526,162 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{basis} (below the network's {gbs} GB/s)",
         "{basis}（低于网络的 {gbs} GB/s）",
     ),
+    # Likely causes of a slow or failed all-reduce: a title, what was seen, what to do.
+    "op.cause.set": ("set {setting}", "设置 {setting}"),
+    "op.cause.over": (" (over {what})", "（经由 {what}）"),
+    "op.cause.ib_disabled": ("InfiniBand verbs are switched off", "InfiniBand verbs 被关闭了"),
+    "op.cause.ib_disabled.detail": (
+        "NCCL_IB_DISABLE={value} in the environment",
+        "环境中有 NCCL_IB_DISABLE={value}",
+    ),
+    "op.cause.ib_disabled.fix": (
+        "unset it or set NCCL_IB_DISABLE=0",
+        "去掉它，或设置 NCCL_IB_DISABLE=0",
+    ),
+    "op.cause.hca_none": (
+        "NCCL_IB_HCA names no HCA these nodes have",
+        "NCCL_IB_HCA 指定的 HCA 这些节点都没有",
+    ),
+    "op.cause.hca_none.detail": (
+        "NCCL_IB_HCA={value}, but the active HCAs are {hcas}",
+        "NCCL_IB_HCA={value}，但活动的 HCA 是 {hcas}",
+    ),
+    "op.cause.gid": ("wrong RoCE GID index", "RoCE GID 索引不对"),
+    "op.cause.gid.detail": (
+        "NCCL_IB_GID_INDEX={value}{good}{ignored}",
+        "NCCL_IB_GID_INDEX={value}{good}{ignored}",
+    ),
+    "op.cause.gid.good": (
+        ", but RoCE v2 on IPv4 is GID {good} on these ports",
+        "，但这些端口上 IPv4 的 RoCE v2 是 GID {good}",
+    ),
+    "op.cause.gid.ignored": ("; NCCL ignored every HCA for it", "；NCCL 因此忽略了所有 HCA"),
+    "op.cause.gid.find": (
+        "find the RoCE v2 GID with show_gids and set NCCL_IB_GID_INDEX to it",
+        "用 show_gids 找到 RoCE v2 的 GID，并把 NCCL_IB_GID_INDEX 设为它",
+    ),
+    "op.cause.no_active_hca": (
+        "no HCA port is active on every node",
+        "没有在每个节点上都活动的 HCA 端口",
+    ),
+    "op.cause.no_active_hca.detail": ("ibstat shows none", "ibstat 一个也没显示"),
+    "op.cause.no_active_hca.fix": (
+        "check cables and the subnet manager (ibstat: State Active, LinkUp)",
+        "检查线缆和子网管理器（ibstat：State Active，LinkUp）",
+    ),
+    "op.cause.no_results": ("the test printed no result rows", "测试没有输出结果行"),
+    "op.cause.no_results.detail": (
+        "the output ends before the first message size",
+        "输出在第一个消息大小之前就结束了",
+    ),
+    "op.cause.no_results.fix": (
+        "run it by hand with NCCL_DEBUG=INFO and read the first error",
+        "用 NCCL_DEBUG=INFO 手动运行，看第一个错误",
+    ),
+    "op.cause.socket_fallback": ("NCCL fell back to TCP sockets", "NCCL 退回到了 TCP 套接字"),
+    "op.cause.socket_fallback.detail": (
+        "NCCL INFO says NET/Socket{over}: the HCAs carried nothing",
+        "NCCL INFO 显示 NET/Socket{over}：HCA 没有承载任何数据",
+    ),
+    "op.cause.socket_fallback.fix": (
+        "NCCL_DEBUG=INFO prints why NET/IB found no device; check NCCL_IB_HCA,"
+        " NCCL_IB_GID_INDEX (RoCE) and NCCL_IB_DISABLE",
+        "NCCL_DEBUG=INFO 会打印 NET/IB 为何找不到设备；检查 NCCL_IB_HCA、"
+        "NCCL_IB_GID_INDEX（RoCE）和 NCCL_IB_DISABLE",
+    ),
+    "op.cause.hca_fewer": (
+        "NCCL used fewer HCAs than the nodes have",
+        "NCCL 用的 HCA 比节点上的少",
+    ),
+    "op.cause.hca_fewer.detail": ("NCCL used {used} of {hcas}", "NCCL 只用了 {hcas} 中的 {used}"),
+    "op.cause.hca_left_out": ("NCCL_IB_HCA leaves HCAs out", "NCCL_IB_HCA 漏掉了部分 HCA"),
+    "op.cause.hca_left_out.detail": (
+        "NCCL_IB_HCA={value} selects {chosen} of {hcas}",
+        "NCCL_IB_HCA={value} 只选中了 {hcas} 中的 {chosen}",
+    ),
+    "op.cause.gdr_off": ("GPUDirect RDMA is off", "GPUDirect RDMA 已关闭"),
+    "op.cause.gdr_off.detail": (
+        "{why}: data bounces through host memory",
+        "{why}：数据要绕道主机内存",
+    ),
+    "op.cause.gdr_off.channels": (
+        "NCCL's channels run over NET/IB without GDRDMA",
+        "NCCL 的通道走 NET/IB，但没有 GDRDMA",
+    ),
+    "op.cause.gdr_off.fix": (
+        "set NCCL_NET_GDR_LEVEL=PXB (or PHB) and load nvidia_peermem",
+        "设置 NCCL_NET_GDR_LEVEL=PXB（或 PHB），并加载 nvidia_peermem",
+    ),
+    "op.cause.gdr_maybe_off": ("GPUDirect RDMA may be off", "GPUDirect RDMA 可能已关闭"),
+    "op.cause.gdr_maybe_off.detail": (
+        "nvidia_peermem is not loaded on every node",
+        "不是每个节点都加载了 nvidia_peermem",
+    ),
+    "op.cause.gdr_maybe_off.fix": (
+        "run `modprobe nvidia_peermem` on every node",
+        "在每个节点上运行 `modprobe nvidia_peermem`",
+    ),
+    "op.cause.pfc_ecn_jitter": (
+        "RoCE without PFC/ECN: bus bandwidth jitters between runs",
+        "RoCE 没有 PFC/ECN：各次运行之间总线带宽抖动",
+    ),
+    "op.cause.pfc_ecn_jitter.detail": (
+        "large messages varied by {jitter} between {runs} runs (healthy fabrics stay under"
+        " {limit}){tc}",
+        "大消息在 {runs} 次运行之间相差 {jitter}（健康的网络低于 {limit}）{tc}",
+    ),
+    "op.cause.no_tc": (
+        "; no NCCL_IB_TC is set, so RoCE rides the lossy default class",
+        "；没有设置 NCCL_IB_TC，RoCE 走的是会丢包的默认类别",
+    ),
+    "op.cause.pfc_ecn_jitter.fix": (
+        "set NCCL_IB_TC to the lossless class (e.g. 106) and check PFC/ECN on the switches",
+        "把 NCCL_IB_TC 设为无损类别（例如 106），并检查交换机上的 PFC/ECN",
+    ),
+    "op.cause.jitter": ("bus bandwidth jitters between runs", "各次运行之间总线带宽抖动"),
+    "op.cause.jitter.detail": (
+        "large messages varied by {jitter} between {runs} runs",
+        "大消息在 {runs} 次运行之间相差 {jitter}",
+    ),
+    "op.cause.jitter.fix": (
+        "look for other jobs on the nodes or the fabric, and for congestion",
+        "检查节点或网络上是否有别的作业，以及是否拥塞",
+    ),
+    "op.cause.port_down": ("HCA ports are down", "HCA 端口断开了"),
+    "op.cause.port_down.fix": (
+        "reseat or replace the cable; ask the provider",
+        "重新插好或更换线缆；请联系服务商",
+    ),
+    "op.cause.link_rate_low": ("ports run below the fabric's rate", "端口速率低于网络的标称速率"),
+    "op.cause.link_rate_low.fix": (
+        "check cables and transceivers; ask the provider",
+        "检查线缆和光模块；请联系服务商",
+    ),
+    "op.cause.wrong_results": ("the test found wrong values", "测试发现了错误的数值"),
+    "op.cause.wrong_results.detail": (
+        "#wrong is not zero or out-of-bounds values were reported",
+        "#wrong 不为零，或报告了越界的数值",
+    ),
+    "op.cause.wrong_results.fix": (
+        "do not trust this cluster for training until a rerun passes; drain the node",
+        "在重跑通过之前不要用这个集群训练；把该节点撤下",
+    ),
+    "op.cause.unexplained": (
+        "slower than the fabric allows, for no reason the tests can see",
+        "比网络应有的速度慢，但测试看不出原因",
+    ),
+    "op.cause.unexplained.detail": (
+        "{peak} GB/s against {expected} GB/s",
+        "{peak} GB/s，对比 {expected} GB/s",
+    ),
+    "op.cause.unexplained.fix": (
+        "rerun with NCCL_ALGO=RING to measure the network alone; check for other jobs on the"
+        " nodes and for errors in the HCA counters",
+        "用 NCCL_ALGO=RING 重跑以单独测量网络；检查节点上是否有别的作业，以及 HCA 计数器里的错误",
+    ),
+    "op.cause.test_failed": ("nccl-tests did not complete", "nccl-tests 没有完成"),
+    "op.cause.test_failed.fix": (
+        "run it by hand on the first node with NCCL_DEBUG=INFO",
+        "在第一个节点上用 NCCL_DEBUG=INFO 手动运行",
+    ),
 }
