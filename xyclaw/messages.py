@@ -45,14 +45,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "方案 {id}。租用其中一个选项：xyclaw up --plan {id} --option 1",
     ),
     # xyclaw up / down
-    "quote_line": (
-        "{gpus} x {gpu} ({nodes} x {per_node}) on {fabric} in {region} from {provider}: "
-        "{per_card} per card-hour, {per_hour} per hour, billed per second",
-        "{gpus} 张 {gpu}（{nodes} 台 × {per_node} 张），网络 {fabric}，地区 {region}，平台 "
-        "{provider}：每卡时 {per_card}，每小时 {per_hour}，按秒计费",
-    ),
-    "quote_total": ("; about {total} for {hours} h", "；{hours} 小时约 {total}"),
-    "quote_budget": ("; released at a budget of {budget}", "；花到预算 {budget} 时自动释放"),
     "up_question": ("Rent it? [y/N] ", "确认租用？[y/N] "),
     "up_nothing": ("nothing rented", "没有租用任何机器"),
     "up_needs_yes": (
@@ -91,6 +83,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "col_loss": ("loss", "loss"),
     "col_eta": ("eta", "预计剩余"),
     "no_jobs": ("no jobs", "没有作业"),
+    "job_rents": ("this job rents: {quote}", "这个作业要租用：{quote}"),
     "no_jobs_running": (
         "no jobs running (use --all for past ones)",
         "没有运行中的作业（--all 显示以前的）",

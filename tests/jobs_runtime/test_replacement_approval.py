@@ -17,6 +17,7 @@ from xyclaw.engine.quotes import QuoteError
 from xyclaw.events import ReplacementAsked
 from xyclaw.jobs.errors import LaunchNeedsApproval
 from xyclaw.records.jobs import JobRecord, JobState
+from xyclaw.store.event_log import said_of
 
 SPEC = """name: {name}
 resources: {{gpu: A800, nodes: 1, gpus_per_node: 8, provider: sim}}
@@ -104,6 +105,11 @@ def test_a_no_rents_nothing_and_the_job_ends_with_its_node_lost(
     assert len(world.provider.clusters()) == 1
     events = [e["message"] for e in world.engine.recent_events(50)]
     assert any("no replacement rented" in m and "you declined it" in m for m in events)
+    # and in Chinese, from the key and figures stored beside them (the ask names the quote)
+    worded = [said_of(e) for e in world.engine.recent_events(50) if e.get("job_id") == job.id]
+    chinese = [w.in_language("zh") for w in worded if w is not None]
+    assert any("没有为" in t and "租用替换节点（你拒绝了）" in t for t in chinese), chinese
+    assert any("等待你的批准" in t and "每卡时" in t and "按秒计费" in t for t in chinese), chinese
 
 
 def test_a_spec_that_allows_the_spend_rents_the_replacement_without_asking(
@@ -119,3 +125,6 @@ def test_a_spec_that_allows_the_spend_rents_the_replacement_without_asking(
     assert len(world.provider.clusters()) == 2
     events = [e["message"] for e in world.engine.recent_events(50)]
     assert any("renting a replacement" in m and "recovery.allow_spend" in m for m in events)
+    worded = [said_of(e) for e in world.engine.recent_events(50) if e.get("job_id") == job.id]
+    chinese = [w.in_language("zh") for w in worded if w is not None]
+    assert any("租用替换节点" in t and "每卡时" in t for t in chinese), chinese

@@ -659,7 +659,7 @@ def _replacement(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> T
         "quote": _quote_json(ask.quote),
         "note": "the job's recovery rents it and resumes the job",
     }
-    summary = said("agent.done.replacement", job=ask.job_id, quote=ask.quote.describe())
+    summary = said("agent.done.replacement", job=ask.job_id, quote=ask.quote.said())
     return _output(body, summary)
 
 

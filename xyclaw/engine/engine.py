@@ -1044,7 +1044,7 @@ class Engine:
                         "job.renting_replacement",
                         name=job.name,
                         nodes=names,
-                        quote=quote.describe(),
+                        quote=quote.said(),
                     ),
                     job_id=job.id,
                     cluster_id=cluster.id,
@@ -1093,7 +1093,7 @@ class Engine:
             self._events.record(
                 "job",
                 "warning",
-                said("job.replacement_waits", ask=ask.describe()),
+                said("job.replacement_waits", ask=ask.said()),
                 job_id=job.id,
                 cluster_id=cluster.id,
                 action=f"xyclaw logs {job.id} -f",

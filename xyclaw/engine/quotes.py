@@ -15,8 +15,7 @@ from typing import Any
 
 from xyclaw.catalog import Offer, format_amount
 from xyclaw.errors import UsageError
-from xyclaw.messages import text as say
-from xyclaw.wording import said
+from xyclaw.wording import Said, said
 
 
 class QuoteError(UsageError):
@@ -65,9 +64,12 @@ class RentQuote:
 
     def describe(self, language: str = "en") -> str:
         """One line for a confirmation prompt or an approval card, in ``language``."""
-        out = say(
-            language,
-            "quote_line",
+        return self.said().in_language(language)
+
+    def said(self) -> Said:
+        """:meth:`describe` as a key and figures, for a message that words it later."""
+        out = said(
+            "common.quote_line",
             gpus=self.gpu_count,
             gpu=self.gpu,
             nodes=self.nodes,
@@ -80,10 +82,11 @@ class RentQuote:
         )
         if self.estimated_total_micros is not None and self.hours is not None:
             total = format_amount(self.estimated_total_micros, self.currency)
-            out += say(language, "quote_total", total=total, hours=f"{self.hours:.1f}")
+            part = said("common.quote_total", total=total, hours=f"{self.hours:.1f}")
+            out = said("common.joined", first=out, rest=part)
         if self.budget_micros:
             budget = format_amount(self.budget_micros, self.currency)
-            out += say(language, "quote_budget", budget=budget)
+            out = said("common.joined", first=out, rest=said("common.quote_budget", budget=budget))
         return out
 
     def to_json(self) -> dict[str, Any]:

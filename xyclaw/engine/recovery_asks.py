@@ -18,6 +18,7 @@ from typing import Any
 
 from xyclaw.engine.quotes import QuoteError, RentQuote
 from xyclaw.errors import UsageError
+from xyclaw.wording import Said, said
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,18 @@ class ReplacementAsk:
         return self.quote.expires_at
 
     def describe(self) -> str:
-        return (
-            f"job {self.job_id} {self.job}: {', '.join(self.nodes)} of {self.cluster} is lost;"
-            f" a replacement rents {self.quote.describe()}"
+        return str(self.said())
+
+    def said(self) -> Said:
+        """:meth:`describe` as a key and figures (the job's event words it in a view's
+        language)."""
+        return said(
+            "job.replacement_ask",
+            id=self.job_id,
+            job=self.job,
+            nodes=", ".join(self.nodes),
+            cluster=self.cluster,
+            quote=self.quote.said(),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Words several areas share: states, and the plain words of lists."""
+"""Words several areas share: states, the plain words of lists, and a rental's quote (said
+by the operations, the jobs' replacements, the agents and the CLI)."""
 
 from __future__ import annotations
 
@@ -18,4 +19,13 @@ TEXTS: dict[str, tuple[str, str]] = {
     "common.filter.gpus_at_least": ("{n}+ GPUs", "至少 {n} 张 GPU"),
     "common.filter.gpus": ("{n} GPUs", "{n} 张 GPU"),
     "common.filter.gpus_between": ("{low}-{high} GPUs", "{low}-{high} 张 GPU"),
+    "common.joined": ("{first}{rest}", "{first}{rest}"),
+    "common.quote_line": (
+        "{gpus} x {gpu} ({nodes} x {per_node}) on {fabric} in {region} from {provider}: "
+        "{per_card} per card-hour, {per_hour} per hour, billed per second",
+        "{gpus} 张 {gpu}（{nodes} 台 × {per_node} 张），网络 {fabric}，地区 {region}，平台 "
+        "{provider}：每卡时 {per_card}，每小时 {per_hour}，按秒计费",
+    ),
+    "common.quote_total": ("; about {total} for {hours} h", "；{hours} 小时约 {total}"),
+    "common.quote_budget": ("; released at a budget of {budget}", "；花到预算 {budget} 时自动释放"),
 }

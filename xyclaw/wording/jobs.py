@@ -159,6 +159,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "job {name}: no replacement for {nodes}: {error}",
         "作业 {name}：{nodes} 没有替换节点：{error}",
     ),
+    "job.replacement_ask": (
+        "job {id} {job}: {nodes} of {cluster} is lost; a replacement rents {quote}",
+        "作业 {id} {job}：{cluster} 的 {nodes} 已丢失；替换节点将租用 {quote}",
+    ),
     "job.replacement_waits": (
         "{ask}; it waits for your approval (the spec does not allow the spend:"
         " recovery.allow_spend)",

@@ -140,7 +140,7 @@ def _start(args: argparse.Namespace, ctx: CliContext, *, service: bool) -> JobRe
         return follow(engine, lambda: run(spec, cluster=args.cluster), language=ctx.language)
     except LaunchNeedsApproval as exc:
         quote = exc.quote
-    ctx.warn(f"this job rents: {quote.describe()}")
+    ctx.warn(ctx.text("job_rents", quote=quote.describe(ctx.language)))
     if not args.yes:
         if not sys.stdin.isatty():
             raise UsageError("renting costs money: confirm with --yes when not at a terminal")
@@ -327,7 +327,7 @@ def _answer_replacement(ctx: CliContext, engine: Engine, job_id: int) -> None:
     for ask in engine.replacement_asks():
         if ask.job_id != job_id:
             continue
-        ctx.warn(ask.describe())
+        ctx.warn(ask.said().in_language(ctx.language))
         if not sys.stdin.isatty():
             engine.decline_replacement(str(job_id))
             ctx.warn(
