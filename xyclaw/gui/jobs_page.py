@@ -179,7 +179,9 @@ class JobsPage(QWidget):
         self.launch_flow.launched.connect(self._launched)
         self.launch_flow.failed.connect(self.show_error)
         self.launch_flow.problem.connect(self._spec_problem)
-        self.launch_flow.cancelled.connect(lambda: self._say(self.tr("Nothing was launched.")))
+        self.launch_flow.cancelled.connect(
+            lambda: self._say(lambda: self.tr("Nothing was launched."))
+        )
 
         # head
         self.title = QLabel()
@@ -207,7 +209,7 @@ class JobsPage(QWidget):
         self.notice = QLabel()
         self.notice.setObjectName("jobsNotice")
         self.notice.setProperty("role", "muted")
-        self.notice.setProperty("data", True)
+        self._notice_words: Callable[[], str] | None = None  # worded again on a change
         self.notice.setWordWrap(True)
 
         # list
@@ -530,6 +532,8 @@ class JobsPage(QWidget):
         self._fill_table()
         if self.shown_error is not None:
             self.error.setText(error_text(self.shown_error))
+        if self._notice_words is not None:
+            self.notice.setText(self._notice_words())
         if self.detail is not None:
             self._show_detail(self.detail, keep_log=True)
             self._count(len(self.shown_log()))
@@ -1036,7 +1040,9 @@ class JobsPage(QWidget):
             log.info("attaching job %s: %s", job_id, error.message)
             if job_id == self.selected_id:
                 self._say(
-                    self.tr("Not following this job live: {error}").format(error=error.worded()[0])
+                    lambda: self.tr("Not following this job live: {error}").format(
+                        error=error.worded()[0]
+                    )
                 )
 
         self.worker.submit(
@@ -1119,9 +1125,11 @@ class JobsPage(QWidget):
             self.launch_flow.again(target)
 
     def _launched(self, handle: Any) -> None:
+        progress = getattr(handle, "progress", None)
+        title = getattr(progress, "title_said", None) or getattr(handle, "title", "")
         self._say(
-            self.tr("Launching: “{title}”; the operations panel shows each step.").format(
-                title=getattr(handle, "title", "")
+            lambda: self.tr("Launching: “{title}”; the operations panel shows each step.").format(
+                title=worded(title)
             )
         )
         self._select_newest = True
@@ -1140,7 +1148,8 @@ class JobsPage(QWidget):
             self.show_error(ErrorInfo.from_exception(error))
         else:
             job = future.result()
-            self._say(self.tr("Job {name} runs.").format(name=getattr(job, "name", "")))
+            name = getattr(job, "name", "")
+            self._say(lambda: self.tr("Job {name} runs.").format(name=name))
             if isinstance(job, JobRecord):
                 self.selected_id = job.id
                 self.open_job(job.id)
@@ -1189,11 +1198,11 @@ class JobsPage(QWidget):
 
     def _cancel_decided(self, job: JobRecord, kind: str) -> None:
         if kind != "approve":
-            self._say(self.tr("Kept {name} running.").format(name=job.name))
+            self._say(lambda: self.tr("Kept {name} running.").format(name=job.name))
             return
         engine = self.engine
         self.cancel_button.setEnabled(False)
-        self._say(self.tr("Cancelling {name}…").format(name=job.name))
+        self._say(lambda: self.tr("Cancelling {name}…").format(name=job.name))
         self._submit(
             lambda: engine.cancel_job(str(job.id)),
             lambda record: self._cancelled(record),
@@ -1202,16 +1211,22 @@ class JobsPage(QWidget):
 
     def _cancelled(self, record: JobRecord) -> None:
         self._say(
-            self.tr("{name} is {state}.").format(name=record.name, state=state(record.state.value))
+            lambda: self.tr("{name} is {state}.").format(
+                name=record.name, state=state(record.state.value)
+            )
         )
         self.reload()
         if record.id == self.selected_id:
             self._refresh_detail()
 
     # -- messages ---------------------------------------------------------------------------
-    def _say(self, text: str) -> None:
+    def _say(self, words: Callable[[], str]) -> None:
+        """Show a notice; ``words`` makes its text in the window's language (called again
+        when the language changes)."""
         self.error.hide()
         self.shown_error = None
+        self._notice_words = words
+        text = words()
         self.notice.setText(text)
         self.message.emit(text)
         window = self.window()
