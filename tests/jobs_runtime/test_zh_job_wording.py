@@ -84,9 +84,11 @@ def test_a_failed_and_retried_launch_is_worded_in_chinese_throughout(
         return shown.stdout
 
     zh = show("zh_CN")
-    assert f"作业 {job.id} zh-fail（train）：failed，第 2 次尝试" in zh, zh
-    assert "重启次数已用完（最多 1 次）" in zh and "  第 1 次尝试：failed - " in zh, zh
-    assert "上的进程退出码为 3（停止：" in zh, zh
+    assert f"作业 {job.id} zh-fail（训练）：失败，第 2 次尝试" in zh, zh
+    assert "  非零退出：" in zh and "重启次数已用完（最多 1 次）" in zh, zh
+    assert "  第 1 次尝试：失败 - " in zh and "上的进程退出码为 3（停止：" in zh, zh
+    assert "：已退出 退出码 3" in zh, zh
+    assert not english_words(zh, data), zh
     en = show("en")
     assert f"job {job.id} zh-fail (train): failed, attempt 2" in en, en
     assert f"  exit_nonzero: {done.error}" in en and "  attempt 1: failed - exit code 3 on " in en

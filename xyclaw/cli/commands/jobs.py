@@ -164,7 +164,7 @@ def _launch(args: argparse.Namespace, ctx: CliContext) -> int:
             "job_launched",
             id=job.id,
             name=job.name,
-            state=job.state,
+            state=_word(ctx, job.state),
             cluster=job.cluster,
             attempt=job.attempt,
         )
@@ -226,7 +226,8 @@ def _show(args: argparse.Namespace, ctx: CliContext, job: JobRecord) -> int:
     p = job.progress
     say = ctx.text
     language = ctx.language
-    ctx.print(say("job_head", id=job.id, name=job.name, kind=job.kind, state=job.state,
+    ctx.print(say("job_head", id=job.id, name=job.name, kind=_word(ctx, job.kind),
+                  state=_word(ctx, job.state),
                   attempt=job.attempt))  # fmt: skip
     cost = _money(job.cost_micros, job.currency)
     ctx.print(say("job_cluster_cost", cluster=job.cluster or "-", cost=cost))
@@ -249,16 +250,20 @@ def _show(args: argparse.Namespace, ctx: CliContext, job: JobRecord) -> int:
         ctx.print(say("job_checkpoint", step=p.checkpoint_step))
     if job.error:
         ctx.print(
-            say("job_error", cause=job.cause or "error", error=worded(job.error_worded, language))
+            say(
+                "job_error",
+                cause=_word(ctx, job.cause or "error"),
+                error=worded(job.error_worded, language),
+            )
         )
     for a in job.attempts:
         resumed = say("job_resumed", step=a.resume_step) if a.resume_step is not None else ""
-        line = say("job_attempt", attempt=a.attempt, state=a.state, resumed=resumed)
+        line = say("job_attempt", attempt=a.attempt, state=_word(ctx, a.state), resumed=resumed)
         ctx.print(line + (f" - {worded(a.said, language)}" if a.message else ""))
         for n in a.nodes:
             code = "" if n.exit_code is None else say("job_node_exit", code=n.exit_code)
             ctx.print(say("job_node", rank=n.rank, node=n.node, ip=n.ip or "?",
-                          state=n.state or "-", code=code))  # fmt: skip
+                          state=_word(ctx, n.state or "-"), code=code))  # fmt: skip
     if job.log_cut_lines:
         ctx.print(say("job_log_cut", kept=job.log_lines, cut=job.log_cut_lines))
     return 0
@@ -270,8 +275,19 @@ def _ended(ctx: CliContext, job: JobRecord, *, serving: bool = False) -> str:
     if serving and ctx.language == "en":  # as `serve` always said it: "job ID STATE: why"
         return f"job {job.id} {job.state}: {error}".rstrip(": ")
     if not error:
-        return ctx.text("job_state", id=job.id, name=job.name, state=job.state)
-    return ctx.text("job_state_why", id=job.id, name=job.name, state=job.state, error=error)
+        return ctx.text("job_state", id=job.id, name=job.name, state=_word(ctx, job.state))
+    return ctx.text(
+        "job_state_why", id=job.id, name=job.name, state=_word(ctx, job.state), error=error
+    )
+
+
+def _word(ctx: CliContext, value: object) -> str:
+    """A job's or a node's state, kind or cause in the CLI's language (as stored in English:
+    ``failed``, ``train``, ``exit_nonzero``)."""
+    from xyclaw.messages import CATALOGUE
+
+    entry = CATALOGUE.get(f"word_{value}")
+    return str(value) if entry is None or ctx.language == "en" else entry[1]
 
 
 def _logs(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -353,7 +369,7 @@ def _answer_replacement(ctx: CliContext, engine: Engine, job_id: int) -> None:
 
 def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
     job = ctx.engine().cancel_job(args.job)
-    ctx.print(ctx.text("job_state", id=job.id, name=job.name, state=job.state))
+    ctx.print(ctx.text("job_state", id=job.id, name=job.name, state=_word(ctx, job.state)))
     if job.attempts and job.attempts[-1].message:
         ctx.print(f"  {worded(job.attempts[-1].said, ctx.language)}")
     return 0 if job.state.value == "cancelled" else 1
