@@ -293,9 +293,11 @@ def test_in_chinese_settings_tests_and_refusals_say_what_is_wrong_without_englis
     )
 
 
-def test_in_chinese_the_rent_dialog_refuses_a_budget_in_chinese(
-    window: MainWindowController, qtbot: QtBot
+def test_in_chinese_the_rent_dialog_and_the_clusters_page_say_what_was_refused(
+    window: MainWindowController, engine: Engine, qtbot: QtBot
 ) -> None:
+    """A budget the form refuses, and a quote the engine refuses (a provider this XyClaw does
+    not have): in the dialog, then on the page, worded again in English on a switch."""
     from xyclaw.gui.clusters_page import ClustersPage
 
     window.show_page("clusters")
@@ -305,13 +307,29 @@ def test_in_chinese_the_rent_dialog_refuses_a_budget_in_chinese(
     qtbot.waitUntil(lambda: page.rent_dialog is not None, timeout=5_000)
     dialog = page.rent_dialog
     assert dialog is not None
+    names = catalogue_words() | {"lots", "sim", "ssh", "llama", "none"}  # GPUs, places, fabrics
     dialog.budget.setText("lots")
     assert dialog.request() is None
     assert dialog.budget_error.text().startswith("'lots' 不是大于零的金额")
-    names = catalogue_words() | {"lots", "sim", "ssh", "llama", "none"}  # GPUs, places, fabrics
-    assert_no_english(dialog.dialog, names, "the Rent dialog")
+    assert_no_english(dialog.dialog, names, "the Rent dialog with a refused budget")
+
+    dialog.budget.setText("")
+    request = dialog.request()
+    assert request is not None and request.provider == "sim"
+    dialog.quote_button.click()
+    qtbot.waitUntil(lambda: dialog.error.isVisibleTo(dialog.dialog), timeout=10_000)
+    assert "未知的提供方 'sim'" in dialog.error.text()
+    assert_no_english(dialog.dialog, names, "the Rent dialog with a refused quote")
     dialog.dialog.reject()
+
+    # the same refusal with the dialog closed: the page's own error line
+    assert page.rent_flow.start(lambda: engine.quote_request(request))
+    qtbot.waitUntil(lambda: page.error.isVisible(), timeout=10_000)
+    assert page.error.text().startswith("未知的提供方 'sim' — 已知的提供方：")
     i18n.install("en")
+    qtbot.waitUntil(lambda: page.error.text().startswith("unknown provider 'sim'"), timeout=5_000)
+    assert " — known providers: " in page.error.text()
+
     page._show_rent_dialog(["sim"])
     qtbot.waitUntil(lambda: page.rent_dialog is not dialog, timeout=5_000)
     again = page.rent_dialog

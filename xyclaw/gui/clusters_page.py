@@ -24,6 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer, Signal
@@ -66,6 +67,8 @@ from xyclaw.gui.formatting import (
     fabric_tip,
     local_time,
     money,
+    reword,
+    show_worded,
     worded,
 )
 from xyclaw.gui.forms import child, load_ui
@@ -513,6 +516,7 @@ class ClustersPage(QWidget):
             self._update_row(cid)
         self._update_summary()
         self._details_changed()
+        reword(self.error)
         if self.selected is None:
             self.node_details.setHtml(self._muted(self.tr("Select a node for its SSH details.")))
 
@@ -1217,7 +1221,7 @@ class ClustersPage(QWidget):
         """An error of the page's own calls; a changed host key also gets its refusal."""
         if changed_keys(error.message):
             self._show_refusal(error.message, error.hint)
-        self.error.setText(error.text(" — "))
+        show_worded(self.error, partial(error.text, " — "))
         self.error.show()
         self.message.emit(error.worded_message())
 

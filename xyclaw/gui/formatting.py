@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
@@ -102,6 +103,22 @@ def error_text(error: BaseException, *, with_hint: bool = True) -> str:
         return str(error)
     message, hint = error.in_language(message_language())
     return f"{message}\n{hint}" if with_hint and hint else message
+
+
+def show_worded(label: Any, words: Callable[[], str]) -> None:
+    """``label`` shows ``words()`` now and again at each :func:`reword` (a page's
+    retranslate): ``words`` holds the message (an error's :meth:`ErrorInfo.text`), never the
+    page."""
+    label.worded_by = words
+    label.setText(words())
+
+
+def reword(*labels: Any) -> None:
+    """What :func:`show_worded` put on each label, in the language installed now."""
+    for label in labels:
+        words = getattr(label, "worded_by", None)
+        if words is not None:
+            label.setText(words())
 
 
 def planner_reason(rule: str, english: str, figures: Mapping[str, object] | None) -> str:

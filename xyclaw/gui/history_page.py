@@ -47,7 +47,7 @@ from PySide6.QtWidgets import (
 
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo, Worker
-from xyclaw.gui.formatting import fabric_text
+from xyclaw.gui.formatting import fabric_text, reword, show_worded
 from xyclaw.gui.history_compare import CompareView
 from xyclaw.gui.history_data import (
     Comparison,
@@ -397,6 +397,7 @@ class HistoryPage(QWidget):
             )
         )
         self._refill_choices()
+        reword(self.error)
         if self._loaded_once:
             self.apply_filters()  # states, dates and durations in the new language
         self._after_filter()
@@ -472,7 +473,7 @@ class HistoryPage(QWidget):
         self.loaded.emit()
 
     def show_error(self, error: ErrorInfo) -> None:
-        self.error.setText(error.text())
+        show_worded(self.error, error.text)
         self.error.setVisible(True)
         if self.on_error is not None:
             self.on_error(error)

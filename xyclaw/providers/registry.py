@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from xyclaw.errors import UsageError
 from xyclaw.providers.base import Provider
+from xyclaw.wording import said
 
 ProviderFactory = Callable[[], Provider]
 
@@ -45,8 +46,8 @@ class ProviderRegistry:
             factory = self._factories.get(name)
         if factory is None:
             raise UsageError(
-                f"unknown provider {name!r}",
-                hint="known providers: " + ", ".join(self._factories),
+                said("error.provider.unknown", name=repr(name)),
+                hint=said("error.provider.known", names=", ".join(self._factories)),
             )
         provider = factory()
         with self._lock:

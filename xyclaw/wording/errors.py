@@ -663,4 +663,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error.config.known_sections": ("known sections: {sections}", "已知的部分：{sections}"),
     "error.config.unknown_key": ("{origin}: unknown key {setting}", "{origin}：未知的键 {setting}"),
     "error.config.known_keys": ("keys of [{section}]: {keys}", "[{section}] 的键：{keys}"),
+    # -- providers ------------------------------------------------------------------------
+    "error.provider.unknown": ("unknown provider {name}", "未知的提供方 {name}"),
+    "error.provider.known": ("known providers: {names}", "已知的提供方：{names}"),
 }
