@@ -338,3 +338,33 @@ def test_in_chinese_the_rent_dialog_and_the_clusters_page_say_what_was_refused(
     assert again.request() is None
     assert "'lots' is not an amount above zero" in again.budget_error.text()
     again.dialog.reject()
+
+
+def test_in_chinese_a_broken_hosts_toml_is_refused_in_chinese(
+    window: MainWindowController, engine: Engine, qtbot: QtBot
+) -> None:
+    hosts = engine.paths.config_dir / "hosts.toml"
+    hosts.write_text('[[host]]\nname = "gpu1"\ngpu = "A800"\ngpus = "eight"\n')
+    window.show_page("settings")
+    page = window.page_widgets["settings"]
+    assert isinstance(page, SettingsPage)
+    page.tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: page._loaded and not page.busy, timeout=20_000)
+    qtbot.waitUntil(page.host_error.isVisible, timeout=10_000)
+    assert page.host_error.text() == (
+        f"{hosts}：[[host]] #1（gpu1）：gpus = 'eight' 无效\n"
+        "gpus：这台主机的 GPU 数量：1 或更大的整数"
+    )
+    assert_no_english(page, {"gpu1", "gpus", "eight", "system", "en", "zh_CN"}, "hosts.toml")
+    i18n.install("en")
+    qtbot.waitUntil(lambda: "is not valid" in page.host_error.text(), timeout=5_000)
+    assert page.host_error.text() == (
+        f"{hosts}: [[host]] #1 (gpu1): gpus = 'eight' is not valid\n"
+        "gpus: how many GPUs the host has: a whole number, 1 or more"
+    )
+
+    hosts.write_text('[[host]\nname = "gpu1"\n')  # a TOML syntax error
+    i18n.install("zh_CN")
+    page.load_hosts()
+    qtbot.waitUntil(lambda: "不是有效的 TOML" in page.host_error.text(), timeout=10_000)
+    assert "请修改上面指出的那一行，或删掉这个文件" in page.host_error.text()

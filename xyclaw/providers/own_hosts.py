@@ -40,6 +40,7 @@ from xyclaw.providers.base import (
     LedgerEntry,
     NodeInfo,
 )
+from xyclaw.wording import Said, said
 
 
 @dataclass(frozen=True)
@@ -59,27 +60,26 @@ class OwnHost:
 
 
 #: The keys of a [[host]] entry, with what each must be.
-HOST_KEYS: dict[str, str] = {
-    "name": 'an ~/.ssh/config alias or user@host:port, e.g. name = "gpu1"',
-    "host": 'the address to connect to when the name is only a label, e.g. host = "10.0.0.5"',
-    "user": 'who to log in as (with host), e.g. user = "root"',
-    "port": "the SSH port (with host): a number from 1 to 65535",
-    "gpu": 'the GPU model, e.g. gpu = "A100-80G"',
-    "gpus": "how many GPUs the host has: a whole number, 1 or more",
-    "fabric": 'what links it to the others, e.g. fabric = "ib-hdr-200"; "none" for one machine',
-    "price_per_gpu_hour": "an amount of 0 or more, e.g. price_per_gpu_hour = 1.5 (0: free)",
-    "currency": 'three letters, e.g. currency = "CNY"',
-}
+#: What each key of a [[host]] entry takes, worded (``HOST_KEYS`` is the English).
+HOST_KEY_WORDS: dict[str, Said] = {
+    key: said(f"error.hosts.about_{key}")
+    for key in ("name", "host", "user", "port", "gpu", "gpus", "fabric", "price_per_gpu_hour",
+                "currency")
+}  # fmt: skip
+HOST_KEYS: dict[str, str] = {key: str(words) for key, words in HOST_KEY_WORDS.items()}
 _CURRENCY = re.compile(r"^[A-Za-z]{3}$")
 MAX_GPUS_PER_HOST = 64
 
 
-def _bad(where: str, key: str, value: object) -> ConfigError:
+def _bad(where: str | Said, key: str, value: object) -> ConfigError:
     shown = str(value).lower() if isinstance(value, bool) else repr(value)
-    return ConfigError(f"{where}: {key} = {shown} is not valid", hint=f"{key}: {HOST_KEYS[key]}")
+    return ConfigError(
+        said("error.hosts.invalid", where=where, name=key, value=shown),
+        hint=said("error.hosts.about", name=key, about=HOST_KEY_WORDS[key]),
+    )
 
 
-def _check_name(where: str, value: object) -> str:
+def _check_name(where: str | Said, value: object) -> str:
     if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value):
         raise _bad(where, "name", value)
     rest = value.rpartition("@")[2]
@@ -93,21 +93,27 @@ def _check_name(where: str, value: object) -> str:
     return value
 
 
-def _check_host(where: str, raw: dict[str, Any]) -> OwnHost:
+def _check_host(where: str | Said, raw: dict[str, Any]) -> OwnHost:
     unknown = sorted(set(raw) - set(HOST_KEYS))
     if unknown:
         raise ConfigError(
-            f"{where}: unknown key {unknown[0]!r}",
-            hint="a [[host]] entry has " + ", ".join(HOST_KEYS),
+            said("error.hosts.unknown_key", where=where, name=repr(unknown[0])),
+            hint=said("error.hosts.entry_keys", names=", ".join(HOST_KEYS)),
         )
     if "name" not in raw:
-        raise ConfigError(f"{where} needs a name", hint=f"name: {HOST_KEYS['name']}")
+        raise ConfigError(
+            said("error.hosts.needs", where=where, name="name"),
+            hint=said("error.hosts.about", name="name", about=HOST_KEY_WORDS["name"]),
+        )
     name = _check_name(where, raw["name"])
-    where = f"{where} ({name})"
+    where = said("error.hosts.named", where=where, name=name)
     address = _address(where, raw)
     gpu = raw.get("gpu")
     if gpu is None:
-        raise ConfigError(f"{where} needs a gpu", hint=f"gpu: {HOST_KEYS['gpu']}")
+        raise ConfigError(
+            said("error.hosts.needs", where=where, name="gpu"),
+            hint=said("error.hosts.about", name="gpu", about=HOST_KEY_WORDS["gpu"]),
+        )
     if not isinstance(gpu, str) or not gpu.strip():
         raise _bad(where, "gpu", gpu)
     gpus = raw.get("gpus", 1)
@@ -146,7 +152,7 @@ def _check_host(where: str, raw: dict[str, Any]) -> OwnHost:
     )
 
 
-def _address(where: str, raw: dict[str, Any]) -> str:
+def _address(where: str | Said, raw: dict[str, Any]) -> str:
     """``user@host:port`` from the host, user and port keys ("" when there is no host key)."""
     host, user, port = raw.get("host"), raw.get("user"), raw.get("port")
     if host is None:
@@ -182,40 +188,44 @@ def load_hosts(path: Path) -> list[OwnHost]:
         return []
     except OSError as exc:
         raise ConfigError(
-            f"{path} cannot be read: {exc.strerror}", hint="check the file's permissions"
+            said("error.hosts.unreadable", path=str(path), reason=str(exc.strerror)),
+            hint=said("error.config.permissions"),
         ) from exc
     try:
         text = raw_bytes.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(
-            f"{path} is not UTF-8 text (byte 0x{raw_bytes[exc.start]:02x} at offset {exc.start})",
-            hint="save it as UTF-8",
+            said(
+                "error.config.not_utf8", path=str(path), byte=raw_bytes[exc.start], offset=exc.start
+            ),
+            hint=said("error.hosts.save_utf8"),
         ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
-            f"{path} is not valid TOML: {exc}", hint="fix the line named above, or remove the file"
+            said("error.config.not_toml", path=str(path), reason=str(exc)),
+            hint=said("error.hosts.not_toml_hint"),
         ) from None
     unknown = sorted(set(data) - {"host"})
     if unknown:
         raise ConfigError(
-            f"{path}: unknown key {unknown[0]!r}",
-            hint="hosts.toml holds [[host]] tables, one per machine (docs/configuration.md)",
+            said("error.hosts.unknown_key", where=str(path), name=repr(unknown[0])),
+            hint=said("error.hosts.tables"),
         )
     entries = data.get("host", [])
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ConfigError(
-            f"{path}: host = {entries!r} is not a list of [[host]] tables",
-            hint='write each machine as [[host]] with name = "..." and gpu = "..." below it',
+            said("error.hosts.not_tables", path=str(path), value=repr(entries)),
+            hint=said("error.hosts.not_tables_hint"),
         )
     hosts: list[OwnHost] = []
     for index, raw in enumerate(entries, start=1):
-        host = _check_host(f"{path}: [[host]] #{index}", raw)
+        host = _check_host(said("error.hosts.entry", path=str(path), index=index), raw)
         if any(h.name == host.name for h in hosts):
             raise ConfigError(
-                f"{path}: [[host]] #{index}: {host.name!r} is listed twice",
-                hint="list each machine once",
+                said("error.hosts.twice", path=str(path), index=index, name=repr(host.name)),
+                hint=said("error.hosts.twice_hint"),
             )
         hosts.append(host)
     return hosts

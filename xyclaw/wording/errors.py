@@ -666,4 +666,74 @@ TEXTS: dict[str, tuple[str, str]] = {
     # -- providers ------------------------------------------------------------------------
     "error.provider.unknown": ("unknown provider {name}", "未知的提供方 {name}"),
     "error.provider.known": ("known providers: {names}", "已知的提供方：{names}"),
+    # -- hosts.toml (your own machines) ---------------------------------------------------------
+    "error.hosts.about_name": (
+        'an ~/.ssh/config alias or user@host:port, e.g. name = "gpu1"',
+        '~/.ssh/config 里的别名或 user@host:port，例如 name = "gpu1"',
+    ),
+    "error.hosts.about_host": (
+        'the address to connect to when the name is only a label, e.g. host = "10.0.0.5"',
+        '名称只是标签时要连接的地址，例如 host = "10.0.0.5"',
+    ),
+    "error.hosts.about_user": (
+        'who to log in as (with host), e.g. user = "root"',
+        '以哪个用户登录（与 host 一起写），例如 user = "root"',
+    ),
+    "error.hosts.about_port": (
+        "the SSH port (with host): a number from 1 to 65535",
+        "SSH 端口（与 host 一起写）：1 到 65535 之间的数",
+    ),
+    "error.hosts.about_gpu": (
+        'the GPU model, e.g. gpu = "A100-80G"',
+        'GPU 型号，例如 gpu = "A100-80G"',
+    ),
+    "error.hosts.about_gpus": (
+        "how many GPUs the host has: a whole number, 1 or more",
+        "这台主机的 GPU 数量：1 或更大的整数",
+    ),
+    "error.hosts.about_fabric": (
+        'what links it to the others, e.g. fabric = "ib-hdr-200"; "none" for one machine',
+        '它与其他机器之间的网络，例如 fabric = "ib-hdr-200"；单机写 "none"',
+    ),
+    "error.hosts.about_price_per_gpu_hour": (
+        "an amount of 0 or more, e.g. price_per_gpu_hour = 1.5 (0: free)",
+        "0 或更大的金额，例如 price_per_gpu_hour = 1.5（0 表示免费）",
+    ),
+    "error.hosts.about_currency": (
+        'three letters, e.g. currency = "CNY"',
+        '三个字母，例如 currency = "CNY"',
+    ),
+    "error.hosts.invalid": (
+        "{where}: {name} = {value} is not valid",
+        "{where}：{name} = {value} 无效",
+    ),
+    "error.hosts.about": ("{name}: {about}", "{name}：{about}"),
+    "error.hosts.unknown_key": ("{where}: unknown key {name}", "{where}：未知的键 {name}"),
+    "error.hosts.entry_keys": ("a [[host]] entry has {names}", "[[host]] 条目的键有：{names}"),
+    "error.hosts.needs": ("{where} needs a {name}", "{where} 需要 {name}"),
+    "error.hosts.unreadable": ("{path} cannot be read: {reason}", "无法读取 {path}：{reason}"),
+    "error.hosts.save_utf8": ("save it as UTF-8", "请存为 UTF-8"),
+    "error.hosts.not_toml_hint": (
+        "fix the line named above, or remove the file",
+        "请修改上面指出的那一行，或删掉这个文件",
+    ),
+    "error.hosts.tables": (
+        "hosts.toml holds [[host]] tables, one per machine (docs/configuration.md)",
+        "hosts.toml 由 [[host]] 表组成，每台机器一个（见 docs/configuration.md）",
+    ),
+    "error.hosts.not_tables": (
+        "{path}: host = {value} is not a list of [[host]] tables",
+        "{path}：host = {value} 不是 [[host]] 表的列表",
+    ),
+    "error.hosts.not_tables_hint": (
+        'write each machine as [[host]] with name = "..." and gpu = "..." below it',
+        '每台机器写一个 [[host]]，下面写 name = "..." 和 gpu = "..."',
+    ),
+    "error.hosts.twice": (
+        "{path}: [[host]] #{index}: {name} is listed twice",
+        "{path}：[[host]] #{index}：{name} 列了两次",
+    ),
+    "error.hosts.twice_hint": ("list each machine once", "每台机器只列一次"),
+    "error.hosts.entry": ("{path}: [[host]] #{index}", "{path}：[[host]] #{index}"),
+    "error.hosts.named": ("{where} ({name})", "{where}（{name}）"),
 }
