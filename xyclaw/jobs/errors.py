@@ -5,17 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from xyclaw.errors import JobError
+from xyclaw.wording import Said, said
 
 
 class SetupFailed(JobError):
     """``setup`` failed on a node: the node is named and its last lines are shown."""
 
     def __init__(self, node: str, exit_code: int | None, last_lines: list[str]) -> None:
-        shown = "\n".join(f"    {line}" for line in last_lines[-20:]) or "    (no output)"
-        code = "was killed" if exit_code is None else f"exited with code {exit_code}"
+        lines = "\n".join(f"    {line}" for line in last_lines[-20:])
+        shown: str | Said = lines or said("error.job.no_output")
+        code = (
+            said("error.job.killed")
+            if exit_code is None
+            else said("error.job.exited", code=exit_code)
+        )
         super().__init__(
-            f"setup failed on {node}: it {code}; its last lines:\n{shown}",
-            hint="fix the spec's setup (try it with `xyclaw exec CLUSTER -- ...`) and launch again",
+            said("error.job.setup_failed", node=node, how=code, lines=shown),
+            hint=said("error.job.setup_failed_hint"),
         )
         self.node = node
         self.node_exit_code = exit_code
@@ -29,9 +35,8 @@ class LaunchNeedsApproval(JobError):
 
     def __init__(self, quote: Any, description: str) -> None:
         super().__init__(
-            f"launching this job rents a cluster first: {description}",
-            hint="approve the quote and launch with it (CLI: --yes; Engine: launch(spec, "
-            "quote=...)), or name an existing cluster with --cluster",
+            said("error.job.needs_approval", quote=description),
+            hint=said("error.job.needs_approval_hint"),
         )
         self.quote = quote
 

@@ -736,4 +736,26 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error.hosts.twice_hint": ("list each machine once", "每台机器只列一次"),
     "error.hosts.entry": ("{path}: [[host]] #{index}", "{path}：[[host]] #{index}"),
     "error.hosts.named": ("{where} ({name})", "{where}（{name}）"),
+    # -- a job that could not start ------------------------------------------------------------
+    "error.job.no_output": ("    (no output)", "    （没有输出）"),
+    "error.job.killed": ("was killed", "被终止了"),
+    "error.job.exited": ("exited with code {code}", "以退出码 {code} 结束"),
+    "error.job.setup_failed": (
+        "setup failed on {node}: it {how}; its last lines:\n{lines}",
+        "{node} 上的 setup 失败：它{how}；最后几行：\n{lines}",
+    ),
+    "error.job.setup_failed_hint": (
+        "fix the spec's setup (try it with `xyclaw exec CLUSTER -- ...`) and launch again",
+        "请修改作业规格的 setup（可用 `xyclaw exec CLUSTER -- ...` 试一试）后再启动",
+    ),
+    "error.job.needs_approval": (
+        "launching this job rents a cluster first: {quote}",
+        "启动这个作业要先租用集群：{quote}",
+    ),
+    "error.job.needs_approval_hint": (
+        "approve the quote and launch with it (CLI: --yes; Engine: launch(spec, quote=...)), or "
+        "name an existing cluster with --cluster",
+        "请批准报价并用它启动（命令行：--yes；Engine：launch(spec, quote=...)），或用 --cluster"
+        " 指定已有集群",
+    ),
 }
