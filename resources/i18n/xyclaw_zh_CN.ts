@@ -4542,11 +4542,11 @@ gpus = 8</translation>
     </message>
     <message>
         <source>Launch</source>
-        <translation>启动任务</translation>
+        <translation>启动作业</translation>
     </message>
     <message>
         <source>The operator launches the plain-python sample job (resources/examples/plain-python.yaml) on the cluster, once you approve.</source>
-        <translation>你批准后，运维代理会在集群上启动 plain-python 示例任务（resources/examples/plain-python.yaml）。</translation>
+        <translation>你批准后，运维代理会在集群上启动 plain-python 示例作业（resources/examples/plain-python.yaml）。</translation>
     </message>
     <message>
         <source>Watch</source>
@@ -4554,7 +4554,7 @@ gpus = 8</translation>
     </message>
     <message>
         <source>The Monitor page draws every GPU live while the job trains; the Jobs page has its progress and logs. The tour goes on when the job has finished.</source>
-        <translation>任务训练时，监控页实时显示每张 GPU；任务页有进度和日志。任务结束后导览继续。</translation>
+        <translation>作业训练时，监控页实时显示每张 GPU；作业页有进度和日志。作业结束后导览继续。</translation>
     </message>
     <message>
         <source>Release</source>
@@ -4570,7 +4570,7 @@ gpus = 8</translation>
     </message>
     <message>
         <source>Everything the tour did is in the local history: the cluster, the job, its charts and what it cost, readable offline. That was the tour. Next: add your own SSH host (Settings, Hosts) or a model key (Settings, Model); `xyclaw doctor` tells what is set up.</source>
-        <translation>导览做过的一切都在本地历史里：集群、任务、图表和花费，离线也能查看。导览到此结束。接下来：添加你自己的 SSH 主机（设置 → 主机）或模型密钥（设置 → 模型）；`xyclaw doctor` 会告诉你已配置了什么。</translation>
+        <translation>导览做过的一切都在本地历史里：集群、作业、图表和花费，离线也能查看。导览到此结束。接下来：添加你自己的 SSH 主机（设置 → 主机）或模型密钥（设置 → 模型）；`xyclaw doctor` 会告诉你已配置了什么。</translation>
     </message>
     <message>
         <source>Starting the tour…</source>
@@ -4578,7 +4578,7 @@ gpus = 8</translation>
     </message>
     <message>
         <source>Job {job} is starting…</source>
-        <translation>任务 {job} 正在启动…</translation>
+        <translation>作业 {job} 正在启动…</translation>
     </message>
     <message>
         <source>The tour is over.</source>
@@ -4626,11 +4626,11 @@ gpus = 8</translation>
     </message>
     <message>
         <source>Job {job} ended: {state}.</source>
-        <translation>任务 {job} 已结束：{state}。</translation>
+        <translation>作业 {job} 已结束：{state}。</translation>
     </message>
     <message>
         <source>Job {job} is {state}…</source>
-        <translation>任务 {job}：{state}…</translation>
+        <translation>作业 {job}：{state}…</translation>
     </message>
 </context>
 <context>

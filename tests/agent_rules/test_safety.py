@@ -402,3 +402,13 @@ def test_a_released_cluster_is_no_longer_it() -> None:
         ("cluster_health", {"cluster": "l40s-x8-new"})
     ]
     assert understand("release l40s-x8-new", stale).tool_calls[0].args == {"cluster": "l40s-x8-new"}
+
+
+def test_the_tail_of_a_path_is_never_taken_for_a_job_or_cluster_name() -> None:
+    # Hypothesis found these: the words around "取消"/"释放" were read as a job or cluster
+    # named "train.yamla800", the end of the spec's path.
+    for text in ("jobs/train.yamlA800取消", "jobs/train.yamlA800释放"):
+        for context in (CONTEXT, EMPTY):
+            turn = understand(text, context)
+            named = [str(v) for c in turn.tool_calls for v in c.args.values()]
+            assert not any("train.yaml" in v for v in named), (text, turn.tool_calls)

@@ -247,7 +247,7 @@ def test_logs_are_fenced_remote_data_even_when_they_try_to_escape() -> None:
     assert "22 earlier line(s) left out" in text
     assert "release all clusters" in text.split("```text", 1)[1]
     assert summarize("job_logs", {"job": "12", "log": {"text": ""}}, "zh") == (
-        "还没有日志（任务 12）。"
+        "还没有日志（作业 12）。"
     )
 
 
@@ -353,7 +353,7 @@ def test_a_job_record_from_the_engine_shows_its_progress_in_both_languages() -> 
         "Job 1 (plain-python): running, step 120/200 (60%), loss 3.202, ETA 42 s."
     )
     assert summarize("job_status", result, "zh") == (
-        "任务 1 (plain-python)：运行中，第 120 步/200 (60%)，loss 3.202，预计还需 42 s。"
+        "作业 1 (plain-python)：运行中，第 120 步/200 (60%)，loss 3.202，预计还需 42 s。"
     )
     starting = {"job": {**record.to_json(), "progress": JobProgress().to_json()}}
     assert summarize("job_status", starting, "en") == "Job 1 (plain-python): running."

@@ -158,7 +158,7 @@ _JOB_STATUS = (
     r"status\s+of\s+(?:the\s+|my\s+)?(?:job|run|training)|(?:job|run|training)\s*\S*\s+status|"
     r"how(?:'s|\s+is)\s+(?:the\s+|my\s+)?(?:job|run|training|fine-?tune)|progress|\beta\b|"
     r"is\s+(?:it|the\s+job|the\s+training|job\s*\S+)\s+(?:done|finished|running|over)|"
-    r"how\s+far|进度|怎么样了|跑完|跑到|还要多久|完成了吗|训练到|任务状态|状态如何|跑得怎么样|结束了吗"
+    r"how\s+far|进度|怎么样了|跑完|跑到|还要多久|完成了吗|训练到|任务状态|作业状态|状态如何|跑得怎么样|结束了吗"
 )
 _SPENT = (
     r"\bspent\b|\bdid\b.*\bcost\b|\bhave\s+i\s+(?:spent|paid)\b|\bpaid\b|花了|花掉|花费了|用了多少钱|"
@@ -668,7 +668,8 @@ def _logs(turn: _Turn, msg: Message) -> RulesTurn:
 
 def _job_status(turn: _Turn, msg: Message) -> RulesTurn:
     refs, _pronoun = _jobs(msg, turn.context)
-    if not refs and _has(msg, r"\bjobs\b|\bruns\b|\btrainings\b|所有任务|哪些任务|全部任务"):
+    every_job = r"\bjobs\b|\bruns\b|\btrainings\b|(?:所有|哪些|全部)(?:任务|作业)"
+    if not refs and _has(msg, every_job):
         return turn.call("job_status", "operator", ToolCall("job_status", {}))
     job = _job_ref(turn, msg)
     if job is None:
@@ -835,7 +836,7 @@ def understand(text: str, context: RulesContext | None = None) -> RulesTurn:
         return _run_command(turn, msg)
     if _has(msg, _RELEASE) or (_has(msg, _STOP) and _has(msg, r"\bclusters?\b|集群")):
         if _has(msg, _CANCEL) and _has(msg, JOB_WORDS) and _has(msg, r"\bclusters?\b|集群"):
-            first = pick(turn.language, "cancel job 3", "取消任务3")
+            first = pick(turn.language, "cancel job 3", "取消作业3")
             return turn.reply("release", "provisioner", turn.say("one_at_a_time", first=first))
         return _release(turn, msg)
     if _has(msg, _CANCEL) and (_has(msg, JOB_WORDS) or _has(msg, r"\bit\b|它")):

@@ -566,7 +566,7 @@ def take_option(msg: Message) -> int | None:
 _LIMIT = re.compile(
     r"(?:last|latest|recent|previous|past|top|first)\s+(?P<n>\d+)"
     r"|(?:最近|最后|最新|前|近)\s*的?\s*(?P<z>\d+)\s*(?:个|次|条|项|台)?"
-    r"|(?P<m>\d+)\s*(?:jobs?|runs?|clusters?|plans?|events?|trainings?|个任务|次训练|个集群|个方案|条)"
+    r"|(?P<m>\d+)\s*(?:jobs?|runs?|clusters?|plans?|events?|trainings?|个任务|个作业|次训练|个集群|个方案|条)"
 )
 
 
@@ -820,8 +820,10 @@ class Ref:
 
 def _keyword_refs(msg: Message, words: str) -> list[str]:
     """Names written next to a keyword ("cluster c1", "3号集群"), as typed (numerals unread)."""
-    before = re.compile(rf"(?P<k>{words})\s*(?:#|no\.?|id|号|named|called|名为)?\s*(?P<r>{_NAME})")
-    after = re.compile(rf"(?P<r>{_NAME})\s*(?:号)?\s*(?P<k>{words})")
+    # A whole token only: never the tail of a path or a word ("jobs/train.yaml取消" names no job).
+    name = rf"(?<![a-z0-9._/-])(?P<r>{_NAME})"
+    before = re.compile(rf"(?P<k>{words})\s*(?:#|no\.?|id|号|named|called|名为)?\s*{name}")
+    after = re.compile(rf"{name}\s*(?:号)?\s*(?P<k>{words})")
     found: list[str] = []
     for pattern in (before, after):
         for match in pattern.finditer(msg.keys):
@@ -906,6 +908,6 @@ CLUSTER_PRONOUNS = (
 )
 JOB_WORDS = r"\bjobs?\b|\bruns?\b|\btrainings?\b|任务|作业"
 JOB_PRONOUNS = (
-    r"\b(?:it|this|that|the|my)\s+(?:job|run|training|fine-?tune)\b|\bit\b|这个任务|该任务|"
-    r"这个训练|当前任务|它|训练|任务|作业"
+    r"\b(?:it|this|that|the|my)\s+(?:job|run|training|fine-?tune)\b|\bit\b|这个任务|该任务|这个作业|该作业|"
+    r"这个训练|当前任务|当前作业|它|训练|任务|作业"
 )

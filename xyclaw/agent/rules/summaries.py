@@ -376,7 +376,7 @@ def _replacement(data: Any, language: str) -> str:
         " resumes from its last checkpoint once the new node has joined (follow it with"
         ' "status of the job").',
         f"已批准：正在为 {ask.get('cluster')} 的 {nodes} 租用替换节点{what}。新节点加入后，"
-        f"任务 {job} 从最近的检查点恢复（说“任务状态”来跟进）。",
+        f"作业 {job} 从最近的检查点恢复（说“作业状态”来跟进）。",
     )
 
 
@@ -482,7 +482,7 @@ def _health(data: Any, language: str) -> str:
         f"{alert_text or 'none'}" + ("; a job is running" if data.get("job_running") else "") + ".",
         f"**{data.get('cluster')}**（{_state(language, data.get('state'))}）：{len(nodes)} 个节点；"
         "未关闭告警："
-        f"{alert_text or '无'}" + ("；有任务在运行" if data.get("job_running") else "") + "。",
+        f"{alert_text or '无'}" + ("；有作业在运行" if data.get("job_running") else "") + "。",
     )
     header = pick(
         language,
@@ -615,9 +615,9 @@ def _launch(data: Any, language: str) -> str:
         f"Launched job {_job_line(data, language)}"
         + (f" on **{cluster}**" if cluster else "")
         + f': {state}. Ask "status of job {ident}" or for its logs.',
-        f"已启动任务 {_job_line(data, language)}"
+        f"已启动作业 {_job_line(data, language)}"
         + (f"，集群 **{cluster}**" if cluster else "")
-        + f"：{_state(language, state)}。可以问“任务{ident}怎么样了”或看它的日志。",
+        + f"：{_state(language, state)}。可以问“作业{ident}怎么样了”或看它的日志。",
     )
 
 
@@ -659,7 +659,7 @@ def _job_status(data: Any, language: str) -> str:
     if data.get("error"):
         parts.append(pick(language, f"error: {data['error']}", f"错误：{data['error']}"))
     line = _job_line(data, language)
-    return pick(language, f"Job {line}: {', '.join(parts)}.", f"任务 {line}：{'，'.join(parts)}。")
+    return pick(language, f"Job {line}: {', '.join(parts)}.", f"作业 {line}：{'，'.join(parts)}。")
 
 
 def _logs(data: Any, language: str) -> str:
@@ -671,7 +671,7 @@ def _logs(data: Any, language: str) -> str:
     else:
         text, truncated = _remote_text(data)
     count = len(text.splitlines())
-    where = pick(language, f" of job {job}", f"（任务 {job}）") if job is not None else ""
+    where = pick(language, f" of job {job}", f"（作业 {job}）") if job is not None else ""
     if not text.strip():
         return pick(language, f"No log lines yet{where}.", f"还没有日志{where}。")
     head = pick(
@@ -691,7 +691,7 @@ def _cancel(data: Any, language: str) -> str:
     return pick(
         language,
         f"Cancelled job {_job_line(data, language)}: {data.get('state')}.",
-        f"已取消任务 {_job_line(data, language)}：{_state(language, data.get('state'))}。",
+        f"已取消作业 {_job_line(data, language)}：{_state(language, data.get('state'))}。",
     )
 
 
@@ -780,7 +780,7 @@ def _history(data: Any, language: str) -> str:
         rows_in = _first(data, "rows", "items", kind or "rows") or []
     rows_list = [r for r in rows_in if isinstance(r, Mapping)] if isinstance(rows_in, list) else []
     kinds = {
-        "jobs": ("jobs", "任务"),
+        "jobs": ("jobs", "作业"),
         "clusters": ("clusters", "集群"),
         "plans": ("plans", "方案"),
         "events": ("events", "事件"),

@@ -35,8 +35,8 @@ HELP_ZH = """我是 XyClaw 内置的规则助手（不用模型，不耗 token�
 - **网络**：“16张卡用RoCE还是IB？”
 - **租用**（先有方案，租前会征求你同意）：“租方案2”、“就用第一个”
 - **集群**：“集群状态”、“检查集群健康”、“调优网络”、“释放这个集群”、“全部释放”
-- **任务**：“在集群上启动 jobs/train.yaml”、“看任务3的日志”、“任务3怎么样了”、“取消任务3”
-- **费用和历史**：“今天花了多少钱”、“本月费用”、“最近5个任务”、“有告警吗”
+- **作业**：“在集群上启动 jobs/train.yaml”、“看作业3的日志”、“作业3怎么样了”、“取消作业3”
+- **费用和历史**：“今天花了多少钱”、“本月费用”、“最近5个作业”、“有告警吗”
 花钱、销毁或执行命令的操作都要你批准后才会进行。"""
 
 UNKNOWN_EN = """I did not understand that. Try for example:
@@ -47,7 +47,7 @@ UNKNOWN_EN = """I did not understand that. Try for example:
 UNKNOWN_ZH = """没听懂这句话。可以试试：
 - “用8张卡微调7B模型，预算500元”
 - “租方案1”（先规划）、“集群状态”、“释放这个集群”
-- “今天花了多少钱”、“最近5个任务”、“帮助”。"""
+- “今天花了多少钱”、“最近5个作业”、“帮助”。"""
 
 
 def help_text(language: str) -> str:
@@ -114,7 +114,7 @@ def fabric_advice(
                 "RoCE and IB are within 10%, and IB costs about 42% more compute money for "
                 "+8.6% (seed 004 rule 1). On a single 8-GPU machine there is no inter-node "
                 "network at all.",
-                f"{high} 张卡{on_zh}：**RoCE 够用**。8 卡以内的 7B/13B 任务两者差距在 10% 以内，"
+                f"{high} 张卡{on_zh}：**RoCE 够用**。8 卡以内的 7B/13B 作业两者差距在 10% 以内，"
                 "IB 多花约 42% 的算力费用只换来 8.6%（规则 1）。单台 8 卡机器内部不走节点间网络。",
             )
         )
@@ -252,12 +252,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "ask_job": (
         'Which job? Name it, for example "{verb} job 3".',
-        "哪个任务？请说出编号，例如“{verb}任务3”。",
+        "哪个作业？请说出编号，例如“{verb}作业3”。",
     ),
     "ask_spec": (
         'Which job spec should I launch? Give its file, for example "launch jobs/train.yaml '
         'on {example}".',
-        "要启动哪个任务描述文件？请给出路径，例如“在 {example} 上启动 jobs/train.yaml”。",
+        "要启动哪个作业描述文件？请给出路径，例如“在 {example} 上启动 jobs/train.yaml”。",
     ),
     "ask_command": (
         "Which command, on which cluster? Quote the command, for example: run `nvidia-smi` on "
@@ -303,9 +303,9 @@ ACTIONS: dict[str, tuple[str, str, str, str]] = {
     # intent: (English verb phrase, Chinese verb phrase, English example, Chinese example)
     "rent": ("rent anything", "租用", "rent option 1", "租方案1"),
     "release": ("release a cluster", "释放集群", "release <cluster>", "释放 <集群>"),
-    "cancel": ("cancel a job", "取消任务", "cancel job 3", "取消任务3"),
+    "cancel": ("cancel a job", "取消作业", "cancel job 3", "取消作业3"),
     "tune": ("tune a cluster", "调优集群", "tune <cluster>", "调优 <集群>"),
-    "launch": ("launch a job", "启动任务", "launch jobs/train.yaml", "启动 jobs/train.yaml"),
+    "launch": ("launch a job", "启动作业", "launch jobs/train.yaml", "启动 jobs/train.yaml"),
     "run_command": (
         "run a command",
         "执行命令",
@@ -358,7 +358,7 @@ MESSAGES.update(
         ),
         "no_replacement_ask": (
             "job {job} is not waiting for a replacement node",
-            "任务 {job} 没有在等待替换节点",
+            "作业 {job} 没有在等待替换节点",
         ),
         # the cards' own words: kept with the core's wording, so a window words them too
         **{key.removeprefix("agent."): texts for key, texts in CARDS.items()},
@@ -382,13 +382,13 @@ CARD_LABELS: dict[str, tuple[str, str]] = {
     "clusters": ("clusters", "集群"),
     "stops_billing": ("stops_billing", "停止计费"),
     "lost": ("lost", "会丢失"),
-    "job": ("job", "任务"),
+    "job": ("job", "作业"),
     "lost_nodes": ("lost_nodes", "丢失的节点"),
     "cluster": ("cluster", "集群"),
     "nodes": ("nodes", "节点"),
     "command": ("command", "命令"),
     "what_changes": ("what_changes", "会改变"),
-    "spec": ("spec", "任务描述"),
+    "spec": ("spec", "作业描述"),
 }
 
 
@@ -425,7 +425,7 @@ ERRORS_ZH: dict[str, str] = {
     "ConnectError": "连不上远程机器",
     "RemoteTimeoutError": "远程机器超时",
     "RemoteError": "远程机器出错",
-    "JobError": "任务出错",
+    "JobError": "作业出错",
     "PlanningError": "规划失败",
     "CatalogError": "目录里找不到",
     "ConfigError": "配置有误",
