@@ -419,8 +419,8 @@ class ClusterLifecycle:
         for node in nodes:
             if node.name in failures:
                 failed = failures[node.name]
-                self.clusters.set_node_state(node.id, "failed", failed.message)
-                # the node's row words it in the view's language (the store keeps the English)
+                # stored with its wording: the node's row words it in the view's language
+                self.clusters.set_node_state(node.id, "failed", failed.said or failed.message)
                 progress.update(failed.said or failed.message, step="failed", subject=node.name)
         for exc in failures.values():
             if isinstance(exc, OperationCancelled):

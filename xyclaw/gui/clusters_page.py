@@ -278,8 +278,10 @@ class NodeSteps:
 
 
 def _node_error(node: NodeRecord, steps: NodeSteps | None) -> str:
-    """A node's error in the GUI's language where this session heard the rent say it (the
-    store keeps its English), else as stored (the provider's own words, an older run)."""
+    """A node's error in the GUI's language: as stored with its wording, or where this session
+    heard the rent say it, else as stored (the provider's own words, an older run)."""
+    if node.error_said is not None:
+        return worded(node.error_said)
     if steps is not None and steps.failed is not None and str(steps.failed) == node.error:
         return worded(steps.failed)
     return node.error or ""
@@ -877,7 +879,7 @@ class ClustersPage(QWidget):
             )
             cells = [
                 _data(_item(node.name)),
-                _item(words.state(node.state), tip=node.error or ""),
+                _item(words.state(node.state), tip=_node_error(node, steps)),
                 _data(_item(endpoint)),
                 _data(_item(ssh_alias(record, node) if node.ssh_host else "–")),
                 _item(f"{record.gpus_per_node} × {record.gpu}", right=True),

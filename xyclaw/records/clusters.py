@@ -37,6 +37,7 @@ class NodeRecord:
     error: str | None
     running_at: float | None
     terminated_at: float | None
+    error_said: Said | None = None  # the error's key and figures (``error`` is its English)
 
     @property
     def name(self) -> str:
@@ -116,7 +117,10 @@ class ClusterRecord:
 
 
 def _node(row: dict[str, Any]) -> NodeRecord:
-    return NodeRecord(**{**row, "state": NodeState.of(row["state"])})
+    values = dict(row)
+    said_json = values.pop("error_said_json", None)
+    values["state"] = NodeState.of(row["state"])
+    return NodeRecord(**values, error_said=_said(said_json))
 
 
 def _cluster(row: dict[str, Any], nodes: list[NodeRecord]) -> ClusterRecord:
@@ -129,6 +133,10 @@ def _cluster(row: dict[str, Any], nodes: list[NodeRecord]) -> ClusterRecord:
         nodes=tuple(nodes),
         error_said=_said(said_json),
     )
+
+
+def _said_text(said: Said) -> str:
+    return json.dumps(said.to_json(), ensure_ascii=False)
 
 
 def _said(text: str | None) -> Said | None:
@@ -199,9 +207,7 @@ class ClusterStore:
         if "error" in values:
             error = values["error"]
             values["error"] = None if error is None else str(error)
-            values["error_said_json"] = (
-                json.dumps(error.to_json(), ensure_ascii=False) if isinstance(error, Said) else None
-            )
+            values["error_said_json"] = _said_text(error) if isinstance(error, Said) else None
         self._table.update_cluster(cluster_id, values)
 
     def apply_provider_view(self, cluster_id: int, info: ClusterInfo) -> None:
@@ -235,5 +241,12 @@ class ClusterStore:
     def mark_nodes_terminated(self, cluster_id: int, when: float | None = None) -> None:
         self._table.mark_nodes_terminated(cluster_id, self._clock() if when is None else when)
 
-    def set_node_state(self, node_id: int, state: str, error: str | None = None) -> None:
-        self._table.set_node_state(node_id, state, error)
+    def set_node_state(self, node_id: int, state: str, error: str | Said | None = None) -> None:
+        """A node's state and error; an error given as a :class:`Said` is stored as its English
+        with its key and figures beside it, as :meth:`update` does for a cluster's."""
+        self._table.set_node_state(
+            node_id,
+            state,
+            None if error is None else str(error),
+            _said_text(error) if isinstance(error, Said) else None,
+        )

@@ -57,6 +57,7 @@ NODE_COLUMNS = (
     "error",
     "running_at",
     "terminated_at",
+    "error_said_json",
 )
 
 
@@ -236,13 +237,16 @@ class ClusterTable:
 
         self._publish(self._store.writer.call(run))
 
-    def set_node_state(self, node_id: int, state: str, error: str | None) -> None:
+    def set_node_state(
+        self, node_id: int, state: str, error: str | None, error_said_json: str | None = None
+    ) -> None:
         def run(db: Database) -> list[Event]:
             before = db.conn.execute(
                 "SELECT cluster_id, rank, state FROM nodes WHERE id = ?", [node_id]
             ).fetchone()
             db.conn.execute(
-                "UPDATE nodes SET state = ?, error = ? WHERE id = ?", [state, error, node_id]
+                "UPDATE nodes SET state = ?, error = ?, error_said_json = ? WHERE id = ?",
+                [state, error, error_said_json, node_id],
             )
             if before is None or before[2] == state:
                 return []
@@ -308,7 +312,9 @@ def _upsert_node(
     node_id, running_at, terminated_at, previous = existing
     db.conn.execute(
         "UPDATE nodes SET external_id = ?, hostname = ?, ssh_host = ?, ssh_port = ?,"
-        " ssh_user = ?, host_key = coalesce(?, host_key), state = ?, error = ?,"
+        " ssh_user = ?, host_key = coalesce(?, host_key), state = ?,"
+        # the error's wording stays while the error does (the provider's view repeats it)
+        " error_said_json = CASE WHEN error IS ? THEN error_said_json END, error = ?,"
         " running_at = ?, terminated_at = ? WHERE id = ?",
         [
             node.external_id,
@@ -318,6 +324,7 @@ def _upsert_node(
             node.ssh_user,
             node.host_key,
             node.state,
+            node.error,
             node.error,
             running_at if running_at is not None else (started if running else None),
             terminated_at

@@ -476,6 +476,12 @@ def _m9_worded_tool_calls(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE tool_calls ADD COLUMN error_said_json TEXT")
 
 
+def _m10_worded_node_error(db: sqlite_utils.Database) -> None:
+    """The key and figures beside a node's English ``error`` (its SSH or bootstrap failure),
+    so the Clusters page words it in the window's language after a restart too."""
+    db.execute("ALTER TABLE nodes ADD COLUMN error_said_json TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_core,
     _m2_telemetry,
@@ -486,5 +492,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m7_worded_messages,
     _m8_worded_job_error,
     _m9_worded_tool_calls,
+    _m10_worded_node_error,
 )
 LATEST_VERSION = len(MIGRATIONS)
