@@ -347,10 +347,17 @@ def test_theme_and_language_switch_while_the_page_is_shown(
         page.set_theme("dark")
         assert app.styleSheet() == themes.style_sheet("dark")
         qtbot.waitUntil(lambda: not page.busy, timeout=10_000)
+        page.preset.setCurrentIndex(page.preset.findData("custom"))
+        page.base_url.setText("http://127.0.0.1:9/v1")  # typed, not saved yet
+        page.model.setEditText("typed-model")
         page.set_language("zh_CN")
         assert i18n.current() == "zh_CN"
         qtbot.waitUntil(lambda: page.title.text() == "设置", timeout=5_000)  # LanguageChange
         assert page.tabs.tabText(0) == "模型"
+        # what was typed is still there: a language change re-words, it does not reload
+        assert page.base_url.text() == "http://127.0.0.1:9/v1"
+        assert page.model.currentText() == "typed-model"
+        assert page.preset.currentData() == "custom"
         qtbot.waitUntil(lambda: not page.busy, timeout=10_000)
         config = load_config(engine.paths.config_file)
         assert (config.gui.theme, config.gui.language) == ("dark", "zh_CN")

@@ -194,7 +194,7 @@ def test_in_chinese_settings_tests_and_refusals_say_what_is_wrong_without_englis
     i18n.install("zh_CN")
     qtbot.waitUntil(lambda: "refused the API key" not in page.llm_error.text(), timeout=5_000)
 
-    # (a language change reads the settings again: the form shows config.toml's values)
+    # then a dead port, after the switches back and forth
     qtbot.waitUntil(lambda: not page.busy, timeout=10_000)
     page.preset.setCurrentIndex(page.preset.findData("custom"))
     dead = _dead_port()

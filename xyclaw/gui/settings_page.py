@@ -862,8 +862,7 @@ class SettingsPage(QWidget):
             self.tr("Copy the history to a file while XyClaw keeps running")
         )
         self.data_refresh.setText(self.tr("Refresh"))
-        if self._loaded:
-            self._show_config(self.config)
+        if self._loaded:  # the values typed so far stay: only the words change
             self.refresh_data()
             self.refresh_sim()
             self._fill_hosts()

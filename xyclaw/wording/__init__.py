@@ -84,7 +84,7 @@ class Said:
         return cls(data["key"], figures)
 
 
-def said(key: str, **figures: Figure) -> Said:
+def said(key: str, /, **figures: Figure) -> Said:
     """A :class:`Said` for ``key``; an unknown key is a programming error, caught here."""
     from xyclaw.wording.catalogue import CATALOGUE
 
