@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from xyclaw.records import ClusterRecord
+from xyclaw.telemetry.alerts import Alert
 from xyclaw.telemetry.pack import values
+from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
     from xyclaw.telemetry.service import TelemetryService
@@ -33,9 +35,12 @@ def cluster_health(
     since_ms = int((now - window_s) * 1000)
     alerts = service.open_alerts(cluster.id)
     by_node: dict[int | None, list[str]] = {}
+    # each line also as said (Said.to_json), for a reply in the user's language
+    said_by_node: dict[int | None, list[dict[str, Any]]] = {}
     for a in alerts:
         where = f" gpu{a.key.gpu}" if a.key.gpu is not None else ""
         by_node.setdefault(a.key.node_id, []).append(f"{a.severity} {a.rule}{where}: {a.message}")
+        said_by_node.setdefault(a.key.node_id, []).append(_line_said(a).to_json())
     nodes = []
     for c in service.collectors(cluster.id):
         window = c.live.gpu_window(since_ms=since_ms)
@@ -69,12 +74,16 @@ def cluster_health(
             entry["gpus"] = f"0/{c.ref.expected_gpus}"
         if c.last_error and c.state != "up":
             entry["error"] = c.last_error
+            if c.last_error_said is not None:
+                entry["error_said"] = c.last_error_said.to_json()
         entry["alerts"] = by_node.get(c.ref.node_id, [])
+        if c.ref.node_id in said_by_node:
+            entry["alerts_said"] = said_by_node[c.ref.node_id]
         nodes.append(entry)
     counts: dict[str, int] = {}
     for a in alerts:
         counts[a.severity] = counts.get(a.severity, 0) + 1
-    return {
+    snapshot: dict[str, Any] = {
         "cluster": cluster.name,
         "id": cluster.id,
         "state": cluster.state,
@@ -85,3 +94,22 @@ def cluster_health(
         "cluster_alerts": by_node.get(None, []),
         "open_alerts": counts,
     }
+    if None in said_by_node:
+        snapshot["cluster_alerts_said"] = said_by_node[None]
+    return snapshot
+
+
+def _line_said(alert: Alert) -> Said:
+    """An open alert's line as said: its severity, its rule's title, the GPU, its message."""
+    from xyclaw.telemetry.rules import RULES
+
+    rule = RULES.get(alert.rule)
+    severity = alert.severity
+    known = severity in ("info", "warning", "error", "critical")
+    return said(
+        "alert.health.line",
+        severity=said(f"alert.severity.{severity}") if known else severity,
+        rule=rule.title_said if rule is not None else alert.rule,
+        where="" if alert.key.gpu is None else said("alert.health.gpu", gpu=alert.key.gpu),
+        message=alert.said or alert.message,
+    )

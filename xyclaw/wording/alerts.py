@@ -22,6 +22,16 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.severity.warning": ("warning", "警告"),
     "alert.severity.error": ("error", "错误"),
     "alert.severity.critical": ("critical", "严重"),
+    # -- a cluster's health (the cluster_health tool): an open alert's line, a node's watch ---
+    "alert.health.line": (
+        "{severity} {rule}{where}: {message}",
+        "{severity} {rule}{where}：{message}",
+    ),
+    "alert.health.gpu": (" gpu{gpu}", " GPU {gpu}"),
+    "alert.watch.new": ("new", "尚未连接"),
+    "alert.watch.up": ("up", "在线"),
+    "alert.watch.down": ("down", "离线"),
+    "alert.watch.stopped": ("stopped", "已停止"),
     # -- the rules: titles ---------------------------------------------------------------------
     "alert.title.node.unreachable": ("node not answering", "节点无响应"),
     "alert.title.gpu.missing": ("GPU missing", "GPU 丢失"),

@@ -36,8 +36,9 @@ def _state(language: str, value: Any) -> Any:
 
 
 def _plain(value: Any, depth: int = 0) -> Any:
-    """JSON-like data from an Engine object, a dataclass, or JSON already."""
-    if depth > 8:
+    """JSON-like data from an Engine object, a dataclass, or JSON already (deep enough for a
+    said nested in a said inside a health snapshot's node: each level is three deep)."""
+    if depth > 16:
         return str(value)
     if isinstance(value, BaseException):
         message = getattr(value, "message", None) or str(value) or type(value).__name__
@@ -472,9 +473,13 @@ def _health(data: Any, language: str) -> str:
     if not isinstance(data, Mapping):
         return _generic("cluster_health", data, language)
     nodes = [n for n in data.get("nodes") or [] if isinstance(n, Mapping)]
+    from xyclaw.telemetry.rules import severity_word
+
     counts = data.get("open_alerts") or {}
     alert_text = (
-        ", ".join(f"{v} {k}" for k, v in counts.items()) if isinstance(counts, Mapping) else ""
+        ", ".join(f"{v} {severity_word(str(k), language)}" for k, v in counts.items())
+        if isinstance(counts, Mapping)
+        else ""
     )
     head = pick(
         language,
@@ -491,12 +496,13 @@ def _health(data: Any, language: str) -> str:
     ).split("|")
     rows = []
     for n in nodes[:16]:
-        alerts = n.get("alerts") or []
-        note = "; ".join(str(a) for a in alerts[:2]) or n.get("error") or ""
+        alerts = _health_lines(n.get("alerts"), n.get("alerts_said"), language)
+        error = _worded_json(n.get("error_said"), language) or n.get("error") or ""
+        note = pick(language, "; ", "；").join(alerts[:2]) or error
         rows.append(
             [
                 n.get("node"),
-                _state(language, n.get("state")),
+                _watch_state(language, n.get("state")),
                 n.get("gpus"),
                 n.get("util_mean"),
                 n.get("temp_max_c"),
@@ -506,9 +512,35 @@ def _health(data: Any, language: str) -> str:
     parts = [head]
     if rows:
         parts.append(_table(header, rows) + _more(language, len(rows), len(nodes)))
-    for line in (data.get("cluster_alerts") or [])[:3]:
+    said_lines = data.get("cluster_alerts_said")
+    for line in _health_lines(data.get("cluster_alerts"), said_lines, language)[:3]:
         parts.append(f"- {line}")
     return "\n\n".join(parts)
+
+
+def _worded_json(value: Any, language: str) -> str | None:
+    """A stored Said (``Said.to_json``) worded in ``language``; None for anything else."""
+    found = Said.from_json(value)
+    return None if found is None else found.in_language(language)
+
+
+def _health_lines(lines: Any, saids: Any, language: str) -> list[str]:
+    """A health snapshot's alert lines, each worded from its said where the snapshot has it
+    (an English reply keeps the lines the model reads, as they are)."""
+    english = [str(line) for line in lines or []]
+    if language == "en" or not isinstance(saids, list) or len(saids) != len(english):
+        return english
+    return [_worded_json(s, language) or line for s, line in zip(saids, english, strict=True)]
+
+
+def _watch_state(language: str, value: Any) -> Any:
+    """How a node's telemetry is (new, up, down, stopped), else a node's state, as said."""
+    if language == "zh" and isinstance(value, str):
+        from xyclaw.wording.catalogue import CATALOGUE
+
+        if f"alert.watch.{value}" in CATALOGUE:
+            return Said(f"alert.watch.{value}").in_language("zh")
+    return _state(language, value)
 
 
 def _remote_text(value: Any) -> tuple[str, str | None]:
