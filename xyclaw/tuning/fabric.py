@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from xyclaw.wording import Said
+
 INFINIBAND = "InfiniBand"
 ETHERNET = "Ethernet"
 
@@ -132,6 +134,9 @@ class NodeFabric:
     tools: dict[str, str | None] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
     error: str | None = None
+    # The same, worded (English in ``problems``/``error`` for logs and stored reports).
+    problems_said: tuple[Said, ...] = field(default=(), compare=False)
+    error_said: Said | None = field(default=None, compare=False)
 
     @property
     def reachable(self) -> bool:
@@ -163,6 +168,8 @@ class NodeFabric:
             "tools": dict(self.tools),
             "problems": list(self.problems),
             "error": self.error,
+            "problems_said": [p.to_json() for p in self.problems_said],
+            "error_said": self.error_said.to_json() if self.error_said else None,
         }
 
     @classmethod
@@ -181,6 +188,8 @@ class NodeFabric:
             tools={str(k): v for k, v in (d.get("tools") or {}).items()},
             problems=tuple(str(p) for p in d.get("problems", [])),
             error=d.get("error"),
+            problems_said=_saids(d.get("problems_said")),
+            error_said=Said.from_json(d.get("error_said")),
         )
 
 
@@ -207,6 +216,8 @@ class FabricSummary:
     gpu_name: str | None
     peermem: bool | None
     findings: tuple[str, ...] = ()
+    # The findings worded, one for each (English in ``findings``).
+    findings_said: tuple[Said, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -224,6 +235,7 @@ class FabricSummary:
             "gpu_name": self.gpu_name,
             "peermem": self.peermem,
             "findings": list(self.findings),
+            "findings_said": [f.to_json() for f in self.findings_said],
         }
 
     @classmethod
@@ -243,7 +255,14 @@ class FabricSummary:
             gpu_name=d.get("gpu_name"),
             peermem=d.get("peermem"),
             findings=tuple(d.get("findings", [])),
+            findings_said=_saids(d.get("findings_said")),
         )
+
+    def worded_findings(self) -> tuple[Said | str, ...]:
+        """Each finding as a Said where it has one (a report stored before: its English)."""
+        if len(self.findings_said) == len(self.findings):
+            return self.findings_said
+        return self.findings
 
 
 @dataclass(frozen=True)
@@ -298,3 +317,10 @@ class FabricReport:
             summary=FabricSummary.from_json(d["summary"]),
             id=id if id is not None else d.get("id"),
         )
+
+
+def _saids(raw: object) -> tuple[Said, ...]:
+    """Stored Saids back; what does not read as one is left out (old rows, damage)."""
+    if not isinstance(raw, list):
+        return ()
+    return tuple(s for item in raw if (s := Said.from_json(item)) is not None)

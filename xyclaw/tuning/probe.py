@@ -36,6 +36,7 @@ from xyclaw.tuning.fabric import (
     NodeFabric,
     PortInfo,
 )
+from xyclaw.wording import Figure, Said, joined, said
 
 _BEGIN = "@@xyclaw-begin "
 _END = "@@xyclaw-end "
@@ -152,7 +153,7 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def _hcas(parts: dict[str, tuple[str, int]], problems: list[str]) -> list[Hca]:
+def _hcas(parts: dict[str, tuple[str, int]], problems: list[Said]) -> list[Hca]:
     """HCAs from ibstat (state, rate), completed by ibv_devinfo (link layer, GIDs)."""
     stat_text, stat_rc = parts.get("ibstat", ("", 127))
     info_text, info_rc = parts.get("ibv_devinfo", ("", 127))
@@ -162,12 +163,12 @@ def _hcas(parts: dict[str, tuple[str, int]], problems: list[str]) -> list[Hca]:
         try:
             from_stat = parse_ibstat(stat_text)
         except ParseError as exc:
-            problems.append(f"ibstat: {exc.message}")
+            problems.append(said("op.probe.tool_error", tool="ibstat", error=_error(exc)))
     if info_rc == 0 and info_text.strip():
         try:
             from_info = parse_ibv_devinfo(info_text)
         except ParseError as exc:
-            problems.append(f"ibv_devinfo: {exc.message}")
+            problems.append(said("op.probe.tool_error", tool="ibv_devinfo", error=_error(exc)))
     if not from_stat:
         return from_info
     info_by_name = {h.name: h for h in from_info}
@@ -200,7 +201,7 @@ def _hcas(parts: dict[str, tuple[str, int]], problems: list[str]) -> list[Hca]:
     return merged
 
 
-def _gids(text: str, rc: int, problems: list[str]) -> list[GidEntry]:
+def _gids(text: str, rc: int, problems: list[Said]) -> list[GidEntry]:
     if not text.strip() or _missing(text, rc):
         return []
     try:
@@ -208,7 +209,7 @@ def _gids(text: str, rc: int, problems: list[str]) -> list[GidEntry]:
             return parse_gid_sysfs(text)
         return parse_show_gids(text)
     except ParseError as exc:
-        problems.append(f"GID table: {exc.message}")
+        problems.append(said("op.probe.gid_table", error=_error(exc)))
         return []
 
 
@@ -216,8 +217,9 @@ def parse_node_probe(name: str, text: str) -> NodeFabric:
     """A node's probe output as a NodeFabric; unreadable parts become ``problems``."""
     parts = split_parts(text)
     if not parts:
-        return NodeFabric(name=name, error="the probe printed nothing readable")
-    problems: list[str] = []
+        unreadable = said("op.probe.unreadable")
+        return NodeFabric(name=name, error=unreadable.english, error_said=unreadable)
+    problems: list[Said] = []
     hostname_text, rc = parts.get("hostname", ("", 1))
     hostname = hostname_text.strip().splitlines()[0] if rc == 0 and hostname_text.strip() else None
 
@@ -230,9 +232,9 @@ def parse_node_probe(name: str, text: str) -> NodeFabric:
             gpu_count = len(listed)
             gpu_name = listed[0].name if listed else None
         except ParseError as exc:
-            problems.append(f"nvidia-smi -L: {exc.message}")
+            problems.append(said("op.probe.tool_error", tool="nvidia-smi -L", error=_error(exc)))
     else:
-        problems.append(f"nvidia-smi -L failed: {_first_line(gpus_text)}")
+        problems.append(said("op.probe.gpus_failed", line=_first_line(gpus_text)))
 
     nvlinks = 0
     gpu_nics: list[GpuNic] = []
@@ -250,7 +252,8 @@ def parse_node_probe(name: str, text: str) -> NodeFabric:
                         GpuNic(index, topo.nic_name(nearest[0]), topo.link(gpu, nearest[0]))
                     )
         except (ParseError, KeyError) as exc:
-            problems.append(f"nvidia-smi topo -m: {exc}")
+            error = _with_hint(exc) if isinstance(exc, ParseError) else str(exc)
+            problems.append(said("op.probe.tool_error", tool="nvidia-smi topo -m", error=error))
 
     hcas = _hcas(parts, problems)
     gid_text, gid_rc = parts.get("gids", ("", 127))
@@ -312,7 +315,8 @@ def parse_node_probe(name: str, text: str) -> NodeFabric:
         nccl_env=env,
         peermem=peermem,
         tools=tools,
-        problems=tuple(problems),
+        problems=tuple(p.english for p in problems),
+        problems_said=tuple(problems),
     )
 
 
@@ -320,23 +324,39 @@ def missing_tools(
     head: NodeFabric, *, multi_node: bool, binary: str = "all_reduce_perf"
 ) -> tuple[str, str] | None:
     """(message, hint) when the node that starts the test lacks nccl-tests or MPI."""
+    found = missing_tools_said(head, multi_node=multi_node, binary=binary)
+    return None if found is None else (found[0].english, found[1].english)
+
+
+def missing_tools_said(
+    head: NodeFabric, *, multi_node: bool, binary: str = "all_reduce_perf"
+) -> tuple[Said, Said] | None:
+    """:func:`missing_tools`, worded."""
     if binary == "all_reduce_perf" and not head.tools.get("all_reduce_perf"):
         return (
-            f"all_reduce_perf (nccl-tests) is not on the PATH of {head.name}",
-            "build https://github.com/NVIDIA/nccl-tests with MPI=1 on every node and put its "
-            "build folder on the PATH",
+            said("op.probe.no_tool", tool="all_reduce_perf", nodes=head.name),
+            said("op.probe.no_tool.fix"),
         )
     if multi_node and not head.tools.get("mpirun"):
-        return (
-            f"mpirun is not on the PATH of {head.name}; a test across nodes needs MPI",
-            "install Open MPI (or HPC-X) on every node",
-        )
+        return (said("op.probe.no_mpirun", node=head.name), said("op.probe.no_mpirun.fix"))
     return None
 
 
-def _first_line(text: str) -> str:
+def _first_line(text: str) -> Figure:
+    """The tool's own first line (data), or XyClaw's words when it printed none."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[0][:160] if lines else "no output"
+    return lines[0][:160] if lines else said("op.probe.no_output")
+
+
+def _error(exc: ParseError) -> Figure:
+    return exc.said or exc.message
+
+
+def _with_hint(exc: ParseError) -> Figure:
+    """The error as ``str(exc)`` has it: its message, then its hint on a line of its own."""
+    if exc.hint is None:
+        return _error(exc)
+    return said("op.probe.with_hint", message=_error(exc), hint=exc.hint_said or exc.hint)
 
 
 # --- the cluster-wide summary ---------------------------------------------------------------
@@ -423,16 +443,16 @@ def _farthest(distances: Iterable[str]) -> str | None:
 
 def summarize(nodes: Sequence[NodeFabric], fabric: str) -> FabricSummary:
     """What the whole cluster has in common, and what looks wrong."""
-    findings: list[str] = []
+    findings: list[Said] = []
     up = [n for n in nodes if n.reachable]
     for n in nodes:
         if not n.reachable:
-            findings.append(f"{n.name}: not probed ({n.error})")
-        for problem in n.problems:
-            findings.append(f"{n.name}: {problem}")
+            findings.append(said("op.probe.not_probed", node=n.name, error=n.error_said or n.error))
+        for problem in _problems(n):
+            findings.append(said("op.probe.node", node=n.name, problem=problem))
     if not up:
         return FabricSummary(
-            "socket", (), 0, 0, None, None, None, (), None, 0, 0, None, None, tuple(findings)
+            "socket", (), 0, 0, None, None, None, (), None, 0, 0, None, None, *_both(findings)
         )
     layers = {_node_layer(n) for n in up}
     if layers == {INFINIBAND}:
@@ -443,10 +463,11 @@ def summarize(nodes: Sequence[NodeFabric], fabric: str) -> FabricSummary:
         transport = "socket"
     else:
         transport = "mixed"
-        findings.append(
-            "nodes differ in their RDMA link layer: "
-            + ", ".join(f"{n.name}={_node_layer(n) or 'none'}" for n in up)
-        )
+        layers_of: list[Figure] = [
+            said("op.probe.is", name=n.name, value=_node_layer(n) or said("op.probe.none"))
+            for n in up
+        ]
+        findings.append(said("op.probe.mixed", nodes=_listed(layers_of)))
     layer = INFINIBAND if transport == "ib" else ETHERNET if transport == "roce" else None
     if transport == "mixed":
         layer = Counter(_node_layer(n) for n in up).most_common(1)[0][0]
@@ -467,7 +488,10 @@ def summarize(nodes: Sequence[NodeFabric], fabric: str) -> FabricSummary:
     for n in up:
         for p in ports_of(n):
             if not p.active:
-                findings.append(f"{n.name}: {p.hca} port {p.port} is {p.state or 'not active'}")
+                state = p.state or said("op.probe.not_active")
+                findings.append(
+                    said("op.probe.port_state", node=n.name, hca=p.hca, port=p.port, state=state)
+                )
     try:
         rented = parse_fabric(fabric)
     except ValueError:
@@ -475,11 +499,13 @@ def summarize(nodes: Sequence[NodeFabric], fabric: str) -> FabricSummary:
     if rented is not None and rented.rdma:
         expect_layer = INFINIBAND if rented.family == "ib" else ETHERNET
         if transport == "socket":
-            findings.append(
-                f"the cluster was rented as {rented.name} but no node shows an RDMA device"
-            )
+            findings.append(said("op.probe.no_rdma_device", fabric=rented.name))
         elif layer != expect_layer:
-            findings.append(f"the cluster was rented as {rented.name} but its HCAs run {layer}")
+            findings.append(
+                said(
+                    "op.probe.wrong_layer", fabric=rented.name, layer=layer or said("op.probe.null")
+                )
+            )
         slow = sorted(
             {
                 f"{n.name}:{p.hca}"
@@ -489,9 +515,14 @@ def summarize(nodes: Sequence[NodeFabric], fabric: str) -> FabricSummary:
             }
         )
         if slow:
+            more = said("op.probe.more", count=len(slow) - 8) if len(slow) > 8 else ""
             findings.append(
-                f"ports below the fabric's {rented.gbps} Gb/s: {', '.join(slow[:8])}"
-                + (f" and {len(slow) - 8} more" if len(slow) > 8 else "")
+                said(
+                    "op.probe.slow_ports",
+                    gbps=rented.gbps,
+                    ports=_listed(list(slow[:8])),
+                    more=more,
+                )
             )
     gid_index = None
     if transport == "roce" or (transport == "mixed" and layer == ETHERNET):
@@ -502,41 +533,43 @@ def summarize(nodes: Sequence[NodeFabric], fabric: str) -> FabricSummary:
         if usable:
             gid_index = int(usable.most_common(1)[0][0])
             if len(indexes) > 1:
+                counts: list[Figure] = [
+                    said(
+                        "op.probe.gid_ports",
+                        index=said("op.probe.null") if k is None else k,
+                        count=v,
+                    )
+                    for k, v in sorted(indexes.items(), key=str)
+                ]
                 findings.append(
-                    "the RoCE v2 GID index differs between ports ("
-                    + ", ".join(f"{k}: {v} ports" for k, v in sorted(indexes.items(), key=str))
-                    + f"); NCCL takes one index for all, {gid_index} is the most common"
+                    said("op.probe.gid_differs", counts=_listed(counts), index=gid_index)
                 )
         elif hcas:
-            findings.append("no port has a RoCE v2 GID on an IPv4 address; RoCE v2 cannot work")
+            findings.append(said("op.probe.no_roce_gid"))
     gpu_counts = {n.gpu_count for n in up}
     if len(gpu_counts) > 1:
-        findings.append(
-            "nodes have different GPU counts: " + ", ".join(f"{n.name}={n.gpu_count}" for n in up)
-        )
+        counted: list[Figure] = [said("op.probe.is", name=n.name, value=n.gpu_count) for n in up]
+        findings.append(said("op.probe.gpu_counts", nodes=_listed(counted)))
     in_use = set(hcas)
     gdr = _farthest(g.distance for n in up for g in n.gpu_nics if not in_use or g.nic in in_use)
     peer = {n.peermem for n in up}
     peermem = True if peer == {True} else False if False in peer else None
     if peermem is False and transport in ("ib", "roce"):
         missing = [n.name for n in up if n.peermem is False]
-        findings.append(
-            "nvidia_peermem is not loaded on "
-            + ", ".join(missing)
-            + ": GPUDirect RDMA may be off (NCCL then copies through host memory)"
-        )
+        findings.append(said("op.probe.no_peermem", nodes=_listed(list(missing))))
     socket_ifaces, socket_speed = _socket_ifaces(up, transport)
     if not socket_ifaces:
-        findings.append("no network interface with an address is common to all nodes")
+        findings.append(said("op.probe.no_common_iface"))
     image_env = {k: v for k, v in up[0].nccl_env.items() if all(n.nccl_env.get(k) == v for n in up)}
     if image_env:
-        findings.append(
-            "the image sets " + ", ".join(f"{k}={v}" for k, v in sorted(image_env.items()))
-        )
+        settings: list[Figure] = [
+            said("op.probe.is", name=k, value=v) for k, v in sorted(image_env.items())
+        ]
+        findings.append(said("op.probe.image_env", env=_listed(settings)))
     for tool in ("all_reduce_perf",):
         lacking = [n.name for n in up if not n.tools.get(tool)]
         if lacking:
-            findings.append(f"{tool} (nccl-tests) is not on the PATH of {', '.join(lacking)}")
+            findings.append(said("op.probe.no_tool", tool=tool, nodes=_listed(list(lacking))))
     return FabricSummary(
         transport=transport,
         hcas=tuple(hcas),
@@ -551,5 +584,22 @@ def summarize(nodes: Sequence[NodeFabric], fabric: str) -> FabricSummary:
         gpus_per_node=min(gpu_counts),
         gpu_name=up[0].gpu_name,
         peermem=peermem,
-        findings=tuple(findings),
+        findings=tuple(f.english for f in findings),
+        findings_said=tuple(findings),
     )
+
+
+def _both(findings: list[Said]) -> tuple[tuple[str, ...], tuple[Said, ...]]:
+    return tuple(f.english for f in findings), tuple(findings)
+
+
+def _problems(node: NodeFabric) -> tuple[Said | str, ...]:
+    """A node's problems worded where they are (a stored report from before: English)."""
+    if len(node.problems_said) == len(node.problems):
+        return node.problems_said
+    return node.problems
+
+
+def _listed(items: list[Figure]) -> Figure:
+    """``a, b, c`` (``a、b、c`` in Chinese), as the findings have always listed things."""
+    return joined(items)

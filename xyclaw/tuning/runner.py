@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from xyclaw.errors import ParseError, RemoteError
 from xyclaw.parsers.nccltests import NcclTestRun, parse_nccl_tests
+from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
     from xyclaw.records import ClusterRecord, NodeRecord
@@ -53,6 +54,8 @@ class MeasuredRun:
     error: str | None = None
     duration_s: float = 0.0
     output_tail: tuple[str, ...] = field(default=(), compare=False)
+    # ``error`` worded, where it is XyClaw's own sentence (a tool's output stays as it is).
+    error_said: Said | None = field(default=None, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -124,19 +127,36 @@ class NcclTestRunner:
                 None,
                 error=exc.message,
                 duration_s=time.monotonic() - started,
+                error_said=exc.said,
             )
         elapsed = time.monotonic() - started
         output = result.stdout + ("\n" + result.stderr if result.stderr else "")
         tail = tuple(line for line in output.strip().splitlines()[-12:])
         run: NcclTestRun | None = None
-        error: str | None = None
+        error: Said | None = None
+        binary = settings.binary
         try:
             run = parse_nccl_tests(result.stdout + "\n" + result.stderr)
         except ParseError as exc:
-            error = f"{settings.binary} printed no nccl-tests output ({exc.message})"
+            error = said("op.nccltest.no_output", binary=binary, error=exc.said or exc.message)
         if result.exit_code != 0:
-            last = next((line for line in reversed(tail) if line.strip()), "no output")
-            error = f"{settings.binary} exited with {result.exit_code} on {head.name}: {last}"
+            last = next((line for line in reversed(tail) if line.strip()), None)
+            error = said(
+                "op.nccltest.exited",
+                binary=binary,
+                code=result.exit_code,
+                node=head.name,
+                last=last if last is not None else said("op.probe.no_output"),
+            )
         elif run is not None and not run.rows:
-            error = f"{settings.binary} printed no result rows on {head.name}"
-        return MeasuredRun(command, dict(env), result.exit_code, run, error, elapsed, tail)
+            error = said("op.nccltest.no_rows", binary=binary, node=head.name)
+        return MeasuredRun(
+            command,
+            dict(env),
+            result.exit_code,
+            run,
+            error.english if error is not None else None,
+            elapsed,
+            tail,
+            error_said=error,
+        )

@@ -19,7 +19,7 @@ from xyclaw.errors import RemoteError, UsageError, XyclawError
 from xyclaw.store import Store
 from xyclaw.tuning.expect import Expectation, expect, gpu_model
 from xyclaw.tuning.fabric import FabricReport, NodeFabric
-from xyclaw.tuning.probe import missing_tools, parse_node_probe, probe_script, summarize
+from xyclaw.tuning.probe import missing_tools_said, parse_node_probe, probe_script, summarize
 from xyclaw.tuning.records import (
     KEPT,
     RECOMMENDED,
@@ -259,8 +259,14 @@ class TuningService:
             if isinstance(result, RemoteError) or result is None:
                 error = (result.said or result.message) if result is not None else None
                 error = error or said("op.tune.no_answer")
-                message = str(error)
-                found.append(NodeFabric(name=node.name, hostname=node.hostname, error=message))
+                found.append(
+                    NodeFabric(
+                        name=node.name,
+                        hostname=node.hostname,
+                        error=str(error),
+                        error_said=error if isinstance(error, Said) else None,
+                    )
+                )
                 p.update(said("op.tune.unreachable", node=node.name, error=error))
                 continue
             fabric = parse_node_probe(node.name, result.stdout)
@@ -302,7 +308,7 @@ class TuningService:
             ),
             0.12,
         )
-        for finding in s.findings:
+        for finding in s.worded_findings():
             p.update(said("op.tune.finding", finding=finding))
         return report
 
@@ -431,7 +437,8 @@ class TuningService:
                 duration_s=measured.duration_s,
             )
             if not measured.ok:
-                progress.update(said("op.tune.test_failed", label=label_said, error=measured.error))
+                error = measured.error_said or measured.error
+                progress.update(said("op.tune.test_failed", label=label_said, error=error))
                 break
             assert measured.run is not None
             peak = measured.run.peak_busbw or 0.0
@@ -447,7 +454,9 @@ class TuningService:
                         if quick.ratio is not None
                         else ""
                     ),
-                    transport=said("op.tune.over", transport=transport) if transport else "",
+                    transport=(
+                        said("op.tune.over", transport=_transport(transport)) if transport else ""
+                    ),
                 )
             )
             far_below = quick.ratio is not None and quick.ratio < LOW_ENOUGH_TO_STOP
@@ -458,7 +467,9 @@ class TuningService:
         if parsed:
             verdict = judge(parsed, expectation, env=effective, report=report)
         else:
-            failure = runs[-1].error if runs else "no run"
+            failure: Said | str | None = (
+                (runs[-1].error_said or runs[-1].error) if runs else said("op.nccltest.no_run")
+            )
             verdict = Verdict(
                 FAILED,
                 None,
@@ -493,7 +504,9 @@ class TuningService:
 
     def _require_tools(self, report: FabricReport, used: Sequence[NodeRecord]) -> None:
         head = next(n for n in report.nodes if n.name == used[0].name)
-        problem = missing_tools(head, multi_node=len(used) > 1, binary=self.measure_settings.binary)
+        problem = missing_tools_said(
+            head, multi_node=len(used) > 1, binary=self.measure_settings.binary
+        )
         if problem is not None:
             message, hint = problem
             raise TuningError(message, hint=hint)
@@ -638,3 +651,9 @@ class TuningService:
             environment=stored_settings.env(),
             settings_id=settings_id,
         )
+
+
+def _transport(name: str) -> Said | str:
+    """NCCL's transport worded where it is a word (socket, mixed); ib, roce, ofi are names."""
+    key = f"op.tune.transport.{name}"
+    return Said(key) if key in CATALOGUE else name

@@ -310,6 +310,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "op.tune.ratio": (" ({ratio} of the fabric's figure)", "（网络标称值的 {ratio}）"),
     "op.tune.over": (", over {transport}", "，经由 {transport}"),
+    "op.tune.transport.socket": ("socket", "套接字"),
+    "op.tune.transport.mixed": ("mixed", "混合传输"),
     "op.tune.far_below": (
         "{label}: far below the fabric's figure; no need to repeat",
         "{label}：远低于网络标称值，无需重复",
@@ -338,6 +340,96 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "op.tune.changed": ("changed {change}", "已更改 {change}"),
     "op.tune.decided": ("{cluster}: {decision}", "{cluster}：{decision}"),
+    # Tuning NCCL: what the fabric probe finds (xyclaw.tuning.probe).
+    "op.probe.not_probed": ("{node}: not probed ({error})", "{node}：未探测（{error}）"),
+    "op.probe.node": ("{node}: {problem}", "{node}：{problem}"),
+    "op.probe.unreadable": ("the probe printed nothing readable", "探测没有输出可读的内容"),
+    "op.probe.tool_error": ("{tool}: {error}", "{tool}：{error}"),
+    "op.probe.with_hint": ("{message}\n  -> {hint}", "{message}\n  -> {hint}"),
+    "op.probe.gid_table": ("GID table: {error}", "GID 表：{error}"),
+    "op.probe.gpus_failed": ("nvidia-smi -L failed: {line}", "nvidia-smi -L 失败：{line}"),
+    "op.probe.no_output": ("no output", "没有输出"),
+    "op.probe.is": ("{name}={value}", "{name}={value}"),
+    "op.probe.none": ("none", "无"),
+    "op.probe.mixed": (
+        "nodes differ in their RDMA link layer: {nodes}",
+        "各节点的 RDMA 链路层不同：{nodes}",
+    ),
+    "op.probe.port_state": (
+        "{node}: {hca} port {port} is {state}",
+        "{node}：{hca} 端口 {port} 的状态为 {state}",
+    ),
+    "op.probe.not_active": ("not active", "未激活"),
+    "op.probe.no_rdma_device": (
+        "the cluster was rented as {fabric} but no node shows an RDMA device",
+        "集群按 {fabric} 租用，但没有节点显示 RDMA 设备",
+    ),
+    "op.probe.wrong_layer": (
+        "the cluster was rented as {fabric} but its HCAs run {layer}",
+        "集群按 {fabric} 租用，但其 HCA 运行的是 {layer}",
+    ),
+    "op.probe.slow_ports": (
+        "ports below the fabric's {gbps} Gb/s: {ports}{more}",
+        "低于网络标称 {gbps} Gb/s 的端口：{ports}{more}",
+    ),
+    "op.probe.more": (" and {count} more", "，另有 {count} 个"),
+    "op.probe.gid_differs": (
+        "the RoCE v2 GID index differs between ports ({counts}); NCCL takes one index for all,"
+        " {index} is the most common",
+        "各端口的 RoCE v2 GID 索引不同（{counts}）；NCCL 对所有端口只用一个索引，"
+        "最常见的是 {index}",
+    ),
+    "op.probe.gid_ports": ("{index}: {count} ports", "{index}：{count} 个端口"),
+    "op.probe.null": ("None", "无"),
+    "op.probe.no_roce_gid": (
+        "no port has a RoCE v2 GID on an IPv4 address; RoCE v2 cannot work",
+        "没有端口在 IPv4 地址上有 RoCE v2 GID，RoCE v2 无法工作",
+    ),
+    "op.probe.gpu_counts": (
+        "nodes have different GPU counts: {nodes}",
+        "各节点的 GPU 数量不同：{nodes}",
+    ),
+    "op.probe.no_peermem": (
+        "nvidia_peermem is not loaded on {nodes}: GPUDirect RDMA may be off (NCCL then copies"
+        " through host memory)",
+        "{nodes} 上没有加载 nvidia_peermem：GPUDirect RDMA 可能未启用（NCCL 会经主机内存中转）",
+    ),
+    "op.probe.no_common_iface": (
+        "no network interface with an address is common to all nodes",
+        "没有所有节点共有且带地址的网络接口",
+    ),
+    "op.probe.image_env": ("the image sets {env}", "镜像设置了 {env}"),
+    "op.probe.no_tool": (
+        "{tool} (nccl-tests) is not on the PATH of {nodes}",
+        "{nodes} 的 PATH 中没有 {tool}（nccl-tests）",
+    ),
+    "op.probe.no_mpirun": (
+        "mpirun is not on the PATH of {node}; a test across nodes needs MPI",
+        "{node} 的 PATH 中没有 mpirun；跨节点测试需要 MPI",
+    ),
+    "op.probe.no_tool.fix": (
+        "build https://github.com/NVIDIA/nccl-tests with MPI=1 on every node and put its build"
+        " folder on the PATH",
+        "在每个节点上用 MPI=1 构建 https://github.com/NVIDIA/nccl-tests，并把构建目录加入 PATH",
+    ),
+    "op.probe.no_mpirun.fix": (
+        "install Open MPI (or HPC-X) on every node",
+        "在每个节点上安装 Open MPI（或 HPC-X）",
+    ),
+    # Tuning NCCL: a nccl-tests run that did not give figures (xyclaw.tuning.runner).
+    "op.nccltest.no_output": (
+        "{binary} printed no nccl-tests output ({error})",
+        "{binary} 没有输出 nccl-tests 的结果（{error}）",
+    ),
+    "op.nccltest.exited": (
+        "{binary} exited with {code} on {node}: {last}",
+        "{binary} 在 {node} 上退出，退出码 {code}：{last}",
+    ),
+    "op.nccltest.no_rows": (
+        "{binary} printed no result rows on {node}",
+        "{binary} 在 {node} 上没有输出结果行",
+    ),
+    "op.nccltest.no_run": ("no run", "没有运行"),
     # Reconciling with the providers at start (clusters XyClaw did not finish, or lost).
     "op.cstate.requested": ("requested", "已申请"),
     "op.cstate.provisioning": ("provisioning", "开通中"),
