@@ -15,6 +15,7 @@ from tests.support.zh_words import WORD, english_words
 from tests.tuning_live.conftest import TIME_SCALE
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import Composition
+from xyclaw.errors import UsageError
 from xyclaw.store.event_log import said_of
 from xyclaw.tuning.fabric import FabricReport, GpuNic, IfaceInfo, NodeFabric, PortInfo
 from xyclaw.tuning.probe import missing_tools, missing_tools_said, parse_node_probe, summarize
@@ -272,3 +273,28 @@ def test_a_tune_that_cannot_run_says_why_in_chinese(
         assert finding in [str(m) for m in steps.said]
         shown = [_zh_clean(m, DATA | {head, sc.name, "NVLink"}) for m in steps.said]
         assert f"发现：{head} 的 PATH 中没有 all_reduce_perf（nccl-tests）" in shown
+
+
+def test_what_a_tune_refuses_is_said_in_chinese(
+    engine: Engine, parts: Composition, tmp_path: Path
+) -> None:
+    with sim_cluster(engine, tmp_path, nodes=1, fabric="ib-hdr-200") as sc:
+        with pytest.raises(UsageError) as not_nccl:
+            parts.tuning().apply(sc.cluster_id, {"LD_PRELOAD": "x.so"}, "no")
+        assert str(not_nccl.value) == (
+            "LD_PRELOAD is not an NCCL variable\n  -> only NCCL_* variables are kept here"
+        )
+        assert not_nccl.value.in_language("zh") == (
+            "LD_PRELOAD 不是 NCCL 变量",
+            "这里只保存 NCCL_* 变量",
+        )
+        parts.clusters.update(sc.cluster_id, state="released")
+        with pytest.raises(UsageError) as released:
+            parts.tuning().tune(sc.cluster_id)
+        assert released.value.message == (
+            f"cluster {sc.name} is released and has no running nodes to tune"
+        )
+        assert released.value.hint == "`xyclaw clusters` shows the ones you can use"
+        message, hint = released.value.in_language("zh")
+        assert message == f"集群 {sc.name} 的状态为已释放，没有可调优的运行中节点"
+        assert hint == "`xyclaw clusters` 会列出可用的集群"

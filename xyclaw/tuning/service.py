@@ -238,9 +238,14 @@ class TuningService:
             cluster = ref
         nodes = sorted((n for n in cluster.nodes if n.state == "running"), key=lambda n: n.rank)
         if not cluster.live or not nodes:
+            state = f"op.cstate.{cluster.state}"
             raise UsageError(
-                f"cluster {cluster.name} is {cluster.state} and has no running nodes to tune",
-                hint="`xyclaw clusters` shows the ones you can use",
+                said(
+                    "op.tune.no_nodes",
+                    cluster=cluster.name,
+                    state=Said(state) if state in CATALOGUE else cluster.state,
+                ),
+                hint=said("op.tune.no_nodes.fix"),
             )
         return cluster, nodes
 
@@ -347,7 +352,7 @@ class TuningService:
         for name in env:
             if not name.startswith("NCCL_"):
                 raise UsageError(
-                    f"{name} is not an NCCL variable", hint="only NCCL_* variables are kept here"
+                    said("op.tune.not_nccl", name=name), hint=said("op.tune.not_nccl.fix")
                 )
         self.clusters.get(cluster_id)
         new_id = self.records.add_settings(
@@ -399,9 +404,9 @@ class TuningService:
         used = [n for n in nodes if n.name in reachable]
         if not used:
             raise RemoteError(
-                f"no node of {cluster.name} answered the probe",
+                said("op.tune.no_probe_answer", cluster=cluster.name),
                 host=cluster.name,
-                hint="check `xyclaw exec CLUSTER -- hostname`",
+                hint=said("op.tune.no_probe_answer.fix"),
             )
         self._require_tools(report, used)
         hosts = [probed[n.name].hostname or n.hostname or n.name for n in used]

@@ -340,6 +340,25 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "op.tune.changed": ("changed {change}", "已更改 {change}"),
     "op.tune.decided": ("{cluster}: {decision}", "{cluster}：{decision}"),
+    # Tuning NCCL: what it refuses.
+    "op.tune.no_nodes": (
+        "cluster {cluster} is {state} and has no running nodes to tune",
+        "集群 {cluster} 的状态为{state}，没有可调优的运行中节点",
+    ),
+    "op.tune.no_nodes.fix": (
+        "`xyclaw clusters` shows the ones you can use",
+        "`xyclaw clusters` 会列出可用的集群",
+    ),
+    "op.tune.not_nccl": ("{name} is not an NCCL variable", "{name} 不是 NCCL 变量"),
+    "op.tune.not_nccl.fix": ("only NCCL_* variables are kept here", "这里只保存 NCCL_* 变量"),
+    "op.tune.no_probe_answer": (
+        "no node of {cluster} answered the probe",
+        "{cluster} 没有节点响应探测",
+    ),
+    "op.tune.no_probe_answer.fix": (
+        "check `xyclaw exec CLUSTER -- hostname`",
+        "请用 `xyclaw exec CLUSTER -- hostname` 检查",
+    ),
     # Tuning NCCL: what the fabric probe finds (xyclaw.tuning.probe).
     "op.probe.not_probed": ("{node}: not probed ({error})", "{node}：未探测（{error}）"),
     "op.probe.node": ("{node}: {problem}", "{node}：{problem}"),
