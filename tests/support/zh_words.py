@@ -1,9 +1,9 @@
 """Finding English in a Chinese window: what a user can see under a widget, and the words
 of it that are English (brand names, units, commands and the data itself excepted).
 
-Table and tree cells: by default only those the GUI marked as its own words
-(``TRANSLATED_ROLE``) are read; ``strict_cells=True`` reads every cell but those marked as
-data (``DATA_ROLE``: a name, a command, a remote machine's words)."""
+Table and tree cells: every cell is read but those marked as data (``DATA_ROLE``: a name, a
+command, a remote machine's words); ``strict_cells=False`` reads only those the GUI marked as
+its own words (``TRANSLATED_ROLE``)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xyclaw.gui.history_replay import DATA_ROLE, TRANSLATED_ROLE
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE
 
 if TYPE_CHECKING:
     from tests.gui_history.history_run import HistoryFacts
@@ -54,7 +54,7 @@ def english_words(text: str, data: set[str]) -> list[str]:
 
 
 def visible_texts(
-    root: QWidget, skip: Iterable[QWidget] = (), *, strict_cells: bool = False
+    root: QWidget, skip: Iterable[QWidget] = (), *, strict_cells: bool = True
 ) -> Iterator[tuple[str, str]]:
     """(where, text) for every piece of text a user can see under ``root``; values marked
     as data (names, paths, stored messages) are left out, and so is what is under ``skip``."""
@@ -104,7 +104,7 @@ def assert_no_english(
     where: str,
     skip: Iterable[QWidget] = (),
     *,
-    strict_cells: bool = False,
+    strict_cells: bool = True,
 ) -> None:
     found = [
         (name, text, english_words(text, data))

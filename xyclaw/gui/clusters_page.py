@@ -74,6 +74,7 @@ from xyclaw.gui.formatting import (
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.host_keys import HostKeyPrompter, changed_keys, default_prompter, show_changed_key
 from xyclaw.gui.rent_flow import ApprovalDialog, RentFlow, destroy_request
+from xyclaw.gui.widgets import DATA_ROLE
 from xyclaw.planner import parse_budget
 from xyclaw.records import ClusterRecord, ClusterState, NodeRecord, NodeState
 from xyclaw.wording import Said
@@ -296,13 +297,9 @@ def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
     return item
 
 
-#: history_replay.DATA_ROLE (not imported: that module brings pyqtgraph): a cell that is data.
-_DATA_ROLE = int(Qt.ItemDataRole.UserRole) + 42
-
-
 def _data(item: QTableWidgetItem) -> QTableWidgetItem:
     """A cell that shows data (a name, an address), the same in every language."""
-    item.setData(_DATA_ROLE, True)
+    item.setData(DATA_ROLE, True)
     return item
 
 

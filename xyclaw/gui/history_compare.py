@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
 from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.history_data import Comparison, Curve, curve
-from xyclaw.gui.history_replay import DATA_ROLE, TRANSLATED_ROLE
 from xyclaw.gui.history_words import row_label, row_value
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE
 
 # Rows whose values are names, shown as they are in every language.
 DATA_ROWS = frozenset({"cluster.provider", "cluster.region", "cluster.gpu"})

@@ -60,8 +60,9 @@ from xyclaw.gui.history_data import (
     write_csv,
     write_json,
 )
-from xyclaw.gui.history_replay import DATA_ROLE, TRANSLATED_ROLE, ReplayView
+from xyclaw.gui.history_replay import ReplayView
 from xyclaw.gui.history_words import state
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE
 
 log = logging.getLogger(__name__)
 

@@ -43,13 +43,10 @@ from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, SEVERITY_COLORS, ChartT
 from xyclaw.gui.formatting import worded
 from xyclaw.gui.history_data import Replay, at_time
 from xyclaw.gui.history_words import describe, state
+from xyclaw.gui.widgets import TRANSLATED_ROLE
 
 #: Window lengths offered for scrubbing through a run (seconds; 0: the whole run).
 WINDOWS = (0, 3600, 900, 300, 60, 30, 10)
-#: Marks a table or tree cell whose text the GUI wrote (and translated), for tests.
-TRANSLATED_ROLE = int(Qt.ItemDataRole.UserRole) + 41
-#: Marks a cell that shows data as it is in every language (a name, a command, a node's words).
-DATA_ROLE = int(Qt.ItemDataRole.UserRole) + 42
 
 
 def _mark(item: QTableWidgetItem | QTreeWidgetItem, column: int | None = None) -> None:

@@ -51,10 +51,10 @@ from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.theme import CURVE_COLORS, SEVERITY_COLORS, ChartTheme, theme_for
 from xyclaw.gui.formatting import worded
-from xyclaw.gui.history_replay import DATA_ROLE, TRANSLATED_ROLE
 from xyclaw.gui.history_words import CAUSES, SEVERITIES, state, word
 from xyclaw.gui.job_launch import LaunchFlow, SpecProblem, error_text
 from xyclaw.gui.rent_flow import ApprovalDialog, destroy_request
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE
 from xyclaw.paths import bundled
 from xyclaw.records.jobs import JobRecord, LogLine
 from xyclaw.store.event_log import said_of

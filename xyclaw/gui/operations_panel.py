@@ -30,13 +30,10 @@ from xyclaw.events import OperationProgress
 from xyclaw.gui.bridge import FINAL_STATES
 from xyclaw.gui.formatting import duration, worded
 from xyclaw.gui.forms import child, load_ui
-from xyclaw.gui.widgets import weak_slot
+from xyclaw.gui.widgets import DATA_ROLE, weak_slot
 from xyclaw.wording import Said
 
 CancelLookup = Callable[[int], Callable[[], Any] | None]
-#: history_replay.DATA_ROLE (a cell that is data, here a node's name), not imported from there:
-#: that module brings pyqtgraph, which the window does not need before a chart is shown.
-DATA_ROLE = int(Qt.ItemDataRole.UserRole) + 42
 
 _STATE_TEXT = {
     "running": QT_TRANSLATE_NOOP("OperationsPanel", "running"),

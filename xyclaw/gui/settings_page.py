@@ -51,8 +51,9 @@ from xyclaw.errors import (
 )
 from xyclaw.gui import i18n, themes
 from xyclaw.gui.bridge import ErrorInfo, Worker
-from xyclaw.gui.formatting import error_text, message_language
+from xyclaw.gui.formatting import error_text, fabric_text, message_language
 from xyclaw.gui.host_probe import HostReport, HostTester, hosts_file, own_hosts
+from xyclaw.gui.widgets import DATA_ROLE
 
 log = logging.getLogger(__name__)
 CTX = "SettingsPage"
@@ -1172,10 +1173,13 @@ class SettingsPage(QWidget):
     def _fill_hosts(self) -> None:
         self.hosts_table.setRowCount(len(self.hosts))
         for row, h in enumerate(self.hosts):
-            cells = [h.name, h.gpu, str(h.gpus), h.fabric,
+            cells = [h.name, h.gpu, str(h.gpus), fabric_text(h.fabric),
                      i18n.money(h.price_per_gpu_hour_micros, h.currency)]  # fmt: skip
             for col, text in enumerate(cells):
-                self.hosts_table.setItem(row, col, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                if col in (0, 1):  # the host's name and GPU model, as hosts.toml has them
+                    item.setData(DATA_ROLE, True)
+                self.hosts_table.setItem(row, col, item)
         self.hosts_table.resizeColumnsToContents()
         self.hosts_empty.setVisible(not self.hosts)
         self.hosts_table.setVisible(bool(self.hosts))

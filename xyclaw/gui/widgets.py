@@ -28,6 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+#: Marks a table or tree cell whose text the GUI wrote (and translated), for tests.
+TRANSLATED_ROLE = int(Qt.ItemDataRole.UserRole) + 41
+#: Marks a cell that shows data as it is in every language (a name, a command, a node's words).
+DATA_ROLE = int(Qt.ItemDataRole.UserRole) + 42
+
 
 class MarkdownView(QTextBrowser):
     """Read-only Markdown (code blocks, tables, lists) as tall as its text, no scroll bar.
