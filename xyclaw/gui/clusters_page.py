@@ -77,7 +77,7 @@ from xyclaw.gui.rent_flow import ApprovalDialog, RentFlow, destroy_request
 from xyclaw.gui.widgets import DATA_ROLE
 from xyclaw.planner import parse_budget
 from xyclaw.records import ClusterRecord, ClusterState, NodeRecord, NodeState
-from xyclaw.wording import Said
+from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
     from xyclaw.gui.main_window import GuiContext
@@ -1148,8 +1148,8 @@ class ClustersPage(QWidget):
             self.show_error(ErrorInfo.from_exception(error))
             return
         result = future.result()
-        decision = worded(result.decision_said or result.decision)
-        self._say(f"{result.cluster_name}: {decision}")
+        decision = result.decision_said or result.decision
+        self._say(worded(said("op.tune.decided", cluster=result.cluster_name, decision=decision)))
 
     # -- manual rent -----------------------------------------------------------------------
     def open_rent_dialog(self) -> None:
