@@ -4,6 +4,10 @@
 <context>
     <name>AlertRequest</name>
     <message>
+        <source>Stop job {job} on {cluster}</source>
+        <translation>停止 {cluster} 上的作业 {job}</translation>
+    </message>
+    <message>
         <source>Release {cluster}</source>
         <translation>释放 {cluster}</translation>
     </message>
@@ -2630,6 +2634,25 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>{n} min ago</source>
         <translation>{n} 分钟前</translation>
+    </message>
+</context>
+<context>
+    <name>MonitorWiring</name>
+    <message>
+        <source>that alert has just cleared</source>
+        <translation>该告警刚刚已解除</translation>
+    </message>
+    <message>
+        <source>no job runs on {cluster} now</source>
+        <translation>{cluster} 上现在没有运行的作业</translation>
+    </message>
+    <message>
+        <source>the agents are not running</source>
+        <translation>智能体没有在运行</translation>
+    </message>
+    <message>
+        <source>restart XyClaw to use alert actions</source>
+        <translation>重启 XyClaw 后再使用告警操作</translation>
     </message>
 </context>
 <context>

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import shlex
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
@@ -32,11 +33,9 @@ log = logging.getLogger(__name__)
 JOB_REFRESH_MS = 2000  # how often the shown page re-reads the running jobs
 
 
-def job_statuses(jobs: Any) -> dict[int, Any]:
-    """Each cluster's job for the Monitor's job box, from ``Engine.jobs()`` (oldest first):
-    the newest running one, else the newest still active (queued, setting up, recovering)."""
-    from xyclaw.gui.charts.source import JobStatus
-
+def cluster_jobs(jobs: Any) -> dict[int, Any]:
+    """Each cluster's job, from ``Engine.jobs()`` (oldest first): the newest running one,
+    else the newest still active (queued, setting up, recovering)."""
     chosen: dict[int, Any] = {}
     for job in jobs:
         if job.cluster_id is None or not job.active:
@@ -45,8 +44,15 @@ def job_statuses(jobs: Any) -> dict[int, Any]:
         if held is not None and str(held.state) == "running" and str(job.state) != "running":
             continue
         chosen[job.cluster_id] = job
+    return chosen
+
+
+def job_statuses(jobs: Any) -> dict[int, Any]:
+    """Each cluster's job (:func:`cluster_jobs`) for the Monitor's job box."""
+    from xyclaw.gui.charts.source import JobStatus
+
     statuses: dict[int, Any] = {}
-    for cluster_id, job in chosen.items():
+    for cluster_id, job in cluster_jobs(jobs).items():
         p = job.progress
         statuses[cluster_id] = JobStatus(
             name=job.name,
@@ -68,11 +74,25 @@ class AlertRequest:
     text: str | None = None
 
 
-def alert_request(alert: Any, action: Any, cluster: str) -> AlertRequest:
+def alert_request(alert: Any, action: Any, cluster: str, job: Any = None) -> AlertRequest:
     """The tool call for one of ``xyclaw.gui.charts.alerts.ALERT_ACTIONS`` on an alert; its
-    label (the approval card's title) in the window's language."""
+    label (the approval card's title) in the window's language. "Stop job" cancels ``job``
+    (the cluster's job, :func:`cluster_jobs`) by its id: an empty request when none runs."""
     node = getattr(alert, "node", None)
     where = cluster + (f" ({node})" if node else "")
+    if action.key == "stop_job":
+        if job is None:
+            return AlertRequest()
+        return AlertRequest(
+            SuggestedAction(
+                QCoreApplication.translate("AlertRequest", "Stop job {job} on {cluster}").format(
+                    job=job.name, cluster=cluster
+                ),
+                "cancel_job",
+                {"job": str(job.id)},  # its id: a name may have run before
+                Effect.DESTROY,
+            )
+        )
     if action.key == "release_cluster":
         return AlertRequest(
             SuggestedAction(
@@ -111,8 +131,7 @@ def alert_request(alert: Any, action: Any, cluster: str) -> AlertRequest:
                 Effect.EXEC,
             )
         )
-    # No single tool does it (stopping "the" job needs to know which): ask the agents, in
-    # the words their rules understand.
+    # An action no tool does: ask the agents, in the words their rules understand.
     return AlertRequest(text=f"{action.label.lower()} on {cluster}: {alert.message}")
 
 
@@ -230,17 +249,41 @@ class MonitorWiring(QObject):
             return
         alert = next((a for a in source.alerts(cluster_id) if a.id == alert_id), None)
         if alert is None:
-            self.context.show_error(ErrorInfo("that alert has just cleared", "nothing to do"))
+            self.context.show_error(ErrorInfo(self.tr("that alert has just cleared"), ""))
             return
         action = next((a for a in actions_for(alert) if a.key == key), None)
         cluster = next((c.name for c in source.clusters() if c.id == cluster_id), None)
         if action is None or cluster is None:
             return
-        request = alert_request(alert, action, cluster)
+        if key != "stop_job":
+            self._ask(alert_request(alert, action, cluster), cluster)
+            return
+        # Which job to stop: the cluster's job now, read on a worker (the job box's copy may
+        # be a refresh old); the cancel_job call on its id stops at the approval card.
+        engine = self.context.engine
+        self.context.worker.submit(
+            lambda: cluster_jobs(engine.jobs()).get(cluster_id),
+            on_done=partial(self._stop_job, alert, action, cluster),
+            on_error=self.context.show_error,
+            name="monitor stop job",
+        )
+
+    def _stop_job(self, alert: Any, action: Any, cluster: str, job: Any) -> None:
+        self._ask(alert_request(alert, action, cluster, job), cluster)
+
+    def _ask(self, request: AlertRequest, cluster: str) -> None:
+        if request.action is None and not request.text:
+            self.context.show_error(
+                ErrorInfo(self.tr("no job runs on {cluster} now").format(cluster=cluster), "")
+            )
+            return
         chat = self.context.pages.get("chat")
         if chat is None or not hasattr(chat, "run_in_monitor"):
             self.context.show_error(
-                ErrorInfo("the agents are not running", "restart XyClaw to use alert actions")
+                ErrorInfo(
+                    self.tr("the agents are not running"),
+                    self.tr("restart XyClaw to use alert actions"),
+                )
             )
             return
         chat.run_in_monitor(request.action, request.text)
