@@ -1163,17 +1163,6 @@
     </message>
 </context>
 <context>
-    <name>Duration</name>
-    <message>
-        <source>{minutes} min {seconds} s</source>
-        <translation>{minutes} 分 {seconds} 秒</translation>
-    </message>
-    <message>
-        <source>{hours} h {minutes} min</source>
-        <translation>{hours} 小时 {minutes} 分</translation>
-    </message>
-</context>
-<context>
     <name>EditArgs</name>
     <message>
         <source>plan</source>
@@ -2675,7 +2664,6 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>running</source>
-        <extracomment>history_replay.DATA_ROLE (a cell that is data, here a node&apos;s name), not imported from there: that module brings pyqtgraph, which the window does not need before a chart is shown.</extracomment>
         <translation>运行中</translation>
     </message>
     <message>
@@ -3485,7 +3473,6 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>Any region</source>
-        <extracomment>history_replay.DATA_ROLE (not imported: that module brings pyqtgraph): a cell that is data.</extracomment>
         <translation>任意地区</translation>
     </message>
     <message>
@@ -3555,7 +3542,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <name>ReplayView</name>
     <message>
         <source>GPUs and loss</source>
-        <extracomment>Window lengths offered for scrubbing through a run (seconds; 0: the whole run). Marks a table or tree cell whose text the GUI wrote (and translated), for tests. Marks a cell that shows data as it is in every language (a name, a command, a node&apos;s words).</extracomment>
+        <extracomment>Window lengths offered for scrubbing through a run (seconds; 0: the whole run).</extracomment>
         <translation>GPU 与 loss</translation>
     </message>
     <message>

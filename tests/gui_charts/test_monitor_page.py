@@ -333,6 +333,7 @@ def test_job_box_shows_step_loss_and_eta_or_no_job(
             "预计剩余",
             "token/秒",
         ]
+        assert page.job.eta.text() == "1 小时 11 分"  # the time left in Chinese units too
     finally:
         i18n.install("en")
     qtbot.waitUntil(lambda: page.job.title.text() == "Job: lora-13b (running)", timeout=5000)

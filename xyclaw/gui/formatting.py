@@ -48,15 +48,9 @@ def duration(seconds: float | None) -> str:
         return f"{seconds * 1000:.0f} ms"
     if seconds < 60:
         return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return QCoreApplication.translate("Duration", "{minutes} min {seconds} s").format(
-            minutes=minutes, seconds=secs
-        )
-    hours, minutes = divmod(minutes, 60)
-    return QCoreApplication.translate("Duration", "{hours} h {minutes} min").format(
-        hours=hours, minutes=minutes
-    )
+    from xyclaw.gui import i18n
+
+    return i18n.duration(seconds)  # "1 min 15 s" / "1 分 15 秒"
 
 
 def countdown(seconds: float) -> str:

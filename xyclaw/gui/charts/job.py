@@ -5,19 +5,16 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
+from xyclaw.gui import i18n
 from xyclaw.gui.charts.source import JobStatus
 from xyclaw.gui.history_words import state as state_word
 
 
 def format_eta(seconds: float | None) -> str:
+    """Time left in the GUI's language ("14 min 23 s", "14 分 23 秒")."""
     if seconds is None or seconds < 0:
         return "-"
-    s = round(seconds)
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60:02d} s"
-    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+    return i18n.duration(seconds)
 
 
 def format_loss(loss: float | None) -> str:
