@@ -3135,6 +3135,14 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>为方案 {n} 询价并请你批准</translation>
     </message>
     <message>
+        <source>on demand</source>
+        <translation>按需</translation>
+    </message>
+    <message>
+        <source>30-day tier</source>
+        <translation>30 天档</translation>
+    </message>
+    <message>
         <source>{shape} on {fabric}, {where}</source>
         <translation>{shape}，网络 {fabric}，{where}</translation>
     </message>

@@ -251,6 +251,17 @@ def test_in_chinese_the_other_pages_show_no_english(
         }
         page = ctl.page_widgets[key]
         assert_no_english(page, data, f"the {key} page")
+        if key == "plan":  # and with a plan in it: its table, summary and an option's details
+            from xyclaw.gui.plan_page import PlanPage
+
+            assert isinstance(page, PlanPage)
+            page.set_values(task="finetune-lora", model_size="13B", gpus="8", budget="500")
+            assert page.plan() is not False
+            qtbot.waitUntil(lambda: page.view is not None and ctl.worker.busy == 0, timeout=30_000)
+            page.table.selectRow(0)
+            assert "按需" in page.details.toPlainText()  # the tier, worded
+            # (the test's failing provider speaks English: its own words are data here)
+            assert_no_english(page, data | {"unreachable", "network"}, "the Plan page with a plan")
         if key == "clusters":  # and with a cluster in it: its row, nodes and node details
             from xyclaw.gui.clusters_page import ClustersPage, key_fingerprint
 

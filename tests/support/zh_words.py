@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QTabWidget,
+    QTextEdit,
     QTreeWidget,
     QWidget,
 )
@@ -71,6 +72,9 @@ def visible_texts(
             yield name, w.title()
         elif isinstance(w, QLineEdit):
             yield name, w.placeholderText()
+        elif isinstance(w, QTextEdit):  # rich text panels (details, reports): their words too
+            yield name, w.toPlainText()
+            yield name + ":placeholder", w.placeholderText()
         elif isinstance(w, QComboBox):
             for i in range(w.count()):
                 yield name, w.itemText(i)

@@ -241,7 +241,7 @@ class Engine:
 
         builtin = Catalog.builtin()
         offers: list[Offer] = list(extra_offers)
-        notes: list[str] = []
+        notes: list[Said] = []
         source = "live"
         for name in providers if providers is not None else ("sim",):
             try:
@@ -251,22 +251,26 @@ class Engine:
                 offers += fallback
                 source = "catalog"
                 notes.append(
-                    f"{name} could not be reached ({exc.message}); planned from the built-in"
-                    f" catalog's {len(fallback)} offer(s) for it, which may be out of date"
+                    said(
+                        "common.plan_offline",
+                        provider=name,
+                        why=exc.said or exc.message,
+                        n=len(fallback),
+                    )
                 )
         known = {g.name for g in builtin.gpus}
         unknown = sorted({o.gpu for o in offers if o.gpu not in known})
         if unknown:
-            notes.append(
-                "left out offers of GPU models the planner has no figures for: "
-                + ", ".join(unknown)
-            )
+            notes.append(said("common.plan_unknown_gpus", gpus=", ".join(unknown)))
         result = rank(request, Catalog(builtin.gpus, [o for o in offers if o.gpu in known]))
         saved = result.to_json(max_options=50, max_rejected=20)
         saved["offers_source"] = source
-        saved["notes"] = notes
+        english = [str(note) for note in notes]
+        saved["notes"] = english
         plan_id = self._plans.add(request.to_json(), saved, conversation_id)
-        return PlanOutcome(plan_id=plan_id, result=result, offers_source=source, notes=notes)
+        return PlanOutcome(
+            plan_id=plan_id, result=result, offers_source=source, notes=english, notes_said=notes
+        )
 
     @effect(Effect.READ)
     def quote(self, plan_id: int, option: int) -> RentQuote:

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.errors import UsageError
+from xyclaw.wording import Said
 
 if TYPE_CHECKING:
     from xyclaw.planner.result import PlanResult
@@ -21,6 +22,7 @@ class PlanOutcome:
     result: PlanResult
     offers_source: str  # "live" or "catalog" (a provider could not be reached)
     notes: list[str] = field(default_factory=list)
+    notes_said: list[Said] = field(default_factory=list)  # the notes, for another language
 
     def to_json(self, max_options: int | None = None) -> dict[str, Any]:
         return {

@@ -840,7 +840,8 @@ class PlanPage(QWidget):
             ).format(n=result.considered)
             head = self.tr("{plan}: nothing fits: {why}.").format(plan=plan, why=why)
         self.summary.setText(f"{head}<br><span>{request_text(request)}</span>")
-        notes = list(view.outcome.notes)
+        outcome = view.outcome
+        notes = [worded(n) for n in outcome.notes_said] if outcome.notes_said else outcome.notes
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
         self.save_button.setEnabled(True)
@@ -852,7 +853,8 @@ class PlanPage(QWidget):
             self._say(self._saved_text(view))
         # The chart in the next turn of the event loop: table and chart together cost more
         # than a frame on a busy machine.
-        QTimer.singleShot(0, lambda: self._show_chart(view, quiet=quiet))
+        # (with the page as context: a page deleted before then draws nothing)
+        QTimer.singleShot(0, self, lambda: self._show_chart(view, quiet=quiet))
 
     def _saved_text(self, view: PlanView) -> str:
         if view.outcome.result.options:
@@ -862,8 +864,8 @@ class PlanPage(QWidget):
         )
 
     def _show_chart(self, view: PlanView, *, quiet: bool = False) -> None:
-        if view is not self.view:
-            return  # a newer plan is on screen
+        if view is not self.view or not i18n.alive(self, self.table, self.chart):
+            return  # a newer plan is on screen, or the window is being torn down
         self.chart.show_plan(view)
         if view.options:
             rows = {i.row() for i in self.table.selectedIndexes()}
@@ -978,23 +980,27 @@ class PlanPage(QWidget):
             self.table.selectRow(index)
             self.table.scrollToItem(self.table.item(index, 0))
 
+    def _tier_text(self, tier: str) -> str:
+        """A price tier as a user reads it; a tier this version does not know, as it is."""
+        words = {"on-demand": self.tr("on demand"), "30-day": self.tr("30-day tier")}
+        return words.get(tier, tier)
+
     def _details_html(self, row: int, o: PlanOption) -> str:
         import html
 
         e = html.escape
-        reasons = "".join(
-            f"<li><b>{e(rule)}</b>: {e(text)}</li>" for rule, text in _worded_reasons(o)
-        )
+        # each reason as the planner worded it, its rule's id in the tooltip of the table
+        reasons = "".join(f"<li>{e(text)}</li>" for _rule, text in _worded_reasons(o))
         where = self.tr("{shape} on {fabric}, {where}").format(
             shape=f"{o.gpus} × {e(o.gpu)} ({o.nodes} × {o.gpus_per_node})",
-            fabric=e(o.fabric),
+            fabric=e(fabric_text(o.fabric)),
             where=f"{e(o.provider)} · {e(o.region)}",
         )
         cost = self.tr("{time} for {cost} at {price} per card-hour ({tier})").format(
             time=hours_text(o.seconds),
             cost=e(format_amount(o.cost_micro, o.currency)),
             price=e(format_amount(o.price_micro, o.currency)),
-            tier=e(o.tier),
+            tier=e(self._tier_text(o.tier)),
         )
         option = self.tr("Option {n}").format(n=row + 1)
         return f"<p><b>{option}</b>: {where}<br>{cost}</p><ul>{reasons}</ul>"

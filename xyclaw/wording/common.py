@@ -27,5 +27,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{provider}：每卡时 {per_card}，每小时 {per_hour}，按秒计费",
     ),
     "common.quote_total": ("; about {total} for {hours} h", "；{hours} 小时约 {total}"),
+    "common.plan_offline": (
+        "{provider} could not be reached ({why}); planned from the built-in catalog's {n}"
+        " offer(s) for it, which may be out of date",
+        "无法连接 {provider}（{why}）；按内置目录里它的 {n} 个报价规划，价格可能已过时",
+    ),
+    "common.plan_unknown_gpus": (
+        "left out offers of GPU models the planner has no figures for: {gpus}",
+        "略去了规划器没有参数的 GPU 型号的报价：{gpus}",
+    ),
     "common.quote_budget": ("; released at a budget of {budget}", "；花到预算 {budget} 时自动释放"),
 }

@@ -117,6 +117,7 @@ class UserBlock(QFrame):
         self.who = _muted()
         layout.addWidget(self.who)
         self.body = MarkdownView(text)
+        self.body.setProperty("data", True)  # the user's own words, as typed
         layout.addWidget(self.body)
         self.text = text
         self.retranslate()
@@ -161,6 +162,7 @@ class MessageBlock(QFrame):
         self.reasoning: MarkdownView | None = None  # built when there is some
         self.reasoning_toggle.toggled.connect(self._toggle_reasoning)
         self.body = MarkdownView(text)
+        self.body.setProperty("data", True)  # the reply as the agent wrote it, in its language
         layout.addWidget(self.body)
         self.streaming = False
         self.finished = bool(text)
@@ -221,6 +223,7 @@ class MessageBlock(QFrame):
         if self.reasoning is None:
             self.reasoning = MarkdownView()
             self.reasoning.setProperty("role", "reasoning")
+            self.reasoning.setProperty("data", True)  # the model's own words
             self.reasoning.hide()
             self._layout.insertWidget(1, self.reasoning)
             self.reasoning_toggle.show()
