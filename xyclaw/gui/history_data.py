@@ -31,13 +31,12 @@ import numpy.typing as npt
 from xyclaw.catalog.money import format_amount
 from xyclaw.errors import UsageError, XyclawError
 from xyclaw.gui.charts.source import ClusterFrame, NodeSeries
-from xyclaw.records.jobs import said_column
 from xyclaw.store import replay as q
 from xyclaw.store.event_log import said_of
 from xyclaw.store.jobs import METRIC_COLUMNS, JobTable
 from xyclaw.store.replay import ReadOnlyStore
 from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, SampleBlock, empty_gpu_records
-from xyclaw.wording import Said
+from xyclaw.wording import Said, said_from_text
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -651,7 +650,7 @@ def job_timeline(
                         "exit_code": attempt.get("exit_code"),
                     },
                     attempt.get("message"),
-                    said_column(attempt.get("message_said_json")),
+                    said_from_text(attempt.get("message_said_json")),
                 )
             )
         previous = attempt
@@ -690,7 +689,7 @@ def job_timeline(
                 "info" if job["state"] == "succeeded" else "error",
                 {"state": job["state"], "exit_code": job.get("exit_code")},
                 job.get("error"),
-                said_column(job.get("error_said_json")),
+                said_from_text(job.get("error_said_json")),
             )
         )
     items.sort(key=lambda i: (i.ts, _ORDER.get(i.kind, 50)))

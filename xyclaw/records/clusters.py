@@ -7,7 +7,6 @@ so a crash at any point leaves a row that says what was under way. The SQL is in
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from xyclaw.records.provider_view import ClusterInfo
 from xyclaw.records.states import LIVE, ClusterState, NodeState
 from xyclaw.store import Store
 from xyclaw.store.clusters import ClusterTable, NodeView
-from xyclaw.wording import Said
+from xyclaw.wording import Said, said_from_text, said_to_text
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,7 @@ def _node(row: dict[str, Any]) -> NodeRecord:
     values = dict(row)
     said_json = values.pop("error_said_json", None)
     values["state"] = NodeState.of(row["state"])
-    return NodeRecord(**values, error_said=_said(said_json))
+    return NodeRecord(**values, error_said=said_from_text(said_json))
 
 
 def _cluster(row: dict[str, Any], nodes: list[NodeRecord]) -> ClusterRecord:
@@ -131,21 +130,8 @@ def _cluster(row: dict[str, Any], nodes: list[NodeRecord]) -> ClusterRecord:
     return ClusterRecord(
         **values,
         nodes=tuple(nodes),
-        error_said=_said(said_json),
+        error_said=said_from_text(said_json),
     )
-
-
-def _said_text(said: Said) -> str:
-    return json.dumps(said.to_json(), ensure_ascii=False)
-
-
-def _said(text: str | None) -> Said | None:
-    if not text:
-        return None
-    try:
-        return Said.from_json(json.loads(text))
-    except ValueError:
-        return None
 
 
 class ClusterStore:
@@ -207,7 +193,7 @@ class ClusterStore:
         if "error" in values:
             error = values["error"]
             values["error"] = None if error is None else str(error)
-            values["error_said_json"] = _said_text(error) if isinstance(error, Said) else None
+            values["error_said_json"] = said_to_text(error)
         self._table.update_cluster(cluster_id, values)
 
     def apply_provider_view(self, cluster_id: int, info: ClusterInfo) -> None:
@@ -248,5 +234,5 @@ class ClusterStore:
             node_id,
             state,
             None if error is None else str(error),
-            _said_text(error) if isinstance(error, Said) else None,
+            said_to_text(error),
         )

@@ -19,7 +19,7 @@ from xyclaw.errors import UsageError
 from xyclaw.events import EventBus
 from xyclaw.store import Store
 from xyclaw.store.jobs import AppendOutcome, JobTable, LogCap, LogRows
-from xyclaw.wording import Said
+from xyclaw.wording import Said, said_from_text, said_to_text
 
 
 class JobState(StrEnum):
@@ -283,7 +283,7 @@ def _attempt(row: dict[str, Any]) -> AttemptRecord:
         cause=row["cause"],
         message=row["message"],
         nodes=nodes,
-        message_said=said_column(row.get("message_said_json")),
+        message_said=said_from_text(row.get("message_said_json")),
     )
 
 
@@ -309,18 +309,8 @@ def _job(row: dict[str, Any], attempts: Sequence[AttemptRecord] = ()) -> JobReco
         log_lines=int(row["log_lines"] or 0),
         log_cut_lines=int(row["log_cut_lines"] or 0),
         attempts=tuple(attempts),
-        error_said=said_column(row.get("error_said_json")),
+        error_said=said_from_text(row.get("error_said_json")),
     )
-
-
-def said_column(text: object) -> Said | None:
-    """A stored ``*_said_json`` column back as its :class:`Said` (None: none, or damaged)."""
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        return Said.from_json(json.loads(text))
-    except ValueError:
-        return None
 
 
 def _worded_columns(values: dict[str, Any], column: str) -> None:
@@ -328,9 +318,7 @@ def _worded_columns(values: dict[str, Any], column: str) -> None:
     its key and figures in ``column``'s ``_said_json`` (a plain text clears that)."""
     if column in values:
         value = values[column]
-        values[f"{column}_said_json"] = (
-            json.dumps(value.to_json(), default=str) if isinstance(value, Said) else None
-        )
+        values[f"{column}_said_json"] = said_to_text(value)
         values[column] = None if value is None else str(value)
 
 

@@ -111,6 +111,27 @@ def joined(items: list[Figure]) -> Figure:
     return said("common.list", first=items[0], rest=joined(items[1:]))
 
 
+def said_to_text(value: object) -> str | None:
+    """What a ``*_said_json`` column stores for a message: its Said as JSON, None for text."""
+    import json
+
+    if not isinstance(value, Said):
+        return None
+    return json.dumps(value.to_json(), default=str, ensure_ascii=False)
+
+
+def said_from_text(text: object) -> Said | None:
+    """A stored ``*_said_json`` column back as its :class:`Said` (None: none, or damaged)."""
+    import json
+
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return Said.from_json(json.loads(text))
+    except ValueError:
+        return None
+
+
 def fields_of(template: str) -> set[str]:
     """The figure names a template uses (for the catalogue's own check)."""
     parsed = string.Formatter().parse(template)
