@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.xyclaw-installed
 PYTEST_WORKERS ?= auto
 
-.PHONY: run test lint typecheck unit system-deps bench clean package
+.PHONY: run test lint typecheck unit system-deps bench bench-smoke clean package
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
@@ -37,8 +37,13 @@ unit: $(STAMP) system-deps
 test: $(STAMP) system-deps lint typecheck
 	$(BIN)/pytest -n $(PYTEST_WORKERS) -q
 
-bench: $(STAMP)
-	@for b in bench/*_bench.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+# Every bench/*_bench.py and bench/*_eval.py (bench/README.md): full size, or at the smoke size
+# CI runs, where one that fails or does not end with its JSON line fails the run.
+bench: $(STAMP) system-deps
+	$(BIN)/python bench/run_benches.py
+
+bench-smoke: $(STAMP) system-deps
+	$(BIN)/python bench/run_benches.py --smoke
 
 # The one-folder desktop app (dist/xyclaw/) from packaging/xyclaw.spec; packaging/smoke.sh checks it.
 package: $(STAMP)

@@ -344,7 +344,14 @@ def main(argv: list[str] | None = None) -> int:
         default=3,
         help="rounds of whole turns through the runtime (0: skip; starts a simulated cloud)",
     )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="2 timing rounds, 1 graph round, no LLM, only failures: that it runs",
+    )
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.repeats, args.graph_rounds, args.quiet, args.ask = 2, 1, True, False
 
     scenarios = load_scenarios()
     cold_started = time.perf_counter()
@@ -364,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         report["rules"]["graph_turn"] = time_graph(scenarios, args.graph_rounds)
 
     endpoint = [os.environ.get(f"XYCLAW_EVAL_{k}") for k in ("BASE_URL", "MODEL", "API_KEY")]
-    if all(endpoint):
+    if all(endpoint) and not args.smoke:
         runner = llm_runner(*endpoint)  # type: ignore[arg-type]
         if runner is None:
             report["llm"] = {"skipped": "the LLM brain is not available"}

@@ -134,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=7, help="measured runs per language")
     parser.add_argument("--top", type=int, default=12, help="packages in the import profile")
+    parser.add_argument("--smoke", action="store_true", help="1 run per language: that it runs")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.runs = 1
 
     report: dict[str, Any] = {"target_s": TARGET_S, "load_before": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="xyclaw-ask-bench-") as home:

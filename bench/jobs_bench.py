@@ -358,7 +358,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--lifetime", type=float, default=900.0, help=argparse.SUPPRESS)
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--smoke", action="store_true", help="1 node, 2 ranks, 50 lines/s for 2 s: that it runs"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.nodes, args.ranks_per_node, args.rate, args.seconds = 1, 2, 50.0, 2.0
     if args.serve is not None:
         return serve(args.serve, args.nodes, args.lifetime)
     print(json.dumps(run(args)))

@@ -11,6 +11,7 @@ should take less than twice one node. Prints one JSON object as its last line.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -49,14 +51,16 @@ def up_seconds(engine: Engine, nodes: int) -> float:
     return elapsed
 
 
-def start_cloud(home: Path, link_delay_s: float) -> None:
-    """The cloud in its own process, as `xyclaw sim serve` runs it for a user."""
+def start_cloud(home: Path, link_delay_s: float, fast: bool = False) -> None:
+    """The cloud in its own process, as `xyclaw sim serve` runs it for a user (``fast``: its
+    releases and per-node delays immediate too, for the smoke size)."""
     state = home / "data" / "sim"
     state.mkdir(parents=True, exist_ok=True)
     log = (state / "bench-serve.log").open("ab")
     subprocess.Popen(
         [sys.executable, "-m", "xyclaw.cli.main", "sim", "serve", "--state", str(state),
-         "--provision-delay", "0", "--link-delay", str(link_delay_s), "--port", "0"],
+         "--provision-delay", "0", "--link-delay", str(link_delay_s), "--port", "0",
+         *(["--fast"] if fast else [])],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 30
@@ -66,17 +70,17 @@ def start_cloud(home: Path, link_delay_s: float) -> None:
         time.sleep(0.05)
 
 
-def up_times(link_delay_s: float) -> tuple[float, float]:
-    """Median seconds from `up` to ready for 1 node and for 16 nodes."""
+def up_times(link_delay_s: float, sizes: Sizes) -> tuple[float, float]:
+    """Median seconds from `up` to ready for 1 node and for 16 (``sizes.nodes``) nodes."""
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         os.environ["XYCLAW_HOME"] = str(home)
-        start_cloud(home, link_delay_s)
+        start_cloud(home, link_delay_s, sizes.fast)
         paths = AppPaths.from_environment()
         engine = build_engine(paths, load_config(paths.config_file), timeouts=Timeouts(poll_s=0.05))
         try:
-            one = [up_seconds(engine, 1) for _ in range(3)]
-            sixteen = [up_seconds(engine, 16) for _ in range(2)]
+            one = [up_seconds(engine, 1) for _ in range(sizes.ups)]
+            sixteen = [up_seconds(engine, sizes.nodes) for _ in range(max(1, sizes.ups - 1))]
         finally:
             engine.close()
             stop_guard(paths)  # renting started the folder's background guard
@@ -84,10 +88,10 @@ def up_times(link_delay_s: float) -> tuple[float, float]:
     return statistics.median(one), statistics.median(sixteen)
 
 
-def version_seconds() -> float:
-    """`xyclaw --version` from a fresh interpreter, median of five."""
+def version_seconds(times: int) -> float:
+    """`xyclaw --version` from a fresh interpreter, median of ``times`` (five)."""
     runs = []
-    for _ in range(5):
+    for _ in range(times):
         t0 = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "xyclaw.cli.main", "--version"], capture_output=True, check=True
@@ -96,10 +100,27 @@ def version_seconds() -> float:
     return round(statistics.median(runs), 3)
 
 
-def main() -> None:
+@dataclass(frozen=True)
+class Sizes:
+    nodes: int = 16  # the large cluster
+    ups: int = 3  # ups of one node timed (of the large cluster: one fewer)
+    clusters: int = 50  # listed by `clusters`
+    commands: int = 5  # `clusters` and `--version` runs timed
+    fast: bool = False  # the cloud releases at once (a realistic 3 s otherwise)
+
+
+SMOKE = Sizes(nodes=2, ups=1, clusters=3, commands=1, fast=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument(
+        "--smoke", action="store_true", help="1 and 2 nodes, 3 clusters, 1 run: that it runs"
+    )
+    sizes = SMOKE if parser.parse_args(argv).smoke else Sizes()
     os.environ["XYCLAW_SECRETS_BACKEND"] = "file"
-    local_one, local_sixteen = up_times(0.0)
-    far_one, far_sixteen = up_times(0.03)
+    local_one, local_sixteen = up_times(0.0, sizes)
+    far_one, far_sixteen = up_times(0.03, sizes)
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         os.environ["XYCLAW_HOME"] = str(home)
@@ -108,8 +129,10 @@ def main() -> None:
         paths = AppPaths.from_environment()
         engine = build_engine(paths, load_config(paths.config_file), timeouts=Timeouts(poll_s=0.05))
         try:
-            engine.offers()  # starts the cloud in its own process
-            for i in range(50):
+            if sizes.fast:
+                start_cloud(home, 0.0, fast=True)
+            engine.offers()  # starts the cloud in its own process (unless started above)
+            for i in range(sizes.clusters):
                 request = UpRequest(
                     provider="sim",
                     gpu="RTX4090",
@@ -124,7 +147,7 @@ def main() -> None:
             engine.close()
             runs = []
             cpu = []
-            for _ in range(5):
+            for _ in range(sizes.commands):
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.perf_counter()
                 proc = subprocess.run(
@@ -154,6 +177,7 @@ def main() -> None:
     print(
         json.dumps(
             {
+                "large_cluster_nodes": sizes.nodes,
                 "headline_ratio_16_to_1_nodes_at_30ms": round(far_sixteen / far_one, 2),
                 "loopback_up_to_ready_1_node_s": round(local_one, 3),
                 "loopback_up_to_ready_16_nodes_s": round(local_sixteen, 3),
@@ -165,7 +189,7 @@ def main() -> None:
                 "clusters_command_s_median": round(statistics.median(runs), 3),
                 "clusters_command_cpu_s_median": round(statistics.median(cpu), 3),
                 "clusters_command_target_s": 0.5,
-                "version_command_s_median": version_seconds(),
+                "version_command_s_median": version_seconds(sizes.commands),
                 "load_average_1min": round(os.getloadavg()[0], 2),
                 "list_clusters_in_process_ms": round(list_ms, 2),
                 "target_ratio_below": 2.0,

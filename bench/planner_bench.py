@@ -9,6 +9,7 @@ timed separately. Prints one JSON object of figures as its last line.
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import statistics
@@ -61,10 +62,12 @@ def generate_offers(gpus: list[str], count: int, seed: int = 4) -> list[Offer]:
     return offers
 
 
-def time_requests(catalog: Catalog, request: PlanRequest) -> tuple[list[float], dict[str, int]]:
+def time_requests(
+    catalog: Catalog, request: PlanRequest, repeats: int
+) -> tuple[list[float], dict[str, int]]:
     samples: list[float] = []
     counts: dict[str, int] = {}
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start = time.perf_counter()
         result = plan(request, catalog)
         result.to_json(max_options=10, max_rejected=10)
@@ -77,10 +80,17 @@ def time_requests(catalog: Catalog, request: PlanRequest) -> tuple[list[float], 
     return samples, counts
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--offers", type=int, default=OFFERS)
+    parser.add_argument("--repeats", type=int, default=REPEATS)
+    parser.add_argument("--smoke", action="store_true", help="200 offers, 3 repeats: that it runs")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.offers, args.repeats = 200, 3
     builtin = Catalog.builtin()
     gpus = [g.name for g in builtin.gpus]
-    offers = generate_offers(gpus, OFFERS)
+    offers = generate_offers(gpus, args.offers)
     catalog = Catalog(builtin.gpus, offers)
     start = time.perf_counter()
     table = catalog.table()
@@ -97,15 +107,15 @@ def main() -> None:
         "inference_13b_20rps": PlanRequest.parse(task="inference", model_size="13B", rate="20"),
     }
     figures: dict[str, object] = {
-        "offers": OFFERS,
+        "offers": args.offers,
         "shapes": len(table),
         "table_build_ms": round(table_ms, 2),
-        "repeats": REPEATS,
+        "repeats": args.repeats,
     }
     medians: list[float] = []
     for name, request in requests.items():
         plan(request, catalog)  # warm-up
-        samples, counts = time_requests(catalog, request)
+        samples, counts = time_requests(catalog, request, args.repeats)
         median = statistics.median(samples)
         medians.append(median)
         figures[name] = {

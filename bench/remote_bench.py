@@ -179,7 +179,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=500)
     parser.add_argument("--nodes", type=int, default=64)
+    parser.add_argument("--smoke", action="store_true", help="5 runs, 2 nodes: that it runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.nodes = 5, 2
     with tempfile.TemporaryDirectory(prefix="xyclaw-remote-bench-") as tmp:
         work = Path(tmp)
         key_path = work / "id_ed25519"

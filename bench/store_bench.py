@@ -7,6 +7,7 @@ Prints one JSON object as its last line.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -61,7 +62,16 @@ def _add_cluster(store: Store, cluster_id: int, gpus: int) -> None:
     store.writer.call(write)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--samples", type=int, default=TOTAL_SAMPLES, help="GPU samples to write")
+    parser.add_argument("--read-seconds", type=int, default=3600, help="the span read back")
+    parser.add_argument(
+        "--smoke", action="store_true", help="20,000 samples, a minute read: that it runs"
+    )
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.samples, args.read_seconds = 20_000, 60
     rng = np.random.default_rng(1)
     pool = [_records(rng) for _ in range(64)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,7 +81,7 @@ def main() -> None:
         before = path.stat().st_size + Path(f"{path}-wal").stat().st_size
         # 64 nodes x 8 GPUs per second; one call per second of the cluster (as a collector batch).
         nodes = 64
-        seconds = TOTAL_SAMPLES // (nodes * GPUS_PER_NODE) + 1
+        seconds = args.samples // (nodes * GPUS_PER_NODE) + 1
         t0 = time.perf_counter()
         written = 0
         # The telemetry writer hands over BATCH_S seconds of every node at a time.
@@ -88,10 +98,10 @@ def main() -> None:
         store.writer.checkpoint()
         size = path.stat().st_size - before
 
-        # Read one hour of one cluster with 64 GPUs (8 nodes) at 1 Hz.
+        # Read one hour (--read-seconds) of one cluster with 64 GPUs (8 nodes) at 1 Hz.
         store2 = Store(Path(tmp) / "read.db")
         _add_cluster(store2, 7, 64)
-        for first in range(0, 3600, BATCH_S):
+        for first in range(0, args.read_seconds, BATCH_S):
             store2.add_gpu_samples(
                 7,
                 [
@@ -105,7 +115,9 @@ def main() -> None:
         count = 0
         for _ in range(7):
             r0 = time.perf_counter()
-            arr = store2.gpu_samples(7, 1_700_000_000_000, 1_700_000_000_000 + 3600 * 1000)
+            arr = store2.gpu_samples(
+                7, 1_700_000_000_000, 1_700_000_000_000 + args.read_seconds * 1000
+            )
             reads.append((time.perf_counter() - r0) * 1000)
             count = len(arr)
         store.close()
@@ -115,6 +127,7 @@ def main() -> None:
         "write_seconds": round(elapsed, 3),
         "samples_per_second": round(written / elapsed),
         "db_bytes_per_sample": round(size / written, 2),
+        "read_seconds": args.read_seconds,
         "hour_read_samples": count,
         "hour_read_ms_median": round(statistics.median(reads), 2),
         "batch_seconds": BATCH_S,

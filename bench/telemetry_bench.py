@@ -96,7 +96,7 @@ def register(engine: Any, listing: list[dict[str, Any]]) -> int:
     from xyclaw.providers import ClusterInfo, NodeInfo
     from xyclaw.records import ClusterState
 
-    clusters = engine.clusters
+    clusters = engine._clusters  # the ClusterStore part; `engine.clusters()` lists records
     clusters.ensure_provider("bench", "sim")
     cluster_id: int = clusters.add_intent(
         {
@@ -295,7 +295,10 @@ def main() -> int:
     parser.add_argument("--compare-seconds", type=float, default=30.0)
     parser.add_argument("--lifetime", type=float, default=900.0, help=argparse.SUPPRESS)
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--smoke", action="store_true", help="2 nodes, 1 s per phase: that it runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.nodes, args.seconds, args.compare_seconds = 2, 1.0, 1.0
     if args.serve is not None:
         return serve(args.serve, args.nodes, args.lifetime)
     result = run(args)
