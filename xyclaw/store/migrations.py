@@ -4,17 +4,46 @@ A migration is only ever appended, never edited once released: an older
 database is brought forward by running the ones it lacks, in order.
 Amounts of money are integer micro-units (1e-6 of the currency); times are
 UTC epoch seconds (REAL) except samples, which use integer milliseconds.
+
+Each entry of :data:`MIGRATIONS` carries its version number, written out, so two
+branches that each append one cannot both land quietly as "the next one": both
+claim the same number, and ``tests/foundation/test_migrations.py`` (versions
+1, 2, 3, ... in order, names unique, each function named ``_m<version>_<name>``)
+fails until one is renumbered. The rule for parallel branches (docs/store.md):
+
+- add yours as the next number after the last one on your base, at the end;
+- when you rebase or merge and someone else's landed first, renumber yours to
+  follow theirs (the entry, its function's name, any text that names the number);
+- never edit, reorder or renumber a migration that has landed on main: databases
+  out there are at that version already. Fix forward with a new one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # loaded by database.migrate, only when a schema is behind
     import sqlite_utils
 
-Migration = Callable[["sqlite_utils.Database"], None]
+Apply = Callable[["sqlite_utils.Database"], None]
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step of the schema: ``version`` is the ``PRAGMA user_version`` it leaves behind.
+
+    Called with the database it applies itself (``database.migrate`` runs
+    ``MIGRATIONS[version - 1](db)`` inside its own transaction).
+    """
+
+    version: int
+    name: str
+    apply: Apply
+
+    def __call__(self, db: sqlite_utils.Database) -> None:
+        self.apply(db)
 
 
 def _m1_core(db: sqlite_utils.Database) -> None:
@@ -482,16 +511,17 @@ def _m10_worded_node_error(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE nodes ADD COLUMN error_said_json TEXT")
 
 
+# Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
-    _m1_core,
-    _m2_telemetry,
-    _m3_agents,
-    _m4_tuning,
-    _m5_agent_audit,
-    _m6_job_runtime,
-    _m7_worded_messages,
-    _m8_worded_job_error,
-    _m9_worded_tool_calls,
-    _m10_worded_node_error,
+    Migration(1, "core", _m1_core),
+    Migration(2, "telemetry", _m2_telemetry),
+    Migration(3, "agents", _m3_agents),
+    Migration(4, "tuning", _m4_tuning),
+    Migration(5, "agent_audit", _m5_agent_audit),
+    Migration(6, "job_runtime", _m6_job_runtime),
+    Migration(7, "worded_messages", _m7_worded_messages),
+    Migration(8, "worded_job_error", _m8_worded_job_error),
+    Migration(9, "worded_tool_calls", _m9_worded_tool_calls),
+    Migration(10, "worded_node_error", _m10_worded_node_error),
 )
-LATEST_VERSION = len(MIGRATIONS)
+LATEST_VERSION = MIGRATIONS[-1].version
