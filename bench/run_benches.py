@@ -8,8 +8,9 @@ last line it printed on stdout is one JSON object. Its figures are not judged he
     python bench/run_benches.py            # full size (make bench)
     python bench/run_benches.py --smoke    # tiny sizes, seconds each (make bench-smoke, CI)
 
-Prints one line per benchmark (passed or why not, seconds), then one JSON object: the
-benchmarks run, the ones that failed and the seconds each took. See bench/README.md.
+Each benchmark's own output is passed through as it comes, then a line says whether it
+passed (or why not) and in how many seconds; last comes one JSON object: the benchmarks
+run, the ones that failed and the seconds each took. See bench/README.md.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -43,42 +46,59 @@ def last_json_line(stdout: str) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
+def _pump(stream: IO[str], kept: list[str], echo: IO[str]) -> None:
+    """Pass a bench's output through as it comes (its figures are the point of a full run;
+    its traceback is what CI's log should show), keeping a copy."""
+    for line in stream:
+        kept.append(line)
+        echo.write(line)
+        echo.flush()
+
+
 def run_one(bench: Path, smoke: bool, timeout_s: float) -> dict[str, Any]:
+    """Run one bench in its own interpreter and process group (a hung one is killed with
+    whatever it started); its output is passed through. Returns its name, seconds and
+    ``problem`` (None when it passed)."""
     command = [sys.executable, str(bench), *(["--smoke"] if smoke else [])]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     started = time.monotonic()
-    try:
-        done = subprocess.run(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        err = exc.stderr or b""
-        out = err.decode(errors="replace") if isinstance(err, bytes) else err
-        return {
-            "bench": bench.name,
-            "seconds": round(time.monotonic() - started, 1),
-            "problem": f"still running after {timeout_s:g} s",
-            "stderr_tail": out[-2000:],
-        }
-    seconds = round(time.monotonic() - started, 1)
+    proc = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
+    out: list[str] = []
+    pumps = [
+        threading.Thread(target=_pump, args=(proc.stdout, out, sys.stdout), daemon=True),
+        threading.Thread(target=_pump, args=(proc.stderr, [], sys.stderr), daemon=True),
+    ]
+    for pump in pumps:
+        pump.start()
     problem = None
-    if done.returncode != 0:
-        problem = f"exit status {done.returncode}"
-    elif last_json_line(done.stdout) is None:
+    try:
+        code = proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        problem = f"still running after {timeout_s:g} s"
+    for pump in pumps:
+        pump.join(timeout=10)  # a process it left behind may hold the pipe: do not wait on it
+    if problem is None and code != 0:
+        problem = f"exit status {code} (its output is above)"
+    elif problem is None and last_json_line("".join(out)) is None:
         problem = "its last line on stdout is not a JSON object"
-    found: dict[str, Any] = {"bench": bench.name, "seconds": seconds, "problem": problem}
-    if problem is not None:
-        found["stdout_tail"] = done.stdout[-1000:]
-        found["stderr_tail"] = done.stderr[-2000:]
-    return found
+    return {
+        "bench": bench.name,
+        "seconds": round(time.monotonic() - started, 1),
+        "problem": problem,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,12 +121,12 @@ def main(argv: list[str] | None = None) -> int:
         result = run_one(bench, args.smoke, timeout_s)
         results.append(result)
         if result["problem"] is None:
-            print(f"   passed in {result['seconds']} s", flush=True)
+            print(f"== {bench.name}: passed in {result['seconds']} s", flush=True)
         else:
-            print(f"   FAILED after {result['seconds']} s: {result['problem']}", flush=True)
-            for key in ("stdout_tail", "stderr_tail"):
-                if result.get(key):
-                    print(f"   --- {key}:\n{result[key].rstrip()}", flush=True)
+            print(
+                f"== {bench.name}: FAILED after {result['seconds']} s: {result['problem']}",
+                flush=True,
+            )
     failed = [r["bench"] for r in results if r["problem"] is not None]
     summary = {
         "smoke": args.smoke,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,15 +54,22 @@ def test_a_bench_broken_on_purpose_fails_the_run(tmp_path: Path) -> None:
     done, summary = _run(tmp_path)
     assert done.returncode == 1
     assert summary["failed"] == ["broken_bench.py", "list_bench.py", "quiet_bench.py"]
-    assert "broken_bench.py --smoke\n   FAILED" in done.stdout
-    # The bench's own error is shown, so CI's log says what broke.
-    assert "AttributeError: 'function' object has no attribute 'ensure_provider'" in done.stdout
-    assert "quiet_bench.py --smoke\n   FAILED after" in done.stdout
+    assert "== broken_bench.py: FAILED after" in done.stdout
+    assert "== good_bench.py: passed in" in done.stdout
+    # The bench's own output is passed through, so CI's log says what broke.
+    assert "AttributeError: 'function' object has no attribute 'ensure_provider'" in done.stderr
+    assert "== quiet_bench.py: FAILED after" in done.stdout
     assert "its last line on stdout is not a JSON object" in done.stdout
+    assert '{"figure": 1}' in done.stdout  # the figures of the ones that ran
 
 
 def test_a_bench_that_hangs_fails_the_run(tmp_path: Path) -> None:
-    (tmp_path / "slow_bench.py").write_text(NEEDS_SMOKE + "import time\ntime.sleep(60)\n")
+    # It started a child of its own, as the simulated nodes are: both are stopped.
+    (tmp_path / "slow_bench.py").write_text(
+        NEEDS_SMOKE + "import subprocess, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "print(child.pid, flush=True)\ntime.sleep(60)\n"
+    )
     done = subprocess.run(
         [sys.executable, str(RUNNER), "--smoke", "--folder", str(tmp_path), "--timeout", "2"],
         cwd=ROOT,
@@ -71,6 +79,18 @@ def test_a_bench_that_hangs_fails_the_run(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert "still running after 2 s" in done.stdout
+    child = int(done.stdout.split("\n")[1])
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{child}").exists() and _state(child) != "Z":
+        assert time.monotonic() < deadline, "the bench's child is still running"
+        time.sleep(0.1)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return "gone"
 
 
 def test_an_empty_folder_is_an_error_not_a_pass(tmp_path: Path) -> None:
