@@ -49,8 +49,9 @@ def test_ask_json_plan_rent_later_approve_and_reject(
     )
     card = rent["pending_approval"]
     assert card["effect"] == "spend" and card["details"]["digest"]
+    assert card["card"] == card["digest"][:8] and card["details"]["card"] == card["card"]
 
-    code, done = ask(capsys, "--conversation", cid, "--approve")
+    code, done = ask(capsys, "--conversation", cid, "--approve", card["card"])
     assert code == 0 and done["pending_approval"] is None
     assert [c["status"] for c in done["tool_calls"]] == ["done"]
     name = done["tool_calls"][0]["result"]["cluster"]["name"]
@@ -104,8 +105,9 @@ def test_a_heartbeat_proposal_is_answered_from_the_terminal(
 
     code, plan = ask(capsys, "plan a LoRA fine-tune of a 7B model on 8 GPUs")
     cid = str(plan["conversation"])
-    assert ask(capsys, "--conversation", cid, "rent option 1")[0] == 3
-    code, rented = ask(capsys, "--conversation", cid, "--approve")
+    code, rent = ask(capsys, "--conversation", cid, "rent option 1")
+    assert code == 3
+    code, rented = ask(capsys, "--conversation", cid, "--approve", rent["pending_approval"]["card"])
     assert code == 0
     name = rented["tool_calls"][0]["result"]["cluster"]["name"]
     assert f"Rented **{name}**" in rented["reply"]
@@ -137,9 +139,10 @@ def test_a_heartbeat_proposal_is_answered_from_the_terminal(
         raise_alert(ctx.store(), cluster.id, "node.unreachable", node_id=cluster.nodes[0].id)
         [posted] = Heartbeat(runtime).check_once()
         assert posted.proposed is not None and posted.proposed.pending_approval is not None
+        shown = posted.proposed.pending_approval.card_id
     finally:
         ctx.close()
-    code, done = ask(capsys, "--conversation", monitor, "--approve")
+    code, done = ask(capsys, "--conversation", monitor, "--approve", shown)
     assert code == 0 and done["agent"] == "monitor"
     [call] = done["tool_calls"]
     assert (call["tool"], call["effect"], call["status"]) == ("release_cluster", "destroy", "done")

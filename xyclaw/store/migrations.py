@@ -482,6 +482,16 @@ def _m10_worded_node_error(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE nodes ADD COLUMN error_said_json TEXT")
 
 
+def _m11_bound_approvals(db: sqlite_utils.Database) -> None:
+    """Issue 25 (bound approvals): the digest of the Action a tool call's card showed, and
+    exec allowances bound to a cluster's id and an exact command or an argv prefix (an
+    allowance from before, with neither, covers nothing and asks again)."""
+    db.execute("ALTER TABLE tool_calls ADD COLUMN digest TEXT")
+    db.execute("ALTER TABLE agent_allowances ADD COLUMN cluster_id INTEGER")
+    db.execute("ALTER TABLE agent_allowances ADD COLUMN command TEXT")
+    db.execute("ALTER TABLE agent_allowances ADD COLUMN prefix_json TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_core,
     _m2_telemetry,
@@ -493,5 +503,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m8_worded_job_error,
     _m9_worded_tool_calls,
     _m10_worded_node_error,
+    _m11_bound_approvals,  # issue 25
 )
 LATEST_VERSION = len(MIGRATIONS)
