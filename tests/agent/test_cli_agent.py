@@ -49,7 +49,7 @@ def test_ask_json_plan_rent_later_approve_and_reject(
     )
     card = rent["pending_approval"]
     assert card["effect"] == "spend" and card["details"]["digest"]
-    assert card["card"] == card["digest"][:8] and card["details"]["card"] == card["card"]
+    assert card["card"] == card["digest"][:8] == card["action"]["card"]
 
     code, done = ask(capsys, "--conversation", cid, "--approve", card["card"])
     assert code == 0 and done["pending_approval"] is None

@@ -92,18 +92,25 @@ def approved_action(gate: Gate | None, tool: str) -> Action:
     return Action.from_json(gate.action)
 
 
-def _bound_rows(action: dict[str, Any] | None) -> dict[str, Any]:
-    """The bound fields a card shows besides its own rows: the ids, who asked, the card."""
+def bound_lines(action: dict[str, Any] | None) -> list[Said]:
+    """The bound fields a card shows besides its own rows: the card's id, what it acts on
+    (by id) and who asked, as said (each face words and draws them)."""
     if not action:
-        return {}
-    targets = [f"{t['kind']} {t['name']} (id {t['id']})" for t in action.get("targets") or []]
-    return {"targets": targets, "asked_by": action.get("asked_by"), "card": action.get("card")}
+        return []
+    targets: list[Figure] = [
+        said(f"agent.card_target.{t['kind']}", name=t["name"], id=t["id"])
+        for t in action.get("targets") or []
+    ]
+    lines = [said("agent.card_bound", card=action.get("card"))]
+    if targets:
+        lines.append(said("agent.card_targets", targets=wording.joined(targets)))
+    lines.append(said("agent.card_asked_by", who=said(f"agent.asker.{action.get('asked_by')}")))
+    return lines
 
 
 def _gate(ctx: ToolContext, title: Said, details: dict[str, Any], **extra: Any) -> Gate:
     """A card from its title and rows as said (a row may be a Said, or a list holding some):
     worded in the request's language, the Said forms kept beside."""
-    details = {**details, **_bound_rows(extra.get("action"))}
     lang = ctx.language
     shown: dict[str, Any] = {}
     saids: dict[str, Any] = {}

@@ -233,6 +233,10 @@ def _card(request: ApprovalRequest) -> str:
     ]
     if request.flagged_after_remote_output:
         lines.append(say(language, "card_flag"))
+    from xyclaw.agent.tools import bound_lines
+
+    # the card's id (what `ask --approve` names), its targets by id and who asked
+    lines += [f"   {line.in_language(language)}" for line in bound_lines(request.action)]
     for key, value in request.details.items():
         if key in ("quote",) or value in (None, "", []):
             continue
