@@ -219,3 +219,88 @@ def test_ask_approve_names_a_card_and_never_approves_another(
         ("done", "cli"),
     ]
     assert rows[1]["digest"] == b.digest
+
+
+def test_a_yes_to_cancel_a_job_does_not_cancel_the_job_relaunched_under_its_name(
+    world: World, make_runtime: MakeRuntime, tmp_path: Path
+) -> None:
+    rent(world, "delta")
+    spec = tmp_path / "trainer.yaml"
+    spec.write_text("name: trainer\nrun: |\n  echo started\n  sleep 600\n")
+    first = world.engine.launch(str(spec), cluster="delta").result(120)
+    script = [f.call("cancel_job", {"job": "trainer"}), f.text("Tried.")]
+    with f.FakeLLM(script, router=lambda body: "operator") as llm:
+        rt = make_runtime(llm)
+        cid = rt.new_conversation()
+        card = rt.send(cid, "cancel trainer", Events()).pending_approval
+        assert card is not None
+        assert [(t["kind"], t["id"]) for t in card.action["targets"]] == [("job", first.id)]
+        world.engine.cancel_job(str(first.id))  # cancelled elsewhere ...
+        second = world.engine.launch(str(spec), cluster="delta").result(120)  # ... relaunched
+        assert second.id != first.id and second.name == first.name
+        result = rt.answer(cid, Decision.approve(card), Events())
+    [call] = result.tool_calls
+    assert call.status == "failed"
+    assert f"job trainer is now id {second.id}, not the id {first.id} you approved" in (
+        call.error or ""
+    )
+    assert world.engine.job(str(second.id)).state.active  # the relaunched job runs on
+
+
+def test_the_claim_of_a_yes_succeeds_once_across_processes(tmp_path: Path) -> None:
+    """Six processes claim one pending card at the same moment: exactly one may act."""
+    import subprocess
+    import sys
+
+    from xyclaw.store import Store
+
+    db = tmp_path / "h.db"
+    with Store(db) as store:
+        cid = conv.create_conversation(store, "t", brain="rules")
+        conv.upsert_tool_call(store, cid, "call_1", tool="release_cluster", effect="destroy")
+        conv.upsert_tool_call(store, cid, "call_1", status="pending_approval")
+    code = (
+        "import sys, time\n"
+        "from xyclaw.store import Store\n"
+        "from xyclaw.store import conversations as conv\n"
+        "from pathlib import Path\n"
+        "with Store(Path(sys.argv[1])) as store:\n"
+        "    time.sleep(max(0.0, float(sys.argv[3]) - time.time()))\n"
+        "    won = conv.claim_tool_call(store, int(sys.argv[2]), 'call_1', status='running',"
+        " decision='approve', decided_by=sys.argv[4])\n"
+        "print('WON' if won else 'LOST')\n"
+    )
+    start = time.time() + 3.0
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(db), str(cid), str(start), f"p{i}"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(6)
+    ]
+    outs = [p.communicate(timeout=60)[0].strip() for p in procs]
+    assert sorted(outs) == ["LOST"] * 5 + ["WON"]
+    with Store(db) as store:
+        row = conv.get_tool_call(store, cid, "call_1")
+    assert row is not None and row["status"] == "running"
+    assert row["decided_by"] == f"p{outs.index('WON')}"
+
+
+def test_a_resumed_yes_for_another_digest_leaves_the_card_waiting(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    """The execute step checks the yes against its own card, whatever reached it."""
+    script = [f.call("create_cluster", {"gpu": "A10", "gpus": 1}), f.text("Rented.")]
+    with f.FakeLLM(script, router=lambda body: "provisioner") as llm:
+        rt = make_runtime(llm)
+        cid = rt.new_conversation()
+        card = rt.send(cid, "rent one A10", Events()).pending_approval
+        assert card is not None
+        # past runtime.answer's own check, as a race with another client would be
+        other = Decision("approve", digest="0" * 64, by="race")
+        rt._run(cid, rt._resume(other), Events(), None)
+        assert rt.pending_approval(cid) == card and world.engine.clusters() == []
+        assert row_of(rt, cid, "create_cluster")["status"] == "pending_approval"
+        done = rt.answer(cid, Decision.approve(card), Events())
+    assert done.reply == "Rented." and len(world.engine.clusters()) == 1
