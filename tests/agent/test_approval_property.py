@@ -31,12 +31,13 @@ NAMES = ("alpha", "keeper", "gamma")
 
 STEP = st.one_of(
     st.tuples(st.just("card"), st.sampled_from(("alpha", "keeper", "all"))),
+    st.tuples(st.just("rent_card"), st.sampled_from((1, 2))),
     st.tuples(st.just("rent"), st.sampled_from(NAMES)),
     st.tuples(st.just("release"), st.sampled_from(NAMES)),
     st.tuples(
         st.just("answer"),
-        st.sampled_from(("main", "peer", "both")),
-        st.sampled_from(("current", "stale")),
+        st.sampled_from(("main", "peer", "both", "both")),
+        st.sampled_from(("current", "current", "stale")),
     ),
 )
 
@@ -82,6 +83,7 @@ def test_nothing_is_released_that_a_shown_card_did_not_name_and_no_yes_is_used_t
     peer = Peer(world)
     shown: dict[str, set[int]] = {}  # every card shown: digest -> the cluster ids it named
     by_test: set[int] = set()  # clusters this test released itself
+    rented_by_test: set[int] = set()  # clusters this test rented itself
 
     def live(name: str) -> Any:
         return next((c for c in world.engine.clusters() if c.name == name), None)
@@ -102,9 +104,21 @@ def test_nothing_is_released_that_a_shown_card_did_not_name_and_no_yes_is_used_t
         cid = rt.new_conversation()
         cards: list[str] = []
         for step in steps:
-            if step[0] == "card":
-                action = SuggestedAction(
-                    f"release {step[1]}", "release_cluster", {"cluster": step[1]}, Effect.DESTROY
+            if step[0] in ("card", "rent_card"):
+                action = (
+                    SuggestedAction(
+                        f"release {step[1]}",
+                        "release_cluster",
+                        {"cluster": step[1]},
+                        Effect.DESTROY,
+                    )
+                    if step[0] == "card"
+                    else SuggestedAction(
+                        f"rent {step[1]} A10",
+                        "create_cluster",
+                        {"gpu": "A10", "gpus": step[1]},
+                        Effect.SPEND,
+                    )
                 )
                 card = rt.run_action(cid, action, Events()).pending_approval
                 if card is not None:
@@ -113,7 +127,9 @@ def test_nothing_is_released_that_a_shown_card_did_not_name_and_no_yes_is_used_t
                     cards.append(card.card_id)
             elif step[0] == "rent" and live(step[1]) is None:
                 request = UpRequest(provider="sim", gpu="A10", gpu_count=1, name=step[1])
-                world.engine.up(world.engine.quote_request(request)).result(120)
+                rented_by_test.add(
+                    world.engine.up(world.engine.quote_request(request)).result(120).id
+                )
             elif step[0] == "release" and (cluster := live(step[1])) is not None:
                 world.engine.down(str(cluster.id)).result(120)
                 by_test.add(cluster.id)
@@ -132,6 +148,16 @@ def test_nothing_is_released_that_a_shown_card_did_not_name_and_no_yes_is_used_t
         check()
 
     def check() -> None:
+        rents = [
+            r
+            for r in conv.list_tool_calls(rt.store)
+            if r["tool"] == "create_cluster" and r["decision"] == "approve"
+        ]
+        assert all(r["digest"] in shown for r in rents), "a rental no card showed"
+        done = [r["result"]["cluster"]["id"] for r in rents if r["status"] == "done"]
+        ever = {c.id for c in world.engine.clusters(include_released=True)}
+        # every cluster not rented by the test came from exactly one yes to one rent card
+        assert sorted(ever - rented_by_test) == sorted(done), "a rent card rented twice"
         rows = [r for r in conv.list_tool_calls(rt.store) if r["tool"] == "release_cluster"]
         acted = [r for r in rows if r["decision"] == "approve"]
         assert all(r["status"] != "running" for r in rows)
