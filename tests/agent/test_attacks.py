@@ -304,3 +304,29 @@ def test_a_resumed_yes_for_another_digest_leaves_the_card_waiting(
         assert row_of(rt, cid, "create_cluster")["status"] == "pending_approval"
         done = rt.answer(cid, Decision.approve(card), Events())
     assert done.reply == "Rented." and len(world.engine.clusters()) == 1
+
+
+def test_a_card_claimed_by_another_window_is_not_acted_on_here(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    """Another window claimed the yes first (its claim is in the database, its graph still
+    runs): this window's yes to the same card does nothing and says so."""
+    script = [f.call("create_cluster", {"gpu": "A10", "gpus": 1}), f.text("Rented.")]
+    with f.FakeLLM(script, router=lambda body: "provisioner") as llm:
+        rt = make_runtime(llm)
+        cid = rt.new_conversation()
+        card = rt.send(cid, "rent one A10", Events()).pending_approval
+        assert card is not None
+        assert conv.claim_tool_call(
+            rt.store,
+            cid,
+            card.approval_id,
+            status="running",
+            decision="approve",
+            decided_by="user (other window)",
+        )
+        result = rt.answer(cid, Decision.approve(card), Events())
+    assert world.engine.clusters() == []
+    assert "already answered elsewhere (running)" in result.reply
+    row = row_of(rt, cid, "create_cluster")
+    assert (row["status"], row["decided_by"]) == ("running", "user (other window)")
