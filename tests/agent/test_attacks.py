@@ -330,3 +330,39 @@ def test_a_card_claimed_by_another_window_is_not_acted_on_here(
     assert "already answered elsewhere (running)" in result.reply
     row = row_of(rt, cid, "create_cluster")
     assert (row["status"], row["decided_by"]) == ("running", "user (other window)")
+
+
+def test_a_budget_yes_is_for_the_figures_it_showed(world: World, make_runtime: MakeRuntime) -> None:
+    cluster = rent(world, "epsilon")
+    script = [f.call("set_budget", {"cluster": "epsilon", "budget": 50}), f.text("Tried.")]
+    with f.FakeLLM(script, router=lambda body: "monitor") as llm:
+        rt = make_runtime(llm)
+        cid = rt.new_conversation()
+        card = rt.send(cid, "set the budget of epsilon to 50", Events()).pending_approval
+        assert card is not None and card.action["kind"] == "change"
+        assert card.action["price"]["budget_micros"] == 50_000_000
+        world.engine.set_budget("epsilon", 80_000_000)  # changed elsewhere meanwhile
+        result = rt.answer(cid, Decision.approve(card), Events())
+    [call] = result.tool_calls
+    assert call.status == "failed"
+    assert "the figures you approved changed (current_budget_micros)" in (call.error or "")
+    assert world.engine.cluster(str(cluster.id)).budget_micros == 80_000_000
+
+
+def test_a_launch_yes_is_for_the_spec_bytes_it_showed(
+    world: World, make_runtime: MakeRuntime, tmp_path: Path
+) -> None:
+    rent(world, "zeta")
+    spec = tmp_path / "job.yaml"
+    spec.write_text("name: tidy\nrun: echo tidy\n")
+    script = [f.call("launch_job", {"spec": str(spec), "cluster": "zeta"}), f.text("Tried.")]
+    with f.FakeLLM(script, router=lambda body: "operator") as llm:
+        rt = make_runtime(llm)
+        cid = rt.new_conversation()
+        card = rt.send(cid, f"launch {spec} on zeta", Events()).pending_approval
+        assert card is not None and card.action["command"] == "echo tidy"
+        spec.write_text(f"name: tidy\nrun: {ATTACK}\n")  # edited while the card waits
+        result = rt.answer(cid, Decision.approve(card), Events())
+    [call] = result.tool_calls
+    assert call.status == "failed" and "changed after you approved" in (call.error or "")
+    assert world.engine.jobs(include_finished=True) == []
