@@ -305,7 +305,10 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
             continue
         if line == "/allowances":
             for a in runtime.allowances():
-                ctx.print(f"{a.id:>4}  {a.tool} on {a.cluster} in '{a.conversation_title}'")
+                what = a.command or (" ".join(a.prefix) + " ..." if a.prefix else a.tool)
+                ctx.print(
+                    f"{a.id:>4}  {a.tool} `{what}` on {a.cluster} in '{a.conversation_title}'"
+                )
             continue
         if line.startswith("/revoke"):
             try:
