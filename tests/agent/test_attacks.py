@@ -127,6 +127,13 @@ def test_a_yes_to_release_everything_does_not_release_what_was_rented_after_it(
         cid = rt.new_conversation()
         card = rt.send(cid, "release all", Events()).pending_approval
         assert card is not None and [t["name"] for t in card.action["targets"]] == ["alpha"]
+        rows = dict(card.rows())  # what a face draws: the bound fields, by id
+        assert rows["clusters"] == [f"alpha (id {world.engine.cluster('alpha').id})"]
+        assert (rows["action"], rows["asked_by"], rows["card"]) == (
+            "release",
+            "agent",
+            card.card_id,
+        )
         rent(world, "gamma")
         result = rt.answer(cid, Decision.approve(card), Events())
     [call] = result.tool_calls

@@ -124,6 +124,15 @@ class ApprovalRequest:
     def card_id(self) -> str:
         return self.digest[:8]
 
+    def rows(self) -> list[tuple[str, Any]]:
+        """The bound Action's fields as (field, value) rows, for a face to draw (untrusted
+        text: draw it as plain text); empty for a card from before bound approvals."""
+        if not self.action:
+            return []
+        from xyclaw.engine.approvals import Action
+
+        return Action.from_json(self.action).rows()
+
     def to_json(self) -> dict[str, Any]:
         return {
             "approval_id": self.approval_id,
