@@ -373,3 +373,20 @@ def test_a_launch_yes_is_for_the_spec_bytes_it_showed(
     [call] = result.tool_calls
     assert call.status == "failed" and "changed after you approved" in (call.error or "")
     assert world.engine.jobs(include_finished=True) == []
+
+
+def test_a_yes_to_release_a_cluster_released_meanwhile_does_nothing(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    old = rent(world, "eta")
+    script = [f.call("release_cluster", {"cluster": "eta"}), f.text("Tried.")]
+    with f.FakeLLM(script, router=lambda body: "provisioner") as llm:
+        rt = make_runtime(llm)
+        cid = rt.new_conversation()
+        card = rt.send(cid, "release eta", Events()).pending_approval
+        assert card is not None
+        world.engine.down(str(old.id)).result(120)
+        result = rt.answer(cid, Decision.approve(card), Events())
+    [call] = result.tool_calls
+    assert call.status == "failed"
+    assert f"eta (id {old.id}) is no longer live: ask again" in (call.error or "")

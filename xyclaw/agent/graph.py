@@ -762,7 +762,8 @@ def build_graph(hooks: Hooks) -> StateGraph:
         row = conv.get_tool_call(hooks.store, cid, call["audit_id"]) or {}
         status = str(row.get("status") or "unknown")
         why = said("agent.not_run.answered_elsewhere", status=status)
-        not_run(call, spec, "rejected", why)
+        shown = status if status in ("running", "done", "failed", "rejected") else "rejected"
+        not_run(call, spec, shown, why)
         language = request_language(state.get("messages", []))
         agent = call.get("agent") or "supervisor"
         text = why.in_language(language)

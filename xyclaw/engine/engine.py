@@ -785,6 +785,9 @@ class Engine:
         the same request still resolves to them; else nothing is released."""
         self._check_approved(approved, "release")
         ids = [int(i) for i in approved.ids("cluster")]
+        for target in approved.of_kind("cluster"):
+            if not self._clusters.get(int(target.id)).live:  # released meanwhile
+                raise gone("cluster", target.name, target.id)
         names = ", ".join(t.name for t in approved.of_kind("cluster"))
 
         def release_all(progress: Progress) -> list[ClusterRecord]:
