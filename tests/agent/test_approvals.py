@@ -55,7 +55,7 @@ def test_injected_log_line_still_stops_at_a_flagged_approval(
         assert not exec_card.flagged_after_remote_output
         assert exec_card.details["command"] == log_command()
 
-        second = rt.answer(cid, Decision("approve"), Events())
+        second = rt.answer(cid, Decision.approve(exec_card), Events())
         card = second.pending_approval
         assert card is not None and card.tool == "release_cluster"
         assert card.effect == "destroy"
@@ -90,7 +90,7 @@ def test_with_nobody_to_ask_nothing_is_released(world: World, make_runtime: Make
         cid = attended.new_conversation()
         card = attended.send(cid, "tail the log", Events()).pending_approval
         assert card is not None
-        attended.answer(cid, Decision("approve", remember=True), Events())
+        attended.answer(cid, Decision.approve(card, remember=True), Events())
         [allowance] = attended.allowances()
         assert (allowance.cluster, allowance.tool) == (cluster.name, "run_command")
 
@@ -99,7 +99,9 @@ def test_with_nobody_to_ask_nothing_is_released(world: World, make_runtime: Make
         unattended.agents.agents["tuner"] = tuner.__class__(
             **{**tuner.__dict__, "tools": (*tuner.tools, "release_cluster")}
         )
-        result = unattended.send(cid, "tail the log again", Events())
+        # The user typed the command this time (a model's copy of text it read from a node
+        # would be tainted and ask: see test_attacks.py); the exact remembered command runs.
+        result = unattended.send(cid, f"run {log_command()} on {cluster.name}", Events())
         assert result.pending_approval is None
         statuses = [(c.tool, c.status) for c in result.tool_calls]
         assert statuses == [("run_command", "done"), ("release_cluster", "rejected")]
@@ -170,7 +172,7 @@ def test_edit_makes_a_new_quote_and_a_new_approval(world: World, make_runtime: M
         assert edited.details["quote"]["gpu_count"] == 2
         assert edited.details["digest"] != card.details["digest"]
         assert live(world) == []
-        done = rt.answer(cid, Decision("approve"), Events())
+        done = rt.answer(cid, Decision.approve(edited), Events())
         assert done.reply == "Rented."
         [cluster] = world.engine.clusters()
         assert cluster.gpu_count == 2
@@ -183,10 +185,11 @@ def test_a_quote_that_no_longer_holds_is_refused_and_nothing_is_rented(
     with f.FakeLLM(script, router=lambda body: "provisioner") as llm:
         rt = make_runtime(llm)
         cid = rt.new_conversation()
-        assert rt.send(cid, "rent two A10", Events()).pending_approval is not None
+        card = rt.send(cid, "rent two A10", Events()).pending_approval
+        assert card is not None
         # Between the card and the yes, the region's A10s are all taken.
         world.server.cloud.set_faults({"capacity": {"Yinchuan": {"A10": 0}}})
-        result = rt.answer(cid, Decision("approve"), Events())
+        result = rt.answer(cid, Decision.approve(card), Events())
     assert live(world) == []
     [call] = [c for c in result.tool_calls if c.tool == "create_cluster"]
     assert call.status == "failed" and "free" in (call.error or "")

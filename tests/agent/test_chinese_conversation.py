@@ -75,7 +75,7 @@ def test_a_chinese_conversation_plan_rent_approve_release_cost_is_all_chinese(
     card = rent["pending_approval"]
     assert code == 3 and card["language"] == "zh" and card["effect"] == "spend"
     texts += [card["title"], *[str(v) for k, v in card["details"].items() if k != "quote"]]
-    code, out, _ = ask(capsys, "--conversation", cid, "--approve")
+    code, out, _ = ask(capsys, "--conversation", cid, "--approve", card["card"])
     assert code == 0, out
     assert "已租用" in out
     texts.append(out)
@@ -83,7 +83,9 @@ def test_a_chinese_conversation_plan_rent_approve_release_cost_is_all_chinese(
     code, out, _ = ask(capsys, "--conversation", cid, "释放全部")
     assert code == 3 and "停止计费" in out, out
     texts.append(out)
-    code, out, _ = ask(capsys, "--conversation", cid, "--approve")
+    # the terminal's card names itself (卡片 <id>): a yes names it back
+    shown = out.split("卡片 ", 1)[1][:8]
+    code, out, _ = ask(capsys, "--conversation", cid, "--approve", shown)
     assert code == 0 and "已释放" in out, out
     texts.append(out)
 

@@ -49,8 +49,9 @@ def test_ask_json_plan_rent_later_approve_and_reject(
     )
     card = rent["pending_approval"]
     assert card["effect"] == "spend" and card["details"]["digest"]
+    assert card["card"] == card["digest"][:8] == card["action"]["card"]
 
-    code, done = ask(capsys, "--conversation", cid, "--approve")
+    code, done = ask(capsys, "--conversation", cid, "--approve", card["card"])
     assert code == 0 and done["pending_approval"] is None
     assert [c["status"] for c in done["tool_calls"]] == ["done"]
     name = done["tool_calls"][0]["result"]["cluster"]["name"]
@@ -104,8 +105,9 @@ def test_a_heartbeat_proposal_is_answered_from_the_terminal(
 
     code, plan = ask(capsys, "plan a LoRA fine-tune of a 7B model on 8 GPUs")
     cid = str(plan["conversation"])
-    assert ask(capsys, "--conversation", cid, "rent option 1")[0] == 3
-    code, rented = ask(capsys, "--conversation", cid, "--approve")
+    code, rent = ask(capsys, "--conversation", cid, "rent option 1")
+    assert code == 3
+    code, rented = ask(capsys, "--conversation", cid, "--approve", rent["pending_approval"]["card"])
     assert code == 0
     name = rented["tool_calls"][0]["result"]["cluster"]["name"]
     assert f"Rented **{name}**" in rented["reply"]
@@ -137,10 +139,40 @@ def test_a_heartbeat_proposal_is_answered_from_the_terminal(
         raise_alert(ctx.store(), cluster.id, "node.unreachable", node_id=cluster.nodes[0].id)
         [posted] = Heartbeat(runtime).check_once()
         assert posted.proposed is not None and posted.proposed.pending_approval is not None
+        shown = posted.proposed.pending_approval.card_id
     finally:
         ctx.close()
-    code, done = ask(capsys, "--conversation", monitor, "--approve")
+    code, done = ask(capsys, "--conversation", monitor, "--approve", shown)
     assert code == 0 and done["agent"] == "monitor"
     [call] = done["tool_calls"]
     assert (call["tool"], call["effect"], call["status"]) == ("release_cluster", "destroy", "done")
     assert done["reply"] == f"Released **{name}**: billing stopped."
+
+
+def test_ask_approve_must_name_the_card_waiting(
+    cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25, attack 4: card A is shown, another client adds card B; a yes naming A must
+    not rent B, and a yes naming no card is refused with the card waiting and how to name it."""
+    code, plan = ask(capsys, "plan a LoRA fine-tune of a 7B model on 8 GPUs, budget 2000 CNY")
+    cid = str(plan["conversation"])
+    code, first = ask(capsys, "--conversation", cid, "rent option 1")
+    a = first["pending_approval"]
+    assert code == 3
+    code, second = ask(capsys, "--conversation", cid, "rent option 2")  # another client
+    b = second["pending_approval"]
+    assert code == 3 and a["card"] != b["card"]
+
+    assert main(["ask", "--conversation", cid, "--approve", a["card"]]) == 2
+    err = capsys.readouterr().err
+    assert f"card {a['card']} is not the one waiting" in err and b["card"] in err
+    assert main(["ask", "--conversation", cid, "--approve"]) == 2
+    err = capsys.readouterr().err
+    assert "say which card you approve" in err and f"--approve {b['card']}" in err
+    assert main(["clusters", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []  # nothing rented
+
+    code, done = ask(capsys, "--conversation", cid, "--approve", b["card"])
+    assert code == 0 and [c["status"] for c in done["tool_calls"]] == ["done"]
+    rented = done["tool_calls"][0]["result"]["cluster"]
+    assert rented["gpus"] == b["action"]["quote"]["gpu_count"]

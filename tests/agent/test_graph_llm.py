@@ -45,7 +45,7 @@ def test_plan_then_rent_goes_through_one_approval_bound_to_the_quote(
 
         llm.add(f.text("Rented."))
         events = Events()
-        done = rt.answer(cid, Decision("approve"), events)
+        done = rt.answer(cid, Decision.approve(card), events)
         assert done.reply == "Rented."
         assert len(world.engine.clusters()) == 1
         rows = conv.list_tool_calls(rt.store, cid)
@@ -129,7 +129,7 @@ def test_a_server_that_reuses_tool_call_ids_still_gets_each_call_run_once(
         pending = rt.send(cid, "rent option 1", Events())
         assert pending.pending_approval is not None
         llm.add(f.text("Rented."))
-        done = rt.answer(cid, Decision("approve"), Events())
+        done = rt.answer(cid, Decision.approve(pending.pending_approval), Events())
         model_ids = [
             c["id"] for r in llm.requests for m in r["messages"] for c in m.get("tool_calls") or []
         ]

@@ -25,7 +25,7 @@ def test_chinese_plan_then_rent_with_approval(world: World, make_runtime: MakeRu
     card = rent.pending_approval
     assert card is not None and card.tool == "create_cluster" and card.effect == "spend"
     assert world.engine.clusters() == []
-    done = rt.answer(cid, Decision("approve"), Events())
+    done = rt.answer(cid, Decision.approve(card), Events())
     assert done.agent == "provisioner"
     assert len(world.engine.clusters()) == 1
     history = [m.role for m in rt.messages(cid)]

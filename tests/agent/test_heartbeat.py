@@ -90,7 +90,10 @@ def test_the_users_yes_on_the_proposal_releases_and_says_so(
 
     # Another process (`xyclaw ask --conversation N --approve`) answers: a restarted runtime.
     rt.close()
-    answered = make_runtime().answer(monitor, Decision("approve", by="user (cli)"), Events())
+    again = make_runtime()
+    card = again.pending_approval(monitor)
+    assert card is not None
+    answered = again.answer(monitor, Decision.approve(card, by="user (cli)"), Events())
 
     assert live(world) == []
     assert answered.agent == "monitor"
@@ -129,7 +132,7 @@ def test_a_budget_warning_proposes_a_raise_the_user_can_edit(
     ).pending_approval
     assert edited is not None and edited.args["budget"] == 80
     assert world.engine.cluster(cluster.name).budget_micros == 40_000_000
-    done = rt.answer(posted.conversation_id, Decision("approve"), Events())
+    done = rt.answer(posted.conversation_id, Decision.approve(edited), Events())
 
     assert world.engine.cluster(cluster.name).budget_micros == 80_000_000
     assert world.engine.cluster(cluster.name).budget_warned_at is None
@@ -183,7 +186,9 @@ def test_asking_for_alerts_proposes_the_action_and_reports_what_was_done(
     said = [m.text for m in rt.messages(cid) if m.role == "assistant"]
     assert said == [asked.reply]  # kept with the conversation, once
 
-    done = rt.answer(cid, Decision("approve"), Events())
+    waiting = rt.pending_approval(cid)
+    assert waiting is not None
+    done = rt.answer(cid, Decision.approve(waiting), Events())
 
     assert live(world) == []
     assert done.reply == f"Released **{cluster.name}**: billing stopped."  # not the list again

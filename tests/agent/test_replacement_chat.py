@@ -72,7 +72,7 @@ def test_the_card_shows_the_quote_and_a_yes_rents_exactly_it(
         assert len(world.provider.clusters()) == 1  # nothing rented while the card waits
         assert runtime.propose_replacement(cid, Events()) is None  # one card, not a second
 
-        runtime.answer(cid, Decision("approve", by="user (terminal)"), Events())
+        runtime.answer(cid, Decision.approve(card, by="user (terminal)"), Events())
 
         done = finished(world.engine, job.id, timeout=120)
         assert done.state is JobState.SUCCEEDED, done.error
@@ -217,7 +217,7 @@ def test_the_heartbeat_proposes_replacing_the_lost_node_and_a_yes_resumes_the_jo
         assert card.details["digest"] == ask.quote.digest
         assert len(world.provider.clusters()) == 1  # nothing rented while the card waits
 
-        done = runtime.answer(posted.conversation_id, Decision("approve"), Events())
+        done = runtime.answer(posted.conversation_id, Decision.approve(card), Events())
 
         assert f"Approved: renting a replacement for {', '.join(ask.nodes)}" in done.reply
         assert f"Job {job.id} {job.name} resumes from its last checkpoint" in done.reply

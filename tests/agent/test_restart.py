@@ -53,11 +53,11 @@ def test_killed_while_waiting_then_approved_after_restart_rents_exactly_once(
         pending = rt.pending_approval(cid)
         assert pending is not None and pending.tool == "create_cluster"
         assert [c.id for c in rt.conversations() if c.pending_approval] == [cid]
-        result = rt.answer(cid, Decision("approve"), Events())
+        result = rt.answer(cid, Decision.approve(pending), Events())
         assert result.reply == "Rented it."
         assert len(world.engine.clusters()) == 1
         with pytest.raises(UsageError, match="nothing waiting"):
-            rt.answer(cid, Decision("approve"), Events())
+            rt.answer(cid, Decision.approve(pending), Events())
         # A second runtime over the same files sees the same: no approval left, one cluster.
         again = make_runtime(llm)
         assert again.pending_approval(cid) is None

@@ -75,13 +75,23 @@ def test_tool_call_upsert_is_one_row_per_call(tmp_path: Path) -> None:
 def test_allowances_are_listed_and_revoked(tmp_path: Path) -> None:
     with Store(tmp_path / "h.db") as store:
         cid = conv.create_conversation(store, "t", brain="rules")
-        aid = conv.add_allowance(store, cid, "c-7", "tune")
-        assert conv.add_allowance(store, cid, "c-7", "tune") == aid
-        assert conv.has_allowance(store, cid, "c-7", "tune")
-        assert not conv.has_allowance(store, cid, "c-7", "run_command")
-        assert [a["id"] for a in conv.list_allowances(store)] == [aid]
-        assert conv.revoke_allowance(store, aid)
-        assert not conv.has_allowance(store, cid, "c-7", "tune")
+        aid = conv.add_allowance(store, cid, "c-7", "tune", cluster_id=7)
+        assert conv.add_allowance(store, cid, "c-7", "tune", cluster_id=7) == aid
+        exact = conv.add_allowance(store, cid, "c-7", "run_command", cluster_id=7, command="ls")
+        words = conv.add_allowance(
+            store, cid, "c-7", "run_command", cluster_id=7, prefix=["nvidia-smi"]
+        )
+        assert len({aid, exact, words}) == 3
+        [tune] = conv.allowances_for(store, cid, 7, "tune")
+        assert (tune["command"], tune["prefix"]) == (None, None)
+        runs = conv.allowances_for(store, cid, 7, "run_command")
+        assert [(r["command"], r["prefix"]) for r in runs] == [("ls", None), (None, ["nvidia-smi"])]
+        # bound to the cluster's id: another cluster of the same name has none
+        assert conv.allowances_for(store, cid, 8, "tune") == []
+        assert [a["id"] for a in conv.list_allowances(store)] == [aid, exact, words]
+        for allowance in (aid, exact, words):
+            assert conv.revoke_allowance(store, allowance)
+        assert conv.allowances_for(store, cid, 7, "tune") == []
         assert conv.list_allowances(store) == []
         assert conv.delete_conversation(store, cid)
         assert conv.get_conversation(store, cid) is None

@@ -18,6 +18,7 @@ from xyclaw.planner import PlanRequest
 
 #: The surface, pinned: a new public method, a changed signature or effect fails here first.
 EFFECTS = {
+    "action": Effect.READ,
     "alerts": Effect.READ,
     "approve_replacement": Effect.SPEND,
     "attach_job": Effect.EXEC,
@@ -53,6 +54,7 @@ EFFECTS = {
     "quote_request": Effect.READ,
     "recent_events": Effect.READ,
     "reconcile": Effect.DESTROY,
+    "release": Effect.DESTROY,
     "replacement_asks": Effect.READ,
     "saved_plan": Effect.READ,
     "serve": Effect.EXEC,
@@ -79,7 +81,12 @@ def test_every_public_method_declares_its_effect_and_the_surface_is_pinned() -> 
     assert set(EFFECTS) <= set(surface), sorted(set(EFFECTS) - set(surface))
     for name, effect in EFFECTS.items():
         assert surface[name].effect is effect, name
-    assert list(inspect.signature(Engine.up).parameters) == ["self", "quote", "keep_partial"]
+    assert list(inspect.signature(Engine.up).parameters) == [
+        "self",
+        "quote",
+        "keep_partial",
+        "approved",
+    ]
     public_attrs = [n for n, v in vars(Engine).items() if not n.startswith("_") and not callable(v)]
     assert sorted(public_attrs) == ["config", "paths", "secrets"]  # read-only properties
 

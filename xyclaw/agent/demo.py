@@ -84,7 +84,8 @@ def _turn(runtime: Any, cid: int, say: Print, step: Step) -> TurnResult:
         card = result.pending_approval
         say(f"   approval ({card.effect}): {card.title}")
         say("   approving on your behalf (demo)")
-        result = runtime.answer(cid, Decision("approve", by="xyclaw demo"), lambda event: None)
+        yes = Decision.approve(card, by="xyclaw demo")
+        result = runtime.answer(cid, yes, lambda event: None)
         calls += result.tool_calls
     merged = TurnResult(
         result.conversation_id,

@@ -35,8 +35,10 @@ from langgraph.types import Command, interrupt
 
 from xyclaw.agent.brain import AgentProfile, Brain, ToolDef, last_user_index
 from xyclaw.agent.profiles import AgentSet
+from xyclaw.agent.taint import Taint, remote_outputs, taint_of, user_texts
 from xyclaw.agent.tools import Catalogue, Gate, ToolContext, ToolOutput, ToolSpec, check_args
 from xyclaw.agent.types import Effect
+from xyclaw.engine.approvals import allowance_covers, check_prefix
 from xyclaw.errors import XyclawError
 from xyclaw.store import conversations as conv
 from xyclaw.wording import Said, said
@@ -472,12 +474,15 @@ def build_graph(hooks: Hooks) -> StateGraph:
                     "context": {**(state.get("context") or {}), **ctx_changes},
                 },
             )
-        # A gated tool: prepare the card (reads only), then decide who answers.
+        # A gated tool: prepare the card (reads only), then decide who answers. The card's
+        # Action and its digest are made here, before the interrupt; the Engine checks them
+        # where the effect runs.
         ctx = ToolContext(
             engine=hooks.engine,
             conversation_id=cid,
             remote_chars=hooks.remote_chars,
             language=request_language(state.get("messages", [])),
+            asked_by=str(call.get("asked_by") or "agent"),
         )
         try:
             gate = spec.gate(ctx, call["args"]) if spec.gate else Gate(spec.name, {})
@@ -507,10 +512,19 @@ def build_graph(hooks: Hooks) -> StateGraph:
                 goto=next_step(state, rest),
                 update={"messages": [message], "queue": rest, "turn": _turn(state, calls=calls)},
             )
-        allowed_by = allowance(cid, spec, gate)
+        # Taint first: a tainted call asks whatever the allowances say.
+        taint = tainted(cid, spec, call)
+        allowed_by = None if taint else allowance(cid, spec, gate)
         if allowed_by is not None:
             message, turn_changes, ctx_changes = run_tool(
-                state, cid, call, spec, gate, decision="approve", decided_by=allowed_by
+                state,
+                cid,
+                call,
+                spec,
+                gate,
+                decision="approve",
+                decided_by=allowed_by,
+                digest=str((gate.action or {}).get("digest") or ""),
             )
             return Command(
                 goto=next_step(state, rest),
@@ -521,7 +535,10 @@ def build_graph(hooks: Hooks) -> StateGraph:
                     "context": {**(state.get("context") or {}), **ctx_changes},
                 },
             )
-        flagged = bool(turn.get("remote_seen"))
+        flagged = bool(turn.get("remote_seen")) or bool(taint)
+        if taint:
+            gate = _with_taint(gate, taint, ctx.language)
+        digest = str((gate.action or {}).get("digest") or "")
         if hooks.unattended:
             nobody = said("agent.not_run.nobody")
             reason = nobody.english
@@ -536,6 +553,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
                 decision="reject",
                 decided_by="policy: nobody to ask",
                 flagged=flagged,
+                digest=digest,
             )
             not_run(call, spec, "rejected", nobody)
             message = tool_message(call, {"status": "rejected", "by": "policy", "reason": reason})
@@ -556,6 +574,8 @@ def build_graph(hooks: Hooks) -> StateGraph:
             "language": ctx.language,
             "title_said": gate.title_said,
             "details_said": gate.details_said,
+            "digest": digest,
+            "action": gate.action or {},
         }
         audit(
             cid,
@@ -566,6 +586,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
             args=call["args"],
             status="pending_approval",
             flagged=flagged,
+            digest=digest,
         )
         return Command(
             goto="approve",
@@ -576,13 +597,30 @@ def build_graph(hooks: Hooks) -> StateGraph:
             },
         )
 
+    def tainted(cid: int, spec: ToolSpec, call: dict[str, Any]) -> Taint:
+        """Why a model's destroy or exec call is tainted (see :mod:`xyclaw.agent.taint`);
+        calls XyClaw makes itself (a suggestion, a recovery, "Rent this") are not."""
+        if spec.effect not in (Effect.DESTROY, Effect.EXEC):
+            return Taint(())
+        if str(call.get("asked_by") or "agent") != "agent":
+            return Taint(())
+        outputs = remote_outputs(hooks.store, cid)
+        return taint_of(call.get("args") or {}, user_texts(hooks.store, cid), outputs)
+
     def allowance(cid: int, spec: ToolSpec, gate: Gate) -> str | None:
-        if (
-            spec.effect is Effect.EXEC
-            and gate.cluster
-            and conv.has_allowance(hooks.store, cid, gate.cluster, spec.name)
-        ):
-            return f"allowance: {spec.name} on {gate.cluster} in this conversation"
+        action = gate.action or {}
+        clusters = [t["id"] for t in action.get("targets") or [] if t["kind"] == "cluster"]
+        if spec.effect is Effect.EXEC and gate.cluster and len(clusters) == 1:
+            command = action.get("command")
+            for row in conv.allowances_for(hooks.store, cid, int(clusters[0]), spec.name):
+                if command is None and row["command"] is None and row["prefix"] is None:
+                    # a tool whose command is XyClaw's own (tune), on that cluster by id
+                    return f"allowance: {spec.name} on {gate.cluster} in this conversation"
+                if command is not None and allowance_covers(
+                    row["command"], row["prefix"], str(command)
+                ):
+                    what = row["command"] or " ".join(row["prefix"] or [])
+                    return f"allowance: {spec.name} `{what}` on {gate.cluster}"
         if (
             spec.effect is Effect.SPEND
             and hooks.spend_allowance_micros > 0
@@ -611,6 +649,21 @@ def build_graph(hooks: Hooks) -> StateGraph:
         decision = _decision(state.get("decision"))
         rest = list(state.get("queue") or [])[1:]
         by = decision.get("by") or "user"
+        digest = str(held["payload"].get("digest") or "")
+        if decision["kind"] == "approve" and decision.get("digest") != digest:
+            # A yes for another card (the one waiting changed under it): this card asks again.
+            log.warning("a yes for card %s reached card %s", decision.get("digest"), digest)
+            return Command(goto="approve", update={"decision": None})
+        answered = "running" if decision["kind"] == "approve" else "rejected"
+        how = "edit" if decision["kind"] == "edit" and decision.get("args") else decision["kind"]
+        if decision["kind"] not in ("approve", "edit", "reject"):
+            how = "reject"
+        if not conv.claim_tool_call(
+            hooks.store, cid, call["audit_id"], status=answered, decision=how, decided_by=by
+        ):
+            # Another window or process answered this card first (or this step re-runs after
+            # a restart): never act on one yes twice.
+            return elsewhere(state, cid, call, spec, rest)
         if decision["kind"] == "edit" and decision.get("args"):
             edits = int(call.get("edits", 0)) + 1
             audit(cid, call, status="rejected", decision="edit", decided_by=by)
@@ -649,35 +702,9 @@ def build_graph(hooks: Hooks) -> StateGraph:
                 goto=next_step(state, rest),
                 update={"messages": [message], "queue": rest, "gate": None, "decision": None},
             )
-        row = conv.get_tool_call(hooks.store, cid, call["audit_id"])
-        if row is not None and row["status"] in ("running", "done", "failed"):
-            # This step already ran before a restart: never run the side effect twice.
-            body = {
-                "status": row["status"],
-                "result": row.get("result"),
-                "error": row.get("error"),
-                "note": "this call had already been carried out before XyClaw restarted",
-            }
-            if row["status"] == "running":
-                body["error"] = (
-                    "XyClaw stopped while this was running; check the result with"
-                    " list_clusters before trying again"
-                )
-                conv.upsert_tool_call(
-                    hooks.store, cid, call["audit_id"], status="failed", error=body["error"]
-                )
-            return Command(
-                goto=next_step(state, rest),
-                update={
-                    "messages": [tool_message(call, body)],
-                    "queue": rest,
-                    "gate": None,
-                    "decision": None,
-                },
-            )
         gate = Gate(**held["gate"])
         if decision.get("remember") and spec.effect is Effect.EXEC and gate.cluster:
-            conv.add_allowance(hooks.store, cid, gate.cluster, spec.name)
+            remember(cid, spec, gate, decision.get("remember_prefix"))
         message, turn_changes, ctx_changes = run_tool(
             state,
             cid,
@@ -700,7 +727,57 @@ def build_graph(hooks: Hooks) -> StateGraph:
             },
         )
 
-    graph.add_node("execute", execute, destinations=("tools", *specialists))
+    def remember(cid: int, spec: ToolSpec, gate: Gate, prefix: str | None) -> None:
+        """The user's "approve and remember": this exact command (or the argv prefix they
+        chose) on this cluster, by id, for the rest of the conversation."""
+        action = gate.action or {}
+        clusters = [t["id"] for t in action.get("targets") or [] if t["kind"] == "cluster"]
+        if len(clusters) != 1 or gate.cluster is None:
+            return
+        command = action.get("command")
+        words: list[str] | None = None
+        if prefix and command is not None:
+            try:
+                words = check_prefix(prefix, str(command))
+            except XyclawError as exc:  # checked before the yes was passed on; never wider
+                log.warning("not remembered: %s", exc.message)
+                return
+        conv.add_allowance(
+            hooks.store,
+            cid,
+            gate.cluster,
+            spec.name,
+            cluster_id=int(clusters[0]),
+            command=None if words is not None else command,
+            prefix=words,
+        )
+
+    def elsewhere(
+        state: AgentState,
+        cid: int,
+        call: dict[str, Any],
+        spec: ToolSpec,
+        rest: list[dict[str, Any]],
+    ) -> Command[Any]:
+        row = conv.get_tool_call(hooks.store, cid, call["audit_id"]) or {}
+        status = str(row.get("status") or "unknown")
+        why = said("agent.not_run.answered_elsewhere", status=status)
+        shown = status if status in ("running", "done", "failed", "rejected") else "rejected"
+        not_run(call, spec, shown, why)
+        language = request_language(state.get("messages", []))
+        agent = call.get("agent") or "supervisor"
+        text = why.in_language(language)
+        _emit("token", agent=agent, text=text)
+        body = {"status": status, "note": why.english, "result": row.get("result")}
+        cmd = finish(state, agent, text, {})
+        cmd.update["messages"] = [
+            tool_message(call, body),
+            *[tool_message(c, {"status": "skipped", "error": "the turn stopped"}) for c in rest],
+            *cmd.update["messages"],
+        ]
+        return cmd
+
+    graph.add_node("execute", execute, destinations=("tools", "approve", *specialists, END))
 
     def entry(state: AgentState) -> str:
         # "Rent this" and monitor actions arrive with their tool call already queued.
@@ -722,6 +799,17 @@ def _error_said(exc: XyclawError) -> Said | None:
     if exc.hint is None:
         return exc.said
     return said("agent.not_run.failed", message=message, hint=exc.hint_said or exc.hint)
+
+
+def _with_taint(gate: Gate, taint: Taint, language: str) -> Gate:
+    """The card of a tainted call, with why it asks."""
+    from dataclasses import replace
+
+    return replace(
+        gate,
+        details={**gate.details, "tainted": [r.in_language(language) for r in taint.reasons]},
+        details_said={**gate.details_said, "tainted": [r.to_json() for r in taint.reasons]},
+    )
 
 
 def _decision(raw: Any) -> dict[str, Any]:

@@ -215,14 +215,57 @@ class AgentRuntime:
         on_event: OnEvent,
         cancel: threading.Event | None = None,
     ) -> TurnResult:
-        """Answer the pending approval (approve, reject, edit) and go on with the turn."""
+        """Answer the pending approval (approve, reject, edit) and go on with the turn.
+
+        A yes must name the card it is for (``decision.digest``: its digest, or the card id,
+        a prefix of it): it is refused, and the card left waiting, when the card waiting is
+        another one. The yes is claimed once in the database before anything runs, so two
+        windows or processes never act on one card twice."""
         with self._lock(cid):
-            if self.pending_approval(cid) is None:
+            pending = self.pending_approval(cid)
+            if pending is None:
                 raise UsageError(
-                    f"conversation {cid} has nothing waiting for approval",
-                    hint="it may have been answered already (`xyclaw chat`, then /switch N)",
+                    said("error.approval.no_card", cid=cid),
+                    hint=said("error.approval.no_card_hint"),
                 )
+            if decision.kind == "approve":
+                decision = self._named_card(cid, pending, decision)
             return self._run(cid, self._resume(decision), on_event, cancel)
+
+    def _named_card(self, cid: int, pending: ApprovalRequest, decision: Decision) -> Decision:
+        """``decision`` with the full digest of the card it names, or why it names none."""
+        from dataclasses import replace
+
+        from xyclaw.engine.approvals import check_prefix, matches_card
+
+        waiting = said(
+            "error.approval.card_line",
+            card=pending.card_id,
+            effect=str(pending.effect),
+            title=pending.title,
+        )
+        hint = said("error.approval.name_a_card_hint", cid=cid, card=pending.card_id)
+        if not decision.digest:
+            raise UsageError(said("error.approval.name_a_card", cid=cid, cards=waiting), hint=hint)
+        if not matches_card(pending.digest, decision.digest):
+            raise UsageError(
+                said(
+                    "error.approval.not_this_card",
+                    card=decision.digest,
+                    cid=cid,
+                    cards=waiting,
+                ),
+                hint=hint,
+            )
+        command = pending.action.get("command")
+        if decision.remember and decision.remember_prefix and command is not None:
+            check_prefix(decision.remember_prefix, str(command))  # refused before the yes
+        return replace(decision, digest=pending.digest)
+
+    def pending_cards(self, cid: int) -> list[ApprovalRequest]:
+        """The cards waiting in a conversation (one at most: one approval at a time)."""
+        pending = self.pending_approval(cid)
+        return [] if pending is None else [pending]
 
     def rent_option(
         self,
@@ -245,6 +288,7 @@ class AgentRuntime:
             {"plan_id": plan_id, "option": option},
             on_event,
             cancel,
+            asked_by="user",
         )
         assert result is not None  # only only_if_free calls give up
         return result
@@ -265,6 +309,7 @@ class AgentRuntime:
             dict(action.args),
             on_event,
             cancel,
+            asked_by="suggestion",
         )
         assert result is not None  # only only_if_free calls give up
         return result
@@ -301,6 +346,7 @@ class AgentRuntime:
             cancel,
             by_user=False,
             only_if_free=True,
+            asked_by="suggestion",
         )
 
     def propose_replacement(
@@ -338,6 +384,7 @@ class AgentRuntime:
                 on_event,
                 cancel,
                 by_user=False,
+                asked_by="recovery",
             )
         return None
 
@@ -353,6 +400,7 @@ class AgentRuntime:
         *,
         by_user: bool = True,
         only_if_free: bool = False,
+        asked_by: str = "user",
     ) -> TurnResult | None:
         self.conversation(cid)
         with self._lock(cid):
@@ -380,6 +428,7 @@ class AgentRuntime:
                 "error": None,
                 "audit_id": call_id,
                 "agent": agent,
+                "asked_by": asked_by,  # XyClaw made this call, not a model: never tainted
             }
             assistant = {
                 "role": "assistant",
@@ -424,6 +473,9 @@ class AgentRuntime:
                 tool=str(r["tool"]),
                 effect=Effect(r["effect"]),
                 created_at=float(r["created_at"]),
+                cluster_id=None if r.get("cluster_id") is None else int(r["cluster_id"]),
+                command=r.get("command"),
+                prefix=None if r.get("prefix") is None else tuple(r["prefix"]),
             )
             for r in conv.list_allowances(self.store, cid)
         ]

@@ -24,6 +24,7 @@ from typing import Any
 from xyclaw import wording
 from xyclaw.agent.rules.texts import say
 from xyclaw.agent.types import Effect
+from xyclaw.engine.approvals import Action
 from xyclaw.errors import AgentError, UsageError, XyclawError
 from xyclaw.wording import Figure, Said, said, worded
 
@@ -41,6 +42,7 @@ class ToolContext:
     cancel: threading.Event | None = None
     remote_chars: int = 4000
     language: str = "en"  # of the request: "en" or "zh"; approval cards are worded in it
+    asked_by: str = "agent"  # who asked for the call (engine.approvals.Asker): on its card
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,38 @@ class Gate:
     estimated_total_micros: int | None = None
     title_said: dict[str, Any] | None = None
     details_said: dict[str, Any] = field(default_factory=dict)
+    action: dict[str, Any] | None = None  # the bound Action (Action.to_json): what a yes runs
+
+
+def _bind(ctx: ToolContext, operation: str, ref: Any = None, **extra: Any) -> dict[str, Any]:
+    """The Action the Engine binds this call to (ids, command, figures, who asked)."""
+    action: Action = ctx.engine.action(
+        operation, None if ref is None else str(ref), asked_by=ctx.asked_by, **extra
+    )
+    return action.to_json()
+
+
+def approved_action(gate: Gate | None, tool: str) -> Action:
+    """The Action the user said yes to (digest-checked); a gated tool never runs without."""
+    if gate is None or gate.action is None:
+        raise AgentError(f"{tool} ran without an approved action", hint="this is a bug")
+    return Action.from_json(gate.action)
+
+
+def bound_lines(action: dict[str, Any] | None) -> list[Said]:
+    """The bound fields a card shows besides its own rows: the card's id, what it acts on
+    (by id) and who asked, as said (each face words and draws them)."""
+    if not action:
+        return []
+    targets: list[Figure] = [
+        said(f"agent.card_target.{t['kind']}", name=t["name"], id=t["id"])
+        for t in action.get("targets") or []
+    ]
+    lines = [said("agent.card_bound", card=action.get("card"))]
+    if targets:
+        lines.append(said("agent.card_targets", targets=wording.joined(targets)))
+    lines.append(said("agent.card_asked_by", who=said(f"agent.asker.{action.get('asked_by')}")))
+    return lines
 
 
 def _gate(ctx: ToolContext, title: Said, details: dict[str, Any], **extra: Any) -> Gate:
@@ -540,10 +574,16 @@ def quote_changes(approved: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
 
 
 def _create_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
-    q = _quote_json(_quote(ctx, args))
+    quote = _quote(ctx, args)
+    q = _quote_json(quote)
     title, details = _quote_card(q)
     return _gate(
-        ctx, title, details, quote=q, estimated_total_micros=q.get("estimated_total_micros")
+        ctx,
+        title,
+        details,
+        quote=q,
+        estimated_total_micros=q.get("estimated_total_micros"),
+        action=_bind(ctx, "rent", quote=quote),
     )
 
 
@@ -603,10 +643,12 @@ def _create(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOu
         )
     from xyclaw.engine.quotes import RentQuote
 
-    # The quote the user saw, digest-checked; the Engine refuses it if expired or stale.
+    # The quote the user saw, digest-checked; the Engine refuses it if expired or stale, or
+    # when it is not the quote of the Action the yes was for.
     bound = RentQuote.from_json(approved)
+    action = approved_action(gate, "create_cluster")
     ctx.progress(f"renting {bound.gpu_count} x {bound.gpu}")
-    handle = ctx.engine.up(bound)
+    handle = ctx.engine.up(bound, approved=action)
     cluster = handle.result(_WAIT_S)
     body = {"cluster": jsonable(cluster), "quote_digest": bound.digest}
     return _output(body, said("agent.done.rented", cluster=cluster.name, state=state_said(cluster)))
@@ -646,14 +688,17 @@ def _replacement_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     )
     details = {"job": f"{ask.job_id} {ask.job}", "lost_nodes": list(ask.nodes), **details}
     # No estimated total for the allowance: only the spec (recovery.allow_spend) skips asking.
-    return _gate(ctx, title, details, quote=q)
+    action = _bind(ctx, "replacement", ask.job_id, quote=ask.quote)
+    return _gate(ctx, title, details, quote=q, action=action)
 
 
 def _replacement(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
     if gate is None or gate.quote is None:
         raise AgentError("approve_replacement ran without an approved quote", hint="this is a bug")
     # The digest of the card the user approved, never one from the arguments or a model.
-    ask = ctx.engine.approve_replacement(str(args["job"]), str(gate.quote["digest"]))
+    action = approved_action(gate, "approve_replacement")
+    job = action.of_kind("job")[0]
+    ask = ctx.engine.approve_replacement(str(job.id), str(gate.quote["digest"]), approved=action)
     body = {
         "approved": ask.to_json(),
         "quote": _quote_json(ask.quote),
@@ -720,12 +765,14 @@ def _budget_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
             ),
         },
         cluster=cluster.name,
+        action=_bind(ctx, "set_budget", cluster.id, inputs={"budget_micros": new}),
     )
 
 
 def _set_budget(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
-    before = ctx.engine.cluster(str(args["cluster"]))
-    updated = ctx.engine.set_budget(str(before.id), _budget_micros(args))
+    action = approved_action(gate, "set_budget")
+    before = ctx.engine.cluster(str(action.ids("cluster")[0]))
+    updated = ctx.engine.set_budget(str(before.id), _budget_micros(args), approved=action)
     body = {
         "cluster": jsonable(updated),
         "previous_budget_micros": before.budget_micros,
@@ -759,7 +806,9 @@ def _running_jobs(ctx: ToolContext, cluster_id: int) -> list[str]:
 
 def _release_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     ref = str(args["cluster"])
-    targets = _targets(ctx, ref)
+    action = _bind(ctx, "release", ref)
+    ids = {t["id"] for t in action["targets"] if t["kind"] == "cluster"}
+    targets = [c for c in _targets(ctx, ref) if c.id in ids]
     if not targets:
         raise UsageError(say(ctx.language, "no_live_cluster"))
     rows = []
@@ -788,15 +837,16 @@ def _release_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
             "lost": lost,
         },
         cluster=targets[0].name if len(targets) == 1 else None,
+        action=action,
     )
 
 
 def _release(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
-    targets = _targets(ctx, str(args["cluster"]))
-    done = []
-    for c in targets:
-        ctx.progress(f"releasing {c.name}")
-        done.append(ctx.engine.down(str(c.id)).result(_WAIT_S))
+    # Exactly the clusters the card named, by id: the Engine refuses, releasing nothing, when
+    # the request ("all", a name) resolves to anything else by now.
+    action = approved_action(gate, "release_cluster")
+    ctx.progress("releasing " + ", ".join(t.name for t in action.of_kind("cluster")))
+    done = list(ctx.engine.release(action).result(_WAIT_S))
     names = joined([_named(c.name, c) for c in done])
     return _output(
         {"released": [jsonable(c) for c in done]}, said("agent.done.released", names=names)
@@ -814,11 +864,14 @@ def _cancel_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
             "stops_billing": said("agent.card_cancel_billing"),
             "lost": [said("agent.card_cancel_lost")],
         },
+        action=_bind(ctx, "cancel_job", args["job"]),
     )
 
 
 def _cancel(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
-    result = ctx.engine.cancel_job(str(args["job"]))
+    action = approved_action(gate, "cancel_job")
+    job = action.of_kind("job")[0]
+    result = ctx.engine.cancel_job(str(job.id), approved=action)
     if hasattr(result, "result") and callable(result.result):
         result = result.result(_WAIT_S)
     return _output({"job": jsonable(result)}, said("agent.done.cancelled", job=str(args["job"])))
@@ -839,15 +892,19 @@ def _exec_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
         said("agent.card_exec", cluster=cluster.name, command=command[:80]),
         {"command": command, "cluster": cluster.name, "nodes": _node_names(cluster)},
         cluster=cluster.name,
+        action=_bind(ctx, "exec", args["cluster"], command=command),
     )
 
 
 def _exec(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
     timeout = args.get("timeout_s")
+    # The command bytes of the card (hashed into its digest), on the cluster it named by id.
+    action = approved_action(gate, "run_command")
     results = ctx.engine.exec(
-        str(args["cluster"]),
-        str(args["command"]),
+        str(action.ids("cluster")[0]),
+        str(action.command),
         timeout=None if timeout is None else float(timeout),
+        approved=action,
     )
     per_node: dict[str, Any] = {}
     failed = 0
@@ -883,12 +940,15 @@ def _tune_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
             "what_changes": said("agent.card_tune_changes"),
         },
         cluster=cluster.name,
+        action=_bind(ctx, "tune", args["cluster"]),
     )
 
 
 def _tune(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
+    action = approved_action(gate, "tune")
     ctx.progress(f"tuning {args['cluster']}")
-    result = ctx.engine.tune(str(args["cluster"])).result(_WAIT_S)
+    handle = ctx.engine.tune(str(action.ids("cluster")[0]), approved=action)
+    result = handle.result(_WAIT_S)
     body = jsonable(result)
     return _output(
         {"tune": body, "note": "bandwidth figures measured on the nodes"},
@@ -911,11 +971,13 @@ def _launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
             "command": said("agent.card_launch_command"),
         },
         cluster=cluster.name if cluster else None,
+        action=_bind(ctx, "launch", args.get("cluster"), inputs={"spec": str(args["spec"])}),
     )
 
 
 def _launch(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
-    kwargs: dict[str, Any] = {}
+    action = approved_action(gate, "launch_job")
+    kwargs: dict[str, Any] = {"approved": action}
     if args.get("cluster"):
         kwargs["cluster"] = str(args["cluster"])
     ctx.progress(f"launching {args['spec']}")
@@ -985,7 +1047,7 @@ def _catalogue() -> list[ToolSpec]:
                     "budget": _n("explicit: budget in the offer's currency"),
                 }
             ),
-            ("quote", "quote_request", "up"),
+            ("quote", "quote_request", "up", "action"),
             _create,
             _create_gate,
         ),
@@ -994,7 +1056,7 @@ def _catalogue() -> list[ToolSpec]:
             E.DESTROY,
             "Release a cluster (name or id), or 'all' live clusters; billing stops.",
             _obj({"cluster": _s("the cluster's name or id, or 'all'")}, ("cluster",)),
-            ("down",),
+            ("action", "release"),
             _release,
             _release_gate,
         ),
@@ -1027,7 +1089,7 @@ def _catalogue() -> list[ToolSpec]:
                 },
                 ("cluster", "command"),
             ),
-            ("exec",),
+            ("action", "exec"),
             _exec,
             _exec_gate,
             remote=True,
@@ -1037,7 +1099,7 @@ def _catalogue() -> list[ToolSpec]:
             E.EXEC,
             "Probe the fabric, run nccl-tests, apply and keep the better NCCL settings.",
             _obj({"cluster": _CLUSTER}, ("cluster",)),
-            ("tune",),
+            ("action", "tune"),
             _tune,
             _tune_gate,
             remote=True,
@@ -1050,7 +1112,7 @@ def _catalogue() -> list[ToolSpec]:
                 {"spec": _s("the job spec: a file path or a sample's name"), "cluster": _CLUSTER},
                 ("spec",),
             ),
-            ("launch",),
+            ("action", "launch"),
             _launch,
             _launch_gate,
         ),
@@ -1079,7 +1141,7 @@ def _catalogue() -> list[ToolSpec]:
             E.DESTROY,
             "Cancel a running job.",
             _obj({"job": _s("the job's name or id")}, ("job",)),
-            ("cancel_job",),
+            ("action", "cancel_job"),
             _cancel,
             _cancel_gate,
         ),
@@ -1095,7 +1157,7 @@ def _catalogue() -> list[ToolSpec]:
                 },
                 ("job",),
             ),
-            ("replacement_asks", "approve_replacement", "decline_replacement"),
+            ("replacement_asks", "approve_replacement", "decline_replacement", "action"),
             _replacement,
             _replacement_gate,
             reject=_replacement_declined,
@@ -1112,7 +1174,7 @@ def _catalogue() -> list[ToolSpec]:
                 },
                 ("cluster", "budget"),
             ),
-            ("set_budget", "meter_charges"),
+            ("set_budget", "meter_charges", "action"),
             _set_budget,
             _budget_gate,
         ),

@@ -115,10 +115,30 @@ class ApprovalRequest:
     # value is a Said, or a list of Saids and plain values
     title_said: Said | None = None
     details_said: dict[str, Any] = field(default_factory=dict)
+    # The bound Action (xyclaw.engine.approvals.Action.to_json): what a yes agrees to, by id;
+    # a yes must name its digest (or the card id, a prefix of it).
+    digest: str = ""
+    action: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def card_id(self) -> str:
+        return self.digest[:8]
+
+    def rows(self) -> list[tuple[str, Any]]:
+        """The bound Action's fields as (field, value) rows, for a face to draw (untrusted
+        text: draw it as plain text); empty for a card from before bound approvals."""
+        if not self.action:
+            return []
+        from xyclaw.engine.approvals import Action
+
+        return Action.from_json(self.action).rows()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "approval_id": self.approval_id,
+            "digest": self.digest,
+            "card": self.card_id,
+            "action": self.action,
             "conversation_id": self.conversation_id,
             "agent": self.agent,
             "tool": self.tool,
@@ -151,6 +171,8 @@ class ApprovalRequest:
             details_said={
                 str(k): _said_of(v) for k, v in dict(payload.get("details_said") or {}).items()
             },
+            digest=str(payload.get("digest") or ""),
+            action=dict(payload.get("action") or {}),
         )
 
 
@@ -176,9 +198,26 @@ class Decision:
     args: dict[str, Any] | None = None  # for "edit": the changed arguments
     remember: bool = False  # exec/tune on this cluster for this conversation only
     by: str = "user"  # who decided: "user", "cli", ...
+    # the card a yes is for: its digest, or a prefix of it (the card id) that names it
+    digest: str | None = None
+    # with remember on a command: remember its first words (an argv prefix) instead of the
+    # exact command; refused when it is not how the command begins or holds ; | & $ ` > <
+    remember_prefix: str | None = None
+
+    @classmethod
+    def approve(cls, request: ApprovalRequest, **extra: Any) -> Decision:
+        """A yes to exactly ``request``: it carries the card's digest."""
+        return cls("approve", digest=request.digest, **extra)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "args": self.args, "remember": self.remember, "by": self.by}
+        return {
+            "kind": self.kind,
+            "args": self.args,
+            "remember": self.remember,
+            "by": self.by,
+            "digest": self.digest,
+            "remember_prefix": self.remember_prefix,
+        }
 
 
 @dataclass(frozen=True)
@@ -190,6 +229,9 @@ class Allowance:
     tool: str
     effect: Effect
     created_at: float
+    cluster_id: int | None = None
+    command: str | None = None  # the exact command it allows
+    prefix: tuple[str, ...] | None = None  # or the argv prefix it allows
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from xyclaw.billing.guard_process import GuardLock, GuardStatus, Holder
 from xyclaw.catalog import Catalog, Offer, normalise_gpu_name
 from xyclaw.config import Config
+from xyclaw.engine.approvals import (
+    Action,
+    ActionKind,
+    ApprovalMismatch,
+    Asker,
+    Target,
+    compare,
+    gone,
+)
 from xyclaw.engine.lazy import Lazy
 from xyclaw.engine.operations import OperationHandle, OperationRunner, Progress
 from xyclaw.engine.quotes import QuoteError, RentQuote, check_against_offers
@@ -365,13 +374,24 @@ class Engine:
         )
 
     @effect(Effect.SPEND)
-    def up(self, quote: RentQuote, *, keep_partial: bool = False) -> OperationHandle[ClusterRecord]:
+    def up(
+        self, quote: RentQuote, *, keep_partial: bool = False, approved: Action | None = None
+    ) -> OperationHandle[ClusterRecord]:
         """Rent what the quote says, if the provider still offers it at that price.
+
+        ``approved``: the ``rent`` Action the user said yes to; the quote must be its quote.
 
         A quote from a plan fails over: when its offer has no capacity (or quota), the plan's
         next options with the same GPU model and count are tried in order, each quoted again,
         and taken without asking only at or below the approved price per GPU-hour.
         """
+        if approved is not None:
+            self._check_approved(approved, "rent")
+            if (approved.quote or {}).get("digest") != quote.digest:
+                raise ApprovalMismatch(
+                    said("error.approval.quote_changed"),
+                    hint=said("error.approval.ask_again_hint"),
+                )
         provider = self._providers.get(quote.provider)
         alternatives = self._failover_candidates(quote)
         offer = check_against_offers(
@@ -632,6 +652,155 @@ class Engine:
         """A cluster by id, name or the provider's id."""
         return self._clusters.find(str(ref))
 
+    # -- bound approvals ------------------------------------------------------------------------
+    @effect(Effect.READ)
+    def action(
+        self,
+        operation: str,
+        ref: str | None = None,
+        *,
+        command: str | None = None,
+        inputs: dict[str, Any] | None = None,
+        quote: RentQuote | None = None,
+        asked_by: str = "agent",
+    ) -> Action:
+        """What an effect would act on, bound to ids, for an approval card (changes nothing).
+
+        ``operation``: ``release`` (``ref`` a cluster or "all"), ``cancel_job`` (a job),
+        ``exec`` (a cluster and ``command``), ``tune`` (a cluster), ``launch`` (``ref`` the
+        cluster or None, ``inputs["spec"]``), ``set_budget`` (a cluster,
+        ``inputs["budget_micros"]``), ``rent`` (``quote``), ``replacement`` (a job, its
+        ``quote``). The effect methods take the Action as ``approved=`` and refuse, doing
+        nothing, when the same request resolves to anything else by then."""
+        return self._bind(operation, ref, command, dict(inputs or {}), quote, Asker(asked_by))
+
+    def _bind(
+        self,
+        operation: str,
+        ref: str | None,
+        command: str | None,
+        inputs: dict[str, Any],
+        quote: RentQuote | None,
+        asked_by: Asker,
+    ) -> Action:
+        def bound(kind: ActionKind, targets: list[Target], **extra: Any) -> Action:
+            return Action(
+                operation,
+                kind,
+                ref,
+                tuple(targets),
+                inputs=inputs,
+                asked_by=asked_by,
+                **extra,
+            )
+
+        if operation == "release":
+            wanted = str(ref or "").strip()
+            if wanted.lower() in ("all", "*", "everything"):
+                found = self._clusters.live()
+            else:
+                found = [self._clusters.find(wanted)]
+            return bound(ActionKind.DESTROY, [_cluster_target(c) for c in found])
+        if operation in ("exec", "tune"):
+            cluster = self._clusters.find(str(ref))
+            targets = [_cluster_target(cluster), *_node_targets(cluster)]
+            if operation == "exec":
+                if command is None:
+                    raise UsageError("an exec action needs its command")
+                return bound(ActionKind.EXEC, targets, command=command)
+            return bound(ActionKind.EXEC, targets)
+        if operation == "cancel_job":
+            job = self._job_service().find(str(ref))
+            return bound(ActionKind.DESTROY, [_job_target(job)])
+        if operation == "set_budget":
+            cluster = self._clusters.find(str(ref))
+            price = {
+                "currency": cluster.currency,
+                "budget_micros": inputs.get("budget_micros"),
+                "current_budget_micros": cluster.budget_micros,
+                "per_hour_micros": cluster.price_per_gpu_hour_micros * cluster.gpu_count,
+            }
+            return bound(ActionKind.CHANGE, [_cluster_target(cluster)], price=price)
+        if operation == "rent":
+            if quote is None:
+                raise UsageError("a rent action needs its quote")
+            return bound(ActionKind.SPEND, [], price=_quote_price(quote), quote=_quote_body(quote))
+        if operation == "replacement":
+            if quote is None:
+                raise UsageError("a replacement action needs its quote")
+            job = self._job_service().find(str(ref))
+            return bound(
+                ActionKind.SPEND,
+                [_job_target(job)],
+                price=_quote_price(quote),
+                quote=_quote_body(quote),
+            )
+        if operation == "launch":
+            spec_ref = str(inputs.get("spec") or "")
+            spec = self._job_spec(spec_ref)
+            inputs["spec_sha256"] = _file_digest(spec_ref)
+            launch_targets: list[Target] = []
+            cluster_ref = ref or spec.resources.cluster
+            if cluster_ref is not None:
+                cluster = self._clusters.find(str(cluster_ref))
+                launch_targets = [_cluster_target(cluster), *_node_targets(cluster)]
+            text = spec.run if not spec.setup else f"{spec.setup}\n{spec.run}"
+            return bound(
+                ActionKind.EXEC,
+                launch_targets,
+                command=text,
+                cwd=spec.workdir,
+                env_names=tuple(spec.env) + tuple(spec.env_from_local),
+            )
+        raise UsageError(f"no such action: {operation!r}")
+
+    def _check_approved(self, approved: Action, operation: str) -> Action:
+        """``approved`` resolved again now: refused (ApprovalMismatch) on any difference."""
+        approved.verify_digest()
+        if approved.operation != operation:
+            raise ApprovalMismatch(
+                said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
+            )
+        quote = None if approved.quote is None else RentQuote.from_json(approved.quote)
+        try:
+            fresh = self._bind(
+                operation,
+                approved.ref,
+                approved.command,
+                {k: v for k, v in approved.inputs.items() if k != "spec_sha256"},
+                quote,
+                approved.asked_by,
+            )
+        except UsageError as exc:
+            first = approved.targets[0] if approved.targets else None
+            if first is None:
+                raise
+            raise gone(first.kind, first.name, first.id) from exc
+        compare(approved, fresh)
+        return fresh
+
+    @effect(Effect.DESTROY)
+    def release(self, approved: Action) -> OperationHandle[list[ClusterRecord]]:
+        """Release exactly the clusters an approved ``release`` action names (by id), once
+        the same request still resolves to them; else nothing is released."""
+        self._check_approved(approved, "release")
+        ids = [int(i) for i in approved.ids("cluster")]
+        for target in approved.of_kind("cluster"):
+            if not self._clusters.get(int(target.id)).live:  # released meanwhile
+                raise gone("cluster", target.name, target.id)
+        names = ", ".join(t.name for t in approved.of_kind("cluster"))
+
+        def release_all(progress: Progress) -> list[ClusterRecord]:
+            done = []
+            telemetry = self._telemetry_if_built()
+            for cluster_id in ids:
+                if telemetry is not None:
+                    telemetry.unwatch(cluster_id, released=True)
+                done.append(self._lifecycle.down(cluster_id, progress))
+            return done
+
+        return self._start(said("op.title.release", cluster=names), release_all)
+
     @effect(Effect.DESTROY)
     def down(self, ref: str) -> OperationHandle[ClusterRecord]:
         """Release a cluster and wait until its provider confirms; its billing stops."""
@@ -647,10 +816,24 @@ class Engine:
 
     @effect(Effect.EXEC)
     def exec(
-        self, ref: str, command: str, timeout: float | None = None
+        self,
+        ref: str,
+        command: str,
+        timeout: float | None = None,
+        *,
+        approved: Action | None = None,
     ) -> dict[str, CommandResult | RemoteError]:
-        """Run a command on every running node of a cluster; results by node name."""
+        """Run a command on every running node of a cluster; results by node name.
+
+        ``approved``: the ``exec`` Action the user said yes to; run only when the command is
+        its command and the cluster and its running nodes are still the ones it names."""
         cluster = self._clusters.find(str(ref))
+        if approved is not None:
+            self._check_approved(approved, "exec")
+            if approved.command != command or approved.ids("cluster") != [cluster.id]:
+                raise ApprovalMismatch(
+                    said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
+                )
         nodes = [n for n in cluster.nodes if n.state == NodeState.RUNNING]
         if not cluster.live or not nodes:
             raise XyclawError(
@@ -660,9 +843,13 @@ class Engine:
         return self._access.run_all(cluster, nodes, command, timeout=timeout)
 
     @effect(Effect.EXEC)
-    def tune(self, ref: str) -> OperationHandle[TuneResult]:
-        """Probe the fabric, measure, try the recommended NCCL settings, keep the better."""
+    def tune(self, ref: str, *, approved: Action | None = None) -> OperationHandle[TuneResult]:
+        """Probe the fabric, measure, try the recommended NCCL settings, keep the better.
+        ``approved``: the ``tune`` Action the user said yes to (same cluster, same nodes)."""
         cluster = self._clusters.find(str(ref))
+        if approved is not None:
+            self._check_approved(approved, "tune")
+            self._same_target(approved, "cluster", cluster.id)
         return self._start(
             said("op.title.tune", cluster=cluster.name),
             lambda progress: self._tuning.tune(cluster.id, progress),
@@ -903,12 +1090,24 @@ class Engine:
 
     @effect(Effect.EXEC)
     def launch(
-        self, spec_or_path: Any, cluster: str | None = None, *, quote: RentQuote | None = None
+        self,
+        spec_or_path: Any,
+        cluster: str | None = None,
+        *,
+        quote: RentQuote | None = None,
+        approved: Action | None = None,
     ) -> OperationHandle[JobRecord]:
         """Run a job spec: upload its workdir, setup on every node, then its command on every
         node, detached. On ``cluster`` (or the spec's); a spec that rents its own cluster
         needs the approved ``quote`` of :meth:`launch_quote` (without one it raises
-        LaunchNeedsApproval carrying it). Done once every node runs it."""
+        LaunchNeedsApproval carrying it). Done once every node runs it. ``approved``: the
+        ``launch`` Action the user said yes to (the same spec bytes, cluster and nodes)."""
+        if approved is not None:
+            self._check_approved(approved, "launch")
+            if approved.inputs.get("spec") != str(spec_or_path) or approved.ref != cluster:
+                raise ApprovalMismatch(
+                    said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
+                )
         return self._launch_job(spec_or_path, cluster, quote, service=False)
 
     @effect(Effect.EXEC)
@@ -1142,10 +1341,21 @@ class Engine:
         return [] if asks is None else asks.pending()
 
     @effect(Effect.SPEND)
-    def approve_replacement(self, ref: str, digest: str) -> ReplacementAsk:
+    def approve_replacement(
+        self, ref: str, digest: str, *, approved: Action | None = None
+    ) -> ReplacementAsk:
         """The user's yes to the replacement the job waits for: ``digest`` is that of the
-        quote they were shown; the job's recovery then rents exactly it."""
+        quote they were shown; the job's recovery then rents exactly it. ``approved``: the
+        ``replacement`` Action of that card (the same job id, the same quote)."""
         job = self._job_service().find(str(ref))
+        if approved is not None:
+            self._check_approved(approved, "replacement")
+            self._same_target(approved, "job", job.id)
+            if (approved.quote or {}).get("digest") != digest:
+                raise ApprovalMismatch(
+                    said("error.approval.quote_changed"),
+                    hint=said("error.approval.ask_again_hint"),
+                )
         return self._replacement_asks.answer(job.id, approve=True, digest=digest)
 
     @effect(Effect.DESTROY)
@@ -1226,11 +1436,22 @@ class Engine:
         return aliases.sync()
 
     @effect(Effect.DESTROY)
-    def cancel_job(self, ref: str) -> JobRecord:
+    def cancel_job(self, ref: str, *, approved: Action | None = None) -> JobRecord:
         """Stop a job: SIGTERM to its process group on every node, a grace period, SIGKILL,
-        then a check that none of its processes is left; recorded. The cluster stays."""
+        then a check that none of its processes is left; recorded. The cluster stays.
+        ``approved``: the ``cancel_job`` Action the user said yes to (the same job id)."""
         service = self._job_service()
-        return service.cancel(service.jobs.find(str(ref)).id)
+        job = service.jobs.find(str(ref))
+        if approved is not None:
+            self._check_approved(approved, "cancel_job")
+            self._same_target(approved, "job", job.id)
+        return service.cancel(job.id)
+
+    def _same_target(self, approved: Action, kind: str, ident: int) -> None:
+        if approved.ids(kind) != [ident]:
+            raise ApprovalMismatch(
+                said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
+            )
 
     # -- history -----------------------------------------------------------------------------
     @effect(Effect.READ)
@@ -1371,10 +1592,20 @@ class Engine:
             return guard_status(self._paths)
 
     @effect(Effect.SPEND)
-    def set_budget(self, ref: str, budget_micros: int | None) -> ClusterRecord:
+    def set_budget(
+        self, ref: str, budget_micros: int | None, *, approved: Action | None = None
+    ) -> ClusterRecord:
         """Change (or, with None, remove) a live cluster's budget; the provider's deadline
-        moves with it and the guard checks again at once."""
+        moves with it and the guard checks again at once. ``approved``: the ``set_budget``
+        Action the user said yes to (same cluster, same budget, same figures)."""
         cluster = self._clusters.find(str(ref))
+        if approved is not None:
+            self._check_approved(approved, "set_budget")
+            self._same_target(approved, "cluster", cluster.id)
+            if approved.price.get("budget_micros") != budget_micros:
+                raise ApprovalMismatch(
+                    said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
+                )
         if not cluster.live:
             raise UsageError(
                 f"cluster {cluster.name} is {cluster.state}", hint="only live clusters bill"
@@ -1486,3 +1717,45 @@ def _display_to_micros(value: Any) -> int | None:
         return round(float(value) * 1_000_000)
     except (TypeError, ValueError):
         return None
+
+
+# -- bound approvals: what an Action names --------------------------------------------------
+def _cluster_target(cluster: ClusterRecord) -> Target:
+    return Target("cluster", cluster.id, cluster.name)
+
+
+def _node_targets(cluster: ClusterRecord) -> list[Target]:
+    return [
+        Target("node", n.id, f"{cluster.name}-{n.rank}", within=cluster.id)
+        for n in cluster.running_nodes
+    ]
+
+
+def _job_target(job: JobRecord) -> Target:
+    return Target("job", job.id, job.name, within=job.cluster_id)
+
+
+def _quote_body(quote: RentQuote) -> dict[str, Any]:
+    return dataclasses.asdict(quote)
+
+
+def _quote_price(quote: RentQuote) -> dict[str, Any]:
+    return {
+        "currency": quote.currency,
+        "per_gpu_hour_micros": quote.price_per_gpu_hour_micros,
+        "per_hour_micros": quote.price_per_hour_micros,
+        "estimated_total_micros": quote.estimated_total_micros,
+        "budget_micros": quote.budget_micros,
+    }
+
+
+def _file_digest(ref: str) -> str | None:
+    """The SHA-256 of a spec file's bytes (None for a bundled sample's name): an edited spec
+    is not the one approved."""
+    import hashlib
+    from pathlib import Path
+
+    path = Path(ref).expanduser()
+    if not path.is_file():
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -32,6 +32,7 @@ _TOOL_CALL_FIELDS = (
     "flagged",
     "summary_said_json",
     "error_said_json",
+    "digest",
 )
 
 
@@ -303,6 +304,32 @@ def upsert_tool_call(
     return store.writer.call(write)
 
 
+def claim_tool_call(
+    store: Store,
+    conversation_id: int,
+    call_id: str,
+    *,
+    status: str,
+    decision: str,
+    decided_by: str,
+    now: float | None = None,
+) -> bool:
+    """Claim a card's answer once, across processes: the call moves from
+    ``pending_approval`` to ``status`` only if it is still pending; True when this caller
+    changed it (and so may act), False when another window or process answered it first."""
+    ts = time.time() if now is None else now
+
+    def write(db: Database) -> int:
+        cur = db.conn.execute(
+            "UPDATE tool_calls SET status = ?, decision = ?, decided_by = ?, updated_at = ?"
+            " WHERE conversation_id = ? AND call_id = ? AND status = 'pending_approval'",
+            (status, decision, decided_by, ts, conversation_id, call_id),
+        )
+        return int(cur.rowcount)
+
+    return store.writer.call(write) == 1
+
+
 def get_tool_call(store: Store, conversation_id: int, call_id: str) -> dict[str, Any] | None:
     rows = store.query(
         "SELECT * FROM tool_calls WHERE conversation_id = ? AND call_id = ?",
@@ -352,26 +379,31 @@ def add_allowance(
     cluster: str,
     tool: str,
     *,
+    cluster_id: int | None = None,
+    command: str | None = None,
+    prefix: list[str] | None = None,
     effect: str = "exec",
     now: float | None = None,
 ) -> int:
-    """Remember "allow ``tool`` on ``cluster`` in this conversation"; returns the existing
-    allowance's id when the same one is already in force."""
+    """Remember "allow ``tool`` on the cluster with id ``cluster_id`` in this conversation"
+    for the exact ``command`` or the argv ``prefix`` (neither: the tool's own fixed command,
+    as for tune); returns the existing allowance's id when the same one is in force."""
     ts = time.time() if now is None else now
+    prefix_json = None if prefix is None else json.dumps(list(prefix), ensure_ascii=False)
 
     def write(db: Database) -> int:
         found = db.conn.execute(
-            "SELECT id FROM agent_allowances WHERE conversation_id = ? AND cluster = ?"
-            " AND tool = ? AND revoked_at IS NULL",
-            (conversation_id, cluster, tool),
+            "SELECT id FROM agent_allowances WHERE conversation_id = ? AND cluster_id IS ?"
+            " AND tool = ? AND command IS ? AND prefix_json IS ? AND revoked_at IS NULL",
+            (conversation_id, cluster_id, tool, command, prefix_json),
         ).fetchone()
         if found is not None:
             return int(found[0])
         return _lastrowid(
             db.conn.execute(
-                "INSERT INTO agent_allowances (conversation_id, cluster, tool, effect, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (conversation_id, cluster, tool, effect, ts),
+                "INSERT INTO agent_allowances (conversation_id, cluster, tool, effect,"
+                " created_at, cluster_id, command, prefix_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, cluster, tool, effect, ts, cluster_id, command, prefix_json),
             )
         )
 
@@ -382,23 +414,35 @@ def list_allowances(store: Store, conversation_id: int | None = None) -> list[di
     """Allowances in force (not revoked), oldest first."""
     sql = (
         "SELECT a.id, a.conversation_id, c.title AS conversation_title, a.cluster, a.tool,"
-        " a.effect, a.created_at FROM agent_allowances a"
+        " a.effect, a.created_at, a.cluster_id, a.command, a.prefix_json"
+        " FROM agent_allowances a"
         " JOIN conversations c ON c.id = a.conversation_id WHERE a.revoked_at IS NULL"
     )
     params: list[Any] = []
     if conversation_id is not None:
         sql += " AND a.conversation_id = ?"
         params.append(conversation_id)
-    return store.query(sql + " ORDER BY a.id", params)
+    return [_decode_allowance(r) for r in store.query(sql + " ORDER BY a.id", params)]
 
 
-def has_allowance(store: Store, conversation_id: int, cluster: str, tool: str) -> bool:
+def allowances_for(
+    store: Store, conversation_id: int, cluster_id: int, tool: str
+) -> list[dict[str, Any]]:
+    """The allowances in force for ``tool`` on the cluster with that id in a conversation
+    (each with its ``command`` or ``prefix``; the caller decides whether one covers a call)."""
     rows = store.query(
-        "SELECT 1 FROM agent_allowances WHERE conversation_id = ? AND cluster = ? AND tool = ?"
-        " AND revoked_at IS NULL LIMIT 1",
-        [conversation_id, cluster, tool],
+        "SELECT id, cluster, cluster_id, tool, command, prefix_json FROM agent_allowances"
+        " WHERE conversation_id = ? AND cluster_id = ? AND tool = ? AND revoked_at IS NULL"
+        " ORDER BY id",
+        [conversation_id, cluster_id, tool],
     )
-    return bool(rows)
+    return [_decode_allowance(r) for r in rows]
+
+
+def _decode_allowance(row: dict[str, Any]) -> dict[str, Any]:
+    raw = row.pop("prefix_json", None)
+    row["prefix"] = json.loads(raw) if raw else None
+    return row
 
 
 def revoke_allowance(store: Store, allowance_id: int, *, now: float | None = None) -> bool:

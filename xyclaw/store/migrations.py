@@ -511,6 +511,16 @@ def _m10_worded_node_error(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE nodes ADD COLUMN error_said_json TEXT")
 
 
+def _m11_bound_approvals(db: sqlite_utils.Database) -> None:
+    """Issue 25 (bound approvals): the digest of the Action a tool call's card showed, and
+    exec allowances bound to a cluster's id and an exact command or an argv prefix (an
+    allowance from before, with neither, covers nothing and asks again)."""
+    db.execute("ALTER TABLE tool_calls ADD COLUMN digest TEXT")
+    db.execute("ALTER TABLE agent_allowances ADD COLUMN cluster_id INTEGER")
+    db.execute("ALTER TABLE agent_allowances ADD COLUMN command TEXT")
+    db.execute("ALTER TABLE agent_allowances ADD COLUMN prefix_json TEXT")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -523,5 +533,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "worded_job_error", _m8_worded_job_error),
     Migration(9, "worded_tool_calls", _m9_worded_tool_calls),
     Migration(10, "worded_node_error", _m10_worded_node_error),
+    Migration(11, "bound_approvals", _m11_bound_approvals),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -129,6 +129,38 @@ DONE: dict[str, tuple[str, str]] = {
         "没有人可以询问（没有打开窗口或终端），所以答案是否",
     ),
     "agent.not_run.edited": ("edited", "已修改参数，重新询问"),
+    "agent.card_bound": (
+        "card {card}: a yes is for exactly this card (xyclaw ask --approve {card})",
+        "卡片 {card}：批准只对这张卡片有效（xyclaw ask --approve {card}）",
+    ),
+    "agent.card_targets": ("acts on {targets}", "作用于 {targets}"),
+    "agent.card_asked_by": ("asked by {who}", "提出者：{who}"),
+    "agent.card_target.cluster": ("cluster {name} (id {id})", "集群 {name}（编号 {id}）"),
+    "agent.card_target.node": ("node {name} (id {id})", "节点 {name}（编号 {id}）"),
+    "agent.card_target.job": ("job {name} (id {id})", "作业 {name}（编号 {id}）"),
+    "agent.card_target.instance": ("instance {name} (id {id})", "实例 {name}（编号 {id}）"),
+    "agent.asker.user": ("you", "你"),
+    "agent.asker.agent": ("an agent", "智能体"),
+    "agent.asker.suggestion": ("a suggestion of XyClaw's", "XyClaw 的建议"),
+    "agent.asker.recovery": ("a job's recovery", "作业的恢复流程"),
+    "agent.asker.mcp client": ("an MCP client", "MCP 客户端"),
+    "agent.not_run.answered_elsewhere": (
+        "this card was already answered elsewhere ({status}); nothing was done here",
+        "这张卡片已在别处回答（{status}）；这里什么都没有做",
+    ),
+    "agent.not_run.not_this_card": (
+        "the yes named card {card}, but card {waiting} is waiting; nothing was done",
+        "你批准的是卡片 {card}，但正在等待的是卡片 {waiting}；什么都没有做",
+    ),
+    "agent.taint.not_typed": (
+        "{arg} was written by the model after remote output entered this conversation, and"
+        " is not text you typed",
+        "{arg} 是模型在本对话读到远程输出之后写的，而不是你输入的文字",
+    ),
+    "agent.taint.appears": (
+        "{arg} appears in the output of {tool} (line {line})",
+        "{arg} 出现在 {tool} 的输出中（第 {line} 行）",
+    ),
     "agent.not_run.failed": ("{message} ({hint})", "{message}（{hint}）"),
 }
 

@@ -481,6 +481,104 @@ TEXTS: dict[str, tuple[str, str]] = {
         "plan again for another region or size; nothing was rented",
         "请换个区域或规模重新规划；没有租用任何机器",
     ),
+    # -- bound approvals (issue 25): what was approved is no longer what would run ----------
+    "error.approval.ask_again_hint": (
+        "nothing was done; ask again to see a new card",
+        "什么都没有做；请重新提出，查看新的审批卡片",
+    ),
+    "error.approval.tampered": (
+        "this approval was changed after it was shown: ask again",
+        "这个审批在显示之后被改动过：请重新提出",
+    ),
+    "error.approval.changed": (
+        "this is not the action you approved: ask again",
+        "这不是你批准的操作：请重新提出",
+    ),
+    "error.approval.cluster_new": (
+        "{name} was rented after you approved: ask again",
+        "{name} 是在你批准之后才租用的：请重新提出",
+    ),
+    "error.approval.cluster_replaced": (
+        "{name} is now cluster id {new}, not the id {old} you approved: ask again",
+        "{name} 现在是集群 {new}，不是你批准的 {old}：请重新提出",
+    ),
+    "error.approval.cluster_gone": (
+        "{name} (id {id}) is no longer live: ask again",
+        "{name}（编号 {id}）已不在运行：请重新提出",
+    ),
+    "error.approval.job_new": (
+        "job {name} (id {id}) started after you approved: ask again",
+        "作业 {name}（编号 {id}）是在你批准之后才启动的：请重新提出",
+    ),
+    "error.approval.job_replaced": (
+        "job {name} is now id {new}, not the id {old} you approved: ask again",
+        "作业 {name} 现在是编号 {new}，不是你批准的 {old}：请重新提出",
+    ),
+    "error.approval.job_gone": (
+        "job {name} (id {id}) is no longer there: ask again",
+        "作业 {name}（编号 {id}）已经不在了：请重新提出",
+    ),
+    "error.approval.instance_new": (
+        "instance {name} (id {id}) appeared after you approved: ask again",
+        "实例 {name}（编号 {id}）是在你批准之后才出现的：请重新提出",
+    ),
+    "error.approval.instance_replaced": (
+        "instance {name} is now id {new}, not the id {old} you approved: ask again",
+        "实例 {name} 现在是编号 {new}，不是你批准的 {old}：请重新提出",
+    ),
+    "error.approval.instance_gone": (
+        "instance {name} (id {id}) is no longer there: ask again",
+        "实例 {name}（编号 {id}）已经不在了：请重新提出",
+    ),
+    "error.approval.nodes_changed": (
+        "the running nodes of {cluster} changed after you approved: ask again",
+        "{cluster} 的运行节点在你批准之后变了：请重新提出",
+    ),
+    "error.approval.command_changed": (
+        "the command, its folder or its environment changed after you approved: ask again",
+        "命令、其目录或环境变量在你批准之后变了：请重新提出",
+    ),
+    "error.approval.price_changed": (
+        "the figures you approved changed ({fields}): ask again",
+        "你批准的数字变了（{fields}）：请重新提出",
+    ),
+    "error.approval.quote_changed": (
+        "the quote is not the one you approved: ask again",
+        "报价不是你批准的那一份：请重新提出",
+    ),
+    "error.approval.prefix_unsafe": (
+        "'{prefix}' cannot be remembered: it holds a shell character or is empty",
+        "无法记住 '{prefix}'：它为空或含有 shell 特殊字符",
+    ),
+    "error.approval.prefix_not_of": (
+        "'{prefix}' is not how the approved command '{command}' begins",
+        "'{prefix}' 不是所批准命令 '{command}' 的开头",
+    ),
+    "error.approval.prefix_hint": (
+        "remember the exact command, or the first words of it, without ; | & $ ` > <",
+        "请记住完整命令，或它开头的几个词（不含 ; | & $ ` > <）",
+    ),
+    "error.approval.no_card": (
+        "conversation {cid} has nothing waiting for approval",
+        "对话 {cid} 没有等待批准的操作",
+    ),
+    "error.approval.no_card_hint": (
+        "it may have been answered already (`xyclaw chat`, then /switch N)",
+        "它可能已经被回答了（`xyclaw chat`，然后 /switch N）",
+    ),
+    "error.approval.name_a_card": (
+        "say which card you approve: waiting in conversation {cid}: {cards}",
+        "请指明你批准哪一张卡片：对话 {cid} 中等待的有：{cards}",
+    ),
+    "error.approval.name_a_card_hint": (
+        "xyclaw ask --conversation {cid} --approve {card}",
+        "xyclaw ask --conversation {cid} --approve {card}",
+    ),
+    "error.approval.not_this_card": (
+        "card {card} is not the one waiting in conversation {cid}; waiting: {cards}",
+        "卡片 {card} 不是对话 {cid} 中正在等待的；正在等待的是：{cards}",
+    ),
+    "error.approval.card_line": ("{card} ({effect}: {title})", "{card}（{effect}：{title}）"),
     # -- SSH: connecting, logging in, host keys --------------------------------------------------
     "error.ssh.no_name": (
         "cannot resolve host name {name} for {alias}",

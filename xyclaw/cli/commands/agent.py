@@ -39,14 +39,23 @@ def register(subparsers: Any) -> None:
         help="one turn with the agents; a pending approval is kept for a later --approve",
         description=(
             "Send one message and print the reply. An action that needs approval is kept"
-            " pending: answer it later with `xyclaw ask --conversation N --approve` (or"
-            " --reject). Exit 0 on a reply, 3 while an approval is pending, 1 on failure."
+            " pending: answer it later with `xyclaw ask --conversation N --approve CARD` (the"
+            " card id printed with it) or --reject. Exit 0 on a reply, 3 while an approval"
+            " is pending, 1 on failure."
         ),
     )
     ask.add_argument("text", nargs="*", help="the message (omit with --approve/--reject)")
     ask.add_argument("--conversation", type=int, metavar="N", help="conversation N (new if unset)")
     answer = ask.add_mutually_exclusive_group()
-    answer.add_argument("--approve", action="store_true", help="approve the pending action")
+    answer.add_argument(
+        "--approve",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="CARD",
+        help="approve the pending card named CARD (its id, as printed with it); refused when"
+        " the card waiting is another one",
+    )
     answer.add_argument("--reject", action="store_true", help="reject the pending action")
     ask.add_argument("--json", action="store_true", help="print one JSON object")
     ask.set_defaults(handler=_ask)
@@ -100,7 +109,7 @@ def _ask(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.agent.types import Decision
 
     text = " ".join(args.text).strip()
-    answering = args.approve or args.reject
+    answering = args.approve is not None or args.reject
     if answering and args.conversation is None:
         raise UsageError("--approve and --reject need --conversation N")
     if not answering and not text:
@@ -110,7 +119,11 @@ def _ask(args: argparse.Namespace, ctx: CliContext) -> int:
     stream = not args.json and sys.stdout.isatty()
     printer = _Printer(ctx, stream=stream)
     if answering:
-        decision = Decision("approve" if args.approve else "reject", by="cli")
+        if args.approve is not None:
+            # The card the user names: the runtime refuses when it is not the one waiting.
+            decision = Decision("approve", by="cli", digest=args.approve or None)
+        else:
+            decision = Decision("reject", by="cli")
         if text:
             raise UsageError("give either a message or --approve/--reject, not both")
         result = runtime.answer(cid, decision, printer)
@@ -220,6 +233,10 @@ def _card(request: ApprovalRequest) -> str:
     ]
     if request.flagged_after_remote_output:
         lines.append(say(language, "card_flag"))
+    from xyclaw.agent.tools import bound_lines
+
+    # the card's id (what `ask --approve` names), its targets by id and who asked
+    lines += [f"   {line.in_language(language)}" for line in bound_lines(request.action)]
     for key, value in request.details.items():
         if key in ("quote",) or value in (None, "", []):
             continue
@@ -288,7 +305,10 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
             continue
         if line == "/allowances":
             for a in runtime.allowances():
-                ctx.print(f"{a.id:>4}  {a.tool} on {a.cluster} in '{a.conversation_title}'")
+                what = a.command or (" ".join(a.prefix) + " ..." if a.prefix else a.tool)
+                ctx.print(
+                    f"{a.id:>4}  {a.tool} `{what}` on {a.cluster} in '{a.conversation_title}'"
+                )
             continue
         if line.startswith("/revoke"):
             try:
@@ -320,14 +340,22 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
 def _read_decision(line: str, pending: ApprovalRequest, ctx: CliContext) -> Any:
     from xyclaw.agent.types import Decision
 
-    word = line.lower()
+    head, _, prefix = line.strip().partition(" ")
+    word = head.lower()
     remember = word.endswith("!")
     word = word.rstrip("!")
     if word in ("a", "approve", "y", "yes"):
         if remember and pending.effect != "exec":
             ctx.print("(only commands and tuning can be remembered; this one asks every time)")
             remember = False
-        return Decision("approve", remember=remember, by="user (terminal)")
+        # `a!` remembers the exact command; `a! nvidia-smi` its first words (argv prefix)
+        return Decision(
+            "approve",
+            remember=remember,
+            by="user (terminal)",
+            digest=pending.digest,
+            remember_prefix=(prefix.strip() or None) if remember else None,
+        )
     if word in ("r", "reject", "n", "no"):
         return Decision("reject", by="user (terminal)")
     if word in ("e", "edit"):

@@ -710,7 +710,13 @@ class ChatPage(QWidget):
             return
         if self.busy:
             log.warning("an approval was answered while a turn runs; it waits for the turn")
-        decision = Decision(kind=kind, args=args, remember=remember)  # type: ignore[arg-type]
+        # The yes carries the digest of the card it was given on (issue 25).
+        decision = Decision(
+            kind=kind,  # type: ignore[arg-type]
+            args=args,
+            remember=remember,
+            digest=card.request.digest,
+        )
         self._start(cid, lambda on_event, cancel: runtime.answer(cid, decision, on_event, cancel))
 
     def _start(self, cid: int, call: Any) -> None:
