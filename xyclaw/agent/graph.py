@@ -604,8 +604,9 @@ def build_graph(hooks: Hooks) -> StateGraph:
             return Taint(())
         if str(call.get("asked_by") or "agent") != "agent":
             return Taint(())
-        outputs = remote_outputs(hooks.store, cid)
-        return taint_of(call.get("args") or {}, user_texts(hooks.store, cid), outputs)
+        outputs = remote_outputs(conv.list_tool_calls(hooks.store, cid))
+        typed = user_texts(conv.list_messages(hooks.store, cid))
+        return taint_of(call.get("args") or {}, typed, outputs)
 
     def allowance(cid: int, spec: ToolSpec, gate: Gate) -> str | None:
         action = gate.action or {}

@@ -14,8 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from xyclaw.store import Store
-from xyclaw.store import conversations as conv
 from xyclaw.wording import Said, said
 
 #: Arguments that choose how, not what: a model may pick them after reading anything.
@@ -30,21 +28,19 @@ class Taint:
         return bool(self.reasons)
 
 
-def remote_outputs(store: Store, conversation_id: int) -> list[tuple[str, str]]:
-    """(tool, text) of every piece of remote output that entered the conversation."""
+def remote_outputs(tool_calls: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(tool, text) of every piece of remote output that entered the conversation, from its
+    stored tool calls (the caller reads them: this module stays off the store)."""
     out: list[tuple[str, str]] = []
-    for row in conv.list_tool_calls(store, conversation_id):
+    for row in tool_calls:
         if row.get("from_remote") and row.get("status") == "done":
             out += [(str(row["tool"]), text) for text in _strings(row.get("result"))]
     return out
 
 
-def user_texts(store: Store, conversation_id: int) -> list[str]:
-    return [
-        str(m.get("content") or "")
-        for m in conv.list_messages(store, conversation_id)
-        if m.get("role") == "user"
-    ]
+def user_texts(messages: Iterable[dict[str, Any]]) -> list[str]:
+    """What the user typed, from the conversation's stored messages."""
+    return [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
 
 
 def typed_by_user(value: str, texts: Iterable[str]) -> bool:
