@@ -1,0 +1,205 @@
+"""The window draws untrusted text as the text it is (issue 25, point 4 and attack 5).
+
+A QLabel or a tooltip renders HTML when its text looks like HTML; Markdown may embed HTML.
+Each chat block is built here with a model's, a machine's or a provider's words that try to
+hide or recolour part of themselves, shown offscreen, and read back as Qt renders it.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6 import QtGui
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QLabel, QWidget
+from pytestqt.qtbot import QtBot
+
+from xyclaw.agent.types import ApprovalRequest, Effect
+from xyclaw.gui.chat.approval import ApprovalCard
+from xyclaw.gui.chat.blocks import MessageBlock, NoticeBlock, PlanCard, ToolCard, UserBlock
+
+HIDDEN = '<font color="#fff">rm -rf /workspace;</font> nvidia-smi -L'
+SPOOF = "touch /root/X; rm -rf /workspace; #\r\x1b[2K   command: nvidia-smi -L"
+CHAT = Path(__file__).resolve().parents[2] / "xyclaw" / "gui" / "chat"
+
+
+def rendered(label: QLabel) -> str:
+    """What a label shows: its text, or, where Qt reads it as HTML, the text that HTML draws."""
+    fmt = label.textFormat()
+    text = label.text()
+    rich = fmt == Qt.TextFormat.RichText or (
+        fmt == Qt.TextFormat.AutoText and QtGui.Qt.mightBeRichText(text)
+    )
+    if not rich:
+        return text
+    doc = QTextDocument()
+    doc.setHtml(text)
+    return doc.toPlainText()
+
+
+def rendered_tip(tip: str) -> str:
+    """What a tooltip shows (QToolTip decides by the same heuristic)."""
+    if not QtGui.Qt.mightBeRichText(tip):
+        return tip
+    doc = QTextDocument()
+    doc.setHtml(tip)
+    return doc.toPlainText()
+
+
+def _exec_request(command: str) -> ApprovalRequest:
+    return ApprovalRequest(
+        approval_id="a-1",
+        conversation_id=1,
+        agent="operator",
+        tool="run_command",
+        effect=Effect.EXEC,
+        args={"cluster": "alpha", "command": command},
+        title=f"Run `{command}` on alpha",
+        details={"command": command, "cluster": "alpha", "nodes": ["alpha-0"]},
+        flagged_after_remote_output=False,
+        created_at=time.time(),
+    )
+
+
+_HOSTS: list[QWidget] = []  # kept alive until the next test's first show
+
+
+def _shown(qtbot: QtBot, widget: QWidget) -> QWidget:
+    """``widget`` in a shown window (kept alive: a parentless host would be collected)."""
+    host = QWidget()
+    qtbot.addWidget(host)
+    _HOSTS.append(host)
+    widget.setParent(host)
+    host.resize(900, 600)
+    host.show()
+    qtbot.waitExposed(host)
+    return host
+
+
+@pytest.fixture(autouse=True)
+def _forget_hosts() -> None:
+    _HOSTS.clear()
+
+
+def test_a_command_that_hides_its_first_half_shows_as_written(qtbot: QtBot) -> None:
+    card = ApprovalCard(_exec_request(HIDDEN))
+    _shown(qtbot, card)
+    command = card.facts["Command"]
+    assert command.textFormat() == Qt.TextFormat.PlainText
+    assert rendered(command) == HIDDEN  # the literal text, <font> and the hidden half included
+    assert "rm -rf /workspace;" in rendered(card.title)
+    assert HIDDEN in rendered(card.title)
+    # every label on the card, the app's own words included, is plain text
+    for label in card.findChildren(QLabel):
+        assert label.textFormat() == Qt.TextFormat.PlainText, label.objectName()
+
+
+def test_a_command_that_redraws_its_line_shows_whole_on_one_line(qtbot: QtBot) -> None:
+    card = ApprovalCard(_exec_request(SPOOF))
+    _shown(qtbot, card)
+    shown = rendered(card.facts["Command"])
+    assert shown == "touch /root/X; rm -rf /workspace; #␍␛[2K   command: nvidia-smi -L"
+    assert "\n" not in shown and "\r" not in shown
+
+
+def test_model_text_with_html_shows_the_html_as_text(qtbot: QtBot) -> None:
+    reply = f"Run this:\n\n{HIDDEN}\n\n<img src='http://127.0.0.1:9/x.png'>\u202eabc"
+    block = MessageBlock("operator", reply)
+    _shown(qtbot, block)
+    body = block.body.document().toPlainText()
+    assert HIDDEN in body and "<img src=" in body  # shown, not rendered
+    assert "<U+202E>abc" in body  # a bidi override named, not obeyed
+    assert "**" not in MessageBlock("operator", "**bold**").body.document().toPlainText()
+    user = UserBlock(f"<b>mine</b> {HIDDEN}")
+    _shown(qtbot, user)
+    assert HIDDEN in user.body.document().toPlainText()
+
+
+def test_tool_cards_notices_and_plans_show_data_as_written(qtbot: QtBot) -> None:
+    call = SimpleNamespace(
+        call_id="c1",
+        tool="run_command",
+        effect="exec",
+        status="done",
+        duration_s=1.0,
+        args={"cluster": "alpha", "command": HIDDEN},
+        summary=f"{HIDDEN}\nsecond line",
+        error=None,
+        summary_said=None,
+        error_said=None,
+        from_remote=True,
+    )
+    tool = ToolCard(call)
+    _shown(qtbot, tool)
+    tool.set_expanded(True)
+    assert rendered(tool.summary) == HIDDEN
+    assert HIDDEN in rendered_tip(tool.summary.toolTip())
+    assert "rm -rf /workspace;" in rendered_tip(tool.toolTip())
+    assert '<font color=\\"#fff\\">' in rendered_tip(tool.toolTip())  # the JSON, as written
+    assert HIDDEN in tool.result.document().toPlainText()
+
+    notice = NoticeBlock(f"the model said: {HIDDEN}", "error")
+    _shown(qtbot, notice)
+    assert rendered(notice) == f"the model said: {HIDDEN}"
+
+    option = {
+        "option": 1,
+        "gpu": "H100",
+        "gpus": 8,
+        "nodes": 1,
+        "gpus_per_node": 8,
+        "provider": '<b style="color:#fff">sim</b>',
+        "region": "r1\u200b",
+        "hours": 1.0,
+        "cost": 10.0,
+        "reasons": [f"cheapest {HIDDEN}"],
+    }
+    plan = PlanCard(7, [option])
+    _shown(qtbot, plan)
+    assert rendered(plan.cells[0][4]) == '<b style="color:#fff">sim</b> · r1<U+200B>'
+    assert HIDDEN in rendered(plan.reasons[0])
+    assert HIDDEN in rendered_tip(plan.reasons[0].toolTip())
+    for block in (tool, notice, plan):
+        labels = [block] if isinstance(block, QLabel) else block.findChildren(QLabel)
+        for label in labels:
+            assert label.textFormat() == Qt.TextFormat.PlainText
+
+
+def _calls(tree: ast.AST) -> list[ast.Call]:
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+
+
+def _name(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def test_the_chat_cards_make_labels_and_tooltips_only_the_plain_way() -> None:
+    """In the chat's card modules a label is made by ``plain_label`` (never ``QLabel(...)``),
+    and a tooltip is the app's own translated words or goes through ``plain_tip``: a new
+    label or tooltip that could carry a model's text cannot render it as HTML."""
+    words = {"translate", "_word", "tr"}  # the app's own words, with no figures filled in
+    for module in ("approval.py", "blocks.py", "page.py"):
+        tree = ast.parse((CHAT / module).read_text(encoding="utf-8"))
+        for call in _calls(tree):
+            where = f"{module}:{call.lineno}"
+            if module != "page.py":
+                assert _name(call.func) != "QLabel", f"{where}: use plain_label()"
+            if _name(call.func) != "setToolTip" or not call.args:
+                continue
+            arg = call.args[0]
+            assert isinstance(arg, ast.Call), f"{where}: a tooltip through plain_tip()"
+            assert _name(arg.func) == "plain_tip" or _name(arg.func) in words, (
+                f"{where}: a tooltip with figures goes through plain_tip()"
+            )
