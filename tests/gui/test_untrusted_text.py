@@ -203,3 +203,46 @@ def test_the_chat_cards_make_labels_and_tooltips_only_the_plain_way() -> None:
             assert _name(arg.func) == "plain_tip" or _name(arg.func) in words, (
                 f"{where}: a tooltip with figures goes through plain_tip()"
             )
+
+
+def test_an_alert_quoting_a_log_line_shows_it_as_written(qtbot: QtBot) -> None:
+    from xyclaw.gui.charts.alerts import AlertCard, AlertsPanel
+    from xyclaw.gui.charts.source import AlertView
+
+    panel = AlertsPanel()
+    _shown(qtbot, panel)
+    alert = AlertView(
+        id=1,
+        rule="kernel.xid",
+        severity="critical",
+        message=f"Xid 79 on GPU 0: {HIDDEN}\x1b[8m",
+        action="<i>reboot</i> the node",
+        cluster_id=1,
+        node='<b style="color:#fff">alpha-0</b>\u202e',
+        node_id=3,
+        gpu=0,
+    )
+    card = AlertCard(alert, panel)
+    _shown(qtbot, card)
+    message = card.findChild(QLabel, "alertMessage")
+    assert rendered(message) == f"Xid 79 on GPU 0: {HIDDEN}"  # the conceal dropped
+    assert rendered(card.findChild(QLabel, "alertAdvice")) == "<i>reboot</i> the node"
+    [head] = [label for label in card.findChildren(QLabel) if "alpha-0" in rendered(label)]
+    assert '<b style="color:#fff">alpha-0</b><U+202E> GPU 0' in rendered(head)
+
+
+def test_every_form_s_labels_are_plain_text() -> None:
+    """A label of a Designer form is filled by the code, often with a name or a message:
+    plain text unless the code itself asks for rich text."""
+    from xyclaw.gui.forms import load_ui
+    from xyclaw.paths import bundled
+
+    forms = sorted(p.name for p in (bundled("ui")).glob("*.ui"))
+    assert "approval_card.ui" in forms
+    for name in forms:
+        form = load_ui(name)
+        try:
+            for label in form.findChildren(QLabel):
+                assert label.textFormat() == Qt.TextFormat.PlainText, (name, label.objectName())
+        finally:
+            form.deleteLater()

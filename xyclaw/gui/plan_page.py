@@ -66,7 +66,7 @@ from xyclaw.gui.plan_report import (
     selection_report,
 )
 from xyclaw.gui.rent_flow import RentFlow
-from xyclaw.gui.widgets import weak_slot
+from xyclaw.gui.widgets import html_text, weak_slot
 from xyclaw.planner import PlanRequest, RequestError, Task
 from xyclaw.planner.report import worded_reasons
 from xyclaw.planner.rules import size_label
@@ -596,6 +596,7 @@ class PlanPage(QWidget):
         self.plan_button = child(form, QPushButton, "planButton")
         self.status = child(form, QLabel, "planStatus")
         self.summary = child(form, QLabel, "planSummary")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # its data escaped (html_text)
         self.notes = child(form, QLabel, "planNotes")
         self.save_button = child(form, QPushButton, "saveReport")
         self.table: QTableWidget = child(form, QTableWidget, "planOptions")
@@ -838,8 +839,8 @@ class PlanPage(QWidget):
             why = worded(result.unmatched_said or result.unmatched) or self.tr(
                 "all {n} shapes break a limit"
             ).format(n=result.considered)
-            head = self.tr("{plan}: nothing fits: {why}.").format(plan=plan, why=why)
-        self.summary.setText(f"{head}<br><span>{request_text(request)}</span>")
+            head = self.tr("{plan}: nothing fits: {why}.").format(plan=plan, why=html_text(why))
+        self.summary.setText(f"{head}<br><span>{html_text(request_text(request))}</span>")
         outcome = view.outcome
         notes = [worded(n) for n in outcome.notes_said] if outcome.notes_said else outcome.notes
         self.notes.setText("\n".join(notes))

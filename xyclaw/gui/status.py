@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 
 from xyclaw.gui.bridge import EngineBridge, ErrorInfo, Worker
 from xyclaw.gui.formatting import money_totals, tokens
+from xyclaw.gui.widgets import plain_label
 
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 REFRESH_MS = 5000
@@ -197,7 +198,7 @@ class StatusBarController:
             self.rate.setText(translate("StatusBar", "Reading…"))
 
     def _label(self, name: str) -> QLabel:
-        label = QLabel()
+        label = plain_label()
         label.setObjectName(name)
         label.setProperty("role", "status")
         self.bar.addPermanentWidget(label)

@@ -74,6 +74,14 @@ def plain_tip(text: object) -> str:
     return f"<p style='white-space:pre-wrap'>{escaped}</p>"
 
 
+def html_text(text: object, *, multiline: bool = False) -> str:
+    """Data inside HTML the app builds (a node's details, an alert's head): drawn through
+    :mod:`xyclaw.wording.display`, then escaped."""
+    import html
+
+    return html.escape(_shown(text, multiline), quote=False)
+
+
 #: Marks a table or tree cell whose text the GUI wrote (and translated), for tests.
 TRANSLATED_ROLE = int(Qt.ItemDataRole.UserRole) + 41
 #: Marks a cell that shows data as it is in every language (a name, a command, a node's words).
