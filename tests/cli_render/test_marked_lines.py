@@ -24,3 +24,20 @@ def test_in_a_pipe_the_lines_are_plain_and_unwrapped() -> None:
     out = io.StringIO()
     long = "x" * 500
     assert marked_lines([long], out) == [f"{CARD_MARK} {long}"]
+
+
+def test_remote_output_is_drawn_safely_on_a_terminal_and_kept_as_is_in_a_pipe() -> None:
+    import os
+    import pty
+
+    from xyclaw.cli.render import remote_text
+
+    line = "loss 0.5\x1b[2K\rstep 9 \x1b]0;owned\x07"
+    assert remote_text(io.StringIO(), line) == line  # `xyclaw logs > file` keeps the bytes
+    leader, follower = pty.openpty()
+    try:
+        with os.fdopen(follower, "w", closefd=False) as terminal:
+            assert remote_text(terminal, line) == "loss 0.5␛[2K\nstep 9 ␛]0;owned␇"
+    finally:
+        os.close(leader)
+        os.close(follower)

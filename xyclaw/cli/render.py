@@ -154,6 +154,15 @@ def _cut(text: str, first: int, then: int) -> list[str]:
     return pieces
 
 
+def remote_text(out: IO[str], text: object) -> str:
+    """A remote machine's output (a log line, a command's output) for ``out``: on a terminal
+    drawn through ``xyclaw.wording.display`` (its escapes cannot restyle or redraw the
+    screen); into a file or a pipe exactly as the machine wrote it."""
+    from xyclaw.wording import display
+
+    return display.text(text) if _is_terminal(out) else str(text)
+
+
 def _is_terminal(out: IO[str]) -> bool:
     try:
         return bool(out.isatty())
