@@ -110,6 +110,22 @@ def test_a_command_that_redraws_its_line_shows_whole_on_one_line(qtbot: QtBot) -
     assert "\n" not in shown and "\r" not in shown
 
 
+def test_a_long_command_without_spaces_is_wrapped_whole_not_cut(qtbot: QtBot) -> None:
+    command = "touch;" + "rm-rf/workspace/" * 20 + "END"
+    card = ApprovalCard(_exec_request(command))
+    host = _shown(qtbot, card)
+    host.resize(600, 600)
+    qtbot.wait(50)
+    label = card.facts["Command"]
+    assert rendered(label) == command
+    width = label.fontMetrics().horizontalAdvance(command)
+    assert width > 2 * label.width()  # it cannot fit on one line...
+    lines = -(-width // label.width())
+    # ...so it takes as many lines as it needs, and the window shows all of them
+    assert label.height() >= lines * label.fontMetrics().lineSpacing()
+    assert label.visibleRegion().boundingRect().height() == label.height()
+
+
 def test_model_text_with_html_shows_the_html_as_text(qtbot: QtBot) -> None:
     reply = f"Run this:\n\n{HIDDEN}\n\n<img src='http://127.0.0.1:9/x.png'>\u202eabc"
     block = MessageBlock("operator", reply)
