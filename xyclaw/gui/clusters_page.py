@@ -77,7 +77,7 @@ from xyclaw.gui.rent_flow import ApprovalDialog, RentFlow, destroy_request
 from xyclaw.gui.widgets import DATA_ROLE, html_text, plain_tip, set_plain
 from xyclaw.planner import parse_budget
 from xyclaw.records import ClusterRecord, ClusterState, NodeRecord, NodeState
-from xyclaw.wording import Said, said
+from xyclaw.wording import Said, display, said
 
 if TYPE_CHECKING:
     from xyclaw.gui.main_window import GuiContext
@@ -289,7 +289,7 @@ def _node_error(node: NodeRecord, steps: NodeSteps | None) -> str:
 
 
 def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
+    item = QTableWidgetItem(display.line(text))  # names from providers and models
     if right:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if tip:

@@ -63,6 +63,7 @@ from xyclaw.gui.history_data import (
 from xyclaw.gui.history_replay import ReplayView
 from xyclaw.gui.history_words import state
 from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, plain_label
+from xyclaw.wording import display
 
 log = logging.getLogger(__name__)
 
@@ -584,7 +585,7 @@ class HistoryPage(QWidget):
     ) -> QStandardItem:
         """A list cell; ``data``: a name (a job's, a cluster's, a provider's, a region's,
         a fabric's), shown as it is in every language."""
-        item = QStandardItem(text)
+        item = QStandardItem(display.line(text))  # names kept as written, drawn safely
         item.setData(sort if sort is not None else "", SORT_ROLE)
         if translated:
             item.setData(True, TRANSLATED_ROLE)

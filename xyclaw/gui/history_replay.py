@@ -43,7 +43,7 @@ from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, SEVERITY_COLORS, ChartT
 from xyclaw.gui.formatting import worded
 from xyclaw.gui.history_data import Replay, at_time
 from xyclaw.gui.history_words import describe, state
-from xyclaw.gui.widgets import TRANSLATED_ROLE, plain_label
+from xyclaw.gui.widgets import TRANSLATED_ROLE, plain_label, plain_tip
 from xyclaw.wording import display
 
 #: Window lengths offered for scrubbing through a run (seconds; 0: the whole run).
@@ -514,11 +514,12 @@ class ReplayView(QWidget):
         for entry in replay.timeline:
             what, detail = describe(entry)
             recorded = worded(entry.worded)
+            what, detail, recorded = (display.line(t) for t in (what, detail, recorded))
             item = QTreeWidgetItem([i18n.date_time(entry.ts, seconds=True), what, detail, recorded])
             for col in (0, 1, 2):
                 _mark(item, col)
-            item.setToolTip(2, detail)
-            item.setToolTip(3, recorded)
+            item.setToolTip(2, plain_tip(detail))
+            item.setToolTip(3, plain_tip(recorded))
             color = SEVERITY_COLORS.get(entry.severity)
             if color and entry.severity != "info":
                 item.setForeground(1, QBrush(QColor(color)))

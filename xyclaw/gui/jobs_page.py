@@ -134,7 +134,7 @@ def _item(
 ) -> QTableWidgetItem:
     """A cell; ``translated``: the GUI's own words, ``data``: a name or a path, shown as it
     is in every language."""
-    item = QTableWidgetItem(text)
+    item = QTableWidgetItem(display.line(text))  # names, paths: as written, drawn safely
     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
     if translated:
         item.setData(TRANSLATED_ROLE, True)

@@ -208,7 +208,9 @@ class OperationsPanel(QWidget):
 
     # -- drawing --------------------------------------------------------------------------------
     def _add_row(self, view: OperationView) -> None:
-        item = QTreeWidgetItem([view.shown_title, "", view.shown_message, ""])
+        item = QTreeWidgetItem(
+            [display.line(view.shown_title), "", display.line(view.shown_message), ""]
+        )
         item.setData(0, Qt.ItemDataRole.UserRole, view.id)
         self.tree.insertTopLevelItem(0, item)
         bar = QProgressBar()

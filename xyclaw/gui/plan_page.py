@@ -66,10 +66,11 @@ from xyclaw.gui.plan_report import (
     selection_report,
 )
 from xyclaw.gui.rent_flow import RentFlow
-from xyclaw.gui.widgets import html_text, weak_slot
+from xyclaw.gui.widgets import html_text, plain_tip, weak_slot
 from xyclaw.planner import PlanRequest, RequestError, Task
 from xyclaw.planner.report import worded_reasons
 from xyclaw.planner.rules import size_label
+from xyclaw.wording import display
 
 if TYPE_CHECKING:
     from xyclaw.engine.reports import PlanOutcome
@@ -524,11 +525,11 @@ class PlanChart(QWidget):
 
 
 def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
+    item = QTableWidgetItem(display.line(text))  # a provider's names, drawn safely
     if right:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if tip:
-        item.setToolTip(tip)
+        item.setToolTip(plain_tip(tip))
     return item
 
 
