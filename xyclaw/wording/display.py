@@ -36,7 +36,8 @@ bidi embeddings, overrides, isolates and marks  ``<U+202E>`` (they reorder what 
 (U+202A-202E, U+2066-2069, U+200E/F, U+061C)    them: visible, never obeyed)
 zero-width and other invisible format           ``<U+200B>`` (invisible characters make two
 characters (U+200B-200D, U+2060-2064, U+FEFF,   different texts look the same: visible)
-tag characters, every other Unicode "Cf")
+tag characters, every other Unicode "Cf", the
+blank fillers U+115F/1160/3164/FFA0, U+034F)
 line and paragraph separators (U+2028/2029)     ``<U+2028>`` (Qt breaks the line at them)
 lone surrogates (from a JSON ``\\ud800``)        ``<U+D800>`` (they cannot even be printed)
 the terminal card's marker :data:`CARD_MARK`    ``<U+2503>``, so that no untrusted line can
