@@ -25,7 +25,7 @@ from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
 from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.history_data import Comparison, Curve, curve
 from xyclaw.gui.history_words import row_label, row_value
-from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, plain_label
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, html_text, plain_label
 
 # Rows whose values are names, shown as they are in every language.
 DATA_ROWS = frozenset({"cluster.provider", "cluster.region", "cluster.gpu"})
@@ -229,7 +229,7 @@ class CompareView(QWidget):
                 x,
                 y,
                 pen=pg.mkPen(CURVE_COLORS[i % len(CURVE_COLORS)], width=2),
-                name=c.label,
+                name=html_text(c.label),  # a legend renders HTML: the run's name escaped
                 connect="finite",
             )
             self.plot.addItem(item)
