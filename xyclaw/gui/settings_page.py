@@ -53,7 +53,7 @@ from xyclaw.gui import i18n, themes
 from xyclaw.gui.bridge import ErrorInfo, Worker
 from xyclaw.gui.formatting import error_text, fabric_text, message_language
 from xyclaw.gui.host_probe import HostReport, HostTester, hosts_file, own_hosts
-from xyclaw.gui.widgets import DATA_ROLE, plain_label
+from xyclaw.gui.widgets import DATA_ROLE, plain_label, plain_tip
 
 log = logging.getLogger(__name__)
 CTX = "SettingsPage"
@@ -1237,7 +1237,7 @@ class SettingsPage(QWidget):
             self.host_test.setEnabled(True)
             self._show(self.host_result, "")
             self._show(self.host_error, partial(_host_text, error, host))
-            self.host_error.setToolTip(error_text(error, with_hint=False))
+            self.host_error.setToolTip(plain_tip(error_text(error, with_hint=False)))
 
         self._submit_raw(lambda: tester.test(host, expected), done, failed, f"test {host}")
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 
 from xyclaw.gui.bridge import EngineBridge, ErrorInfo, Worker
 from xyclaw.gui.formatting import money_totals, tokens
-from xyclaw.gui.widgets import plain_label
+from xyclaw.gui.widgets import plain_label, plain_tip
 
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 REFRESH_MS = 5000
@@ -270,9 +270,11 @@ class StatusBarController:
             )
         )
         self.providers.setToolTip(
-            "\n".join(
-                f"{p.name}: {_state_word(p.state)}" + (f" ({p.detail})" if p.detail else "")
-                for p in snapshot.providers
+            plain_tip(  # a provider's own words in its detail
+                "\n".join(
+                    f"{p.name}: {_state_word(p.state)}" + (f" ({p.detail})" if p.detail else "")
+                    for p in snapshot.providers
+                )
             )
         )
 
@@ -280,7 +282,7 @@ class StatusBarController:
         self._done_reading()
         self.error = error
         self.rate.setText(translate("StatusBar", "Status unavailable"))
-        self.rate.setToolTip(str(error))
+        self.rate.setToolTip(plain_tip(error))
 
     @Slot()
     def _advance(self) -> None:
