@@ -201,24 +201,32 @@ def _name(func: ast.expr) -> str:
     return ""
 
 
-def test_the_chat_cards_make_labels_and_tooltips_only_the_plain_way() -> None:
-    """In the chat's card modules a label is made by ``plain_label`` (never ``QLabel(...)``),
-    and a tooltip is the app's own translated words or goes through ``plain_tip``: a new
-    label or tooltip that could carry a model's text cannot render it as HTML."""
-    words = {"translate", "_word", "tr"}  # the app's own words, with no figures filled in
-    for module in ("approval.py", "blocks.py", "page.py"):
+def test_the_chat_cards_make_labels_only_the_plain_way() -> None:
+    """In the chat's card modules a label is made by ``plain_label`` (never ``QLabel(...)``):
+    a new label that could carry a model's text cannot render it as HTML."""
+    for module in ("approval.py", "blocks.py"):
         tree = ast.parse((CHAT / module).read_text(encoding="utf-8"))
         for call in _calls(tree):
-            where = f"{module}:{call.lineno}"
-            if module != "page.py":
-                assert _name(call.func) != "QLabel", f"{where}: use plain_label()"
+            assert _name(call.func) != "QLabel", f"{module}:{call.lineno}: use plain_label()"
+
+
+def test_every_tooltip_in_the_window_is_the_app_s_words_or_goes_through_plain_tip() -> None:
+    """A tooltip renders HTML when its text looks like HTML. Anywhere in the window it is a
+    constant, the app's own translated words with nothing filled in, a copy of another
+    tooltip, or text that went through ``plain_tip``."""
+    words = {"translate", "_word", "tr", "_t", "plain_tip", "toolTip"}
+    wrong = []
+    for path in sorted((CHAT.parent).rglob("*.py")):
+        for call in _calls(ast.parse(path.read_text(encoding="utf-8"))):
             if _name(call.func) != "setToolTip" or not call.args:
                 continue
-            arg = call.args[0]
-            assert isinstance(arg, ast.Call), f"{where}: a tooltip through plain_tip()"
-            assert _name(arg.func) == "plain_tip" or _name(arg.func) in words, (
-                f"{where}: a tooltip with figures goes through plain_tip()"
-            )
+            arg = call.args[-1]
+            if isinstance(arg, ast.Constant):
+                continue
+            if isinstance(arg, ast.Call) and _name(arg.func) in words:
+                continue
+            wrong.append(f"{path.relative_to(CHAT.parents[2])}:{call.lineno}")
+    assert wrong == [], "tooltips with figures go through plain_tip()"
 
 
 def test_an_alert_quoting_a_log_line_shows_it_as_written(qtbot: QtBot) -> None:

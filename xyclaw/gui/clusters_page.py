@@ -745,9 +745,11 @@ class ClustersPage(QWidget):
             )
             state = "over" if share >= 1 else "warn" if share >= self.warn_fraction else "ok"
         bar.setToolTip(
-            self.tr("{cost} of {budget}").format(
-                cost=money(cost, record.currency),
-                budget=money(budget, record.currency) if budget else self.tr("no budget"),
+            plain_tip(
+                self.tr("{cost} of {budget}").format(
+                    cost=money(cost, record.currency),
+                    budget=money(budget, record.currency) if budget else self.tr("no budget"),
+                )
             )
         )
         if bar.property("state") != state:

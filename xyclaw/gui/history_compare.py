@@ -25,7 +25,7 @@ from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
 from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.history_data import Comparison, Curve, curve
 from xyclaw.gui.history_words import row_label, row_value
-from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, html_text, plain_label
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, html_text, plain_label, plain_tip
 
 # Rows whose values are names, shown as they are in every language.
 DATA_ROWS = frozenset({"cluster.provider", "cluster.region", "cluster.gpu"})
@@ -284,7 +284,7 @@ class CompareView(QWidget):
             g = QTableWidgetItem(group)
             g.setData(TRANSLATED_ROLE, True)
             name = QTableWidgetItem(label)
-            name.setToolTip(row.key)
+            name.setToolTip(plain_tip(row.key))
             # a spec field or an NCCL variable is shown by its name, as in every language
             name.setData(TRANSLATED_ROLE if translated else DATA_ROLE, True)
             self.table.setItem(r, 0, g)
@@ -297,7 +297,7 @@ class CompareView(QWidget):
                     text = row_value(row.key, value)
                     is_data = _is_data_key(row.key) or (value is not None and row.key in DATA_ROWS)
                 cell = QTableWidgetItem(text)
-                cell.setToolTip(value or "")
+                cell.setToolTip(plain_tip(value or ""))
                 if row.key == "result.state":
                     cell.setData(TRANSLATED_ROLE, True)
                 elif is_data:

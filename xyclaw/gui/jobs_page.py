@@ -783,7 +783,7 @@ class JobsPage(QWidget):
             self.eta.setToolTip("")
         elif job.active and p.eta_reason:
             self.eta.setText(self.tr("ETA: not yet known"))
-            self.eta.setToolTip(self._eta_reason(p.eta_reason))
+            self.eta.setToolTip(plain_tip(self._eta_reason(p.eta_reason)))
         else:
             self.eta.setText("")
             self.eta.setToolTip("")

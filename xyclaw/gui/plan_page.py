@@ -740,7 +740,7 @@ class PlanPage(QWidget):
         widget = self.fields[key]
         widget.setEnabled(on)
         self.labels[key].setEnabled(on)
-        widget.setToolTip("" if on else why)
+        widget.setToolTip(plain_tip("" if on else why))
         if not on:
             self._show_field_error(key, None)
 
@@ -931,7 +931,7 @@ class PlanPage(QWidget):
             button.setObjectName(f"plan_rent_{row + 1}")
             button.setProperty("role", "primary-small")
             button.setToolTip(
-                self.tr("Quote option {n} and ask for your approval").format(n=row + 1)
+                plain_tip(self.tr("Quote option {n} and ask for your approval").format(n=row + 1))
             )
             button.clicked.connect(weak_slot(self.rent, row + 1))  # deleted with its row
             table.setCellWidget(row, len(COLUMNS) - 1, button)

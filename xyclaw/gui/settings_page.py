@@ -812,7 +812,9 @@ class SettingsPage(QWidget):
                 field.setSuffix(suffixes[dotted])
             else:
                 field.setSuffix(" " + self.config.general.currency)
-            field.setToolTip(self.tr("Allowed: {rule}").format(rule=allowed(setting_info(dotted))))
+            field.setToolTip(
+                plain_tip(self.tr("Allowed: {rule}").format(rule=allowed(setting_info(dotted))))
+            )
         self.money_save.setText(self.tr("Save"))
         self.allow_group.setTitle(self.tr("Remembered allowances"))
         self.allow_intro.setText(

@@ -243,11 +243,13 @@ class StatusBarController:
         self.rate.setText(snapshot.rate_text())
         self.rate.setProperty("state", "billing" if snapshot.billing else "idle")
         self.rate.setToolTip(
-            translate("StatusBar", "Billing now: {clusters}").format(
-                clusters=", ".join(snapshot.billing_clusters)
+            plain_tip(
+                translate("StatusBar", "Billing now: {clusters}").format(
+                    clusters=", ".join(snapshot.billing_clusters)
+                )
+                if snapshot.billing
+                else translate("StatusBar", "No node is billing now")
             )
-            if snapshot.billing
-            else translate("StatusBar", "No node is billing now")
         )
         self._repolish(self.rate)
         self.spent.setText(snapshot.spent_text())

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from xyclaw.gui import history_words as words
 from xyclaw.gui.bridge import EngineBridge
 from xyclaw.gui.formatting import money, worded
+from xyclaw.gui.widgets import plain_tip
 from xyclaw.wording import display
 
 RECENT = 10
@@ -82,7 +83,7 @@ class TrayController(QObject):
 
     # -- what the tray says --------------------------------------------------------------------
     def set_spend_rate(self, text: str) -> None:
-        self.icon.setToolTip(f"XyClaw — {text}")
+        self.icon.setToolTip(plain_tip(f"XyClaw — {text}"))
 
     @property
     def tooltip(self) -> str:

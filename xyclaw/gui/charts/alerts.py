@@ -28,7 +28,7 @@ from xyclaw.gui import i18n
 from xyclaw.gui.charts.source import AlertView
 from xyclaw.gui.charts.theme import SEVERITY_COLORS
 from xyclaw.gui.formatting import message_language, worded
-from xyclaw.gui.widgets import FlowLayout, html_text, plain_label, weak_slot
+from xyclaw.gui.widgets import FlowLayout, html_text, plain_label, plain_tip, weak_slot
 from xyclaw.telemetry.rules import rule_title
 
 
@@ -145,7 +145,7 @@ class AlertCard(QFrame):
             f" \u00a0<span style='color:#6b7280'>{html.escape(title)}</span>"
         )
         head.setTextFormat(Qt.TextFormat.RichText)
-        head.setToolTip(alert.rule)
+        head.setToolTip(plain_tip(alert.rule))
         head.setWordWrap(True)
         layout.addWidget(head)
         # Worded in the window's language; an alert stored before alerts were worded has
@@ -172,9 +172,11 @@ class AlertCard(QFrame):
         if alert.node_id is not None:
             show = QPushButton(_t(QT_TRANSLATE_NOOP("AlertsPanel", "Show")))
             show.setToolTip(
-                QCoreApplication.translate("AlertsPanel", "chart this node's GPUs")
-                if alert.gpu is None
-                else QCoreApplication.translate("AlertsPanel", "chart this GPU")
+                plain_tip(
+                    QCoreApplication.translate("AlertsPanel", "chart this node's GPUs")
+                    if alert.gpu is None
+                    else QCoreApplication.translate("AlertsPanel", "chart this GPU")
+                )
             )
             # weak: a card is deleted on its own, and must not hold the panel
             show.clicked.connect(weak_slot(panel.show_alert, alert))
@@ -188,9 +190,11 @@ class AlertCard(QFrame):
                     command=action.command.format(gpu=alert.gpu)
                 )
             button.setToolTip(
-                tip
-                + "\n"
-                + QCoreApplication.translate("AlertsPanel", "(asks for your approval first)")
+                plain_tip(
+                    tip
+                    + "\n"
+                    + QCoreApplication.translate("AlertsPanel", "(asks for your approval first)")
+                )
             )
             button.setEnabled(alert.id is not None)
             button.clicked.connect(weak_slot(panel.emit_action, alert, action.key))
