@@ -210,6 +210,33 @@ def test_the_chat_cards_make_labels_only_the_plain_way() -> None:
             assert _name(call.func) != "QLabel", f"{module}:{call.lineno}: use plain_label()"
 
 
+def test_every_label_the_window_makes_is_plain_or_says_it_is_rich() -> None:
+    """Anywhere in the window, ``QLabel(...)`` is made only with the app's own words (a
+    constant, a translation with nothing filled in), or in a function that makes it rich
+    text on purpose (``setTextFormat(...RichText)``, its data escaped); every other label
+    is a ``plain_label``."""
+    words = {"translate", "_word", "tr", "_t"}
+    wrong = []
+    for path in sorted((CHAT.parent).rglob("*.py")):
+        if path.name == "widgets.py":  # plain_label itself
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            rich = "RichText" in ast.unparse(func)
+            for call in _calls(func):
+                if _name(call.func) != "QLabel" or not isinstance(call.func, ast.Name):
+                    continue
+                arg = call.args[0] if call.args else None
+                mine = isinstance(arg, ast.Constant) or (
+                    isinstance(arg, ast.Call) and _name(arg.func) in words
+                )
+                if not (mine or rich):
+                    wrong.append(f"{path.relative_to(CHAT.parents[2])}:{call.lineno}")
+    assert wrong == [], "make labels for data with plain_label()"
+
+
 def test_every_tooltip_in_the_window_is_the_app_s_words_or_goes_through_plain_tip() -> None:
     """A tooltip renders HTML when its text looks like HTML. Anywhere in the window it is a
     constant, the app's own translated words with nothing filled in, a copy of another

@@ -36,7 +36,7 @@ from xyclaw.gui.pages import PAGES, PageInfo
 from xyclaw.gui.quit_flow import QuitFlow
 from xyclaw.gui.status import StatusBarController, StatusSnapshot, read_snapshot
 from xyclaw.gui.tray import TrayController
-from xyclaw.gui.widgets import plain_tip
+from xyclaw.gui.widgets import plain_label, plain_tip
 
 log = logging.getLogger(__name__)
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
@@ -84,9 +84,9 @@ def _placeholder_page(info: PageInfo) -> QWidget:
     page.setProperty("placeholder", True)
     layout = QVBoxLayout(page)
     layout.setContentsMargins(32, 28, 32, 28)
-    title = QLabel(info.title)
+    title = plain_label(info.title)
     title.setProperty("role", "title")
-    body = QLabel(info.summary)
+    body = plain_label(info.summary)
     body.setProperty("role", "body")
     body.setWordWrap(True)
     layout.addWidget(title)

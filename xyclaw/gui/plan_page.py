@@ -66,7 +66,7 @@ from xyclaw.gui.plan_report import (
     selection_report,
 )
 from xyclaw.gui.rent_flow import RentFlow
-from xyclaw.gui.widgets import html_text, plain_tip, weak_slot
+from xyclaw.gui.widgets import html_text, plain_label, plain_tip, weak_slot
 from xyclaw.planner import PlanRequest, RequestError, Task
 from xyclaw.planner.report import worded_reasons
 from xyclaw.planner.rules import size_label
@@ -369,7 +369,7 @@ class PlanChart(QWidget):
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.placeholder = QLabel()
+        self.placeholder = plain_label()
         self.placeholder.setObjectName("planChartPlaceholder")
         self.placeholder.setProperty("role", "muted")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)

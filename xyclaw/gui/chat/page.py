@@ -65,7 +65,7 @@ from xyclaw.gui.chat.blocks import (
 from xyclaw.gui.chat.examples import EXAMPLES
 from xyclaw.gui.formatting import local_time, message_language, money, tokens
 from xyclaw.gui.forms import child, load_ui
-from xyclaw.gui.widgets import FlowLayout, plain_tip, set_plain, weak_slot
+from xyclaw.gui.widgets import FlowLayout, plain_label, plain_tip, set_plain, weak_slot
 from xyclaw.wording import display
 
 if TYPE_CHECKING:
@@ -558,7 +558,7 @@ class ChatPage(QWidget):
         heading.setObjectName("examplesHeading")
         heading.setProperty("role", "title")
         layout.addWidget(heading)
-        intro = QLabel(self._intro_text())
+        intro = plain_label(self._intro_text())
         intro.setObjectName("examplesIntro")
         intro.setWordWrap(True)
         intro.setProperty("role", "body")
