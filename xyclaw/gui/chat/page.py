@@ -408,10 +408,11 @@ class ChatPage(QWidget):
             self.tr("Delete conversation"),
             self.tr(
                 "Delete “{title}” and its messages? Clusters it rented are not affected."
-            ).format(title=info.title),
+            ).format(title=display.line(info.title)),
             QMessageBox.StandardButton.Cancel,
             self,
         )
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the title is the user's or a model's words
         box.setObjectName("deleteDialog")
         delete = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
         runtime, cid = self.runtime, info.id
