@@ -11,7 +11,7 @@ import getpass
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from xyclaw.errors import UsageError
 
@@ -232,7 +232,7 @@ class _Printer:
             self.ctx.print(say(language, "card_waiting", cid=result.conversation_id))
 
 
-def _card(request: ApprovalRequest, out: Any = None) -> str:
+def _card(request: ApprovalRequest, out: IO[str] | None = None) -> str:
     """The approval card as the terminal draws it: every line behind the card's marker, every
     value whole (wrapped, never cut) and drawn through ``display.line``."""
     from xyclaw.agent.rules.texts import card_label, say
