@@ -16,7 +16,7 @@ from typing import IO, Any, TypeVar
 from xyclaw.cli.render import console, use_rich
 from xyclaw.engine import Engine, OperationHandle
 from xyclaw.events import OperationProgress
-from xyclaw.wording import Said, worded
+from xyclaw.wording import Said, display, worded
 
 T = TypeVar("T")
 
@@ -105,7 +105,7 @@ class _PlainProgress:
             return  # the end is reported by the command; a poll that changed nothing is noise
         self._last = event.message
         prefix = f"[{event.fraction:4.0%}] " if event.fraction is not None else "       "
-        text = _in(event.said, event.message, self._language)
+        text = display.line(_in(event.said, event.message, self._language))
         print(f"{prefix}{text}", file=self._stream, flush=True)
 
     def note(self, text: str) -> None:
@@ -160,13 +160,15 @@ class _RichProgress:
             return
         if self._overall is None:
             self._overall = self._progress.add_task(
-                _in(event.title_said, event.title, self._language),
+                display.line(_in(event.title_said, event.title, self._language)),
                 total=1.0,
                 count="",
                 message="",
                 start=True,
             )
-        fields: dict[str, Any] = {"message": _in(event.said, event.message, self._language)}
+        fields: dict[str, Any] = {
+            "message": display.line(_in(event.said, event.message, self._language))
+        }
         if event.fraction is not None:
             fields["completed"] = event.fraction
             fields["count"] = f"{event.fraction:4.0%}"
@@ -177,10 +179,14 @@ class _RichProgress:
         total = len(self._steps)
         task = self._nodes.get(subject)
         if task is None:
-            task = self._progress.add_task(f"  {subject}", total=total, count="", message="")
+            task = self._progress.add_task(
+                f"  {display.line(subject)}", total=total, count="", message=""
+            )
             self._nodes[subject] = task
         english = event.message.removeprefix(f"{subject}: ")
-        message = english if self._language == "en" else _node_words(event, self._language)
+        message = display.line(
+            english if self._language == "en" else _node_words(event, self._language)
+        )
         if event.step in self._steps:
             done = self._steps.index(event.step) + 1
             if event.step == "provision" and not english.endswith("running"):

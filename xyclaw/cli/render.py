@@ -99,6 +99,86 @@ def state_style(state: str) -> str:
     return _STATE_STYLES.get(state.lower(), "")
 
 
+# --- blocks only XyClaw draws (an approval card) ------------------------------------------
+
+#: How a card's line that did not fit the terminal goes on, behind the mark.
+CONTINUED = "  \u21b3 "  # ↳
+
+
+def marked_lines(
+    lines: Sequence[str], out: IO[str] | None = None, *, width: int | None = None
+) -> list[str]:
+    """The lines of a block that only XyClaw draws (an approval card, its question), each
+    behind :data:`xyclaw.wording.display.CARD_MARK`, which untrusted text never holds once
+    drawn through ``display``.
+
+    A line wider than the terminal (``out``'s, or ``width``) is wrapped here, every piece
+    behind the mark, so that the terminal's own wrapping never begins an unmarked line and a
+    long command is shown whole, never cut. On a terminal with colours the mark is also bold
+    and reversed: a style untrusted text cannot produce, its escapes being made visible.
+    The lines must already be drawn through ``display.line``.
+    """
+    from xyclaw.wording.display import CARD_MARK
+
+    if width is None and out is not None and _is_terminal(out):
+        width = _terminal_width(out)
+    mark = CARD_MARK
+    if out is not None and use_rich(out) and not os.environ.get("NO_COLOR"):
+        mark = f"\x1b[1;7m{CARD_MARK}\x1b[0m"
+    shown: list[str] = []
+    for line in lines:
+        if width is None:
+            shown.append(f"{mark} {line}")
+            continue
+        # two cells of slack: the mark and the arrow are "ambiguous" (two cells in some
+        # East Asian terminals)
+        room = max(8, width - 2 - 2)
+        first, *rest = _cut(line, room, room - _cells(CONTINUED))
+        shown.append(f"{mark} {first}")
+        shown.extend(f"{mark}{CONTINUED}{piece}" for piece in rest)
+    return shown
+
+
+def _cut(text: str, first: int, then: int) -> list[str]:
+    """``text`` in pieces: the first of at most ``first`` cells, the others of ``then``."""
+    pieces: list[str] = []
+    piece, used, room = "", 0, first
+    for ch in text:
+        cells = _cells(ch)
+        if used + cells > room and piece:
+            pieces.append(piece)
+            piece, used, room = "", 0, then
+        piece += ch
+        used += cells
+    pieces.append(piece)
+    return pieces
+
+
+def remote_text(out: IO[str], text: object) -> str:
+    """A remote machine's output (a log line, a command's output) for ``out``: on a terminal
+    drawn through ``xyclaw.wording.display`` (its escapes cannot restyle or redraw the
+    screen); into a file or a pipe exactly as the machine wrote it."""
+    from xyclaw.wording import display
+
+    return display.text(text) if _is_terminal(out) else str(text)
+
+
+def _is_terminal(out: IO[str]) -> bool:
+    try:
+        return bool(out.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _terminal_width(out: IO[str]) -> int:
+    import shutil
+
+    try:
+        return os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return shutil.get_terminal_size().columns
+
+
 # --- tables ----------------------------------------------------------------------------------
 
 # The tables of the renting commands; the widths are those of their plain lines.
@@ -131,9 +211,13 @@ def plain_table(
     columns: Sequence[Column], rows: Iterable[Sequence[object]], language: str = "en"
 ) -> list[str]:
     """The plain lines: one header line, then one line a row, cells padded to their width."""
+    from xyclaw.wording import display
+
     lines = [" ".join(c.plain(c.title(language)) for c in columns)]
-    for row in rows:
-        lines.append(" ".join(c.plain(str(cell)) for c, cell in zip(columns, row, strict=True)))
+    for row in rows:  # names and states may come from a provider or a model: drawn safely
+        lines.append(
+            " ".join(c.plain(display.line(cell)) for c, cell in zip(columns, row, strict=True))
+        )
     return lines
 
 
@@ -172,17 +256,20 @@ def print_table(
     for row in rows:
         cells = []
         for i, cell in enumerate(row):
-            text = _escape(str(cell))
+            text = _escape(cell)
             style = state_style(str(cell)) if i in states else ""
             cells.append(f"[{style}]{text}[/]" if style else text)
         table.add_row(*cells)
     console(out).print(table)
 
 
-def _escape(text: str) -> str:
+def _escape(text: object) -> str:
+    """Untrusted text for rich: drawn safely (xyclaw.wording.display), its markup escaped."""
     from rich.markup import escape
 
-    return escape(text)
+    from xyclaw.wording import display
+
+    return escape(display.line(text))
 
 
 # --- xyclaw plan -----------------------------------------------------------------------------
@@ -193,14 +280,15 @@ def print_plan(
 ) -> None:
     """The plan: the options (or the closest rejects), cheapest or fastest first, with reasons."""
     from xyclaw.planner.report import reasons_line, render
+    from xyclaw.wording import display
 
+    lines = [display.line(line) for line in render(result, limit=limit, language=language)]
     if not use_rich(out):
-        for line in render(result, limit=limit, language=language):
+        for line in lines:
             print(line, file=out)
         return
     from rich.text import Text
 
-    lines = render(result, limit=limit, language=language)
     con = console(out)
     # The plain view's first lines are the request and what was considered: keep the words.
     con.print(Text(lines[0], style="bold"))
@@ -279,7 +367,7 @@ def _print_reasons(
     grid.add_column(style=style, overflow="fold")
     label = text(language, "plan_why" if style == "dim" else "plan_rejected")
     for number, reason in reasons:
-        grid.add_row(f"{number}", f"{label}: {reason}")
+        grid.add_row(f"{number}", f"{label}: {_escape(reason)}")
     con.print(grid)
 
 
@@ -320,8 +408,10 @@ def top_view(snap: dict[str, Any]) -> RenderableType:
     from rich.text import Text
 
     alerts = snap["alerts"]
+    from xyclaw.wording import display
+
     head = Text.assemble(
-        (str(snap["cluster"]), "bold"),
+        (display.line(snap["cluster"]), "bold"),
         f"  {time.strftime('%H:%M:%S', time.localtime(snap['ts']))}  ",
         f"{len(snap['gpus'])} GPUs, ",
         (f"{len(alerts)} open alert(s)", "bold red" if alerts else "green"),
@@ -374,9 +464,9 @@ def top_view(snap: dict[str, Any]) -> RenderableType:
             style = _SEVERITY_STYLES.get(str(a["severity"]).lower(), "")
             line = Text("  ")
             line.append(f"[{a['severity']}]", style=style)
-            line.append(f" {a['message']}")
+            line.append(f" {display.line(a['message'])}")
             parts.append(line)
-            parts.append(Text(f"      -> {a['action']}", style="dim"))
+            parts.append(Text(f"      -> {display.line(a['action'])}", style="dim"))
     else:
         parts.append(Text("no open alerts", style="green"))
     return Group(*parts)

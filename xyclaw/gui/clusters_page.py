@@ -74,10 +74,10 @@ from xyclaw.gui.formatting import (
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.host_keys import HostKeyPrompter, changed_keys, default_prompter, show_changed_key
 from xyclaw.gui.rent_flow import ApprovalDialog, RentFlow, destroy_request
-from xyclaw.gui.widgets import DATA_ROLE
+from xyclaw.gui.widgets import DATA_ROLE, html_text, plain_tip, set_plain
 from xyclaw.planner import parse_budget
 from xyclaw.records import ClusterRecord, ClusterState, NodeRecord, NodeState
-from xyclaw.wording import Said, said
+from xyclaw.wording import Said, display, said
 
 if TYPE_CHECKING:
     from xyclaw.gui.main_window import GuiContext
@@ -289,11 +289,11 @@ def _node_error(node: NodeRecord, steps: NodeSteps | None) -> str:
 
 
 def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
+    item = QTableWidgetItem(display.line(text))  # names from providers and models
     if right:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if tip:
-        item.setToolTip(tip)
+        item.setToolTip(plain_tip(tip))
     return item
 
 
@@ -389,7 +389,7 @@ class RentDialog:
         )
 
     def show_error(self, text: str) -> None:
-        self.error.setText(text)
+        set_plain(self.error, text, multiline=True)
         self.error.show()
         self.quote_button.setEnabled(True)
 
@@ -745,9 +745,11 @@ class ClustersPage(QWidget):
             )
             state = "over" if share >= 1 else "warn" if share >= self.warn_fraction else "ok"
         bar.setToolTip(
-            self.tr("{cost} of {budget}").format(
-                cost=money(cost, record.currency),
-                budget=money(budget, record.currency) if budget else self.tr("no budget"),
+            plain_tip(
+                self.tr("{cost} of {budget}").format(
+                    cost=money(cost, record.currency),
+                    budget=money(budget, record.currency) if budget else self.tr("no budget"),
+                )
             )
         )
         if bar.property("state") != state:
@@ -810,8 +812,9 @@ class ClustersPage(QWidget):
             self.release_button.setEnabled(False)
             self.copy_button.setEnabled(False)
             return
-        self.heading.setText(
-            f"{record.name} · {record.gpu_count} × {record.gpu} · {words.state(record.state)}"
+        set_plain(
+            self.heading,
+            f"{record.name} · {record.gpu_count} × {record.gpu} · {words.state(record.state)}",
         )
         facts = [
             f"{record.provider_id} · "
@@ -843,7 +846,7 @@ class ClustersPage(QWidget):
         if record.error:
             error = worded(record.error_said or record.error)
             text += "\n" + self.tr("Error: {error}").format(error=error)
-        self.info.setText(text)
+        set_plain(self.info, text, multiline=True)
         self.tune_button.setEnabled(record.state == ClusterState.READY)
         self.release_button.setEnabled(record.live and record.state != ClusterState.RELEASING)
         self._fill_nodes(record)
@@ -920,9 +923,7 @@ class ClustersPage(QWidget):
             self._show_node(record, record.nodes[row])
 
     def _show_node(self, record: ClusterRecord, node: NodeRecord) -> None:
-        import html
-
-        e = html.escape
+        e = html_text  # a node's names, its host and its error: data, escaped
         rows = [(self.tr("State"), words.state(node.state))]
         if node.running_at:
             rows.append((self.tr("Running since"), local_time(node.running_at, with_date=True)))
@@ -945,7 +946,8 @@ class ClustersPage(QWidget):
                 "{command} reaches the node:"
             ).format(alias=f"<code>{e(alias)}</code>", command=f"<code>ssh {e(alias)}</code>")
             parts.append(
-                f"<p>{said}</p><pre>{e(ssh_config_block(record, node, self.identity))}</pre>"
+                f"<p>{said}</p>"
+                f"<pre>{e(ssh_config_block(record, node, self.identity), multiline=True)}</pre>"
             )
             self.copy_button.setEnabled(True)
         else:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from functools import cache
 from typing import TypeVar
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtUiTools import QUiLoader
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from xyclaw.errors import XyclawError
 from xyclaw.paths import bundled
@@ -26,7 +26,13 @@ def _form_bytes(name: str) -> bytes:
 
 
 def load_ui(name: str, parent: QWidget | None = None) -> QWidget:
-    """A form from the bundled ``ui/`` folder (read once, built as often as needed)."""
+    """A form from the bundled ``ui/`` folder (read once, built as often as needed).
+
+    Its labels show plain text: a label the code fills with a name, a message or a
+    model's words must not render them as HTML when they look like it. A label that
+    shows HTML the app builds says so itself (``setTextFormat(Qt.TextFormat.RichText)``,
+    its data escaped with ``widgets.html_text``).
+    """
     buffer = QBuffer()
     buffer.setData(QByteArray(_form_bytes(name)))
     buffer.open(QIODevice.OpenModeFlag.ReadOnly)
@@ -38,6 +44,9 @@ def load_ui(name: str, parent: QWidget | None = None) -> QWidget:
         buffer.close()
     if widget is None:
         raise XyclawError(f"the form ui/{name} is broken", hint="reinstall XyClaw")
+    for label in widget.findChildren(QLabel):
+        if label.textFormat() == Qt.TextFormat.AutoText:
+            label.setTextFormat(Qt.TextFormat.PlainText)
     return widget
 
 

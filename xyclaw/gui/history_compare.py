@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QSlider,
     QSplitter,
     QTableWidget,
@@ -26,7 +25,7 @@ from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
 from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.history_data import Comparison, Curve, curve
 from xyclaw.gui.history_words import row_label, row_value
-from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, html_text, plain_label, plain_tip
 
 # Rows whose values are names, shown as they are in every language.
 DATA_ROWS = frozenset({"cluster.provider", "cluster.region", "cluster.gpu"})
@@ -46,20 +45,20 @@ class CompareView(QWidget):
         self.shown: list[Curve] = []
         self._theme: ChartTheme | None = None
 
-        self.title = QLabel()
+        self.title = plain_label()
         self.title.setProperty("role", "heading")
-        self.x_label = QLabel()
+        self.x_label = plain_label()
         self.x_box = QComboBox()
         self.x_box.setObjectName("compareX")
-        self.y_label = QLabel()
+        self.y_label = plain_label()
         self.y_box = QComboBox()
         self.y_box.setObjectName("compareY")
-        self.smooth_label = QLabel()
+        self.smooth_label = plain_label()
         self.smooth = QSlider(Qt.Orientation.Horizontal)
         self.smooth.setObjectName("compareSmoothing")
         self.smooth.setRange(0, 99)
         self.smooth.setMaximumWidth(180)
-        self.smooth_value = QLabel()
+        self.smooth_value = plain_label()
         self.smooth_value.setMinimumWidth(36)
         self.log_scale = QCheckBox()
         self.log_scale.setObjectName("compareLog")
@@ -83,7 +82,7 @@ class CompareView(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.legend = self.plot.addLegend(offset=(-10, 10))
         self.items: list[pg.PlotDataItem] = []
-        self.note = QLabel()
+        self.note = plain_label()
         self.note.setProperty("role", "muted")
         self.note.setWordWrap(True)
 
@@ -91,7 +90,7 @@ class CompareView(QWidget):
         self.differences.setObjectName("compareDifferences")
         self.differences.setChecked(True)
         self.differences.toggled.connect(self._fill_table)
-        self.table_count = QLabel()
+        self.table_count = plain_label()
         self.table_count.setProperty("role", "muted")
         table_head = QHBoxLayout()
         table_head.addWidget(self.differences)
@@ -230,7 +229,7 @@ class CompareView(QWidget):
                 x,
                 y,
                 pen=pg.mkPen(CURVE_COLORS[i % len(CURVE_COLORS)], width=2),
-                name=c.label,
+                name=html_text(c.label),  # a legend renders HTML: the run's name escaped
                 connect="finite",
             )
             self.plot.addItem(item)
@@ -285,7 +284,7 @@ class CompareView(QWidget):
             g = QTableWidgetItem(group)
             g.setData(TRANSLATED_ROLE, True)
             name = QTableWidgetItem(label)
-            name.setToolTip(row.key)
+            name.setToolTip(plain_tip(row.key))
             # a spec field or an NCCL variable is shown by its name, as in every language
             name.setData(TRANSLATED_ROLE if translated else DATA_ROLE, True)
             self.table.setItem(r, 0, g)
@@ -298,7 +297,7 @@ class CompareView(QWidget):
                     text = row_value(row.key, value)
                     is_data = _is_data_key(row.key) or (value is not None and row.key in DATA_ROWS)
                 cell = QTableWidgetItem(text)
-                cell.setToolTip(value or "")
+                cell.setToolTip(plain_tip(value or ""))
                 if row.key == "result.state":
                     cell.setData(TRANSLATED_ROLE, True)
                 elif is_data:

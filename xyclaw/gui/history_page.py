@@ -62,7 +62,8 @@ from xyclaw.gui.history_data import (
 )
 from xyclaw.gui.history_replay import ReplayView
 from xyclaw.gui.history_words import state
-from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, plain_label
+from xyclaw.wording import display
 
 log = logging.getLogger(__name__)
 
@@ -118,9 +119,9 @@ class HistoryPage(QWidget):
         self._loaded_once = False
         self._stale = False
 
-        self.title = QLabel()
+        self.title = plain_label()
         self.title.setProperty("role", "title")
-        self.subtitle = QLabel()
+        self.subtitle = plain_label()
         self.subtitle.setProperty("role", "muted")
         self.subtitle.setWordWrap(True)
 
@@ -152,10 +153,14 @@ class HistoryPage(QWidget):
             box.setDecimals(2)
             box.setSpecialValueText("–")
             box.setMaximumWidth(100)
-        self.cost_label = QLabel()
+        self.cost_label = plain_label()
         self.cost_to = QLabel("–")
-        self.provider_label, self.gpu_label, self.state_label = QLabel(), QLabel(), QLabel()
-        self.period_label = QLabel()
+        self.provider_label, self.gpu_label, self.state_label = (
+            plain_label(),
+            plain_label(),
+            plain_label(),
+        )
+        self.period_label = plain_label()
         for label, buddy in (
             (self.provider_label, self.provider),
             (self.gpu_label, self.gpu),
@@ -217,9 +222,9 @@ class HistoryPage(QWidget):
         self.refresh_button = QPushButton()
         self.refresh_button.setObjectName("historyRefresh")
         self.refresh_button.clicked.connect(self.refresh)
-        self.summary = QLabel()
+        self.summary = plain_label()
         self.summary.setProperty("role", "muted")
-        self.error = QLabel()
+        self.error = plain_label()
         self.error.setProperty("role", "error")
         self.error.setWordWrap(True)
         self.error.setVisible(False)
@@ -233,7 +238,7 @@ class HistoryPage(QWidget):
         actions.addWidget(self.summary, 1)
 
         # detail
-        self.hint = QLabel()
+        self.hint = plain_label()
         self.hint.setProperty("role", "muted")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
@@ -580,7 +585,7 @@ class HistoryPage(QWidget):
     ) -> QStandardItem:
         """A list cell; ``data``: a name (a job's, a cluster's, a provider's, a region's,
         a fabric's), shown as it is in every language."""
-        item = QStandardItem(text)
+        item = QStandardItem(display.line(text))  # names kept as written, drawn safely
         item.setData(sort if sort is not None else "", SORT_ROLE)
         if translated:
             item.setData(True, TRANSLATED_ROLE)

@@ -43,7 +43,8 @@ from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, SEVERITY_COLORS, ChartT
 from xyclaw.gui.formatting import worded
 from xyclaw.gui.history_data import Replay, at_time
 from xyclaw.gui.history_words import describe, state
-from xyclaw.gui.widgets import TRANSLATED_ROLE
+from xyclaw.gui.widgets import TRANSLATED_ROLE, plain_label, plain_tip
+from xyclaw.wording import display
 
 #: Window lengths offered for scrubbing through a run (seconds; 0: the whole run).
 WINDOWS = (0, 3600, 900, 300, 60, 30, 10)
@@ -72,14 +73,14 @@ class ReplayView(QWidget):
         self.rate_scale = 1.0
         self._theme: ChartTheme | None = None
 
-        self.title = QLabel()
+        self.title = plain_label()
         self.title.setProperty("role", "heading")
         self.title.setProperty("data", True)
-        self.facts = QLabel()
+        self.facts = plain_label()
         self.facts.setProperty("role", "muted")
         self.facts.setProperty("data", True)
         self.facts.setWordWrap(True)
-        self.note = QLabel()
+        self.note = plain_label()
         self.note.setProperty("role", "muted")
         self.note.setWordWrap(True)
 
@@ -102,14 +103,14 @@ class ReplayView(QWidget):
     # -- parts --------------------------------------------------------------------------------
     def _charts_tab(self) -> QWidget:
         tab = QWidget()
-        self.window_label = QLabel()
+        self.window_label = plain_label()
         self.window_box = QComboBox()
         self.window_box.setObjectName("replayWindow")
         self.window_box.currentIndexChanged.connect(self._window_picked)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName("replaySlider")
         self.slider.valueChanged.connect(self._slid)
-        self.position = QLabel()
+        self.position = plain_label()
         self.position.setMinimumWidth(150)
         controls = QHBoxLayout()
         controls.addWidget(self.window_label)
@@ -121,7 +122,7 @@ class ReplayView(QWidget):
         self.heatmap.gpu_clicked.connect(self.toggle_gpu)
         self.heatmap.node_clicked.connect(self.select_node)
         self.curves = MetricCurves()
-        self.no_samples = QLabel()
+        self.no_samples = plain_label()
         self.no_samples.setProperty("role", "muted")
         self.no_samples.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.no_samples.setWordWrap(True)
@@ -152,7 +153,7 @@ class ReplayView(QWidget):
         self.cursors = [pg.InfiniteLine(angle=90, movable=False) for _ in range(2)]
         self.loss_plot.addItem(self.cursors[0])
         self.rate_plot.addItem(self.cursors[1])
-        self.no_metrics = QLabel()
+        self.no_metrics = plain_label()
         self.no_metrics.setProperty("role", "muted")
         self.no_metrics.setWordWrap(True)
         self.no_metrics.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -209,7 +210,7 @@ class ReplayView(QWidget):
         self.log_attempt = QComboBox()
         self.log_attempt.setObjectName("replayLogAttempt")
         self.log_attempt.currentIndexChanged.connect(self._show_log)
-        self.log_count = QLabel()
+        self.log_count = plain_label()
         self.log_count.setProperty("role", "muted")
         row = QHBoxLayout()
         row.addWidget(self.log_search, 1)
@@ -232,7 +233,7 @@ class ReplayView(QWidget):
         self.cost_form = QFormLayout()
         self.cost_labels: dict[str, tuple[QLabel, QLabel]] = {}
         for key in ("total", "cluster", "price", "gpu_hours", "model"):
-            name, value = QLabel(), QLabel()
+            name, value = plain_label(), plain_label()
             name.setProperty("role", "fact-label")
             value.setProperty("role", "fact")
             value.setWordWrap(True)
@@ -248,9 +249,9 @@ class ReplayView(QWidget):
         self.cost_model.verticalHeader().setVisible(False)
         self.cost_model.horizontalHeader().setStretchLastSection(True)
         self.cost_model.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.nodes_heading = QLabel()
+        self.nodes_heading = plain_label()
         self.nodes_heading.setProperty("role", "card-title")
-        self.model_heading = QLabel()
+        self.model_heading = plain_label()
         self.model_heading.setProperty("role", "card-title")
         layout = QVBoxLayout(tab)
         layout.setContentsMargins(4, 8, 4, 4)
@@ -513,11 +514,12 @@ class ReplayView(QWidget):
         for entry in replay.timeline:
             what, detail = describe(entry)
             recorded = worded(entry.worded)
+            what, detail, recorded = (display.line(t) for t in (what, detail, recorded))
             item = QTreeWidgetItem([i18n.date_time(entry.ts, seconds=True), what, detail, recorded])
             for col in (0, 1, 2):
                 _mark(item, col)
-            item.setToolTip(2, detail)
-            item.setToolTip(3, recorded)
+            item.setToolTip(2, plain_tip(detail))
+            item.setToolTip(3, plain_tip(recorded))
             color = SEVERITY_COLORS.get(entry.severity)
             if color and entry.severity != "info":
                 item.setForeground(1, QBrush(QColor(color)))
@@ -560,7 +562,8 @@ class ReplayView(QWidget):
         ]
         self.log_text.setPlainText(
             "\n".join(
-                f"{i18n.clock_time(r['ts'])} [{r['node']}#{r['attempt']}] {r['text']}"
+                f"{i18n.clock_time(r['ts'])} [{display.line(r['node'])}#{r['attempt']}]"
+                f" {display.text(r['text'])}"
                 for r in lines
             )
         )

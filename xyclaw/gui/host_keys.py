@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QPushButton, QWidget
 
 from xyclaw.gui import i18n
 from xyclaw.gui.forms import child, load_ui
+from xyclaw.gui.widgets import plain_label
 
 log = logging.getLogger(__name__)
 
@@ -93,9 +94,9 @@ class HostKeyDialog:
 
     def add(self, label: str, text: str, *, mono: bool = False, shown: str | None = None) -> None:
         """A row; ``label`` names it in ``values``, ``shown`` is its label on screen."""
-        name = QLabel(shown or label)
+        name = plain_label(shown or label)
         name.setProperty("role", "fact-label")
-        value = QLabel(text)
+        value = plain_label(text)  # a host's name and key, as the host gave them
         value.setProperty("role", "fingerprint" if mono else "fact")
         value.setProperty("data", True)  # a host, a key type, a fingerprint: as they are
         value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -35,6 +35,8 @@ from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.formatting import message_language
 from xyclaw.gui.rent_flow import RentFlow
+from xyclaw.gui.widgets import plain_label
+from xyclaw.wording import display
 
 if TYPE_CHECKING:
     from xyclaw.gui.main_window import GuiContext
@@ -121,11 +123,11 @@ class SpecErrorDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("specErrorDialog")
         self.problem = problem
-        self.message = QLabel()
+        self.message = plain_label()
         self.message.setObjectName("specErrorMessage")
         self.message.setProperty("role", "error")
         self.message.setWordWrap(True)
-        self.where = QLabel()
+        self.where = plain_label()
         self.where.setProperty("role", "muted")
         self._worded()
         self.text = QPlainTextEdit()
@@ -136,7 +138,9 @@ class SpecErrorDialog(QDialog):
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         lines = (problem.text or "").splitlines()
         width = len(str(max(1, len(lines))))
-        self.text.setPlainText("\n".join(f"{i:>{width}}  {t}" for i, t in enumerate(lines, 1)))
+        self.text.setPlainText(
+            "\n".join(f"{i:>{width}}  {display.line(t)}" for i, t in enumerate(lines, 1))
+        )
         self.marked_line: int | None = None
         if problem.line is not None and 1 <= problem.line <= len(lines):
             self._mark(problem.line)
@@ -189,11 +193,11 @@ class LaunchDialog(QDialog):
         self.plan = plan
         spec = plan.spec
         self.setWindowTitle(self.tr("Launch {name}").format(name=spec.name))
-        self.summary = QLabel(spec_summary(spec))
+        self.summary = plain_label(spec_summary(spec))
         self.summary.setObjectName("launchSummary")
         self.summary.setProperty("data", True)
         self.summary.setWordWrap(True)
-        self.source = QLabel(plan.source)
+        self.source = plain_label(plan.source)
         self.source.setProperty("role", "muted")
         self.source.setProperty("data", True)
         self.source.setWordWrap(True)
@@ -231,7 +235,7 @@ class LaunchDialog(QDialog):
         self.none.setProperty("role", "error")
         self.none.setWordWrap(True)
         self.none.setVisible(self.target.count() == 0)
-        self.warnings = QLabel()
+        self.warnings = plain_label()
         self.warnings.setObjectName("launchWarnings")
         self.warnings.setProperty("role", "warning")
         self.warnings.setWordWrap(True)

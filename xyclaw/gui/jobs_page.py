@@ -13,6 +13,7 @@ only while the page is visible.
 
 from __future__ import annotations
 
+import html
 import logging
 import time
 from collections.abc import Callable
@@ -54,10 +55,18 @@ from xyclaw.gui.formatting import worded
 from xyclaw.gui.history_words import CAUSES, SEVERITIES, state, word
 from xyclaw.gui.job_launch import LaunchFlow, SpecProblem, error_text
 from xyclaw.gui.rent_flow import ApprovalDialog, destroy_request
-from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE
+from xyclaw.gui.widgets import (
+    DATA_ROLE,
+    TRANSLATED_ROLE,
+    html_text,
+    plain_label,
+    plain_tip,
+    set_plain,
+)
 from xyclaw.paths import bundled
 from xyclaw.records.jobs import JobRecord, LogLine
 from xyclaw.store.event_log import said_of
+from xyclaw.wording import display
 
 log = logging.getLogger(__name__)
 
@@ -125,14 +134,14 @@ def _item(
 ) -> QTableWidgetItem:
     """A cell; ``translated``: the GUI's own words, ``data``: a name or a path, shown as it
     is in every language."""
-    item = QTableWidgetItem(text)
+    item = QTableWidgetItem(display.line(text))  # names, paths: as written, drawn safely
     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
     if translated:
         item.setData(TRANSLATED_ROLE, True)
     if data:
         item.setData(DATA_ROLE, True)
     if tip:
-        item.setToolTip(tip)
+        item.setToolTip(plain_tip(tip))
     return item
 
 
@@ -184,9 +193,9 @@ class JobsPage(QWidget):
         )
 
         # head
-        self.title = QLabel()
+        self.title = plain_label()
         self.title.setProperty("role", "title")
-        self.subtitle = QLabel()
+        self.subtitle = plain_label()
         self.subtitle.setProperty("role", "muted")
         self.subtitle.setWordWrap(True)
         self.launch_button = QPushButton()
@@ -200,13 +209,13 @@ class JobsPage(QWidget):
         self.refresh_button = QPushButton()
         self.refresh_button.setObjectName("jobsRefresh")
         self.refresh_button.clicked.connect(self.reload)
-        self.error = QLabel()
+        self.error = plain_label()
         self.error.setObjectName("jobsError")
         self.error.setProperty("role", "error")
         self.error.setWordWrap(True)
         self.shown_error: ErrorInfo | None = None  # worded again on a language change
         self.error.hide()
-        self.notice = QLabel()
+        self.notice = plain_label()
         self.notice.setObjectName("jobsNotice")
         self.notice.setProperty("role", "muted")
         self._notice_words: Callable[[], str] | None = None  # worded again on a change
@@ -227,17 +236,17 @@ class JobsPage(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the job's name
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.setMinimumHeight(110)  # a few rows stay in view with the operations panel
-        self.empty = QLabel()
+        self.empty = plain_label()
         self.empty.setObjectName("jobsEmpty")
         self.empty.setProperty("role", "muted")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
 
         # detail
-        self.detail_title = QLabel()
+        self.detail_title = plain_label()
         self.detail_title.setObjectName("jobTitle")
         self.detail_title.setProperty("role", "card-title")
-        self.detail_facts = QLabel()
+        self.detail_facts = plain_label()
         self.detail_facts.setObjectName("jobFacts")
         self.detail_facts.setWordWrap(True)
         self.detail_facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -251,10 +260,11 @@ class JobsPage(QWidget):
         self.progress = QProgressBar()
         self.progress.setObjectName("jobProgress")
         self.progress.setTextVisible(True)
-        self.eta = QLabel()
+        self.eta = plain_label()
         self.eta.setObjectName("jobEta")
-        self.service = QLabel()
+        self.service = plain_label()
         self.service.setObjectName("jobService")
+        self.service.setTextFormat(Qt.TextFormat.RichText)  # a link; its data escaped
         self.service.setOpenExternalLinks(True)
         self.service.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.service.setWordWrap(True)
@@ -283,7 +293,7 @@ class JobsPage(QWidget):
         detail_layout.addLayout(bar_row)
         detail_layout.addWidget(self.service)
         detail_layout.addWidget(self.tabs, 1)
-        self.hint = QLabel()
+        self.hint = plain_label()
         self.hint.setProperty("role", "muted")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
@@ -370,7 +380,7 @@ class JobsPage(QWidget):
         self.loss_plot.addItem(self.loss_curve)
         self.rate_plot.addItem(self.rate_curve)
         self.rate_scale = 1.0
-        self.no_metrics = QLabel()
+        self.no_metrics = plain_label()
         self.no_metrics.setProperty("role", "muted")
         self.no_metrics.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.no_metrics.setWordWrap(True)
@@ -399,9 +409,9 @@ class JobsPage(QWidget):
         self.log_follow.setChecked(True)
         self.log_follow.toggled.connect(lambda _on: self._follow_changed())
         self.log_follow.toggled.connect(lambda _on: self._keep_end_in_view())
-        self.log_count = QLabel()
+        self.log_count = plain_label()
         self.log_count.setProperty("role", "muted")
-        self.node_label, self.rank_label = QLabel(), QLabel()
+        self.node_label, self.rank_label = plain_label(), plain_label()
         self.node_label.setBuddy(self.log_node)
         self.rank_label.setBuddy(self.log_rank)
         row = QHBoxLayout()
@@ -456,7 +466,7 @@ class JobsPage(QWidget):
         self.cost_form = QFormLayout(tab)
         self.cost_rows: dict[str, tuple[QLabel, QLabel]] = {}
         for key in ("cost", "cluster", "rented", "attempts", "duration"):
-            name, value = QLabel(), QLabel()
+            name, value = plain_label(), plain_label()
             name.setProperty("role", "fact-label")
             value.setProperty("role", "fact")
             value.setWordWrap(True)
@@ -531,7 +541,7 @@ class JobsPage(QWidget):
         self._fill_nodes()
         self._fill_table()
         if self.shown_error is not None:
-            self.error.setText(error_text(self.shown_error))
+            set_plain(self.error, error_text(self.shown_error), multiline=True)
         if self._notice_words is not None:
             self.notice.setText(self._notice_words())
         if self.detail is not None:
@@ -744,12 +754,13 @@ class JobsPage(QWidget):
         job = detail.job
         self._show_detail_state()
         where = job.cluster or self.tr("no cluster yet")
-        self.detail_title.setText(
+        set_plain(
+            self.detail_title,
             self.tr("{name} · {state} · on {cluster} · attempt {attempt}").format(
                 name=job.name, state=state(job.state.value), cluster=where, attempt=job.attempt
-            )
+            ),
         )
-        self.detail_facts.setText(self._facts(job))
+        set_plain(self.detail_facts, self._facts(job), multiline=True)
         p = job.progress
         if p.step is not None and p.total_steps:
             self.progress.setRange(0, int(p.total_steps))
@@ -772,7 +783,7 @@ class JobsPage(QWidget):
             self.eta.setToolTip("")
         elif job.active and p.eta_reason:
             self.eta.setText(self.tr("ETA: not yet known"))
-            self.eta.setToolTip(self._eta_reason(p.eta_reason))
+            self.eta.setToolTip(plain_tip(self._eta_reason(p.eta_reason)))
         else:
             self.eta.setText("")
             self.eta.setToolTip("")
@@ -831,7 +842,11 @@ class JobsPage(QWidget):
             return
         p = job.progress
         url = job.service_url
-        link = f'<a href="{url}">{url}</a>' if url else self.tr("not forwarded yet")
+        link = (
+            f'<a href="{html.escape(display.line(url))}">{html_text(url)}</a>'
+            if url
+            else self.tr("not forwarded yet")
+        )
         rate = "–" if p.requests_per_s is None else i18n.number(p.requests_per_s, 1)
         latency = "–" if p.latency_ms is None else i18n.number(p.latency_ms, 0)
         self.service.setText(
@@ -980,7 +995,8 @@ class JobsPage(QWidget):
         return not needle or needle in line.text.lower()
 
     def _line_text(self, line: LogLine) -> str:
-        return f"{i18n.clock_time(line.ts)} {line}"
+        # a remote machine's words: its escapes, controls and bidi characters made visible
+        return f"{i18n.clock_time(line.ts)} {display.text(line)}"
 
     def _show_lines(self) -> None:
         needle = self.log_search.text().strip().lower()
@@ -1236,7 +1252,7 @@ class JobsPage(QWidget):
 
     def show_error(self, error: ErrorInfo) -> None:
         self.shown_error = error
-        self.error.setText(error_text(error))
+        set_plain(self.error, error_text(error), multiline=True)
         self.error.show()
         self.message.emit(error.worded()[0])
 

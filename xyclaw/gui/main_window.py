@@ -36,6 +36,7 @@ from xyclaw.gui.pages import PAGES, PageInfo
 from xyclaw.gui.quit_flow import QuitFlow
 from xyclaw.gui.status import StatusBarController, StatusSnapshot, read_snapshot
 from xyclaw.gui.tray import TrayController
+from xyclaw.gui.widgets import plain_label, plain_tip
 
 log = logging.getLogger(__name__)
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
@@ -83,9 +84,9 @@ def _placeholder_page(info: PageInfo) -> QWidget:
     page.setProperty("placeholder", True)
     layout = QVBoxLayout(page)
     layout.setContentsMargins(32, 28, 32, 28)
-    title = QLabel(info.title)
+    title = plain_label(info.title)
     title.setProperty("role", "title")
-    body = QLabel(info.summary)
+    body = plain_label(info.summary)
     body.setProperty("role", "body")
     body.setWordWrap(True)
     layout.addWidget(title)
@@ -270,7 +271,7 @@ class MainWindowController:
             self.navigation.addItem(info.title)
             item = self.navigation.item(self.navigation.count() - 1)
             item.setIcon(icon(f"page-{info.key}"))
-            item.setToolTip(info.summary)
+            item.setToolTip(plain_tip(info.summary))
             slot = QWidget()  # stands in for the page until it is built
             slot.setObjectName(f"slot_{info.key}")
             self.pages.addWidget(slot)
@@ -321,7 +322,7 @@ class MainWindowController:
             item = self.navigation.item(row)
             if item is not None:
                 item.setText(info.title)
-                item.setToolTip(info.summary)
+                item.setToolTip(plain_tip(info.summary))
         for info in PAGES:
             page = self.page_widgets.built(info.key)
             if page is not None and page.property("placeholder"):

@@ -54,7 +54,7 @@ from xyclaw.gui.charts.source import (
     short_node_name,
 )
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
-from xyclaw.gui.widgets import weak_slot
+from xyclaw.gui.widgets import plain_label, weak_slot
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ class MonitorPage(QWidget):
         self.timer.timeout.connect(self.tick)
 
         # header: title, cluster picker, status
-        self.title = title = QLabel()
+        self.title = title = plain_label()
         title.setProperty("role", "title")
         self.picker = QComboBox()
         self.picker.setMinimumWidth(260)
@@ -107,7 +107,7 @@ class MonitorPage(QWidget):
         head = QHBoxLayout()
         head.addWidget(title)
         head.addStretch(1)
-        self.cluster_label = QLabel()
+        self.cluster_label = plain_label()
         head.addWidget(self.cluster_label)
         head.addWidget(self.picker)
         self.status = QLabel("")
@@ -131,7 +131,7 @@ class MonitorPage(QWidget):
         self._legend_grid.setContentsMargins(0, 0, 0, 0)
         self._legend_grid.setHorizontalSpacing(4)
         self._legend_grid.setVerticalSpacing(2)
-        self.legend_hint = QLabel()
+        self.legend_hint = plain_label()
         self.legend_hint.setStyleSheet("color: #6b7280;")
         self.clear_button = QPushButton()
         self.clear_button.clicked.connect(lambda: self.set_selection([]))
@@ -177,7 +177,7 @@ class MonitorPage(QWidget):
         body.setStretchFactor(1, 0)
         body.setChildrenCollapsible(False)
 
-        self.empty = QLabel()
+        self.empty = plain_label()
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setProperty("role", "body")

@@ -30,8 +30,8 @@ from xyclaw.events import OperationProgress
 from xyclaw.gui.bridge import FINAL_STATES
 from xyclaw.gui.formatting import duration, worded
 from xyclaw.gui.forms import child, load_ui
-from xyclaw.gui.widgets import DATA_ROLE, weak_slot
-from xyclaw.wording import Said
+from xyclaw.gui.widgets import DATA_ROLE, plain_tip, weak_slot
+from xyclaw.wording import Said, display
 
 CancelLookup = Callable[[int], Callable[[], Any] | None]
 
@@ -208,7 +208,9 @@ class OperationsPanel(QWidget):
 
     # -- drawing --------------------------------------------------------------------------------
     def _add_row(self, view: OperationView) -> None:
-        item = QTreeWidgetItem([view.shown_title, "", view.shown_message, ""])
+        item = QTreeWidgetItem(
+            [display.line(view.shown_title), "", display.line(view.shown_message), ""]
+        )
         item.setData(0, Qt.ItemDataRole.UserRole, view.id)
         self.tree.insertTopLevelItem(0, item)
         bar = QProgressBar()
@@ -233,7 +235,7 @@ class OperationsPanel(QWidget):
         bar = self._bars[view.id]
         state = _state_text(view.state)
         elapsed = (view.finished_at or time.monotonic()) - view.started_at
-        message = view.shown_message
+        message = display.line(view.shown_message)  # may quote a node or a provider
         if view.finished:
             plain = view.message in ("", "done", view.state) or message in ("", state)
             said = (
@@ -242,7 +244,7 @@ class OperationsPanel(QWidget):
             item.setText(2, f"{state}{said} ({duration(elapsed)})")
         else:
             item.setText(2, message or state)
-        item.setToolTip(2, item.text(2))
+        item.setToolTip(2, plain_tip(item.text(2)))
         if view.fraction is None and not view.finished:
             bar.setRange(0, 0)  # busy: the work does not say how far it is
         else:
@@ -263,10 +265,10 @@ class OperationsPanel(QWidget):
         key = (view.id, subject)
         step, said = view.steps[subject]
         step = worded(step_said(step)) if step else ""
-        message = worded(said)
+        message = display.line(worded(said))
         item = self._step_items.get(key)
         if item is None:
-            item = QTreeWidgetItem([subject, step, message, ""])
+            item = QTreeWidgetItem([display.line(subject), step, message, ""])
             item.setData(0, DATA_ROLE, True)  # a node's name
             self._items[view.id].addChild(item)
             self._items[view.id].setExpanded(True)
@@ -274,7 +276,7 @@ class OperationsPanel(QWidget):
         else:
             item.setText(1, step)
             item.setText(2, message)
-        item.setToolTip(2, message)
+        item.setToolTip(2, plain_tip(message))
 
     def _update_summary(self) -> None:
         running = len(self.running)

@@ -66,10 +66,11 @@ from xyclaw.gui.plan_report import (
     selection_report,
 )
 from xyclaw.gui.rent_flow import RentFlow
-from xyclaw.gui.widgets import weak_slot
+from xyclaw.gui.widgets import html_text, plain_label, plain_tip, weak_slot
 from xyclaw.planner import PlanRequest, RequestError, Task
 from xyclaw.planner.report import worded_reasons
 from xyclaw.planner.rules import size_label
+from xyclaw.wording import display
 
 if TYPE_CHECKING:
     from xyclaw.engine.reports import PlanOutcome
@@ -368,7 +369,7 @@ class PlanChart(QWidget):
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.placeholder = QLabel()
+        self.placeholder = plain_label()
         self.placeholder.setObjectName("planChartPlaceholder")
         self.placeholder.setProperty("role", "muted")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -524,11 +525,11 @@ class PlanChart(QWidget):
 
 
 def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
+    item = QTableWidgetItem(display.line(text))  # a provider's names, drawn safely
     if right:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if tip:
-        item.setToolTip(tip)
+        item.setToolTip(plain_tip(tip))
     return item
 
 
@@ -596,6 +597,7 @@ class PlanPage(QWidget):
         self.plan_button = child(form, QPushButton, "planButton")
         self.status = child(form, QLabel, "planStatus")
         self.summary = child(form, QLabel, "planSummary")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # its data escaped (html_text)
         self.notes = child(form, QLabel, "planNotes")
         self.save_button = child(form, QPushButton, "saveReport")
         self.table: QTableWidget = child(form, QTableWidget, "planOptions")
@@ -738,7 +740,7 @@ class PlanPage(QWidget):
         widget = self.fields[key]
         widget.setEnabled(on)
         self.labels[key].setEnabled(on)
-        widget.setToolTip("" if on else why)
+        widget.setToolTip(plain_tip("" if on else why))
         if not on:
             self._show_field_error(key, None)
 
@@ -838,8 +840,8 @@ class PlanPage(QWidget):
             why = worded(result.unmatched_said or result.unmatched) or self.tr(
                 "all {n} shapes break a limit"
             ).format(n=result.considered)
-            head = self.tr("{plan}: nothing fits: {why}.").format(plan=plan, why=why)
-        self.summary.setText(f"{head}<br><span>{request_text(request)}</span>")
+            head = self.tr("{plan}: nothing fits: {why}.").format(plan=plan, why=html_text(why))
+        self.summary.setText(f"{head}<br><span>{html_text(request_text(request))}</span>")
         outcome = view.outcome
         notes = [worded(n) for n in outcome.notes_said] if outcome.notes_said else outcome.notes
         self.notes.setText("\n".join(notes))
@@ -929,7 +931,7 @@ class PlanPage(QWidget):
             button.setObjectName(f"plan_rent_{row + 1}")
             button.setProperty("role", "primary-small")
             button.setToolTip(
-                self.tr("Quote option {n} and ask for your approval").format(n=row + 1)
+                plain_tip(self.tr("Quote option {n} and ask for your approval").format(n=row + 1))
             )
             button.clicked.connect(weak_slot(self.rent, row + 1))  # deleted with its row
             table.setCellWidget(row, len(COLUMNS) - 1, button)

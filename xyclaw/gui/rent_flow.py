@@ -24,6 +24,7 @@ from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.chat.approval import ApprovalCard
 from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.forms import child, load_ui
+from xyclaw.gui.widgets import plain_label, plain_tip
 
 if TYPE_CHECKING:
     from xyclaw.engine.quotes import RentQuote
@@ -102,12 +103,12 @@ class ApprovalDialog(QObject):
 
     def add_fact(self, label: str, text: str, tooltip: str = "") -> QLabel:
         """A row under the card's own facts (the quote's digest, the offer)."""
-        name = QLabel(label)
+        name = plain_label(label)
         name.setProperty("role", "fact-label")
-        value = QLabel(text)
+        value = plain_label(text)  # an offer's id, a digest: as the provider gave them
         value.setProperty("role", "fact")
         value.setWordWrap(True)
-        value.setToolTip(tooltip)
+        value.setToolTip(plain_tip(tooltip))
         self.facts.addRow(name, value)
         self.card.facts[label] = value
         return value

@@ -53,7 +53,7 @@ from xyclaw.gui import i18n, themes
 from xyclaw.gui.bridge import ErrorInfo, Worker
 from xyclaw.gui.formatting import error_text, fabric_text, message_language
 from xyclaw.gui.host_probe import HostReport, HostTester, hosts_file, own_hosts
-from xyclaw.gui.widgets import DATA_ROLE
+from xyclaw.gui.widgets import DATA_ROLE, plain_label, plain_tip
 
 log = logging.getLogger(__name__)
 CTX = "SettingsPage"
@@ -351,9 +351,9 @@ class SettingsPage(QWidget):
         self.last_host_report: HostReport | None = None
         self.allowances: list[Any] = []
 
-        self.title = QLabel()
+        self.title = plain_label()
         self.title.setProperty("role", "title")
-        self.subtitle = QLabel()
+        self.subtitle = plain_label()
         self.subtitle.setProperty("role", "muted")
         self.subtitle.setWordWrap(True)
         self.tabs = QTabWidget()
@@ -392,7 +392,7 @@ class SettingsPage(QWidget):
 
     @staticmethod
     def _note(role: str = "muted") -> QLabel:
-        label = QLabel()
+        label = plain_label()
         label.setProperty("role", role)
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -432,7 +432,7 @@ class SettingsPage(QWidget):
         self.llm_error.setObjectName("llmError")
         self.llm_error.setVisible(False)
         self.llm_form = QFormLayout()
-        self.llm_labels = [QLabel() for _ in range(4)]
+        self.llm_labels = [plain_label() for _ in range(4)]
         for label, field in zip(
             self.llm_labels, (self.preset, self.base_url, self.model, self.api_key), strict=True
         ):
@@ -527,7 +527,7 @@ class SettingsPage(QWidget):
         self.sim_delay.setMaximumWidth(160)
         self.sim_delay.setObjectName("simDelay")
         self._ranged(self.sim_delay, "sim.provision_delay_s", 1)
-        self.sim_delay_label = QLabel()
+        self.sim_delay_label = plain_label()
         self.sim_delay_label.setBuddy(self.sim_delay)
         self.sim_save = QPushButton()
         self.sim_save.setObjectName("simSave")
@@ -586,7 +586,7 @@ class SettingsPage(QWidget):
                     field.setMaximum(1e9)
             field.setObjectName("setting_" + dotted.replace(".", "_"))
             field.setMaximumWidth(260)
-            label = QLabel()
+            label = plain_label()
             label.setBuddy(field)
             error = self._note("error")
             error.setVisible(False)
@@ -643,20 +643,20 @@ class SettingsPage(QWidget):
         self.theme.setObjectName("theme")
         self.tray = QCheckBox()
         self.tray.setObjectName("closeToTray")
-        self.look_labels = [QLabel(), QLabel()]
+        self.look_labels = [plain_label(), plain_label()]
         self.look_labels[0].setBuddy(self.language)
         self.look_labels[1].setBuddy(self.theme)
         self.look_note = self._note()
         form = QFormLayout()
         form.addRow(self.look_labels[0], self.language)
         form.addRow(self.look_labels[1], self.theme)
-        form.addRow(QLabel(), self.tray)
+        form.addRow(plain_label(), self.tray)
         self.language.activated.connect(lambda _i: self.set_language(self.language.currentData()))
         self.theme.activated.connect(lambda _i: self.set_theme(self.theme.currentData()))
         self.tray.clicked.connect(
             lambda on: self.save_setting("gui.close_to_tray", bool(on), self.look_note)
         )
-        self.shortcuts_label = QLabel()
+        self.shortcuts_label = plain_label()
         self.shortcuts_label.setProperty("role", "card-title")
         self.shortcuts = self._note()
         layout = QVBoxLayout(tab)
@@ -674,7 +674,7 @@ class SettingsPage(QWidget):
         self.data_values: dict[str, QLabel] = {}
         self.data_labels: dict[str, QLabel] = {}
         for key in ("folder", "database", "size", "schema", "rows"):
-            label, value = QLabel(), self._note("fact")
+            label, value = plain_label(), self._note("fact")
             value.setObjectName(f"data_{key}")
             if key in ("folder", "database"):
                 value.setProperty("data", True)
@@ -812,7 +812,9 @@ class SettingsPage(QWidget):
                 field.setSuffix(suffixes[dotted])
             else:
                 field.setSuffix(" " + self.config.general.currency)
-            field.setToolTip(self.tr("Allowed: {rule}").format(rule=allowed(setting_info(dotted))))
+            field.setToolTip(
+                plain_tip(self.tr("Allowed: {rule}").format(rule=allowed(setting_info(dotted))))
+            )
         self.money_save.setText(self.tr("Save"))
         self.allow_group.setTitle(self.tr("Remembered allowances"))
         self.allow_intro.setText(
@@ -1237,7 +1239,7 @@ class SettingsPage(QWidget):
             self.host_test.setEnabled(True)
             self._show(self.host_result, "")
             self._show(self.host_error, partial(_host_text, error, host))
-            self.host_error.setToolTip(error_text(error, with_hint=False))
+            self.host_error.setToolTip(plain_tip(error_text(error, with_hint=False)))
 
         self._submit_raw(lambda: tester.test(host, expected), done, failed, f"test {host}")
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 
 from xyclaw.gui.bridge import EngineBridge, ErrorInfo, Worker
 from xyclaw.gui.formatting import money_totals, tokens
+from xyclaw.gui.widgets import plain_label, plain_tip
 
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 REFRESH_MS = 5000
@@ -197,7 +198,7 @@ class StatusBarController:
             self.rate.setText(translate("StatusBar", "Reading…"))
 
     def _label(self, name: str) -> QLabel:
-        label = QLabel()
+        label = plain_label()
         label.setObjectName(name)
         label.setProperty("role", "status")
         self.bar.addPermanentWidget(label)
@@ -242,11 +243,13 @@ class StatusBarController:
         self.rate.setText(snapshot.rate_text())
         self.rate.setProperty("state", "billing" if snapshot.billing else "idle")
         self.rate.setToolTip(
-            translate("StatusBar", "Billing now: {clusters}").format(
-                clusters=", ".join(snapshot.billing_clusters)
+            plain_tip(
+                translate("StatusBar", "Billing now: {clusters}").format(
+                    clusters=", ".join(snapshot.billing_clusters)
+                )
+                if snapshot.billing
+                else translate("StatusBar", "No node is billing now")
             )
-            if snapshot.billing
-            else translate("StatusBar", "No node is billing now")
         )
         self._repolish(self.rate)
         self.spent.setText(snapshot.spent_text())
@@ -269,9 +272,11 @@ class StatusBarController:
             )
         )
         self.providers.setToolTip(
-            "\n".join(
-                f"{p.name}: {_state_word(p.state)}" + (f" ({p.detail})" if p.detail else "")
-                for p in snapshot.providers
+            plain_tip(  # a provider's own words in its detail
+                "\n".join(
+                    f"{p.name}: {_state_word(p.state)}" + (f" ({p.detail})" if p.detail else "")
+                    for p in snapshot.providers
+                )
             )
         )
 
@@ -279,7 +284,7 @@ class StatusBarController:
         self._done_reading()
         self.error = error
         self.rate.setText(translate("StatusBar", "Status unavailable"))
-        self.rate.setToolTip(str(error))
+        self.rate.setToolTip(plain_tip(error))
 
     @Slot()
     def _advance(self) -> None:

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from xyclaw.agent.types import TurnResult
 from xyclaw.files import write_private
 from xyclaw.gui.bridge import ErrorInfo
+from xyclaw.gui.widgets import plain_label
 
 if TYPE_CHECKING:
     from xyclaw.gui.main_window import MainWindowController
@@ -205,12 +206,12 @@ class TourPanel(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(14, 8, 14, 8)
         text = QVBoxLayout()
-        self.heading = QLabel()
+        self.heading = plain_label()
         self.heading.setObjectName("tourHeading")
-        self.body = QLabel()
+        self.body = plain_label()
         self.body.setWordWrap(True)
         self.body.setProperty("role", "body")
-        self.status = QLabel()
+        self.status = plain_label()
         self.status.setObjectName("tourStatus")
         self.status.setWordWrap(True)
         text.addWidget(self.heading)

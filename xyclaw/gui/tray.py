@@ -19,6 +19,8 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from xyclaw.gui import history_words as words
 from xyclaw.gui.bridge import EngineBridge
 from xyclaw.gui.formatting import money, worded
+from xyclaw.gui.widgets import plain_tip
+from xyclaw.wording import display
 
 RECENT = 10
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
@@ -81,13 +83,15 @@ class TrayController(QObject):
 
     # -- what the tray says --------------------------------------------------------------------
     def set_spend_rate(self, text: str) -> None:
-        self.icon.setToolTip(f"XyClaw — {text}")
+        self.icon.setToolTip(plain_tip(f"XyClaw — {text}"))
 
     @property
     def tooltip(self) -> str:
         return self.icon.toolTip()
 
     def notify(self, title: str, message: str, severity: str = "info") -> Notification:
+        # names and a machine's words inside: no control, bidi or invisible character
+        title, message = display.line(title), display.line(message)
         note = Notification(title, message, severity)
         self.recent.appendleft(note)
         self._rebuild_recent()

@@ -1,5 +1,13 @@
 """Small widgets the pages share: Markdown that sizes to its text, a flow layout for chips,
-a badge, and slots that do not keep their page alive."""
+a badge, slots that do not keep their page alive, and the ways to show untrusted text.
+
+Text from a model, a remote machine, a provider or a name is data: a QLabel or a tooltip
+renders it as HTML when it looks like HTML (``Qt.mightBeRichText``), so
+``<font color="#fff">rm -rf /workspace;</font> nvidia-smi -L`` would hide its own first half.
+Such text goes through :func:`plain_label` / :func:`set_plain` (a plain-text label, the text
+drawn through :mod:`xyclaw.wording.display`), :func:`plain_tip` (a tooltip Qt cannot read as
+HTML) or :class:`MarkdownView` (Markdown with raw HTML shown as text).
+"""
 
 from __future__ import annotations
 
@@ -28,10 +36,62 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+
+def _shown(text: object, multiline: bool) -> str:
+    from xyclaw.wording import display
+
+    return display.text(text) if multiline else display.line(text)
+
+
+def plain_label(
+    text: object = "", *, multiline: bool = False, parent: QWidget | None = None
+) -> QLabel:
+    """A label for data: plain text (never HTML), controls, escapes, bidi and invisible
+    characters made visible; ``multiline`` keeps the text's own newlines (a log's lines),
+    else a newline shows as ``␊`` (a field: a command on a card)."""
+    label = QLabel(parent)
+    set_plain(label, text, multiline=multiline)
+    return label
+
+
+def set_plain(label: QLabel, text: object, *, multiline: bool = False) -> None:
+    """Show data in ``label`` (one built elsewhere, a form's): as :func:`plain_label` does."""
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(_shown(text, multiline))
+
+
+def plain_tip(text: object) -> str:
+    """A tooltip that shows ``text`` literally: a tooltip is rendered as HTML when it looks
+    like HTML, so such text is escaped (and its lines kept) for Qt to render as written."""
+    import html
+
+    from PySide6 import QtGui
+
+    shown = _shown(text, True)
+    if not QtGui.Qt.mightBeRichText(shown):
+        return shown
+    escaped = html.escape(shown, quote=False).replace("\n", "<br>")
+    return f"<p style='white-space:pre-wrap'>{escaped}</p>"
+
+
+def html_text(text: object, *, multiline: bool = False) -> str:
+    """Data inside HTML the app builds (a node's details, an alert's head): drawn through
+    :mod:`xyclaw.wording.display`, then escaped."""
+    import html
+
+    return html.escape(_shown(text, multiline), quote=False)
+
+
 #: Marks a table or tree cell whose text the GUI wrote (and translated), for tests.
 TRANSLATED_ROLE = int(Qt.ItemDataRole.UserRole) + 41
 #: Marks a cell that shows data as it is in every language (a name, a command, a node's words).
 DATA_ROLE = int(Qt.ItemDataRole.UserRole) + 42
+
+
+_MARKDOWN = (
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
+    | QTextDocument.MarkdownFeature.MarkdownNoHTML
+)
 
 
 class MarkdownView(QTextBrowser):
@@ -83,7 +143,11 @@ class MarkdownView(QTextBrowser):
             self._render_now()
 
     def _render_now(self) -> None:
-        self.setMarkdown(self._text)
+        # Raw HTML in the text (a model's reply may hold some) is shown as the text it is,
+        # never rendered: no hidden or recoloured words, no image fetched.
+        from xyclaw.wording import display
+
+        self.document().setMarkdown(display.text(self._text), _MARKDOWN)
         _shade_code(self.document())
         self._fit()
 
@@ -136,6 +200,7 @@ class Badge(QLabel):
 
     def __init__(self, text: str, kind: str, value: str, parent: QWidget | None = None):
         super().__init__(text, parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
         self.setProperty("badge", kind)
         self.setProperty(kind, value)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)

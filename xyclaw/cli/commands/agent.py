@@ -11,7 +11,7 @@ import getpass
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from xyclaw.errors import UsageError
 
@@ -167,7 +167,13 @@ def _turn_json(result: TurnResult) -> dict[str, Any]:
 
 
 class _Printer:
-    """Turns agent events into terminal output (tokens as they come when ``stream``)."""
+    """Turns agent events into terminal output (tokens as they come when ``stream``).
+
+    Everything a model, a tool or a remote machine wrote goes through
+    :mod:`xyclaw.wording.display` first: it cannot move the cursor, restyle the screen or
+    begin a line the way an approval card does. A card is drawn only by :meth:`finish`, after
+    the streamed text, on a fresh line, each of its lines behind :data:`CARD_MARK`.
+    """
 
     def __init__(self, ctx: CliContext, *, stream: bool, later_hint: bool = True) -> None:
         self.ctx = ctx
@@ -175,23 +181,34 @@ class _Printer:
         self.later_hint = later_hint
         self.streamed = False
         self.agent: str | None = None
+        self._line_open = False  # something was written since the last newline
+
+    def _write(self, text: str) -> None:
+        if text:
+            self.ctx.out.write(text)
+            self._line_open = not text.endswith("\n")
+
+    def _fresh_line(self) -> None:
+        if self._line_open:
+            self._write("\n")
 
     def __call__(self, event: AgentEvent) -> None:
         from xyclaw.agent.types import ReasoningDelta, TokenDelta, ToolFinished, ToolStarted
+        from xyclaw.wording import display
 
         if not self.stream:
             return
-        out = self.ctx.out
         if isinstance(event, TokenDelta):
             if self.agent != event.agent:
-                out.write(f"\n[{event.agent}] ")
+                self._write(f"\n[{display.line(event.agent)}] ")
                 self.agent = event.agent
-            out.write(event.text)
+            self._write(display.text(event.text))
             self.streamed = True
         elif isinstance(event, ReasoningDelta):
-            out.write(f"\x1b[2m{event.text}\x1b[0m")
+            self._write(f"\x1b[2m{display.text(event.text)}\x1b[0m")
         elif isinstance(event, ToolStarted):
-            out.write(f"\n  -> {event.call.tool} {json.dumps(event.call.args, ensure_ascii=False)}")
+            args = json.dumps(event.call.args, ensure_ascii=False)
+            self._write(f"\n  -> {display.line(event.call.tool)} {display.line(args)}")
         elif isinstance(event, ToolFinished):
             from xyclaw.wording import worded
 
@@ -202,41 +219,56 @@ class _Printer:
                 or worded(call.error_said or call.error, self.ctx.language)
                 or call.status
             )
-            out.write(f"\n  <- {call.tool}: {call.status} ({note})")
-        out.flush()
+            self._write(f"\n  <- {display.line(call.tool)}: {call.status} ({display.line(note)})")
+        self.ctx.out.flush()
 
     def finish(self, result: TurnResult) -> None:
-        if result.reply and not self.streamed:
-            self.ctx.print(f"[{result.agent}] {result.reply}")
-        elif self.streamed:
-            self.ctx.print("")
-        if result.pending_approval is not None:
-            self.ctx.print(_card(result.pending_approval))
-        if result.pending_approval is not None and self.later_hint:
-            from xyclaw.agent.rules.texts import say
+        from xyclaw.wording import display
 
-            language = result.pending_approval.language
-            self.ctx.print(say(language, "card_waiting", cid=result.conversation_id))
+        if result.reply and not self.streamed:
+            self._fresh_line()
+            self.ctx.print(f"[{display.line(result.agent)}] {display.text(result.reply)}")
+        self._fresh_line()
+        self._line_open = False
         if result.tokens_in or result.tokens_out:
             self.ctx.print(
                 f"({result.tokens_in} tokens in, {result.tokens_out} out,"
                 f" {_money(result.cost_micros, result.currency)})"
             )
+        # the card last, so that its question follows it
+        if result.pending_approval is not None:
+            self.ctx.print(_card(result.pending_approval, self.ctx.out))
+        if result.pending_approval is not None and self.later_hint:
+            from xyclaw.agent.rules.texts import say
+
+            language = result.pending_approval.language
+            self.ctx.print(say(language, "card_waiting", cid=result.conversation_id))
 
 
-def _card(request: ApprovalRequest) -> str:
+def _card(request: ApprovalRequest, out: IO[str] | None = None) -> str:
+    """The approval card as the terminal draws it: every line behind the card's marker, every
+    value whole (wrapped, never cut) and drawn through ``display.line``."""
     from xyclaw.agent.rules.texts import card_label, say
+    from xyclaw.agent.tools import bound_lines
+    from xyclaw.cli.render import marked_lines
+    from xyclaw.wording import display
 
     language = request.language
     lines = [
-        say(language, "card_head", effect=request.effect, agent=request.agent, title=request.title)
+        say(
+            language,
+            "card_head",
+            effect=request.effect,
+            agent=display.line(request.agent),
+            title=display.line(request.title),
+        )
     ]
     if request.flagged_after_remote_output:
         lines.append(say(language, "card_flag"))
-    from xyclaw.agent.tools import bound_lines
-
     # the card's id (what `ask --approve` names), its targets by id and who asked
-    lines += [f"   {line.in_language(language)}" for line in bound_lines(request.action)]
+    lines += [
+        f"   {display.line(line.in_language(language))}" for line in bound_lines(request.action)
+    ]
     for key, value in request.details.items():
         if key in ("quote",) or value in (None, "", []):
             continue
@@ -246,12 +278,13 @@ def _card(request: ApprovalRequest) -> str:
             value = "; ".join(
                 json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v) for v in value
             )
-        lines.append(f"   {card_label(language, key)}: {value}")
-    return "\n".join(lines)
+        lines.append(f"   {card_label(language, key)}: {display.line(value)}")
+    return "\n".join(marked_lines(lines, out))
 
 
 # -- chat --------------------------------------------------------------------------------------
 def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.wording import display
 
     runtime = _runtime(ctx)
     cid = args.conversation if args.conversation is not None else runtime.new_conversation()
@@ -259,7 +292,7 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
     printer = _Printer(ctx, stream=True, later_hint=False)
     pending = runtime.pending_approval(cid)
     if pending is not None:
-        ctx.print(_card(pending))
+        ctx.print(_card(pending, ctx.out))
     while True:
         if pending is None:
             # A job whose recovery waits for a new node asks here, with the rental's card.
@@ -268,7 +301,7 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
                 printer.finish(asked)
                 pending = asked.pending_approval
         try:
-            prompt = "approve? [a]pprove / [r]eject / [e]dit > " if pending else "you> "
+            prompt = _approve_prompt() if pending else "you> "
             line = input(prompt).strip()
         except EOFError:
             ctx.print("")
@@ -288,7 +321,7 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
         if line == "/list":
             for c in runtime.conversations():
                 mark = " (approval pending)" if c.pending_approval else ""
-                ctx.print(f"{c.id:>4}  {c.title[:60]}{mark}")
+                ctx.print(f"{c.id:>4}  {display.line(c.title[:60])}{mark}")
             continue
         if line.startswith("/switch"):
             try:
@@ -298,16 +331,17 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
                 continue
             for m in runtime.messages(cid)[-10:]:
                 if m.role != "tool":
-                    ctx.print(f"[{m.agent or m.role}] {m.text}")
+                    ctx.print(f"[{display.line(m.agent or m.role)}] {display.text(m.text)}")
             pending = runtime.pending_approval(cid)
             if pending is not None:
-                ctx.print(_card(pending))
+                ctx.print(_card(pending, ctx.out))
             continue
         if line == "/allowances":
             for a in runtime.allowances():
                 what = a.command or (" ".join(a.prefix) + " ..." if a.prefix else a.tool)
                 ctx.print(
-                    f"{a.id:>4}  {a.tool} `{what}` on {a.cluster} in '{a.conversation_title}'"
+                    f"{a.id:>4}  {display.line(a.tool)} `{display.line(what)}`"
+                    f" on {display.line(a.cluster)} in '{display.line(a.conversation_title)}'"
                 )
             continue
         if line.startswith("/revoke"):
@@ -335,6 +369,15 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
         printer.finish(result)
         pending = result.pending_approval
     return 0
+
+
+def _approve_prompt() -> str:
+    """The card's question, behind the card's marker like the card's lines (unstyled: a
+    line editor counts a prompt's escapes as cells)."""
+    from xyclaw.cli.render import marked_lines
+
+    [prompt] = marked_lines(["approve? [a]pprove / [r]eject / [e]dit > "])
+    return prompt
 
 
 def _read_decision(line: str, pending: ApprovalRequest, ctx: CliContext) -> Any:

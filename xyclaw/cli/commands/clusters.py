@@ -8,7 +8,13 @@ import time
 from typing import Any
 
 from xyclaw.cli.context import CliContext
-from xyclaw.cli.render import BILLING_COLUMNS, CLUSTER_COLUMNS, OFFER_COLUMNS, print_table
+from xyclaw.cli.render import (
+    BILLING_COLUMNS,
+    CLUSTER_COLUMNS,
+    OFFER_COLUMNS,
+    print_table,
+    remote_text,
+)
 from xyclaw.errors import UsageError
 
 
@@ -292,9 +298,9 @@ def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
     for node, result in results.items():
         if isinstance(result, CommandResult):
             for line in result.stdout.splitlines():
-                ctx.print(f"{node}: {line}")
+                ctx.print(f"{node}: {remote_text(ctx.out, line)}")
             for line in result.stderr.splitlines():
-                ctx.warn(f"{node}: {line}")
+                ctx.warn(f"{node}: {remote_text(ctx.err, line)}")
             if result.truncation_note:
                 ctx.warn(f"{node}: ({result.truncation_note})")
             if result.exit_code:

@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.cli.context import CliContext
-from xyclaw.cli.render import Column, print_table
+from xyclaw.cli.render import Column, print_table, remote_text
 from xyclaw.errors import UsageError
 from xyclaw.wording import worded
 
@@ -301,7 +301,7 @@ def _logs(args: argparse.Namespace, ctx: CliContext) -> int:
     }
     if not args.follow:
         for line in engine.job_logs(str(job.id), tail=args.tail, **filters):
-            ctx.print(str(line))
+            ctx.print(remote_text(ctx.out, line))
         return 0
     return _follow_logs(ctx, engine, job.id, filters, tail=args.tail)
 
@@ -321,14 +321,14 @@ def _follow_logs(
             )
             first = False
             for line in lines:
-                ctx.print(str(line))
+                ctx.print(remote_text(ctx.out, line))
                 last = line.id if line.stream != "cut" else last
             ctx.out.flush()
             job = engine.job(str(job_id))
             if job.state.finished and not lines:
                 more = engine.job_logs(str(job_id), since_offset=last, **filters)
                 for line in more:
-                    ctx.print(str(line))
+                    ctx.print(remote_text(ctx.out, line))
                 ctx.warn(_ended(ctx, job))
                 return _EXIT.get(job.state.value, 1)
             time.sleep(0.3)

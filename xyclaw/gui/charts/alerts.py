@@ -28,7 +28,7 @@ from xyclaw.gui import i18n
 from xyclaw.gui.charts.source import AlertView
 from xyclaw.gui.charts.theme import SEVERITY_COLORS
 from xyclaw.gui.formatting import message_language, worded
-from xyclaw.gui.widgets import FlowLayout, weak_slot
+from xyclaw.gui.widgets import FlowLayout, html_text, plain_label, plain_tip, weak_slot
 from xyclaw.telemetry.rules import rule_title
 
 
@@ -141,25 +141,23 @@ class AlertCard(QFrame):
         title = rule_title(alert.rule, message_language())
         head = QLabel(
             f"<b style='color:{color}'>{words.word(words.SEVERITIES, alert.severity).upper()}</b>"
-            f" \u00a0<span>{html.escape(_where(alert))}</span>"
+            f" \u00a0<span>{html_text(_where(alert))}</span>"
             f" \u00a0<span style='color:#6b7280'>{html.escape(title)}</span>"
         )
         head.setTextFormat(Qt.TextFormat.RichText)
-        head.setToolTip(alert.rule)
+        head.setToolTip(plain_tip(alert.rule))
         head.setWordWrap(True)
         layout.addWidget(head)
         # Worded in the window's language; an alert stored before alerts were worded has
         # only its English text, shown as it was stored (data).
-        message = QLabel(worded(alert.said or alert.message))
+        message = plain_label(worded(alert.said or alert.message), multiline=True)
         message.setObjectName("alertMessage")
-        message.setTextFormat(Qt.TextFormat.PlainText)
         if alert.said is None:
             message.setProperty("data", True)
         message.setWordWrap(True)
         layout.addWidget(message)
-        advice = QLabel(worded(alert.action_said or alert.action))
+        advice = plain_label(worded(alert.action_said or alert.action), multiline=True)
         advice.setObjectName("alertAdvice")
-        advice.setTextFormat(Qt.TextFormat.PlainText)
         if alert.action_said is None:
             advice.setProperty("data", True)
         advice.setWordWrap(True)
@@ -174,9 +172,11 @@ class AlertCard(QFrame):
         if alert.node_id is not None:
             show = QPushButton(_t(QT_TRANSLATE_NOOP("AlertsPanel", "Show")))
             show.setToolTip(
-                QCoreApplication.translate("AlertsPanel", "chart this node's GPUs")
-                if alert.gpu is None
-                else QCoreApplication.translate("AlertsPanel", "chart this GPU")
+                plain_tip(
+                    QCoreApplication.translate("AlertsPanel", "chart this node's GPUs")
+                    if alert.gpu is None
+                    else QCoreApplication.translate("AlertsPanel", "chart this GPU")
+                )
             )
             # weak: a card is deleted on its own, and must not hold the panel
             show.clicked.connect(weak_slot(panel.show_alert, alert))
@@ -190,9 +190,11 @@ class AlertCard(QFrame):
                     command=action.command.format(gpu=alert.gpu)
                 )
             button.setToolTip(
-                tip
-                + "\n"
-                + QCoreApplication.translate("AlertsPanel", "(asks for your approval first)")
+                plain_tip(
+                    tip
+                    + "\n"
+                    + QCoreApplication.translate("AlertsPanel", "(asks for your approval first)")
+                )
             )
             button.setEnabled(alert.id is not None)
             button.clicked.connect(weak_slot(panel.emit_action, alert, action.key))
@@ -225,7 +227,7 @@ class AlertsPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         self.alerts: list[AlertView] = []
-        self.title = QLabel()
+        self.title = plain_label()
         self.title.setStyleSheet("font-weight: 600;")
         outer.addWidget(self.title)
         self.scroll_area = QScrollArea()
@@ -236,7 +238,7 @@ class AlertsPanel(QWidget):
         self.list = QVBoxLayout(self.body)
         self.list.setContentsMargins(0, 0, 4, 0)
         self.list.setSpacing(6)
-        self.empty = QLabel()
+        self.empty = plain_label()
         self.empty.setStyleSheet("color: #6b7280;")
         self.list.addWidget(self.empty)
         self.list.addStretch(1)

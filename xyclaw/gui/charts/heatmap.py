@@ -24,6 +24,7 @@ from xyclaw.gui import i18n
 from xyclaw.gui.charts.axes import SlidingDateAxis
 from xyclaw.gui.charts.source import ClusterFrame, short_node_name
 from xyclaw.gui.charts.theme import LIGHT, MISSING_U8, ChartTheme, heatmap_lut
+from xyclaw.gui.widgets import plain_tip
 
 I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
@@ -588,7 +589,7 @@ class GpuHeatmap(QWidget):
                     node=self._name_of(node)
                 )
         if text:
-            QToolTip.showText(QCursor.pos(), text, self.view)
+            QToolTip.showText(QCursor.pos(), plain_tip(text), self.view)  # a node's name
         else:
             QToolTip.hideText()
 

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QVBoxLayout, QW
 from xyclaw.gui import i18n
 from xyclaw.gui.charts.source import JobStatus
 from xyclaw.gui.history_words import state as state_word
+from xyclaw.gui.widgets import plain_label
 
 
 def format_eta(seconds: float | None) -> str:
@@ -32,10 +33,10 @@ class JobPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(4)
-        self.title = QLabel()
+        self.title = plain_label()
         self.title.setStyleSheet("font-weight: 600;")
         outer.addWidget(self.title)
-        self.none = QLabel()
+        self.none = plain_label()
         self.none.setStyleSheet("color: #6b7280;")
         outer.addWidget(self.none)
         self.details = QWidget()
@@ -43,13 +44,13 @@ class JobPanel(QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(2)
-        self.step = QLabel()
-        self.loss = QLabel()
-        self.eta = QLabel()
-        self.rate = QLabel()
+        self.step = plain_label()
+        self.loss = plain_label()
+        self.eta = plain_label()
+        self.rate = plain_label()
         self.names: list[QLabel] = []  # Step, Loss, ETA, Tokens/s
         for row, value in enumerate((self.step, self.loss, self.eta, self.rate)):
-            label = QLabel()
+            label = plain_label()
             label.setStyleSheet("color: #6b7280;")
             self.names.append(label)
             grid.addWidget(label, row, 0)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from xyclaw.gui.chat.blocks import effect_text
 from xyclaw.gui.formatting import countdown, fabric_text, local_time, money, worded
 from xyclaw.gui.forms import child, load_ui
+from xyclaw.gui.widgets import plain_label, plain_tip, set_plain
 from xyclaw.wording import Said
 
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
@@ -232,6 +233,10 @@ class ApprovalCard(QFrame):
         self.setObjectName("approvalCardHost")
         self.setProperty("role", "approval-host")
         form = load_ui("approval_card.ui", self)
+        # Every word on a card is shown as written: a title, an agent's name or a command
+        # that looks like HTML must not be rendered (it could hide its own first half).
+        for label in form.findChildren(QLabel):
+            label.setTextFormat(Qt.TextFormat.PlainText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(form)
@@ -250,10 +255,11 @@ class ApprovalCard(QFrame):
         self.facts: dict[str, QLabel] = {}
         self._fact_names: dict[str, QLabel] = {}
         for label, text in approval_facts(request):
-            value = QLabel(text)
+            value = plain_label(text)  # a command on the card: whole, one line, as written
             value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setProperty("role", "fact")
-            name = QLabel(fact_label(label))
+            name = plain_label(fact_label(label))
             name.setProperty("role", "fact-label")
             facts.addRow(name, value)
             self.facts[label] = value
@@ -261,9 +267,9 @@ class ApprovalCard(QFrame):
         self.expiry: QLabel | None = None
         self._expires_at = expires_at(request)
         if self._expires_at is not None:
-            self.expiry = QLabel()
+            self.expiry = plain_label()
             self.expiry.setProperty("role", "fact")
-            name = QLabel(fact_label("Quote valid"))
+            name = plain_label(fact_label("Quote valid"))
             name.setProperty("role", "fact-label")
             facts.addRow(name, self.expiry)
             self._fact_names["Quote valid"] = name
@@ -302,16 +308,17 @@ class ApprovalCard(QFrame):
         """The card's words that depend on the language (the form words the rest)."""
         request = self.request
         self.badge.setText(effect_text(self.effect))
-        self.title.setText(approval_title(request))
-        self.agent_label.setText(
+        set_plain(self.title, approval_title(request))
+        set_plain(
+            self.agent_label,
             self._asked_by
             or translate("ApprovalCard", "{agent} asks · {time}").format(
                 agent=request.agent, time=local_time(request.created_at)
-            )
+            ),
         )
         for label, text in approval_facts(request):
             if label in self.facts:
-                self.facts[label].setText(text)
+                set_plain(self.facts[label], text)
         for label, name in self._fact_names.items():
             name.setText(fact_label(label))
 
@@ -319,7 +326,7 @@ class ApprovalCard(QFrame):
         """Who asked, when not an agent (a page's own confirmation)."""
         self._asked_by = text
         self.agent_label.setProperty("data", True)  # set as the asker wrote it
-        self.agent_label.setText(text)
+        set_plain(self.agent_label, text)
 
     def retranslate(self) -> None:
         self._word_request()
@@ -432,10 +439,11 @@ class ApprovalCard(QFrame):
         self._stop_expiry(kind)
         for button in (self.approve_button, self.reject_button, self.edit_button):
             button.setEnabled(False)
-        self.outcome.setText(
+        set_plain(
+            self.outcome,
             self._outcome_text(kind)
             if by == "you"
-            else translate("ApprovalCard", "Answered by {by}").format(by=by)
+            else translate("ApprovalCard", "Answered by {by}").format(by=by),
         )
 
     def edit(self) -> None:
@@ -493,8 +501,8 @@ class EditArgsDialog:
         for key, value in args.items():
             field = QLineEdit(value if isinstance(value, str) else json.dumps(value))
             field.setObjectName(f"edit_{key}")
-            name = QLabel(argument_label(key))
-            name.setToolTip(key)  # the tool's own name for it
+            name = plain_label(argument_label(key))
+            name.setToolTip(plain_tip(key))  # the tool's own name for it
             if key not in ARGUMENT_LABELS:  # a name the tools do not have (yet): as it is
                 name.setProperty("data", True)
             form.addRow(name, field)
@@ -521,7 +529,7 @@ class EditArgsDialog:
         try:
             self.values()
         except ValueError as exc:
-            self.error.setText(str(exc))
+            set_plain(self.error, str(exc))
             self.error.show()
             return
         self.dialog.accept()

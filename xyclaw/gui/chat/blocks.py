@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from xyclaw.gui.formatting import duration, fabric_text, money, planner_reason, tokens, worded
-from xyclaw.gui.widgets import Badge, MarkdownView
+from xyclaw.gui.widgets import Badge, MarkdownView, plain_label, plain_tip, set_plain
+from xyclaw.wording import display
 
 #: Words of the cards, marked here and translated when shown (a language switch re-words
 #: the cards on screen).
@@ -99,7 +100,7 @@ def _card(role: str) -> tuple[QFrame, QVBoxLayout]:
 
 
 def _muted(text: str = "") -> QLabel:
-    label = QLabel(text)
+    label = plain_label(text)
     label.setProperty("role", "muted")
     return label
 
@@ -144,7 +145,7 @@ class MessageBlock(QFrame):
         layout.setContentsMargins(12, 6, 12, 8)
         layout.setSpacing(2)
         header = QHBoxLayout()
-        self.agent_label = QLabel(self.agent)
+        self.agent_label = plain_label(self.agent)
         self.agent_label.setProperty("role", "agent-name")
         self.agent_label.setProperty("data", True)  # the agent's name, as the runtime calls it
         header.addWidget(self.agent_label)
@@ -202,11 +203,13 @@ class MessageBlock(QFrame):
         self.action_buttons: list[QPushButton] = []
         for action in actions:
             effect = str(getattr(action.effect, "value", action.effect))
-            button = QPushButton(str(action.label))
+            button = QPushButton(display.line(action.label))
             button.setProperty("role", "danger-small" if effect == "destroy" else "primary-small")
             button.setToolTip(
-                QCoreApplication.translate("ChatBlocks", "{tool}: {effect}; asks first").format(
-                    tool=action.tool, effect=_word(EFFECT_TEXT, effect)
+                plain_tip(
+                    QCoreApplication.translate("ChatBlocks", "{tool}: {effect}; asks first").format(
+                        tool=action.tool, effect=_word(EFFECT_TEXT, effect)
+                    )
                 )
             )
             button.clicked.connect(lambda _=False, a=action: run(a))
@@ -271,8 +274,10 @@ class NoticeBlock(QLabel):
     ) -> None:
         """``words`` gives the text in the GUI's language (called again on a language
         change); without it the text is shown as it is (a message, as it was written)."""
-        super().__init__(words() if words is not None else text)
+        super().__init__()
         self.words = words
+        # a message as it was written (an error may quote a model or a machine): plain text
+        set_plain(self, words() if words is not None else text, multiline=True)
         self.setWordWrap(True)
         self.setProperty("role", role)
         if words is None:
@@ -282,7 +287,7 @@ class NoticeBlock(QLabel):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if self.words is not None and _language_changed(self, event):
-            self.setText(self.words())
+            set_plain(self, self.words(), multiline=True)
 
 
 def call_error(call: Any) -> str:
@@ -330,7 +335,7 @@ class ToolCard(QFrame):
         self.toggle.setAutoRaise(True)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         header.addWidget(self.toggle)
-        self.name = QLabel(str(call.tool))
+        self.name = plain_label(call.tool)
         self.name.setProperty("role", "tool-name")
         self.name.setProperty("data", True)  # the tool's name, as the agents call it
         header.addWidget(self.name)
@@ -339,7 +344,7 @@ class ToolCard(QFrame):
         self.summary = _muted()
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         header.addWidget(self.summary, 1)
-        self.status = QLabel()
+        self.status = plain_label()
         self.status.setProperty("role", "tool-status")
         header.addWidget(self.status)
         layout.addLayout(header)
@@ -356,7 +361,7 @@ class ToolCard(QFrame):
         self.badge.setToolTip(_word(EFFECT_TIPS, value))
         self.update_call(self.call)
         if self.body is not None:
-            self.args_label.setText(QCoreApplication.translate("ChatBlocks", "Arguments"))
+            set_plain(self.args_label, QCoreApplication.translate("ChatBlocks", "Arguments"))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -397,7 +402,7 @@ class ToolCard(QFrame):
     def _fill_body(self) -> None:
         call = self.call
         args = json.dumps(call.args, indent=2, ensure_ascii=False, default=str)
-        self.args.setPlainText(args)
+        self.args.setPlainText(display.text(args))
         lines = min(12, args.count("\n") + 1)
         self.args.setFixedHeight(lines * self.args.fontMetrics().lineSpacing() + 14)
         result = QCoreApplication.translate("ChatBlocks", "Result")
@@ -426,16 +431,18 @@ class ToolCard(QFrame):
         text = _word(STATUS_TEXT, status)
         if call.duration_s is not None:
             text += f" · {duration(call.duration_s)}"
-        self.status.setText(text)
+        set_plain(self.status, text)
         summary, said = _worded_line(call)
         first = summary.strip().splitlines()[0] if summary.strip() else ""
-        self.summary.setText(first)
+        set_plain(self.summary, first)
         # a line stored before calls were said is shown as it was written
         self.summary.setProperty("data", None if said else True)
-        self.summary.setToolTip(summary)
+        self.summary.setToolTip(plain_tip(summary))
         self.setToolTip(
-            QCoreApplication.translate("ChatBlocks", "Arguments: {args}").format(
-                args=json.dumps(call.args, ensure_ascii=False, default=str)[:300]
+            plain_tip(
+                QCoreApplication.translate("ChatBlocks", "Arguments: {args}").format(
+                    args=json.dumps(call.args, ensure_ascii=False, default=str)[:300]
+                )
             )
         )
         if self.body is not None:
@@ -509,7 +516,7 @@ class PlanCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 10)
         layout.setSpacing(6)
-        self.title = title = QLabel()
+        self.title = title = plain_label()
         title.setProperty("role", "card-title")
         layout.addWidget(title)
         self.heads: list[QLabel] = []
@@ -520,7 +527,7 @@ class PlanCard(QFrame):
         grid.setHorizontalSpacing(12)
         grid.setVerticalSpacing(2)
         for col, name in enumerate(PLAN_COLUMNS):
-            head = QLabel(name)
+            head = plain_label(name)
             head.setProperty("role", "plan-head")
             self.heads.append(head)
             if col in _RIGHT:
@@ -534,7 +541,7 @@ class PlanCard(QFrame):
             number = int(option.get("option", option.get("rank", index + 1)))
             labels = []
             for col, text in enumerate(_option_cells(index + 1, option)):
-                cell = QLabel(text)
+                cell = plain_label(text)  # a provider's names, as it wrote them
                 cell.setProperty("role", "plan-cell")
                 if col in _RIGHT:
                     cell.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -550,7 +557,7 @@ class PlanCard(QFrame):
             )
             grid.addWidget(button, row, len(PLAN_COLUMNS) - 1)
             self.rent_buttons.append(button)
-            why = QLabel()
+            why = plain_label()
             why.setWordWrap(True)
             why.setProperty("role", "plan-why")
             grid.addWidget(why, row + 1, 0, 1, len(PLAN_COLUMNS))
@@ -562,29 +569,32 @@ class PlanCard(QFrame):
 
     def retranslate(self) -> None:
         count = len(self.options)
-        self.title.setText(
+        set_plain(
+            self.title,
             (
                 QCoreApplication.translate("ChatBlocks", "Plan {id}: 1 option")
                 if count == 1
                 else QCoreApplication.translate("ChatBlocks", "Plan {id}: {n} options, best first")
-            ).format(id=self.plan_id, n=count)
+            ).format(id=self.plan_id, n=count),
         )
         for head, name in zip(self.heads, PLAN_COLUMNS, strict=True):
-            head.setText(_word(PLAN_HEADERS, name))
+            set_plain(head, _word(PLAN_HEADERS, name))
         for button in self.rent_buttons:
             button.setText(QCoreApplication.translate("ChatBlocks", "Rent this"))
             button.setToolTip(
-                QCoreApplication.translate(
-                    "ChatBlocks", "Quote option {n} and ask for your approval"
-                ).format(n=button.property("number"))
+                plain_tip(
+                    QCoreApplication.translate(
+                        "ChatBlocks", "Quote option {n} and ask for your approval"
+                    ).format(n=button.property("number"))
+                )
             )
         for index, (labels, option) in enumerate(zip(self.cells, self.options, strict=True)):
             for cell, text in zip(labels, _option_cells(index + 1, option), strict=False):
-                cell.setText(text)
+                set_plain(cell, text)
         for why, option in zip(self.reasons, self.options, strict=True):
             reasons = _reasons(option)
-            why.setText("  ·  ".join(reasons[:4]))
-            why.setToolTip("\n".join(f"• {r}" for r in reasons))
+            set_plain(why, "  ·  ".join(reasons[:4]))
+            why.setToolTip(plain_tip("\n".join(f"• {display.line(r)}" for r in reasons)))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

@@ -65,7 +65,8 @@ from xyclaw.gui.chat.blocks import (
 from xyclaw.gui.chat.examples import EXAMPLES
 from xyclaw.gui.formatting import local_time, message_language, money, tokens
 from xyclaw.gui.forms import child, load_ui
-from xyclaw.gui.widgets import FlowLayout, weak_slot
+from xyclaw.gui.widgets import FlowLayout, plain_label, plain_tip, set_plain, weak_slot
+from xyclaw.wording import display
 
 if TYPE_CHECKING:
     from xyclaw.gui.main_window import GuiContext
@@ -137,6 +138,9 @@ class ChatPage(QWidget):
         self.blocks: QVBoxLayout = self.transcript.layout()  # type: ignore[assignment]
         self.blocks.addStretch(1)
         self.error = child(form, QLabel, "chatError")
+        # a conversation's title is the user's or a model's words, an error may quote one
+        for label in (self.title, self.error):
+            label.setTextFormat(Qt.TextFormat.PlainText)
         self.composer = child(form, QPlainTextEdit, "composer")
         self.send_button = child(form, QPushButton, "sendButton")
         splitter = child(form, QSplitter, "chatSplitter")
@@ -213,7 +217,7 @@ class ChatPage(QWidget):
             self.title.setText(self.tr("The agents could not start"))
         else:
             info = self._info(self.current)
-            self.title.setText(info.title if info else self.tr("Conversation"))
+            set_plain(self.title, info.title if info else self.tr("Conversation"))
             if info is not None:
                 self._show_totals(info)
         for row in range(self.list.count()):
@@ -264,7 +268,7 @@ class ChatPage(QWidget):
 
     def _show_error(self, error: ErrorInfo | str) -> None:
         text = error.text() if isinstance(error, ErrorInfo) else error
-        self.error.setText(text.replace("\n", " — "))
+        set_plain(self.error, text.replace("\n", " — "))
         self.error.setVisible(bool(text))
 
     # -- conversation list ----------------------------------------------------------------------
@@ -298,8 +302,10 @@ class ChatPage(QWidget):
                 time=local_time(info.created_at, with_date=True)
             )
             item.setToolTip(
-                f"{info.title}\n{started}"
-                + ("\n" + self.tr("an approval is waiting") if info.pending_approval else "")
+                plain_tip(
+                    f"{display.line(info.title)}\n{started}"
+                    + ("\n" + self.tr("an approval is waiting") if info.pending_approval else "")
+                )
             )
             self.list.addItem(item)
             if info.id == self.current:
@@ -309,7 +315,7 @@ class ChatPage(QWidget):
         self.list.blockSignals(False)
         info = self._info(self.current)
         if info is not None:
-            self.title.setText(info.title)
+            set_plain(self.title, info.title)
             self._show_totals(info)
         self.conversations_loaded.emit()
         if open_first and self.current is None:
@@ -329,7 +335,7 @@ class ChatPage(QWidget):
             line += f" · {money(info.cost_micros, info.currency, 4)}"
         if info.pending_approval:
             line = self.tr("approval waiting") + " · " + line
-        return f"{info.title}\n{line}"
+        return f"{display.line(info.title)}\n{line}"
 
     def _info(self, cid: int | None) -> ConversationInfo | None:
         return next((c for c in self.conversations if c.id == cid), None)
@@ -387,7 +393,7 @@ class ChatPage(QWidget):
                 name="rename",
             )
             if cid == self.current:
-                self.title.setText(title)
+                set_plain(self.title, title)
 
         dialog.textValueSelected.connect(chosen)
         self.rename_dialog = dialog
@@ -402,10 +408,11 @@ class ChatPage(QWidget):
             self.tr("Delete conversation"),
             self.tr(
                 "Delete “{title}” and its messages? Clusters it rented are not affected."
-            ).format(title=info.title),
+            ).format(title=display.line(info.title)),
             QMessageBox.StandardButton.Cancel,
             self,
         )
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the title is the user's or a model's words
         box.setObjectName("deleteDialog")
         delete = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
         runtime, cid = self.runtime, info.id
@@ -441,7 +448,7 @@ class ChatPage(QWidget):
         generation = self._load_generation
         info = self._info(cid)
         self._title_state = "conversation"
-        self.title.setText(info.title if info else self.tr("Conversation"))
+        set_plain(self.title, info.title if info else self.tr("Conversation"))
         if info is not None:
             self._show_totals(info)
         self._clear()
@@ -552,7 +559,7 @@ class ChatPage(QWidget):
         heading.setObjectName("examplesHeading")
         heading.setProperty("role", "title")
         layout.addWidget(heading)
-        intro = QLabel(self._intro_text())
+        intro = plain_label(self._intro_text())
         intro.setObjectName("examplesIntro")
         intro.setWordWrap(True)
         intro.setProperty("role", "body")
@@ -624,7 +631,7 @@ class ChatPage(QWidget):
             self._creating = False
             self.current = cid
             self._clear()
-            self.title.setText(text[:60])
+            set_plain(self.title, text[:60])
         self._show_error("")
         self._add(UserBlock(text))
         self._follow = True
@@ -793,7 +800,7 @@ class ChatPage(QWidget):
                     return
                 block = MessageBlock(message.agent)
                 self._add(block)
-            block.agent_label.setText(message.agent or block.agent)
+            set_plain(block.agent_label, message.agent or block.agent)
             block.finish(
                 message.text,
                 tokens_in=message.tokens_in,
