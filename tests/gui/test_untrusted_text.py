@@ -282,7 +282,7 @@ def test_an_alert_quoting_a_log_line_shows_it_as_written(qtbot: QtBot) -> None:
     assert '<b style="color:#fff">alpha-0</b><U+202E> GPU 0' in rendered(head)
 
 
-def test_every_form_s_labels_are_plain_text() -> None:
+def test_every_form_s_labels_are_plain_text(qtbot: QtBot) -> None:
     """A label of a Designer form is filled by the code, often with a name or a message:
     plain text unless the code itself asks for rich text."""
     from xyclaw.gui.forms import load_ui
