@@ -24,6 +24,7 @@ deliberate (a sync on every commit would slow the telemetry writer) and out of s
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -265,7 +266,7 @@ def _unopenable(path: Path, exc: sqlite3.Error) -> StoreError:
 
 
 def _backup_before_migration(conn: sqlite3.Connection, path: Path, version: int) -> Path:
-    target = path.with_name(f"{path.name}.v{version}-{int(time.time())}.bak")
+    target = path.with_name(f"{path.name}.v{version}-{int(time.time())}-{os.getpid()}.bak")
     dest = sqlite3.connect(target)
     try:
         conn.backup(dest)
@@ -290,6 +291,11 @@ def migrate(conn: sqlite3.Connection, path: Path, target: int = LATEST_VERSION) 
     for number in range(version + 1, target + 1):
         try:
             conn.execute("BEGIN IMMEDIATE")
+            # Another process starting on the same new folder may have applied it while
+            # this one waited for the write lock: read the version again inside.
+            if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= number:
+                conn.execute("COMMIT")
+                continue
             MIGRATIONS[number - 1](db)
             conn.execute(f"PRAGMA user_version={number}")
             conn.execute("COMMIT")
