@@ -97,15 +97,36 @@ def lock_path(path: Path) -> Path:
 def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock for changing ``path`` (blocking until other holders finish):
     an ``flock`` on ``<path>.lock``, dropped by the kernel if this process dies. Threads of
-    one process exclude each other too (each opens its own descriptor)."""
+    one process exclude each other too (each opens its own descriptor).
+
+    The lock file exists only while it is held, so a change that is refused (bad input)
+    leaves the folder exactly as it was: the holder removes it before letting go, and a
+    waiter that then gets the lock on the removed file sees that its file is no longer
+    the one at the path and tries again (so two never hold it at once)."""
     target = lock_path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(target, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        if os.name == "posix":
-            import fcntl
+    if os.name != "posix":  # pragma: no cover - no flock: one writer at a time is assumed
+        yield
+        return
+    import fcntl
 
+    while True:
+        fd = os.open(target, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
             fcntl.flock(fd, fcntl.LOCK_EX)
+            held, there = os.fstat(fd), os.stat(target)
+        except FileNotFoundError:  # removed by the holder before us: try again
+            os.close(fd)
+            continue
+        except BaseException:
+            os.close(fd)
+            raise
+        if (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino):
+            break
+        os.close(fd)
+    try:
         yield
     finally:
+        with contextlib.suppress(OSError):
+            target.unlink()  # while still held: see above
         os.close(fd)  # closing drops the flock

@@ -40,6 +40,7 @@ def test_changes_under_the_lock_are_all_kept(tmp_path: Path) -> None:
         list(pool.map(add, range(40)))
     assert sorted(path.read_text().splitlines()) == sorted(f"line {i}" for i in range(40))
     assert path.stat().st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]  # the lock is gone
 
 
 def test_a_reader_sees_the_old_file_or_the_new_one(tmp_path: Path) -> None:
