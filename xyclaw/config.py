@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from xyclaw.errors import ConfigError
+from xyclaw.files import locked, write_private
 from xyclaw.wording import Said, said
 
 ENV_PREFIX = "XYCLAW_"
@@ -529,6 +530,19 @@ def write_setting(path: Path, dotted: str, raw: Any) -> Any:
     info = setting_info(dotted)
     value = _coerce(info, raw, "settings")
     try:
+        # Under the file's lock, read, change and replace: a setting another process saves
+        # at the same moment is kept, and a reader sees the old file or the new one.
+        with locked(path):
+            _write_setting_locked(path, dotted, info, value)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {path}: {exc.strerror}", hint="check the folder's permissions"
+        ) from exc
+    return value
+
+
+def _write_setting_locked(path: Path, dotted: str, info: SettingInfo, value: Any) -> None:
+    try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         text = ""
@@ -547,16 +561,8 @@ def write_setting(path: Path, dotted: str, raw: Any) -> Any:
     except tomllib.TOMLDecodeError as exc:  # pragma: no cover - the writers emit valid TOML
         raise ConfigError(f"writing {dotted} would break {path}: {exc}") from exc
     _check_file_values(parsed, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(new_text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot write {path}: {exc.strerror}", hint="check the folder's permissions"
-        ) from exc
-    return value
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    write_private(path, new_text, mode=mode)
 
 
 def _set_in_toml(text: str, section: str, key: str, value: Any, path: Path) -> str:

@@ -18,19 +18,20 @@ commands agree on which hosts are taken.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import re
 import threading
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from xyclaw.catalog import Offer, normalise_gpu_name, parse_amount, parse_fabric
 from xyclaw.errors import CapacityError, ConfigError, ProviderError
+from xyclaw.files import locked, write_private
 from xyclaw.providers.base import (
     RUNNING,
     TERMINATED,
@@ -266,10 +267,14 @@ class OwnHostsProvider:
         return data if isinstance(data, dict) else {"clusters": {}}
 
     def _save(self, state: dict[str, Any]) -> None:
-        self._state_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self._state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")
-        os.replace(tmp, self._state_file)
+        write_private(self._state_file, json.dumps(state, indent=1), mode=0o644)
+
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[None]:
+        """Read, change and save the state with no other thread or process in between (a
+        guard releasing a cluster while `up` rents another keeps both changes)."""
+        with self._lock, locked(self._state_file):
+            yield
 
     def offers(self) -> list[Offer]:
         groups: dict[tuple[str, int, str, int, str], int] = {}
@@ -328,7 +333,7 @@ class OwnHostsProvider:
         )
 
     def create(self, order: ClusterOrder) -> ClusterInfo:
-        with self._lock:
+        with self._changing():
             state = self._state()
             for cid, rec in state["clusters"].items():
                 if rec.get("idempotency_key") == order.idempotency_key:
@@ -360,7 +365,10 @@ class OwnHostsProvider:
                     f"{needed} needed",
                     hint=f"add hosts to {self._hosts_file} or ask for fewer GPUs",
                 )
-            cid = f"own-{int(time.time() * 1000)}"
+            stamp = int(time.time() * 1000)
+            while f"own-{stamp}" in state["clusters"]:  # two rentals in one millisecond
+                stamp += 1
+            cid = f"own-{stamp}"
             rec = {
                 "name": order.name or cid,
                 "state": RUNNING,
@@ -388,7 +396,7 @@ class OwnHostsProvider:
         ]
 
     def terminate(self, external_id: str) -> ClusterInfo:
-        with self._lock:
+        with self._changing():
             state = self._state()
             rec = state["clusters"].get(external_id)
             if rec is None:

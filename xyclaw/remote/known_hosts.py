@@ -14,7 +14,6 @@ import binascii
 import hashlib
 import hmac
 import logging
-import os
 import re
 import threading
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from pathlib import Path
 import paramiko
 
 from xyclaw.errors import ConfigError, HostKeyChangedError, HostKeyError, UnknownHostKeyError
+from xyclaw.files import locked, write_private
 from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
@@ -122,12 +122,20 @@ def parse_known_hosts(text: str, source: Path | None = None) -> list[KnownKey]:
     return keys
 
 
+def _read_raw(path: Path) -> str:
+    """The file's text as it is ("" if missing), undecodable bytes kept (surrogateescape)."""
+    try:
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
+    except FileNotFoundError:
+        return ""
+
+
 class _KnownHostsFile:
     """One file, re-read when it changes on disk."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int] | None = None
         self._keys: list[KnownKey] = []
 
     def keys(self) -> list[KnownKey]:
@@ -141,7 +149,7 @@ class _KnownHostsFile:
                 f"cannot read known-hosts file {self.path}: {exc.strerror}",
                 hint="check the file's permissions",
             ) from exc
-        stamp = (st.st_mtime_ns, st.st_size)
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
         if stamp != self._stamp:
             try:
                 text = self.path.read_text(encoding="utf-8", errors="replace")
@@ -200,11 +208,15 @@ class KnownHosts:
                 self._memory.append(record)
                 return
             path = self._app.path
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-                with os.fdopen(fd, "a", encoding="utf-8") as out:
-                    out.write(f"{name} {key.get_name()} {key.get_base64()}\n")
+            line = f"{name} {key.get_name()} {key.get_base64()}\n"
+            try:  # under the file's lock: another process's change is read, kept, not lost
+                with locked(path):
+                    raw = _read_raw(path)
+                    if line in raw.splitlines(keepends=True):
+                        return  # recorded already (another process trusted it meanwhile)
+                    if raw and not raw.endswith("\n"):
+                        raw += "\n"
+                    write_private(path, raw + line, errors="surrogateescape")
             except OSError as exc:
                 raise ConfigError(
                     f"cannot write the host key of {name} to {path}: {exc.strerror}",
@@ -218,28 +230,23 @@ class KnownHosts:
         with self._lock:
             self._memory = [k for k in self._memory if not k.matches(name)]
             path = self._app.path
-            try:  # other lines are kept byte for byte, whatever their encoding
-                raw = path.read_text(encoding="utf-8", errors="surrogateescape")
-            except FileNotFoundError:
-                return 0
+            try:
+                with locked(path):  # other lines are kept byte for byte, whatever their encoding
+                    lines = _read_raw(path).splitlines(keepends=True)
+                    kept = []
+                    for line in lines:
+                        parsed = parse_known_hosts(line)
+                        if parsed and parsed[0].matches(name):
+                            continue
+                        kept.append(line)
+                    removed = len(lines) - len(kept)
+                    if removed:
+                        write_private(path, "".join(kept), errors="surrogateescape")
             except OSError as exc:
                 raise ConfigError(
-                    f"cannot read known-hosts file {path}: {exc.strerror}",
+                    f"cannot rewrite known-hosts file {path}: {exc.strerror}",
                     hint="check the file's permissions",
                 ) from exc
-            lines = raw.splitlines(keepends=True)
-            kept = []
-            for line in lines:
-                parsed = parse_known_hosts(line)
-                if parsed and parsed[0].matches(name):
-                    continue
-                kept.append(line)
-            removed = len(lines) - len(kept)
-            if removed:
-                tmp = path.with_name(path.name + ".tmp")
-                tmp.write_text("".join(kept), encoding="utf-8", errors="surrogateescape")
-                os.chmod(tmp, 0o600)
-                os.replace(tmp, path)
         return removed
 
     def verify(

@@ -22,7 +22,7 @@ from pathlib import Path
 import paramiko
 
 from xyclaw.errors import RemoteError, RemoteTimeoutError, SecretError
-from xyclaw.files import write_private
+from xyclaw.files import create_private
 from xyclaw.records import ClusterRecord, NodeRecord
 from xyclaw.records.provider_view import LOCAL_HOST
 from xyclaw.remote import CommandResult, HostSpec, SshPool
@@ -50,25 +50,28 @@ def parse_public_key(line: str) -> paramiko.PKey:
 
 
 def load_or_create_app_key(path: Path) -> tuple[paramiko.PKey, str]:
-    """The app's key pair for rented machines: (private key, OpenSSH public line)."""
-    if path.exists():
-        mode = path.stat().st_mode & 0o077
-        if mode:
-            raise SecretError(
-                f"the SSH key {path} can be read by other users", hint=f"run: chmod 600 {path}"
-            )
-        try:
-            key: paramiko.PKey = paramiko.ECDSAKey.from_private_key_file(str(path))
-        except (paramiko.SSHException, OSError) as exc:
-            raise SecretError(
-                f"the SSH key {path} cannot be read",
-                hint="move it aside; XyClaw makes a new one (rented machines get it next time)",
-            ) from exc
-    else:
-        key = paramiko.ECDSAKey.generate(bits=256)
+    """The app's key pair for rented machines: (private key, OpenSSH public line).
+
+    Made once: processes starting together in a new data folder (a command and the guard
+    it starts) each may generate a key, but only one is linked into place and every one of
+    them reads that one back, so a node is never given a key the file does not hold."""
+    if not path.exists():
+        made = paramiko.ECDSAKey.generate(bits=256)
         pem = io.StringIO()
-        key.write_private_key(pem)
-        write_private(path, pem.getvalue())
+        made.write_private_key(pem)
+        create_private(path, pem.getvalue())
+    mode = path.stat().st_mode & 0o077
+    if mode:
+        raise SecretError(
+            f"the SSH key {path} can be read by other users", hint=f"run: chmod 600 {path}"
+        )
+    try:
+        key: paramiko.PKey = paramiko.ECDSAKey.from_private_key_file(str(path))
+    except (paramiko.SSHException, OSError) as exc:
+        raise SecretError(
+            f"the SSH key {path} cannot be read",
+            hint="move it aside; XyClaw makes a new one (rented machines get it next time)",
+        ) from exc
     public = f"{key.get_name()} {key.get_base64()} xyclaw"
     return key, public
 

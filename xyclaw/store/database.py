@@ -4,24 +4,40 @@ A file is checked (``PRAGMA quick_check``, every page) before a process first wr
 into it, and the store turns SQLite's "malformed" / "not a database" errors into
 :class:`~xyclaw.errors.StoreCorruptError` wherever they come out (opening, the writer,
 queries); once a file is known to be damaged nothing in this process writes into it again.
+
+Only SQLite opens the database file, its ``-wal`` and its ``-shm`` (issue 23). SQLite's
+locks are POSIX advisory locks, and closing *any* descriptor of a file drops every such
+lock the process holds on it: a plain ``open(path, "rb")`` of the header in a process that
+also holds a connection (the window's History page, doctor) let the next ``xyclaw`` command
+that ended beside it believe it was the last connection, fold the WAL back and delete it
+under the window, whose later commits were then lost. Header and version are read through
+SQLite (whose own descriptors are closed only when the process holds no lock on the file),
+copies go through SQLite's backup API, and ``tests/concurrency`` keeps it so (an AST check
+over the package and the two-second reproduction).
+
+Durability: the writer runs with ``synchronous=NORMAL`` in WAL mode. A process killed at any
+moment (``kill -9``) loses nothing it committed; a power loss or an operating-system crash
+may lose the last commits before the WAL was synced (the file stays sound). That trade is
+deliberate (a sync on every commit would slow the telemetry writer) and out of scope.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from xyclaw.errors import StoreCorruptError, StoreError, StoreVersionError
 from xyclaw.store.migrations import LATEST_VERSION, MIGRATIONS
 
 log = logging.getLogger(__name__)
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 #: SQLITE_CORRUPT and SQLITE_NOTADB: the file's bytes are not a sound database.
 _CORRUPTION_CODES = frozenset({11, 26})
 
@@ -93,11 +109,62 @@ def corruption_guard(path: Path | str) -> Iterator[None]:
         raise
 
 
-def _read_only_uri(path: Path) -> str:
-    """Read without changing the folder: with no ``-wal`` file beside it (closed cleanly),
-    ``immutable`` keeps SQLite from creating ``-wal`` and ``-shm`` files next to it."""
-    wal = path.with_name(path.name + "-wal")
-    return f"file:{path}?mode=ro" + ("" if wal.exists() else "&immutable=1")
+def _uri(path: Path, *params: str) -> str:
+    """An SQLite URI for ``path`` (quoted: a folder may hold ``?``, ``#`` or ``%``)."""
+    return f"file:{quote(str(path))}" + ("?" + "&".join(params) if params else "")
+
+
+def _quiet(path: Path) -> tuple[int, int, int] | None:
+    """The file's (inode, size, mtime) when no ``-wal`` or ``-shm`` lies beside it, so that no
+    connection (in any process) has it open in WAL mode; None when some may have. Only
+    ``stat``: no descriptor of the database is opened here (see the module's note)."""
+    if Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists():
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _facts(uri: str, check: bool) -> tuple[int, list[str], list[str]]:
+    """(user_version, tables, quick_check's problems) read through SQLite itself."""
+    conn = sqlite3.connect(uri, uri=True, timeout=30)
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = [
+            str(row[0])
+            for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+                " AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
+        problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(5)")] if check else []
+    finally:
+        conn.close()
+    return version, tables, problems
+
+
+def _read_facts(path: Path, check: bool) -> tuple[int, list[str], list[str]]:
+    """Read the file's facts without changing the folder where nothing else has it open.
+
+    With no ``-wal`` beside it (closed cleanly) ``immutable`` keeps SQLite from creating
+    ``-wal`` and ``-shm`` files; but an immutable read takes no lock, so it is trusted only if
+    the file did not change under it (another process may have opened it meanwhile), and is
+    otherwise read again as an ordinary read-only connection, which takes SQLite's locks."""
+    for _ in range(3):
+        before = _quiet(path)
+        if before is None:
+            break
+        try:
+            facts = _facts(_uri(path, "mode=ro", "immutable=1"), check)
+        except sqlite3.DatabaseError:
+            if _quiet(path) == before:
+                raise
+            continue
+        if _quiet(path) == before:
+            return facts
+    return _facts(_uri(path, "mode=ro"), check)
 
 
 def _corrupt(path: Path, detail: str) -> StoreCorruptError:
@@ -137,28 +204,13 @@ def inspect_version(path: Path, *, check: bool = False) -> int:
     known = damage_of(path)
     if known is not None:
         raise known
-    with path.open("rb") as fh:
-        header = fh.read(len(SQLITE_HEADER))
-    if header != SQLITE_HEADER:
-        raise _corrupt(path, "not an SQLite file")
     try:
-        conn = sqlite3.connect(_read_only_uri(path), uri=True)
-        try:
-            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-            tables = [
-                str(row[0])
-                for row in conn.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table'"
-                    " AND name NOT LIKE 'sqlite_%' ORDER BY name"
-                )
-            ]
-            problems = (
-                [str(row[0]) for row in conn.execute("PRAGMA quick_check(5)")] if check else []
-            )
-        finally:
-            conn.close()
+        version, tables, problems = _read_facts(path, check)
     except sqlite3.DatabaseError as exc:
-        raise _corrupt(path, str(exc)) from exc
+        if not is_corruption(exc):
+            raise _unopenable(path, exc) from exc
+        code = getattr(exc, "sqlite_errorcode", None)
+        raise _corrupt(path, "not an SQLite file" if code == 26 else str(exc)) from exc
     if problems and problems != ["ok"]:
         raise mark_damaged(path, "; ".join(p[:200] for p in problems[:3]))
     if version == 0 and tables:
@@ -171,7 +223,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     try:
         if readonly:
             conn = sqlite3.connect(
-                f"file:{path}?mode=ro",
+                _uri(path, "mode=ro"),
                 uri=True,
                 check_same_thread=False,
                 timeout=30,
@@ -214,7 +266,7 @@ def _unopenable(path: Path, exc: sqlite3.Error) -> StoreError:
 
 
 def _backup_before_migration(conn: sqlite3.Connection, path: Path, version: int) -> Path:
-    target = path.with_name(f"{path.name}.v{version}-{int(time.time())}.bak")
+    target = path.with_name(f"{path.name}.v{version}-{int(time.time())}-{os.getpid()}.bak")
     dest = sqlite3.connect(target)
     try:
         conn.backup(dest)
@@ -239,6 +291,11 @@ def migrate(conn: sqlite3.Connection, path: Path, target: int = LATEST_VERSION) 
     for number in range(version + 1, target + 1):
         try:
             conn.execute("BEGIN IMMEDIATE")
+            # Another process starting on the same new folder may have applied it while
+            # this one waited for the write lock: read the version again inside.
+            if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= number:
+                conn.execute("COMMIT")
+                continue
             MIGRATIONS[number - 1](db)
             conn.execute(f"PRAGMA user_version={number}")
             conn.execute("COMMIT")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -179,7 +180,11 @@ class Store:
         return StoreInfo(self.path, version, LATEST_VERSION, size, counts)
 
     def backup(self, target: Path, *, overwrite: bool = False) -> Path:
-        """An online copy with SQLite's backup API: consistent while the app keeps writing."""
+        """An online copy with SQLite's backup API: consistent while the app keeps writing.
+
+        The copy is made in a temporary file beside ``target`` and moved into place whole, so
+        a reader of ``target`` sees the old file or the complete copy. The live file, its
+        ``-wal``, ``-shm`` and ``-journal`` are refused as targets: only SQLite opens those."""
         target = target.expanduser()
         if target.is_dir():
             target = target / self.path.name
@@ -187,21 +192,26 @@ class Store:
             raise UsageError(
                 said("error.backup.exists", path=str(target)), hint=said("error.backup.exists_hint")
             )
-        if target.resolve() == self.path.resolve():
+        live = self.path.resolve()
+        if target.resolve() == live:
             raise UsageError(said("error.backup.live"))
+        if target.resolve().parent == live.parent and target.name in {
+            f"{live.name}{suffix}" for suffix in ("-wal", "-shm", "-journal")
+        }:
+            raise UsageError(said("error.backup.live_part", path=str(target)))
         target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         src = connect(self.path, readonly=True)
-        existed = target.exists()
         try:
-            dest = sqlite3.connect(target)
+            dest = sqlite3.connect(tmp)
             try:
                 with corruption_guard(self.path):
                     src.backup(dest)
             finally:
                 dest.close()
-        except (sqlite3.Error, StoreError) as exc:
-            if not existed:  # no half-written copy left behind
-                target.unlink(missing_ok=True)
+            os.replace(tmp, target)
+        except (sqlite3.Error, StoreError, OSError) as exc:
+            tmp.unlink(missing_ok=True)  # no half-written copy left behind
             if isinstance(exc, StoreError):
                 raise
             raise StoreError(

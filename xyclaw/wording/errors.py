@@ -437,6 +437,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "the backup target is the live database itself",
         "备份目标就是正在使用的数据库本身",
     ),
+    "error.backup.live_part": (
+        "{path} is one of the live database's own files (its -wal, -shm or -journal)",
+        "{path} 是正在使用的数据库自己的文件（-wal、-shm 或 -journal）",
+    ),
     "error.backup.failed": (
         "backing up to {path} failed: {reason}",
         "备份到 {path} 失败：{reason}",

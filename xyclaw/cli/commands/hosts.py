@@ -165,9 +165,17 @@ def _toml_line(key: str, value: object) -> str:
 
 
 def _add(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.providers.own_hosts import check_host_entry, load_hosts
+    from xyclaw.files import locked
 
     path = _hosts_file(ctx)
+    with locked(path):  # a host another `hosts add` writes at the same moment is kept
+        return _add_locked(args, ctx, path)
+
+
+def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
+    from xyclaw.files import write_private
+    from xyclaw.providers.own_hosts import check_host_entry, load_hosts
+
     existing = _hosts(ctx)  # a broken file is reported, never appended to
     entry: dict[str, Any] = {"name": args.name, "gpu": args.gpu, "gpus": args.gpus}
     if args.fabric != "none":
@@ -195,9 +203,8 @@ def _add(args: argparse.Namespace, ctx: CliContext) -> int:
     block = "[[host]]\n" + "".join(_toml_line(k, v) for k, v in entry.items())
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     text = old + ("\n" if old and not old.endswith("\n") else "") + ("\n" if old else "") + block
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
+    write_private(tmp, text, mode=path.stat().st_mode & 0o777 if path.exists() else 0o644)
     try:
         load_hosts(tmp)  # what was written reads back
         os.replace(tmp, path)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from xyclaw.errors import ProviderError
-from xyclaw.files import write_private
+from xyclaw.files import create_private, write_private
 
 STATE_FILE = "state.json"
 TOKEN_FILE = "token"
@@ -69,8 +69,13 @@ def load_or_create_token(state_dir: Path) -> str:
     except FileNotFoundError:
         token = ""
     if not token:
-        token = secrets.token_urlsafe(32)
-        write_private(path, token + "\n")
+        # Made once: of two processes starting the cloud together, one token is linked into
+        # place and both read that one back (a client never holds a token the server lacks).
+        create_private(path, secrets.token_urlsafe(32) + "\n")
+        token = path.read_text(encoding="utf-8").strip()
+        if not token:  # an empty file (an older XyClaw's, cut short): made again
+            token = secrets.token_urlsafe(32)
+            write_private(path, token + "\n")
     return token
 
 

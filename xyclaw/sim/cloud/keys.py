@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from xyclaw.errors import ProviderError
-from xyclaw.files import write_private
+from xyclaw.files import create_private
 
 KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
              "ecdsa-sha2-nistp521")  # fmt: skip
@@ -57,7 +57,7 @@ def load_or_create_host_key(path: Path) -> paramiko.PKey:
             serialization.PrivateFormat.OpenSSH,
             serialization.NoEncryption(),
         )
-        write_private(path, pem.decode("ascii"))
+        create_private(path, pem.decode("ascii"))  # made once, whoever makes it first
     try:
         if os.stat(path).st_mode & 0o077:
             os.chmod(path, 0o600)
