@@ -43,6 +43,7 @@ from xyclaw.agent.types import (
 from xyclaw.config import Config
 from xyclaw.errors import AgentError, OperationCancelled, UsageError, XyclawError
 from xyclaw.paths import AppPaths
+from xyclaw.secrets import mask_value
 from xyclaw.store import Store
 from xyclaw.store import conversations as conv
 from xyclaw.wording import Said, said
@@ -79,6 +80,7 @@ class AgentRuntime:
     ) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
+        from xyclaw.agent.checkpoint_serde import MaskingSerializer
         from xyclaw.store.checkpoints import open_checkpoint_connection
 
         self.engine = engine
@@ -92,7 +94,7 @@ class AgentRuntime:
         self.catalogue = build_catalogue(engine)
         self.agents = load_agents(TOOL_NAMES, paths.config_dir / "agents")
         self._conn = open_checkpoint_connection(paths.agent_checkpoints)
-        self._saver = SqliteSaver(self._conn)
+        self._saver = SqliteSaver(self._conn, serde=MaskingSerializer())
         self._saver.setup()
         self.hooks = Hooks(
             engine=engine,
@@ -624,6 +626,7 @@ class AgentRuntime:
     def _forward(self, cid: int, chunk: Any, on_event: OnEvent) -> None:
         if not isinstance(chunk, dict):
             return
+        chunk = mask_value(chunk)  # a tool's result or error may quote a secret
         kind = chunk.get("type")
         try:
             if kind == "token" and chunk.get("text"):
