@@ -61,6 +61,7 @@ EFFECTS = {
     "ssh_public_key": Effect.READ,
     "start_maintenance": Effect.DESTROY,
     "store_info": Effect.READ,
+    "store_job_secret": Effect.READ,
     "subscribe": Effect.READ,
     "surface": Effect.READ,
     "sync_telemetry": Effect.READ,

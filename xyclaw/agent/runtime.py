@@ -16,8 +16,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from langgraph.errors import GraphRecursionError
+
 from xyclaw.agent.brain import Brain
-from xyclaw.agent.graph import Hooks, build_graph, new_call_id, new_turn, user_message
+from xyclaw.agent.graph import (
+    Hooks,
+    build_graph,
+    new_call_id,
+    new_turn,
+    request_language,
+    user_message,
+)
 from xyclaw.agent.profiles import load_agents
 from xyclaw.agent.tools import TOOL_NAMES, build_catalogue
 from xyclaw.agent.types import (
@@ -502,6 +511,7 @@ class AgentRuntime:
         event = cancel or threading.Event()
         self.hooks.cancels[cid] = event
         failure: str | None = None
+        failure_exit = 1
         try:
             for mode, chunk in self.graph.stream(
                 graph_input, config, stream_mode=["custom", "updates"], durability="sync"
@@ -512,8 +522,16 @@ class AgentRuntime:
                     raise OperationCancelled("the turn was cancelled")
         except OperationCancelled:
             failure = "Stopped: the turn was cancelled."
+        except GraphRecursionError:  # a model that never stops calling tools
+            steps = config.get("recursion_limit", 0)
+            words = self.graph.get_state(config).values.get("messages") or []
+            stopped = Said("agent.turn.recursion", {"steps": steps})
+            failure = stopped.in_language(request_language(words))
+            failure_exit = 2
+            log.info("turn of conversation %d hit the step limit (%s)", cid, steps)
         except XyclawError as exc:
             failure = str(exc)
+            failure_exit = exc.exit_code
             log.info("turn of conversation %d failed: %s", cid, exc.message)
         except Exception as exc:  # a bug must not reach the user as a traceback
             log.exception("turn of conversation %d crashed", cid)
@@ -543,6 +561,7 @@ class AgentRuntime:
                 turn["tokens_out"],
                 turn["cost_micros"],
                 self.brain.price.currency,
+                exit_code=failure_exit,
             )
         if pending is not None:
             said = _said_before_card(values.get("messages") or [])

@@ -716,7 +716,10 @@ def period_bounds(period: str, today: date) -> tuple[float, float | None]:
     if period == "last_week":
         return at(monday - timedelta(days=7)), at(monday)
     if period.startswith("days:"):
-        return at(today - timedelta(days=max(1, int(period[5:])) - 1)), None
+        # "the last 99999999999999999999 days" reaches back before any spending: all of it,
+        # from 1970 (timedelta cannot hold more days than that, and date not before year 1).
+        days = min(max(1, int(period[5:])), (today - date(1970, 1, 2)).days + 1)
+        return at(today - timedelta(days=days - 1)), None
     if period == "month":
         return at(first), None
     if period == "last_month":
