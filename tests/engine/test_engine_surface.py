@@ -43,6 +43,7 @@ EFFECTS = {
     "launch_quote": Effect.READ,
     "live_metrics": Effect.READ,
     "meter_charges": Effect.READ,
+    "missing_job_secrets": Effect.READ,
     "nccl_environment": Effect.READ,
     "offers": Effect.READ,
     "operations": Effect.READ,

@@ -915,6 +915,16 @@ class Engine:
         return merged
 
     @effect(Effect.READ)
+    def missing_job_secrets(self, spec_or_path: Any) -> list[str]:
+        """The secret variables a job spec takes from this machine that neither the
+        environment nor the keyring holds (the window asks for them before launching)."""
+        import os
+
+        spec = self._job_spec(spec_or_path)
+        have = self._job_secret_environment(spec, os.environ)
+        return [name for name in spec.env_from_local if name not in have]
+
+    @effect(Effect.READ)
     def store_job_secret(self, name: str, value: str) -> None:
         """Keep the value of a job's secret variable (``HF_TOKEN``) in the keyring (or the 0600
         file), for every later launch that needs it; registered for masking at once."""
