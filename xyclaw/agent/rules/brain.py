@@ -282,7 +282,7 @@ _EXCEPT_FILLER = re.compile(
     r"(?:the|a|an|my|one|ones|cluster|clusters|job|jobs|node|nodes|machine|machines|of|on|"
     r"and|or|for|that|this|those|these|it|them|its|running|live|named|called|gpu|gpus|number|"
     r"id|#|no\.?|集群|作业|任务|那个|这个|那台|这台|的|和|与|及|个|台|号|others?|rest|其他|其余|"
-    r"别的)"
+    r"别的|please|thanks?|thank\s+you|thx|now|ok|okay|请|帮我|麻烦|把|谢谢|吧|了)"
 )
 #: Hedges anywhere in a request that would destroy, spend or run something: it is then not a
 #: plain request ("could you" and "would you" at the start are politeness, taken off first).
@@ -316,7 +316,7 @@ _PLAIN_EN = re.compile(
     r"start|launch|submit|queue|schedule|begin|stop|kill|end|halt|abort|cancel|release|"
     r"terminate|destroy|delete|remove|decommission|teardown|shutdown|tune|tuning|optimi[sz]e|"
     r"measure|benchmark|create|rent|execute|exec|ib|infiniband|roce|eth|ethernet|"
-    r"command|fine-?tune|lora|model|x)"
+    r"command|fine-?tune|lora|model|x|thanks?|thx|cheers)"
 )
 #: Chinese words a plain action request may hold besides its verb and its targets.
 _PLAIN_ZH = re.compile(
@@ -371,7 +371,8 @@ def _plain(msg: Message, known: tuple[str, ...]) -> bool:
     """Whether a request reads as one plain action: its words are the verb, its targets and
     the few words such requests hold; a word salad that happens to hold a verb and a name is
     not one ("yesterday you happy a800-x16-3fa2b1 tokens money release")."""
-    text = re.sub(_EXCEPT, " ", msg.keys)
+    text = msg.keys[_POLITE.match(msg.keys).end() :]  # type: ignore[union-attr]
+    text = re.sub(_EXCEPT, " ", text)
     for name in known:
         text = re.sub(slots._token_pattern(name), " ", text)
     families = sum(1 for family in _FAMILIES if re.search(family, text))

@@ -805,12 +805,14 @@ def without_name(msg: Message, name: str) -> Message:
 
 # ---- cluster and job references --------------------------------------------------------------
 
-_NAME = r"[a-z0-9][a-z0-9._-]*"
+_NAME = r"[a-z0-9](?:[a-z0-9_]|[._-](?=[a-z0-9_]))*"
 _NOT_NAMES = {"it", "this", "that", "the", "now", "all", "please", "for", "on", "in", "to", "and"}
 
 
 def _token_pattern(name: str) -> str:
-    return r"(?<![a-z0-9._-])" + re.escape(name.lower()) + r"(?![a-z0-9._-])"
+    # A sentence's full stop after a name ends it ("tune beta."): a dot or hyphen counts as
+    # part of the name only when a letter or digit follows it.
+    return r"(?<![a-z0-9._-])" + re.escape(name.lower()) + r"(?![a-z0-9_]|[.-][a-z0-9_])"
 
 
 @dataclass(frozen=True)
