@@ -38,11 +38,10 @@ def test_a_missing_secret_is_asked_for_kept_in_the_keyring_and_the_job_launches(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delenv("HF_TOKEN", raising=False)
     cluster = make_cluster(nodes=1, gpus_per_node=2, time_scale=0.05)
-    train_spec(
-        tmp_path / "spec", "needs-token", steps=40, save_every=20, extra="env:\n  HF_TOKEN:\n"
-    )
+    # Each rank prints its XYCLAW_* variables: the token is echoed into the job's log.
+    extra = 'env:\n  XYCLAW_SIM_PRINT_ENV: "1"\n  XYCLAW_JOB_TOKEN:\n'
+    train_spec(tmp_path / "spec", "needs-token", steps=40, save_every=20, extra=extra)
     page = make_page(engine)
     wait(qtbot, lambda: page._loaded_once)
     page.launch_from_file(tmp_path / "spec" / "job.yaml")
@@ -52,8 +51,8 @@ def test_a_missing_secret_is_asked_for_kept_in_the_keyring_and_the_job_launches(
     page.launch_flow.dialog.launch_button.click()
 
     dialog = _secrets_dialog(qtbot, page)
-    assert dialog.names == ["HF_TOKEN"]
-    field = dialog.fields["HF_TOKEN"]
+    assert dialog.names == ["XYCLAW_JOB_TOKEN"]
+    field = dialog.fields["XYCLAW_JOB_TOKEN"]
     assert field.echoMode() == field.EchoMode.Password
     assert not dialog.save_button.isEnabled()  # nothing typed: nothing to save
     assert engine.jobs() == []  # nothing launched while it asks
@@ -62,7 +61,11 @@ def test_a_missing_secret_is_asked_for_kept_in_the_keyring_and_the_job_launches(
     dialog.save_button.click()
 
     wait(qtbot, lambda: len(engine.jobs()) == 1, 60_000)
-    assert engine.secrets.get(job_secret_name("HF_TOKEN")) == VALUE
+    wait(qtbot, lambda: page.selected_id is not None)
+    wait(qtbot, lambda: any("XYCLAW_JOB_TOKEN" in line for line in page.shown_log()), 60_000)
+    echoed = [line for line in page.shown_log() if "XYCLAW_JOB_TOKEN" in line]
+    assert all(VALUE not in line and "***" in line for line in echoed), echoed
+    assert engine.secrets.get(job_secret_name("XYCLAW_JOB_TOKEN")) == VALUE
     assert engine.missing_job_secrets(tmp_path / "spec" / "job.yaml") == []
     for db_file in AppPaths.from_environment().data_dir.glob("xyclaw.db*"):
         assert VALUE.encode() not in db_file.read_bytes(), db_file
