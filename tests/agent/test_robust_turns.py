@@ -121,6 +121,18 @@ def test_a_turn_that_never_ends_stops_with_a_worded_error(
     assert "stopped after 200 steps without an answer" in result.reply
 
 
+def test_a_broken_endpoint_is_named_in_the_request_language(
+    world: World, make_runtime: MakeRuntime
+) -> None:
+    page = "<html><head><title>登录</title></head></html>"
+    with f.FakeLLM([f.raw(page, "text/html")], router=_planner) as llm:
+        rt = make_runtime(llm)
+        cid = rt.new_conversation()
+        result = rt.send(cid, "帮我规划一个7B模型的微调", Events())
+    assert result.agent == "xyclaw" and result.exit_code == 2
+    assert "返回了一个网页（text/html：登录）" in result.reply and "/v1" in result.reply
+
+
 def test_a_malformed_stream_line_fails_the_turn_with_exit_2(
     world: World, make_runtime: MakeRuntime
 ) -> None:

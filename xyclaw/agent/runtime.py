@@ -530,7 +530,10 @@ class AgentRuntime:
             failure_exit = 2
             log.info("turn of conversation %d hit the step limit (%s)", cid, steps)
         except XyclawError as exc:
-            failure = str(exc)
+            # In the request's language where the error is worded (an endpoint's named errors).
+            words = self.graph.get_state(config).values.get("messages") or []
+            message, hint = exc.in_language(request_language(words))
+            failure = f"{message}\n  -> {hint}" if hint else message
             failure_exit = exc.exit_code
             log.info("turn of conversation %d failed: %s", cid, exc.message)
         except Exception as exc:  # a bug must not reach the user as a traceback
