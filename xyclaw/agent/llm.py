@@ -432,9 +432,21 @@ def _shown(on_delta: OnDelta, kind: Any, text: str) -> None:
 
 def _close_quietly(stream: Any) -> None:
     """Close a stream from the deadline's timer thread: the read it interrupts fails, and the
-    reading thread reports the deadline."""
+    reading thread reports the deadline. Closing alone would wait for the server's next bytes
+    (a read blocked in another thread is not woken by a close), so the socket is shut down."""
+    import socket
+
+    response = getattr(stream, "response", None)
     try:
-        stream.response.close()
+        network = (getattr(response, "extensions", None) or {}).get("network_stream")
+        raw = network.get_extra_info("socket") if network is not None else None
+        if isinstance(raw, socket.socket):
+            raw.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        log.debug("shutting down a late stream's socket failed", exc_info=True)
+    try:
+        if response is not None:
+            response.close()
     except Exception:
         log.debug("closing a late stream failed", exc_info=True)
 
