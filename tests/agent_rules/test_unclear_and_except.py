@@ -66,6 +66,25 @@ def test_an_excluded_job_is_never_cancelled(text: str) -> None:
     assert ("cancel_job", "12") not in _targets(text, NAMED)
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("tune everything except alpha", "which to tune"),
+        ("rent option 2 but not option 3", "rent anything"),
+        ("cancel job 13 except 12", None),
+    ],
+)
+def test_other_actions_with_an_exclusion_word_their_own_answer(text: str, said: str | None) -> None:
+    context = RulesContext(
+        clusters=NAMED.clusters, jobs=NAMED.jobs, last_plan_id=3, last_plan_options=3, today=TODAY
+    )
+    turn = understand(text, context)
+    if said is None:  # the job named, the one kept left alone
+        assert _targets(text, context) == [("cancel_job", "13")]
+    else:
+        assert not turn.tool_calls and said in (turn.reply or ""), turn
+
+
 NAMES = ["alpha", "beta", "gamma", "a800-x16-3fa2b1", "12", "it", "everything", "all"]
 VERBS = ["release", "shut down", "cancel", "rent", "tune", "delete", "释放", "取消", "租"]
 EXCEPT = ["except", "but not", "all but", "apart from", "除了", "以外", "other than"]

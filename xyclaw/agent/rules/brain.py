@@ -437,14 +437,18 @@ def _respect_exclusions(result: RulesTurn, msg: Message, context: RulesContext) 
             continue
         targets = {str(call.args.get(k)) for k in ("cluster", "job") if call.args.get(k)}
         if targets & kept or "all" in targets or unknown or not kept:
+            language = result.language
             example = next((c for c in context.clusters if c not in kept), "<cluster>")
-            text = say(
-                result.language,
-                "except_unclear",
-                verb=pick(result.language, "release", "释放"),
-                example=example,
-            )
-            return RulesTurn(result.language, result.agent, (), text, result.intent)
+            if call.name == "cancel_job":
+                text = say(language, "ask_job", verb=pick(language, "cancel", "取消"))
+            elif call.name in ("release_cluster", "tune"):
+                verb = pick(language, "release", "释放")
+                if call.name == "tune":
+                    verb = pick(language, "tune", "调优")
+                text = say(language, "except_unclear", verb=verb, example=example)
+            else:
+                text = refusal(language, "unclear", result.intent)
+            return RulesTurn(language, result.agent, (), text, result.intent)
     return result
 
 
