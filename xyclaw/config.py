@@ -206,6 +206,13 @@ class LlmSettings:
     max_retries: int = setting(
         3, "Retries with backoff when the endpoint answers 429 or 5xx.", min=0, max=10
     )
+    max_tokens: int = setting(
+        4096,
+        "Most tokens the model may write in one answer (sent as max_tokens); the whole answer"
+        " must also arrive within timeout_s.",
+        min=16,
+        max=1_000_000,
+    )
 
 
 @dataclass(frozen=True)

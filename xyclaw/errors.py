@@ -7,7 +7,19 @@ message says what went wrong *and what to do*. Messages never carry secrets.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xyclaw.wording import Said
+
+#: Masks every registered secret in a text. :mod:`xyclaw.secrets` (a layer above) installs its
+#: registry's mask when it is imported, which it is before any secret can be registered.
+_mask: Callable[[str], str] = str
+
+
+def install_masker(masker: Callable[[str], str]) -> None:
+    """Called by :mod:`xyclaw.secrets`: every error's message and hint are masked with it."""
+    global _mask
+    _mask = masker
 
 
 class XyclawError(Exception):
@@ -22,14 +34,15 @@ class XyclawError(Exception):
     def __init__(self, message: str | Said, *, hint: str | Said | None = None) -> None:
         self.said = message if isinstance(message, Said) else None
         self.hint_said = hint if isinstance(hint, Said) else None
-        self.message = str(message)
-        self.hint = None if hint is None else str(hint)
+        # A third party's text (an endpoint's error quoting the key) may carry a secret.
+        self.message = _mask(str(message))
+        self.hint = None if hint is None else _mask(str(hint))
         super().__init__(self.message)
 
     def in_language(self, language: str) -> tuple[str, str | None]:
         """(message, hint) in ``language``: the Said forms where given, else the English."""
-        message = self.said.in_language(language) if self.said else self.message
-        hint = self.hint_said.in_language(language) if self.hint_said else self.hint
+        message = _mask(self.said.in_language(language)) if self.said else self.message
+        hint = _mask(self.hint_said.in_language(language)) if self.hint_said else self.hint
         return message, hint
 
     def __str__(self) -> str:

@@ -5,12 +5,21 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import re
-import threading
+from collections.abc import Callable
 from pathlib import Path
 
 _MASK = "***"
-_secrets: set[str] = set()
-_secrets_lock = threading.Lock()
+#: Masks every registered secret; :mod:`xyclaw.secrets` (a layer above) installs its
+#: registry's mask when it is imported, which it is before any secret can be registered.
+_mask: Callable[[str], str] = str
+
+
+def install_masker(masker: Callable[[str], str]) -> None:
+    """Called by :mod:`xyclaw.secrets`: every log record is masked with it."""
+    global _mask
+    _mask = masker
+
+
 _PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-]{12,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
@@ -19,24 +28,30 @@ _PATTERNS = (
 )
 
 
-def register_secret(value: str) -> None:
-    """Remember a secret value so it is masked in every later log record."""
-    if len(value) >= 4:
-        with _secrets_lock:
-            _secrets.add(value)
-
-
 def redact(text: str) -> str:
-    with _secrets_lock:
-        known = sorted(_secrets, key=len, reverse=True)
-    for value in known:
-        text = text.replace(value, _MASK)
+    """``text`` with every registered secret masked, and what looks like a key or password."""
+    text = _mask(text)
     for pattern in _PATTERNS:
         if pattern.groups:
             text = pattern.sub(lambda m: m.group(1) + _MASK, text)
         else:
             text = pattern.sub(_MASK, text)
     return text
+
+
+class SecretFilter(logging.Filter):
+    """Masks a record's message (its arguments merged in) before any handler writes it, so a
+    library's own handler on the same logger writes no secret either."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not fit: leave it to the formatter
+            return True
+        masked = redact(message)
+        if masked != message or record.args:
+            record.msg, record.args = masked, None
+        return True
 
 
 class RedactingFormatter(logging.Formatter):
@@ -67,6 +82,7 @@ def configure_logging(log_file: Path, level: str = "INFO") -> None:
     handler.setFormatter(
         RedactingFormatter("%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s")
     )
+    handler.addFilter(SecretFilter())
     handler._xyclaw = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     # Libraries that log their own errors (paramiko prints a whole traceback for a port that

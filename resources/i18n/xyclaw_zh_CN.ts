@@ -3763,6 +3763,21 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
 </context>
 <context>
+    <name>SecretValuesDialog</name>
+    <message>
+        <source>Secrets for {job}</source>
+        <translation>{job} 的密钥</translation>
+    </message>
+    <message>
+        <source>Job {job} takes {names} from this machine&apos;s environment, where it is not set. Enter the value to keep it in the keyring for this launch and later ones; it is never stored in the history or the log.</source>
+        <translation>作业 {job} 要从本机环境读取 {names}，但本机没有设置。请输入它的值：会保存在钥匙串里，供这次和以后的启动使用，绝不会写进历史记录或日志。</translation>
+    </message>
+    <message>
+        <source>Save and launch</source>
+        <translation>保存并启动</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPage</name>
     <message>
         <source>Built-in rules brain (no model, no key)</source>

@@ -31,6 +31,13 @@ class Reply:
     retry_after: float | None = None
     hang_s: float = 0.0
     pieces: int = 3
+    # Misbehaving endpoints (issue 26): a body sent as it is, with its content type; a pause
+    # between chunks; chunks given whole; an error's own message.
+    raw: bytes | None = None
+    content_type: str = "text/event-stream"
+    piece_delay_s: float = 0.0
+    chunks: list[dict[str, Any]] | None = None
+    error_message: str | None = None
 
 
 def text(content: str, *, reasoning: str | None = None, usage: bool = True) -> Reply:
@@ -52,6 +59,26 @@ def error(status: int, retry_after: float | None = None) -> Reply:
 
 def hang(seconds: float) -> Reply:
     return Reply(hang_s=seconds)
+
+
+def raw(body: bytes | str, content_type: str = "text/event-stream") -> Reply:
+    """A body sent verbatim with status 200: broken stream lines, an HTML page."""
+    return Reply(raw=body.encode() if isinstance(body, str) else body, content_type=content_type)
+
+
+def slow(content: str, *, every_s: float) -> Reply:
+    """One piece of ``content`` per character, ``every_s`` apart."""
+    return Reply(text=content, pieces=len(content), piece_delay_s=every_s)
+
+
+def chunks(*items: dict[str, Any]) -> Reply:
+    """These chunks' fields (``choices``, ``usage``) as they are, each with the base fields."""
+    return Reply(chunks=list(items))
+
+
+def fail(status: int, message: str) -> Reply:
+    """An HTTP error whose message is ``message`` (a server that quotes what it was sent)."""
+    return Reply(status=status, error_message=message)
 
 
 class FakeLLM:
@@ -130,9 +157,15 @@ class FakeLLM:
                     headers = {}
                     if reply.retry_after is not None:
                         headers["retry-after"] = str(reply.retry_after)
-                    self._json(
-                        reply.status, {"error": {"message": f"scripted {reply.status}"}}, headers
-                    )
+                    message = reply.error_message or f"scripted {reply.status}"
+                    self._json(reply.status, {"error": {"message": message}}, headers)
+                    return
+                if reply.raw is not None:
+                    self.send_response(200)
+                    self.send_header("content-type", reply.content_type)
+                    self.send_header("content-length", str(len(reply.raw)))
+                    self.end_headers()
+                    self.wfile.write(reply.raw)
                     return
                 if body.get("stream"):
                     self._stream(body, reply)
@@ -154,9 +187,15 @@ class FakeLLM:
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("connection", "close")
                 self.end_headers()
-                for chunk in fake._chunks(body, reply):
-                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
-                    self.wfile.flush()
+                try:
+                    for chunk in fake._chunks(body, reply):
+                        if reply.piece_delay_s:
+                            time.sleep(reply.piece_delay_s)
+                        self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up
+                    self.close_connection = True
+                    return
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
                 self.close_connection = True
@@ -217,6 +256,8 @@ class FakeLLM:
         }
 
     def _chunks(self, body: dict[str, Any], reply: Reply) -> list[dict[str, Any]]:
+        if reply.chunks is not None:
+            return [{**self._base(body), **c} for c in reply.chunks]
         chunks: list[dict[str, Any]] = []
 
         def delta(d: dict[str, Any], finish: str | None = None) -> None:

@@ -33,6 +33,7 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
+from xyclaw.agent.arguments import screen_reply, too_many_calls, with_ranges
 from xyclaw.agent.brain import AgentProfile, Brain, ToolDef, last_user_index
 from xyclaw.agent.profiles import AgentSet
 from xyclaw.agent.taint import Taint, remote_outputs, taint_of, user_texts
@@ -99,7 +100,8 @@ class Hooks:
         for name in agent.tools:
             spec = self.catalogue.get(name)
             if spec is not None:
-                defs.append(ToolDef(spec.name, spec.description, spec.parameters, spec.effect))
+                parameters = with_ranges(spec.parameters)
+                defs.append(ToolDef(spec.name, spec.description, parameters, spec.effect))
         return defs
 
 
@@ -245,6 +247,12 @@ def build_graph(hooks: Hooks) -> StateGraph:
                 spent["reasoning"] = (turn.get("reasoning") or "") + reply.reasoning
             if not reply.tool_calls:
                 return finish(state, profile.name, reply.text, spent)
+            # Before the state keeps them: too many calls, or a number out of range (issue 26).
+            refused = too_many_calls(reply.tool_calls, request_language(state.get("messages", [])))
+            if refused is not None:
+                _emit("token", agent=profile.name, text=refused)
+                return finish(state, profile.name, refused, spent)
+            calls = screen_reply(reply.tool_calls, hooks.tool_defs(profile))
             message = {
                 "role": "assistant",
                 "content": reply.text or None,
@@ -255,15 +263,14 @@ def build_graph(hooks: Hooks) -> StateGraph:
                         "type": "function",
                         "function": {"name": c.name, "arguments": c.arguments},
                     }
-                    for c in reply.tool_calls
+                    for c in calls
                 ],
             }
             # The audit key is ours: a model's tool-call ids need not be unique across turns
             # (some servers count from call_0 in every reply), and a reused id would read as
             # "already carried out" and skip a later call.
             queue = [
-                {**c.to_state(), "audit_id": new_call_id(), "agent": profile.name}
-                for c in reply.tool_calls
+                {**c.to_state(), "audit_id": new_call_id(), "agent": profile.name} for c in calls
             ]
             return Command(
                 goto="tools",

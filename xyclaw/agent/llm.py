@@ -27,13 +27,39 @@ from xyclaw.agent.brain import (
     estimate_prompt_tokens,
     estimate_tokens,
 )
-from xyclaw.agent.presets import Endpoint
-from xyclaw.errors import AgentError, OperationCancelled
+from xyclaw.agent.presets import NO_KEY, Endpoint
+from xyclaw.errors import AgentError, OperationCancelled, XyclawError
+from xyclaw.secrets import StreamMasker, mask, register_secret
+from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
 
 HANDOFF = "handoff"
 _MAX_BACKOFF_S = 20.0
+
+
+class EndpointReplyError(AgentError):
+    """The endpoint answered, but not with an answer; the message says what it sent."""
+
+    exit_code = 2
+
+
+class EndpointMalformedError(EndpointReplyError):
+    """A stream line that is not JSON (``data: {not json``)."""
+
+
+class EndpointNotAStreamError(EndpointReplyError):
+    """A web page (HTML) with status 200 instead of a stream of completion chunks."""
+
+
+class EndpointEmptyError(EndpointReplyError):
+    """No text, no tool call and no reasoning: no events, empty ``choices``, null deltas."""
+
+
+class AnswerDeadlineError(AgentError):
+    """The whole answer did not arrive within ``[llm] timeout_s``."""
+
+    exit_code = 2
 
 
 class LlmBrain:
@@ -51,6 +77,8 @@ class LlmBrain:
         import openai  # slow to import (~0.5 s): only when a model is configured
 
         self._openai = openai
+        if endpoint.api_key != NO_KEY:  # before the first request: the server may echo it
+            register_secret(endpoint.api_key)
         self.endpoint = endpoint
         self.name = endpoint.display_name
         self.price: Price = endpoint.price
@@ -175,33 +203,59 @@ class LlmBrain:
         on_delta: OnDelta,
         cancel: threading.Event | None,
     ) -> BrainReply:
-        kwargs: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
+        kwargs: dict[str, Any] = {
+            "model": model,
+            "messages": messages,
+            "stream": True,
+            "max_tokens": self.endpoint.max_tokens,
+        }
         if schemas:
             kwargs["tools"] = schemas
         if self._stream_options:
             kwargs["stream_options"] = {"include_usage": True}
+        # One deadline for the whole answer: the client's timeout bounds each read, and a
+        # server that trickles a token a second would otherwise never time out.
+        started = time.monotonic()
         stream = self._client.chat.completions.create(**kwargs)
+        self._refuse_a_page(stream)
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            _close_quietly(stream)
+
+        timer = threading.Timer(
+            max(0.0, self.endpoint.timeout_s - (time.monotonic() - started)), expire
+        )
+        timer.daemon = True
+        timer.start()
         text: list[str] = []
         reasoning: list[str] = []
+        shown_text, shown_reasoning = StreamMasker(), StreamMasker()
         calls: dict[int, dict[str, str]] = {}
         usage: Any = None
+        seen = {"chunks": 0, "choices": 0}
         try:
             for chunk in _chunks(stream):
                 if cancel is not None and cancel.is_set():
                     raise OperationCancelled("the turn was cancelled")
+                if expired.is_set():
+                    raise self._late(text, reasoning)
+                seen["chunks"] += 1
                 if getattr(chunk, "usage", None) is not None:
                     usage = chunk.usage
                 for choice in chunk.choices or []:
+                    seen["choices"] += 1
                     delta = choice.delta
                     if delta is None:
                         continue
                     thought = _extra(delta, "reasoning_content") or _extra(delta, "reasoning")
                     if thought:
                         reasoning.append(thought)
-                        on_delta("reasoning", thought)
+                        _shown(on_delta, "reasoning", shown_reasoning.feed(thought))
                     if delta.content:
                         text.append(delta.content)
-                        on_delta("text", delta.content)
+                        _shown(on_delta, "text", shown_text.feed(delta.content))
                     for piece in delta.tool_calls or []:
                         slot = calls.setdefault(
                             piece.index if piece.index is not None else len(calls),
@@ -214,34 +268,112 @@ class LlmBrain:
                                 slot["name"] += piece.function.name
                             if piece.function.arguments:
                                 slot["arguments"] += piece.function.arguments
+        except XyclawError:
+            raise
+        except Exception as exc:
+            if expired.is_set() or _is_timeout(exc):
+                raise self._late(text, reasoning) from exc
+            if isinstance(exc, ValueError):  # json.JSONDecodeError: a line that is not JSON
+                line = mask(str(getattr(exc, "doc", "") or exc))
+                raise EndpointMalformedError(
+                    said("agent.turn.endpoint.malformed", where=self.name, line=_clip(line, 120)),
+                    hint=said("agent.turn.endpoint.malformed_hint"),
+                ) from exc
+            if isinstance(exc, self._openai.OpenAIError):
+                raise
+            if type(exc).__module__.split(".")[0].rstrip("2") in ("httpx", "httpcore"):
+                raise AgentError(
+                    said("agent.turn.endpoint.lost", where=self.name, why=type(exc).__name__),
+                    hint=said("agent.turn.endpoint.lost_hint"),
+                ) from exc
+            raise
         finally:
+            timer.cancel()
             stream.close()
+        _shown(on_delta, "reasoning", shown_reasoning.flush())
+        _shown(on_delta, "text", shown_text.flush())
         tool_calls = [
             ToolCallRequest.parse(
                 slot["id"] or f"call_{index}_{int(time.time() * 1000)}",
-                slot["name"],
-                slot["arguments"],
+                mask(slot["name"]),
+                mask(slot["arguments"]),
             )
             for index, slot in sorted(calls.items())
         ]
-        answer = "".join(text)
+        answer = mask("".join(text))
+        thoughts = mask("".join(reasoning))
+        if not answer.strip() and not tool_calls:
+            if not thoughts.strip():
+                raise self._empty(seen)
+            # Only reasoning (a thinking model cut short): show it rather than nothing.
+            answer = said("agent.turn.reasoning_only", reasoning=thoughts.strip()).in_language(
+                _language(messages)
+            )
+            on_delta("text", answer)
         if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
             tokens_in = int(usage.prompt_tokens or 0)
             tokens_out = int(usage.completion_tokens or 0)
             reported = True
         else:
             tokens_in = estimate_prompt_tokens(messages, schemas)
-            produced = answer + "".join(reasoning)
+            produced = "".join(text) + "".join(reasoning)
             produced += "".join(c.name + c.arguments for c in tool_calls)
             tokens_out = estimate_tokens(produced)
             reported = False
         return BrainReply(
             text=answer,
-            reasoning="".join(reasoning) or None,
+            reasoning=thoughts or None,
             tool_calls=tool_calls,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             usage_reported=reported,
+        )
+
+    def _refuse_a_page(self, stream: Any) -> None:
+        """A 200 answer that is a web page (a login portal, a proxy's error page, a base URL
+        without /v1): a named error quoting its start, not an empty answer."""
+        response = getattr(stream, "response", None)
+        headers = getattr(response, "headers", None)
+        content_type = str(headers.get("content-type", "")) if headers is not None else ""
+        if "html" not in content_type.lower():
+            return
+        try:
+            body = response.read()[:4000].decode("utf-8", "replace") if response else ""
+        except Exception:  # the body is only quoted: a broken one is said as such
+            body = ""
+        finally:
+            stream.close()
+        raise EndpointNotAStreamError(
+            said(
+                "agent.turn.endpoint.html",
+                where=self.name,
+                content_type=content_type.split(";")[0].strip(),
+                start=_clip(mask(_page_text(body)), 120),
+            ),
+            hint=said("agent.turn.endpoint.html_hint"),
+        )
+
+    def _late(self, text: list[str], reasoning: list[str]) -> AgentError:
+        return AnswerDeadlineError(
+            said(
+                "agent.turn.endpoint.deadline",
+                where=self.name,
+                seconds=f"{self.endpoint.timeout_s:g}",
+                chars=len("".join(text)) + len("".join(reasoning)),
+            ),
+            hint=said("agent.turn.endpoint.deadline_hint"),
+        )
+
+    def _empty(self, seen: dict[str, int]) -> AgentError:
+        if seen["chunks"] == 0:
+            what = said("agent.turn.endpoint.no_events")
+        elif seen["choices"] == 0:
+            what = said("agent.turn.endpoint.no_choices", chunks=seen["chunks"])
+        else:
+            what = said("agent.turn.endpoint.null_deltas", chunks=seen["chunks"])
+        return EndpointEmptyError(
+            said("agent.turn.endpoint.empty", where=self.name, what=what),
+            hint=said("agent.turn.endpoint.empty_hint"),
         )
 
     # -- errors -----------------------------------------------------------------------------
@@ -277,7 +409,7 @@ class LlmBrain:
             )
         if isinstance(exc, o.APIStatusError):
             return AgentError(
-                f"{where} answered HTTP {exc.status_code}: {_short(exc)}",
+                f"{where} answered HTTP {exc.status_code}: {mask(_short(exc))}",
                 hint="the server's own message is above; try again later",
             )
         return AgentError(f"{where} failed: {type(exc).__name__}", hint="see the log")
@@ -291,6 +423,60 @@ def _read_effect() -> Any:
 
 def _chunks(stream: Any) -> Iterator[Any]:
     yield from stream
+
+
+def _shown(on_delta: OnDelta, kind: Any, text: str) -> None:
+    if text:
+        on_delta(kind, text)
+
+
+def _close_quietly(stream: Any) -> None:
+    """Close a stream from the deadline's timer thread: the read it interrupts fails, and the
+    reading thread reports the deadline. Closing alone would wait for the server's next bytes
+    (a read blocked in another thread is not woken by a close), so the socket is shut down."""
+    import socket
+
+    response = getattr(stream, "response", None)
+    try:
+        network = (getattr(response, "extensions", None) or {}).get("network_stream")
+        raw = network.get_extra_info("socket") if network is not None else None
+        if isinstance(raw, socket.socket):
+            raw.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        log.debug("shutting down a late stream's socket failed", exc_info=True)
+    try:
+        if response is not None:
+            response.close()
+    except Exception:
+        log.debug("closing a late stream failed", exc_info=True)
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    return "Timeout" in type(exc).__name__
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _page_text(body: str) -> str:
+    """A web page's title, else the start of its text without tags."""
+    import re
+
+    title = re.search(r"(?is)<title[^>]*>(.*?)</title>", body)
+    if title and title.group(1).strip():
+        return title.group(1).strip()
+    return re.sub(r"(?s)<[^>]*>", " ", body).strip() or body.strip()
+
+
+def _language(messages: list[dict[str, Any]]) -> str:
+    """``zh`` when the user's last message is Chinese (the words of a reply the brain makes)."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            content = str(message.get("content") or "")
+            return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in content) else "en"
+    return "en"
 
 
 def _extra(delta: Any, name: str) -> str | None:

@@ -14,9 +14,11 @@ from urllib.parse import urlparse
 from xyclaw.agent.brain import Price
 from xyclaw.config import LlmSettings
 from xyclaw.errors import ConfigError
-from xyclaw.secrets import SecretStore
+from xyclaw.secrets import LLM_KEY_ENV, SecretStore, register_secret
 
-KEY_ENV = "XYCLAW_LLM_API_KEY"
+KEY_ENV = LLM_KEY_ENV
+#: The key sent to a server that needs none (a local Ollama or vLLM): not a secret.
+NO_KEY = "not-needed"
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,7 @@ class Endpoint:
     timeout_s: float
     max_retries: int
     price: Price
+    max_tokens: int = 4096
 
     @property
     def display_name(self) -> str:
@@ -157,6 +160,8 @@ def resolve_endpoint(settings: LlmSettings, secrets: SecretStore | None) -> Endp
     key = os.environ.get(KEY_ENV, "").strip()
     if not key and secrets is not None:
         key = (secrets.get(key_secret_name(preset.name)) or "").strip()
+    # Before the first request: an endpoint's error text, or a model, may echo the key.
+    register_secret(key)
     if not key and preset.needs_key:
         raise ConfigError(
             f"no API key for {preset.label}",
@@ -173,8 +178,9 @@ def resolve_endpoint(settings: LlmSettings, secrets: SecretStore | None) -> Endp
         preset=preset.name,
         base_url=base_url,
         model=model,
-        api_key=key or "not-needed",
+        api_key=key or NO_KEY,
         timeout_s=settings.timeout_s,
         max_retries=settings.max_retries,
         price=price,
+        max_tokens=settings.max_tokens,
     )

@@ -16,8 +16,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from langgraph.errors import GraphRecursionError
+
 from xyclaw.agent.brain import Brain
-from xyclaw.agent.graph import Hooks, build_graph, new_call_id, new_turn, user_message
+from xyclaw.agent.graph import (
+    Hooks,
+    build_graph,
+    new_call_id,
+    new_turn,
+    request_language,
+    user_message,
+)
 from xyclaw.agent.profiles import load_agents
 from xyclaw.agent.tools import TOOL_NAMES, build_catalogue
 from xyclaw.agent.types import (
@@ -43,6 +52,7 @@ from xyclaw.agent.types import (
 from xyclaw.config import Config
 from xyclaw.errors import AgentError, OperationCancelled, UsageError, XyclawError
 from xyclaw.paths import AppPaths
+from xyclaw.secrets import mask_value
 from xyclaw.store import Store
 from xyclaw.store import conversations as conv
 from xyclaw.wording import Said, said
@@ -79,6 +89,7 @@ class AgentRuntime:
     ) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
+        from xyclaw.agent.checkpoint_serde import MaskingSerializer
         from xyclaw.store.checkpoints import open_checkpoint_connection
 
         self.engine = engine
@@ -92,7 +103,7 @@ class AgentRuntime:
         self.catalogue = build_catalogue(engine)
         self.agents = load_agents(TOOL_NAMES, paths.config_dir / "agents")
         self._conn = open_checkpoint_connection(paths.agent_checkpoints)
-        self._saver = SqliteSaver(self._conn)
+        self._saver = SqliteSaver(self._conn, serde=MaskingSerializer())
         self._saver.setup()
         self.hooks = Hooks(
             engine=engine,
@@ -552,6 +563,7 @@ class AgentRuntime:
         event = cancel or threading.Event()
         self.hooks.cancels[cid] = event
         failure: str | None = None
+        failure_exit = 1
         try:
             for mode, chunk in self.graph.stream(
                 graph_input, config, stream_mode=["custom", "updates"], durability="sync"
@@ -562,8 +574,19 @@ class AgentRuntime:
                     raise OperationCancelled("the turn was cancelled")
         except OperationCancelled:
             failure = "Stopped: the turn was cancelled."
+        except GraphRecursionError:  # a model that never stops calling tools
+            steps = config.get("recursion_limit", 0)
+            words = self.graph.get_state(config).values.get("messages") or []
+            stopped = Said("agent.turn.recursion", {"steps": steps})
+            failure = stopped.in_language(request_language(words))
+            failure_exit = 2
+            log.info("turn of conversation %d hit the step limit (%s)", cid, steps)
         except XyclawError as exc:
-            failure = str(exc)
+            # In the request's language where the error is worded (an endpoint's named errors).
+            words = self.graph.get_state(config).values.get("messages") or []
+            message, hint = exc.in_language(request_language(words))
+            failure = f"{message}\n  -> {hint}" if hint else message
+            failure_exit = exc.exit_code
             log.info("turn of conversation %d failed: %s", cid, exc.message)
         except Exception as exc:  # a bug must not reach the user as a traceback
             log.exception("turn of conversation %d crashed", cid)
@@ -593,6 +616,7 @@ class AgentRuntime:
                 turn["tokens_out"],
                 turn["cost_micros"],
                 self.brain.price.currency,
+                exit_code=failure_exit,
             )
         if pending is not None:
             said = _said_before_card(values.get("messages") or [])
@@ -676,6 +700,7 @@ class AgentRuntime:
     def _forward(self, cid: int, chunk: Any, on_event: OnEvent) -> None:
         if not isinstance(chunk, dict):
             return
+        chunk = mask_value(chunk)  # a tool's result or error may quote a secret
         kind = chunk.get("type")
         try:
             if kind == "token" and chunk.get("text"):

@@ -253,6 +253,9 @@ class TurnResult:
     cost_micros: int
     currency: str = "USD"
     reasoning: str | None = None
+    #: A failed turn's exit status for the command line (2: what was sent or asked cannot be
+    #: answered as it is; 1: XyClaw failed); 0 for a turn that did not fail.
+    exit_code: int = 0
 
 
 # -- events streamed to the caller during a turn (on the thread running the turn) -------------

@@ -21,7 +21,7 @@ from xyclaw.events import ClusterChanged, Event, EventBus, NodeChanged
 from xyclaw.paths import AppPaths
 from xyclaw.providers import Provider, ProviderRegistry
 from xyclaw.records import ClusterStore
-from xyclaw.secrets import SecretStore
+from xyclaw.secrets import SecretStore, register_environment, register_file_values
 from xyclaw.store import Store
 from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
@@ -217,6 +217,10 @@ def compose(
     store = store if store is not None else Store(paths.database)
     try:
         secrets = SecretStore.deferred(config.secrets.backend, paths.secrets_file)
+        # Every secret known now is registered before anything could echo it (a key in the
+        # environment, the 0600 file's values); the keyring's are registered as they are read.
+        register_environment(os.environ)
+        register_file_values(paths.secrets_file)
         events = EventLog(store, bus, clock)
         clusters = ClusterStore(store, bus, clock)
         job_table = JobTable(store)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -45,7 +46,7 @@ from xyclaw.events import ClusterChanged, Event, EventBus, Subscription
 from xyclaw.paths import AppPaths
 from xyclaw.providers import Capabilities, Provider, ProviderRegistry
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeState
-from xyclaw.secrets import SecretStore
+from xyclaw.secrets import SecretStore, job_secret_name, register_secret
 from xyclaw.store import Store, StoreInfo
 from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
     from xyclaw.tuning.service import TuneResult, TuningService
 
 log = logging.getLogger(__name__)
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 T = TypeVar("T")
 E = TypeVar("E", bound=Event)
 
@@ -1088,6 +1090,41 @@ class Engine:
             )
         )
 
+    def _job_secret_environment(self, spec: Any, environ: Mapping[str, str]) -> dict[str, str]:
+        """This machine's environment, plus a job's secret variables it lacks that the keyring
+        holds (the window asked for them once: :meth:`store_job_secret`)."""
+        merged = dict(environ)
+        for name in spec.env_from_local:
+            if name not in merged:
+                value = self._secrets.get(job_secret_name(name))
+                if value:
+                    merged[name] = value
+        return merged
+
+    @effect(Effect.READ)
+    def missing_job_secrets(self, spec_or_path: Any) -> list[str]:
+        """The secret variables a job spec takes from this machine that neither the
+        environment nor the keyring holds (the window asks for them before launching)."""
+        import os
+
+        spec = self._job_spec(spec_or_path)
+        have = self._job_secret_environment(spec, os.environ)
+        return [name for name in spec.env_from_local if name not in have]
+
+    @effect(Effect.READ)
+    def store_job_secret(self, name: str, value: str) -> None:
+        """Keep the value of a job's secret variable (``HF_TOKEN``) in the keyring (or the 0600
+        file), for every later launch that needs it; registered for masking at once."""
+        if not _ENV_NAME.fullmatch(name):
+            raise UsageError(
+                f"{name!r} is not an environment variable name",
+                hint="letters, digits and _, not starting with a digit (HF_TOKEN)",
+            )
+        value = value.strip()
+        if not value:
+            raise UsageError(f"no value given for {name}", hint="paste the value, then save")
+        self._secrets.set(job_secret_name(name), value)
+
     @effect(Effect.EXEC)
     def launch(
         self,
@@ -1132,7 +1169,9 @@ class Engine:
                 f"{spec.name} is a {spec.kind.value} job, not a service",
                 hint="`xyclaw launch` runs it; `serve` is for specs with kind: service",
             )
-        env = local_env(spec, os.environ)
+        env = local_env(spec, self._job_secret_environment(spec, os.environ))
+        for value in env.values():  # a job's secret values: masked wherever they are echoed
+            register_secret(value)
         jobs = self._job_service()
         ref = cluster or spec.resources.cluster
         if ref is None:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QTextEdit,
     QVBoxLayout,
@@ -288,6 +289,57 @@ class LaunchDialog(QDialog):
         return None if value is None else str(value)
 
 
+class SecretValuesDialog(QDialog):
+    """Asks for the values of a job's secret variables that this machine does not have
+    (``HF_TOKEN``): typed hidden, kept in the keyring through the Engine for this launch and
+    every later one, never in the history."""
+
+    def __init__(self, job: str, names: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("secretValuesDialog")
+        self.names = list(names)
+        self.setWindowTitle(self.tr("Secrets for {job}").format(job=job))
+        self.explain = QLabel(
+            self.tr(
+                "Job {job} takes {names} from this machine's environment, where it is not set."
+                " Enter the value to keep it in the keyring for this launch and later ones; it"
+                " is never stored in the history or the log."
+            ).format(job=job, names=", ".join(self.names))
+        )
+        self.explain.setWordWrap(True)
+        self.fields: dict[str, QLineEdit] = {}
+        form = QFormLayout()
+        for name in self.names:
+            field = QLineEdit()
+            field.setObjectName(f"secretValue_{name}")
+            field.setEchoMode(QLineEdit.EchoMode.Password)
+            field.textChanged.connect(lambda _t: self._enable())
+            self.fields[name] = field
+            label = QLabel(name)
+            label.setProperty("data", True)
+            form.addRow(label, field)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.save_button = self.buttons.addButton(
+            self.tr("Save and launch"), QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.save_button.setObjectName("secretSaveButton")
+        self.save_button.setProperty("role", "primary")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.explain)
+        layout.addLayout(form)
+        layout.addWidget(self.buttons)
+        self._enable()
+        self.setMinimumWidth(480)
+
+    def _enable(self) -> None:
+        self.save_button.setEnabled(all(f.text().strip() for f in self.fields.values()))
+
+    def values(self) -> dict[str, str]:
+        return {name: field.text().strip() for name, field in self.fields.items()}
+
+
 class LaunchFlow(QObject):
     """See the module's docstring. Signals: ``launched(OperationHandle)`` once the engine
     took the job (its progress goes to the operations panel), ``problem(SpecProblem)`` for a
@@ -308,6 +360,7 @@ class LaunchFlow(QObject):
         self.rent.failed.connect(self.failed.emit)
         self.dialog: LaunchDialog | None = None
         self.error_dialog: SpecErrorDialog | None = None
+        self.secrets_dialog: SecretValuesDialog | None = None
 
     # -- from a file or a past job --------------------------------------------------------
     def from_file(self, path: Path) -> None:
@@ -365,7 +418,49 @@ class LaunchFlow(QObject):
         self.launch(plan.spec, None if choice == RENT else choice)
 
     def launch(self, spec: JobSpec, cluster: str | None) -> None:
-        """On ``cluster``; with None, rent one for the job through a quote and approval."""
+        """On ``cluster``; with None, rent one for the job through a quote and approval. A
+        secret variable the spec takes from this machine and that neither the environment nor
+        the keyring holds is asked for first (:class:`SecretValuesDialog`), kept in the
+        keyring through the Engine, and the launch goes on; nothing is rented before."""
+        engine = self.context.engine
+
+        def missing() -> list[str]:
+            return list(engine.missing_job_secrets(spec))
+
+        def checked(names: list[str]) -> None:
+            if names:
+                self._ask_secrets(spec, cluster, names)
+            else:
+                self._start(spec, cluster)
+
+        self.context.worker.submit(
+            missing, on_done=checked, on_error=self.failed.emit, name="secrets"
+        )
+
+    def _ask_secrets(self, spec: JobSpec, cluster: str | None, names: list[str]) -> None:
+        engine = self.context.engine
+        self.secrets_dialog = SecretValuesDialog(spec.name, names, self.parent_widget)
+
+        def save() -> None:
+            assert self.secrets_dialog is not None
+            values = self.secrets_dialog.values()
+
+            def store() -> None:
+                for name, value in values.items():
+                    engine.store_job_secret(name, value)
+
+            self.context.worker.submit(
+                store,
+                on_done=lambda _r: self.launch(spec, cluster),  # checked again, then launched
+                on_error=self.failed.emit,
+                name="secrets",
+            )
+
+        self.secrets_dialog.accepted.connect(save)
+        self.secrets_dialog.rejected.connect(self.cancelled.emit)
+        self.secrets_dialog.open()
+
+    def _start(self, spec: JobSpec, cluster: str | None) -> None:
         from xyclaw.jobs.spec import JobKind
 
         engine = self.context.engine

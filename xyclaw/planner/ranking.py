@@ -469,11 +469,20 @@ def _why(
     if name == BUDGET:
         assert request.budget_micro is not None
         spent = format_amount(int(cost if cost is not None else ev.cost[i]), currency)
-        return f"costs {spent}, over the {format_amount(request.budget_micro, currency)} budget"
+        over = format_amount(int(cost if cost is not None else ev.cost[i]) - request.budget_micro,
+                             currency)  # fmt: skip
+        budget = format_amount(request.budget_micro, currency)
+        return f"costs {spent}, over the {budget} budget by {over}"
     if name == DEADLINE:
         assert request.deadline_seconds is not None
+        hours, limit = ev.seconds[i] / 3600, request.deadline_seconds / 3600
         return (
-            f"takes {ev.seconds[i] / 3600:.1f} h, past the "
-            f"{request.deadline_seconds / 3600:g} h deadline"
+            f"takes {hours:.1f} h{_days(hours)}, past the {limit:g} h deadline by"
+            f" {hours - limit:.1f} h{_days(hours - limit)}"
         )
     return name
+
+
+def _days(hours: float) -> str:
+    """ " (569 days)" after a figure in hours long enough to be counted in days."""
+    return f" ({hours / 24:,.0f} days)" if hours >= 72 else ""

@@ -13,6 +13,7 @@ import json
 import time
 from typing import Any
 
+from xyclaw.secrets import mask, mask_value
 from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
@@ -59,7 +60,7 @@ def create_conversation(
             db.conn.execute(
                 "INSERT INTO conversations (title, brain, created_at, updated_at, kind, currency)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (title, brain, ts, ts, kind, currency),
+                (mask(title), brain, ts, ts, kind, currency),
             )
         )
 
@@ -69,7 +70,7 @@ def create_conversation(
 def rename_conversation(store: Store, conversation_id: int, title: str) -> bool:
     def write(db: Database) -> int:
         cur = db.conn.execute(
-            "UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id)
+            "UPDATE conversations SET title = ? WHERE id = ?", (mask(title), conversation_id)
         )
         return int(cur.rowcount)
 
@@ -161,8 +162,12 @@ def add_message(
     data: dict[str, Any] | None = None,
     now: float | None = None,
 ) -> int:
-    """Store a message; its tokens and cost are added to the conversation's totals."""
+    """Store a message; its tokens and cost are added to the conversation's totals. Every
+    registered secret is masked in its text, reasoning and data (a model may echo its key)."""
     ts = time.time() if now is None else now
+    content = mask(content)
+    reasoning = None if reasoning is None else mask(reasoning)
+    data = mask_value(data)
     row = (
         conversation_id,
         ts,
@@ -260,6 +265,9 @@ def upsert_tool_call(
     ``fields`` are columns of ``tool_calls`` (``args``/``result`` may be given as objects).
     """
     ts = time.time() if now is None else now
+    # A call's arguments, result and error may quote a secret (a model echoing its key, a
+    # command printing a token): masked before anything is written.
+    fields = mask_value(fields)
     if "args" in fields:
         fields["args_json"] = json.dumps(fields.pop("args"), default=str, ensure_ascii=False)
     if "result" in fields:

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from xyclaw.events import AlertCleared, AlertRaised, BudgetWarning, EventBus, Notice
+from xyclaw.secrets import mask, mask_value
 from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 from xyclaw.wording import Said
@@ -45,8 +46,8 @@ class EventLog:
             node_id,
             job_id,
             rule,
-            message,
-            json.dumps(data, default=str),
+            mask(message),
+            mask(json.dumps(mask_value(data), default=str)),
         )
 
         def write(db: Database) -> int | None:
@@ -95,7 +96,7 @@ class EventLog:
             Notice(
                 ts=ts,
                 severity=severity,
-                message=str(message),
+                message=mask(str(message)),
                 kind=kind,
                 cluster_id=cluster_id,
                 action=action,

@@ -18,6 +18,7 @@ from itertools import repeat
 from typing import Any
 
 from xyclaw.events import EventBus, JobChanged
+from xyclaw.secrets import mask
 from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
@@ -371,6 +372,8 @@ class JobTable:
         if not (len(lines.offsets) == len(lines.ranks) == count):
             raise ValueError("log columns of different lengths")
         key = [job_id, attempt, stream, node_rank]
+        # A job that prints its secret variables (HF_TOKEN): masked before it is kept.
+        texts = [mask(text) for text in lines.texts]
 
         def run(db: Database) -> AppendOutcome:
             conn = db.conn
@@ -395,7 +398,7 @@ class JobTable:
                         repeat(lines.ts),
                         lines.offsets,
                         lines.ranks,
-                        lines.texts,
+                        texts,
                     ),
                 )
             conn.execute(

@@ -152,8 +152,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "本机环境里必须设置 {names}（作业规格从这里读取，从不保存）",
     ),
     "error.spec.env_missing_hint": (
-        "export {name}=... before launching, or give the value in the spec",
-        "启动前先 export {name}=...，或在作业规格里写明这个值",
+        "export {name}=... before launching, keep it in the keyring with `xyclaw secrets set"
+        " job-env:{name}` (the window asks for it), or give the value in the spec",
+        "启动前先 export {name}=...，或用 `xyclaw secrets set job-env:{name}` 存进钥匙串"
+        "（窗口会询问），或在作业规格里写明这个值",
     ),
     "error.spec.did_you_mean": (
         "did you mean `{close}`? allowed: {allowed}",

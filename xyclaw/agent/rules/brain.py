@@ -33,7 +33,7 @@ from xyclaw.agent.rules.texts import (
     say,
     unknown_text,
 )
-from xyclaw.agent.rules.turn import RulesContext, RulesTurn, ToolCall
+from xyclaw.agent.rules.turn import UNSAFE_TOOLS, RulesContext, RulesTurn, ToolCall
 
 # ---- language --------------------------------------------------------------------------------
 
@@ -151,7 +151,10 @@ _TUNE = (
     r"(?<![a-z-])(?<!fine\s)(?<!prompt\s)(?<!instruction\s)(?<!lora\s)(?<!parameter\s)"
     r"tun(?:e|ing)\b|optimi[sz]e\s+(?:the\s+)?(?:nccl|network|"
     r"communication|fabric|all-?reduce|interconnect|bandwidth)|nccl[\s-]*tests?|调优|"
-    r"优化\s*(?:一下)?\s*(?:网络|通信|nccl|带宽)|(?:网络|通信|nccl)\s*(?:调优|优化)|测\s*一?下?\s*带宽"
+    r"优化\s*(?:一下)?\s*(?:网络|通信|nccl|带宽)|(?:网络|通信|nccl)\s*(?:调优|优化)|测\s*一?下?\s*带宽|"
+    r"(?<![预推检观监])测(?:试|量)?\s*(?:一下)?[^，。,.;；?？]{0,32}?(?:nccl|带宽|网络|通信)|"
+    r"\b(?:measure|test|benchmark)\s+(?:the\s+|my\s+)?(?:nccl|network|interconnect|all-?reduce|"
+    r"fabric|bus)\b|\b(?:measure|test|benchmark)\s+(?:the\s+)?(?:\S+\s+)?bandwidth\b"
 )
 _LOGS = r"\blogs?\b|\boutput\b|\bstdout\b|\bstderr\b|\btail\b|\bprinted\b|日志|输出|打印"
 _JOB_STATUS = (
@@ -264,17 +267,189 @@ def _leading(msg: Message, verb: str) -> bool:
     return re.match(r"\s*(?:" + verb + ")", rest) is not None
 
 
+#: "release everything except alpha", "all but", "除了 alpha 以外": what follows (or, for 以外 and
+#: 之外, precedes) names what the action must leave alone.
+_EXCEPT = (
+    r"\bexcept(?:\s+for)?\b|\bbut\s+not\b|\ball\s+but\b|\bapart\s+from\b|\bother\s+than\b|"
+    r"\bexcluding\b|\bsave\s+for\b|\bbesides\b|\bnot\s+including\b|\bkeep(?:ing)?\b|"
+    r"除了|除去|以外|之外|不包括|不含|保留|留下"
+)
+_EXCEPT_BEFORE = re.compile(r"以外|之外")
+#: Where an exclusion's names end: not at a comma ("except alpha, beta and gamma" keeps three).
+_EXCEPT_END = re.compile(r"[.;!?。；！？]|\b(?:and\s+then|then|please)\b|以外|之外|然后|都|全")
+#: Words inside an exclusion that name nothing ("except the one on a800-x16-3fa2b1").
+_EXCEPT_FILLER = re.compile(
+    r"(?:the|a|an|my|one|ones|cluster|clusters|job|jobs|node|nodes|machine|machines|of|on|"
+    r"and|or|for|that|this|those|these|it|them|its|running|live|named|called|gpu|gpus|number|"
+    r"id|#|no\.?|集群|作业|任务|那个|这个|那台|这台|的|和|与|及|个|台|号|others?|rest|其他|其余|"
+    r"别的|please|thanks?|thank\s+you|thx|now|ok|okay|请|帮我|麻烦|把|谢谢|吧|了)"
+)
+#: Hedges anywhere in a request that would destroy, spend or run something: it is then not a
+#: plain request ("could you" and "would you" at the start are politeness, taken off first).
+_HEDGE = re.compile(
+    r"\b(?:should|would|could|might|maybe|perhaps|if|whether|why|what|when|how|which|who|"
+    r"wonder|think|guess|probably|unless)\b|\?|？|吗|呢|应该|为什么|是否|如果|要是|可能|也许|或许|"
+    r"什么|怎么|哪|难道"
+)
+_NEGATION_ANYWHERE = re.compile(
+    _NEGATION + r"|\b(?:not|no|nothing|neither|nor|without)\b|不|没|未|无需"
+)
+#: The families of action verbs: a request naming two (release and tune) is not one request.
+_FAMILIES = (
+    _RELEASE,
+    r"\b(?:cancel|abort)\b|取消",
+    _RENT_STRONG + "|" + _RENT_WEAK,
+    _TUNE,
+    _LAUNCH_STRONG,
+)
+#: Words a plain action request may hold besides its verb and its targets (English).
+_PLAIN_EN = re.compile(
+    r"(?:the|a|an|my|our|this|that|these|those|it|its|them|both|each|every|all|everything|"
+    r"now|please|pls|plz|right|away|immediately|asap|and|on|of|in|for|to|from|at|with|up|down|"
+    r"off|out|back|then|ok|okay|just|too|also|again|go|ahead|i|i'?ll|i'?d|we|you|can|like|"
+    r"want|need|let'?s|let|us|me|named|called|one|ones|option|options|choice|number|no\.?|id|"
+    r"#\d*|first|second|third|fourth|fifth|last|cluster|clusters|job|jobs|run|runs|training|"
+    r"trainings|node|nodes|machine|machines|gpu|gpus|card|cards|network|nccl|nccl-tests?|"
+    r"interconnect|communication|fabric|bandwidth|test|tests|spec|sample|example|done|finished|"
+    r"anymore|instance|instances|rental|rentals|server|servers|shut|spin|free|kick|tear|give|"
+    r"turn|power|bring|take|pick|choose|select|use|book|lease|order|provision|buy|reserve|"
+    r"start|launch|submit|queue|schedule|begin|stop|kill|end|halt|abort|cancel|release|"
+    r"terminate|destroy|delete|remove|decommission|teardown|shutdown|tune|tuning|optimi[sz]e|"
+    r"measure|benchmark|create|rent|execute|exec|ib|infiniband|roce|eth|ethernet|"
+    r"command|fine-?tune|lora|model|x|thanks?|thx|cheers)"
+)
+#: Chinese words a plain action request may hold besides its verb and its targets.
+_PLAIN_ZH = re.compile(
+    r"集群|作业|任务|训练|全部|所有|全都|统统|都|把|给|帮我|帮忙|请|麻烦|这个|那个|该|此|它|吧|了|掉|"
+    r"一下|下|在|上|的|个|张|台|卡|第|方案|选项|网络|通信|带宽|节点|机器|号|和|与|及|再|就|先|现在|"
+    r"马上|立刻|示例|样例|做|将|用|选|要|我|那|好|可以|命令|一|二|三|四|五|两"
+)
+_ACTION_ZH = re.compile(
+    "|".join(p for p in (_RELEASE, _CANCEL, _RENT_STRONG, _RENT_WEAK, _TUNE, _LAUNCH, _RUN, _STOP))
+)
+#: More unknown words than this and a destroy, spend or run request is not plain enough.
+_MAX_UNKNOWN_WORDS = 1
+_MAX_UNKNOWN_HAN = 4
+
+
+def _except_names(msg: Message, known: tuple[str, ...]) -> tuple[set[str], list[str]] | None:
+    """What an exclusion leaves alone: (known names it names, words it names nothing known
+    by); None when the request has no exclusion."""
+    text = msg.keys
+    matches = list(re.finditer(_EXCEPT, text))
+    if not matches:
+        return None
+    segments: list[str] = []
+    for match in matches:
+        if _EXCEPT_BEFORE.fullmatch(match.group(0)):
+            start = 0
+            for brk in re.finditer(r"[,.;!?，。；！？]|除了|除去", text[: match.start()]):
+                start = brk.end()
+            segments.append(text[start : match.start()])
+        else:
+            end = _EXCEPT_END.search(text, match.end())
+            segments.append(text[match.end() : end.start() if end else len(text)])
+    kept: set[str] = set()
+    unknown: list[str] = []
+    for segment in segments:
+        for name in known:
+            if re.search(slots._token_pattern(name), segment):
+                kept.add(name)
+                segment = re.sub(slots._token_pattern(name), " ", segment)
+        for word in re.findall(r"[a-z0-9][a-z0-9._-]*|[\u4e00-\u9fff]+", segment):
+            if _EXCEPT_FILLER.fullmatch(word) or re.fullmatch(_EXCEPT_FILLER.pattern + "+", word):
+                continue
+            stems = [k for k in known if k.startswith(word + "-") or k.split("-")[0].endswith(word)]
+            if len(word) >= 3 and stems:
+                kept.update(stems)
+            else:
+                unknown.append(word)
+    return kept, unknown
+
+
+def _plain(msg: Message, known: tuple[str, ...]) -> bool:
+    """Whether a request reads as one plain action: its words are the verb, its targets and
+    the few words such requests hold; a word salad that happens to hold a verb and a name is
+    not one ("yesterday you happy a800-x16-3fa2b1 tokens money release")."""
+    text = msg.keys[_POLITE.match(msg.keys).end() :]  # type: ignore[union-attr]
+    text = re.sub(_EXCEPT, " ", text)
+    for name in known:
+        text = re.sub(slots._token_pattern(name), " ", text)
+    families = sum(1 for family in _FAMILIES if re.search(family, text))
+    if families > 1 or len(_ACTION_ZH.findall(text)) > 1:  # two actions, or one said twice
+        return False
+    unknown_words = 0
+    for word in re.findall(r"[a-z][a-z0-9'._#-]*|#\d+", text):
+        if _PLAIN_EN.fullmatch(word) or re.search(r"[\d-]", word):
+            continue
+        if slots.canonical_gpu(word) is not None:
+            continue
+        unknown_words += 1
+    han = _ACTION_ZH.sub(" ", text)
+    han = _PLAIN_ZH.sub(" ", han)
+    unknown_han = len(_HAN.findall(han))
+    return unknown_words <= _MAX_UNKNOWN_WORDS and unknown_han <= _MAX_UNKNOWN_HAN
+
+
+def _starts_in_english(text: str, context: RulesContext) -> bool:
+    first = re.match(r"\s*([a-z0-9][a-z0-9._'-]*)", text)
+    if first is None:
+        return False
+    rest = text[first.end() :]
+    named = first.group(1) in context.clusters + context.jobs
+    return not (named and _HAN.match(rest.lstrip()))
+
+
 def _unsafe_guard(
     turn: _Turn, msg: Message, intent: str, agent: str, verb: str
 ) -> RulesTurn | None:
-    """Words instead of a call for a negated, hypothetical or how-to request."""
+    """Words instead of a call for a negated, hypothetical, how-to or unclear request: a
+    destroy, spend or run card comes only from a request that plainly asks for it."""
     if _negated(msg, verb):
         return turn.reply(intent, agent, refusal(turn.language, "negated", intent))
     if _ADVISORY.search(msg.keys) or (
         _QUESTION_WORD.search(msg.keys) and re.search(r"\?|？|吗|呢", msg.keys)
     ):
         return turn.reply(intent, agent, refusal(turn.language, "advisory", intent))
+    start = msg.keys[_POLITE.match(msg.keys).end() :]  # type: ignore[union-attr]
+    rest = re.sub(_EXCEPT, " ", start)
+    rest = re.sub(r"不要了|不用了", " ", rest)  # "这个集群不要了": release it
+    if (
+        _HEDGE.search(rest)
+        or _NEGATION_ANYWHERE.search(rest)
+        or not _plain(msg, turn.context.clusters + turn.context.jobs)
+        # English puts the verb first ("release it"); Chinese may not ("把所有集群都关掉",
+        # "a800-x16-3fa2b1 释放掉"), so the rule holds where the request starts in English.
+        or (_starts_in_english(start, turn.context) and not _leading(msg, verb))
+    ):
+        return turn.reply(intent, agent, refusal(turn.language, "unclear", intent))
     return None
+
+
+def _respect_exclusions(result: RulesTurn, msg: Message, context: RulesContext) -> RulesTurn:
+    """A destroy, spend or run call never targets what the request said to leave alone."""
+    found = _except_names(msg, context.clusters + context.jobs)
+    if found is None or not result.tool_calls:
+        return result
+    kept, unknown = found
+    for call in result.tool_calls:
+        if call.name not in UNSAFE_TOOLS:
+            continue
+        targets = {str(call.args.get(k)) for k in ("cluster", "job") if call.args.get(k)}
+        if targets & kept or "all" in targets or unknown or not kept:
+            language = result.language
+            example = next((c for c in context.clusters if c not in kept), "<cluster>")
+            if call.name == "cancel_job":
+                text = say(language, "ask_job", verb=pick(language, "cancel", "取消"))
+            elif call.name in ("release_cluster", "tune"):
+                verb = pick(language, "release", "释放")
+                if call.name == "tune":
+                    verb = pick(language, "tune", "调优")
+                text = say(language, "except_unclear", verb=verb, example=example)
+            else:
+                text = refusal(language, "unclear", result.intent)
+            return RulesTurn(language, result.agent, (), text, result.intent)
+    return result
 
 
 # ---- references ------------------------------------------------------------------------------
@@ -521,6 +696,9 @@ def _release(turn: _Turn, msg: Message) -> RulesTurn:
     if guard is not None:
         return guard
     refs, pronoun = _clusters(msg, turn.context, verb)
+    excepted = _except_names(msg, turn.context.clusters)
+    if excepted is not None:
+        return _release_except(turn, msg, refs, *excepted)
     if any(r.how == "gpu-unmatched" for r in refs):  # "release the H100 cluster": there is none
         return _ask_cluster(turn, "release", "provisioner", "release", "释放")
     plural = _has(msg, _ALL + r"|\bclusters\b|都")
@@ -537,11 +715,55 @@ def _release(turn: _Turn, msg: Message) -> RulesTurn:
     return _ask_cluster(turn, "release", "provisioner", "release", "释放")
 
 
+def _release_except(
+    turn: _Turn, msg: Message, refs: list[Ref], kept: set[str], unknown: list[str]
+) -> RulesTurn:
+    """ "release everything except alpha": every live cluster but the ones kept, or words back
+    when what is kept is not clear (a name XyClaw does not know, or none at all)."""
+    verb = pick(turn.language, "release", "释放")
+    live = turn.context.clusters
+    if unknown or not kept:
+        example = next((c for c in live if c not in kept), _example_cluster(turn))
+        return turn.reply(
+            "release", "provisioner", turn.say("except_unclear", verb=verb, example=example)
+        )
+    named = [r.value for r in refs if r.how == "named" and r.value not in kept]
+    if named:
+        targets = named
+    elif _has(msg, _ALL + r"|\bclusters\b|\bothers?\b|\brest\b|都|其他|其余|别的"):
+        targets = [c for c in live if c not in kept]
+    else:
+        targets = []
+    if not targets:
+        if named or not _has(msg, _ALL + r"|\bclusters\b|都"):
+            return turn.reply(
+                "release",
+                "provisioner",
+                turn.say("except_unclear", verb=verb, example=_example_cluster(turn)),
+            )
+        shown = ", ".join(sorted(kept))
+        return turn.reply(
+            "release", "provisioner", turn.say("except_nothing_left", kept=shown, verb=verb)
+        )
+    calls = [ToolCall("release_cluster", {"cluster": name}) for name in targets[:8]]
+    return turn.call("release", "provisioner", *calls)
+
+
 def _cancel(turn: _Turn, msg: Message) -> RulesTurn:
     guard = _unsafe_guard(turn, msg, "cancel", "operator", _CANCEL)
     if guard is not None:
         return guard
     refs, pronoun = _jobs(msg, turn.context, _CANCEL)
+    excepted = _except_names(msg, turn.context.jobs)
+    if excepted is not None:
+        kept, _unknown = excepted
+        refs = [r for r in refs if r.value not in kept and r.how == "named"]
+        if not refs:
+            return turn.reply(
+                "cancel",
+                "operator",
+                turn.say("ask_job", verb=pick(turn.language, "cancel", "取消")),
+            )
     if refs:
         calls = [ToolCall("cancel_job", {"job": r.value}) for r in refs[:8]]
         return turn.call("cancel", "operator", *calls)
@@ -720,7 +942,14 @@ def _alerts(turn: _Turn, msg: Message) -> RulesTurn:
 
 
 def _health(turn: _Turn, msg: Message) -> RulesTurn:
-    cluster, _refs = _resolve_cluster(turn, msg, implicit=True, strict=False)
+    cluster, refs = _resolve_cluster(turn, msg, implicit=True, strict=False)
+    live = turn.context.clusters
+    if cluster is None and len(live) > 1 and all(r.how == "gpu-many" for r in refs):
+        # "is my cluster healthy?" with several live and none named: each one's health (a
+        # read), not a question back.
+        chosen = [r.value for r in refs] or list(live)
+        calls = [ToolCall("cluster_health", {"cluster": name}) for name in chosen[:8]]
+        return turn.call("health", "monitor", *calls)
     if cluster is None:
         return _ask_cluster(turn, "health", "monitor", "health of", "检查")
     return turn.call("health", "monitor", ToolCall("cluster_health", {"cluster": cluster}))
@@ -787,6 +1016,14 @@ MAX_CHARS = 1000  # a request, not a pasted log: longer text gets words, never a
 
 def understand(text: str, context: RulesContext | None = None) -> RulesTurn:
     """The intent of one user message and the tool calls (or words) that answer it."""
+    context = context or RulesContext()
+    result = _understand(text, context)
+    if not result.tool_calls:
+        return result
+    return _respect_exclusions(result, Message.of(text), context)
+
+
+def _understand(text: str, context: RulesContext) -> RulesTurn:
     context = context or RulesContext()
     turn = _Turn(detect_language(text[:MAX_CHARS]), context)
     if len(text) > MAX_CHARS:

@@ -183,8 +183,16 @@ Safety rules, tested on random text: a tool that spends, destroys or runs code
 called when the request names the action plainly and its target resolves. A negated request
 ("don't release", "千万不要释放"), a hypothetical or how-to question ("should I release?",
 "怎么释放集群？") and anything unclear ("rent it" with no plan, "release" with two clusters)
-get words back, never a call; anything else gets a short help. Every such call still stops
-for the user's approval.
+get words back, never a call; anything else gets a short help. So does a request that is not
+plainly one action: a negation or a hedge anywhere in it ("release it if the job is done"),
+two actions, an English request whose verb does not come first, more than one word it does
+not know (a word salad that happens to hold "release" and a name). An exclusion ("release
+everything except alpha", "all but", "除了 alpha 以外全部释放") releases every live cluster
+but the ones kept, and words come back when what is kept is unclear: no such call ever
+targets what was excluded. A health question with several live clusters and none named shows
+each. Tested on random salads (hypothesis) and on 10,000 requests from a labelled grammar
+(`tests/agent_rules/test_labelled_grammar.py`). Every such call still stops for the user's
+approval.
 
 ### Requests it understands
 """

@@ -716,7 +716,10 @@ def period_bounds(period: str, today: date) -> tuple[float, float | None]:
     if period == "last_week":
         return at(monday - timedelta(days=7)), at(monday)
     if period.startswith("days:"):
-        return at(today - timedelta(days=max(1, int(period[5:])) - 1)), None
+        # "the last 99999999999999999999 days" reaches back before any spending: all of it,
+        # from 1970 (timedelta cannot hold more days than that, and date not before year 1).
+        days = min(max(1, int(period[5:])), (today - date(1970, 1, 2)).days + 1)
+        return at(today - timedelta(days=days - 1)), None
     if period == "month":
         return at(first), None
     if period == "last_month":
@@ -802,12 +805,14 @@ def without_name(msg: Message, name: str) -> Message:
 
 # ---- cluster and job references --------------------------------------------------------------
 
-_NAME = r"[a-z0-9][a-z0-9._-]*"
+_NAME = r"[a-z0-9](?:[a-z0-9_]|[._-](?=[a-z0-9_]))*"
 _NOT_NAMES = {"it", "this", "that", "the", "now", "all", "please", "for", "on", "in", "to", "and"}
 
 
 def _token_pattern(name: str) -> str:
-    return r"(?<![a-z0-9._-])" + re.escape(name.lower()) + r"(?![a-z0-9._-])"
+    # A sentence's full stop after a name ends it ("tune beta."): a dot or hyphen counts as
+    # part of the name only when a letter or digit follows it.
+    return r"(?<![a-z0-9._-])" + re.escape(name.lower()) + r"(?![a-z0-9_]|[.-][a-z0-9_])"
 
 
 @dataclass(frozen=True)

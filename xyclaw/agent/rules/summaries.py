@@ -111,6 +111,56 @@ def _size(params: Any) -> str:
     return f"{params / 1e6:.3g}M"
 
 
+def _span(hours: float, language: str) -> str:
+    """Hours as a person says them: hours up to two days, then days."""
+    if hours < 48:
+        return pick(language, f"{hours:.3g} h", f"{hours:.3g} 小时")
+    days = hours / 24
+    shown = f"{days:,.0f}" if days >= 10 else f"{days:.1f}"
+    return pick(language, f"{shown} days", f"{shown} 天")
+
+
+def _how_far_it_misses(
+    request: Mapping[str, Any], rejected: list[Mapping[str, Any]], language: str
+) -> list[str]:
+    """An impossible request: the option that comes closest (the planner ranks the rejected
+    by how far they miss) and by how much, against the deadline and the budget asked."""
+    if not rejected:
+        return []
+    best = rejected[0]
+    gpus, gpu = best.get("gpus"), best.get("gpu")
+    fabric = best.get("fabric") or "-"
+    lines: list[str] = []
+    deadline = request.get("deadline_hours")
+    hours = best.get("hours")
+    if isinstance(deadline, int | float) and isinstance(hours, int | float) and hours > deadline:
+        took, more = _span(hours, language), _span(hours - deadline, language)
+        asked = _span(float(deadline), language)
+        lines.append(
+            pick(
+                language,
+                f"The fastest on {gpus} cards ({gpu}, {fabric}) takes {took}: {more} more than"
+                f" the {asked} asked.",
+                f"{gpus} 张卡里最快的（{gpu}，{fabric}）需要 {took}，比要求的 {asked}多出 {more}。",
+            )
+        )
+    budget = request.get("budget")
+    cost = _money(best, "cost")
+    currency = str(best.get("currency") or request.get("currency") or "")
+    if isinstance(budget, int | float) and cost is not None and cost > budget:
+        lines.append(
+            pick(
+                language,
+                f"The cheapest ({gpus} x {gpu}) costs"
+                f" {_amount(cost, currency)}: {_amount(cost - budget, currency)} over the budget"
+                f" of {_amount(float(budget), currency)}.",
+                f"最接近的选项（{gpus} 张 {gpu}）要 {_amount(cost, currency)}，比预算"
+                f" {_amount(float(budget), currency)} 多 {_amount(cost - budget, currency)}。",
+            )
+        )
+    return lines
+
+
 def _more(language: str, shown: int, total: int) -> str:
     if total <= shown:
         return ""
@@ -168,7 +218,8 @@ def _plan(data: Any, language: str) -> str:
             "Loosen a limit (budget, deadline, GPU count) and ask again.",
             "放宽某个限制（预算、期限、卡数）后再试。",
         )
-        return "\n".join([head, *[f"- {r}" for r in reasons], tail])
+        miss = _how_far_it_misses(request, rejected, language)
+        return "\n".join([head, *[f"- {r}" for r in reasons], *miss, tail])
     header = pick(
         language,
         "| # | GPU | cards | fabric | provider/region | hours | cost |",

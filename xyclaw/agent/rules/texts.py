@@ -293,6 +293,21 @@ MESSAGES: dict[str, tuple[str, str]] = {
         'You are welcome. Anything else? Say "help" to see what I understand.',
         "不客气。还需要什么？说“帮助”可以看我能听懂的话。",
     ),
+    "unclear": (
+        "I am not sure you asked me to {action}, so nothing was changed. {hint}",
+        "我不确定你是否要{action}，所以什么都没改动。{hint}",
+    ),
+    "except_unclear": (
+        "I could not tell which clusters to keep and which to {verb}, so nothing was changed."
+        ' Name the ones to {verb}, for example "{verb} {example}".',
+        "没分清哪些集群要保留、哪些要{verb}，所以什么都没改动。请直接说出要{verb}的集群，"
+        "例如“{verb} {example}”。",
+    ),
+    "except_nothing_left": (
+        "Every live cluster is one you asked to keep ({kept}), so there is nothing to {verb};"
+        " nothing was changed.",
+        "运行中的集群都是你要保留的（{kept}），没有可{verb}的，什么都没改动。",
+    ),
     "one_at_a_time": (
         'One thing at a time, please: first say which to do, for example "{first}".',
         "请一次只做一件事，例如先说“{first}”。",

@@ -135,7 +135,7 @@ def _ask(args: argparse.Namespace, ctx: CliContext) -> int:
         printer.finish(result)
     if result.pending_approval is not None:
         return 3
-    return 1 if result.agent == "xyclaw" else 0
+    return (result.exit_code or 1) if result.agent == "xyclaw" else 0
 
 
 def _turn_json(result: TurnResult) -> dict[str, Any]:

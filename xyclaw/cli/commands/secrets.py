@@ -85,6 +85,8 @@ def _purpose(name: str) -> str:
         return f"the SSH password of {rest}"
     if kind == "llm-api-key" and rest:
         return f"the LLM preset {rest}"
+    if kind == "job-env" and rest:
+        return f"a job's secret variable {rest}"
     return "stored by you"
 
 
