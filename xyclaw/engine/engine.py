@@ -1211,6 +1211,21 @@ class Engine:
         service.attach(job.id)
         return [service.record(job.id)]
 
+    def _adopt_jobs(self) -> list[int]:
+        """Follow every running job no process follows (maintenance, before anything else):
+        the job's ranks are read from the nodes first. Builds the job runtime only when a
+        job is active."""
+        if self._jobs_part is None:
+            return []
+        if not self._jobs_part.built and not self._store_has_active_jobs():
+            return []
+        return self._job_service().adopt()
+
+    def _store_has_active_jobs(self) -> bool:
+        from xyclaw.store.jobs import JobTable
+
+        return bool(JobTable(self._store).rows(active_only=True))
+
     @effect(Effect.EXEC)
     def ssh_config(self, include: bool | None = None) -> AliasReport:
         """Write XyClaw's SSH config with every live cluster's nodes (``ssh <cluster>-<n>``).
@@ -1331,6 +1346,7 @@ class Engine:
             exit_when_idle_s=exit_when_idle_s,
             on_report=on_report,
             clock=self._clock,
+            adopt_jobs=self._adopt_jobs if self._jobs_part is not None else None,
         )
         self._maintenance.start()
         return held

@@ -482,6 +482,13 @@ def _m10_worded_node_error(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE nodes ADD COLUMN error_said_json TEXT")
 
 
+def _m11_node_clock_offset(db: sqlite_utils.Database) -> None:
+    """Issue 27: each node's clock offset (its clock minus this machine's, in seconds),
+    measured at bootstrap, so a job's end read from the node's exit record is placed on this
+    machine's clock."""
+    db.execute("ALTER TABLE nodes ADD COLUMN clock_offset_s REAL")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _m1_core,
     _m2_telemetry,
@@ -493,5 +500,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m8_worded_job_error,
     _m9_worded_tool_calls,
     _m10_worded_node_error,
+    _m11_node_clock_offset,  # issue 27
 )
 LATEST_VERSION = len(MIGRATIONS)
