@@ -263,6 +263,17 @@ class Engine:
         if unknown:
             notes.append(said("common.plan_unknown_gpus", gpus=", ".join(unknown)))
         result = rank(request, Catalog(builtin.gpus, [o for o in offers if o.gpu in known]))
+        horizon = self._config.billing.plan_horizon_days
+        long_runs = [o.seconds for o in result.options if o.seconds > horizon * 86400]
+        if long_runs:
+            notes.append(
+                said(
+                    "common.plan_over_horizon",
+                    count=len(long_runs),
+                    horizon=f"{horizon:g}",
+                    days=f"{max(long_runs) / 86400:.0f}",
+                )
+            )
         saved = result.to_json(max_options=50, max_rejected=20)
         saved["offers_source"] = source
         english = [str(note) for note in notes]
@@ -290,8 +301,13 @@ class Engine:
         request = saved["request"]
         budget = _display_to_micros(request.get("budget")) or self._default_budget()
         offer = self._live_offer(picked["provider"], picked["offer_id"])
-        hours = float(picked["seconds"]) / 3600
-        price = offer.price_micro if offer is not None else int(picked["price_micro"])
+        seconds = int(picked["seconds"])
+        hours = seconds / 3600
+        plan_price = int(picked["price_micro"])
+        # the price the provider bills (on demand) is what is asked for; the plan's price,
+        # total and tier ride along, so the quote says how and why it differs
+        price = offer.price_micro if offer is not None else plan_price
+        horizon = self._config.billing.plan_horizon_days
         return self._new_quote(
             provider=picked["provider"],
             offer_id=picked["offer_id"],
@@ -303,9 +319,14 @@ class Engine:
             currency=picked["currency"],
             price=price,
             hours=hours,
+            seconds=seconds,
             budget=budget,
             plan_id=plan_id,
             option=option,
+            plan_price=plan_price,
+            plan_total=int(picked["cost_micro"]) if "cost_micro" in picked else None,
+            plan_tier=str(picked.get("tier") or "") or None,
+            horizon_days=horizon if seconds > horizon * 86400 else None,
         )
 
     @effect(Effect.READ)
@@ -573,10 +594,20 @@ class Engine:
         option: int | None = None,
         image: str | None = None,
         name: str | None = None,
+        seconds: int | None = None,
+        plan_price: int | None = None,
+        plan_total: int | None = None,
+        plan_tier: str | None = None,
+        horizon_days: float | None = None,
     ) -> RentQuote:
+        from xyclaw.planner.costing import bill
+
         now = self._clock()
         gpu_count = nodes * gpus_per_node
-        total = None if hours is None else round(price * gpu_count * hours)
+        if seconds is not None:  # to the micro-unit as the planner counts it: on demand
+            total: int | None = bill(gpu_count, seconds, price, None).cost_micro
+        else:
+            total = None if hours is None else round(price * gpu_count * hours)
         return RentQuote(
             provider=provider,
             offer_id=offer_id,
@@ -597,6 +628,10 @@ class Engine:
             option=option,
             image=image,
             name=name,
+            plan_price_per_gpu_hour_micros=plan_price,
+            plan_total_micros=plan_total,
+            plan_tier=plan_tier,
+            horizon_days=horizon_days,
         )
 
     @staticmethod
