@@ -54,6 +54,7 @@ class Trial:
     number: int
     kill_after_s: float
     killed: bool = False  # the launcher was still running when the kill came
+    launch_s: float | None = None  # how long the launch took when it returned by itself
     job_state: str | None = None  # None: no job was made before the kill
     job_cause: str | None = None
     seen_end_after_s: float | None = None  # seen ended this long after the nodes' end
@@ -83,7 +84,9 @@ def _env(home: Path) -> dict[str, str]:
     return env
 
 
-def _xyclaw(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def _xyclaw(
+    env: dict[str, str], *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "xyclaw.cli.main", *args],
         cwd=ROOT,
@@ -143,6 +146,7 @@ def run_trial(number: int, folder: Path, kill_after_s: float, timeout_s: float =
         )
         try:
             launch.wait(kill_after_s)
+            trial.launch_s = round(time.monotonic() - started, 2)
         except subprocess.TimeoutExpired:
             trial.killed = True
             launch.send_signal(signal.SIGKILL)
@@ -202,14 +206,7 @@ def run_trial(number: int, folder: Path, kill_after_s: float, timeout_s: float =
     return trial
 
 
-KILL_WINDOW_S = (0.2, 4.5)  # a detached launch on the fast simulated cloud takes about 4 s
-
-
-def run_trials(
-    trials: int, folder: Path, *, seed: int, kill_window_s: tuple[float, float] = KILL_WINDOW_S
-) -> list[Trial]:
-    rng = random.Random(seed)
-    return [run_trial(i + 1, folder, rng.uniform(*kill_window_s)) for i in range(trials)]
+CALIBRATE_S = 120.0  # the first trial is never killed: its launch time sets the window
 
 
 def main() -> int:
@@ -221,17 +218,21 @@ def main() -> int:
         "--kill-window",
         type=float,
         nargs=2,
-        default=KILL_WINDOW_S,
         metavar=("FROM", "TO"),
-        help="seconds after the launch within which it is killed (uniformly)",
+        help="seconds after the launch within which it is killed (uniformly); default: from"
+        " 0.2 s to 1.1 x the first trial's launch, which is not killed",
     )
     args = parser.parse_args()
     trials = 2 if args.smoke else args.trials
     with tempfile.TemporaryDirectory(prefix="xyclaw-detach-") as tmp:
-        results = []
+        results: list[Trial] = []
         rng = random.Random(args.seed)
+        window: tuple[float, float] | None = tuple(args.kill_window) if args.kill_window else None
         for i in range(trials):
-            trial = run_trial(i + 1, Path(tmp), rng.uniform(*args.kill_window))
+            kill_at = CALIBRATE_S if window is None else rng.uniform(*window)
+            trial = run_trial(i + 1, Path(tmp), kill_at)
+            if window is None:
+                window = (0.2, 1.1 * (trial.launch_s or 5.0))
             results.append(trial)
             verdict = "ok" if trial.ok else "; ".join(trial.problems)
             print(
@@ -253,6 +254,7 @@ def main() -> int:
         "failed_before_cluster": sum(t.job_state == "failed" for t in results),
         "no_job": sum(t.job_state is None for t in results),
         "max_seen_end_after_s": max(lags) if lags else None,
+        "kill_window_s": window,
         "target_s": END_WITHIN_S,
         "results": [asdict(t) for t in results],
     }

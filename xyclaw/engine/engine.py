@@ -995,11 +995,28 @@ class Engine:
                     0.0,
                     step="rent",
                 )
+                ours: set[int] = set()
+
+                def link_when_ready(event: ClusterChanged) -> None:
+                    # the job's cluster is linked the moment it is ready, so a launcher killed
+                    # before `up` returns leaves a job the guard runs, not a cluster nobody uses
+                    if event.previous is None and event.name == quote.name:
+                        ours.add(event.cluster_id)
+                    elif (
+                        event.cluster_id in ours
+                        and event.state == ClusterState.READY
+                        and jobs.jobs.get(job_id, with_attempts=False).cluster_id is None
+                    ):
+                        jobs.jobs.update(job_id, cluster_id=event.cluster_id)
+
+                watching = self._bus.subscribe(ClusterChanged, link_when_ready)
                 try:
                     record = self.up(quote).result()
                 except XyclawError as exc:
                     jobs.fail(job_id, said("job.renting_failed", error=exc.said or exc.message))
                     raise
+                finally:
+                    watching.unsubscribe()
                 jobs.assign_cluster(job_id, record)
                 return self._run_job(job_id, env, progress)
 
