@@ -158,7 +158,11 @@ def _ensure_follower(ctx: CliContext) -> None:
     from xyclaw.errors import XyclawError
     from xyclaw.wording import said
 
-    status = ctx.engine().ensure_guard(wait_s=10.0)
+    engine = ctx.engine()
+    # the app's SSH key first: a guard starting at the same moment would make one too (two
+    # processes creating it at once left nodes with the other key: SSH refused)
+    engine.ssh_public_key()
+    status = engine.ensure_guard(wait_s=10.0)
     if status is not None and status.running:
         return
     raise XyclawError(
