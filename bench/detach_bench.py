@@ -55,6 +55,7 @@ class Trial:
     kill_after_s: float
     killed: bool = False  # the launcher was still running when the kill came
     launch_s: float | None = None  # how long the launch took when it returned by itself
+    job_made_s: float | None = None  # when the launch had made its job
     job_state: str | None = None  # None: no job was made before the kill
     job_cause: str | None = None
     seen_end_after_s: float | None = None  # seen ended this long after the nodes' end
@@ -118,8 +119,27 @@ def _rows(paths: AppPaths) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         store.close()
 
 
-def run_trial(number: int, folder: Path, kill_after_s: float, timeout_s: float = 90) -> Trial:
-    """One trial in ``folder`` (its own data folder); everything it started is stopped."""
+def _wait_for_job(paths: AppPaths, launch: subprocess.Popen[str], timeout_s: float) -> bool:
+    """Until the launch has made its job (True), or ended, or ``timeout_s`` passed."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and launch.poll() is None:
+        if _rows(paths)[0]:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def run_trial(
+    number: int,
+    folder: Path,
+    kill_after_s: float,
+    timeout_s: float = 90,
+    *,
+    after_job: bool = False,
+) -> Trial:
+    """One trial in ``folder`` (its own data folder); everything it started is stopped.
+    ``after_job``: ``kill_after_s`` counts from the moment the launch made its job (the
+    rent, bootstrap and start of the ranks), not from the command's start."""
     from xyclaw.billing.guard_process import stop_guard
     from xyclaw.providers.sim import SimProvider
     from xyclaw.sim.cloud.launcher import ensure_running
@@ -133,7 +153,7 @@ def run_trial(number: int, folder: Path, kill_after_s: float, timeout_s: float =
     spec.write_text(TASK)
     endpoint = ensure_running(paths.data_dir / "sim", fast=True)
     provider = SimProvider(endpoint.url, endpoint.token)
-    started = time.monotonic()
+    started, wall_started = time.monotonic(), time.time()
     try:
         launch = subprocess.Popen(
             [sys.executable, "-m", "xyclaw.cli.main", "launch", str(spec), "--yes", "--detach"],
@@ -144,8 +164,12 @@ def run_trial(number: int, folder: Path, kill_after_s: float, timeout_s: float =
             stderr=subprocess.PIPE,
             text=True,
         )
+        kill_at: float | None = started + kill_after_s
+        if after_job:
+            made = _wait_for_job(paths, launch, 60.0)
+            kill_at = time.monotonic() + kill_after_s if made else None
         try:
-            launch.wait(kill_after_s)
+            launch.wait(60.0 if kill_at is None else max(0.0, kill_at - time.monotonic()))
             trial.launch_s = round(time.monotonic() - started, 2)
         except subprocess.TimeoutExpired:
             trial.killed = True
@@ -171,6 +195,8 @@ def run_trial(number: int, folder: Path, kill_after_s: float, timeout_s: float =
                 break
             time.sleep(0.2)
         trial.clusters = len(clusters)
+        if jobs:
+            trial.job_made_s = round(float(jobs[0]["created_at"]) - wall_started, 2)
         trial.clusters_released = sum(c["state"] not in LIVE_STATES for c in clusters)
         if trial.clusters_released < trial.clusters:
             trial.problems.append(f"{trial.clusters - trial.clusters_released} cluster(s) live")
@@ -219,8 +245,15 @@ def main() -> int:
         type=float,
         nargs=2,
         metavar=("FROM", "TO"),
-        help="seconds after the launch within which it is killed (uniformly); default: from"
-        " 0.2 s to 1.1 x the first trial's launch, which is not killed",
+        help="seconds within which the launch is killed (uniformly), counted from the moment it"
+        " made its job; default: 0 to 1.1 x the rest of the first trial's launch (that trial is"
+        " not killed)",
+    )
+    parser.add_argument(
+        "--from-start",
+        action="store_true",
+        help="count the kill moment from the command's start (most kills then come before the"
+        " job exists, while Python starts and the guard is started)",
     )
     args = parser.parse_args()
     trials = 2 if args.smoke else args.trials
@@ -229,14 +262,21 @@ def main() -> int:
         rng = random.Random(args.seed)
         window: tuple[float, float] | None = tuple(args.kill_window) if args.kill_window else None
         for i in range(trials):
-            kill_at = CALIBRATE_S if window is None else rng.uniform(*window)
-            trial = run_trial(i + 1, Path(tmp), kill_at)
             if window is None:
-                window = (0.2, 1.1 * (trial.launch_s or 5.0))
+                trial = run_trial(i + 1, Path(tmp), CALIBRATE_S)
+                launch_s = trial.launch_s or 6.0
+                if args.from_start:
+                    window = (0.2, 1.1 * launch_s)
+                else:
+                    window = (0.0, 1.1 * max(0.5, launch_s - (trial.job_made_s or 0.0)))
+            else:
+                at = rng.uniform(*window)
+                trial = run_trial(i + 1, Path(tmp), at, after_job=not args.from_start)
             results.append(trial)
             verdict = "ok" if trial.ok else "; ".join(trial.problems)
             print(
                 f"trial {trial.number:2d}: kill at {trial.kill_after_s:5.2f} s"
+                f" {'after its job was made' if not args.from_start and i else 'after start'}"
                 f" ({'killed' if trial.killed else 'had returned'}), job {trial.job_state}"
                 f" seen {trial.seen_end_after_s} s after its end, ranks {trial.ranks_logged},"
                 f" clusters released {trial.clusters_released}/{trial.clusters}"
