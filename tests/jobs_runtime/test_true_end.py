@@ -50,6 +50,9 @@ def test_a_job_that_ended_while_nothing_watched_is_recorded_and_billed_to_its_no
     )
     window = make_engine()  # the window that launches it, then closes
     job = window.launch(str(tmp_path / "job.yaml"), cluster=cluster.name).result(60)
+    engine.attach_job(str(job.id))  # another process asks to follow it while the window does
+    time.sleep(0.5)
+    assert not engine._job_service().followed_here(job.id)  # one follower at a time
     window.close()
     folder = f"quiet-{job.id}"
     roots = [node.machine.root for node in cluster.nodes]
