@@ -3,8 +3,10 @@
 Each trial, in a data folder of its own with the simulated cloud in the background (fast
 settings) and the background guard as a user gets it: ``xyclaw launch task.yaml --yes
 --detach`` of a 2-node SkyPilot task whose ``run`` only echoes, the ``launch`` process
-killed with SIGKILL at a random moment of its life (renting, bootstrap, start, or after it
-returned). Then, without any other command, it waits for what the user would see:
+killed with SIGKILL at a random moment after it made its job (while it rents, bootstraps,
+starts the ranks, or after it returned: uniformly over 1.1 x that part of a first trial,
+which is not killed; ``--from-start`` counts from the command's start instead). Then,
+without any other command, it waits for what the user would see:
 
 - the job ends in its true state: ``succeeded`` once it got its cluster (whoever started
   its ranks), or ``failed`` saying its launcher ended before it got one; a job seen ended
