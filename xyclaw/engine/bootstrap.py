@@ -230,7 +230,7 @@ def _batched(run: Runner, host: str) -> Runner:
 
 
 CLOCK_COMMAND = "date +%s.%N"
-_EPOCH = re.compile(r"^\s*(\d{9,12})(?:\.(\d+))?\s*$")
+_EPOCH = re.compile(r"^\s*(\d{9,12})(?:\.(\d+)|\.\S*)?\s*$")
 
 
 def parse_epoch(text: str) -> float | None:
