@@ -118,3 +118,22 @@ def test_the_replay_places_the_span_nobody_watched_where_it_began(
     assert "无人跟踪" in gap.said.in_language("zh")
     # the job's end in the replay is the node's, inside the span nobody watched
     assert done.ended_at is not None and done.ended_at < gap.params["not_watched_until"] - 3
+
+
+def test_the_window_opened_again_adopts_a_job_nobody_follows_before_anything_else(
+    engine: Engine, make_cluster: MakeCluster, tmp_path: Path
+) -> None:
+    from xyclaw.billing.guard_process import Holder
+
+    cluster = make_cluster(nodes=2, gpus_per_node=8, time_scale=1.0)
+    write_spec(tmp_path, 'name: later\nrun: sleep 2; echo "done $SKYPILOT_NODE_RANK"\n')
+    window = make_engine()
+    job = window.launch(str(tmp_path / "job.yaml"), cluster=cluster.name).result(60)
+    window.close()
+    assert engine.job(str(job.id)).state is JobState.RUNNING
+
+    engine.start_maintenance(Holder.DESKTOP)  # what the desktop does when it opens
+
+    done = finished(engine, job.id, timeout=30)
+    assert done.state is JobState.SUCCEEDED
+    assert sorted(ln.text for ln in engine.job_logs(str(job.id))) == ["done 0", "done 1"]
