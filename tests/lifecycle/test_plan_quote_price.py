@@ -130,3 +130,21 @@ def test_the_plans_price_is_inside_the_digest_and_a_moved_price_is_named(
             forged.verify_digest()
     again = RentQuote.from_json(quote.to_json())
     assert again == quote and again.notes() == quote.notes()
+
+
+def test_up_refuses_a_quote_whose_plan_figures_are_not_the_plans(make_world: MakeWorld) -> None:
+    world = make_world()
+    engine = world.engine
+    request = PlanRequest(task=Task.FINETUNE_LORA, params=7 * B, tokens=200_000_000, gpu="A800")
+    outcome = engine.plan(request)
+    quote = engine.quote(outcome.plan_id, 1)
+    # a quote made again with other plan figures (a valid digest over them): not the plan's
+    other = quote.with_changes(plan_price_per_gpu_hour_micros=quote.price_per_gpu_hour_micros - 1)
+    other.verify_digest()
+
+    with pytest.raises(QuoteError, match=f"plan {outcome.plan_id} option 1 showed"):
+        engine.up(other)
+
+    assert world.provider.clusters() == []  # nothing rented
+    cluster = engine.up(quote).result(60)  # the plan's own quote rents
+    assert cluster.price_per_gpu_hour_micros == quote.price_per_gpu_hour_micros

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from xyclaw.billing.guard_process import GuardLock, GuardStatus, Holder
-from xyclaw.catalog import Catalog, Offer, normalise_gpu_name
+from xyclaw.catalog import Catalog, Offer, format_amount, normalise_gpu_name
 from xyclaw.config import Config
 from xyclaw.engine.lazy import Lazy
 from xyclaw.engine.operations import OperationHandle, OperationRunner, Progress
@@ -393,6 +393,7 @@ class Engine:
         next options with the same GPU model and count are tried in order, each quoted again,
         and taken without asking only at or below the approved price per GPU-hour.
         """
+        self._check_plan_figures(quote)
         provider = self._providers.get(quote.provider)
         alternatives = self._failover_candidates(quote)
         offer = check_against_offers(
@@ -502,6 +503,36 @@ class Engine:
         return first_deadline(
             self._clock(), budget, gpus, offer.price_micro, self._config.guard.deadline_grace_s
         )
+
+    def _check_plan_figures(self, quote: RentQuote) -> None:
+        """A quote that carries a plan option's price and total must carry the plan's own:
+        one approved under figures the plan never showed is refused, nothing rented."""
+        if quote.plan_id is None or quote.option is None:
+            return
+        if quote.plan_price_per_gpu_hour_micros is None:
+            return
+        saved = self._plans.get(quote.plan_id)
+        options = saved["result"].get("options", []) if saved is not None else []
+        picked = options[quote.option - 1] if 1 <= quote.option <= len(options) else None
+        shown = (
+            (int(picked["price_micro"]), int(picked.get("cost_micro") or 0))
+            if picked is not None
+            else (0, 0)
+        )
+        by_quote = (quote.plan_price_per_gpu_hour_micros, quote.plan_total_micros or 0)
+        if shown != by_quote:
+            raise QuoteError(
+                said(
+                    "error.quote.not_the_plan",
+                    plan=quote.plan_id,
+                    option=quote.option,
+                    price=format_amount(by_quote[0], quote.currency),
+                    total=format_amount(by_quote[1], quote.currency),
+                    plan_price=format_amount(shown[0], quote.currency),
+                    plan_total=format_amount(shown[1], quote.currency),
+                ),
+                hint=said("error.quote.plan_again"),
+            )
 
     def _failover_candidates(self, quote: RentQuote) -> list[Offer]:
         """The plan's other options for the same GPU model and count, in the plan's order."""
