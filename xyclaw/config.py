@@ -84,6 +84,13 @@ class BillingSettings:
         min=0.1,
         max=1440,
     )
+    plan_horizon_days: float = setting(
+        30.0,
+        "Days beyond which a plan option and its quote say the run is longer than can be"
+        " priced with confidence.",
+        min=1,
+        max=3650,
+    )
 
 
 @dataclass(frozen=True)

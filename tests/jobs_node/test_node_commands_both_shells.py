@@ -37,7 +37,7 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
 
 def normalise(text: str, node: Node) -> str:
     text = text.replace(str(node.home), "~").replace("/root", "~")
-    return re.sub(r"\b(pgid|started|ended)=\d+", r"\1=N", text)
+    return re.sub(r"\b(pgid|started|ended)=\d+(\.\d+)?", r"\1=N", text)
 
 
 def group_alive(node: Node, pgid: int) -> list[str]:

@@ -20,16 +20,19 @@ from xyclaw.records.jobs import JobState
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def env() -> dict[str, str]:
-    """This test's environment (its own XYCLAW_HOME), without a background guard."""
-    return {**os.environ, "XYCLAW_GUARD_AUTOSTART": "false", "NO_COLOR": "1"}
+def env(*, guard: bool = False) -> dict[str, str]:
+    """This test's environment (its own XYCLAW_HOME), without a background guard unless
+    ``guard`` (a launch with --detach or --json starts one to follow the job; the root
+    conftest stops it)."""
+    return {**os.environ, "XYCLAW_GUARD_AUTOSTART": "1" if guard else "false", "NO_COLOR": "1"}
 
 
 def xyclaw(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    detached = args[0] == "launch" and ("--json" in args or "--detach" in args)
     return subprocess.run(
         [sys.executable, "-m", "xyclaw.cli.main", *args],
         cwd=ROOT,
-        env=env(),
+        env=env(guard=detached),
         capture_output=True,
         text=True,
         timeout=timeout,

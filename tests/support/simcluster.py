@@ -53,7 +53,10 @@ def sim_cluster(
     nic_count: int = 4,
     price_per_gpu_hour_micros: int = 3_500_000,
     name: str | None = None,
+    clock_skew_s: float = 0.0,
 ) -> Iterator[SimCluster]:
+    """``clock_skew_s``: the nodes' clocks run that far ahead of this machine's (behind when
+    negative), as a rented node's may."""
     name = name or f"test-{next(_names)}"
     hostnames = tuple(f"{name}-node{i}" for i in range(nodes))
     shared = tmp_path / f"{name}-shared"
@@ -76,6 +79,7 @@ def sim_cluster(
                 root=tmp_path / hostname,
                 authorized_keys=[public_key],
                 cluster=info,
+                clock=(lambda: time.time() + clock_skew_s) if clock_skew_s else time.time,
             )
             node.start()
             started.append(node)

@@ -229,6 +229,40 @@ def _batched(run: Runner, host: str) -> Runner:
     return cached
 
 
+CLOCK_COMMAND = "date +%s.%N"
+_EPOCH = re.compile(r"^\s*(\d{9,12})(?:\.(\d+)|\.\S*)?\s*$")
+
+
+def parse_epoch(text: str) -> float | None:
+    """``date +%s.%N`` as seconds; a ``date`` without ``%N`` (busybox prints ``N``) gives
+    whole seconds; None for anything else."""
+    found = _EPOCH.match(text.strip().splitlines()[-1] if text.strip() else "")
+    if found is None:
+        return None
+    fraction = found.group(2)
+    return int(found.group(1)) + (float("0." + fraction) if fraction else 0.0)
+
+
+def measure_clock_offset(
+    run: Runner, clock: Callable[[], float], *, tries: int = 3
+) -> float | None:
+    """The node's clock minus ``clock``, in seconds: the node's ``date`` against the
+    midpoint of the exec's round trip, from the quickest of ``tries`` round trips (the
+    error is at most half of it). None when the node does not say the time."""
+    best: tuple[float, float] | None = None
+    for _ in range(tries):
+        sent = clock()
+        result = run(CLOCK_COMMAND)
+        back = clock()
+        node = parse_epoch(result.stdout) if result.ok else None
+        if node is None:
+            return None
+        trip = back - sent
+        if best is None or trip < best[0]:
+            best = (trip, node - (sent + back) / 2)
+    return None if best is None else best[1]
+
+
 def bootstrap_node(run: Runner, want: NodeExpectation, host: str, report: StepReport) -> None:
     """Run every step in order; ``report(step, what_was_seen)`` after each that passes."""
     checks = _batched(run, host)

@@ -338,6 +338,7 @@ def compose(
         )
 
         def build_jobs() -> JobService:
+            from xyclaw.jobs.follower_lock import FOLDER as FOLLOWERS
             from xyclaw.jobs.options import JobOptions
             from xyclaw.jobs.service import JobService
 
@@ -351,6 +352,7 @@ def compose(
                 clock=clock,
                 nccl_env=lambda cluster_id: engine.nccl_environment(str(cluster_id)),
                 telemetry=telemetry(),
+                lock_dir=paths.data_dir / FOLLOWERS,
             )
 
         jobs = engine._attach_jobs(Lazy(build_jobs), _ssh_aliases(paths, clusters, bus))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from xyclaw.billing.guard_process import GuardLock, GuardStatus, Holder
-from xyclaw.catalog import Catalog, Offer, normalise_gpu_name
+from xyclaw.catalog import Catalog, Offer, format_amount, normalise_gpu_name
 from xyclaw.config import Config
 from xyclaw.engine.approvals import (
     Action,
@@ -274,6 +274,17 @@ class Engine:
         if unknown:
             notes.append(said("common.plan_unknown_gpus", gpus=", ".join(unknown)))
         result = rank(request, Catalog(builtin.gpus, [o for o in offers if o.gpu in known]))
+        horizon = self._config.billing.plan_horizon_days
+        long_runs = [o.seconds for o in result.options if o.seconds > horizon * 86400]
+        if long_runs:
+            notes.append(
+                said(
+                    "common.plan_over_horizon",
+                    count=len(long_runs),
+                    horizon=f"{horizon:g}",
+                    days=f"{max(long_runs) / 86400:.0f}",
+                )
+            )
         saved = result.to_json(max_options=50, max_rejected=20)
         saved["offers_source"] = source
         english = [str(note) for note in notes]
@@ -301,8 +312,13 @@ class Engine:
         request = saved["request"]
         budget = _display_to_micros(request.get("budget")) or self._default_budget()
         offer = self._live_offer(picked["provider"], picked["offer_id"])
-        hours = float(picked["seconds"]) / 3600
-        price = offer.price_micro if offer is not None else int(picked["price_micro"])
+        seconds = int(picked["seconds"])
+        hours = seconds / 3600
+        plan_price = int(picked["price_micro"])
+        # the price the provider bills (on demand) is what is asked for; the plan's price,
+        # total and tier ride along, so the quote says how and why it differs
+        price = offer.price_micro if offer is not None else plan_price
+        horizon = self._config.billing.plan_horizon_days
         return self._new_quote(
             provider=picked["provider"],
             offer_id=picked["offer_id"],
@@ -314,9 +330,14 @@ class Engine:
             currency=picked["currency"],
             price=price,
             hours=hours,
+            seconds=seconds,
             budget=budget,
             plan_id=plan_id,
             option=option,
+            plan_price=plan_price,
+            plan_total=int(picked["cost_micro"]) if "cost_micro" in picked else None,
+            plan_tier=str(picked.get("tier") or "") or None,
+            horizon_days=horizon if seconds > horizon * 86400 else None,
         )
 
     @effect(Effect.READ)
@@ -394,6 +415,7 @@ class Engine:
                     said("error.approval.quote_changed"),
                     hint=said("error.approval.ask_again_hint"),
                 )
+        self._check_plan_figures(quote)
         provider = self._providers.get(quote.provider)
         alternatives = self._failover_candidates(quote)
         offer = check_against_offers(
@@ -504,6 +526,36 @@ class Engine:
             self._clock(), budget, gpus, offer.price_micro, self._config.guard.deadline_grace_s
         )
 
+    def _check_plan_figures(self, quote: RentQuote) -> None:
+        """A quote that carries a plan option's price and total must carry the plan's own:
+        one approved under figures the plan never showed is refused, nothing rented."""
+        if quote.plan_id is None or quote.option is None:
+            return
+        if quote.plan_price_per_gpu_hour_micros is None:
+            return
+        saved = self._plans.get(quote.plan_id)
+        options = saved["result"].get("options", []) if saved is not None else []
+        picked = options[quote.option - 1] if 1 <= quote.option <= len(options) else None
+        shown = (
+            (int(picked["price_micro"]), int(picked.get("cost_micro") or 0))
+            if picked is not None
+            else (0, 0)
+        )
+        by_quote = (quote.plan_price_per_gpu_hour_micros, quote.plan_total_micros or 0)
+        if shown != by_quote:
+            raise QuoteError(
+                said(
+                    "error.quote.not_the_plan",
+                    plan=quote.plan_id,
+                    option=quote.option,
+                    price=format_amount(by_quote[0], quote.currency),
+                    total=format_amount(by_quote[1], quote.currency),
+                    plan_price=format_amount(shown[0], quote.currency),
+                    plan_total=format_amount(shown[1], quote.currency),
+                ),
+                hint=said("error.quote.plan_again"),
+            )
+
     def _failover_candidates(self, quote: RentQuote) -> list[Offer]:
         """The plan's other options for the same GPU model and count, in the plan's order."""
         if quote.plan_id is None:
@@ -595,10 +647,20 @@ class Engine:
         option: int | None = None,
         image: str | None = None,
         name: str | None = None,
+        seconds: int | None = None,
+        plan_price: int | None = None,
+        plan_total: int | None = None,
+        plan_tier: str | None = None,
+        horizon_days: float | None = None,
     ) -> RentQuote:
+        from xyclaw.planner.costing import bill
+
         now = self._clock()
         gpu_count = nodes * gpus_per_node
-        total = None if hours is None else round(price * gpu_count * hours)
+        if seconds is not None:  # to the micro-unit as the planner counts it: on demand
+            total: int | None = bill(gpu_count, seconds, price, None).cost_micro
+        else:
+            total = None if hours is None else round(price * gpu_count * hours)
         return RentQuote(
             provider=provider,
             offer_id=offer_id,
@@ -619,6 +681,10 @@ class Engine:
             option=option,
             image=image,
             name=name,
+            plan_price_per_gpu_hour_micros=plan_price,
+            plan_total_micros=plan_total,
+            plan_tier=plan_tier,
+            horizon_days=horizon_days,
         )
 
     @staticmethod
@@ -1198,11 +1264,28 @@ class Engine:
                     0.0,
                     step="rent",
                 )
+                ours: set[int] = set()
+
+                def link_when_ready(event: ClusterChanged) -> None:
+                    # the job's cluster is linked the moment it is ready, so a launcher killed
+                    # before `up` returns leaves a job the guard runs, not a cluster nobody uses
+                    if event.previous is None and event.name == quote.name:
+                        ours.add(event.cluster_id)
+                    elif (
+                        event.cluster_id in ours
+                        and event.state == ClusterState.READY
+                        and jobs.jobs.get(job_id, with_attempts=False).cluster_id is None
+                    ):
+                        jobs.jobs.update(job_id, cluster_id=event.cluster_id)
+
+                watching = self._bus.subscribe(ClusterChanged, link_when_ready)
                 try:
                     record = self.up(quote).result()
                 except XyclawError as exc:
                     jobs.fail(job_id, said("job.renting_failed", error=exc.said or exc.message))
                     raise
+                finally:
+                    watching.unsubscribe()
                 jobs.assign_cluster(job_id, record)
                 return self._run_job(job_id, env, progress)
 
@@ -1460,6 +1543,21 @@ class Engine:
         service.attach(job.id)
         return [service.record(job.id)]
 
+    def _adopt_jobs(self) -> list[int]:
+        """Follow every running job no process follows (maintenance, before anything else):
+        the job's ranks are read from the nodes first. Builds the job runtime only when a
+        job is active."""
+        if self._jobs_part is None:
+            return []
+        if not self._jobs_part.built and not self._store_has_active_jobs():
+            return []
+        return self._job_service().adopt()
+
+    def _store_has_active_jobs(self) -> bool:
+        from xyclaw.store.jobs import JobTable
+
+        return bool(JobTable(self._store).rows(active_only=True))
+
     @effect(Effect.EXEC)
     def ssh_config(self, include: bool | None = None) -> AliasReport:
         """Write XyClaw's SSH config with every live cluster's nodes (``ssh <cluster>-<n>``).
@@ -1591,6 +1689,7 @@ class Engine:
             exit_when_idle_s=exit_when_idle_s,
             on_report=on_report,
             clock=self._clock,
+            adopt_jobs=self._adopt_jobs if self._jobs_part is not None else None,
         )
         self._maintenance.start()
         return held

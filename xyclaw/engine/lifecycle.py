@@ -19,7 +19,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from xyclaw.engine.bootstrap import BootstrapError, NodeExpectation, bootstrap_node
+from xyclaw.engine.bootstrap import (
+    BootstrapError,
+    NodeExpectation,
+    bootstrap_node,
+    measure_clock_offset,
+)
 from xyclaw.engine.operations import Progress, semi_joined, state_said, step_said
 from xyclaw.errors import (
     AuthenticationError,
@@ -397,6 +402,9 @@ class ClusterLifecycle:
                 )
 
             bootstrap_node(run, want, node.name, report)
+            offset = measure_clock_offset(run, self.clock)
+            if offset is not None:
+                self.clusters.set_node_clock_offset(node.id, offset)
             done[0] += 1
             progress.update(
                 said("op.bootstrapped", done=done[0], total=len(nodes)),

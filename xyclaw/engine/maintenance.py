@@ -6,8 +6,10 @@ level or the budget itself at the current rate, an idle limit), at the latest
 every ``guard.interval_s``, and at once when the history changes (a new
 cluster, a budget moved, a node started; looked at every ``guard.poll_s``).
 Only the process that holds the data folder's guard lock runs the pass, so two
-processes never enforce at once. The background guard also ends the loop once
-nothing has been live for ``exit_when_idle_s``.
+processes never enforce at once. Every look starts by adopting the running jobs that
+no process follows (each job's own follower lock keeps it to one follower). The
+background guard also ends the loop once nothing has been live for
+``exit_when_idle_s``.
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ class Maintenance:
         exit_when_idle_s: float | None = None,
         on_report: Callable[[GuardReport], None] | None = None,
         clock: Callable[[], float] = time.time,
+        adopt_jobs: Callable[[], Any] | None = None,
     ) -> None:
+        self._adopt_jobs = adopt_jobs
         self._guard = guard
         self._reconcile = reconcile
         self._tick = tick
@@ -109,6 +113,8 @@ class Maintenance:
             lock = self._lock
             self._guard.begin_watching(lock.started_at if lock is not None else None)
         while not self._stop.is_set():
+            if self._adopt_jobs is not None:  # before anything else: a job nobody follows
+                _safely("jobs", self._adopt_jobs)
             now = self._clock()
             if now >= next_reconcile:
                 _safely("reconcile", self._reconcile)

@@ -4,6 +4,14 @@ A quote names one offer, the shape, the price and the estimated total, with an
 expiry and a digest of all of it. ``up`` rents only what a quote says, and only
 while the provider still offers it at that price: anything else is refused with
 nothing rented, so an approval can never be stretched to cover a different bill.
+
+A quote made from a plan option also carries the price and total the plan showed
+(and its tier), inside the digest: the price it asks for is the live one the
+provider bills, and where that differs from the plan's (a 30-day tier the provider
+does not rent, a price that moved since the plan) the quote says by how much and why
+(:meth:`RentQuote.notes`), so no card can be approved under a plan it differs from
+without saying so. A plan longer than the horizon (``[billing] plan_horizon_days``)
+says so on the card too.
 """
 
 from __future__ import annotations
@@ -43,6 +51,11 @@ class RentQuote:
     option: int | None = None
     image: str | None = None
     name: str | None = None
+    # what the plan option showed, when the quote comes from one (in the digest)
+    plan_price_per_gpu_hour_micros: int | None = None
+    plan_total_micros: int | None = None
+    plan_tier: str | None = None
+    horizon_days: float | None = None  # set when the planned run is longer than this horizon
     digest: str = ""
 
     def __post_init__(self) -> None:
@@ -54,7 +67,13 @@ class RentQuote:
         return self.price_per_gpu_hour_micros * self.gpu_count
 
     def compute_digest(self) -> str:
-        body = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "digest"}
+        body = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name != "digest"
+            # a field added later is left out while unset: a quote made before it still holds
+            and not (f.name in _LATER_FIELDS and getattr(self, f.name) is None)
+        }
         text = json.dumps(body, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -65,6 +84,51 @@ class RentQuote:
     def describe(self, language: str = "en") -> str:
         """One line for a confirmation prompt or an approval card, in ``language``."""
         return self.said().in_language(language)
+
+    @property
+    def differs_from_plan(self) -> bool:
+        """The price per GPU-hour or the total is not the one the plan option showed."""
+        if self.plan_price_per_gpu_hour_micros is None:
+            return False
+        return self.plan_price_per_gpu_hour_micros != self.price_per_gpu_hour_micros or (
+            self.plan_total_micros is not None
+            and self.estimated_total_micros is not None
+            and self.plan_total_micros != self.estimated_total_micros
+        )
+
+    def notes(self) -> list[Said]:
+        """What a card must say beside the price: how and why it differs from the plan's,
+        and that the run is longer than the horizon."""
+        out: list[Said] = []
+        if self.differs_from_plan:
+            assert self.plan_price_per_gpu_hour_micros is not None
+            before, after = self.plan_price_per_gpu_hour_micros, self.price_per_gpu_hour_micros
+            figures = {
+                "plan_price": format_amount(before, self.currency),
+                "price": format_amount(after, self.currency),
+                "change": _signed(after - before, self.currency),
+                "percent": _percent(after - before, before),
+                "plan_total": format_amount(self.plan_total_micros or 0, self.currency),
+                "total": format_amount(self.estimated_total_micros or 0, self.currency),
+                "total_change": _signed(
+                    (self.estimated_total_micros or 0) - (self.plan_total_micros or 0),
+                    self.currency,
+                ),
+                "provider": self.provider,
+            }
+            if self.plan_tier == TIER_30D:
+                out.append(said("common.quote_not_plan_tier", **figures))
+            else:
+                out.append(said("common.quote_price_moved", **figures))
+        if self.horizon_days is not None and self.hours is not None:
+            out.append(
+                said(
+                    "common.quote_over_horizon",
+                    days=f"{self.hours / 24:.0f}",
+                    horizon=f"{self.horizon_days:g}",
+                )
+            )
+        return out
 
     def said(self) -> Said:
         """:meth:`describe` as a key and figures, for a message that words it later."""
@@ -87,6 +151,8 @@ class RentQuote:
         if self.budget_micros:
             budget = format_amount(self.budget_micros, self.currency)
             out = said("common.joined", first=out, rest=said("common.quote_budget", budget=budget))
+        for note in self.notes():
+            out = said("common.joined", first=out, rest=said("common.quote_note", note=note))
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -98,6 +164,7 @@ class RentQuote:
             None if self.estimated_total_micros is None else self.estimated_total_micros / 1e6
         )
         out["budget"] = None if self.budget_micros is None else self.budget_micros / 1e6
+        out["notes_said"] = [note.to_json() for note in self.notes()]
         return out
 
     @classmethod
@@ -109,6 +176,23 @@ class RentQuote:
 
     def with_changes(self, **changes: Any) -> RentQuote:
         return replace(self, digest="", **changes)
+
+
+TIER_30D = "30-day"  # the planner's name for its 30-day tier (xyclaw.planner.costing)
+_LATER_FIELDS = frozenset(
+    ("plan_price_per_gpu_hour_micros", "plan_total_micros", "plan_tier", "horizon_days")
+)
+
+
+def _signed(micros: int, currency: str) -> str:
+    sign = "+" if micros > 0 else "-" if micros < 0 else "±"
+    return sign + format_amount(abs(micros), currency)
+
+
+def _percent(change: int, base: int) -> str:
+    if base == 0:
+        return "?"
+    return f"{change / base * 100:+.1f}%"
 
 
 def check_against_offers(

@@ -598,8 +598,15 @@ def _event_item(event: Mapping[str, Any]) -> TimelineItem:
             params["action"] = data["action"]
     mapped = {"alert": "alert", "budget": "budget", "failover": "failover",
               "checkpoint": "checkpoint", "recovery": "recovery"}.get(kind, "event")  # fmt: skip
+    ts = float(event["ts"])
+    if isinstance(data, dict) and data.get("not_watched_from") is not None:
+        # a span nobody watched (the job runtime noted it when a follower adopted the job):
+        # placed where it began, so the replay reads "not watched" there, not idle GPUs
+        ts = float(data["not_watched_from"])
+        params["not_watched_from"] = ts
+        params["not_watched_until"] = data.get("not_watched_until")
     return TimelineItem(
-        float(event["ts"]),
+        ts,
         mapped,
         str(event["severity"]),
         params,
@@ -658,6 +665,9 @@ def job_timeline(
     steps = ("recovery", "attempt_ended", "attempt_started")
     for event in q.job_events(store, int(job["id"])):
         item = _event_item(event)
+        if "not_watched_from" in item.params:
+            items.append(item)  # its own entry, whatever ended near its start
+            continue
         if (item.ts, item.message) in known:
             continue
         # the runtime's own note of an attempt's end or start belongs to that item
@@ -1119,7 +1129,9 @@ def curve(replay: Replay, x_axis: str, y_key: str = "loss", smoothing: float = 0
         raise UsageError(f"no x axis {x_axis!r}", hint="one of " + ", ".join(X_AXES))
     pts = [m for m in replay.metrics if m.get(y_key) is not None]
     y = np.array([float(m[y_key]) for m in pts], dtype=np.float64)
-    ts = np.array([float(m["ts"]) for m in pts], dtype=np.float64)
+    # a point's time is when it was stored: one read late (nothing followed the job for a
+    # while) is placed no later than the run's end, which the nodes' exit records give
+    ts = np.minimum(np.array([float(m["ts"]) for m in pts], dtype=np.float64), replay.end_s)
     currency = (replay.cluster or {}).get("currency")
     if x_axis == "step":
         x = np.array([np.nan if m.get("step") is None else float(m["step"]) for m in pts])

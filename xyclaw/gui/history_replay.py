@@ -150,6 +150,9 @@ class ReplayView(QWidget):
         self.rate_curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLORS[1], width=2), connect="finite")
         self.loss_plot.addItem(self.loss_curve)
         self.rate_plot.addItem(self.rate_curve)
+        # spans nobody watched the job (its nodes' records tell what happened): shaded
+        self.unwatched: list[tuple[float, float]] = []
+        self._unwatched_items: list[tuple[pg.PlotItem, pg.LinearRegionItem]] = []
         self.cursors = [pg.InfiniteLine(angle=90, movable=False) for _ in range(2)]
         self.loss_plot.addItem(self.cursors[0])
         self.rate_plot.addItem(self.cursors[1])
@@ -495,6 +498,7 @@ class ReplayView(QWidget):
         self._title_rate()
         self.loss_curve.setData(lx, ly)
         self.rate_curve.setData(rx, ry)
+        self._shade_unwatched(replay)
         has = bool(lx.shape[0] or rx.shape[0])
         self.job_view.setVisible(has)
         self.no_metrics.setVisible(not has)
@@ -507,6 +511,28 @@ class ReplayView(QWidget):
                     lo, hi = float(np.nanmin(ys)), float(np.nanmax(ys))
                     pad = (hi - lo) * 0.08 or abs(hi) * 0.05 or 1.0
                     plot.setYRange(lo - pad, hi + pad, padding=0)
+
+    def _shade_unwatched(self, replay: Replay) -> None:
+        """Shade each span the timeline says nobody watched the job: what its charts show
+        there was read later from the nodes, not seen as it happened."""
+        for plot, region in self._unwatched_items:
+            plot.removeItem(region)
+        self._unwatched_items = []
+        self.unwatched = []
+        for entry in replay.timeline:
+            start = entry.params.get("not_watched_from")
+            end = entry.params.get("not_watched_until")
+            if start is None or end is None or float(end) <= float(start):
+                continue
+            span = (float(start), float(end))
+            self.unwatched.append(span)
+            for plot in (self.loss_plot, self.rate_plot):
+                region = pg.LinearRegionItem(
+                    values=span, movable=False, brush=pg.mkBrush(128, 128, 128, 48)
+                )
+                region.setZValue(-10)
+                plot.addItem(region)
+                self._unwatched_items.append((plot, region))
 
     def _set_timeline(self, replay: Replay) -> None:
         self.timeline.clear()

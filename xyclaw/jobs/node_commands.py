@@ -17,7 +17,9 @@ the run command of node rank ``r``, ``setup<r>`` for its setup):
 ``<stem>.exit``
     ``<exit code> <ended epoch>``, written (atomically, through a rename)
     when the command ends, so the code can be read after the SSH connection
-    dropped or the app restarted. A command ended by SIGKILL leaves none.
+    dropped or the app restarted: the job's true end, even when nothing
+    watched it (the epoch has ``date +%s.%N``'s nanoseconds where the node's
+    ``date`` has them). A command ended by SIGKILL leaves none.
 ``<stem>.cancel``
     the epoch at which XyClaw asked it to stop.
 
@@ -73,7 +75,7 @@ _WRAPPER = (
     "trap 'xyclaw_signal=1' TERM INT HUP\n"
     'if [ -d "$w" ]; then cd "$w" && bash -c "$c"; rc=$?\n'
     'else echo "xyclaw: working directory $w does not exist" >&2; rc=1; fi\n'
-    'echo "$rc $(date +%s)" > "$p.exit.tmp" && mv -f "$p.exit.tmp" "$p.exit"\n'
+    'echo "$rc $(date +%s.%N)" > "$p.exit.tmp" && mv -f "$p.exit.tmp" "$p.exit"\n'
 )
 
 

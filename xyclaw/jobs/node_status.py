@@ -37,7 +37,7 @@ class NodeProcessStatus:
     pgid: int | None = None
     exit_code: int | None = None
     started_at: int | None = None  # UTC epoch seconds, from the node's clock
-    ended_at: int | None = None
+    ended_at: float | None = None  # the exit record's time (to the nanosecond where GNU date)
     cancelled: bool = False  # XyClaw asked it to stop
     reason: str | None = None
     raw: str = ""
@@ -58,6 +58,18 @@ def _int(text: str | None) -> int | None:
         return int(text)
     except ValueError:
         return None
+
+
+_EPOCH = re.compile(r"(\d+)(\.\d+)?")
+
+
+def _epoch(text: str | None) -> float | None:
+    """``date +%s.%N`` as seconds; whole seconds where ``date`` has no ``%N`` (it prints
+    ``N`` or ``%N`` after the dot)."""
+    found = _EPOCH.match(text or "")
+    if found is None:
+        return None
+    return int(found.group(1)) + (float(found.group(2)) if found.group(2) else 0.0)
 
 
 def _unknown(text: str, reason: str) -> NodeProcessStatus:
@@ -82,7 +94,7 @@ def _status_from_words(words: dict[str, str], raw: str) -> NodeProcessStatus:
         pgid=pgid,
         exit_code=code,
         started_at=_int(words.get("started")),
-        ended_at=_int(words.get("ended")),
+        ended_at=_epoch(words.get("ended")),
         cancelled=words.get("cancelled") == "1",
         reason=words.get("reason"),
         raw=raw[-_RAW_KEEP:],

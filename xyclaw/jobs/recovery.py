@@ -33,6 +33,7 @@ class Outcome:
     message: Said | str  # "exit code 1 on node-0", "XID 79 on node-1 (GPU 3)"
     exit_code: int | None = None
     lost_nodes: tuple[str, ...] = field(default=())
+    ended_at: float | None = None  # when it truly ended, from the nodes' exit records
 
     @property
     def stopped(self) -> bool:

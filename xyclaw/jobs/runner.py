@@ -18,15 +18,17 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from xyclaw.errors import RemoteError, XyclawError
 from xyclaw.jobs.environment import master_port, node_environment
 from xyclaw.jobs.errors import SetupFailed
 from xyclaw.jobs.follow import Committed, LogFollower
+from xyclaw.jobs.follower_lock import FollowerLock
 from xyclaw.jobs.launch import AttemptLauncher
 from xyclaw.jobs.lines import CutLine, Taken
+from xyclaw.jobs.node_status import LaunchOutcome, NodeProcessState, NodeProcessStatus
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.progress import ProgressTracker
@@ -111,6 +113,7 @@ class RuntimeParts:
     replace_nodes: ReplaceNodes | None = None
     listeners: list[Callable[[Committed], None]] = field(default_factory=list)
     follower: str = field(default_factory=follower_name)
+    lock_for: Callable[[int], FollowerLock] | None = None  # a job's follower lock, per process
 
 
 class _Stopped(Exception):
@@ -141,6 +144,8 @@ class JobRunner:
         self._stop = threading.Event()
         self._cluster_id: int | None = None
         self._lease_at = 0.0
+        self._unwatched_since: float | None = None  # when the job was last watched, if adopted
+        self._lock = parts.lock_for(job_id) if parts.lock_for is not None else None
         self._thread = threading.Thread(target=self._main, name=f"job-{job_id}", daemon=True)
 
     # -- control ---------------------------------------------------------------------------
@@ -204,17 +209,32 @@ class JobRunner:
         finally:
             if self.endpoint is not None:
                 self.endpoint.close()
-            p.jobs.release_claim(self.job_id, p.follower)
+            if self._lock is None or self._lock.held:
+                p.jobs.release_claim(self.job_id, p.follower)
+            if self._lock is not None and self._lock.held:
+                self._lock.release()
             self.finished.set()
             self.ready.set()
 
     def _claim(self) -> bool:
+        """Take (or keep) the job's follower lock, then its lease. Holding the lock proves
+        that whoever the lease names no longer follows the job (a process that follows holds
+        the lock until it ends), so it is taken over at once."""
         p = self.parts
+        if self._lock is not None and not self._lock.acquire():
+            return False
         row = p.jobs.table.row(self.job_id)
         holder = row["follower"] if row else None
-        dead = dead_followers([holder]) if holder and holder != p.follower else []
+        dead: list[str] = []
+        if holder and holder != p.follower:
+            dead = [holder] if self._lock is not None else dead_followers([holder])
+        first = self._lease_at == 0.0
         self._lease_at = p.clock()
-        return p.jobs.claim(self.job_id, p.follower, lease_s=p.options.lease_s, dead=dead)
+        claimed = p.jobs.claim(self.job_id, p.follower, lease_s=p.options.lease_s, dead=dead)
+        if claimed and first and row is not None and holder != p.follower:
+            seen = row["follower_seen"]
+            self._unwatched_since = float(seen) if seen is not None else None
+        return claimed
 
     def _heartbeat(self) -> None:
         p = self.parts
@@ -247,6 +267,7 @@ class JobRunner:
         self._cluster_id = job.cluster_id
         saved = next((a for a in job.attempts if a.attempt == attempt), None)
         reattach = job.state in (JobState.RUNNING, JobState.LOST_CONTACT) and saved and saved.nodes
+        self._note_unwatched(job)
         if reattach and saved is not None:
             self.nodes = self._nodes_from(saved.nodes)
             self._seed_progress(attempt)
@@ -260,6 +281,37 @@ class JobRunner:
         if p.telemetry is not None:
             p.telemetry.job_started(job.cluster_id, job.id)
         return self._watch(p.jobs.get(self.job_id), spec, attempt)
+
+    def _note_unwatched(self, job: JobRecord) -> None:
+        """Adopted after a time nobody watched the job: say so in its history (its replay
+        shows the span as not watched), once."""
+        since, self._unwatched_since = self._unwatched_since, None
+        p = self.parts
+        now = p.clock()
+        if since is None or now - since < p.options.lease_s / 3:
+            return
+        p.events.record(
+            "job",
+            "info",
+            said("job.not_watched", name=job.name, seconds=f"{now - since:.0f}"),
+            job_id=job.id,
+            cluster_id=job.cluster_id,
+            data={"not_watched_from": since, "not_watched_until": now},
+        )
+
+    def _true_end(self, statuses: Sequence[NodeProcessStatus | None], since: float) -> float | None:
+        """When the last of ``statuses`` ended, on this machine's clock: each node's exit
+        record, corrected by the clock offset measured when the node was bootstrapped. None
+        when a node wrote none (killed): the end is when it was seen."""
+        ends = []
+        for jn, status in zip(self.nodes, statuses, strict=True):
+            if status is None or status.ended_at is None:
+                return None
+            offset = jn.node.clock_offset_s or 0.0
+            ends.append(status.ended_at - offset)
+        if not ends:
+            return None
+        return min(max(max(ends), since), self.parts.clock())
 
     def _nodes_from(self, saved: Sequence[AttemptNode]) -> list[JobNode]:
         nodes = []
@@ -382,12 +434,9 @@ class JobRunner:
         command = render_run(spec, latest)
         self.report(said("job.starting_run", nodes=len(self.nodes)), 0.8)
         results = self.launcher.start(self.job_id, spec, attempt, self.nodes, command, env_of)
-        for jn, result in zip(self.nodes, results, strict=True):
-            error = worded_error(result) if isinstance(result, RemoteError) else result.error
-            if error is not None:
-                return Outcome(
-                    False, LAUNCH, said("job.could_not_start", node=jn.name, error=error)
-                )
+        not_started = self._start_failures(results)
+        if not_started:
+            return self._undo_start(spec, attempt, not_started)
         p.jobs.save_attempt(
             self.job_id,
             attempt,
@@ -402,6 +451,51 @@ class JobRunner:
             started_at=job.started_at or now,
         )
         return None
+
+    def _start_failures(
+        self, results: Sequence[LaunchOutcome | RemoteError]
+    ) -> list[tuple[JobNode, Said | str]]:
+        failed: list[tuple[JobNode, Said | str]] = []
+        for jn, result in zip(self.nodes, results, strict=True):
+            error = worded_error(result) if isinstance(result, RemoteError) else result.error
+            if (
+                error is None
+                and not isinstance(result, RemoteError)
+                and result.status.state is NodeProcessState.UNKNOWN
+            ):
+                error = result.status.reason or "unreadable answer"
+            if error is not None:
+                failed.append((jn, error))
+        return failed
+
+    def _undo_start(
+        self,
+        spec: JobSpec,
+        attempt: int,
+        failed: Sequence[tuple[JobNode, Said | str]],
+    ) -> Outcome:
+        """All or nothing: a node did not start, so the ranks that did are stopped (verified)
+        and the attempt fails naming the node that did not."""
+        bad = {jn.rank for jn, _ in failed}
+        started = [jn for jn in self.nodes if jn.rank not in bad]
+        left: dict[str, Said] = {}
+        if started:
+            tasks = {
+                jn.rank: self.launcher.task(self.job_id, spec.name, attempt, jn.rank, "run")
+                for jn in started
+            }
+            left = self.launcher.stop_tasks(
+                started, tasks, grace_s=self.parts.options.cancel_grace_s
+            )
+        jn, error = failed[0]
+        message: Said = said("job.could_not_start", node=jn.name, error=error)
+        verdict: Said | None = None
+        for name, what in reversed(left.items()):
+            part = said("job.node_left", node=name, left=what)
+            verdict = part if verdict is None else said("job.then", first=part, rest=verdict)
+        if verdict is not None:
+            message = said("job.stopped_with", message=message, verdict=verdict)
+        return Outcome(False, LAUNCH, message)
 
     def _wait_for_nodes(
         self,
@@ -564,15 +658,30 @@ class JobRunner:
                         status = ended[rank].status
                         code = status.exit_code if status is not None else None
                         lost = (self.nodes[rank].name,) if failure[0] == "node_lost" else ()
+                        true_end = (
+                            self._true_end([f.status for _, f in sorted(ended.items())], started)
+                            if len(ended) == len(followers)
+                            else None
+                        )
                         return self._stop_attempt(
                             spec,
                             attempt,
                             followers,
-                            Outcome(False, failure[0], failure[1], exit_code=code, lost_nodes=lost),
+                            Outcome(
+                                False,
+                                failure[0],
+                                failure[1],
+                                exit_code=code,
+                                lost_nodes=lost,
+                                ended_at=true_end,
+                            ),
                         )
                 if len(ended) == len(followers):
                     self._save_progress()
-                    return Outcome(True, None, said("job.all_exited_0"), exit_code=0)
+                    true_end = self._true_end([f.status for _, f in sorted(ended.items())], started)
+                    return Outcome(
+                        True, None, said("job.all_exited_0"), exit_code=0, ended_at=true_end
+                    )
                 if self.endpoint is not None and now - last_sample >= (
                     p.options.readiness_poll_s
                     if not self.ready.is_set()
@@ -708,7 +817,7 @@ class JobRunner:
             if verdict is not None
             else outcome.message
         )
-        return Outcome(False, outcome.cause, message, outcome.exit_code, outcome.lost_nodes)
+        return replace(outcome, message=message)
 
     def _record_nodes(self, attempt: int, followers: dict[int, LogFollower]) -> None:
         nodes = []
@@ -768,7 +877,7 @@ class JobRunner:
     def _end_attempt(self, job: JobRecord, spec: JobSpec, outcome: Outcome) -> bool:
         """Record the attempt; True when another attempt follows."""
         p = self.parts
-        now = p.clock()
+        now = outcome.ended_at if outcome.ended_at is not None else p.clock()
         attempt = job.attempt
         final = (
             JobState.SUCCEEDED
@@ -812,6 +921,7 @@ class JobRunner:
             cause=outcome.cause,
             error=None if outcome.succeeded else decision.reason,
             exit_code=outcome.exit_code,
+            ended_at=outcome.ended_at,
         )
         return False
 
@@ -822,13 +932,15 @@ class JobRunner:
         cause: str | None,
         error: Said | str | None,
         exit_code: int | None,
+        ended_at: float | None = None,
     ) -> None:
         p = self.parts
         job = p.jobs.get(self.job_id)
         if job.state.finished:
             return
+        end = ended_at if ended_at is not None else p.clock()
         p.jobs.set_state(
-            self.job_id, state, ended_at=p.clock(), cause=cause, error=error, exit_code=exit_code
+            self.job_id, state, ended_at=end, cause=cause, error=error, exit_code=exit_code
         )
         severity = "info" if state is JobState.SUCCEEDED else "warning"
         p.events.record(

@@ -13,12 +13,14 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from xyclaw.errors import UsageError, XyclawError
 from xyclaw.events import AlertRaised, ClusterChanged, EventBus, Subscription
 from xyclaw.jobs.cost import job_cost
 from xyclaw.jobs.follow import Committed
+from xyclaw.jobs.follower_lock import FollowerLock, followed_elsewhere
 from xyclaw.jobs.nodes import NodeShell
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.runner import (
@@ -57,7 +59,10 @@ class JobService:
         telemetry: JobTelemetry | None = None,
         release_cluster: Callable[[int], None] | None = None,
         replace_nodes: ReplaceNodes | None = None,
+        lock_dir: Path | None = None,
     ) -> None:
+        """``lock_dir``: where the per-job follower locks live (the data folder's
+        ``followers``); without it the follower lease alone keeps followers apart."""
         self.options = options or JobOptions()
         self.jobs = JobStore(store, bus, clock)
         self.clusters = clusters
@@ -72,7 +77,11 @@ class JobService:
             telemetry=telemetry,
             release_cluster=release_cluster,
             replace_nodes=replace_nodes,
+            lock_for=self._lock_for if lock_dir is not None else None,
         )
+        self._lock_dir = lock_dir
+        self._follow_locks: dict[int, FollowerLock] = {}
+        self._follow_locks_lock = threading.Lock()  # not self._lock: start() holds that one
         self._clock = clock
         self._lock = threading.Lock()
         self._runners: dict[int, JobRunner] = {}
@@ -83,14 +92,29 @@ class JobService:
 
     # -- starting ----------------------------------------------------------------------------
     def create(self, spec: JobSpec, *, cluster_id: int | None, rented: bool) -> int:
-        """The job's record, queued; nothing runs until :meth:`start`."""
-        return self.jobs.add(
+        """The job's record, queued; nothing runs until :meth:`start`. This process holds
+        the job's follower lock from now on (while it rents the job's cluster too), so a
+        guard that finds the lock free knows the launching process has ended."""
+        job_id = self.jobs.add(
             name=spec.name,
             kind=spec.kind.value,
             spec_json=spec.to_json(),
             cluster_id=cluster_id,
             rented_cluster=rented,
         )
+        if self._lock_dir is not None:
+            self._lock_for(job_id).acquire()
+        return job_id
+
+    def _lock_for(self, job_id: int) -> FollowerLock:
+        """This process's one lock object per job (a second open file would be refused by
+        the lock the first one holds)."""
+        assert self._lock_dir is not None
+        with self._follow_locks_lock:
+            lock = self._follow_locks.get(job_id)
+            if lock is None:
+                lock = self._follow_locks[job_id] = FollowerLock(self._lock_dir, job_id)
+            return lock
 
     def assign_cluster(self, job_id: int, cluster: ClusterRecord) -> None:
         self.jobs.update(job_id, cluster_id=cluster.id)
@@ -100,6 +124,9 @@ class JobService:
         self.jobs.set_state(
             job_id, JobState.FAILED, ended_at=self._clock(), cause=cause, error=message
         )
+        lock = self._follow_locks.get(job_id)
+        if lock is not None:
+            lock.release()
 
     def start(
         self,
@@ -125,6 +152,35 @@ class JobService:
         if job.state.finished or job.cluster_id is None:
             return None
         return self.start(job_id)
+
+    def adopt(self) -> list[int]:
+        """Follow every active job that no process follows (the guard calls this at start
+        and at each look): its ranks are read again from the nodes (exit records, processes,
+        the log from the stored offset) before anything else. A job still queued without a
+        cluster whose launching process has ended never got to run: it fails, saying so
+        (the cluster it was renting, if any, is released by reconciliation as work left
+        unfinished). Returns the ids followed here now."""
+        if self._lock_dir is None:
+            return self.attach_all()
+        adopted = []
+        for job in self.jobs.all(active_only=True):
+            if self.followed_here(job.id) or followed_elsewhere(self._lock_dir, job.id):
+                continue
+            if job.cluster_id is None:
+                lock = self._lock_for(job.id)
+                if not lock.acquire():
+                    continue
+                try:
+                    if self.jobs.get(job.id, with_attempts=False).cluster_id is None:
+                        self.fail(job.id, said("job.launch_interrupted", name=job.name))
+                finally:
+                    lock.release()
+                continue
+            runner = self.start(job.id)
+            runner.join(0.05)
+            if runner.alive:
+                adopted.append(job.id)
+        return adopted
 
     def attach_all(self) -> list[int]:
         """Follow every active job nobody follows; the ids of those now followed here."""

@@ -37,6 +37,7 @@ class NodeRecord:
     running_at: float | None
     terminated_at: float | None
     error_said: Said | None = None  # the error's key and figures (``error`` is its English)
+    clock_offset_s: float | None = None  # the node's clock minus ours, measured at bootstrap
 
     @property
     def name(self) -> str:
@@ -226,6 +227,10 @@ class ClusterStore:
 
     def mark_nodes_terminated(self, cluster_id: int, when: float | None = None) -> None:
         self._table.mark_nodes_terminated(cluster_id, self._clock() if when is None else when)
+
+    def set_node_clock_offset(self, node_id: int, offset_s: float) -> None:
+        """Seconds the node's clock is ahead of this machine's (behind: negative)."""
+        self._table.set_node_clock_offset(node_id, offset_s)
 
     def set_node_state(self, node_id: int, state: str, error: str | Said | None = None) -> None:
         """A node's state and error; an error given as a :class:`Said` is stored as its English

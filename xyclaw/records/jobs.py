@@ -532,4 +532,4 @@ class JobStore:
         return self.table.claim(job_id, follower, now=now, stale_before=now - lease_s, dead=dead)
 
     def release_claim(self, job_id: int, follower: str) -> None:
-        self.table.release_claim(job_id, follower)
+        self.table.release_claim(job_id, follower, now=self._clock())

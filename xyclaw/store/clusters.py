@@ -58,6 +58,7 @@ NODE_COLUMNS = (
     "running_at",
     "terminated_at",
     "error_said_json",
+    "clock_offset_s",
 )
 
 
@@ -236,6 +237,15 @@ class ClusterTable:
             ]
 
         self._publish(self._store.writer.call(run))
+
+    def set_node_clock_offset(self, node_id: int, offset_s: float) -> None:
+        """The node's clock minus this machine's, measured at bootstrap. A measurement, not a
+        state: no event."""
+        self._store.writer.call(
+            lambda db: db.conn.execute(
+                "UPDATE nodes SET clock_offset_s = ? WHERE id = ?", [offset_s, node_id]
+            )
+        )
 
     def set_node_state(
         self, node_id: int, state: str, error: str | None, error_said_json: str | None = None

@@ -306,12 +306,13 @@ class JobTable:
 
         return self._store.writer.call(run)
 
-    def release_claim(self, job_id: int, follower: str) -> None:
+    def release_claim(self, job_id: int, follower: str, *, now: float | None = None) -> None:
+        """Give the lease up; ``follower_seen`` keeps ``now``, when the job was last
+        watched (the next follower says how long nobody did)."""
         self._store.writer.call(
             lambda db: db.conn.execute(
-                "UPDATE jobs SET follower = NULL, follower_seen = NULL"
-                " WHERE id = ? AND follower = ?",
-                [job_id, follower],
+                "UPDATE jobs SET follower = NULL, follower_seen = ? WHERE id = ? AND follower = ?",
+                [now, job_id, follower],
             )
         )
 

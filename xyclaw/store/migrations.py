@@ -521,6 +521,13 @@ def _m11_bound_approvals(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE agent_allowances ADD COLUMN prefix_json TEXT")
 
 
+def _m12_node_clock_offset(db: sqlite_utils.Database) -> None:
+    """Issue 27: each node's clock offset (its clock minus this machine's, in seconds),
+    measured at bootstrap, so a job's end read from the node's exit record is placed on this
+    machine's clock."""
+    db.execute("ALTER TABLE nodes ADD COLUMN clock_offset_s REAL")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -534,5 +541,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "worded_tool_calls", _m9_worded_tool_calls),
     Migration(10, "worded_node_error", _m10_worded_node_error),
     Migration(11, "bound_approvals", _m11_bound_approvals),
+    Migration(12, "node_clock_offset", _m12_node_clock_offset),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -37,4 +37,31 @@ TEXTS: dict[str, tuple[str, str]] = {
         "略去了规划器没有参数的 GPU 型号的报价：{gpus}",
     ),
     "common.quote_budget": ("; released at a budget of {budget}", "；花到预算 {budget} 时自动释放"),
+    "common.quote_note": ("; {note}", "；{note}"),
+    "common.quote_not_plan_tier": (
+        "the plan priced this at {provider}'s 30-day tier, {plan_price} per GPU-hour"
+        " ({plan_total} in all); {provider} rents it on demand, so this asks for {price} per"
+        " GPU-hour ({change}, {percent}) and {total} in all ({total_change})",
+        "规划按 {provider} 的 30 天档计价：每卡时 {plan_price}（共 {plan_total}）；{provider}"
+        " 只按需出租，所以这里按每卡时 {price}（{change}，{percent}）、共 {total}（{total_change}）"
+        "请求批准",
+    ),
+    "common.quote_price_moved": (
+        "the live price moved since the plan: {plan_price} -> {price} per GPU-hour ({change},"
+        " {percent}); this asks for the new price, {total} in all ({total_change} against the"
+        " plan's {plan_total})",
+        "规划之后实时价格变了：每卡时 {plan_price} → {price}（{change}，{percent}）；这里按新价格"
+        "请求批准，共 {total}（比规划的 {plan_total} {total_change}）",
+    ),
+    "common.quote_over_horizon": (
+        "the run is planned for {days} days, longer than the {horizon}-day horizon: prices,"
+        " capacity and the job itself may change before it ends",
+        "计划运行 {days} 天，超过 {horizon} 天的规划期限：结束之前价格、容量和作业本身都可能变化",
+    ),
+    "common.plan_over_horizon": (
+        "{count} option(s) run longer than the {horizon}-day horizon (the longest {days} days):"
+        " prices, capacity and the job itself may change before they end",
+        "{count} 个方案的运行时间超过 {horizon} 天的规划期限（最长 {days} 天）：结束之前价格、"
+        "容量和作业本身都可能变化",
+    ),
 }

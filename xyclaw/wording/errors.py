@@ -475,6 +475,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "你批准后，{region} 的 {gpu} 每卡时价格从 {before} 变成了 {after}",
     ),
     "error.quote.plan_again": ("plan again; nothing was rented", "请重新规划；没有租用任何机器"),
+    "error.quote.not_the_plan": (
+        "this quote says plan {plan} option {option} showed {price} per GPU-hour and {total}"
+        " in all, but the plan shows {plan_price} and {plan_total}",
+        "这份报价说方案 {plan} 的第 {option} 项是每卡时 {price}、共 {total}，但方案里是"
+        "每卡时 {plan_price}、共 {plan_total}",
+    ),
     "error.quote.shape_changed": (
         "offer {offer} changed shape since the quote",
         "报价后，offer {offer} 的配置变了",

@@ -98,6 +98,29 @@ TEXTS: dict[str, tuple[str, str]] = {
     "job.left_unreachable": ("unreachable ({error})", "无法连接（{error}）"),
     # what a launch reports on its way (the operations panel)
     "job.checking_nodes": ("checking {nodes} node(s)", "检查 {nodes} 个节点"),
+    "job.detach_needs_guard": (
+        "a job launched with --detach or --json needs a follower once this command ends,"
+        " and the background guard is not running ({status})",
+        "用 --detach 或 --json 启动的作业在本命令结束后需要有进程跟踪，"
+        "但后台守护进程没有运行（{status}）",
+    ),
+    "job.detach_needs_guard_hint": (
+        "start it with `xyclaw guard start` (or set [guard] autostart = true), or launch"
+        " without --detach and --json to follow the job from this terminal",
+        "用 `xyclaw guard start` 启动它（或设置 [guard] autostart = true），或者不带 --detach"
+        " 和 --json 启动，在本终端跟踪作业",
+    ),
+    "job.launch_interrupted": (
+        "the process that launched job {name} ended before the job got a cluster; nothing"
+        " of it runs (launch it again)",
+        "启动作业 {name} 的进程在作业拿到集群之前就结束了；作业没有运行（请重新启动它）",
+    ),
+    "job.not_watched": (
+        "job {name} was not watched for {seconds} s (no XyClaw process followed it); its"
+        " nodes' records say what happened meanwhile",
+        "作业 {name} 有 {seconds} 秒无人跟踪（没有 XyClaw 进程在跟踪它）；"
+        "这段时间发生的事以节点上的记录为准",
+    ),
     "job.reattached": (
         "reattached to attempt {attempt} on {nodes} node(s)",
         "已重新接上第 {attempt} 次尝试（{nodes} 个节点）",

@@ -152,7 +152,31 @@ def _start(args: argparse.Namespace, ctx: CliContext, *, service: bool) -> JobRe
     )
 
 
+def _ensure_follower(ctx: CliContext) -> None:
+    """A job this command will not follow to its end is followed by the background guard:
+    start it now, before anything is rented or run, or refuse saying how."""
+    from xyclaw.errors import XyclawError
+    from xyclaw.wording import said
+
+    engine = ctx.engine()
+    # the app's SSH key first: a guard starting at the same moment would make one too (two
+    # processes creating it at once left nodes with the other key: SSH refused)
+    engine.ssh_public_key()
+    status = engine.ensure_guard(wait_s=10.0)
+    if status is not None and status.running:
+        return
+    raise XyclawError(
+        said(
+            "job.detach_needs_guard",
+            status=status.describe_said() if status is not None else said("op.guard.not_running"),
+        ),
+        hint=said("job.detach_needs_guard_hint"),
+    )
+
+
 def _launch(args: argparse.Namespace, ctx: CliContext) -> int:
+    if args.detach or args.json:
+        _ensure_follower(ctx)
     job = _start(args, ctx, service=False)
     if job is None:
         return 1

@@ -165,6 +165,14 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
                 else translate("ApprovalCard", "none set: billing runs until you release it"),
             )
         )
+        # how the price differs from the plan's and why, a run past the horizon: the quote's
+        # own notes (in its digest), worded in the window's language
+        for note in q.get("notes_said") or ():
+            found = Said.from_json(note)
+            if found is None:
+                continue
+            label = "Means" if found.key == "common.quote_over_horizon" else "What changes"
+            facts.append((label, worded(found)))
         return facts
     saids: dict[str, Any] = dict(getattr(request, "details_said", None) or {})
     for key, value in details.items():

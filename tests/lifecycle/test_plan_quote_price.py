@@ -1,0 +1,150 @@
+"""One price from plan to yes: for every option of 20 plans across GPU models and fabrics, on
+the simulated cloud over HTTP, the quote (what the approval card shows) asks for the plan's
+price per GPU-hour and total, or the card says how much and why it differs. The plan's
+figures are inside the quote's digest, and a run longer than the horizon says so on the plan
+and on the card."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import SimpleNamespace
+
+import pytest
+
+from tests.lifecycle.conftest import MakeWorld
+from xyclaw.catalog import format_amount
+from xyclaw.engine.quotes import QuoteError, RentQuote
+from xyclaw.planner import PlanRequest
+from xyclaw.planner.request import Task
+
+B = 1_000_000_000
+REQUESTS = [
+    # (task, params, tokens, gpu, fabric, gpus_min, gpus_max)
+    (Task.FINETUNE_LORA, 7 * B, 200_000_000, "A800", None, 1, 8),
+    (Task.FINETUNE_LORA, 7 * B, 200_000_000, "RTX4090", None, 1, 8),
+    (Task.FINETUNE_LORA, 13 * B, 500_000_000, "L40S", None, 1, 8),
+    (Task.FINETUNE_LORA, 7 * B, 100_000_000, "A10", None, 1, 4),
+    (Task.FINETUNE_FULL, 7 * B, 2 * B, "A800", "ib-hdr-200", 16, 32),
+    (Task.FINETUNE_FULL, 7 * B, 2 * B, "A800", "roce-200", 16, 64),
+    (Task.FINETUNE_FULL, 13 * B, 5 * B, "A100-80G", None, 8, 32),
+    (Task.FINETUNE_FULL, 13 * B, 5 * B, "H800", "ib-hdr-200", 16, 32),
+    (Task.PRETRAIN, 1 * B, 50 * B, "RTX4090", "roce-100", 8, 32),
+    (Task.PRETRAIN, 1 * B, 50 * B, "RTX4090", "eth-25", 8, 16),
+    (Task.PRETRAIN, 7 * B, 300 * B, "A800", None, 16, 64),
+    (Task.PRETRAIN, 70 * B, 1400 * B, "H100", "ib-ndr-400", 64, 64),  # months: 30-day tier
+    (Task.PRETRAIN, 70 * B, 1400 * B, "H800", None, 64, 128),
+    (Task.PRETRAIN, 13 * B, 260 * B, "A100-80G", "roce-200", 16, 32),
+    (Task.PRETRAIN, 13 * B, 260 * B, "A100-80G", "ib-hdr-200", 16, 32),
+    (Task.PRETRAIN, 7 * B, 140 * B, "H100", None, 8, 64),
+    (Task.FINETUNE_FULL, 70 * B, 10 * B, "H100", "ib-ndr-400", 32, 64),
+    (Task.FINETUNE_LORA, 70 * B, 1 * B, "A800", None, 8, 16),
+    (Task.PRETRAIN, 3 * B, 60 * B, "A10", "roce-100", 8, 16),
+    (Task.FINETUNE_FULL, 7 * B, 1 * B, "H20", None, 8, 8),
+]
+
+
+def _card_rows(quote: RentQuote) -> list[tuple[str, str]]:
+    """The approval card's rows for this quote, as the window shows them."""
+    from xyclaw.gui.chat.approval import approval_facts
+
+    request = SimpleNamespace(details={"quote": quote.to_json()}, effect="spend", args={})
+    return approval_facts(request)
+
+
+def test_every_option_of_20_plans_is_quoted_at_the_plans_price_or_says_why_not(
+    make_world: MakeWorld,
+) -> None:
+    engine = make_world().engine
+    options = differing = over_horizon = 0
+    gpus = set()
+    fabrics = set()
+    for task, params, tokens, gpu, fabric, low, high in REQUESTS:
+        request = PlanRequest(
+            task=task, params=params, tokens=tokens, gpu=gpu, fabric=fabric,
+            gpus_min=low, gpus_max=high,
+        )  # fmt: skip
+        outcome = engine.plan(request)
+        assert outcome.result.options, f"no option for {gpu} {fabric}"
+        for number, option in enumerate(outcome.result.options, start=1):
+            options += 1
+            gpus.add(option.gpu)
+            fabrics.add(option.fabric)
+            quote = engine.quote(outcome.plan_id, number)
+            assert quote.offer_id == option.offer_id and quote.gpu_count == option.gpus
+            card = quote.describe("en")
+            rows = dict(_card_rows(quote))
+            same = (
+                quote.price_per_gpu_hour_micros == option.price_micro
+                and quote.estimated_total_micros == option.cost_micro
+            )
+            if not same:
+                differing += 1
+                plan_price = format_amount(option.price_micro, option.currency)
+                card_price = format_amount(quote.price_per_gpu_hour_micros, quote.currency)
+                plan_total = format_amount(option.cost_micro, option.currency)
+                for text in (card, rows.get("What changes", "")):
+                    assert plan_price in text and card_price in text and plan_total in text, text
+                    assert "30-day tier" in text if option.tier == "30-day" else "moved" in text
+                zh = quote.describe("zh")
+                assert plan_price in zh and card_price in zh
+            if option.seconds > 30 * 86400:
+                over_horizon += 1
+                assert "longer than the 30-day horizon" in card
+                assert "longer than the 30-day horizon" in rows["Means"]
+            else:
+                assert "horizon" not in card and "Means" not in rows
+        if any(o.seconds > 30 * 86400 for o in outcome.result.options):
+            assert any("30-day horizon" in note for note in outcome.notes)
+    assert options >= 40 and len(gpus) >= 7 and len(fabrics) >= 5
+    assert differing > 0 and over_horizon > 0  # both cases were seen, not only the easy one
+
+
+def test_the_plans_price_is_inside_the_digest_and_a_moved_price_is_named(
+    make_world: MakeWorld,
+) -> None:
+    world = make_world()
+    engine = world.engine
+    live = next(o for o in world.provider.offers() if o.offer_id == "xm-a800-x8")
+    # a plan made when the offer cost 3.00 per card-hour (the live price is 3.50)
+    older = dataclasses.replace(live, price_micro=3_000_000, price_30d_micro=None)
+    request = PlanRequest(task=Task.FINETUNE_LORA, params=7 * B, tokens=200_000_000, gpu="A800")
+    outcome = engine.plan(request, providers=(), extra_offers=[older])
+    option = outcome.result.options[0]
+    assert option.offer_id == "xm-a800-x8" and option.price_micro == 3_000_000
+
+    quote = engine.quote(outcome.plan_id, 1)
+
+    assert quote.price_per_gpu_hour_micros == live.price_micro  # what the provider bills
+    assert quote.plan_price_per_gpu_hour_micros == 3_000_000
+    card = quote.describe("en")
+    assert "the live price moved since the plan: 3.00 CNY -> 3.50 CNY" in card
+    assert "+0.50 CNY, +16.7%" in card
+    # a card cannot be approved under a plan it differs from: the plan's figures are digested
+    for changed in (
+        {"plan_price_per_gpu_hour_micros": live.price_micro},
+        {"plan_total_micros": quote.estimated_total_micros},
+        {"plan_tier": "30-day"},
+    ):
+        forged = dataclasses.replace(quote, **changed)  # the digest is kept as it was
+        with pytest.raises(QuoteError):
+            forged.verify_digest()
+    again = RentQuote.from_json(quote.to_json())
+    assert again == quote and again.notes() == quote.notes()
+
+
+def test_up_refuses_a_quote_whose_plan_figures_are_not_the_plans(make_world: MakeWorld) -> None:
+    world = make_world()
+    engine = world.engine
+    request = PlanRequest(task=Task.FINETUNE_LORA, params=7 * B, tokens=200_000_000, gpu="A800")
+    outcome = engine.plan(request)
+    quote = engine.quote(outcome.plan_id, 1)
+    # a quote made again with other plan figures (a valid digest over them): not the plan's
+    other = quote.with_changes(plan_price_per_gpu_hour_micros=quote.price_per_gpu_hour_micros - 1)
+    other.verify_digest()
+
+    with pytest.raises(QuoteError, match=f"plan {outcome.plan_id} option 1 showed"):
+        engine.up(other)
+
+    assert world.provider.clusters() == []  # nothing rented
+    cluster = engine.up(quote).result(60)  # the plan's own quote rents
+    assert cluster.price_per_gpu_hour_micros == quote.price_per_gpu_hour_micros
