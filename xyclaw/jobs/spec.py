@@ -20,7 +20,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Literal
 
-from xyclaw.catalog.names import normalise_gpu_name
+from xyclaw.catalog.names import normalise_gpu_name, refused_accelerator
 from xyclaw.jobs import skypilot
 from xyclaw.jobs.specmodel import (
     ACCELERATOR_FORMS,
@@ -113,13 +113,15 @@ def load_spec(
     source_format: Literal["auto", "xyclaw", "skypilot"] = "auto",
     known_gpus: Collection[str] | None = None,
     check_paths: bool = True,
+    on_cluster: bool = False,
 ) -> LoadedSpec:
     """Read a job spec file (XyClaw's form or a SkyPilot task YAML).
 
     ``known_gpus`` (the catalog's model names) turns an unknown GPU into an
-    error listing them; ``check_paths=False`` skips checking that the workdir
-    and file mounts exist on this machine. Relative paths are relative to the
-    spec file's folder.
+    error listing them, except with ``on_cluster`` (the job goes to a named cluster, which
+    has the GPU it has): then a warning that estimates are missing. ``check_paths=False``
+    skips checking that the workdir and file mounts exist on this machine. Relative paths
+    are relative to the spec file's folder.
     """
     file_path = Path(path)
     return _load(
@@ -130,6 +132,7 @@ def load_spec(
         source_format,
         known_gpus,
         check_paths,
+        on_cluster,
     )
 
 
@@ -141,6 +144,7 @@ def parse_spec(
     source_format: Literal["auto", "xyclaw", "skypilot"] = "auto",
     known_gpus: Collection[str] | None = None,
     check_paths: bool = True,
+    on_cluster: bool = False,
 ) -> LoadedSpec:
     """:func:`load_spec` for spec text that is not in a file (a chat, a request)."""
     return _load(
@@ -151,6 +155,7 @@ def parse_spec(
         source_format,
         known_gpus,
         check_paths,
+        on_cluster,
     )
 
 
@@ -162,6 +167,7 @@ def _load(
     source_format: Literal["auto", "xyclaw", "skypilot"],
     known_gpus: Collection[str] | None,
     check_paths: bool,
+    on_cluster: bool = False,
 ) -> LoadedSpec:
     if source_format not in ("auto", "xyclaw", "skypilot"):
         raise SpecError(
@@ -183,6 +189,7 @@ def _load(
             skypilot_mode=fmt == "skypilot",
             known_gpus=known_gpus,
             check_paths=check_paths,
+            on_cluster=on_cluster,
         )
     except SpecError as exc:
         if exc.file is not None:
@@ -322,6 +329,7 @@ class _Reader:
         skypilot_mode: bool,
         known_gpus: Collection[str] | None,
         check_paths: bool,
+        on_cluster: bool = False,
     ) -> JobSpec:
         self.mapping(tree, _TOP_KEYS, "")
         get = tree.get
@@ -368,7 +376,7 @@ class _Reader:
         if setup is not None and not setup.strip():
             setup = None
 
-        resources = self.resources(get("resources"), known_gpus)
+        resources = self.resources(get("resources"), known_gpus, on_cluster)
         image = self.image(get("image"))
         workdir = self.local_path(get("workdir"), check_paths, folder=True)
         env, env_from_local = self.env(get("env"))
@@ -474,7 +482,12 @@ class _Reader:
                 )
 
     # sections
-    def resources(self, node: YNode | None, known_gpus: Collection[str] | None) -> Resources:
+    def resources(
+        self,
+        node: YNode | None,
+        known_gpus: Collection[str] | None,
+        on_cluster: bool = False,
+    ) -> Resources:
         if node is None or node.value is None:
             return Resources()
         self.mapping(node, _RESOURCE_KEYS, "resources")
@@ -482,18 +495,37 @@ class _Reader:
         gpus_per_node = None
         gpu_node = node.get("gpu")
         if gpu_node is not None and gpu_node.value is not None:
+            gpu_text = self.text(gpu_node, ACCELERATOR_FORMS)
+            refused = refused_accelerator(gpu_text.rpartition(":")[0] or gpu_text)
+            if refused is not None:
+                raise self.error(
+                    gpu_node,
+                    said(
+                        "error.spec.gpu_refused",
+                        gpu=gpu_text.strip(),
+                        reason=said(f"error.spec.gpu_refused.{refused}"),
+                    ),
+                    hint=said("error.spec.gpu_refused.hint"),
+                )
             try:
-                gpu, count = parse_accelerators(self.text(gpu_node, ACCELERATOR_FORMS))
+                gpu, count = parse_accelerators(gpu_text)
             except InvalidValue as exc:
                 raise self.invalid(gpu_node, exc) from None
             if known_gpus is not None:
                 known = {normalise_gpu_name(g) for g in known_gpus}
                 if gpu not in known:
-                    raise self.error(
-                        gpu_node,
-                        said("error.spec.unknown_gpu", gpu=gpu),
-                        ", ".join(sorted(known)),
-                    )
+                    if on_cluster or node.get("cluster") is not None:
+                        # a cluster that has it runs it; the planner has no figures for it
+                        self.warn(gpu_node, said("warning.spec.gpu_not_in_catalog", gpu=gpu))
+                    else:
+                        raise self.error(
+                            gpu_node,
+                            said("error.spec.unknown_gpu", gpu=gpu),
+                            ", ".join(sorted(known)),
+                            hint=said(
+                                "error.spec.unknown_gpu.hint", known=", ".join(sorted(known))
+                            ),
+                        )
             if count is not None and count > MAX_GPUS_PER_NODE:
                 raise self.error(
                     gpu_node,

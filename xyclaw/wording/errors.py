@@ -189,6 +189,42 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{gpu} is not a GPU model XyClaw knows",
         "XyClaw 不认识 GPU 型号 {gpu}",
     ),
+    "error.spec.unknown_gpu.hint": (
+        "known models: {known}; another model runs on a cluster that has it (name it with "
+        "--cluster or resources.cluster)",
+        "已知型号：{known}；其他型号可在拥有它的集群上运行"
+        "（用 --cluster 或 resources.cluster 指定）",
+    ),
+    "error.spec.gpu_refused": (
+        "{gpu} cannot be launched on: {reason}",
+        "{gpu} 不能用于启动作业：{reason}",
+    ),
+    "error.spec.gpu_refused.amd": (
+        "AMD GPUs are planned but not launched yet; telemetry (nvidia-smi) and NCCL tuning are "
+        "NVIDIA-only today",
+        "AMD GPU 已在计划中但暂不支持启动；目前遥测（nvidia-smi）和 NCCL 调优仅支持 NVIDIA",
+    ),
+    "error.spec.gpu_refused.tpu": (
+        "Google TPUs are not GPUs: XyClaw rents and tunes NVIDIA GPU nodes only",
+        "Google TPU 不是 GPU：XyClaw 只租用和调优 NVIDIA GPU 节点",
+    ),
+    "error.spec.gpu_refused.neuron": (
+        "AWS Inferentia and Trainium chips need the Neuron SDK, which XyClaw does not drive",
+        "AWS Inferentia 和 Trainium 芯片需要 Neuron SDK，XyClaw 不支持",
+    ),
+    "error.spec.gpu_refused.gaudi": (
+        "Intel Gaudi accelerators are not supported: telemetry and tuning are NVIDIA-only",
+        "不支持 Intel Gaudi 加速卡：遥测和调优仅支持 NVIDIA",
+    ),
+    "error.spec.gpu_refused.hint": (
+        "ask for an NVIDIA GPU (for example H100:8 or A100-80GB:8)",
+        "请改用 NVIDIA GPU（例如 H100:8 或 A100-80GB:8）",
+    ),
+    "warning.spec.gpu_not_in_catalog": (
+        "{gpu} is not in XyClaw's GPU catalog: it runs on the cluster that has it, but time and "
+        "cost estimates are missing",
+        "{gpu} 不在 XyClaw 的 GPU 目录中：可以在拥有它的集群上运行，但缺少时间和费用估算",
+    ),
     "error.spec.gpus_per_node": ("{count} GPUs per node", "每节点 {count} 块 GPU"),
     "error.spec.count_disagrees": (
         "{value} disagrees with the count in gpu ({count})",
