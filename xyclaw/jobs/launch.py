@@ -25,6 +25,7 @@ from xyclaw.jobs.node_status import (
 )
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.jobs.options import JobOptions
+from xyclaw.jobs.skypilot import node_command
 from xyclaw.jobs.spec import JobSpec
 from xyclaw.jobs.upload import Report, local_files, sync
 from xyclaw.records.jobs import JobStore
@@ -110,7 +111,8 @@ class AttemptLauncher:
         tasks = {jn.rank: self.task(job_id, spec.name, attempt, jn.rank, "setup") for jn in nodes}
 
         def start(jn: JobNode) -> LaunchOutcome:
-            command = nc.launch(tasks[jn.rank], spec.setup or "", workdir=workdir, env=env_of(jn))
+            setup = node_command(spec, spec.setup or "")
+            command = nc.launch(tasks[jn.rank], setup, workdir=workdir, env=env_of(jn))
             return parse_launch(self.shell.run(jn, command).stdout)
 
         report(said("job.running_setup", nodes=len(nodes)), None)

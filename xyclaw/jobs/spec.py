@@ -226,6 +226,8 @@ class _Reader:
         self.base = base
         self.warnings = warnings
         self.strict_keys = strict_keys
+        # SkyPilot reads a relative local path from the folder the command runs in
+        self.from_cwd = not strict_keys
 
     # helpers
     def error(
@@ -584,10 +586,27 @@ class _Reader:
         if not text:
             raise self.error(node, said("error.spec.empty_path"), allowed)
         path = Path(os.path.expanduser(text))
-        if not path.is_absolute():
-            path = self.base / path
+        relative = not path.is_absolute()
+        if relative:
+            path = (Path.cwd() if self.from_cwd else self.base) / path
         path = Path(os.path.normpath(path))
         if check:
+            if not path.exists() and relative and self.from_cwd:
+                beside = Path(os.path.normpath(self.base / os.path.expanduser(text)))
+                if beside.exists():
+                    # SkyPilot would stop here; the file beside the spec is surely meant
+                    self.warn(
+                        node,
+                        said("warning.spec.path_beside", path=str(beside), cwd=str(Path.cwd())),
+                    )
+                    path = beside
+                else:
+                    raise self.error(
+                        node,
+                        said("error.spec.path_missing", path=str(path)),
+                        allowed,
+                        hint=said("error.spec.path_from_cwd", cwd=str(Path.cwd())),
+                    )
             if not path.exists():
                 raise self.error(node, said("error.spec.path_missing", path=str(path)), allowed)
             if folder and not path.is_dir():

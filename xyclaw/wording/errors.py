@@ -260,6 +260,18 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "error.spec.empty_path": ("an empty path", "路径为空"),
     "error.spec.path_missing": ("{path} does not exist", "{path} 不存在"),
+    "error.spec.path_from_cwd": (
+        "a SkyPilot task's relative path is read from the folder you run the command in "
+        "({cwd}), as SkyPilot does; run it from the folder that holds the path, or write it "
+        "absolute",
+        "SkyPilot 任务中的相对路径按运行命令时所在的文件夹（{cwd}）解析，与 SkyPilot 一致；"
+        "请在包含该路径的文件夹中运行，或写成绝对路径",
+    ),
+    "warning.spec.path_beside": (
+        "not found from the folder the command runs in ({cwd}), where SkyPilot looks; "
+        "the one beside the spec is used: {path}",
+        "在运行命令的文件夹（{cwd}，SkyPilot 查找的位置）中找不到；改用任务文件旁边的：{path}",
+    ),
     "error.spec.not_folder": ("{path} is not a folder", "{path} 不是文件夹"),
     "error.spec.allowed_remote_dir": (
         "an absolute path on the cluster's shared volume, e.g. /shared/ckpt/run1",
