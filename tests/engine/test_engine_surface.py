@@ -41,6 +41,7 @@ EFFECTS = {
     "job_metrics": Effect.READ,
     "jobs": Effect.READ,
     "launch": Effect.EXEC,
+    "launch_dry_run": Effect.READ,
     "launch_quote": Effect.READ,
     "live_metrics": Effect.READ,
     "meter_charges": Effect.READ,

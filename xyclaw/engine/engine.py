@@ -1031,7 +1031,7 @@ class Engine:
             raise XyclawError("jobs are off in this engine", hint="build it with build_engine()")
         return self._jobs_part()
 
-    def _job_spec(self, spec_or_path: Any) -> JobSpec:
+    def _job_spec(self, spec_or_path: Any, *, on_cluster: bool = False) -> JobSpec:
         """A JobSpec from a spec, a loaded spec, a path to a YAML file or a sample's name."""
         from pathlib import Path
 
@@ -1057,7 +1057,7 @@ class Engine:
                 "resources/examples/",
             )
         known = {g.name for g in Catalog.builtin().gpus}
-        return load_spec(path, known_gpus=known).spec
+        return load_spec(path, known_gpus=known, on_cluster=on_cluster).spec
 
     @effect(Effect.READ)
     def launch_quote(self, spec_or_path: Any) -> RentQuote:
@@ -1087,6 +1087,46 @@ class Engine:
                 name=spec.name,
             )
         )
+
+    @effect(Effect.READ)
+    def launch_dry_run(
+        self, spec_path: str, cluster: str | None = None, *, language: str = "en"
+    ) -> dict[str, Any]:
+        """What launching the spec at ``spec_path`` (on ``cluster``, or the spec's own, or one
+        it rents) would do: the nodes, GPUs, environment, files uploaded and the command each
+        node runs, every warning and refusal with its line, and the quote it would ask
+        for. Rents, sends and runs nothing. A refused spec is an answer (``accepted``
+        false, ``refusal``), not an error."""
+        from pathlib import Path
+
+        from xyclaw.jobs.dryrun import dry_run
+
+        path = Path(spec_path).expanduser()
+        if not path.is_file():
+            raise UsageError(
+                f"no job spec file {spec_path!r}", hint="give the path of a YAML spec file"
+            )
+        record = self.cluster(cluster) if cluster else None
+        known = {g.name for g in Catalog.builtin().gpus}
+        result = dry_run(path, known_gpus=known, cluster=record, language=language)
+        if result.accepted and record is None and result.gpu is not None:
+            if result.where is not None:
+                try:
+                    found = self.cluster(result.where)
+                except XyclawError as exc:
+                    result.quote_problem = exc.in_language(language)[0]
+                else:
+                    result = dry_run(path, known_gpus=known, cluster=found, language=language)
+            else:
+                try:
+                    quote = self.launch_quote(path)
+                except XyclawError as exc:
+                    message, hint = exc.in_language(language)
+                    result.quote_problem = message + (f" ({hint})" if hint else "")
+                else:
+                    result.quote = quote.to_json()
+                    result.quote_text = quote.describe(language)
+        return result.to_json()
 
     @effect(Effect.EXEC)
     def launch(
@@ -1126,7 +1166,7 @@ class Engine:
         from xyclaw.jobs.errors import LaunchNeedsApproval
         from xyclaw.jobs.spec import JobKind, local_env
 
-        spec = self._job_spec(spec_or_path)
+        spec = self._job_spec(spec_or_path, on_cluster=cluster is not None)
         if service and spec.kind is not JobKind.SERVICE:
             raise UsageError(
                 f"{spec.name} is a {spec.kind.value} job, not a service",

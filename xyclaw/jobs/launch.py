@@ -83,14 +83,17 @@ class AttemptLauncher:
             sent = 0
             for source, remote, files in listed:
                 manifests = f"{self.options.workdir_base.rstrip('/')}/.manifests"
-                sent += sync(self.shell, jn, source, remote, files, report, manifests).sent
+                # no line per file: one summary for all the nodes below (issue 29)
+                sent += sync(self.shell, jn, source, remote, files, None, manifests).sent
             return sent
 
         results = self.shell.run_all(nodes, one)
-        for jn, result in zip(nodes, results, strict=True):
+        sent = 0
+        for result in results:
             if isinstance(result, RemoteError):
                 raise result
-            report(said("job.uploaded_changed", node=jn.name, sent=result, files=total), None)
+            sent += result
+        report(said("job.uploaded_summary", files=total, nodes=len(nodes), sent=sent), None)
 
     def setup(
         self,

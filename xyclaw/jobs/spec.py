@@ -518,7 +518,7 @@ class _Reader:
                 if gpu not in known:
                     if on_cluster or node.get("cluster") is not None:
                         # a cluster that has it runs it; the planner has no figures for it
-                        self.warn(gpu_node, said("warning.spec.gpu_not_in_catalog", gpu=gpu))
+                        self.warn(gpu_node, said("error.spec.warn_gpu_not_in_catalog", gpu=gpu))
                     else:
                         raise self.error(
                             gpu_node,
@@ -597,7 +597,7 @@ class _Reader:
                     # SkyPilot would stop here; the file beside the spec is surely meant
                     self.warn(
                         node,
-                        said("warning.spec.path_beside", path=str(beside), cwd=str(Path.cwd())),
+                        said("error.spec.warn_path_beside", path=str(beside), cwd=str(Path.cwd())),
                     )
                     path = beside
                 else:

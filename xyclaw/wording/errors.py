@@ -220,7 +220,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "ask for an NVIDIA GPU (for example H100:8 or A100-80GB:8)",
         "请改用 NVIDIA GPU（例如 H100:8 或 A100-80GB:8）",
     ),
-    "warning.spec.gpu_not_in_catalog": (
+    "error.spec.warn_gpu_not_in_catalog": (
         "{gpu} is not in XyClaw's GPU catalog: it runs on the cluster that has it, but time and "
         "cost estimates are missing",
         "{gpu} 不在 XyClaw 的 GPU 目录中：可以在拥有它的集群上运行，但缺少时间和费用估算",
@@ -267,7 +267,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "SkyPilot 任务中的相对路径按运行命令时所在的文件夹（{cwd}）解析，与 SkyPilot 一致；"
         "请在包含该路径的文件夹中运行，或写成绝对路径",
     ),
-    "warning.spec.path_beside": (
+    "error.spec.warn_path_beside": (
         "not found from the folder the command runs in ({cwd}), where SkyPilot looks; "
         "the one beside the spec is used: {path}",
         "在运行命令的文件夹（{cwd}，SkyPilot 查找的位置）中找不到；改用任务文件旁边的：{path}",
