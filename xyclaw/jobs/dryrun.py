@@ -28,6 +28,7 @@ from xyclaw.jobs.spec import JobSpec, LoadedSpec, load_spec, render_run
 from xyclaw.jobs.specyaml import SpecError
 from xyclaw.jobs.upload import local_files
 from xyclaw.records import ClusterRecord
+from xyclaw.wording import Said
 
 # variables whose value comes from this machine at launch: shown by name, never by value
 HIDDEN = "(from this machine's environment at launch)"
@@ -134,7 +135,10 @@ def dry_run(
 
 
 def _note_of_error(exc: SpecError, language: str) -> Note:
-    message, hint = exc.in_language(language)
+    """The problem alone (the file, line and field are the Note's own), and the hint."""
+    problem = exc.problem_said
+    message = problem.in_language(language) if isinstance(problem, Said) else str(problem)
+    _, hint = exc.in_language(language)
     return Note(message, exc.line, exc.field, hint)
 
 

@@ -67,6 +67,7 @@ RESOURCES_MAPPED = {
     "job_recovery": "recovery (max_restarts_on_errors > 0 adds exit_nonzero)",
     "any_of": "the first candidate only",
     "ordered": "the first candidate only",
+    "candidates": "the first candidate only (SkyPilot's older name for any_of)",
 }
 SERVICE_MAPPED = {
     "readiness_probe": "service.readiness_path (and initial_delay_seconds -> readiness_timeout)",
@@ -141,7 +142,7 @@ _PROBE_UNSUPPORTED = ("timeout_seconds", "post_data", "headers")
 
 _SIGNAL_TOP = frozenset({"num_nodes", "envs", *TOP_UNSUPPORTED})
 _SIGNAL_RESOURCES = frozenset(
-    {"accelerators", "gpus", "image_id", "ports", "job_recovery", "any_of", "ordered"}
+    {"accelerators", "gpus", "image_id", "ports", "job_recovery", "any_of", "ordered", "candidates"}
     | set(RESOURCES_UNSUPPORTED)
 )
 
@@ -250,11 +251,13 @@ def task_script(command: str) -> str:
     noise = " ".join(f"-e {shlex.quote(line)}" for line in BASH_NOISE)
     return (
         'export XYCLAW_TASK_DIR="$PWD"\n'
-        'xyclaw_task=$(mktemp "${TMPDIR:-/tmp}/xyclaw-task.XXXXXX") || exit 1\n'
+        'xyclaw_task="${TMPDIR:-/tmp}/xyclaw-task.$$"\n'
         f"printf '%s' {shlex.quote(script)} > \"$xyclaw_task\"\n"
-        f'bash -i "$xyclaw_task" < /dev/null 2>&1 | grep --line-buffered -v {noise}\n'
-        "xyclaw_rc=${PIPESTATUS[0]}\n"
-        'rm -f "$xyclaw_task"\n'
+        # the exit status goes through a file, not PIPESTATUS: plain sh reads it too
+        f'{{ bash -i "$xyclaw_task" < /dev/null 2>&1; echo $? > "$xyclaw_task.rc"; }} '
+        f"| grep --line-buffered -v {noise}\n"
+        'xyclaw_rc=$(cat "$xyclaw_task.rc")\n'
+        'rm -f "$xyclaw_task" "$xyclaw_task.rc"\n'
         "exit $xyclaw_rc\n"
     )
 
@@ -504,7 +507,7 @@ class _Translator:
         if not node.is_map:
             return node, None, None, None
         entries = dict(node.items())
-        for multi in ("any_of", "ordered"):
+        for multi in ("any_of", "ordered", "candidates"):
             choice = entries.pop(multi, None)
             if choice is None:
                 continue

@@ -107,10 +107,6 @@ TEXTS: dict[str, tuple[str, str]] = {
         "向 {nodes} 个节点上传 {files} 个文件",
     ),
     "job.uploaded": ("{node}: uploaded {file}", "{node}：已上传 {file}"),
-    "job.uploaded_summary": (
-        "uploaded {files} file(s) to {nodes} node(s): {sent} sent in all, the rest unchanged",
-        "已向 {nodes} 个节点上传 {files} 个文件：共发送 {sent} 个，其余未改动",
-    ),
     "job.uploaded_changed": (
         "{node}: {sent} of {files} file(s) were new or changed",
         "{node}：{files} 个文件中有 {sent} 个是新的或有改动",
