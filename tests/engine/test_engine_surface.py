@@ -39,6 +39,7 @@ EFFECTS = {
     "job": Effect.READ,
     "job_logs": Effect.READ,
     "job_metrics": Effect.READ,
+    "job_tasks": Effect.READ,
     "jobs": Effect.READ,
     "launch": Effect.EXEC,
     "launch_dry_run": Effect.READ,

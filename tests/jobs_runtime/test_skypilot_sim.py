@@ -69,3 +69,39 @@ def test_skypilot_tasks_run_unchanged_on_two_simulated_nodes(
     )
     job = engine.job(str(failing))
     assert state is JobState.FAILED and job.exit_code == 3
+
+
+def test_a_pipeline_runs_its_tasks_in_order_and_stops_at_a_failure(
+    engine: Engine, make_cluster: MakeCluster, tmp_path: Path
+) -> None:
+    """examples/chain_dag's shape, through `xyclaw launch FILE --cluster C` as a user runs it:
+    the second task reads what the first wrote; a failing task stops the ones after it."""
+    import subprocess
+    import sys
+
+    from tests.jobs_runtime.test_cli import ROOT, env
+
+    cluster = make_cluster(nodes=2)
+    good = tmp_path / "dag.yaml"
+    good.write_text(
+        "name: dag\n---\nname: first\nrun: echo made > ~/handoff.txt\n"
+        "---\nname: second\nrun: echo second read $(cat ~/handoff.txt)\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-m", "xyclaw.cli.main", "launch", str(good), "--cluster", cluster.name],
+        cwd=ROOT, env=env(), capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert "task 1 of 2: first" in ran.stderr and "task 2 of 2: second" in ran.stderr
+    assert "second read made" in ran.stdout
+    names = [j.name for j in engine.jobs(include_finished=True)]
+    assert names == ["first", "second"]
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: a\nrun: exit 5\n---\nname: b\nrun: echo never\n")
+    ran = subprocess.run(
+        [sys.executable, "-m", "xyclaw.cli.main", "launch", str(bad), "--cluster", cluster.name],
+        cwd=ROOT, env=env(), capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    assert ran.returncode != 0 and "pipeline stopped at task 1 of 2" in ran.stderr
+    assert "b" not in [j.name for j in engine.jobs(include_finished=True)]

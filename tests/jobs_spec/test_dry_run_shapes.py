@@ -255,7 +255,6 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "run": "ls $DATA",
         "warned": {"file_mounts.${DATA}/bucket"},  # the field as written
     },
-    "chain_dag": {"refused": ["more than one YAML document"], "line": 3},
     "inferentia": {"refused": ["Neuron SDK"], "line": 3},
     "tpu": {"refused": ["TPUs are not GPUs"], "line": 2},
     "mi300": {"refused": ["AMD GPUs are planned", "NVIDIA-only"], "line": 2},
@@ -264,7 +263,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
 
 
 def test_every_shape_has_an_expectation() -> None:
-    assert {p.stem for p in SHAPES.glob("*.yaml")} == set(EXPECTED)
+    assert {p.stem for p in SHAPES.glob("*.yaml")} == set(EXPECTED) | {"chain_dag"}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -294,6 +293,16 @@ def test_the_dry_run_matches_the_hand_written_expectation(name: str) -> None:
     fields = {w.field for w in got.warnings if "no checkpoint_dir" not in w.message}
     assert fields == want["warned"], [(w.field, w.message) for w in got.warnings]
     assert all(w.line is not None for w in got.warnings if w.field != "envs")
+
+
+def test_a_pipeline_is_its_tasks_in_order_with_their_own_lines() -> None:
+    got = dry_run(SHAPES / "chain_dag.yaml", known_gpus=KNOWN, environ=ENVIRON, now=NOW)
+    assert got.accepted and [t.name for t in got.tasks] == ["simple-1", "simple-2"]
+    first, second = got.tasks
+    assert (first.nodes, first.gpu, second.nodes) == (1, None, 1)
+    assert first.run is not None and "echo run for task 1" in first.run
+    assert second.run is not None and "echo run for task 2" in second.run
+    assert [w.line for w in first.warnings] == [5] and [w.line for w in second.warnings] == [8]
 
 
 def _cluster(gpu: str, nodes: int) -> ClusterRecord:

@@ -1109,24 +1109,47 @@ class Engine:
         record = self.cluster(cluster) if cluster else None
         known = {g.name for g in Catalog.builtin().gpus}
         result = dry_run(path, known_gpus=known, cluster=record, language=language)
-        if result.accepted and record is None and result.gpu is not None:
-            if result.where is not None:
-                try:
-                    found = self.cluster(result.where)
-                except XyclawError as exc:
-                    result.quote_problem = exc.in_language(language)[0]
-                else:
-                    result = dry_run(path, known_gpus=known, cluster=found, language=language)
-            else:
-                try:
-                    quote = self.launch_quote(path)
-                except XyclawError as exc:
-                    message, hint = exc.in_language(language)
-                    result.quote_problem = message + (f" ({hint})" if hint else "")
-                else:
-                    result.quote = quote.to_json()
-                    result.quote_text = quote.describe(language)
+        for one in result.tasks or [result]:
+            if one.accepted and record is None and one.gpu is not None:
+                self._dry_run_where(one, known, language, again=not result.tasks)
         return result.to_json()
+
+    def _dry_run_where(self, one: Any, known: set[str], language: str, *, again: bool) -> None:
+        """A dry run's cluster named in the spec (read ``again`` on it), or the quote for
+        the one it rents."""
+        from xyclaw.jobs.dryrun import dry_run
+
+        if one.where is not None:
+            if not again:
+                return
+            try:
+                found = self.cluster(one.where)
+            except XyclawError as exc:
+                one.quote_problem = exc.in_language(language)[0]
+            else:
+                fresh = dry_run(one.file, known_gpus=known, cluster=found, language=language)
+                one.__dict__.update(fresh.__dict__)
+            return
+        try:
+            quote = self.launch_quote(one.loaded)
+        except XyclawError as exc:
+            message, hint = exc.in_language(language)
+            one.quote_problem = message + (f" ({hint})" if hint else "")
+        else:
+            one.quote = quote.to_json()
+            one.quote_text = quote.describe(language)
+
+    @effect(Effect.READ)
+    def job_tasks(self, spec_path: str, cluster: str | None = None) -> list[Any]:
+        """The tasks of a spec file in order (one; or a SkyPilot pipeline's), each read as
+        :meth:`launch` reads a spec, to launch one after the other."""
+        from pathlib import Path
+
+        from xyclaw.jobs.spec import load_pipeline
+
+        known = {g.name for g in Catalog.builtin().gpus}
+        path = Path(spec_path).expanduser()
+        return list(load_pipeline(path, known_gpus=known, on_cluster=cluster is not None))
 
     @effect(Effect.EXEC)
     def launch(

@@ -24,7 +24,7 @@ from xyclaw.jobs.environment import node_environment
 from xyclaw.jobs.launch import workdir_on_node
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.skypilot import launching_user, node_command
-from xyclaw.jobs.spec import JobSpec, LoadedSpec, load_spec, render_run
+from xyclaw.jobs.spec import JobSpec, LoadedSpec, load_pipeline, render_run
 from xyclaw.jobs.specyaml import SpecError
 from xyclaw.jobs.upload import local_files
 from xyclaw.records import ClusterRecord
@@ -86,6 +86,8 @@ class DryRun:
     quote: dict[str, Any] | None = None
     quote_text: str | None = None
     quote_problem: str | None = None
+    tasks: list[DryRun] = field(default_factory=list)  # a pipeline's, in order
+    loaded: LoadedSpec | None = field(default=None, repr=False)  # what a launch gets
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +108,7 @@ class DryRun:
             "quote": self.quote,
             "quote_text": self.quote_text,
             "quote_problem": self.quote_problem,
+            "tasks": [t.to_json() for t in self.tasks],
         }
 
 
@@ -125,13 +128,17 @@ def dry_run(
     environ = os.environ if environ is None else environ
     file = str(path)
     try:
-        loaded = load_spec(path, known_gpus=known_gpus, on_cluster=cluster is not None)
+        tasks = load_pipeline(path, known_gpus=known_gpus, on_cluster=cluster is not None)
     except SpecError as exc:
         return DryRun(file, False, refusal=_note_of_error(exc, language))
     except XyclawError as exc:
         message, hint = exc.in_language(language)
         return DryRun(file, False, refusal=Note(message, hint=hint))
-    return _accepted(file, loaded, cluster, options, environ, language, now)
+    runs = [_accepted(file, t, cluster, options, environ, language, now) for t in tasks]
+    if len(runs) == 1:
+        return runs[0]
+    # a pipeline: its tasks run in order, each on the cluster it asks for
+    return DryRun(file, True, source_format="skypilot", name=Path(file).stem, tasks=runs)
 
 
 def _note_of_error(exc: SpecError, language: str) -> Note:
@@ -152,7 +159,7 @@ def _accepted(
     now: float | None,
 ) -> DryRun:
     spec = loaded.spec
-    out = DryRun(file, True, source_format=loaded.source_format, name=spec.name)
+    out = DryRun(file, True, source_format=loaded.source_format, name=spec.name, loaded=loaded)
     out.warnings = [
         Note(w.said.in_language(language) if w.said else w.message, w.line, w.field)
         for w in loaded.warnings

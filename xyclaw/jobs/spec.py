@@ -17,6 +17,7 @@ import difflib
 import os
 import re
 from collections.abc import Collection, Mapping
+from itertools import pairwise
 from pathlib import Path
 from typing import Literal
 
@@ -55,7 +56,14 @@ from xyclaw.jobs.specmodel import (
     resume_env,
     resume_line,
 )
-from xyclaw.jobs.specyaml import SpecError, SpecWarning, YNode, parse_spec_text, read_spec_file
+from xyclaw.jobs.specyaml import (
+    SpecError,
+    SpecWarning,
+    YNode,
+    decode_spec_bytes,
+    parse_spec_text,
+    read_spec_file,
+)
 from xyclaw.wording import Said, said
 
 __all__ = [
@@ -134,6 +142,59 @@ def load_spec(
         check_paths,
         on_cluster,
     )
+
+
+_DOCUMENT_START = re.compile(r"^---[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def load_pipeline(
+    path: str | os.PathLike[str],
+    *,
+    known_gpus: Collection[str] | None = None,
+    check_paths: bool = True,
+    on_cluster: bool = False,
+) -> list[LoadedSpec]:
+    """The tasks of a spec file in order: one for a single YAML document; for a SkyPilot
+    pipeline (documents separated by ``---``, the first one holding only the pipeline's
+    ``name``) each task, read as :func:`load_spec` reads one, with its own lines."""
+    file_path = Path(path)
+    try:
+        text = decode_spec_bytes(file_path.read_bytes(), str(file_path))
+    except OSError:
+        text = ""  # load_spec says what is wrong with the file
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    if not starts or not text[starts[-1] :].split("\n", 1)[-1].strip():
+        return [load_spec(path, known_gpus=known_gpus, check_paths=check_paths,
+                          on_cluster=on_cluster)]  # fmt: skip
+    bounds = [0, *starts, len(text)]
+    trees: list[YNode] = []
+    for begin, end in pairwise(bounds):
+        chunk = text[begin:end]
+        if chunk.startswith("---"):
+            chunk = " " * 3 + chunk[3:]  # the marker gone, the lines where they were
+        if not _has_content(chunk):
+            continue
+        # blank lines before it keep every line number the file's own
+        trees.append(parse_spec_text("\n" * text.count("\n", 0, begin) + chunk, str(file_path)))
+    if len(trees) > 1 and {key for key, _ in trees[0].items()} <= {"name"}:
+        trees = trees[1:]  # the pipeline's own name
+    return [
+        _load(
+            tree,
+            str(file_path),
+            file_path.parent,
+            f"{file_path.stem}-{index}",
+            "skypilot" if len(trees) > 1 else "auto",
+            known_gpus,
+            check_paths,
+            on_cluster,
+        )
+        for index, tree in enumerate(trees, start=1)
+    ]
+
+
+def _has_content(chunk: str) -> bool:
+    return any(ln.strip() and not ln.lstrip().startswith("#") for ln in chunk.splitlines())
 
 
 def parse_spec(

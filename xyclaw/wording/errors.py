@@ -89,8 +89,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "包含多个 YAML 文档（出现了第二个 `---`）",
     ),
     "error.spec.two_documents_hint": (
-        "put one job in a spec file; SkyPilot pipelines are not supported",
-        "一个规格文件只写一个作业；不支持 SkyPilot 流水线",
+        "a SkyPilot pipeline runs with `xyclaw launch FILE` (its tasks in order); here, put "
+        "one job in a spec file",
+        "SkyPilot 流水线请用 `xyclaw launch 文件` 运行（按顺序执行各任务）；"
+        "此处一个规格文件只写一个作业",
     ),
     "error.spec.empty": ("is empty", "是空的"),
     "error.spec.empty_hint": (

@@ -142,13 +142,16 @@ def _load(ctx: CliContext, text: str, cluster: str | None = None) -> Any:
     return loaded
 
 
-def _start(args: argparse.Namespace, ctx: CliContext, *, service: bool) -> JobRecord | None:
-    """The job once it runs; None when the user said no to renting."""
+def _start(
+    args: argparse.Namespace, ctx: CliContext, *, service: bool, task: Any = None
+) -> JobRecord | None:
+    """The job once it runs (``task``: one task of a pipeline, already read); None when the
+    user said no to renting."""
     from xyclaw.cli.progress import follow
     from xyclaw.jobs.errors import LaunchNeedsApproval
 
     engine = ctx.engine()
-    spec = _load(ctx, args.spec, args.cluster)
+    spec = task if task is not None else _load(ctx, args.spec, args.cluster)
     run = engine.serve if service else engine.launch
     try:
         return follow(engine, lambda: run(spec, cluster=args.cluster), language=ctx.language)
@@ -184,6 +187,18 @@ def _dry_run(args: argparse.Namespace, ctx: CliContext) -> int:
         if refusal["hint"]:
             ctx.print(f"  -> {line(refusal['hint'])}")
         return 1
+    if result["tasks"]:
+        ctx.print(f"a pipeline of {len(result['tasks'])} tasks, run in order:")
+        for index, task in enumerate(result["tasks"], start=1):
+            ctx.print(f"-- task {index} of {len(result['tasks'])}")
+            _dry_run_task(ctx, task, where)
+    else:
+        _dry_run_task(ctx, result, where)
+    ctx.print("nothing was rented, uploaded or run")
+    return 0
+
+
+def _dry_run_task(ctx: CliContext, result: dict[str, Any], where: Any) -> None:
     place = result["cluster"] or "a new cluster (rented first)"
     gpus = f"{result['gpus_per_node']} x {result['gpu']} per node" if result["gpu"] else "no GPU"
     ctx.print(f"job {line(result['name'])} ({result['format']} spec)")
@@ -207,13 +222,35 @@ def _dry_run(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print(f"quote it would ask you to approve: {line(result['quote_text'])}")
     elif result["quote_problem"]:
         ctx.print(f"no quote: {line(result['quote_problem'])}")
-    ctx.print("nothing was rented, uploaded or run")
+
+
+def _pipeline(args: argparse.Namespace, ctx: CliContext, tasks: list[Any]) -> int:
+    """A SkyPilot pipeline: its tasks one after the other, each on the cluster it asks for
+    (or --cluster), each followed to its end; the first that does not succeed stops it."""
+    engine = ctx.engine()
+    for index, task in enumerate(tasks, start=1):
+        for warning in task.warnings:
+            ctx.warn(f"warning: {line(str(warning))}")
+        ctx.warn(f"task {index} of {len(tasks)}: {line(task.spec.name)}")
+        job = _start(args, ctx, service=False, task=task)
+        if job is None:
+            return 1
+        code = _follow_logs(ctx, engine, job.id, {}, tail=None)
+        if code != 0:
+            ctx.warn(f"pipeline stopped at task {index} of {len(tasks)}")
+            return code
     return 0
 
 
 def _launch(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.dry_run:
         return _dry_run(args, ctx)
+    from pathlib import Path
+
+    if Path(args.spec).expanduser().is_file():
+        tasks = ctx.engine().job_tasks(args.spec, args.cluster)
+        if len(tasks) > 1:
+            return _pipeline(args, ctx, tasks)
     job = _start(args, ctx, service=False)
     if job is None:
         return 1
