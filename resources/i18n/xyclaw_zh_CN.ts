@@ -2507,8 +2507,68 @@
         <translation>启动</translation>
     </message>
     <message>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
         <source>Get a quote…</source>
         <translation>获取报价…</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>line {line}</source>
+        <translation>第 {line} 行</translation>
+    </message>
+    <message>
+        <source>Refused: {where}: {message}</source>
+        <translation>被拒绝：{where}：{message}</translation>
+    </message>
+    <message>
+        <source>a new cluster (rented first)</source>
+        <translation>新集群（先租用）</translation>
+    </message>
+    <message>
+        <source>Runs on {place}: {nodes} node(s), {gpus}</source>
+        <translation>运行于 {place}：{nodes} 个节点，{gpus}</translation>
+    </message>
+    <message>
+        <source>no GPU</source>
+        <translation>无 GPU</translation>
+    </message>
+    <message>
+        <source>Uploads {source} → {target}: {files} file(s), {size} bytes</source>
+        <translation>上传 {source} → {target}：{files} 个文件，{size} 字节</translation>
+    </message>
+    <message>
+        <source>Environment of node 0:</source>
+        <translation>节点 0 的环境变量：</translation>
+    </message>
+    <message>
+        <source>Setup, as each node runs it:</source>
+        <translation>准备命令（每个节点实际执行的）：</translation>
+    </message>
+    <message>
+        <source>Run, as each node runs it:</source>
+        <translation>运行命令（每个节点实际执行的）：</translation>
+    </message>
+    <message>
+        <source>Warning: {where}: {message}</source>
+        <translation>警告：{where}：{message}</translation>
+    </message>
+    <message>
+        <source>Quote to approve: {quote}</source>
+        <translation>需要批准的报价：{quote}</translation>
+    </message>
+    <message>
+        <source>No quote: {why}</source>
+        <translation>没有报价：{why}</translation>
+    </message>
+    <message>
+        <source>Nothing was rented, uploaded or run.</source>
+        <translation>未租用、未上传、未运行任何东西。</translation>
     </message>
 </context>
 <context>

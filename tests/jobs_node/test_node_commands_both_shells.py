@@ -271,3 +271,27 @@ def test_both_shells_print_the_same(bash_node: BashNode, sim_node: SimShellNode)
         ]
         outputs[node.name] = [(r.status, normalise(r.out, node), r.err) for r in runs]
     assert outputs["sim"] == outputs["bash"]
+
+
+def test_a_skypilot_task_script_runs_through_the_rank_wrapper(node: Node) -> None:
+    """Issue 29: a SkyPilot task's command (its task script through `bash -i`) launched as a
+    rank is: the same output and exit code on real bash and on the simulated node."""
+    from xyclaw.jobs.skypilot import BASH_NOISE, task_script
+
+    task = nc.NodeTask("job-sky", 1, 0)
+    node.mkdir("sky_workdir")
+    # Debian's early return for a non-interactive shell is checked with real bash in
+    # tests/jobs_spec/test_skypilot_task_script.py; the simulated shell has no `case`
+    node.write(".bashrc", "export FROM_BASHRC=yes\n")
+    command = task_script('echo "rank $SKYPILOT_NODE_RANK bashrc=$FROM_BASHRC"; pwd; exit 4')
+    env = {"SKYPILOT_NODE_RANK": "0"}
+    launched = parse_launch(
+        node.run(nc.launch(task, command, workdir="~/sky_workdir", env=env)).out
+    )
+    assert launched.started
+    assert wait_until(finished(node, task))
+    status = parse_status(node.run(nc.status(task)).out)
+    log = normalise(node.read(task.path(".log")[2:]), node)
+    assert status.state is NodeProcessState.EXITED and status.exit_code == 4, log
+    assert log == "rank 0 bashrc=yes\n~/sky_workdir\n", log
+    assert not any(noise in log for noise in BASH_NOISE)

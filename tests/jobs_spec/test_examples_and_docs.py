@@ -22,7 +22,10 @@ DOC = ROOT / "docs" / "jobs.md"
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.name)
-def test_every_example_loads_against_the_catalog(path: Path) -> None:
+def test_every_example_loads_against_the_catalog(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(path.parent)  # SkyPilot reads a relative workdir from there
     known = [g.name for g in Catalog.builtin().gpus]
     loaded = load_spec(path, known_gpus=known)
     spec = loaded.spec

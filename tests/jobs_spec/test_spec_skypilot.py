@@ -62,11 +62,29 @@ def test_a_distributed_skypilot_task(load: Load) -> None:
 
 def test_skypilot_environment_for_each_node() -> None:
     ips = ["10.0.0.1", "10.0.0.2"]
-    assert skypilot.skypilot_env(ips, 1, 8) == {
+    env = skypilot.skypilot_env(
+        ips,
+        1,
+        8,
+        job_id=7,
+        created_at=1_700_000_000.25,
+        cluster="demo",
+        provider="sim",
+        region="xiamen",
+        user="ana",
+    )
+    assert env == {
+        "SKYPILOT_TASK_ID": "sky-2023-11-14-22-13-20-250000_demo_7",
         "SKYPILOT_NODE_IPS": "10.0.0.1\n10.0.0.2",
         "SKYPILOT_NODE_RANK": "1",
         "SKYPILOT_NUM_NODES": "2",
         "SKYPILOT_NUM_GPUS_PER_NODE": "8",
+        "SKYPILOT_SETUP_NODE_IPS": "10.0.0.1\n10.0.0.2",
+        "SKYPILOT_SETUP_NODE_RANK": "1",
+        "SKYPILOT_SETUP_NUM_GPUS_PER_NODE": "8",
+        "SKYPILOT_CLUSTER_INFO": '{"cluster_name": "demo", "cloud": "sim", "region": "xiamen", '
+        '"zone": null}',
+        "SKYPILOT_USER": "ana",
     }
     assert tuple(skypilot.skypilot_env(ips, 0, 8)) == skypilot.SKYPILOT_ENV
 
@@ -131,7 +149,7 @@ def test_a_field_neither_skypilot_nor_xyclaw_is_an_error() -> None:
     [
         ("num_nodes: -1\nrun: x\n", 1, "num_nodes", "-1"),
         (
-            "num_nodes: 2\nresources:\n  accelerators: A100:0.5\nrun: x\n",
+            "num_nodes: 2\nresources:\n  accelerators: A100:1.5\nrun: x\n",
             3,
             "resources.accelerators",
             "whole GPUs",

@@ -15,7 +15,8 @@ from xyclaw.catalog import Catalog, normalise_gpu_name
         ("NVIDIA A100-SXM4-80GB", "A100-80G"),
         ("NVIDIA A100 80GB PCIe", "A100-80G"),
         ("NVIDIA H100 80GB HBM3", "H100"),
-        ("NVIDIA H100 PCIe", "H100"),
+        ("NVIDIA H100 PCIe", "H100-PCIE"),  # its own model since issue 29
+        ("NVIDIA H100 NVL", "H100-NVL"),
         ("NVIDIA H800", "H800"),
         ("NVIDIA H20", "H20"),
         ("NVIDIA H200", "H200"),

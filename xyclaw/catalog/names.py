@@ -39,7 +39,31 @@ _ALIASES = {
     "H200-SXM": "H200",
     "A100SXM4-40G": "A100-40G",
     "A100SXM4-80G": "A100-80G",
+    # SkyPilot, RunPod, Lambda and nvidia-smi spellings of the other catalog models
+    "3090": "RTX3090",
+    "5090": "RTX5090",
+    "V100-16G": "V100",
+    "V100SXM2-16G": "V100",
+    "V100SXM2-32G": "V100-32G",
+    "T4-16G": "T4",
+    "A10G-24G": "A10G",
+    "L4-24G": "L4",
+    "L40-48G": "L40",
+    "A6000": "RTXA6000",
+    "A5000": "RTXA5000",
+    "A4000": "RTXA4000",
+    "RTX6000ADA-48G": "RTX6000ADA",
+    "GH200-96G": "GH200",
+    "GH200-480G": "GH200",
+    "B200-180G": "B200",
+    "B200-192G": "B200",
+    "H100-PCIE-80G": "H100-PCIE",
+    "H100-NVL-94G": "H100-NVL",
 }
+# H100 comes in three boards the planner must tell apart (SXM, PCIe, NVL); the other
+# models' form factors are dropped (an A100 PCIe is planned as its SXM twin).
+_H100_BOARD = re.compile(r"^H100\b.*?\b(PCIE|NVL)\b")
+_ADA = re.compile(r"[\s-]*ADA(?:[\s-]*GENERATION)?\b")
 
 
 def normalise_gpu_name(name: str) -> str:
@@ -49,6 +73,10 @@ def normalise_gpu_name(name: str) -> str:
     while previous != text:
         previous = text
         text = _VENDOR_PREFIX.sub("", text)
+    board = _H100_BOARD.search(text)
+    if board is not None:
+        return f"H100-{board.group(1)}"
+    text = _ADA.sub("ADA", text)
     text = _FORM_FACTOR.sub("", text)
     text = re.sub(r"\s*-\s*", "-", text)
     text = _LETTER_SPACE_DIGIT.sub(r"\1", text)
@@ -56,6 +84,26 @@ def normalise_gpu_name(name: str) -> str:
     text = re.sub(r"\s+", "", text)
     text = _MEMORY_SUFFIX.sub(r"\1G", text)
     return _ALIASES.get(text, text)
+
+
+# Accelerators XyClaw reads in a task but will not launch on, and the wording key of why.
+# AMD's MI300X/MI325X are planned (telemetry and NCCL tuning are NVIDIA-only today).
+_REFUSED = (
+    (re.compile(r"^(?:AMD[\s-]*)?(?:INSTINCT[\s-]*)?MI\d{2,3}[A-Z]?\b"), "amd"),
+    (re.compile(r"^(?:GOOGLE[\s-]*)?TPU"), "tpu"),
+    (re.compile(r"^(?:AWS[\s-]*)?(?:INFERENTIA|TRAINIUM|INF\d|TRN\d)"), "neuron"),
+    (re.compile(r"^(?:INTEL[\s-]*)?GAUDI"), "gaudi"),
+)
+
+
+def refused_accelerator(name: str) -> str | None:
+    """The reason (``amd``, ``tpu``, ``neuron``, ``gaudi``) XyClaw will not launch on this
+    accelerator, or None for an NVIDIA GPU (known to the catalog or not)."""
+    text = name.strip().upper().replace("_", " ")
+    for pattern, reason in _REFUSED:
+        if pattern.match(text):
+            return reason
+    return None
 
 
 def same_name(left: str, right: str) -> bool:

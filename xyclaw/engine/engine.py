@@ -1099,7 +1099,7 @@ class Engine:
             raise XyclawError("jobs are off in this engine", hint="build it with build_engine()")
         return self._jobs_part()
 
-    def _job_spec(self, spec_or_path: Any) -> JobSpec:
+    def _job_spec(self, spec_or_path: Any, *, on_cluster: bool = False) -> JobSpec:
         """A JobSpec from a spec, a loaded spec, a path to a YAML file or a sample's name."""
         from pathlib import Path
 
@@ -1125,7 +1125,7 @@ class Engine:
                 "resources/examples/",
             )
         known = {g.name for g in Catalog.builtin().gpus}
-        return load_spec(path, known_gpus=known).spec
+        return load_spec(path, known_gpus=known, on_cluster=on_cluster).spec
 
     @effect(Effect.READ)
     def launch_quote(self, spec_or_path: Any) -> RentQuote:
@@ -1191,6 +1191,69 @@ class Engine:
             raise UsageError(f"no value given for {name}", hint="paste the value, then save")
         self._secrets.set(job_secret_name(name), value)
 
+    @effect(Effect.READ)
+    def launch_dry_run(
+        self, spec_path: str, cluster: str | None = None, *, language: str = "en"
+    ) -> dict[str, Any]:
+        """What launching the spec at ``spec_path`` (on ``cluster``, or the spec's own, or one
+        it rents) would do: the nodes, GPUs, environment, files uploaded and the command each
+        node runs, every warning and refusal with its line, and the quote it would ask
+        for. Rents, sends and runs nothing. A refused spec is an answer (``accepted``
+        false, ``refusal``), not an error."""
+        from pathlib import Path
+
+        from xyclaw.jobs.dryrun import dry_run
+
+        path = Path(spec_path).expanduser()
+        if not path.is_file():
+            raise UsageError(
+                f"no job spec file {spec_path!r}", hint="give the path of a YAML spec file"
+            )
+        record = self.cluster(cluster) if cluster else None
+        known = {g.name for g in Catalog.builtin().gpus}
+        result = dry_run(path, known_gpus=known, cluster=record, language=language)
+        for one in result.tasks or [result]:
+            if one.accepted and record is None and one.gpu is not None:
+                self._dry_run_where(one, known, language, again=not result.tasks)
+        return result.to_json()
+
+    def _dry_run_where(self, one: Any, known: set[str], language: str, *, again: bool) -> None:
+        """A dry run's cluster named in the spec (read ``again`` on it), or the quote for
+        the one it rents."""
+        from xyclaw.jobs.dryrun import dry_run
+
+        if one.where is not None:
+            if not again:
+                return
+            try:
+                found = self.cluster(one.where)
+            except XyclawError as exc:
+                one.quote_problem = exc.in_language(language)[0]
+            else:
+                fresh = dry_run(one.file, known_gpus=known, cluster=found, language=language)
+                one.__dict__.update(fresh.__dict__)
+            return
+        try:
+            quote = self.launch_quote(one.loaded)
+        except XyclawError as exc:
+            message, hint = exc.in_language(language)
+            one.quote_problem = message + (f" ({hint})" if hint else "")
+        else:
+            one.quote = quote.to_json()
+            one.quote_text = quote.describe(language)
+
+    @effect(Effect.READ)
+    def job_tasks(self, spec_path: str, cluster: str | None = None) -> list[Any]:
+        """The tasks of a spec file in order (one; or a SkyPilot pipeline's), each read as
+        :meth:`launch` reads a spec, to launch one after the other."""
+        from pathlib import Path
+
+        from xyclaw.jobs.spec import load_pipeline
+
+        known = {g.name for g in Catalog.builtin().gpus}
+        path = Path(spec_path).expanduser()
+        return list(load_pipeline(path, known_gpus=known, on_cluster=cluster is not None))
+
     @effect(Effect.EXEC)
     def launch(
         self,
@@ -1229,7 +1292,7 @@ class Engine:
         from xyclaw.jobs.errors import LaunchNeedsApproval
         from xyclaw.jobs.spec import JobKind, local_env
 
-        spec = self._job_spec(spec_or_path)
+        spec = self._job_spec(spec_or_path, on_cluster=cluster is not None)
         if service and spec.kind is not JobKind.SERVICE:
             raise UsageError(
                 f"{spec.name} is a {spec.kind.value} job, not a service",

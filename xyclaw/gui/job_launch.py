@@ -186,7 +186,10 @@ class SpecErrorDialog(QDialog):
 
 class LaunchDialog(QDialog):
     """Where a spec runs: a ready cluster, or (when the spec asks for GPUs) one rented for
-    it after a quote and an approval."""
+    it after a quote and an approval. Its Check button asks (``check_asked``) for the dry
+    run of the spec file on the chosen target, shown in a read-only view below."""
+
+    check_asked = Signal(object)  # the cluster's name, or None to rent
 
     def __init__(self, plan: LaunchPlan, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -255,6 +258,19 @@ class LaunchDialog(QDialog):
         self.launch_button.setObjectName("launchButton")
         self.launch_button.setProperty("role", "primary")
         self.launch_button.setEnabled(self.target.count() > 0)
+        # issue 29: the dry run, one button and one result view (nothing is rented or run)
+        self.check_button = self.buttons.addButton(
+            self.tr("Check"), QDialogButtonBox.ButtonRole.ActionRole
+        )
+        self.check_button.setObjectName("launchCheckButton")
+        self.check_button.setEnabled(Path(plan.source).is_file())
+        self.check_button.clicked.connect(self._check)
+        self.check_result = QPlainTextEdit()
+        self.check_result.setObjectName("launchCheckResult")
+        self.check_result.setReadOnly(True)
+        self.check_result.setProperty("role", "code")
+        self.check_result.setProperty("data", True)
+        self.check_result.setVisible(False)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.target.currentIndexChanged.connect(lambda _i: self._worded())
@@ -262,6 +278,7 @@ class LaunchDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.warnings)
         layout.addWidget(self.none)
+        layout.addWidget(self.check_result)
         layout.addWidget(self.buttons)
         self._worded()
         self.setMinimumWidth(560)
@@ -287,6 +304,67 @@ class LaunchDialog(QDialog):
     def choice(self) -> str | None:
         value = self.target.currentData()
         return None if value is None else str(value)
+
+    def _check(self) -> None:
+        choice = self.choice
+        self.check_button.setEnabled(False)
+        self.check_result.setVisible(True)
+        self.check_result.setPlainText(self.tr("Checking…"))
+        self.check_asked.emit(None if choice in (None, RENT) else choice)
+
+    def show_check(self, result: dict[str, Any] | str) -> None:
+        """The dry run's answer (``Engine.launch_dry_run``), or why it could not be made."""
+        self.check_button.setEnabled(True)
+        self.check_result.setVisible(True)
+        if isinstance(result, str):
+            self.check_result.setPlainText(display.text(result))
+            return
+        self.check_result.setPlainText(display.text("\n".join(self._check_lines(result))))
+
+    def _check_lines(self, result: dict[str, Any]) -> list[str]:
+        def where(note: dict[str, Any]) -> str:
+            at = self.tr("line {line}").format(line=note["line"]) if note["line"] else ""
+            return " ".join(p for p in (at, note["field"] or "") if p)
+
+        if not result["accepted"]:
+            refusal = result["refusal"]
+            lines = [self.tr("Refused: {where}: {message}").format(
+                where=where(refusal), message=refusal["message"])]  # fmt: skip
+            if refusal["hint"]:
+                lines.append(f"  → {refusal['hint']}")
+            return lines
+        place = result["cluster"] or self.tr("a new cluster (rented first)")
+        lines = [
+            self.tr("Runs on {place}: {nodes} node(s), {gpus}").format(
+                place=place,
+                nodes=result["nodes"],
+                gpus=f"{result['gpus_per_node']} × {result['gpu']}"
+                if result["gpu"]
+                else self.tr("no GPU"),
+            )
+        ]
+        for up in result["uploads"]:
+            lines.append(
+                self.tr("Uploads {source} → {target}: {files} file(s), {size} bytes").format(
+                    source=up["source"], target=up["target"], files=up["files"], size=up["bytes"]
+                )
+            )
+        lines.append(self.tr("Environment of node 0:"))
+        lines += [f"  {k}={v}" for k, v in sorted(result["environment"].items())]
+        for label, key in ((self.tr("Setup, as each node runs it:"), "setup"),
+                           (self.tr("Run, as each node runs it:"), "run")):  # fmt: skip
+            if result[key]:
+                lines.append(label)
+                lines += [f"  {ln}" for ln in result[key].splitlines()]
+        for note in result["warnings"]:
+            lines.append(self.tr("Warning: {where}: {message}").format(
+                where=where(note), message=note["message"]))  # fmt: skip
+        if result["quote_text"]:
+            lines.append(self.tr("Quote to approve: {quote}").format(quote=result["quote_text"]))
+        elif result["quote_problem"]:
+            lines.append(self.tr("No quote: {why}").format(why=result["quote_problem"]))
+        lines.append(self.tr("Nothing was rented, uploaded or run."))
+        return lines
 
 
 class SecretValuesDialog(QDialog):
@@ -405,9 +483,27 @@ class LaunchFlow(QObject):
             self.problem.emit(found)
             return
         self.dialog = LaunchDialog(found, self.parent_widget)
+        self.dialog.check_asked.connect(lambda cluster: self._check(found, cluster))
         self.dialog.accepted.connect(lambda: self._chosen(found))
         self.dialog.rejected.connect(self.cancelled.emit)
         self.dialog.open()
+
+    def _check(self, plan: LaunchPlan, cluster: str | None) -> None:
+        """The dry run of the plan's file on ``cluster`` (worker thread), into the dialog."""
+        dialog = self.dialog
+        engine = self.context.engine
+        language = message_language()
+
+        def shown(result: Any) -> None:
+            if dialog is not None and i18n.alive(dialog.check_result):
+                dialog.show_check(result)
+
+        self.context.worker.submit(
+            lambda: engine.launch_dry_run(plan.source, cluster, language=language),
+            on_done=shown,
+            on_error=lambda error: shown(error_text(error)),
+            name="check",
+        )
 
     # -- run ------------------------------------------------------------------------------
     def _chosen(self, plan: LaunchPlan) -> None:

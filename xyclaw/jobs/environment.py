@@ -28,6 +28,11 @@ def node_environment(
     nccl: Mapping[str, str],
     local: Mapping[str, str],
     latest_checkpoint: str | None,
+    created_at: float = 0.0,
+    cluster: str = "",
+    provider: str = "",
+    region: str | None = None,
+    user: str = "",
 ) -> dict[str, str]:
     env: dict[str, str] = dict(nccl)
     env.update(spec.env)
@@ -51,7 +56,19 @@ def node_environment(
     if spec.checkpoint_dir:
         env["XYCLAW_CHECKPOINT_DIR"] = spec.checkpoint_dir
     if spec.skypilot:
-        env.update(skypilot_env(node_ips, node_rank, gpus_per_node))
+        env.update(
+            skypilot_env(
+                node_ips,
+                node_rank,
+                gpus_per_node,
+                job_id=job_id,
+                created_at=created_at,
+                cluster=cluster,
+                provider=provider,
+                region=region,
+                user=user,
+            )
+        )
     env.update(resume_env(spec, latest_checkpoint))
     return env
 

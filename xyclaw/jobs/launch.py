@@ -25,6 +25,7 @@ from xyclaw.jobs.node_status import (
 )
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.jobs.options import JobOptions
+from xyclaw.jobs.skypilot import node_command
 from xyclaw.jobs.spec import JobSpec
 from xyclaw.jobs.upload import Report, local_files, sync
 from xyclaw.records.jobs import JobStore
@@ -82,7 +83,8 @@ class AttemptLauncher:
             sent = 0
             for source, remote, files in listed:
                 manifests = f"{self.options.workdir_base.rstrip('/')}/.manifests"
-                sent += sync(self.shell, jn, source, remote, files, report, manifests).sent
+                # no line per file (354 files x 2 nodes were 708 lines): one per node below
+                sent += sync(self.shell, jn, source, remote, files, None, manifests).sent
             return sent
 
         results = self.shell.run_all(nodes, one)
@@ -110,7 +112,8 @@ class AttemptLauncher:
         tasks = {jn.rank: self.task(job_id, spec.name, attempt, jn.rank, "setup") for jn in nodes}
 
         def start(jn: JobNode) -> LaunchOutcome:
-            command = nc.launch(tasks[jn.rank], spec.setup or "", workdir=workdir, env=env_of(jn))
+            setup = node_command(spec, spec.setup or "")
+            command = nc.launch(tasks[jn.rank], setup, workdir=workdir, env=env_of(jn))
             return parse_launch(self.shell.run(jn, command).stdout)
 
         report(said("job.running_setup", nodes=len(nodes)), None)

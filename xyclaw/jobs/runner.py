@@ -44,6 +44,7 @@ from xyclaw.jobs.recovery import (
     resume_note,
 )
 from xyclaw.jobs.serving import ServiceEndpoint
+from xyclaw.jobs.skypilot import launching_user, node_command
 from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
 from xyclaw.jobs.upload import Report
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
@@ -335,9 +336,7 @@ class JobRunner:
                 hint="launch the job on a live cluster (`xyclaw clusters`)",
             )
         running = sorted(cluster.running_nodes, key=lambda n: n.rank)
-        want = spec.resources.nodes
-        if spec.resources.cluster is None and spec.resources.gpu is None and want == 1:
-            want = len(running) or 1  # "run this on my cluster": every node
+        want = spec.nodes_on(len(running))
         previous = next((a for a in job.attempts if a.attempt == job.attempt - 1), None)
         if previous is not None and previous.nodes:
             # a recovery runs on the same nodes (a replacement stands in for a lost one)
@@ -431,7 +430,7 @@ class JobRunner:
         self._check_stop()
         if self._cancel_asked():
             return Outcome(False, CANCELLED, said("job.cancelled_before_run"))
-        command = render_run(spec, latest)
+        command = node_command(spec, render_run(spec, latest))
         self.report(said("job.starting_run", nodes=len(self.nodes)), 0.8)
         results = self.launcher.start(self.job_id, spec, attempt, self.nodes, command, env_of)
         not_started = self._start_failures(results)
@@ -545,6 +544,11 @@ class JobRunner:
                 nccl=nccl,
                 local=self.local_env,
                 latest_checkpoint=latest,
+                created_at=job.created_at,
+                cluster=jn.cluster.name,
+                provider=jn.cluster.provider_id,
+                region=jn.cluster.region,
+                user=launching_user(),
             )
 
         return env_of

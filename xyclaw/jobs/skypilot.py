@@ -13,16 +13,33 @@ the two in step.
 
 from __future__ import annotations
 
+import getpass
+import json
+import re
+import shlex
 from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.jobs.specyaml import SpecError, SpecWarning, YNode, synthetic
 
+if TYPE_CHECKING:  # specmodel imports this module's tables
+    from xyclaw.jobs.specmodel import JobSpec
+
+# Every variable SkyPilot documents for a task ("Environment variables" in its docs;
+# sky/skylet/constants.py), all built by :func:`skypilot_env`, for every provider.
 SKYPILOT_ENV = (
+    "SKYPILOT_TASK_ID",  # constant across recoveries of one job
     "SKYPILOT_NODE_IPS",  # one IP a line, the head node first
     "SKYPILOT_NODE_RANK",
     "SKYPILOT_NUM_NODES",
     "SKYPILOT_NUM_GPUS_PER_NODE",
+    "SKYPILOT_SETUP_NODE_IPS",
+    "SKYPILOT_SETUP_NODE_RANK",
+    "SKYPILOT_SETUP_NUM_GPUS_PER_NODE",
+    "SKYPILOT_CLUSTER_INFO",  # JSON: cluster_name, cloud, region, zone
+    "SKYPILOT_USER",
 )
 
 # SkyPilot's names that mean another model than the same name in XyClaw's catalog
@@ -42,13 +59,15 @@ TOP_MAPPED = {
     "service": "kind: service, service (see below)",
 }
 RESOURCES_MAPPED = {
-    "accelerators": "resources.gpu and resources.gpus_per_node",
+    "accelerators": "resources.gpu and resources.gpus_per_node (a fraction: one whole GPU)",
+    "gpus": "as accelerators (SkyPilot's newer spelling)",
     "region": "resources.region",
     "image_id": "image (`docker:` images only)",
     "ports": "service.port (the first port)",
     "job_recovery": "recovery (max_restarts_on_errors > 0 adds exit_nonzero)",
     "any_of": "the first candidate only",
     "ordered": "the first candidate only",
+    "candidates": "the first candidate only (SkyPilot's older name for any_of)",
 }
 SERVICE_MAPPED = {
     "readiness_probe": "service.readiness_path (and initial_delay_seconds -> readiness_timeout)",
@@ -123,7 +142,7 @@ _PROBE_UNSUPPORTED = ("timeout_seconds", "post_data", "headers")
 
 _SIGNAL_TOP = frozenset({"num_nodes", "envs", *TOP_UNSUPPORTED})
 _SIGNAL_RESOURCES = frozenset(
-    {"accelerators", "image_id", "ports", "job_recovery", "any_of", "ordered"}
+    {"accelerators", "gpus", "image_id", "ports", "job_recovery", "any_of", "ordered", "candidates"}
     | set(RESOURCES_UNSUPPORTED)
 )
 
@@ -145,23 +164,113 @@ def looks_like_skypilot(tree: YNode) -> bool:
         node = tree.get(key)
         if node is not None and isinstance(node.value, str) and "SKYPILOT_" in node.value:
             return True
+    # a bucket or storage mount is SkyPilot's (docs/jobs.md: warned about, not uploaded);
+    # read as XyClaw's own form it would be an error
+    mounts = tree.get("file_mounts")
+    if mounts is not None and mounts.is_map:
+        for _target, child in mounts.items():
+            if child.is_map or (isinstance(child.value, str) and "://" in child.value):
+                return True
     return False
 
 
-def skypilot_env(node_ips: Sequence[str], node_rank: int, gpus_per_node: int) -> dict[str, str]:
-    """SkyPilot's variables for one node of a job (the head node is ``node_ips[0]``)."""
+def task_id(job_id: int, created_at: float, cluster: str) -> str:
+    """SkyPilot's task id shape, ``sky-<UTC start>-<micro>_<cluster>_<job>``: one per job,
+    the same on every attempt (SkyPilot keeps it across recoveries)."""
+    moment = datetime.fromtimestamp(created_at, tz=UTC)
+    return f"sky-{moment:%Y-%m-%d-%H-%M-%S-%f}_{cluster or 'cluster'}_{job_id}"
+
+
+def skypilot_env(
+    node_ips: Sequence[str],
+    node_rank: int,
+    gpus_per_node: int,
+    *,
+    job_id: int = 0,
+    created_at: float = 0.0,
+    cluster: str = "",
+    provider: str = "",
+    region: str | None = None,
+    user: str = "",
+) -> dict[str, str]:
+    """SkyPilot's variables for one node of a job (the head node is ``node_ips[0]``).
+
+    The setup variables equal the run ones: XyClaw runs setup on the job's nodes only.
+    """
+    ips = "\n".join(node_ips)
+    info = {"cluster_name": cluster, "cloud": provider, "region": region, "zone": None}
     return {
-        "SKYPILOT_NODE_IPS": "\n".join(node_ips),
+        "SKYPILOT_TASK_ID": task_id(job_id, created_at, cluster),
+        "SKYPILOT_NODE_IPS": ips,
         "SKYPILOT_NODE_RANK": str(node_rank),
         "SKYPILOT_NUM_NODES": str(len(node_ips)),
         "SKYPILOT_NUM_GPUS_PER_NODE": str(gpus_per_node),
+        "SKYPILOT_SETUP_NODE_IPS": ips,
+        "SKYPILOT_SETUP_NODE_RANK": str(node_rank),
+        "SKYPILOT_SETUP_NUM_GPUS_PER_NODE": str(gpus_per_node),
+        "SKYPILOT_CLUSTER_INFO": json.dumps(info),
+        "SKYPILOT_USER": user,
     }
+
+
+def launching_user() -> str:
+    """SKYPILOT_USER: the name of whoever launches the job on this machine."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no user name in the environment or the password file
+        return ""
+
+
+def node_command(spec: JobSpec, command: str) -> str:
+    """What a node runs for ``command`` (a spec's setup or run): SkyPilot's task script for
+    a SkyPilot task, the command itself for a XyClaw spec."""
+    return task_script(command) if spec.skypilot and command.strip() else command
+
+
+# SkyPilot runs setup and run as a script made by make_task_bash_script and started with
+# `/bin/bash -i` (run_bash_command_with_log), dropping two lines of bash noise that `-i`
+# prints without a terminal: sky/skylet/log_lib.py, skypilot-org/skypilot at commit
+# 5e6c56a8471c313e85dd2d23554fbc38afa2a5f6. A login shell alone reads no ~/.bashrc, and
+# Debian's ~/.bashrc returns at once when the shell is not interactive, so `-i` is what
+# makes the user's exports and `conda activate` work.
+_SCRIPT_HEAD = (
+    "source ~/.bashrc\n"
+    "set -a\n"
+    ". $(conda info --base 2> /dev/null)/etc/profile.d/conda.sh > /dev/null 2>&1 || true\n"
+    "set +a\n"
+    "export PYTHONUNBUFFERED=1\n"
+)
+BASH_NOISE = ("bash: cannot set terminal process group", "bash: no job control in this shell")
+
+
+def task_script(command: str) -> str:
+    """The command string a node runs for a SkyPilot task's ``setup`` or ``run``: the user's
+    command in SkyPilot's task script, in the folder it was started in, through ``bash -i``;
+    its exit status is the script's."""
+    script = _SCRIPT_HEAD + 'cd "$XYCLAW_TASK_DIR" || exit 1\n' + command.rstrip("\n") + "\n"
+    noise = " ".join(f"-e {shlex.quote(line)}" for line in BASH_NOISE)
+    return (
+        'export XYCLAW_TASK_DIR="$PWD"\n'
+        'xyclaw_task="${TMPDIR:-/tmp}/xyclaw-task.$$"\n'
+        f"printf '%s' {shlex.quote(script)} > \"$xyclaw_task\"\n"
+        # the exit status goes through a file, not PIPESTATUS: plain sh reads it too
+        f'{{ bash -i "$xyclaw_task" < /dev/null 2>&1; echo $? > "$xyclaw_task.rc"; }} '
+        f"| grep --line-buffered -v {noise}\n"
+        'xyclaw_rc=$(cat "$xyclaw_task.rc")\n'
+        'rm -f "$xyclaw_task" "$xyclaw_task.rc"\n'
+        "exit $xyclaw_rc\n"
+    )
+
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_GIT_URL = re.compile(r"^(?:https?://\S+\.git/?|git@[^:\s]+:\S+|ssh://\S+|git://\S+)$")
 
 
 class _Translator:
     def __init__(self, file: str, warnings: list[SpecWarning]) -> None:
         self.file = file
         self.warnings = warnings
+        self.envs: dict[str, str] = {}
 
     def warn(self, node: YNode, message: str) -> None:
         self.warnings.append(SpecWarning.of(node, message, self.file))
@@ -170,12 +279,22 @@ class _Translator:
         return SpecError(problem, file=self.file, line=node.line, field=node.path, allowed=allowed)
 
     def top(self, tree: YNode) -> YNode:
+        self.refuse_without_run(tree)
+        envs = tree.get("envs") if tree.is_map else None
+        if envs is not None and envs.is_map:
+            self.envs = {
+                key: child.text()
+                for key, child in envs.items()
+                if child.is_scalar and child.value is not None
+            }
         out: dict[str, YNode] = {}
         allowed = sorted({*TOP_MAPPED, *XYCLAW_EXTENSIONS, *TOP_UNSUPPORTED})
         env_from_secrets: list[YNode] = []
         ports: YNode | None = None
         for key, node in tree.items():
-            if key in ("name", "workdir", "setup", "run", *XYCLAW_EXTENSIONS):
+            if key == "workdir" and self.git_url(node) is not None:
+                out["_git"] = node
+            elif key in ("name", "workdir", "setup", "run", *XYCLAW_EXTENSIONS):
                 out[key] = node
             elif key == "num_nodes":
                 out["_nodes"] = node
@@ -217,6 +336,9 @@ class _Translator:
         secrets: list[YNode],
         ports: YNode | None,
     ) -> YNode:
+        git = out.pop("_git", None)
+        if git is not None:
+            self.clone_on_nodes(git, out)
         nodes = out.pop("_nodes", None)
         if nodes is not None:
             res = out.get("resources")
@@ -286,11 +408,91 @@ class _Translator:
         self.warn(node, message)
         return names
 
+    def refuse_without_run(self, tree: YNode) -> None:
+        """A SkyPilot file without ``run`` is not a task: say what it is."""
+        run = tree.get("run")
+        if run is not None and run.value is not None:
+            return
+        if not tree.is_map:
+            return  # the reader says what is wrong with it
+        pool = tree.get("pool")
+        if pool is not None:
+            raise SpecError(
+                "is a SkyPilot pool (workers that `sky jobs launch --pool` sends jobs to), "
+                "not a task: it has no `run`",
+                file=self.file,
+                line=pool.line,
+                field="pool",
+                hint="XyClaw runs tasks; give it the job file you send to the pool",
+            )
+        raise SpecError(
+            "is a SkyPilot cluster-only file (what `sky launch` brings up without a job): "
+            "it has no `run`",
+            file=self.file,
+            line=tree.line,
+            hint="add a `run:` command, or rent the cluster with `xyclaw up`",
+        )
+
+    def substitute(self, node: YNode) -> YNode:
+        """SkyPilot fills ``${VAR}`` and ``$VAR`` in file_mounts from the task's envs."""
+        if not isinstance(node.value, str) or "$" not in node.value:
+            return node
+
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1) or match.group(2)
+            return self.envs.get(name, match.group(0))
+
+        return synthetic(_ENV_REF.sub(value, node.value), node, node.path)
+
+    def git_url(self, node: YNode) -> tuple[str, str | None] | None:
+        """(url, ref) of a workdir that is a git repository, else None."""
+        if node.is_map:
+            url = node.get("url")
+            if url is None or not isinstance(url.value, str):
+                return None
+            ref = node.get("ref")
+            return url.value.strip(), (ref.text().strip() if ref is not None else None)
+        if isinstance(node.value, str) and _GIT_URL.match(node.value.strip()):
+            return node.value.strip(), None
+        return None
+
+    def clone_on_nodes(self, node: YNode, out: dict[str, YNode]) -> None:
+        """A git workdir is cloned on every node into ~/sky_workdir (as SkyPilot does), before
+        setup; setup and run start there."""
+        found = self.git_url(node)
+        assert found is not None
+        url, ref = found
+        folder = "~/sky_workdir"
+        clone = (
+            f"if [ -d {folder}/.git ]; then git -C {folder} fetch --quiet origin; "
+            f"else git clone --quiet {shlex.quote(url)} {folder}; fi || exit 1\n"
+        )
+        if ref:
+            clone += f"git -C {folder} checkout --quiet {shlex.quote(ref)} || exit 1\n"
+        clone += f"cd {folder}\n"
+        setup = out.get("setup")
+        setup_text = setup.text() if setup is not None and setup.value is not None else ""
+        out["setup"] = synthetic(clone + setup_text, setup or node, "setup")
+        run = out.get("run")
+        if run is not None and isinstance(run.value, str):
+            out["run"] = synthetic(f"cd {folder}\n" + run.value, run, "run")
+        self.warn(
+            node,
+            f"a git repository: cloned on every node into {folder} before setup "
+            "(a private one needs the nodes' git credentials)",
+        )
+
     def file_mounts(self, node: YNode) -> YNode:
         if not node.is_map:
             return node  # the reader says what is wrong with it
         kept: dict[str, YNode] = {}
         for target, child in node.items():
+            child = self.substitute(child)
+            target = self.substitute(YNode(target, child.line, child.path)).text()
+            if not target.startswith(("/", "~")):
+                # SkyPilot puts a relative target under the home folder
+                self.warn(child, f"relative target {target!r} is read as ~/{target}")
+                target = f"~/{target}"
             if child.is_map:
                 self.warn(child, "SkyPilot storage (buckets) is not mounted; not uploaded")
             elif isinstance(child.value, str) and "://" in child.value:
@@ -305,7 +507,7 @@ class _Translator:
         if not node.is_map:
             return node, None, None, None
         entries = dict(node.items())
-        for multi in ("any_of", "ordered"):
+        for multi in ("any_of", "ordered", "candidates"):
             choice = entries.pop(multi, None)
             if choice is None:
                 continue
@@ -321,9 +523,9 @@ class _Translator:
         recovery = None
         image = None
         for key, child in entries.items():
-            if key == "accelerators":
-                if "gpu" in entries:
-                    raise self.error(child, "given together with resources.gpu; keep one")
+            if key in ("accelerators", "gpus"):
+                if "gpu" in entries or ("accelerators" in entries and "gpus" in entries):
+                    raise self.error(child, "given together with another GPU field; keep one")
                 out["gpu"] = self.accelerators(child)
             elif key == "region":
                 out["region"] = child
@@ -375,7 +577,23 @@ class _Translator:
         if not sep:
             name, count_text = count_text, "1"  # SkyPilot: a name alone is one GPU
         name = SKYPILOT_GPU_NAMES.get(normalise_gpu_name(name), name)
+        count_text = self.whole_gpus(node, count_text.strip())
         return synthetic(f"{name}:{count_text}", node, node.path)
+
+    def whole_gpus(self, node: YNode, count_text: str) -> str:
+        """A fractional count (``A100:0.5``) runs on one whole GPU, with a warning."""
+        try:
+            count = float(count_text)
+        except ValueError:
+            return count_text  # the reader says what is wrong with it
+        if 0 < count < 1:
+            self.warn(
+                node,
+                f"{count_text} of a GPU: the task gets one whole GPU; XyClaw does not share a "
+                "GPU between tasks",
+            )
+            return "1"
+        return count_text
 
     def image(self, node: YNode) -> YNode | None:
         if isinstance(node.value, str) and node.value.strip().startswith("docker:"):

@@ -17,10 +17,11 @@ import difflib
 import os
 import re
 from collections.abc import Collection, Mapping
+from itertools import pairwise
 from pathlib import Path
 from typing import Literal
 
-from xyclaw.catalog.names import normalise_gpu_name
+from xyclaw.catalog.names import normalise_gpu_name, refused_accelerator
 from xyclaw.jobs import skypilot
 from xyclaw.jobs.specmodel import (
     ACCELERATOR_FORMS,
@@ -55,7 +56,14 @@ from xyclaw.jobs.specmodel import (
     resume_env,
     resume_line,
 )
-from xyclaw.jobs.specyaml import SpecError, SpecWarning, YNode, parse_spec_text, read_spec_file
+from xyclaw.jobs.specyaml import (
+    SpecError,
+    SpecWarning,
+    YNode,
+    decode_spec_bytes,
+    parse_spec_text,
+    read_spec_file,
+)
 from xyclaw.wording import Said, said
 
 __all__ = [
@@ -113,13 +121,15 @@ def load_spec(
     source_format: Literal["auto", "xyclaw", "skypilot"] = "auto",
     known_gpus: Collection[str] | None = None,
     check_paths: bool = True,
+    on_cluster: bool = False,
 ) -> LoadedSpec:
     """Read a job spec file (XyClaw's form or a SkyPilot task YAML).
 
     ``known_gpus`` (the catalog's model names) turns an unknown GPU into an
-    error listing them; ``check_paths=False`` skips checking that the workdir
-    and file mounts exist on this machine. Relative paths are relative to the
-    spec file's folder.
+    error listing them, except with ``on_cluster`` (the job goes to a named cluster, which
+    has the GPU it has): then a warning that estimates are missing. ``check_paths=False``
+    skips checking that the workdir and file mounts exist on this machine. Relative paths
+    are relative to the spec file's folder.
     """
     file_path = Path(path)
     return _load(
@@ -130,7 +140,61 @@ def load_spec(
         source_format,
         known_gpus,
         check_paths,
+        on_cluster,
     )
+
+
+_DOCUMENT_START = re.compile(r"^---[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def load_pipeline(
+    path: str | os.PathLike[str],
+    *,
+    known_gpus: Collection[str] | None = None,
+    check_paths: bool = True,
+    on_cluster: bool = False,
+) -> list[LoadedSpec]:
+    """The tasks of a spec file in order: one for a single YAML document; for a SkyPilot
+    pipeline (documents separated by ``---``, the first one holding only the pipeline's
+    ``name``) each task, read as :func:`load_spec` reads one, with its own lines."""
+    file_path = Path(path)
+    try:
+        text = decode_spec_bytes(file_path.read_bytes(), str(file_path))
+    except OSError:
+        text = ""  # load_spec says what is wrong with the file
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    if not starts or not text[starts[-1] :].split("\n", 1)[-1].strip():
+        return [load_spec(path, known_gpus=known_gpus, check_paths=check_paths,
+                          on_cluster=on_cluster)]  # fmt: skip
+    bounds = [0, *starts, len(text)]
+    trees: list[YNode] = []
+    for begin, end in pairwise(bounds):
+        chunk = text[begin:end]
+        if chunk.startswith("---"):
+            chunk = " " * 3 + chunk[3:]  # the marker gone, the lines where they were
+        if not _has_content(chunk):
+            continue
+        # blank lines before it keep every line number the file's own
+        trees.append(parse_spec_text("\n" * text.count("\n", 0, begin) + chunk, str(file_path)))
+    if len(trees) > 1 and {key for key, _ in trees[0].items()} <= {"name"}:
+        trees = trees[1:]  # the pipeline's own name
+    return [
+        _load(
+            tree,
+            str(file_path),
+            file_path.parent,
+            f"{file_path.stem}-{index}",
+            "skypilot" if len(trees) > 1 else "auto",
+            known_gpus,
+            check_paths,
+            on_cluster,
+        )
+        for index, tree in enumerate(trees, start=1)
+    ]
+
+
+def _has_content(chunk: str) -> bool:
+    return any(ln.strip() and not ln.lstrip().startswith("#") for ln in chunk.splitlines())
 
 
 def parse_spec(
@@ -141,6 +205,7 @@ def parse_spec(
     source_format: Literal["auto", "xyclaw", "skypilot"] = "auto",
     known_gpus: Collection[str] | None = None,
     check_paths: bool = True,
+    on_cluster: bool = False,
 ) -> LoadedSpec:
     """:func:`load_spec` for spec text that is not in a file (a chat, a request)."""
     return _load(
@@ -151,6 +216,7 @@ def parse_spec(
         source_format,
         known_gpus,
         check_paths,
+        on_cluster,
     )
 
 
@@ -162,6 +228,7 @@ def _load(
     source_format: Literal["auto", "xyclaw", "skypilot"],
     known_gpus: Collection[str] | None,
     check_paths: bool,
+    on_cluster: bool = False,
 ) -> LoadedSpec:
     if source_format not in ("auto", "xyclaw", "skypilot"):
         raise SpecError(
@@ -183,6 +250,7 @@ def _load(
             skypilot_mode=fmt == "skypilot",
             known_gpus=known_gpus,
             check_paths=check_paths,
+            on_cluster=on_cluster,
         )
     except SpecError as exc:
         if exc.file is not None:
@@ -219,6 +287,8 @@ class _Reader:
         self.base = base
         self.warnings = warnings
         self.strict_keys = strict_keys
+        # SkyPilot reads a relative local path from the folder the command runs in
+        self.from_cwd = not strict_keys
 
     # helpers
     def error(
@@ -322,6 +392,7 @@ class _Reader:
         skypilot_mode: bool,
         known_gpus: Collection[str] | None,
         check_paths: bool,
+        on_cluster: bool = False,
     ) -> JobSpec:
         self.mapping(tree, _TOP_KEYS, "")
         get = tree.get
@@ -368,7 +439,7 @@ class _Reader:
         if setup is not None and not setup.strip():
             setup = None
 
-        resources = self.resources(get("resources"), known_gpus)
+        resources = self.resources(get("resources"), known_gpus, on_cluster)
         image = self.image(get("image"))
         workdir = self.local_path(get("workdir"), check_paths, folder=True)
         env, env_from_local = self.env(get("env"))
@@ -474,7 +545,12 @@ class _Reader:
                 )
 
     # sections
-    def resources(self, node: YNode | None, known_gpus: Collection[str] | None) -> Resources:
+    def resources(
+        self,
+        node: YNode | None,
+        known_gpus: Collection[str] | None,
+        on_cluster: bool = False,
+    ) -> Resources:
         if node is None or node.value is None:
             return Resources()
         self.mapping(node, _RESOURCE_KEYS, "resources")
@@ -482,18 +558,37 @@ class _Reader:
         gpus_per_node = None
         gpu_node = node.get("gpu")
         if gpu_node is not None and gpu_node.value is not None:
+            gpu_text = self.text(gpu_node, ACCELERATOR_FORMS)
+            refused = refused_accelerator(gpu_text.rpartition(":")[0] or gpu_text)
+            if refused is not None:
+                raise self.error(
+                    gpu_node,
+                    said(
+                        "error.spec.gpu_refused",
+                        gpu=gpu_text.strip(),
+                        reason=said(f"error.spec.gpu_refused.{refused}"),
+                    ),
+                    hint=said("error.spec.gpu_refused.hint"),
+                )
             try:
-                gpu, count = parse_accelerators(self.text(gpu_node, ACCELERATOR_FORMS))
+                gpu, count = parse_accelerators(gpu_text)
             except InvalidValue as exc:
                 raise self.invalid(gpu_node, exc) from None
             if known_gpus is not None:
                 known = {normalise_gpu_name(g) for g in known_gpus}
                 if gpu not in known:
-                    raise self.error(
-                        gpu_node,
-                        said("error.spec.unknown_gpu", gpu=gpu),
-                        ", ".join(sorted(known)),
-                    )
+                    if on_cluster or node.get("cluster") is not None:
+                        # a cluster that has it runs it; the planner has no figures for it
+                        self.warn(gpu_node, said("error.spec.warn_gpu_not_in_catalog", gpu=gpu))
+                    else:
+                        raise self.error(
+                            gpu_node,
+                            said("error.spec.unknown_gpu", gpu=gpu),
+                            ", ".join(sorted(known)),
+                            hint=said(
+                                "error.spec.unknown_gpu.hint", known=", ".join(sorted(known))
+                            ),
+                        )
             if count is not None and count > MAX_GPUS_PER_NODE:
                 raise self.error(
                     gpu_node,
@@ -552,10 +647,27 @@ class _Reader:
         if not text:
             raise self.error(node, said("error.spec.empty_path"), allowed)
         path = Path(os.path.expanduser(text))
-        if not path.is_absolute():
-            path = self.base / path
+        relative = not path.is_absolute()
+        if relative:
+            path = (Path.cwd() if self.from_cwd else self.base) / path
         path = Path(os.path.normpath(path))
         if check:
+            if not path.exists() and relative and self.from_cwd:
+                beside = Path(os.path.normpath(self.base / os.path.expanduser(text)))
+                if beside.exists():
+                    # SkyPilot would stop here; the file beside the spec is surely meant
+                    self.warn(
+                        node,
+                        said("error.spec.warn_path_beside", path=str(beside), cwd=str(Path.cwd())),
+                    )
+                    path = beside
+                else:
+                    raise self.error(
+                        node,
+                        said("error.spec.path_missing", path=str(path)),
+                        allowed,
+                        hint=said("error.spec.path_from_cwd", cwd=str(Path.cwd())),
+                    )
             if not path.exists():
                 raise self.error(node, said("error.spec.path_missing", path=str(path)), allowed)
             if folder and not path.is_dir():

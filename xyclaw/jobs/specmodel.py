@@ -238,6 +238,18 @@ class JobSpec:
         """The spec asks for GPUs and names no cluster: launching it rents one first."""
         return self.resources.cluster is None and self.resources.gpu is not None
 
+    def nodes_on(self, running: int) -> int:
+        """How many of a cluster's ``running`` nodes the job runs on: its node count; a
+        XyClaw spec naming neither cluster nor GPU means "run this on my cluster", every
+        node. A SkyPilot task runs on ``num_nodes`` nodes, 1 by default, whatever the
+        cluster has (a service must not start twice)."""
+        want = self.resources.nodes
+        if self.skypilot:
+            return want
+        if self.resources.cluster is None and self.resources.gpu is None and want == 1:
+            return running or 1
+        return want
+
     def releases_when_done(self, rented_for_job: bool) -> bool:
         """Whether the cluster goes back when the job ends: the spec's word, else only
         a cluster that was rented for this job."""

@@ -89,8 +89,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "包含多个 YAML 文档（出现了第二个 `---`）",
     ),
     "error.spec.two_documents_hint": (
-        "put one job in a spec file; SkyPilot pipelines are not supported",
-        "一个规格文件只写一个作业；不支持 SkyPilot 流水线",
+        "a SkyPilot pipeline runs with `xyclaw launch FILE` (its tasks in order); here, put "
+        "one job in a spec file",
+        "SkyPilot 流水线请用 `xyclaw launch 文件` 运行（按顺序执行各任务）；"
+        "此处一个规格文件只写一个作业",
     ),
     "error.spec.empty": ("is empty", "是空的"),
     "error.spec.empty_hint": (
@@ -191,6 +193,42 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{gpu} is not a GPU model XyClaw knows",
         "XyClaw 不认识 GPU 型号 {gpu}",
     ),
+    "error.spec.unknown_gpu.hint": (
+        "known models: {known}; another model runs on a cluster that has it (name it with "
+        "--cluster or resources.cluster)",
+        "已知型号：{known}；其他型号可在拥有它的集群上运行"
+        "（用 --cluster 或 resources.cluster 指定）",
+    ),
+    "error.spec.gpu_refused": (
+        "{gpu} cannot be launched on: {reason}",
+        "{gpu} 不能用于启动作业：{reason}",
+    ),
+    "error.spec.gpu_refused.amd": (
+        "AMD GPUs are planned but not launched yet; telemetry (nvidia-smi) and NCCL tuning are "
+        "NVIDIA-only today",
+        "AMD GPU 已在计划中但暂不支持启动；目前遥测（nvidia-smi）和 NCCL 调优仅支持 NVIDIA",
+    ),
+    "error.spec.gpu_refused.tpu": (
+        "Google TPUs are not GPUs: XyClaw rents and tunes NVIDIA GPU nodes only",
+        "Google TPU 不是 GPU：XyClaw 只租用和调优 NVIDIA GPU 节点",
+    ),
+    "error.spec.gpu_refused.neuron": (
+        "AWS Inferentia and Trainium chips need the Neuron SDK, which XyClaw does not drive",
+        "AWS Inferentia 和 Trainium 芯片需要 Neuron SDK，XyClaw 不支持",
+    ),
+    "error.spec.gpu_refused.gaudi": (
+        "Intel Gaudi accelerators are not supported: telemetry and tuning are NVIDIA-only",
+        "不支持 Intel Gaudi 加速卡：遥测和调优仅支持 NVIDIA",
+    ),
+    "error.spec.gpu_refused.hint": (
+        "ask for an NVIDIA GPU (for example H100:8 or A100-80GB:8)",
+        "请改用 NVIDIA GPU（例如 H100:8 或 A100-80GB:8）",
+    ),
+    "error.spec.warn_gpu_not_in_catalog": (
+        "{gpu} is not in XyClaw's GPU catalog: it runs on the cluster that has it, but time and "
+        "cost estimates are missing",
+        "{gpu} 不在 XyClaw 的 GPU 目录中：可以在拥有它的集群上运行，但缺少时间和费用估算",
+    ),
     "error.spec.gpus_per_node": ("{count} GPUs per node", "每节点 {count} 块 GPU"),
     "error.spec.count_disagrees": (
         "{value} disagrees with the count in gpu ({count})",
@@ -226,6 +264,18 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "error.spec.empty_path": ("an empty path", "路径为空"),
     "error.spec.path_missing": ("{path} does not exist", "{path} 不存在"),
+    "error.spec.path_from_cwd": (
+        "a SkyPilot task's relative path is read from the folder you run the command in "
+        "({cwd}), as SkyPilot does; run it from the folder that holds the path, or write it "
+        "absolute",
+        "SkyPilot 任务中的相对路径按运行命令时所在的文件夹（{cwd}）解析，与 SkyPilot 一致；"
+        "请在包含该路径的文件夹中运行，或写成绝对路径",
+    ),
+    "error.spec.warn_path_beside": (
+        "not found from the folder the command runs in ({cwd}), where SkyPilot looks; "
+        "the one beside the spec is used: {path}",
+        "在运行命令的文件夹（{cwd}，SkyPilot 查找的位置）中找不到；改用任务文件旁边的：{path}",
+    ),
     "error.spec.not_folder": ("{path} is not a folder", "{path} 不是文件夹"),
     "error.spec.allowed_remote_dir": (
         "an absolute path on the cluster's shared volume, e.g. /shared/ckpt/run1",

@@ -11,6 +11,7 @@ from xyclaw.cli.context import CliContext
 from xyclaw.cli.render import Column, print_table, remote_text
 from xyclaw.errors import UsageError
 from xyclaw.wording import worded
+from xyclaw.wording.display import line, text
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
@@ -43,6 +44,11 @@ def register(sub: Any) -> None:
         if name == "launch":
             p.add_argument(
                 "--detach", action="store_true", help="return once it runs; do not follow"
+            )
+            p.add_argument(
+                "--dry-run",
+                action="store_true",
+                help="say what would run where, and the quote; rent and run nothing",
             )
         p.set_defaults(handler=_launch if name == "launch" else _serve)
 
@@ -112,8 +118,9 @@ def _row(job: JobRecord) -> tuple[object, ...]:
     )
 
 
-def _load(ctx: CliContext, text: str) -> Any:
-    """The spec, its warnings printed (a sample's name is found by the engine)."""
+def _load(ctx: CliContext, text: str, cluster: str | None = None) -> Any:
+    """The spec, its warnings printed (a sample's name is found by the engine); on a
+    cluster whose GPU differs from the spec's, a warning before anything runs."""
     from pathlib import Path
 
     from xyclaw.catalog import Catalog
@@ -122,19 +129,29 @@ def _load(ctx: CliContext, text: str) -> Any:
     path = Path(text).expanduser()
     if not path.is_file():
         return text
-    loaded = load_spec(path, known_gpus={g.name for g in Catalog.builtin().gpus})
+    loaded = load_spec(
+        path, known_gpus={g.name for g in Catalog.builtin().gpus}, on_cluster=cluster is not None
+    )
     for warning in loaded.warnings:
-        ctx.warn(f"warning: {warning}")
+        ctx.warn(f"warning: {line(str(warning))}")
+    if cluster is not None:
+        check = ctx.engine().launch_dry_run(str(path), cluster, language=ctx.language)
+        for note in check["warnings"]:
+            if note["line"] is None:  # the ones the cluster adds; the file's are above
+                ctx.warn(f"warning: {line(note['message'])}")
     return loaded
 
 
-def _start(args: argparse.Namespace, ctx: CliContext, *, service: bool) -> JobRecord | None:
-    """The job once it runs; None when the user said no to renting."""
+def _start(
+    args: argparse.Namespace, ctx: CliContext, *, service: bool, task: Any = None
+) -> JobRecord | None:
+    """The job once it runs (``task``: one task of a pipeline, already read); None when the
+    user said no to renting."""
     from xyclaw.cli.progress import follow
     from xyclaw.jobs.errors import LaunchNeedsApproval
 
     engine = ctx.engine()
-    spec = _load(ctx, args.spec)
+    spec = task if task is not None else _load(ctx, args.spec, args.cluster)
     run = engine.serve if service else engine.launch
     try:
         return follow(engine, lambda: run(spec, cluster=args.cluster), language=ctx.language)
@@ -174,9 +191,90 @@ def _ensure_follower(ctx: CliContext) -> None:
     )
 
 
+def _dry_run(args: argparse.Namespace, ctx: CliContext) -> int:
+    """`launch --dry-run`: what would run where, every warning and refusal with its line, and
+    the quote; exit 1 when the spec is refused. Rents and runs nothing."""
+    result = ctx.engine().launch_dry_run(args.spec, args.cluster, language=ctx.language)
+    if args.json:
+        ctx.print_json(result)
+        return 0 if result["accepted"] else 1
+
+    def where(note: dict[str, Any]) -> str:
+        at = f"{result['file']}:{note['line']}" if note["line"] is not None else result["file"]
+        return f"{at}: {note['field']}" if note["field"] else at
+
+    if not result["accepted"]:
+        refusal = result["refusal"]
+        ctx.print(f"refused: {line(where(refusal))}: {line(refusal['message'])}")
+        if refusal["hint"]:
+            ctx.print(f"  -> {line(refusal['hint'])}")
+        return 1
+    if result["tasks"]:
+        ctx.print(f"a pipeline of {len(result['tasks'])} tasks, run in order:")
+        for index, task in enumerate(result["tasks"], start=1):
+            ctx.print(f"-- task {index} of {len(result['tasks'])}")
+            _dry_run_task(ctx, task, where)
+    else:
+        _dry_run_task(ctx, result, where)
+    ctx.print("nothing was rented, uploaded or run")
+    return 0
+
+
+def _dry_run_task(ctx: CliContext, result: dict[str, Any], where: Any) -> None:
+    place = result["cluster"] or "a new cluster (rented first)"
+    gpus = f"{result['gpus_per_node']} x {result['gpu']} per node" if result["gpu"] else "no GPU"
+    ctx.print(f"job {line(result['name'])} ({result['format']} spec)")
+    ctx.print(f"  where: {line(place)}, {result['nodes']} node(s), {line(gpus)}")
+    for up in result["uploads"]:
+        ctx.print(
+            f"  upload: {line(up['source'])} -> {line(up['target'])} "
+            f"({up['files']} file(s), {up['bytes']} bytes) to every node"
+        )
+    ctx.print("  environment (node rank 0):")
+    for name, value in sorted(result["environment"].items()):
+        ctx.print(f"    {line(name)}={line(value)}")
+    for label in ("setup", "run"):
+        if result[label]:
+            ctx.print(f"  {label} (as each node runs it):")
+            for cmd_line in text(result[label]).splitlines():
+                ctx.print(f"    {cmd_line}")
+    for note in result["warnings"]:
+        ctx.print(f"warning: {line(where(note))}: {line(note['message'])}")
+    if result["quote_text"]:
+        ctx.print(f"quote it would ask you to approve: {line(result['quote_text'])}")
+    elif result["quote_problem"]:
+        ctx.print(f"no quote: {line(result['quote_problem'])}")
+
+
+def _pipeline(args: argparse.Namespace, ctx: CliContext, tasks: list[Any]) -> int:
+    """A SkyPilot pipeline: its tasks one after the other, each on the cluster it asks for
+    (or --cluster), each followed to its end; the first that does not succeed stops it."""
+    engine = ctx.engine()
+    for index, task in enumerate(tasks, start=1):
+        for warning in task.warnings:
+            ctx.warn(f"warning: {line(str(warning))}")
+        ctx.warn(f"task {index} of {len(tasks)}: {line(task.spec.name)}")
+        job = _start(args, ctx, service=False, task=task)
+        if job is None:
+            return 1
+        code = _follow_logs(ctx, engine, job.id, {}, tail=None)
+        if code != 0:
+            ctx.warn(f"pipeline stopped at task {index} of {len(tasks)}")
+            return code
+    return 0
+
+
 def _launch(args: argparse.Namespace, ctx: CliContext) -> int:
+    if args.dry_run:
+        return _dry_run(args, ctx)
     if args.detach or args.json:
         _ensure_follower(ctx)
+    from pathlib import Path
+
+    if Path(args.spec).expanduser().is_file():
+        tasks = ctx.engine().job_tasks(args.spec, args.cluster)
+        if len(tasks) > 1:
+            return _pipeline(args, ctx, tasks)
     job = _start(args, ctx, service=False)
     if job is None:
         return 1

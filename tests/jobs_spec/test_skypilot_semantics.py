@@ -1,0 +1,127 @@
+"""Issue 29 point 1: SkyPilot's own semantics for the task files people already have."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xyclaw.catalog import Catalog
+from xyclaw.jobs.spec import SpecError, load_spec, parse_spec
+
+KNOWN = {g.name for g in Catalog.builtin().gpus}
+
+
+def _warned(loaded: object) -> list[str]:
+    return [str(w) for w in loaded.warnings]  # type: ignore[attr-defined]
+
+
+def test_resources_gpus_is_the_newer_spelling_of_accelerators() -> None:
+    loaded = parse_spec("resources:\n  gpus: H100:8\nrun: x\n", known_gpus=KNOWN)
+    assert loaded.source_format == "skypilot"
+    assert (loaded.spec.resources.gpu, loaded.spec.resources.gpus_per_node) == ("H100", 8)
+
+
+def test_a_fractional_gpu_runs_on_a_whole_one_with_a_warning() -> None:
+    loaded = parse_spec("resources:\n  accelerators: A100:0.5\nrun: x\n", known_gpus=KNOWN)
+    assert (loaded.spec.resources.gpu, loaded.spec.resources.gpus_per_node) == ("A100-40G", 1)
+    assert any("does not share a GPU" in w and ":2:" in w for w in _warned(loaded))
+
+
+def test_a_pool_file_is_refused_as_a_pool() -> None:
+    text = "pool:\n  workers: 2\nresources:\n  accelerators: H100:1\nsetup: pip install x\n"
+    with pytest.raises(SpecError) as err:
+        parse_spec(text, file="pool.yaml")
+    assert "SkyPilot pool" in str(err.value) and err.value.line == 1
+
+
+def test_a_cluster_only_file_is_refused_as_such() -> None:
+    text = "num_nodes: 2\nresources:\n  accelerators: H100:8\nsetup: pip install x\n"
+    with pytest.raises(SpecError) as err:
+        parse_spec(text, file="cluster.yaml")
+    assert "cluster-only file" in str(err.value) and "xyclaw up" in str(err.value)
+
+
+def test_env_references_in_file_mounts_are_filled_from_envs(tmp_path: Path) -> None:
+    (tmp_path / "ckpt-7b").mkdir()
+    text = (
+        "envs:\n  MODEL: 7b\n  TARGET: /models\nfile_mounts:\n"
+        f"  ${{TARGET}}/$MODEL: {tmp_path}/ckpt-${{MODEL}}\nrun: x\n"
+    )
+    loaded = parse_spec(text)
+    [mount] = loaded.spec.file_mounts
+    assert (mount.target, mount.source) == ("/models/7b", str(tmp_path / "ckpt-7b"))
+
+
+def test_a_relative_mount_target_goes_under_home(tmp_path: Path) -> None:
+    (tmp_path / "data.txt").write_text("x")
+    loaded = parse_spec(f"num_nodes: 1\nfile_mounts:\n  data/in.txt: {tmp_path}/data.txt\nrun: x\n")
+    assert loaded.spec.file_mounts[0].target == "~/data/in.txt"
+    assert any("~/data/in.txt" in w for w in _warned(loaded))
+
+
+def test_a_bucket_mount_makes_a_file_skypilot_so_it_is_only_warned_about() -> None:
+    """docs/jobs.md: bucket mounts are warned about and not uploaded; a file with only
+    file_mounts/setup/run was read as XyClaw's form, where they are errors."""
+    loaded = parse_spec("file_mounts:\n  /data: s3://bucket/x\nsetup: pip i\nrun: x\n")
+    assert loaded.source_format == "skypilot" and loaded.spec.file_mounts == ()
+    assert any("s3:// buckets are not mounted" in w for w in _warned(loaded))
+
+
+def test_a_relative_workdir_is_read_from_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    spec = specs / "task.yaml"
+    spec.write_text("num_nodes: 1\nworkdir: ./src\nrun: python train.py\n")
+    (tmp_path / "src").mkdir()
+    monkeypatch.chdir(tmp_path)  # as SkyPilot: relative to where the command runs
+    loaded = load_spec(spec)
+    assert loaded.spec.workdir == str(tmp_path / "src")
+    assert not any("SkyPilot looks" in w for w in _warned(loaded))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    with pytest.raises(SpecError) as err:
+        load_spec(spec)
+    text = str(err.value)
+    assert "does not exist" in text and "folder you run the command in" in text
+    assert str(elsewhere) in text
+
+
+def test_a_workdir_only_beside_the_spec_is_used_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "src").mkdir()
+    spec = tmp_path / "task.yaml"
+    spec.write_text("num_nodes: 1\nworkdir: src\nrun: x\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    loaded = load_spec(spec)
+    assert loaded.spec.workdir == str(tmp_path / "src")
+    assert any("where SkyPilot looks" in w for w in _warned(loaded))
+
+
+@pytest.mark.parametrize(
+    ("workdir", "clone"),
+    [
+        (
+            "https://github.com/org/repo.git",
+            "git clone --quiet https://github.com/org/repo.git ~/sky_workdir",
+        ),
+        (
+            "\n  url: https://github.com/org/repo\n  ref: v1.2",
+            "git -C ~/sky_workdir checkout --quiet v1.2",
+        ),
+    ],
+)
+def test_a_git_workdir_is_cloned_on_the_nodes(workdir: str, clone: str) -> None:
+    loaded = parse_spec(f"num_nodes: 2\nworkdir: {workdir}\nsetup: pip install -e .\nrun: x\n")
+    spec = loaded.spec
+    assert spec.workdir is None  # nothing is uploaded
+    assert spec.setup is not None and clone in spec.setup
+    assert spec.setup.rstrip().endswith("pip install -e .")
+    assert spec.run.startswith("cd ~/sky_workdir\n")
+    assert any("cloned on every node" in w for w in _warned(loaded))
