@@ -23,7 +23,9 @@ def test_a_node_that_cannot_start_its_rank_stops_the_others_and_is_named(
     # node 1's job folder cannot be made: a file stands where it goes
     (broken.machine.root / "root" / ".xyclaw").mkdir(parents=True, exist_ok=True)
     (broken.machine.root / "root" / ".xyclaw" / "jobs").write_text("not a folder\n")
-    write_spec(tmp_path, 'name: half\nrun: echo "rank $SKYPILOT_NODE_RANK up"; sleep 600\n')
+    write_spec(
+        tmp_path, 'name: half\nnum_nodes: 2\nrun: echo "rank $SKYPILOT_NODE_RANK up"; sleep 600\n'
+    )
 
     launched = engine.launch(str(tmp_path / "job.yaml"), cluster=cluster.name)
     with pytest.raises(JobError, match="could not start the run on"):

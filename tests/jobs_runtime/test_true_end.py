@@ -45,7 +45,7 @@ def test_a_job_that_ended_while_nothing_watched_is_recorded_and_billed_to_its_no
     # rank 1 runs 2 s longer: the job's end is its last rank's
     write_spec(
         tmp_path,
-        "name: quiet\n"
+        "name: quiet\nnum_nodes: 2\n"
         'run: sleep $((3 + 2 * SKYPILOT_NODE_RANK)); echo "done $SKYPILOT_NODE_RANK"\n',
     )
     window = make_engine()  # the window that launches it, then closes
@@ -126,7 +126,9 @@ def test_the_window_opened_again_adopts_a_job_nobody_follows_before_anything_els
     from xyclaw.billing.guard_process import Holder
 
     cluster = make_cluster(nodes=2, gpus_per_node=8, time_scale=1.0)
-    write_spec(tmp_path, 'name: later\nrun: sleep 2; echo "done $SKYPILOT_NODE_RANK"\n')
+    write_spec(
+        tmp_path, 'name: later\nnum_nodes: 2\nrun: sleep 2; echo "done $SKYPILOT_NODE_RANK"\n'
+    )
     window = make_engine()
     job = window.launch(str(tmp_path / "job.yaml"), cluster=cluster.name).result(60)
     window.close()

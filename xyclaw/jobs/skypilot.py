@@ -232,9 +232,10 @@ def node_command(spec: JobSpec, command: str) -> str:
 # prints without a terminal: sky/skylet/log_lib.py, skypilot-org/skypilot at commit
 # 5e6c56a8471c313e85dd2d23554fbc38afa2a5f6. A login shell alone reads no ~/.bashrc, and
 # Debian's ~/.bashrc returns at once when the shell is not interactive, so `-i` is what
-# makes the user's exports and `conda activate` work.
+# makes the user's exports and `conda activate` work. SkyPilot's images always have a
+# ~/.bashrc; a host without one would print "No such file or directory" into the job's log.
 _SCRIPT_HEAD = (
-    "source ~/.bashrc\n"
+    "[ -f ~/.bashrc ] && source ~/.bashrc\n"
     "set -a\n"
     ". $(conda info --base 2> /dev/null)/etc/profile.d/conda.sh > /dev/null 2>&1 || true\n"
     "set +a\n"
