@@ -232,6 +232,13 @@ class ChatPage(QWidget):
                 heading.setText(self.tr("What should XyClaw do?"))
                 intro.setText(self._intro_text())
 
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not getattr(self, "_focused_once", False) and self.composer.isEnabled():
+            # first shown with the agents ready: what the user types goes into the input
+            self._focused_once = True
+            QTimer.singleShot(0, lambda: self.composer.setFocus(Qt.FocusReason.OtherFocusReason))
+
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.LanguageChange:
@@ -246,6 +253,9 @@ class ChatPage(QWidget):
     def attach_runtime(self, runtime: Any) -> None:
         self.runtime = runtime
         self._set_enabled(True)
+        if self.isVisible() and not getattr(self, "_focused_once", False):
+            self._focused_once = True
+            self.composer.setFocus(Qt.FocusReason.OtherFocusReason)  # type at once on start
         self._title_state = "new"
         self.title.setText(self.tr("New chat"))
         self.reload_conversations(open_first=True)
@@ -725,6 +735,8 @@ class ChatPage(QWidget):
             digest=card.request.digest,
         )
         self._start(cid, lambda on_event, cancel: runtime.answer(cid, decision, on_event, cancel))
+        # What is typed next goes to the composer, not to the answered card's buttons.
+        self.composer.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _start(self, cid: int, call: Any) -> None:
         turn = Turn(cid)
@@ -839,7 +851,15 @@ class ChatPage(QWidget):
         card.decided.connect(lambda kind, args, remember: self.decide(card, kind, args, remember))
         self.approval_cards[request.approval_id] = card
         self._add(card)
+        # The card is what the user must answer: in view, even when they had scrolled up
+        # (a "Rent this" pressed on a plan card higher in the transcript).
+        self._follow = True
+        QTimer.singleShot(0, lambda: self._show_card(card))
         return card
+
+    def _show_card(self, card: ApprovalCard) -> None:
+        if card.parent() is not None and self.approval_cards.get(card.request.approval_id) is card:
+            self.scroll.ensureWidgetVisible(card, 0, 0)
 
     def show_plan(self, plan_id: int, options: list[dict[str, Any]]) -> PlanCard:
         card = PlanCard(plan_id, options)
