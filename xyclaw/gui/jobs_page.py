@@ -177,6 +177,7 @@ class JobsPage(QWidget):
         self._loaded_once = False
         self._reading_detail = False
         self._following = False
+        self._follow_again = False
         # active jobs this page asked the engine to follow (after a restart nobody does)
         self.attached: set[int] = set()
         self.cancel_dialog: ApprovalDialog | None = None
@@ -208,7 +209,7 @@ class JobsPage(QWidget):
         self.show_finished.toggled.connect(lambda _on: self.reload())
         self.refresh_button = QPushButton()
         self.refresh_button.setObjectName("jobsRefresh")
-        self.refresh_button.clicked.connect(self.reload)
+        self.refresh_button.clicked.connect(self.refresh)
         self.error = plain_label()
         self.error.setObjectName("jobsError")
         self.error.setProperty("role", "error")
@@ -336,7 +337,7 @@ class JobsPage(QWidget):
         layout.addWidget(self.split, 1)
 
         for keys, slot in (
-            (QKeySequence.StandardKey.Refresh, self.reload),
+            (QKeySequence.StandardKey.Refresh, self.refresh),
             ("Ctrl+L", self.launch_from_file),
         ):
             shortcut = QShortcut(QKeySequence(keys), self)
@@ -609,6 +610,12 @@ class JobsPage(QWidget):
 
         self.worker.submit(fn, on_done=finished, on_error=failed, name=name)
 
+    def refresh(self) -> None:
+        """Refresh (F5): the list, and the shown job with its log read again from the store."""
+        self.reload()
+        if self.selected_id is not None:
+            self.open_job(self.selected_id)
+
     def reload(self) -> None:
         engine = self.engine
         include = self.show_finished.isChecked()
@@ -750,6 +757,12 @@ class JobsPage(QWidget):
         self.worker.submit(read, on_done=done, on_error=failed, name=f"job {job_id}")
 
     def _show_detail(self, detail: JobDetail, *, keep_log: bool) -> None:
+        ended = (
+            self.detail is not None
+            and self.detail.job.id == detail.job.id
+            and self.detail.job.active
+            and not detail.job.active
+        )
         self.detail = detail
         job = detail.job
         self._show_detail_state()
@@ -802,6 +815,8 @@ class JobsPage(QWidget):
         elif self.last_line_id is None and not self.lines:
             self._show_lines()
         self._follow_changed()
+        if ended and self.log_follow.isChecked():
+            self._follow()  # the lines written since the last read: a finished job's log whole
         self.detail_shown.emit(detail)
 
     def _show_detail_state(self) -> None:
@@ -1066,8 +1081,12 @@ class JobsPage(QWidget):
         )
 
     def _follow(self) -> None:
-        """New lines since the last one shown (one read at a time)."""
-        if self._following or self.selected_id is None:
+        """New lines since the last one shown (one read at a time; one asked for meanwhile
+        runs after it, so that the last lines of a job that just ended are never skipped)."""
+        if self.selected_id is None:
+            return
+        if self._following:
+            self._follow_again = True
             return
         job_id = self.selected_id
         after = self.last_line_id
@@ -1080,8 +1099,14 @@ class JobsPage(QWidget):
                 return list(engine.job_logs(str(job_id), tail=LOG_TAIL, **filters))
             return list(engine.job_logs(str(job_id), since_offset=after, **filters))
 
-        def done(lines: list[LogLine]) -> None:
+        def again() -> None:
             self._following = False
+            if self._follow_again:
+                self._follow_again = False
+                QTimer.singleShot(0, self._follow)
+
+        def done(lines: list[LogLine]) -> None:
+            again()
             if job_id != self.selected_id or not lines:
                 return
             if after != self.last_line_id:
@@ -1105,7 +1130,7 @@ class JobsPage(QWidget):
             self.log_appended.emit(len(lines))
 
         def failed(error: ErrorInfo) -> None:
-            self._following = False
+            again()
             log.info("following job %s: %s", job_id, error.message)
 
         self.worker.submit(read, on_done=done, on_error=failed, name="follow log")
