@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -215,7 +216,19 @@ class JobsPage(QWidget):
         self.error.setProperty("role", "error")
         self.error.setWordWrap(True)
         self.shown_error: ErrorInfo | None = None  # worded again on a language change
-        self.error.hide()
+        # the red banner with its own close button: a failure read is dismissed by the user
+        self.error_close = QToolButton()
+        self.error_close.setObjectName("jobsErrorClose")
+        self.error_close.setText("×")
+        self.error_close.setAutoRaise(True)
+        self.error_close.clicked.connect(self.dismiss_error)
+        self.error_bar = QWidget()
+        self.error_bar.setObjectName("jobsErrorBar")
+        bar_layout = QHBoxLayout(self.error_bar)
+        bar_layout.setContentsMargins(0, 0, 0, 0)
+        bar_layout.addWidget(self.error, 1)
+        bar_layout.addWidget(self.error_close, 0, Qt.AlignmentFlag.AlignTop)
+        self.error_bar.hide()
         self.notice = plain_label()
         self.notice.setObjectName("jobsNotice")
         self.notice.setProperty("role", "muted")
@@ -332,7 +345,7 @@ class JobsPage(QWidget):
         layout.setContentsMargins(20, 14, 20, 10)
         layout.setSpacing(6)
         layout.addLayout(head)
-        layout.addWidget(self.error)
+        layout.addWidget(self.error_bar)
         layout.addWidget(self.notice)
         layout.addWidget(self.split, 1)
 
@@ -486,6 +499,7 @@ class JobsPage(QWidget):
         self.show_finished.setText(self.tr("Show finished"))
         self.refresh_button.setText(self.tr("Refresh"))
         self.refresh_button.setToolTip(self.tr("Read the jobs again (F5)"))
+        self.error_close.setToolTip(self.tr("Dismiss this message"))
         self.table.setHorizontalHeaderLabels(
             [
                 self.tr("ID"), self.tr("Job"), self.tr("Kind"), self.tr("State"),
@@ -1264,8 +1278,7 @@ class JobsPage(QWidget):
     def _say(self, words: Callable[[], str]) -> None:
         """Show a notice; ``words`` makes its text in the window's language (called again
         when the language changes)."""
-        self.error.hide()
-        self.shown_error = None
+        self.dismiss_error()
         self._notice_words = words
         text = words()
         self.notice.setText(text)
@@ -1278,8 +1291,13 @@ class JobsPage(QWidget):
     def show_error(self, error: ErrorInfo) -> None:
         self.shown_error = error
         set_plain(self.error, error_text(error), multiline=True)
-        self.error.show()
+        self.error_bar.show()
         self.message.emit(error.worded()[0])
+
+    def dismiss_error(self) -> None:
+        """The red banner closed (its × button); the next failure shows it again."""
+        self.error_bar.hide()
+        self.shown_error = None
 
 
 def create_jobs_page(context: Any) -> JobsPage:
