@@ -2136,6 +2136,10 @@
         <translation>重新读取作业 (F5)</translation>
     </message>
     <message>
+        <source>Dismiss this message</source>
+        <translation>关闭这条消息</translation>
+    </message>
+    <message>
         <source>ID</source>
         <translation>编号</translation>
     </message>
@@ -2509,6 +2513,10 @@
     <message>
         <source>Get a quote…</source>
         <translation>获取报价…</translation>
+    </message>
+    <message>
+        <source>{cluster} does not fit this job: it asks for {nodes} × {per_node} {gpu}, {cluster} has {have_nodes} × {have_per_node} {have_gpu}. It may not start, or run out of GPU memory; choose another cluster or rent one.</source>
+        <translation>{cluster} 不适合这个作业：作业要 {nodes} × {per_node} 张 {gpu}，{cluster} 只有 {have_nodes} × {have_per_node} 张 {have_gpu}。作业可能无法启动，或显存不够；请换一个集群，或租用新的。</translation>
     </message>
 </context>
 <context>
