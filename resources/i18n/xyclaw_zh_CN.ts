@@ -3349,6 +3349,14 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>{name} — {shape}，在 {where}，{rate}/小时，自 {since} 起{state}（{age}）</translation>
     </message>
     <message>
+        <source>After XyClaw quits, a background guard keeps watching them: it releases idle clusters and enforces their budgets (`xyclaw guard status` shows it). Releasing stops billing; what is only on the nodes&apos; disks is lost.</source>
+        <translation>XyClaw 退出后，后台守护进程会继续看着它们：释放空闲的集群并执行预算（`xyclaw guard status` 可查看它）。释放会停止计费；只存在节点磁盘上的数据会丢失。</translation>
+    </message>
+    <message>
+        <source>While XyClaw is closed nothing releases idle machines or enforces budgets. Releasing stops billing; what is only on the nodes&apos; disks is lost.</source>
+        <translation>XyClaw 关闭期间，没有谁会释放空闲机器或执行预算。释放会停止计费；只存在节点磁盘上的数据会丢失。</translation>
+    </message>
+    <message>
         <source>XyClaw could not read which clusters are billing</source>
         <translation>XyClaw 无法读取哪些集群在计费</translation>
     </message>
@@ -3359,6 +3367,10 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>{n} clusters keep billing after XyClaw quits</source>
         <translation>XyClaw 退出后仍有 {n} 个集群在计费</translation>
+    </message>
+    <message>
+        <source>    job {job} is running on it: releasing stops it</source>
+        <translation>    作业 {job} 正在上面运行：释放会停止它</translation>
     </message>
     <message>
         <source>Releasing… XyClaw quits when the provider confirms.</source>
