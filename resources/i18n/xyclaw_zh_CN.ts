@@ -3369,6 +3369,10 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>XyClaw 退出后仍有 {n} 个集群在计费</translation>
     </message>
     <message>
+        <source>The simulated cloud keeps running in the background so that its clusters stay up (it bills nothing real); Settings → Simulated cloud stops it.</source>
+        <translation>模拟云会在后台继续运行，好让它的集群保持在线（不产生真实费用）；可在“设置 → 模拟云”里停止它。</translation>
+    </message>
+    <message>
         <source>    job {job} is running on it: releasing stops it</source>
         <translation>    作业 {job} 正在上面运行：释放会停止它</translation>
     </message>

@@ -45,6 +45,7 @@ def test_the_quit_dialog_says_what_runs_and_what_watches_after_quit(
     words = flow.explanation.text()
     assert ("a background guard keeps watching them" in words) == watched
     assert ("nothing releases idle machines" in words) == (not watched)
+    assert "The simulated cloud keeps running in the background" in words  # a sim cluster
 
     # every line of the item whole: wrapped into as many rows as its width needs
     item = flow.list.item(0)

@@ -148,6 +148,18 @@ class QuitFlow:
                 )
             )
             running = jobs or []
+            if any(c.provider_id == "sim" for c in clusters):
+                # its process outlives the window: said, with why and where it stops
+                self.explanation.setText(
+                    self.explanation.text()
+                    + "\n"
+                    + translate(
+                        "QuitFlow",
+                        "The simulated cloud keeps running in the background so that its "
+                        "clusters stay up (it bills nothing real); Settings → Simulated cloud "
+                        "stops it.",
+                    )
+                )
             for cluster in clusters:
                 line = describe_billing(cluster)
                 for job in running:
