@@ -1730,6 +1730,10 @@
         <translation>{nodes} × {per} {gpu}，来自 {provider}（{region}），{fabric}，每 GPU 小时 {price}</translation>
     </message>
     <message>
+        <source>the node answers SSH and passed its checks</source>
+        <translation>节点 SSH 已连通并通过了检查</translation>
+    </message>
+    <message>
         <source>{n} nodes answer SSH and passed their checks</source>
         <translation>{n} 个节点可以 SSH 登录并通过了检查</translation>
     </message>
@@ -4014,10 +4018,6 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>设置</translation>
     </message>
     <message>
-        <source>Saved to config.toml with the same checks as the file; keys go to the keyring only.</source>
-        <translation>按与 config.toml 相同的规则检查后保存到该文件；密钥只存入密钥环。</translation>
-    </message>
-    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -4272,6 +4272,10 @@ gpus = 8</translation>
     <message>
         <source>Not saved: {key} must be {rule}.</source>
         <translation>未保存：{key} 必须是{rule}。</translation>
+    </message>
+    <message>
+        <source>Saved to config.toml with the same checks as the file; API keys go to the system keyring, or without one to a file only you can read, never to config.toml.</source>
+        <translation>保存到 config.toml，检查与手改文件时相同；API 密钥存入系统密钥环，没有密钥环时存入只有你能读的文件，绝不写入 config.toml。</translation>
     </message>
     <message>
         <source>e.g. http://127.0.0.1:8000/v1</source>

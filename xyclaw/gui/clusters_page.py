@@ -820,7 +820,11 @@ class ClustersPage(QWidget):
             f"{record.provider_id} · "
             + (record.region or self.tr("no region"))
             + " · "
-            + self.tr("fabric {fabric}").format(fabric=record.fabric),
+            + (
+                fabric_text(record.fabric)  # one machine: "single node", never "fabric none"
+                if fabric_text(record.fabric) != str(record.fabric)
+                else self.tr("fabric {fabric}").format(fabric=record.fabric)
+            ),
             self.tr("{price} per GPU-hour").format(
                 price=money(record.price_per_gpu_hour_micros, record.currency)
             ),

@@ -1,0 +1,50 @@
+"""The small words of issue 28, item 8: "1 nodes answer SSH" and "fabric none" no more, and
+Settings' subtitle says where keys go as the key's own line does."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from pytestqt.qtbot import QtBot
+
+from tests.gui.conftest import MakeWindow
+from xyclaw.engine import Engine
+from xyclaw.engine.lifecycle import UpRequest
+from xyclaw.gui import history_words
+from xyclaw.gui.history_data import TimelineItem
+
+pytestmark = pytest.mark.slow
+
+
+def test_one_ready_node_is_said_in_the_singular() -> None:
+    _what, one = history_words.describe(TimelineItem(time.time(), "ready", params={"nodes": 1}))
+    _what, two = history_words.describe(TimelineItem(time.time(), "ready", params={"nodes": 2}))
+    assert one == "the node answers SSH and passed its checks"
+    assert two == "2 nodes answer SSH and passed their checks"
+
+
+def test_a_single_node_cluster_says_single_node_not_fabric_none(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine
+) -> None:
+    quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="RTX4090", gpu_count=1))
+    cluster = sim_engine.up(quote).result(120)
+    assert cluster.fabric == "none"
+    ctl = make_window(sim_engine)
+    ctl.show_page("clusters")
+    page = ctl.page_widgets["clusters"]
+    qtbot.waitUntil(lambda: bool(page.records) if hasattr(page, "records") else True, timeout=5000)
+    page.select_cluster(cluster.id)
+    qtbot.waitUntil(lambda: cluster.name in page.heading.text(), timeout=5000)
+    info = page.info.text()
+    assert "single node" in info and "fabric none" not in info, info
+
+    ctl.show_page("settings")
+    settings = ctl.page_widgets["settings"]
+    subtitle = settings.subtitle.text()
+    assert "keyring only" not in subtitle
+    if "a file only you can read" in settings.key_where.text():
+        assert "a file only you can read" in subtitle
