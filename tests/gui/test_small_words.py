@@ -48,3 +48,20 @@ def test_a_single_node_cluster_says_single_node_not_fabric_none(
     assert "keyring only" not in subtitle
     if "a file only you can read" in settings.key_where.text():
         assert "a file only you can read" in subtitle
+
+
+@pytest.mark.parametrize(("step", "total"), [(7, 200), (1, 3), (199, 200), (50, 200), (0, 9)])
+def test_the_table_and_the_bar_show_the_same_percent(qtbot: QtBot, step: int, total: int) -> None:
+    from types import SimpleNamespace
+
+    from PySide6.QtWidgets import QProgressBar
+
+    from xyclaw.gui.jobs_page import progress_text
+
+    bar = QProgressBar()
+    qtbot.addWidget(bar)
+    bar.setRange(0, total)
+    bar.setValue(step)
+    bar.setFormat("%p%")
+    job = SimpleNamespace(progress=SimpleNamespace(step=step, total_steps=total))
+    assert progress_text(job).endswith(f"({bar.text()})")  # type: ignore[arg-type]

@@ -94,7 +94,8 @@ def progress_text(job: JobRecord) -> str:
     if p.step is None:
         return "–"
     if p.total_steps:
-        pct = 100.0 * p.step / p.total_steps
+        # whole percent, rounded down as the detail's progress bar (%p) rounds it
+        pct = int(100 * int(p.step) // int(p.total_steps))
         return f"{i18n.number(p.step)} / {i18n.number(p.total_steps)} ({i18n.number(pct)}%)"
     return i18n.number(p.step)
 
