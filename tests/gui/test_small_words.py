@@ -65,3 +65,25 @@ def test_the_table_and_the_bar_show_the_same_percent(qtbot: QtBot, step: int, to
     bar.setFormat("%p%")
     job = SimpleNamespace(progress=SimpleNamespace(step=step, total_steps=total))
     assert progress_text(job).endswith(f"({bar.text()})")  # type: ignore[arg-type]
+
+
+def test_show_released_off_lists_no_released_cluster(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine
+) -> None:
+    quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="RTX4090", gpu_count=1))
+    cluster = sim_engine.up(quote).result(120)
+    ctl = make_window(sim_engine)
+    ctl.show_page("clusters")
+    page = ctl.page_widgets["clusters"]
+    qtbot.waitUntil(lambda: cluster.id in page.records, timeout=5000)
+    page.select_cluster(cluster.id)
+    action = sim_engine.action("release", cluster.name, asked_by="user")
+    sim_engine.release(action).result(120)
+    qtbot.waitUntil(lambda: not page.records[cluster.id].live, timeout=10000)
+
+    page.show_released.setChecked(True)
+    qtbot.waitUntil(lambda: page.show_released.isChecked() and cluster.id in page.records)
+    page.show_released.setChecked(False)
+    qtbot.waitUntil(lambda: cluster.id not in page.records, timeout=5000)
+    assert page.selected_id != cluster.id
+    assert page.table.rowCount() == 0
