@@ -522,6 +522,15 @@
 <context>
     <name>ChatPage</name>
     <message>
+        <source>New conversation</source>
+        <extracomment>Titles XyClaw gives a conversation itself (stored in English): shown in the window&apos;s language.</extracomment>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Tour</source>
+        <translation>导览</translation>
+    </message>
+    <message>
         <source>Starting the agents…</source>
         <translation>正在启动智能体…</translation>
     </message>

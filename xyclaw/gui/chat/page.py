@@ -76,6 +76,20 @@ SEARCH_DEBOUNCE_MS = 250
 DRAIN_BUDGET_S = 0.025  # main-thread time for agent events before the loop runs again
 
 
+#: Titles XyClaw gives a conversation itself (stored in English): shown in the window's language.
+_OWN_TITLES = {
+    "New conversation": lambda: i18n.translate("ChatPage", "New conversation"),
+    "Tour": lambda: i18n.translate("ChatPage", "Tour"),
+}
+
+
+def shown_title(title: str) -> str:
+    """A conversation's title as the list and the heading show it: XyClaw's own default
+    titles in the window's language, a title the user or the agents gave as it is."""
+    own = _OWN_TITLES.get(title)
+    return own() if own is not None else title
+
+
 @dataclass
 class Turn:
     """A turn under way: which conversation, how to stop it, the reply being streamed."""
@@ -217,7 +231,7 @@ class ChatPage(QWidget):
             self.title.setText(self.tr("The agents could not start"))
         else:
             info = self._info(self.current)
-            set_plain(self.title, info.title if info else self.tr("Conversation"))
+            set_plain(self.title, shown_title(info.title) if info else self.tr("Conversation"))
             if info is not None:
                 self._show_totals(info)
         for row in range(self.list.count()):
@@ -313,7 +327,7 @@ class ChatPage(QWidget):
             )
             item.setToolTip(
                 plain_tip(
-                    f"{display.line(info.title)}\n{started}"
+                    f"{display.line(shown_title(info.title))}\n{started}"
                     + ("\n" + self.tr("an approval is waiting") if info.pending_approval else "")
                 )
             )
@@ -325,7 +339,7 @@ class ChatPage(QWidget):
         self.list.blockSignals(False)
         info = self._info(self.current)
         if info is not None:
-            set_plain(self.title, info.title)
+            set_plain(self.title, shown_title(info.title))
             self._show_totals(info)
         self.conversations_loaded.emit()
         if open_first and self.current is None:
@@ -345,7 +359,7 @@ class ChatPage(QWidget):
             line += f" · {money(info.cost_micros, info.currency, 4)}"
         if info.pending_approval:
             line = self.tr("approval waiting") + " · " + line
-        return f"{display.line(info.title)}\n{line}"
+        return f"{display.line(shown_title(info.title))}\n{line}"
 
     def _info(self, cid: int | None) -> ConversationInfo | None:
         return next((c for c in self.conversations if c.id == cid), None)
@@ -418,7 +432,7 @@ class ChatPage(QWidget):
             self.tr("Delete conversation"),
             self.tr(
                 "Delete “{title}” and its messages? Clusters it rented are not affected."
-            ).format(title=display.line(info.title)),
+            ).format(title=display.line(shown_title(info.title))),
             QMessageBox.StandardButton.Cancel,
             self,
         )
@@ -458,7 +472,7 @@ class ChatPage(QWidget):
         generation = self._load_generation
         info = self._info(cid)
         self._title_state = "conversation"
-        set_plain(self.title, info.title if info else self.tr("Conversation"))
+        set_plain(self.title, shown_title(info.title) if info else self.tr("Conversation"))
         if info is not None:
             self._show_totals(info)
         self._clear()
@@ -874,7 +888,7 @@ class ChatPage(QWidget):
             return
         info = self._info(int(request.conversation_id))
         where = (
-            info.title
+            shown_title(info.title)
             if info is not None
             else self.tr("conversation {id}").format(id=request.conversation_id)
         )
