@@ -3076,6 +3076,15 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>请填写模型大小，例如 7B、13B 或 70B</translation>
     </message>
     <message>
+        <source>{tokens} training tokens assumed; fill in Tokens above</source>
+        <extracomment>Reasons whose words name a command-line flag: said for the window, naming its field.</extracomment>
+        <translation>按 {tokens} 训练 token 估算；可在上方填写 Token 数</translation>
+    </message>
+    <message>
+        <source>{rate} req/s assumed; fill in QPS above</source>
+        <translation>按每秒 {rate} 个请求估算；可在上方填写 QPS</translation>
+    </message>
+    <message>
         <source>Any GPU</source>
         <translation>任意 GPU</translation>
     </message>
