@@ -72,3 +72,38 @@ def test_a_card_asked_from_higher_up_is_scrolled_into_view(
     top = card.approve_button.mapTo(viewport, QPoint(0, 0))
     assert viewport.rect().contains(top), (top, viewport.rect())
     assert isinstance(card, ApprovalCard)
+
+
+@pytest.mark.parametrize(
+    ("language", "request_text", "said"),
+    [
+        ("en", "launch skypilot-ddp", "you said no to launching the job"),
+        ("zh_CN", "启动 skypilot-ddp", "你拒绝了启动作业"),
+    ],
+)
+def test_a_no_is_said_in_words_not_by_the_tool_name(
+    qtbot: QtBot,
+    make_window: MakeWindow,
+    sim_engine: Engine,
+    runtime: AgentRuntime,
+    language: str,
+    request_text: str,
+    said: str,
+) -> None:
+    from xyclaw.gui import i18n
+    from xyclaw.gui.chat.blocks import MessageBlock
+
+    i18n.install(language)
+    try:
+        ctl = make_window(sim_engine, runtime)
+        chat = ctl.chat
+        qtbot.waitUntil(lambda: chat.composer.isEnabled(), timeout=30000)
+        ask(qtbot, chat, request_text)
+        card = card_waiting(qtbot, chat, "spend")
+        qtbot.mouseClick(card.reject_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+        replies = "\n".join(b.body.toPlainText() for b in shown(chat, MessageBlock))
+        assert said in replies, replies
+        assert "launch_job" not in replies
+    finally:
+        i18n.install("en")
