@@ -51,7 +51,7 @@ def test_launch_a_renting_sample_shows_its_quote_and_runs_after_approve(
     qtbot.waitUntil(lambda: chat.runtime is not None and chat.composer.isEnabled(), timeout=30000)
     assert sim_engine.clusters() == []
 
-    ask(qtbot, chat, "launch skypilot-ddp")
+    ask(qtbot, chat, "launch skypilot-ddp on 2 nodes")  # the shortest path
     card = card_waiting(qtbot, chat, "spend")
     quote = sim_engine.launch_quote("skypilot-ddp")
     shown_text = card.title.text() + "\n" + facts(card)
