@@ -4510,6 +4510,10 @@ gpus = 8</translation>
         <translation>{rates}，{n} 个集群</translation>
     </message>
     <message>
+        <source>(simulated, not charged)</source>
+        <translation>（模拟，不收费）</translation>
+    </message>
+    <message>
         <source>Today {spent}</source>
         <translation>今天 {spent}</translation>
     </message>

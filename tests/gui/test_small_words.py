@@ -87,3 +87,16 @@ def test_show_released_off_lists_no_released_cluster(
     qtbot.waitUntil(lambda: cluster.id not in page.records, timeout=5000)
     assert page.selected_id != cluster.id
     assert page.table.rowCount() == 0
+
+
+def test_a_simulated_rate_is_marked_as_not_charged(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine
+) -> None:
+    quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="RTX4090", gpu_count=1))
+    sim_engine.up(quote).result(120)
+    ctl = make_window(sim_engine)
+    qtbot.waitUntil(
+        lambda: ctl.status.snapshot is not None and ctl.status.snapshot.billing, timeout=30000
+    )
+    qtbot.waitUntil(lambda: "/h on 1 cluster" in ctl.status.rate.text(), timeout=5000)
+    assert ctl.status.rate.text().endswith("(simulated, not charged)")
