@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -180,6 +181,7 @@ class ChatPage(QWidget):
         self._drain_timer.setInterval(0)
         self._drain_timer.timeout.connect(self._drain)
         self._follow = True
+        self._reveal: ApprovalCard | None = None  # a card waiting, kept in view
         self.rename_dialog: QInputDialog | None = None
         self.delete_dialog: QMessageBox | None = None
 
@@ -613,7 +615,9 @@ class ChatPage(QWidget):
         self._follow = value >= self.scroll.verticalScrollBar().maximum() - 40
 
     def _range_changed(self, _low: int, high: int) -> None:
-        if self._follow:
+        if self._reveal is not None:
+            self._show_card()
+        elif self._follow:
             self.scroll.verticalScrollBar().setValue(high)
 
     def _scroll_to_end(self) -> None:
@@ -749,6 +753,7 @@ class ChatPage(QWidget):
             digest=card.request.digest,
         )
         self._start(cid, lambda on_event, cancel: runtime.answer(cid, decision, on_event, cancel))
+        self._reveal = None
         # What is typed next goes to the composer, not to the answered card's buttons.
         self.composer.setFocus(Qt.FocusReason.OtherFocusReason)
 
@@ -867,13 +872,17 @@ class ChatPage(QWidget):
         self._add(card)
         # The card is what the user must answer: in view, even when they had scrolled up
         # (a "Rent this" pressed on a plan card higher in the transcript).
-        self._follow = True
-        QTimer.singleShot(0, lambda: self._show_card(card))
+        self._reveal = card  # kept in view as the transcript's layout grows, until answered
+        QTimer.singleShot(0, self._show_card)
         return card
 
-    def _show_card(self, card: ApprovalCard) -> None:
-        if card.parent() is not None and self.approval_cards.get(card.request.approval_id) is card:
-            self.scroll.ensureWidgetVisible(card, 0, 0)
+    def _show_card(self) -> None:
+        card = self._reveal
+        if card is None or not shiboken6.isValid(card) or card.decision is not None:
+            self._reveal = None
+            return
+        self.scroll.ensureWidgetVisible(card, 0, 0)  # its title, then its buttons
+        self.scroll.ensureWidgetVisible(card.approve_button, 0, 24)
 
     def show_plan(self, plan_id: int, options: list[dict[str, Any]]) -> PlanCard:
         card = PlanCard(plan_id, options)
