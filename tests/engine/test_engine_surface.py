@@ -57,6 +57,7 @@ EFFECTS = {
     "quote_request": Effect.READ,
     "recent_events": Effect.READ,
     "reconcile": Effect.DESTROY,
+    "resolve_spec": Effect.READ,
     "release": Effect.DESTROY,
     "replacement_asks": Effect.READ,
     "saved_plan": Effect.READ,

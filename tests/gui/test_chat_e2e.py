@@ -116,7 +116,9 @@ def test_request_plan_rent_approve_watch_release(
         if ctl.operations.tree.topLevelItem(i).text(0).startswith("rent")
     )
     assert rent_item.childCount() >= 1  # one row per node with its bootstrap step
-    qtbot.waitUntil(lambda: ctl.status.rate.text().endswith("on 1 cluster"), timeout=30000)
+    qtbot.waitUntil(
+        lambda: "on 1 cluster (simulated, not charged)" in ctl.status.rate.text(), timeout=30000
+    )
     assert "CNY/h" in ctl.status.rate.text()
     assert "CNY/h" in ctl.tray.tooltip
     with loop_watchdog.paused():

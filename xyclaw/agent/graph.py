@@ -572,7 +572,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
             "approval_id": f"{call['audit_id']}",
             "agent": call.get("agent") or state.get("agent") or "supervisor",
             "tool": spec.name,
-            "effect": str(spec.effect),
+            "effect": gate.effect or str(spec.effect),  # a launch that rents asks as spend
             "args": call["args"],
             "title": gate.title,
             "details": gate.details,

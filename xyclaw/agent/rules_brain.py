@@ -149,13 +149,15 @@ class RulesBrain:
             except Exception:  # a wording bug must not lose the result
                 return f"{tool}: " + ("完成。" if zh else "done.")
         if status == "rejected":
+            # what the user said no to, in words: never the tool's internal name
+            en, cn = _DOING.get(tool, (tool, tool))
             if body.get("by") == "policy":
                 return (
-                    f"没有执行 {tool}：当前没有人可以批准（没有打开的窗口或终端），所以默认拒绝。"
+                    f"没有{cn}：当前没有人可以批准（没有打开的窗口或终端），所以默认拒绝。"
                     if zh
-                    else f"I did not run {tool}: {body.get('reason')}."
+                    else f"I did not go on with {en}: {body.get('reason')}."
                 )
-            return f"已取消：你拒绝了 {tool}。" if zh else f"Cancelled: you rejected {tool}."
+            return f"已取消：你拒绝了{cn}。" if zh else f"Cancelled: you said no to {en}."
         from xyclaw.agent.rules.texts import failure_text
 
         error = str(body.get("error") or ("未知错误" if zh else "unknown error"))
@@ -163,6 +165,17 @@ class RulesBrain:
 
     def close(self) -> None:
         pass
+
+
+#: A gated tool's action as a reply names it (English, Chinese).
+_DOING: dict[str, tuple[str, str]] = {
+    "create_cluster": ("renting", "租用"),
+    "release_cluster": ("releasing the cluster", "释放集群"),
+    "cancel_job": ("cancelling the job", "取消作业"),
+    "run_command": ("running the command", "执行命令"),
+    "tune": ("tuning", "调优"),
+    "launch_job": ("launching the job", "启动作业"),
+}
 
 
 def _proposal(after: list[dict[str, Any]], allowed: set[str]) -> dict[str, Any] | None:

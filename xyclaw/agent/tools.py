@@ -75,6 +75,7 @@ class Gate:
     title_said: dict[str, Any] | None = None
     details_said: dict[str, Any] = field(default_factory=dict)
     action: dict[str, Any] | None = None  # the bound Action (Action.to_json): what a yes runs
+    effect: str | None = None  # stronger than the tool's own for this call (a launch that rents)
 
 
 def _bind(ctx: ToolContext, operation: str, ref: Any = None, **extra: Any) -> dict[str, Any]:
@@ -958,30 +959,66 @@ def _tune(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutp
 
 
 def _launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
+    # The spec resolved before any card: a sample named loosely ("lora") is the sample it
+    # means, an unknown one is refused here with the samples listed, never after a yes.
+    spec = ctx.engine.resolve_spec(str(args["spec"]))
     cluster = ctx.engine.cluster(str(args["cluster"])) if args.get("cluster") else None
+    if cluster is None:
+        try:
+            quote = ctx.engine.launch_quote(spec)
+        except UsageError:
+            quote = None  # a spec that names its own cluster, or rents nothing: the Engine says
+        if quote is not None:
+            # A spec that rents its own cluster: one card with the quote (what, where, the
+            # price and the estimated total); the yes binds the quote and the spec's command.
+            q = _quote_json(quote)
+            _, details = _quote_card(q)
+            per_hour = money(q.get("price_per_hour_micros"), q.get("currency", ""))
+            return _gate(
+                ctx,
+                said(
+                    "agent.card_launch_rent",
+                    spec=spec,
+                    gpus=q.get("gpu_count"),
+                    gpu=q.get("gpu"),
+                    per_hour=per_hour,
+                    total=money(q.get("estimated_total_micros"), q.get("currency", "")),
+                ),
+                {"spec": spec, **details, "command": said("agent.card_launch_command")},
+                quote=q,
+                estimated_total_micros=q.get("estimated_total_micros"),
+                action=_bind(ctx, "launch", None, inputs={"spec": spec}, quote=quote),
+                effect=Effect.SPEND.value,
+            )
     return _gate(
         ctx,
-        said("agent.card_launch_on", spec=args["spec"], cluster=cluster.name)
+        said("agent.card_launch_on", spec=spec, cluster=cluster.name)
         if cluster
-        else said("agent.card_launch", spec=args["spec"]),
+        else said("agent.card_launch", spec=spec),
         {
-            "spec": args["spec"],
+            "spec": spec,
             "cluster": cluster.name if cluster else None,
             "nodes": _node_names(cluster) if cluster else [],
             "command": said("agent.card_launch_command"),
         },
         cluster=cluster.name if cluster else None,
-        action=_bind(ctx, "launch", args.get("cluster"), inputs={"spec": str(args["spec"])}),
+        action=_bind(ctx, "launch", args.get("cluster"), inputs={"spec": spec}),
     )
 
 
 def _launch(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
     action = approved_action(gate, "launch_job")
+    spec = str(action.inputs.get("spec") or args["spec"])  # the spec the card named
     kwargs: dict[str, Any] = {"approved": action}
     if args.get("cluster"):
         kwargs["cluster"] = str(args["cluster"])
-    ctx.progress(f"launching {args['spec']}")
-    result = ctx.engine.launch(str(args["spec"]), **kwargs)
+    if action.quote is not None:
+        from xyclaw.engine.quotes import RentQuote
+
+        # the quote the user saw, digest-checked; the Engine refuses a stale or changed one
+        kwargs["quote"] = RentQuote.from_json(action.quote)
+    ctx.progress(f"launching {spec}")
+    result = ctx.engine.launch(spec, **kwargs)
     if hasattr(result, "result") and callable(result.result):
         result = result.result(_WAIT_S)
     name = getattr(result, "name", getattr(result, "id", "?"))

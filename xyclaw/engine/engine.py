@@ -390,7 +390,7 @@ class Engine:
             fabric=offer.fabric,
             currency=offer.currency,
             price=offer.price_micro,
-            hours=None,
+            hours=request.hours,
             budget=request.budget_micros or self._default_budget(),
             image=request.image,
             name=request.name,
@@ -813,12 +813,18 @@ class Engine:
                 cluster = self._clusters.find(str(cluster_ref))
                 launch_targets = [_cluster_target(cluster), *_node_targets(cluster)]
             text = spec.run if not spec.setup else f"{spec.setup}\n{spec.run}"
+            rents: dict[str, Any] = {}
+            if quote is not None and cluster_ref is None:
+                # a spec that rents its own cluster: the yes binds the quote's price and digest
+                self._check_job_quote(spec, quote)
+                rents = {"price": _quote_price(quote), "quote": _quote_body(quote)}
             return bound(
-                ActionKind.EXEC,
+                ActionKind.SPEND if rents else ActionKind.EXEC,
                 launch_targets,
                 command=text,
                 cwd=spec.workdir,
                 env_names=tuple(spec.env) + tuple(spec.env_from_local),
+                **rents,
             )
         raise UsageError(f"no such action: {operation!r}")
 
@@ -1110,22 +1116,38 @@ class Engine:
             return spec_or_path
         if isinstance(spec_or_path, LoadedSpec):
             return spec_or_path.spec
-        text = str(spec_or_path)
+        text = self.resolve_spec(str(spec_or_path))
         path = Path(text).expanduser()
-        if not path.exists():
-            examples = bundled("resources") / "examples"
-            for candidate in (examples / text, examples / f"{text}.yaml"):
-                if candidate.is_file():
-                    path = candidate
-                    break
         if not path.is_file():
-            raise UsageError(
-                f"no job spec {text!r}",
-                hint="give the path of a YAML spec (docs/jobs.md), or a sample's name from "
-                "resources/examples/",
-            )
+            path = bundled("resources") / "examples" / f"{text}.yaml"
         known = {g.name for g in Catalog.builtin().gpus}
         return load_spec(path, known_gpus=known, on_cluster=on_cluster).spec
+
+    @effect(Effect.READ)
+    def resolve_spec(self, ref: str) -> str:
+        """What a job spec reference means, as :meth:`launch` reads it: a YAML file's path as
+        given, or the name of the bundled sample it names (``plain-python``, ``lora-2node``);
+        a word that only one sample's name holds means that sample (``lora``). Anything else
+        is a UsageError that lists the samples."""
+        from pathlib import Path
+
+        from xyclaw.paths import bundled
+
+        text = str(ref).strip()
+        if text and Path(text).expanduser().is_file():
+            return text
+        examples = bundled("resources") / "examples"
+        names = sorted(p.stem for p in examples.glob("*.yaml"))
+        wanted = text.lower().removesuffix(".yaml")
+        if wanted in names:
+            return wanted
+        words = [n for n in names if wanted and wanted in n.split("-")]
+        if len(words) == 1:
+            return words[0]
+        raise UsageError(
+            said("error.job.no_spec", spec=text, samples=", ".join(names)),
+            hint=said("error.job.no_spec_hint"),
+        )
 
     @effect(Effect.READ)
     def launch_quote(self, spec_or_path: Any) -> RentQuote:
@@ -1153,6 +1175,8 @@ class Engine:
                 gpus_per_node=res.gpus_per_node,
                 budget_micros=budget,
                 name=spec.name,
+                # the spec's max_runtime bounds the rental: the quote's estimated total
+                hours=None if spec.max_runtime_s is None else spec.max_runtime_s / 3600,
             )
         )
 
@@ -1273,6 +1297,12 @@ class Engine:
             if approved.inputs.get("spec") != str(spec_or_path) or approved.ref != cluster:
                 raise ApprovalMismatch(
                     said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
+                )
+            if (approved.quote or {}).get("digest") != (quote.digest if quote else None):
+                # a yes to run on a cluster is no yes to rent one, nor to rent at another price
+                raise ApprovalMismatch(
+                    said("error.approval.quote_changed"),
+                    hint=said("error.approval.ask_again_hint"),
                 )
         return self._launch_job(spec_or_path, cluster, quote, service=False)
 

@@ -100,6 +100,7 @@ class UpRequest:
     price_per_gpu_hour_micros: int = 0
     currency: str = "CNY"
     terminate_at: float | None = None  # the provider's own deadline, where it keeps one
+    hours: float | None = None  # how long it is meant to run: the quote's estimated total
 
 
 @dataclass(frozen=True)

@@ -551,17 +551,26 @@ class ClustersPage(QWidget):
         """Read the list once (on the worker); events keep it current afterwards."""
         include = self.show_released.isChecked()
         engine = self.engine
+        self._reads = getattr(self, "_reads", 0) + 1
+        reading = self._reads
+
+        def loaded(records: list[ClusterRecord]) -> None:
+            if reading == self._reads:  # an older read (the box switched since) is dropped
+                self._loaded(records)
+
         self.worker.submit(
             lambda: engine.clusters(include_released=include),
-            on_done=self._loaded,
+            on_done=loaded,
             on_error=self.show_error,
             name="clusters",
         )
 
     def _loaded(self, records: list[ClusterRecord]) -> None:
         # Clusters that ended while this window watched them stay listed (released, with
-        # billing stopped) until the next start, whether or not released ones are shown.
+        # billing stopped) until the list is read again with "Show released" off.
         keep = {cid: r for cid, r in self.records.items() if cid in self._seen_live}
+        if not self.show_released.isChecked():
+            keep = {cid: r for cid, r in keep.items() if r.live}  # released: not shown now
         self.records = {**keep, **{r.id: r for r in records}}
         self._seen_live.update(r.id for r in records if r.live)
         self.loaded = True
@@ -820,7 +829,11 @@ class ClustersPage(QWidget):
             f"{record.provider_id} · "
             + (record.region or self.tr("no region"))
             + " · "
-            + self.tr("fabric {fabric}").format(fabric=record.fabric),
+            + (
+                fabric_text(record.fabric)  # one machine: "single node", never "fabric none"
+                if fabric_text(record.fabric) != str(record.fabric)
+                else self.tr("fabric {fabric}").format(fabric=record.fabric)
+            ),
             self.tr("{price} per GPU-hour").format(
                 price=money(record.price_per_gpu_hour_micros, record.currency)
             ),

@@ -206,9 +206,13 @@ def describe(item: TimelineItem) -> tuple[str, str]:
     elif k in ("node_up", "node_error"):
         detail = str(p.get("node"))
     elif k == "ready":
-        detail = QCoreApplication.translate(
-            "History", "{n} nodes answer SSH and passed their checks"
-        ).format(n=p.get("nodes"))
+        detail = (
+            QCoreApplication.translate("History", "the node answers SSH and passed its checks")
+            if p.get("nodes") == 1
+            else QCoreApplication.translate(
+                "History", "{n} nodes answer SSH and passed their checks"
+            ).format(n=p.get("nodes"))
+        )
     elif k == "fabric":
         if p.get("nic_count"):
             detail = QCoreApplication.translate(

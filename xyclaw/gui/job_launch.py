@@ -80,6 +80,30 @@ class LaunchPlan:
     warnings: tuple[SpecWarning | str, ...]
     clusters: tuple[ClusterRecord, ...]  # ready clusters it may run on
     preferred: str | None  # the cluster to preselect (the spec's, or the past job's)
+    busy: frozenset[str] = frozenset()  # clusters a job runs on now
+
+
+def wanted_shape(spec: JobSpec) -> tuple[int, int] | None:
+    """The nodes and GPUs per node a spec asks for (None: it names no GPU model)."""
+    res = spec.resources
+    if res.gpu is None:
+        return None
+    return res.nodes, res.gpus_per_node or (8 if res.nodes > 1 else 1)
+
+
+def fits(spec: JobSpec, record: ClusterRecord) -> bool:
+    """Whether a cluster has the GPU model, the nodes and the GPUs per node a spec asks for
+    (a spec that names no GPU fits anywhere)."""
+    shape = wanted_shape(spec)
+    if shape is None:
+        return True
+    nodes, per_node = shape
+    have_nodes = record.gpu_count // max(1, record.gpus_per_node)
+    return (
+        str(record.gpu).upper() == str(spec.resources.gpu).upper()
+        and have_nodes >= nodes
+        and record.gpus_per_node >= per_node
+    )
 
 
 def read_spec_file(path: Path, known_gpus: set[str]) -> LaunchPlan | SpecProblem:
@@ -227,9 +251,18 @@ class LaunchDialog(QDialog):
                 RENT,
             )
         index = self.target.findData(plan.preferred) if plan.preferred else -1
-        if index < 0 and spec.rents_cluster and plan.preferred is None:
-            index = self.target.findData(RENT)
+        if index < 0 and plan.preferred is None:
+            # an idle cluster that fits costs nothing new: before renting one
+            idle = [r for r in plan.clusters if fits(spec, r) and r.name not in plan.busy]
+            if idle:
+                index = self.target.findData(idle[0].name)
+            elif spec.rents_cluster:
+                index = self.target.findData(RENT)
         self.target.setCurrentIndex(max(0, index))
+        self.misfit = plain_label()
+        self.misfit.setObjectName("launchMisfit")
+        self.misfit.setProperty("role", "warning")
+        self.misfit.setWordWrap(True)
         self.none = QLabel(
             self.tr(
                 "No cluster is ready and the spec asks for no GPUs to rent: rent one on the "
@@ -276,6 +309,7 @@ class LaunchDialog(QDialog):
         self.target.currentIndexChanged.connect(lambda _i: self._worded())
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.misfit)
         layout.addWidget(self.warnings)
         layout.addWidget(self.none)
         layout.addWidget(self.check_result)
@@ -286,12 +320,39 @@ class LaunchDialog(QDialog):
     def _worded(self) -> None:
         rent = self.target.currentData() == RENT
         self.launch_button.setText(self.tr("Get a quote…") if rent else self.tr("Launch"))
+        self._warn_misfit()
         language = message_language()
         self.warnings.setText(
             "\n".join(
                 w if isinstance(w, str) else w.in_language(language) for w in self.plan.warnings
             )
         )
+
+    def _warn_misfit(self) -> None:
+        """A chosen cluster without the GPUs or nodes the spec asks for: said before launch."""
+        chosen = next((r for r in self.plan.clusters if r.name == self.target.currentData()), None)
+        shape = wanted_shape(self.plan.spec)
+        if chosen is None or shape is None or fits(self.plan.spec, chosen):
+            self.misfit.setText("")
+            self.misfit.hide()
+            return
+        nodes, per_node = shape
+        self.misfit.setText(
+            self.tr(
+                "{cluster} does not fit this job: it asks for {nodes} × {per_node} {gpu}, "
+                "{cluster} has {have_nodes} × {have_per_node} {have_gpu}. It may not start, "
+                "or run out of GPU memory; choose another cluster or rent one."
+            ).format(
+                cluster=chosen.name,
+                nodes=nodes,
+                per_node=per_node,
+                gpu=self.plan.spec.resources.gpu,
+                have_nodes=chosen.gpu_count // max(1, chosen.gpus_per_node),
+                have_per_node=chosen.gpus_per_node,
+                have_gpu=chosen.gpu,
+            )
+        )
+        self.misfit.show()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -474,7 +535,8 @@ class LaunchFlow(QObject):
         from xyclaw.records import ClusterState
 
         ready = tuple(r for r in engine.clusters() if r.state == ClusterState.READY)
-        return LaunchPlan(plan.spec, plan.source, plan.warnings, ready, plan.preferred)
+        busy = frozenset(str(j.cluster) for j in engine.jobs() if j.active and j.cluster)
+        return LaunchPlan(plan.spec, plan.source, plan.warnings, ready, plan.preferred, busy)
 
     def _read(self, found: LaunchPlan | SpecProblem) -> None:
         if isinstance(found, SpecProblem):

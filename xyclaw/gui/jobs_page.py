@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -93,7 +94,8 @@ def progress_text(job: JobRecord) -> str:
     if p.step is None:
         return "–"
     if p.total_steps:
-        pct = 100.0 * p.step / p.total_steps
+        # whole percent, rounded down as the detail's progress bar (%p) rounds it
+        pct = int(100 * int(p.step) // int(p.total_steps))
         return f"{i18n.number(p.step)} / {i18n.number(p.total_steps)} ({i18n.number(pct)}%)"
     return i18n.number(p.step)
 
@@ -177,6 +179,7 @@ class JobsPage(QWidget):
         self._loaded_once = False
         self._reading_detail = False
         self._following = False
+        self._follow_again = False
         # active jobs this page asked the engine to follow (after a restart nobody does)
         self.attached: set[int] = set()
         self.cancel_dialog: ApprovalDialog | None = None
@@ -208,13 +211,25 @@ class JobsPage(QWidget):
         self.show_finished.toggled.connect(lambda _on: self.reload())
         self.refresh_button = QPushButton()
         self.refresh_button.setObjectName("jobsRefresh")
-        self.refresh_button.clicked.connect(self.reload)
+        self.refresh_button.clicked.connect(self.refresh)
         self.error = plain_label()
         self.error.setObjectName("jobsError")
         self.error.setProperty("role", "error")
         self.error.setWordWrap(True)
         self.shown_error: ErrorInfo | None = None  # worded again on a language change
-        self.error.hide()
+        # the red banner with its own close button: a failure read is dismissed by the user
+        self.error_close = QToolButton()
+        self.error_close.setObjectName("jobsErrorClose")
+        self.error_close.setText("×")
+        self.error_close.setAutoRaise(True)
+        self.error_close.clicked.connect(self.dismiss_error)
+        self.error_bar = QWidget()
+        self.error_bar.setObjectName("jobsErrorBar")
+        bar_layout = QHBoxLayout(self.error_bar)
+        bar_layout.setContentsMargins(0, 0, 0, 0)
+        bar_layout.addWidget(self.error, 1)
+        bar_layout.addWidget(self.error_close, 0, Qt.AlignmentFlag.AlignTop)
+        self.error_bar.hide()
         self.notice = plain_label()
         self.notice.setObjectName("jobsNotice")
         self.notice.setProperty("role", "muted")
@@ -331,12 +346,12 @@ class JobsPage(QWidget):
         layout.setContentsMargins(20, 14, 20, 10)
         layout.setSpacing(6)
         layout.addLayout(head)
-        layout.addWidget(self.error)
+        layout.addWidget(self.error_bar)
         layout.addWidget(self.notice)
         layout.addWidget(self.split, 1)
 
         for keys, slot in (
-            (QKeySequence.StandardKey.Refresh, self.reload),
+            (QKeySequence.StandardKey.Refresh, self.refresh),
             ("Ctrl+L", self.launch_from_file),
         ):
             shortcut = QShortcut(QKeySequence(keys), self)
@@ -485,6 +500,7 @@ class JobsPage(QWidget):
         self.show_finished.setText(self.tr("Show finished"))
         self.refresh_button.setText(self.tr("Refresh"))
         self.refresh_button.setToolTip(self.tr("Read the jobs again (F5)"))
+        self.error_close.setToolTip(self.tr("Dismiss this message"))
         self.table.setHorizontalHeaderLabels(
             [
                 self.tr("ID"), self.tr("Job"), self.tr("Kind"), self.tr("State"),
@@ -608,6 +624,12 @@ class JobsPage(QWidget):
             self.show_error(error)
 
         self.worker.submit(fn, on_done=finished, on_error=failed, name=name)
+
+    def refresh(self) -> None:
+        """Refresh (F5): the list, and the shown job with its log read again from the store."""
+        self.reload()
+        if self.selected_id is not None:
+            self.open_job(self.selected_id)
 
     def reload(self) -> None:
         engine = self.engine
@@ -750,6 +772,12 @@ class JobsPage(QWidget):
         self.worker.submit(read, on_done=done, on_error=failed, name=f"job {job_id}")
 
     def _show_detail(self, detail: JobDetail, *, keep_log: bool) -> None:
+        ended = (
+            self.detail is not None
+            and self.detail.job.id == detail.job.id
+            and self.detail.job.active
+            and not detail.job.active
+        )
         self.detail = detail
         job = detail.job
         self._show_detail_state()
@@ -802,6 +830,8 @@ class JobsPage(QWidget):
         elif self.last_line_id is None and not self.lines:
             self._show_lines()
         self._follow_changed()
+        if ended and self.log_follow.isChecked():
+            self._follow()  # the lines written since the last read: a finished job's log whole
         self.detail_shown.emit(detail)
 
     def _show_detail_state(self) -> None:
@@ -1066,8 +1096,12 @@ class JobsPage(QWidget):
         )
 
     def _follow(self) -> None:
-        """New lines since the last one shown (one read at a time)."""
-        if self._following or self.selected_id is None:
+        """New lines since the last one shown (one read at a time; one asked for meanwhile
+        runs after it, so that the last lines of a job that just ended are never skipped)."""
+        if self.selected_id is None:
+            return
+        if self._following:
+            self._follow_again = True
             return
         job_id = self.selected_id
         after = self.last_line_id
@@ -1080,8 +1114,14 @@ class JobsPage(QWidget):
                 return list(engine.job_logs(str(job_id), tail=LOG_TAIL, **filters))
             return list(engine.job_logs(str(job_id), since_offset=after, **filters))
 
-        def done(lines: list[LogLine]) -> None:
+        def again() -> None:
             self._following = False
+            if self._follow_again:
+                self._follow_again = False
+                QTimer.singleShot(0, self._follow)
+
+        def done(lines: list[LogLine]) -> None:
+            again()
             if job_id != self.selected_id or not lines:
                 return
             if after != self.last_line_id:
@@ -1105,7 +1145,7 @@ class JobsPage(QWidget):
             self.log_appended.emit(len(lines))
 
         def failed(error: ErrorInfo) -> None:
-            self._following = False
+            again()
             log.info("following job %s: %s", job_id, error.message)
 
         self.worker.submit(read, on_done=done, on_error=failed, name="follow log")
@@ -1239,8 +1279,7 @@ class JobsPage(QWidget):
     def _say(self, words: Callable[[], str]) -> None:
         """Show a notice; ``words`` makes its text in the window's language (called again
         when the language changes)."""
-        self.error.hide()
-        self.shown_error = None
+        self.dismiss_error()
         self._notice_words = words
         text = words()
         self.notice.setText(text)
@@ -1253,8 +1292,13 @@ class JobsPage(QWidget):
     def show_error(self, error: ErrorInfo) -> None:
         self.shown_error = error
         set_plain(self.error, error_text(error), multiline=True)
-        self.error.show()
+        self.error_bar.show()
         self.message.emit(error.worded()[0])
+
+    def dismiss_error(self) -> None:
+        """The red banner closed (its × button); the next failure shows it again."""
+        self.error_bar.hide()
+        self.shown_error = None
 
 
 def create_jobs_page(context: Any) -> JobsPage:

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLayout,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -63,6 +64,8 @@ HINT = QT_TRANSLATE_NOOP(
     "Click a row of the heatmap to chart that GPU, or a node's name for all its GPUs.",
 )
 LEGEND_COLUMNS = 4  # chips per row of the legend at most
+MIN_PLOT_PX = 124  # no chart drawn shorter (its title and axis inside): scrolled instead
+CURVE_ROWS = 3  # the metric plots' rows (utilisation and memory; power and temperature; NIC)
 
 
 class MonitorPage(QWidget):
@@ -170,8 +173,18 @@ class MonitorPage(QWidget):
         side_layout.addWidget(line)
         side_layout.addWidget(self.alerts, 1)
 
+        # The charts never squeezed below a readable height (the operations panel or the
+        # tour's banner open at the default size): they scroll instead.
+        self.heatmap.setMinimumHeight(MIN_PLOT_PX + 48)  # its time axis and node labels too
+        self.curves.setMinimumHeight(CURVE_ROWS * MIN_PLOT_PX + 16)
+        self.charts_scroll = QScrollArea()
+        self.charts_scroll.setObjectName("monitorChartsScroll")
+        self.charts_scroll.setWidgetResizable(True)
+        self.charts_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.charts_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.charts_scroll.setWidget(charts)
         body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(charts)
+        body.addWidget(self.charts_scroll)
         body.addWidget(side)
         body.setStretchFactor(0, 1)
         body.setStretchFactor(1, 0)

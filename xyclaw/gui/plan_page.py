@@ -533,9 +533,27 @@ def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
     return item
 
 
+#: Reasons whose words name a command-line flag: said for the window, naming its field.
+_WINDOW_REASONS = {
+    "assumed-tokens": lambda f: QCoreApplication.translate(
+        "PlanPage", "{tokens} training tokens assumed; fill in Tokens above"
+    ).format(tokens=f.get("tokens", "?")),
+    "assumed-rate": lambda f: QCoreApplication.translate(
+        "PlanPage", "{rate} req/s assumed; fill in QPS above"
+    ).format(rate=f.get("rate", "?")),
+}
+
+
 def _worded_reasons(option: PlanOption) -> list[tuple[str, str]]:
-    """The option's (rule, reason) in the GUI's language."""
-    return worded_reasons(option, message_language())
+    """The option's (rule, reason) in the GUI's language; a reason that tells a terminal user
+    which flag to give tells a window user which field to fill in."""
+    figures = option.reason_figures or ({},) * len(option.reasons)
+    out = []
+    worded = worded_reasons(option, message_language())
+    for (rule, text), found in zip(worded, figures, strict=False):
+        window = _WINDOW_REASONS.get(rule)
+        out.append((rule, window(dict(found or {})) if window else text))
+    return out
 
 
 def _reasons_tip(option: PlanOption) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDialog, QLabel, QListWidget, QPushButton
 
 from xyclaw.gui import history_words as words
@@ -41,6 +41,19 @@ def describe_billing(cluster: Any, now: float | None = None) -> str:
     )
 
 
+def guard_after_quit(engine: Any) -> bool:
+    """Whether a guard watches the clusters once this app has quit: one runs now in its own
+    process, or this app runs it and hands it to a background process on quit (``[guard]
+    autostart``), as ``Engine.close`` does."""
+    status = engine.guard_status()
+    if not status.running:
+        return False
+    holder = status.info.holder if status.info is not None else None
+    if holder is not None and holder != "desktop":
+        return True  # a guard of its own process (background, or `xyclaw guard`)
+    return bool(engine.config.guard.autostart)
+
+
 class QuitFlow:
     """Reads the live clusters on a worker, then quits or asks (ui/quit_dialog.ui)."""
 
@@ -49,15 +62,23 @@ class QuitFlow:
         self.dialog: QDialog | None = None
         self.clusters: list[Any] = []
         self._pending: set[str] = set()
+        self.jobs: list[Any] = []
+        self.guard_after = False
 
     def start(self) -> None:
         if self.dialog is not None and self.dialog.isVisible():
             self.dialog.raise_()
             return
         engine = self.controller.engine
+
+        def read() -> tuple[list[Any], list[Any], bool]:
+            clusters = engine.clusters()
+            jobs = [j for j in engine.jobs() if j.active] if any(c.live for c in clusters) else []
+            return clusters, jobs, guard_after_quit(engine)
+
         self.controller.worker.submit(
-            engine.clusters,
-            on_done=self._clusters_read,
+            read,
+            on_done=lambda found: self._clusters_read(*found),
             on_error=self._read_failed,
             name="quit: live clusters",
         )
@@ -67,14 +88,22 @@ class QuitFlow:
         self.controller.show_error(error)
         self._ask([], error)
 
-    def _clusters_read(self, clusters: list[Any]) -> None:
+    def _clusters_read(
+        self, clusters: list[Any], jobs: list[Any] | None = None, guard_after: bool = False
+    ) -> None:
         live = [c for c in clusters if c.live]
         if not live:
             self.controller.quit_now()
             return
-        self._ask(live, None)
+        self._ask(live, None, jobs or [], guard_after)
 
-    def _ask(self, clusters: list[Any], error: ErrorInfo | None) -> None:
+    def _ask(
+        self,
+        clusters: list[Any],
+        error: ErrorInfo | None,
+        jobs: list[Any] | None = None,
+        guard_after: bool = False,
+    ) -> None:
         self.clusters = clusters
         dialog = load_ui("quit_dialog.ui", self.controller.window)
         assert isinstance(dialog, QDialog)
@@ -84,6 +113,25 @@ class QuitFlow:
         self.release_button = child(dialog, QPushButton, "quitRelease")
         self.keep_button = child(dialog, QPushButton, "quitKeep")
         self.cancel_button = child(dialog, QPushButton, "quitCancel")
+        self.explanation = child(dialog, QLabel, "quitExplanation")
+        self.guard_after = guard_after
+        # a cluster's line whole: wrapped, never cut at the list's edge
+        self.list.setWordWrap(True)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.explanation.setText(
+            translate(
+                "QuitFlow",
+                "After XyClaw quits, a background guard keeps watching them: it releases idle "
+                "clusters and enforces their budgets (`xyclaw guard status` shows it). "
+                "Releasing stops billing; what is only on the nodes' disks is lost.",
+            )
+            if guard_after
+            else translate(
+                "QuitFlow",
+                "While XyClaw is closed nothing releases idle machines or enforces budgets. "
+                "Releasing stops billing; what is only on the nodes' disks is lost.",
+            )
+        )
         if error is not None:
             self.headline.setText(
                 translate("QuitFlow", "XyClaw could not read which clusters are billing")
@@ -99,8 +147,28 @@ class QuitFlow:
                     n=n
                 )
             )
+            running = jobs or []
+            if any(c.provider_id == "sim" for c in clusters):
+                # its process outlives the window: said, with why and where it stops
+                self.explanation.setText(
+                    self.explanation.text()
+                    + "\n"
+                    + translate(
+                        "QuitFlow",
+                        "The simulated cloud keeps running in the background so that its "
+                        "clusters stay up (it bills nothing real); Settings → Simulated cloud "
+                        "stops it.",
+                    )
+                )
             for cluster in clusters:
-                self.list.addItem(describe_billing(cluster))
+                line = describe_billing(cluster)
+                for job in running:
+                    if job.cluster == cluster.name:
+                        line += "\n" + translate(
+                            "QuitFlow", "    job {job} is running on it: releasing stops it"
+                        ).format(job=job.name)
+                self.list.addItem(line)
+            self.jobs = running
         self.release_button.clicked.connect(self.release_and_quit)
         self.keep_button.clicked.connect(self.keep_and_quit)
         self.cancel_button.clicked.connect(dialog.reject)

@@ -708,8 +708,9 @@ class SettingsPage(QWidget):
         self.title.setText(self.tr("Settings"))
         self.subtitle.setText(
             self.tr(
-                "Saved to config.toml with the same checks as the file; keys go to the "
-                "keyring only."
+                "Saved to config.toml with the same checks as the file; API keys go to the "
+                "system keyring, or without one to a file only you can read, never to "
+                "config.toml."
             )
         )
         for index, text in enumerate(

@@ -58,6 +58,7 @@ class StatusSnapshot:
     llm_cost_today: dict[str, int] = field(default_factory=dict)
     brain: str = ""
     providers: list[ProviderState] = field(default_factory=list)
+    simulated: bool = False  # every billing cluster is on the built-in simulated cloud
 
     @property
     def billing(self) -> bool:
@@ -71,8 +72,12 @@ class StatusSnapshot:
         )
         n = len(self.billing_clusters)
         if n == 1:
-            return translate("StatusBar", "{rates} on 1 cluster").format(rates=rates)
-        return translate("StatusBar", "{rates} on {n} clusters").format(rates=rates, n=n)
+            text = translate("StatusBar", "{rates} on 1 cluster").format(rates=rates)
+        else:
+            text = translate("StatusBar", "{rates} on {n} clusters").format(rates=rates, n=n)
+        if self.simulated:  # beside "nothing is billed": the figure is the simulation's
+            text += " " + translate("StatusBar", "(simulated, not charged)")
+        return text
 
     def spent_text(self, now: float | None = None) -> str:
         """Spent today, advanced at the spend rate since the snapshot was taken."""
@@ -113,10 +118,13 @@ def read_snapshot(
             ProviderState(s.name, _provider_state(s.reachable, s.detail), s.detail)
             for s in engine.provider_status()
         ]
+    billing = billing_clusters(clusters)
     return StatusSnapshot(
         taken_at=now,
         rate_micros_per_hour=dict(spend.rate_per_hour),
-        billing_clusters=billing_clusters(clusters),
+        billing_clusters=billing,
+        simulated=bool(billing)
+        and all(c.provider_id == "sim" for c in clusters if c.name in billing),
         live_clusters=len(clusters),
         spent_today=dict(spend.totals),
         tokens_today=tokens_today,

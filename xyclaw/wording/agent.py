@@ -70,6 +70,10 @@ CARDS: dict[str, tuple[str, str]] = {
     ),
     "agent.card_launch": ("Launch {spec}", "启动 {spec}"),
     "agent.card_launch_on": ("Launch {spec} on {cluster}", "在 {cluster} 上启动 {spec}"),
+    "agent.card_launch_rent": (
+        "Launch {spec}: rent {gpus} x {gpu} for {per_hour}/h, about {total} in total",
+        "启动 {spec}：租用 {gpus} 张 {gpu}，每小时 {per_hour}，预计共 {total}",
+    ),
     "agent.card_launch_command": (
         "the spec's launch command (torchrun over SSH on every node)",
         "作业描述里的启动命令（通过 SSH 在每个节点上运行 torchrun）",

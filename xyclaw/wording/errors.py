@@ -913,9 +913,17 @@ TEXTS: dict[str, tuple[str, str]] = {
         "启动这个作业要先租用集群：{quote}",
     ),
     "error.job.needs_approval_hint": (
-        "approve the quote and launch with it (CLI: --yes; Engine: launch(spec, quote=...)), or "
-        "name an existing cluster with --cluster",
-        "请批准报价并用它启动（命令行：--yes；Engine：launch(spec, quote=...)），或用 --cluster"
-        " 指定已有集群",
+        "approve that quote to rent the cluster and start the job (the window and `xyclaw "
+        "launch` ask; --yes answers for you), or launch it on a cluster you already have",
+        "批准这个报价即可租用集群并启动作业（窗口和 `xyclaw launch` 会先问你；--yes 代你回答），"
+        "或在已有的集群上启动它",
+    ),
+    "error.job.no_spec": (
+        'no job spec "{spec}": it is neither a file nor a bundled sample (the samples: {samples})',
+        "没有作业规格“{spec}”：它既不是文件，也不是自带的示例（示例有：{samples}）",
+    ),
+    "error.job.no_spec_hint": (
+        "give the path of a YAML spec (docs/jobs.md), or a sample's name, e.g. plain-python",
+        "请给出 YAML 作业规格的路径（见 docs/jobs.md），或示例的名字，例如 plain-python",
     ),
 }

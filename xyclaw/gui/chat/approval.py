@@ -114,6 +114,8 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
             else translate("ApprovalCard", "{n} nodes").format(n=nodes)
         )
         shape = f"{count} × {gpu}" + (f" ({node_text} × {per_node})" if nodes and per_node else "")
+        if details.get("spec"):  # a launch that rents its own cluster: the job first
+            facts.append(("Spec", str(details["spec"])))
         facts.append(("What", shape))
         where = " · ".join(str(q[k]) for k in ("provider", "region") if q.get(k))
         if q.get("fabric"):

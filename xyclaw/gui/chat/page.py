@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -74,6 +75,20 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 SEARCH_DEBOUNCE_MS = 250
 DRAIN_BUDGET_S = 0.025  # main-thread time for agent events before the loop runs again
+
+
+#: Titles XyClaw gives a conversation itself (stored in English): shown in the window's language.
+_OWN_TITLES = {
+    "New conversation": lambda: i18n.translate("ChatPage", "New conversation"),
+    "Tour": lambda: i18n.translate("ChatPage", "Tour"),
+}
+
+
+def shown_title(title: str) -> str:
+    """A conversation's title as the list and the heading show it: XyClaw's own default
+    titles in the window's language, a title the user or the agents gave as it is."""
+    own = _OWN_TITLES.get(title)
+    return own() if own is not None else title
 
 
 @dataclass
@@ -166,6 +181,7 @@ class ChatPage(QWidget):
         self._drain_timer.setInterval(0)
         self._drain_timer.timeout.connect(self._drain)
         self._follow = True
+        self._reveal: ApprovalCard | None = None  # a card waiting, kept in view
         self.rename_dialog: QInputDialog | None = None
         self.delete_dialog: QMessageBox | None = None
 
@@ -217,7 +233,7 @@ class ChatPage(QWidget):
             self.title.setText(self.tr("The agents could not start"))
         else:
             info = self._info(self.current)
-            set_plain(self.title, info.title if info else self.tr("Conversation"))
+            set_plain(self.title, shown_title(info.title) if info else self.tr("Conversation"))
             if info is not None:
                 self._show_totals(info)
         for row in range(self.list.count()):
@@ -231,6 +247,13 @@ class ChatPage(QWidget):
             if heading is not None and intro is not None:
                 heading.setText(self.tr("What should XyClaw do?"))
                 intro.setText(self._intro_text())
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not getattr(self, "_focused_once", False) and self.composer.isEnabled():
+            # first shown with the agents ready: what the user types goes into the input
+            self._focused_once = True
+            QTimer.singleShot(0, lambda: self.composer.setFocus(Qt.FocusReason.OtherFocusReason))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -246,6 +269,9 @@ class ChatPage(QWidget):
     def attach_runtime(self, runtime: Any) -> None:
         self.runtime = runtime
         self._set_enabled(True)
+        if self.isVisible() and not getattr(self, "_focused_once", False):
+            self._focused_once = True
+            self.composer.setFocus(Qt.FocusReason.OtherFocusReason)  # type at once on start
         self._title_state = "new"
         self.title.setText(self.tr("New chat"))
         self.reload_conversations(open_first=True)
@@ -303,7 +329,7 @@ class ChatPage(QWidget):
             )
             item.setToolTip(
                 plain_tip(
-                    f"{display.line(info.title)}\n{started}"
+                    f"{display.line(shown_title(info.title))}\n{started}"
                     + ("\n" + self.tr("an approval is waiting") if info.pending_approval else "")
                 )
             )
@@ -315,7 +341,7 @@ class ChatPage(QWidget):
         self.list.blockSignals(False)
         info = self._info(self.current)
         if info is not None:
-            set_plain(self.title, info.title)
+            set_plain(self.title, shown_title(info.title))
             self._show_totals(info)
         self.conversations_loaded.emit()
         if open_first and self.current is None:
@@ -335,7 +361,7 @@ class ChatPage(QWidget):
             line += f" · {money(info.cost_micros, info.currency, 4)}"
         if info.pending_approval:
             line = self.tr("approval waiting") + " · " + line
-        return f"{display.line(info.title)}\n{line}"
+        return f"{display.line(shown_title(info.title))}\n{line}"
 
     def _info(self, cid: int | None) -> ConversationInfo | None:
         return next((c for c in self.conversations if c.id == cid), None)
@@ -408,7 +434,7 @@ class ChatPage(QWidget):
             self.tr("Delete conversation"),
             self.tr(
                 "Delete “{title}” and its messages? Clusters it rented are not affected."
-            ).format(title=display.line(info.title)),
+            ).format(title=display.line(shown_title(info.title))),
             QMessageBox.StandardButton.Cancel,
             self,
         )
@@ -448,7 +474,7 @@ class ChatPage(QWidget):
         generation = self._load_generation
         info = self._info(cid)
         self._title_state = "conversation"
-        set_plain(self.title, info.title if info else self.tr("Conversation"))
+        set_plain(self.title, shown_title(info.title) if info else self.tr("Conversation"))
         if info is not None:
             self._show_totals(info)
         self._clear()
@@ -589,7 +615,9 @@ class ChatPage(QWidget):
         self._follow = value >= self.scroll.verticalScrollBar().maximum() - 40
 
     def _range_changed(self, _low: int, high: int) -> None:
-        if self._follow:
+        if self._reveal is not None:
+            self._show_card()
+        elif self._follow:
             self.scroll.verticalScrollBar().setValue(high)
 
     def _scroll_to_end(self) -> None:
@@ -725,6 +753,9 @@ class ChatPage(QWidget):
             digest=card.request.digest,
         )
         self._start(cid, lambda on_event, cancel: runtime.answer(cid, decision, on_event, cancel))
+        self._reveal = None
+        # What is typed next goes to the composer, not to the answered card's buttons.
+        self.composer.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _start(self, cid: int, call: Any) -> None:
         turn = Turn(cid)
@@ -839,7 +870,19 @@ class ChatPage(QWidget):
         card.decided.connect(lambda kind, args, remember: self.decide(card, kind, args, remember))
         self.approval_cards[request.approval_id] = card
         self._add(card)
+        # The card is what the user must answer: in view, even when they had scrolled up
+        # (a "Rent this" pressed on a plan card higher in the transcript).
+        self._reveal = card  # kept in view as the transcript's layout grows, until answered
+        QTimer.singleShot(0, self._show_card)
         return card
+
+    def _show_card(self) -> None:
+        card = self._reveal
+        if card is None or not shiboken6.isValid(card) or card.decision is not None:
+            self._reveal = None
+            return
+        self.scroll.ensureWidgetVisible(card, 0, 0)  # its title, then its buttons
+        self.scroll.ensureWidgetVisible(card.approve_button, 0, 24)
 
     def show_plan(self, plan_id: int, options: list[dict[str, Any]]) -> PlanCard:
         card = PlanCard(plan_id, options)
@@ -854,7 +897,7 @@ class ChatPage(QWidget):
             return
         info = self._info(int(request.conversation_id))
         where = (
-            info.title
+            shown_title(info.title)
             if info is not None
             else self.tr("conversation {id}").format(id=request.conversation_id)
         )

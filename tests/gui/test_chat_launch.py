@@ -1,0 +1,105 @@
+"""Launching from the chat with no cluster (issue 28, item 1): a sample spec that rents its own
+cluster gives one approval card with the quote (cost, nodes), and after Approve the job runs;
+a sample named loosely ("the lora example") is resolved, or refused with the samples listed,
+before any card is shown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from pytestqt.qtbot import QtBot
+
+from tests.gui.conftest import MakeWindow
+from tests.gui.test_zh_chat_cards import approve, ask, card_waiting, shown
+from xyclaw.agent.runtime import AgentRuntime
+from xyclaw.engine import Engine
+from xyclaw.gui.app import build_runtime
+from xyclaw.gui.chat.approval import ApprovalCard
+from xyclaw.gui.chat.blocks import MessageBlock, ToolCard
+from xyclaw.store import Store
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def runtime(sim_engine: Engine, history_store: Store) -> Iterator[AgentRuntime]:
+    rt = build_runtime(sim_engine, history_store)
+    yield rt
+    rt.close()
+
+
+def _texts(chat) -> str:  # type: ignore[no-untyped-def]
+    parts = [b.body.toPlainText() for b in shown(chat, MessageBlock)]
+    parts += [f"{c.name.text()} {c.summary.text()}" for c in shown(chat, ToolCard)]
+    return "\n".join(parts)
+
+
+def facts(card: ApprovalCard) -> str:
+    return "\n".join(f"{k}: {v.text()}" for k, v in card.facts.items())
+
+
+def test_launch_a_renting_sample_shows_its_quote_and_runs_after_approve(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine, runtime: AgentRuntime
+) -> None:
+    ctl = make_window(sim_engine, runtime)
+    ctl.window.resize(1400, 1000)
+    chat = ctl.chat
+    qtbot.waitUntil(lambda: chat.runtime is not None and chat.composer.isEnabled(), timeout=30000)
+    assert sim_engine.clusters() == []
+
+    ask(qtbot, chat, "launch skypilot-ddp on 2 nodes")  # the issue's shortest path
+    card = card_waiting(qtbot, chat, "spend")
+    quote = sim_engine.launch_quote("skypilot-ddp")
+    shown_text = card.title.text() + "\n" + facts(card)
+    assert "skypilot-ddp" in card.title.text()
+    assert f"{quote.nodes} nodes × {quote.gpus_per_node}" in card.facts["What"].text()
+    total = f"{quote.estimated_total_micros / 1e6:,.2f}"
+    per_hour = f"{quote.price_per_hour_micros / 1e6:,.2f}"
+    assert per_hour in shown_text, shown_text
+    assert total in shown_text, shown_text
+    assert "Nodes -" not in shown_text
+    assert len([c for c in shown(chat, ApprovalCard) if c.decision is None]) == 1
+
+    approve(qtbot, chat, card)
+    qtbot.waitUntil(lambda: bool(sim_engine.jobs(include_finished=True)), timeout=60000)
+    [job] = sim_engine.jobs(include_finished=True)
+    assert job.name == "qwen7b-lora-sky"  # the spec's own name
+    qtbot.waitUntil(
+        lambda: sim_engine.job(str(job.id)).state in ("running", "succeeded"), timeout=120000
+    )
+    [cluster] = sim_engine.clusters()
+    assert cluster.gpu_count == quote.gpu_count
+    said = _texts(chat)
+    assert "CLI:" not in said and "Engine:" not in said and "quote=" not in said
+
+
+def test_the_lora_example_is_resolved_before_any_card(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine, runtime: AgentRuntime
+) -> None:
+    ctl = make_window(sim_engine, runtime)
+    chat = ctl.chat
+    qtbot.waitUntil(lambda: chat.runtime is not None and chat.composer.isEnabled(), timeout=30000)
+
+    ask(qtbot, chat, "run the lora example")
+    card = card_waiting(qtbot, chat, "spend")
+    assert "lora-2node" in card.title.text()
+    assert card.facts["Spec"].text() == "lora-2node"
+
+
+def test_an_unknown_sample_is_refused_with_the_samples_listed_and_no_card(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine, runtime: AgentRuntime
+) -> None:
+    ctl = make_window(sim_engine, runtime)
+    chat = ctl.chat
+    qtbot.waitUntil(lambda: chat.runtime is not None and chat.composer.isEnabled(), timeout=30000)
+
+    ask(qtbot, chat, "launch mnist.yaml")
+    qtbot.waitUntil(lambda: not chat.busy, timeout=60000)
+    assert not shown(chat, ApprovalCard)
+    said = _texts(chat)
+    for name in ("plain-python", "skypilot-ddp", "lora-2node"):
+        assert name in said, said
