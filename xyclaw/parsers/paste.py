@@ -23,8 +23,11 @@ _HOST_PROMPT_RE = re.compile(
     r"(?:\[?[\w.-]{1,64}@[\w.-]{1,253}(?::[^\s$#]{0,512})?(?:\s{1,4}[^\s\]$#]{1,512})?\]?)"
     r"\s{0,4}[$#%>]\s{0,4}(?P<cmd>.*)$"
 )
-#: ``$ cmd``, ``% cmd``: the shell's own sign then a command.
-_BARE_PROMPT_RE = re.compile(r"^[$%]\s{1,4}(?P<cmd>\S.*)$")
+#: ``$ cmd``, ``% cmd``: the shell's own sign then a command; PowerShell's ``PS C:\\x> cmd`` and
+#: cmd.exe's ``C:\\x>cmd``.
+_BARE_PROMPT_RE = re.compile(
+    r"^(?:[$%]\s{1,4}|(?:PS )?[A-Za-z]:\\[^>\n]{0,512}>\s{0,4})(?P<cmd>\S.*)$"
+)
 _QUOTE_RE = re.compile(r"^\s{0,3}> ?")
 #: ``set -x`` traces: ``+ ibstat``, ``++ hostname``.
 _TRACE_RE = re.compile(r"^\+{1,8} (?P<cmd>\S.*)$")
