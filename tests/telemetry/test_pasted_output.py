@@ -82,7 +82,8 @@ def test_xid_pci_on_the_next_line_and_the_full_catalog() -> None:
     assert xid_info(32).description == "Invalid or corrupted push buffer stream"
     assert xid_info(32).bucket == "RESTART_APP" and events[3].category == "application"
     what, do = xid_wording(109)
-    assert "Context Switch Timeout" in what.in_language("en")
+    assert what.in_language("en") == "Context Switch Timeout Error (NVIDIA's XID catalog)"
+    assert what.in_language("zh") == "上下文切换超时（NVIDIA XID 目录）"
     assert do.in_language("zh") == "重置这块 GPU（或重启节点）后再用"
     assert "not in" not in what.in_language("en")
 

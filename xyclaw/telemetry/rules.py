@@ -675,12 +675,7 @@ def xid_wording(code: int) -> tuple[Said, Said]:
         return said(f"alert.xid.{code}.what"), said(f"alert.xid.{code}.do")
     info = xid_info(code)
     if info.mnemonic:  # in NVIDIA's catalog: its description, and its resolution bucket worded
-        what = said(
-            "alert.xid.catalog.what",
-            description=info.description,
-            mnemonic=info.mnemonic,
-            code=code,
-        )
+        what = said("alert.xid.catalog.what", description=Said(f"alert.xid.desc.{code}"))
         if info.bucket.startswith("WORKFLOW_"):
             return what, said("alert.xid.bucket.workflow", bucket=info.bucket, code=code)
         if info.bucket in XID_BUCKETS:

@@ -230,8 +230,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.xid.120.do": _RESET_GSP,
     # XIDs of NVIDIA's catalog that XyClaw has no words of its own for (issue 30)
     "alert.xid.catalog.what": (
-        "{description} ({mnemonic}, NVIDIA's XID catalog)",
-        "NVIDIA XID 目录所列的错误（见目录中的 XID {code}）",
+        "{description} (NVIDIA's XID catalog)",
+        "{description}（NVIDIA XID 目录）",
     ),
     "alert.xid.bucket.restart_app": ("restart the application", "重启应用"),
     "alert.xid.bucket.reset_gpu": (
