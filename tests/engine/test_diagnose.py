@@ -133,3 +133,19 @@ def test_engine_method_is_the_same(tmp_path: Path) -> None:
         assert found.to_json() == diagnose_text(text).to_json()
     finally:
         engine.close()
+
+
+def test_topo_p2p_is_not_read_as_the_link_matrix() -> None:
+    # `nvidia-smi topo -p2p r` prints a capability matrix (OK, CNS...), not -m's links
+    p2p = (
+        "$ nvidia-smi topo -p2p r\n        GPU0    GPU1\n GPU0   X       CNS\n GPU1   CNS     X\n"
+        "\nLegend:\n\n  X    = Self\n  OK   = Status Ok\n  CNS  = Chipset not supported\n"
+    )
+    with pytest.raises(DiagnoseError, match="does not recognise"):
+        diagnose_text(p2p)
+    link = (
+        "$ nvidia-smi topo -m\n        GPU0    GPU1    CPU Affinity\n"
+        "GPU0     X      NV2     0-23\nGPU1    NV2      X      0-23\n"
+    )
+    found = diagnose_text(link)
+    assert found.kind == "nvidia-smi topo -m" and found.data["nvlinked_pairs"] == 1

@@ -137,7 +137,7 @@ class Diagnosis:
 # --- recognising ---------------------------------------------------------------------------
 
 _COMMAND_KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"nvidia-smi\b.*\btopo\b"), "nvidia-smi topo -m"),
+    (re.compile(r"nvidia-smi\b.*\btopo\b.*(?:\s-m\b|--matrix)"), "nvidia-smi topo -m"),
     (re.compile(r"nvidia-smi\b.*--query-gpu"), "nvidia-smi csv"),
     (re.compile(r"nvidia-smi\b.*\s-L\b"), "nvidia-smi -L"),
     (re.compile(r"nvidia-smi\b.*\s-q\b"), "nvidia-smi -q"),
@@ -154,6 +154,8 @@ _NCCL_TESTS_RE = re.compile(
 _TEST_FAILURE_RE = re.compile(r"Test (?:NCCL |CUDA )?failure \S+:\d+")
 _QUERY_RE = re.compile(r"==+\s*NVSMI LOG\s*==+|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", re.M)
 _TOPO_RE = re.compile(r"^\s*GPU0\s+(?:GPU1|NIC0|CPU Affinity|X)\b", re.M)
+#: ``nvidia-smi topo -p2p r``: a capability matrix (OK, CNS, ...), not the link matrix of -m.
+_P2P_RE = re.compile(r"^\s*GPU\d+\s+(?:X\s+)?(?:OK|CNS|GNS|TNS|NS|U)(?:\s|$)", re.M)
 _LIST_RE = re.compile(r"^GPU \d+: .*\(UUID: ", re.M)
 _CSV_RE = re.compile(
     r"^(?:index|name|timestamp|utilization\.gpu|memory\.used|uuid|pci\.bus_id)\b.*,", re.M
@@ -180,7 +182,7 @@ def recognise(pasted: Pasted) -> str | None:
         return "nvidia-smi"
     if _QUERY_RE.search(text):
         return "nvidia-smi -q"
-    if _TOPO_RE.search(text):
+    if _TOPO_RE.search(text) and not _P2P_RE.search(text):
         return "nvidia-smi topo -m"
     if _LIST_RE.search(text):
         return "nvidia-smi -L"
@@ -196,6 +198,8 @@ def recognise(pasted: Pasted) -> str | None:
         return "nvidia-smi csv"
     if _LOG_RE.search(text):
         return "training log"
+    if _P2P_RE.search(text):
+        return None  # topo -p2p: not the link matrix, whatever the prompt says
     for rx, kind in _COMMAND_KINDS:
         if pasted.command and rx.search(pasted.command):
             return kind
