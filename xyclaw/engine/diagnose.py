@@ -61,7 +61,8 @@ KINDS = (
     "nccl-tests",
     "training log",
 )
-MAX_CHARS = 4_000_000  # a pasted log longer than this is cut (and said so)
+MAX_CHARS = 4_000_000
+_MAX_GPUS = 64  # a pasted log longer than this is cut (and said so)
 _NODE = NodeRef(cluster_id=0, node_id=0, name="pasted", expected_gpus=0)
 
 
@@ -148,11 +149,12 @@ _COMMAND_KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:dmesg|journalctl)\b"), "dmesg"),
     (re.compile(r"_perf\b"), "nccl-tests"),
 )
+_COMMAND_CHARS = 300
 _NCCL_TESTS_RE = re.compile(
     r"^#\s*(?:nThread\s+\d|nccl-tests version|\s*size\s+count\s+type)", re.M
 )
 _TEST_FAILURE_RE = re.compile(r"Test (?:NCCL |CUDA )?failure \S+:\d+")
-_QUERY_RE = re.compile(r"==+\s*NVSMI LOG\s*==+|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", re.M)
+_QUERY_RE = re.compile(r"NVSMI LOG|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", re.M)
 _TOPO_RE = re.compile(r"^\s*GPU0\s+(?:GPU1|NIC0|CPU Affinity|X)\b", re.M)
 #: ``nvidia-smi topo -p2p r``: a capability matrix (OK, CNS, ...), not the link matrix of -m.
 _P2P_RE = re.compile(r"^\s*GPU\d+\s+(?:X\s+)?(?:OK|CNS|GNS|TNS|NS|U)(?:\s|$)", re.M)
@@ -167,7 +169,7 @@ _DMESG_RE = re.compile(r"NVRM: (?:Xid|GPU)|fallen off the bus")
 _LOG_RE = re.compile(
     r"Watchdog caught collective operation timeout|ProcessGroupNCCL|NCCL WARN|NCCL error|"
     r"CUDA error|CUDA out of memory|OutOfMemoryError|Traceback \(most recent call last\)|"
-    r"NCCL INFO|\biteration\s+\d+\s*/|\{'loss': |\bstep[ =:]\s*\d+.*\bloss\b|"
+    r"NCCL INFO|\biteration\s+\d+\s*/|\{'loss': |\bstep[ =:]\s{0,8}\d{1,12}.{0,200}\bloss\b|"
     r"ChildFailedError|exitcode",
     re.I,
 )
@@ -200,8 +202,9 @@ def recognise(pasted: Pasted) -> str | None:
         return "training log"
     if _P2P_RE.search(text):
         return None  # topo -p2p: not the link matrix, whatever the prompt says
+    command = (pasted.command or "")[:_COMMAND_CHARS]  # bounded: the patterns hold ".*"
     for rx, kind in _COMMAND_KINDS:
-        if pasted.command and rx.search(pasted.command):
+        if command and rx.search(command):
             return kind
     return None
 
@@ -211,6 +214,7 @@ def recognise(pasted: Pasted) -> str | None:
 
 def _gpu_points(samples: list[GpuSample], *, th: AlertThresholds) -> list[Point]:
     """The live node's per-instant alert rules, over the GPUs the text shows."""
+    samples = samples[:_MAX_GPUS]  # the rules' records hold slots 0-254; a node has <= 16
     if not samples:
         return []
     slots = GpuSlots(len(samples))
@@ -572,6 +576,13 @@ def diagnose_text(text: str, *, th: AlertThresholds | None = None) -> Diagnosis:
         raise DiagnoseError(
             said("op.diag.unreadable", kind=kind, why=exc.said or exc.message),
             hint=exc.hint_said or exc.hint or said("op.diag.expected"),
+        ) from exc
+    except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
+        # what slips past a reader's own checks (a matrix with a hole, a number out of
+        # range) is still a refusal, never a traceback
+        raise DiagnoseError(
+            said("op.diag.unreadable", kind=kind, why=f"{type(exc).__name__}: {exc}"[:200]),
+            hint=said("op.diag.expected"),
         ) from exc
     summary = found.summary + ((said("op.diag.cut", chars=MAX_CHARS),) if cut else ())
     return Diagnosis(found.kind, summary, found.points, pasted.command, found.data)
