@@ -32,6 +32,7 @@ EFFECTS = {
     "cluster_snapshot": Effect.READ,
     "clusters": Effect.READ,
     "decline_replacement": Effect.DESTROY,
+    "diagnose": Effect.READ,
     "down": Effect.DESTROY,
     "exec": Effect.EXEC,
     "export_metrics": Effect.READ,

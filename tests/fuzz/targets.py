@@ -13,8 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import SHARED_FIXTURES
+from xyclaw.engine.diagnose import diagnose_text
 from xyclaw.jobs import node_status
 from xyclaw.parsers import ibparse, joblog, kernel_log, nccltests, nic, nvsmi
+from xyclaw.parsers.nvsmi_table import parse_table
+from xyclaw.parsers.paste import read_paste
 from xyclaw.providers.autodl import parse_ssh_command
 from xyclaw.remote.known_hosts import parse_known_hosts
 from xyclaw.telemetry.assemble import InstantAssembler
@@ -225,12 +228,29 @@ _TABLE = (
     "real:nvsmi_table_h100mig_590_load.txt",
 )
 
+#: Issue 30's pastes: prompts, traces, MPI prefixes, CRLF, indentation, 610 fields, split XIDs.
+_PASTED_TABLES = (
+    "tel:pasted/nvsmi_table_470_4x_v100.txt",
+    "tel:pasted/nvsmi_table_418_rtx_windows.txt",
+    "tel:pasted/nvsmi_table_575_h100_mig.txt",
+)
+_PASTED = (
+    *_PASTED_TABLES,
+    "tel:pasted/ibstat_prompt_crlf.txt",
+    "tel:pasted/ibv_devinfo_root_prompt_indented.txt",
+    "tel:pasted/nccltests_mpi_lost_hash_failure.txt",
+    "tel:pasted/nvsmi_q_610_banner.txt",
+    "tel:pasted/dmesg_xid_pci_next_line.txt",
+)
+
 TARGETS: tuple[Target, ...] = (
     Target("nvsmi.csv_stream", _csv_stream, _CSV),
     Target("nvsmi.csv_headed", _csv_headed, _CSV),
     Target("nvsmi.parse_csv", nvsmi.parse_csv, _CSV),
     Target("collector.gpu_path", _collector_gpu_path, _CSV),
     Target("nvsmi.parse_list", nvsmi.parse_list, _LIST + _TABLE),
+    Target("nvsmi_table.parse_table", parse_table, _TABLE + _PASTED_TABLES),
+    Target("paste.read_paste", read_paste, _PASTED + _NCCL[:1] + _IB),
     Target("nvsmi.parse_query_details", nvsmi.parse_query_details, _Q),
     Target("nvsmi.parse_query_header", nvsmi.parse_query_header, _Q),
     Target("nvsmi.parse_topology", nvsmi.parse_topology, _TOPO),
@@ -254,6 +274,7 @@ TARGETS: tuple[Target, ...] = (
         ("tun:nccl_allreduce_1node.json", "tun:nccl_allreduce_1node_cut.json"),
     ),
     Target("analyze.analyze_log", analyze_log, _NCCL),
+    Target("diagnose.diagnose_text", diagnose_text, _PASTED + _TABLE + _Q[:1] + _DMESG + _NCCL),
     Target("joblog.parse_job_log", joblog.parse_job_log, _TRAIN),
     Target("joblog.JobLogParser", _job_lines, _TRAIN),
     Target("joblog.parse_job_events", _job_events, _TRAIN),

@@ -253,16 +253,17 @@ def test_a_save_cut_short_leaves_no_trainer_state(make_node, connect, tmp_path) 
     assert "no checkpoint found in /shared/c; starting from step 0" in r.out
 
 
-def test_pip_install_on_a_node_reports_the_requirements_satisfied(ssh) -> None:  # type: ignore[no-untyped-def]
-    # the examples' setup (`pip install -r requirements.txt`) runs on simulated nodes
-    _upload(ssh, "transformers>=4.44  # the trainer\n\npeft\n-e .\n", "requirements.txt")
-    done = ssh.run("pip install -r requirements.txt && pip3 install accelerate")
-    assert done.status == 0, done.err
-    assert [line.split(" in ")[0] for line in done.out.splitlines()] == [
-        "Requirement already satisfied: transformers>=4.44",
-        "Requirement already satisfied: peft",
-        "Requirement already satisfied: accelerate",
-    ]
-    missing = ssh.run("pip install -r nope.txt")
-    assert missing.status == 1 and "Could not open requirements file" in missing.err
+def test_pip_install_on_a_node_says_nothing_can_be_installed(ssh) -> None:  # type: ignore[no-untyped-def]
+    # issue 30: an install on the simulated node fails with one honest line, never a fake
+    # "Requirement already satisfied"; the examples' setup says so on the demo cloud
+    _upload(ssh, "transformers>=4.44\n", "requirements.txt")
+    done = ssh.run("pip install -r requirements.txt && echo installed")
+    assert done.status == 1 and done.out == ""
+    assert done.err == (
+        "simulated node: no network; nothing can be installed here; "
+        "use your own host or a provider for real setup\n"
+    )
+    assert ssh.run("pip3 install accelerate").err == done.err
+    assert ssh.run("python3 -m pip install peft").err == done.err
+    assert ssh.run("pip --version").status == 0
     assert ssh.run("which pip").out.strip() == "/usr/bin/pip"

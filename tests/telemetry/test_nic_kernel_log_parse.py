@@ -80,7 +80,9 @@ def test_xid_table_follows_the_reference() -> None:
     assert {c for c in (48, 63, 64, 92, 94, 95) if cats[c] == "memory"} == {48, 63, 64, 92, 94, 95}
     assert (cats[74], cats[79], cats[119], cats[120]) == ("nvlink", "bus", "gsp", "gsp")
     assert xid_info(79).severity == "critical" and "replace" in xid_info(79).action
-    unknown = xid_info(154)
+    listed = xid_info(154)  # in NVIDIA's catalog since issue 30, not in XyClaw's own words
+    assert listed.mnemonic == "GPU_RECOVERY_ACTION_CHANGED" and listed.category != "unknown"
+    unknown = xid_info(999)
     assert unknown.category == "unknown" and unknown.severity == "warning"
 
 
@@ -100,7 +102,8 @@ def test_dmesg_with_mixed_prefixes() -> None:
     assert events[6].pid is None and events[6].process is None
     iso = events[7]
     assert iso.timestamp == datetime(2025, 3, 3, 2, 9, 30, 123456, tzinfo=UTC).timestamp()
-    assert events[8].category == "unknown" and events[8].pid is None
+    assert events[8].category == "driver" and events[8].pid is None  # 154: NVIDIA catalog
+    assert xid_info(154).bucket == "XID_154"
     assert events[9].pci == "0000:db:00" and events[9].severity == "info"
 
 

@@ -206,8 +206,11 @@ class AgentRuntime:
                     cancel,
                 )
             if info.title == DEFAULT_TITLE:
-                conv.rename_conversation(self.store, cid, text[:60])
+                conv.rename_conversation(self.store, cid, text.splitlines()[0][:60])
             conv.add_message(self.store, cid, "user", text)
+            read = self._pasted_output(cid, text, on_event)
+            if read is not None:
+                return read
             turn_id = int(time.time() * 1000)
             state_input = {
                 "messages": [user_message(text)],
@@ -218,6 +221,37 @@ class AgentRuntime:
                 "final": None,
             }
             return self._run(cid, state_input, on_event, cancel)
+
+    def _pasted_output(self, cid: int, text: str, on_event: OnEvent) -> TurnResult | None:
+        """Command output pasted on its own (issue 30): read by ``Engine.diagnose``, the
+        method behind ``xyclaw diagnose``, and answered at once in the chat's language. Text it
+        cannot read (a question, one line) goes to the agents as before."""
+        if text.count("\n") < 2:
+            return None
+        try:
+            found = self.engine.diagnose(text)
+        except XyclawError:
+            return None
+        earlier = " ".join(m.text for m in self.messages(cid) if m.role == "user")
+        chinese = any("\u4e00" <= ch <= "\u9fff" for ch in earlier) or str(
+            self.config.gui.language
+        ).startswith("zh")
+        reply = "\n".join(found.lines("zh" if chinese else "en"))
+        message_id = conv.add_message(
+            self.store, cid, "assistant", reply, agent="monitor", data={"diagnosis": found.kind}
+        )
+        message = ChatMessage(
+            id=message_id,
+            conversation_id=cid,
+            role="assistant",
+            agent="monitor",
+            text=reply,
+            reasoning=None,
+            tool_call=None,
+            ts=time.time(),
+        )
+        on_event(ReplyDone(cid, message))
+        return TurnResult(cid, "monitor", reply, [], None, 0, 0, 0, self.brain.price.currency)
 
     def answer(
         self,

@@ -30,7 +30,7 @@ COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("cancel", "jobs", "launch", "logs", "serve", "ssh-config"), "jobs"),
     **dict.fromkeys(("metrics", "top"), "telemetry"),
     **dict.fromkeys(("nccl", "tune"), "tuning"),
-    **{name: name for name in ("config", "db", "doctor", "guard", "hosts", "plan")},
+    **{name: name for name in ("config", "db", "diagnose", "doctor", "guard", "hosts", "plan")},
     **{name: name for name in ("providers", "secrets", "sim")},
 }
 

@@ -57,6 +57,7 @@ from xyclaw.wording import Said, said
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from xyclaw.engine.diagnose import Diagnosis
     from xyclaw.engine.guard import Guard, GuardReport
     from xyclaw.engine.lifecycle import ClusterLifecycle, UpRequest
     from xyclaw.engine.maintenance import Maintenance
@@ -1682,6 +1683,17 @@ class Engine:
             raise ApprovalMismatch(
                 said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
             )
+
+    # -- pasted output -----------------------------------------------------------------------
+    @effect(Effect.READ)
+    def diagnose(self, text: str) -> Diagnosis:
+        """What pasted command output is and shows: nvidia-smi in any form, topo -m, ibstat,
+        ibv_devinfo, show_gids, dmesg, nccl-tests, a training log or a watchdog trace, read by
+        the live collectors' parsers and judged by the same alert rules and verdicts. Nothing
+        is run or stored; text it cannot read raises DiagnoseError saying what was expected."""
+        from xyclaw.engine.diagnose import diagnose_text
+
+        return diagnose_text(text)
 
     # -- history -----------------------------------------------------------------------------
     @effect(Effect.READ)

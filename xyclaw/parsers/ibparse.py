@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from xyclaw.errors import ParseError
 from xyclaw.parsers.guard import parse_guard
+from xyclaw.parsers.paste import clean_paste
 
 ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000"
 # The port number is kept under a key no "name: value" line of the text can set.
@@ -145,7 +146,7 @@ def parse_ibstat(text: str) -> list[Hca]:
         if ca is not None:
             hcas.append(_ibstat_hca(name, ca, ports))
 
-    for raw in text.splitlines():
+    for raw in clean_paste(text).splitlines():
         line = raw.strip()
         if not line:
             continue
@@ -234,7 +235,7 @@ def parse_ibv_devinfo(text: str) -> list[Hca]:
         if name is not None:
             hcas.append(_devinfo_hca(name, dev, ports, gids))
 
-    for raw in text.splitlines():
+    for raw in clean_paste(text).splitlines():
         line = raw.strip()
         if not line:
             continue
@@ -338,7 +339,7 @@ def parse_show_gids(text: str) -> list[GidEntry]:
     """Mellanox ``show_gids``: ``DEV PORT INDEX GID [IPv4] VER DEV`` rows."""
     out: list[GidEntry] = []
     saw_header = False
-    for raw in text.splitlines():
+    for raw in clean_paste(text).splitlines():
         line = raw.strip()
         if not line or line.startswith("---") or line.startswith("n_gids_found"):
             continue

@@ -14,6 +14,9 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from typing import Literal
 
+from xyclaw.parsers.paste import clean_paste
+from xyclaw.parsers.xid_catalog import XID_CATALOG
+
 Severity = Literal["info", "warning", "error", "critical"]
 Category = Literal["application", "memory", "nvlink", "bus", "gsp", "driver", "unknown"]
 
@@ -25,6 +28,9 @@ class XidInfo:
     severity: Severity
     category: Category
     action: str
+    mnemonic: str = ""
+    #: NVIDIA's immediate resolution bucket (``RESTART_APP``, ``RESET_GPU``...), "" if none
+    bucket: str = ""
 
 
 _APP_ACTION = "application bug: fix or restart the application; the GPU itself is fine"
@@ -77,14 +83,67 @@ XID_TABLE: dict[int, XidInfo] = {
 }
 
 
+#: NVIDIA's immediate resolution bucket -> severity and what the user should do.
+XID_BUCKETS: dict[str, tuple[Severity, str]] = {
+    "RESTART_APP": ("warning", "restart the application"),
+    "RESET_GPU": ("critical", "reset the GPU (or reboot the node) before reuse"),
+    "RESTART_BM": ("critical", "reboot the node; replace it if the XID comes back"),
+    "RESTART_VM": ("error", "restart the virtual machine"),
+    "IGNORE": ("info", "none needed on its own; read the XIDs logged around it"),
+    "CONTACT_SUPPORT": ("warning", "contact the provider's or NVIDIA's support if it repeats"),
+    "CHECK_MECHANICALS": ("error", "check the GPU board's power cables and seating"),
+    "UPDATE_SWFW": ("error", "update the driver and firmware"),
+    "CHECK_UVM": ("warning", "check the application's unified-memory use"),
+    "XID_154": ("warning", "do the recovery action the XID names (a GPU reset or a node reboot)"),
+}
+
+
+def _category(mnemonic: str, bucket: str) -> Category:
+    words = set(mnemonic.upper().replace("/", "_").split("_"))
+    if "NVLINK" in words or "ALI" in words:
+        return "nvlink"
+    if words & {"ECC", "DBE", "DRAM", "SRAM", "SBE", "MEMORY", "RETIREMENT"}:
+        return "memory"
+    if "GSP" in words:
+        return "gsp"
+    if words & {"BUS", "PCIE"}:
+        return "bus"
+    if bucket == "RESTART_APP":
+        return "application"
+    return "driver"
+
+
+def _from_catalog(code: int) -> XidInfo | None:
+    row = XID_CATALOG.get(code)
+    if row is None:
+        return None
+    mnemonic, description, bucket = row
+    if bucket.startswith("WORKFLOW_"):
+        severity: Severity = "error"
+        action = f"follow NVIDIA's {bucket} procedure in the XID catalog"
+    else:
+        severity, action = XID_BUCKETS.get(
+            bucket, ("warning", f"look up XID {code} in NVIDIA's XID catalog; watch the GPU")
+        )
+    return XidInfo(
+        code, description, severity, _category(mnemonic, bucket), action, mnemonic, bucket
+    )
+
+
 def xid_info(code: int) -> XidInfo:
-    """What an XID code means; unknown codes get a generic warning entry."""
+    """What an XID code means: XyClaw's own words for the common ones, NVIDIA's catalog
+    (:mod:`xyclaw.parsers.xid_catalog`) for every other listed code, and a generic
+    warning entry for a code newer than both."""
     known = XID_TABLE.get(code)
     if known is not None:
-        return known
+        row = XID_CATALOG.get(code)
+        return replace(known, mnemonic=row[0], bucket=row[2]) if row else known
+    listed = _from_catalog(code)
+    if listed is not None:
+        return listed
     return XidInfo(
         code,
-        "XID not in XyClaw's table",
+        "XID not in NVIDIA's catalog as XyClaw knows it",
         "warning",
         "unknown",
         f"look up XID {code} in NVIDIA's XID catalog; watch the GPU",
@@ -229,24 +288,45 @@ def _fallen_off_line(text: str, tz: tzinfo) -> XidEvent | None:
     )
 
 
+_ANY_PCI_RE = re.compile(
+    r"\b(?:PCI:)?(?P<pci>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(?:\.[0-7])?\b"
+)
+
+
+def _neighbour_pci(lines: list[str], i: int) -> str | None:
+    """The GPU address a driver message split over lines gives on the line after (or before)
+    the one that says what happened: ``NVRM: GPU has fallen off the bus.`` then
+    ``NVRM: GPU 0000:3b:00.0: ...``, or ``The NVIDIA GPU 0000:02:00.0 ...`` then
+    ``... has fallen off the bus``."""
+    for j in (i + 1, i - 1):
+        if 0 <= j < len(lines) and "NVRM: " in lines[j] and "Xid" not in lines[j]:
+            m = _ANY_PCI_RE.search(lines[j], lines[j].find("NVRM: "))
+            if m:
+                return m.group("pci").lower()
+    return None
+
+
 def parse_dmesg(lines: str | Iterable[str], *, tz: tzinfo = UTC) -> list[XidEvent]:
     """Every XID event in a kernel log, each with the GPU UUID when the log
     named it earlier (``NVRM: GPU at PCI:...: GPU-...``). A "GPU has fallen off the bus"
     line without an Xid number counts as XID 79."""
-    if isinstance(lines, str):
-        lines = lines.splitlines()
     uuids: dict[str, str] = {}
     events: list[XidEvent] = []
     bare_losses: dict[str, int] = {}  # PCI -> index of a "fallen off the bus" line's event
     real_losses: set[str] = set()
-    for line in lines:
+    lines = clean_paste(lines).splitlines()
+    for i, line in enumerate(lines):
         um = _GPU_UUID_RE.search(line)
         if um:
             uuids[um.group("pci").lower()] = um.group("uuid")
             continue
-        ev = parse_xid_line(line, tz=tz) or _fallen_off_line(line.rstrip("\r\n"), tz)
+        ev = parse_xid_line(line, tz=tz) or _fallen_off_line(line, tz)
         if ev is None:
             continue
+        if ev.pci is None:
+            pci = _neighbour_pci(lines, i)
+            if pci is not None:
+                ev = replace(ev, pci=pci)
         uuid = uuids.get((ev.pci or "").lower())
         if uuid is not None:
             ev = replace(ev, uuid=uuid)

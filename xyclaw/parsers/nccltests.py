@@ -22,6 +22,7 @@ from typing import Any
 
 from xyclaw.errors import ParseError
 from xyclaw.parsers.guard import parse_guard
+from xyclaw.parsers.paste import clean_paste
 
 # --- bus bandwidth ------------------------------------------------------------
 
@@ -194,6 +195,27 @@ class NcclTestRun:
     notes: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     skipped_lines: int = 0
+    #: ``Test NCCL failure common.cu:1005 'unhandled system error ...'``: the test stopped on
+    #: an error, each as "NCCL failure at common.cu:1005: unhandled system error ..."
+    failures: tuple[str, ...] = ()
+    #: rank lines that were damaged (unreadable) or had lost their ``#``, and ranks missing
+    #: from the list, each said in a short line: never silently dropped
+    rank_problems: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        """The test itself reported a failure (an NCCL, CUDA or test error)."""
+        return bool(self.failures)
+
+    @property
+    def missing_ranks(self) -> tuple[int, ...]:
+        """Ranks the communicator has (NCCL's nranks, else the highest listed) but the rank
+        list lacks."""
+        if not self.ranks:
+            return ()
+        size = max(self.net.comm_ranks or 0, max(r.rank for r in self.ranks) + 1)
+        listed = {r.rank for r in self.ranks}
+        return tuple(i for i in range(size) if i not in listed)
 
     @property
     def n_ranks(self) -> int | None:
@@ -348,6 +370,10 @@ _RANK_RE = re.compile(
     r"^Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+"
     r"\[([^\]]*)\]\s*(.*)$"
 )
+_TEST_FAILURE_RE = re.compile(
+    r"Test (?P<kind>NCCL|CUDA|) ?failure (?P<where>[\w./-]{1,200}:\d{1,7})\s*(?:'(?P<msg>[^']*)'?)?"
+)
+_LOOSE_RANK_RE = re.compile(r"^#?\s*Rank\s+\d")
 _OOB_RE = re.compile(r"^Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG_RE = re.compile(r"^Avg bus bandwidth\s*:\s*(\S+)")
 _TS_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -453,10 +479,25 @@ class _RunBuilder:
         self.skipped = 0
         self.net = _NetCollector()
         self.last_bad_row = False
+        self.failures: list[str] = []
+        self.rank_problems: list[str] = []
 
     @property
     def started(self) -> bool:
-        return self.saw_header or self.saw_columns or bool(self.rows)
+        return self.saw_header or self.saw_columns or bool(self.rows) or bool(self.failures)
+
+    def _rank(self, m: re.Match[str]) -> None:
+        self.ranks.append(
+            NcclRank(
+                rank=int(m.group(1)),
+                group=int(m.group(2)) if m.group(2) is not None else None,
+                pid=int(m.group(3)),
+                host=m.group(4),
+                device=int(m.group(5)),
+                bus_id=m.group(6),
+                name=m.group(7).strip(),
+            )
+        )
 
     @property
     def finished(self) -> bool:
@@ -480,17 +521,10 @@ class _RunBuilder:
             return
         m = _RANK_RE.match(body)
         if m:
-            self.ranks.append(
-                NcclRank(
-                    rank=int(m.group(1)),
-                    group=int(m.group(2)) if m.group(2) is not None else None,
-                    pid=int(m.group(3)),
-                    host=m.group(4),
-                    device=int(m.group(5)),
-                    bus_id=m.group(6),
-                    name=m.group(7).strip(),
-                )
-            )
+            self._rank(m)
+            return
+        if _LOOSE_RANK_RE.match(body):
+            self.rank_problems.append(f"unreadable rank line: {body[:160]}")
             return
         tokens = body.split()
         if "size" in tokens and ("busbw" in tokens or "algbw" in tokens):
@@ -520,7 +554,23 @@ class _RunBuilder:
             self.notes.append(body)
 
     def data_line(self, line: str) -> None:
+        m = _TEST_FAILURE_RE.search(line)
+        if m:
+            kind = m.group("kind") or "test"
+            msg = (m.group("msg") or "").strip().rstrip("/ ").strip()
+            self.failures.append(
+                f"{kind} failure at {m.group('where')}" + (f": {msg}" if msg else "")
+            )
+            return
         if self.net.feed(line):
+            return
+        m = _RANK_RE.match(line)
+        if m:  # a rank line that lost its "#" (a paste, a wrapped terminal): kept, and said
+            self._rank(m)
+            self.rank_problems.append(f"rank {m.group(1)}'s line had lost its '#'")
+            return
+        if _LOOSE_RANK_RE.match(line):
+            self.rank_problems.append(f"unreadable rank line: {line[:160]}")
             return
         tokens = line.split()
         if tokens and tokens[0].isdigit():
@@ -554,7 +604,21 @@ class _RunBuilder:
             notes=tuple(self.notes),
             errors=tuple(self.errors),
             skipped_lines=self.skipped,
+            failures=tuple(self.failures),
+            rank_problems=tuple(self.rank_problems) + _missing(self.ranks, self.net.result()),
         )
+
+
+def _missing(ranks: Sequence[NcclRank], net: NcclNetInfo) -> tuple[str, ...]:
+    if not ranks:
+        return ()
+    size = max(net.comm_ranks or 0, max(r.rank for r in ranks) + 1)
+    listed = {r.rank for r in ranks}
+    gone = [i for i in range(size) if i not in listed]
+    if not gone:
+        return ()
+    shown = ", ".join(str(i) for i in gone[:16]) + (" ..." if len(gone) > 16 else "")
+    return (f"{len(gone)} of {size} ranks missing from the rank list: {shown}",)
 
 
 def _opt_int(v: str | None) -> int | None:
@@ -591,7 +655,7 @@ def _strip_prefix(line: str) -> str:
 def parse_nccl_tests_all(text: str) -> list[NcclTestRun]:
     """Every run in a text (a log may hold several tests one after the other)."""
     runs: list[_RunBuilder] = [_RunBuilder()]
-    for raw in text.splitlines():
+    for raw in clean_paste(text).splitlines():
         line = _strip_prefix(raw)
         stripped = line.strip()
         if not stripped:

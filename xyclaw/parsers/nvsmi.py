@@ -19,6 +19,7 @@ from datetime import UTC, datetime, tzinfo
 
 from xyclaw.errors import ParseError
 from xyclaw.parsers.guard import parse_guard
+from xyclaw.parsers.paste import clean_paste
 
 log = logging.getLogger(__name__)
 
@@ -409,6 +410,7 @@ def parse_csv(
     """A whole ``--query-gpu`` CSV document; bad lines are skipped, but a text
     with no readable line at all is not nvidia-smi CSV and raises ParseError."""
     parser = NvsmiCsvParser(fields, tz=tz)
+    text = clean_paste(text)
     samples = parser.feed_many(text.splitlines())
     if not samples and parser.bad_lines:
         if _NO_DEVICES_RE.search(text):
@@ -448,7 +450,7 @@ _L_MIG_RE = re.compile(r"^MIG\s+(\S+)\s+Device\s+(\d+):\s*\(UUID:\s*([^)\s]+)\s*
 def parse_list(text: str) -> list[GpuListEntry]:
     """``nvidia-smi -L``: one entry per GPU, with its MIG devices."""
     gpus: list[GpuListEntry] = []
-    for raw in text.splitlines():
+    for raw in clean_paste(text).splitlines():
         line = raw.strip()
         if not line:
             continue
@@ -586,6 +588,10 @@ class NvsmiQuery:
     cuda_version: str | None
     attached_gpus: int | None
     gpus: list[GpuDetails]
+    #: 610 and later drivers split the version: the kernel-mode driver's and the CUDA user-mode
+    #: driver's (``driver_version``/``cuda_version`` hold them too, so older callers read on)
+    kmd_version: str | None = None
+    cuda_umd_version: str | None = None
 
 
 def _safe_int(v: str | None) -> int | None:
@@ -712,6 +718,7 @@ def _gpu_details(bus_id: str, g: _Node) -> GpuDetails:
 def parse_query_details(text: str) -> NvsmiQuery:
     """``nvidia-smi -q`` (or ``-q -d ECC,PERFORMANCE,...``): per GPU, ECC
     counters, clock event / throttle reasons and the main readings."""
+    text = clean_paste(text)
     root = _tree(text)
     gpus = []
     for node in root.children:
@@ -729,6 +736,7 @@ def parse_query_header(text: str) -> NvsmiQuery:
     """Only the banner part of ``nvidia-smi -q``, before the first GPU section: timestamp,
     driver and CUDA versions, attached GPUs (``gpus`` is empty). What a driver check needs,
     without reading the hundreds of lines each GPU adds."""
+    text = clean_paste(text)
     first = _FIRST_GPU_RE.search(text)
     head = text[: first.start()] if first else text
     return _query(_tree(head), [], valid=first is not None or "NVSMI LOG" in text)
@@ -740,13 +748,29 @@ def _query(root: _Node, gpus: list[GpuDetails], *, valid: bool) -> NvsmiQuery:
             "not nvidia-smi -q output: no '==NVSMI LOG==' banner and no 'GPU 00000000:..' section",
             hint="pass the output of `nvidia-smi -q`",
         )
+    kmd = version_of(root.get("KMD Version"))
+    umd = version_of(root.get("CUDA UMD Version"))
     return NvsmiQuery(
         timestamp_text=root.get("Timestamp"),
-        driver_version=root.get("Driver Version"),
-        cuda_version=root.get("CUDA Version"),
+        driver_version=kmd or version_of(root.get("Driver Version")),
+        cuda_version=version_of(root.get("CUDA Version")) or umd,
         attached_gpus=_safe_int(root.get("Attached GPUs")),
         gpus=gpus,
+        kmd_version=kmd,
+        cuda_umd_version=umd,
     )
+
+
+_VERSION_NUMBER_RE = re.compile(r"\d{1,4}(?:\.\d{1,6}){1,3}")
+
+
+def version_of(value: str | None) -> str | None:
+    """The version number in a field, without what newer drivers add after it
+    (``610.57.04 [Deprecated; use KMD Version]`` -> ``610.57.04``); None if it has none."""
+    if value is None:
+        return None
+    m = _VERSION_NUMBER_RE.search(value.split("[", 1)[0]) or _VERSION_NUMBER_RE.search(value)
+    return m.group(0) if m else None
 
 
 # --- nvidia-smi topo -m ---------------------------------------------------
@@ -814,7 +838,7 @@ class Topology:
 @parse_guard("nvidia-smi topo -m", "pass the output of `nvidia-smi topo -m`")
 def parse_topology(text: str) -> Topology:
     """``nvidia-smi topo -m``: the matrix, CPU/NUMA affinity and NIC legend."""
-    lines = [strip_ansi(raw).rstrip() for raw in text.splitlines()]
+    lines = [strip_ansi(raw).rstrip() for raw in clean_paste(text).splitlines()]
     header_at = None
     for i, line in enumerate(lines):
         tokens = line.split()

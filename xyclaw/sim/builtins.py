@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from xyclaw.sim.context import Ctx
+from xyclaw.sim.limits import STATUS, not_supported
 from xyclaw.sim.procs import parse_signal, signal_name
 from xyclaw.sim.shell import BIN_DIRS, LoopControl, ShellExit
 from xyclaw.sim.streams import read_lines
@@ -75,6 +76,9 @@ def _declare(sh: Shell, ctx: Ctx) -> int:
     exported = False
     for arg in ctx.args:
         if arg.startswith("-"):
+            if "a" in arg or "A" in arg:  # arrays are outside the listed subset
+                ctx.err(not_supported(f"arrays ({ctx.argv[0]} {arg})") + "\n")
+                return STATUS
             exported = exported or "x" in arg
             continue
         name, eq, value = arg.partition("=")

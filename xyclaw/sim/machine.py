@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from xyclaw.sim import coreutils, nccl, nettools, nvsmi, serving, sysinfo, training
+from xyclaw.sim import coreutils, limits, nccl, nettools, nvsmi, serving, sysinfo, training
 from xyclaw.sim.context import Command
 from xyclaw.sim.fabric import Network
 from xyclaw.sim.gpu import GpuBoard
@@ -145,6 +145,7 @@ class Machine:
             nccl.COMMANDS,
             training.COMMANDS,
             serving.COMMANDS,
+            limits.COMMANDS,  # installers and downloads: the one honest line
         ):
             self.commands.update(table)
         if fabric.rdma:

@@ -28,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from xyclaw.sim import limits
 from xyclaw.sim.context import Ctx
 from xyclaw.sim.gpu import Load
 from xyclaw.sim.procs import SIGKILL
@@ -667,17 +668,16 @@ def curl(ctx: Ctx) -> int:
         return 2
     parts = urlsplit(url if "://" in url else "http://" + url)
     quiet = silent and not show_errors
-    if parts.scheme != "http" or parts.hostname is None:
-        if not quiet:
-            ctx.err(f'curl: (1) Protocol "{parts.scheme}" not supported\n')
-        return 1
+    if (
+        parts.scheme != "http"
+        or parts.hostname is None
+        or ctx.machine.resolve_host(parts.hostname) is None
+    ):  # a download from outside the simulated cluster: there is no network to reach it
+        ctx.err(limits.NO_NETWORK + "\n")
+        return 6
     port = parts.port or 80
     local = ctx.machine.resolve_host(parts.hostname) == ctx.machine.hostname
     target = ctx.machine.port_target(port) if local else None
-    if ctx.machine.resolve_host(parts.hostname) is None:
-        if not quiet:
-            ctx.err(f"curl: (6) Could not resolve host: {parts.hostname}\n")
-        return 6
     if target is None:
         if not quiet:
             ctx.err(

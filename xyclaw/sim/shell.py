@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xyclaw.sim.context import Ctx, Stdio
+from xyclaw.sim.limits import STATUS, UNSUPPORTED_COMMANDS, not_supported, unsupported_construct
 from xyclaw.sim.procs import SIGKILL, SIGPIPE, Proc
 from xyclaw.sim.shparse import (
     AndOr,
@@ -142,7 +143,13 @@ class Shell:
     # -- entry points --------------------------------------------------------------------------
 
     def run_script(self, text: str, io: Stdio, *, name: str = "-c") -> int:
-        """Parse and run a script; syntax errors answer as bash does, with status 2."""
+        """Parse and run a script; syntax errors answer as bash does, with status 2, and a
+        construct outside the listed subset is refused by name before anything runs."""
+        construct = unsupported_construct(text)
+        if construct is not None:
+            _write(io.stderr, not_supported(construct) + "\n")
+            self.last_status = STATUS
+            return STATUS
         try:
             tree = parse(text)
         except ShellSyntaxError as exc:
@@ -164,8 +171,9 @@ class Shell:
         if not action:
             return status
         self.last_status = status
+        self.exited = False  # only an `exit` in the trap itself changes the status
         self.run_script(action, io)
-        return status if not self.exited else self.last_status
+        return self.last_status if self.exited else status
 
     def subshell(self, *, hup_check: Callable[[], bool] | None = None) -> Shell:
         child = Shell(
@@ -521,6 +529,9 @@ class Shell:
             _write(io.stderr, f"bash: {name}: No such file or directory\n")
             return 127
         command = commands.get(name)
+        if command is None and name in UNSUPPORTED_COMMANDS:
+            _write(io.stderr, not_supported(name) + "\n")
+            return STATUS
         if command is None:
             _write(io.stderr, f"bash: {name}: command not found\n")
             return 127

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from xyclaw.sim import serving
+from xyclaw.sim import limits, serving
 from xyclaw.sim.context import Ctx
 from xyclaw.sim.gpu import Load
 from xyclaw.sim.nccl import choose_network, link_model, nccl_debug_lines
@@ -276,8 +276,11 @@ def python(ctx: Ctx) -> int:
             return _launch(ctx, "torchrun", args[2:])
         if module == "vllm.entrypoints.openai.api_server":
             return serving.api_server(ctx, args[2:])
-        ctx.err(f"{PYTHON}: No module named {module}\n")
-        return 1
+        if module == "pip":
+            ctx.err(limits.NO_NETWORK + "\n")
+            return 1
+        ctx.err(limits.not_supported(f"python -m {module}") + "\n")
+        return limits.STATUS
     return _launch(ctx, "python", args)
 
 
@@ -1058,44 +1061,7 @@ def _gaierror(addr: str) -> str:
     )
 
 
-def pip(ctx: Ctx) -> int:
-    """``pip install`` as on a node whose image already has the packages: each requirement
-    (named, or read from ``-r FILE``) is reported satisfied; nothing is downloaded."""
-    args = ctx.args
-    if not args or args[0] in ("--version", "-V"):
-        ctx.out("pip 22.0.2 from /usr/lib/python3/dist-packages/pip (python 3.10)\n")
-        return 0
-    if args[0] != "install":
-        ctx.err(f"pip: the simulated node only runs `pip install` (not {args[0]!r})\n")
-        return 1
-    wanted: list[str] = []
-    rest = iter(args[1:])
-    for arg in rest:
-        if arg in ("-r", "--requirement"):
-            name = next(rest, None)
-            if name is None:
-                ctx.err("pip: -r needs a file\n")
-                return 2
-            try:
-                text = ctx.machine.fs.read_text(ctx.path(name))
-            except FsError as exc:
-                ctx.err(f"ERROR: Could not open requirements file: {exc}\n")
-                return 1
-            for line in text.splitlines():
-                line = line.split("#", 1)[0].strip()
-                if line and not line.startswith("-"):
-                    wanted.append(line)
-        elif not arg.startswith("-"):
-            wanted.append(arg)
-    site = "/usr/local/lib/python3.10/dist-packages"
-    for req in wanted:
-        ctx.out(f"Requirement already satisfied: {req} in {site}\n")
-    return 0
-
-
 COMMANDS = {
-    "pip": pip,
-    "pip3": pip,
     "python": python,
     "python3": python,
     "torchrun": torchrun,

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from xyclaw.parsers.joblog import NcclTimeoutEvent
-from xyclaw.parsers.kernel_log import XID_TABLE, parse_dmesg
+from xyclaw.parsers.kernel_log import XID_BUCKETS, XID_TABLE, parse_dmesg, xid_info
 from xyclaw.parsers.nvsmi import THROTTLE_SLOWDOWN_MASK
 from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, GpuRecords
 from xyclaw.telemetry.alerts import AlertKey, Finding
@@ -673,6 +673,14 @@ def xid_wording(code: int) -> tuple[Said, Said]:
     English, :mod:`xyclaw.wording.alerts` in both languages)."""
     if code in XID_TABLE:
         return said(f"alert.xid.{code}.what"), said(f"alert.xid.{code}.do")
+    info = xid_info(code)
+    if info.mnemonic:  # in NVIDIA's catalog: its description, and its resolution bucket worded
+        what = said("alert.xid.catalog.what", description=Said(f"alert.xid.desc.{code}"))
+        if info.bucket.startswith("WORKFLOW_"):
+            return what, said("alert.xid.bucket.workflow", bucket=info.bucket, code=code)
+        if info.bucket in XID_BUCKETS:
+            return what, said(f"alert.xid.bucket.{info.bucket.lower()}", code=code)
+        return what, said("alert.xid.unknown.do", code=code)
     return said("alert.xid.unknown.what"), said("alert.xid.unknown.do", code=code)
 
 

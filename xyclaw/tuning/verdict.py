@@ -237,6 +237,27 @@ def judge(
             rdma_expected = report.summary.transport in ("ib", "roce", "mixed")
         else:
             rdma_expected = expectation is not None and expectation.path == "rdma"
+    failures = [f for r in runs for f in r.failures]
+    if failures:  # "Test NCCL failure common.cu:..." : whatever rows came before, it failed
+        return Verdict(
+            FAILED,
+            max((p for r in with_rows if (p := r.peak_busbw) is not None), default=None),
+            None,
+            expectation,
+            None,
+            None,
+            transport,
+            len(runs),
+            (
+                Cause.of(
+                    "test_failure",
+                    said("op.cause.test_failure"),
+                    "; ".join(dict.fromkeys(failures)),
+                    said("op.cause.test_failure.fix"),
+                ),
+            ),
+            tuple(p for r in runs for p in r.rank_problems),
+        )
     if not with_rows:
         errors = [e for r in runs for e in r.errors]
         return Verdict(
@@ -415,6 +436,7 @@ def judge(
                 said("op.cause.wrong_results.fix"),
             ),
         )
+    notes += [p for r in runs for p in r.rank_problems]
     if any(r.truncated for r in runs):
         notes.append("a run ended before its footer; its rows are counted as far as they go")
     if expectation is not None and expectation.assumptions:

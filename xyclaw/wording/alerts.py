@@ -228,7 +228,50 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.xid.119.do": _RESET_GSP,
     "alert.xid.120.what": ("GSP error", "GSP 错误"),
     "alert.xid.120.do": _RESET_GSP,
-    "alert.xid.unknown.what": ("XID not in XyClaw's table", "XyClaw 的表中没有这个 XID"),
+    # XIDs of NVIDIA's catalog that XyClaw has no words of its own for (issue 30)
+    "alert.xid.catalog.what": (
+        "{description} (NVIDIA's XID catalog)",
+        "{description}（NVIDIA XID 目录）",
+    ),
+    "alert.xid.bucket.restart_app": ("restart the application", "重启应用"),
+    "alert.xid.bucket.reset_gpu": (
+        "reset the GPU (or reboot the node) before reuse",
+        "重置这块 GPU（或重启节点）后再用",
+    ),
+    "alert.xid.bucket.restart_bm": (
+        "reboot the node; replace it if the XID comes back",
+        "重启节点；如果该 XID 再次出现，更换节点",
+    ),
+    "alert.xid.bucket.restart_vm": ("restart the virtual machine", "重启虚拟机"),
+    "alert.xid.bucket.ignore": (
+        "none needed on its own; read the XIDs logged around it",
+        "单独出现无需处理；请查看它前后记录的 XID",
+    ),
+    "alert.xid.bucket.contact_support": (
+        "contact the provider's or NVIDIA's support if it repeats",
+        "如果反复出现，联系云厂商或 NVIDIA 支持",
+    ),
+    "alert.xid.bucket.check_mechanicals": (
+        "check the GPU board's power cables and seating",
+        "检查 GPU 板卡的供电线缆和插接",
+    ),
+    "alert.xid.bucket.update_swfw": ("update the driver and firmware", "更新驱动和固件"),
+    "alert.xid.bucket.check_uvm": (
+        "check the application's unified-memory use",
+        "检查应用对统一内存的使用",
+    ),
+    "alert.xid.bucket.xid_154": (
+        "do the recovery action XID {code} names (a GPU reset or a node reboot)",
+        "执行 XID {code} 给出的恢复动作（重置 GPU 或重启节点）",
+    ),
+    "alert.xid.bucket.workflow": (
+        "follow NVIDIA's {bucket} procedure for XID {code} in the XID catalog",
+        "按 NVIDIA XID 目录中 XID {code} 的 {bucket} 流程处理",
+    ),
+    "alert.xid.unknown.what": (
+        "XID not in NVIDIA's catalog as XyClaw knows it",
+        "XyClaw 所知的 NVIDIA XID 目录中没有这个 XID",
+    ),
     "alert.xid.unknown.do": (
         "look up XID {code} in NVIDIA's XID catalog; watch the GPU",
         "在 NVIDIA 的 XID 目录中查找 XID {code}；留意这块 GPU",

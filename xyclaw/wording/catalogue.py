@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from xyclaw.wording import agent, alerts, common, errors, jobs, operations, turns
+from xyclaw.wording import (
+    agent,
+    alerts,
+    common,
+    diagnose,
+    errors,
+    jobs,
+    operations,
+    turns,
+    xid_catalog,
+)
 
 
 def _merged() -> dict[str, tuple[str, str]]:
     merged: dict[str, tuple[str, str]] = {}
-    for module in (common, operations, jobs, alerts, agent, errors, turns):
+    for module in (common, operations, jobs, alerts, agent, errors, turns, diagnose, xid_catalog):
         for key, entry in module.TEXTS.items():
             if key in merged:
                 raise RuntimeError(f"wording key {key!r} is defined twice ({module.__name__})")

@@ -689,6 +689,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "run it by hand with NCCL_DEBUG=INFO and read the first error",
         "用 NCCL_DEBUG=INFO 手动运行，看第一个错误",
     ),
+    "op.cause.test_failure": (
+        "the test stopped on an error",
+        "测试因错误而中止",
+    ),
+    "op.cause.test_failure.fix": (
+        "rerun with NCCL_DEBUG=INFO and read the NCCL WARN lines before the failure",
+        "用 NCCL_DEBUG=INFO 重新运行，查看失败前的 NCCL WARN 行",
+    ),
     "op.cause.socket_fallback": ("NCCL fell back to TCP sockets", "NCCL 退回到了 TCP 套接字"),
     "op.cause.socket_fallback.detail": (
         "NCCL INFO says NET/Socket{over}: the HCAs carried nothing",
