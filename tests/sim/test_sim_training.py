@@ -255,15 +255,32 @@ def test_a_save_cut_short_leaves_no_trainer_state(make_node, connect, tmp_path) 
 
 def test_pip_install_on_a_node_says_nothing_can_be_installed(ssh) -> None:  # type: ignore[no-untyped-def]
     # issue 30: an install on the simulated node fails with one honest line, never a fake
-    # "Requirement already satisfied"; the examples' setup says so on the demo cloud
-    _upload(ssh, "transformers>=4.44\n", "requirements.txt")
+    # "Requirement already satisfied" for something its image does not have
+    _upload(ssh, "transformers>=4.44\nflash-attn==2.6\n", "requirements.txt")
     done = ssh.run("pip install -r requirements.txt && echo installed")
     assert done.status == 1 and done.out == ""
     assert done.err == (
         "simulated node: no network; nothing can be installed here; "
         "use your own host or a provider for real setup\n"
     )
-    assert ssh.run("pip3 install accelerate").err == done.err
-    assert ssh.run("python3 -m pip install peft").err == done.err
+    assert ssh.run("pip3 install flash-attn").err == done.err
+    assert ssh.run("python3 -m pip install bitsandbytes").err == done.err
     assert ssh.run("pip --version").status == 0
     assert ssh.run("which pip").out.strip() == "/usr/bin/pip"
+
+
+def test_pip_install_of_what_the_image_ships_says_so_and_installs_nothing(ssh) -> None:  # type: ignore[no-untyped-def]
+    # the bundled examples' setup (transformers, peft, datasets, accelerate) runs on the demo
+    # cloud: pip's own answer where they are present, then a line saying nothing was installed
+    _upload(ssh, "transformers>=4.45\npeft>=0.13  # LoRA\ndatasets>=3.0\n", "requirements.txt")
+    done = ssh.run("pip install -r requirements.txt && echo installed")
+    assert done.status == 0
+    site = "/usr/local/lib/python3.10/dist-packages"
+    assert done.out.splitlines() == [
+        f"Requirement already satisfied: transformers>=4.45 in {site}",
+        f"Requirement already satisfied: peft>=0.13 in {site}",
+        f"Requirement already satisfied: datasets>=3.0 in {site}",
+        "simulated node: these come with its image; nothing was installed or downloaded",
+        "installed",
+    ]
+    assert ssh.run('python3 -m pip install "vllm>=0.6"').status == 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from xyclaw.sim.context import Ctx
+from xyclaw.sim.vfs import FsError
 
 NO_NETWORK = (
     "simulated node: no network; nothing can be installed here; "
@@ -43,13 +44,76 @@ def git(ctx: Ctx) -> int:
     return STATUS
 
 
+#: What the simulated node's image ships (the simulated training and serving processes stand
+#: for these): ``pip install`` of nothing but these is answered as pip answers on a node that
+#: has them, with a last line saying nothing was installed. Anything else needs the network.
+IMAGE_PACKAGES = frozenset(
+    {
+        "torch",
+        "torchvision",
+        "numpy",
+        "transformers",
+        "peft",
+        "datasets",
+        "accelerate",
+        "deepspeed",
+        "vllm",
+        "sentencepiece",
+        "safetensors",
+        "tokenizers",
+    }
+)
+IMAGE_NOTE = "simulated node: these come with its image; nothing was installed or downloaded"
+_SITE = "/usr/local/lib/python3.10/dist-packages"
+
+
+def _requirement_name(requirement: str) -> str:
+    """The project name of a requirement line (``peft>=0.13``, ``vllm[all]==0.6``)."""
+    name = re.split(r"[\s\[<>=!~;@]", requirement.strip(), maxsplit=1)[0]
+    return name.lower().replace("_", "-")
+
+
+def _requirements(ctx: Ctx, args: list[str]) -> list[str] | None:
+    """The requirements ``pip install`` was given (named, or read from ``-r FILE``); None
+    when a file cannot be read (said on stderr)."""
+    wanted: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg in ("-r", "--requirement"):
+            name = next(rest, None)
+            try:
+                text = ctx.machine.fs.read_text(ctx.path(name or ""))
+            except FsError as exc:
+                ctx.err(f"ERROR: Could not open requirements file: {exc}\n")
+                return None
+            for line in text.splitlines():
+                line = line.split("#", 1)[0].strip()
+                if line and not line.startswith("-"):
+                    wanted.append(line)
+        elif not arg.startswith("-"):
+            wanted.append(arg)
+    return wanted
+
+
 def pip(ctx: Ctx) -> int:
-    """``pip install`` / ``pip download``: no network; ``pip --version`` answers."""
+    """``pip install`` / ``pip download``: no network. An install of only what the image
+    ships (:data:`IMAGE_PACKAGES`) is answered as pip does where they are present, and says
+    that nothing was installed; ``pip --version`` answers."""
     args = ctx.args
     if not args or args[0] in ("--version", "-V"):
         ctx.out("pip 22.0.2 from /usr/lib/python3/dist-packages/pip (python 3.10)\n")
         return 0
-    if args[0] in ("install", "download", "wheel"):
+    if args[0] == "install":
+        wanted = _requirements(ctx, list(args[1:]))
+        if wanted is None:
+            return 1
+        if wanted and all(_requirement_name(r) in IMAGE_PACKAGES for r in wanted):
+            for requirement in wanted:
+                ctx.out(f"Requirement already satisfied: {requirement} in {_SITE}\n")
+            ctx.out(IMAGE_NOTE + "\n")
+            return 0
+        return _no_network(ctx)
+    if args[0] in ("download", "wheel"):
         return _no_network(ctx)
     ctx.err(not_supported(f"pip {args[0]}") + "\n")
     return STATUS

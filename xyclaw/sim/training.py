@@ -12,6 +12,7 @@ faults the way PyTorch does.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import posixpath
@@ -277,8 +278,7 @@ def python(ctx: Ctx) -> int:
         if module == "vllm.entrypoints.openai.api_server":
             return serving.api_server(ctx, args[2:])
         if module == "pip":
-            ctx.err(limits.NO_NETWORK + "\n")
-            return 1
+            return limits.pip(dataclasses.replace(ctx, argv=["pip", *args[2:]]))
         ctx.err(limits.not_supported(f"python -m {module}") + "\n")
         return limits.STATUS
     return _launch(ctx, "python", args)
