@@ -438,12 +438,13 @@ class SecretValuesDialog(QDialog):
         self.setObjectName("secretValuesDialog")
         self.names = list(names)
         self.setWindowTitle(self.tr("Secrets for {job}").format(job=job))
-        self.explain = QLabel(
+        self.explain = plain_label(
             self.tr(
                 "Job {job} takes {names} from this machine's environment, where it is not set."
                 " Enter the value to keep it in the keyring for this launch and later ones; it"
                 " is never stored in the history or the log."
-            ).format(job=job, names=", ".join(self.names))
+            ).format(job=job, names=", ".join(self.names)),
+            multiline=True,
         )
         self.explain.setWordWrap(True)
         self.fields: dict[str, QLineEdit] = {}
@@ -454,7 +455,7 @@ class SecretValuesDialog(QDialog):
             field.setEchoMode(QLineEdit.EchoMode.Password)
             field.textChanged.connect(lambda _t: self._enable())
             self.fields[name] = field
-            label = QLabel(name)
+            label = plain_label(name)
             label.setProperty("data", True)
             form.addRow(label, field)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
