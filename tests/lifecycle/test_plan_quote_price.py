@@ -156,3 +156,31 @@ def test_up_refuses_a_quote_whose_plan_figures_are_not_the_plans(make_world: Mak
     assert world.provider.clusters() == []  # nothing rented
     cluster = engine.up(quote).result(60)  # the plan's own quote rents
     assert cluster.price_per_gpu_hour_micros == quote.price_per_gpu_hour_micros
+
+
+def test_a_plan_priced_at_a_tier_the_live_provider_does_not_rent_is_named_on_the_card(
+    make_world: MakeWorld,
+) -> None:
+    """An offer that claimed a rentable 30-day tier (a stale catalog row, an older plan):
+    the plan used it, the provider rents on demand, and the card says so with both prices."""
+    world = make_world()
+    engine = world.engine
+    live = next(o for o in world.provider.offers() if o.offer_id == "xm-a800-x8")
+    assert live.price_30d_micro is not None and not live.price_30d_rentable
+    claimed = dataclasses.replace(live, price_30d_rentable=True)
+    request = PlanRequest(
+        task=Task.PRETRAIN, params=7 * B, tokens=300 * B, gpu="A800", gpus_min=8, gpus_max=8
+    )
+    outcome = engine.plan(request, providers=(), extra_offers=[claimed])
+    ids = [o.offer_id for o in outcome.result.options]
+    number = ids.index("xm-a800-x8") + 1
+    option = outcome.result.options[number - 1]
+    assert option.tier == "30-day" and option.price_micro == live.price_30d_micro
+
+    quote = engine.quote(outcome.plan_id, number)
+
+    assert quote.price_per_gpu_hour_micros == live.price_micro and quote.differs_from_plan
+    card = quote.describe("en")
+    assert "30-day tier" in card
+    assert format_amount(live.price_30d_micro, live.currency) in card
+    assert format_amount(live.price_micro, live.currency) in card
