@@ -55,6 +55,7 @@ def generate_offers(gpus: list[str], count: int, seed: int = 4) -> list[Offer]:
                 price_micro=price,
                 currency="CNY",
                 price_30d_micro=int(price * rng.uniform(0.6, 0.95)) if rng.random() < 0.7 else None,
+                price_30d_rentable=i % 2 == 0,  # half the tiers rentable: both pricing paths
                 kind=kind,
                 available_gpus=rng.choice((None, 64, 256)),
             )

@@ -207,6 +207,14 @@ REASONS_ZH: dict[str, str] = {
     "需要 {rate}，每 token {ms} ms",
     "tier-30d/long": "30 天档，每卡时 {price}",
     "tier-30d/short": "30 天档 {price}：包 30 天比按需用 {hours} 小时更便宜",
+    "tier-30d-not-rented/listed": (
+        "{provider} 标有 30 天档，每卡时 {price}（本次共 {total}），"
+        "但只按需出租：这里显示的是按需价"
+    ),
+    "tier-30d-not-rented/assumed": (
+        "{provider} 的 30 天档估计为每卡时 {price}（本次共 {total}），"
+        "但只按需出租：这里显示的是按需价"
+    ),
     "assumed-price": "价格是估计值，不是平台报价",
     "assumed-tokens": "按 {tokens} 训练 token 估算；可用 --tokens 指定",
     "assumed-rate": "按 {rate} req/s 估算；可用 --rate 指定",

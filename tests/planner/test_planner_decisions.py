@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from xyclaw.catalog import Catalog, Offer
+from xyclaw.catalog import Catalog, Offer, format_amount
+from xyclaw.messages import reason_in
 from xyclaw.planner import PlanRequest, RequestError, Task, pareto_front, plan
+from xyclaw.planner.costing import THIRTY_DAYS, bill
 
 
 @pytest.fixture(scope="module")
@@ -204,3 +208,53 @@ def test_json_has_exactly_the_documented_shape(catalog: Catalog) -> None:
         set(r) == (option_keys - {"reasons"} - rent_keys) | {"why"} for r in data["rejected"]
     )
     assert all(o["cost"] <= 100 for o in data["options"])
+
+
+def test_a_30_day_tier_prices_a_plan_only_where_the_provider_rents_it(catalog: Catalog) -> None:
+    """A months-long run: priced on demand where the tier is only listed (the option says
+    what committing would cost, as a reason), at the tier where the provider rents it."""
+    listed = Offer(
+        provider="acme",
+        offer_id="a800-x8",
+        region="Oslo",
+        gpu="A800",
+        gpus_per_node=8,
+        node_counts=(1,),
+        fabric="none",
+        price_micro=3_000_000,
+        currency="CNY",
+        price_30d_micro=2_000_000,
+    )
+    rented = dataclasses.replace(listed, offer_id="a800-x8-tier", price_30d_rentable=True)
+    request = PlanRequest(
+        task=Task.PRETRAIN, params=7_000_000_000, tokens=300_000_000_000,
+        gpus_min=8, gpus_max=8, provider="acme",
+    )  # fmt: skip
+    only_listed = plan(request, Catalog(catalog.gpus, [listed])).best
+    assert only_listed is not None and only_listed.seconds > THIRTY_DAYS
+    assert (only_listed.tier, only_listed.price_micro) == ("on-demand", 3_000_000)
+    assert only_listed.cost_micro == bill(8, only_listed.seconds, 3_000_000, None).cost_micro
+    reasons = dict(only_listed.reasons)
+    committed = bill(8, only_listed.seconds, 2_000_000, 2_000_000).cost_micro
+    assert "tier-30d" not in reasons
+    assert reasons["tier-30d-not-rented"] == (
+        f"acme lists a 30-day tier at 2.00 CNY per card-hour ({format_amount(committed, 'CNY')}"
+        " for this run) but rents only on demand, the price shown"
+    )
+    figures = only_listed.reason_figures[list(reasons).index("tier-30d-not-rented")]
+    zh = reason_in("zh", "tier-30d-not-rented", "", figures)
+    assert "2.00 CNY" in zh and "只按需出租" in zh  # the Chinese window says it in Chinese
+
+    both = plan(request, Catalog(catalog.gpus, [listed, rented]))
+    best = both.best
+    assert best is not None and best.offer_id == "a800-x8-tier"  # ranked at what it rents for
+    assert (best.tier, best.price_micro, best.cost_micro) == ("30-day", 2_000_000, committed)
+    assert "tier-30d" in dict(best.reasons) and "tier-30d-not-rented" not in dict(best.reasons)
+    assert [o.offer_id for o in both.options] == ["a800-x8-tier", "a800-x8"]
+
+
+def test_a_short_run_names_no_tier_it_would_not_save_on(catalog: Catalog) -> None:
+    request = PlanRequest(task=Task.FINETUNE_LORA, params=7_000_000_000, gpu="A800")
+    for option in plan(request, catalog).options:
+        assert option.tier == "on-demand"
+        assert "tier-30d-not-rented" not in dict(option.reasons)  # hours: on demand is cheaper

@@ -64,7 +64,10 @@ class Offer:
     ``node_counts`` lists the node counts one can rent (``(1,)`` for a single
     machine, ``(2, 4, 8)`` for a cluster, ``(8, 16)`` for 64/128-card slices of
     8-card nodes). Prices are micro-units of ``currency`` per card-hour;
-    ``price_30d_micro`` is the 30-day tier (a commitment of 30 days or more).
+    ``price_30d_micro`` is the 30-day tier (a commitment of 30 days or more) as the
+    provider lists it; ``price_30d_rentable`` says whether it can be rented through
+    XyClaw. A tier that cannot (every adapter rents on demand today) is never used to
+    price a plan: it is shown as what a commitment would cost, not as the price.
     ``available_gpus`` is None where the provider does not say.
     """
 
@@ -82,6 +85,7 @@ class Offer:
     available_gpus: int | None = None
     price_basis: str = ""
     price_30d_basis: str = ""
+    price_30d_rentable: bool = False
     note: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -126,6 +130,11 @@ class Offer:
     @property
     def price_assumed(self) -> bool:
         return self.price_basis == ASSUMED
+
+    @property
+    def rentable_price_30d_micro(self) -> int | None:
+        """The 30-day price where the provider rents that tier, else None: what prices a plan."""
+        return self.price_30d_micro if self.price_30d_rentable else None
 
     @property
     def price_30d_assumed(self) -> bool:

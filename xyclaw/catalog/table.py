@@ -34,7 +34,7 @@ class OfferTable:
     provider: IntArray  # index into providers
     currency: IntArray  # index into currencies
     price: FloatArray  # micro-units per card-hour, on demand
-    price_30d: FloatArray  # micro-units per card-hour, NaN when there is no tier
+    price_30d: FloatArray  # micro-units per card-hour, NaN when no tier can be rented
     available: FloatArray  # cards free, inf when unknown
     offers: tuple[Offer, ...]
     gpu_models: tuple[GpuModel, ...]
@@ -66,7 +66,8 @@ class OfferTable:
                 providers.setdefault(offer.provider, len(providers)),
                 currencies.setdefault(offer.currency, len(currencies)),
             )
-            price_30d = float("nan") if offer.price_30d_micro is None else offer.price_30d_micro
+            tier = offer.rentable_price_30d_micro  # a tier nobody can rent prices nothing
+            price_30d = float("nan") if tier is None else tier
             available = float("inf") if offer.available_gpus is None else offer.available_gpus
             for nodes in offer.node_counts:
                 row = (

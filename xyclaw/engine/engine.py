@@ -316,8 +316,9 @@ class Engine:
         seconds = int(picked["seconds"])
         hours = seconds / 3600
         plan_price = int(picked["price_micro"])
-        # the price the provider bills (on demand) is what is asked for; the plan's price,
-        # total and tier ride along, so the quote says how and why it differs
+        # the price the provider bills (on demand) is what is asked for; the planner priced
+        # the option at the same (it uses only a tier the provider rents), and the plan's
+        # price, total and tier ride along, so a moved price says how and why it differs
         price = offer.price_micro if offer is not None else plan_price
         horizon = self._config.billing.plan_horizon_days
         return self._new_quote(

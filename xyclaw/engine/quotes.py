@@ -7,8 +7,9 @@ nothing rented, so an approval can never be stretched to cover a different bill.
 
 A quote made from a plan option also carries the price and total the plan showed
 (and its tier), inside the digest: the price it asks for is the live one the
-provider bills, and where that differs from the plan's (a 30-day tier the provider
-does not rent, a price that moved since the plan) the quote says by how much and why
+provider bills, and where that differs from the plan's (a price that moved since the
+plan; a plan saved before the planner stopped pricing at tiers the provider does not
+rent) the quote says by how much and why
 (:meth:`RentQuote.notes`), so no card can be approved under a plan it differs from
 without saying so. A plan longer than the horizon (``[billing] plan_horizon_days``)
 says so on the card too.

@@ -502,8 +502,10 @@ def _assumptions_section(outcome: PlanOutcome) -> str:
         "state are sharded over all GPUs (ZeRO-3), activations fully checkpointed."
     )
     items.append(
-        "Cost = cards × seconds × price per card-hour, billed per second; the 30-day tier is "
-        "used where it is the cheaper bill (the option says so)."
+        "Cost = cards × seconds × price per card-hour, billed per second, at the price the "
+        "provider rents the offer at: on demand, unless its 30-day tier can be rented and is "
+        "the cheaper bill. A tier that is only listed is named as what committing would cost, "
+        "never used as the price."
     )
     items.append(
         "Seed figures are the vendor's own measurements and marketing numbers: the planner "

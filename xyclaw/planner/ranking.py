@@ -318,7 +318,7 @@ def _evaluate(request: PlanRequest, table: OfferTable, rows: IntArray) -> _Evalu
             for i in near:  # decide borderline cases with exact integer money
                 offer = table.offers[int(table.offer[rows[i]])]
                 exact = bill(
-                    int(gpus[i]), int(seconds[i]), offer.price_micro, offer.price_30d_micro
+                    int(gpus[i]), int(seconds[i]), offer.price_micro, offer.rentable_price_30d_micro
                 )
                 over[i] = exact.cost_micro > request.budget_micro
             failed[BUDGET] = over
@@ -351,7 +351,7 @@ def _option(request: PlanRequest, table: OfferTable, ev: _Evaluation, i: int) ->
     fabric = table.fabrics[int(table.fabric[row])]
     gpus, nodes = int(table.gpus[row]), int(table.nodes[row])
     seconds = int(ev.seconds[i])
-    charge = bill(gpus, seconds, offer.price_micro, offer.price_30d_micro)
+    charge = bill(gpus, seconds, offer.price_micro, offer.rentable_price_30d_micro)
     replica = ev.replicas[int(ev.replica_index[i])] if ev.replica_index[i] >= 0 else None
     replica_count = gpus // replica.tensor_parallel if replica is not None else 0
     facts = OptionFacts(
@@ -410,7 +410,7 @@ def _rejected(
     cost: int | None = None
     if math.isfinite(ev.seconds[i]):
         seconds = int(ev.seconds[i])
-        cost = bill(gpus, seconds, offer.price_micro, offer.price_30d_micro).cost_micro
+        cost = bill(gpus, seconds, offer.price_micro, offer.rentable_price_30d_micro).cost_micro
     failed = tuple(name for name in CHECKS if name in ev.failed and bool(ev.failed[name][i]))
     why = "; ".join(_why(name, request, model, offer.currency, ev, i, cost) for name in failed)
     utilization = float(ev.utilization[i])

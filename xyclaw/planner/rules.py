@@ -26,7 +26,7 @@ from xyclaw.catalog.fabrics import Fabric
 from xyclaw.catalog.models import GIB, GpuModel, Offer
 from xyclaw.catalog.money import format_amount
 from xyclaw.planner.compute import Replica, flops_formula
-from xyclaw.planner.costing import THIRTY_DAYS, TIER_30D, Bill
+from xyclaw.planner.costing import THIRTY_DAYS, TIER_30D, Bill, bill
 from xyclaw.planner.fabric_model import fabric_factor_one
 from xyclaw.planner.request import PlanRequest
 
@@ -260,6 +260,25 @@ def explain(facts: OptionFacts) -> tuple[Explained, ...]:
             text = f"30-day tier at {price}: paying 30 days beats {hours:.0f} h on demand"
             form = "short"
         reasons.append(("tier-30d", text, {"form": form, "price": price, "hours": f"{hours:.0f}"}))
+    elif facts.offer.price_30d_micro is not None:
+        # A tier the provider lists but does not rent is never the price; where committing
+        # would have been cheaper, the option says what it would cost, as a reason.
+        offer = facts.offer
+        committed = bill(facts.gpus, facts.seconds, offer.price_micro, offer.price_30d_micro)
+        if committed.tier == TIER_30D:
+            figures = {
+                "form": "assumed" if offer.price_30d_assumed else "listed",
+                "provider": offer.provider,
+                "price": format_amount(committed.price_micro, offer.currency),
+                "total": format_amount(committed.cost_micro, offer.currency),
+            }
+            text = (
+                "{provider} lists a 30-day tier at {price} per card-hour ({total} for this run)"
+                " but rents only on demand, the price shown"
+            ).format(**figures)
+            if offer.price_30d_assumed:
+                text += "; that tier is an assumed figure"
+            reasons.append(("tier-30d-not-rented", text, figures))
     assumed = (
         facts.offer.price_30d_assumed if facts.bill.tier == TIER_30D else facts.offer.price_assumed
     )
