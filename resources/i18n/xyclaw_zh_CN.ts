@@ -3462,6 +3462,14 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>正在释放… 提供商确认后 XyClaw 即退出。</translation>
     </message>
     <message>
+        <source>{name} — NOT released</source>
+        <translation>{name} — 未释放</translation>
+    </message>
+    <message>
+        <source>Nothing was released: the clusters changed after this was shown. Cancel and quit again to see what bills now.</source>
+        <translation>什么都没有释放：显示此对话框之后集群有了变化。请取消后再次退出，查看现在计费的集群。</translation>
+    </message>
+    <message>
         <source>{name} — releasing…</source>
         <translation>{name} — 正在释放…</translation>
     </message>

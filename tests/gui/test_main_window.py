@@ -205,6 +205,50 @@ def test_quit_with_live_clusters_says_what_bills_and_releases_them(
     assert released.state == "released"
 
 
+@pytest.mark.slow
+def test_quit_release_is_bound_to_the_ids_the_dialog_showed(
+    qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine
+) -> None:
+    """The dialog lists keeper (id N); behind it keeper is released and a new keeper rented:
+    Release releases nothing, says so, and the new keeper keeps running."""
+    quote = sim_engine.quote_request(
+        UpRequest(provider="sim", gpu="A10", gpu_count=1, name="keeper")
+    )
+    old = sim_engine.up(quote).result(120)
+    quits: list[int] = []
+    ctl = make_window(sim_engine, on_quit=lambda: quits.append(1))
+    ctl.request_quit()
+    qtbot.waitUntil(lambda: ctl.quit_flow.dialog is not None, timeout=5000)
+    flow = ctl.quit_flow
+    assert flow.list.item(0).text().startswith("keeper — ")
+
+    sim_engine.down(str(old.id)).result(120)
+    again = sim_engine.quote_request(
+        UpRequest(provider="sim", gpu="A10", gpu_count=1, name="keeper")
+    )
+    new = sim_engine.up(again).result(120)
+    assert new.id != old.id and new.name == "keeper"
+
+    qtbot.mouseClick(flow.release_button, Qt.MouseButton.LeftButton)
+    # refused (Quit anyway offered) or, as before this was bound, released by name and quit
+    qtbot.waitUntil(lambda: bool(quits) or flow.keep_button.isEnabled(), timeout=60000)
+    assert sim_engine.cluster(str(new.id)).live, "the new keeper was released"
+    assert quits == [] and flow.dialog.isVisible()
+    assert flow.headline.text().startswith("Nothing was released")
+    told = flow.list.item(flow.list.count() - 1).text()
+    assert f"id {new.id}" in told and f"id {old.id}" in told, told
+    assert not flow.release_button.isEnabled()
+
+    # Asked again, the dialog binds the new keeper, and Release releases it.
+    qtbot.mouseClick(flow.cancel_button, Qt.MouseButton.LeftButton)
+    ctl.request_quit()
+    qtbot.waitUntil(lambda: flow.dialog is not None and flow.dialog.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: flow.release_button.isEnabled(), timeout=5000)
+    qtbot.mouseClick(flow.release_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: quits == [1], timeout=60000)
+    assert sim_engine.cluster(str(new.id)).state == "released"
+
+
 def test_only_the_first_page_is_built_before_the_first_paint_and_the_others_when_shown(
     qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
 ) -> None:

@@ -120,6 +120,7 @@ class AgentRuntime:
         self.graph = build_graph(self.hooks).compile(checkpointer=self._saver)
         self._locks: dict[int, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        self.fail_orphaned_calls()
 
     # -- conversations --------------------------------------------------------------------------
     def conversations(self, search: str | None = None) -> list[ConversationInfo]:
@@ -180,7 +181,26 @@ class AgentRuntime:
                 log.exception("could not delete the checkpoints of conversation %d", cid)
 
     def messages(self, cid: int) -> list[ChatMessage]:
+        self.fail_orphaned_calls(cid)  # opened: a call left 'running' by a dead process says so
         return [_message(row) for row in conv.list_messages(self.store, cid)]
+
+    def fail_orphaned_calls(self, cid: int | None = None) -> list[dict[str, Any]]:
+        """Tool calls left 'running' by a process that has ended (killed or crashed
+        mid-effect), in ``cid`` or every conversation: marked failed with a note to check
+        what they did; never run again."""
+        why = said("agent.not_run.interrupted")
+        marked = conv.fail_orphaned_tool_calls(
+            self.store, cid, error=why.english, error_said=why.to_json()
+        )
+        for row in marked:
+            log.warning(
+                "tool call %s (%s) of conversation %s: its process %s ended while it ran",
+                row["call_id"],
+                row.get("tool"),
+                row["conversation_id"],
+                row.get("claimant_pid"),
+            )
+        return marked
 
     # -- turns ----------------------------------------------------------------------------------
     def send(

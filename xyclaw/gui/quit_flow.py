@@ -61,9 +61,11 @@ class QuitFlow:
         self.controller = controller
         self.dialog: QDialog | None = None
         self.clusters: list[Any] = []
-        self._pending: set[str] = set()
         self.jobs: list[Any] = []
         self.guard_after = False
+        # the release the dialog shows, bound to the live clusters' ids when it is read: a
+        # click releases exactly those, or nothing when they changed behind the dialog
+        self.action: Any = None
 
     def start(self) -> None:
         if self.dialog is not None and self.dialog.isVisible():
@@ -71,10 +73,10 @@ class QuitFlow:
             return
         engine = self.controller.engine
 
-        def read() -> tuple[list[Any], list[Any], bool]:
-            clusters = engine.clusters()
-            jobs = [j for j in engine.jobs() if j.active] if any(c.live for c in clusters) else []
-            return clusters, jobs, guard_after_quit(engine)
+        def read() -> tuple[list[Any], list[Any], bool, Any]:
+            action, clusters = _bound_live(engine)
+            jobs = [j for j in engine.jobs() if j.active] if clusters else []
+            return clusters, jobs, guard_after_quit(engine), action
 
         self.controller.worker.submit(
             read,
@@ -86,15 +88,21 @@ class QuitFlow:
     def _read_failed(self, error: ErrorInfo) -> None:
         # Not knowing what bills is itself worth saying; ask as if some might.
         self.controller.show_error(error)
+        self.action = None
         self._ask([], error)
 
     def _clusters_read(
-        self, clusters: list[Any], jobs: list[Any] | None = None, guard_after: bool = False
+        self,
+        clusters: list[Any],
+        jobs: list[Any] | None = None,
+        guard_after: bool = False,
+        action: Any = None,
     ) -> None:
         live = [c for c in clusters if c.live]
         if not live:
             self.controller.quit_now()
             return
+        self.action = action
         self._ask(live, None, jobs or [], guard_after)
 
     def _ask(
@@ -169,6 +177,9 @@ class QuitFlow:
                         ).format(job=job.name)
                 self.list.addItem(line)
             self.jobs = running
+            # what Release would release was bound when the list was read; without that
+            # binding (the clusters kept changing) there is nothing it may release
+            self.release_button.setEnabled(self.action is not None)
         self.release_button.clicked.connect(self.release_and_quit)
         self.keep_button.clicked.connect(self.keep_and_quit)
         self.cancel_button.clicked.connect(dialog.reject)
@@ -181,6 +192,9 @@ class QuitFlow:
 
     def release_and_quit(self) -> None:
         assert self.dialog is not None
+        action = self.action
+        if action is None:  # nothing was bound: the read failed, and Release is disabled
+            return
         self.release_button.setEnabled(False)
         self.keep_button.setEnabled(False)
         self.headline.setText(
@@ -188,45 +202,100 @@ class QuitFlow:
         )
         self.controller.show_operations()
         engine = self.controller.engine
-        self._pending = {c.name for c in self.clusters}
-        for row, cluster in enumerate(self.clusters):
-            name = cluster.name
-            self.controller.worker.submit(
-                lambda name=name: engine.down(name),
-                on_done=lambda handle, name=name, row=row: self._release_started(name, row, handle),
-                on_error=lambda error, name=name, row=row: self._release_failed(name, row, error),
-                name=f"release {name}",
-            )
-
-    def _release_started(self, name: str, row: int, handle: Any) -> None:
-        self.controller.operations.track(handle)
-        self.list.item(row).setText(translate("QuitFlow", "{name} — releasing…").format(name=name))
         self.controller.worker.submit(
-            lambda: handle.result(RELEASE_TIMEOUT_S),
-            on_done=lambda _record: self._released(name, row),
-            on_error=lambda error: self._release_failed(name, row, error),
-            name=f"wait for release of {name}",
+            lambda: engine.release(action),
+            on_done=self._release_started,
+            on_error=self._release_refused,
+            name="release before quit",
         )
 
-    def _released(self, name: str, row: int) -> None:
-        self.list.item(row).setText(
-            translate("QuitFlow", "{name} — released, billing stopped").format(name=name)
-        )
-        self._pending.discard(name)
-        if not self._pending:
-            if self.dialog is not None:
-                self.dialog.accept()
-            self.controller.quit_now()
-
-    def _release_failed(self, name: str, row: int, error: ErrorInfo) -> None:
-        self._pending.discard(name)
-        self.list.item(row).setText(
-            translate("QuitFlow", "{name} — NOT released: {error}").format(
-                name=name, error=error.text()
+    def _release_refused(self, error: ErrorInfo) -> None:
+        """The Engine released nothing: the clusters changed behind the dialog (one listed was
+        released, a new one rented) or the provider could not be asked."""
+        self.action = None  # a second click would be refused the same way: ask again
+        for row in range(self.list.count()):
+            self.list.item(row).setText(
+                translate("QuitFlow", "{name} — NOT released").format(name=self.clusters[row].name)
+                if row < len(self.clusters)
+                else self.list.item(row).text()
+            )
+        self.list.addItem(error.text())
+        self.headline.setText(
+            translate(
+                "QuitFlow",
+                "Nothing was released: the clusters changed after this was shown. "
+                "Cancel and quit again to see what bills now.",
             )
         )
+        self.keep_button.setEnabled(True)
+        self.keep_button.setText(translate("QuitFlow", "Quit anyway"))
+
+    def _release_started(self, handle: Any) -> None:
+        self.controller.operations.track(handle)
+        for row, cluster in enumerate(self.clusters):
+            self.list.item(row).setText(
+                translate("QuitFlow", "{name} — releasing…").format(name=cluster.name)
+            )
+        engine = self.controller.engine
+        ids = [c.id for c in self.clusters]
+
+        def wait() -> list[Any]:
+            handle.result(RELEASE_TIMEOUT_S)
+            return [engine.cluster(str(i)) for i in ids]
+
+        def states_after_failure(error: ErrorInfo) -> None:
+            self.controller.worker.submit(
+                lambda: [engine.cluster(str(i)) for i in ids],
+                on_done=lambda now: self._release_failed(now, error),
+                on_error=lambda _again: self._release_failed(None, error),
+                name="clusters after a failed release",
+            )
+
+        self.controller.worker.submit(
+            wait,
+            on_done=lambda now: self._released(now),
+            on_error=states_after_failure,
+            name="wait for the release before quit",
+        )
+
+    def _released(self, now: list[Any]) -> None:
+        for row, cluster in enumerate(now):
+            self.list.item(row).setText(
+                translate("QuitFlow", "{name} — released, billing stopped").format(
+                    name=cluster.name
+                )
+            )
+        if self.dialog is not None:
+            self.dialog.accept()
+        self.controller.quit_now()
+
+    def _release_failed(self, now: list[Any] | None, error: ErrorInfo) -> None:
+        """Row by row what the release left: released, or NOT released with the error."""
+        for row, cluster in enumerate(now or self.clusters):
+            done = now is not None and not cluster.live
+            self.list.item(row).setText(
+                translate("QuitFlow", "{name} — released, billing stopped").format(
+                    name=cluster.name
+                )
+                if done
+                else translate("QuitFlow", "{name} — NOT released: {error}").format(
+                    name=cluster.name, error=error.text()
+                )
+            )
         self.headline.setText(
             translate("QuitFlow", "A release failed; that cluster may still be billing.")
         )
         self.keep_button.setEnabled(True)
         self.keep_button.setText(translate("QuitFlow", "Quit anyway"))
+
+
+def _bound_live(engine: Any, tries: int = 3) -> tuple[Any, list[Any]]:
+    """The live clusters and the release Action bound to exactly their ids ("all", resolved
+    now): read until the two agree, so that the dialog lists what a click would release."""
+    for _ in range(tries):
+        action = engine.action("release", "all", asked_by="user")
+        ids = [int(i) for i in action.ids("cluster")]
+        clusters = [c for c in engine.clusters() if c.live]
+        if sorted(c.id for c in clusters) == sorted(ids):
+            return action, sorted(clusters, key=lambda c: ids.index(c.id))
+    return None, clusters  # still changing: listed, Release refused until asked again

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from xyclaw.secrets import mask, mask_value
+from xyclaw.store.claimant import claimant_gone, this_process
 from xyclaw.store.connection import Database
 from xyclaw.store.store import Store
 
@@ -34,6 +35,8 @@ _TOOL_CALL_FIELDS = (
     "summary_said_json",
     "error_said_json",
     "digest",
+    "claimant_pid",
+    "claimant",
 )
 
 
@@ -281,6 +284,8 @@ def upsert_tool_call(
     unknown = set(fields) - set(_TOOL_CALL_FIELDS)
     if unknown:
         raise ValueError(f"unknown tool_calls columns: {sorted(unknown)}")
+    if fields.get("status") == "running":  # who runs it: told apart once it has died
+        fields["claimant_pid"], fields["claimant"] = this_process()
     for flag in ("from_remote", "flagged"):
         if flag in fields:
             fields[flag] = int(bool(fields[flag]))
@@ -326,16 +331,66 @@ def claim_tool_call(
     ``pending_approval`` to ``status`` only if it is still pending; True when this caller
     changed it (and so may act), False when another window or process answered it first."""
     ts = time.time() if now is None else now
+    pid, identity = this_process()  # the claimant: a 'running' call it leaves is told apart
 
     def write(db: Database) -> int:
         cur = db.conn.execute(
-            "UPDATE tool_calls SET status = ?, decision = ?, decided_by = ?, updated_at = ?"
+            "UPDATE tool_calls SET status = ?, decision = ?, decided_by = ?, updated_at = ?,"
+            " claimant_pid = ?, claimant = ?"
             " WHERE conversation_id = ? AND call_id = ? AND status = 'pending_approval'",
-            (status, decision, decided_by, ts, conversation_id, call_id),
+            (status, decision, decided_by, ts, pid, identity, conversation_id, call_id),
         )
         return int(cur.rowcount)
 
     return store.writer.call(write) == 1
+
+
+def fail_orphaned_tool_calls(
+    store: Store,
+    conversation_id: int | None = None,
+    *,
+    error: str,
+    error_said: dict[str, Any] | None = None,
+    now: float | None = None,
+) -> list[dict[str, Any]]:
+    """Mark 'failed', with ``error``, every 'running' call whose claiming process has ended
+    (this host's, by pid, boot and start time): it died mid-effect and nothing will finish
+    the call; it is never run again. A call with no recorded claimant (written before the
+    claimant was kept) or one of another host is left as it is. Returns the calls marked,
+    as they now read."""
+    ts = time.time() if now is None else now
+    sql = "SELECT id, claimant_pid, claimant FROM tool_calls WHERE status = 'running'"
+    params: list[Any] = []
+    if conversation_id is not None:
+        sql += " AND conversation_id = ?"
+        params.append(conversation_id)
+    orphans = [
+        r for r in store.query(sql, params) if claimant_gone(r["claimant_pid"], r["claimant"])
+    ]
+    if not orphans:
+        return []
+    said_json = None if error_said is None else json.dumps(error_said, ensure_ascii=False)
+
+    def write(db: Database) -> list[int]:
+        marked = []
+        for row in orphans:
+            # only while it still reads as that claimant's: a call finished meanwhile stays
+            cur = db.conn.execute(
+                "UPDATE tool_calls SET status = 'failed', error = ?, error_said_json = ?,"
+                " updated_at = ? WHERE id = ? AND status = 'running' AND claimant_pid = ?"
+                " AND claimant = ?",
+                (error, said_json, ts, row["id"], row["claimant_pid"], row["claimant"]),
+            )
+            if cur.rowcount == 1:
+                marked.append(int(row["id"]))
+        return marked
+
+    ids = store.writer.call(write)
+    if not ids:
+        return []
+    marks = ", ".join("?" for _ in ids)
+    rows = store.query(f"SELECT * FROM tool_calls WHERE id IN ({marks}) ORDER BY id", ids)
+    return [_decode_tool_call(r) for r in rows]
 
 
 def get_tool_call(store: Store, conversation_id: int, call_id: str) -> dict[str, Any] | None:

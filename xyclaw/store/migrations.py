@@ -528,6 +528,14 @@ def _m12_node_clock_offset(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE nodes ADD COLUMN clock_offset_s REAL")
 
 
+def _m13_tool_call_claimant(db: sqlite_utils.Database) -> None:
+    """Issue 25: which process set a tool call 'running' (its pid, and the host, boot and
+    start time that tell it from a later process with the same pid), so that a call whose
+    process died mid-effect is marked as stopped instead of staying 'running' forever."""
+    db.execute("ALTER TABLE tool_calls ADD COLUMN claimant_pid INTEGER")
+    db.execute("ALTER TABLE tool_calls ADD COLUMN claimant TEXT")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -542,5 +550,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "worded_node_error", _m10_worded_node_error),
     Migration(11, "bound_approvals", _m11_bound_approvals),
     Migration(12, "node_clock_offset", _m12_node_clock_offset),
+    Migration(13, "tool_call_claimant", _m13_tool_call_claimant),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

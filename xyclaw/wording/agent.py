@@ -152,6 +152,12 @@ DONE: dict[str, tuple[str, str]] = {
         "this card was already answered elsewhere ({status}); nothing was done here",
         "这张卡片已在别处回答（{status}）；这里什么都没有做",
     ),
+    "agent.not_run.interrupted": (
+        "XyClaw stopped while this ran (its process ended), so it may have been done in part;"
+        " it is not run again: check `xyclaw clusters` and `xyclaw jobs`",
+        "运行期间 XyClaw 停止了（其进程已结束），所以它可能只完成了一部分；不会再次运行："
+        "请用 `xyclaw clusters` 和 `xyclaw jobs` 查看",
+    ),
     "agent.not_run.not_this_card": (
         "the yes named card {card}, but card {waiting} is waiting; nothing was done",
         "你批准的是卡片 {card}，但正在等待的是卡片 {waiting}；什么都没有做",
