@@ -103,7 +103,7 @@ def test_a_no_on_the_card_rents_nothing(make_world: MakeWorld, tmp_path: Path) -
 
         reply = runtime.answer(cid, Decision("reject", by="user (terminal)"), Events())
 
-        assert "rejected approve_replacement" in reply.reply
+        assert reply.reply == "Cancelled: you said no to renting a replacement node."
         # The job hears the no (its recovery thread stops waiting) without the quote expiring.
         wait_for("the no is heard", lambda: not world.engine.replacement_asks(), timeout=30)
 

@@ -195,7 +195,10 @@ def test_an_english_salad_whose_first_word_is_no_verb_never_destroys_or_spends(
 ) -> None:
     english = [w for w in words if w.isascii()]
     leading = {"release", "cancel", "rent", "stop", "kill", "tune", "launch", "delete"}
-    if not english or english[0] in leading or english[0] in ("please", "now", "then"):
+    # the polite leaders the brain reads past ("and release all" is "release all")
+    polite = ("please", "pls", "plz", "kindly", "ok", "okay", "now", "then", "and", "so")
+    first = next((w for w in english if w not in polite), None)
+    if first is None or first in leading:
         return
     text = " ".join(english)
     turn = understand(text, LIVE)

@@ -62,7 +62,8 @@ def test_instance_type_names_and_prices_become_catalog_terms() -> None:
     assert gpu_of(INSTANCE_TYPES["gpu_1x_a100_sxm4"]) == ("A100-40G", 1)
     assert gpu_of(INSTANCE_TYPES["gpu_8x_a100_80gb_sxm4"]) == ("A100-80G", 8)
     assert gpu_of({"name": "gpu_1x_a10", "description": "1x A10 (24 GB PCIe)"}) == ("A10", 1)
-    assert gpu_of({"name": "gpu_2x_a6000", "specs": {"gpus": 2}}) == ("A6000", 2)
+    # the catalog's name for NVIDIA RTX A6000 (issue 29 added the workstation cards)
+    assert gpu_of({"name": "gpu_2x_a6000", "specs": {"gpus": 2}}) == ("RTXA6000", 2)
     # 2392 US cents an hour for 8 GPUs: exactly 2.99 USD per GPU-hour in micro-dollars.
     assert price_per_gpu_micros(2392, 8) == 2_990_000
     assert price_per_gpu_micros(75, 1) == 750_000

@@ -121,9 +121,9 @@ def test_old_format_log_with_error_column(capsys: pytest.CaptureFixture[str]) ->
     assert len(got["rows"]) == len(_rows_by_hand(path))
     assert got["rows"][0]["root"] is None
     assert got["avg_busbw_recomputed_gbs"] == pytest.approx(_footer_avg(path), abs=0.01)
-    # V100 is not in the catalog: figures yes, verdict no.
-    assert got["verdict"]["status"] == "unknown"
-    assert any("unknown GPU model" in n for n in got["notes"])
+    # V100 is in the catalog (issue 29): the single-node run is judged against its NVLink
+    assert got["verdict"]["status"] == "healthy"
+    assert not any("unknown GPU model" in n for n in got["notes"])
 
 
 def test_truncated_log_is_reported_cut_and_not_judged_low(

@@ -150,7 +150,7 @@ class RulesBrain:
                 return f"{tool}: " + ("完成。" if zh else "done.")
         if status == "rejected":
             # what the user said no to, in words: never the tool's internal name
-            en, cn = _DOING.get(tool, (tool, tool))
+            en, cn = _DOING.get(tool, ("that action", "该操作"))
             if body.get("by") == "policy":
                 return (
                     f"没有{cn}：当前没有人可以批准（没有打开的窗口或终端），所以默认拒绝。"
@@ -175,6 +175,8 @@ _DOING: dict[str, tuple[str, str]] = {
     "run_command": ("running the command", "执行命令"),
     "tune": ("tuning", "调优"),
     "launch_job": ("launching the job", "启动作业"),
+    "approve_replacement": ("renting a replacement node", "租用替换节点"),
+    "set_budget": ("changing the budget", "修改预算"),
 }
 
 
