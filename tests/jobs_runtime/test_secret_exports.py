@@ -128,3 +128,30 @@ def test_no_export_holds_a_planted_secret(
     in_files = {str(p): found(p.read_bytes()) for p in files if found(p.read_bytes())}
     assert in_files == {}
     assert STORED.encode() in paths.secrets_file.read_bytes()  # planted where it belongs
+
+
+def test_a_detached_jobs_secret_is_masked_by_the_process_that_follows_it(
+    engine: Engine, make_cluster: MakeCluster, tmp_path: Path
+) -> None:
+    """`launch --detach` ends at once; whoever follows the job next (the guard, another
+    engine) stores its log: a secret variable the job prints (taken from this machine's
+    environment, a name XyClaw does not know in advance) is masked there too, and so in
+    `xyclaw logs` and the database."""
+    value = "my-dataset-token-value-31337"
+    cluster = make_cluster(nodes=1, gpus_per_node=2, time_scale=0.05)
+    spec = tmp_path / "spec"
+    train_spec(spec, "detached", steps=20, save_every=10, extra="env:\n  MY_DATASET_TOKEN:\n")
+    job_file = spec / "job.yaml"
+    job_file.write_text(
+        job_file.read_text().replace("run: ", 'run: sleep 2 && echo "tok=$MY_DATASET_TOKEN" && ', 1)
+    )
+    env = {"MY_DATASET_TOKEN": value, "XYCLAW_GUARD_AUTOSTART": "1"}
+    launched = xyclaw("launch", str(job_file), "--cluster", cluster.name, "--detach", extra=env)
+    assert launched.returncode == 0, launched.stderr
+    job_id = int(launched.stdout.split()[1])
+    assert finished(engine, job_id).state == "succeeded"
+    shown = xyclaw("logs", str(job_id), extra=env)
+    assert "tok=***" in shown.stdout and value not in shown.stdout + shown.stderr
+    home = Path(os.environ["XYCLAW_HOME"])
+    files = [p for p in home.rglob("*") if p.is_file()]
+    assert {str(p) for p in files if value.encode() in p.read_bytes()} == set()
