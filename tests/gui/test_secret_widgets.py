@@ -153,7 +153,8 @@ def test_no_page_or_dialog_shows_a_planted_secret(
 ) -> None:
     """The key (keyring) and a job's HF_TOKEN (keyring, echoed by the job into its log on a
     simulated node, and by the model): on no page, in no dialog, tooltip, cell or text box, with
-    every page built and visited, a replay open, and the conversation opened again."""
+    every page built and visited, a replay open (and exported), the launch dialog open, and the
+    conversation opened again."""
     monkeypatch.delenv("HF_TOKEN", raising=False)
     paths = AppPaths.from_environment()
     engine = build_engine(
@@ -232,6 +233,16 @@ def test_no_page_or_dialog_shows_a_planted_secret(
             jobs.tabs,
         )
         assert any("token=***" in line for line in jobs.shown_log())
+        jobs.launch_from_file(job_file)  # the launch dialog, for the spec that prints it
+        flow = jobs.launch_flow
+        qtbot.waitUntil(
+            lambda: flow.dialog is not None and flow.dialog.isVisible() and ctl.worker.busy == 0,
+            timeout=30_000,
+        )
+        assert flow.dialog is not None
+        seen["launch dialog"] = all_texts(ctl)
+        assert any("HF_TOKEN" in t for _w, t in seen["launch dialog"])
+        flow.dialog.reject()
         visit("monitor", lambda: True)
         history = ctl.page_widgets["history"]
         assert isinstance(history, HistoryPage)
