@@ -261,7 +261,10 @@ def test_no_page_or_dialog_shows_a_planted_secret(
 
         ctl.show_page("chat")
         chat.new_conversation()
-        qtbot.waitUntil(lambda: chat.current not in (None, cid) and not chat.busy, timeout=20_000)
+        qtbot.waitUntil(
+            lambda: chat.current not in (None, cid) and not chat.busy and ctl.worker.busy == 0,
+            timeout=20_000,
+        )  # the new one created, the list read again and the new one opened
         chat.select_conversation(cid)
         qtbot.waitUntil(
             lambda: chat.current == cid and not chat.busy

@@ -58,12 +58,12 @@ def test_no_export_holds_a_planted_secret(
     cluster = make_cluster(nodes=1, gpus_per_node=2, time_scale=0.05)
     engine.sync_telemetry()  # its samples: what `metrics export` writes out
     spec = tmp_path / "spec"
-    train_spec(spec, "prints-token", steps=20, save_every=10, extra="env:\n  HF_TOKEN:\n")
+    train_spec(spec, "prints-token", steps=60, save_every=30, extra="env:\n  HF_TOKEN:\n")
     job_file = spec / "job.yaml"
     job_file.write_text(job_file.read_text().replace("run: ", 'run: echo "token=$HF_TOKEN" && ', 1))
     job = engine.launch(job_file, cluster=cluster.name).result(60)
     assert finished(engine, job.id).state == "succeeded"
-    wait_for("saved samples", lambda: engine.export_metrics(cluster=cluster.name).rows, 30)
+    wait_for("saved samples", lambda: engine.export_metrics(job=job.id).rows, 30)
 
     every = " ".join(PLANTED)
     echo = f.Reply(
