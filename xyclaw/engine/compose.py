@@ -353,6 +353,7 @@ def compose(
                 nccl_env=lambda cluster_id: engine.nccl_environment(str(cluster_id)),
                 telemetry=telemetry(),
                 lock_dir=paths.data_dir / FOLLOWERS,
+                register_job_secrets=engine._register_job_secrets,
             )
 
         jobs = engine._attach_jobs(Lazy(build_jobs), _ssh_aliases(paths, clusters, bus))

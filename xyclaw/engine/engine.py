@@ -1193,6 +1193,19 @@ class Engine:
                     merged[name] = value
         return merged
 
+    def _register_job_secrets(self, names: Iterable[str]) -> None:
+        """The values of a job's secret variables, as this process can know them (its
+        environment, the keyring), registered for masking: for a job followed here that
+        another process launched, whose log may echo them."""
+        import os
+
+        for name in names:
+            register_secret(os.environ.get(name))
+            try:
+                self._secrets.get(job_secret_name(name))  # registers what it finds
+            except XyclawError as exc:  # a keyring that cannot be read: the log says so
+                log.warning("could not read the secret %s of a followed job: %s", name, exc)
+
     @effect(Effect.READ)
     def missing_job_secrets(self, spec_or_path: Any) -> list[str]:
         """The secret variables a job spec takes from this machine that neither the

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -60,9 +60,14 @@ class JobService:
         release_cluster: Callable[[int], None] | None = None,
         replace_nodes: ReplaceNodes | None = None,
         lock_dir: Path | None = None,
+        register_job_secrets: Callable[[Iterable[str]], None] | None = None,
     ) -> None:
         """``lock_dir``: where the per-job follower locks live (the data folder's
-        ``followers``); without it the follower lease alone keeps followers apart."""
+        ``followers``); without it the follower lease alone keeps followers apart.
+        ``register_job_secrets``: given a job's secret variable names (``HF_TOKEN``) when
+        this process follows a job it did not launch (the guard adopting it, the app after a
+        restart), registers their values for masking before its first log line is kept."""
+        self._register_job_secrets = register_job_secrets
         self.options = options or JobOptions()
         self.jobs = JobStore(store, bus, clock)
         self.clusters = clusters
@@ -136,6 +141,10 @@ class JobService:
         report: Report | None = None,
     ) -> JobRunner:
         """Run (or follow) the job from this process; the one runner if it has one already."""
+        if local_env is None and self._register_job_secrets is not None:
+            # Followed here without the launch's values: its secrets are looked up by name.
+            spec = JobSpec.from_json(self.jobs.get(job_id, with_attempts=False).spec_json)
+            self._register_job_secrets(spec.env_from_local)
         with self._lock:
             if self._closed:
                 raise XyclawError("the job runtime is closed", hint="restart XyClaw")
