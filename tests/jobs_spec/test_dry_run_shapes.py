@@ -263,6 +263,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "job_group": {"refused": ["SkyPilot job group", "execution: parallel"], "line": 4},
     # SkyServe v2: a model id, no command; refused as what it is, not as a cluster-only file
     "serve_model": {"refused": ["SkyServe model spec", "vllm serve Qwen/Qwen2.5-7B"], "line": 2},
+    # examples/serve/llama-3-8b.yaml: nothing but the model id (no XyClaw field is `model`)
+    "serve_model_only": {"refused": ["SkyServe model spec", "resources.ports: 8000"], "line": 3},
     # `sky launch` ignores `service`; without a port it runs as a job, with a warning
     "serve_no_port": {
         "nodes": 1,

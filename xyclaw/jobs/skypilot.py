@@ -141,7 +141,7 @@ SERVICE_UNSUPPORTED = {
 _PROBE_KEYS = ("path", "initial_delay_seconds")
 _PROBE_UNSUPPORTED = ("timeout_seconds", "post_data", "headers")
 
-_SIGNAL_TOP = frozenset({"num_nodes", "envs", *TOP_UNSUPPORTED})
+_SIGNAL_TOP = frozenset({"num_nodes", "envs", "model", *TOP_UNSUPPORTED})  # model: SkyServe v2
 _SIGNAL_RESOURCES = frozenset(
     {"accelerators", "gpus", "image_id", "ports", "job_recovery", "any_of", "ordered", "candidates"}
     | set(RESOURCES_UNSUPPORTED)
