@@ -259,11 +259,26 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "tpu": {"refused": ["TPUs are not GPUs"], "line": 2},
     "mi300": {"refused": ["AMD GPUs are planned", "NVIDIA-only"], "line": 2},
     "pool": {"refused": ["SkyPilot pool"], "line": 1},
+    # a job group's tasks run at once and talk to each other: run in order they would hang
+    "job_group": {"refused": ["SkyPilot job group", "execution: parallel"], "line": 4},
+    # SkyServe v2: a model id, no command; refused as what it is, not as a cluster-only file
+    "serve_model": {"refused": ["SkyServe model spec", "vllm serve Qwen/Qwen2.5-7B"], "line": 2},
+    # examples/serve/llama-3-8b.yaml: nothing but the model id (no XyClaw field is `model`)
+    "serve_model_only": {"refused": ["SkyServe model spec", "resources.ports: 8000"], "line": 3},
+    # `sky launch` ignores `service`; without a port it runs as a job, with a warning
+    "serve_no_port": {
+        "nodes": 1,
+        "gpu": "L4",
+        "gpn": 1,
+        "env": {"MODEL_NAME": "Qwen/Qwen1.5-7B-Chat", "SKYPILOT_NUM_GPUS_PER_NODE": "1"},
+        "run": "--tensor-parallel-size $SKYPILOT_NUM_GPUS_PER_NODE",
+        "warned": {"service"},
+    },
 }
 
 
 def test_every_shape_has_an_expectation() -> None:
-    assert {p.stem for p in SHAPES.glob("*.yaml")} == set(EXPECTED) | {"chain_dag"}
+    assert {p.stem for p in SHAPES.glob("*.yaml")} == set(EXPECTED) | {"chain_dag", "serial_group"}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -303,6 +318,20 @@ def test_a_pipeline_is_its_tasks_in_order_with_their_own_lines() -> None:
     assert first.run is not None and "echo run for task 1" in first.run
     assert second.run is not None and "echo run for task 2" in second.run
     assert [w.line for w in first.warnings] == [5] and [w.line for w in second.warnings] == [8]
+
+
+def test_a_service_without_a_port_runs_as_the_job_sky_launch_runs() -> None:
+    got = dry_run(SHAPES / "serve_no_port.yaml", known_gpus=KNOWN, environ=ENVIRON, now=NOW)
+    assert got.accepted and got.loaded is not None
+    assert got.loaded.spec.service is None
+    (warning,) = [w for w in got.warnings if w.field == "service"]
+    assert warning.line == 5 and "as `sky launch` runs it" in warning.message
+
+
+def test_a_serial_job_group_header_is_the_pipeline_s_own_and_its_tasks_run_in_order() -> None:
+    got = dry_run(SHAPES / "serial_group.yaml", known_gpus=KNOWN, environ=ENVIRON, now=NOW)
+    assert got.accepted and [t.name for t in got.tasks] == ["prepare", "train"]
+    assert (got.tasks[0].gpu, got.tasks[1].gpu, got.tasks[1].gpus_per_node) == (None, "A100-40G", 1)
 
 
 def _cluster(gpu: str, nodes: int) -> ClusterRecord:

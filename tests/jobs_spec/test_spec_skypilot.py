@@ -158,7 +158,6 @@ def test_a_field_neither_skypilot_nor_xyclaw_is_an_error() -> None:
         ("envs: {A: 1}\nrun: |\n", 2, "run", "no `run` command"),
         ("num_nodes: 2\nresources:\n  nodes: 2\nrun: x\n", 1, "num_nodes", "given twice"),
         ("envs: {A: 1}\nenv: {B: 2}\nrun: x\n", 2, "env", "envs"),
-        ("num_nodes: 1\nservice:\n  readiness_probe: /\nrun: x\n", 2, "service", "port"),
         (
             "num_nodes: 1\nresources:\n  ports: http\nservice: {readiness_probe: /}\nrun: x\n",
             3,

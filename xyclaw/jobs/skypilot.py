@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.jobs.specyaml import SpecError, SpecWarning, YNode, synthetic
+from xyclaw.wording import said
 
 if TYPE_CHECKING:  # specmodel imports this module's tables
     from xyclaw.jobs.specmodel import JobSpec
@@ -140,11 +141,16 @@ SERVICE_UNSUPPORTED = {
 _PROBE_KEYS = ("path", "initial_delay_seconds")
 _PROBE_UNSUPPORTED = ("timeout_seconds", "post_data", "headers")
 
-_SIGNAL_TOP = frozenset({"num_nodes", "envs", *TOP_UNSUPPORTED})
+_SIGNAL_TOP = frozenset({"num_nodes", "envs", "model", *TOP_UNSUPPORTED})  # model: SkyServe v2
 _SIGNAL_RESOURCES = frozenset(
     {"accelerators", "gpus", "image_id", "ports", "job_recovery", "any_of", "ordered", "candidates"}
     | set(RESOURCES_UNSUPPORTED)
 )
+
+
+def _has_port(service: YNode) -> bool:
+    port = service.get("port") if service.is_map else None
+    return port is not None and port.value is not None
 
 
 def looks_like_skypilot(tree: YNode) -> bool:
@@ -370,7 +376,16 @@ class _Translator:
             else:
                 out["recovery"] = recovery
         service = out.get("service")
-        if service is not None:
+        if service is not None and ports is None and not _has_port(service):
+            # `sky launch` ignores `service` (only `sky serve up` reads it): without a port
+            # there is nothing to forward, so the task runs as the job `sky launch` runs
+            self.warn(
+                service,
+                "a service needs the port it listens on (resources.ports or service.port); "
+                "without one the task runs as a job, as `sky launch` runs it",
+            )
+            del out["service"]
+        elif service is not None:
             out["service"] = self.service(service, ports)
             kind = out.get("kind")
             if kind is None:
@@ -416,6 +431,15 @@ class _Translator:
             return
         if not tree.is_map:
             return  # the reader says what is wrong with it
+        model = tree.get("model")
+        if model is not None and isinstance(model.value, str):
+            raise SpecError(
+                said("error.spec.serve_model", model=model.value),
+                file=self.file,
+                line=model.line,
+                field="model",
+                hint=said("error.spec.serve_model_hint", model=model.value),
+            )
         pool = tree.get("pool")
         if pool is not None:
             raise SpecError(

@@ -176,8 +176,17 @@ def load_pipeline(
             continue
         # blank lines before it keep every line number the file's own
         trees.append(parse_spec_text("\n" * text.count("\n", 0, begin) + chunk, str(file_path)))
-    if len(trees) > 1 and {key for key, _ in trees[0].items()} <= {"name"}:
-        trees = trees[1:]  # the pipeline's own name
+    if len(trees) > 1 and {key for key, _ in trees[0].items()} <= _HEADER_KEYS:
+        execution = trees[0].get("execution")
+        if execution is not None and str(execution.value).strip().lower() == "parallel":
+            raise SpecError(
+                said("error.spec.job_group"),
+                file=str(file_path),
+                line=execution.line,
+                field="execution",
+                hint=said("error.spec.job_group_hint"),
+            )
+        trees = trees[1:]  # the pipeline's own name (a serial job group's header)
     return [
         _load(
             tree,
@@ -191,6 +200,10 @@ def load_pipeline(
         )
         for index, tree in enumerate(trees, start=1)
     ]
+
+
+# the first document of a SkyPilot pipeline or job group: the DAG's own fields, no task
+_HEADER_KEYS = frozenset({"name", "execution", "primary_tasks"})
 
 
 def _has_content(chunk: str) -> bool:

@@ -302,6 +302,29 @@ TEXTS: dict[str, tuple[str, str]] = {
         "请改在 setup 里把数据复制到集群的共享卷",
     ),
     "error.spec.unknown_cause": ("unknown cause {cause}", "未知的原因 {cause}"),
+    "error.spec.job_group": (
+        "is a SkyPilot job group (`execution: parallel`: its tasks run at the same time and "
+        "talk to each other); XyClaw runs a file's tasks one after another, so it would wait "
+        "forever",
+        "是 SkyPilot 的作业组（`execution: parallel`：各任务同时运行并互相通信）；XyClaw "
+        "按顺序逐个运行文件里的任务，会一直等下去",
+    ),
+    "error.spec.job_group_hint": (
+        "launch each task of the group as its own job, on one cluster or several",
+        "请把作业组里的每个任务分别作为一个作业启动，可在同一集群或多个集群上",
+    ),
+    "error.spec.serve_model": (
+        "is a SkyServe model spec (`model: {model}`: SkyPilot picks the engine and the "
+        "command), not a task: it has no `run`",
+        "是 SkyServe 的模型规格（`model: {model}`：由 SkyPilot 选择推理引擎和命令），"
+        "不是任务：没有 `run`",
+    ),
+    "error.spec.serve_model_hint": (
+        "write the serving command as `run:` (e.g. `vllm serve {model} --port 8000`) with "
+        "`resources.ports: 8000`",
+        "请把推理服务的命令写成 `run:`（例如 `vllm serve {model} --port 8000`），并加上 "
+        "`resources.ports: 8000`",
+    ),
     "error.spec.service_needs_port": (
         "a service needs `service: {{port: N}}`: the port it listens on",
         "服务需要 `service: {{port: N}}`：它监听的端口",
