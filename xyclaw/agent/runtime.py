@@ -58,6 +58,8 @@ from xyclaw.store import conversations as conv
 from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
+#: How long closing waits for a running turn to stop (it is asked to stop at once).
+CLOSE_WAIT_S = 10.0
 
 OnEvent = Callable[[AgentEvent], None]
 DEFAULT_TITLE = "New conversation"
@@ -120,6 +122,12 @@ class AgentRuntime:
         self.graph = build_graph(self.hooks).compile(checkpointer=self._saver)
         self._locks: dict[int, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        # turns running now: close() waits for them (a checkpoint written on LangGraph's
+        # thread into a connection closed under it crashed the process: a user quitting while
+        # the agent still answered)
+        self._turns = 0
+        self._turns_done = threading.Condition()
+        self._closing = False
         self.fail_orphaned_calls()
 
     # -- conversations --------------------------------------------------------------------------
@@ -560,10 +568,20 @@ class AgentRuntime:
         return [_record(r) for r in conv.list_tool_calls(self.store, cid)]
 
     def close(self) -> None:
+        """Stop: running turns are asked to stop and waited for (up to
+        :data:`CLOSE_WAIT_S`) before the checkpoint file is closed under them."""
+        with self._turns_done:
+            self._closing = True
+            for event in list(self.hooks.cancels.values()):
+                event.set()
+            finished = self._turns_done.wait_for(lambda: self._turns == 0, CLOSE_WAIT_S)
         try:
             self.brain.close()
         finally:
-            self._conn.close()
+            if finished:
+                self._conn.close()
+            else:  # a turn still runs: leave its connection to the process's end
+                log.warning("an agent turn still ran at close; its checkpoint file stays open")
 
     # -- running the graph ----------------------------------------------------------------------
     def _lock(self, cid: int) -> threading.Lock:
@@ -611,6 +629,20 @@ class AgentRuntime:
         return [str(row.get("name") or row["id"]) for row in rows]
 
     def _run(
+        self, cid: int, graph_input: Any, on_event: OnEvent, cancel: threading.Event | None
+    ) -> TurnResult:
+        with self._turns_done:
+            if self._closing:
+                raise AgentError(said("agent.closing"), hint=said("agent.closing_hint"))
+            self._turns += 1
+        try:
+            return self._run_turn(cid, graph_input, on_event, cancel)
+        finally:
+            with self._turns_done:
+                self._turns -= 1
+                self._turns_done.notify_all()
+
+    def _run_turn(
         self, cid: int, graph_input: Any, on_event: OnEvent, cancel: threading.Event | None
     ) -> TurnResult:
         config = self._config(cid)

@@ -158,6 +158,8 @@ DONE: dict[str, tuple[str, str]] = {
         "运行期间 XyClaw 停止了（其进程已结束），所以它可能只完成了一部分；不会再次运行："
         "请用 `xyclaw clusters` 和 `xyclaw jobs` 查看",
     ),
+    "agent.closing": ("the agents are shutting down", "智能体正在关闭"),
+    "agent.closing_hint": ("open XyClaw again to go on", "重新打开 XyClaw 后继续"),
     "agent.not_run.not_this_card": (
         "the yes named card {card}, but card {waiting} is waiting; nothing was done",
         "你批准的是卡片 {card}，但正在等待的是卡片 {waiting}；什么都没有做",
