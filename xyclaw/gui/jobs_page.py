@@ -1098,8 +1098,8 @@ class JobsPage(QWidget):
     def _follow(self) -> None:
         """New lines since the last one shown (one read at a time; one asked for meanwhile
         runs after it, so that the last lines of a job that just ended are never skipped)."""
-        if self.selected_id is None:
-            return
+        if self.selected_id is None or not i18n.alive(self, self.log_node):
+            return  # a read finishing after the page was torn down (the window closing)
         if self._following:
             self._follow_again = True
             return
