@@ -943,9 +943,7 @@ class JobRunner:
         if job.state.finished:
             return
         end = ended_at if ended_at is not None else p.clock()
-        p.jobs.set_state(
-            self.job_id, state, ended_at=end, cause=cause, error=error, exit_code=exit_code
-        )
+        # the history's note first: whoever sees the job ended finds why in the history
         severity = "info" if state is JobState.SUCCEEDED else "warning"
         p.events.record(
             "job",
@@ -953,6 +951,9 @@ class JobRunner:
             job_ended(job.name, state, error),
             job_id=job.id,
             cluster_id=job.cluster_id,
+        )
+        p.jobs.set_state(
+            self.job_id, state, ended_at=end, cause=cause, error=error, exit_code=exit_code
         )
         if job.cluster_id is not None and p.telemetry is not None:
             p.telemetry.job_ended(job.cluster_id, job.id)
