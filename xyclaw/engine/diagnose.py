@@ -151,7 +151,13 @@ _COMMAND_KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 _COMMAND_CHARS = 300
 _NCCL_TESTS_RE = re.compile(
-    r"^#\s*(?:nThread\s+\d|nccl-tests version|\s*size\s+count\s+type)", re.M
+    r"^#?\s*(?:nThread\s+\d+\s+nGpus|nccl-tests version|size\s+count\s+type)", re.M
+)
+#: A result row pasted without its header: size, count, type, reduction op, then figures.
+_NCCL_ROW_RE = re.compile(
+    r"^\s*\d{1,15}\s+\d{1,15}\s+(?:float|double|half|bfloat16|u?int(?:8|32|64)|fp8_e\dm\d)"
+    r"\s+(?:sum|prod|min|max|avg|none|premulsum)\s+-?\d",
+    re.M,
 )
 _TEST_FAILURE_RE = re.compile(r"Test (?:NCCL |CUDA )?failure \S+:\d+")
 _QUERY_RE = re.compile(r"NVSMI LOG|^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", re.M)
@@ -165,12 +171,13 @@ _CSV_RE = re.compile(
 _IBSTAT_RE = re.compile(r"^CA '[^']+'\s*$", re.M)
 _DEVINFO_RE = re.compile(r"^hca_id:\s*\S+", re.M)
 _GIDS_RE = re.compile(r"^DEV\s+PORT\s+INDEX\s+GID\b", re.M)
-_DMESG_RE = re.compile(r"NVRM: (?:Xid|GPU)|fallen off the bus")
+_DMESG_RE = re.compile(r"NVRM: |fallen off the bus")
 _LOG_RE = re.compile(
     r"Watchdog caught collective operation timeout|ProcessGroupNCCL|NCCL WARN|NCCL error|"
     r"CUDA error|CUDA out of memory|OutOfMemoryError|Traceback \(most recent call last\)|"
     r"NCCL INFO|\biteration\s+\d+\s*/|\{'loss': |\bstep[ =:]\s{0,8}\d{1,12}.{0,200}\bloss\b|"
-    r"ChildFailedError|exitcode",
+    r"ChildFailedError|exitcode|\bstep=\d{1,12}, skipped=\d|"
+    r"\[INFO\] \[(?:config|logging|engine|timer)\.py:\d{1,6}:",
     re.I,
 )
 
@@ -179,6 +186,8 @@ def recognise(pasted: Pasted) -> str | None:
     """Which command printed the text: from its content first, the prompt's command second."""
     text = pasted.text
     if _NCCL_TESTS_RE.search(text) or _TEST_FAILURE_RE.search(text):
+        return "nccl-tests"
+    if len(_NCCL_ROW_RE.findall(text[:200_000])) >= 2:
         return "nccl-tests"
     if looks_like_table(text):
         return "nvidia-smi"
@@ -344,7 +353,8 @@ def _list(text: str, th: AlertThresholds) -> Diagnosis:
 def _topology(text: str, th: AlertThresholds) -> Diagnosis:
     topo = parse_topology(text)
     gpus = topo.gpus
-    pairs = [(a, b) for i, a in enumerate(gpus) for b in gpus[i + 1 :]]
+    rows = [g for g in gpus if (g, g) in topo.links]  # a paste cut mid-matrix lacks the rest
+    pairs = [(a, b) for i, a in enumerate(gpus) for b in gpus[i + 1 :] if (a, b) in topo.links]
     nvlinked = sum(1 for a, b in pairs if topo.link(a, b).startswith("NV"))
     summary = [
         said(
@@ -352,6 +362,8 @@ def _topology(text: str, th: AlertThresholds) -> Diagnosis:
         )
     ]
     points: list[Point] = []
+    if len(rows) < len(gpus):
+        points.append(Point("info", said("op.diag.topo_cut", rows=len(rows), gpus=len(gpus))))
     far = [f"{a}-{b}" for a, b in pairs if topo.link(a, b) in ("SYS", "SOC")]
     if pairs and nvlinked == 0 and len(gpus) > 1:
         points.append(Point("warning", said("op.diag.no_nvlink"), said("op.diag.do_no_nvlink")))
@@ -420,10 +432,16 @@ def _show_gids(text: str, th: AlertThresholds) -> Diagnosis:
 def _dmesg(text: str, th: AlertThresholds) -> Diagnosis:
     events = parse_dmesg(text)
     if not events:
+        if "NVRM: " in text:  # the driver's messages, none of them an XID: that is the answer
+            return Diagnosis("dmesg", (said("op.diag.nvrm_no_xid"),), data={"xids": []})
         raise DiagnoseError(said("op.diag.no_xid"), hint=said("op.diag.expected"))
     found = xid_findings(_NODE, text, GpuSlots(0), None, AlertThresholds(xid_hold_s=float("inf")))
     codes = sorted({e.code for e in events})
     summary = [said("op.diag.xids", count=len(events), codes=", ".join(str(c) for c in codes))]
+    pcis = sorted({e.pci for e in events if e.pci})
+    if pcis:
+        shown = ", ".join(pcis[:8]) + (" ..." if len(pcis) > 8 else "")
+        summary.append(said("op.diag.xid_gpus", count=len(pcis), pcis=shown))
     points = [
         Point(f.severity, f.said or said("op.diag.raw", text=f.message), f.action_said)
         for f in found
@@ -525,12 +543,15 @@ def _training_log(text: str, th: AlertThresholds) -> Diagnosis:
                 )
             )
     if progress:
-        last = progress[-1]
+        # the last step and the last loss each from the last line that gave one: DeepSpeed's
+        # "step=N" and the Trainer's loss dicts come on different lines
+        step = next((e.step for e in reversed(progress) if e.step is not None), None)
+        loss = next((e.loss for e in reversed(progress) if e.loss is not None), None)
         summary.append(
             said(
                 "op.diag.progress",
-                step=last.step if last.step is not None else "?",
-                loss=f"{last.loss:.4g}" if last.loss is not None else "?",
+                step=step if step is not None else "?",
+                loss=f"{loss:.4g}" if loss is not None else "?",
             )
         )
     else:

@@ -146,7 +146,9 @@ def parse_ibstat(text: str) -> list[Hca]:
         if ca is not None:
             hcas.append(_ibstat_hca(name, ca, ports))
 
-    for raw in clean_paste(text).splitlines():
+    cleaned = clean_paste(text)
+    seen_ca = any(_IBSTAT_CA_RE.match(raw.strip()) for raw in cleaned.splitlines())
+    for raw in cleaned.splitlines():
         line = raw.strip()
         if not line:
             continue
@@ -156,6 +158,10 @@ def parse_ibstat(text: str) -> list[Hca]:
             name, ca, ports, port = m.group(1), {}, [], None
             continue
         if ca is None:
+            # what a paste holds before the first CA (a shell trace, "...", another command's
+            # lines) is skipped; an error of ibstat itself or of the shell is not
+            if seen_ca and not line.startswith("ibstat:") and "not found" not in line:
+                continue
             raise ParseError(
                 f"not ibstat output: {line[:80]!r} before any \"CA 'name'\" line",
                 hint="pass the output of `ibstat`",

@@ -298,7 +298,7 @@ def _neighbour_pci(lines: list[str], i: int) -> str | None:
     the one that says what happened: ``NVRM: GPU has fallen off the bus.`` then
     ``NVRM: GPU 0000:3b:00.0: ...``, or ``The NVIDIA GPU 0000:02:00.0 ...`` then
     ``... has fallen off the bus``."""
-    for j in (i + 1, i - 1):
+    for j in (i + 1, i - 1, i - 2, i - 3):  # "The NVIDIA GPU ..." may open a 3-line message
         if 0 <= j < len(lines) and "NVRM: " in lines[j] and "Xid" not in lines[j]:
             m = _ANY_PCI_RE.search(lines[j], lines[j].find("NVRM: "))
             if m:

@@ -325,6 +325,8 @@ class _NetCollector:
             return True
         m = _CHANNEL_NET_RE.search(line)
         if m:
+            if m.group(1) == "Socket":  # a ring over NET/Socket moves its data over TCP
+                self.kinds.add("socket")
             if m.group(2):
                 self.gdr = True
             elif self.gdr is None and m.group(1) == "IB":
@@ -374,6 +376,13 @@ _TEST_FAILURE_RE = re.compile(
     r"Test (?P<kind>NCCL|CUDA|) ?failure (?P<where>[\w./-]{1,200}:\d{1,7})\s*(?:'(?P<msg>[^']*)'?)?"
 )
 _LOOSE_RANK_RE = re.compile(r"^#?\s*Rank\s+\d")
+#: Header lines some builds and pastes print without their leading ``#`` (the nccl-tests of
+#: AWS's images, a terminal's copy that dropped it): read as header lines all the same.
+_BARE_HEADER_RE = re.compile(
+    r"^(?:nThread\s+\d|nccl-tests version|Using devices|Blocking Enabled|Collective test "
+    r"|out-of-place\s+in-place|size\s+count\s+type|\(B\)\s+\(elements\)"
+    r"|Out of bounds values|Avg bus bandwidth)"
+)
 _OOB_RE = re.compile(r"^Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG_RE = re.compile(r"^Avg bus bandwidth\s*:\s*(\S+)")
 _TS_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -481,6 +490,7 @@ class _RunBuilder:
         self.last_bad_row = False
         self.failures: list[str] = []
         self.rank_problems: list[str] = []
+        self.bare_headers = False  # this run's header lines came without their "#"
 
     @property
     def started(self) -> bool:
@@ -567,7 +577,8 @@ class _RunBuilder:
         m = _RANK_RE.match(line)
         if m:  # a rank line that lost its "#" (a paste, a wrapped terminal): kept, and said
             self._rank(m)
-            self.rank_problems.append(f"rank {m.group(1)}'s line had lost its '#'")
+            if not self.bare_headers:  # a run printed without "#" lost nothing
+                self.rank_problems.append(f"rank {m.group(1)}'s line had lost its '#'")
             return
         if _LOOSE_RANK_RE.match(line):
             self.rank_problems.append(f"unreadable rank line: {line[:160]}")
@@ -661,7 +672,8 @@ def parse_nccl_tests_all(text: str) -> list[NcclTestRun]:
         if not stripped:
             continue
         cur = runs[-1]
-        if stripped.startswith("#"):
+        bare = not stripped.startswith("#") and bool(_BARE_HEADER_RE.match(stripped))
+        if stripped.startswith("#") or bare:
             body = stripped.lstrip("#").strip()
             starts_run = bool(
                 _VERSION_RE.match(body)
@@ -671,6 +683,7 @@ def parse_nccl_tests_all(text: str) -> list[NcclTestRun]:
             if starts_run and (cur.finished or cur.rows):
                 cur = _RunBuilder()
                 runs.append(cur)
+            cur.bare_headers = cur.bare_headers or bare
             cur.header_line(body)
         else:
             cur.data_line(stripped)

@@ -91,6 +91,15 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "op.diag.xids": ("{count} XID event(s): XID {codes}", "{count} 个 XID 事件：XID {codes}"),
     "op.diag.xid_info": ("XID {code}: {what}", "XID {code}：{what}"),
+    "op.diag.xid_gpus": ("on {count} GPU(s): {pcis}", "涉及 {count} 块 GPU：{pcis}"),
+    "op.diag.nvrm_no_xid": (
+        "NVIDIA driver messages, none of them an XID error",
+        "NVIDIA 驱动消息，其中没有 XID 错误",
+    ),
+    "op.diag.topo_cut": (
+        "the matrix is cut: {rows} of {gpus} GPU rows are in the text",
+        "矩阵不完整：文本中只有 {gpus} 行 GPU 中的 {rows} 行",
+    ),
     "op.diag.nccl_ranks": (
         "{ranks} rank(s) on {nodes} node(s)",
         "{nodes} 个节点上共 {ranks} 个 rank",
