@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import os
 import re
 import shlex
 from collections.abc import Sequence
@@ -278,6 +279,7 @@ class _Translator:
         self.file = file
         self.warnings = warnings
         self.envs: dict[str, str] = {}
+        self.from_machine: set[str] = set()  # envs left null: this machine's environment
 
     def warn(self, node: YNode, message: str) -> None:
         self.warnings.append(SpecWarning.of(node, message, self.file))
@@ -294,6 +296,7 @@ class _Translator:
                 for key, child in envs.items()
                 if child.is_scalar and child.value is not None
             }
+            self.from_machine = {key for key, child in envs.items() if child.value is None}
         out: dict[str, YNode] = {}
         allowed = sorted({*TOP_MAPPED, *XYCLAW_EXTENSIONS, *TOP_UNSUPPORTED})
         env_from_secrets: list[YNode] = []
@@ -301,7 +304,9 @@ class _Translator:
         for key, node in tree.items():
             if key == "workdir" and self.git_url(node) is not None:
                 out["_git"] = node
-            elif key in ("name", "workdir", "setup", "run", *XYCLAW_EXTENSIONS):
+            elif key == "workdir":
+                out[key] = self.local_source(node)
+            elif key in ("name", "setup", "run", *XYCLAW_EXTENSIONS):
                 out[key] = node
             elif key == "num_nodes":
                 out["_nodes"] = node
@@ -459,15 +464,38 @@ class _Translator:
         )
 
     def substitute(self, node: YNode) -> YNode:
-        """SkyPilot fills ``${VAR}`` and ``$VAR`` in file_mounts from the task's envs."""
+        """SkyPilot fills ``${VAR}`` and ``$VAR`` in file_mounts and workdir from the task's
+        envs; one left null there is this machine's (XyClaw reads null envs from it)."""
         if not isinstance(node.value, str) or "$" not in node.value:
             return node
 
         def value(match: re.Match[str]) -> str:
             name = match.group(1) or match.group(2)
-            return self.envs.get(name, match.group(0))
+            if name in self.envs:
+                return self.envs[name]
+            if name in self.from_machine and name in os.environ:
+                return os.environ[name]
+            return match.group(0)
 
         return synthetic(_ENV_REF.sub(value, node.value), node, node.path)
+
+    def local_source(self, node: YNode) -> YNode:
+        """A local path (workdir, a file_mounts source) with its variables filled in; one
+        still unset is refused by name, with how to set it (not as a path that "does not
+        exist" with a literal ``$NAME`` in it)."""
+        node = self.substitute(node)
+        if isinstance(node.value, str):
+            unset = _ENV_REF.search(node.value)
+            if unset is not None:
+                name = unset.group(1) or unset.group(2)
+                raise SpecError(
+                    said("error.spec.unset_variable", name=name),
+                    file=self.file,
+                    line=node.line,
+                    field=node.path,
+                    hint=said("error.spec.unset_variable_hint", name=name),
+                )
+        return node
 
     def git_url(self, node: YNode) -> tuple[str, str | None] | None:
         """(url, ref) of a workdir that is a git repository, else None."""
@@ -524,7 +552,7 @@ class _Translator:
                 scheme = child.value.split("://", 1)[0]
                 self.warn(child, f"{scheme}:// buckets are not mounted; not uploaded")
             else:
-                kept[target] = child
+                kept[target] = self.local_source(child)
         return YNode(kept, node.line, node.path)
 
     def resources(self, node: YNode) -> tuple[YNode, YNode | None, YNode | None, YNode | None]:
