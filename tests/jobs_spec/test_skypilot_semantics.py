@@ -193,3 +193,18 @@ def test_a_storage_mount_in_a_minimal_file_is_only_warned_about(tmp_path: Path) 
         ("/code/train.py", str(tmp_path / "train.py"))
     ]
     assert any("file_mounts./data" in w and "not uploaded" in w for w in _warned(loaded))
+
+
+def test_skypilots_own_cluster_key_is_said_not_uploaded(tmp_path: Path) -> None:
+    """A task that mounts ~/.ssh/sky-key (SkyPilot's cluster key) to let its nodes ssh to
+    each other: XyClaw does not copy a private key to nodes, and says so where the file
+    names it, instead of "does not exist" or an upload of a key."""
+    text = (
+        "num_nodes: 2\nfile_mounts:\n  ~/.ssh/sky-key: ~/.ssh/sky-key\n"
+        "run: |\n  ssh -i ~/.ssh/sky-key $(echo $SKYPILOT_NODE_IPS | cut -d' ' -f2) hostname\n"
+    )
+    loaded = parse_spec(text)
+    assert loaded.spec.file_mounts == ()
+    warned = _warned(loaded)
+    assert any(":3:" in w and "not uploaded" in w and "sky-key" in w for w in warned), warned
+    assert any(":4:" in w and "no such file" in w for w in warned), warned

@@ -247,4 +247,3 @@ def _launched(result: CommandResult) -> LaunchOutcome:
     if not lines:
         return outcome
     return LaunchOutcome(False, outcome.status, error=lines[-1])
-

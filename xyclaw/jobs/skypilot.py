@@ -274,6 +274,25 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*
 _GIT_URL = re.compile(r"^(?:https?://\S+\.git/?|git@[^:\s]+:\S+|ssh://\S+|git://\S+)$")
 
 
+# SkyPilot's own cluster key, as tasks name it (to let nodes reach each other)
+_SKY_KEY = ".ssh/sky-key"
+SKY_KEY_NOT_UPLOADED = (
+    "~/.ssh/sky-key is the key SkyPilot puts on its clusters; XyClaw does not copy its own "
+    "private key to nodes: not uploaded (give the nodes a key of their own to ssh to each other)"
+)
+SKY_KEY_ON_NODES = (
+    "uses ~/.ssh/sky-key, the key SkyPilot puts on its clusters: XyClaw's nodes have no such "
+    "file (XyClaw does not copy its private key to nodes); give them a key of their own"
+)
+
+
+def _is_sky_key(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    text = value.strip().rstrip("/")
+    return text.endswith(_SKY_KEY) and text.startswith(("~", "/"))
+
+
 class _Translator:
     def __init__(self, file: str, warnings: list[SpecWarning]) -> None:
         self.file = file
@@ -289,6 +308,10 @@ class _Translator:
 
     def top(self, tree: YNode) -> YNode:
         self.refuse_without_run(tree)
+        for key in ("setup", "run"):
+            script = tree.get(key) if tree.is_map else None
+            if script is not None and isinstance(script.value, str) and _SKY_KEY in script.value:
+                self.warn(script, SKY_KEY_ON_NODES)
         envs = tree.get("envs") if tree.is_map else None
         if envs is not None and envs.is_map:
             self.envs = {
@@ -551,6 +574,8 @@ class _Translator:
             elif isinstance(child.value, str) and "://" in child.value:
                 scheme = child.value.split("://", 1)[0]
                 self.warn(child, f"{scheme}:// buckets are not mounted; not uploaded")
+            elif _is_sky_key(child.value):
+                self.warn(child, SKY_KEY_NOT_UPLOADED)
             else:
                 kept[target] = self.local_source(child)
         return YNode(kept, node.line, node.path)
