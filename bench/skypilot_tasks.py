@@ -146,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         if got.accepted:
             accepted += 1
             what = f"{got.nodes} x {got.gpus_per_node} {got.gpu}"
+            if got.gpu is None:
+                what = f"{got.nodes} node(s), no GPU named"
             if got.tasks:
                 what = f"pipeline of {len(got.tasks)} tasks"
             rows.append((str(shown), "accepted", what))
