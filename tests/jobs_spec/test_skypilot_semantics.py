@@ -142,7 +142,7 @@ def test_a_variable_without_a_value_in_file_mounts_is_refused_by_name(
         parse_spec(text, file="gcp_sa.yaml")
     message = str(err.value)
     assert err.value.line == 4 and "$KEY_PATH" in message and "no value" in message
-    assert "export KEY_PATH=" in message and "envs:" in message
+    assert "export KEY_PATH=" in message and "`KEY_PATH: null`" in message
     # exported on this machine (a null env is read from it), the path is filled in
     (tmp_path / "key.json").write_text("{}")
     monkeypatch.setenv("KEY_PATH", str(tmp_path / "key.json"))
@@ -208,3 +208,27 @@ def test_skypilots_own_cluster_key_is_said_not_uploaded(tmp_path: Path) -> None:
     warned = _warned(loaded)
     assert any(":3:" in w and "not uploaded" in w and "sky-key" in w for w in warned), warned
     assert any(":4:" in w and "no such file" in w for w in warned), warned
+
+
+@pytest.mark.parametrize(
+    "mounts",
+    [
+        "file_mounts:\n  data/in.txt: {src}\n",  # a relative target: SkyPilot's ~/data/in.txt
+        "envs:\n  SRC: {src}\nfile_mounts:\n  /in.txt: $SRC\n",  # $VAR from envs
+    ],
+)
+def test_skypilot_only_mounts_make_a_minimal_file_skypilot(tmp_path: Path, mounts: str) -> None:
+    """A file with only file_mounts/setup/run whose mounts only SkyPilot reads (XyClaw's own
+    form would refuse them) is read as SkyPilot's, not refused."""
+    src = tmp_path / "in.txt"
+    src.write_text("x")
+    loaded = parse_spec(mounts.format(src=src) + "setup: pip install x\nrun: cat in.txt\n")
+    assert loaded.source_format == "skypilot"
+    [mount] = loaded.spec.file_mounts
+    assert mount.source == str(src)
+
+
+def test_a_git_workdir_makes_a_minimal_file_skypilot() -> None:
+    loaded = parse_spec("workdir: https://github.com/org/repo.git\nrun: python train.py\n")
+    assert loaded.source_format == "skypilot"
+    assert "git clone" in (loaded.spec.setup or "")

@@ -178,7 +178,34 @@ def looks_like_skypilot(tree: YNode) -> bool:
         for _target, child in mounts.items():
             if child.is_map or (isinstance(child.value, str) and "://" in child.value):
                 return True
-    return False
+    return not _has_xyclaw_field(tree) and _skypilot_only_paths(tree)
+
+
+def _has_xyclaw_field(tree: YNode) -> bool:
+    if any(key in XYCLAW_EXTENSIONS or key == "env" for key, _ in tree.items()):
+        return True
+    resources = tree.get("resources")
+    return resources is not None and any(
+        key in _XYCLAW_RESOURCE_KEYS for key, _ in resources.items()
+    )
+
+
+def _skypilot_only_paths(tree: YNode) -> bool:
+    """Paths that only SkyPilot reads (XyClaw's own form refuses them): a relative mount
+    target (SkyPilot's ~/...), ``$VAR`` in a mount (filled from envs), a git workdir. They
+    make a file without XyClaw's own fields SkyPilot's, so its documented reading applies."""
+    mounts = tree.get("file_mounts")
+    if mounts is not None and mounts.is_map:
+        for target, child in mounts.items():
+            if not target.startswith(("/", "~")) or "$" in target:
+                return True
+            if isinstance(child.value, str) and _ENV_REF.search(child.value):
+                return True
+    workdir = tree.get("workdir")
+    return workdir is not None and (
+        workdir.is_map
+        or (isinstance(workdir.value, str) and _GIT_URL.match(workdir.value.strip()) is not None)
+    )
 
 
 def task_id(job_id: int, created_at: float, cluster: str) -> str:

@@ -269,11 +269,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "用到了 ${name}，但这里没有它的值",
     ),
     "error.spec.unset_variable_hint": (
-        "give {name} a value under `envs:` in the task file, or leave it null there and "
-        "export {name}=... in the shell you run the command from (a null value under `envs:` "
-        "is read from this machine's environment)",
-        "请在任务文件的 `envs:` 中为 {name} 赋值；或在那里保留为 null，并在运行命令的 shell 中 "
-        "export {name}=...（`envs:` 中值为 null 的变量从本机环境读取）",
+        "give {name} a value under `envs:` in the task file, or write `{name}: null` there "
+        "and export {name}=... in the shell you run the command from (a null value under "
+        "`envs:` is read from this machine's environment)",
+        "请在任务文件的 `envs:` 中为 {name} 赋值；或在那里写上 `{name}: null`，并在运行命令的 "
+        "shell 中 export {name}=...（`envs:` 中值为 null 的变量从本机环境读取）",
     ),
     "error.spec.path_from_cwd": (
         "a SkyPilot task's relative path is read from the folder you run the command in "
