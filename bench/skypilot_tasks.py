@@ -51,9 +51,37 @@ REASONS = (
     (r"not a SkyPilot resources field|unknown field in resources", "field not in resources"),
     (r"cluster-only file", "cluster-only file"),
     (r"does not exist", "local path missing"),
+    (r"which has no value here", "unset variable in a local path"),
     (r"appears twice", "a key given twice"),
     (r"not valid YAML", "not valid YAML"),
 )
+
+
+# refusals SkyPilot makes too on the same machine: a local file the task's author had
+# (~/Downloads/..., ~/.ssh/id_rsa, /tmp/llama/...) or a variable they set is absent here
+SKYPILOT_TOO = frozenset({"local path missing", "unset variable in a local path"})
+# refusals issue 29 asks for: hardware XyClaw does not drive, files that are no single task
+BY_DESIGN = frozenset(
+    {
+        "AMD GPU (planned)",
+        "TPU",
+        "Inferentia/Trainium",
+        "Gaudi",
+        "pool file",
+        "job group (execution: parallel)",
+        "SkyServe model spec (model:, no run)",
+        "cluster-only file",
+    }
+)
+
+
+def kind_of(short: str) -> str:
+    """Whose refusal it is: SkyPilot's too, XyClaw's by design, or the loader's."""
+    if short in SKYPILOT_TOO:
+        return "SkyPilot refuses too"
+    if short in BY_DESIGN:
+        return "by design"
+    return "loader"
 
 
 def reason(message: str) -> str:
@@ -118,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         if got.accepted:
             accepted += 1
             what = f"{got.nodes} x {got.gpus_per_node} {got.gpu}"
+            if got.gpu is None:
+                what = f"{got.nodes} node(s), no GPU named"
             if got.tasks:
                 what = f"pipeline of {len(got.tasks)} tasks"
             rows.append((str(shown), "accepted", what))
@@ -131,15 +161,25 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((where, "refused", f"{short}:{field} {got.refusal.message}"))
             print(f"refused  {where}  {got.refusal.field or ''}  [{short}] {got.refusal.message}")
     total = len(files) - sum(skipped.values())
-    print("\nreason | files")
+    print("\nreason | whose | files")
     for short, count in reasons.most_common():
-        print(f"{short} | {count}")
+        print(f"{short} | {kind_of(short)} | {count}")
     rate = accepted / total if total else 0.0
+    kinds: Counter[str] = Counter()
+    for short, count in reasons.items():
+        kinds[kind_of(short)] += count
     print(f"\nskipped as not task files: {sum(skipped.values())} {dict(skipped)}")
     print(f"accepted {accepted} of {total} task files ({rate:.1%})")
+    print(f"refusals by whose: {dict(kinds)}")
+    both = total - kinds["SkyPilot refuses too"]
+    print(
+        f"accepted {accepted} of the {both} that SkyPilot accepts on this machine "
+        f"({accepted / both if both else 0.0:.1%})"
+    )
     if args.table is not None:
         write_table(args.table, rows, reasons, skipped, accepted, total)
     summary = {"files": total, "accepted": accepted, "refused": dict(reasons)}
+    summary["refused_by_whose"] = dict(kinds)
     summary["not_tasks"] = dict(skipped)
     print(json.dumps(summary))
     return 0
@@ -158,9 +198,9 @@ def write_table(
         f"accepted {accepted} of {total} task files ({rate:.1%}); "
         f"{sum(skipped.values())} YAML files skipped as not task files",
         "",
-        "| refusal reason | files |",
-        "| --- | --- |",
-        *(f"| {short} | {count} |" for short, count in reasons.most_common()),
+        "| refusal reason | whose | files |",
+        "| --- | --- | --- |",
+        *(f"| {short} | {kind_of(short)} | {count} |" for short, count in reasons.most_common()),
         "",
         "| not a task file | files |",
         "| --- | --- |",

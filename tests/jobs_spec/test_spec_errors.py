@@ -72,8 +72,14 @@ CASES = [
     ),
     ("run: x\nworkdir: missing\n", 2, "workdir", ["does not exist"]),
     ("run: x\nworkdir: data.txt\n", 2, "workdir", ["is not a folder"]),
-    ("run: x\nworkdir: {url: https://github.com/a/b}\n", 2, "workdir", ["git URL"]),
-    ("run: x\nfile_mounts:\n  rel/path: data.txt\n", 3, "file_mounts.rel/path", ["on the node"]),
+    # XyClaw's own form (kind:); without a XyClaw field, these are SkyPilot's (test_skypilot_*)
+    ("kind: train\nrun: x\nworkdir: {url: https://github.com/a/b}\n", 3, "workdir", ["git URL"]),
+    (
+        "kind: train\nrun: x\nfile_mounts:\n  rel/path: data.txt\n",
+        4,
+        "file_mounts.rel/path",
+        ["on the node"],
+    ),
     ("run: x\nrun: y\n", 2, "run", ["appears twice (first on line 1)"]),
     ("run: x\nimage: two words\n", 2, "image", ["not an image reference"]),
     ("- run: x\n", 1, None, ["holds a list at the top"]),

@@ -1404,11 +1404,17 @@ class Engine:
                 f"cluster {record.name} is {record.state}, not ready",
                 hint="`xyclaw clusters` shows the ready ones",
             )
+        from xyclaw.jobs.dryrun import gpu_differs
+
+        differs = gpu_differs(spec, record)  # said before anything runs, in every face
         job_id = jobs.create(spec, cluster_id=record.id, rented=False)
-        return self._start(
-            said("op.title.launch", job=spec.name),
-            lambda progress: self._run_job(job_id, env, progress),
-        )
+
+        def run_on_cluster(progress: Progress) -> JobRecord:
+            if differs is not None:
+                progress.update(said("job.warning", text=differs), 0.0, step="check")
+            return self._run_job(job_id, env, progress)
+
+        return self._start(said("op.title.launch", job=spec.name), run_on_cluster)
 
     def _run_job(self, job_id: int, env: dict[str, str], progress: Progress) -> JobRecord:
         from xyclaw.errors import JobError

@@ -28,7 +28,7 @@ from xyclaw.jobs.spec import JobSpec, LoadedSpec, load_pipeline, render_run
 from xyclaw.jobs.specyaml import SpecError
 from xyclaw.jobs.upload import local_files
 from xyclaw.records import ClusterRecord
-from xyclaw.wording import Said
+from xyclaw.wording import Said, said
 
 # variables whose value comes from this machine at launch: shown by name, never by value
 HIDDEN = "(from this machine's environment at launch)"
@@ -141,6 +141,16 @@ def dry_run(
     return DryRun(file, True, source_format="skypilot", name=Path(file).stem, tasks=runs)
 
 
+def gpu_differs(spec: JobSpec, cluster: ClusterRecord) -> Said | None:
+    """The warning for a task whose GPU model is not the cluster's (it runs there on the
+    cluster's), or None. Said before a launch as well as in the dry run: the speed, memory
+    and price the user planned on are another GPU's."""
+    gpu = spec.resources.gpu
+    if gpu is None or normalise_gpu_name(cluster.gpu) == gpu:
+        return None
+    return said("job.gpu_differs", gpu=gpu, cluster=cluster.name, has=cluster.gpu)
+
+
 def _note_of_error(exc: SpecError, language: str) -> Note:
     """The problem alone (the file, line and field are the Note's own), and the hint."""
     problem = exc.problem_said
@@ -173,11 +183,11 @@ def _accepted(
         out.gpu = res.gpu or cluster.gpu
         out.gpus_per_node = res.gpus_per_node or cluster.gpus_per_node
         ips = [n.ssh_host or n.hostname or f"<node {n.rank}>" for n in running[: out.nodes]]
-        if res.gpu is not None and normalise_gpu_name(cluster.gpu) != res.gpu:
+        differs = gpu_differs(spec, cluster)
+        if differs is not None:
             out.warnings.append(
                 Note(
-                    f"the task asks for {res.gpu} but cluster {cluster.name} has "
-                    f"{cluster.gpu}: it runs there on {cluster.gpu}",
+                    differs.in_language(language),
                     None,
                     "resources.accelerators" if spec.skypilot else "resources.gpu",
                 )

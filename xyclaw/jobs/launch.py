@@ -29,6 +29,7 @@ from xyclaw.jobs.skypilot import node_command
 from xyclaw.jobs.spec import JobSpec
 from xyclaw.jobs.upload import Report, local_files, sync
 from xyclaw.records.jobs import JobStore
+from xyclaw.remote import CommandResult
 from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,7 @@ class AttemptLauncher:
         def start(jn: JobNode) -> LaunchOutcome:
             setup = node_command(spec, spec.setup or "")
             command = nc.launch(tasks[jn.rank], setup, workdir=workdir, env=env_of(jn))
-            return parse_launch(self.shell.run(jn, command).stdout)
+            return _launched(self.shell.run(jn, command))
 
         report(said("job.running_setup", nodes=len(nodes)), None)
         for jn, outcome in zip(nodes, self.shell.run_all(nodes, start), strict=True):
@@ -202,7 +203,7 @@ class AttemptLauncher:
         def one(jn: JobNode) -> LaunchOutcome:
             task = self.task(job_id, spec.name, attempt, jn.rank, "run")
             line = nc.launch(task, command, workdir=workdir, env=env_of(jn))
-            return parse_launch(self.shell.run(jn, line).stdout)
+            return _launched(self.shell.run(jn, line))
 
         return self.shell.run_all(nodes, one)
 
@@ -233,3 +234,16 @@ class AttemptLauncher:
             )
             for jn, r in zip(nodes, results, strict=True)
         }
+
+
+def _launched(result: CommandResult) -> LaunchOutcome:
+    """What a node said to a launch: when it printed no launch line, its own last line on
+    stderr (a node that cannot run the script says why: a simulated node's "not supported by
+    the simulated shell: ...") is the error, not "no launch line in the output"."""
+    outcome = parse_launch(result.stdout)
+    if outcome.started or outcome.status.state is not NodeProcessState.UNKNOWN:
+        return outcome
+    lines = [ln.strip() for ln in result.stderr.splitlines() if ln.strip()]
+    if not lines:
+        return outcome
+    return LaunchOutcome(False, outcome.status, error=lines[-1])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import os
 import re
 import shlex
 from collections.abc import Sequence
@@ -177,7 +178,34 @@ def looks_like_skypilot(tree: YNode) -> bool:
         for _target, child in mounts.items():
             if child.is_map or (isinstance(child.value, str) and "://" in child.value):
                 return True
-    return False
+    return not _has_xyclaw_field(tree) and _skypilot_only_paths(tree)
+
+
+def _has_xyclaw_field(tree: YNode) -> bool:
+    if any(key in XYCLAW_EXTENSIONS or key == "env" for key, _ in tree.items()):
+        return True
+    resources = tree.get("resources")
+    return resources is not None and any(
+        key in _XYCLAW_RESOURCE_KEYS for key, _ in resources.items()
+    )
+
+
+def _skypilot_only_paths(tree: YNode) -> bool:
+    """Paths that only SkyPilot reads (XyClaw's own form refuses them): a relative mount
+    target (SkyPilot's ~/...), ``$VAR`` in a mount (filled from envs), a git workdir. They
+    make a file without XyClaw's own fields SkyPilot's, so its documented reading applies."""
+    mounts = tree.get("file_mounts")
+    if mounts is not None and mounts.is_map:
+        for target, child in mounts.items():
+            if not target.startswith(("/", "~")) or "$" in target:
+                return True
+            if isinstance(child.value, str) and _ENV_REF.search(child.value):
+                return True
+    workdir = tree.get("workdir")
+    return workdir is not None and (
+        workdir.is_map
+        or (isinstance(workdir.value, str) and _GIT_URL.match(workdir.value.strip()) is not None)
+    )
 
 
 def task_id(job_id: int, created_at: float, cluster: str) -> str:
@@ -273,11 +301,31 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*
 _GIT_URL = re.compile(r"^(?:https?://\S+\.git/?|git@[^:\s]+:\S+|ssh://\S+|git://\S+)$")
 
 
+# SkyPilot's own cluster key, as tasks name it (to let nodes reach each other)
+_SKY_KEY = ".ssh/sky-key"
+SKY_KEY_NOT_UPLOADED = (
+    "~/.ssh/sky-key is the key SkyPilot puts on its clusters; XyClaw does not copy its own "
+    "private key to nodes: not uploaded (give the nodes a key of their own to ssh to each other)"
+)
+SKY_KEY_ON_NODES = (
+    "uses ~/.ssh/sky-key, the key SkyPilot puts on its clusters: XyClaw's nodes have no such "
+    "file (XyClaw does not copy its private key to nodes); give them a key of their own"
+)
+
+
+def _is_sky_key(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    text = value.strip().rstrip("/")
+    return text.endswith(_SKY_KEY) and text.startswith(("~", "/"))
+
+
 class _Translator:
     def __init__(self, file: str, warnings: list[SpecWarning]) -> None:
         self.file = file
         self.warnings = warnings
         self.envs: dict[str, str] = {}
+        self.from_machine: set[str] = set()  # envs left null: this machine's environment
 
     def warn(self, node: YNode, message: str) -> None:
         self.warnings.append(SpecWarning.of(node, message, self.file))
@@ -287,6 +335,10 @@ class _Translator:
 
     def top(self, tree: YNode) -> YNode:
         self.refuse_without_run(tree)
+        for key in ("setup", "run"):
+            script = tree.get(key) if tree.is_map else None
+            if script is not None and isinstance(script.value, str) and _SKY_KEY in script.value:
+                self.warn(script, SKY_KEY_ON_NODES)
         envs = tree.get("envs") if tree.is_map else None
         if envs is not None and envs.is_map:
             self.envs = {
@@ -294,6 +346,7 @@ class _Translator:
                 for key, child in envs.items()
                 if child.is_scalar and child.value is not None
             }
+            self.from_machine = {key for key, child in envs.items() if child.value is None}
         out: dict[str, YNode] = {}
         allowed = sorted({*TOP_MAPPED, *XYCLAW_EXTENSIONS, *TOP_UNSUPPORTED})
         env_from_secrets: list[YNode] = []
@@ -301,7 +354,9 @@ class _Translator:
         for key, node in tree.items():
             if key == "workdir" and self.git_url(node) is not None:
                 out["_git"] = node
-            elif key in ("name", "workdir", "setup", "run", *XYCLAW_EXTENSIONS):
+            elif key == "workdir":
+                out[key] = self.local_source(node)
+            elif key in ("name", "setup", "run", *XYCLAW_EXTENSIONS):
                 out[key] = node
             elif key == "num_nodes":
                 out["_nodes"] = node
@@ -459,15 +514,38 @@ class _Translator:
         )
 
     def substitute(self, node: YNode) -> YNode:
-        """SkyPilot fills ``${VAR}`` and ``$VAR`` in file_mounts from the task's envs."""
+        """SkyPilot fills ``${VAR}`` and ``$VAR`` in file_mounts and workdir from the task's
+        envs; one left null there is this machine's (XyClaw reads null envs from it)."""
         if not isinstance(node.value, str) or "$" not in node.value:
             return node
 
         def value(match: re.Match[str]) -> str:
             name = match.group(1) or match.group(2)
-            return self.envs.get(name, match.group(0))
+            if name in self.envs:
+                return self.envs[name]
+            if name in self.from_machine and name in os.environ:
+                return os.environ[name]
+            return match.group(0)
 
         return synthetic(_ENV_REF.sub(value, node.value), node, node.path)
+
+    def local_source(self, node: YNode) -> YNode:
+        """A local path (workdir, a file_mounts source) with its variables filled in; one
+        still unset is refused by name, with how to set it (not as a path that "does not
+        exist" with a literal ``$NAME`` in it)."""
+        node = self.substitute(node)
+        if isinstance(node.value, str):
+            unset = _ENV_REF.search(node.value)
+            if unset is not None:
+                name = unset.group(1) or unset.group(2)
+                raise SpecError(
+                    said("error.spec.unset_variable", name=name),
+                    file=self.file,
+                    line=node.line,
+                    field=node.path,
+                    hint=said("error.spec.unset_variable_hint", name=name),
+                )
+        return node
 
     def git_url(self, node: YNode) -> tuple[str, str | None] | None:
         """(url, ref) of a workdir that is a git repository, else None."""
@@ -523,8 +601,10 @@ class _Translator:
             elif isinstance(child.value, str) and "://" in child.value:
                 scheme = child.value.split("://", 1)[0]
                 self.warn(child, f"{scheme}:// buckets are not mounted; not uploaded")
+            elif _is_sky_key(child.value):
+                self.warn(child, SKY_KEY_NOT_UPLOADED)
             else:
-                kept[target] = child
+                kept[target] = self.local_source(child)
         return YNode(kept, node.line, node.path)
 
     def resources(self, node: YNode) -> tuple[YNode, YNode | None, YNode | None, YNode | None]:

@@ -203,7 +203,7 @@ def load_pipeline(
 
 
 # the first document of a SkyPilot pipeline or job group: the DAG's own fields, no task
-_HEADER_KEYS = frozenset({"name", "execution", "primary_tasks"})
+_HEADER_KEYS = frozenset({"name", "execution", "primary_tasks", "termination_delay"})
 
 
 def _has_content(chunk: str) -> bool:

@@ -264,6 +264,17 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "error.spec.empty_path": ("an empty path", "路径为空"),
     "error.spec.path_missing": ("{path} does not exist", "{path} 不存在"),
+    "error.spec.unset_variable": (
+        "uses ${name}, which has no value here",
+        "用到了 ${name}，但这里没有它的值",
+    ),
+    "error.spec.unset_variable_hint": (
+        "give {name} a value under `envs:` in the task file, or write `{name}: null` there "
+        "and export {name}=... in the shell you run the command from (a null value under "
+        "`envs:` is read from this machine's environment)",
+        "请在任务文件的 `envs:` 中为 {name} 赋值；或在那里写上 `{name}: null`，并在运行命令的 "
+        "shell 中 export {name}=...（`envs:` 中值为 null 的变量从本机环境读取）",
+    ),
     "error.spec.path_from_cwd": (
         "a SkyPilot task's relative path is read from the folder you run the command in "
         "({cwd}), as SkyPilot does; run it from the folder that holds the path, or write it "

@@ -172,6 +172,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "job.cluster_gone.failed": ("its cluster {cluster} is failed", "它的集群 {cluster} 已失败"),
     "job.is_stopped": ("job {name} is stopped: {why}", "作业 {name} 已停止：{why}"),
     "job.stopped_because": ("stopped: {why}", "已停止：{why}"),
+    "job.warning": ("warning: {text}", "警告：{text}"),
+    "job.gpu_differs": (
+        "the task asks for {gpu} but cluster {cluster} has {has}: it runs there on {has}",
+        "任务要求 {gpu}，但集群 {cluster} 的 GPU 是 {has}：它将在 {has} 上运行",
+    ),
     "job.renting_failed": ("renting its cluster failed: {error}", "租用它的集群失败：{error}"),
     # replacements for lost nodes (xyclaw.engine)
     "job.renting_replacement": (

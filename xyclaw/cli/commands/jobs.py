@@ -118,6 +118,9 @@ def _row(job: JobRecord) -> tuple[object, ...]:
     )
 
 
+GPU_FIELDS = ("resources.accelerators", "resources.gpu")
+
+
 def _load(ctx: CliContext, text: str, cluster: str | None = None) -> Any:
     """The spec, its warnings printed (a sample's name is found by the engine); on a
     cluster whose GPU differs from the spec's, a warning before anything runs."""
@@ -137,7 +140,9 @@ def _load(ctx: CliContext, text: str, cluster: str | None = None) -> Any:
     if cluster is not None:
         check = ctx.engine().launch_dry_run(str(path), cluster, language=ctx.language)
         for note in check["warnings"]:
-            if note["line"] is None:  # the ones the cluster adds; the file's are above
+            # the ones the cluster adds (the file's are above); a GPU that differs from the
+            # cluster's is said by the launch itself, in every face
+            if note["line"] is None and note["field"] not in GPU_FIELDS:
                 ctx.warn(f"warning: {line(note['message'])}")
     return loaded
 
