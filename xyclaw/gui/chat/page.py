@@ -751,6 +751,7 @@ class ChatPage(QWidget):
             args=args,
             remember=remember,
             digest=card.request.digest,
+            face="window",  # a card an MCP client asked for is answered here (issue 37)
         )
         self._start(cid, lambda on_event, cancel: runtime.answer(cid, decision, on_event, cancel))
         self._reveal = None
