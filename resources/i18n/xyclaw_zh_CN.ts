@@ -294,6 +294,10 @@
         <translation>未设置：会一直计费，直到你释放它</translation>
     </message>
     <message>
+        <source>asked by an MCP client ({name}) · {time}</source>
+        <translation>由 MCP 客户端（{name}）请求 · {time}</translation>
+    </message>
+    <message>
         <source>{agent} asks · {time}</source>
         <translation>{agent} 请求 · {time}</translation>
     </message>

@@ -317,6 +317,7 @@ class AgentRuntime:
         A no is taken from anywhere but MCP (it runs nothing)."""
         face = decision.face or "no terminal"
         if face == "mcp":  # no answer to any card is ever taken from an MCP client
+            log.warning("card %s: an MCP client tried to answer it; refused", pending.card_id)
             raise UsageError(
                 said("error.approval.not_through_mcp", card=pending.card_id),
                 hint=said("error.approval.mcp_where_hint", cid=cid),
