@@ -178,6 +178,9 @@ def test_an_mcp_client_asks_and_only_a_person_at_a_terminal_answers(
                 {"task": "finetune-lora", "model_params": 7e9, "gpus": 8, "budget": 2000},
             )
             assert not failed and plan["options"] and plan["plan_id"]
+            # reads alone leave no conversation behind
+            history, _ = await _call(client, "history", {"kind": "conversations"})
+            assert "MCP" not in json.dumps(history)
 
             # a rent: the same bound card as any other, returned at once as pending
             rent, failed = await _call(client, "rent", {"plan_id": plan["plan_id"], "option": 1})
@@ -186,6 +189,8 @@ def test_an_mcp_client_asks_and_only_a_person_at_a_terminal_answers(
             assert f"pending, card {card}" in rent["message"]
             assert rent["effect"] == "spend"
             assert any("MCP client" in r for r in rent["details"]["tainted"])
+            history, _ = await _call(client, "history", {"kind": "conversations"})
+            assert f"MCP: {CLIENT}" in json.dumps(history)
 
             # a second ask while it waits never pushes it aside
             body, failed = await _call(client, "rent", {"plan_id": plan["plan_id"], "option": 2})

@@ -23,7 +23,7 @@ import logging
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from xyclaw.agent.runtime import AgentRuntime
 from xyclaw.agent.tools import (
@@ -36,7 +36,7 @@ from xyclaw.agent.tools import (
 from xyclaw.agent.types import Decision
 from xyclaw.engine.surface import Effect
 from xyclaw.errors import UsageError, XyclawError
-from xyclaw.wording import display
+from xyclaw.wording import display, said
 
 log = logging.getLogger(__name__)
 
@@ -170,21 +170,23 @@ class McpTools:
                 f"there is no tool {name!r}", hint="list the tools: " + ", ".join(self.served)
             )
         log.info("MCP client %s calls %s", client, name)
-        cid = self._conversation(client)
+        card = str(args.get("card") or "")
         if name == "card_status":
-            return self.runtime.mcp_card(cid, str(args.get("card") or "")), False
+            return self.runtime.mcp_card(self.cid, card), False
         if name == "answer_card":
             # Through the runtime's own check, so that the refusal is the one every face gets.
-            decision = Decision(
-                "approve",
-                by=f"mcp client ({client})",
-                digest=str(args.get("card") or ""),
-                face="mcp",
-            )
-            self.runtime.answer(cid, decision, lambda event: None)
+            if self.cid is None:
+                raise UsageError(said("error.approval.not_through_mcp", card=card))
+            decision = Decision("approve", by=f"mcp client ({client})", digest=card, face="mcp")
+            self.runtime.answer(self.cid, decision, lambda event: None)
             raise UsageError("an MCP client cannot answer a card")  # not reached
+        # The session's conversation is made by its first call that asks: reads alone leave
+        # none behind (a plan made before it is kept without one).
         ctx = ToolContext(
-            engine=self.engine, conversation_id=cid, asked_by="mcp client", asker_name=client
+            engine=self.engine,
+            conversation_id=cast(int, self.cid),  # None: a read outside any conversation
+            asked_by="mcp client",
+            asker_name=client,
         )
         if name == "quote":
             return {"quote": jsonable(quote_for(ctx, args))}, False
@@ -199,7 +201,7 @@ class McpTools:
             if isinstance(result, dict) and "how_to_rent" in result:
                 result["how_to_rent"] = "rent with this plan_id and an option number"
             return (result if isinstance(result, dict) else {"result": result}), False
-        return self._ask(cid, served, spec.name, args, client)
+        return self._ask(self._conversation(client), served, spec.name, args, client)
 
     def _ask(
         self, cid: int, served: Served, tool: str, args: dict[str, Any], client: str

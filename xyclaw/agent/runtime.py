@@ -613,7 +613,7 @@ class AgentRuntime:
             raise UsageError(said("error.mcp.card_waits", card="?"))
         return result
 
-    def mcp_card(self, cid: int, card: str) -> dict[str, Any]:
+    def mcp_card(self, cid: int | None, card: str) -> dict[str, Any]:
         """The fate of a card an MCP client asked for, in ``cid`` (this session's) or an
         earlier MCP session's conversation (clients restart their servers): pending, running,
         done (with the result), rejected or failed (with why); who decided."""
@@ -621,7 +621,7 @@ class AgentRuntime:
 
         others = [c.id for c in self.conversations() if c.kind == "mcp" and c.id != cid]
         calls: list[dict[str, Any]] = []
-        for where in [cid, *sorted(others, reverse=True)]:
+        for where in [*([] if cid is None else [cid]), *sorted(others, reverse=True)]:
             calls = [
                 row
                 for row in conv.list_tool_calls(self.store, where)
