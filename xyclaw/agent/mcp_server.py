@@ -22,12 +22,14 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from xyclaw.agent.runtime import AgentRuntime
 from xyclaw.agent.tools import (
     ToolContext,
+    all_tools,
     check_args,
     jsonable,
     quote_for,
@@ -37,6 +39,9 @@ from xyclaw.agent.types import Decision
 from xyclaw.engine.surface import Effect
 from xyclaw.errors import UsageError, XyclawError
 from xyclaw.wording import display, said
+
+if TYPE_CHECKING:
+    from xyclaw.agent.runtime import AgentRuntime
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +122,33 @@ def client_name(raw: object) -> str:
     return text[:NAME_CHARS]
 
 
+def listing() -> list[dict[str, Any]]:
+    """Name, description (with the effect) and input schema of every tool served: known
+    without an Engine, so that the handshake and the listing do not wait for one."""
+    specs = all_tools()
+    out = []
+    for served in SERVED:
+        spec = specs.get(served.tool) if served.tool else None
+        about = served.description or (spec.description if spec else "")
+        note = _EFFECT_NOTE[served.effect] + (_ASKS if served.effect is not Effect.READ else "")
+        if served.name == "quote":
+            schema = quote_parameters()
+        elif served.name in ("card_status", "answer_card"):
+            schema = _CARD_SCHEMA
+        else:
+            assert spec is not None
+            schema = spec.parameters
+        out.append(
+            {
+                "name": served.name,
+                "description": f"{about} {note}",
+                "input_schema": schema,
+                "effect": served.effect,
+            }
+        )
+    return out
+
+
 class McpTools:
     """The tools of one MCP session over an Engine and an attended :class:`AgentRuntime`
     (its cards wait for the user): blocking calls, run off the event loop."""
@@ -134,31 +166,6 @@ class McpTools:
         if self.cid is None:
             self.cid = self.runtime.mcp_conversation(client)
         return self.cid
-
-    # -- what the client sees -------------------------------------------------------------------
-    def listing(self) -> list[dict[str, Any]]:
-        """Name, description (with the effect) and input schema of every tool served."""
-        out = []
-        for served in self.served.values():
-            spec = self.runtime.catalogue.get(served.tool) if served.tool else None
-            about = served.description or (spec.description if spec else "")
-            note = _EFFECT_NOTE[served.effect] + (_ASKS if served.effect is not Effect.READ else "")
-            if served.name == "quote":
-                schema = quote_parameters()
-            elif served.name in ("card_status", "answer_card"):
-                schema = _CARD_SCHEMA
-            else:
-                assert spec is not None
-                schema = spec.parameters
-            out.append(
-                {
-                    "name": served.name,
-                    "description": f"{about} {note}",
-                    "input_schema": schema,
-                    "effect": served.effect,
-                }
-            )
-        return out
 
     # -- a call -------------------------------------------------------------------------------
     def call(self, name: str, args: dict[str, Any], client: str) -> tuple[dict[str, Any], bool]:
@@ -248,17 +255,37 @@ def protocol_streams() -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
 
 
 def serve(
-    runtime: AgentRuntime, version: str, streams: tuple[io.TextIOWrapper, io.TextIOWrapper]
-) -> None:
-    """Serve the tools on the wire ``streams`` (:func:`protocol_streams`, taken before the
-    Engine was built) until the client closes the pipe."""
+    build: Callable[[], AgentRuntime],
+    version: str,
+    streams: tuple[io.TextIOWrapper, io.TextIOWrapper],
+) -> AgentRuntime | None:
+    """Serve the tools on the wire ``streams`` (:func:`protocol_streams`) until the client
+    closes the pipe; returns the runtime, once built, for the caller to close.
+
+    The runtime (LangGraph, the Engine, the simulated cloud) is built by ``build`` on a
+    thread while the handshake and the listing are answered: clients give a server a few
+    seconds to start. A call waits for it; when it could not be built, each call says why."""
+    import threading
+
     import anyio
     import mcp_types as types
     from mcp.server import Server
     from mcp.server.stdio import stdio_server
 
     reader, writer = streams
-    tools = McpTools(runtime)
+    made: Future[McpTools] = Future()
+
+    def make() -> None:
+        try:
+            made.set_result(McpTools(build()))
+        except BaseException as exc:  # said at every call (a XyclawError: its message)
+            log.exception("the MCP server's engine could not start")
+            made.set_exception(exc)
+
+    threading.Thread(target=make, name="mcp-start", daemon=True).start()
+
+    def call(name: str, args: dict[str, Any], client: str) -> tuple[dict[str, Any], bool]:
+        return made.result().call(name, args, client)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
@@ -273,7 +300,7 @@ def serve(
                         open_world_hint=True,
                     ),
                 )
-                for t in tools.listing()
+                for t in listing()
             ]
         )
 
@@ -281,7 +308,7 @@ def serve(
         client = client_name(_client_of(ctx))
         args = dict(params.arguments or {})
         try:
-            body, failed = await anyio.to_thread.run_sync(tools.call, params.name, args, client)
+            body, failed = await anyio.to_thread.run_sync(call, params.name, args, client)
         except XyclawError as exc:
             log.info("MCP %s refused: %s", params.name, exc.message)
             body, failed = {"error": exc.message, "hint": exc.hint}, True
@@ -318,6 +345,10 @@ def serve(
     log.info("serving MCP on stdio")
     anyio.run(main)
     log.info("the MCP client closed the pipe")
+    try:
+        return made.result().runtime
+    except BaseException:
+        return None
 
 
 def _client_of(ctx: Any) -> object:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xyclaw.cli.context import CliContext
+
+if TYPE_CHECKING:
+    from xyclaw.agent.runtime import AgentRuntime
 
 
 def register(subparsers: Any) -> None:
@@ -36,26 +39,29 @@ def _never_trust(host: str, key_type: str, fingerprint: str) -> bool:
 
 def _mcp(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw import __version__
-    from xyclaw.cli.startup import bulk_imports
 
     _log_libraries_to_file()
-    with bulk_imports():
-        from xyclaw.agent.mcp_server import protocol_streams, serve
+    from xyclaw.agent.mcp_server import protocol_streams, serve
 
-        # First: from here on nothing but the protocol reaches stdout (the Engine's start,
-        # the simulated cloud's, a library's warning go to stderr and the log).
-        streams = protocol_streams()
+    # First: from here on nothing but the protocol reaches stdout (the Engine's start, the
+    # simulated cloud's, a library's warning go to stderr and the log).
+    streams = protocol_streams()
+
+    def build() -> AgentRuntime:
+        """On the server's start-up thread, while the handshake is answered."""
         from xyclaw.agent.runtime import AgentRuntime
 
-        runtime = AgentRuntime(
+        return AgentRuntime(
             ctx.engine(trust_new_host=_never_trust),
             store=ctx.store(),
             paths=ctx.paths,
             config=ctx.config,
             unattended=False,  # its cards wait for the user, in the window or `xyclaw chat`
         )
-    ctx.on_close(runtime.close)
-    serve(runtime, __version__, streams)
+
+    runtime = serve(build, __version__, streams)
+    if runtime is not None:
+        runtime.close()
     return 0
 
 
