@@ -49,6 +49,7 @@ def _mcp(args: argparse.Namespace, ctx: CliContext) -> int:
 
     def build() -> AgentRuntime:
         """On the server's start-up thread, while the handshake is answered."""
+        from xyclaw.agent.rules_brain import RulesBrain
         from xyclaw.agent.runtime import AgentRuntime
 
         return AgentRuntime(
@@ -56,6 +57,9 @@ def _mcp(args: argparse.Namespace, ctx: CliContext) -> int:
             store=ctx.store(),
             paths=ctx.paths,
             config=ctx.config,
+            # the client is the agent: no model of the user's is asked (nor paid) from here;
+            # the user's own answers the conversation in the window or `xyclaw chat`
+            brain=RulesBrain(),
             unattended=False,  # its cards wait for the user, in the window or `xyclaw chat`
         )
 
