@@ -554,6 +554,10 @@
         <translation>要让 XyClaw 做什么？</translation>
     </message>
     <message>
+        <source>asked for outside this window: conversation {ids}</source>
+        <translation>在此窗口之外请求：对话 {ids}</translation>
+    </message>
+    <message>
         <source>started {time}</source>
         <translation>开始于 {time}</translation>
     </message>

@@ -41,21 +41,34 @@ def shown(chat: ChatPage) -> list[ApprovalCard]:
 def test_an_mcp_clients_card_is_marked_with_its_name_and_answered_in_the_window(
     qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine, runtime: AgentRuntime
 ) -> None:
+    ctl = make_window(sim_engine, runtime)
+    chat = ctl.chat
+    qtbot.waitUntil(lambda: chat._cards_seen is not None, timeout=30000)  # looked once
+
+    # an MCP client asks while the window is open (in the server's process: no event here)
     tools = McpTools(runtime)
-    # a name with a control sequence in it is shown as the text it is
-    client = client_name("codex\x1b[2J")
+    client = client_name("codex\x1b[2J")  # shown as the text it is
     plan, failed = tools.call("plan", dict(PLAN), client)
     assert not failed
     rent, failed = tools.call("rent", {"plan_id": plan["plan_id"], "option": 1}, client)
     assert not failed and rent["status"] == "pending"
+    cid = rent["conversation"]
 
-    ctl = make_window(sim_engine, runtime)
-    chat = ctl.chat
+    # the window finds it on its own, lists it as waiting and announces it
+    def listed() -> bool:
+        items = [chat.list.item(i) for i in range(chat.list.count())]
+        return any(
+            item.data(Qt.ItemDataRole.UserRole) == cid and "approval waiting" in item.text()
+            for item in items
+        )
+
+    qtbot.waitUntil(listed, timeout=30000)
+    assert any("outside this window" in n.message for n in ctl.tray.recent)
+    chat.select_conversation(cid)
     qtbot.waitUntil(lambda: bool(shown(chat)), timeout=30000)
     [card] = shown(chat)
     assert card.request.card_id == rent["card"]
     assert card.agent_label.text().startswith("asked by an MCP client (codex␛[2J)")
-    assert "approval waiting" in chat.list.item(0).text()
 
     qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(

@@ -144,6 +144,11 @@ class AgentRuntime:
             raise UsageError(f"there is no conversation {cid}", hint="`xyclaw chat` then /list")
         return self._info(row, cid in self._pending_ids())
 
+    def waiting_conversations(self) -> set[int]:
+        """The conversations where a card waits, whoever asked and in whatever process (an
+        MCP client's through `xyclaw mcp`): a window looks for them every few seconds."""
+        return self._pending_ids()
+
     def _pending_ids(self) -> set[int]:
         rows = conv.list_tool_calls_with_status(self.store, "pending_approval")
         return {int(r["conversation_id"]) for r in rows}
