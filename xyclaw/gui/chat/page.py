@@ -300,6 +300,8 @@ class ChatPage(QWidget):
         )
 
     def _cards_found(self, waiting: set[int]) -> None:
+        if self.busy:  # a turn of this window's may be asking: its own event announces it
+            return
         before, self._cards_seen = self._cards_seen, set(waiting)
         new = set(waiting) - (before or set())
         if before is None or not new:
