@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -157,15 +158,17 @@ class McpTools:
         self.runtime = runtime
         self.engine = runtime.engine
         self.cid: int | None = None
+        self._making = threading.Lock()  # calls run on worker threads, several at a time
         self.served = {s.name: s for s in SERVED if self._available(s)}
 
     def _available(self, served: Served) -> bool:
         return served.tool is None or served.tool in self.runtime.catalogue.tools
 
     def _conversation(self, client: str) -> int:
-        if self.cid is None:
-            self.cid = self.runtime.mcp_conversation(client)
-        return self.cid
+        with self._making:
+            if self.cid is None:
+                self.cid = self.runtime.mcp_conversation(client)
+            return self.cid
 
     # -- a call -------------------------------------------------------------------------------
     def call(self, name: str, args: dict[str, Any], client: str) -> tuple[dict[str, Any], bool]:
@@ -265,8 +268,6 @@ def serve(
     The runtime (LangGraph, the Engine, the simulated cloud) is built by ``build`` on a
     thread while the handshake and the listing are answered: clients give a server a few
     seconds to start. A call waits for it; when it could not be built, each call says why."""
-    import threading
-
     import anyio
     import mcp_types as types
     from mcp.server import Server
