@@ -66,3 +66,15 @@ def test_no_card_is_answered_through_mcp_whoever_asked(make_runtime: MakeRuntime
     # the same card from `ask --approve` is the CLI's documented path (not an MCP client's)
     done = runtime.answer(cid, Decision.approve(card, by="cli", face="ask"), lambda e: None)
     assert [c.status for c in done.tool_calls] == ["done"]
+
+
+def test_a_call_that_cannot_be_prepared_says_why_and_leaves_no_card(
+    make_runtime: MakeRuntime,
+) -> None:
+    runtime = make_runtime()
+    tools = McpTools(runtime)
+    body, failed = tools.call("rent", {"plan_id": 999, "option": 1}, "codex")
+    assert failed and body["status"] == "failed" and "999" in str(body["error"])
+    assert runtime.pending_approval(int(tools.cid or 0)) is None
+    body, failed = tools.call("release", {"cluster": "no-such-cluster"}, "codex")
+    assert failed and "no-such-cluster" in str(body["error"])
