@@ -294,6 +294,10 @@
         <translation>未设置：会一直计费，直到你释放它</translation>
     </message>
     <message>
+        <source>asked by an MCP client ({name}) · {time}</source>
+        <translation>由 MCP 客户端（{name}）请求 · {time}</translation>
+    </message>
+    <message>
         <source>{agent} asks · {time}</source>
         <translation>{agent} 请求 · {time}</translation>
     </message>
@@ -548,6 +552,10 @@
     <message>
         <source>What should XyClaw do?</source>
         <translation>要让 XyClaw 做什么？</translation>
+    </message>
+    <message>
+        <source>asked for outside this window: conversation {ids}</source>
+        <translation>在此窗口之外请求：对话 {ids}</translation>
     </message>
     <message>
         <source>started {time}</source>

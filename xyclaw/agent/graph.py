@@ -36,7 +36,7 @@ from langgraph.types import Command, interrupt
 from xyclaw.agent.arguments import screen_reply, too_many_calls, with_ranges
 from xyclaw.agent.brain import AgentProfile, Brain, ToolDef, last_user_index
 from xyclaw.agent.profiles import AgentSet
-from xyclaw.agent.taint import Taint, remote_outputs, taint_of, user_texts
+from xyclaw.agent.taint import Taint, mcp_taint, remote_outputs, taint_of, user_texts
 from xyclaw.agent.tools import Catalogue, Gate, ToolContext, ToolOutput, ToolSpec, check_args
 from xyclaw.agent.types import Effect
 from xyclaw.engine.approvals import allowance_covers, check_prefix
@@ -490,6 +490,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
             remote_chars=hooks.remote_chars,
             language=request_language(state.get("messages", [])),
             asked_by=str(call.get("asked_by") or "agent"),
+            asker_name=call.get("asker_name"),
         )
         try:
             gate = spec.gate(ctx, call["args"]) if spec.gate else Gate(spec.name, {})
@@ -542,7 +543,9 @@ def build_graph(hooks: Hooks) -> StateGraph:
                     "context": {**(state.get("context") or {}), **ctx_changes},
                 },
             )
-        flagged = bool(turn.get("remote_seen")) or bool(taint)
+        # (an MCP client's call is tainted as a whole: its card says so, without the flag)
+        from_mcp = str(call.get("asked_by") or "") == "mcp client"
+        flagged = bool(turn.get("remote_seen")) or (bool(taint) and not from_mcp)
         if taint:
             gate = _with_taint(gate, taint, ctx.language)
         digest = str((gate.action or {}).get("digest") or "")
@@ -606,7 +609,10 @@ def build_graph(hooks: Hooks) -> StateGraph:
 
     def tainted(cid: int, spec: ToolSpec, call: dict[str, Any]) -> Taint:
         """Why a model's destroy or exec call is tainted (see :mod:`xyclaw.agent.taint`);
-        calls XyClaw makes itself (a suggestion, a recovery, "Rent this") are not."""
+        calls XyClaw makes itself (a suggestion, a recovery, "Rent this") are not. Every
+        call of an MCP client is, whatever its effect (issue 37): its card always asks."""
+        if str(call.get("asked_by") or "") == "mcp client":
+            return mcp_taint(call.get("args") or {})
         if spec.effect not in (Effect.DESTROY, Effect.EXEC):
             return Taint(())
         if str(call.get("asked_by") or "agent") != "agent":

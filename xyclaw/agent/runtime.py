@@ -144,6 +144,11 @@ class AgentRuntime:
             raise UsageError(f"there is no conversation {cid}", hint="`xyclaw chat` then /list")
         return self._info(row, cid in self._pending_ids())
 
+    def waiting_conversations(self) -> set[int]:
+        """The conversations where a card waits, whoever asked and in whatever process (an
+        MCP client's through `xyclaw mcp`): a window looks for them every few seconds."""
+        return self._pending_ids()
+
     def _pending_ids(self) -> set[int]:
         rows = conv.list_tool_calls_with_status(self.store, "pending_approval")
         return {int(r["conversation_id"]) for r in rows}
@@ -301,9 +306,45 @@ class AgentRuntime:
                     said("error.approval.no_card", cid=cid),
                     hint=said("error.approval.no_card_hint"),
                 )
+            self._check_face(cid, pending, decision)
             if decision.kind == "approve":
                 decision = self._named_card(cid, pending, decision)
             return self._run(cid, self._resume(decision), on_event, cancel)
+
+    #: Where a card an MCP client asked for may be answered yes (or edited): by the user, in
+    #: the window or in ``xyclaw chat`` with a terminal on stdin (issue 37).
+    ANSWERED_BY_A_PERSON = frozenset({"window", "terminal"})
+
+    @staticmethod
+    def _check_face(cid: int, pending: ApprovalRequest, decision: Decision) -> None:
+        """Refuse, leaving the card waiting, an answer to an MCP client's card from where a
+        program could give it: MCP itself, ``xyclaw ask``, a process without a terminal.
+        A no is taken from anywhere but MCP (it runs nothing)."""
+        face = decision.face or "no terminal"
+        if face == "mcp":  # no answer to any card is ever taken from an MCP client
+            log.warning("card %s: an MCP client tried to answer it; refused", pending.card_id)
+            raise UsageError(
+                said("error.approval.not_through_mcp", card=pending.card_id),
+                hint=said("error.approval.mcp_where_hint", cid=cid),
+            )
+        if str(pending.action.get("asked_by")) != "mcp client":
+            return
+        if decision.kind == "reject" and face != "mcp":
+            return
+        if face in AgentRuntime.ANSWERED_BY_A_PERSON:
+            return
+        where = "ask" if face == "ask" else "no_terminal"
+        log.warning(
+            "card %s of an MCP client: a %s from %s refused", pending.card_id, decision.kind, face
+        )
+        raise UsageError(
+            said(
+                "error.approval.mcp_where",
+                card=pending.card_id,
+                face=said(f"error.approval.face.{where}"),
+            ),
+            hint=said("error.approval.mcp_where_hint", cid=cid),
+        )
 
     def _named_card(self, cid: int, pending: ApprovalRequest, decision: Decision) -> Decision:
         """``decision`` with the full digest of the card it names, or why it names none."""
@@ -474,6 +515,7 @@ class AgentRuntime:
         by_user: bool = True,
         only_if_free: bool = False,
         asked_by: str = "user",
+        asker_name: str | None = None,
     ) -> TurnResult | None:
         self.conversation(cid)
         with self._lock(cid):
@@ -503,6 +545,8 @@ class AgentRuntime:
                 "agent": agent,
                 "asked_by": asked_by,  # XyClaw made this call, not a model: never tainted
             }
+            if asker_name is not None:  # an MCP client (its calls are all tainted)
+                call["asker_name"] = asker_name
             assistant = {
                 "role": "assistant",
                 "content": None,
@@ -526,6 +570,92 @@ class AgentRuntime:
                 "final": None,
             }
             return self._run(cid, state_input, on_event, cancel)
+
+    # -- an MCP client asks, never answers (issue 37) ----------------------------------------------
+    def mcp_conversation(self, client: str) -> int:
+        """A new conversation for one MCP session: its cards wait there, in the window's list
+        and in ``xyclaw chat --conversation N``."""
+        title = said("agent.mcp.title", name=client).in_language(self._language())
+        return self.new_conversation(title[:60], kind="mcp")
+
+    def mcp_ask(self, cid: int, tool: str, args: dict[str, Any], client: str) -> TurnResult:
+        """A spend, destroy or exec tool called by an MCP client: its card, bound like any
+        other and marked "asked by an MCP client (client)", is left waiting in ``cid`` and
+        the call returns at once. Every argument is tainted (the client is not the user), so
+        no allowance covers it. Refused while another card of the client waits (one at a
+        time: a second call never pushes the first aside)."""
+        import json
+
+        spec = self.catalogue.get(tool)
+        if spec is None or not spec.gated:
+            raise UsageError(f"{tool} is not a tool that asks", hint="this is a bug")
+        pending = self.pending_approval(cid)
+        if pending is not None:
+            raise UsageError(
+                said("error.mcp.card_waits", card=pending.card_id),
+                hint=said("error.mcp.card_waits_hint", card=pending.card_id),
+            )
+        text = said(
+            "agent.mcp.asks",
+            name=client,
+            tool=tool,
+            args=json.dumps(args, ensure_ascii=False, sort_keys=True),
+        ).in_language(self._language())
+        result = self._direct_call(
+            cid,
+            text,
+            self._caller(tool, "operator"),
+            tool,
+            dict(args),
+            lambda event: None,
+            None,
+            by_user=False,  # the client's words are not the user's: they clear no taint
+            only_if_free=True,
+            asked_by="mcp client",
+            asker_name=client,
+        )
+        if result is None:  # a card came between the check and the call
+            raise UsageError(said("error.mcp.card_waits", card="?"))
+        return result
+
+    def mcp_card(self, cid: int | None, card: str) -> dict[str, Any]:
+        """The fate of a card an MCP client asked for, in ``cid`` (this session's) or an
+        earlier MCP session's conversation (clients restart their servers): pending, running,
+        done (with the result), rejected or failed (with why); who decided."""
+        from xyclaw.engine.approvals import matches_card
+
+        others = [c.id for c in self.conversations() if c.kind == "mcp" and c.id != cid]
+        calls: list[dict[str, Any]] = []
+        for where in [*([] if cid is None else [cid]), *sorted(others, reverse=True)]:
+            calls = [
+                row
+                for row in conv.list_tool_calls(self.store, where)
+                if row.get("digest") and matches_card(str(row["digest"]), card)
+            ]
+            if calls:
+                cid = where
+                break
+        if not calls:
+            raise UsageError(
+                said("error.mcp.no_card", card=card), hint=said("error.mcp.no_card_hint")
+            )
+        row = calls[-1]
+        status = str(row.get("status"))
+        out: dict[str, Any] = {
+            "card": str(row["digest"])[:8],
+            "tool": row.get("tool"),
+            "status": "pending" if status == "pending_approval" else status,
+            "decided_by": row.get("decided_by"),
+            "conversation": cid,
+        }
+        if status == "done":
+            out["result"] = row.get("result")
+        elif status in ("failed", "rejected"):
+            out["why"] = row.get("error") or row.get("summary")
+        return out
+
+    def _language(self) -> str:
+        return "zh" if str(self.config.gui.language).startswith("zh") else "en"
 
     def pending_approval(self, cid: int) -> ApprovalRequest | None:
         snapshot = self.graph.get_state(self._config(cid))

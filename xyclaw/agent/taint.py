@@ -82,6 +82,18 @@ def taint_of(args: dict[str, Any], texts: list[str], outputs: list[tuple[str, st
     return Taint(tuple(reasons))
 
 
+def mcp_taint(args: dict[str, Any]) -> Taint:
+    """Why a call an MCP client sent is tainted: all of it is another program's text, never
+    the user's (issue 37); a call with no arguments is tainted as a whole. Never empty, so
+    its card always asks, whatever the allowances."""
+    reasons = [
+        said("agent.taint.mcp", arg=name)
+        for name, value in args.items()
+        if name not in UNTAINTED_ARGS and value is not None
+    ]
+    return Taint(tuple(reasons) or (said("agent.taint.mcp", arg="the call"),))
+
+
 def _wordy(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 

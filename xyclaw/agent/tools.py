@@ -43,6 +43,7 @@ class ToolContext:
     remote_chars: int = 4000
     language: str = "en"  # of the request: "en" or "zh"; approval cards are worded in it
     asked_by: str = "agent"  # who asked for the call (engine.approvals.Asker): on its card
+    asker_name: str | None = None  # the name an MCP client gave itself: on its card too
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ class Gate:
 
 def _bind(ctx: ToolContext, operation: str, ref: Any = None, **extra: Any) -> dict[str, Any]:
     """The Action the Engine binds this call to (ids, command, figures, who asked)."""
+    if ctx.asker_name is not None:
+        extra["asker_name"] = ctx.asker_name
     action: Action = ctx.engine.action(
         operation, None if ref is None else str(ref), asked_by=ctx.asked_by, **extra
     )
@@ -105,7 +108,10 @@ def bound_lines(action: dict[str, Any] | None) -> list[Said]:
     lines = [said("agent.card_bound", card=action.get("card"))]
     if targets:
         lines.append(said("agent.card_targets", targets=wording.joined(targets)))
-    lines.append(said("agent.card_asked_by", who=said(f"agent.asker.{action.get('asked_by')}")))
+    who = said(f"agent.asker.{action.get('asked_by')}")
+    if action.get("asker_name") is not None:  # an MCP client, by the name it gave itself
+        who = said("agent.asker.named", who=who, name=str(action["asker_name"]))
+    lines.append(said("agent.card_asked_by", who=who))
     return lines
 
 
@@ -1343,3 +1349,15 @@ def check_against_surface(surface: list[Any]) -> list[str]:
         if wrapped and spec.gated != any(e is not Effect.READ for e in wrapped):
             problems.append(f"tool {spec.name} ({spec.effect}) and its methods disagree on gating")
     return problems
+
+
+# -- issue 37: what `xyclaw mcp` serves besides the catalogue ---------------------------------
+def quote_for(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    """The exact quote a rent with these arguments would ask for (a plan's option, or explicit
+    resources): price, total and expiry. Reads only; renting it still asks the user."""
+    return _quote_json(_quote(ctx, args))
+
+
+#: The parameters a quote takes: those of create_cluster.
+def quote_parameters() -> dict[str, Any]:
+    return all_tools()["create_cluster"].parameters

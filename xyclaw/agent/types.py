@@ -203,6 +203,10 @@ class Decision:
     # with remember on a command: remember its first words (an argv prefix) instead of the
     # exact command; refused when it is not how the command begins or holds ; | & $ ` > <
     remember_prefix: str | None = None
+    # where the answer was given: "window", "terminal" (``xyclaw chat`` with a terminal on
+    # stdin), "ask" (``xyclaw ask``), "no terminal", "mcp". A card an MCP client asked for is
+    # answered only from the window or a terminal (issue 37); None: not said, so not there.
+    face: str | None = None
 
     @classmethod
     def approve(cls, request: ApprovalRequest, **extra: Any) -> Decision:
@@ -217,6 +221,7 @@ class Decision:
             "by": self.by,
             "digest": self.digest,
             "remember_prefix": self.remember_prefix,
+            "face": self.face,
         }
 
 

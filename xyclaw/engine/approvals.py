@@ -95,6 +95,10 @@ class Action:
     quote: dict[str, Any] | None = None  # a rental's RentQuote JSON (its own digest inside)
     asked_by: Asker = Asker.AGENT
     digest: str = ""
+    # The name the asker gave itself (an MCP client's, from its handshake): shown on the
+    # card, bound into the digest; untrusted text. Left out of the digest when None, so the
+    # digests of cards made before it existed still hold.
+    asker_name: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ActionKind(self.kind))
@@ -112,6 +116,8 @@ class Action:
             if f.name == "digest":
                 continue
             value = getattr(self, f.name)
+            if f.name == "asker_name" and value is None:
+                continue
             if f.name == "targets":
                 value = [t.to_json() for t in value]
             elif f.name == "env_names":
@@ -177,6 +183,8 @@ class Action:
         for key, value in sorted(self.price.items()):
             out.append((f"price.{key}", value))
         out.append(("asked_by", str(self.asked_by)))
+        if self.asker_name is not None:
+            out.append(("asker_name", self.asker_name))
         out.append(("card", self.card_id))
         return out
 

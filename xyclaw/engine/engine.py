@@ -733,6 +733,7 @@ class Engine:
         inputs: dict[str, Any] | None = None,
         quote: RentQuote | None = None,
         asked_by: str = "agent",
+        asker_name: str | None = None,
     ) -> Action:
         """What an effect would act on, bound to ids, for an approval card (changes nothing).
 
@@ -741,8 +742,11 @@ class Engine:
         cluster or None, ``inputs["spec"]``), ``set_budget`` (a cluster,
         ``inputs["budget_micros"]``), ``rent`` (``quote``), ``replacement`` (a job, its
         ``quote``). The effect methods take the Action as ``approved=`` and refuse, doing
-        nothing, when the same request resolves to anything else by then."""
-        return self._bind(operation, ref, command, dict(inputs or {}), quote, Asker(asked_by))
+        nothing, when the same request resolves to anything else by then. ``asker_name``: the
+        name an MCP client gave itself, shown on the card and bound into its digest."""
+        return self._bind(
+            operation, ref, command, dict(inputs or {}), quote, Asker(asked_by), asker_name
+        )
 
     def _bind(
         self,
@@ -752,6 +756,7 @@ class Engine:
         inputs: dict[str, Any],
         quote: RentQuote | None,
         asked_by: Asker,
+        asker_name: str | None = None,
     ) -> Action:
         def bound(kind: ActionKind, targets: list[Target], **extra: Any) -> Action:
             return Action(
@@ -761,6 +766,7 @@ class Engine:
                 tuple(targets),
                 inputs=inputs,
                 asked_by=asked_by,
+                asker_name=asker_name,
                 **extra,
             )
 
@@ -846,6 +852,7 @@ class Engine:
                 {k: v for k, v in approved.inputs.items() if k != "spec_sha256"},
                 quote,
                 approved.asked_by,
+                approved.asker_name,
             )
         except UsageError as exc:
             first = approved.targets[0] if approved.targets else None

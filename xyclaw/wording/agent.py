@@ -174,6 +174,17 @@ DONE: dict[str, tuple[str, str]] = {
         "{arg} 出现在 {tool} 的输出中（第 {line} 行）",
     ),
     "agent.not_run.failed": ("{message} ({hint})", "{message}（{hint}）"),
+    # -- issue 37: an MCP client asks, never answers ------------------------------------------
+    "agent.asker.named": ("{who} ({name})", "{who}（{name}）"),
+    "agent.taint.mcp": (
+        "{arg} was sent by an MCP client (another program), not typed by you",
+        "{arg} 是 MCP 客户端（另一个程序）发来的，不是你输入的",
+    ),
+    "agent.mcp.title": ("MCP: {name}", "MCP：{name}"),
+    "agent.mcp.asks": (
+        "An MCP client ({name}) asks for {tool}: {args}",
+        "MCP 客户端（{name}）请求 {tool}：{args}",
+    ),
 }
 
 #: Cluster and job states as the summaries name them.

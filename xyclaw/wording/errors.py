@@ -960,4 +960,46 @@ TEXTS: dict[str, tuple[str, str]] = {
         "give the path of a YAML spec (docs/jobs.md), or a sample's name, e.g. plain-python",
         "请给出 YAML 作业规格的路径（见 docs/jobs.md），或示例的名字，例如 plain-python",
     ),
+    # -- issue 37: cards an MCP client asked for ------------------------------------------------
+    "error.approval.mcp_where": (
+        "card {card} was asked for by an MCP client: it can be answered only by you, in the"
+        " XyClaw window or in `xyclaw chat` at a terminal, not {face}",
+        "卡片 {card} 是 MCP 客户端请求的：只能由你在 XyClaw 窗口中或在终端里的"
+        " `xyclaw chat` 中回答，不能{face}",
+    ),
+    "error.approval.mcp_where_hint": (
+        "open the XyClaw window, or run `xyclaw chat --conversation {cid}` in a terminal",
+        "打开 XyClaw 窗口，或在终端中运行 `xyclaw chat --conversation {cid}`",
+    ),
+    "error.approval.not_through_mcp": (
+        "card {card} cannot be answered through MCP: an MCP client may ask, never answer;"
+        " only you can, in the XyClaw window or in `xyclaw chat` at a terminal",
+        "卡片 {card} 不能通过 MCP 回答：MCP 客户端只能请求，不能回答；只有你可以在 XyClaw"
+        " 窗口中或在终端里的 `xyclaw chat` 中回答",
+    ),
+    "error.approval.face.ask": (
+        "with `xyclaw ask --approve`",
+        "用 `xyclaw ask --approve` 回答",
+    ),
+    "error.approval.face.no_terminal": (
+        "from a process without a terminal",
+        "在没有终端的进程中回答",
+    ),
+    "error.mcp.card_waits": (
+        "card {card} (asked for by this MCP client) still waits for the user's answer; ask"
+        " again once it is answered",
+        "卡片 {card}（此 MCP 客户端请求的）仍在等待用户回答；回答之后再请求",
+    ),
+    "error.mcp.card_waits_hint": (
+        "call card_status with card {card} to see its fate",
+        "用 card_status 查询卡片 {card} 的结果",
+    ),
+    "error.mcp.no_card": (
+        "no card {card} was asked for by this MCP client",
+        "此 MCP 客户端没有请求过卡片 {card}",
+    ),
+    "error.mcp.no_card_hint": (
+        "give the card id that a rent, release, cancel or launch returned",
+        "请给出 rent、release、cancel 或 launch 返回的卡片编号",
+    ),
 }

@@ -121,9 +121,9 @@ def _ask(args: argparse.Namespace, ctx: CliContext) -> int:
     if answering:
         if args.approve is not None:
             # The card the user names: the runtime refuses when it is not the one waiting.
-            decision = Decision("approve", by="cli", digest=args.approve or None)
+            decision = Decision("approve", by="cli", digest=args.approve or None, face="ask")
         else:
-            decision = Decision("reject", by="cli")
+            decision = Decision("reject", by="cli", face="ask")
         if text:
             raise UsageError("give either a message or --approve/--reject, not both")
         result = runtime.answer(cid, decision, printer)
@@ -291,6 +291,7 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
     ctx.print(f"XyClaw chat ({runtime.brain_name}), conversation {cid}. /help for commands.")
     printer = _Printer(ctx, stream=True, later_hint=False)
     pending = runtime.pending_approval(cid)
+    _cards_elsewhere(runtime, cid, ctx)
     if pending is not None:
         ctx.print(_card(pending, ctx.out))
     while True:
@@ -371,6 +372,24 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
     return 0
 
 
+def _cards_elsewhere(runtime: AgentRuntime, cid: int, ctx: CliContext) -> None:
+    """Cards waiting in other conversations (an MCP client's, a job's recovery): where."""
+    from xyclaw.wording import display
+
+    for c in runtime.conversations():
+        if c.pending_approval and c.id != cid:
+            ctx.print(
+                f"(a card waits in conversation {c.id}, {display.line(c.title[:60])}:"
+                f" /switch {c.id})"
+            )
+
+
+def _answered_from() -> str:
+    """Where a terminal answer comes from: a card an MCP client asked for takes a yes only
+    from a person at a terminal (stdin), never from a program feeding a pipe (issue 37)."""
+    return "terminal" if sys.stdin.isatty() else "no terminal"
+
+
 def _approve_prompt() -> str:
     """The card's question, behind the card's marker like the card's lines (unstyled: a
     line editor counts a prompt's escapes as cells)."""
@@ -398,9 +417,10 @@ def _read_decision(line: str, pending: ApprovalRequest, ctx: CliContext) -> Any:
             by="user (terminal)",
             digest=pending.digest,
             remember_prefix=(prefix.strip() or None) if remember else None,
+            face=_answered_from(),
         )
     if word in ("r", "reject", "n", "no"):
-        return Decision("reject", by="user (terminal)")
+        return Decision("reject", by="user (terminal)", face=_answered_from())
     if word in ("e", "edit"):
         raw = input('new arguments as JSON (e.g. {"option": 2}): ').strip()
         try:
@@ -411,7 +431,7 @@ def _read_decision(line: str, pending: ApprovalRequest, ctx: CliContext) -> Any:
         if not isinstance(changes, dict):
             ctx.print("give a JSON object")
             return None
-        return Decision("edit", args=changes, by="user (terminal)")
+        return Decision("edit", args=changes, by="user (terminal)", face=_answered_from())
     from xyclaw.agent.rules.texts import say
 
     ctx.print(say(pending.language, "card_answer"))

@@ -319,13 +319,7 @@ class ApprovalCard(QFrame):
         request = self.request
         self.badge.setText(effect_text(self.effect))
         set_plain(self.title, approval_title(request))
-        set_plain(
-            self.agent_label,
-            self._asked_by
-            or translate("ApprovalCard", "{agent} asks · {time}").format(
-                agent=request.agent, time=local_time(request.created_at)
-            ),
-        )
+        set_plain(self.agent_label, self._asked_by or _asker_text(request))
         for label, text in approval_facts(request):
             if label in self.facts:
                 set_plain(self.facts[label], text)
@@ -546,3 +540,15 @@ class EditArgsDialog:
 
     def open(self) -> None:
         self.dialog.open()
+
+
+def _asker_text(request: Any) -> str:
+    """Who asked: the agent, or an MCP client by the name it gave itself (issue 37; shown as
+    plain text, like every other fact of the card)."""
+    action = request.action or {}
+    when = local_time(request.created_at)
+    if str(action.get("asked_by")) == "mcp client":
+        return translate("ApprovalCard", "asked by an MCP client ({name}) · {time}").format(
+            name=str(action.get("asker_name") or "?"), time=when
+        )
+    return translate("ApprovalCard", "{agent} asks · {time}").format(agent=request.agent, time=when)

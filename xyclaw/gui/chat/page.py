@@ -74,6 +74,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SEARCH_DEBOUNCE_MS = 250
+# How often the window looks for cards another process asked for (an MCP client through
+# `xyclaw mcp`, `xyclaw ask`): their events reach only that process (issue 37).
+CARDS_POLL_MS = 4000
 DRAIN_BUDGET_S = 0.025  # main-thread time for agent events before the loop runs again
 
 
@@ -198,6 +201,11 @@ class ChatPage(QWidget):
         self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
         self._search_timer.timeout.connect(self.reload_conversations)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        # conversations with a card waiting, as last seen (None: not looked yet)
+        self._cards_seen: set[int] | None = None
+        self._cards_timer = QTimer(self)
+        self._cards_timer.setInterval(CARDS_POLL_MS)
+        self._cards_timer.timeout.connect(self._look_for_cards)
         bar = self.scroll.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
@@ -275,6 +283,41 @@ class ChatPage(QWidget):
         self._title_state = "new"
         self.title.setText(self.tr("New chat"))
         self.reload_conversations(open_first=True)
+        if callable(getattr(runtime, "waiting_conversations", None)):
+            self._cards_timer.start()
+
+    def _look_for_cards(self) -> None:
+        """Cards asked for elsewhere (another process) since the last look: listed, shown
+        when in the open conversation, announced in the tray."""
+        runtime = self.runtime
+        if runtime is None or self.busy:
+            return
+        self.worker.submit(
+            runtime.waiting_conversations,
+            on_done=self._cards_found,
+            on_error=lambda _error: None,  # the next look tries again
+            name="cards waiting",
+        )
+
+    def _cards_found(self, waiting: set[int]) -> None:
+        if self.busy:  # a turn of this window's may be asking: its own event announces it
+            return
+        before, self._cards_seen = self._cards_seen, set(waiting)
+        new = set(waiting) - (before or set())
+        if before is None or not new:
+            return  # the first look: the list shows those already
+        self.reload_conversations()
+        if self.current in new and not self.busy:
+            self.open_conversation(self.current)
+        tray = self.context.tray
+        if tray is not None:
+            tray.notify(
+                self.tr("Approval waiting"),
+                self.tr("asked for outside this window: conversation {ids}").format(
+                    ids=", ".join(str(cid) for cid in sorted(new))
+                ),
+                "warning",
+            )
 
     def show_runtime_error(self, error: ErrorInfo) -> None:
         self._title_state = "failed"
@@ -314,7 +357,7 @@ class ChatPage(QWidget):
         # The Monitor conversation is listed while a card waits there (the heartbeat's
         # proposal for an alert), or when there is nothing else.
         self.conversations = [
-            c for c in found if getattr(c, "kind", "chat") == "chat" or c.pending_approval
+            c for c in found if getattr(c, "kind", "chat") in ("chat", "mcp") or c.pending_approval
         ] or list(found)
         self.list.blockSignals(True)
         self.list.clear()
@@ -751,6 +794,7 @@ class ChatPage(QWidget):
             args=args,
             remember=remember,
             digest=card.request.digest,
+            face="window",  # a card an MCP client asked for is answered here (issue 37)
         )
         self._start(cid, lambda on_event, cancel: runtime.answer(cid, decision, on_event, cancel))
         self._reveal = None
@@ -892,6 +936,8 @@ class ChatPage(QWidget):
         return card
 
     def _approval_waiting(self, request: ApprovalRequest) -> None:
+        if self._cards_seen is not None:  # asked here: announced here, not again by a look
+            self._cards_seen.add(int(request.conversation_id))
         tray = self.context.tray
         if tray is None:
             return
