@@ -151,9 +151,23 @@ class SimFaults:
             board.advance()
             self._gpu(gpu).straggler = True
 
-    def nccl_watchdog(self) -> None:
-        """The next collective of a training job never completes; the watchdog aborts it."""
-        self._machine.faults.nccl_watchdog = True
+    def nccl_watchdog(self, hung_rank: int | None = None, at: int | None = None) -> None:
+        """The next collective of a training job never completes; the watchdog aborts it.
+
+        With ``hung_rank`` that global rank never enters the collective: it prints no
+        timeout of its own, and its Flight Recorder dump ends one collective earlier than
+        its peers'. With ``at``, the job runs on to that collective (the default group's
+        sequence number; four per step, the step's last is ``4 * step + 3``) and hangs
+        there. Give both alike to every node of the job, as a real hang is the job's."""
+        if hung_rank is not None and hung_rank < 0:
+            raise SimFaultError(f"rank {hung_rank} is not valid", hint="ranks count from 0")
+        if at is not None and (at < 3 or at % 4 != 3):
+            raise SimFaultError(
+                f"collective {at} is not a step's all_reduce", hint="use 4 * step + 3"
+            )
+        faults = self._machine.faults
+        faults.hung_rank, faults.hung_at = hung_rank, at
+        faults.nccl_watchdog = True
 
     # -- undo ----------------------------------------------------------------------------------
 
@@ -188,6 +202,7 @@ class SimFaults:
                     gpu.remap_pending = False
         if "nccl_watchdog" in wanted:
             machine.faults.nccl_watchdog = False
+            machine.faults.hung_rank = machine.faults.hung_at = None
         if "link_down" in wanted:
             for nic in machine.net.nics:
                 nic.up = True
@@ -214,7 +229,8 @@ class SimFaults:
             if gpu.ecc_uncorrected_volatile:
                 out.append(f"ecc(gpu={gpu.index}, uncorrected={gpu.ecc_uncorrected_volatile})")
         if self._machine.faults.nccl_watchdog:
-            out.append("nccl_watchdog")
+            f = self._machine.faults
+            out.append(f"nccl_watchdog(hung_rank={f.hung_rank}, at={f.hung_at})")
         for nic in self._machine.net.nics:
             if not nic.up:
                 out.append(f"link_down(nic={nic.index})")
