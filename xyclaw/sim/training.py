@@ -78,6 +78,7 @@ class TrainConfig:
     fail_at_step: int | None = None
     finetune: bool = False
     print_env: bool = False
+    busy_loop: bool = False  # 100% utilization, no tensor work: a spin, at idle-like power
 
 
 @dataclass
@@ -218,6 +219,8 @@ def _apply(cfg: TrainConfig, key: str, value: str) -> None:
         setattr(cfg, key, float(value))
     elif key == "print_env":
         cfg.print_env = value.lower() in ("1", "true", "yes")
+    elif key == "busy_loop":
+        cfg.busy_loop = value.lower() in ("1", "true", "yes")
     elif key in ("lora", "quant4"):
         setattr(cfg, key, value.lower() in ("1", "true", "yes", "lora", "qlora"))
         if key == "quant4" and cfg.quant4:
@@ -753,7 +756,10 @@ class _Runner:
             exposed = max(0.0, comm - 0.7 * compute)
             step_time = (compute + exposed) * (1.0 + self.rng.uniform(-link.jitter, link.jitter))
             util = 97.0 * (compute + 0.3 * exposed) / max(compute + exposed, 1e-9)
-            self._loads(util, need, 0.92, 40.0)
+            if cfg.busy_loop:
+                self._loads(100.0, need, 0.03, 1.0)
+            else:
+                self._loads(util, need, 0.92, 40.0)
             status = self._wait(step_time)
             if status is not None:
                 return status

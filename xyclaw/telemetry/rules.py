@@ -100,6 +100,13 @@ RULES: dict[str, Rule] = {
             " crashed rank); stop the job and release the GPUs if it has ended",
         ),
         Rule(
+            "gpu.underused",
+            "warning",
+            "GPU busy but doing little",
+            "utilization counts any kernel running, not work done: look for a rank spinning in"
+            " a hung collective or a busy-wait; stop the job if it does not recover",
+        ),
+        Rule(
             "gpu.straggler",
             "warning",
             "straggler GPU",
@@ -179,6 +186,10 @@ class AlertThresholds:
     nic_min_baseline_bytes_s: float = 10e6
     nic_collapse_for_s: float = 15.0
     busy_util_percent: float = 50.0
+    # issue 34: nvidia-smi's utilization with the power of a busy loop (no DCGM fields)
+    underuse_util_percent: float = 90.0
+    underuse_power_fraction: float = 0.4  # of the board's default power limit
+    underuse_for_s: float = 600.0
     unreachable_after_s: float = 30.0
     xid_hold_s: float = 600.0
 
@@ -186,6 +197,7 @@ class AlertThresholds:
         """(hold before raising, absence before clearing) of a rule."""
         hold = {
             "gpu.idle_during_job": self.idle_for_s,
+            "gpu.underused": self.underuse_for_s,
             "gpu.thermal_throttle": self.throttle_for_s,
             "gpu.power_throttle": self.throttle_for_s,
             "gpu.memory_full": self.memory_full_for_s,
@@ -319,6 +331,10 @@ def instant_findings(
                     cause=("job-idle", node.cluster_id),  # one alert however many GPUs idle
                 )
             )
+        if job_running and has_util and util >= th.underuse_util_percent:
+            found = _underused(node, slot, row, slots, th)
+            if found is not None:
+                out.append(found)
         if has_thr and thr:
             hot = temp != _M["temp_c"] and temp >= th.throttle_hot_c
             if thr & THERMAL_MASK or (thr & HW_SLOWDOWN and hot):
@@ -411,6 +427,41 @@ def instant_findings(
                 )
             )
     return out
+
+
+def _underused(
+    node: NodeRef, slot: int, row: tuple[int, ...], slots: GpuSlots, th: AlertThresholds
+) -> Finding | None:
+    """The power proxy (issue 34): busy by nvidia-smi's count, yet drawing less than a
+    share of the board's power, as a kernel that spins (a rank waiting in a hung
+    collective, a busy loop) does; real work at that utilization draws far more."""
+    power_dw = row[_F["power_dw"]]
+    if power_dw == _M["power_dw"]:
+        return None
+    board = slots.default_power_limit.get(slot)
+    limit = row[_F["power_limit_w"]]
+    if board is None and limit != _M["power_limit_w"]:
+        board = float(limit)
+    if not board:
+        return None
+    power = power_dw / 10
+    if power >= th.underuse_power_fraction * board:
+        return None
+    return _finding(
+        "gpu.underused",
+        node,
+        said(
+            "alert.underused_power",
+            node=node.name,
+            gpu=slot,
+            util=row[_F["util"]],
+            power=power,
+            board=board,
+        ),
+        gpu=slot,
+        cause=("job-underused", node.cluster_id),  # one alert however many GPUs spin
+        data={"source": "power", "util": row[_F["util"]], "power_w": power, "board_w": board},
+    )
 
 
 # --- on each tick: peers and network ----------------------------------------------------------

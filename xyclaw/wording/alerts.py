@@ -41,6 +41,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.title.gpu.power_throttle": ("power throttling", "功率受限降频"),
     "alert.title.gpu.memory_full": ("GPU memory nearly full", "GPU 显存将满"),
     "alert.title.gpu.idle_during_job": ("GPU idle while a job runs", "作业运行时 GPU 空闲"),
+    "alert.title.gpu.underused": ("GPU busy but doing little", "GPU 忙碌但几乎没做事"),
     "alert.title.gpu.straggler": ("straggler GPU", "掉队的 GPU"),
     "alert.title.node.straggler": ("straggler node", "掉队的节点"),
     "alert.title.net.traffic_collapse": ("network traffic collapsed", "网络流量骤降"),
@@ -81,6 +82,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         " sequence length, or turn on activation checkpointing",
         "下一次分配可能因 CUDA 显存不足而失败：减小批大小或序列长度，或开启激活重计算",
     ),
+    "alert.action.gpu.underused": (
+        "utilization counts any kernel running, not work done: look for a rank spinning in"
+        " a hung collective or a busy-wait; stop the job if it does not recover",
+        "利用率只统计是否有内核在运行，而非做了多少工作：检查是否有进程在挂起的集合通信或忙等待中空转；"
+        "若不恢复，停止作业",
+    ),
     "alert.action.gpu.idle_during_job": (
         "you are paying for an idle GPU: check the job log (stuck data loading, a hung or"
         " crashed rank); stop the job and release the GPUs if it has ended",
@@ -115,6 +122,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.gpu_missing_count": (
         "{node}: GPU {gpu} is missing ({visible} of {expected} GPUs visible)",
         "{node}：GPU {gpu} 丢失（可见 {visible} / {expected} 块 GPU）",
+    ),
+    "alert.underused_power": (
+        "{node}: GPU {gpu} shows {util}% utilization but draws {power:.0f} W of its "
+        "{board:.0f} W: a busy loop or a wait, not work",
+        "{node}：GPU {gpu} 利用率 {util}%，功耗却只有 {power:.0f} W（额定 {board:.0f} W）："
+        "是空转或等待，不是在计算",
     ),
     "alert.gpu_idle": (
         "{node}: GPU {gpu} is idle ({util}% utilization) while a job runs",
