@@ -763,6 +763,8 @@ class _Runner:
             status = self._wait(step_time)
             if status is not None:
                 return status
+            if self.ctx.env.get("XYCLAW_STEP_TIMES") == "1":
+                self._step_times(step, compute * perf)
             loss = self._loss(step)
             if self.rank0 and (step % max(1, cfg.log_every) == 0 or step == cfg.steps):
                 lr = self._lr(step)
@@ -976,6 +978,15 @@ class _Runner:
         return self._fail_child(
             0, -SIGABRT, f"Signal 6 (SIGABRT) received by PID {self.job.workers[0].pid}"
         )
+
+    def _step_times(self, step: int, healthy_s: float) -> None:
+        """The per-rank timing hook's lines (issue 34): each rank's compute before it
+        waits for the others; a slow GPU's rank computes longer."""
+        for local, device in enumerate(self.launch.devices[: len(self.job.workers)]):
+            perf = self.machine.gpus.gpus[device].perf_factor()
+            seconds = healthy_s / perf * (1.0 + self.rng.uniform(-0.02, 0.02))
+            rank = self.global_rank0 + local
+            self.wout(local, f"xyclaw-step rank={rank} step={step} compute_s={seconds:.4f}")
 
     def _flight_recorder_dumps(
         self, seq: int, numel: int, timeout_ms: int, hung: int | None

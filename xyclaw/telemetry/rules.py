@@ -121,6 +121,13 @@ RULES: dict[str, Rule] = {
             " replace the node if it persists",
         ),
         Rule(
+            "job.rank_straggler",
+            "warning",
+            "straggler rank",
+            "one rank computes slower than its peers and every synchronous step waits for it:"
+            " check its GPU's clocks and temperature; exclude or replace its node if it persists",
+        ),
+        Rule(
             "net.traffic_collapse",
             "error",
             "network traffic collapsed",
@@ -190,6 +197,8 @@ class AlertThresholds:
     underuse_util_percent: float = 90.0
     underuse_power_fraction: float = 0.4  # of the board's default power limit
     underuse_for_s: float = 600.0
+    rank_straggler_score: float = 0.8  # below: slower than the best rank or its own best
+    rank_straggler_for_s: float = 60.0
     unreachable_after_s: float = 30.0
     xid_hold_s: float = 600.0
 
@@ -198,6 +207,7 @@ class AlertThresholds:
         hold = {
             "gpu.idle_during_job": self.idle_for_s,
             "gpu.underused": self.underuse_for_s,
+            "job.rank_straggler": self.rank_straggler_for_s,
             "gpu.thermal_throttle": self.throttle_for_s,
             "gpu.power_throttle": self.throttle_for_s,
             "gpu.memory_full": self.memory_full_for_s,
@@ -694,6 +704,30 @@ def nccl_timeout_finding(cluster_id: int, job_id: int | None, ev: NcclTimeoutEve
         action_said=rule.action_said,
         cause=("stall", cluster_id),  # the job's verdict on a stall the network may show
         data={"rank": ev.rank, "seq_num": ev.seq_num, "op": ev.op_type, "job_id": job_id},
+    )
+
+
+def rank_straggler_finding(
+    cluster_id: int, job_id: int | None, rank: int, seconds: float, relative: float,
+    individual: float,
+) -> Finding:  # fmt: skip
+    """A rank slower than the best one, or than its own best (issue 34), by its step times."""
+    rule = RULES["job.rank_straggler"]
+    message = said(
+        "alert.rank_straggler",
+        rank=rank,
+        seconds=seconds,
+        relative=relative * 100,
+        individual=individual * 100,
+    )
+    return Finding(
+        key=AlertKey(rule.id, cluster_id, None, None, f"job{job_id}/rank{rank}"),
+        severity=rule.severity,
+        message=str(message),
+        action=rule.action,
+        said=message,
+        action_said=rule.action_said,
+        data={"rank": rank, "seconds": seconds, "relative": relative, "individual": individual},
     )
 
 

@@ -43,6 +43,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.title.gpu.idle_during_job": ("GPU idle while a job runs", "作业运行时 GPU 空闲"),
     "alert.title.gpu.underused": ("GPU busy but doing little", "GPU 忙碌但几乎没做事"),
     "alert.title.gpu.straggler": ("straggler GPU", "掉队的 GPU"),
+    "alert.title.job.rank_straggler": ("straggler rank", "掉队的进程"),
     "alert.title.node.straggler": ("straggler node", "掉队的节点"),
     "alert.title.net.traffic_collapse": ("network traffic collapsed", "网络流量骤降"),
     "alert.title.job.nccl_timeout": ("NCCL watchdog timeout", "NCCL 看门狗超时"),
@@ -81,6 +82,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "the next allocation may fail with CUDA out of memory: lower the batch size or"
         " sequence length, or turn on activation checkpointing",
         "下一次分配可能因 CUDA 显存不足而失败：减小批大小或序列长度，或开启激活重计算",
+    ),
+    "alert.action.job.rank_straggler": (
+        "one rank computes slower than its peers and every synchronous step waits for it:"
+        " check its GPU's clocks and temperature; exclude or replace its node if it persists",
+        "有一个进程计算比其他进程慢，每个同步步骤都要等它：检查其 GPU 的频率和温度；"
+        "若持续，排除或更换其节点",
     ),
     "alert.action.gpu.underused": (
         "utilization counts any kernel running, not work done: look for a rank spinning in"
@@ -122,6 +129,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.gpu_missing_count": (
         "{node}: GPU {gpu} is missing ({visible} of {expected} GPUs visible)",
         "{node}：GPU {gpu} 丢失（可见 {visible} / {expected} 块 GPU）",
+    ),
+    "alert.rank_straggler": (
+        "rank {rank} computes a step in {seconds:.3f} s: {relative:.0f}% of the best rank's "
+        "speed, {individual:.0f}% of its own best",
+        "{rank} 号进程每步计算 {seconds:.3f} 秒：速度为最快进程的 {relative:.0f}%，"
+        "为自身最佳的 {individual:.0f}%",
     ),
     "alert.underused_power": (
         "{node}: GPU {gpu} shows {util}% utilization but draws {power:.0f} W of its "
