@@ -22,6 +22,7 @@ FAULT_KINDS = (
     "nccl_watchdog",
     "straggler",
     "link_down",
+    "slow_nic",
 )
 
 
@@ -70,6 +71,18 @@ class SimFaults:
                 hint="use delay_s >= 0 and 0 <= loss < 1",
             )
         self._node.link.set_slow(delay_s, loss)
+
+    def slow_nic(self, nic: int, factor: float) -> None:
+        """One RDMA port carries only ``factor`` of its share of the job's traffic (a link
+        that trained down, PFC pauses): its counters grow slower than its siblings'."""
+        nics = self._machine.net.nics
+        if not 0 <= nic < len(nics) or not 0.0 < factor <= 1.0:
+            raise SimFaultError(
+                f"slow_nic({nic}, {factor}) is out of range",
+                hint=f"use a NIC index below {len(nics)} and 0 < factor <= 1",
+            )
+        self._machine.net.advance()
+        nics[nic].speed = factor
 
     def link_down(self, nic: int) -> None:
         """One RDMA port goes down (NCCL stops using it; ibstat shows it Down)."""
@@ -206,6 +219,9 @@ class SimFaults:
         if "link_down" in wanted:
             for nic in machine.net.nics:
                 nic.up = True
+        if "slow_nic" in wanted:
+            for nic in machine.net.nics:
+                nic.speed = 1.0
         if "node_down" in wanted and self._node.is_down:
             self._node._come_up()
 
@@ -234,4 +250,6 @@ class SimFaults:
         for nic in self._machine.net.nics:
             if not nic.up:
                 out.append(f"link_down(nic={nic.index})")
+            if nic.speed != 1.0:
+                out.append(f"slow_nic(nic={nic.index}, factor={nic.speed})")
         return out

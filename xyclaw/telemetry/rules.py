@@ -135,6 +135,14 @@ RULES: dict[str, Rule] = {
             " down in `ibstat`; restart from the last checkpoint if it does not recover",
         ),
         Rule(
+            "net.link_regression",
+            "warning",
+            "network link slower than its siblings",
+            "one RDMA link of the node carries much less of the job's traffic than the others:"
+            " check it with `ibstat` and the port counters (errors, PFC pauses, a lower rate);"
+            " move the job off the node if it persists",
+        ),
+        Rule(
             "job.nccl_timeout",
             "critical",
             "NCCL watchdog timeout",
@@ -197,6 +205,8 @@ class AlertThresholds:
     underuse_util_percent: float = 90.0
     underuse_power_fraction: float = 0.4  # of the board's default power limit
     underuse_for_s: float = 600.0
+    link_regression_share: float = 0.3  # a link this far below its siblings' median
+    link_regression_for_s: float = 30.0
     rank_straggler_score: float = 0.8  # below: slower than the best rank or its own best
     rank_straggler_for_s: float = 60.0
     unreachable_after_s: float = 30.0
@@ -208,6 +218,7 @@ class AlertThresholds:
             "gpu.idle_during_job": self.idle_for_s,
             "gpu.underused": self.underuse_for_s,
             "job.rank_straggler": self.rank_straggler_for_s,
+            "net.link_regression": self.link_regression_for_s,
             "gpu.thermal_throttle": self.throttle_for_s,
             "gpu.power_throttle": self.throttle_for_s,
             "gpu.memory_full": self.memory_full_for_s,
@@ -656,6 +667,53 @@ class TrafficWatch:
 
     def forget(self, node_id: int) -> None:
         self._baseline.pop(node_id, None)
+
+
+def link_regression_findings(
+    node: NodeRef, window: NicWindow, now_ms: int, *, training: bool, th: AlertThresholds
+) -> list[Finding]:
+    """Fabric regression by rail (issue 34): during a job, an RDMA port (``mlx5_2:1``) whose
+    recent traffic is more than ``link_regression_share`` below the median of the node's
+    other ports. NCCL spreads a job's traffic evenly over the rails it was tuned with, so a
+    link that trained down, pauses or drops shows as the one that carries less."""
+    if not training or not len(window):
+        return []
+    ports = [i for i, name in enumerate(window.names) if ":" in name]
+    if len(ports) < 2:
+        return []
+    recent = window.ts_ms >= now_ms - int(th.nic_recent_s * 1000)
+    if not recent.any():
+        return []
+    rates = np.nansum(window.rates[recent][:, ports, :], axis=2).mean(axis=0)
+    out = []
+    for k, index in enumerate(ports):
+        others = np.delete(rates, k)
+        typical = float(np.median(others))
+        mine = float(rates[k])
+        if (
+            typical < th.nic_min_baseline_bytes_s
+            or mine >= (1 - th.link_regression_share) * typical
+        ):
+            continue
+        name = window.names[index]
+        out.append(
+            _finding(
+                "net.link_regression",
+                node,
+                said(
+                    "alert.link_regression",
+                    node=node.name,
+                    link=name,
+                    rate=_rate(mine),
+                    typical=_rate(typical),
+                    percent=mine / typical * 100,
+                ),
+                detail=name,
+                cause=("link-slow", node.cluster_id, node.node_id, name),
+                data={"link": name, "bytes_s": mine, "siblings_bytes_s": typical},
+            )
+        )
+    return out
 
 
 def _rate(bytes_s: float) -> str:

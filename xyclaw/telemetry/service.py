@@ -38,6 +38,7 @@ from xyclaw.telemetry.rollup import Rollups
 from xyclaw.telemetry.rules import (
     NodeStats,
     TrafficWatch,
+    link_regression_findings,
     nccl_timeout_finding,
     node_stats,
     rank_straggler_finding,
@@ -50,8 +51,8 @@ log = logging.getLogger(__name__)
 
 
 #: The alert scopes of one node (see AlertBook): per instant, kernel log, reachability,
-#: network, peers.
-NODE_SCOPES = ("gpu", "xid", "reach", "net", "peer")
+#: network, its links, peers.
+NODE_SCOPES = ("gpu", "xid", "reach", "net", "links", "peer")
 
 
 @dataclass
@@ -422,6 +423,10 @@ class TelemetryService:
                     c.ref, nic_window, now_ms, training=training or busy, th=th
                 )
                 self.alerts.update(("net", cid, nid), nic_findings, now)
+                links = link_regression_findings(
+                    c.ref, nic_window, now_ms, training=training or busy, th=th
+                )
+                self.alerts.update(("links", cid, nid), links, now)
         peers = straggler_findings(stats, th)
         for st in stats:
             nid = st.node.node_id

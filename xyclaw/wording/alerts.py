@@ -44,6 +44,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.title.gpu.underused": ("GPU busy but doing little", "GPU 忙碌但几乎没做事"),
     "alert.title.gpu.straggler": ("straggler GPU", "掉队的 GPU"),
     "alert.title.job.rank_straggler": ("straggler rank", "掉队的进程"),
+    "alert.title.net.link_regression": (
+        "network link slower than its siblings",
+        "某条网络链路比同机其他链路慢",
+    ),
     "alert.title.node.straggler": ("straggler node", "掉队的节点"),
     "alert.title.net.traffic_collapse": ("network traffic collapsed", "网络流量骤降"),
     "alert.title.job.nccl_timeout": ("NCCL watchdog timeout", "NCCL 看门狗超时"),
@@ -82,6 +86,13 @@ TEXTS: dict[str, tuple[str, str]] = {
         "the next allocation may fail with CUDA out of memory: lower the batch size or"
         " sequence length, or turn on activation checkpointing",
         "下一次分配可能因 CUDA 显存不足而失败：减小批大小或序列长度，或开启激活重计算",
+    ),
+    "alert.action.net.link_regression": (
+        "one RDMA link of the node carries much less of the job's traffic than the others:"
+        " check it with `ibstat` and the port counters (errors, PFC pauses, a lower rate);"
+        " move the job off the node if it persists",
+        "该节点有一条高速网络链路承载的作业流量远少于其他链路：用 `ibstat` 和端口计数器检查它"
+        "（错误、流控暂停、速率降低）；若持续，把作业移出该节点",
     ),
     "alert.action.job.rank_straggler": (
         "one rank computes slower than its peers and every synchronous step waits for it:"
@@ -129,6 +140,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.gpu_missing_count": (
         "{node}: GPU {gpu} is missing ({visible} of {expected} GPUs visible)",
         "{node}：GPU {gpu} 丢失（可见 {visible} / {expected} 块 GPU）",
+    ),
+    "alert.link_regression": (
+        "{node}: link {link} carries {rate}, {percent:.0f}% of its siblings' {typical}",
+        "{node}：链路 {link} 流量 {rate}，只有同机其他链路（{typical}）的 {percent:.0f}%",
     ),
     "alert.rank_straggler": (
         "rank {rank} computes a step in {seconds:.3f} s: {relative:.0f}% of the best rank's "
