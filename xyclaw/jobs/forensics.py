@@ -102,7 +102,8 @@ def collect(
     unreachable: list[str] = []
     while True:
         unreachable = []
-        results = shell.run_all(nodes, lambda jn: shell.run(jn, command))
+        # a node that hangs must not hold the verdict past its deadline: a short timeout
+        results = shell.run_all(nodes, lambda jn: shell.run(jn, command, max(wait_s, 5.0)))
         for jn, result in zip(nodes, results, strict=True):
             if isinstance(result, RemoteError):
                 unreachable.append(jn.name)
