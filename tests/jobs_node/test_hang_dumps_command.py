@@ -54,8 +54,10 @@ def test_the_verdict_names_rank_node_collective_and_the_node_s_first_alert() -> 
     assert str(plain) == (
         "rank 3 on n1 never entered all_reduce #8 of group default_pg; 3 other rank(s) waited in it"
     )
-    tied = verdict(report, {"n1": ("XID 79 on GPU 1 (fallen off the bus)", "14:02:00")})
-    assert str(tied).endswith("; n1 logged XID 79 on GPU 1 (fallen off the bus) at 14:02:00")
+    tied = verdict(report, {"n1": ("n1: GPU 1 reported XID 79 (fallen off the bus)", "14:02:00")})
+    assert str(tied).endswith(
+        "; before that, at 14:02:00: n1: GPU 1 reported XID 79 (fallen off the bus)"
+    )
     assert "14:02:00" in tied.in_language("zh") and "n1" in tied.in_language("zh")
     assert verdict(report, {"n0": ("XID 48", "13:00:00")}) == plain  # not the blamed node
     act = action(report)

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from tests.jobs_runtime.conftest import MakeCluster
 from tests.jobs_runtime.helpers import TORCHRUN, finished, wait_for, write_spec
+from tests.telemetry_live.conftest import fast_options
 from xyclaw.engine import Engine
 from xyclaw.records.jobs import JobState
+from xyclaw.telemetry.service import TelemetryService
 
 SCRIPT = "# sim: model=llama-0.5b seq_len=512 micro_batch=1 steps=100000 save_every=50\n"
 
@@ -76,3 +78,32 @@ def test_the_spec_turns_the_flight_recorder_off_and_the_timeout_stays_as_it_was(
     assert not [e for e in engine.recent_events(500) if e.get("rule") == "job.hang_forensics"]
     for node in cluster.nodes:  # no dump was written anywhere
         assert not (node.machine.root / "tmp" / "xyclaw-fr").exists()
+
+
+def test_an_xid_the_blamed_node_logged_first_is_tied_into_the_verdict(
+    engine: Engine, make_cluster: MakeCluster, tmp_path: Path
+) -> None:
+    """The sim's XID 79 kills the rank outright (the job ends by its XID, named already):
+    XID 63, which leaves the process running, stands in for a GPU error before a hang."""
+    cluster = make_cluster(nodes=2, gpus_per_node=8, time_scale=0.02)
+    telemetry = TelemetryService(
+        engine._store, engine._access, engine._clusters, engine._events, engine._bus,
+        fast_options(),
+    )  # fmt: skip
+    try:
+        telemetry.watch(cluster.record)
+        job = engine.launch(_spec(tmp_path, "xidhang"), cluster=cluster.name).result(60)
+        wait_for("training steps", lambda: engine.job(str(job.id)).progress.step)
+        cluster.nodes[1].faults.xid(63, gpu=3)  # rank 11's GPU
+        wait_for(
+            "the XID alert",
+            lambda: [a for a in engine._events.alerts(cluster.record.id) if a["rule"] == "gpu.xid"],
+        )
+        _hang_rank_11(engine, cluster, job.id)
+        done = finished(engine, job.id, timeout=90)
+    finally:
+        telemetry.close()
+    node1 = cluster.nodes[1].spec.hostname
+    message = done.attempts[0].message or ""
+    assert f"rank 11 on {node1} never entered all_reduce #" in message
+    assert "; before that, at " in message and f"{node1}: GPU 3 reported XID 63" in message

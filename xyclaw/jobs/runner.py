@@ -624,7 +624,9 @@ class JobRunner:
                     )
                     message = said("job.nccl_timeout", who=who, node=timeout.node)
                     if flight_recorder_wanted(spec):
-                        message = self._hang_forensics(job, spec, attempt, message)
+                        message = self._hang_forensics(
+                            job, spec, attempt, message, since=attempt_started
+                        )
                     return self._stop_attempt(
                         spec,
                         attempt,
@@ -734,7 +736,9 @@ class JobRunner:
                 return None
             time.sleep(0.2)
 
-    def _hang_forensics(self, job: JobRecord, spec: JobSpec, attempt: int, timeout: Said) -> Said:
+    def _hang_forensics(
+        self, job: JobRecord, spec: JobSpec, attempt: int, timeout: Said, *, since: float
+    ) -> Said:
         """After a watchdog timeout: every rank's Flight Recorder dump from every node, the
         rank the others waited for and its node, with that node's first open alert (an
         XID, a link down). Kept in the job's history with the replacement it asks for;
@@ -755,7 +759,7 @@ class JobRunner:
         except XyclawError as exc:
             log.warning("job %s: Flight Recorder dumps not read: %s", self.job_id, exc)
             return timeout
-        alerts = self._first_alerts(report.culprit_nodes)
+        alerts = self._first_alerts(report.culprit_nodes, since)
         verdict = forensics.verdict(report, alerts)
         action = forensics.action(report)
         by_name = {jn.name: jn for jn in self.nodes}
@@ -784,22 +788,30 @@ class JobRunner:
         self.hang_verdict = verdict
         return said("job.hang.explained", timeout=timeout, verdict=verdict)
 
-    def _first_alerts(self, names: Sequence[str]) -> dict[str, tuple[Said | str, str]]:
-        """The oldest open alert of each named node of this attempt, and its local time."""
+    def _first_alerts(
+        self, names: Sequence[str], since: float
+    ) -> dict[str, tuple[Said | str, str]]:
+        """The first alert (open or cleared since) each named node of this attempt raised
+        while it ran (an XID, a link down), and its local time."""
         ours = {(jn.cluster.id, jn.node.id): jn.name for jn in self.nodes if jn.name in names}
-        found: dict[str, tuple[float, Said | str]] = {}
+        found: dict[str, tuple[int, float, Said | str]] = {}
         for cluster_id in {c for c, _ in ours}:
-            for row in self.parts.events.open_alerts(cluster_id):
+            for row in self.parts.events.alerts(cluster_id):
                 node_id = row.get("node_id")
                 name = ours.get((cluster_id, int(node_id))) if node_id is not None else None
-                if name is None or str(row.get("rule", "")).startswith("job."):
+                rule = str(row.get("rule", ""))
+                if name is None or rule.startswith("job."):
                     continue
                 ts = float(row["ts"])
-                if name not in found or ts < found[name][0]:
-                    found[name] = (ts, said_of(row) or str(row["message"]))
+                if ts < since - 5:
+                    continue
+                # what breaks a collective first: the GPU's own errors, then the links
+                rank = 0 if rule in _GPU_FAULT_RULES else 1 if rule.startswith("net.") else 2
+                if name not in found or (rank, ts) < found[name][:2]:
+                    found[name] = (rank, ts, said_of(row) or str(row["message"]))
         return {
             name: (message, time.strftime("%H:%M:%S", time.localtime(ts)))
-            for name, (ts, message) in found.items()
+            for name, (_, ts, message) in found.items()
         }
 
     def _open_fatal_alert(self, since: float | None = None) -> tuple[str, Said | str] | None:
@@ -1094,6 +1106,9 @@ def job_ended(name: str, state: JobState, error: Said | str | None) -> Said | st
         return said(key, name=name, error=error) if error else said(key, name=name)
     except KeyError:  # not a state a job ends in: said as it is
         return f"job {name} {state.value}" + (f": {error}" if error else "")
+
+
+_GPU_FAULT_RULES = frozenset({"gpu.xid", "gpu.missing", "gpu.ecc_uncorrectable"})
 
 
 def fatal_alert_cause(rule: str, severity: str) -> RecoveryCause | None:

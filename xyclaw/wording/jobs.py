@@ -226,8 +226,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Flight Recorder 记录未指出具体进程（读到 {files}/{world} 份）",
     ),
     "job.hang.with_alert": (
-        "{verdict}; {node} logged {alert} at {at}",
-        "{verdict}；{node} 在 {at} 记录了 {alert}",
+        "{verdict}; before that, at {at}: {alert}",
+        "{verdict}；此前在 {at}：{alert}",
     ),
     "job.hang.action": (
         "replace {nodes} and resume from the last checkpoint",
