@@ -1694,6 +1694,22 @@
         <translation>一个节点停止响应</translation>
     </message>
     <message>
+        <source>GPUs busy but doing little</source>
+        <translation>GPU 忙碌但几乎没做事</translation>
+    </message>
+    <message>
+        <source>a slow rank</source>
+        <translation>一个慢进程</translation>
+    </message>
+    <message>
+        <source>a slow network link</source>
+        <translation>一条变慢的网络链路</translation>
+    </message>
+    <message>
+        <source>where a hung job's ranks parted</source>
+        <translation>挂起作业的进程在哪里分道</translation>
+    </message>
+    <message>
         <source>cluster</source>
         <translation>集群</translation>
     </message>

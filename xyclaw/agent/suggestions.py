@@ -12,6 +12,8 @@ a tool: a gated tool still stops at its approval, and with nobody to ask the ans
   quoted node, the job resumes from its checkpoint); otherwise ``release_cluster`` (stop
   paying for a cluster that cannot run the job);
 - an idle cluster (GPUs idle during a job): ``release_cluster``;
+- GPUs busy without working during a job (``gpu.underused``, issue 34): ``cancel_job``
+  of the job running there (stop paying for a spin), then ``release_cluster``;
 - a budget warning: ``set_budget`` with half as much again (edit the card to pick
   another amount), or ``release_cluster`` to stop paying.
 """
@@ -34,6 +36,8 @@ LOST_NODE = frozenset(
     {"node.unreachable", "gpu.missing", "gpu.ecc_uncorrectable", "job.nccl_timeout"}
 )
 IDLE = frozenset({"gpu.idle_during_job"})
+#: GPUs that spin without working while a job runs (issue 34): stop the job.
+UNDERUSED = frozenset({"gpu.underused"})
 BUDGET = "budget"
 #: The proposed budget is this times the current one (the user may edit it on the card).
 BUDGET_RAISE = 1.5
@@ -93,6 +97,27 @@ def suggest(
                 pick(language, f"Release the idle cluster {cluster}", f"释放空闲的集群 {cluster}"),
             )
         )
+    elif rule in UNDERUSED:
+        job = _running_job(engine, cluster)
+        if job is not None:
+            found.append(
+                SuggestedAction(
+                    pick(
+                        language,
+                        f"Stop job {job.name} (its GPUs spin without working)",
+                        f"停止任务 {job.name}（其 GPU 在空转）",
+                    ),
+                    "cancel_job",
+                    {"job": str(job.id)},
+                    Effect.DESTROY,
+                )
+            )
+        found.append(
+            _release(
+                cluster,
+                pick(language, f"Release {cluster} (stop paying)", f"释放 {cluster}（停止计费）"),
+            )
+        )
     elif rule == BUDGET:
         raised = _raised_budget(engine, cluster) if "set_budget" in tools else None
         if raised is not None:
@@ -137,6 +162,19 @@ def _replacement_ask(engine: Any, cluster: str) -> Any:
         log.info("replacement asks unreadable: %s", exc.message)
         return None
     return next((a for a in pending if a.cluster == cluster), None)
+
+
+def _running_job(engine: Any, cluster: str) -> Any:
+    """The oldest job still running on ``cluster`` (by name), if the engine says."""
+    jobs = getattr(engine, "jobs", None)
+    if not callable(jobs):
+        return None
+    try:
+        active = list(jobs())
+    except XyclawError as exc:
+        log.info("jobs unreadable: %s", exc.message)
+        return None
+    return next((j for j in active if j.cluster == cluster and not j.state.finished), None)
 
 
 def _raised_budget(engine: Any, cluster: str) -> tuple[float, str] | None:

@@ -131,6 +131,11 @@ RULES = {
     "net.traffic_collapse": QT_TRANSLATE_NOOP("History", "network traffic collapsed"),
     "node.straggler": QT_TRANSLATE_NOOP("History", "a slow node"),
     "node.unreachable": QT_TRANSLATE_NOOP("History", "a node stopped answering"),
+    # issue 34
+    "gpu.underused": QT_TRANSLATE_NOOP("History", "GPUs busy but doing little"),
+    "job.rank_straggler": QT_TRANSLATE_NOOP("History", "a slow rank"),
+    "net.link_regression": QT_TRANSLATE_NOOP("History", "a slow network link"),
+    "job.hang_forensics": QT_TRANSLATE_NOOP("History", "where a hung job's ranks parted"),
 }
 
 EVENT_KINDS = {

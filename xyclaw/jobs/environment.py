@@ -6,6 +6,12 @@ what XyClaw itself sets: torchrun's rendezvous (``MASTER_ADDR``, ``MASTER_PORT``
 ``NODE_RANK``, ``NNODES``, ``NPROC_PER_NODE``), ``XYCLAW_NODE_IPS`` and its friends in
 the shape of SkyPilot's variables (and SkyPilot's own for a SkyPilot spec), and the
 resume variables (loading a spec warns about a value of these in ``env``).
+
+A train job also gets PyTorch's Flight Recorder variables (issue 34), before the spec's
+``env`` so the spec's own values win, and none at all when the spec's ``env`` says
+``XYCLAW_FLIGHT_RECORDER: "0"``: when a collective hangs, every rank then leaves a dump
+of its last collectives in one folder per attempt, which XyClaw reads to name the rank
+the others wait for.
 """
 
 from __future__ import annotations
@@ -13,7 +19,51 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from xyclaw.jobs.skypilot import skypilot_env
-from xyclaw.jobs.spec import JobSpec, resume_env
+from xyclaw.jobs.spec import JobKind, JobSpec, resume_env
+
+#: The spec's ``env`` switch: "0", "off", "false" or "no" leaves the variables out.
+FLIGHT_RECORDER_SWITCH = "XYCLAW_FLIGHT_RECORDER"
+#: Where the dumps go on a node: one folder per job and attempt, a file per rank. /tmp, as
+#: PyTorch's own default (/tmp/nccl_trace_rank_), and never on the shared volume.
+FLIGHT_RECORDER_BASE = "/tmp/xyclaw-fr"
+#: The variable naming that folder; the launch script creates it (PyTorch does not).
+FLIGHT_RECORDER_DIR = "XYCLAW_FR_DIR"
+#: Ring entries per rank: PyTorch's default for TORCH_FR_BUFFER_SIZE (a few KB each).
+FLIGHT_RECORDER_ENTRIES = 2000
+#: How long a timed-out rank waits for its dump (and its peers') before it exits.
+FLIGHT_RECORDER_DUMP_WAIT_MS = 60_000
+_OFF = {"0", "off", "false", "no"}
+
+
+def flight_recorder_dir(job_id: int, name: str, attempt: int) -> str:
+    return f"{FLIGHT_RECORDER_BASE}/{name}-{job_id}/{attempt}"
+
+
+def flight_recorder_wanted(spec: JobSpec) -> bool:
+    """A train job gets the variables unless its spec's ``env`` turns them off."""
+    if spec.kind is not JobKind.TRAIN:
+        return False
+    return spec.env.get(FLIGHT_RECORDER_SWITCH, "1").strip().lower() not in _OFF
+
+
+def flight_recorder_env(folder: str) -> dict[str, str]:
+    """Both PyTorch's old ``TORCH_NCCL_*`` names (2.4 onwards) and the new ``TORCH_FR_*``
+    ones, alike: a ring of collectives, a dump on a watchdog timeout to ``<folder>/rank_<N>``,
+    time to write it before the process exits, and a pipe per rank that asks for a dump
+    of a job that is stuck without a timeout (write anything to ``<folder>/pipe_rank_<N>``)."""
+    prefix = f"{folder}/rank_"
+    entries = str(FLIGHT_RECORDER_ENTRIES)
+    return {
+        "TORCH_NCCL_TRACE_BUFFER_SIZE": entries,
+        "TORCH_FR_BUFFER_SIZE": entries,
+        "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
+        "TORCH_FR_DUMP_ON_TIMEOUT": "1",
+        "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": prefix,
+        "TORCH_FR_DUMP_TEMP_FILE": prefix,
+        "TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC": str(FLIGHT_RECORDER_DUMP_WAIT_MS),
+        "TORCH_NCCL_DEBUG_INFO_PIPE_FILE": f"{folder}/pipe_rank_",
+        FLIGHT_RECORDER_DIR: folder,
+    }
 
 
 def node_environment(
@@ -35,6 +85,8 @@ def node_environment(
     user: str = "",
 ) -> dict[str, str]:
     env: dict[str, str] = dict(nccl)
+    if flight_recorder_wanted(spec):
+        env.update(flight_recorder_env(flight_recorder_dir(job_id, spec.name, attempt)))
     env.update(spec.env)
     env.update(local)
     env.update(

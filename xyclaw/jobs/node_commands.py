@@ -191,6 +191,9 @@ def launch(task: NodeTask, command: str, *, workdir: str, env: Mapping[str, str]
     ]
     if exports:
         lines.append("export " + " ".join(exports))
+    dump_dir = env.get("XYCLAW_FR_DIR")  # Flight Recorder dumps: PyTorch makes no folder
+    if dump_dir:
+        lines.append(f"mkdir -p {shlex.quote(str(dump_dir))} 2>/dev/null || true")
     lines += [
         'rm -f "$p.exit" "$p.exit.tmp" "$p.cancel" "$p.pid.tmp"',
         f'setsid sh -c {shlex.quote(_WRAPPER)} xyclaw-job "$p" {_path_word(workdir)} '

@@ -28,6 +28,7 @@ class JobOptions:
     master_port: int = 29500
     readiness_poll_s: float = 1.0
     service_sample_s: float = 5.0  # latency probe and request rate of a service
+    flight_recorder_wait_s: float = 15.0  # after a watchdog timeout: for every rank's dump
 
     @classmethod
     def from_config(cls, config: Config) -> JobOptions:

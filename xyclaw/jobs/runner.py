@@ -22,7 +22,14 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from xyclaw.errors import RemoteError, XyclawError
-from xyclaw.jobs.environment import master_port, node_environment
+from xyclaw.jobs import forensics
+from xyclaw.jobs.environment import (
+    flight_recorder_dir,
+    flight_recorder_env,
+    flight_recorder_wanted,
+    master_port,
+    node_environment,
+)
 from xyclaw.jobs.errors import SetupFailed
 from xyclaw.jobs.follow import Committed, LogFollower
 from xyclaw.jobs.follower_lock import FollowerLock
@@ -139,6 +146,8 @@ class JobRunner:
         self.infra: queue.Queue[tuple[str, Said | str, int | None]] = queue.Queue()
         self.nodes: list[JobNode] = []
         self.endpoint: ServiceEndpoint | None = None
+        self.hang_blamed: tuple[str, ...] = ()  # nodes the last hang's dumps blamed
+        self.hang_verdict: Said | None = None
         self.ready = threading.Event()  # the attempt runs (a service: answers its readiness check)
         self.finished = threading.Event()
         self.error: XyclawError | None = None
@@ -378,8 +387,12 @@ class JobRunner:
         self.nodes = sorted(probed, key=lambda n: n.rank)
         if attempt > 1:
             broken = self._open_fatal_alert()
+            blamed = [jn for jn in self.nodes if jn.name in self.hang_blamed]
+            if broken is None and blamed:  # the last attempt's hang named them (issue 34)
+                broken = (RecoveryCause.NCCL_TIMEOUT.value, self.hang_verdict or "")
+            self.hang_blamed = ()
             if broken is not None and p.replace_nodes is not None:
-                sick = [jn for jn in self.nodes if jn.name in str(broken[1])]
+                sick = blamed or [jn for jn in self.nodes if jn.name in str(broken[1])]
                 replacements = (
                     p.replace_nodes(job, spec, sick, self._keep_waiting) if sick else None
                 )
@@ -610,6 +623,10 @@ class JobRunner:
                         else said("job.a_rank")
                     )
                     message = said("job.nccl_timeout", who=who, node=timeout.node)
+                    if flight_recorder_wanted(spec):
+                        message = self._hang_forensics(
+                            job, spec, attempt, message, since=attempt_started
+                        )
                     return self._stop_attempt(
                         spec,
                         attempt,
@@ -718,6 +735,84 @@ class JobRunner:
             if time.monotonic() >= deadline:
                 return None
             time.sleep(0.2)
+
+    def _hang_forensics(
+        self, job: JobRecord, spec: JobSpec, attempt: int, timeout: Said, *, since: float
+    ) -> Said:
+        """After a watchdog timeout: every rank's Flight Recorder dump from every node, the
+        rank the others waited for and its node, with that node's first open alert (an
+        XID, a link down). Kept in the job's history with the replacement it asks for;
+        the next attempt, if the spec allows one, proposes that replacement (a spend the
+        user approves). Never raises: a failed look leaves the timeout as it was."""
+        p = self.parts
+        gpus = spec.resources.gpus_per_node or self.nodes[0].cluster.gpus_per_node
+        env = flight_recorder_env(flight_recorder_dir(self.job_id, spec.name, attempt))
+        prefix = (
+            spec.env.get("TORCH_FR_DUMP_TEMP_FILE")
+            or spec.env.get("TORCH_NCCL_DEBUG_INFO_TEMP_FILE")
+            or env["TORCH_FR_DUMP_TEMP_FILE"]
+        )
+        try:
+            report = forensics.collect(
+                p.shell, self.nodes, prefix, gpus, wait_s=p.options.flight_recorder_wait_s
+            )
+        except XyclawError as exc:
+            log.warning("job %s: Flight Recorder dumps not read: %s", self.job_id, exc)
+            return timeout
+        alerts = self._first_alerts(report.culprit_nodes, since)
+        verdict = forensics.verdict(report, alerts)
+        action = forensics.action(report)
+        by_name = {jn.name: jn for jn in self.nodes}
+        blamed = report.culprit_nodes if report.blames else ()
+        p.events.record(
+            "job",
+            "error",
+            verdict,
+            job_id=self.job_id,
+            cluster_id=job.cluster_id,
+            node_id=by_name[blamed[0]].node.id if blamed else None,
+            rule="job.hang_forensics",
+            data={
+                "finding": report.divergence.finding.value,
+                "op": report.divergence.op,
+                "seq": report.divergence.seq,
+                "culprit_ranks": list(report.divergence.culprits),
+                "silent_ranks": list(report.divergence.silent),
+                "nodes": list(blamed),
+                "dumps_read": report.files,
+                "unreadable": list(report.unreadable),
+            },
+            action=str(action) if action is not None else None,
+        )
+        self.hang_blamed = blamed
+        self.hang_verdict = verdict
+        return said("job.hang.explained", timeout=timeout, verdict=verdict)
+
+    def _first_alerts(
+        self, names: Sequence[str], since: float
+    ) -> dict[str, tuple[Said | str, str]]:
+        """The first alert (open or cleared since) each named node of this attempt raised
+        while it ran (an XID, a link down), and its local time."""
+        ours = {(jn.cluster.id, jn.node.id): jn.name for jn in self.nodes if jn.name in names}
+        found: dict[str, tuple[int, float, Said | str]] = {}
+        for cluster_id in {c for c, _ in ours}:
+            for row in self.parts.events.alerts(cluster_id):
+                node_id = row.get("node_id")
+                name = ours.get((cluster_id, int(node_id))) if node_id is not None else None
+                rule = str(row.get("rule", ""))
+                if name is None or rule.startswith("job."):
+                    continue
+                ts = float(row["ts"])
+                if ts < since - 5:
+                    continue
+                # what breaks a collective first: the GPU's own errors, then the links
+                rank = 0 if rule in _GPU_FAULT_RULES else 1 if rule.startswith("net.") else 2
+                if name not in found or (rank, ts) < found[name][:2]:
+                    found[name] = (rank, ts, said_of(row) or str(row["message"]))
+        return {
+            name: (message, time.strftime("%H:%M:%S", time.localtime(ts)))
+            for name, (_, ts, message) in found.items()
+        }
 
     def _open_fatal_alert(self, since: float | None = None) -> tuple[str, Said | str] | None:
         """(cause, message) of an open fatal GPU alert on a node of this attempt."""
@@ -1011,6 +1106,9 @@ def job_ended(name: str, state: JobState, error: Said | str | None) -> Said | st
         return said(key, name=name, error=error) if error else said(key, name=name)
     except KeyError:  # not a state a job ends in: said as it is
         return f"job {name} {state.value}" + (f": {error}" if error else "")
+
+
+_GPU_FAULT_RULES = frozenset({"gpu.xid", "gpu.missing", "gpu.ecc_uncorrectable"})
 
 
 def fatal_alert_cause(rule: str, severity: str) -> RecoveryCause | None:

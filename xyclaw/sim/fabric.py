@@ -54,6 +54,7 @@ class Nic:
     xmit_bytes: float = 0.0
     rcv_bytes: float = 0.0
     up: bool = True
+    speed: float = 1.0  # share of its even part of the traffic it carries (a slowed link)
 
     def guid_colon(self) -> str:
         g = self.guid
@@ -188,7 +189,7 @@ class Network:
         rdma = sum(t.rdma_bytes_s for t in self._traffic.values())
         active = [n for n in self.nics if n.up]
         for nic in active:
-            share = rdma / len(active) * dt
+            share = rdma / len(active) * dt * nic.speed
             nic.xmit_bytes += share
             nic.rcv_bytes += share
         by_iface: dict[str, float] = {"eth0": _BASE_RATE_BYTES_S}

@@ -22,6 +22,7 @@ FAULT_KINDS = (
     "nccl_watchdog",
     "straggler",
     "link_down",
+    "slow_nic",
 )
 
 
@@ -70,6 +71,18 @@ class SimFaults:
                 hint="use delay_s >= 0 and 0 <= loss < 1",
             )
         self._node.link.set_slow(delay_s, loss)
+
+    def slow_nic(self, nic: int, factor: float) -> None:
+        """One RDMA port carries only ``factor`` of its share of the job's traffic (a link
+        that trained down, PFC pauses): its counters grow slower than its siblings'."""
+        nics = self._machine.net.nics
+        if not 0 <= nic < len(nics) or not 0.0 < factor <= 1.0:
+            raise SimFaultError(
+                f"slow_nic({nic}, {factor}) is out of range",
+                hint=f"use a NIC index below {len(nics)} and 0 < factor <= 1",
+            )
+        self._machine.net.advance()
+        nics[nic].speed = factor
 
     def link_down(self, nic: int) -> None:
         """One RDMA port goes down (NCCL stops using it; ibstat shows it Down)."""
@@ -151,9 +164,23 @@ class SimFaults:
             board.advance()
             self._gpu(gpu).straggler = True
 
-    def nccl_watchdog(self) -> None:
-        """The next collective of a training job never completes; the watchdog aborts it."""
-        self._machine.faults.nccl_watchdog = True
+    def nccl_watchdog(self, hung_rank: int | None = None, at: int | None = None) -> None:
+        """The next collective of a training job never completes; the watchdog aborts it.
+
+        With ``hung_rank`` that global rank never enters the collective: it prints no
+        timeout of its own, and its Flight Recorder dump ends one collective earlier than
+        its peers'. With ``at``, the job runs on to that collective (the default group's
+        sequence number; four per step, the step's last is ``4 * step + 3``) and hangs
+        there. Give both alike to every node of the job, as a real hang is the job's."""
+        if hung_rank is not None and hung_rank < 0:
+            raise SimFaultError(f"rank {hung_rank} is not valid", hint="ranks count from 0")
+        if at is not None and (at < 3 or at % 4 != 3):
+            raise SimFaultError(
+                f"collective {at} is not a step's all_reduce", hint="use 4 * step + 3"
+            )
+        faults = self._machine.faults
+        faults.hung_rank, faults.hung_at = hung_rank, at
+        faults.nccl_watchdog = True
 
     # -- undo ----------------------------------------------------------------------------------
 
@@ -188,9 +215,13 @@ class SimFaults:
                     gpu.remap_pending = False
         if "nccl_watchdog" in wanted:
             machine.faults.nccl_watchdog = False
+            machine.faults.hung_rank = machine.faults.hung_at = None
         if "link_down" in wanted:
             for nic in machine.net.nics:
                 nic.up = True
+        if "slow_nic" in wanted:
+            for nic in machine.net.nics:
+                nic.speed = 1.0
         if "node_down" in wanted and self._node.is_down:
             self._node._come_up()
 
@@ -214,8 +245,11 @@ class SimFaults:
             if gpu.ecc_uncorrected_volatile:
                 out.append(f"ecc(gpu={gpu.index}, uncorrected={gpu.ecc_uncorrected_volatile})")
         if self._machine.faults.nccl_watchdog:
-            out.append("nccl_watchdog")
+            f = self._machine.faults
+            out.append(f"nccl_watchdog(hung_rank={f.hung_rank}, at={f.hung_at})")
         for nic in self._machine.net.nics:
             if not nic.up:
                 out.append(f"link_down(nic={nic.index})")
+            if nic.speed != 1.0:
+                out.append(f"slow_nic(nic={nic.index}, factor={nic.speed})")
         return out

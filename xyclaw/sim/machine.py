@@ -65,6 +65,8 @@ class MachineFaults:
     """Fault flags the node's programs consult while they run."""
 
     nccl_watchdog: bool = False
+    hung_rank: int | None = None  # with nccl_watchdog: the one rank that never enters it
+    hung_at: int | None = None  # with nccl_watchdog: the collective (sequence number) it hangs in
 
 
 @dataclass(frozen=True)
@@ -390,6 +392,8 @@ class Machine:
         """Power loss: every process dies at once, GPUs stop."""
         self.procs.kill_all(SIGKILL)
         self.faults.nccl_watchdog = False
+        self.faults.hung_rank = None
+        self.faults.hung_at = None
 
     def reboot(self) -> None:
         """Back up after a crash: fresh boot time and kernel log, GPUs and NICs reset."""

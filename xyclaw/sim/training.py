@@ -78,6 +78,7 @@ class TrainConfig:
     fail_at_step: int | None = None
     finetune: bool = False
     print_env: bool = False
+    busy_loop: bool = False  # 100% utilization, no tensor work: a spin, at idle-like power
 
 
 @dataclass
@@ -218,6 +219,8 @@ def _apply(cfg: TrainConfig, key: str, value: str) -> None:
         setattr(cfg, key, float(value))
     elif key == "print_env":
         cfg.print_env = value.lower() in ("1", "true", "yes")
+    elif key == "busy_loop":
+        cfg.busy_loop = value.lower() in ("1", "true", "yes")
     elif key in ("lora", "quant4"):
         setattr(cfg, key, value.lower() in ("1", "true", "yes", "lora", "qlora"))
         if key == "quant4" and cfg.quant4:
@@ -736,7 +739,9 @@ class _Runner:
         step = start_step
         while step < cfg.steps:
             step += 1
-            if machine.faults.nccl_watchdog and self.world > 1:
+            faults = machine.faults
+            reached = faults.hung_at is None or step * 4 + 3 >= faults.hung_at
+            if faults.nccl_watchdog and self.world > 1 and reached:
                 return self._watchdog(step)
             if cfg.fail_at_step is not None and step == cfg.fail_at_step:
                 self._rank_traceback(
@@ -751,10 +756,15 @@ class _Runner:
             exposed = max(0.0, comm - 0.7 * compute)
             step_time = (compute + exposed) * (1.0 + self.rng.uniform(-link.jitter, link.jitter))
             util = 97.0 * (compute + 0.3 * exposed) / max(compute + exposed, 1e-9)
-            self._loads(util, need, 0.92, 40.0)
+            if cfg.busy_loop:
+                self._loads(100.0, need, 0.03, 1.0)
+            else:
+                self._loads(util, need, 0.92, 40.0)
             status = self._wait(step_time)
             if status is not None:
                 return status
+            if self.ctx.env.get("XYCLAW_STEP_TIMES") == "1":
+                self._step_times(step, compute * perf)
             loss = self._loss(step)
             if self.rank0 and (step % max(1, cfg.log_every) == 0 or step == cfg.steps):
                 lr = self._lr(step)
@@ -908,10 +918,14 @@ class _Runner:
         if status is not None:
             return status
         timeout_ms = int(cfg.nccl_timeout_s * 1000)
-        seq = step * 4 + 3
+        seq = self.machine.faults.hung_at or step * 4 + 3
         numel = int(cfg.params_b * 1e9 / 64)
+        hung = self.machine.faults.hung_rank
+        self._flight_recorder_dumps(seq, numel, timeout_ms, hung)
         for local, _worker in enumerate(self.job.workers):
             rank = self.global_rank0 + local
+            if rank == hung:
+                continue  # it never entered the collective: its watchdog has nothing to time
             where = "ProcessGroupNCCL.cpp:607"
             prefix = f"[rank{rank}]:"
             self.werr(
@@ -964,6 +978,81 @@ class _Runner:
         return self._fail_child(
             0, -SIGABRT, f"Signal 6 (SIGABRT) received by PID {self.job.workers[0].pid}"
         )
+
+    def _step_times(self, step: int, healthy_s: float) -> None:
+        """The per-rank timing hook's lines (issue 34): each rank's compute before it
+        waits for the others; a slow GPU's rank computes longer."""
+        for local, device in enumerate(self.launch.devices[: len(self.job.workers)]):
+            perf = self.machine.gpus.gpus[device].perf_factor()
+            seconds = healthy_s / perf * (1.0 + self.rng.uniform(-0.02, 0.02))
+            rank = self.global_rank0 + local
+            self.wout(local, f"xyclaw-step rank={rank} step={step} compute_s={seconds:.4f}")
+
+    def _flight_recorder_dumps(
+        self, seq: int, numel: int, timeout_ms: int, hung: int | None
+    ) -> None:
+        """Each rank of this node writes its Flight Recorder dump, as PyTorch does on a
+        watchdog timeout when the job's environment asks for it (a ring size, dump on
+        timeout, a file prefix): the last collectives of the default group, the hung one
+        "started" and never completed; the hung rank's ring ends one collective earlier.
+        The sim writes the JSON form (the fields of ``_dump_fr_trace_json``), not a pickle."""
+        env = self.ctx.env
+        size = env.get("TORCH_FR_BUFFER_SIZE") or env.get("TORCH_NCCL_TRACE_BUFFER_SIZE") or "0"
+        on = env.get("TORCH_FR_DUMP_ON_TIMEOUT") or env.get("TORCH_NCCL_DUMP_ON_TIMEOUT") or ""
+        prefix = env.get("TORCH_FR_DUMP_TEMP_FILE") or env.get(
+            "TORCH_NCCL_DEBUG_INFO_TEMP_FILE", "/tmp/nccl_trace_rank_"
+        )
+        if _int_or(size, 0) <= 0 or on.lower() not in ("1", "true"):
+            return
+        ring = min(_int_or(size, 0), 32)  # the newest collectives are what a reader needs
+        now_ns = int(self.machine.now() * 1e9)
+        ranks = str(list(range(self.world)))
+        ops = ("broadcast", "all_reduce", "all_reduce", "all_reduce")
+        for local in range(len(self.job.workers)):
+            rank = self.global_rank0 + local
+            last = seq - 1 if rank == hung else seq
+            entries = []
+            for index, s in enumerate(range(max(1, last - ring + 1), last + 1)):
+                done = s < seq
+                entries.append(
+                    {
+                        "record_id": s - 1,
+                        "pg_id": 0,
+                        "process_group": ["0", "default_pg"],
+                        "collective_seq_id": s,
+                        "p2p_seq_id": 0,
+                        "op_id": s,
+                        "profiling_name": f"nccl:{ops[s % 4]}",
+                        "time_created_ns": now_ns - (last - s + 1) * 1_000_000 - index,
+                        "input_sizes": [[numel]],
+                        "input_dtypes": ["BFloat16"],
+                        "output_sizes": [[numel]],
+                        "output_dtypes": ["BFloat16"],
+                        "state": "completed" if done else "started",
+                        "time_discovered_started_ns": now_ns,
+                        "time_discovered_completed_ns": now_ns if done else None,
+                        "retired": done,
+                        "timeout_ms": timeout_ms,
+                        "is_p2p": False,
+                    }
+                )
+            dump = {
+                "version": "2.4",
+                "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": ranks}},
+                "pg_status": {
+                    "0": {
+                        "last_enqueued_collective": last,
+                        "last_started_collective": last,
+                        "last_completed_collective": seq - 1,
+                    }
+                },
+                "entries": entries,
+            }
+            path = f"{prefix}{rank}"
+            try:  # PyTorch makes no folder: the launcher must have
+                self.machine.fs.write_bytes(path, json.dumps(dump).encode())
+            except FsError:
+                continue  # PyTorch logs a failed dump and goes on to abort
 
     def _rank_traceback(self, local: int, error: str) -> None:
         rank = self.global_rank0 + local

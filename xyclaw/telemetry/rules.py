@@ -100,6 +100,13 @@ RULES: dict[str, Rule] = {
             " crashed rank); stop the job and release the GPUs if it has ended",
         ),
         Rule(
+            "gpu.underused",
+            "warning",
+            "GPU busy but doing little",
+            "utilization counts any kernel running, not work done: look for a rank spinning in"
+            " a hung collective or a busy-wait; stop the job if it does not recover",
+        ),
+        Rule(
             "gpu.straggler",
             "warning",
             "straggler GPU",
@@ -114,11 +121,26 @@ RULES: dict[str, Rule] = {
             " replace the node if it persists",
         ),
         Rule(
+            "job.rank_straggler",
+            "warning",
+            "straggler rank",
+            "one rank computes slower than its peers and every synchronous step waits for it:"
+            " check its GPU's clocks and temperature; exclude or replace its node if it persists",
+        ),
+        Rule(
             "net.traffic_collapse",
             "error",
             "network traffic collapsed",
             "the job may be stuck in a collective: look for NCCL errors in the job log and ports"
             " down in `ibstat`; restart from the last checkpoint if it does not recover",
+        ),
+        Rule(
+            "net.link_regression",
+            "warning",
+            "network link slower than its siblings",
+            "one RDMA link of the node carries much less of the job's traffic than the others:"
+            " check it with `ibstat` and the port counters (errors, PFC pauses, a lower rate);"
+            " move the job off the node if it persists",
         ),
         Rule(
             "job.nccl_timeout",
@@ -179,6 +201,14 @@ class AlertThresholds:
     nic_min_baseline_bytes_s: float = 10e6
     nic_collapse_for_s: float = 15.0
     busy_util_percent: float = 50.0
+    # issue 34: nvidia-smi's utilization with the power of a busy loop (no DCGM fields)
+    underuse_util_percent: float = 90.0
+    underuse_power_fraction: float = 0.4  # of the board's default power limit
+    underuse_for_s: float = 600.0
+    link_regression_share: float = 0.3  # a link this far below its siblings' median
+    link_regression_for_s: float = 30.0
+    rank_straggler_score: float = 0.8  # below: slower than the best rank or its own best
+    rank_straggler_for_s: float = 60.0
     unreachable_after_s: float = 30.0
     xid_hold_s: float = 600.0
 
@@ -186,6 +216,9 @@ class AlertThresholds:
         """(hold before raising, absence before clearing) of a rule."""
         hold = {
             "gpu.idle_during_job": self.idle_for_s,
+            "gpu.underused": self.underuse_for_s,
+            "job.rank_straggler": self.rank_straggler_for_s,
+            "net.link_regression": self.link_regression_for_s,
             "gpu.thermal_throttle": self.throttle_for_s,
             "gpu.power_throttle": self.throttle_for_s,
             "gpu.memory_full": self.memory_full_for_s,
@@ -319,6 +352,10 @@ def instant_findings(
                     cause=("job-idle", node.cluster_id),  # one alert however many GPUs idle
                 )
             )
+        if job_running and has_util and util >= th.underuse_util_percent:
+            found = _underused(node, slot, row, slots, th)
+            if found is not None:
+                out.append(found)
         if has_thr and thr:
             hot = temp != _M["temp_c"] and temp >= th.throttle_hot_c
             if thr & THERMAL_MASK or (thr & HW_SLOWDOWN and hot):
@@ -411,6 +448,41 @@ def instant_findings(
                 )
             )
     return out
+
+
+def _underused(
+    node: NodeRef, slot: int, row: tuple[int, ...], slots: GpuSlots, th: AlertThresholds
+) -> Finding | None:
+    """The power proxy (issue 34): busy by nvidia-smi's count, yet drawing less than a
+    share of the board's power, as a kernel that spins (a rank waiting in a hung
+    collective, a busy loop) does; real work at that utilization draws far more."""
+    power_dw = row[_F["power_dw"]]
+    if power_dw == _M["power_dw"]:
+        return None
+    board = slots.default_power_limit.get(slot)
+    limit = row[_F["power_limit_w"]]
+    if board is None and limit != _M["power_limit_w"]:
+        board = float(limit)
+    if not board:
+        return None
+    power = power_dw / 10
+    if power >= th.underuse_power_fraction * board:
+        return None
+    return _finding(
+        "gpu.underused",
+        node,
+        said(
+            "alert.underused_power",
+            node=node.name,
+            gpu=slot,
+            util=row[_F["util"]],
+            power=power,
+            board=board,
+        ),
+        gpu=slot,
+        cause=("job-underused", node.cluster_id),  # one alert however many GPUs spin
+        data={"source": "power", "util": row[_F["util"]], "power_w": power, "board_w": board},
+    )
 
 
 # --- on each tick: peers and network ----------------------------------------------------------
@@ -597,6 +669,53 @@ class TrafficWatch:
         self._baseline.pop(node_id, None)
 
 
+def link_regression_findings(
+    node: NodeRef, window: NicWindow, now_ms: int, *, training: bool, th: AlertThresholds
+) -> list[Finding]:
+    """Fabric regression by rail (issue 34): during a job, an RDMA port (``mlx5_2:1``) whose
+    recent traffic is more than ``link_regression_share`` below the median of the node's
+    other ports. NCCL spreads a job's traffic evenly over the rails it was tuned with, so a
+    link that trained down, pauses or drops shows as the one that carries less."""
+    if not training or not len(window):
+        return []
+    ports = [i for i, name in enumerate(window.names) if ":" in name]
+    if len(ports) < 2:
+        return []
+    recent = window.ts_ms >= now_ms - int(th.nic_recent_s * 1000)
+    if not recent.any():
+        return []
+    rates = np.nansum(window.rates[recent][:, ports, :], axis=2).mean(axis=0)
+    out = []
+    for k, index in enumerate(ports):
+        others = np.delete(rates, k)
+        typical = float(np.median(others))
+        mine = float(rates[k])
+        if (
+            typical < th.nic_min_baseline_bytes_s
+            or mine >= (1 - th.link_regression_share) * typical
+        ):
+            continue
+        name = window.names[index]
+        out.append(
+            _finding(
+                "net.link_regression",
+                node,
+                said(
+                    "alert.link_regression",
+                    node=node.name,
+                    link=name,
+                    rate=_rate(mine),
+                    typical=_rate(typical),
+                    percent=mine / typical * 100,
+                ),
+                detail=name,
+                cause=("link-slow", node.cluster_id, node.node_id, name),
+                data={"link": name, "bytes_s": mine, "siblings_bytes_s": typical},
+            )
+        )
+    return out
+
+
 def _rate(bytes_s: float) -> str:
     gbit = bytes_s * 8 / 1e9
     return f"{gbit:.2f} Gb/s" if gbit >= 0.1 else f"{bytes_s * 8 / 1e6:.1f} Mb/s"
@@ -643,6 +762,30 @@ def nccl_timeout_finding(cluster_id: int, job_id: int | None, ev: NcclTimeoutEve
         action_said=rule.action_said,
         cause=("stall", cluster_id),  # the job's verdict on a stall the network may show
         data={"rank": ev.rank, "seq_num": ev.seq_num, "op": ev.op_type, "job_id": job_id},
+    )
+
+
+def rank_straggler_finding(
+    cluster_id: int, job_id: int | None, rank: int, seconds: float, relative: float,
+    individual: float,
+) -> Finding:  # fmt: skip
+    """A rank slower than the best one, or than its own best (issue 34), by its step times."""
+    rule = RULES["job.rank_straggler"]
+    message = said(
+        "alert.rank_straggler",
+        rank=rank,
+        seconds=seconds,
+        relative=relative * 100,
+        individual=individual * 100,
+    )
+    return Finding(
+        key=AlertKey(rule.id, cluster_id, None, None, f"job{job_id}/rank{rank}"),
+        severity=rule.severity,
+        message=str(message),
+        action=rule.action,
+        said=message,
+        action_said=rule.action_said,
+        data={"rank": rank, "seconds": seconds, "relative": relative, "individual": individual},
     )
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from xyclaw.errors import UsageError
 from xyclaw.events import EventBus
 from xyclaw.parsers.joblog import JobLogParser, NcclTimeoutEvent, ProgressEvent
+from xyclaw.parsers.steptimes import parse_step_time
 from xyclaw.records import ClusterRecord, ClusterStore
 from xyclaw.remote.node_access import NodeAccess
 from xyclaw.store import Store
@@ -37,18 +38,21 @@ from xyclaw.telemetry.rollup import Rollups
 from xyclaw.telemetry.rules import (
     NodeStats,
     TrafficWatch,
+    link_regression_findings,
     nccl_timeout_finding,
     node_stats,
+    rank_straggler_finding,
     straggler_findings,
     unreachable_finding,
 )
+from xyclaw.telemetry.stragglers import RankTimes
 
 log = logging.getLogger(__name__)
 
 
 #: The alert scopes of one node (see AlertBook): per instant, kernel log, reachability,
-#: network, peers.
-NODE_SCOPES = ("gpu", "xid", "reach", "net", "peer")
+#: network, its links, peers.
+NODE_SCOPES = ("gpu", "xid", "reach", "net", "links", "peer")
 
 
 @dataclass
@@ -101,6 +105,7 @@ class TelemetryService:
         self._jobs: dict[int, set[int | None]] = {}
         self._job_parsers: dict[tuple[int, int | None], JobLogParser] = {}
         self._job_timeouts: dict[tuple[int, int | None], list[Finding]] = {}
+        self._rank_times: dict[tuple[int, int | None], RankTimes] = {}
         self._ended_jobs: set[tuple[int, int | None]] = set()
         self._traffic = TrafficWatch()
         self._stop = threading.Event()
@@ -204,8 +209,10 @@ class TelemetryService:
                 self._jobs.pop(cluster_id, None)
             self._job_parsers.pop((cluster_id, job_id), None)
             self._job_timeouts.pop((cluster_id, job_id), None)
+            self._rank_times.pop((cluster_id, job_id), None)
             self._ended_jobs.add((cluster_id, job_id))
         self.alerts.close_scope(("job", cluster_id, job_id))
+        self.alerts.close_scope(("ranks", cluster_id, job_id))
 
     def job_running(self, cluster_id: int) -> bool:
         with self._lock:
@@ -213,27 +220,41 @@ class TelemetryService:
 
     def feed_job_log(self, cluster_id: int, line: str, job_id: int | None = None) -> None:
         """One line of a job's log (any rank, any launcher prefix): an NCCL watchdog
-        timeout raises an alert; progress after it clears the alert."""
+        timeout raises an alert; progress after it clears the alert. A per-rank step
+        timing (issue 34) scores the ranks against each other: a slow one is a straggler."""
         key = (cluster_id, job_id)
+        timing = parse_step_time(line)
         with self._lock:
             if key in self._ended_jobs:  # the last lines of an ended job say nothing new
                 return
-            parser = self._job_parsers.get(key)
-            if parser is None:
-                parser = self._job_parsers[key] = JobLogParser()
-            event = parser.feed(line)
-            findings: list[Finding] | None
-            if isinstance(event, NcclTimeoutEvent):
-                found = self._job_timeouts.setdefault(key, [])
-                if not found:
-                    found.append(nccl_timeout_finding(cluster_id, job_id, event))
-                findings = list(found)
-            elif isinstance(event, ProgressEvent) and key in self._job_timeouts:
-                del self._job_timeouts[key]
-                findings = None
+            if timing is not None:
+                times = self._rank_times.setdefault(key, RankTimes())
+                times.add(timing.rank, timing.seconds)
+                slow = [
+                    rank_straggler_finding(
+                        cluster_id, job_id, s.rank, s.seconds, s.relative, s.individual
+                    )
+                    for s in times.stragglers(self.options.thresholds.rank_straggler_score)
+                ]
             else:
-                return
-        if findings is None:  # the job moved on: the stall is over
+                parser = self._job_parsers.get(key)
+                if parser is None:
+                    parser = self._job_parsers[key] = JobLogParser()
+                event = parser.feed(line)
+                findings: list[Finding] | None
+                if isinstance(event, NcclTimeoutEvent):
+                    found = self._job_timeouts.setdefault(key, [])
+                    if not found:
+                        found.append(nccl_timeout_finding(cluster_id, job_id, event))
+                    findings = list(found)
+                elif isinstance(event, ProgressEvent) and key in self._job_timeouts:
+                    del self._job_timeouts[key]
+                    findings = None
+                else:
+                    return
+        if timing is not None:
+            self.alerts.update(("ranks", cluster_id, job_id), slow)
+        elif findings is None:  # the job moved on: the stall is over
             self.alerts.close_scope(("job", cluster_id, job_id))
         else:
             self.alerts.update(("job", cluster_id, job_id), findings)
@@ -402,6 +423,10 @@ class TelemetryService:
                     c.ref, nic_window, now_ms, training=training or busy, th=th
                 )
                 self.alerts.update(("net", cid, nid), nic_findings, now)
+                links = link_regression_findings(
+                    c.ref, nic_window, now_ms, training=training or busy, th=th
+                )
+                self.alerts.update(("links", cid, nid), links, now)
         peers = straggler_findings(stats, th)
         for st in stats:
             nid = st.node.node_id

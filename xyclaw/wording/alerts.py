@@ -41,7 +41,13 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.title.gpu.power_throttle": ("power throttling", "功率受限降频"),
     "alert.title.gpu.memory_full": ("GPU memory nearly full", "GPU 显存将满"),
     "alert.title.gpu.idle_during_job": ("GPU idle while a job runs", "作业运行时 GPU 空闲"),
+    "alert.title.gpu.underused": ("GPU busy but doing little", "GPU 忙碌但几乎没做事"),
     "alert.title.gpu.straggler": ("straggler GPU", "掉队的 GPU"),
+    "alert.title.job.rank_straggler": ("straggler rank", "掉队的进程"),
+    "alert.title.net.link_regression": (
+        "network link slower than its siblings",
+        "某条网络链路比同机其他链路慢",
+    ),
     "alert.title.node.straggler": ("straggler node", "掉队的节点"),
     "alert.title.net.traffic_collapse": ("network traffic collapsed", "网络流量骤降"),
     "alert.title.job.nccl_timeout": ("NCCL watchdog timeout", "NCCL 看门狗超时"),
@@ -81,6 +87,25 @@ TEXTS: dict[str, tuple[str, str]] = {
         " sequence length, or turn on activation checkpointing",
         "下一次分配可能因 CUDA 显存不足而失败：减小批大小或序列长度，或开启激活重计算",
     ),
+    "alert.action.net.link_regression": (
+        "one RDMA link of the node carries much less of the job's traffic than the others:"
+        " check it with `ibstat` and the port counters (errors, PFC pauses, a lower rate);"
+        " move the job off the node if it persists",
+        "该节点有一条高速网络链路承载的作业流量远少于其他链路：用 `ibstat` 和端口计数器检查它"
+        "（错误、流控暂停、速率降低）；若持续，把作业移出该节点",
+    ),
+    "alert.action.job.rank_straggler": (
+        "one rank computes slower than its peers and every synchronous step waits for it:"
+        " check its GPU's clocks and temperature; exclude or replace its node if it persists",
+        "有一个进程计算比其他进程慢，每个同步步骤都要等它：检查其 GPU 的频率和温度；"
+        "若持续，排除或更换其节点",
+    ),
+    "alert.action.gpu.underused": (
+        "utilization counts any kernel running, not work done: look for a rank spinning in"
+        " a hung collective or a busy-wait; stop the job if it does not recover",
+        "利用率只统计是否有内核在运行，而非做了多少工作：检查是否有进程在挂起的集合通信或忙等待中空转；"
+        "若不恢复，停止作业",
+    ),
     "alert.action.gpu.idle_during_job": (
         "you are paying for an idle GPU: check the job log (stuck data loading, a hung or"
         " crashed rank); stop the job and release the GPUs if it has ended",
@@ -115,6 +140,22 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.gpu_missing_count": (
         "{node}: GPU {gpu} is missing ({visible} of {expected} GPUs visible)",
         "{node}：GPU {gpu} 丢失（可见 {visible} / {expected} 块 GPU）",
+    ),
+    "alert.link_regression": (
+        "{node}: link {link} carries {rate}, {percent:.0f}% of its siblings' {typical}",
+        "{node}：链路 {link} 流量 {rate}，只有同机其他链路（{typical}）的 {percent:.0f}%",
+    ),
+    "alert.rank_straggler": (
+        "rank {rank} computes a step in {seconds:.3f} s: {relative:.0f}% of the best rank's "
+        "speed, {individual:.0f}% of its own best",
+        "{rank} 号进程每步计算 {seconds:.3f} 秒：速度为最快进程的 {relative:.0f}%，"
+        "为自身最佳的 {individual:.0f}%",
+    ),
+    "alert.underused_power": (
+        "{node}: GPU {gpu} shows {util}% utilization but draws {power:.0f} W of its "
+        "{board:.0f} W: a busy loop or a wait, not work",
+        "{node}：GPU {gpu} 利用率 {util}%，功耗却只有 {power:.0f} W（额定 {board:.0f} W）："
+        "是空转或等待，不是在计算",
     ),
     "alert.gpu_idle": (
         "{node}: GPU {gpu} is idle ({util}% utilization) while a job runs",

@@ -203,4 +203,39 @@ TEXTS: dict[str, tuple[str, str]] = {
     "job.replacement.declined": ("you declined it", "你拒绝了"),
     "job.replacement.expired": ("no answer before its quote expired", "报价过期前没有回答"),
     "job.replacement.cancelled": ("the job was cancelled", "作业已取消"),
+    # -- issue 34: what the Flight Recorder dumps say after a watchdog timeout ----------------
+    "job.hang.explained": ("{timeout}: {verdict}", "{timeout}：{verdict}"),
+    "job.hang.not_joined": (
+        "rank {ranks} on {nodes} never entered {op} #{seq} of group {group}; "
+        "{waiting} other rank(s) waited in it",
+        "{nodes} 上的 {ranks} 号进程始终没有进入 {group} 组的第 {seq} 次 {op}；"
+        "另有 {waiting} 个进程在其中等待",
+    ),
+    "job.hang.silent": (
+        "{verdict} (no dump from rank {ranks}: its process or node died)",
+        "{verdict}（{ranks} 号进程没有留下记录：进程或节点已失效）",
+    ),
+    "job.hang.mismatch": (
+        "rank {ranks} on {nodes} called another collective than its peers at {op} #{seq} "
+        "of group {group}",
+        "{nodes} 上的 {ranks} 号进程在 {group} 组第 {seq} 次 {op} 处调用了与其他进程不同的集合通信",
+    ),
+    "job.hang.all_stuck": (
+        "every rank entered {op} #{seq} of group {group} and none finished it: the fabric or "
+        "a GPU, not one rank",
+        "所有进程都进入了 {group} 组第 {seq} 次 {op} 且都未完成："
+        "问题在网络或某块 GPU，而非某个进程",
+    ),
+    "job.hang.unknown": (
+        "the Flight Recorder dumps name no rank ({files} of {world} read)",
+        "Flight Recorder 记录未指出具体进程（读到 {files}/{world} 份）",
+    ),
+    "job.hang.with_alert": (
+        "{verdict}; before that, at {at}: {alert}",
+        "{verdict}；此前在 {at}：{alert}",
+    ),
+    "job.hang.action": (
+        "replace {nodes} and resume from the last checkpoint",
+        "更换 {nodes} 并从最近的检查点继续",
+    ),
 }

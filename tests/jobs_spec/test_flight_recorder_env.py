@@ -1,0 +1,58 @@
+"""Every train job gets PyTorch's Flight Recorder variables (issue 34): both the old
+TORCH_NCCL_* and the new TORCH_FR_* names, a dump folder per job and attempt, unless the
+spec turns them off; the spec's own values win. Seen as the dry run shows them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xyclaw.catalog import Catalog
+from xyclaw.jobs.dryrun import dry_run
+
+KNOWN = {g.name for g in Catalog.builtin().gpus}
+NOW = 1_750_000_000.0
+
+
+def _env(tmp_path: Path, body: str) -> dict[str, str]:
+    spec = tmp_path / "job.yaml"
+    spec.write_text(body)
+    got = dry_run(spec, known_gpus=KNOWN, environ={}, now=NOW)
+    assert got.accepted, got.refusal
+    return dict(got.environment)
+
+
+TRAIN = "name: llama\nrun: torchrun --nproc_per_node 8 train.py\nresources:\n  gpu: H100:8\n"
+
+
+def test_a_train_job_gets_both_names_alike_and_a_dump_path_per_rank(tmp_path: Path) -> None:
+    env = _env(tmp_path, TRAIN)
+    prefix = "/tmp/xyclaw-fr/llama-0/1/rank_"  # the dry run's job 0, attempt 1
+    assert env["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] == env["TORCH_FR_DUMP_TEMP_FILE"] == prefix
+    assert env["TORCH_NCCL_TRACE_BUFFER_SIZE"] == env["TORCH_FR_BUFFER_SIZE"] == "2000"
+    assert env["TORCH_NCCL_DUMP_ON_TIMEOUT"] == env["TORCH_FR_DUMP_ON_TIMEOUT"] == "1"
+    assert int(env["TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"]) >= 15_000
+    assert env["TORCH_NCCL_DEBUG_INFO_PIPE_FILE"] == "/tmp/xyclaw-fr/llama-0/1/pipe_rank_"
+    assert env["XYCLAW_FR_DIR"] == "/tmp/xyclaw-fr/llama-0/1"
+
+
+@pytest.mark.parametrize("off", ["0", "off", "false", "No"])
+def test_the_spec_turns_them_off(tmp_path: Path, off: str) -> None:
+    env = _env(tmp_path, TRAIN + f"env:\n  XYCLAW_FLIGHT_RECORDER: '{off}'\n")
+    assert not [k for k in env if k.startswith(("TORCH_NCCL_", "TORCH_FR_", "XYCLAW_FR_"))]
+
+
+def test_the_spec_s_own_values_win(tmp_path: Path) -> None:
+    env = _env(tmp_path, TRAIN + "env:\n  TORCH_NCCL_TRACE_BUFFER_SIZE: '20000'\n")
+    assert env["TORCH_NCCL_TRACE_BUFFER_SIZE"] == "20000"
+    assert env["TORCH_FR_BUFFER_SIZE"] == "2000"  # what the spec did not say stays
+
+
+def test_a_service_gets_none(tmp_path: Path) -> None:
+    env = _env(
+        tmp_path,
+        "name: chat\nkind: service\nrun: vllm serve m\nservice:\n  port: 8000\n"
+        "resources:\n  gpu: H100:1\n",
+    )
+    assert not [k for k in env if k.startswith(("TORCH_NCCL_", "TORCH_FR_"))]

@@ -1,0 +1,87 @@
+"""Honest utilization (issue 34): a job that keeps its GPUs at 100% utilization with no
+tensor work draws little power; the power proxy (>= 90% utilization at < 40% of the
+board's power for a while) warns, where real training at that utilization does not."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+
+from tests.telemetry_live.conftest import FAST_THRESHOLDS, Live, fast_options, wait_until
+from tests.telemetry_live.test_rules_and_book import check, readings
+from xyclaw.remote import StreamHandle
+
+UNDERUSE = dataclasses.replace(FAST_THRESHOLDS, underuse_for_s=1.0)
+
+
+def _train(live: Live, directive: str) -> list[StreamHandle]:
+    """A two-node torchrun job whose script carries ``# sim: <directive>``."""
+    record = live.cluster.record
+    master = record.nodes[0].hostname
+    access = live.parts.access()
+    handles = []
+    for rank, node in enumerate(record.nodes):
+        live.run(rank, f"printf '# sim: {directive}\\nimport torch\\n' > /root/train.py")
+        command = (
+            f"cd /root && torchrun --nnodes 2 --node_rank {rank} --nproc_per_node 8"
+            f" --master_addr {master} train.py --model llama-7b --max_steps 1000000"
+        )
+
+        def feed(line: str) -> None:
+            live.service.feed_job_log(live.cluster_id, line, job_id=None)
+
+        access.trust(node)
+        handles.append(
+            access.pool.stream(access.target(record, node), command, feed, on_stderr_line=feed)
+        )
+    return handles
+
+
+def _busy(live: Live) -> bool:
+    return all(
+        float(c.live.series("util", last=1)[1].min()) > 90
+        for c in live.service.collectors(live.cluster_id)
+    )
+
+
+def test_a_busy_loop_at_full_utilization_warns_with_the_power_it_draws(
+    make_live: Callable[..., Live],
+) -> None:
+    live = make_live(options=fast_options(thresholds=UNDERUSE))
+    jobs = _train(live, "busy_loop=1")
+    try:
+        wait_until(lambda: _busy(live), timeout=30)
+        live.service.job_started(live.cluster_id, job_id=None)
+        raised = wait_until(lambda: live.raised("gpu.underused"), timeout=20)
+        alert = raised[0]
+        assert alert.severity == "warning"
+        assert "utilization but draws" in alert.message and "a busy loop or a wait" in alert.message
+        assert len(live.raised("gpu.underused")) == 1  # one alert for the job, not per GPU
+    finally:
+        for job in jobs:
+            job.cancel()
+
+
+def test_real_training_at_the_same_utilization_does_not_warn(
+    make_live: Callable[..., Live],
+) -> None:
+    live = make_live(options=fast_options(thresholds=UNDERUSE))
+    jobs = _train(live, "model=llama-7b")
+    try:
+        wait_until(lambda: _busy(live), timeout=30)
+        live.service.job_started(live.cluster_id, job_id=None)
+        time.sleep(3.0)  # three times the rule's hold
+        assert live.raised("gpu.underused") == []
+    finally:
+        for job in jobs:
+            job.cancel()
+
+
+def test_the_proxy_on_made_up_readings() -> None:
+    spinning = readings(util=[100, 100, 95, 80], power_dw=[900, 1500, 3000, 900])
+    found = check(spinning, job=True)
+    assert ("gpu.underused", 0) in found and ("gpu.underused", 1) in found
+    assert ("gpu.underused", 2) not in found  # 300 W of 400: real work
+    assert ("gpu.underused", 3) not in found  # 80%: below the utilization it needs
+    assert ("gpu.underused", 0) not in check(spinning, job=False)  # no job, no warning
