@@ -1,0 +1,102 @@
+"""Never billing unseen: a Vast.ai listing XyClaw cannot trust keeps the cluster live.
+
+SkyPilot #10517: Vast's deprecated listing hid clusters that went on billing. Here the
+real engine (real SQLite history, real reconciler and meter) reconciles against the fake
+Vast on loopback while its listing answers 410, ``success: false``, a renamed field or a
+missing page: the cluster stays ready and metered, one warning says why, and only a
+readable answer that the instance is gone marks it gone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.providers_real.conftest import FAST
+from tests.providers_real.fake_vast import KEY, FakeVast
+from tests.providers_real.fakehttp import FakeServer
+from xyclaw.config import load_config
+from xyclaw.engine import Engine
+from xyclaw.engine.compose import build_engine
+from xyclaw.events import EventBus
+from xyclaw.paths import AppPaths
+from xyclaw.providers import ProviderRegistry
+from xyclaw.providers.vastai import VastProvider
+from xyclaw.records import ClusterState, ClusterStore
+from xyclaw.store import Store
+from xyclaw.store.event_log import said_of
+
+
+@pytest.fixture
+def vast() -> Iterator[tuple[FakeVast, str]]:
+    fake = FakeVast()
+    server = FakeServer(fake).start()
+    yield fake, server.url
+    server.stop()
+
+
+def ready_cluster(paths: AppPaths, external_id: str, label: str) -> int:
+    """What an earlier process left in the history: a ready Vast cluster."""
+    paths.ensure()
+    with Store(paths.database) as store:
+        clusters = ClusterStore(store, EventBus())
+        clusters.ensure_provider("vastai", "vastai")
+        cluster_id = clusters.add_intent(
+            {"provider_id": "vastai", "name": "c1", "gpu": "H100", "gpu_count": 1,
+             "gpus_per_node": 1, "fabric": "none", "region": "US", "currency": "USD",
+             "price_per_gpu_hour_micros": 1_950_000, "idempotency_key": label}
+        )  # fmt: skip
+        clusters.update(
+            cluster_id, state=ClusterState.READY, external_id=external_id, last_seen_at=time.time()
+        )
+    return cluster_id
+
+
+def engine_over(url: str, tmp_path: Path) -> Engine:
+    paths = AppPaths.from_environment()
+    registry = ProviderRegistry()
+    registry.add(VastProvider(KEY, base_url=url, retry=FAST, timeout_s=5.0))
+    config = load_config(
+        paths.config_file, environ={"XYCLAW_RECONCILE_ORPHAN_POLICY": "alert-only"}
+    )
+    return build_engine(paths, config, providers=registry)
+
+
+@pytest.mark.parametrize("mode", ["410", "success-false", "renamed", "page-missing"])
+def test_an_untrusted_listing_keeps_the_cluster_live_and_warns_once(
+    vast: tuple[FakeVast, str], tmp_path: Path, mode: str
+) -> None:
+    fake, url = vast
+    with fake.lock:
+        instance_id = fake._rent(fake.offers[0], "xyclaw-c1-key", "img", [])
+        for n in range(30):  # a second page, so a missing one can be noticed
+            fake._rent(fake.offers[2], f"xyclaw-other{n}-k", "img", [])
+    ready_cluster(AppPaths.from_environment(), str(instance_id), "xyclaw-c1-key")
+    fake.listing_mode = mode
+    engine = engine_over(url, tmp_path)
+    try:
+        first = engine.reconcile()
+        second = engine.reconcile()
+        cluster = engine.cluster("c1")
+        warnings = [
+            e for e in engine.recent_events() if "state is unknown" in str(e.get("message"))
+        ]
+        assert first.state_unknown == ["vastai"] and second.state_unknown == ["vastai"]
+        assert first.gone == [] and second.gone == [] and not first.orphans_reported
+        assert cluster.state == ClusterState.READY
+        assert len(warnings) == 1  # once, not every minute
+        assert "1 cluster(s) stay live and metered" in warnings[0]["message"]
+        said = said_of(warnings[0])
+        assert said is not None and said.key == "op.state_unknown"
+        assert len(fake.billing()) == 31  # nothing released on a guess
+        # The listing reads again; the instance is really destroyed: now, and only now, gone.
+        fake.listing_mode = ""
+        with fake.lock:
+            fake.instances[instance_id].destroyed = time.time()
+        third = engine.reconcile()
+        assert third.state_unknown == [] and third.gone == ["c1"]
+    finally:
+        engine.close()
