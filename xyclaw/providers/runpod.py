@@ -53,13 +53,12 @@ from xyclaw.providers.cloud_api import (
     key_from_name,
     unreadable,
 )
+from xyclaw.providers.endpoints import RUNPOD_GRAPHQL_URL, RUNPOD_REST_URL
 from xyclaw.providers.http_retry import ApiError, RetryPolicy, request_with_retries
 from xyclaw.providers.vastai import start_script
 
 log = logging.getLogger(__name__)
 
-RUNPOD_REST_URL = "https://rest.runpod.io/v1"
-RUNPOD_GRAPHQL_URL = "https://api.runpod.io/graphql"
 CURRENCY = "USD"
 MAX_NAME_LENGTH = 60
 DEFAULT_IMAGE = "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"

@@ -59,11 +59,12 @@ from xyclaw.providers.cloud_api import (
     key_from_name,
     unreadable,
 )
+from xyclaw.providers.endpoints import VASTAI_API_URL
 from xyclaw.providers.http_retry import ApiError, RetryPolicy, request_with_retries
 
 log = logging.getLogger(__name__)
 
-VAST_API_URL = "https://console.vast.ai"
+VAST_API_URL = VASTAI_API_URL
 CURRENCY = "USD"
 MAX_LABEL_LENGTH = 64
 PAGE_ROWS = 25  # the v1 listing's page size (vastai/api/instances.py)
