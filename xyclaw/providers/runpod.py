@@ -301,12 +301,9 @@ class RunPodProvider:
                             currency=CURRENCY,
                             kind="node",
                             price_basis="live",
-                            note=f"{label}, stock {str(stock).lower()}"
-                            + (
-                                "; a community host: its owner is not RunPod"
-                                if cloud == "COMMUNITY"
-                                else ""
-                            ),
+                            note=f"{label}, stock {str(stock).lower()}",
+                            host=f"{label}, stock {str(stock).lower()}",
+                            community=cloud == "COMMUNITY",
                         )
                     )
         self.filtered = filtered

@@ -389,6 +389,8 @@ class VastProvider:
                     available_gpus=gpus,
                     price_basis="live",
                     note=facts.summary(),
+                    host=facts.summary(),
+                    community=facts.community,
                 )
             )
         self.filtered = filtered
