@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,7 @@ class Pod:
     body: dict[str, Any]
     started: float
     status: str = "RUNNING"
+    ssh: tuple[str, int] | None = None  # (host, port) of its node, once it runs
 
 
 @dataclass
@@ -65,6 +67,10 @@ class FakeRunPod(FakeCloud):
     listing_mode: str = ""
     types: list[dict[str, Any]] = field(default_factory=default_types)
     pods: dict[str, Pod] = field(default_factory=dict)
+    # Starts the pod's machine from its start command; gives its SSH (host, port).
+    on_running: Callable[[Pod, str], tuple[str, int]] | None = None
+    create_delay_s: float = 0.0  # the create's answer is slow *after* the pod is made
+    terminate_delay_s: float = 0.0
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -84,6 +90,12 @@ class FakeRunPod(FakeCloud):
 
     def _row(self, pod: Pod) -> dict[str, Any]:
         booted = time.time() - pod.started >= self.boot_s
+        if booted and pod.ssh is None and pod.status == "RUNNING":
+            if self.on_running is not None and pod.name.startswith("xyclaw-"):
+                pod.ssh = self.on_running(pod, (pod.body.get("dockerStartCmd") or [""])[-1])
+            else:
+                pod.ssh = ("127.0.0.1", 40000 + int(pod.id))
+        host, port = pod.ssh or ("127.0.0.1", 0)
         row: dict[str, Any] = {
             "id": pod.id,
             "name": pod.name,
@@ -94,8 +106,8 @@ class FakeRunPod(FakeCloud):
             "gpu": {"id": pod.type_id, "count": pod.count, "displayName": self._name(pod)},
             "machine": {"dataCenterId": "EU-RO-1"},
             "cloudType": pod.cloud,
-            "publicIp": "127.0.0.1" if booted and pod.status == "RUNNING" else None,
-            "portMappings": {"22": 40000 + int(pod.id)} if booted else {},
+            "publicIp": host if booted and pod.status == "RUNNING" else None,
+            "portMappings": {"22": port} if booted else {},
             "interruptible": False,
             "env": pod.body.get("env", {}),
         }
@@ -113,6 +125,14 @@ class FakeRunPod(FakeCloud):
             if path == "/graphql":
                 return 200, {"errors": [{"message": "Unauthorized: invalid API key"}]}, {}
             return 401, {"title": "Unauthorized", "detail": "invalid api key"}, {}
+        answer = self._route(method, path, body)
+        if method == "POST" and path == "/v1/pods" and answer[0] == 201:
+            time.sleep(self.create_delay_s)
+        if method == "DELETE" and answer[0] == 200:
+            time.sleep(self.terminate_delay_s)
+        return answer
+
+    def _route(self, method: str, path: str, body: Any) -> Answer:
         with self.lock:
             if path == "/graphql" and method == "POST":
                 if "gpuTypes" in str((body or {}).get("query")):

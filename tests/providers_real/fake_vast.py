@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +83,7 @@ class VastInstance:
     actual_status: str = "loading"
     intended_status: str = "running"
     destroyed: float | None = None
+    ssh: tuple[str, int] | None = None  # (host, port) of its node, once it runs
 
 
 @dataclass
@@ -92,6 +94,10 @@ class FakeVast(FakeCloud):
     offers: list[dict[str, Any]] = field(default_factory=default_offers)
     instances: dict[int, VastInstance] = field(default_factory=dict)
     others: int = 0  # instances of the account XyClaw did not rent (no xyclaw- label)
+    # Starts the instance's machine from its start script; gives its SSH (host, port).
+    on_running: Callable[[VastInstance, str], tuple[str, int]] | None = None
+    create_delay_s: float = 0.0  # the rent's answer is slow *after* the rent is made
+    destroy_delay_s: float = 0.0  # likewise the destroy's
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -114,6 +120,9 @@ class FakeVast(FakeCloud):
     def _row(self, inst: VastInstance) -> dict[str, Any]:
         if inst.actual_status == "loading" and time.time() - inst.started >= self.boot_s:
             inst.actual_status = "running"
+            if self.on_running is not None and inst.label and inst.label.startswith("xyclaw-"):
+                inst.ssh = self.on_running(inst, inst.args[-1] if inst.args else "")
+        host, port = inst.ssh or ("127.0.0.1", 22000 + inst.id % 1000)
         ask = inst.ask
         row = {
             "id": inst.id,
@@ -136,8 +145,8 @@ class FakeVast(FakeCloud):
             "start_date": inst.started,
             "image_uuid": inst.image,
             "extra_env": [],
-            "public_ipaddr": "127.0.0.1",
-            "ports": {"22/tcp": [{"HostIp": "0.0.0.0", "HostPort": str(22000 + inst.id % 1000)}]},
+            "public_ipaddr": host,
+            "ports": {"22/tcp": [{"HostIp": "0.0.0.0", "HostPort": str(port)}]},
             "ssh_host": "ssh5.vast.ai",
             "ssh_port": 31000 + inst.id % 1000,
         }
@@ -154,6 +163,14 @@ class FakeVast(FakeCloud):
     ) -> Answer:
         if headers.get("Authorization") != f"Bearer {self.key}":
             return 404, {"success": False, "error": "auth_error", "msg": "Invalid user key"}, {}
+        answer = self._route(method, path, query, body)
+        if method == "PUT" and answer[0] == 200 and self.create_delay_s:
+            time.sleep(self.create_delay_s)
+        if method == "DELETE" and answer[0] == 200 and self.destroy_delay_s:
+            time.sleep(self.destroy_delay_s)
+        return answer
+
+    def _route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Answer:
         with self.lock:
             if method == "POST" and path == "/api/v0/bundles/":
                 return self._bundles(body or {})

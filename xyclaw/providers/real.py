@@ -175,6 +175,7 @@ def register_real_providers(
             key,
             rest_url=os.environ.get(RUNPOD_URL_ENV) or RUNPOD_REST_URL,
             graphql_url=os.environ.get(RUNPOD_GRAPHQL_ENV) or RUNPOD_GRAPHQL_URL,
+            state_file=paths.state_dir / "runpod-pods.json",
             retry=retry,
             timeout_s=timeout_s,
         )

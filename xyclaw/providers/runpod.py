@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -46,6 +46,7 @@ from xyclaw.providers.base import (
     NodeInfo,
 )
 from xyclaw.providers.cloud_api import (
+    LastViews,
     UnsupportedRequestError,
     create_once_per_name,
     instance_name,
@@ -140,8 +141,10 @@ class RunPodProvider:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         secure_only: bool = False,
+        state_file: Path | None = None,
     ) -> None:
-        """``secure_only`` leaves community-cloud offers out."""
+        """``secure_only`` leaves community-cloud offers out; ``state_file`` keeps the last
+        view of each pod, so a release finished by another process knows its price."""
         if not api_key:
             raise ProviderError("no RunPod API key", hint=KEY_HINT)
         self.name = name
@@ -151,7 +154,7 @@ class RunPodProvider:
         self._sleep = sleep
         self._secure_only = secure_only
         self.filtered: list[tuple[str, str]] = []
-        self._last: dict[str, ClusterInfo] = {}
+        self._views = LastViews(state_file)
         self._client = httpx.Client(
             headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
             timeout=timeout_s,
@@ -433,11 +436,7 @@ class RunPodProvider:
 
     # -- records ---------------------------------------------------------------------------
     def _gone(self, external_id: str) -> ClusterInfo | None:
-        last = self._last.get(external_id)
-        if last is None:
-            return None
-        nodes = tuple(NodeInfo(n.external_id, n.rank, n.hostname, TERMINATED) for n in last.nodes)
-        return replace(last, state=TERMINATED, nodes=nodes)
+        return self._views.ended(external_id)
 
     def _info(self, raw: dict[str, Any]) -> ClusterInfo:
         try:
@@ -495,8 +494,8 @@ class RunPodProvider:
             idempotency_key=key_from_name(name),
             extra={"cloud": cloud.lower() or None, "community": cloud == "COMMUNITY"},
         )
-        if state != TERMINATED:
-            self._last[pod_id] = info
+        if state != TERMINATED and price > 0 and count > 0:
+            self._views.remember(info)
         return info
 
 

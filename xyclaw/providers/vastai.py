@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +37,10 @@ import httpx
 
 from xyclaw.catalog import Offer, normalise_gpu_name
 from xyclaw.errors import CapacityError, ProviderError, ProviderStateUnknownError
-from xyclaw.files import write_private
 from xyclaw.providers.base import (
     FAILED,
     PROVISIONING,
     RUNNING,
-    TERMINATED,
     Capabilities,
     ClusterInfo,
     ClusterOrder,
@@ -52,6 +49,7 @@ from xyclaw.providers.base import (
     NodeInfo,
 )
 from xyclaw.providers.cloud_api import (
+    LastViews,
     UnsupportedRequestError,
     create_once_per_name,
     instance_name,
@@ -248,9 +246,7 @@ class VastProvider:
         self._retry = retry or RetryPolicy(attempts=6, base_delay_s=1.0, max_delay_s=15.0)
         self._sleep = sleep
         self._verified_only = verified_only
-        self._state_file = state_file
-        self._lock = threading.Lock()
-        self._views: dict[str, dict[str, Any]] = self._load_views()
+        self._views = LastViews(state_file)
         #: Offers left out by the last ``offers()``, each with the reason (shown by the CLI).
         self.filtered: list[tuple[str, str]] = []
         self._client = httpx.Client(
@@ -525,13 +521,13 @@ class VastProvider:
             error = self._error(response)
             if isinstance(error, ApiError) and error.code == "auth_error":
                 raise error
-            return self._remembered(external_id)
+            return self._views.ended(external_id)
         body = self._listing_body(response)
         if "instances" not in body:
             raise self._unknown("for one instance without an instances field")
         raw = body["instances"]
         if raw is None:
-            return self._remembered(external_id)
+            return self._views.ended(external_id)
         if not isinstance(raw, dict) or "actual_status" not in raw:
             raise self._unknown("for one instance in a shape XyClaw cannot read")
         return self._info(raw)
@@ -545,7 +541,6 @@ class VastProvider:
 
     def terminate(self, external_id: str) -> ClusterInfo:
         """Destroy (never stop: a stopped instance bills its storage)."""
-        before = self._views.get(external_id)
         response = self._call("DELETE", f"/instances/{external_id}/", json={})
         if response.status_code >= 400:
             error = self._error(response)
@@ -559,15 +554,13 @@ class VastProvider:
                     status=response.status_code,
                     code=str(body.get("error") or "not_destroyed"),
                 )
-        gone = self._remembered(external_id)
-        if gone is not None:
-            return gone
-        if before is None:
+        gone = self._views.ended(external_id)
+        if gone is None:
             raise ProviderError(
                 f"Vast.ai destroyed {external_id}, which XyClaw had never seen",
                 hint="check `xyclaw clusters`",
             )
-        raise ProviderError(f"Vast.ai did not confirm destroying {external_id}")
+        return gone
 
     def billing(self) -> list[LedgerEntry]:
         return []  # the meter bills from each instance's own price
@@ -633,61 +626,8 @@ class VastProvider:
             },
         )
         if price > 0 and gpus > 0:
-            self._remember(info)
+            self._views.remember(info)
         return info
-
-    def _load_views(self) -> dict[str, dict[str, Any]]:
-        if self._state_file is None:
-            return {}
-        try:
-            data = json.loads(self._state_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError):
-            log.warning("%s is damaged; starting without remembered instances", self._state_file)
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _remember(self, info: ClusterInfo) -> None:
-        view = {
-            "name": info.name,
-            "gpu": info.gpu,
-            "gpus": info.gpu_count,
-            "region": info.region,
-            "price": info.price_per_gpu_hour_micros,
-            "state": info.state,
-        }
-        with self._lock:
-            if self._views.get(info.external_id) == view:
-                return
-            self._views[info.external_id] = view
-            if len(self._views) > 500:
-                for key in list(self._views)[: len(self._views) - 500]:
-                    del self._views[key]
-            if self._state_file is not None:
-                write_private(self._state_file, json.dumps(self._views))
-
-    def _remembered(self, external_id: str) -> ClusterInfo | None:
-        """The last view of an instance Vast no longer has, marked terminated."""
-        with self._lock:
-            view = self._views.get(external_id)
-        if view is None:
-            return None
-        info = ClusterInfo(
-            external_id=external_id,
-            name=str(view["name"]),
-            state=TERMINATED,
-            gpu=str(view["gpu"]),
-            gpu_count=int(view["gpus"]),
-            gpus_per_node=int(view["gpus"]),
-            fabric="none",
-            region=view.get("region"),
-            price_per_gpu_hour_micros=int(view["price"]),
-            currency=CURRENCY,
-            idempotency_key=key_from_name(str(view["name"])),
-        )
-        node = NodeInfo(external_id=external_id, rank=0, hostname=info.name, state=TERMINATED)
-        return replace(info, nodes=(node,))
 
 
 __all__ = [
