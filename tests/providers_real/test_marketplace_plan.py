@@ -70,3 +70,23 @@ def test_the_plan_says_which_host_each_option_rents_and_marks_community_hosts(
     ]
     zh = reason_in("zh", "host", text, figures)
     assert zh.startswith("vastai：community host") and "社区主机" in zh
+
+
+def test_the_rent_card_says_when_the_host_is_a_community_host(engine: Engine) -> None:
+    from xyclaw.engine.lifecycle import UpRequest
+
+    community = engine.quote_request(
+        UpRequest(provider="vastai", gpu="RTX4090", gpu_count=1, gpus_per_node=1, fabric="none")
+    )
+    assert community.offer_id == "103" and community.community
+    card = community.describe()
+    assert "a community host on vastai (community host, reliability 0.97" in card
+    assert "XyClaw sends it only the secrets the job names" in card
+    assert "社区主机" in community.describe("zh")
+    verified = engine.quote_request(
+        UpRequest(provider="vastai", gpu="H100", gpu_count=1, gpus_per_node=1, fabric="none")
+    )
+    assert "vastai host: verified host, reliability 0.97" in verified.describe()
+    assert "community host on" not in verified.describe()
+    # The host is part of what the user approves: a quote with another host is another card.
+    assert community.with_changes(host="verified host").digest != community.digest

@@ -340,6 +340,8 @@ class Engine:
             plan_total=int(picked["cost_micro"]) if "cost_micro" in picked else None,
             plan_tier=str(picked.get("tier") or "") or None,
             horizon_days=horizon if seconds > horizon * 86400 else None,
+            host=offer.host or None if offer is not None else None,
+            community=offer.community or None if offer is not None else None,
         )
 
     @effect(Effect.READ)
@@ -396,6 +398,8 @@ class Engine:
             budget=request.budget_micros or self._default_budget(),
             image=request.image,
             name=request.name,
+            host=offer.host or None,
+            community=offer.community or None,
         )
 
     @effect(Effect.SPEND)
@@ -654,6 +658,8 @@ class Engine:
         plan_total: int | None = None,
         plan_tier: str | None = None,
         horizon_days: float | None = None,
+        host: str | None = None,
+        community: bool | None = None,
     ) -> RentQuote:
         from xyclaw.planner.costing import bill
 
@@ -687,6 +693,8 @@ class Engine:
             plan_total_micros=plan_total,
             plan_tier=plan_tier,
             horizon_days=horizon_days,
+            host=host,
+            community=community,
         )
 
     @staticmethod
