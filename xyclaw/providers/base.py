@@ -54,8 +54,8 @@ class Feature(StrEnum):
     CUSTOM_IMAGE = "custom-image"
     HOST_KEYS = "host-keys"  # the provider hands over each node's SSH host key
     SCHEDULED_TERMINATION = "scheduled-termination"  # it ends a cluster itself at a deadline
-    # A whole machine with systemd and sysctl (not a Docker container): bootstrap and NCCL
-    # tuning steps that need them are skipped where it is lacking (Vast.ai, RunPod).
+    # A whole machine with systemd and sysctl (not a Docker container, as on Vast.ai and
+    # RunPod): a bootstrap or tuning step that needs them must ask for this first.
     HOST_SYSTEM = "host-system"
 
 

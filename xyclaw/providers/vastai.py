@@ -100,8 +100,9 @@ WHY_NOT: dict[str, str] = {
     "after renting it (GPU, storage); bandwidth is billed per GB by Vast and not metered",
     Feature.HOST_KEYS: "Vast.ai does not hand over host keys: the first SSH connection "
     "trusts the key it sees",
-    Feature.HOST_SYSTEM: "Vast.ai instances are Docker containers: no systemd and no sysctl, "
-    "so bootstrap and NCCL tuning steps that need them are skipped",
+    Feature.HOST_SYSTEM: "Vast.ai instances are Docker containers: no systemd and no sysctl "
+    "(XyClaw's bootstrap and NCCL tuning use neither; a step that needs them must ask for "
+    "this capability)",
 }
 
 
