@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.providers_real.conftest import FAST
+from tests.providers_real.fake_runpod import KEY as RUNPOD_KEY
+from tests.providers_real.fake_runpod import FakeRunPod
 from tests.providers_real.fake_vast import KEY, FakeVast
 from tests.providers_real.fakehttp import FakeServer
 from xyclaw.config import load_config
@@ -24,6 +26,7 @@ from xyclaw.engine.compose import build_engine
 from xyclaw.events import EventBus
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry
+from xyclaw.providers.runpod import RunPodProvider
 from xyclaw.providers.vastai import VastProvider
 from xyclaw.records import ClusterState, ClusterStore
 from xyclaw.store import Store
@@ -38,14 +41,14 @@ def vast() -> Iterator[tuple[FakeVast, str]]:
     server.stop()
 
 
-def ready_cluster(paths: AppPaths, external_id: str, label: str) -> int:
-    """What an earlier process left in the history: a ready Vast cluster."""
+def ready_cluster(paths: AppPaths, external_id: str, label: str, provider: str = "vastai") -> int:
+    """What an earlier process left in the history: a ready cluster at ``provider``."""
     paths.ensure()
     with Store(paths.database) as store:
         clusters = ClusterStore(store, EventBus())
-        clusters.ensure_provider("vastai", "vastai")
+        clusters.ensure_provider(provider, provider)
         cluster_id = clusters.add_intent(
-            {"provider_id": "vastai", "name": "c1", "gpu": "H100", "gpu_count": 1,
+            {"provider_id": provider, "name": "c1", "gpu": "H100", "gpu_count": 1,
              "gpus_per_node": 1, "fabric": "none", "region": "US", "currency": "USD",
              "price_per_gpu_hour_micros": 1_950_000, "idempotency_key": label}
         )  # fmt: skip
@@ -100,3 +103,36 @@ def test_an_untrusted_listing_keeps_the_cluster_live_and_warns_once(
         assert third.state_unknown == [] and third.gone == ["c1"]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("mode", ["410", "success-false", "renamed", "shape"])
+def test_an_untrusted_pod_listing_never_reads_as_terminated(tmp_path: Path, mode: str) -> None:
+    """dstack #1551: a RunPod pod marked terminated while it went on billing."""
+    fake = FakeRunPod()
+    server = FakeServer(fake).start()
+    pod = fake.add_pod("xyclaw-c1-key")
+    ready_cluster(AppPaths.from_environment(), pod, "xyclaw-c1-key", provider="runpod")
+    fake.listing_mode = mode
+    paths = AppPaths.from_environment()
+    registry = ProviderRegistry()
+    registry.add(
+        RunPodProvider(
+            RUNPOD_KEY,
+            rest_url=f"{server.url}/v1",
+            graphql_url=f"{server.url}/graphql",
+            retry=FAST,
+            timeout_s=5.0,
+        )
+    )
+    engine = build_engine(paths, load_config(paths.config_file), providers=registry)
+    try:
+        report = engine.reconcile()
+        assert report.state_unknown == ["runpod"] and report.gone == []
+        assert engine.cluster("c1").state == ClusterState.READY
+        assert [p.name for p in fake.billing()] == ["xyclaw-c1-key"]
+        fake.listing_mode = ""
+        assert engine.reconcile().state_unknown == []
+        assert engine.cluster("c1").state == ClusterState.READY  # seen again, still live
+    finally:
+        engine.close()
+        server.stop()
