@@ -125,6 +125,13 @@ def test_vastai_and_runpod_keys_are_set_with_xyclaw_secrets_and_used() -> None:
         assert lines["runpod"]["reachable"] is False
         assert "did not accept the API key" in lines["runpod"]["detail"]
         assert VAST_KEY not in done.stdout + done.stderr
+        offers = xyclaw("offers", "--provider", "vastai", env=env)
+        assert offers.returncode == 0, offers.stderr
+        assert "left out: vastai offer 104: no direct port" in offers.stdout
+        listed = json.loads(xyclaw("offers", "--provider", "vastai", "--json", env=env).stdout)
+        community = next(o for o in listed if o["offer_id"] == "103")
+        assert community["community"] is True
+        assert community["host"].startswith("community host, reliability 0.97")
         assert "wrong-runpod-key" not in done.stdout + done.stderr
         assert xyclaw("secrets", "set", "runpod_api_key", stdin=RUNPOD_KEY + "\n").returncode == 0
         again = xyclaw("providers", "--json", env=env)

@@ -234,6 +234,13 @@ class Engine:
                 log.warning("provider %s did not answer for offers", name)
         return [o for o in found if wanted is None or o.gpu == wanted]
 
+    @effect(Effect.READ)
+    def offers_left_out(self, provider: str) -> list[tuple[str, str]]:
+        """What the provider's last offers left out, each with why (a marketplace host with
+        no SSH port, a GPU out of stock), so a missing cheap offer is explained."""
+        left = getattr(self._providers.get(provider), "filtered", None) or []
+        return [(str(offer_id), str(why)) for offer_id, why in left]
+
     # -- plan -> quote -> up -----------------------------------------------------------------
     @effect(Effect.READ)
     def plan(
