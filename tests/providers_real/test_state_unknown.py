@@ -136,3 +136,33 @@ def test_an_untrusted_pod_listing_never_reads_as_terminated(tmp_path: Path, mode
     finally:
         engine.close()
         server.stop()
+
+
+def test_the_meter_goes_on_counting_while_the_state_is_unknown(
+    vast: tuple[FakeVast, str],
+) -> None:
+    from tests.simcloud.helpers import FakeClock
+
+    fake, url = vast
+    with fake.lock:
+        instance_id = fake._rent(fake.offers[0], "xyclaw-c1-key", "img", [])
+    cluster_id = ready_cluster(AppPaths.from_environment(), str(instance_id), "xyclaw-c1-key")
+    clock = FakeClock(start=time.time())
+    paths = AppPaths.from_environment()
+    registry = ProviderRegistry()
+    registry.add(VastProvider(KEY, base_url=url, retry=FAST, timeout_s=5.0))
+    engine = build_engine(paths, load_config(paths.config_file), providers=registry, clock=clock)
+    try:
+        assert engine.reconcile().gone == []  # a readable listing: the nodes are recorded
+        engine.charge_meters()
+        before = engine.meter_charges(cluster_id)
+        fake.listing_mode = "410"
+        for _ in range(6):  # an hour of the listing answering 410, reconciled every 10 min
+            clock.advance(600)
+            assert engine.reconcile().state_unknown == ["vastai"]
+            engine.charge_meters()
+        charged = engine.meter_charges(cluster_id) - before
+        assert abs(charged - 1_950_000) <= 1_950_000 * 0.01, charged  # 1 x H100 for an hour
+        assert engine.cluster("c1").state == ClusterState.READY
+    finally:
+        engine.close()
