@@ -265,6 +265,16 @@ class Engine:
         for name in providers if providers is not None else ("sim",):
             try:
                 offers += self._providers.get(name).offers()
+                left_out = self.offers_left_out(name)
+                if left_out:
+                    notes.append(
+                        said(
+                            "common.plan_left_out",
+                            provider=name,
+                            n=len(left_out),
+                            why="; ".join(sorted({why for _, why in left_out})),
+                        )
+                    )
             except XyclawError as exc:
                 fallback = [o for o in builtin.offers if o.provider == name]
                 offers += fallback

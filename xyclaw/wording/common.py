@@ -32,6 +32,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         " offer(s) for it, which may be out of date",
         "无法连接 {provider}（{why}）；按内置目录里它的 {n} 个报价规划，价格可能已过时",
     ),
+    "common.plan_left_out": (
+        "{provider} left out {n} offer(s): {why}",
+        "{provider} 略去了 {n} 个报价：{why}",
+    ),
     "common.plan_unknown_gpus": (
         "left out offers of GPU models the planner has no figures for: {gpus}",
         "略去了规划器没有参数的 GPU 型号的报价：{gpus}",
