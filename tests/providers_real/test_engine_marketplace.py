@@ -19,6 +19,7 @@ from tests.providers_real.fakehttp import FakeCloud, FakeServer
 from tests.providers_real.nodes import SimNodes
 from tests.providers_real.test_engine_real import check_invariants, rows, run_app, wait_for
 from tests.simcloud.helpers import FakeClock
+from xyclaw.paths import AppPaths
 from xyclaw.records import ClusterState
 from xyclaw.remote import CommandResult
 
@@ -71,6 +72,14 @@ def test_rent_bootstrap_meter_and_release(cloud: Cloud) -> None:
         [result] = engine.exec(cluster.name, "nvidia-smi -L").values()
         assert isinstance(result, CommandResult) and result.stdout.count("GPU ") == 1
         assert len(billing(fake)) == 1
+        # The host was given a key made for this cluster, never the app's own key, and
+        # XyClaw logged in with it (the node trusts only that key).
+        script = sent_script(fake)
+        app_key = " ".join(engine.ssh_public_key().split()[:2])
+        assert app_key not in script
+        [own] = list((AppPaths.from_environment().data_dir / "ssh" / "clusters").iterdir())
+        assert own.stat().st_mode & 0o077 == 0
+        assert own.name == engine.cluster(cluster.name).idempotency_key
         clock.advance(3600)
         engine.charge_meters()
         price = engine.cluster(cluster.name).price_per_gpu_hour_micros
@@ -84,6 +93,15 @@ def test_rent_bootstrap_meter_and_release(cloud: Cloud) -> None:
         assert billing(fake) == []
     finally:
         engine.close()
+
+
+def sent_script(fake: FakeCloud) -> str:
+    """The start script the rent sent (what the container runs first)."""
+    if isinstance(fake, FakeVast):
+        [put] = [e for e in fake.log if e.method == "PUT"]
+        return str(put.body["args"][-1])
+    [post] = [e for e in fake.log if e.method == "POST" and e.path == "/v1/pods"]
+    return str(post.body["dockerStartCmd"][-1])
 
 
 def slow(fake: FakeCloud, seconds: float, *, create: bool = False, release: bool = False) -> None:

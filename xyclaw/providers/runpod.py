@@ -122,6 +122,8 @@ class RunPodProvider:
     """Rents RunPod pods (secure or community cloud); one pod is one cluster."""
 
     kind = "runpod"
+    #: Hosts are run by strangers: each cluster gets an SSH key of its own, not the app's.
+    untrusted_hosts = True
     capabilities = Capabilities(
         rents=True,
         multi_node=False,

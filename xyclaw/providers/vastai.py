@@ -216,6 +216,8 @@ class VastProvider:
     """Rents Vast.ai asks; one instance is one cluster."""
 
     kind = "vastai"
+    #: Hosts are run by strangers: each cluster gets an SSH key of its own, not the app's.
+    untrusted_hosts = True
     capabilities = Capabilities(
         rents=True,
         multi_node=False,
