@@ -80,6 +80,9 @@ def test_rent_bootstrap_meter_and_release(cloud: Cloud) -> None:
         [own] = list((AppPaths.from_environment().data_dir / "ssh" / "clusters").iterdir())
         assert own.stat().st_mode & 0o077 == 0
         assert own.name == engine.cluster(cluster.name).idempotency_key
+        assert engine.ssh_identity(cluster.name) == str(own)  # what `ssh -i` is told to use
+        config = engine.ssh_config().config.read_text()
+        assert f"IdentityFile {own}" in config or f'IdentityFile "{own}"' in config
         clock.advance(3600)
         engine.charge_meters()
         price = engine.cluster(cluster.name).price_per_gpu_hour_micros

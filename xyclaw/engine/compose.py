@@ -102,6 +102,7 @@ def _build_ssh_aliases(paths: AppPaths, clusters: ClusterStore) -> SshAliases:
         known_hosts_path=ssh / "known_hosts_clusters",
         identity_file=ssh / "id_ecdsa",
         user_config=user,
+        cluster_keys=ssh / "clusters",
     )
 
 

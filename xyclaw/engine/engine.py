@@ -733,6 +733,20 @@ class Engine:
 
     # -- clusters ----------------------------------------------------------------------------
     @effect(Effect.READ)
+    def ssh_identity(self, cluster: str) -> str:
+        """The private key file that opens ``cluster``'s nodes from a terminal: the key made
+        for it where its hosts cannot be trusted (Vast.ai, RunPod), else XyClaw's own."""
+        from xyclaw.remote.node_access import cluster_key_path
+
+        record = self._clusters.find(str(cluster))
+        ssh = self._paths.data_dir / "ssh"
+        if record.idempotency_key:
+            own = cluster_key_path(ssh / "clusters", record.idempotency_key)
+            if own.exists():
+                return str(own)
+        return str(ssh / "id_ecdsa")
+
+    @effect(Effect.READ)
     def ssh_public_key(self) -> str:
         """XyClaw's own SSH public key (an OpenSSH line): what rented machines are given and
         what your own hosts must accept in ~/.ssh/authorized_keys. Made on first use."""

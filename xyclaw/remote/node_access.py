@@ -78,7 +78,8 @@ def load_or_create_app_key(path: Path) -> tuple[paramiko.PKey, str]:
 
 
 def cluster_key_path(folder: Path, idempotency_key: str) -> Path:
-    """Where the key made for one cluster lives (its name is the intent's key, made safe)."""
+    """Where the key made for one cluster lives (its name is the intent's key, made safe;
+    :meth:`xyclaw.jobs.ssh_config.SshAliases.identity_of` reads the same name)."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", idempotency_key)[:120]
     return folder / safe
 
