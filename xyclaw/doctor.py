@@ -312,7 +312,12 @@ def run_checks(paths: AppPaths, config: Config) -> list[CheckResult]:
     return results
 
 
-PROVIDER_KEYS = {"lambda": "lambda_api_key", "autodl": "autodl_token"}
+PROVIDER_KEYS = {
+    "lambda": "lambda_api_key",
+    "autodl": "autodl_token",
+    "vastai": "vastai_api_key",
+    "runpod": "runpod_api_key",
+}
 
 
 @dataclass(frozen=True)
@@ -357,8 +362,9 @@ def next_steps(paths: AppPaths, config: Config) -> list[str]:
         )
     if not facts.provider_keys:
         steps.append(
-            "a real cloud: `xyclaw secrets set lambda_api_key` (Lambda Cloud) or "
-            "`xyclaw secrets set autodl_token` (AutoDL); see docs/providers.md"
+            "a real cloud: `xyclaw secrets set lambda_api_key` (Lambda Cloud), "
+            "`vastai_api_key` (Vast.ai), `runpod_api_key` (RunPod) or "
+            "`autodl_token` (AutoDL); see docs/providers.md"
         )
     return steps
 

@@ -141,6 +141,16 @@ class CapacityError(ProviderError):
     """The provider has no capacity for the request in that region."""
 
 
+class ProviderStateUnknownError(ProviderError):
+    """A provider's listing answered in a way XyClaw cannot trust (a deprecated endpoint,
+    ``success: false``, a changed shape, a missing page): its instances' state is unknown.
+
+    Never read as "the instance is gone": a cluster stays live (and metered) until the
+    provider says otherwise in an answer XyClaw can read (Vast.ai's v0 listing, SkyPilot
+    #10517: clusters became invisible while they went on billing).
+    """
+
+
 class BudgetExceededError(XyclawError):
     """An action would break a budget the user set."""
 

@@ -216,6 +216,8 @@ REASONS_ZH: dict[str, str] = {
         "但只按需出租：这里显示的是按需价"
     ),
     "assumed-price": "价格是估计值，不是平台报价",
+    "host/vetted": "{provider}：{host}",
+    "host/community": "{provider}：{host}；社区主机的所有者不是平台：尽量不要向它发送密钥",
     "assumed-tokens": "按 {tokens} 训练 token 估算；可用 --tokens 指定",
     "assumed-rate": "按 {rate} req/s 估算；可用 --rate 指定",
 }

@@ -128,6 +128,8 @@ SECRET_ENV_NAMES = (
     "WANDB_API_KEY",
     "LAMBDA_API_KEY",
     "AUTODL_TOKEN",
+    "VAST_API_KEY",
+    "RUNPOD_API_KEY",
 )
 
 

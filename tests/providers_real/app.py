@@ -22,9 +22,13 @@ from xyclaw.providers import Provider, ProviderRegistry
 from xyclaw.providers.autodl import AutoDLProvider, AutoDLSettings
 from xyclaw.providers.http_retry import RetryPolicy
 from xyclaw.providers.lambda_cloud import LambdaProvider
+from xyclaw.providers.runpod import RunPodProvider
+from xyclaw.providers.vastai import VastProvider
 
 LAMBDA_KEY = "secret-lambda-key"
 AUTODL_TOKEN = "secret-autodl-token"
+VAST_KEY = "vast-test-key"  # tests.providers_real.fake_vast.KEY
+RUNPOD_KEY = "runpod-test-key"  # tests.providers_real.fake_runpod.KEY
 RETRY = RetryPolicy(attempts=6, base_delay_s=0.01, max_delay_s=0.05, deadline_s=20)
 TIMEOUTS = Timeouts(provision_s=30, ssh_s=20, release_s=20, poll_s=0.05)
 
@@ -33,6 +37,10 @@ REQUESTS = {
                         region="us-east-1", fabric="none"),
     "autodl": UpRequest(provider="autodl", gpu="RTX4090", gpu_count=2, gpus_per_node=2,
                         region="westDC2", fabric="none"),
+    "vastai": UpRequest(provider="vastai", gpu="H100", gpu_count=1, gpus_per_node=1,
+                        region="US", fabric="none"),
+    "runpod": UpRequest(provider="runpod", gpu="RTX4090", gpu_count=1, gpus_per_node=1,
+                        region="community", fabric="none"),
 }  # fmt: skip
 
 
@@ -47,6 +55,19 @@ def provider(kind: str, url: str, ssh_port: int, state_dir: Path) -> Provider:
             ssh_port=ssh_port,
             timeout_s=10,
         )
+    if kind == "vastai":
+        return VastProvider(
+            VAST_KEY,
+            base_url=url,
+            state_file=state_dir / "vastai-instances.json",
+            retry=RETRY,
+            timeout_s=10,
+        )
+    if kind == "runpod":
+        return RunPodProvider(
+            RUNPOD_KEY, rest_url=f"{url}/v1", graphql_url=f"{url}/graphql", retry=RETRY,
+            timeout_s=10, state_file=state_dir / "runpod-pods.json",
+        )  # fmt: skip
     return AutoDLProvider(
         AUTODL_TOKEN,
         base_url=url,

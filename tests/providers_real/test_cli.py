@@ -99,3 +99,44 @@ def test_providers_says_what_is_configured_and_what_answers() -> None:
     finally:
         for server in servers:
             server.stop()
+
+
+def test_vastai_and_runpod_keys_are_set_with_xyclaw_secrets_and_used() -> None:
+    from tests.providers_real.fake_runpod import KEY as RUNPOD_KEY
+    from tests.providers_real.fake_runpod import FakeRunPod
+    from tests.providers_real.fake_vast import KEY as VAST_KEY
+    from tests.providers_real.fake_vast import FakeVast
+
+    vast, runpod = FakeVast(), FakeRunPod()
+    servers = [FakeServer(vast).start(), FakeServer(runpod).start()]
+    env = {
+        "XYCLAW_VASTAI_API_URL": servers[0].url,
+        "XYCLAW_RUNPOD_API_URL": f"{servers[1].url}/v1",
+        "XYCLAW_RUNPOD_GRAPHQL_URL": f"{servers[1].url}/graphql",
+    }
+    try:
+        assert xyclaw("secrets", "set", "vastai_api_key", stdin=VAST_KEY + "\n").returncode == 0
+        assert (
+            xyclaw("secrets", "set", "runpod_api_key", stdin="wrong-runpod-key\n").returncode == 0
+        )
+        done = xyclaw("providers", "--json", env=env)
+        lines = {line["name"]: line for line in json.loads(done.stdout)}
+        assert lines["vastai"]["reachable"] is True and lines["vastai"]["detail"] == "4 offer(s)"
+        assert lines["runpod"]["reachable"] is False
+        assert "did not accept the API key" in lines["runpod"]["detail"]
+        assert VAST_KEY not in done.stdout + done.stderr
+        offers = xyclaw("offers", "--provider", "vastai", env=env)
+        assert offers.returncode == 0, offers.stderr
+        assert "left out: vastai offer 104: no direct port" in offers.stdout
+        listed = json.loads(xyclaw("offers", "--provider", "vastai", "--json", env=env).stdout)
+        community = next(o for o in listed if o["offer_id"] == "103")
+        assert community["community"] is True
+        assert community["host"].startswith("community host, reliability 0.97")
+        assert "wrong-runpod-key" not in done.stdout + done.stderr
+        assert xyclaw("secrets", "set", "runpod_api_key", stdin=RUNPOD_KEY + "\n").returncode == 0
+        again = xyclaw("providers", "--json", env=env)
+        lines = {line["name"]: line for line in json.loads(again.stdout)}
+        assert lines["runpod"]["reachable"] is True
+    finally:
+        for server in servers:
+            server.stop()

@@ -2,6 +2,8 @@
 
     XYCLAW_LIVE_LAMBDA_API_KEY=... .venv/bin/pytest -p no:xdist -s tests/providers_real/test_live.py
     XYCLAW_LIVE_AUTODL_TOKEN=...   .venv/bin/pytest -p no:xdist -s tests/providers_real/test_live.py
+    XYCLAW_LIVE_VASTAI=1 XYCLAW_LIVE_VASTAI_API_KEY=... .venv/bin/pytest ... -k vastai
+    XYCLAW_LIVE_RUNPOD=1 XYCLAW_LIVE_RUNPOD_API_KEY=... .venv/bin/pytest ... -k runpod
 
 Each lists offers, rents the cheapest one-GPU machine that is free, runs
 ``nvidia-smi -L`` over SSH with a throwaway key, releases it, checks that it is
@@ -24,10 +26,22 @@ from xyclaw.catalog import Offer, format_amount
 from xyclaw.providers import ClusterInfo, ClusterOrder, Provider
 from xyclaw.providers.autodl import AutoDLProvider
 from xyclaw.providers.lambda_cloud import LAMBDA_API_URL, LambdaProvider
+from xyclaw.providers.runpod import RunPodProvider
+from xyclaw.providers.vastai import VastProvider
 
 # Read at import: the suite's autouse fixture clears XYCLAW_* variables for each test.
 LAMBDA_KEY = os.environ.get("XYCLAW_LIVE_LAMBDA_API_KEY", "")
 AUTODL_TOKEN = os.environ.get("XYCLAW_LIVE_AUTODL_TOKEN", "")
+VASTAI_KEY = (
+    os.environ.get("XYCLAW_LIVE_VASTAI_API_KEY", "")
+    if os.environ.get("XYCLAW_LIVE_VASTAI") == "1"
+    else ""
+)
+RUNPOD_KEY = (
+    os.environ.get("XYCLAW_LIVE_RUNPOD_API_KEY", "")
+    if os.environ.get("XYCLAW_LIVE_RUNPOD") == "1"
+    else ""
+)
 BOOT_S = 20 * 60
 POLL_S = 10.0
 
@@ -142,5 +156,47 @@ def test_autodl_live_rent_nvidia_smi_release() -> None:
         if not free:
             pytest.skip("no one-GPU container is free in the configured AutoDL regions")
         rent_run_release(provider, free[0], key)
+    finally:
+        provider.close()
+
+
+def cheapest_single(offers: list[Offer]) -> Offer | None:
+    single = sorted((o for o in offers if o.gpus_per_node == 1), key=lambda o: o.price_micro)
+    return single[0] if single else None
+
+
+@pytest.mark.timeout(3600)
+@pytest.mark.skipif(
+    not VASTAI_KEY,
+    reason="set XYCLAW_LIVE_VASTAI=1 and XYCLAW_LIVE_VASTAI_API_KEY to run (it spends money)",
+)
+def test_vastai_live_rent_nvidia_smi_release() -> None:
+    # Verified hosts only: a live test sends a throwaway key, but nothing else, either way.
+    provider = VastProvider(VASTAI_KEY, verified_only=True)
+    key = paramiko.RSAKey.generate(3072)
+    try:
+        offers = provider.offers()
+        assert offers and all(o.currency == "USD" and o.host for o in offers)
+        offer = cheapest_single(offers)
+        if offer is None:
+            pytest.skip("Vast.ai has no one-GPU verified offer with a direct port right now")
+        rent_run_release(provider, offer, key)
+    finally:
+        provider.close()
+
+
+@pytest.mark.timeout(3600)
+@pytest.mark.skipif(
+    not RUNPOD_KEY,
+    reason="set XYCLAW_LIVE_RUNPOD=1 and XYCLAW_LIVE_RUNPOD_API_KEY to run (it spends money)",
+)
+def test_runpod_live_rent_nvidia_smi_release() -> None:
+    provider = RunPodProvider(RUNPOD_KEY, secure_only=True)
+    key = paramiko.RSAKey.generate(3072)
+    try:
+        offer = cheapest_single(provider.offers())
+        if offer is None:
+            pytest.skip("RunPod has no one-GPU secure-cloud pod in stock right now")
+        rent_run_release(provider, offer, key)
     finally:
         provider.close()

@@ -87,6 +87,10 @@ class Offer:
     price_30d_basis: str = ""
     price_30d_rentable: bool = False
     note: str = field(default="", compare=False)
+    #: What a marketplace says about the host behind a live offer ("community host,
+    #: reliability 0.97, ..."); the planner gives it as a reason. Empty elsewhere.
+    host: str = field(default="", compare=False)
+    community: bool = field(default=False, compare=False)  # a host not vetted by the provider
 
     def __post_init__(self) -> None:
         if not self.provider or not self.offer_id or not self.region or not self.gpu:

@@ -102,6 +102,7 @@ def _build_ssh_aliases(paths: AppPaths, clusters: ClusterStore) -> SshAliases:
         known_hosts_path=ssh / "known_hosts_clusters",
         identity_file=ssh / "id_ecdsa",
         user_config=user,
+        cluster_keys=ssh / "clusters",
     )
 
 
@@ -241,11 +242,18 @@ def compose(
 
             return load_or_create_app_key(app_key_path)[1]
 
+        cluster_keys = paths.data_dir / "ssh" / "clusters"
+
+        def cluster_key_line(idempotency_key: str) -> str:
+            from xyclaw.remote.node_access import cluster_key_path, load_or_create_app_key
+
+            return load_or_create_app_key(cluster_key_path(cluster_keys, idempotency_key))[1]
+
         def build_access() -> NodeAccess:
             from xyclaw.remote.node_access import NodeAccess
 
             pool = ssh_pool(paths, config, secrets, trust_new_host=trust_new_host)
-            return NodeAccess(pool, max_parallel=config.ssh.max_parallel)
+            return NodeAccess(pool, max_parallel=config.ssh.max_parallel, cluster_keys=cluster_keys)
 
         access = Lazy(build_access)
 
@@ -253,7 +261,14 @@ def compose(
             from xyclaw.engine.lifecycle import ClusterLifecycle
 
             return ClusterLifecycle(
-                clusters, rents, access(), events, app_key_line, clock=clock, timeouts=timeouts
+                clusters,
+                rents,
+                access(),
+                events,
+                app_key_line,
+                cluster_key=cluster_key_line,
+                clock=clock,
+                timeouts=timeouts,
             )
 
         lifecycle = Lazy(build_lifecycle)

@@ -234,6 +234,13 @@ class Engine:
                 log.warning("provider %s did not answer for offers", name)
         return [o for o in found if wanted is None or o.gpu == wanted]
 
+    @effect(Effect.READ)
+    def offers_left_out(self, provider: str) -> list[tuple[str, str]]:
+        """What the provider's last offers left out, each with why (a marketplace host with
+        no SSH port, a GPU out of stock), so a missing cheap offer is explained."""
+        left = getattr(self._providers.get(provider), "filtered", None) or []
+        return [(str(offer_id), str(why)) for offer_id, why in left]
+
     # -- plan -> quote -> up -----------------------------------------------------------------
     @effect(Effect.READ)
     def plan(
@@ -258,6 +265,16 @@ class Engine:
         for name in providers if providers is not None else ("sim",):
             try:
                 offers += self._providers.get(name).offers()
+                left_out = self.offers_left_out(name)
+                if left_out:
+                    notes.append(
+                        said(
+                            "common.plan_left_out",
+                            provider=name,
+                            n=len(left_out),
+                            why="; ".join(sorted({why for _, why in left_out})),
+                        )
+                    )
             except XyclawError as exc:
                 fallback = [o for o in builtin.offers if o.provider == name]
                 offers += fallback
@@ -340,6 +357,8 @@ class Engine:
             plan_total=int(picked["cost_micro"]) if "cost_micro" in picked else None,
             plan_tier=str(picked.get("tier") or "") or None,
             horizon_days=horizon if seconds > horizon * 86400 else None,
+            host=offer.host or None if offer is not None else None,
+            community=offer.community or None if offer is not None else None,
         )
 
     @effect(Effect.READ)
@@ -396,6 +415,8 @@ class Engine:
             budget=request.budget_micros or self._default_budget(),
             image=request.image,
             name=request.name,
+            host=offer.host or None,
+            community=offer.community or None,
         )
 
     @effect(Effect.SPEND)
@@ -654,6 +675,8 @@ class Engine:
         plan_total: int | None = None,
         plan_tier: str | None = None,
         horizon_days: float | None = None,
+        host: str | None = None,
+        community: bool | None = None,
     ) -> RentQuote:
         from xyclaw.planner.costing import bill
 
@@ -687,6 +710,8 @@ class Engine:
             plan_total_micros=plan_total,
             plan_tier=plan_tier,
             horizon_days=horizon_days,
+            host=host,
+            community=community,
         )
 
     @staticmethod
@@ -707,6 +732,20 @@ class Engine:
             )
 
     # -- clusters ----------------------------------------------------------------------------
+    @effect(Effect.READ)
+    def ssh_identity(self, cluster: str) -> str:
+        """The private key file that opens ``cluster``'s nodes from a terminal: the key made
+        for it where its hosts cannot be trusted (Vast.ai, RunPod), else XyClaw's own."""
+        from xyclaw.remote.node_access import cluster_key_path
+
+        record = self._clusters.find(str(cluster))
+        ssh = self._paths.data_dir / "ssh"
+        if record.idempotency_key:
+            own = cluster_key_path(ssh / "clusters", record.idempotency_key)
+            if own.exists():
+                return str(own)
+        return str(ssh / "id_ecdsa")
+
     @effect(Effect.READ)
     def ssh_public_key(self) -> str:
         """XyClaw's own SSH public key (an OpenSSH line): what rented machines are given and

@@ -122,6 +122,7 @@ class ClusterLifecycle:
         events: EventLog,
         public_key: Callable[[], str],
         *,
+        cluster_key: Callable[[str], str] | None = None,
         timeouts: Timeouts | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -131,6 +132,10 @@ class ClusterLifecycle:
         self.access = access
         self.events = events
         self.public_key = public_key
+        # A key pair made for one cluster (by its idempotency key): what a provider whose
+        # hosts cannot be trusted (``untrusted_hosts``: marketplaces) is given instead of
+        # the app's key, so a host's owner holds nothing that opens another cluster.
+        self.cluster_key = cluster_key
         self.timeouts = timeouts or Timeouts()
         self.sleep = sleep
         self.clock = clock
@@ -187,7 +192,11 @@ class ClusterLifecycle:
             fabric=request.fabric,
             gpus_per_node=request.gpus_per_node,
             idempotency_key=key,
-            ssh_public_key=self.public_key(),
+            ssh_public_key=(
+                self.cluster_key(key)
+                if self.cluster_key is not None and getattr(provider, "untrusted_hosts", False)
+                else self.public_key()
+            ),
             image=request.image,
             name=name,
             terminate_at=request.terminate_at,

@@ -57,6 +57,10 @@ class RentQuote:
     plan_total_micros: int | None = None
     plan_tier: str | None = None
     horizon_days: float | None = None  # set when the planned run is longer than this horizon
+    # What a marketplace says about the host (Vast.ai, RunPod) and whether it is a
+    # community host, run by someone the provider does not vouch for: the card says so.
+    host: str | None = None
+    community: bool | None = None
     digest: str = ""
 
     def __post_init__(self) -> None:
@@ -121,6 +125,9 @@ class RentQuote:
                 out.append(said("common.quote_not_plan_tier", **figures))
             else:
                 out.append(said("common.quote_price_moved", **figures))
+        if self.host:
+            key = "common.quote_host_community" if self.community else "common.quote_host"
+            out.append(said(key, provider=self.provider, host=self.host))
         if self.horizon_days is not None and self.hours is not None:
             out.append(
                 said(
@@ -181,7 +188,14 @@ class RentQuote:
 
 TIER_30D = "30-day"  # the planner's name for its 30-day tier (xyclaw.planner.costing)
 _LATER_FIELDS = frozenset(
-    ("plan_price_per_gpu_hour_micros", "plan_total_micros", "plan_tier", "horizon_days")
+    (
+        "plan_price_per_gpu_hour_micros",
+        "plan_total_micros",
+        "plan_tier",
+        "horizon_days",
+        "host",
+        "community",
+    )
 )
 
 

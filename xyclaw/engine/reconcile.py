@@ -7,6 +7,9 @@
   cluster that was being provisioned is released, a release is completed.
 - A store cluster the provider no longer has is marked ``gone`` with the time
   it was last seen.
+- A listing the provider answered in a way XyClaw cannot trust
+  (:class:`~xyclaw.errors.ProviderStateUnknownError`) marks nothing gone: its clusters stay
+  live and metered, a warning says so once, and the next pass asks again.
 
 The providers are asked at once, each for at most ``timeout_s``: one that does not
 answer by then is reported as unreachable (its clusters stay as they were last seen),
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xyclaw.engine.lazy import Lazy
-from xyclaw.errors import XyclawError
+from xyclaw.errors import ProviderStateUnknownError, XyclawError
 from xyclaw.providers import TERMINATING, ClusterInfo, Provider, ProviderRegistry
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
 from xyclaw.store.event_log import EventLog
@@ -58,6 +61,7 @@ class ReconcileReport:
     gone: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     unreachable: list[str] = field(default_factory=list)  # did not answer in time
+    state_unknown: list[str] = field(default_factory=list)  # answered in a way not trusted
 
     @property
     def changed(self) -> bool:
@@ -94,6 +98,7 @@ class Reconciler:
         self.events = events
         self.orphan_policy = orphan_policy
         self._process_alive = owner_alive
+        self._unknown_warned: set[str] = set()  # providers warned about; cleared on recovery
 
     def owner_alive(self, row: ClusterRecord) -> bool:
         """Is someone still working on this row: an operation here, or a live other process?"""
@@ -164,14 +169,40 @@ class Reconciler:
                 log.warning("reconciling %s: no answer within %.3g s", name, self.timeout_s)
                 continue
             answer = got[name]
-            if isinstance(answer, XyclawError):
+            if isinstance(answer, ProviderStateUnknownError):
+                self._state_unknown(name, answer, report)
+            elif isinstance(answer, XyclawError):
                 report.errors.append(f"{name}: {answer.message}")
                 log.warning("reconciling %s failed: %s", name, answer)
             elif isinstance(answer, BaseException):
                 raise answer
             elif answer is not None:
+                self._unknown_warned.discard(name)
                 out.append((name, *answer))
         return out
+
+    def _state_unknown(
+        self, name: str, error: ProviderStateUnknownError, report: ReconcileReport
+    ) -> None:
+        """Keep the provider's clusters live (never gone on a guess) and warn once."""
+        report.state_unknown.append(name)
+        report.errors.append(f"{name}: {error.message}")
+        log.warning("reconciling %s: state unknown: %s", name, error)
+        if name in self._unknown_warned:
+            return
+        self._unknown_warned.add(name)
+        live = [
+            c
+            for c in self.clusters.all()
+            if c.provider_id == name
+            and c.state not in (ClusterState.RELEASED, ClusterState.FAILED, ClusterState.GONE)
+        ]
+        self.events.record(
+            "cluster",
+            "warning",
+            said("op.state_unknown", provider=name, n=len(live), why=error.message),
+            action="xyclaw clusters",
+        )
 
     def _provider(
         self, provider: Provider, listed: list[ClusterInfo], report: ReconcileReport

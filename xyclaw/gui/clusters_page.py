@@ -55,7 +55,7 @@ from xyclaw.catalog.fabrics import BUILTIN_FABRICS
 from xyclaw.engine.bootstrap import STEPS
 from xyclaw.engine.lifecycle import UpRequest
 from xyclaw.engine.operations import step_said
-from xyclaw.errors import UsageError
+from xyclaw.errors import UsageError, XyclawError
 from xyclaw.events import OperationProgress
 from xyclaw.gui import history_words as words
 from xyclaw.gui import i18n
@@ -949,8 +949,9 @@ class ClustersPage(QWidget):
         parts.append("</table>")
         if node.ssh_host:
             alias = ssh_alias(record, node)
+            identity = self._identity(record)
             command = (
-                f"ssh -i {self.identity} -p {node.ssh_port or 22} "
+                f"ssh -i {identity} -p {node.ssh_port or 22} "
                 f"{node.ssh_user or 'root'}@{node.ssh_host}"
             )
             parts.append(f"<p><b>SSH</b><br><code>{e(command)}</code></p>")
@@ -960,7 +961,7 @@ class ClustersPage(QWidget):
             ).format(alias=f"<code>{e(alias)}</code>", command=f"<code>ssh {e(alias)}</code>")
             parts.append(
                 f"<p>{said}</p>"
-                f"<pre>{e(ssh_config_block(record, node, self.identity), multiline=True)}</pre>"
+                f"<pre>{e(ssh_config_block(record, node, identity), multiline=True)}</pre>"
             )
             self.copy_button.setEnabled(True)
         else:
@@ -991,12 +992,19 @@ class ClustersPage(QWidget):
             parts.append(f"<p style='color:#b91c1c'><b>{error}</b>: {e(failed)}</p>")
         self.node_details.setHtml("".join(parts))
 
+    def _identity(self, record: ClusterRecord) -> str:
+        """The key that opens this cluster's nodes (its own on a marketplace host)."""
+        try:
+            return self.engine.ssh_identity(record.name)
+        except XyclawError:
+            return self.identity
+
     def copy_ssh_config(self) -> str:
         record = self.selected
         if record is None or self.selected_node is None:
             return ""
         node = record.nodes[self.selected_node]
-        text = ssh_config_block(record, node, self.identity) + "\n"
+        text = ssh_config_block(record, node, self._identity(record)) + "\n"
         QGuiApplication.clipboard().setText(text)
         self._say(
             self.tr("Copied the Host block for {alias}: paste it into ~/.ssh/config").format(

@@ -91,17 +91,30 @@ class SshAliases:
         known_hosts_path: Path,
         identity_file: Path,
         user_config: Path,
+        cluster_keys: Path | None = None,
     ) -> None:
+        """``cluster_keys``: the folder of keys made for one cluster each (marketplace hosts);
+        a cluster with one there is reached with it instead of ``identity_file``."""
         self.clusters = clusters
         self.config_path = config_path
         self.known_hosts_path = known_hosts_path
         self.identity_file = identity_file
+        self.cluster_keys = cluster_keys
         self.user_config = user_config
         self._lock = threading.Lock()
         # The running nodes (cluster id, rank) in the file as this process last wrote or found
         # it, and how the file stood then: a change the file already holds needs no new look.
         self._written: frozenset[tuple[int, int]] = frozenset()
         self._written_stamp: tuple[int, int, int] | None = None
+
+    def identity_of(self, cluster: ClusterRecord) -> Path:
+        """The key that opens ``cluster``'s nodes: its own, else the app's."""
+        if self.cluster_keys is not None and cluster.idempotency_key:
+            safe = re.sub(r"[^A-Za-z0-9._-]", "_", cluster.idempotency_key)[:120]
+            own = self.cluster_keys / safe
+            if own.exists():
+                return own
+        return self.identity_file
 
     # -- XyClaw's own file ---------------------------------------------------------------------
     def render(self) -> tuple[str, str, tuple[str, ...]]:
@@ -129,7 +142,7 @@ class SshAliases:
                     f"    HostName {node.ssh_host}\n"
                     f"    Port {node.ssh_port}\n"
                     f"    User {node.ssh_user or 'root'}\n"
-                    f"    IdentityFile {_quote(self.identity_file)}\n"
+                    f"    IdentityFile {_quote(self.identity_of(cluster))}\n"
                     "    IdentitiesOnly yes\n"
                     f"    UserKnownHostsFile {_quote(self.known_hosts_path)}\n"
                     "    StrictHostKeyChecking yes\n"

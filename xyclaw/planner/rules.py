@@ -279,6 +279,18 @@ def explain(facts: OptionFacts) -> tuple[Explained, ...]:
             if offer.price_30d_assumed:
                 text += "; that tier is an assumed figure"
             reasons.append(("tier-30d-not-rented", text, figures))
+    if facts.offer.host:
+        # What the marketplace says about the host (Vast.ai, RunPod), so a cheap community
+        # host is chosen knowingly.
+        figures = {
+            "form": "community" if facts.offer.community else "vetted",
+            "provider": facts.offer.provider,
+            "host": facts.offer.host,
+        }
+        text = "{provider}: {host}".format(**figures)
+        if facts.offer.community:
+            text += "; its owner is not the provider: send it no secret you can avoid"
+        reasons.append(("host", text, figures))
     assumed = (
         facts.offer.price_30d_assumed if facts.bill.tier == TIER_30D else facts.offer.price_assumed
     )

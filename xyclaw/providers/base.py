@@ -54,6 +54,9 @@ class Feature(StrEnum):
     CUSTOM_IMAGE = "custom-image"
     HOST_KEYS = "host-keys"  # the provider hands over each node's SSH host key
     SCHEDULED_TERMINATION = "scheduled-termination"  # it ends a cluster itself at a deadline
+    # A whole machine with systemd and sysctl (not a Docker container, as on Vast.ai and
+    # RunPod): a bootstrap or tuning step that needs them must ask for this first.
+    HOST_SYSTEM = "host-system"
 
 
 _FLAGS: dict[str, str] = {

@@ -10,17 +10,22 @@ retry never rents a second machine.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import random
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 
 from xyclaw.errors import CapacityError, ProviderError
+from xyclaw.files import write_private
 from xyclaw.providers.http_retry import RETRY_STATUSES, RetryPolicy
+from xyclaw.records.provider_view import TERMINATED, ClusterInfo, NodeInfo
 
 log = logging.getLogger(__name__)
 
@@ -196,8 +201,74 @@ def unreadable(provider: str, what: str, exc: Exception) -> ProviderError:
     )
 
 
+class LastViews:
+    """The last view of each instance (no keys), kept in a small private file: a release
+    confirmed after the provider forgot the instance (or by another process than the one
+    that saw it) is still recorded with its price and shape."""
+
+    def __init__(self, path: Path | None, limit: int = 500) -> None:
+        self._path = path
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._views: dict[str, dict[str, Any]] = self._load()
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._path is None:
+            return {}
+        try:
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError):
+            log.warning("%s is damaged; starting without remembered instances", self._path)
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def remember(self, info: ClusterInfo) -> None:
+        view = {
+            "name": info.name,
+            "gpu": info.gpu,
+            "gpus": info.gpu_count,
+            "region": info.region,
+            "price": info.price_per_gpu_hour_micros,
+            "currency": info.currency,
+            "state": info.state,
+        }
+        with self._lock:
+            if self._views.get(info.external_id) == view:
+                return
+            self._views[info.external_id] = view
+            for key in list(self._views)[: max(0, len(self._views) - self._limit)]:
+                del self._views[key]
+            if self._path is not None:
+                write_private(self._path, json.dumps(self._views))
+
+    def ended(self, external_id: str) -> ClusterInfo | None:
+        """The last view of an instance the provider no longer has, marked terminated."""
+        with self._lock:
+            view = self._views.get(external_id)
+        if view is None:
+            return None
+        info = ClusterInfo(
+            external_id=external_id,
+            name=str(view["name"]),
+            state=TERMINATED,
+            gpu=str(view["gpu"]),
+            gpu_count=int(view["gpus"]),
+            gpus_per_node=int(view["gpus"]),
+            fabric="none",
+            region=view.get("region"),
+            price_per_gpu_hour_micros=int(view["price"]),
+            currency=str(view.get("currency") or "USD"),
+            idempotency_key=key_from_name(str(view["name"])),
+        )
+        node = NodeInfo(external_id=external_id, rank=0, hostname=info.name, state=TERMINATED)
+        return replace(info, nodes=(node,))
+
+
 __all__ = [
     "NAME_PREFIX",
+    "LastViews",
     "Pacer",
     "QuotaError",
     "UnsupportedRequestError",

@@ -5,3 +5,6 @@ from __future__ import annotations
 
 LAMBDA_API_URL = "https://cloud.lambdalabs.com/api/v1"
 AUTODL_API_URL = "https://api.autodl.com"
+VASTAI_API_URL = "https://console.vast.ai"
+RUNPOD_REST_URL = "https://rest.runpod.io/v1"
+RUNPOD_GRAPHQL_URL = "https://api.runpod.io/graphql"

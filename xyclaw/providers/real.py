@@ -1,6 +1,8 @@
-"""The real GPU clouds (Lambda Cloud, AutoDL): what each needs, and their registration.
+"""The real GPU clouds (Lambda Cloud, AutoDL, Vast.ai, RunPod): what each needs, and their
+registration.
 
-:func:`register_real_providers` adds ``lambda`` and ``autodl`` to a registry. A
+:func:`register_real_providers` adds ``lambda``, ``autodl``, ``vastai`` and ``runpod`` to
+a registry. A
 provider is built on first use, from the key in the secret store; without one,
 using it says how to set it. Nothing here talks to a cloud.
 """
@@ -17,7 +19,13 @@ from xyclaw.catalog import normalise_gpu_name, parse_amount
 from xyclaw.config import Config
 from xyclaw.errors import ConfigError
 from xyclaw.paths import AppPaths
-from xyclaw.providers.endpoints import AUTODL_API_URL, LAMBDA_API_URL
+from xyclaw.providers.endpoints import (
+    AUTODL_API_URL,
+    LAMBDA_API_URL,
+    RUNPOD_GRAPHQL_URL,
+    RUNPOD_REST_URL,
+    VASTAI_API_URL,
+)
 from xyclaw.providers.registry import ProviderRegistry
 from xyclaw.secrets import SecretStore
 
@@ -25,6 +33,8 @@ if TYPE_CHECKING:  # their HTTP clients (httpx) are imported when a provider is 
     from xyclaw.providers.autodl import AutoDLProvider, AutoDLSettings
     from xyclaw.providers.http_retry import RetryPolicy
     from xyclaw.providers.lambda_cloud import LambdaProvider
+    from xyclaw.providers.runpod import RunPodProvider
+    from xyclaw.providers.vastai import VastProvider
 
 
 @dataclass(frozen=True)
@@ -57,9 +67,29 @@ AUTODL = RealProvider(
     api_url=AUTODL_API_URL,
     currency="CNY",
 )
-REAL_PROVIDERS = (LAMBDA, AUTODL)
+VASTAI = RealProvider(
+    name="vastai",
+    title="Vast.ai",
+    secret="vastai_api_key",
+    account="a Vast.ai account with credit; an API key from https://cloud.vast.ai/manage-keys/",
+    api_url=VASTAI_API_URL,
+    currency="USD",
+)
+RUNPOD = RealProvider(
+    name="runpod",
+    title="RunPod",
+    secret="runpod_api_key",
+    account="a RunPod account with credit; an API key (read/write) from "
+    "https://www.runpod.io/console/user/settings",
+    api_url=RUNPOD_REST_URL,
+    currency="USD",
+)
+REAL_PROVIDERS = (LAMBDA, AUTODL, VASTAI, RUNPOD)
 LAMBDA_URL_ENV = "XYCLAW_LAMBDA_API_URL"
 AUTODL_URL_ENV = "XYCLAW_AUTODL_API_URL"
+VASTAI_URL_ENV = "XYCLAW_VASTAI_API_URL"
+RUNPOD_URL_ENV = "XYCLAW_RUNPOD_API_URL"  # REST base; GraphQL at XYCLAW_RUNPOD_GRAPHQL_URL
+RUNPOD_GRAPHQL_ENV = "XYCLAW_RUNPOD_GRAPHQL_URL"
 
 
 def not_configured(provider: RealProvider) -> ConfigError:
@@ -121,8 +151,39 @@ def register_real_providers(
             timeout_s=timeout_s,
         )
 
+    def build_vastai() -> VastProvider:
+        from xyclaw.providers.vastai import VastProvider
+
+        key = secrets.get(VASTAI.secret)
+        if not key:
+            raise not_configured(VASTAI)
+        return VastProvider(
+            key,
+            base_url=os.environ.get(VASTAI_URL_ENV) or VASTAI_API_URL,
+            state_file=paths.state_dir / "vastai-instances.json",
+            retry=retry,
+            timeout_s=timeout_s,
+        )
+
+    def build_runpod() -> RunPodProvider:
+        from xyclaw.providers.runpod import RunPodProvider
+
+        key = secrets.get(RUNPOD.secret)
+        if not key:
+            raise not_configured(RUNPOD)
+        return RunPodProvider(
+            key,
+            rest_url=os.environ.get(RUNPOD_URL_ENV) or RUNPOD_REST_URL,
+            graphql_url=os.environ.get(RUNPOD_GRAPHQL_ENV) or RUNPOD_GRAPHQL_URL,
+            state_file=paths.state_dir / "runpod-pods.json",
+            retry=retry,
+            timeout_s=timeout_s,
+        )
+
     registry.register(LAMBDA.name, build_lambda)
     registry.register(AUTODL.name, build_autodl)
+    registry.register(VASTAI.name, build_vastai)
+    registry.register(RUNPOD.name, build_runpod)
 
 
 def load_autodl_settings(path: Path) -> AutoDLSettings:
@@ -179,6 +240,8 @@ __all__ = [
     "AUTODL",
     "LAMBDA",
     "REAL_PROVIDERS",
+    "RUNPOD",
+    "VASTAI",
     "RealProvider",
     "load_autodl_settings",
     "not_configured",

@@ -12,6 +12,7 @@ import base64
 import io
 import logging
 import os
+import re
 import subprocess
 import threading
 import time
@@ -76,6 +77,13 @@ def load_or_create_app_key(path: Path) -> tuple[paramiko.PKey, str]:
     return key, public
 
 
+def cluster_key_path(folder: Path, idempotency_key: str) -> Path:
+    """Where the key made for one cluster lives (its name is the intent's key, made safe;
+    :meth:`xyclaw.jobs.ssh_config.SshAliases.identity_of` reads the same name)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", idempotency_key)[:120]
+    return folder / safe
+
+
 def run_locally(
     command: str, timeout: float, env: Mapping[str, str] | None = None
 ) -> CommandResult:
@@ -105,9 +113,14 @@ def run_locally(
 class NodeAccess:
     """Runs commands on nodes, whatever provider they came from."""
 
-    def __init__(self, pool: SshPool, *, max_parallel: int = 32) -> None:
+    def __init__(
+        self, pool: SshPool, *, max_parallel: int = 32, cluster_keys: Path | None = None
+    ) -> None:
+        """``cluster_keys``: the folder of the keys made for one cluster each (hosts that
+        cannot be trusted get their own key, never the app's: :func:`cluster_key_path`)."""
         self.pool = pool
         self.max_parallel = max_parallel
+        self.cluster_keys = cluster_keys
         self._trusted: set[tuple[str, int, str]] = set()
         self._trusted_lock = threading.Lock()
 
@@ -138,11 +151,17 @@ class NodeAccess:
             return LOCAL_HOST
         if node.ssh_port is None:
             return node.ssh_host  # an ssh alias of the user's own host
+        own = (
+            cluster_key_path(self.cluster_keys, cluster.idempotency_key)
+            if self.cluster_keys is not None and cluster.idempotency_key
+            else None
+        )
         return HostSpec(
             alias=f"{cluster.name}/{node.name}",
             hostname=node.ssh_host,
             port=node.ssh_port,
             user=node.ssh_user or "root",
+            identity_files=(own,) if own is not None and own.exists() else (),
             identities_only=True,
         )
 

@@ -32,6 +32,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         " offer(s) for it, which may be out of date",
         "无法连接 {provider}（{why}）；按内置目录里它的 {n} 个报价规划，价格可能已过时",
     ),
+    "common.plan_left_out": (
+        "{provider} left out {n} offer(s): {why}",
+        "{provider} 略去了 {n} 个报价：{why}",
+    ),
     "common.plan_unknown_gpus": (
         "left out offers of GPU models the planner has no figures for: {gpus}",
         "略去了规划器没有参数的 GPU 型号的报价：{gpus}",
@@ -52,6 +56,13 @@ TEXTS: dict[str, tuple[str, str]] = {
         " plan's {plan_total})",
         "规划之后实时价格变了：每卡时 {plan_price} → {price}（{change}，{percent}）；这里按新价格"
         "请求批准，共 {total}（比规划的 {plan_total} {total_change}）",
+    ),
+    "common.quote_host": ("{provider} host: {host}", "{provider} 主机：{host}"),
+    "common.quote_host_community": (
+        "a community host on {provider} ({host}): its owner is not {provider} and can see "
+        "what runs there; XyClaw sends it only the secrets the job names",
+        "{provider} 上的社区主机（{host}）：其所有者不是 {provider}，能看到上面运行的内容；"
+        "XyClaw 只向它发送作业指定的密钥",
     ),
     "common.quote_over_horizon": (
         "the run is planned for {days} days, longer than the {horizon}-day horizon: prices,"

@@ -482,6 +482,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{provider} 已没有 {cluster}{terminated}；上次看到：{ago}。已标记为消失。",
     ),
     "op.gone.terminated": (" (it terminated it)", "（服务商已终止它）"),
+    "op.state_unknown": (
+        "{provider}'s state is unknown ({why}); its {n} cluster(s) stay live and metered, "
+        "nothing is marked gone, and XyClaw asks again every minute",
+        "{provider} 的状态未知（{why}）；其 {n} 个集群保持在线并继续计费，"
+        "不会被标记为消失，XyClaw 每分钟重新查询",
+    ),
     "op.ago.never": ("never", "从未"),
     "op.ago.seconds": ("{seconds} s ago", "{seconds} 秒前"),
     # Failing over to the plan's next option when a region is full.

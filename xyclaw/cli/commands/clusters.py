@@ -124,6 +124,8 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
                     else o.price_30d_micro / 1e6,
                     "currency": o.currency,
                     "available_gpus": o.available_gpus,
+                    "host": o.host or None,
+                    "community": o.community,
                 }
                 for o in offers
             ]
@@ -138,6 +140,9 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
         free = "-" if o.available_gpus is None else str(o.available_gpus)
         rows.append((o.region, o.gpu, counts, o.fabric, _money(o.price_micro, o.currency), free))
     print_table(ctx.out, OFFER_COLUMNS, rows)
+    if args.provider:
+        for offer_id, why in ctx.engine().offers_left_out(args.provider):
+            ctx.print(f"left out: {args.provider} offer {offer_id}: {why}")
     return 0
 
 

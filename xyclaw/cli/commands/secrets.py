@@ -19,12 +19,15 @@ _NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("secrets", help="store API keys (Lambda, AutoDL, LLM) in the keyring")
+    p = sub.add_parser(
+        "secrets", help="store API keys (Lambda, AutoDL, Vast.ai, RunPod, LLM) in the keyring"
+    )
     actions = p.add_subparsers(dest="secrets_action", metavar="ACTION", required=True)
     s = actions.add_parser("set", help="store a secret, read from a hidden prompt or stdin")
     s.add_argument(
         "name",
-        help="lambda_api_key, autodl_token, llm-api-key:PRESET (e.g. llm-api-key:deepseek) or"
+        help="lambda_api_key, autodl_token, vastai_api_key, runpod_api_key, "
+        "llm-api-key:PRESET (e.g. llm-api-key:deepseek) or"
         " ssh-password:HOST (the host's ssh alias or address, without user@ and :port)",
     )
     s.set_defaults(handler=_set)

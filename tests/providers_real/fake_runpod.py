@@ -1,0 +1,184 @@
+"""A fake RunPod: REST v1 pods and the GraphQL ``gpuTypes`` query, on 127.0.0.1.
+
+Shapes: REST v1 pods as docs.runpod.io api-reference/pods and
+../shared/docs/anchors-wave3.md section 2 describe them (``POST/GET /v1/pods``,
+``GET/DELETE /v1/pods/{id}``; ``publicIp`` and ``portMappings``); errors as
+runpod/runpod-python's ``runpod/api/rest.py`` reads them (``detail``/``title``); GraphQL
+as ``runpod/api/queries/gpus.py`` asks it, errors as HTTP 200 with ``errors``.
+``listing_mode``: ``"410"``, ``"success-false"``, ``"renamed"`` (``desiredStatus``
+renamed), ``"shape"`` (the list wrapped in an object).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.providers_real.fakehttp import Answer, FakeCloud
+
+KEY = "runpod-test-key"
+
+
+def default_types() -> list[dict[str, Any]]:
+    def gpu(
+        type_id: str, name: str, secure: float | None, community: float | None, stock: str | None
+    ) -> dict[str, Any]:
+        return {
+            "id": type_id,
+            "displayName": name,
+            "memoryInGb": 80,
+            "maxGpuCount": 8,
+            "secureCloud": secure is not None,
+            "communityCloud": community is not None,
+            "securePrice": secure,
+            "communityPrice": community,
+            "lowestPrice": {"uninterruptablePrice": community or secure, "stockStatus": stock},
+        }
+
+    return [
+        gpu("NVIDIA H100 80GB HBM3", "H100 SXM", 2.69, 1.99, "High"),
+        gpu("NVIDIA GeForce RTX 4090", "RTX 4090", 0.69, 0.34, "Medium"),
+        gpu("NVIDIA A40", "A40", 0.40, None, None),  # out of stock
+    ]
+
+
+@dataclass
+class Pod:
+    id: str
+    name: str
+    type_id: str
+    count: int
+    cloud: str
+    price: float
+    body: dict[str, Any]
+    started: float
+    status: str = "RUNNING"
+    ssh: tuple[str, int] | None = None  # (host, port) of its node, once it runs
+
+
+@dataclass
+class FakeRunPod(FakeCloud):
+    key: str = KEY
+    boot_s: float = 0.0
+    listing_mode: str = ""
+    types: list[dict[str, Any]] = field(default_factory=default_types)
+    pods: dict[str, Pod] = field(default_factory=dict)
+    # Starts the pod's machine from its start command; gives its SSH (host, port).
+    on_running: Callable[[Pod, str], tuple[str, int]] | None = None
+    create_delay_s: float = 0.0  # the create's answer is slow *after* the pod is made
+    terminate_delay_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__init__()
+        self._ids = itertools.count(1)
+
+    def billing(self) -> list[Pod]:
+        with self.lock:
+            return [p for p in self.pods.values() if p.status != "TERMINATED"]
+
+    def add_pod(self, name: str, type_id: str = "NVIDIA GeForce RTX 4090") -> str:
+        with self.lock:
+            return self._create({"name": name, "gpuTypeIds": [type_id], "gpuCount": 1,
+                                 "cloudType": "COMMUNITY"})[1]["id"]  # fmt: skip
+
+    def error_answer(self, status: int) -> Answer:
+        return status, {"title": "injected", "detail": f"injected {status}"}, {}
+
+    def _row(self, pod: Pod) -> dict[str, Any]:
+        booted = time.time() - pod.started >= self.boot_s
+        if booted and pod.ssh is None and pod.status == "RUNNING":
+            if self.on_running is not None and pod.name.startswith("xyclaw-"):
+                pod.ssh = self.on_running(pod, (pod.body.get("dockerStartCmd") or [""])[-1])
+            else:
+                pod.ssh = ("127.0.0.1", 40000 + int(pod.id))
+        host, port = pod.ssh or ("127.0.0.1", 0)
+        row: dict[str, Any] = {
+            "id": pod.id,
+            "name": pod.name,
+            "desiredStatus": pod.status,
+            "costPerHr": pod.price * pod.count,
+            # What RunPod bills after its discounts (its console's figure).
+            "adjustedCostPerHr": round(pod.price * pod.count * 0.9, 4),
+            "gpu": {"id": pod.type_id, "count": pod.count, "displayName": self._name(pod)},
+            "machine": {"dataCenterId": "EU-RO-1"},
+            "cloudType": pod.cloud,
+            "publicIp": host if booted and pod.status == "RUNNING" else None,
+            "portMappings": {"22": port} if booted else {},
+            "interruptible": False,
+            "env": pod.body.get("env", {}),
+        }
+        if self.listing_mode == "renamed":
+            row["status"] = row.pop("desiredStatus")
+        return row
+
+    def _name(self, pod: Pod) -> str:
+        return next(t["displayName"] for t in self.types if t["id"] == pod.type_id)
+
+    def route(
+        self, method: str, path: str, query: dict[str, list[str]], body: Any, headers: Any
+    ) -> Answer:
+        if headers.get("Authorization") != f"Bearer {self.key}":
+            if path == "/graphql":
+                return 200, {"errors": [{"message": "Unauthorized: invalid API key"}]}, {}
+            return 401, {"title": "Unauthorized", "detail": "invalid api key"}, {}
+        answer = self._route(method, path, body)
+        if method == "POST" and path == "/v1/pods" and answer[0] == 201:
+            time.sleep(self.create_delay_s)
+        if method == "DELETE" and answer[0] == 200:
+            time.sleep(self.terminate_delay_s)
+        return answer
+
+    def _route(self, method: str, path: str, body: Any) -> Answer:
+        with self.lock:
+            if path == "/graphql" and method == "POST":
+                if "gpuTypes" in str((body or {}).get("query")):
+                    return 200, {"data": {"gpuTypes": self.types}}, {}
+                return 200, {"errors": [{"message": "unknown query"}]}, {}
+            if path == "/v1/pods" and method == "POST":
+                return self._create(body or {})
+            if path == "/v1/pods" and method == "GET":
+                return self._list()
+            match = re.fullmatch(r"/v1/pods/([^/]+)", path)
+            if match:
+                pod = self.pods.get(match[1])
+                if method == "GET":
+                    if self.listing_mode in ("410", "success-false"):
+                        return self._list()
+                    if pod is None:
+                        return 404, {"title": "Not Found", "detail": "pod not found"}, {}
+                    return 200, self._row(pod), {}
+                if method == "DELETE":
+                    if pod is None:
+                        return 404, {"title": "Not Found", "detail": "pod not found"}, {}
+                    pod.status = "TERMINATED"
+                    return 200, {}, {}
+        return 404, {"title": "Not Found", "detail": path}, {}
+
+    def _create(self, body: dict[str, Any]) -> Answer:
+        type_id = body["gpuTypeIds"][0]
+        kind = next((t for t in self.types if t["id"] == type_id), None)
+        cloud = body.get("cloudType", "SECURE")
+        price = None
+        if kind is not None and kind["lowestPrice"]["stockStatus"]:
+            price = kind["securePrice"] if cloud == "SECURE" else kind["communityPrice"]
+        if price is None:
+            return 400, {"title": "Bad Request", "detail": "There are no longer any instances "
+                         "available with the requested specifications."}, {}  # fmt: skip
+        pod = Pod(str(next(self._ids)), body.get("name", ""), type_id, int(body.get("gpuCount", 1)),
+                  cloud, float(price), dict(body), time.time())  # fmt: skip
+        self.pods[pod.id] = pod
+        return 201, self._row(pod), {}
+
+    def _list(self) -> Answer:
+        if self.listing_mode == "410":
+            return 410, {"title": "Gone", "detail": "deprecated endpoint"}, {}
+        if self.listing_mode == "success-false":
+            return 200, {"success": False, "error": "try later"}, {}
+        rows = [self._row(p) for p in self.pods.values() if p.status != "TERMINATED"]
+        if self.listing_mode == "shape":
+            return 200, {"pods": rows}, {}
+        return 200, rows, {}
