@@ -439,14 +439,89 @@ class SlurmClient:
         return ""
 
 
+@dataclass(frozen=True)
+class QueueWait:
+    """How long a shape would wait in a partition now, by Slurm's own estimate."""
+
+    partition: str
+    nodes: int
+    gpus_per_node: int
+    free_gpus: int
+    wait_s: int | None  # 0: runs now; None: the site does not say
+
+    @property
+    def words(self) -> str:
+        if self.wait_s is None:
+            return "wait unknown"
+        if self.wait_s <= 60:
+            return "runs now"
+        return f"waits about {-(-self.wait_s // 60)} min"
+
+
+_TEST_START = re.compile(r"to start at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")
+
+
+def wait_from_test_only(answer: str, now: str) -> int | None:
+    """Seconds from the login node's ``now`` to the start ``sbatch --test-only`` expects
+    (both the login node's local time, so no time zone is needed); None when it did not say."""
+    from datetime import datetime
+
+    match = _TEST_START.search(answer)
+    if not match:
+        return None
+    try:
+        start = datetime.fromisoformat(match.group(1))
+        then = datetime.fromisoformat(now.strip())
+    except ValueError:
+        return None
+    return max(0, int((start - then).total_seconds()))
+
+
+def _wait_for(client: SlurmClient, part: Partition, nodes: int, per_node: int) -> QueueWait:
+    free = part.free_gpus
+    limit = part.time_limit_min()
+    line = (
+        f"sbatch --test-only --nodes={nodes} --ntasks-per-node=1 --partition={part.name}"
+        + (f" --gres=gpu:{per_node}" if per_node else "")
+        + (f" --time={limit}" if limit else "")
+        + (f" --account={client.site.account}" if client.site.account else "")
+        + (f" --qos={client.site.qos}" if client.site.qos else "")
+        + " --wrap=true 2>&1; date +%Y-%m-%dT%H:%M:%S"
+    )
+    lines = client.run(line, check=False).stdout.strip().splitlines()
+    wait = wait_from_test_only("\n".join(lines[:-1]), lines[-1]) if lines else None
+    return QueueWait(part.name, nodes, per_node, free, wait)
+
+
+def expected_waits(
+    client: SlurmClient, nodes: int, gpus_per_node: int, gpu: str | None = None
+) -> list[QueueWait]:
+    """Each partition that has the shape: its free GPUs now and the wait Slurm expects for
+    ``nodes`` x ``gpus_per_node`` (``sbatch --test-only``: nothing is submitted)."""
+    want = normalise_gpu_name(gpu) if gpu else ""
+    out = []
+    for part in client.partitions():
+        model = client.site.gpu or normalise_gpu_name(part.gpu_type or "GPU")
+        if want and model != want:
+            continue
+        if not part.up or len(part.nodes) < nodes or part.gpus_per_node < gpus_per_node:
+            continue
+        out.append(_wait_for(client, part, nodes, gpus_per_node))
+    return out
+
+
 # -- the provider: partitions as offers -------------------------------------------------------
 
 
-def partition_offers(site: SlurmSite, partitions: Iterable[Partition]) -> list[Offer]:
+def partition_offers(
+    site: SlurmSite, partitions: Iterable[Partition], waits: dict[str, QueueWait] | None = None
+) -> list[Offer]:
     """One offer per partition with GPUs: its model and GPUs per node, the node counts it
-    has, its free GPUs now, the site's price (0: counted, not billed)."""
+    has, its free GPUs now, the site's price (0: counted, not billed), and in its note the
+    nodes idle / mixed / allocated, the time limit and the wait for one whole node."""
     offers = []
     for part in partitions:
+        wait = (waits or {}).get(part.name)
         per_node = part.gpus_per_node
         if per_node < 1 or not part.up:
             continue
@@ -469,6 +544,7 @@ def partition_offers(site: SlurmSite, partitions: Iterable[Partition]) -> list[O
                 note=(
                     f"partition {part.name}: {idle} idle, {mixed} mixed, {busy} allocated; "
                     f"time limit {f'{limit} min' if limit else 'none'}"
+                    + (f"; one node {wait.words}" if wait else "")
                 ),
             )
         )
@@ -494,9 +570,20 @@ class SlurmProvider:
     def __init__(self, client: SlurmClient) -> None:
         self.client = client
         self.name = client.site.name
+        self._on_close: list[Callable[[], None]] = []
+
+    def on_close(self, fn: Callable[[], None]) -> None:
+        """Something to close with the provider (the SSH pool to the login node)."""
+        self._on_close.append(fn)
 
     def offers(self) -> list[Offer]:
-        return partition_offers(self.client.site, self.client.partitions())
+        parts = self.client.partitions()
+        waits = {
+            p.name: _wait_for(self.client, p, 1, p.gpus_per_node)
+            for p in parts
+            if p.up and p.gpus_per_node
+        }
+        return partition_offers(self.client.site, parts, waits)
 
     def create(self, order: ClusterOrder) -> ClusterInfo:
         raise ProviderError(
@@ -520,4 +607,6 @@ class SlurmProvider:
         return []
 
     def close(self) -> None:
-        return None
+        for fn in self._on_close:
+            fn()
+        self._on_close.clear()
