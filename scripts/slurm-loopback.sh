@@ -95,7 +95,7 @@ GresTypes=gpu
 SchedulerType=sched/backfill
 SchedulerParameters=bf_interval=1,sched_interval=1
 MinJobAge=30
-ReturnToService=2
+ReturnToService=1
 JobRequeue=1
 SlurmdParameters=config_overrides
 SlurmdTimeout=30
@@ -119,7 +119,17 @@ alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 start() {
   [ "$(id -u)" -ne 0 ] || users
+  if running && id xyclaw-other >/dev/null 2>&1 && [ "$(id -u)" -ne 0 ]; then
+    return 0
+  fi
   if running && id xyclaw-other >/dev/null 2>&1; then
+    # up: only a changed configuration (a newer version of this script) is applied
+    cp "$CONF" "$CONF.was" && cp "$DIR/gres.conf" "$DIR/gres.conf.was"
+    write_conf
+    if ! cmp -s "$CONF" "$CONF.was" || ! cmp -s "$DIR/gres.conf" "$DIR/gres.conf.was"; then
+      scontrol reconfigure >/dev/null
+    fi
+    rm -f "$CONF.was" "$DIR/gres.conf.was"
     return 0
   fi
   if [ "$(id -u)" -ne 0 ]; then

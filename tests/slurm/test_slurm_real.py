@@ -196,3 +196,62 @@ def test_a_container_image_is_refused_without_pyxis(make_jobs: MakeJobs) -> None
     )
     with pytest.raises(UsageError, match="no pyxis"):
         jobs.submit(spec)
+
+
+def resume(node: str) -> None:
+    """The admin puts the node back (an error when it is up already is ignored)."""
+    import subprocess
+
+    from tests.slurm.conftest import slurm_conf
+
+    subprocess.run(
+        ["scontrol", "update", f"NodeName={node}", "State=RESUME"],
+        env={"SLURM_CONF": slurm_conf(), "PATH": "/usr/bin:/bin:/usr/sbin:/sbin"},
+        capture_output=True,
+        timeout=30,
+    )
+
+
+@pytest.mark.timeout(360)  # Slurm's own 2 min hold of a requeued job, then the restart
+def test_a_node_going_down_is_shown_with_its_reason_and_the_requeued_job_runs_again(
+    make_jobs: MakeJobs,
+) -> None:
+    jobs = make_jobs()
+    view = jobs.submit(sleeper("survivor", 300))
+    wait_for(jobs, view.job_id, lambda v: v.state == "RUNNING")
+    try:
+        as_root("scontrol", "update", "NodeName=n2", "State=DOWN", "Reason=xyclaw-test")
+        deadline = time.monotonic() + 30
+        while "PENDING" not in as_root("squeue", "-h", "-j", view.job_id, "-o", "%T"):
+            assert time.monotonic() < deadline, "Slurm did not requeue the job"
+            time.sleep(0.2)
+        reported = time.monotonic()  # squeue reports the requeue: XyClaw has 10 s
+        shown = wait_for(
+            jobs, view.job_id, lambda v: "n2 down: xyclaw-test" in v.node_problems, timeout=10
+        )
+        assert time.monotonic() - reported <= 10
+        assert shown.state == "PENDING" and shown.reason == "BeginTime"
+        resume("n2")
+        # Slurm holds a requeued job for 2 min (BeginTime) while the nodes forget its revoked
+        # credential; started sooner (scontrol update StartTime=now) the nodes refuse it
+        again = wait_for(jobs, view.job_id, lambda v: v.state == "RUNNING", 200)
+        assert again.node_problems == ()
+        assert again.node_list in ("n[1-2]", "n1,n2")
+    finally:
+        resume("n2")
+
+
+def test_a_draining_node_is_shown_while_the_job_finishes(make_jobs: MakeJobs) -> None:
+    jobs = make_jobs()
+    view = jobs.submit(sleeper("drained", 8))
+    wait_for(jobs, view.job_id, lambda v: v.state == "RUNNING")
+    try:
+        as_root("scontrol", "update", "NodeName=n2", "State=DRAIN", "Reason=maintenance")
+        shown = wait_for(jobs, view.job_id, lambda v: bool(v.node_problems), timeout=10)
+        assert shown.state == "RUNNING"
+        assert shown.node_problems == ("n2 draining: maintenance",)
+        done = wait_for(jobs, view.job_id, lambda v: v.exit is not None, 60)
+        assert done.state == "COMPLETED" and done.exit is not None and done.exit.exit_code == 0
+        assert "n2|drained" in as_root("sinfo", "-h", "-N", "-O", "NodeList:|,StateLong:|")
+    finally:
+        resume("n2")

@@ -31,7 +31,7 @@ from xyclaw.files import locked, write_private
 from xyclaw.jobs.environment import node_environment
 from xyclaw.jobs.skypilot import launching_user, node_command
 from xyclaw.jobs.spec import JobSpec
-from xyclaw.providers.slurm import Partition, QueuedJob, SlurmClient, quote
+from xyclaw.providers.slurm import Partition, QueuedJob, SlurmClient, expand_hostlist, quote
 
 #: The variables that depend on the nodes Slurm picks: set by the batch script at run time.
 RUNTIME_KEYS = frozenset(
@@ -254,6 +254,7 @@ class SlurmJobView:
     nodes: int
     node_list: str = ""
     exit: ExitRecord | None = None
+    node_problems: tuple[str, ...] = ()  # "n2 down: Not responding", of the job's nodes
 
     @property
     def gpu_hours(self) -> float:
@@ -423,6 +424,16 @@ class SlurmJobs:
         others from their exit records. A job of another user is never in either."""
         own = self._own()
         queued: dict[str, QueuedJob] = {q.job_id: q for q in self.client.my_jobs(fresh=fresh)}
+        for job_id, q in queued.items():  # the nodes a job ran on, kept for after a failure
+            if job_id in own and q.node_list and q.node_list != own[job_id].get("node_list"):
+                own[job_id] = {**own[job_id], "node_list": q.node_list}
+                self._remember(job_id, own[job_id])
+        watched = [
+            expand_hostlist(own[j].get("node_list", ""))
+            for j, q in queued.items()
+            if j in own and q.state not in ENDED_STATES
+        ]
+        problems = self.client.node_problems() if any(watched) else {}
         out = []
         for job_id, rec in sorted(own.items(), key=lambda kv: kv[1].get("submitted_at", 0)):
             q = queued.get(job_id)
@@ -438,6 +449,11 @@ class SlurmJobs:
                         q.partition,
                         q.nodes,
                         q.node_list,
+                        node_problems=tuple(
+                            problems[n].words
+                            for n in expand_hostlist(own[job_id].get("node_list", ""))
+                            if n in problems
+                        ),
                     )
                 )
                 continue

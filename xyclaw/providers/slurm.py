@@ -360,6 +360,52 @@ def parse_squeue(text: str) -> list[QueuedJob]:
     return jobs
 
 
+def expand_hostlist(text: str) -> list[str]:
+    """Slurm's host list ``n[1-2],gpu[01-03,07]`` as names (``scontrol show hostnames``)."""
+    names: list[str] = []
+    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?[^,]*", text):
+        match = re.match(r"^(.*?)\[([^\]]*)\](.*)$", part)
+        if not match:
+            names.append(part)
+            continue
+        head, ranges, tail = match.groups()
+        for piece in ranges.split(","):
+            low, _, high = piece.partition("-")
+            for n in range(int(low), int(high or low) + 1):
+                names.append(f"{head}{str(n).zfill(len(low))}{tail}")
+    return names
+
+
+@dataclass(frozen=True)
+class NodeProblem:
+    """A node that is down, drained or draining, with the admin's or Slurm's reason."""
+
+    node: str
+    state: str
+    reason: str
+
+    @property
+    def words(self) -> str:
+        return f"{self.node} {self.state}" + (f": {self.reason}" if self.reason else "")
+
+
+_TROUBLE = ("down", "drain", "fail", "not_responding", "maint")
+
+
+def parse_node_problems(text: str) -> dict[str, NodeProblem]:
+    """Lines of ``sinfo --noheader --Node --Format=NodeList:|,StateLong:|,Reason:|``: the
+    nodes in trouble (a node listed once per partition is kept once)."""
+    out: dict[str, NodeProblem] = {}
+    for line in text.splitlines():
+        name, _, rest = line.partition("|")
+        state, _, reason = rest.partition("|")
+        state = state.strip().lower()
+        if name.strip() and (state.endswith("*") or any(t in state for t in _TROUBLE)):
+            reason = reason.rstrip("|").strip()
+            out[name.strip()] = NodeProblem(name.strip(), state, "" if reason == "none" else reason)
+    return out
+
+
 # -- the login node ---------------------------------------------------------------------------
 
 
@@ -425,6 +471,13 @@ class SlurmClient:
             jobs = parse_squeue(text)
             self._queue = (now, jobs)
             return list(jobs)
+
+    def node_problems(self) -> dict[str, NodeProblem]:
+        """Nodes down, drained or draining now, with their reasons."""
+        text = self.run(
+            "sinfo --noheader --Node --Format=NodeList:'|',StateLong:'|',Reason:'|'"
+        ).stdout
+        return parse_node_problems(text)
 
     def expected_start(self, job_id: str) -> str:
         """``squeue --start`` for one of the user's jobs: the time Slurm expects it to start
