@@ -424,14 +424,15 @@ class SlurmJobs:
         others from their exit records. A job of another user is never in either."""
         own = self._own()
         queued: dict[str, QueuedJob] = {q.job_id: q for q in self.client.my_jobs(fresh=fresh)}
-        for job_id, q in queued.items():  # the nodes a job ran on, kept for after a failure
-            if job_id in own and q.node_list and q.node_list != own[job_id].get("node_list"):
-                own[job_id] = {**own[job_id], "node_list": q.node_list}
+        for job_id, listed in queued.items():  # the nodes a job ran on, kept after a failure
+            seen = listed.node_list
+            if job_id in own and seen and seen != own[job_id].get("node_list"):
+                own[job_id] = {**own[job_id], "node_list": seen}
                 self._remember(job_id, own[job_id])
         watched = [
             expand_hostlist(own[j].get("node_list", ""))
-            for j, q in queued.items()
-            if j in own and q.state not in ENDED_STATES
+            for j, listed in queued.items()
+            if j in own and listed.state not in ENDED_STATES
         ]
         problems = self.client.node_problems() if any(watched) else {}
         out = []
