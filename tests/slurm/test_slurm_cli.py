@@ -55,6 +55,13 @@ def test_offers_queue_submit_jobs_and_cancel_from_the_command_line(
     assert "partition gpu: 2 idle, 0 mixed, 0 allocated; time limit 60 min" in offers.stdout
     assert "one node runs now" in offers.stdout
     assert "short" not in offers.stdout  # hosts.toml lists only "gpu"
+    providers = xyclaw("providers")
+    assert providers.returncode == 0, providers.stdout + providers.stderr
+    assert re.search(r"lab\s+yes\s+yes \(\d+\.\d s\)\s+1 offer\(s\)", providers.stdout)
+    plan = xyclaw("plan", "--task", "finetune-lora", "--model-size", "7B", "--tokens", "20M",
+                  "--provider", "lab", "--json")  # fmt: skip
+    assert plan.returncode == 0, plan.stderr
+    assert '"provider": "lab"' in plan.stdout and '"region": "gpu"' in plan.stdout
 
     spec = Path(os.environ["XYCLAW_HOME"]) / "hold.yaml"
     spec.write_text(
