@@ -167,7 +167,15 @@ stop() {
 }
 
 case "${1:-start}" in
-  start) start ;;
+  start)
+    # test workers (pytest-xdist) may start it at the same moment: one at a time
+    if [ "$(id -u)" -eq 0 ]; then
+      mkdir -p "$DIR"
+      exec 9>"$DIR/start.lock"
+      flock 9
+    fi
+    start
+    ;;
   status) running ;;
   stop) stop ;;
   conf) echo "$CONF" ;;

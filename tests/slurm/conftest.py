@@ -4,6 +4,7 @@ SlurmUser here (it may cancel anything), so XyClaw must never be root in these t
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -99,6 +100,17 @@ def login_node(slurm: str) -> Iterator[tuple[LoginNode, Path]]:
     shutil.rmtree(root, ignore_errors=True)
 
 
+#: Every test that uses the cluster may wait for another worker's test to end (the longest,
+#: a requeue after a node failure, takes Slurm's 2 min hold): the limit counts the wait.
+SLURM_TEST_TIMEOUT_S = 600
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "make_jobs" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.timeout(SLURM_TEST_TIMEOUT_S))
+
+
 @pytest.fixture
 def make_jobs(
     login_node: tuple[LoginNode, Path], tmp_path: Path
@@ -106,6 +118,9 @@ def make_jobs(
     """XyClaw's view of the lab cluster as USER; each call is a fresh start (a new SSH pool
     and client: XyClaw reopened), sharing the state file of the jobs it submitted."""
     server, key_path = login_node
+    # One cluster for every test worker: a test has it to itself (its queue, its free GPUs)
+    lock = os.open(Path(tempfile.gettempdir()) / "xyclaw-slurm-tests.lock", os.O_CREAT | os.O_RDWR)
+    fcntl.flock(lock, fcntl.LOCK_EX)
     _clear_queue()
     pools: list[SshPool] = []
 
@@ -138,7 +153,10 @@ def make_jobs(
         client = SlurmClient(check_slurm_entry("hosts.toml", options), shell)
         return SlurmJobs(client, tmp_path / "slurm-jobs.json")
 
-    yield make
-    for pool in pools:
-        pool.close()
-    _clear_queue()
+    try:
+        yield make
+    finally:
+        for pool in pools:
+            pool.close()
+        _clear_queue()
+        os.close(lock)  # the lock goes with the descriptor

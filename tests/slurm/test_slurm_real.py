@@ -212,7 +212,6 @@ def resume(node: str) -> None:
     )
 
 
-@pytest.mark.timeout(360)  # Slurm's own 2 min hold of a requeued job, then the restart
 def test_a_node_going_down_is_shown_with_its_reason_and_the_requeued_job_runs_again(
     make_jobs: MakeJobs,
 ) -> None:
