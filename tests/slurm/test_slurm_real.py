@@ -17,7 +17,7 @@ from xyclaw.engine.slurm import cancel_approved, cancel_card
 from xyclaw.errors import ProviderError, UsageError
 from xyclaw.jobs.slurm_jobs import SlurmJobs, SlurmJobView
 from xyclaw.jobs.spec import JobSpec, parse_spec
-from xyclaw.providers.slurm import SlurmProvider
+from xyclaw.providers.slurm import ShellResult, SlurmClient, SlurmProvider
 
 MakeJobs = Callable[..., SlurmJobs]
 
@@ -126,6 +126,8 @@ def test_a_second_job_waits_with_slurms_reason_then_runs_and_cancel_needs_a_yes(
     waiting = wait_for(jobs, second.job_id, lambda v: v.reason not in ("", "None"), 20)
     assert waiting.state == "PENDING"
     assert waiting.reason in ("Resources", "Priority"), waiting.reason
+    # the start Slurm expects: when the first one's time limit (60 min) runs out, at the latest
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", waiting.expected_start)
     # a card for the second job does not cancel the first
     card = cancel_card(jobs, first.job_id)
     assert card.command == f"scancel {first.job_id}" and card.kind == "destroy"
@@ -254,3 +256,26 @@ def test_a_draining_node_is_shown_while_the_job_finishes(make_jobs: MakeJobs) ->
         assert "n2|drained" in as_root("sinfo", "-h", "-N", "-O", "NodeList:|,StateLong:|")
     finally:
         resume("n2")
+
+
+def test_squeue_is_asked_at_most_every_30_s_unless_a_fresh_answer_is_wanted(
+    make_jobs: MakeJobs,
+) -> None:
+    jobs = make_jobs()
+    mine = jobs.submit(sleeper("polled", 120, nodes=1))
+    asked: list[str] = []
+    now = [1000.0]
+
+    def counting(command: str, timeout: float) -> ShellResult:
+        asked.append(command)
+        return jobs.client.shell(command, timeout)
+
+    client = SlurmClient(jobs.client.site, counting, clock=lambda: now[0])
+    assert [q.job_id for q in client.my_jobs()] == [mine.job_id]
+    now[0] += 29
+    assert [q.job_id for q in client.my_jobs()] == [mine.job_id]
+    assert sum("squeue --me" in c for c in asked) == 1
+    now[0] += 2
+    client.my_jobs()
+    client.my_jobs(fresh=True)
+    assert sum("squeue --me" in c for c in asked) == 3

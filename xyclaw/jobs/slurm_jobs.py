@@ -255,6 +255,7 @@ class SlurmJobView:
     node_list: str = ""
     exit: ExitRecord | None = None
     node_problems: tuple[str, ...] = ()  # "n2 down: Not responding", of the job's nodes
+    expected_start: str = ""  # a pending job's start as Slurm expects it (squeue's %S)
 
     @property
     def gpu_hours(self) -> float:
@@ -454,6 +455,9 @@ class SlurmJobs:
                             problems[n].words
                             for n in expand_hostlist(own[job_id].get("node_list", ""))
                             if n in problems
+                        ),
+                        expected_start=(
+                            q.start if q.state == "PENDING" and q.start not in ("N/A", "") else ""
                         ),
                     )
                 )

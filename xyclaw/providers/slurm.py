@@ -479,18 +479,6 @@ class SlurmClient:
         ).stdout
         return parse_node_problems(text)
 
-    def expected_start(self, job_id: str) -> str:
-        """``squeue --start`` for one of the user's jobs: the time Slurm expects it to start
-        ("" where the site does not say: N/A, or backfill off)."""
-        result = self.run(
-            f"squeue --me --start --noheader --jobs={job_id} --format='%i|%S'", check=False
-        )
-        for line in result.stdout.splitlines():
-            jid, _, start = line.strip().partition("|")
-            if jid == job_id and start not in ("", "N/A"):
-                return start
-        return ""
-
 
 @dataclass(frozen=True)
 class QueueWait:

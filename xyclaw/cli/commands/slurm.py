@@ -62,6 +62,10 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
 
     for v in ctx.engine().slurm_jobs(args.site, fresh=True):
         reason = f" ({v.reason})" if v.reason else ""
+        if v.expected_start:
+            reason += f" starts about {v.expected_start}"
+        if v.node_problems:
+            reason += " [" + "; ".join(v.node_problems) + "]"
         hours = f", {v.gpu_hours:.2f} GPU-hours" if v.exit else ""
         line = f"{v.job_id}  {v.name}  {v.state}{reason}  {v.partition}  {v.nodes} node(s){hours}"
         ctx.print(remote_text(ctx.out, line))
