@@ -150,7 +150,11 @@ def make_jobs(
 
         options: dict[str, object] = {"name": "lab", "login": "lab"}
         options.update(site)
-        client = SlurmClient(check_slurm_entry("hosts.toml", options), shell)
+
+        def send(local: Path, remote: str) -> None:
+            pool.upload(spec, local, remote)
+
+        client = SlurmClient(check_slurm_entry("hosts.toml", options), shell, send=send)
         return SlurmJobs(client, tmp_path / "slurm-jobs.json")
 
     try:

@@ -8,6 +8,7 @@ import dataclasses
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -279,3 +280,23 @@ def test_squeue_is_asked_at_most_every_30_s_unless_a_fresh_answer_is_wanted(
     client.my_jobs()
     client.my_jobs(fresh=True)
     assert sum("squeue --me" in c for c in asked) == 3
+
+
+def test_the_workdir_is_uploaded_and_every_rank_runs_in_it(
+    make_jobs: MakeJobs, tmp_path: Path
+) -> None:
+    code = tmp_path / "code"
+    (code / "conf").mkdir(parents=True)
+    (code / "conf" / "lr.txt").write_text("lr=3e-4\n")
+    task = (
+        "name: withcode\nnum_nodes: 2\nworkdir: ./code\nresources:\n  accelerators: A800:1\n"
+        'run: echo "rank=$SKYPILOT_NODE_RANK $(cat conf/lr.txt) in $(basename $PWD)"\n'
+    )
+    spec = parse_spec(task, base_dir=tmp_path, source_format="skypilot", on_cluster=True).spec
+    jobs = make_jobs()
+    view = jobs.submit(spec)
+    done = wait_for(jobs, view.job_id, lambda v: v.exit is not None)
+    assert done.state == "COMPLETED", done
+    logs = jobs.logs(view.job_id)
+    assert logs["rank-0.log"] == "rank=0 lr=3e-4 in workdir\n"
+    assert logs["rank-1.log"] == "rank=1 lr=3e-4 in workdir\n"

@@ -108,7 +108,10 @@ def slurm_provider(paths: AppPaths, config: Config, site: SlurmSite) -> Provider
         result = pool.run(site.login, command, timeout=timeout)
         return ShellResult(result.exit_code, result.stdout, result.stderr)
 
-    provider = SlurmProvider(SlurmClient(site, shell))
+    def send(local: Path, remote: str) -> None:
+        pool.upload(site.login, local, remote)
+
+    provider = SlurmProvider(SlurmClient(site, shell, send=send))
     provider.on_close(pool.close)
     return provider
 

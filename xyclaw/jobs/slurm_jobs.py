@@ -88,6 +88,7 @@ def build_batch(
     requeue: bool = True,
     created_at: float | None = None,
     cluster: str = "",
+    workdir: str = "",
 ) -> BatchJob:
     """The batch script for ``spec`` on ``partition``: ``#SBATCH`` lines (nodes, GPUs, a time
     limit that is never UNLIMITED, partition, account, QoS, name, ``--signal=USR1@120``),
@@ -131,6 +132,8 @@ def build_batch(
     )
     static = {k: v for k, v in env.items() if k not in RUNTIME_KEYS}
     static["XYCLAW_JOB_FOLDER"] = folder
+    if workdir:
+        static["XYCLAW_WORKDIR"] = workdir
     name = re.sub(r"[^A-Za-z0-9_.-]", "-", spec.name)[:64] or "xyclaw"
     lines = [
         "#!/bin/bash",
@@ -358,14 +361,28 @@ class SlurmJobs:
         home = self.client.run('printf %s "$HOME"').stdout.strip()
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{time.time_ns() % 1000000:06d}"
         folder = f"{home}/.xyclaw/slurm/{re.sub(r'[^A-Za-z0-9_.-]', '-', spec.name)}-{stamp}"
+        workdir = f"{folder}/workdir" if spec.workdir else ""
         batch = build_batch(
-            spec, part, folder=folder, account=self.site.account, qos=self.site.qos, nccl=nccl
+            spec,
+            part,
+            folder=folder,
+            account=self.site.account,
+            qos=self.site.qos,
+            nccl=nccl,
+            workdir=workdir,
         )
         files = dict(batch.files)
         files["job.sbatch"] = batch.script
+        unpack = ""
+        if spec.workdir:
+            self._send_workdir(Path(spec.workdir), folder)
+            unpack = (
+                "mkdir -p workdir && tar -xzf workdir.tar.gz -C workdir && rm workdir.tar.gz && "
+            )
         result = self.client.run(
             f"mkdir -p {quote(folder)} && chmod 700 {quote(folder)} && cd {quote(folder)} && "
-            f"printf %s {_bundle(files)} | base64 -d | tar -xzf - && sbatch --parsable job.sbatch",
+            f"{unpack}printf %s {_bundle(files)} | base64 -d | tar -xzf - && "
+            "sbatch --parsable job.sbatch",
             check=False,
         )
         if result.exit_code != 0:
@@ -395,6 +412,27 @@ class SlurmJobs:
         return SlurmJobView(
             self.site.name, job_id, batch.name, folder, "PENDING", "", part.name, batch.nodes
         )
+
+    def _send_workdir(self, source: Path, folder: str) -> None:
+        """The spec's workdir, packed here (the files a cluster upload takes) and unpacked
+        into the job's folder on the login node, which the nodes share."""
+        import tempfile
+
+        from xyclaw.jobs.upload import local_files
+
+        if self.client.send is None:
+            raise UsageError(
+                f"the spec has a workdir and {self.site.name} takes no uploads here",
+                hint="drop the workdir and refer to files already on the cluster",
+            )
+        found = local_files(source)
+        with tempfile.TemporaryDirectory(prefix="xyclaw-slurm-") as tmp:
+            packed = Path(tmp) / "workdir.tar.gz"
+            with tarfile.open(packed, "w:gz") as tar:
+                for item in found:
+                    tar.add(item.path, arcname=item.relative)
+            self.client.run(f"mkdir -p {quote(folder)} && chmod 700 {quote(folder)}")
+            self.client.send(packed, f"{folder}/workdir.tar.gz")
 
     def has_pyxis(self) -> bool:
         result = self.client.run("srun --help 2>&1 | grep -q -- --container-image", check=False)

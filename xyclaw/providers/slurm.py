@@ -418,6 +418,8 @@ class ShellResult:
 
 #: Runs one command line at the login node (over the pooled SSH connection) with a timeout.
 LoginShell = Callable[[str, float], ShellResult]
+#: Copies a local file to a path on the login node (SFTP over the same connection).
+LoginUpload = Callable[[Path, str], None]
 
 
 def quote(text: str) -> str:
@@ -432,6 +434,7 @@ class SlurmClient:
     shell: LoginShell
     clock: Callable[[], float] = time.monotonic
     timeout_s: float = 60.0
+    send: LoginUpload | None = None
     _queue: tuple[float, list[QueuedJob]] | None = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
