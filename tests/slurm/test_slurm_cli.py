@@ -92,3 +92,27 @@ def test_offers_queue_submit_jobs_and_cancel_from_the_command_line(
     cancelled = xyclaw("slurm", "cancel", "lab", job_id.group(1), "--yes")
     assert cancelled.returncode == 0, cancelled.stderr
     assert "Traceback" not in cancelled.stderr
+
+
+def test_the_engine_submits_and_answers_for_the_queue_and_the_jobs(
+    login_node: tuple[LoginNode, Path], make_jobs: object
+) -> None:
+    """What a window or an agent would call: the Engine's Slurm methods, in this process."""
+    from xyclaw.config import load_config
+    from xyclaw.engine.compose import build_engine
+
+    configure(login_node[0])
+    paths = AppPaths.from_environment()
+    engine = build_engine(paths, load_config(paths.config_file), start_guard=False)
+    try:
+        spec = Path(os.environ["XYCLAW_HOME"]) / "one.yaml"
+        spec.write_text("name: one\nresources:\n  accelerators: A800:8\nrun: sleep 120\n")
+        view = engine.slurm_submit("lab", str(spec))
+        (wait,) = engine.slurm_queue("lab", nodes=2, gpus_per_node=8)
+        assert wait.partition == "gpu" and (wait.nodes, wait.gpus_per_node) == (2, 8)
+        assert wait.free_gpus in (8, 16)  # 8 once the submitted job holds its node
+        assert [j.job_id for j in engine.slurm_jobs("lab", fresh=True)] == [view.job_id]
+        card = engine.slurm_cancel_card("lab", view.job_id)
+        assert engine.slurm_cancel("lab", view.job_id, approved=card).job_id == view.job_id
+    finally:
+        engine.close()
