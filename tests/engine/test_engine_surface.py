@@ -65,6 +65,7 @@ EFFECTS = {
     "serve": Effect.EXEC,
     "slurm_cancel": Effect.DESTROY,
     "slurm_cancel_card": Effect.READ,
+    "slurm_gpu_samples": Effect.READ,
     "slurm_jobs": Effect.READ,
     "slurm_logs": Effect.READ,
     "slurm_queue": Effect.READ,

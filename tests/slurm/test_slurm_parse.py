@@ -153,3 +153,19 @@ def test_the_batch_script_never_asks_for_unlimited_time() -> None:
     with pytest.raises(UsageError, match="allows 60 min"):
         build_batch(timed, parts["gpu"], folder="/x")
     assert "#SBATCH --time=5\n" in build_batch(spec, parts["short"], folder="/x").script
+
+
+def test_gpu_samples_skip_what_is_not_a_reading() -> None:
+    from xyclaw.jobs.slurm_jobs import parse_gpu_samples
+
+    samples = parse_gpu_samples(
+        1,
+        "2026/12/06 20:31:00.123, 0, 97, 61000, 81920, 310.50\n"
+        "2026/12/06 20:31:00.123, 1, 88, 60000, 81920, [N/A]\n"
+        "2026/12/06 20:31:00.123, 2, [N/A], 60000, 81920, 300\n"
+        "2026/12/06 20:31:05.1",
+    )
+    assert [(s.node_rank, s.gpu, s.utilization_pct, s.power_w) for s in samples] == [
+        (1, 0, 97.0, 310.5),
+        (1, 1, 88.0, None),
+    ]

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from xyclaw.engine.recovery_asks import ReplacementAsk
     from xyclaw.jobs.nodes import JobNode
     from xyclaw.jobs.service import JobService
-    from xyclaw.jobs.slurm_jobs import SlurmJobs, SlurmJobView
+    from xyclaw.jobs.slurm_jobs import GpuSample, SlurmJobs, SlurmJobView
     from xyclaw.jobs.spec import JobSpec
     from xyclaw.jobs.ssh_config import AliasReport, SshAliases
     from xyclaw.planner import PlanRequest
@@ -1963,6 +1963,12 @@ class Engine:
     def slurm_logs(self, site: str, job_id: str, *, lines: int = 200) -> dict[str, str]:
         """The per-rank output files of one of XyClaw's Slurm jobs (the last ``lines``)."""
         return self._slurm(site).logs(job_id, lines=lines)
+
+    @effect(Effect.READ)
+    def slurm_gpu_samples(self, site: str, job_id: str, *, last: int = 120) -> list[GpuSample]:
+        """What the sampler the batch script starts in each node's run step wrote (GPU
+        utilization, memory, power; none where a node has no nvidia-smi)."""
+        return self._slurm(site).gpu_samples(job_id, last=last)
 
     @effect(Effect.EXEC)
     def slurm_submit(

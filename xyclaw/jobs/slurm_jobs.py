@@ -56,6 +56,9 @@ ENDED_STATES = frozenset(
     {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
      "BOOT_FAIL", "DEADLINE"}
 )  # fmt: skip
+#: What the sampler on each node reads, every SAMPLE_EVERY_S seconds (nvidia-smi's CSV).
+SAMPLE_FIELDS = "timestamp,index,utilization.gpu,memory.used,memory.total,power.draw"
+SAMPLE_EVERY_S = 5
 _JOB_ID = re.compile(r"^\d+(?:_\d+)?$")
 
 
@@ -193,6 +196,18 @@ fi
         'export NODE_RANK="$SLURM_NODEID" XYCLAW_NODE_RANK="$SLURM_NODEID"\n'
         'export SKYPILOT_NODE_RANK="$SLURM_NODEID" SKYPILOT_SETUP_NODE_RANK="$SLURM_NODEID"\n'
         'cd "${XYCLAW_WORKDIR:-$XYCLAW_JOB_FOLDER}" || exit 1\n'
+        "# the GPU sampler runs inside the run step: it sees the GPUs the step was given (an\n"
+        "# extra srun --overlap step may not, under ConstrainDevices) and ends with the step\n"
+        'if [ "$1" = run ] && command -v nvidia-smi >/dev/null 2>&1; then\n'
+        f"  nvidia-smi --query-gpu={SAMPLE_FIELDS} --format=csv,noheader,nounits"
+        f" -l {SAMPLE_EVERY_S} \\\n"
+        '    >> "$XYCLAW_JOB_FOLDER/gpu-$SLURM_NODEID.csv" 2>/dev/null &\n'
+        "  xyclaw_sampler=$!\n"
+        '  bash "$XYCLAW_JOB_FOLDER/run.sh"\n'
+        "  xyclaw_rc=$?\n"
+        '  kill "$xyclaw_sampler" 2>/dev/null\n'
+        '  exit "$xyclaw_rc"\n'
+        "fi\n"
         'exec bash "$XYCLAW_JOB_FOLDER/$1.sh"\n'
     )
     files = {
@@ -241,6 +256,43 @@ class ExitRecord:
     @property
     def gpu_hours(self) -> float:
         return max(0.0, self.ended_at - self.started_at) * self.nodes * self.gpus_per_node / 3600
+
+
+@dataclass(frozen=True)
+class GpuSample:
+    """One GPU at one moment, as the job's sampler on its node read it."""
+
+    node_rank: int
+    at: str  # nvidia-smi's timestamp, the node's local time
+    gpu: int
+    utilization_pct: float
+    memory_used_mib: float
+    memory_total_mib: float
+    power_w: float | None
+
+
+def parse_gpu_samples(node_rank: int, text: str) -> list[GpuSample]:
+    """Lines of the sampler's CSV (``nvidia-smi --query-gpu=SAMPLE_FIELDS --format=csv,
+    noheader,nounits``); a line cut short or "[N/A]" where a number belongs is skipped."""
+
+    def number(value: str) -> float | None:
+        try:
+            return float(value)
+        except ValueError:
+            return None
+
+    out = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) != 6 or not parts[1].isdigit():
+            continue
+        util, used, total = number(parts[2]), number(parts[3]), number(parts[4])
+        if util is None or used is None or total is None:
+            continue
+        out.append(
+            GpuSample(node_rank, parts[0], int(parts[1]), util, used, total, number(parts[5]))
+        )
+    return out
 
 
 @dataclass(frozen=True)
@@ -548,6 +600,29 @@ class SlurmJobs:
             elif current:
                 out[current] += line + "\n"
         return out
+
+    def gpu_samples(self, job_id: str, *, last: int = 120) -> list[GpuSample]:
+        """The last ``last`` lines each node's sampler wrote (none where a node has no
+        nvidia-smi)."""
+        rec = self._owned(job_id)
+        result = self.client.run(
+            f"cd {quote(rec['folder'])} && for f in gpu-*.csv; do "
+            f'[ -f "$f" ] && printf "==> %s <==\\n" "$f" && tail -n {int(last)} "$f"; done',
+            check=False,
+        )
+        samples: list[GpuSample] = []
+        rank = -1
+        chunk: list[str] = []
+        for line in [*result.stdout.splitlines(), "==> gpu-end.csv <=="]:
+            header = re.match(r"^==> gpu-(\w+)\.csv <==$", line)
+            if header:
+                if rank >= 0:
+                    samples += parse_gpu_samples(rank, "\n".join(chunk))
+                rank = int(header.group(1)) if header.group(1).isdigit() else -1
+                chunk = []
+            else:
+                chunk.append(line)
+        return samples
 
     # -- cancelling (the Engine asks first: xyclaw.engine.slurm) ------------------------------
     def cancel(self, job_id: str) -> SlurmJobView:
