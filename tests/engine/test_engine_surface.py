@@ -67,6 +67,7 @@ EFFECTS = {
     "slurm_cancel_card": Effect.READ,
     "slurm_gpu_samples": Effect.READ,
     "slurm_jobs": Effect.READ,
+    "slurm_limits": Effect.READ,
     "slurm_logs": Effect.READ,
     "slurm_queue": Effect.READ,
     "slurm_submit": Effect.EXEC,

@@ -69,6 +69,9 @@ def test_offers_queue_submit_jobs_and_cancel_from_the_command_line(
     )
     submitted = xyclaw("slurm", "submit", "lab", str(spec))
     assert submitted.returncode == 0, submitted.stderr
+    # what bounds the job, shown before it is submitted (no slurmdbd here: said so)
+    assert "partition gpu: MaxTime=01:00:00" in submitted.stderr
+    assert "association and QoS limits unknown" in submitted.stderr
     job_id = re.search(r"submitted job (\d+) to lab, partition gpu", submitted.stdout)
     assert job_id is not None, submitted.stdout
     deadline = time.monotonic() + 30

@@ -1965,6 +1965,18 @@ class Engine:
         return self._slurm(site).logs(job_id, lines=lines)
 
     @effect(Effect.READ)
+    def slurm_limits(self, site: str, spec_path: str, *, partition: str | None = None) -> list[str]:
+        """What bounds the spec's job at the site, shown before submitting: the partition it
+        would go to with its limits, and the association and QoS limits the site keeps."""
+        from xyclaw.jobs.spec import load_spec
+
+        jobs = self._slurm(site)
+        part = jobs.choose_partition(
+            load_spec(spec_path, on_cluster=True, check_paths=False).spec, partition
+        )
+        return [f"partition {part.name}", *jobs.client.limits(part)]
+
+    @effect(Effect.READ)
     def slurm_gpu_samples(self, site: str, job_id: str, *, last: int = 120) -> list[GpuSample]:
         """What the sampler the batch script starts in each node's run step wrote (GPU
         utilization, memory, power; none where a node has no nvidia-smi)."""

@@ -475,6 +475,49 @@ class SlurmClient:
             self._queue = (now, jobs)
             return list(jobs)
 
+    def limits(self, partition: Partition) -> list[str]:
+        """What bounds a job here, read before submitting: the partition's own limits, and
+        the user's association and QoS limits where the site keeps them (``sacctmgr``
+        answers only with slurmdbd; said so when it does not)."""
+        out = []
+        record = {}
+        for line in self.run("scontrol show -o partition").stdout.splitlines():
+            fields_ = parse_key_values(line.strip())
+            if fields_.get("PartitionName") == partition.name:
+                record = fields_
+        for key in ("MaxTime", "DefaultTime", "MaxNodes", "MaxCPUsPerNode", "QoS"):
+            value = record.get(key, "")
+            if value and value not in ("N/A", "UNLIMITED", "NONE"):
+                out.append(f"partition {partition.name}: {key}={value}")
+        assoc = self.run(
+            "sacctmgr --noheader --parsable2 show assoc where user=$USER"
+            " format=Account,Partition,QOS,MaxTRES,GrpTRES,MaxJobs,MaxSubmit,MaxWall",
+            check=False,
+        )
+        if assoc.exit_code != 0:
+            out.append("association and QoS limits unknown: the site's sacctmgr does not answer")
+            return out
+        names = ("account", "partition", "qos", "MaxTRES", "GrpTRES", "MaxJobs", "MaxSubmit",
+                 "MaxWall")  # fmt: skip
+        for line in assoc.stdout.splitlines():
+            values = line.split("|")
+            if len(values) < len(names):
+                continue
+            if values[1] and values[1] != partition.name:
+                continue
+            shown = [f"{n}={v}" for n, v in zip(names, values, strict=False) if v]
+            if shown:
+                out.append("association: " + " ".join(shown))
+        if self.site.qos:
+            qos = self.run(
+                "sacctmgr --noheader --parsable2 show qos where name="
+                f"{self.site.qos} format=Name,MaxTRESPU,MaxJobsPU,MaxSubmitPU,MaxWall",
+                check=False,
+            )
+            for line in qos.stdout.splitlines():
+                out.append("qos: " + line.replace("|", " ").strip())
+        return out
+
     def node_problems(self) -> dict[str, NodeProblem]:
         """Nodes down, drained or draining now, with their reasons."""
         text = self.run(

@@ -73,7 +73,12 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _submit(args: argparse.Namespace, ctx: CliContext) -> int:
-    view = ctx.engine().slurm_submit(args.site, args.spec, partition=args.partition)
+    from xyclaw.cli.render import remote_text
+
+    engine = ctx.engine()
+    for line in engine.slurm_limits(args.site, args.spec, partition=args.partition):
+        ctx.warn(remote_text(ctx.err, line))  # what bounds the job, before it is submitted
+    view = engine.slurm_submit(args.site, args.spec, partition=args.partition)
     ctx.print(f"submitted job {view.job_id} to {args.site}, partition {view.partition}")
     ctx.print(f"  its folder on the login node: {view.folder}")
     return 0
