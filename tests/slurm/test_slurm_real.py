@@ -128,7 +128,8 @@ def test_a_second_job_waits_with_slurms_reason_then_runs_and_cancel_needs_a_yes(
     waiting = wait_for(jobs, second.job_id, lambda v: v.reason not in ("", "None"), 20)
     assert waiting.state == "PENDING"
     assert waiting.reason in ("Resources", "Priority"), waiting.reason
-    # the start Slurm expects: when the first one's time limit (60 min) runs out, at the latest
+    # the start Slurm expects, once its backfill pass has estimated one (N/A before)
+    waiting = wait_for(jobs, second.job_id, lambda v: bool(v.expected_start), 20)
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", waiting.expected_start)
     # a card for the second job does not cancel the first
     card = cancel_card(jobs, first.job_id)
