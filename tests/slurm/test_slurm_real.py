@@ -182,6 +182,14 @@ def test_a_job_that_ended_while_xyclaw_was_closed_reads_its_exit_record(
     assert again.gpu_hours == pytest.approx(
         (again.exit.ended_at - again.exit.started_at) * 8 / 3600
     )
+    # an ended job's record is final: kept, so the login node is not asked for it again
+    asked: list[str] = []
+    shell = reopened.client.shell
+    reopened.client.shell = lambda command, timeout: (
+        asked.append(command) or shell(command, timeout)
+    )
+    assert reopened.job(view.job_id).exit == again.exit
+    assert not any("exit.json" in c for c in asked) and any("squeue" in c for c in asked)
 
 
 def test_a_refusal_by_slurm_is_shown_with_slurms_reason(make_jobs: MakeJobs) -> None:

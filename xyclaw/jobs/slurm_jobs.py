@@ -15,6 +15,7 @@ approved :class:`~xyclaw.engine.approvals.Action`.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 import re
@@ -258,6 +259,23 @@ class ExitRecord:
         return max(0.0, self.ended_at - self.started_at) * self.nodes * self.gpus_per_node / 3600
 
 
+def _exit_from(text: str) -> ExitRecord | None:
+    """An exit record from its JSON (None for a half-written or foreign file)."""
+    try:
+        data = json.loads(text)
+        return ExitRecord(
+            exit_code=int(data["exit_code"]),
+            started_at=float(data["started_at"]),
+            ended_at=float(data["ended_at"]),
+            nodes=int(data["nodes"]),
+            gpus_per_node=int(data["gpus_per_node"]),
+            restarts=int(data.get("restarts", 0)),
+            reason=str(data.get("reason", "")),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 @dataclass(frozen=True)
 class GpuSample:
     """One GPU at one moment, as the job's sampler on its node read it."""
@@ -450,6 +468,7 @@ class SlurmJobs:
                 f"sbatch at {self.site.name} answered {result.stdout.strip()!r}, not a job id",
                 hint="check the login node's sbatch (a wrapper script may print more)",
             )
+        self.client.forget_queue()  # the next listing shows the new job
         self._remember(
             job_id,
             {
@@ -496,19 +515,18 @@ class SlurmJobs:
         result = self.client.run(f"cat {quote(rec['folder'])}/exit.json", check=False)
         if result.exit_code != 0:
             return None
-        try:
-            data = json.loads(result.stdout)
-            return ExitRecord(
-                exit_code=int(data["exit_code"]),
-                started_at=float(data["started_at"]),
-                ended_at=float(data["ended_at"]),
-                nodes=int(data["nodes"]),
-                gpus_per_node=int(data["gpus_per_node"]),
-                restarts=int(data.get("restarts", 0)),
-                reason=str(data.get("reason", "")),
-            )
-        except (ValueError, KeyError, TypeError):
-            return None
+        return _exit_from(result.stdout)
+
+    def _final_record(self, job_id: str, rec: dict[str, Any]) -> ExitRecord | None:
+        """The exit record of a job Slurm no longer lists: final, so kept in the state file
+        once read (the login node is asked once per ended job, not at every listing)."""
+        kept = rec.get("exit")
+        if isinstance(kept, str):
+            return _exit_from(kept)
+        record = self.exit_record(job_id)
+        if record is not None:
+            self._remember(job_id, {**rec, "exit": json.dumps(dataclasses.asdict(record))})
+        return record
 
     def jobs(self, *, fresh: bool = False) -> list[SlurmJobView]:
         """XyClaw's jobs at this site: those Slurm still lists under ``squeue --me``, the
@@ -552,7 +570,7 @@ class SlurmJobs:
                     )
                 )
                 continue
-            record = self.exit_record(job_id)
+            record = self.exit_record(job_id) if q is not None else self._final_record(job_id, rec)
             if record is None and q is not None:
                 state, reason = q.state, "" if q.reason == "None" else q.reason
             elif record is None:

@@ -518,6 +518,11 @@ class SlurmClient:
                 out.append("qos: " + line.replace("|", " ").strip())
         return out
 
+    def forget_queue(self) -> None:
+        """Drop the remembered ``squeue --me`` answer (after a submit or a cancel)."""
+        with self._lock:
+            self._queue = None
+
     def node_problems(self) -> dict[str, NodeProblem]:
         """Nodes down, drained or draining now, with their reasons."""
         text = self.run(
