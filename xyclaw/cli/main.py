@@ -31,7 +31,7 @@ COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("metrics", "top"), "telemetry"),
     **dict.fromkeys(("nccl", "tune"), "tuning"),
     **{name: name for name in ("config", "db", "diagnose", "doctor", "guard", "hosts", "plan")},
-    **{name: name for name in ("mcp", "providers", "secrets", "sim")},
+    **{name: name for name in ("mcp", "providers", "secrets", "sim", "slurm")},
 }
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from xyclaw.jobs.options import JobOptions
     from xyclaw.jobs.service import JobService
     from xyclaw.jobs.ssh_config import SshAliases
+    from xyclaw.providers.slurm import SlurmSite
     from xyclaw.remote import KnownHosts, SshPool, TrustNewHost
     from xyclaw.remote.node_access import NodeAccess
     from xyclaw.telemetry.service import TelemetryService
@@ -73,7 +74,46 @@ def default_registry(paths: AppPaths, config: Config) -> ProviderRegistry:
     registry.register("sim", lambda: sim_provider(paths, config))
     registry.register("ssh", own_hosts)
     registry.register("local", local)
+    _register_slurm_sites(registry, paths, config)
     return registry
+
+
+def _register_slurm_sites(registry: ProviderRegistry, paths: AppPaths, config: Config) -> None:
+    """Each [[slurm]] table of hosts.toml as a provider named after it (issue 33), reached
+    over SSH at its login node with one pooled connection. A hosts.toml that does not read
+    registers none (`xyclaw doctor` says why)."""
+    from xyclaw.providers.slurm import load_slurm_sites
+
+    try:
+        sites = load_slurm_sites(paths.config_dir / "hosts.toml")
+    except XyclawError as exc:
+        logging.getLogger(__name__).warning("no Slurm sites: %s", exc.message)
+        return
+    for site in sites:
+        if site.name in registry.names:
+            logging.getLogger(__name__).warning("Slurm site %s: the name is taken", site.name)
+            continue
+        registry.register(site.name, functools.partial(slurm_provider, paths, config, site))
+
+
+def slurm_provider(paths: AppPaths, config: Config, site: SlurmSite) -> Provider:
+    """A Slurm site's provider: Slurm's commands over SSH as the engine connects (XyClaw's
+    key, ~/.ssh/config with its jump hosts, stored passwords, both known-hosts files)."""
+    from xyclaw.providers.slurm import ShellResult, SlurmClient, SlurmProvider
+
+    secrets = SecretStore.deferred(config.secrets.backend, paths.secrets_file)
+    pool = ssh_pool(paths, config, secrets)
+
+    def shell(command: str, timeout: float) -> ShellResult:
+        result = pool.run(site.login, command, timeout=timeout)
+        return ShellResult(result.exit_code, result.stdout, result.stderr)
+
+    def send(local: Path, remote: str) -> None:
+        pool.upload(site.login, local, remote)
+
+    provider = SlurmProvider(SlurmClient(site, shell, send=send))
+    provider.on_close(pool.close)
+    return provider
 
 
 def _ssh_aliases(paths: AppPaths, clusters: ClusterStore, bus: EventBus) -> Lazy[SshAliases]:

@@ -42,7 +42,7 @@ from xyclaw.engine.reports import (
 )
 from xyclaw.engine.surface import Effect, EngineMethod, effect, surface_of
 from xyclaw.errors import CapacityError, RemoteError, UsageError, XyclawError
-from xyclaw.events import ClusterChanged, Event, EventBus, Subscription
+from xyclaw.events import ClusterChanged, Event, EventBus, Notice, Subscription
 from xyclaw.paths import AppPaths
 from xyclaw.providers import Capabilities, Provider, ProviderRegistry
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeState
@@ -64,9 +64,11 @@ if TYPE_CHECKING:
     from xyclaw.engine.recovery_asks import ReplacementAsk
     from xyclaw.jobs.nodes import JobNode
     from xyclaw.jobs.service import JobService
+    from xyclaw.jobs.slurm_jobs import GpuSample, SlurmJobs, SlurmJobView
     from xyclaw.jobs.spec import JobSpec
     from xyclaw.jobs.ssh_config import AliasReport, SshAliases
     from xyclaw.planner import PlanRequest
+    from xyclaw.providers.slurm import QueueWait
     from xyclaw.records import NodeRecord
     from xyclaw.records.jobs import JobRecord, LogLine
     from xyclaw.remote import CommandResult
@@ -1977,6 +1979,103 @@ class Engine:
         for cluster_id, cluster in ready.items():
             if cluster_id not in watched:
                 self._telemetry.watch(cluster)
+
+    # -- Slurm sites (issue 33): jobs through the site's own scheduler ----------------------------
+    def _slurm(self, site: str) -> SlurmJobs:
+        from xyclaw.jobs.slurm_jobs import SlurmJobs
+        from xyclaw.providers.slurm import SlurmProvider
+
+        provider = self._providers.get(site)
+        if not isinstance(provider, SlurmProvider):
+            raise UsageError(
+                f"{site} is not a Slurm cluster",
+                hint="add it to hosts.toml as a [[slurm]] table (docs/slurm.md)",
+            )
+        return SlurmJobs(provider.client, self._paths.state_dir / "slurm-jobs.json")
+
+    @effect(Effect.READ)
+    def slurm_queue(
+        self, site: str, *, nodes: int = 1, gpus_per_node: int = 0, gpu: str | None = None
+    ) -> list[QueueWait]:
+        """How long ``nodes`` x ``gpus_per_node`` GPUs would wait in each partition of a Slurm
+        site that has them, by Slurm's own estimate (``sbatch --test-only``: nothing is
+        submitted), with the GPUs free now."""
+        from xyclaw.providers.slurm import expected_waits
+
+        return expected_waits(self._slurm(site).client, nodes, gpus_per_node, gpu)
+
+    @effect(Effect.READ)
+    def slurm_jobs(self, site: str, *, fresh: bool = False) -> list[SlurmJobView]:
+        """XyClaw's jobs at a Slurm site: queued or running as ``squeue --me`` lists them
+        (asked at most every 30 s unless ``fresh``), ended ones from their exit records.
+        Other users' jobs are never listed."""
+        return self._slurm(site).jobs(fresh=fresh)
+
+    @effect(Effect.READ)
+    def slurm_logs(self, site: str, job_id: str, *, lines: int = 200) -> dict[str, str]:
+        """The per-rank output files of one of XyClaw's Slurm jobs (the last ``lines``)."""
+        return self._slurm(site).logs(job_id, lines=lines)
+
+    @effect(Effect.READ)
+    def slurm_limits(self, site: str, spec_path: str, *, partition: str | None = None) -> list[str]:
+        """What bounds the spec's job at the site, shown before submitting: the partition it
+        would go to with its limits, and the association and QoS limits the site keeps."""
+        from xyclaw.jobs.spec import load_spec
+
+        jobs = self._slurm(site)
+        part = jobs.choose_partition(
+            load_spec(spec_path, on_cluster=True, check_paths=False).spec, partition
+        )
+        return [f"partition {part.name}", *jobs.client.limits(part)]
+
+    @effect(Effect.READ)
+    def slurm_gpu_samples(self, site: str, job_id: str, *, last: int = 120) -> list[GpuSample]:
+        """What the sampler the batch script starts in each node's run step wrote (GPU
+        utilization, memory, power; none where a node has no nvidia-smi)."""
+        return self._slurm(site).gpu_samples(job_id, last=last)
+
+    @effect(Effect.EXEC)
+    def slurm_submit(
+        self, site: str, spec_path: str, *, partition: str | None = None
+    ) -> SlurmJobView:
+        """Submit a job spec (XyClaw's or a SkyPilot task) with ``sbatch --parsable``: the
+        batch script runs setup once per node and the run on every node through ``srun``."""
+        from xyclaw.jobs.spec import load_spec
+
+        loaded = load_spec(spec_path, on_cluster=True, check_paths=False)
+        jobs = self._slurm(site)
+        view = jobs.submit(loaded.spec, partition=partition)
+        self._bus.publish(
+            Notice(
+                severity="info",
+                kind="slurm_job",
+                message=f"job {view.job_id} submitted to {site} (partition {view.partition})",
+            )
+        )
+        return view
+
+    @effect(Effect.READ)
+    def slurm_cancel_card(self, site: str, job_id: str, *, asked_by: str = "user") -> Action:
+        """The approval card for cancelling one of XyClaw's Slurm jobs (changes nothing)."""
+        from xyclaw.engine.slurm import cancel_card
+
+        return cancel_card(self._slurm(site), str(job_id), Asker(asked_by))
+
+    @effect(Effect.DESTROY)
+    def slurm_cancel(self, site: str, job_id: str, *, approved: Action) -> SlurmJobView:
+        """``scancel`` the job the approved card names; refused, cancelling nothing, when the
+        card is for another job or the job is not XyClaw's."""
+        from xyclaw.engine.slurm import cancel_approved
+
+        if approved.ref != f"{site}:{job_id}":
+            raise ApprovalMismatch(
+                said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
+            )
+        view = cancel_approved(self._slurm(site), approved)
+        self._bus.publish(
+            Notice(severity="info", kind="slurm_job", message=f"job {job_id} on {site} cancelled")
+        )
+        return view
 
     @effect(Effect.READ)
     def close(self) -> None:

@@ -208,7 +208,7 @@ def load_hosts(path: Path) -> list[OwnHost]:
             said("error.config.not_toml", path=str(path), reason=str(exc)),
             hint=said("error.hosts.not_toml_hint"),
         ) from None
-    unknown = sorted(set(data) - {"host"})
+    unknown = sorted(set(data) - {"host", "slurm"})  # [[slurm]]: xyclaw.providers.slurm
     if unknown:
         raise ConfigError(
             said("error.hosts.unknown_key", where=str(path), name=repr(unknown[0])),

@@ -140,6 +140,9 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
         free = "-" if o.available_gpus is None else str(o.available_gpus)
         rows.append((o.region, o.gpu, counts, o.fabric, _money(o.price_micro, o.currency), free))
     print_table(ctx.out, OFFER_COLUMNS, rows)
+    for o in offers:  # a Slurm partition: its nodes' states, time limit and wait (issue 33)
+        if o.offer_id.startswith("slurm-") and o.note:
+            ctx.print(f"  {o.note}")
     if args.provider:
         for offer_id, why in ctx.engine().offers_left_out(args.provider):
             ctx.print(f"left out: {args.provider} offer {offer_id}: {why}")

@@ -47,7 +47,7 @@ def _registry(ctx: CliContext, secrets: Any) -> Any:
     return registry
 
 
-def _setup(name: str, ctx: CliContext, secrets: Any) -> tuple[str, bool, str]:
+def _setup(name: str, ctx: CliContext, secrets: Any, registry: Any) -> tuple[str, bool, str]:
     """(kind, configured, what is set up or what to do) without asking any provider."""
     from xyclaw.providers.own_hosts import load_hosts
     from xyclaw.providers.real import REAL_PROVIDERS
@@ -67,6 +67,8 @@ def _setup(name: str, ctx: CliContext, secrets: Any) -> tuple[str, bool, str]:
         if hosts:
             return "ssh", True, f"{len(hosts)} host(s) in {hosts_file}"
         return "ssh", False, f"list your machines in {hosts_file} (docs/configuration.md)"
+    if registry.get(name).kind == "slurm":  # a [[slurm]] table of hosts.toml (issue 33)
+        return "slurm", True, f"a Slurm cluster in {ctx.paths.config_dir / 'hosts.toml'}"
     return "?", True, "a plug-in provider"
 
 
@@ -78,7 +80,7 @@ def _providers(args: argparse.Namespace, ctx: CliContext) -> int:
     registry = _registry(ctx, secrets)
     lines: list[ProviderLine] = []
     for name in registry.names:
-        kind, configured, setup = _setup(name, ctx, secrets)
+        kind, configured, setup = _setup(name, ctx, secrets, registry)
         line = ProviderLine(name, kind, configured, setup)
         # The simulated cloud is not started just to be looked at.
         if configured and not args.no_check and name != "sim":

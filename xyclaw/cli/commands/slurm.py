@@ -1,0 +1,111 @@
+"""``xyclaw slurm``: a lab's Slurm cluster (a [[slurm]] table of hosts.toml), through its own
+scheduler: the queue, XyClaw's jobs there, submit, logs, cancel (after a yes)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from xyclaw.cli.context import CliContext
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("slurm", help="a Slurm cluster from hosts.toml: queue, jobs, submit, cancel")
+    sp = p.add_subparsers(dest="slurm_command", required=True)
+
+    q = sp.add_parser("queue", help="the GPUs free now and the wait Slurm expects, per partition")
+    q.add_argument("site", help="the [[slurm]] name in hosts.toml")
+    q.add_argument("--nodes", type=int, default=1)
+    q.add_argument("--gpus-per-node", type=int, default=0, help="default: any")
+    q.add_argument("--gpu", help="only partitions with this GPU model")
+    q.set_defaults(handler=_queue)
+
+    j = sp.add_parser("jobs", help="XyClaw's jobs at the site (never another user's)")
+    j.add_argument("site")
+    j.set_defaults(handler=_jobs)
+
+    s = sp.add_parser("submit", help="submit a job spec or SkyPilot task with sbatch")
+    s.add_argument("site")
+    s.add_argument("spec", help="a job spec file (XyClaw's or a SkyPilot task YAML)")
+    s.add_argument("--partition", help="default: the first that fits")
+    s.set_defaults(handler=_submit)
+
+    g = sp.add_parser("logs", help="the per-rank output of one of XyClaw's jobs")
+    g.add_argument("site")
+    g.add_argument("job", help="the Slurm job id")
+    g.add_argument("--lines", type=int, default=200)
+    g.set_defaults(handler=_logs)
+
+    c = sp.add_parser("cancel", help="scancel one of XyClaw's jobs (asks first)")
+    c.add_argument("site")
+    c.add_argument("job", help="the Slurm job id")
+    c.add_argument("--yes", action="store_true", help="do not ask")
+    c.set_defaults(handler=_cancel)
+
+
+def _queue(args: argparse.Namespace, ctx: CliContext) -> int:
+    waits = ctx.engine().slurm_queue(
+        args.site, nodes=args.nodes, gpus_per_node=args.gpus_per_node, gpu=args.gpu
+    )
+    if not waits:
+        ctx.print("no partition has that shape")
+        return 1
+    for w in waits:
+        shape = f"{w.nodes} x {w.gpus_per_node or 'any'} GPU(s)"
+        ctx.print(f"{w.partition}: {w.free_gpus} GPU(s) free; {shape} {w.words}")
+    return 0
+
+
+def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.cli.render import remote_text
+
+    for v in ctx.engine().slurm_jobs(args.site, fresh=True):
+        reason = f" ({v.reason})" if v.reason else ""
+        if v.expected_start:
+            reason += f" starts about {v.expected_start}"
+        if v.node_problems:
+            reason += " [" + "; ".join(v.node_problems) + "]"
+        hours = f", {v.gpu_hours:.2f} GPU-hours" if v.exit else ""
+        line = f"{v.job_id}  {v.name}  {v.state}{reason}  {v.partition}  {v.nodes} node(s){hours}"
+        ctx.print(remote_text(ctx.out, line))
+    return 0
+
+
+def _submit(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.cli.render import remote_text
+
+    engine = ctx.engine()
+    for line in engine.slurm_limits(args.site, args.spec, partition=args.partition):
+        ctx.warn(remote_text(ctx.err, line))  # what bounds the job, before it is submitted
+    view = engine.slurm_submit(args.site, args.spec, partition=args.partition)
+    ctx.print(f"submitted job {view.job_id} to {args.site}, partition {view.partition}")
+    ctx.print(f"  its folder on the login node: {view.folder}")
+    return 0
+
+
+def _logs(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.cli.render import remote_text
+
+    for name, text in ctx.engine().slurm_logs(args.site, args.job, lines=args.lines).items():
+        ctx.print(f"==> {name} <==")
+        ctx.print(remote_text(ctx.out, text).rstrip("\n"))
+    return 0
+
+
+def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.errors import UsageError
+
+    engine = ctx.engine()
+    card = engine.slurm_cancel_card(args.site, args.job)
+    for key, value in card.rows():
+        ctx.warn(f"  {key}: {value}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("cancelling stops the job: confirm with --yes when not at a terminal")
+        if input("Cancel it? [y/N] ").strip().lower() not in ("y", "yes"):
+            ctx.warn("nothing cancelled")
+            return 1
+    view = engine.slurm_cancel(args.site, args.job, approved=card)
+    ctx.print(f"{view.job_id}  {view.state}")
+    return 0
