@@ -177,6 +177,22 @@ def text(language: str, key: str, **values: object) -> str:
 #: Chinese wording of a planner reason, by ``rule`` or ``rule/form``; English keeps the
 #: planner's own text (:func:`xyclaw.planner.rules.explain` gives the figures).
 REASONS_ZH: dict[str, str] = {
+    # issue 36: the user's own history of a provider and node class
+    "memory-node-class": (
+        "你的历史记录：{provider} 在 {region} 的 {gpu} {fabric} 节点近 30 天 {rented} 次租用中"
+        "有 {failed} 次出问题（{what_zh}）；已排后"
+    ),
+    "memory-node-class-once": (
+        "你的历史记录：{provider} 在 {region} 的 {gpu} {fabric} 节点近 30 天 {rented} 次租用中"
+        "有 {failed} 次出问题（{what_zh}）"
+    ),
+    "memory-price-drift": (
+        "你的历史记录：{provider} 近 30 天 {rented} 次租用中有 {times} 次实际计费高于报价，"
+        "最多高 {drift}；已排后"
+    ),
+    "memory-provider": (
+        "你的历史记录：{provider} 近 30 天有 {leaks} 台机器在未察觉时计费，拒绝了 {refusals} 次租用"
+    ),
     "small-jobs-roce/roce": (
         "{size} 模型 8 卡以内：RoCE 只比 InfiniBand 慢 {extra}，花钱更少（规则 1）"
     ),

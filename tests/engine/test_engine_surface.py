@@ -73,6 +73,7 @@ EFFECTS = {
     "surface": Effect.READ,
     "sync_telemetry": Effect.READ,
     "tick": Effect.DESTROY,
+    "track_record": Effect.READ,
     "tune": Effect.EXEC,
     "up": Effect.SPEND,
     "watch_when_ready": Effect.READ,

@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from xyclaw.jobs.spec import JobSpec
     from xyclaw.jobs.ssh_config import AliasReport, SshAliases
     from xyclaw.planner import PlanRequest
+    from xyclaw.planner.track_record import TrackRecord
     from xyclaw.records import NodeRecord
     from xyclaw.records.jobs import JobRecord, LogLine
     from xyclaw.remote import CommandResult
@@ -243,11 +244,14 @@ class Engine:
         providers: Iterable[str] | None = None,
         extra_offers: Iterable[Offer] = (),
         conversation_id: int | None = None,
+        use_memory: bool = True,
     ) -> PlanOutcome:
         """Rank every way to run the request over the providers' live offers, and save it.
 
         A provider that does not answer is planned from the built-in catalog's offers for it,
-        and the outcome says so.
+        and the outcome says so. The user's history of each provider and node class (the
+        memory, :meth:`track_record`) warns about offers or ranks them down, each with its
+        reason; ``use_memory=False`` plans without it (the plain ranking).
         """
         from xyclaw.planner import plan as rank
 
@@ -274,7 +278,18 @@ class Engine:
         unknown = sorted({o.gpu for o in offers if o.gpu not in known})
         if unknown:
             notes.append(said("common.plan_unknown_gpus", gpus=", ".join(unknown)))
-        result = rank(request, Catalog(builtin.gpus, [o for o in offers if o.gpu in known]))
+        hook = self.track_record().judge if use_memory else None
+        result = rank(
+            request, Catalog(builtin.gpus, [o for o in offers if o.gpu in known]), hook=hook
+        )
+        if use_memory:
+            from xyclaw.planner.track_record import RANK_DOWN_RULES
+
+            down = sum(
+                1 for o in result.options[:50] if any(r in RANK_DOWN_RULES for r, _ in o.reasons)
+            )
+            if down:
+                notes.append(said("common.plan_memory_ranked_down", n=down))
         horizon = self._config.billing.plan_horizon_days
         long_runs = [o.seconds for o in result.options if o.seconds > horizon * 86400]
         if long_runs:
@@ -288,12 +303,37 @@ class Engine:
             )
         saved = result.to_json(max_options=50, max_rejected=20)
         saved["offers_source"] = source
+        saved["memory"] = use_memory
         english = [str(note) for note in notes]
         saved["notes"] = english
         plan_id = self._plans.add(request.to_json(), saved, conversation_id)
         return PlanOutcome(
             plan_id=plan_id, result=result, offers_source=source, notes=english, notes_said=notes
         )
+
+    @effect(Effect.READ)
+    def track_record(
+        self,
+        *,
+        provider: str | None = None,
+        region: str | None = None,
+        host: str | None = None,
+        days: float = 90.0,
+    ) -> TrackRecord:
+        """The memory of every rental of the last ``days``: per provider, region, node class
+        and host, its XIDs, ECC errors, failed bring-ups, bus bandwidth against the fabric's
+        expectation, stragglers, leaks, refusals, price drift and time to ready."""
+        from xyclaw.planner.track_record import TrackRecord
+        from xyclaw.store.track_record import track_record_rows
+
+        if days <= 0:
+            raise UsageError(f"days must be positive, not {days:g}", hint="e.g. --days 30")
+        now = self._clock()
+        since = now - days * 86400
+        memory = TrackRecord.from_rows(track_record_rows(self._store, since), now=now, since=since)
+        if provider is None and region is None and host is None:
+            return memory
+        return memory.filtered(provider=provider, region=region, host=host)
 
     @effect(Effect.READ)
     def quote(self, plan_id: int, option: int) -> RentQuote:
@@ -968,6 +1008,11 @@ class Engine:
             except XyclawError as exc:
                 warnings.append(f"{name}'s ledger is unavailable: {exc.message}")
         meters = self._charges.meter_totals([c.id for c in clusters])
+        now = self._clock()
+        for c in clusters:  # kept for the memory of providers: their bill against the meter
+            billed = ledgers.get(c.provider_id, {}).get(c.external_id or "")
+            if billed is not None and c.external_id:
+                self._charges.set_provider_total(c.id, billed, c.currency, c.created_at, now)
         bills = [
             ClusterBill(
                 cluster_id=c.id,
