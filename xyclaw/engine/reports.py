@@ -13,6 +13,11 @@ from xyclaw.wording import Said
 if TYPE_CHECKING:
     from xyclaw.planner.result import PlanResult
 
+    # the memory of hosts and providers (Engine.track_record), by the names the faces use
+    from xyclaw.planner.track_record import Mark as Mark
+    from xyclaw.planner.track_record import Standing as Standing
+    from xyclaw.planner.track_record import TrackRecord as TrackRecord
+
 
 @dataclass(frozen=True)
 class PlanOutcome:

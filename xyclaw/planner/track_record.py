@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xyclaw.catalog.models import Offer
@@ -270,7 +270,11 @@ class TrackRecord:
                 and (host is None or any(same_name(h, host) for h in r.hosts))
             )
 
-        rentals = tuple(r for r in self.rentals if keep(r))
+        rentals = tuple(
+            r if host is None else replace(r, hosts=tuple(h for h in r.hosts if same_name(h, host)))
+            for r in self.rentals
+            if keep(r)
+        )
         ids = {r.cluster_id for r in rentals}
         marks = tuple(
             m
