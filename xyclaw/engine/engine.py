@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from xyclaw.engine.maintenance import Maintenance
     from xyclaw.engine.recovery_asks import ReplacementAsk
     from xyclaw.jobs.nodes import JobNode
+    from xyclaw.jobs.results import JobResult, ResultTrend
     from xyclaw.jobs.service import JobService
     from xyclaw.jobs.spec import JobSpec
     from xyclaw.jobs.ssh_config import AliasReport, SshAliases
@@ -1683,6 +1684,56 @@ class Engine:
         """The job's metrics series (step, loss, learning rate, throughput), for charts."""
         service = self._job_service()
         return service.jobs.metrics(service.jobs.find(str(ref)).id)
+
+    @effect(Effect.READ)
+    def job_results(self, ref: str | None = None) -> list[JobResult]:
+        """Cost per result of one job, or of the last 200: cost per million tokens, per epoch
+        and (a service) per 1k requests, and MFU counted for the task (6N FLOPs per token for
+        full training, 4N for LoRA; see :mod:`xyclaw.jobs.results`)."""
+        from xyclaw.jobs.results import job_result
+
+        service = self._job_service()
+        jobs = [service.find(str(ref))] if ref is not None else service.all(include_finished=True)
+        catalog = Catalog.builtin()
+        clusters: dict[int, ClusterRecord | None] = {}
+
+        def cluster(cluster_id: int | None) -> ClusterRecord | None:
+            if cluster_id is None:
+                return None
+            if cluster_id not in clusters:
+                try:
+                    clusters[cluster_id] = self._clusters.get(cluster_id)
+                except UsageError:
+                    clusters[cluster_id] = None
+            return clusters[cluster_id]
+
+        out = []
+        for job in jobs:
+            home = cluster(job.cluster_id)
+            nodes = next((a.nodes for a in reversed(job.attempts) if a.nodes), ())
+            gpus = sum(c.gpus_per_node for n in nodes if (c := cluster(n.cluster_id)) is not None)
+            if not gpus and home is not None:
+                gpus = home.gpu_count
+            name = home.gpu if home is not None else None
+            out.append(
+                job_result(
+                    job,
+                    service.jobs.metrics(job.id),
+                    provider=home.provider_id if home is not None else None,
+                    gpu=catalog.gpu(name) if name and catalog.has_gpu(name) else None,
+                    gpu_name=name,
+                    gpus=gpus,
+                )
+            )
+        return out
+
+    @effect(Effect.READ)
+    def result_trends(self) -> list[ResultTrend]:
+        """Cost per million tokens (per 1k requests) and MFU per provider, GPU model and month:
+        "A800 on sim: 1.8 CNY per M tokens; H100 on Lambda: 2.4"."""
+        from xyclaw.jobs.results import trends
+
+        return trends(self.job_results())
 
     @effect(Effect.EXEC)
     def attach_job(self, ref: str | None = None) -> list[JobRecord]:
