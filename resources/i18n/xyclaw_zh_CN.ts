@@ -2403,6 +2403,14 @@
         <translation>运行时长</translation>
     </message>
     <message>
+        <source>Cost per result</source>
+        <translation>单位产出费用</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
         <source>M tokens/s</source>
         <translation>百万 token/秒</translation>
     </message>
@@ -2517,6 +2525,26 @@
     <message>
         <source>no: the cluster stays when the job ends</source>
         <translation>否：作业结束后集群保留</translation>
+    </message>
+    <message>
+        <source>{cost} per M tokens</source>
+        <translation>每百万 token {cost}</translation>
+    </message>
+    <message>
+        <source>{cost} per epoch</source>
+        <translation>每轮 {cost}</translation>
+    </message>
+    <message>
+        <source>{cost} per 1k requests</source>
+        <translation>每千次请求 {cost}</translation>
+    </message>
+    <message>
+        <source>Counted when the spec names the model in its environment: XYCLAW_MODEL_PARAMS (7B) and XYCLAW_TRAINING (full or lora)</source>
+        <translation>作业描述的环境变量写明模型时才计算：XYCLAW_MODEL_PARAMS（如 7B）和 XYCLAW_TRAINING（full 或 lora）</translation>
+    </message>
+    <message>
+        <source>{mfu} ({k}N FLOPs per token, {gpus} x {gpu})</source>
+        <translation>{mfu}（每 token {k}N FLOPs，{gpus} × {gpu}）</translation>
     </message>
     <message>
         <source>all nodes</source>

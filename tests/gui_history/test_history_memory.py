@@ -108,3 +108,30 @@ def test_comparing_jobs_shows_their_cost_per_result(page: HistoryPage, qtbot: Qt
     per_m = rows["result.cost_per_m_tokens"]
     assert per_m[0] is not None and "0.47" in per_m[0]
     assert per_m[1] is not None and "0.78" in per_m[1]
+
+
+def test_the_jobs_page_shows_a_jobs_cost_per_result_and_mfu(qtbot: QtBot, engine: Engine) -> None:
+    from xyclaw.gui.bridge import EngineBridge
+    from xyclaw.gui.jobs_page import JobsPage
+    from xyclaw.gui.main_window import GuiContext
+
+    worker = Worker()
+    bridge = EngineBridge.for_engine(engine)
+    page = JobsPage(GuiContext(engine=engine, bridge=bridge, worker=worker), refresh_ms=300)
+    qtbot.addWidget(page)
+    page.resize(1300, 850)
+    page.show()
+    try:
+        lora = next(j for j in engine.jobs(include_finished=True) if j.name == "lora-13b")
+        page.select_job(lora.id)
+        qtbot.waitUntil(
+            lambda: page.detail is not None and page.detail.result is not None, timeout=20_000
+        )
+        per = page.cost_rows["per_result"][1].text()
+        assert "per M tokens" in per and "0.78" in per and "per epoch" in per
+        assert page.cost_rows["mfu"][1].text() == "25.0% (4N FLOPs per token, 8 x A800)"
+    finally:
+        page.hide()
+        bridge.close()
+        qtbot.waitUntil(lambda: worker.busy == 0, timeout=30_000)
+        worker.close()
