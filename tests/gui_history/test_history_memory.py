@@ -135,3 +135,41 @@ def test_the_jobs_page_shows_a_jobs_cost_per_result_and_mfu(qtbot: QtBot, engine
         bridge.close()
         qtbot.waitUntil(lambda: worker.busy == 0, timeout=30_000)
         worker.close()
+
+
+def test_the_plan_page_uses_the_memory_unless_told_not_to(qtbot: QtBot) -> None:
+    from xyclaw.gui.bridge import EngineBridge
+    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.plan_page import PlanPage
+
+    paths = AppPaths.from_environment()
+    paths.database.parent.mkdir(parents=True, exist_ok=True)
+    write_history(paths.database, provider="sim")  # the built-in cloud's RoCE class failed
+    eng = build_engine(paths, load_config(paths.config_file), providers=ProviderRegistry())
+    worker = Worker()
+    bridge = EngineBridge.for_engine(eng)
+    page = PlanPage(GuiContext(engine=eng, bridge=bridge, worker=worker))
+    qtbot.addWidget(page)
+    page.show()
+
+    def rules() -> set[str]:
+        assert page.view is not None
+        return {rule for o in page.view.outcome.result.options for rule, _ in o.reasons}
+
+    try:
+        assert page.use_memory.isChecked()
+        page.set_values(task="finetune-lora", model_size="13B", gpus="16", gpu="A800")
+        assert page.plan() is not False
+        qtbot.waitUntil(lambda: page.view is not None and not page.planning, timeout=30_000)
+        assert "memory-node-class" in rules()
+        page.use_memory.setChecked(False)
+        shown = page.view
+        assert page.plan() is not False
+        qtbot.waitUntil(lambda: page.view is not shown and not page.planning, timeout=30_000)
+        assert not any(rule.startswith("memory-") for rule in rules())
+    finally:
+        page.hide()
+        bridge.close()
+        qtbot.waitUntil(lambda: worker.busy == 0, timeout=30_000)
+        worker.close()
+        eng.close()

@@ -24,22 +24,25 @@ from xyclaw.store.tuning import TuningTables
 DAY = 86400.0
 
 
-def write_history(database: Path, now: float | None = None) -> dict[str, int]:
-    """Fill the database at ``database``; returns the clusters' ids by name."""
+def write_history(
+    database: Path, now: float | None = None, *, provider: str = "memory"
+) -> dict[str, int]:
+    """Fill the database at ``database``; returns the clusters' ids by name. ``provider``
+    names the provider called ``memory`` above (``sim`` for a test of the built-in cloud)."""
     now = time.time() if now is None else now
     clock = [now]
     ids: dict[str, int] = {}
     with Store(database) as store:
         bus = EventBus()
         clusters = ClusterStore(store, bus, lambda: clock[0])
-        for provider in ("memory", "drifty"):
-            clusters.ensure_provider(provider, "memory")
+        for name in (provider, "drifty"):
+            clusters.ensure_provider(name, "memory")
 
-        def rent(name: str, provider: str, fabric: str, days_ago: float, ready: bool) -> int:
+        def rent(name: str, owner: str, fabric: str, days_ago: float, ready: bool) -> int:
             clock[0] = now - days_ago * DAY
             cid = clusters.add_intent(
                 {
-                    "provider_id": provider,
+                    "provider_id": owner,
                     "name": name,
                     "gpu": "A800",
                     "gpu_count": 16,
@@ -80,22 +83,22 @@ def write_history(database: Path, now: float | None = None) -> dict[str, int]:
             ids[name] = cid
             return cid
 
-        slow = rent("roce-slow", "memory", "roce-200", 5, ready=True)
+        slow = rent("roce-slow", provider, "roce-200", 5, ready=True)
         tuning = TuningTables(store)
         verdict = {"status": "low", "ratio": 0.61, "healthy": False}
         tuning.insert_settings(
             (slow, None, now - 5 * DAY + 600, "verified", 1, "RoCE", "[]", json.dumps(verdict)),
             [],
         )
-        dead = rent("roce-dead", "memory", "roce-200", 3, ready=False)
+        dead = rent("roce-dead", provider, "roce-200", 3, ready=False)
         clusters.update(
             dead,
             state=ClusterState.RELEASED,
             error="bootstrap failed on roce-dead-node1: nvidia-smi not found",
             released_at=now - 3 * DAY + 900,
         )
-        rent("ib-good", "memory", "ib-hdr-200", 2, ready=True)
-        old = rent("ib-old", "memory", "ib-hdr-200", 60, ready=True)
+        rent("ib-good", provider, "ib-hdr-200", 2, ready=True)
+        old = rent("ib-old", provider, "ib-hdr-200", 60, ready=True)
         node = clusters.get(old).nodes[1]
         EventLog(store, bus, lambda: now - 60 * DAY).raise_alert(
             AlertRaised(
