@@ -807,9 +807,7 @@ class PlanPage(QWidget):
         def work() -> PlanView | RequestError:
             try:
                 providers = [request.provider] if request.provider else None
-                return PlanView.of(
-                    engine.plan(request, providers=providers, use_memory=use_memory)
-                )
+                return PlanView.of(engine.plan(request, providers=providers, use_memory=use_memory))
             except RequestError as exc:  # a field the offers refuse: shown at the field
                 return exc
 
