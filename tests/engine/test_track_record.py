@@ -110,3 +110,59 @@ def test_the_memory_says_per_provider_region_node_class_and_host_what_happened(
     xid = [m for m in engine.track_record(provider="MEMORY").marks if m.kind == "xid"]
     assert [(m.host, m.figure) for m in xid] == [("ib-old-node1", 79.0)]
     assert engine.track_record(days=30).filtered(provider="memory").standings()[0].rentals == 3
+
+
+def test_a_provider_billing_over_its_quote_is_remembered_and_ranked_down() -> None:
+    """From the provider's ledger to the ranking: a rental released an hour ago, metered at
+    its quoted price; the provider's ledger says 12% more. Reading the bill (as `xyclaw
+    billing` does) keeps that, and the next plan ranks the provider down and says why."""
+    import time
+
+    from xyclaw.events import EventBus
+    from xyclaw.providers import Capabilities
+    from xyclaw.providers.base import LedgerEntry
+    from xyclaw.providers.memory import ProviderCall
+    from xyclaw.records import ClusterState, ClusterStore
+    from xyclaw.store import Store
+    from xyclaw.store.charges import ChargeTable
+
+    paths = AppPaths.from_environment()
+    paths.ensure()
+    start = time.time() - 7200
+    with Store(paths.database) as store:
+        clusters = ClusterStore(store, EventBus(), lambda: start)
+        clusters.ensure_provider("memory", "memory")
+        cid = clusters.add_intent(
+            {"provider_id": "memory", "name": "c1", "gpu": "A800", "gpu_count": 8,
+             "gpus_per_node": 8, "fabric": "none", "region": "Xiamen", "currency": "CNY",
+             "price_per_gpu_hour_micros": 3_500_000}
+        )  # fmt: skip
+        clusters.update(
+            cid, state=ClusterState.RELEASED, external_id="mem-c1", ready_at=start + 60,
+            released_at=start + 3660,
+        )  # fmt: skip
+        ChargeTable(store).charge_meter(cid, start + 60, 28_000_000, start + 3660, "CNY")
+
+    cloud = MemoryCloud(A800)
+
+    def handler(call: ProviderCall) -> object:
+        if call.op == "billing":  # the provider's own bill: 3,600 s, 12% over the quote
+            return [LedgerEntry("mem-c1", None, start + 60, start + 3660, 3600, 31_360_000, "CNY")]
+        return cloud(call)
+
+    registry = ProviderRegistry()
+    capabilities = Capabilities(rents=True, multi_node=True, billing_ledger=True)
+    registry.add(MemoryProvider(handler, capabilities=capabilities))
+    eng = build_engine(paths, load_config(paths.config_file), providers=registry)
+    try:
+        before = eng.plan(request(), providers=["memory"])
+        assert not any(r.startswith("memory-") for o in before.result.options for r, _ in o.reasons)
+        (bill,) = eng.billing().clusters
+        assert (bill.meter_micros, bill.provider_ledger_micros) == (28_000_000, 31_360_000)
+        (drift,) = [m for m in eng.track_record().marks if m.kind == "price_drift"]
+        assert drift.figure == pytest.approx(0.12)
+        after = eng.plan(request(), providers=["memory"])
+        rule, text = after.result.options[0].reasons[0]
+        assert rule == "memory-price-drift" and "up to 12% over the quoted price" in text
+    finally:
+        eng.close()
