@@ -99,3 +99,27 @@ def test_one_job_by_name_and_the_model_read_from_its_spec(
         1.5e9,
         "lora",
     )
+
+
+def test_xyclaw_jobs_results_prints_each_job_and_each_provider_by_month(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    from xyclaw.cli.main import main
+
+    paths = AppPaths.from_environment()
+    paths.database.parent.mkdir(parents=True, exist_ok=True)
+    write_jobs(paths.database)
+    assert main(["jobs", "results"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    full = next(line for line in lines if " full-7b " in line)
+    assert "full" in full and "8 x A800" in full and "0.47" in full and "33.7%" in full
+    serve = next(line for line in lines if " serve-7b " in line)
+    assert "/ 1k requests" in serve
+    trend = next(line for line in lines if line.startswith("2026-04"))
+    assert trend.split()[1:4] == ["memory", "A800", "3"] and "30.4%" in trend
+    assert main(["jobs", "results", "lora-13b", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (lora,) = data["jobs"]
+    assert lora["method"] == "lora" and within_1pct(lora["mfu"], 0.25)
