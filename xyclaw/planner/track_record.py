@@ -150,6 +150,19 @@ class Standing:
         }
 
 
+@dataclass
+class _Window:
+    """One provider's last 30 days, as the ranking hook reads them."""
+
+    marks: int = 0
+    rentals: int = 0
+    class_rentals: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    class_failures: dict[tuple[str, str, str], list[Mark]] = field(default_factory=dict)
+    drifts: list[Mark] = field(default_factory=list)
+    leaks: int = 0
+    refusals: int = 0
+
+
 @dataclass(frozen=True)
 class TrackRecord:
     """Rentals and marks since ``since``, read at ``now``."""
@@ -159,6 +172,12 @@ class TrackRecord:
     rentals: tuple[Rental, ...] = ()
     marks: tuple[Mark, ...] = ()
     _by_cluster: dict[int, Rental] = field(default_factory=dict, compare=False, repr=False)
+    # the ranking's window, by provider (casefolded), and its judgements by node class:
+    # a plan asks about thousands of offers of a few classes
+    _recent: dict[str, _Window] = field(default_factory=dict, compare=False, repr=False)
+    _judged: dict[tuple[str, str, str, str], Judgement | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         self._by_cluster.update({r.cluster_id: r for r in self.rentals})
@@ -334,30 +353,54 @@ class TrackRecord:
     # -- the ranking hook --------------------------------------------------------------------
     def judge(self, offer: Offer) -> Judgement | None:
         """What the last 30 days say of renting ``offer`` (None: nothing)."""
-        start = self.now - RANKING_WINDOW_S
-        recent = [m for m in self.marks if m.ts >= start and same_name(m.provider, offer.provider)]
-        if not recent:
+        key = (
+            offer.provider.strip().casefold(),
+            offer.region.strip().casefold(),
+            offer.gpu,
+            offer.fabric,
+        )
+        if key not in self._judged:
+            self._judged[key] = self._judge(offer)
+        return self._judged[key]
+
+    def _window(self, provider: str) -> _Window:
+        """The last 30 days of one provider, indexed by node class (built once for all)."""
+        if not self._recent:
+            start = self.now - RANKING_WINDOW_S
+            self._recent[""] = _Window()  # read once, even when nothing is recent
+            for r in self.rentals:
+                if r.created_at >= start:
+                    w = self._recent.setdefault(r.provider.strip().casefold(), _Window())
+                    w.rentals += 1
+                    key = (r.region.strip().casefold(), r.gpu, r.fabric)
+                    w.class_rentals[key] = w.class_rentals.get(key, 0) + 1
+            for m in self.marks:
+                if m.ts < start:
+                    continue
+                w = self._recent.setdefault(m.provider.strip().casefold(), _Window())
+                w.marks += 1
+                if m.kind in FAILURES:
+                    key = (m.region.strip().casefold(), m.gpu, m.fabric)
+                    w.class_failures.setdefault(key, []).append(m)
+                elif m.kind == "price_drift" and (m.figure or 0.0) >= DRIFT_THRESHOLD:
+                    w.drifts.append(m)
+                elif m.kind == "leak":
+                    w.leaks += 1
+                elif m.kind == "refusal":
+                    w.refusals += 1
+        return self._recent.get(provider.strip().casefold()) or self._recent[""]
+
+    def _judge(self, offer: Offer) -> Judgement | None:
+        window = self._window(offer.provider)
+        if not window.marks:
             return None
         reasons: list[HookReason] = []
         rank_down = False
-        mine = [
-            m
-            for m in recent
-            if m.kind in FAILURES
-            and same_name(m.region, offer.region)
-            and m.gpu == offer.gpu
-            and m.fabric == offer.fabric
-        ]
+        key = (offer.region.strip().casefold(), offer.gpu, offer.fabric)
+        mine = window.class_failures.get(key, [])
         failed = {m.cluster_id for m in mine}
         if failed:
-            rented = sum(
-                1
-                for r in self.rentals
-                if r.created_at >= start
-                and same_name(r.provider, offer.provider)
-                and same_name(r.region, offer.region)
-                and (r.gpu, r.fabric) == (offer.gpu, offer.fabric)
-            )
+            rented = window.class_rentals.get(key, 0)
             what, what_zh = _what_failed(mine)
             figures = {
                 "provider": offer.provider,
@@ -379,17 +422,11 @@ class TrackRecord:
                 reasons.append(("memory-node-class", text + "; ranked down", figures))
             else:
                 reasons.append(("memory-node-class-once", text, figures))
-        drifts = [
-            m for m in recent if m.kind == "price_drift" and (m.figure or 0) >= DRIFT_THRESHOLD
-        ]
+        drifts = window.drifts
         if drifts:
             rank_down = True
             worst = max(m.figure or 0.0 for m in drifts)
-            rented = sum(
-                1
-                for r in self.rentals
-                if r.created_at >= start and same_name(r.provider, offer.provider)
-            )
+            rented = window.rentals
             figures = {
                 "provider": offer.provider,
                 "drift": f"{worst:.0%}",
@@ -405,8 +442,7 @@ class TrackRecord:
                     figures,
                 )
             )
-        leaks = sum(1 for m in recent if m.kind == "leak")
-        refusals = sum(1 for m in recent if m.kind == "refusal")
+        leaks, refusals = window.leaks, window.refusals
         if leaks or refusals:
             figures = {"provider": offer.provider, "leaks": str(leaks), "refusals": str(refusals)}
             reasons.append(
