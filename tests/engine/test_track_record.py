@@ -107,6 +107,11 @@ def test_the_memory_says_per_provider_region_node_class_and_host_what_happened(
     assert classes["memory / Xiamen / A800 / roce-200"].counts["failed_rentals"] == 2
     hosts = {s.key: s for s in engine.track_record(host="ib-old-node1").standings("host")}
     assert hosts["ib-old-node1"].counts == {"xid": 1, "failed_rentals": 1}
+    # the provider's machine id finds the same host
+    by_machine = engine.track_record(host="machine-ib-old-1")
+    assert [s.key for s in by_machine.standings("host")] == ["ib-old-node1"]
+    assert [m.kind for m in by_machine.marks] == ["xid"]
+    assert by_machine.rentals[0].machines == ("machine-ib-old-1",)
     xid = [m for m in engine.track_record(provider="MEMORY").marks if m.kind == "xid"]
     assert [(m.host, m.figure) for m in xid] == [("ib-old-node1", 79.0)]
     assert engine.track_record(days=30).filtered(provider="memory").standings()[0].rentals == 3

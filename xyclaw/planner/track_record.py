@@ -80,10 +80,19 @@ class Rental:
     ready_s: float | None
     state: str
     hosts: tuple[str, ...] = ()
+    #: the provider's own id of each host (a Vast machine id, an instance id), as ``hosts``
+    machines: tuple[str, ...] = ()
 
     @property
     def node_class(self) -> tuple[str, str, str, str]:
         return (self.provider, self.region, self.gpu, self.fabric)
+
+    def host_named(self, name: str) -> str | None:
+        """The host called ``name`` here, by its host name or the provider's machine id."""
+        for host, machine in zip(self.hosts, self.machines or self.hosts, strict=False):
+            if same_name(host, name) or same_name(machine, name):
+                return host
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,10 +196,14 @@ class TrackRecord:
     def from_rows(cls, rows: TrackRecordRows, *, now: float, since: float) -> TrackRecord:
         """The marks of the history's rows (:func:`xyclaw.store.track_record.track_record_rows`)."""
         hosts: dict[int, list[str]] = {}
+        machines: dict[int, list[str]] = {}
         host_of_node: dict[int, str] = {}
         for node in rows.nodes:
             name = str(node["hostname"] or node["external_id"] or f"rank {node['rank']}")
             hosts.setdefault(int(node["cluster_id"]), []).append(name)
+            machines.setdefault(int(node["cluster_id"]), []).append(
+                str(node["external_id"] or name)
+            )
             host_of_node[int(node["id"])] = name
         rentals = {}
         for c in rows.clusters:
@@ -207,6 +220,7 @@ class TrackRecord:
                 ready_s=None if ready is None else max(0.0, float(ready) - float(c["created_at"])),
                 state=str(c["state"]),
                 hosts=tuple(hosts.get(int(c["id"]), ())),
+                machines=tuple(machines.get(int(c["id"]), ())),
             )
         marks: list[Mark] = []
 
@@ -286,19 +300,24 @@ class TrackRecord:
             return (
                 (provider is None or same_name(r.provider, provider))
                 and (region is None or same_name(r.region, region))
-                and (host is None or any(same_name(h, host) for h in r.hosts))
+                and (host is None or r.host_named(host) is not None)
             )
 
-        rentals = tuple(
-            r if host is None else replace(r, hosts=tuple(h for h in r.hosts if same_name(h, host)))
-            for r in self.rentals
-            if keep(r)
-        )
+        def only_the_host(r: Rental) -> Rental:
+            named = r.host_named(host) if host is not None else None
+            if named is None:
+                return r
+            machine = dict(zip(r.hosts, r.machines or r.hosts, strict=False)).get(named, named)
+            return replace(r, hosts=(named,), machines=(machine,))
+
+        rentals = tuple(only_the_host(r) for r in self.rentals if keep(r))
         ids = {r.cluster_id for r in rentals}
+        kept_hosts = {r.cluster_id: r.hosts for r in rentals}
         marks = tuple(
             m
             for m in self.marks
-            if m.cluster_id in ids and (host is None or m.host is None or same_name(m.host, host))
+            if m.cluster_id in ids
+            and (host is None or m.host is None or m.host in kept_hosts.get(m.cluster_id, ()))
         )
         return TrackRecord(now=self.now, since=self.since, rentals=rentals, marks=marks)
 
