@@ -782,8 +782,9 @@ class HistoryPage(QWidget):
                 results = {r.job_id: r for r in engine.job_results()}
                 for replay in comparison.replays:
                     result = results.get(replay.id)
-                    if result is not None:
-                        replay.results.update(result_rows(result))
+                    if result is not None:  # an estimate stays where the engine has none
+                        found = result_rows(result)
+                        replay.results.update({k: v for k, v in found.items() if v is not None})
             return comparison
 
         self._submit(compare, self._show_comparison, "compare jobs")
