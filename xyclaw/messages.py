@@ -83,6 +83,23 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "col_loss": ("loss", "loss"),
     "col_eta": ("eta", "预计剩余"),
     "no_jobs": ("no jobs", "没有作业"),
+    # issue 36: `xyclaw jobs results`
+    "per_m_tokens": ("{cost} / M tokens", "{cost} / 百万 token"),
+    "per_1k_requests": ("{cost} / 1k requests", "{cost} / 千次请求"),
+    "per_epoch": ("{cost} / epoch", "{cost} / 轮"),
+    "col_result_kind": ("kind", "类型"),
+    "col_result_gpus": ("gpus", "GPU"),
+    "col_result_cost": ("cost", "费用"),
+    "col_per_result": ("per result", "单位产出费用"),
+    "col_mfu": ("mfu", "MFU"),
+    "col_month": ("month", "月份"),
+    "col_provider_name": ("provider", "平台"),
+    "col_result_gpu": ("gpu", "GPU"),
+    "col_result_jobs": ("jobs", "作业数"),
+    "col_per_m_tokens": ("per M tokens", "每百万 token"),
+    "col_per_1k_requests": ("per 1k requests", "每千次请求"),
+    "word_full": ("full", "全参"),
+    "word_lora": ("lora", "LoRA"),
     "job_rents": ("this job rents: {quote}", "这个作业要租用：{quote}"),
     # a job's and its nodes' states, kinds and causes, as stored (English: the value itself)
     "word_queued": ("queued", "排队中"),
@@ -177,6 +194,22 @@ def text(language: str, key: str, **values: object) -> str:
 #: Chinese wording of a planner reason, by ``rule`` or ``rule/form``; English keeps the
 #: planner's own text (:func:`xyclaw.planner.rules.explain` gives the figures).
 REASONS_ZH: dict[str, str] = {
+    # issue 36: the user's own history of a provider and node class
+    "memory-node-class": (
+        "你的历史记录：{provider} 在 {region} 的 {gpu} {fabric} 节点近 30 天 {rented} 次租用中"
+        "有 {failed} 次出问题（{what_zh}）；已排后"
+    ),
+    "memory-node-class-once": (
+        "你的历史记录：{provider} 在 {region} 的 {gpu} {fabric} 节点近 30 天 {rented} 次租用中"
+        "有 {failed} 次出问题（{what_zh}）"
+    ),
+    "memory-price-drift": (
+        "你的历史记录：{provider} 近 30 天 {rented} 次租用中有 {times} 次实际计费高于报价，"
+        "最多高 {drift}；已排后"
+    ),
+    "memory-provider": (
+        "你的历史记录：{provider} 近 30 天有 {leaks} 台机器在未察觉时计费，拒绝了 {refusals} 次租用"
+    ),
     "small-jobs-roce/roce": (
         "{size} 模型 8 卡以内：RoCE 只比 InfiniBand 慢 {extra}，花钱更少（规则 1）"
     ),

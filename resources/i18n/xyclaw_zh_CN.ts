@@ -1638,6 +1638,22 @@
         <translation>MFU（估算）</translation>
     </message>
     <message>
+        <source>Cost per M tokens</source>
+        <translation>每百万 token 费用</translation>
+    </message>
+    <message>
+        <source>Cost per epoch</source>
+        <translation>每轮费用</translation>
+    </message>
+    <message>
+        <source>Cost per 1k requests</source>
+        <translation>每千次请求费用</translation>
+    </message>
+    <message>
+        <source>Training method</source>
+        <translation>训练方式</translation>
+    </message>
+    <message>
         <source>All-reduce bus bandwidth</source>
         <translation>all_reduce 总线带宽</translation>
     </message>
@@ -1823,6 +1839,77 @@
     </message>
 </context>
 <context>
+    <name>HistoryMemory</name>
+    <message>
+        <source>provider</source>
+        <translation>平台</translation>
+    </message>
+    <message>
+        <source>region</source>
+        <translation>地区</translation>
+    </message>
+    <message>
+        <source>node class</source>
+        <translation>节点类型</translation>
+    </message>
+    <message>
+        <source>host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>XID error</source>
+        <translation>XID 错误</translation>
+    </message>
+    <message>
+        <source>uncorrectable ECC errors</source>
+        <translation>不可纠正的 ECC 错误</translation>
+    </message>
+    <message>
+        <source>GPU fell off the bus</source>
+        <translation>GPU 掉卡</translation>
+    </message>
+    <message>
+        <source>straggler</source>
+        <translation>掉队节点</translation>
+    </message>
+    <message>
+        <source>fabric stall</source>
+        <translation>网络停滞</translation>
+    </message>
+    <message>
+        <source>low bus bandwidth</source>
+        <translation>总线带宽偏低</translation>
+    </message>
+    <message>
+        <source>never came up</source>
+        <translation>未能启动</translation>
+    </message>
+    <message>
+        <source>refused</source>
+        <translation>被拒绝</translation>
+    </message>
+    <message>
+        <source>left billing unseen</source>
+        <translation>未察觉时仍在计费</translation>
+    </message>
+    <message>
+        <source>billed off the quote</source>
+        <translation>计费偏离报价</translation>
+    </message>
+    <message>
+        <source>{cost} / M tokens</source>
+        <translation>{cost} / 百万 token</translation>
+    </message>
+    <message>
+        <source>{cost} / 1k requests</source>
+        <translation>{cost} / 千次请求</translation>
+    </message>
+    <message>
+        <source>{cost} / epoch</source>
+        <translation>{cost} / 轮</translation>
+    </message>
+</context>
+<context>
     <name>HistoryPage</name>
     <message>
         <source>History</source>
@@ -1873,6 +1960,10 @@
         <translation>集群</translation>
     </message>
     <message>
+        <source>Hosts and providers</source>
+        <translation>主机与平台</translation>
+    </message>
+    <message>
         <source>ID</source>
         <translation>编号</translation>
     </message>
@@ -1907,6 +1998,14 @@
     <message>
         <source>Tokens/s</source>
         <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Cost per result</source>
+        <translation>单位产出费用</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
     </message>
     <message>
         <source>Region</source>
@@ -2328,6 +2427,14 @@
         <translation>运行时长</translation>
     </message>
     <message>
+        <source>Cost per result</source>
+        <translation>单位产出费用</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
         <source>M tokens/s</source>
         <translation>百万 token/秒</translation>
     </message>
@@ -2442,6 +2549,26 @@
     <message>
         <source>no: the cluster stays when the job ends</source>
         <translation>否：作业结束后集群保留</translation>
+    </message>
+    <message>
+        <source>{cost} per M tokens</source>
+        <translation>每百万 token {cost}</translation>
+    </message>
+    <message>
+        <source>{cost} per epoch</source>
+        <translation>每轮 {cost}</translation>
+    </message>
+    <message>
+        <source>{cost} per 1k requests</source>
+        <translation>每千次请求 {cost}</translation>
+    </message>
+    <message>
+        <source>Counted when the spec names the model in its environment: XYCLAW_MODEL_PARAMS (7B) and XYCLAW_TRAINING (full or lora)</source>
+        <translation>作业描述的环境变量写明模型时才计算：XYCLAW_MODEL_PARAMS（如 7B）和 XYCLAW_TRAINING（full 或 lora）</translation>
+    </message>
+    <message>
+        <source>{mfu} ({k}N FLOPs per token, {gpus} x {gpu})</source>
+        <translation>{mfu}（每 token {k}N FLOPs，{gpus} × {gpu}）</translation>
     </message>
     <message>
         <source>all nodes</source>
@@ -2641,6 +2768,117 @@
     <message>
         <source>It keeps watching your clusters, budgets and idle machines. Quit from the tray menu.</source>
         <translation>它会继续看护你的集群、预算和空闲机器。要退出，请用托盘菜单。</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryView</name>
+    <message>
+        <source>One line per</source>
+        <translation>每行一个</translation>
+    </message>
+    <message>
+        <source>From this computer's history. The planner ranks a node class that failed on two rentals in 30 days, or a provider that billed over its quote, down and says why (turn it off per plan).</source>
+        <translation>来自这台电脑上的历史记录。30 天内两次租用出问题的节点类型、或实际计费高于报价的平台，规划器会排后并说明原因（每次规划可关闭）。</translation>
+    </message>
+    <message>
+        <source>What happened</source>
+        <translation>发生了什么</translation>
+    </message>
+    <message>
+        <source>Cost per result by provider, GPU model and month</source>
+        <translation>按平台、GPU 型号和月份的单位产出费用</translation>
+    </message>
+    <message>
+        <source>Rentals</source>
+        <translation>租用次数</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>出问题</translation>
+    </message>
+    <message>
+        <source>XIDs</source>
+        <translation>XID</translation>
+    </message>
+    <message>
+        <source>ECC</source>
+        <translation>ECC</translation>
+    </message>
+    <message>
+        <source>Worst bus bandwidth</source>
+        <translation>最差总线带宽</translation>
+    </message>
+    <message>
+        <source>Never came up</source>
+        <translation>未能启动</translation>
+    </message>
+    <message>
+        <source>Refused</source>
+        <translation>被拒</translation>
+    </message>
+    <message>
+        <source>Leaks</source>
+        <translation>泄漏</translation>
+    </message>
+    <message>
+        <source>Price drift</source>
+        <translation>计费偏差</translation>
+    </message>
+    <message>
+        <source>Ready in (median)</source>
+        <translation>就绪用时（中位数）</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>What</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Month</source>
+        <translation>月份</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>平台</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Per M tokens</source>
+        <translation>每百万 token</translation>
+    </message>
+    <message>
+        <source>Per 1k requests</source>
+        <translation>每千次请求</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>{rentals} rentals from {providers} providers remembered</source>
+        <translation>记得 {providers} 个平台的 {rentals} 次租用</translation>
     </message>
 </context>
 <context>
@@ -3334,6 +3572,14 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>Fastest first (rank by time, not cost)</source>
         <translation>最快优先（按时间而不是费用排序）</translation>
+    </message>
+    <message>
+        <source>Use my history (rank down what failed or over-billed, and say why)</source>
+        <translation>参考我的历史记录（出过问题或多收费的排后，并说明原因）</translation>
+    </message>
+    <message>
+        <source>Node classes that failed on two rentals in 30 days and providers that billed over their quote go after the others, each with its reason (History: Hosts and providers)</source>
+        <translation>30 天内两次租用出问题的节点类型、以及实际计费高于报价的平台排在其他方案之后，并各自说明原因（历史：主机与平台）</translation>
     </message>
     <message>
         <source>error</source>

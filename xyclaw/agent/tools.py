@@ -461,6 +461,30 @@ def _history(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolO
     return _output(body, said(key, count=len(rows)))
 
 
+def _track_record(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
+    """The memory's standings and its newest marks; a mark's detail may be a machine's own
+    words (a bootstrap's error), so the details travel as remote data (issue 36)."""
+    filters = {k: str(args[k]) for k in ("provider", "region", "host") if args.get(k)}
+    days = float(args.get("days") or 90)
+    memory = ctx.engine.track_record(**filters, days=days)
+    by = str(args.get("by") or ("host" if "host" in filters else "provider"))
+    marks = [jsonable(m) for m in memory.marks[-20:]]
+    details = "\n".join(f"[{i}] {m.pop('detail', '')}" for i, m in enumerate(marks))
+    body = {
+        "days": days,
+        "by": by,
+        "rentals": len(memory.rentals),
+        "standings": jsonable(memory.standings(by)),
+        "marks": marks,
+        "mark_details": wrap_remote(details, ctx.remote_chars, "what the history recorded"),
+        "ranking": "the planner ranks a node class that failed on 2+ rentals in 30 days, or a"
+        " provider that billed over its quote, down (plan says why)",
+    }
+    return _output(
+        body, said("agent.done.track_record", rentals=len(memory.rentals)), from_remote=True
+    )
+
+
 def _alerts(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
     kwargs: dict[str, Any] = {"open_only": bool(args.get("open_only", True))}
     if args.get("cluster"):
@@ -1260,6 +1284,25 @@ def _catalogue() -> list[ToolSpec]:
             ("alerts",),
             _alerts,
         ),
+        # issue 36: the memory of hosts and providers ("how has Lambda been for me")
+        ToolSpec(
+            "track_record",
+            E.READ,
+            "How a provider, region, node class or host has been for this user, from the local"
+            " history: failed rentals (XIDs, ECC, low bus bandwidth, failed bring-ups,"
+            " stragglers), leaks, refusals, price drift against the quote, time to ready.",
+            _obj(
+                {
+                    "provider": _s("a provider, e.g. lambda, sim"),
+                    "region": _s("a region, e.g. Xiamen"),
+                    "host": _s("a host name or the provider's machine id"),
+                    "by": _s("one summary per", enum=["provider", "region", "node_class", "host"]),
+                    "days": _n("how far back, in days (90)"),
+                }
+            ),
+            ("track_record",),
+            _track_record,
+        ),
     ]
 
 
@@ -1281,6 +1324,7 @@ TOOL_NAMES = (
     "cost",
     "history",
     "alerts",
+    "track_record",  # issue 36
 )
 
 

@@ -17,12 +17,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
+    from xyclaw.engine.reports import Standing, TrackRecord
     from xyclaw.planner.result import PlanOption, PlanResult, RejectedOption
 
 PLAIN_ENV = "XYCLAW_PLAIN"
@@ -520,3 +521,57 @@ class TopScreen:
         if self._live is not None:
             self._live.stop()
             self._live = None
+
+
+# -- the memory of hosts and providers (issue 36) --------------------------------------------
+_TRACK_COLUMNS = (
+    Column("", 34),
+    Column("rentals", 7, right=True),
+    Column("failed", 6, right=True),
+    Column("xid", 4, right=True),
+    Column("ecc", 4, right=True),
+    Column("busbw", 6, right=True),
+    Column("no-up", 5, right=True),
+    Column("refused", 7, right=True),
+    Column("leaks", 5, right=True),
+    Column("drift", 6, right=True),
+    Column("ready", 7, right=True),
+)
+
+
+def print_track_record(ctx: Any, memory: TrackRecord, by: str, *, days: float) -> None:
+    """One line per provider (region, node class or host) of the memory, then its marks."""
+    standings = memory.standings(by)
+    if not standings:
+        ctx.print(f"no rentals in the last {days:g} days")
+        return
+
+    def count(s: Standing, kind: str) -> str:
+        return str(s.counts.get(kind, 0) or "-")
+
+    rows = [
+        (
+            s.key,
+            str(s.rentals),
+            str(s.failed_rentals or "-"),
+            count(s, "xid"),
+            count(s, "ecc"),
+            "-" if s.worst_busbw_ratio is None else f"{s.worst_busbw_ratio:.0%}",
+            count(s, "bring_up_failed"),
+            count(s, "refusal"),
+            count(s, "leak"),
+            "-" if s.worst_price_drift is None else f"{s.worst_price_drift:+.0%}",
+            "-" if s.median_ready_s is None else f"{s.median_ready_s / 60:.0f} min",
+        )
+        for s in standings
+    ]
+    columns = (replace(_TRACK_COLUMNS[0], header=by.replace("_", " ")), *_TRACK_COLUMNS[1:])
+    print_table(ctx.out, columns, rows, title=f"the last {days:g} days", language=ctx.language)
+    if memory.marks:
+        ctx.print("")
+        ctx.print("what happened (newest last):")
+        for m in memory.marks[-20:]:
+            when = time.strftime("%Y-%m-%d", time.localtime(m.ts))
+            where = " / ".join((m.provider, m.region or "?", m.gpu, m.fabric))
+            host = f" {m.host}" if m.host else ""
+            ctx.print(f"  {when}  {where}{host}: {m.kind}: {remote_text(ctx.out, m.detail)}")

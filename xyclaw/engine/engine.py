@@ -63,11 +63,13 @@ if TYPE_CHECKING:
     from xyclaw.engine.maintenance import Maintenance
     from xyclaw.engine.recovery_asks import ReplacementAsk
     from xyclaw.jobs.nodes import JobNode
+    from xyclaw.jobs.results import JobResult, ResultTrend
     from xyclaw.jobs.service import JobService
     from xyclaw.jobs.slurm_jobs import GpuSample, SlurmJobs, SlurmJobView
     from xyclaw.jobs.spec import JobSpec
     from xyclaw.jobs.ssh_config import AliasReport, SshAliases
     from xyclaw.planner import PlanRequest
+    from xyclaw.planner.track_record import TrackRecord
     from xyclaw.providers.slurm import QueueWait
     from xyclaw.records import NodeRecord
     from xyclaw.records.jobs import JobRecord, LogLine
@@ -252,11 +254,14 @@ class Engine:
         providers: Iterable[str] | None = None,
         extra_offers: Iterable[Offer] = (),
         conversation_id: int | None = None,
+        use_memory: bool = True,
     ) -> PlanOutcome:
         """Rank every way to run the request over the providers' live offers, and save it.
 
         A provider that does not answer is planned from the built-in catalog's offers for it,
-        and the outcome says so.
+        and the outcome says so. The user's history of each provider and node class (the
+        memory, :meth:`track_record`) warns about offers or ranks them down, each with its
+        reason; ``use_memory=False`` plans without it (the plain ranking).
         """
         from xyclaw.planner import plan as rank
 
@@ -293,7 +298,18 @@ class Engine:
         unknown = sorted({o.gpu for o in offers if o.gpu not in known})
         if unknown:
             notes.append(said("common.plan_unknown_gpus", gpus=", ".join(unknown)))
-        result = rank(request, Catalog(builtin.gpus, [o for o in offers if o.gpu in known]))
+        hook = self.track_record().judge if use_memory else None
+        result = rank(
+            request, Catalog(builtin.gpus, [o for o in offers if o.gpu in known]), hook=hook
+        )
+        if use_memory:
+            from xyclaw.planner.track_record import RANK_DOWN_RULES
+
+            down = sum(
+                1 for o in result.options[:50] if any(r in RANK_DOWN_RULES for r, _ in o.reasons)
+            )
+            if down:
+                notes.append(said("common.plan_memory_ranked_down", n=down))
         horizon = self._config.billing.plan_horizon_days
         long_runs = [o.seconds for o in result.options if o.seconds > horizon * 86400]
         if long_runs:
@@ -307,12 +323,37 @@ class Engine:
             )
         saved = result.to_json(max_options=50, max_rejected=20)
         saved["offers_source"] = source
+        saved["memory"] = use_memory
         english = [str(note) for note in notes]
         saved["notes"] = english
         plan_id = self._plans.add(request.to_json(), saved, conversation_id)
         return PlanOutcome(
             plan_id=plan_id, result=result, offers_source=source, notes=english, notes_said=notes
         )
+
+    @effect(Effect.READ)
+    def track_record(
+        self,
+        *,
+        provider: str | None = None,
+        region: str | None = None,
+        host: str | None = None,
+        days: float = 90.0,
+    ) -> TrackRecord:
+        """The memory of every rental of the last ``days``: per provider, region, node class
+        and host, its XIDs, ECC errors, failed bring-ups, bus bandwidth against the fabric's
+        expectation, stragglers, leaks, refusals, price drift and time to ready."""
+        from xyclaw.planner.track_record import TrackRecord
+        from xyclaw.store.track_record import track_record_rows
+
+        if days <= 0:
+            raise UsageError(f"days must be positive, not {days:g}", hint="e.g. --days 30")
+        now = self._clock()
+        since = now - days * 86400
+        memory = TrackRecord.from_rows(track_record_rows(self._store, since), now=now, since=since)
+        if provider is None and region is None and host is None:
+            return memory
+        return memory.filtered(provider=provider, region=region, host=host)
 
     @effect(Effect.READ)
     def quote(self, plan_id: int, option: int) -> RentQuote:
@@ -1016,6 +1057,11 @@ class Engine:
             except XyclawError as exc:
                 warnings.append(f"{name}'s ledger is unavailable: {exc.message}")
         meters = self._charges.meter_totals([c.id for c in clusters])
+        now = self._clock()
+        for c in clusters:  # kept for the memory of providers: their bill against the meter
+            billed = ledgers.get(c.provider_id, {}).get(c.external_id or "")
+            if billed is not None and c.external_id:
+                self._charges.set_provider_total(c.id, billed, c.currency, c.created_at, now)
         bills = [
             ClusterBill(
                 cluster_id=c.id,
@@ -1692,6 +1738,56 @@ class Engine:
         """The job's metrics series (step, loss, learning rate, throughput), for charts."""
         service = self._job_service()
         return service.jobs.metrics(service.jobs.find(str(ref)).id)
+
+    @effect(Effect.READ)
+    def job_results(self, ref: str | None = None) -> list[JobResult]:
+        """Cost per result of one job, or of the last 200: cost per million tokens, per epoch
+        and (a service) per 1k requests, and MFU counted for the task (6N FLOPs per token for
+        full training, 4N for LoRA; see :mod:`xyclaw.jobs.results`)."""
+        from xyclaw.jobs.results import job_result
+
+        service = self._job_service()
+        jobs = [service.find(str(ref))] if ref is not None else service.all(include_finished=True)
+        catalog = Catalog.builtin()
+        clusters: dict[int, ClusterRecord | None] = {}
+
+        def cluster(cluster_id: int | None) -> ClusterRecord | None:
+            if cluster_id is None:
+                return None
+            if cluster_id not in clusters:
+                try:
+                    clusters[cluster_id] = self._clusters.get(cluster_id)
+                except UsageError:
+                    clusters[cluster_id] = None
+            return clusters[cluster_id]
+
+        out = []
+        for job in jobs:
+            home = cluster(job.cluster_id)
+            nodes = next((a.nodes for a in reversed(job.attempts) if a.nodes), ())
+            gpus = sum(c.gpus_per_node for n in nodes if (c := cluster(n.cluster_id)) is not None)
+            if not gpus and home is not None:
+                gpus = home.gpu_count
+            name = home.gpu if home is not None else None
+            out.append(
+                job_result(
+                    job,
+                    service.jobs.metrics(job.id),
+                    provider=home.provider_id if home is not None else None,
+                    gpu=catalog.gpu(name) if name and catalog.has_gpu(name) else None,
+                    gpu_name=name,
+                    gpus=gpus,
+                )
+            )
+        return out
+
+    @effect(Effect.READ)
+    def result_trends(self) -> list[ResultTrend]:
+        """Cost per million tokens (per 1k requests) and MFU per provider, GPU model and month:
+        "A800 on sim: 1.8 CNY per M tokens; H100 on Lambda: 2.4"."""
+        from xyclaw.jobs.results import trends
+
+        return trends(self.job_results())
 
     @effect(Effect.EXEC)
     def attach_job(self, ref: str | None = None) -> list[JobRecord]:

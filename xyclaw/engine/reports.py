@@ -11,7 +11,14 @@ from xyclaw.errors import UsageError
 from xyclaw.wording import Said
 
 if TYPE_CHECKING:
+    # cost per result (Engine.job_results, result_trends) and the memory of hosts and
+    # providers (Engine.track_record), by the names the faces use
+    from xyclaw.jobs.results import JobResult as JobResult
+    from xyclaw.jobs.results import ResultTrend as ResultTrend
     from xyclaw.planner.result import PlanResult
+    from xyclaw.planner.track_record import Mark as Mark
+    from xyclaw.planner.track_record import Standing as Standing
+    from xyclaw.planner.track_record import TrackRecord as TrackRecord
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ from xyclaw.gui.history_data import (
     write_csv,
     write_json,
 )
+from xyclaw.gui.history_memory import MemoryView, result_text
 from xyclaw.gui.history_replay import ReplayView
 from xyclaw.gui.history_words import state
 from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, plain_label
@@ -78,6 +79,23 @@ def _shape(row: dict[str, Any]) -> str:
     if not count:
         return "–"
     return f"{count // max(1, per)} x {per} {row.get('gpu') or ''}".strip()
+
+
+def result_rows(result: Any) -> dict[str, str | None]:
+    """A job's cost per result and MFU as comparison rows (``result.*``)."""
+    currency = result.currency or "CNY"
+
+    def money(micros: int | None) -> str | None:
+        return None if micros is None else i18n.money(micros, currency)
+
+    mfu = result.mfu
+    return {
+        "result.mfu": None if mfu is None else f"{100 * mfu:.3g}%",
+        "result.cost_per_m_tokens": money(result.cost_per_m_tokens_micros),
+        "result.cost_per_epoch": money(result.cost_per_epoch_micros),
+        "result.cost_per_1k_requests": money(result.cost_per_1k_requests_micros),
+        "result.method": result.method,
+    }
 
 
 def _span(row: dict[str, Any], start: str, end: str) -> float | None:
@@ -101,9 +119,13 @@ class HistoryPage(QWidget):
         bridge: Any | None = None,
         on_error: Callable[[ErrorInfo], None] | None = None,
         on_launch_again: Callable[[int], None] | None = None,
+        engine: Any | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """``engine`` (optional) adds what only it reads from the history: each job's cost per
+        result and MFU, and the memory of hosts and providers (issue 36)."""
         super().__init__(parent)
+        self.engine = engine
         self.setObjectName("page_history")
         self.on_launch_again = on_launch_again
         self.source = source
@@ -191,7 +213,7 @@ class HistoryPage(QWidget):
         self._filter_timer.timeout.connect(self.apply_filters)
 
         # lists
-        self.job_model = QStandardItemModel(0, 12, self)
+        self.job_model = QStandardItemModel(0, 14, self)
         self.cluster_model = QStandardItemModel(0, 11, self)
         self.job_table = self._table(self.job_model, "historyJobs")
         self.cluster_table = self._table(self.cluster_model, "historyClusters")
@@ -203,6 +225,9 @@ class HistoryPage(QWidget):
         self.lists.setObjectName("historyLists")
         self.lists.addTab(self.job_table, "")
         self.lists.addTab(self.cluster_table, "")
+        self.memory_view = MemoryView()
+        self.lists.addTab(self.memory_view, "")
+        self.lists.setTabVisible(2, engine is not None)
         self.lists.currentChanged.connect(lambda _i: self._after_filter())
 
         self.replay_button = QPushButton()
@@ -369,11 +394,13 @@ class HistoryPage(QWidget):
         self._fill_period()
         self.lists.setTabText(0, self.tr("Jobs"))
         self.lists.setTabText(1, self.tr("Clusters"))
+        self.lists.setTabText(2, self.tr("Hosts and providers"))
         self.job_model.setHorizontalHeaderLabels(
             [
                 self.tr("ID"), self.tr("Job"), self.tr("State"), self.tr("Cluster"),
                 self.tr("Provider"), self.tr("GPUs"), self.tr("Started"), self.tr("Duration"),
                 self.tr("Attempts"), self.tr("Final loss"), self.tr("Tokens/s"), self.tr("Cost"),
+                self.tr("Cost per result"), self.tr("MFU"),
             ]
         )  # fmt: skip
         self.cluster_model.setHorizontalHeaderLabels(
@@ -460,9 +487,18 @@ class HistoryPage(QWidget):
 
     def refresh(self) -> None:
         self._stale = False
-        self._submit(
-            lambda: (self.source.jobs(), self.source.clusters()), self._loaded, "read the history"
-        )
+        source, engine = self.source, self.engine
+
+        def read() -> tuple[Any, ...]:
+            jobs, clusters = source.jobs(), source.clusters()
+            if engine is None:
+                return jobs, clusters
+            results = {r.job_id: r for r in engine.job_results()}
+            for row in jobs:
+                row["result"] = results.get(int(row["id"]))
+            return jobs, clusters, engine.track_record(), engine.result_trends()
+
+        self._submit(read, self._loaded, "read the history")
 
     def _changed_elsewhere(self) -> None:
         if self.isVisible():
@@ -470,10 +506,12 @@ class HistoryPage(QWidget):
         else:
             self._stale = True
 
-    def _loaded(self, value: tuple[list[dict[str, Any]], list[dict[str, Any]]]) -> None:
+    def _loaded(self, value: tuple[Any, ...]) -> None:
         self._loaded_once = True
         self.error.setVisible(False)
-        self.jobs, self.clusters = value
+        self.jobs, self.clusters = value[0], value[1]
+        if len(value) == 4:
+            self.memory_view.set_data(value[2], value[3])
         self._refill_choices()
         self.apply_filters()
         self.loaded.emit()
@@ -559,6 +597,9 @@ class HistoryPage(QWidget):
         self._after_filter()
 
     def _after_filter(self) -> None:
+        if self.lists.currentIndex() == 2:
+            self.summary.setText(self.memory_view.summary())
+            return
         jobs_tab = self.lists.currentIndex() == 0
         rows = self.shown_jobs if jobs_tab else self.shown_clusters
         total = len(self.jobs if jobs_tab else self.clusters)
@@ -604,6 +645,9 @@ class HistoryPage(QWidget):
             loss = r.get("final_loss")
             rate = r.get("tokens_per_s")
             cost = r.get("cost_micros") or 0
+            result = r.get("result")
+            per, per_sort = result_text(result) if result is not None else ("–", -1.0)
+            mfu = result.mfu if result is not None else None
             model.appendRow(
                 [
                     self._cell(str(r["id"]), int(r["id"]), row_id=int(r["id"])),
@@ -624,6 +668,8 @@ class HistoryPage(QWidget):
                     ),
                     self._cell("–" if rate is None else i18n.number(rate), rate or 0.0),
                     self._cell(i18n.money(cost, r.get("currency") or "CNY"), float(cost)),
+                    self._cell(per, per_sort, translated=per != "–"),
+                    self._cell("–" if mfu is None else f"{mfu:.1%}", mfu or -1.0),
                 ]
             )  # fmt: skip
 
@@ -659,6 +705,8 @@ class HistoryPage(QWidget):
         return self.job_table if self.lists.currentIndex() == 0 else self.cluster_table
 
     def selected_ids(self) -> list[int]:
+        if self.lists.currentIndex() not in (0, 1):  # the memory: nothing to replay
+            return []
         table = self._current_table()
         proxy = table.model()
         rows = {i.row() for i in table.selectionModel().selectedRows()}
@@ -725,9 +773,21 @@ class HistoryPage(QWidget):
             self.open_comparison(ids)
 
     def open_comparison(self, job_ids: Sequence[int]) -> None:
-        source = self.source
+        source, engine = self.source, self.engine
         ids = list(job_ids)
-        self._submit(lambda: source.compare(ids), self._show_comparison, "compare jobs")
+
+        def compare() -> Comparison:
+            comparison = source.compare(ids)
+            if engine is not None:  # cost per result, and MFU counted for the task (issue 36)
+                results = {r.job_id: r for r in engine.job_results()}
+                for replay in comparison.replays:
+                    result = results.get(replay.id)
+                    if result is not None:  # an estimate stays where the engine has none
+                        found = result_rows(result)
+                        replay.results.update({k: v for k, v in found.items() if v is not None})
+            return comparison
+
+        self._submit(compare, self._show_comparison, "compare jobs")
 
     def _show_comparison(self, comparison: Comparison) -> None:
         self.comparison = comparison
@@ -803,4 +863,5 @@ def create_history_page(context: Any) -> HistoryPage:
         bridge=context.bridge,
         on_error=context.show_error,
         on_launch_again=launch_again,
+        engine=engine,
     )

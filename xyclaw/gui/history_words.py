@@ -114,6 +114,10 @@ ROWS = {
     "result.min_loss": QT_TRANSLATE_NOOP("History", "Lowest loss"),
     "result.tokens_per_s": QT_TRANSLATE_NOOP("History", "Tokens/s after warm-up"),
     "result.mfu": QT_TRANSLATE_NOOP("History", "MFU (estimated)"),
+    "result.cost_per_m_tokens": QT_TRANSLATE_NOOP("History", "Cost per M tokens"),
+    "result.cost_per_epoch": QT_TRANSLATE_NOOP("History", "Cost per epoch"),
+    "result.cost_per_1k_requests": QT_TRANSLATE_NOOP("History", "Cost per 1k requests"),
+    "result.method": QT_TRANSLATE_NOOP("History", "Training method"),
     "result.busbw": QT_TRANSLATE_NOOP("History", "All-reduce bus bandwidth"),
     "result.jobs": QT_TRANSLATE_NOOP("History", "Jobs"),
 }

@@ -115,6 +115,7 @@ class JobDetail:
     events: list[dict[str, Any]]
     lines: list[LogLine] | None = None  # None: the log was not re-read this time
     read_at: float = field(default_factory=time.time)
+    result: Any | None = None  # its cost per result and MFU (Engine.job_results, issue 36)
 
 
 def job_events(engine: Any, job: JobRecord, limit: int = 400) -> list[dict[str, Any]]:
@@ -480,7 +481,7 @@ class JobsPage(QWidget):
         tab = QWidget()
         self.cost_form = QFormLayout(tab)
         self.cost_rows: dict[str, tuple[QLabel, QLabel]] = {}
-        for key in ("cost", "cluster", "rented", "attempts", "duration"):
+        for key in ("cost", "cluster", "rented", "attempts", "duration", "per_result", "mfu"):
             name, value = plain_label(), plain_label()
             name.setProperty("role", "fact-label")
             value.setProperty("role", "fact")
@@ -551,6 +552,8 @@ class JobsPage(QWidget):
             "rented": self.tr("Cluster rented for it"),
             "attempts": self.tr("Attempts"),
             "duration": self.tr("Running time"),
+            "per_result": self.tr("Cost per result"),
+            "mfu": self.tr("MFU"),
         }
         for key, (label, _value) in self.cost_rows.items():
             label.setText(names[key])
@@ -753,7 +756,11 @@ class JobsPage(QWidget):
         def read() -> JobDetail:
             job = engine.job(str(job_id))
             lines = engine.job_logs(str(job_id), tail=LOG_TAIL, **filters) if with_log else None
-            return JobDetail(job, engine.job_metrics(str(job_id)), job_events(engine, job), lines)
+            metrics = engine.job_metrics(str(job_id))
+            results = engine.job_results(str(job_id))
+            return JobDetail(
+                job, metrics, job_events(engine, job), lines, result=results[0] if results else None
+            )
 
         self._reading_detail = True
         self.loading += 1
@@ -821,7 +828,7 @@ class JobsPage(QWidget):
         self._show_metrics(detail.metrics)
         self._show_attempts(job)
         self._show_events(detail.events)
-        self._show_cost(job)
+        self._show_cost(job, detail.result)
         if not keep_log and detail.lines is not None:
             self.lines = list(detail.lines)
             self.last_line_id = self.lines[-1].id if self.lines else self.last_line_id
@@ -962,7 +969,7 @@ class JobsPage(QWidget):
         if events:
             table.scrollToBottom()
 
-    def _show_cost(self, job: JobRecord) -> None:
+    def _show_cost(self, job: JobRecord, result: Any | None = None) -> None:
         end = job.ended_at or time.time()
         running = None if job.started_at is None else max(0.0, end - job.started_at)
         values = {
@@ -974,9 +981,41 @@ class JobsPage(QWidget):
             else self.tr("no: the cluster stays when the job ends"),
             "attempts": str(job.attempt),
             "duration": i18n.duration(running),
+            "per_result": self._per_result(result),
+            "mfu": self._mfu(result),
         }
         for key, (_label, value) in self.cost_rows.items():
             value.setText(values[key])
+
+    def _per_result(self, result: Any | None) -> str:
+        """Cost per M tokens (per epoch), or per 1k requests for a service (issue 36)."""
+        if result is None:
+            return "–"
+        currency = result.currency or "CNY"
+        parts = []
+        for micros, text in (
+            (result.cost_per_m_tokens_micros, self.tr("{cost} per M tokens")),
+            (result.cost_per_epoch_micros, self.tr("{cost} per epoch")),
+            (result.cost_per_1k_requests_micros, self.tr("{cost} per 1k requests")),
+        ):
+            if micros is not None:
+                parts.append(text.format(cost=i18n.money(micros, currency)))
+        return " · ".join(parts) or "–"
+
+    def _mfu(self, result: Any | None) -> str:
+        value = self.cost_rows["mfu"][1]
+        value.setToolTip(
+            self.tr(
+                "Counted when the spec names the model in its environment: "
+                "XYCLAW_MODEL_PARAMS (7B) and XYCLAW_TRAINING (full or lora)"
+            )
+        )
+        if result is None or result.mfu is None:
+            return "–"
+        k = 4 if result.method == "lora" else 6
+        return self.tr("{mfu} ({k}N FLOPs per token, {gpus} x {gpu})").format(
+            mfu=f"{result.mfu:.1%}", k=k, gpus=result.gpus, gpu=result.gpu or "?"
+        )
 
     # -- the log ----------------------------------------------------------------------------
     def _fill_nodes(self) -> None:

@@ -611,6 +611,7 @@ class PlanPage(QWidget):
         self.gpus: QLineEdit = child(form, QLineEdit, "planGpus")
         self.gpus.setText("8")
         self.fastest = child(form, QCheckBox, "planFastest")
+        self.use_memory = child(form, QCheckBox, "planMemory")  # issue 36: off per plan
         self.form_error = child(form, QLabel, "planFormError")
         self.plan_button = child(form, QPushButton, "planButton")
         self.status = child(form, QLabel, "planStatus")
@@ -801,11 +802,12 @@ class PlanPage(QWidget):
         values = {k: v for k, v in self.values().items() if v}
         request = PlanRequest.parse(**values, fastest=self.fastest.isChecked())  # type: ignore[arg-type]
         engine = self.context.engine
+        use_memory = self.use_memory.isChecked()
 
         def work() -> PlanView | RequestError:
             try:
                 providers = [request.provider] if request.provider else None
-                return PlanView.of(engine.plan(request, providers=providers))
+                return PlanView.of(engine.plan(request, providers=providers, use_memory=use_memory))
             except RequestError as exc:  # a field the offers refuse: shown at the field
                 return exc
 

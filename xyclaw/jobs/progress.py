@@ -93,6 +93,7 @@ class ProgressTracker:
         self.gpu_error: str | None = None  # a CUDA or fatal NCCL error a rank printed
         self.requests_per_s: float | None = None
         self.latency_ms: float | None = None
+        self.requests_served: int | None = None  # a service's, counted over its attempts
         self._feed_telemetry = feed_telemetry
         self._metrics: list[tuple[Any, ...]] = []
         self._last_step: int | None = None
@@ -185,4 +186,5 @@ class ProgressTracker:
                 checkpoint_step=self.checkpoint_step,
                 requests_per_s=self.requests_per_s,
                 latency_ms=self.latency_ms,
+                requests_served=self.requests_served,
             )

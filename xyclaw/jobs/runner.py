@@ -862,6 +862,7 @@ class JobRunner:
         if not self.ready.is_set():
             if probe.ok:
                 url = self.endpoint.url
+                self.endpoint.count_from_now()
                 p.jobs.update(self.job_id, service_url=url)
                 p.events.record(
                     "job",
@@ -887,6 +888,10 @@ class JobRunner:
             return
         self.tracker.latency_ms = probe.latency_ms
         self.tracker.requests_per_s = self.endpoint.request_rate()
+        served = self.endpoint.take_served()
+        if self.tracker.requests_served is None:  # continue the count this job has kept
+            self.tracker.requests_served = job.progress.requests_served or 0
+        self.tracker.requests_served += served
         self.tracker.changed = True
         url = self.endpoint.url
         if url is not None:

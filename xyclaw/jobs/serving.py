@@ -34,6 +34,7 @@ class ServiceEndpoint:
         self.path = path
         self._forward: PortForward | None = None
         self._last: tuple[float, int] | None = None
+        self._served = 0  # connections served since the last take_served (probes not counted)
 
     @property
     def url(self) -> str | None:
@@ -85,9 +86,23 @@ class ServiceEndpoint:
             return None
         then, before = self._last
         self._last = (now, accepted)
+        served = max(0, accepted - before - 1)
+        self._served += served
         if now <= then:
             return None
-        return max(0, accepted - before - 1) / (now - then)
+        return served / (now - then)
+
+    def count_from_now(self) -> None:
+        """Count requests from here: the readiness checks before it are not requests."""
+        forward = self._forward
+        self._last = None if forward is None else (time.monotonic(), forward.stats.accepted)
+        self._served = 0
+
+    def take_served(self) -> int:
+        """Requests (connections) served since the last call: a service's cost per 1k
+        requests counts them (issue 36)."""
+        served, self._served = self._served, 0
+        return served
 
     def close(self) -> None:
         if self._forward is not None:

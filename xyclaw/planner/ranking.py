@@ -34,6 +34,7 @@ from xyclaw.planner.compute import (
 )
 from xyclaw.planner.costing import bill, cost_vector
 from xyclaw.planner.fabric_model import fabric_factor
+from xyclaw.planner.hook import Judgement, RankingHook
 from xyclaw.planner.memory import (
     ModelShape,
     activation_bytes,
@@ -84,8 +85,12 @@ class _Evaluation:
     flops: float
 
 
-def plan(request: PlanRequest, catalog: Catalog) -> PlanResult:
-    """Ranked options for ``request`` over every offer in ``catalog``."""
+def plan(request: PlanRequest, catalog: Catalog, hook: RankingHook | None = None) -> PlanResult:
+    """Ranked options for ``request`` over every offer in ``catalog``.
+
+    ``hook`` (:mod:`xyclaw.planner.hook`), asked once per offer, may warn about an offer or
+    rank its options down, each time with a reason; without it the ranking is the plain one.
+    """
     table = catalog.table()
     rows, unmatched = _select(request, catalog, table)
     if rows.size == 0:
@@ -109,6 +114,12 @@ def plan(request: PlanRequest, catalog: Catalog) -> PlanResult:
         order_keys = (ev.rows[good].astype(np.float64), ev.cost[good], ev.seconds[good])
     else:
         order_keys = (ev.rows[good].astype(np.float64), ev.seconds[good], ev.cost[good])
+    judged = _judged(table, hook)
+    if judged:
+        down = np.asarray([j is not None and j.rank_down for j in judged], dtype=np.float64)[
+            table.offer[ev.rows[good]]
+        ]
+        order_keys = (*order_keys, down)
     ranked = good[np.lexsort(order_keys)]
 
     shortfall = np.ones(rows.shape[0])
@@ -119,7 +130,7 @@ def plan(request: PlanRequest, catalog: Catalog) -> PlanResult:
     closest = bad[np.lexsort((ev.rows[bad], rejected_cost[bad], shortfall[bad]))]
 
     def option_at(i: int) -> PlanOption:
-        return _option(request, table, ev, int(ranked[i]))
+        return _option(request, table, ev, int(ranked[i]), judged)
 
     def rejected_at(i: int) -> RejectedOption:
         return _rejected(request, table, ev, int(closest[i]), float(shortfall[closest[i]]))
@@ -344,7 +355,21 @@ def _evaluate(request: PlanRequest, table: OfferTable, rows: IntArray) -> _Evalu
     )
 
 
-def _option(request: PlanRequest, table: OfferTable, ev: _Evaluation, i: int) -> PlanOption:
+def _judged(table: OfferTable, hook: RankingHook | None) -> list[Judgement | None]:
+    """The hook's judgement of each offer of the table (empty without a hook or a word)."""
+    if hook is None:
+        return []
+    judged = [hook(offer) for offer in table.offers]
+    return judged if any(j is not None for j in judged) else []
+
+
+def _option(
+    request: PlanRequest,
+    table: OfferTable,
+    ev: _Evaluation,
+    i: int,
+    judged: list[Judgement | None] | None = None,
+) -> PlanOption:
     row = int(ev.rows[i])
     offer = table.offers[int(table.offer[row])]
     model = table.gpu_models[int(table.gpu[row])]
@@ -373,6 +398,9 @@ def _option(request: PlanRequest, table: OfferTable, ev: _Evaluation, i: int) ->
         capacity_rps=float(ev.capacity[i]),
     )
     explained = explain(facts)
+    judgement = judged[int(table.offer[row])] if judged else None
+    if judgement is not None:  # the history's word first: it may have decided the order
+        explained = (*judgement.reasons, *explained)
     return PlanOption(
         gpu=model.name,
         gpus=gpus,

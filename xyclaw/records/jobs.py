@@ -68,6 +68,7 @@ class JobProgress:
     checkpoint_step: int | None = None
     requests_per_s: float | None = None  # services: sampled from the forwarded port
     latency_ms: float | None = None
+    requests_served: int | None = None  # services: connections through the forward, all attempts
 
     @classmethod
     def from_json(cls, text: str | None) -> JobProgress:

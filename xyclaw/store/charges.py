@@ -40,6 +40,24 @@ class ChargeTable:
 
         return self._store.writer.call(write)
 
+    def set_provider_total(
+        self, cluster_id: int, total_micros: int, currency: str, start: float, now: float
+    ) -> None:
+        """Keep what the provider's own ledger says a cluster cost (one row, replaced at each
+        read), so the history can compare it with the meter later (issue 36: price drift)."""
+
+        def write(db: Database) -> None:
+            db.conn.execute(
+                "DELETE FROM charges WHERE cluster_id = ? AND source = 'provider'", [cluster_id]
+            )
+            db.conn.execute(
+                "INSERT INTO charges (cluster_id, source, start_ts, end_ts, amount_micros,"
+                " currency) VALUES (?, 'provider', ?, ?, ?, ?)",
+                [cluster_id, start, now, total_micros, currency],
+            )
+
+        self._store.writer.call(write)
+
     def meter_total(self, cluster_id: int) -> int:
         rows = self._store.query(
             "SELECT coalesce(sum(amount_micros), 0) AS total FROM charges"

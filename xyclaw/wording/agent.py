@@ -107,6 +107,7 @@ DONE: dict[str, tuple[str, str]] = {
     "agent.done.history.conversations": ("{count} conversations", "{count} 个对话"),
     "agent.done.alerts_open": ("{count} open alerts", "{count} 条未处理的告警"),
     "agent.done.alerts": ("{count} alerts", "{count} 条告警"),
+    "agent.done.track_record": ("{rentals} rentals remembered", "记得 {rentals} 次租用"),
     "agent.done.rented": ("rented {cluster} ({state})", "已租用 {cluster}（{state}）"),
     "agent.done.replacement": (
         "approved the replacement for job {job}: {quote}",

@@ -40,6 +40,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "left out offers of GPU models the planner has no figures for: {gpus}",
         "略去了规划器没有参数的 GPU 型号的报价：{gpus}",
     ),
+    "common.plan_memory_ranked_down": (
+        "your history ranked {n} option(s) down (each says why); plan with --no-memory for"
+        " the plain ranking",
+        "根据你的历史记录，{n} 个方案被排后（每个都写明原因）；加 --no-memory 可按原始排序规划",
+    ),
     "common.quote_budget": ("; released at a budget of {budget}", "；花到预算 {budget} 时自动释放"),
     "common.quote_note": ("; {note}", "；{note}"),
     "common.quote_not_plan_tier": (

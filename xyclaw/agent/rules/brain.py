@@ -203,6 +203,21 @@ _STATUS = (
     r"我的集群|现在有什么|状态|集群列表|列出集群|有什么集群"
 )
 
+# issue 36: "how has lambda been for me", "autodl 靠谱吗": the memory of a provider
+_TRACK = (
+    r"\bhow\s+(?:has|have)\s+(?:\S+\s+){1,3}?been\b|\btrack\s+records?\b|"
+    r"\breliab(?:le|ility)\b|靠谱|可靠|口碑|表现(?:如何|怎么样)|(?:以往|历来|一直以来)(?:怎么样|如何)"
+)
+_TRACK_PROVIDER = (
+    r"how\s+(?:has|have)\s+(?:the\s+)?([a-z][\w.-]*)\s+(?:\S+\s+)?been|"
+    r"track\s+records?\s+(?:of|for)\s+([a-z][\w.-]*)|"
+    r"(?:is|was|are)\s+([a-z][\w.-]*)\s+(?:been\s+)?reliable|"
+    r"\b([a-z][\w.-]*)\s*(?:平台|云)?\s*(?:靠谱|可靠|口碑|的?表现|以往|历来|一直以来)"
+)
+_NOT_PROVIDERS = frozenset(
+    {"it", "my", "they", "things", "everything", "providers", "provider", "clouds", "you", "i"}
+)
+
 _KIND_PATTERNS = (
     ("jobs", r"\bjobs?\b|\bruns?\b|\btrainings?\b|\bfine-?tunes?\b|任务|训练|作业|微调"),
     ("clusters", r"\bclusters?\b|\brentals?\b|集群|租过|租用|机器"),
@@ -930,6 +945,16 @@ def _history(turn: _Turn, msg: Message) -> RulesTurn:
     return turn.call("history", "historian", ToolCall("history", args))
 
 
+def _track_record(turn: _Turn, msg: Message) -> RulesTurn:
+    """How a provider (or every provider) has been for the user, from the memory (issue 36)."""
+    args: dict[str, object] = {}
+    match = re.search(_TRACK_PROVIDER, msg.keys)
+    name = next((g for g in match.groups() if g), None) if match else None
+    if name is not None and name not in _NOT_PROVIDERS:
+        args["provider"] = name
+    return turn.call("track_record", "historian", ToolCall("track_record", args))
+
+
 def _alerts(turn: _Turn, msg: Message) -> RulesTurn:
     refs, pronoun = _clusters(msg, turn.context)
     refs = [r for r in refs if r.how != "gpu-unmatched"]
@@ -1099,6 +1124,8 @@ def _understand(text: str, context: RulesContext) -> RulesTurn:
         _has(msg, _STATUS) and _has(msg, JOB_WORDS) and not _has(msg, r"\bclusters?\b|集群")
     ):
         return _job_status(turn, msg)
+    if _has(msg, _TRACK):
+        return _track_record(turn, msg)
     if _has(msg, _COST) and not (_has(msg, _OFFERS) or slots.take_gpu(Message.of(text))):
         return _cost(turn, msg)
     if _has(msg, _ALERTS):

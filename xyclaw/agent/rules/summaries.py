@@ -928,6 +928,53 @@ def _alerts(data: Any, language: str) -> str:
     return "\n".join(lines) + _more(language, min(len(alerts), MAX_ROWS), len(alerts))
 
 
+def _track_record(data: Any, language: str) -> str:
+    """How each provider (region, node class, host) has been: one row each (issue 36)."""
+    standings = [s for s in data.get("standings") or [] if isinstance(s, Mapping)]
+    if not standings:
+        return pick(
+            language,
+            f"No rentals in the last {data.get('days', 90):g} days.",
+            f"近 {data.get('days', 90):g} 天没有租用记录。",
+        )
+    header = [
+        pick(language, *label)
+        for label in (
+            (str(data.get("by") or "provider").replace("_", " "), "对象"),
+            ("rentals", "租用"),
+            ("failed", "出问题"),
+            ("worst bus bandwidth", "最差总线带宽"),
+            ("price drift", "计费偏差"),
+            ("refused", "被拒"),
+            ("leaks", "泄漏"),
+            ("median ready", "就绪中位数"),
+        )
+    ]
+    rows = []
+    for st in standings[:MAX_ROWS]:
+        counts = st.get("counts") or {}
+        ratio, drift, ready = (
+            st.get("worst_busbw_ratio"),
+            st.get("worst_price_drift"),
+            st.get("median_ready_s"),
+        )
+        rows.append(
+            [
+                st.get("key"),
+                st.get("rentals"),
+                counts.get("failed_rentals", 0),
+                "-" if ratio is None else f"{ratio:.0%}",
+                "-" if drift is None else f"{drift:+.0%}",
+                counts.get("refusal", 0),
+                counts.get("leak", 0),
+                "-"
+                if ready is None
+                else pick(language, f"{ready / 60:.0f} min", f"{ready / 60:.0f} 分钟"),
+            ]
+        )
+    return _table(header, rows) + _more(language, min(len(standings), MAX_ROWS), len(standings))
+
+
 def _generic(tool: str, data: Any, language: str) -> str:
     text = json.dumps(data, ensure_ascii=False, default=str)
     if len(text) > 600:
@@ -953,6 +1000,7 @@ _FORMATTERS: dict[str, Callable[[Any, str], str]] = {
     "cost": _cost,
     "history": _history,
     "alerts": _alerts,
+    "track_record": _track_record,
 }
 
 

@@ -31,6 +31,7 @@ TOOL_EFFECTS: dict[str, str] = {
     "cost": "read",
     "history": "read",
     "alerts": "read",
+    "track_record": "read",  # issue 36
 }
 # Tools XyClaw proposes itself (a job's recovery asks, a budget warning, an open alert's
 # suggested action): no request's text ever calls them.

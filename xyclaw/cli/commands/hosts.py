@@ -62,6 +62,23 @@ def register(sub: Any) -> None:
     forget.add_argument("name", help="a name from hosts.toml, an ssh alias or user@host:port")
     forget.set_defaults(handler=_forget)
 
+    history = actions.add_parser(
+        "history",
+        help="how each provider, region, node class and host has been for you (issue 36)",
+    )
+    history.add_argument("--provider", help="only this provider")
+    history.add_argument("--region", help="only this region")
+    history.add_argument("--host", help="only this host (its host name or machine id)")
+    history.add_argument(
+        "--by",
+        choices=("provider", "region", "node_class", "host"),
+        default=None,
+        help="one summary per provider (default), region, node class or host",
+    )
+    history.add_argument("--days", type=float, default=90.0, help="how far back (90)")
+    history.add_argument("--json", action="store_true")
+    history.set_defaults(handler=_history)
+
 
 # -- helpers -------------------------------------------------------------------------------
 
@@ -152,6 +169,25 @@ def _list(args: argparse.Namespace, ctx: CliContext) -> int:
         if r["address"] != r["name"]:
             ctx.print(f"  address:  {r['address']}")
         ctx.print(f"  host key: {key}")
+    return 0
+
+
+# -- history -------------------------------------------------------------------------------
+
+
+def _history(args: argparse.Namespace, ctx: CliContext) -> int:
+    from xyclaw.cli.render import print_track_record
+
+    memory = ctx.engine().track_record(
+        provider=args.provider, region=args.region, host=args.host, days=args.days
+    )
+    by = args.by or ("host" if args.host else "provider")
+    if args.json:
+        ctx.print_json({**memory.to_json(), "by": by, "standings": [
+            s.to_json() for s in memory.standings(by)
+        ]})  # fmt: skip
+        return 0
+    print_track_record(ctx, memory, by, days=args.days)
     return 0
 
 

@@ -53,7 +53,13 @@ def register(sub: Any) -> None:
         p.set_defaults(handler=_launch if name == "launch" else _serve)
 
     p = sub.add_parser("jobs", help="your jobs: state, attempt, progress, ETA, cost")
-    p.add_argument("action", nargs="?", choices=["show"], help="show one job in detail")
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=["show", "results"],
+        help="show one job in detail; results: cost per result and MFU per job, then per"
+        " provider, GPU model and month",
+    )
     p.add_argument("job", nargs="?", help="the job (id or name) for `show`")
     p.add_argument("--all", action="store_true", help="include finished jobs")
     p.add_argument("--json", action="store_true")
@@ -333,6 +339,8 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
         if not args.job:
             raise UsageError("which job?", hint="xyclaw jobs show JOB")
         return _show(args, ctx, engine.job(args.job))
+    if args.action == "results":
+        return _results(args, ctx, engine)
     if args.job:
         raise UsageError(f"unknown jobs action {args.job!r}", hint="xyclaw jobs [show JOB]")
     jobs = engine.jobs(include_finished=args.all)
@@ -343,6 +351,85 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print(ctx.text("no_jobs" if args.all else "no_jobs_running"))
         return 0
     print_table(ctx.out, JOB_COLUMNS, [_row(j) for j in jobs], language=ctx.language)
+    return 0
+
+
+RESULT_COLUMNS = (
+    Column("id", 4, right=True, key="col_id"),
+    Column("name", 22, key="col_name"),
+    Column("kind", 7, key="col_result_kind"),
+    Column("gpus", 10, key="col_result_gpus"),
+    Column("cost", 13, right=True, key="col_result_cost"),
+    Column("per result", 24, right=True, key="col_per_result"),
+    Column("mfu", 6, right=True, key="col_mfu"),
+)
+TREND_COLUMNS = (
+    Column("month", 8, key="col_month"),
+    Column("provider", 12, key="col_provider_name"),
+    Column("gpu", 10, key="col_result_gpu"),
+    Column("jobs", 5, right=True, key="col_result_jobs"),
+    Column("per M tokens", 14, right=True, key="col_per_m_tokens"),
+    Column("per 1k requests", 16, right=True, key="col_per_1k_requests"),
+    Column("mfu", 6, right=True, key="col_mfu"),
+)
+
+
+def _results(args: argparse.Namespace, ctx: CliContext, engine: Any) -> int:
+    """Cost per result and MFU of each job (the last 200), then per provider, GPU model and
+    month (issue 36; docs/jobs.md, Cost per result)."""
+    results = engine.job_results(args.job) if args.job else engine.job_results()
+    trends = engine.result_trends() if not args.job else []
+    if args.json:
+        ctx.print_json(
+            {"jobs": [r.to_json() for r in results], "trends": [t.to_json() for t in trends]}
+        )
+        return 0
+    if not results:
+        ctx.print(ctx.text("no_jobs"))
+        return 0
+
+    def per_result(r: Any) -> str:
+        for micros, key in (
+            (r.cost_per_m_tokens_micros, "per_m_tokens"),
+            (r.cost_per_1k_requests_micros, "per_1k_requests"),
+            (r.cost_per_epoch_micros, "per_epoch"),
+        ):
+            if micros is not None:
+                return ctx.text(key, cost=_money(micros, r.currency))
+        return "-"
+
+    rows = [
+        (
+            str(r.job_id),
+            r.name,
+            _word(ctx, r.method or r.kind),
+            f"{r.gpus} x {r.gpu}" if r.gpu else "-",
+            _money(r.cost_micros, r.currency),
+            per_result(r),
+            "-" if r.mfu is None else f"{r.mfu:.1%}",
+        )
+        for r in results
+    ]
+    print_table(ctx.out, RESULT_COLUMNS, rows, language=ctx.language)
+    if trends:
+        ctx.print("")
+        rows = [
+            (
+                t.month,
+                t.provider,
+                t.gpu,
+                str(t.jobs),
+                _money(t.cost_per_m_tokens_micros, t.currency)
+                if t.cost_per_m_tokens_micros is not None
+                else "-",
+                _money(t.cost_per_1k_requests_micros, t.currency)
+                if t.cost_per_1k_requests_micros is not None
+                else "-",
+                "-" if t.mfu is None else f"{t.mfu:.1%}",
+            )
+            for t in trends
+        ]
+        print_table(ctx.out, TREND_COLUMNS, rows, language=ctx.language)
     return 0
 
 

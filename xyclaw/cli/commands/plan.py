@@ -76,6 +76,11 @@ def register(subparsers: Any) -> None:
         default=[],
         help="also consider the offers in this CSV file (repeatable)",
     )
+    p.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="rank without your history of hosts and providers (`xyclaw hosts history`)",
+    )
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.set_defaults(handler=_run)
 
@@ -115,7 +120,9 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             raise UsageError(f"--offers: {exc.message}", hint=exc.hint) from None
     providers = [request.provider] if request.provider else ["sim"]
     try:
-        outcome = ctx.engine().plan(request, providers=providers, extra_offers=extra)
+        outcome = ctx.engine().plan(
+            request, providers=providers, extra_offers=extra, use_memory=not args.no_memory
+        )
     except RequestError as exc:
         raise UsageError(f"{_flag(exc.field)}: {exc.message}", hint=exc.hint) from None
     result = outcome.result
