@@ -354,6 +354,7 @@ def compose(
                 telemetry=telemetry(),
                 lock_dir=paths.data_dir / FOLLOWERS,
                 register_job_secrets=engine._register_job_secrets,
+                outputs_dir=paths.data_dir / "outputs",  # issue 32: a folder per job
             )
 
         jobs = engine._attach_jobs(Lazy(build_jobs), _ssh_aliases(paths, clusters, bus))

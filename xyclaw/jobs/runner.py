@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Protocol
 
 from xyclaw.errors import RemoteError, XyclawError
@@ -28,9 +29,21 @@ from xyclaw.jobs.follow import Committed, LogFollower
 from xyclaw.jobs.follower_lock import FollowerLock
 from xyclaw.jobs.launch import AttemptLauncher
 from xyclaw.jobs.lines import CutLine, Taken
-from xyclaw.jobs.node_status import LaunchOutcome, NodeProcessState, NodeProcessStatus
+from xyclaw.jobs.node_status import (
+    CheckpointFound,
+    LaunchOutcome,
+    NodeProcessState,
+    NodeProcessStatus,
+)
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.jobs.options import JobOptions
+from xyclaw.jobs.outputs import (
+    CopyRound,
+    OutputCopier,
+    copier_for,
+    human_bytes,
+    local_checkpoint,
+)
 from xyclaw.jobs.progress import ProgressTracker
 from xyclaw.jobs.recovery import (
     BUDGET,
@@ -46,7 +59,7 @@ from xyclaw.jobs.recovery import (
 from xyclaw.jobs.serving import ServiceEndpoint
 from xyclaw.jobs.skypilot import launching_user, node_command
 from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
-from xyclaw.jobs.upload import Report
+from xyclaw.jobs.upload import Report, local_files, sync
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.records.jobs import AttemptNode, JobRecord, JobState, JobStore
 from xyclaw.store.event_log import EventLog, said_of
@@ -115,6 +128,7 @@ class RuntimeParts:
     listeners: list[Callable[[Committed], None]] = field(default_factory=list)
     follower: str = field(default_factory=follower_name)
     lock_for: Callable[[int], FollowerLock] | None = None  # a job's follower lock, per process
+    outputs_dir: Path | None = None  # where jobs' outputs are copied by default (issue 32)
 
 
 class _Stopped(Exception):
@@ -147,6 +161,10 @@ class JobRunner:
         self._lease_at = 0.0
         self._unwatched_since: float | None = None  # when the job was last watched, if adopted
         self._lock = parts.lock_for(job_id) if parts.lock_for is not None else None
+        self._outputs: OutputCopier | None = None  # issue 32: outputs copied as they appear
+        self._outputs_thread: threading.Thread | None = None
+        self._outputs_at = 0.0
+        self._outputs_limit_said = False
         self._thread = threading.Thread(target=self._main, name=f"job-{job_id}", daemon=True)
 
     # -- control ---------------------------------------------------------------------------
@@ -196,6 +214,7 @@ class JobRunner:
                 outcome = self._attempt(job, spec)
                 if outcome is None:
                     return
+                self._outputs_last(job, spec, outcome.lost_nodes)
                 if not self._end_attempt(p.jobs.get(self.job_id), spec, outcome):
                     return
         except _Stopped:
@@ -406,6 +425,8 @@ class JobRunner:
         )
         self._check_stop()
         found = self.launcher.latest_checkpoint(spec, self.nodes[0]) if attempt > 1 else None
+        if attempt > 1:
+            found = self._restore_checkpoint(job, spec, found)
         note = resume_note(spec, found, attempt)
         if note is not None:
             p.events.record(
@@ -592,6 +613,7 @@ class JobRunner:
                     return None
                 self._heartbeat()
                 now = p.clock()
+                self._outputs_tick(job, spec, now)
                 stop = self._limits(spec, job, started, now)
                 if stop is not None:
                     return self._stop_attempt(spec, attempt, followers, stop)
@@ -985,6 +1007,118 @@ class JobRunner:
                     job_id=job.id,
                     cluster_id=job.cluster_id,
                 )
+
+    # -- outputs (issue 32) ----------------------------------------------------------------
+    def _copier(self, job: JobRecord, spec: JobSpec) -> OutputCopier | None:
+        if self._outputs is None:
+            self._outputs = copier_for(
+                self.parts.shell, spec, job.name, job.id, self.parts.outputs_dir, self.report
+            )
+        return self._outputs
+
+    def _outputs_tick(self, job: JobRecord, spec: JobSpec, now: float) -> None:
+        """Every ``outputs.every`` seconds, copy what is new, in the background."""
+        copier = self._copier(job, spec)
+        if copier is None or now - self._outputs_at < copier.every_s:
+            return
+        if self._outputs_thread is not None and self._outputs_thread.is_alive():
+            return
+        self._outputs_at = now
+        nodes = list(self.nodes)
+
+        def work() -> None:
+            try:
+                self._outputs_note(job, copier, copier.copy(nodes))
+            except Exception:  # a copy never ends the job; the next one tries again
+                log.exception("job %d: copying outputs failed", job.id)
+
+        self._outputs_thread = threading.Thread(
+            target=work, name=f"job-{job.id}-outputs", daemon=True
+        )
+        self._outputs_thread.start()
+
+    def _outputs_last(self, job: JobRecord, spec: JobSpec, lost: Sequence[str]) -> None:
+        """The attempt ended: copy what its nodes still hold (those that answer)."""
+        copier = self._copier(job, spec)
+        if copier is None:
+            return
+        if self._outputs_thread is not None:
+            self._outputs_thread.join(600)
+        nodes = [jn for jn in self.nodes if jn.name not in lost]
+        if not nodes:
+            return
+        try:
+            self._outputs_note(job, copier, copier.copy(nodes))
+        except XyclawError as exc:
+            log.warning("job %d: copying outputs at the end failed: %s", job.id, exc.message)
+
+    def _outputs_note(self, job: JobRecord, copier: OutputCopier, done: CopyRound) -> None:
+        p = self.parts
+        if done.copied:
+            p.events.record(
+                "job",
+                "info",
+                said(
+                    "job.outputs.copied",
+                    name=job.name,
+                    files=done.copied,
+                    size=human_bytes(done.bytes_copied),
+                    folder=str(copier.dest),
+                ),
+                job_id=job.id,
+                cluster_id=job.cluster_id,
+                data={"files": done.copied, "bytes": done.bytes_copied},
+            )
+        if done.over_limit and not self._outputs_limit_said:
+            self._outputs_limit_said = True
+            p.events.record(
+                "job",
+                "warning",
+                said(
+                    "job.outputs.over_limit",
+                    name=job.name,
+                    files=done.over_limit,
+                    size=human_bytes(done.over_limit_bytes),
+                    limit=human_bytes(copier.max_bytes or 0),
+                ),
+                job_id=job.id,
+                cluster_id=job.cluster_id,
+            )
+
+    def _restore_checkpoint(
+        self, job: JobRecord, spec: JobSpec, found: CheckpointFound | None
+    ) -> CheckpointFound | None:
+        """A recovered attempt whose nodes lack the newest checkpoint copied to this machine
+        (the host that had it is gone): upload that one and resume from it."""
+        copier = self._copier(job, spec)
+        local = local_checkpoint(copier) if copier is not None else None
+        if local is None or spec.checkpoint_dir is None:
+            return found
+        step, folder = local
+        if found is not None and found.step >= step:
+            return found
+        remote = f"{spec.checkpoint_dir.rstrip('/')}/{folder.name}"
+        files = local_files(folder)
+        seen: set[int] = set()
+        for jn in self.nodes:  # one node per cluster: a cluster's nodes share the volume
+            if jn.cluster.id in seen:
+                continue
+            seen.add(jn.cluster.id)
+            sync(self.parts.shell, jn, folder, remote, files, self.report)
+        self.parts.events.record(
+            "job",
+            "info",
+            said(
+                "job.outputs.restored",
+                name=job.name,
+                step=step,
+                path=remote,
+                size=human_bytes(sum(f.size for f in files)),
+            ),
+            job_id=job.id,
+            cluster_id=job.cluster_id,
+        )
+        return CheckpointFound(step, remote, True)
 
     # -- logs ------------------------------------------------------------------------------
     def _committed(self, batch: Committed) -> None:

@@ -61,6 +61,7 @@ class JobService:
         replace_nodes: ReplaceNodes | None = None,
         lock_dir: Path | None = None,
         register_job_secrets: Callable[[Iterable[str]], None] | None = None,
+        outputs_dir: Path | None = None,
     ) -> None:
         """``lock_dir``: where the per-job follower locks live (the data folder's
         ``followers``); without it the follower lease alone keeps followers apart.
@@ -83,6 +84,7 @@ class JobService:
             release_cluster=release_cluster,
             replace_nodes=replace_nodes,
             lock_for=self._lock_for if lock_dir is not None else None,
+            outputs_dir=outputs_dir,
         )
         self._lock_dir = lock_dir
         self._follow_locks: dict[int, FollowerLock] = {}

@@ -56,6 +56,7 @@ from xyclaw.jobs.specmodel import (
     resume_env,
     resume_line,
 )
+from xyclaw.jobs.specoutputs import read_outputs
 from xyclaw.jobs.specyaml import (
     SpecError,
     SpecWarning,
@@ -109,6 +110,7 @@ _TOP_KEYS = (
     "recovery",
     "release_when_done",
     "service",
+    "outputs",  # issue 32: xyclaw.jobs.specoutputs
 )
 _RESOURCE_KEYS = ("gpu", "nodes", "gpus_per_node", "cluster", "provider", "region")
 _RECOVERY_KEYS = ("max_restarts", "on", "allow_spend")
@@ -500,6 +502,7 @@ class _Reader:
             release = self.boolean(rel_node)
 
         service = self.service(get("service"), kind, tree)
+        outputs = read_outputs(self, get("outputs"))
 
         spec = JobSpec(
             name=name,
@@ -520,6 +523,7 @@ class _Reader:
             release_when_done=release,
             service=service,
             skypilot=skypilot_mode,
+            outputs=outputs,
         )
         self.advise(spec, tree)
         return spec

@@ -949,4 +949,19 @@ TEXTS: dict[str, tuple[str, str]] = {
         "give the path of a YAML spec (docs/jobs.md), or a sample's name, e.g. plain-python",
         "请给出 YAML 作业规格的路径（见 docs/jobs.md），或示例的名字，例如 plain-python",
     ),
+    # outputs: (issue 32, xyclaw.jobs.specoutputs)
+    "error.spec.outputs_nodes": ("{value} is not head or all", "{value} 不是 head 或 all"),
+    "error.spec.outputs_size": ("{value} is not a size", "{value} 不是大小"),
+    "error.spec.outputs_size_allowed": (
+        "a size such as 20 GB, 500 MiB or a number of bytes",
+        "大小，例如 20 GB、500 MiB 或字节数",
+    ),
+    "error.spec.outputs_paths_allowed": (
+        "absolute paths on the nodes (or under ~/), one or a list",
+        "节点上的绝对路径（或 ~/ 下的路径），一个或一个列表",
+    ),
+    "error.spec.outputs_path": (
+        "{text} is not an absolute path on the node",
+        "{text} 不是节点上的绝对路径",
+    ),
 }

@@ -198,4 +198,20 @@ TEXTS: dict[str, tuple[str, str]] = {
     "job.replacement.declined": ("you declined it", "你拒绝了"),
     "job.replacement.expired": ("no answer before its quote expired", "报价过期前没有回答"),
     "job.replacement.cancelled": ("the job was cancelled", "作业已取消"),
+    # outputs copied off the nodes (issue 32, xyclaw.jobs.outputs)
+    "job.outputs.copied_file": ("{node}: copied {file}", "{node}：已复制 {file}"),
+    "job.outputs.copied": (
+        "job {name}: copied {files} new output file(s) ({size}) to {folder}",
+        "作业 {name}：已将 {files} 个新的输出文件（{size}）复制到 {folder}",
+    ),
+    "job.outputs.over_limit": (
+        "job {name}: {files} output file(s) ({size}) not copied: the copies would pass"
+        " outputs.max_size ({limit})",
+        "作业 {name}：{files} 个输出文件（{size}）未复制：复制后会超过 outputs.max_size（{limit}）",
+    ),
+    "job.outputs.restored": (
+        "job {name}: uploaded the checkpoint copied to this machine at step {step} ({size}) to"
+        " {path}; the attempt resumes from it",
+        "作业 {name}：已把复制到本机的第 {step} 步检查点（{size}）上传到 {path}；本次尝试从它继续",
+    ),
 }
