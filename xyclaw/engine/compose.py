@@ -252,9 +252,11 @@ def compose(
         def build_lifecycle() -> ClusterLifecycle:
             from xyclaw.engine.lifecycle import ClusterLifecycle
 
-            return ClusterLifecycle(
+            built = ClusterLifecycle(
                 clusters, rents, access(), events, app_key_line, clock=clock, timeouts=timeouts
             )
+            built.before_release = engine._outputs_before_release  # issue 32
+            return built
 
         lifecycle = Lazy(build_lifecycle)
 

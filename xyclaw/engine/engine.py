@@ -1439,7 +1439,27 @@ class Engine:
             )
 
     def _release_for_job(self, cluster_id: int) -> None:
-        self.down(str(cluster_id)).result(self._config.ssh.command_timeout_s * 5)
+        cluster = self._clusters.get(cluster_id)
+
+        def release(progress: Progress) -> ClusterRecord:
+            telemetry = self._telemetry_if_built()
+            if telemetry is not None:
+                telemetry.unwatch(cluster.id, released=True)
+            return self._lifecycle.down(cluster.id, progress, reason="job_end")
+
+        handle = self._start(said("op.title.release", cluster=cluster.name), release)
+        handle.result(self._config.ssh.command_timeout_s * 5)
+
+    def _outputs_before_release(self, cluster_id: int, reason: str) -> None:
+        """Before any release: the outputs of the cluster's jobs still only on its disks
+        are copied to this machine, or named as lost (issue 32)."""
+        from xyclaw.store.jobs import JobTable
+
+        if self._jobs_part is None:
+            return
+        if not JobTable(self._store).rows_on_cluster(cluster_id, active_only=False):
+            return  # no job ever ran on it: the job runtime need not be built
+        self._job_service().keep_outputs(cluster_id, reason)
 
     def _replace_job_nodes(
         self,

@@ -136,6 +136,9 @@ class ClusterLifecycle:
         self.clock = clock
         self._active: set[int] = set()
         self._active_lock = threading.Lock()
+        # issue 32: called with (cluster id, why) before a release, while the nodes answer,
+        # to copy the outputs still only on them (set by the engine once jobs exist)
+        self.before_release: Callable[[int, str], None] | None = None
 
     def working_on(self, cluster_id: int) -> bool:
         """True while an operation of this process is bringing the cluster up or down."""
@@ -464,11 +467,18 @@ class ClusterLifecycle:
         )
 
     # -- down ------------------------------------------------------------------------------
-    def down(self, cluster_id: int, progress: Progress | None = None) -> ClusterRecord:
-        """Release a cluster and wait until the provider confirms; safe to repeat."""
+    def down(
+        self, cluster_id: int, progress: Progress | None = None, *, reason: str = "user"
+    ) -> ClusterRecord:
+        """Release a cluster and wait until the provider confirms; safe to repeat. ``reason``
+        (job_end, idle, budget, user) says why, for what is copied off it first."""
         cluster = self.clusters.get(cluster_id)
         if cluster.state == ClusterState.RELEASED:
             return cluster
+        if self.before_release is not None and cluster.state != ClusterState.RELEASING:
+            if progress:
+                progress.update(said("op.release_outputs", cluster=cluster.name), 0.05)
+            self.before_release(cluster_id, reason)
         provider = self.providers.get(cluster.provider_id)
         self.clusters.update(
             cluster_id,

@@ -161,7 +161,7 @@ class JobRunner:
         self._lease_at = 0.0
         self._unwatched_since: float | None = None  # when the job was last watched, if adopted
         self._lock = parts.lock_for(job_id) if parts.lock_for is not None else None
-        self._outputs: OutputCopier | None = None  # issue 32: outputs copied as they appear
+        self.outputs_copier: OutputCopier | None = None  # issue 32: outputs copied as they appear
         self._outputs_thread: threading.Thread | None = None
         self._outputs_at = 0.0
         self._outputs_limit_said = False
@@ -607,6 +607,7 @@ class JobRunner:
         started = job.started_at or p.clock()
         attempt_started = p.clock()
         last_sample = 0.0
+        self._outputs_at = attempt_started  # the first copy one interval after the start
         try:
             while True:
                 if self._stop.is_set():
@@ -1010,11 +1011,11 @@ class JobRunner:
 
     # -- outputs (issue 32) ----------------------------------------------------------------
     def _copier(self, job: JobRecord, spec: JobSpec) -> OutputCopier | None:
-        if self._outputs is None:
-            self._outputs = copier_for(
+        if self.outputs_copier is None:
+            self.outputs_copier = copier_for(
                 self.parts.shell, spec, job.name, job.id, self.parts.outputs_dir, self.report
             )
-        return self._outputs
+        return self.outputs_copier
 
     def _outputs_tick(self, job: JobRecord, spec: JobSpec, now: float) -> None:
         """Every ``outputs.every`` seconds, copy what is new, in the background."""

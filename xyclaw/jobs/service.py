@@ -374,6 +374,36 @@ class JobService:
                 )
 
     # -- closing ------------------------------------------------------------------------------
+    def keep_outputs(self, cluster_id: int, reason: str) -> None:
+        """Before the cluster is released: copy its jobs' outputs not yet on this machine,
+        and say in the history what was (not) copied (issue 32). Never raises: a release
+        goes on whatever happens here."""
+        from xyclaw.jobs.outputs import copier_for
+        from xyclaw.jobs.release_outputs import budget_wait_s, keep_before_release
+
+        try:
+            jobs = self.jobs.on_cluster(cluster_id, active_only=False)
+            if not jobs:
+                return
+            cluster = self.clusters.get(cluster_id)
+
+            def copier_of(job: JobRecord, spec: JobSpec) -> Any:
+                runner = self._runners.get(job.id)
+                if runner is not None and runner.outputs_copier is not None:
+                    return runner.outputs_copier  # one copier (and manifest) per job in a process
+                return copier_for(self.parts.shell, spec, job.name, job.id, self.parts.outputs_dir)
+
+            wait = (
+                budget_wait_s(cluster, self.options.outputs_budget_share)
+                if reason == "budget"
+                else None
+            )
+            keep_before_release(
+                self.parts.shell, self._events, cluster, jobs, copier_of, reason, wait_s=wait
+            )
+        except XyclawError as exc:
+            log.warning("outputs before releasing cluster %d: %s", cluster_id, exc.message)
+
     def close(self) -> None:
         """Stop following (every job keeps running on its nodes)."""
         with self._lock:

@@ -214,4 +214,26 @@ TEXTS: dict[str, tuple[str, str]] = {
         " {path}; the attempt resumes from it",
         "作业 {name}：已把复制到本机的第 {step} 步检查点（{size}）上传到 {path}；本次尝试从它继续",
     ),
+    # before a release (issue 32, xyclaw.jobs.release_outputs)
+    "job.outputs.release.job_end": ("its job ended", "作业已结束"),
+    "job.outputs.release.idle": ("it was idle", "集群空闲"),
+    "job.outputs.release.budget": ("its budget is spent", "预算已用完"),
+    "job.outputs.release.user": ("you asked", "你要求释放"),
+    "job.outputs.release.copied": (
+        "{files} new file(s) ({size}) copied to {folder}, {held} of outputs there in all",
+        "{files} 个新文件（{size}）已复制到 {folder}，那里共有 {held} 的输出",
+    ),
+    "job.outputs.release.lost": (
+        "{files} file(s) ({size}) not copied (nodes that did not answer: {nodes})",
+        "{files} 个文件（{size}）未复制（没有响应的节点：{nodes}）",
+    ),
+    "job.outputs.release.note": (
+        "before releasing {cluster} ({why}), job {job}: {copied}; none of its outputs is left"
+        " only on the cluster",
+        "释放 {cluster} 之前（{why}），作业 {job}：{copied}；它的输出没有只留在集群上的",
+    ),
+    "job.outputs.release.note_lost": (
+        "before releasing {cluster} ({why}), job {job}: {copied}; lost with the cluster: {left}",
+        "释放 {cluster} 之前（{why}），作业 {job}：{copied}；随集群一起丢失：{left}",
+    ),
 }
