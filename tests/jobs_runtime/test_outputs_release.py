@@ -66,7 +66,9 @@ def _up(world: World, request: UpRequest) -> int:
 def test_a_release_by_budget_copies_what_the_running_job_wrote_first(
     make_world: MakeWorld, tmp_path: Path
 ) -> None:
-    world = make_world(job_options=FAST)
+    # the cloud ends the cluster itself at the budget plus a grace: here long enough that the
+    # guard (run by the test's clock) releases it first, as it does at the budget's moment
+    world = make_world(job_options=FAST, XYCLAW_GUARD_DEADLINE_GRACE_S="3600")
     # 8 cards x 3.5 CNY = 28 CNY an hour; a budget of 7 CNY lasts 15 minutes
     cluster_id = _up(world, a800(8, budget_micros=7_000_000))
     name = world.engine.cluster(str(cluster_id)).name
@@ -92,7 +94,10 @@ def test_a_release_by_budget_copies_what_the_running_job_wrote_first(
 def test_a_release_by_budget_that_may_not_wait_names_what_is_lost_and_how_much(
     make_world: MakeWorld, tmp_path: Path
 ) -> None:
-    world = make_world(job_options=dataclasses.replace(FAST, outputs_budget_share=0.0))
+    world = make_world(
+        job_options=dataclasses.replace(FAST, outputs_budget_share=0.0),
+        XYCLAW_GUARD_DEADLINE_GRACE_S="3600",
+    )
     cluster_id = _up(world, a800(8, budget_micros=7_000_000))
     name = world.engine.cluster(str(cluster_id)).name
     spec = _spec(tmp_path, "nowait", f"{WRITE}; echo written; sleep 100000")

@@ -177,15 +177,16 @@ class OutputCopier:
         return self.dest / (f"node-{f.node_rank}/{rel}" if self.every_node else rel)
 
     # -- the work --------------------------------------------------------------------------
-    def _nodes(self, nodes: Sequence[JobNode]) -> list[JobNode]:
+    def nodes_of(self, nodes: Sequence[JobNode]) -> list[JobNode]:
+        """Those of ``nodes`` whose outputs are copied: the head node (rank 0), or all."""
         ordered = sorted(nodes, key=lambda n: n.rank)
-        return ordered if self.every_node else ordered[:1]
+        return ordered if self.every_node else [n for n in ordered if n.rank == 0]
 
     def listing(self, nodes: Sequence[JobNode]) -> tuple[list[RemoteFile], list[str]]:
         """The files on the nodes now, and the nodes that did not answer."""
         files: list[RemoteFile] = []
         failed: list[str] = []
-        for jn in self._nodes(nodes):
+        for jn in self.nodes_of(nodes):
             try:
                 out = self.shell.run(jn, listing_command(self.paths)).stdout
             except (RemoteError, XyclawError) as exc:

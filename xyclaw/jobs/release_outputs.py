@@ -63,6 +63,7 @@ def keep_before_release(
     """Copy what the cluster's jobs' outputs still hold only there; one note per job."""
     kept: list[Kept] = []
     nodes: list[JobNode] | None = None
+    silent: list[str] = []
     for job in jobs:
         try:
             spec = JobSpec.from_json(job.spec_json)
@@ -72,13 +73,16 @@ def keep_before_release(
         if copier is None:
             continue
         if nodes is None:
-            nodes = _nodes(shell, cluster)
+            nodes, silent = _nodes(shell, cluster)
         deadline = time.monotonic() + wait_s if wait_s is not None else None
         try:
             done = copier.copy(nodes, deadline=deadline)
         except XyclawError as exc:
             log.warning("outputs of job %s before release: %s", job.name, exc.message)
             done = CopyRound(failed=[n.name for n in nodes])
+        wanted = {n.rank for n in copier.nodes_of(nodes)} if nodes else set()
+        if silent and (copier.every_node or 0 not in wanted):
+            done.failed = sorted({*done.failed, *silent})
         item = Kept(job.name, str(copier.dest), done, copier.copied_bytes)
         kept.append(item)
         events.record(
@@ -99,15 +103,18 @@ def keep_before_release(
     return kept
 
 
-def _nodes(shell: NodeShell, cluster: ClusterRecord) -> list[JobNode]:
-    """The cluster's nodes that answer, with their home folder (for ``~/`` outputs)."""
+def _nodes(shell: NodeShell, cluster: ClusterRecord) -> tuple[list[JobNode], list[str]]:
+    """The cluster's nodes that answer, with their home folder (for ``~/`` outputs), and
+    the names of those that do not."""
     found = []
+    silent = []
     for rank, node in enumerate(sorted(cluster.running_nodes, key=lambda n: n.rank)):
         try:
             found.append(shell.probe(JobNode(rank, cluster, node)))
         except (RemoteError, XyclawError) as exc:
             log.info("before releasing %s: %s does not answer: %s", cluster.name, node.name, exc)
-    return found
+            silent.append(node.name)
+    return found, silent
 
 
 def note(cluster: str, reason: str, kept: Kept) -> Said:

@@ -224,8 +224,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{files} 个新文件（{size}）已复制到 {folder}，那里共有 {held} 的输出",
     ),
     "job.outputs.release.lost": (
-        "{files} file(s) ({size}) not copied (nodes that did not answer: {nodes})",
-        "{files} 个文件（{size}）未复制（没有响应的节点：{nodes}）",
+        "{files} file(s) ({size}) not copied; nodes that did not answer, their outputs not"
+        " listed: {nodes}",
+        "{files} 个文件（{size}）未复制；没有响应、输出无法列出的节点：{nodes}",
     ),
     "job.outputs.release.note": (
         "before releasing {cluster} ({why}), job {job}: {copied}; none of its outputs is left"
