@@ -356,6 +356,7 @@ class Engine:
             and (request.region is None or o.region.lower() == request.region.lower())
             and (request.fabric is None or o.fabric == request.fabric)
             and (request.gpus_per_node is None or o.gpus_per_node == request.gpus_per_node)
+            and (not request.spot or o.spot_price_micro is not None)  # issue 32
         ]
         if not candidates and not provider.capabilities.rents:
             raise CapacityError(
@@ -378,6 +379,10 @@ class Engine:
             if o.available_gpus is None or o.available_gpus >= request.gpu_count
         ]
         offer = min(with_room or candidates, key=lambda o: o.price_micro)
+        if request.spot and offer.spot_price_micro is not None:
+            offer = dataclasses.replace(
+                offer, price_micro=offer.spot_price_micro, price_30d_micro=None
+            )
         # The shape is known only now: a 16-GPU order of 8-GPU nodes needs multi-node.
         self._check_capabilities(
             provider, dataclasses.replace(request, gpus_per_node=offer.gpus_per_node)
@@ -396,6 +401,7 @@ class Engine:
             budget=request.budget_micros or self._default_budget(),
             image=request.image,
             name=request.name,
+            spot=True if request.spot else None,
         )
 
     @effect(Effect.SPEND)
@@ -499,6 +505,7 @@ class Engine:
             price_per_gpu_hour_micros=offer.price_micro,
             currency=offer.currency,
             terminate_at=self._first_deadline(offer, quote.gpu_count, quote.budget_micros),
+            spot=bool(quote.spot),
         )
 
     def _default_image(self, provider: str) -> str | None:
@@ -654,6 +661,7 @@ class Engine:
         plan_total: int | None = None,
         plan_tier: str | None = None,
         horizon_days: float | None = None,
+        spot: bool | None = None,
     ) -> RentQuote:
         from xyclaw.planner.costing import bill
 
@@ -687,6 +695,7 @@ class Engine:
             plan_total_micros=plan_total,
             plan_tier=plan_tier,
             horizon_days=horizon_days,
+            spot=spot,
         )
 
     @staticmethod
@@ -1179,6 +1188,7 @@ class Engine:
                 name=spec.name,
                 # the spec's max_runtime bounds the rental: the quote's estimated total
                 hours=None if spec.max_runtime_s is None else spec.max_runtime_s / 3600,
+                spot=spec.spot,
             )
         )
 
@@ -1486,6 +1496,7 @@ class Engine:
             gpus_per_node=cluster.gpus_per_node,
             budget_micros=cluster.budget_micros,
             name=f"{cluster.name}-r{job.attempt}",
+            spot=spec.spot,  # issue 32: a spot job's replacement is spot too
         )
         try:
             quote = self.quote_request(request)

@@ -101,6 +101,7 @@ class UpRequest:
     currency: str = "CNY"
     terminate_at: float | None = None  # the provider's own deadline, where it keeps one
     hours: float | None = None  # how long it is meant to run: the quote's estimated total
+    spot: bool = False  # preemptible, at the offer's spot price (issue 32)
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,7 @@ class ClusterLifecycle:
             image=request.image,
             name=name,
             terminate_at=request.terminate_at,
+            spot=request.spot,
         )
         from xyclaw.providers.http_retry import ApiError  # httpx: only once renting
 

@@ -57,6 +57,7 @@ class RentQuote:
     plan_total_micros: int | None = None
     plan_tier: str | None = None
     horizon_days: float | None = None  # set when the planned run is longer than this horizon
+    spot: bool | None = None  # issue 32: True for a spot rental (None: on demand, as before)
     digest: str = ""
 
     def __post_init__(self) -> None:
@@ -152,6 +153,8 @@ class RentQuote:
         if self.budget_micros:
             budget = format_amount(self.budget_micros, self.currency)
             out = said("common.joined", first=out, rest=said("common.quote_budget", budget=budget))
+        if self.spot:
+            out = said("common.joined", first=out, rest=said("common.quote_spot"))
         for note in self.notes():
             out = said("common.joined", first=out, rest=said("common.quote_note", note=note))
         return out
@@ -181,7 +184,7 @@ class RentQuote:
 
 TIER_30D = "30-day"  # the planner's name for its 30-day tier (xyclaw.planner.costing)
 _LATER_FIELDS = frozenset(
-    ("plan_price_per_gpu_hour_micros", "plan_total_micros", "plan_tier", "horizon_days")
+    ("plan_price_per_gpu_hour_micros", "plan_total_micros", "plan_tier", "horizon_days", "spot")
 )
 
 
@@ -227,6 +230,8 @@ def check_against_offers(
             hint=said("error.quote.gone_hint"),
         )
     offer = same[0]
+    if quote.spot and offer.spot_price_micro is not None:  # issue 32: priced as spot
+        offer = replace(offer, price_micro=offer.spot_price_micro, price_30d_micro=None)
     if offer.price_micro != quote.price_per_gpu_hour_micros or offer.currency != quote.currency:
         raise QuoteError(
             said(

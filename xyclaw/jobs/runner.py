@@ -349,6 +349,17 @@ class JobRunner:
     def _choose_nodes(self, job: JobRecord, spec: JobSpec) -> list[JobNode]:
         assert job.cluster_id is not None
         cluster = self.parts.clusters.get(job.cluster_id)
+        previous = next((a for a in job.attempts if a.attempt == job.attempt - 1), None)
+        if previous is not None and previous.nodes:
+            # a recovery runs on the previous attempt's nodes, wherever they are (a replacement
+            # rented on another cluster, a cluster the provider took back): those that do not
+            # answer are replaced or waited for (issue 32: a spot cluster preempted twice)
+            try:
+                before = self._nodes_from(previous.nodes)
+            except XyclawError:
+                before = []
+            if before and len(before) == len(previous.nodes):
+                return [JobNode(jn.rank, jn.cluster, jn.node) for jn in before]
         if not cluster.live:
             raise XyclawError(
                 f"cluster {cluster.name} is {cluster.state}",
@@ -607,14 +618,14 @@ class JobRunner:
         started = job.started_at or p.clock()
         attempt_started = p.clock()
         last_sample = 0.0
-        self._outputs_at = attempt_started  # the first copy one interval after the start
+        self._outputs_at = time.monotonic()  # the first copy one interval after the start
         try:
             while True:
                 if self._stop.is_set():
                     return None
                 self._heartbeat()
                 now = p.clock()
-                self._outputs_tick(job, spec, now)
+                self._outputs_tick(job, spec, time.monotonic())
                 stop = self._limits(spec, job, started, now)
                 if stop is not None:
                     return self._stop_attempt(spec, attempt, followers, stop)
@@ -1018,7 +1029,8 @@ class JobRunner:
         return self.outputs_copier
 
     def _outputs_tick(self, job: JobRecord, spec: JobSpec, now: float) -> None:
-        """Every ``outputs.every`` seconds, copy what is new, in the background."""
+        """Every ``outputs.every`` seconds (``now``: monotonic), copy what is new, in the
+        background."""
         copier = self._copier(job, spec)
         if copier is None or now - self._outputs_at < copier.every_s:
             return

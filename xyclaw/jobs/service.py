@@ -352,6 +352,8 @@ class JobService:
         except XyclawError:
             return
         for job in active:
+            if event.state == "gone" and self._recover_from_gone(job, event):
+                continue
             why = said(f"job.cluster_gone.{event.state}", cluster=event.name)
             self._events.record(
                 "job",
@@ -372,6 +374,31 @@ class JobService:
                     cause="cluster_released",
                     error=why,
                 )
+
+    def _recover_from_gone(self, job: JobRecord, event: ClusterChanged) -> bool:
+        """The provider took the cluster back (a spot preemption, a host reclaimed): for a
+        job whose recovery covers a lost node, the attempt ends with its nodes lost and the
+        recovery the job has (a replacement after the yes, the copied checkpoint) follows,
+        rather than a cancel (issue 32). True when that was done."""
+        from xyclaw.jobs.spec import RecoveryCause
+
+        runner = self._runners.get(job.id)
+        try:
+            spec = JobSpec.from_json(job.spec_json)
+        except XyclawError:
+            return False
+        if runner is None or not runner.alive or RecoveryCause.NODE_LOST not in spec.recovery.on:
+            return False
+        message = said("job.cluster_taken_back", cluster=event.name)
+        self._events.record(
+            "job",
+            "warning",
+            said("job.note", name=job.name, note=message),
+            job_id=job.id,
+            cluster_id=event.cluster_id,
+        )
+        runner.infra_failure(RecoveryCause.NODE_LOST, message, None)
+        return True
 
     # -- closing ------------------------------------------------------------------------------
     def keep_outputs(self, cluster_id: int, reason: str) -> None:

@@ -111,6 +111,7 @@ _TOP_KEYS = (
     "release_when_done",
     "service",
     "outputs",  # issue 32: xyclaw.jobs.specoutputs
+    "spot",  # issue 32: rent preemptible capacity
 )
 _RESOURCE_KEYS = ("gpu", "nodes", "gpus_per_node", "cluster", "provider", "region")
 _RECOVERY_KEYS = ("max_restarts", "on", "allow_spend")
@@ -503,6 +504,8 @@ class _Reader:
 
         service = self.service(get("service"), kind, tree)
         outputs = read_outputs(self, get("outputs"))
+        spot_node = get("spot")
+        spot = spot_node is not None and spot_node.value is not None and self.boolean(spot_node)
 
         spec = JobSpec(
             name=name,
@@ -524,6 +527,7 @@ class _Reader:
             service=service,
             skypilot=skypilot_mode,
             outputs=outputs,
+            spot=spot,
         )
         self.advise(spec, tree)
         return spec

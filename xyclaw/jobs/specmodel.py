@@ -210,6 +210,7 @@ class JobSpec:
     service: ServiceSpec | None = None
     skypilot: bool = False  # also export SKYPILOT_* variables on every node
     outputs: OutputsSpec | None = None  # copied off the nodes as they appear (issue 32)
+    spot: bool = False  # rent spot (preemptible) capacity for it (issue 32)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))
@@ -307,6 +308,7 @@ class JobSpec:
             ),
             "skypilot": self.skypilot,
             **({"outputs": self.outputs.to_dict()} if self.outputs is not None else {}),
+            **({"spot": True} if self.spot else {}),
         }
 
     def to_json(self) -> str:
@@ -691,6 +693,9 @@ def _from_dict(data: Mapping[str, Any]) -> JobSpec:
             outputs = outputs_from_dict(data.get("outputs"))
         except ValueError as exc:
             raise bad("outputs", str(exc)) from None
+        spot = data.get("spot", False)
+        if not isinstance(spot, bool):
+            raise bad("spot", "expected true or false")
         kind_text = opt_str(data, "kind", "kind") or JobKind.TRAIN.value
         try:
             kind = JobKind(kind_text)
@@ -716,6 +721,7 @@ def _from_dict(data: Mapping[str, Any]) -> JobSpec:
             service=service,
             skypilot=sky,
             outputs=outputs,
+            spot=spot,
         )
     except SpecError as exc:
         if exc.file is None:  # an invariant of the model: say where it came from

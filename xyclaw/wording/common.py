@@ -38,6 +38,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "common.quote_budget": ("; released at a budget of {budget}", "；花到预算 {budget} 时自动释放"),
     "common.quote_note": ("; {note}", "；{note}"),
+    "common.quote_spot": (
+        "; spot: the provider may take it back with a short notice",
+        "；竞价实例：提供商可能在短暂通知后收回",
+    ),
     "common.quote_not_plan_tier": (
         "the plan priced this at {provider}'s 30-day tier, {plan_price} per GPU-hour"
         " ({plan_total} in all); {provider} rents it on demand, so this asks for {price} per"

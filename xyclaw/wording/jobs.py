@@ -237,4 +237,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "before releasing {cluster} ({why}), job {job}: {copied}; lost with the cluster: {left}",
         "释放 {cluster} 之前（{why}），作业 {job}：{copied}；随集群一起丢失：{left}",
     ),
+    "job.cluster_taken_back": (
+        "the provider took {cluster} back (spot preemption or reclaimed host); its nodes are lost",
+        "提供商收回了 {cluster}（竞价实例被抢占或主机被收回）；它的节点已丢失",
+    ),
 }
