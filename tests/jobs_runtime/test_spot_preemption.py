@@ -63,7 +63,9 @@ def test_a_two_node_spot_job_preempted_twice_resumes_from_its_copied_checkpoint_
     quote = asked.value.quote
     on_demand = next(o for o in world.provider.offers() if o.offer_id == quote.offer_id).price_micro
     assert quote.spot and quote.price_per_gpu_hour_micros < on_demand  # the saving
-    assert "spot: the provider may take it back" in quote.describe()
+    saved = (on_demand - quote.price_per_gpu_hour_micros) * 16 / 1e6
+    assert f"spot: {saved:.2f} CNY an hour less than on demand (-65%)" in quote.describe()
+    assert "about 1 times a day" in quote.describe()
     asks: list[ReplacementAsked] = []
     heard = threading.Event()
     world.engine.subscribe(ReplacementAsked, lambda e: (asks.append(e), heard.set()))

@@ -96,3 +96,12 @@ def test_skypilots_experimental_outputs_still_marks_a_skypilot_file(load: Load) 
 )
 def test_sizes(text: object, size: int) -> None:
     assert parse_size(text) == size
+
+
+def test_spot_is_read_kept_in_the_history_and_checked(load: Load) -> None:
+    spec = load("run: x\nspot: true\n").spec
+    assert spec.spot and JobSpec.from_json(spec.to_json()).spot
+    assert not load("run: x\n").spec.spot and "spot" not in load("run: x\n").spec.to_dict()
+    with pytest.raises(SpecError) as caught:
+        load("run: x\nspot: sometimes\n")
+    assert "job.yaml:2:" in str(caught.value)

@@ -379,6 +379,7 @@ class Engine:
             if o.available_gpus is None or o.available_gpus >= request.gpu_count
         ]
         offer = min(with_room or candidates, key=lambda o: o.price_micro)
+        on_demand = offer.price_micro
         if request.spot and offer.spot_price_micro is not None:
             offer = dataclasses.replace(
                 offer, price_micro=offer.spot_price_micro, price_30d_micro=None
@@ -402,6 +403,8 @@ class Engine:
             image=request.image,
             name=request.name,
             spot=True if request.spot else None,
+            on_demand=on_demand if request.spot else None,
+            spot_rate=offer.spot_preemptions_per_day if request.spot else None,
         )
 
     @effect(Effect.SPEND)
@@ -662,6 +665,8 @@ class Engine:
         plan_tier: str | None = None,
         horizon_days: float | None = None,
         spot: bool | None = None,
+        on_demand: int | None = None,
+        spot_rate: float | None = None,
     ) -> RentQuote:
         from xyclaw.planner.costing import bill
 
@@ -696,6 +701,8 @@ class Engine:
             plan_tier=plan_tier,
             horizon_days=horizon_days,
             spot=spot,
+            on_demand_per_gpu_hour_micros=on_demand,
+            spot_preemptions_per_day=spot_rate,
         )
 
     @staticmethod
@@ -713,6 +720,12 @@ class Engine:
             raise QuoteError(
                 f"{provider.name} has no region {request.region!r}",
                 hint="its regions: " + ", ".join(caps.regions),
+            )
+        if request.spot and not caps.spot:  # issue 32
+            why = caps.lacking(["spot"]).get("spot", "spot is not supported")
+            raise QuoteError(
+                f"{provider.name} rents no spot capacity: {why}",
+                hint="drop spot: true from the spec, or choose a provider that has spot",
             )
 
     # -- clusters ----------------------------------------------------------------------------

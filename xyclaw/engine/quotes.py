@@ -58,6 +58,8 @@ class RentQuote:
     plan_tier: str | None = None
     horizon_days: float | None = None  # set when the planned run is longer than this horizon
     spot: bool | None = None  # issue 32: True for a spot rental (None: on demand, as before)
+    on_demand_per_gpu_hour_micros: int | None = None  # a spot quote: the price it saves on
+    spot_preemptions_per_day: float | None = None  # a spot quote: the provider's stated risk
     digest: str = ""
 
     def __post_init__(self) -> None:
@@ -154,10 +156,24 @@ class RentQuote:
             budget = format_amount(self.budget_micros, self.currency)
             out = said("common.joined", first=out, rest=said("common.quote_budget", budget=budget))
         if self.spot:
-            out = said("common.joined", first=out, rest=said("common.quote_spot"))
+            out = said("common.joined", first=out, rest=self._spot_said())
         for note in self.notes():
             out = said("common.joined", first=out, rest=said("common.quote_note", note=note))
         return out
+
+    def _spot_said(self) -> Said:
+        """The saving of a spot quote and its risk, as far as the provider says them."""
+        on_demand = self.on_demand_per_gpu_hour_micros
+        rate = self.spot_preemptions_per_day
+        if on_demand is None or on_demand <= 0 or rate is None:
+            return said("common.quote_spot")
+        saved = on_demand - self.price_per_gpu_hour_micros
+        return said(
+            "common.quote_spot_figures",
+            saved=format_amount(saved * self.gpu_count, self.currency),
+            percent=round(100 * saved / on_demand),
+            rate=f"{rate:g}",
+        )
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -184,7 +200,15 @@ class RentQuote:
 
 TIER_30D = "30-day"  # the planner's name for its 30-day tier (xyclaw.planner.costing)
 _LATER_FIELDS = frozenset(
-    ("plan_price_per_gpu_hour_micros", "plan_total_micros", "plan_tier", "horizon_days", "spot")
+    (
+        "plan_price_per_gpu_hour_micros",
+        "plan_total_micros",
+        "plan_tier",
+        "horizon_days",
+        "spot",
+        "on_demand_per_gpu_hour_micros",
+        "spot_preemptions_per_day",
+    )
 )
 
 
