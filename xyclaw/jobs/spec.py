@@ -503,7 +503,7 @@ class _Reader:
             release = self.boolean(rel_node)
 
         service = self.service(get("service"), kind, tree)
-        outputs = read_outputs(self, get("outputs"))
+        outputs = read_outputs(self, get("outputs"), parse_duration)
         spot_node = get("spot")
         spot = spot_node is not None and spot_node.value is not None and self.boolean(spot_node)
 

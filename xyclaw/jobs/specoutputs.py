@@ -22,7 +22,7 @@ Forms::
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Protocol
@@ -158,8 +158,11 @@ class _Reads(Protocol):
     def remote_dir(self, node: YNode) -> str: ...
 
 
-def read_outputs(reader: Any, node: YNode | None) -> OutputsSpec | None:
-    """``outputs:`` of a spec file, errors with the line; None when absent."""
+def read_outputs(
+    reader: Any, node: YNode | None, duration: Callable[[object], int]
+) -> OutputsSpec | None:
+    """``outputs:`` of a spec file, errors with the line; None when absent. ``duration``
+    reads ``every`` as the spec reads durations (its ValueError carries the wording)."""
     r: _Reads = reader
     if node is None or node.value is None:
         return None
@@ -193,12 +196,11 @@ def read_outputs(reader: Any, node: YNode | None) -> OutputsSpec | None:
         every_s = spec.every_s
         every_node_ = node.get("every")
         if every_node_ is not None and every_node_.value is not None:
-            from xyclaw.jobs.specmodel import InvalidValue, parse_duration
-
             try:
-                every_s = parse_duration(every_node_.value)
-            except InvalidValue as exc:
-                raise r.error(every_node_, exc.problem_said, exc.allowed_said) from None
+                every_s = duration(every_node_.value)
+            except ValueError as exc:
+                worded: Any = getattr(exc, "problem_said", None) or str(exc)
+                raise r.error(every_node_, worded, getattr(exc, "allowed_said", None)) from None
         checkpoints = True
         ck = node.get("checkpoints")
         if ck is not None and ck.value is not None:
