@@ -1113,11 +1113,15 @@ class JobRunner:
         remote = f"{spec.checkpoint_dir.rstrip('/')}/{folder.name}"
         files = local_files(folder)
         seen: set[int] = set()
-        for jn in self.nodes:  # one node per cluster: a cluster's nodes share the volume
-            if jn.cluster.id in seen:
-                continue
-            seen.add(jn.cluster.id)
-            sync(self.parts.shell, jn, folder, remote, files, self.report)
+        try:
+            for jn in self.nodes:  # one node per cluster: a cluster's nodes share the volume
+                if jn.cluster.id in seen:
+                    continue
+                seen.add(jn.cluster.id)
+                sync(self.parts.shell, jn, folder, remote, files, self.report)
+        except XyclawError as exc:  # the attempt still runs, from what the nodes have
+            log.warning("job %d: uploading the copied checkpoint failed: %s", job.id, exc.message)
+            return found
         self.parts.events.record(
             "job",
             "info",
