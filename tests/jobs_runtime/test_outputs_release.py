@@ -12,6 +12,7 @@ from tests.jobs_runtime.helpers import finished, wait_for, write_spec
 from tests.lifecycle.conftest import MakeWorld, World
 from tests.lifecycle.test_lifecycle import a800
 from xyclaw.engine.lifecycle import UpRequest
+from xyclaw.events import OperationProgress
 from xyclaw.jobs.errors import LaunchNeedsApproval
 from xyclaw.records import ClusterState
 from xyclaw.records.jobs import JobState
@@ -167,3 +168,27 @@ def test_a_release_at_the_jobs_end_leaves_nothing_behind_and_says_so(
     notes = _release_notes(world, done.cluster_id)
     assert len(notes) == 1 and "its job ended" in notes[0]
     assert "none of its outputs is left" in notes[0]
+
+
+def test_a_release_you_ask_for_shows_each_file_it_copies_on_its_card_first(
+    make_world: MakeWorld, tmp_path: Path
+) -> None:
+    world = make_world(job_options=FAST)
+    cluster_id = _up(world, a800(8))
+    name = world.engine.cluster(str(cluster_id)).name
+    job = world.engine.launch(_spec(tmp_path, "asked", WRITE), cluster=name).result(60)
+    assert finished(world.engine, job.id).state is JobState.SUCCEEDED
+    world.engine.exec(name, "echo mine > /shared/out/eval/notes.txt")
+    on_cluster = _remote(world, name)
+    progress: list[OperationProgress] = []
+    world.engine.subscribe(OperationProgress, progress.append)
+
+    world.engine.down(name).result(60)
+
+    assert _local(tmp_path, "asked") == on_cluster
+    card = [p.message for p in progress if p.title == f"release {name}"]
+    copying = [m for m in card if "copied /shared/out/eval/notes.txt" in m]
+    released = [i for i, m in enumerate(card) if "released" in m]
+    assert copying and released and card.index(copying[0]) < released[-1]
+    notes = _release_notes(world, cluster_id)
+    assert len(notes) == 1 and "you asked" in notes[0] and "1 new file(s)" in notes[0]

@@ -1473,7 +1473,9 @@ class Engine:
         handle = self._start(said("op.title.release", cluster=cluster.name), release)
         handle.result(self._config.ssh.command_timeout_s * 5)
 
-    def _outputs_before_release(self, cluster_id: int, reason: str) -> None:
+    def _outputs_before_release(
+        self, cluster_id: int, reason: str, progress: Progress | None = None
+    ) -> None:
         """Before any release: the outputs of the cluster's jobs still only on its disks
         are copied to this machine, or named as lost (issue 32)."""
         from xyclaw.store.jobs import JobTable
@@ -1482,7 +1484,13 @@ class Engine:
             return
         if not JobTable(self._store).rows_on_cluster(cluster_id, active_only=False):
             return  # no job ever ran on it: the job runtime need not be built
-        self._job_service().keep_outputs(cluster_id, reason)
+        report = None
+        if progress is not None:  # the release's card shows each file copied
+
+            def report(message: Said | str, fraction: float | None) -> None:
+                progress.update(message, None if fraction is None else 0.05 + 0.05 * fraction)
+
+        self._job_service().keep_outputs(cluster_id, reason, report)
 
     def _replace_job_nodes(
         self,

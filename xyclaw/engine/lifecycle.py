@@ -139,7 +139,7 @@ class ClusterLifecycle:
         self._active_lock = threading.Lock()
         # issue 32: called with (cluster id, why) before a release, while the nodes answer,
         # to copy the outputs still only on them (set by the engine once jobs exist)
-        self.before_release: Callable[[int, str], None] | None = None
+        self.before_release: Callable[[int, str, Progress | None], None] | None = None
 
     def working_on(self, cluster_id: int) -> bool:
         """True while an operation of this process is bringing the cluster up or down."""
@@ -480,7 +480,7 @@ class ClusterLifecycle:
         if self.before_release is not None and cluster.state != ClusterState.RELEASING:
             if progress:
                 progress.update(said("op.release_outputs", cluster=cluster.name), 0.05)
-            self.before_release(cluster_id, reason)
+            self.before_release(cluster_id, reason, progress)
         provider = self.providers.get(cluster.provider_id)
         self.clusters.update(
             cluster_id,

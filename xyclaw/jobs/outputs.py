@@ -199,9 +199,17 @@ class OutputCopier:
     def pending(self, files: Sequence[RemoteFile]) -> list[RemoteFile]:
         return [f for f in files if self._copied.get(f.key) != (f.size, f.mtime)]
 
-    def copy(self, nodes: Sequence[JobNode], *, deadline: float | None = None) -> CopyRound:
+    def copy(
+        self,
+        nodes: Sequence[JobNode],
+        *,
+        deadline: float | None = None,
+        report: Report | None = None,
+    ) -> CopyRound:
         """Copy what is new or changed (oldest first: a checkpoint's files in the order they
-        were written), until ``deadline`` (monotonic) if given."""
+        were written), until ``deadline`` (monotonic) if given; each file reported to
+        ``report`` (else the copier's own) with the share of the bytes done."""
+        tell = report or self.report
         if not self.wanted:
             return CopyRound()
         with self._lock:
@@ -242,9 +250,7 @@ class OutputCopier:
                 result.copied += 1
                 result.bytes_copied += f.size
                 done_bytes += f.size
-                self.report(
-                    said("job.outputs.copied_file", node=jn.name, file=f.path), done_bytes / total
-                )
+                tell(said("job.outputs.copied_file", node=jn.name, file=f.path), done_bytes / total)
             if result.copied:
                 self._save()
             result.pending = len(left)

@@ -59,6 +59,7 @@ def keep_before_release(
     reason: str,
     *,
     wait_s: float | None = None,
+    report: Callable[[Said | str, float | None], None] | None = None,
 ) -> list[Kept]:
     """Copy what the cluster's jobs' outputs still hold only there; one note per job."""
     kept: list[Kept] = []
@@ -76,7 +77,7 @@ def keep_before_release(
             nodes, silent = _nodes(shell, cluster)
         deadline = time.monotonic() + wait_s if wait_s is not None else None
         try:
-            done = copier.copy(nodes, deadline=deadline)
+            done = copier.copy(nodes, deadline=deadline, report=report)
         except XyclawError as exc:
             log.warning("outputs of job %s before release: %s", job.name, exc.message)
             done = CopyRound(failed=[n.name for n in nodes])

@@ -401,7 +401,7 @@ class JobService:
         return True
 
     # -- closing ------------------------------------------------------------------------------
-    def keep_outputs(self, cluster_id: int, reason: str) -> None:
+    def keep_outputs(self, cluster_id: int, reason: str, report: Report | None = None) -> None:
         """Before the cluster is released: copy its jobs' outputs not yet on this machine,
         and say in the history what was (not) copied (issue 32). Never raises: a release
         goes on whatever happens here."""
@@ -426,7 +426,14 @@ class JobService:
                 else None
             )
             keep_before_release(
-                self.parts.shell, self._events, cluster, jobs, copier_of, reason, wait_s=wait
+                self.parts.shell,
+                self._events,
+                cluster,
+                jobs,
+                copier_of,
+                reason,
+                wait_s=wait,
+                report=report,
             )
         except XyclawError as exc:
             log.warning("outputs before releasing cluster %d: %s", cluster_id, exc.message)
