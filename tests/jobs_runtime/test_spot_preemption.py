@@ -123,3 +123,43 @@ def test_a_two_node_spot_job_preempted_twice_resumes_from_its_copied_checkpoint_
     assert by_attempt[3][-1]["step"] == 160
     notes = [e["message"] for e in world.engine.recent_events(500) if e.get("job_id") == job.id]
     assert sum("uploaded the checkpoint copied" in m for m in notes) == 2
+
+
+def test_the_providers_word_that_the_cluster_is_gone_ends_the_attempt_at_once_for_recovery(
+    make_world: MakeWorld, tmp_path: Path
+) -> None:
+    world = make_world(job_options=FAST, time_scale=0.02)
+    spec = train_spec(
+        tmp_path,
+        "spot",
+        steps=100_000,
+        save_every=20,
+        extra=EXTRA.format(copies=tmp_path / "copies"),
+    )
+    with pytest.raises(LaunchNeedsApproval) as asked:
+        world.engine.launch(spec)
+    heard = threading.Event()
+    world.engine.subscribe(ReplacementAsked, lambda e: heard.set())
+    job = world.engine.launch(spec, quote=asked.value.quote).result(120)
+    wait_for("progress", lambda: world.engine.job(str(job.id)).progress.step)
+    assert job.cluster_id is not None
+
+    _preempt(world, job.cluster_id)
+    report = world.engine.reconcile()  # the provider says the cluster is no more
+
+    assert world.engine.cluster(str(job.cluster_id)).name in report.gone
+    assert heard.wait(30), "no ask for a replacement"  # no reconnect window waited out
+    now = world.engine.job(str(job.id))
+    assert now.state is JobState.RECOVERING and now.attempts[0].cause == "node_lost"
+    notes = [e["message"] for e in world.engine.recent_events(200) if e.get("job_id") == job.id]
+    assert any("the provider took" in m and "back" in m for m in notes)
+    world.engine.decline_replacement(str(job.id))
+
+    def ended() -> bool:  # a no: the job waits out the reconnect window for its nodes, in vain
+        world.clock.advance(1.0)
+        return world.engine.job(str(job.id)).state.finished
+
+    wait_for("the job to end", ended, timeout=60)
+    done = world.engine.job(str(job.id))
+    assert done.state is JobState.FAILED and done.attempts[1].cause == "node_lost"
+    assert world.provider.clusters() == []  # the no rented nothing
