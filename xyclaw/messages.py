@@ -32,6 +32,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "没有合适的选项：{considered} 种规格都超出某个限制。最接近的 {closest} 种及原因：",
     ),
     "plan_why": ("why", "理由"),
+    # issue 32: an option whose offer can also be rented as spot
+    "plan_spot": (
+        "spot: {cost} (-{percent}%), with about {rate} preemption(s) a day: ~{expected:.1f}"
+        " over this run; each loses the work since the last copied checkpoint (spec: spot: true)",
+        "竞价：{cost}（-{percent}%），每天约被抢占 {rate} 次：本次运行预计约 {expected:.1f} 次；"
+        "每次损失上次复制的检查点之后的工作（规格：spot: true）",
+    ),
     "plan_rejected": ("rejected", "不满足"),
     "col_gpu": ("GPU", "GPU"),
     "col_cards": ("cards", "卡数"),

@@ -54,11 +54,19 @@ def make_world(tmp_path: Path) -> Iterator[Callable[..., World]]:
         attempts: int = 3,
         timeout_s: float = 5.0,
         job_options: JobOptions | None = None,
+        time_scale: float | None = None,
         **config_env: str,
     ) -> World:
         clock = Clock()
         state_dir = tmp_path / "cloud"
-        cloud = build_cloud(state_dir, settings or CloudSettings.fast(), clock=clock)
+        factory = None
+        if time_scale is not None:  # the nodes' simulated time runs faster (training jobs)
+            from xyclaw.sim.cloud.simnode import SimNodeFactory
+
+            factory = SimNodeFactory(time_scale=time_scale)
+        cloud = build_cloud(
+            state_dir, settings or CloudSettings.fast(), clock=clock, node_factory=factory
+        )
         server = SimCloudServer(cloud).start()
         provider = SimProvider(
             server.url,

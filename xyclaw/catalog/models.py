@@ -91,6 +91,10 @@ class Offer:
     #: reliability 0.97, ..."); the planner gives it as a reason. Empty elsewhere.
     host: str = field(default="", compare=False)
     community: bool = field(default=False, compare=False)  # a host not vetted by the provider
+    # issue 32: the price of the same machines as spot (preemptible), where the provider rents
+    # them so, and how often it takes them back (preemptions a day); never prices a plan
+    spot_price_micro: int | None = None
+    spot_preemptions_per_day: float | None = None
 
     def __post_init__(self) -> None:
         if not self.provider or not self.offer_id or not self.region or not self.gpu:

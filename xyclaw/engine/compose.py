@@ -300,7 +300,7 @@ def compose(
         def build_lifecycle() -> ClusterLifecycle:
             from xyclaw.engine.lifecycle import ClusterLifecycle
 
-            return ClusterLifecycle(
+            built = ClusterLifecycle(
                 clusters,
                 rents,
                 access(),
@@ -310,6 +310,8 @@ def compose(
                 clock=clock,
                 timeouts=timeouts,
             )
+            built.before_release = engine._outputs_before_release  # issue 32
+            return built
 
         lifecycle = Lazy(build_lifecycle)
 
@@ -409,6 +411,7 @@ def compose(
                 telemetry=telemetry(),
                 lock_dir=paths.data_dir / FOLLOWERS,
                 register_job_secrets=engine._register_job_secrets,
+                outputs_dir=paths.data_dir / "outputs",  # issue 32: a folder per job
             )
 
         jobs = engine._attach_jobs(Lazy(build_jobs), _ssh_aliases(paths, clusters, bus))

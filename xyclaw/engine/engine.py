@@ -418,6 +418,7 @@ class Engine:
             and (request.region is None or o.region.lower() == request.region.lower())
             and (request.fabric is None or o.fabric == request.fabric)
             and (request.gpus_per_node is None or o.gpus_per_node == request.gpus_per_node)
+            and (not request.spot or o.spot_price_micro is not None)  # issue 32
         ]
         if not candidates and not provider.capabilities.rents:
             raise CapacityError(
@@ -440,6 +441,11 @@ class Engine:
             if o.available_gpus is None or o.available_gpus >= request.gpu_count
         ]
         offer = min(with_room or candidates, key=lambda o: o.price_micro)
+        on_demand = offer.price_micro
+        if request.spot and offer.spot_price_micro is not None:
+            offer = dataclasses.replace(
+                offer, price_micro=offer.spot_price_micro, price_30d_micro=None
+            )
         # The shape is known only now: a 16-GPU order of 8-GPU nodes needs multi-node.
         self._check_capabilities(
             provider, dataclasses.replace(request, gpus_per_node=offer.gpus_per_node)
@@ -460,6 +466,9 @@ class Engine:
             name=request.name,
             host=offer.host or None,
             community=offer.community or None,
+            spot=True if request.spot else None,
+            on_demand=on_demand if request.spot else None,
+            spot_rate=offer.spot_preemptions_per_day if request.spot else None,
         )
 
     @effect(Effect.SPEND)
@@ -563,6 +572,7 @@ class Engine:
             price_per_gpu_hour_micros=offer.price_micro,
             currency=offer.currency,
             terminate_at=self._first_deadline(offer, quote.gpu_count, quote.budget_micros),
+            spot=bool(quote.spot),
         )
 
     def _default_image(self, provider: str) -> str | None:
@@ -720,6 +730,9 @@ class Engine:
         horizon_days: float | None = None,
         host: str | None = None,
         community: bool | None = None,
+        spot: bool | None = None,
+        on_demand: int | None = None,
+        spot_rate: float | None = None,
     ) -> RentQuote:
         from xyclaw.planner.costing import bill
 
@@ -755,6 +768,9 @@ class Engine:
             horizon_days=horizon_days,
             host=host,
             community=community,
+            spot=spot,
+            on_demand_per_gpu_hour_micros=on_demand,
+            spot_preemptions_per_day=spot_rate,
         )
 
     @staticmethod
@@ -772,6 +788,12 @@ class Engine:
             raise QuoteError(
                 f"{provider.name} has no region {request.region!r}",
                 hint="its regions: " + ", ".join(caps.regions),
+            )
+        if request.spot and not caps.spot:  # issue 32
+            why = caps.lacking(["spot"]).get("spot", "spot is not supported")
+            raise QuoteError(
+                f"{provider.name} rents no spot capacity: {why}",
+                hint="drop spot: true from the spec, or choose a provider that has spot",
             )
 
     # -- clusters ----------------------------------------------------------------------------
@@ -1273,6 +1295,7 @@ class Engine:
                 name=spec.name,
                 # the spec's max_runtime bounds the rental: the quote's estimated total
                 hours=None if spec.max_runtime_s is None else spec.max_runtime_s / 3600,
+                spot=spec.spot,
             )
         )
 
@@ -1539,7 +1562,35 @@ class Engine:
             )
 
     def _release_for_job(self, cluster_id: int) -> None:
-        self.down(str(cluster_id)).result(self._config.ssh.command_timeout_s * 5)
+        cluster = self._clusters.get(cluster_id)
+
+        def release(progress: Progress) -> ClusterRecord:
+            telemetry = self._telemetry_if_built()
+            if telemetry is not None:
+                telemetry.unwatch(cluster.id, released=True)
+            return self._lifecycle.down(cluster.id, progress, reason="job_end")
+
+        handle = self._start(said("op.title.release", cluster=cluster.name), release)
+        handle.result(self._config.ssh.command_timeout_s * 5)
+
+    def _outputs_before_release(
+        self, cluster_id: int, reason: str, progress: Progress | None = None
+    ) -> None:
+        """Before any release: the outputs of the cluster's jobs still only on its disks
+        are copied to this machine, or named as lost (issue 32)."""
+        from xyclaw.store.jobs import JobTable
+
+        if self._jobs_part is None:
+            return
+        if not JobTable(self._store).rows_on_cluster(cluster_id, active_only=False):
+            return  # no job ever ran on it: the job runtime need not be built
+        report = None
+        if progress is not None:  # the release's card shows each file copied
+
+            def report(message: Said | str, fraction: float | None) -> None:
+                progress.update(message, None if fraction is None else 0.05 + 0.05 * fraction)
+
+        self._job_service().keep_outputs(cluster_id, reason, report)
 
     def _replace_job_nodes(
         self,
@@ -1566,6 +1617,7 @@ class Engine:
             gpus_per_node=cluster.gpus_per_node,
             budget_micros=cluster.budget_micros,
             name=f"{cluster.name}-r{job.attempt}",
+            spot=spec.spot,  # issue 32: a spot job's replacement is spot too
         )
         try:
             quote = self.quote_request(request)

@@ -302,7 +302,7 @@ class Guard:
                 return False
             log.info("%s spent its budget (%s of %s): releasing it", cluster.name, spent, limit)
             # Jobs stop with their machines; the jobs part stops them first once it exists.
-            self.lifecycle.down(cluster.id)
+            self.lifecycle.down(cluster.id, reason="budget")
             total, charged = self._charged(cluster.id)
             message = said("alert.budget.released", name=cluster.name, limit=limit, charged=charged)
             self.events.record_budget(warning(True, total, message), "critical", message)
@@ -379,7 +379,7 @@ class Guard:
                 said("alert.idle.releasing", name=cluster.name, idle=duration_said(idle_for)),
                 cluster_id=cluster.id,
             )
-            self.lifecycle.down(cluster.id)
+            self.lifecycle.down(cluster.id, reason="idle")
             _, charged = self._charged(cluster.id)
             self._forget(cluster.id)
             report.released_idle.append(cluster.name)

@@ -101,6 +101,7 @@ class UpRequest:
     currency: str = "CNY"
     terminate_at: float | None = None  # the provider's own deadline, where it keeps one
     hours: float | None = None  # how long it is meant to run: the quote's estimated total
+    spot: bool = False  # preemptible, at the offer's spot price (issue 32)
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,9 @@ class ClusterLifecycle:
         self.clock = clock
         self._active: set[int] = set()
         self._active_lock = threading.Lock()
+        # issue 32: called with (cluster id, why) before a release, while the nodes answer,
+        # to copy the outputs still only on them (set by the engine once jobs exist)
+        self.before_release: Callable[[int, str, Progress | None], None] | None = None
 
     def working_on(self, cluster_id: int) -> bool:
         """True while an operation of this process is bringing the cluster up or down."""
@@ -200,6 +204,7 @@ class ClusterLifecycle:
             image=request.image,
             name=name,
             terminate_at=request.terminate_at,
+            spot=request.spot,
         )
         from xyclaw.providers.http_retry import ApiError  # httpx: only once renting
 
@@ -473,11 +478,18 @@ class ClusterLifecycle:
         )
 
     # -- down ------------------------------------------------------------------------------
-    def down(self, cluster_id: int, progress: Progress | None = None) -> ClusterRecord:
-        """Release a cluster and wait until the provider confirms; safe to repeat."""
+    def down(
+        self, cluster_id: int, progress: Progress | None = None, *, reason: str = "user"
+    ) -> ClusterRecord:
+        """Release a cluster and wait until the provider confirms; safe to repeat. ``reason``
+        (job_end, idle, budget, user) says why, for what is copied off it first."""
         cluster = self.clusters.get(cluster_id)
         if cluster.state == ClusterState.RELEASED:
             return cluster
+        if self.before_release is not None and cluster.state != ClusterState.RELEASING:
+            if progress:
+                progress.update(said("op.release_outputs", cluster=cluster.name), 0.05)
+            self.before_release(cluster_id, reason, progress)
         provider = self.providers.get(cluster.provider_id)
         self.clusters.update(
             cluster_id,

@@ -61,6 +61,9 @@ class RentQuote:
     # community host, run by someone the provider does not vouch for: the card says so.
     host: str | None = None
     community: bool | None = None
+    spot: bool | None = None  # issue 32: True for a spot rental (None: on demand, as before)
+    on_demand_per_gpu_hour_micros: int | None = None  # a spot quote: the price it saves on
+    spot_preemptions_per_day: float | None = None  # a spot quote: the provider's stated risk
     digest: str = ""
 
     def __post_init__(self) -> None:
@@ -159,9 +162,25 @@ class RentQuote:
         if self.budget_micros:
             budget = format_amount(self.budget_micros, self.currency)
             out = said("common.joined", first=out, rest=said("common.quote_budget", budget=budget))
+        if self.spot:
+            out = said("common.joined", first=out, rest=self._spot_said())
         for note in self.notes():
             out = said("common.joined", first=out, rest=said("common.quote_note", note=note))
         return out
+
+    def _spot_said(self) -> Said:
+        """The saving of a spot quote and its risk, as far as the provider says them."""
+        on_demand = self.on_demand_per_gpu_hour_micros
+        rate = self.spot_preemptions_per_day
+        if on_demand is None or on_demand <= 0 or rate is None:
+            return said("common.quote_spot")
+        saved = on_demand - self.price_per_gpu_hour_micros
+        return said(
+            "common.quote_spot_figures",
+            saved=format_amount(saved * self.gpu_count, self.currency),
+            percent=round(100 * saved / on_demand),
+            rate=f"{rate:g}",
+        )
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -195,6 +214,9 @@ _LATER_FIELDS = frozenset(
         "horizon_days",
         "host",
         "community",
+        "spot",
+        "on_demand_per_gpu_hour_micros",
+        "spot_preemptions_per_day",
     )
 )
 
@@ -241,6 +263,8 @@ def check_against_offers(
             hint=said("error.quote.gone_hint"),
         )
     offer = same[0]
+    if quote.spot and offer.spot_price_micro is not None:  # issue 32: priced as spot
+        offer = replace(offer, price_micro=offer.spot_price_micro, price_30d_micro=None)
     if offer.price_micro != quote.price_per_gpu_hour_micros or offer.currency != quote.currency:
         raise QuoteError(
             said(

@@ -136,6 +136,18 @@ class NodeShell:
             return dest.stat().st_size
         return self.access.pool.upload(target, local, jn.expand(remote), progress)
 
+    def download(self, jn: JobNode, remote: str, local: Path) -> int:
+        """Copy a file from the node (whole or not at all); its size."""
+        target = self._target(jn)
+        if not isinstance(target, HostSpec) and target == LOCAL_HOST:
+            source = Path(jn.expand(remote)).expanduser()
+            local.parent.mkdir(parents=True, exist_ok=True)
+            tmp = local.with_name(local.name + ".part")
+            shutil.copyfile(source, tmp)
+            tmp.replace(local)
+            return local.stat().st_size
+        return self.access.pool.download(target, jn.expand(remote), local)
+
     def forward(self, jn: JobNode, remote_port: int) -> PortForward:
         """A free loopback port of this machine tunnelled to ``remote_port`` on the node."""
         target = self._target(jn)

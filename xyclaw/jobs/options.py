@@ -29,6 +29,8 @@ class JobOptions:
     readiness_poll_s: float = 1.0
     service_sample_s: float = 5.0  # latency probe and request rate of a service
     flight_recorder_wait_s: float = 15.0  # after a watchdog timeout: for every rank's dump
+    # a release for budget waits for outputs to be copied up to this share of the budget
+    outputs_budget_share: float = 0.05
 
     @classmethod
     def from_config(cls, config: Config) -> JobOptions:

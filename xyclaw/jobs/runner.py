@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Protocol
 
 from xyclaw.errors import RemoteError, XyclawError
@@ -35,9 +36,21 @@ from xyclaw.jobs.follow import Committed, LogFollower
 from xyclaw.jobs.follower_lock import FollowerLock
 from xyclaw.jobs.launch import AttemptLauncher
 from xyclaw.jobs.lines import CutLine, Taken
-from xyclaw.jobs.node_status import LaunchOutcome, NodeProcessState, NodeProcessStatus
+from xyclaw.jobs.node_status import (
+    CheckpointFound,
+    LaunchOutcome,
+    NodeProcessState,
+    NodeProcessStatus,
+)
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.jobs.options import JobOptions
+from xyclaw.jobs.outputs import (
+    CopyRound,
+    OutputCopier,
+    copier_for,
+    human_bytes,
+    local_checkpoint,
+)
 from xyclaw.jobs.progress import ProgressTracker
 from xyclaw.jobs.recovery import (
     BUDGET,
@@ -53,7 +66,7 @@ from xyclaw.jobs.recovery import (
 from xyclaw.jobs.serving import ServiceEndpoint
 from xyclaw.jobs.skypilot import launching_user, node_command
 from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
-from xyclaw.jobs.upload import Report
+from xyclaw.jobs.upload import Report, local_files, sync
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.records.jobs import AttemptNode, JobRecord, JobState, JobStore
 from xyclaw.store.event_log import EventLog, said_of
@@ -122,6 +135,7 @@ class RuntimeParts:
     listeners: list[Callable[[Committed], None]] = field(default_factory=list)
     follower: str = field(default_factory=follower_name)
     lock_for: Callable[[int], FollowerLock] | None = None  # a job's follower lock, per process
+    outputs_dir: Path | None = None  # where jobs' outputs are copied by default (issue 32)
 
 
 class _Stopped(Exception):
@@ -156,6 +170,10 @@ class JobRunner:
         self._lease_at = 0.0
         self._unwatched_since: float | None = None  # when the job was last watched, if adopted
         self._lock = parts.lock_for(job_id) if parts.lock_for is not None else None
+        self.outputs_copier: OutputCopier | None = None  # issue 32: outputs copied as they appear
+        self._outputs_thread: threading.Thread | None = None
+        self._outputs_at = 0.0
+        self._outputs_limit_said = False
         self._thread = threading.Thread(target=self._main, name=f"job-{job_id}", daemon=True)
 
     # -- control ---------------------------------------------------------------------------
@@ -205,6 +223,7 @@ class JobRunner:
                 outcome = self._attempt(job, spec)
                 if outcome is None:
                     return
+                self._outputs_last(job, spec, outcome.lost_nodes)
                 if not self._end_attempt(p.jobs.get(self.job_id), spec, outcome):
                     return
         except _Stopped:
@@ -339,6 +358,17 @@ class JobRunner:
     def _choose_nodes(self, job: JobRecord, spec: JobSpec) -> list[JobNode]:
         assert job.cluster_id is not None
         cluster = self.parts.clusters.get(job.cluster_id)
+        previous = next((a for a in job.attempts if a.attempt == job.attempt - 1), None)
+        if previous is not None and previous.nodes:
+            # a recovery runs on the previous attempt's nodes, wherever they are (a replacement
+            # rented on another cluster, a cluster the provider took back): those that do not
+            # answer are replaced or waited for (issue 32: a spot cluster preempted twice)
+            try:
+                before = self._nodes_from(previous.nodes)
+            except XyclawError:
+                before = []
+            if before and len(before) == len(previous.nodes):
+                return [JobNode(jn.rank, jn.cluster, jn.node) for jn in before]
         if not cluster.live:
             raise XyclawError(
                 f"cluster {cluster.name} is {cluster.state}",
@@ -419,6 +449,8 @@ class JobRunner:
         )
         self._check_stop()
         found = self.launcher.latest_checkpoint(spec, self.nodes[0]) if attempt > 1 else None
+        if attempt > 1:
+            found = self._restore_checkpoint(job, spec, found)
         note = resume_note(spec, found, attempt)
         if note is not None:
             p.events.record(
@@ -599,12 +631,14 @@ class JobRunner:
         started = job.started_at or p.clock()
         attempt_started = p.clock()
         last_sample = 0.0
+        self._outputs_at = time.monotonic()  # the first copy one interval after the start
         try:
             while True:
                 if self._stop.is_set():
                     return None
                 self._heartbeat()
                 now = p.clock()
+                self._outputs_tick(job, spec, time.monotonic())
                 stop = self._limits(spec, job, started, now)
                 if stop is not None:
                     return self._stop_attempt(spec, attempt, followers, stop)
@@ -1085,6 +1119,123 @@ class JobRunner:
                     job_id=job.id,
                     cluster_id=job.cluster_id,
                 )
+
+    # -- outputs (issue 32) ----------------------------------------------------------------
+    def _copier(self, job: JobRecord, spec: JobSpec) -> OutputCopier | None:
+        if self.outputs_copier is None:
+            self.outputs_copier = copier_for(
+                self.parts.shell, spec, job.name, job.id, self.parts.outputs_dir, self.report
+            )
+        return self.outputs_copier
+
+    def _outputs_tick(self, job: JobRecord, spec: JobSpec, now: float) -> None:
+        """Every ``outputs.every`` seconds (``now``: monotonic), copy what is new, in the
+        background."""
+        copier = self._copier(job, spec)
+        if copier is None or now - self._outputs_at < copier.every_s:
+            return
+        if self._outputs_thread is not None and self._outputs_thread.is_alive():
+            return
+        self._outputs_at = now
+        nodes = list(self.nodes)
+
+        def work() -> None:
+            try:
+                self._outputs_note(job, copier, copier.copy(nodes))
+            except Exception:  # a copy never ends the job; the next one tries again
+                log.exception("job %d: copying outputs failed", job.id)
+
+        self._outputs_thread = threading.Thread(
+            target=work, name=f"job-{job.id}-outputs", daemon=True
+        )
+        self._outputs_thread.start()
+
+    def _outputs_last(self, job: JobRecord, spec: JobSpec, lost: Sequence[str]) -> None:
+        """The attempt ended: copy what its nodes still hold (those that answer)."""
+        copier = self._copier(job, spec)
+        if copier is None:
+            return
+        if self._outputs_thread is not None:
+            self._outputs_thread.join(600)
+        nodes = [jn for jn in self.nodes if jn.name not in lost]
+        if not nodes:
+            return
+        try:
+            self._outputs_note(job, copier, copier.copy(nodes))
+        except XyclawError as exc:
+            log.warning("job %d: copying outputs at the end failed: %s", job.id, exc.message)
+
+    def _outputs_note(self, job: JobRecord, copier: OutputCopier, done: CopyRound) -> None:
+        p = self.parts
+        if done.copied:
+            p.events.record(
+                "job",
+                "info",
+                said(
+                    "job.outputs.copied",
+                    name=job.name,
+                    files=done.copied,
+                    size=human_bytes(done.bytes_copied),
+                    folder=str(copier.dest),
+                ),
+                job_id=job.id,
+                cluster_id=job.cluster_id,
+                data={"files": done.copied, "bytes": done.bytes_copied},
+            )
+        if done.over_limit and not self._outputs_limit_said:
+            self._outputs_limit_said = True
+            p.events.record(
+                "job",
+                "warning",
+                said(
+                    "job.outputs.over_limit",
+                    name=job.name,
+                    files=done.over_limit,
+                    size=human_bytes(done.over_limit_bytes),
+                    limit=human_bytes(copier.max_bytes or 0),
+                ),
+                job_id=job.id,
+                cluster_id=job.cluster_id,
+            )
+
+    def _restore_checkpoint(
+        self, job: JobRecord, spec: JobSpec, found: CheckpointFound | None
+    ) -> CheckpointFound | None:
+        """A recovered attempt whose nodes lack the newest checkpoint copied to this machine
+        (the host that had it is gone): upload that one and resume from it."""
+        copier = self._copier(job, spec)
+        local = local_checkpoint(copier) if copier is not None else None
+        if local is None or spec.checkpoint_dir is None:
+            return found
+        step, folder = local
+        if found is not None and found.step >= step:
+            return found
+        remote = f"{spec.checkpoint_dir.rstrip('/')}/{folder.name}"
+        files = local_files(folder)
+        seen: set[int] = set()
+        try:
+            for jn in self.nodes:  # one node per cluster: a cluster's nodes share the volume
+                if jn.cluster.id in seen:
+                    continue
+                seen.add(jn.cluster.id)
+                sync(self.parts.shell, jn, folder, remote, files, self.report)
+        except XyclawError as exc:  # the attempt still runs, from what the nodes have
+            log.warning("job %d: uploading the copied checkpoint failed: %s", job.id, exc.message)
+            return found
+        self.parts.events.record(
+            "job",
+            "info",
+            said(
+                "job.outputs.restored",
+                name=job.name,
+                step=step,
+                path=remote,
+                size=human_bytes(sum(f.size for f in files)),
+            ),
+            job_id=job.id,
+            cluster_id=job.cluster_id,
+        )
+        return CheckpointFound(step, remote, True)
 
     # -- logs ------------------------------------------------------------------------------
     def _committed(self, batch: Committed) -> None:

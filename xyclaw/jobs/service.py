@@ -61,6 +61,7 @@ class JobService:
         replace_nodes: ReplaceNodes | None = None,
         lock_dir: Path | None = None,
         register_job_secrets: Callable[[Iterable[str]], None] | None = None,
+        outputs_dir: Path | None = None,
     ) -> None:
         """``lock_dir``: where the per-job follower locks live (the data folder's
         ``followers``); without it the follower lease alone keeps followers apart.
@@ -83,6 +84,7 @@ class JobService:
             release_cluster=release_cluster,
             replace_nodes=replace_nodes,
             lock_for=self._lock_for if lock_dir is not None else None,
+            outputs_dir=outputs_dir,
         )
         self._lock_dir = lock_dir
         self._follow_locks: dict[int, FollowerLock] = {}
@@ -350,6 +352,8 @@ class JobService:
         except XyclawError:
             return
         for job in active:
+            if event.state == "gone" and self._recover_from_gone(job, event):
+                continue
             why = said(f"job.cluster_gone.{event.state}", cluster=event.name)
             self._events.record(
                 "job",
@@ -371,7 +375,69 @@ class JobService:
                     error=why,
                 )
 
+    def _recover_from_gone(self, job: JobRecord, event: ClusterChanged) -> bool:
+        """The provider took the cluster back (a spot preemption, a host reclaimed): for a
+        job whose recovery covers a lost node, the attempt ends with its nodes lost and the
+        recovery the job has (a replacement after the yes, the copied checkpoint) follows,
+        rather than a cancel (issue 32). True when that was done."""
+        from xyclaw.jobs.spec import RecoveryCause
+
+        runner = self._runners.get(job.id)
+        try:
+            spec = JobSpec.from_json(job.spec_json)
+        except XyclawError:
+            return False
+        if runner is None or not runner.alive or RecoveryCause.NODE_LOST not in spec.recovery.on:
+            return False
+        message = said("job.cluster_taken_back", cluster=event.name)
+        self._events.record(
+            "job",
+            "warning",
+            said("job.note", name=job.name, note=message),
+            job_id=job.id,
+            cluster_id=event.cluster_id,
+        )
+        runner.infra_failure(RecoveryCause.NODE_LOST, message, None)
+        return True
+
     # -- closing ------------------------------------------------------------------------------
+    def keep_outputs(self, cluster_id: int, reason: str, report: Report | None = None) -> None:
+        """Before the cluster is released: copy its jobs' outputs not yet on this machine,
+        and say in the history what was (not) copied (issue 32). Never raises: a release
+        goes on whatever happens here."""
+        from xyclaw.jobs.outputs import copier_for
+        from xyclaw.jobs.release_outputs import budget_wait_s, keep_before_release
+
+        try:
+            jobs = self.jobs.on_cluster(cluster_id, active_only=False)
+            if not jobs:
+                return
+            cluster = self.clusters.get(cluster_id)
+
+            def copier_of(job: JobRecord, spec: JobSpec) -> Any:
+                runner = self._runners.get(job.id)
+                if runner is not None and runner.outputs_copier is not None:
+                    return runner.outputs_copier  # one copier (and manifest) per job in a process
+                return copier_for(self.parts.shell, spec, job.name, job.id, self.parts.outputs_dir)
+
+            wait = (
+                budget_wait_s(cluster, self.options.outputs_budget_share)
+                if reason == "budget"
+                else None
+            )
+            keep_before_release(
+                self.parts.shell,
+                self._events,
+                cluster,
+                jobs,
+                copier_of,
+                reason,
+                wait_s=wait,
+                report=report,
+            )
+        except XyclawError as exc:
+            log.warning("outputs before releasing cluster %d: %s", cluster_id, exc.message)
+
     def close(self) -> None:
         """Stop following (every job keeps running on its nodes)."""
         with self._lock:

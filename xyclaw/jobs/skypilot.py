@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from xyclaw.catalog.names import normalise_gpu_name
+from xyclaw.jobs.specoutputs import is_xyclaw_outputs
 from xyclaw.jobs.specyaml import SpecError, SpecWarning, YNode, synthetic
 from xyclaw.wording import said
 
@@ -157,7 +158,10 @@ def _has_port(service: YNode) -> bool:
 def looks_like_skypilot(tree: YNode) -> bool:
     """A SkyPilot task rather than XyClaw's form: SkyPilot's own field names, or a
     script that reads SKYPILOT_* variables."""
-    if any(key in _SIGNAL_TOP for key, _ in tree.items()):
+    if any(
+        key in _SIGNAL_TOP and not (key == "outputs" and is_xyclaw_outputs(node))
+        for key, node in tree.items()
+    ):
         return True
     resources = tree.get("resources")
     if resources is not None and any(key in _SIGNAL_RESOURCES for key, _ in resources.items()):

@@ -56,6 +56,7 @@ from xyclaw.jobs.specmodel import (
     resume_env,
     resume_line,
 )
+from xyclaw.jobs.specoutputs import read_outputs
 from xyclaw.jobs.specyaml import (
     SpecError,
     SpecWarning,
@@ -109,6 +110,8 @@ _TOP_KEYS = (
     "recovery",
     "release_when_done",
     "service",
+    "outputs",  # issue 32: xyclaw.jobs.specoutputs
+    "spot",  # issue 32: rent preemptible capacity
 )
 _RESOURCE_KEYS = ("gpu", "nodes", "gpus_per_node", "cluster", "provider", "region")
 _RECOVERY_KEYS = ("max_restarts", "on", "allow_spend")
@@ -500,6 +503,9 @@ class _Reader:
             release = self.boolean(rel_node)
 
         service = self.service(get("service"), kind, tree)
+        outputs = read_outputs(self, get("outputs"), parse_duration)
+        spot_node = get("spot")
+        spot = spot_node is not None and spot_node.value is not None and self.boolean(spot_node)
 
         spec = JobSpec(
             name=name,
@@ -520,6 +526,8 @@ class _Reader:
             release_when_done=release,
             service=service,
             skypilot=skypilot_mode,
+            outputs=outputs,
+            spot=spot,
         )
         self.advise(spec, tree)
         return spec

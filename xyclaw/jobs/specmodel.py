@@ -22,6 +22,7 @@ from typing import Any, Literal
 from xyclaw.catalog.money import format_amount, parse_amount
 from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.jobs.skypilot import SKYPILOT_ENV
+from xyclaw.jobs.specoutputs import OutputsSpec, outputs_from_dict
 from xyclaw.jobs.specyaml import SpecError, SpecWarning
 from xyclaw.wording import Said, said
 
@@ -208,6 +209,8 @@ class JobSpec:
     release_when_done: bool | None = None  # None: when the job rented its own cluster
     service: ServiceSpec | None = None
     skypilot: bool = False  # also export SKYPILOT_* variables on every node
+    outputs: OutputsSpec | None = None  # copied off the nodes as they appear (issue 32)
+    spot: bool = False  # rent spot (preemptible) capacity for it (issue 32)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", JobKind(self.kind))
@@ -304,6 +307,8 @@ class JobSpec:
                 }
             ),
             "skypilot": self.skypilot,
+            **({"outputs": self.outputs.to_dict()} if self.outputs is not None else {}),
+            **({"spot": True} if self.spot else {}),
         }
 
     def to_json(self) -> str:
@@ -684,6 +689,13 @@ def _from_dict(data: Mapping[str, Any]) -> JobSpec:
         run = opt_str(data, "run", "run")
         if name is None or run is None:
             raise bad("name" if name is None else "run", "missing")
+        try:
+            outputs = outputs_from_dict(data.get("outputs"))
+        except ValueError as exc:
+            raise bad("outputs", str(exc)) from None
+        spot = data.get("spot", False)
+        if not isinstance(spot, bool):
+            raise bad("spot", "expected true or false")
         kind_text = opt_str(data, "kind", "kind") or JobKind.TRAIN.value
         try:
             kind = JobKind(kind_text)
@@ -708,6 +720,8 @@ def _from_dict(data: Mapping[str, Any]) -> JobSpec:
             release_when_done=release,
             service=service,
             skypilot=sky,
+            outputs=outputs,
+            spot=spot,
         )
     except SpecError as exc:
         if exc.file is None:  # an invariant of the model: say where it came from

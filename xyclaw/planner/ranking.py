@@ -424,6 +424,12 @@ def _option(
         capacity_rps=float(ev.capacity[i]),
         reasons=tuple((rule, text) for rule, text, _ in explained),
         reason_figures=tuple(figures for _, _, figures in explained),
+        spot_cost_micro=(
+            None
+            if offer.spot_price_micro is None
+            else bill(gpus, seconds, offer.spot_price_micro, None).cost_micro
+        ),
+        spot_preemptions_per_day=offer.spot_preemptions_per_day,
     )
 
 

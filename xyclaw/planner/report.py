@@ -91,7 +91,27 @@ def options_table(options: Sequence[PlanOption], language: str = "en") -> list[s
     for number, option in enumerate(options, start=1):
         lines.append(_row(number, option))
         lines.append(f"     {why}: " + reasons_line(option, language))
+        spot = spot_line(option, language)
+        if spot:
+            lines.append(f"     {spot}")
     return lines
+
+
+def spot_line(option: PlanOption, language: str = "en") -> str | None:
+    """The saving and the risk of running the option as spot, where its offer has spot."""
+    spot, rate = option.spot_cost_micro, option.spot_preemptions_per_day
+    if spot is None or option.cost_micro <= 0:
+        return None
+    percent = round(100 * (option.cost_micro - spot) / option.cost_micro)
+    per_day = rate or 0.0
+    return text(
+        language,
+        "plan_spot",
+        cost=format_amount(spot, option.currency),
+        percent=percent,
+        rate=f"{per_day:g}",
+        expected=per_day * option.seconds / 86400,
+    )
 
 
 def rejected_table(rejected: Sequence[RejectedOption], language: str = "en") -> list[str]:

@@ -45,6 +45,9 @@ class PlanOption:
     reasons: tuple[Reason, ...]
     #: per reason, the figures in its text (formatted), for wording it in another language
     reason_figures: tuple[dict[str, str], ...] = ()
+    #: issue 32: the same run as spot, where the offer has it (never ranks the option)
+    spot_cost_micro: int | None = None
+    spot_preemptions_per_day: float | None = None
 
     @property
     def hours(self) -> float:
@@ -74,6 +77,14 @@ class PlanOption:
             "seconds": self.seconds,
             "price_micro": self.price_micro,
             "cost_micro": self.cost_micro,
+            **(
+                {
+                    "spot_cost_micro": self.spot_cost_micro,
+                    "spot_preemptions_per_day": self.spot_preemptions_per_day,
+                }
+                if self.spot_cost_micro is not None
+                else {}
+            ),
         }
 
 

@@ -118,6 +118,7 @@ class ClusterOrder:
     image: str | None = None
     name: str | None = None
     terminate_at: float | None = None  # UTC epoch seconds; only if scheduled_termination
+    spot: bool = False  # preemptible, at the spot price; only if capabilities.spot (issue 32)
 
 
 @dataclass(frozen=True)

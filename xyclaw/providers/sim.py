@@ -60,7 +60,12 @@ def cluster_from_json(raw: dict[str, Any]) -> ClusterInfo:
             terminated_at=raw.get("terminated_at"),
             error=raw.get("error"),
             idempotency_key=raw.get("idempotency_key"),
-            extra={"terminate_at": raw.get("terminate_at"), "ended_by": raw.get("ended_by")},
+            extra={
+                "terminate_at": raw.get("terminate_at"),
+                "ended_by": raw.get("ended_by"),
+                "spot": bool(raw.get("spot", False)),
+                "preempt_at": raw.get("preempt_at"),
+            },
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ProviderError(
@@ -87,7 +92,7 @@ class SimProvider:
         rents=True,
         multi_node=True,
         stop_start=False,
-        spot=False,
+        spot=True,  # issue 32: spot clusters, taken back with a notice
         regions=REGIONS,
         billing_ledger=True,
         scheduled_termination=True,
@@ -163,6 +168,8 @@ class SimProvider:
                     currency=str(raw.get("currency", "CNY")),
                     kind=str(raw.get("kind", "node")),
                     available_gpus=raw.get("available_gpus"),
+                    spot_price_micro=raw.get("spot_price_per_gpu_hour_micros"),
+                    spot_preemptions_per_day=raw.get("spot_preemptions_per_day"),
                 )
             )
         return result
@@ -177,6 +184,8 @@ class SimProvider:
             value = getattr(order, key)
             if value is not None:
                 payload[key] = value
+        if order.spot:
+            payload["spot"] = True
         response = self._call(
             "POST",
             "/v1/clusters",

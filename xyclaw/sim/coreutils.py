@@ -1010,6 +1010,7 @@ def find(ctx: Ctx) -> int:
     name_pat: str | None = None
     kind: str | None = None
     maxdepth: int | None = None
+    fmt: str | None = None
     while args:
         opt = args.pop(0)
         if opt in ("-name", "-iname") and args:
@@ -1018,19 +1019,51 @@ def find(ctx: Ctx) -> int:
             kind = args.pop(0)
         elif opt == "-maxdepth" and args:
             maxdepth = int(args.pop(0))
+        elif opt == "-printf" and args:
+            fmt = args.pop(0)
     fs = ctx.machine.fs
     status = 0
 
-    def walk(display: str, vpath: str, depth: int) -> None:
+    def printf(display: str, vpath: str, root: str) -> str:
+        # GNU find's -printf for what the job runtime asks: %s %T@ %p %P, \n \t \0 %%
+        out: list[str] = []
+        form = fmt or ""
+        i = 0
+        while i < len(form):
+            c = form[i]
+            nxt = form[i + 1 : i + 3]
+            if c == "\\" and i + 1 < len(form):
+                out.append({"n": "\n", "t": "\t", "0": "\0"}.get(form[i + 1], form[i + 1]))
+                i += 2
+            elif c == "%" and nxt.startswith("T@"):
+                out.append(f"{fs.mtime(vpath):.10f}")
+                i += 3
+            elif c == "%" and i + 1 < len(form):
+                code = form[i + 1]
+                if code == "s":
+                    out.append(str(0 if fs.is_dir(vpath) else fs.size(vpath)))
+                elif code == "p":
+                    out.append(display)
+                elif code == "P":
+                    out.append(display[len(root) :].lstrip("/"))
+                else:
+                    out.append("%" if code == "%" else "")
+                i += 2
+            else:
+                out.append(c)
+                i += 1
+        return "".join(out)
+
+    def walk(display: str, vpath: str, depth: int, root: str = "") -> None:
         is_dir = fs.is_dir(vpath)
         base = posixpath.basename(vpath) or vpath
         if (name_pat is None or fnmatch.fnmatchcase(base, name_pat)) and (
             kind is None or (kind == "d") == is_dir
         ):
-            ctx.out(display + "\n")
+            ctx.out(printf(display, vpath, root) if fmt is not None else display + "\n")
         if is_dir and (maxdepth is None or depth < maxdepth):
             for child in fs.listdir(vpath):
-                walk(posixpath.join(display, child), posixpath.join(vpath, child), depth + 1)
+                walk(posixpath.join(display, child), posixpath.join(vpath, child), depth + 1, root)
 
     for root in roots or ["."]:
         vpath = ctx.path(root)
@@ -1038,7 +1071,7 @@ def find(ctx: Ctx) -> int:
             ctx.err(f"find: '{root}': No such file or directory\n")
             status = 1
             continue
-        walk(root, vpath, 0)
+        walk(root, vpath, 0, root)
     return status
 
 

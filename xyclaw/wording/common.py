@@ -47,6 +47,16 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "common.quote_budget": ("; released at a budget of {budget}", "；花到预算 {budget} 时自动释放"),
     "common.quote_note": ("; {note}", "；{note}"),
+    "common.quote_spot_figures": (
+        "; spot: {saved} an hour less than on demand (-{percent}%); the provider may take it"
+        " back with a short notice, about {rate} times a day",
+        "；竞价实例：每小时比按需便宜 {saved}（-{percent}%）；提供商可能在短暂通知后收回，"
+        "大约每天 {rate} 次",
+    ),
+    "common.quote_spot": (
+        "; spot: the provider may take it back with a short notice",
+        "；竞价实例：提供商可能在短暂通知后收回",
+    ),
     "common.quote_not_plan_tier": (
         "the plan priced this at {provider}'s 30-day tier, {plan_price} per GPU-hour"
         " ({plan_total} in all); {provider} rents it on demand, so this asks for {price} per"

@@ -1002,4 +1002,19 @@ TEXTS: dict[str, tuple[str, str]] = {
         "give the card id that a rent, release, cancel or launch returned",
         "请给出 rent、release、cancel 或 launch 返回的卡片编号",
     ),
+    # outputs: (issue 32, xyclaw.jobs.specoutputs)
+    "error.spec.outputs_nodes": ("{value} is not head or all", "{value} 不是 head 或 all"),
+    "error.spec.outputs_size": ("{value} is not a size", "{value} 不是大小"),
+    "error.spec.outputs_size_allowed": (
+        "a size such as 20 GB, 500 MiB or a number of bytes",
+        "大小，例如 20 GB、500 MiB 或字节数",
+    ),
+    "error.spec.outputs_paths_allowed": (
+        "absolute paths on the nodes (or under ~/), one or a list",
+        "节点上的绝对路径（或 ~/ 下的路径），一个或一个列表",
+    ),
+    "error.spec.outputs_path": (
+        "{text} is not an absolute path on the node",
+        "{text} 不是节点上的绝对路径",
+    ),
 }

@@ -238,4 +238,47 @@ TEXTS: dict[str, tuple[str, str]] = {
         "replace {nodes} and resume from the last checkpoint",
         "更换 {nodes} 并从最近的检查点继续",
     ),
+    # outputs copied off the nodes (issue 32, xyclaw.jobs.outputs)
+    "job.outputs.copied_file": ("{node}: copied {file}", "{node}：已复制 {file}"),
+    "job.outputs.copied": (
+        "job {name}: copied {files} new output file(s) ({size}) to {folder}",
+        "作业 {name}：已将 {files} 个新的输出文件（{size}）复制到 {folder}",
+    ),
+    "job.outputs.over_limit": (
+        "job {name}: {files} output file(s) ({size}) not copied: the copies would pass"
+        " outputs.max_size ({limit})",
+        "作业 {name}：{files} 个输出文件（{size}）未复制：复制后会超过 outputs.max_size（{limit}）",
+    ),
+    "job.outputs.restored": (
+        "job {name}: uploaded the checkpoint copied to this machine at step {step} ({size}) to"
+        " {path}; the attempt resumes from it",
+        "作业 {name}：已把复制到本机的第 {step} 步检查点（{size}）上传到 {path}；本次尝试从它继续",
+    ),
+    # before a release (issue 32, xyclaw.jobs.release_outputs)
+    "job.outputs.release.job_end": ("its job ended", "作业已结束"),
+    "job.outputs.release.idle": ("it was idle", "集群空闲"),
+    "job.outputs.release.budget": ("its budget is spent", "预算已用完"),
+    "job.outputs.release.user": ("you asked", "你要求释放"),
+    "job.outputs.release.copied": (
+        "{files} new file(s) ({size}) copied to {folder}, {held} of outputs there in all",
+        "{files} 个新文件（{size}）已复制到 {folder}，那里共有 {held} 的输出",
+    ),
+    "job.outputs.release.lost": (
+        "{files} file(s) ({size}) not copied; nodes that did not answer, their outputs not"
+        " listed: {nodes}",
+        "{files} 个文件（{size}）未复制；没有响应、输出无法列出的节点：{nodes}",
+    ),
+    "job.outputs.release.note": (
+        "before releasing {cluster} ({why}), job {job}: {copied}; none of its outputs is left"
+        " only on the cluster",
+        "释放 {cluster} 之前（{why}），作业 {job}：{copied}；它的输出没有只留在集群上的",
+    ),
+    "job.outputs.release.note_lost": (
+        "before releasing {cluster} ({why}), job {job}: {copied}; lost with the cluster: {left}",
+        "释放 {cluster} 之前（{why}），作业 {job}：{copied}；随集群一起丢失：{left}",
+    ),
+    "job.cluster_taken_back": (
+        "the provider took {cluster} back (spot preemption or reclaimed host); its nodes are lost",
+        "提供商收回了 {cluster}（竞价实例被抢占或主机被收回）；它的节点已丢失",
+    ),
 }

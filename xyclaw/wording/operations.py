@@ -809,4 +809,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "run it by hand on the first node with NCCL_DEBUG=INFO",
         "在第一个节点上用 NCCL_DEBUG=INFO 手动运行",
     ),
+    # issue 32: before a release
+    "op.release_outputs": (
+        "copying the outputs still only on {cluster} before releasing it",
+        "释放 {cluster} 之前，先复制只在它上面的输出",
+    ),
 }

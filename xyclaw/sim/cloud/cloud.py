@@ -49,6 +49,17 @@ CURRENCY = "CNY"
 POLL_S = 0.05  # how often a waiting worker looks at the (possibly fake) clock
 PENDING_SHARE = 0.1  # share of the provision delay a cluster spends pending
 MAX_PENDING_S = 1.0
+# Spot (issue 32): a preemptible cluster at this share of the on-demand price, which the
+# cloud takes back with a notice. The rate is what the offers list says of the risk.
+SPOT_SHARE = 0.35
+SPOT_NOTICE_S = 30.0
+SPOT_PREEMPTIONS_PER_DAY = 1.0
+
+
+def spot_price(on_demand_micros: int) -> int:
+    return round(on_demand_micros * SPOT_SHARE)
+
+
 Clock = Callable[[], float]
 Result = tuple[int, dict[str, Any]]
 
@@ -224,6 +235,8 @@ class SimCloud:
                     "kind": o.kind,
                     "price_per_gpu_hour_micros": o.price_micro,
                     "price_30d_per_gpu_hour_micros": o.price_30d_micro,
+                    "spot_price_per_gpu_hour_micros": spot_price(o.price_micro),
+                    "spot_preemptions_per_day": SPOT_PREEMPTIONS_PER_DAY,
                     "currency": o.currency,
                     "available_gpus": max(
                         0,
@@ -303,6 +316,27 @@ class SimCloud:
         log.info("cluster %s terminates at %s", cluster_id, cluster.terminate_at)
         return 200, {"cluster": public}
 
+    def preempt(self, cluster_id: str, body: Any) -> Result:
+        """Take a spot cluster back after ``notice_s`` seconds (default 30), as a spot
+        market does: its ``preempt_at`` says when from now on; then its nodes stop, their
+        disks and the volume are wiped, and billing ends at that moment."""
+        notice = (body or {}).get("notice_s", SPOT_NOTICE_S) if isinstance(body, dict) else None
+        if isinstance(notice, bool) or not isinstance(notice, int | float) or notice < 0:
+            raise bad_request('the body must be {"notice_s": seconds >= 0}')
+        with self._lock:
+            cluster = self._cluster(cluster_id)
+            if not cluster.spot:
+                raise bad_request(f"cluster {cluster_id} is not spot: only spot is preempted")
+            if cluster.state in ("terminating", "terminated"):
+                raise CloudApiError(
+                    409, "cluster_ended", f"cluster {cluster_id} is {cluster.state}"
+                )
+            cluster.preempt_at = self._clock() + float(notice)
+            self._save()
+            public = self._public(cluster)
+        log.info("cluster %s preempted at %s", cluster_id, cluster.preempt_at)
+        return 200, {"cluster": public}
+
     def _begin_termination(self, cluster: ClusterRecord, now: float, *, by: str) -> None:
         """Under the lock: the cluster starts terminating; its nodes stop after the delay."""
         cluster.state = "terminating"
@@ -311,6 +345,8 @@ class SimCloud:
         cluster.ended_by = by
         if by == "deadline":
             cluster.billing_ends_at = cluster.terminate_at
+        if by == "preempted":
+            cluster.billing_ends_at = cluster.preempt_at
         self._save()
 
     def _deadline_loop(self) -> None:
@@ -321,10 +357,13 @@ class SimCloud:
             due: list[str] = []
             with self._lock:
                 for cluster in self._clusters.values():
-                    at = cluster.terminate_at
-                    if at is None or at > now or cluster.state in ("terminating", "terminated"):
+                    if cluster.state in ("terminating", "terminated"):
                         continue
-                    self._begin_termination(cluster, now, by="deadline")
+                    taken = cluster.preempt_at is not None and cluster.preempt_at <= now
+                    at = cluster.terminate_at
+                    if not taken and (at is None or at > now):
+                        continue
+                    self._begin_termination(cluster, now, by="preempted" if taken else "deadline")
                     due.append(cluster.id)
             for cluster_id in due:
                 log.info("cluster %s reached its deadline: terminating", cluster_id)
@@ -676,7 +715,9 @@ class SimCloud:
             region=offer.region,
             fabric=offer.fabric,
             image=request.image,
-            price_per_gpu_hour_micros=offer.price_micro,
+            price_per_gpu_hour_micros=(
+                spot_price(offer.price_micro) if request.spot else offer.price_micro
+            ),
             currency=offer.currency,
             created_at=now,
             idempotency_key=key,
@@ -686,6 +727,7 @@ class SimCloud:
             per_node_delay_s=self._faults.per_node_delay_s if delay > 0 else 0.0,  # 0: at once
             nodes=nodes,
             terminate_at=request.terminate_at,
+            spot=request.spot,
         )
 
     # -- persistence ---------------------------------------------------------------------------

@@ -82,7 +82,9 @@ class ClusterRecord:
     nodes: list[NodeRecord] = field(default_factory=list)
     terminate_at: float | None = None  # the renter's deadline: the cloud terminates it then
     billing_ends_at: float | None = None  # set when a deadline ended it: billing stops there
-    ended_by: str | None = None  # "request" (DELETE) or "deadline" (terminate_at)
+    ended_by: str | None = None  # "request" (DELETE), "deadline" (terminate_at), "preempted"
+    spot: bool = False  # rented at the spot price: the cloud may take it back (issue 32)
+    preempt_at: float | None = None  # a preemption's notice: the cloud takes it back then
 
     @property
     def node_count(self) -> int:
@@ -111,6 +113,8 @@ class ClusterRecord:
             "terminated_at": self.terminated_at,
             "terminate_at": self.terminate_at,
             "ended_by": self.ended_by,
+            "spot": self.spot,
+            "preempt_at": self.preempt_at,
             "error": self.error,
             "idempotency_key": self.idempotency_key,
             "nodes": [n.public(host, user) for n in self.nodes],

@@ -17,7 +17,7 @@ IMAGES = ("pytorch-2.1", "deepspeed", "megatron-lm", "colossal-ai", "ubuntu-22.0
 DEFAULT_IMAGE = "pytorch-2.1"
 CREATE_FIELDS = (
     "gpu", "gpu_count", "gpus_per_node", "region", "fabric", "image", "name", "ssh_public_key",
-    "terminate_at",
+    "terminate_at", "spot",
 )  # fmt: skip
 UPDATE_FIELDS = ("terminate_at",)
 # Deadlines are UTC epoch seconds: after 2001-09-09 and before the year 2286.
@@ -37,6 +37,7 @@ class ClusterRequest:
     name: str | None
     ssh_public_key: str
     terminate_at: float | None = None
+    spot: bool = False  # preemptible, at the spot price (issue 32)
 
     @property
     def node_count(self) -> int:
@@ -176,7 +177,10 @@ def parse_create(body: Any, offers: Sequence[Offer]) -> ClusterRequest:
         parse_public_key(key_line)
     except ValueError as exc:
         raise bad_request(f"field ssh_public_key: {exc}") from None
-    return ClusterRequest(offer, gpu_count, image, name, key_line, _deadline(data))
+    spot = data.get("spot", False)
+    if not isinstance(spot, bool):
+        raise bad_request("field spot must be true or false")
+    return ClusterRequest(offer, gpu_count, image, name, key_line, _deadline(data), spot)
 
 
 def _deadline(data: dict[str, Any]) -> float | None:

@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 API_PREFIX = "/v1"
 MAX_BODY = 1 << 20
 _CLUSTER_PATH = re.compile(r"^/v1/clusters/([A-Za-z0-9_.-]+)$")
+_PREEMPT_PATH = re.compile(r"^/v1/clusters/([A-Za-z0-9_.-]+)/_preempt$")  # issue 32
 _NODE_FAULT_PATH = re.compile(r"^/v1/_nodes/([A-Za-z0-9_.-]+)/faults$")
 Result = tuple[int, dict[str, Any]]
 
@@ -213,6 +214,10 @@ class _Handler(BaseHTTPRequestHandler):
         if path == f"{API_PREFIX}/_faults":
             self._allow(method, "GET", "POST")
             return cloud.set_faults(self._json(raw)) if method == "POST" else cloud.get_faults()
+        match = _PREEMPT_PATH.match(path)
+        if match:
+            self._allow(method, "POST")
+            return cloud.preempt(match[1], self._json(raw) if raw else {})
         match = _NODE_FAULT_PATH.match(path)
         if match:
             self._allow(method, "POST")
