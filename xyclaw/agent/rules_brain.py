@@ -223,5 +223,6 @@ def _rules_context(rules: Any, context: dict[str, Any]) -> Any:
         "last_job": context.get("last_job"),
         "clusters": tuple(context.get("clusters") or ()),
         "jobs": tuple(context.get("jobs") or ()),
+        "plan_figures": tuple(sorted((context.get("last_plan_args") or {}).items())),
     }
     return make(**fields)
