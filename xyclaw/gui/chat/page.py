@@ -664,7 +664,11 @@ class ChatPage(QWidget):
         self._add(UserBlock(text))
         self._follow = True
         runtime = self.runtime
-        self._start(cid, lambda on_event, cancel: runtime.send(cid, text, on_event, cancel))
+        language = message_language()  # a reply the text cannot choose the language of
+        self._start(
+            cid,
+            lambda on_event, cancel: runtime.send(cid, text, on_event, cancel, language=language),
+        )
 
     def rent_option(self, plan_id: int, option: int) -> None:
         runtime, cid = self.runtime, self.current
