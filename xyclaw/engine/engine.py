@@ -144,6 +144,7 @@ class Engine:
         self._background_guard = background_guard
         self._guard_lock = GuardLock(paths)
         self._ready_watch: Subscription | None = None
+        self._stop_sim_on_close = False
 
     # -- the parts built on first use ----------------------------------------------------------
     @property
@@ -1927,6 +1928,25 @@ class Engine:
                 self._telemetry.watch(cluster)
 
     @effect(Effect.READ)
+    def stop_sim_cloud_on_close(self) -> None:
+        """When this engine closes, stop the simulated cloud it started, unless a simulated
+        cluster is still live (the background guard then watches it through that cloud).
+        The desktop asks for it: its quit leaves nothing running that nothing needs. A
+        command leaves the cloud for the next command."""
+        self._stop_sim_on_close = True
+
+    def _stop_idle_sim_cloud(self) -> None:
+        if any(c.provider_id == "sim" for c in self._clusters.live()):
+            return
+        for provider in self._providers.built():
+            stop = getattr(provider, "stop_cloud", None)
+            if callable(stop):
+                try:
+                    stop()
+                except Exception:
+                    log.exception("stopping the simulated cloud failed")
+
+    @effect(Effect.READ)
     def close(self) -> None:
         """Stop maintenance, telemetry and workers; close connections and the database.
 
@@ -1962,6 +1982,8 @@ class Engine:
         access = self._access_part.if_built()
         if access is not None:
             access.pool.close()
+        if self._stop_sim_on_close:
+            self._stop_idle_sim_cloud()
         self._providers.close()
         self._store.close()
 

@@ -114,6 +114,9 @@ def host_key_prompter() -> Any:
 def run_app(engine: Engine, store: Store) -> int:
     """The desktop app over ``engine``; ``store`` is the history database it writes."""
     app = create_app()
+    # Quitting stops the simulated cloud the app started, unless a simulated cluster is
+    # left live for the background guard (the quit dialog says so then).
+    engine.stop_sim_cloud_on_close()
     # The window may close to the tray; quitting is always explicit (tray menu, Quit flow).
     app.setQuitOnLastWindowClosed(False)
     from xyclaw.gui import i18n
