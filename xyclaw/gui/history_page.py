@@ -327,8 +327,12 @@ class HistoryPage(QWidget):
         table.setAlternatingRowColors(True)
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(24)
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        table.horizontalHeader().setStretchLastSection(True)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # The name column takes the room left, or gives it up (its names elided, whole in
+        # their tooltip): every column stays in view at the default size, the last too.
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
         table.setWordWrap(False)
         table.setMinimumHeight(130)  # a few rows stay in view with the operations panel open
         return table
@@ -591,6 +595,7 @@ class HistoryPage(QWidget):
             item.setData(True, TRANSLATED_ROLE)
         if data:
             item.setData(True, DATA_ROLE)
+            item.setToolTip(display.line(text))  # a long name is elided in its column
         if row_id is not None:
             item.setData(row_id, ID_ROLE)
         item.setEditable(False)

@@ -35,6 +35,10 @@ F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
 MAX_CURVES = 16
+MIN_PLOT_PX = 124  # no chart drawn shorter (its title and axis inside): scrolled instead
+CURVE_ROWS = 3  # the metric plots' rows (utilisation and memory; power and temperature; NIC)
+#: The heatmap's least height: its plot MIN_PLOT_PX tall, with its time axis under it.
+HEATMAP_MIN_PX = MIN_PLOT_PX + 64
 NICE_BUCKETS_S = (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60, 120, 300, 600)
 
 GpuKey = tuple[int, int]  # (node id, GPU slot)
