@@ -161,7 +161,9 @@ class ChatPage(QWidget):
         splitter = child(form, QSplitter, "chatSplitter")
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([250, 900])
+        # the list's pane no narrower than its buttons need (its layout's minimum, in the
+        # language shown): "New chat", "Rename", "Delete" are never cut
+        splitter.setSizes([270, 900])
         self.stop_button = child(form, QPushButton, "stopButton")
 
         self.conversations: list[ConversationInfo] = []
