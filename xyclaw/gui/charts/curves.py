@@ -27,7 +27,7 @@ from PySide6.QtGui import QPainter, QPainterPath, QPaintEvent
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from xyclaw.gui.charts.axes import SlidingDateAxis
-from xyclaw.gui.charts.source import ClusterFrame, NodeSeries
+from xyclaw.gui.charts.source import ClusterFrame, NodeSeries, shown_start_s
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme
 from xyclaw.store.samples import MISSING
 
@@ -481,6 +481,7 @@ class MetricCurves(QWidget):
         self.colors: dict[GpuKey, int] = {}
         self._drawn: tuple[object, ...] | None = None
         self.grid: BucketGrid | None = None
+        self.shown_start_s: float | None = None  # where the x axis starts (the view's)
         self.tops: dict[str, float] = {m.key: m.y_range[1] for m in METRICS}
         self._caches: dict[tuple[object, ...], BucketCache] = {}
         self._series: dict[tuple[str, int], object] = {}  # what each curve shows
@@ -709,12 +710,18 @@ class MetricCurves(QWidget):
                 if i not in used[spec.key] and curve.isVisible():
                     curve.setVisible(False)
             self._grow_axis(spec, used[spec.key])
-        if self.grid is None or (self.grid.first, self.grid.count) != (grid.first, grid.count):
+        x0 = shown_start_s(frame, grid.start_s, grid.end_s)
+        if (
+            self.grid is None
+            or (self.grid.first, self.grid.count) != (grid.first, grid.count)
+            or x0 != self.shown_start_s
+        ):
             # the same range on each plot (an X link would align them by pixels instead, and
             # the NIC plot is twice as wide)
             self.grid = grid
+            self.shown_start_s = x0
             for name, plot in self.plots.items():
-                plot.vb.setXRange(grid.start_s, grid.end_s, padding=0)
+                plot.vb.setXRange(x0, grid.end_s, padding=0)
                 plot.vb.updateMatrix()  # now, not at the paint (which would then paint twice)
                 self._bound(name)
         self.grid = grid
