@@ -1776,6 +1776,8 @@ class Engine:
 
         if self._maintenance is not None:
             return self._guard_lock.held
+        if self._maintenance_stop.is_set():  # closing (the desktop starts this on a worker)
+            return False
         self.watch_when_ready()  # a cluster ready in this process: watched at once
         wanted = Holder(holder)
         if lock is not None and lock.held:
@@ -1811,6 +1813,9 @@ class Engine:
             clock=self._clock,
             adopt_jobs=self._adopt_jobs if self._jobs_part is not None else None,
         )
+        if self._maintenance_stop.is_set():  # closed meanwhile: nothing left to look after
+            self._maintenance.stop()
+            return False
         self._maintenance.start()
         return held
 
