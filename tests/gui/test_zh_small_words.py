@@ -46,3 +46,24 @@ def test_the_history_loss_column_is_chinese(
         str(model.headerData(i, Qt.Orientation.Horizontal)) for i in range(model.columnCount())
     ]
     assert "最终损失" in headers and not any("loss" in h for h in headers), headers
+
+
+@pytest.mark.slow
+def test_a_nodes_detail_says_gpu_in_chinese(
+    chinese: None, qtbot: QtBot, make_window: MakeWindow, sim_engine: Engine
+) -> None:
+    from xyclaw.engine.lifecycle import UpRequest
+
+    quote = sim_engine.quote_request(UpRequest(provider="sim", gpu="RTX4090", gpu_count=1))
+    cluster = sim_engine.up(quote).result(120)
+    ctl = make_window(sim_engine)
+    ctl.show_page("clusters")
+    page = ctl.page_widgets["clusters"]
+    qtbot.waitUntil(lambda: page.row_of(cluster.id) is not None, timeout=10000)
+    page.select_cluster(cluster.id)
+    qtbot.waitUntil(lambda: page.nodes.rowCount() == 1, timeout=10000)
+    page.nodes.selectRow(0)
+    qtbot.waitUntil(lambda: "RTX4090" in page.node_details.toPlainText(), timeout=10000)
+    shown = page.node_details.toPlainText()
+    assert "GPUs" not in shown, shown
+    assert "GPU" in shown
