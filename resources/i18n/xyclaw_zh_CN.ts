@@ -1103,7 +1103,7 @@
     </message>
     <message>
         <source>Loss</source>
-        <translation>Loss</translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>Tokens/s</source>
@@ -2093,7 +2093,7 @@
     </message>
     <message>
         <source>Loss</source>
-        <translation>Loss</translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>ETA</source>
@@ -3790,7 +3790,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>Loss</source>
-        <translation>Loss</translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>Throughput (tokens/s)</source>
