@@ -62,7 +62,7 @@ from xyclaw.gui.history_data import (
 )
 from xyclaw.gui.history_replay import ReplayView
 from xyclaw.gui.history_words import state
-from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, plain_label
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, plain_label, plain_tip
 from xyclaw.wording import display
 
 log = logging.getLogger(__name__)
@@ -595,7 +595,7 @@ class HistoryPage(QWidget):
             item.setData(True, TRANSLATED_ROLE)
         if data:
             item.setData(True, DATA_ROLE)
-            item.setToolTip(display.line(text))  # a long name is elided in its column
+            item.setToolTip(plain_tip(display.line(text)))  # a long name is elided
         if row_id is not None:
             item.setData(row_id, ID_ROLE)
         item.setEditable(False)
