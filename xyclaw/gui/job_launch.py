@@ -138,7 +138,7 @@ KIND_WORDS = {
 def spec_summary(spec: JobSpec) -> str:
     res = spec.resources
     kind = KIND_WORDS.get(spec.kind.value)
-    worded = i18n.translate("LaunchDialog", kind) if kind else spec.kind.value
+    worded = i18n.translate("LaunchDialog", str(kind)) if kind else spec.kind.value
     parts = [f"{spec.name} ({worded})"]
     if res.gpu is not None:
         per = res.gpus_per_node or (8 if res.nodes > 1 else 1)
