@@ -1111,7 +1111,7 @@
     </message>
     <message>
         <source>Loss</source>
-        <translation>Loss</translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>Tokens/s</source>
@@ -1623,7 +1623,7 @@
     </message>
     <message>
         <source>Final loss</source>
-        <translation>最终 loss</translation>
+        <translation>最终损失</translation>
     </message>
     <message>
         <source>Lowest loss</source>
@@ -1993,7 +1993,7 @@
     </message>
     <message>
         <source>Final loss</source>
-        <translation>最终 loss</translation>
+        <translation>最终损失</translation>
     </message>
     <message>
         <source>Tokens/s</source>
@@ -2216,7 +2216,7 @@
     </message>
     <message>
         <source>Loss</source>
-        <translation>Loss</translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>ETA</source>
@@ -2642,6 +2642,15 @@
 <context>
     <name>LaunchDialog</name>
     <message>
+        <source>training</source>
+        <extracomment>The target value that means "rent a cluster for this job". A spec's ``kind`` as the launch dialog words it (the spec's own word is English).</extracomment>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>service</source>
+        <translation>服务</translation>
+    </message>
+    <message>
         <source>Launch {name}</source>
         <translation>启动 {name}</translation>
     </message>
@@ -2885,6 +2894,7 @@
     <name>MetricCurves</name>
     <message>
         <source>GPU utilization</source>
+        <extracomment>The heatmap's least height: its plot MIN_PLOT_PX tall, with its time axis under it.</extracomment>
         <translation>GPU 利用率</translation>
     </message>
     <message>
@@ -4050,7 +4060,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>Loss</source>
-        <translation>Loss</translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>Throughput (tokens/s)</source>
@@ -4823,7 +4833,6 @@ gpus = 8</translation>
     <name>SpecErrorDialog</name>
     <message>
         <source>The job spec has an error</source>
-        <extracomment>The target value that means "rent a cluster for this job".</extracomment>
         <translation>作业规格有错误</translation>
     </message>
     <message>

@@ -77,6 +77,7 @@ EFFECTS = {
     "ssh_config": Effect.EXEC,
     "ssh_public_key": Effect.READ,
     "start_maintenance": Effect.DESTROY,
+    "stop_sim_cloud_on_close": Effect.READ,
     "store_info": Effect.READ,
     "store_job_secret": Effect.READ,
     "subscribe": Effect.READ,

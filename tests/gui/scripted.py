@@ -207,6 +207,8 @@ class ScriptedRuntime:
         text: str,
         on_event: Callable[[Any], None],
         cancel: threading.Event | None = None,
+        *,
+        language: str | None = None,
     ) -> TurnResult:
         self.turn_threads.add(threading.current_thread().name)
         self._message(cid, "user", text)

@@ -329,7 +329,7 @@ def test_job_box_shows_step_loss_and_eta_or_no_job(
         qtbot.waitUntil(lambda: page.job.title.text() == "作业：lora-13b（运行中）", timeout=5000)
         assert [label.text() for label in page.job.names] == [
             "步数",
-            "Loss",
+            "损失",
             "预计剩余",
             "token/秒",
         ]

@@ -833,11 +833,31 @@ def _decision(raw: Any) -> dict[str, Any]:
     return {"kind": "reject", "by": "xyclaw (unreadable answer)"}
 
 
+#: A plan call's arguments that the rules brain remembers for the rest of a conversation.
+_PLAN_FIGURES = frozenset(
+    {
+        "task",
+        "model_params",
+        "tokens",
+        "gpus",
+        "gpu",
+        "fabric",
+        "budget",
+        "region",
+        "qps",
+        "deadline_hours",
+    }
+)
+
+
 def _context_from(tool: str, args: dict[str, Any], result: Any) -> dict[str, Any]:
     changes: dict[str, Any] = {}
     if not isinstance(result, dict):
         return changes
-    if tool == "create_cluster" and isinstance(result.get("cluster"), dict):
+    if tool == "plan":
+        # the figures said for this plan, remembered for the conversation's later requests
+        changes["last_plan_args"] = {k: v for k, v in args.items() if k in _PLAN_FIGURES}
+    elif tool == "create_cluster" and isinstance(result.get("cluster"), dict):
         changes["last_cluster"] = result["cluster"].get("name")
     elif tool in ("tune", "cluster_health", "run_command") and args.get("cluster"):
         changes["last_cluster"] = args["cluster"]

@@ -59,6 +59,7 @@ class RulesBrain:
         if index < 0:
             return Route(None, None)
         turn = self._understand(str(messages[index].get("content") or ""), context)
+        turn = _in_conversation_language(self._rules, turn, messages, context)
         names = {a.name: a for a in agents}
         if not turn.tool_calls:
             if turn.agent in names and turn.agent != "supervisor":
@@ -86,7 +87,9 @@ class RulesBrain:
         after = messages[index + 1 :] if index >= 0 else messages
         language = _language(self._rules, user_text)
         if not any(m.get("role") == "assistant" for m in after):
-            turn = self._understand(user_text, context)
+            turn = _in_conversation_language(
+                self._rules, self._understand(user_text, context), messages, context
+            )
             allowed = {t.name for t in tools}
             calls = [c for c in turn.tool_calls if c.name in allowed]
             if calls:
@@ -205,6 +208,27 @@ def _proposal(after: list[dict[str, Any]], allowed: set[str]) -> dict[str, Any] 
     return None
 
 
+def _in_conversation_language(
+    rules: Any, turn: Any, messages: list[dict[str, Any]], context: dict[str, Any]
+) -> Any:
+    """A request the rules do not understand and that holds no Chinese ("asdf qwer") is
+    answered in the conversation's language: Chinese when the window is in Chinese or the
+    user wrote Chinese earlier in it, as a user who typed nonsense would expect."""
+    if getattr(turn, "intent", None) != "unknown" or turn.language == "zh":
+        return turn
+    earlier = [str(m.get("content") or "") for m in messages if m.get("role") == "user"][:-1]
+    chinese = context.get("window_language") == "zh" or any(
+        _language(rules, text) == "zh" for text in earlier
+    )
+    if not chinese:
+        return turn
+    from dataclasses import replace
+
+    from xyclaw.agent.rules.texts import unknown_text
+
+    return replace(turn, language="zh", reply=unknown_text("zh"))
+
+
 def _language(rules: Any, text: str) -> str:
     detect = getattr(rules, "detect_language", None)
     if callable(detect):
@@ -223,5 +247,6 @@ def _rules_context(rules: Any, context: dict[str, Any]) -> Any:
         "last_job": context.get("last_job"),
         "clusters": tuple(context.get("clusters") or ()),
         "jobs": tuple(context.get("jobs") or ()),
+        "plan_figures": tuple(sorted((context.get("last_plan_args") or {}).items())),
     }
     return make(**fields)

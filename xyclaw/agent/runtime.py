@@ -128,6 +128,8 @@ class AgentRuntime:
         self._turns = 0
         self._turns_done = threading.Condition()
         self._closing = False
+        # the language of the window each conversation was last written in (send's language)
+        self._window_language: dict[int, str] = {}
         self.fail_orphaned_calls()
 
     # -- conversations --------------------------------------------------------------------------
@@ -222,11 +224,17 @@ class AgentRuntime:
         text: str,
         on_event: OnEvent,
         cancel: threading.Event | None = None,
+        *,
+        language: str | None = None,
     ) -> TurnResult:
-        """One user turn: route, call tools, stop at an approval or answer. Blocking."""
+        """One user turn: route, call tools, stop at an approval or answer. Blocking.
+        ``language``: the window's ("en" or "zh"), for a reply the request's own words cannot
+        choose the language of (text the brain did not understand)."""
         text = text.strip()
         if not text:
             raise UsageError("the message is empty")
+        if language is not None:
+            self._window_language[cid] = language
         info = self.conversation(cid)
         with self._lock(cid):
             pending = self.pending_approval(cid)
@@ -744,6 +752,8 @@ class AgentRuntime:
         except XyclawError:
             context["clusters"] = []
         context["jobs"] = self._active_jobs()
+        if cid in self._window_language:
+            context["window_language"] = self._window_language[cid]
         return context
 
     def _active_jobs(self) -> list[str]:

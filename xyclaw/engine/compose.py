@@ -47,14 +47,18 @@ if TYPE_CHECKING:
 def sim_provider(paths: AppPaths, config: Config) -> Provider:
     """The simulated cloud's client; starts the cloud in the background if none runs."""
     from xyclaw.providers.sim import SimProvider
-    from xyclaw.sim.cloud.launcher import ensure_running
+    from xyclaw.sim.cloud.launcher import ensure_running, started_here, stop
 
+    state_dir = paths.data_dir / "sim"
     endpoint = ensure_running(
-        paths.data_dir / "sim",
+        state_dir,
         port=config.sim.port,
         provision_delay_s=config.sim.provision_delay_s,
     )
-    return SimProvider(endpoint.url, endpoint.token)
+    provider = SimProvider(endpoint.url, endpoint.token)
+    if started_here(endpoint.pid):  # a cloud the user started (xyclaw sim start) is theirs
+        provider.stop_cloud = lambda: stop(state_dir)
+    return provider
 
 
 def default_registry(paths: AppPaths, config: Config) -> ProviderRegistry:

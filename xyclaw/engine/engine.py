@@ -148,6 +148,7 @@ class Engine:
         self._background_guard = background_guard
         self._guard_lock = GuardLock(paths)
         self._ready_watch: Subscription | None = None
+        self._stop_sim_on_close = False
 
     # -- the parts built on first use ----------------------------------------------------------
     @property
@@ -1977,6 +1978,8 @@ class Engine:
 
         if self._maintenance is not None:
             return self._guard_lock.held
+        if self._maintenance_stop.is_set():  # closing (the desktop starts this on a worker)
+            return False
         self.watch_when_ready()  # a cluster ready in this process: watched at once
         wanted = Holder(holder)
         if lock is not None and lock.held:
@@ -2012,6 +2015,9 @@ class Engine:
             clock=self._clock,
             adopt_jobs=self._adopt_jobs if self._jobs_part is not None else None,
         )
+        if self._maintenance_stop.is_set():  # closed meanwhile: nothing left to look after
+            self._maintenance.stop()
+            return False
         self._maintenance.start()
         return held
 
@@ -2226,6 +2232,25 @@ class Engine:
         return view
 
     @effect(Effect.READ)
+    def stop_sim_cloud_on_close(self) -> None:
+        """When this engine closes, stop the simulated cloud it started, unless a simulated
+        cluster is still live (the background guard then watches it through that cloud).
+        The desktop asks for it: its quit leaves nothing running that nothing needs. A
+        command leaves the cloud for the next command."""
+        self._stop_sim_on_close = True
+
+    def _stop_idle_sim_cloud(self) -> None:
+        if any(c.provider_id == "sim" for c in self._clusters.live()):
+            return
+        for provider in self._providers.built():
+            stop = getattr(provider, "stop_cloud", None)
+            if callable(stop):
+                try:
+                    stop()
+                except Exception:
+                    log.exception("stopping the simulated cloud failed")
+
+    @effect(Effect.READ)
     def close(self) -> None:
         """Stop maintenance, telemetry and workers; close connections and the database.
 
@@ -2261,6 +2286,8 @@ class Engine:
         access = self._access_part.if_built()
         if access is not None:
             access.pool.close()
+        if self._stop_sim_on_close:
+            self._stop_idle_sim_cloud()
         self._providers.close()
         self._store.close()
 

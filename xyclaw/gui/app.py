@@ -114,6 +114,9 @@ def host_key_prompter() -> Any:
 def run_app(engine: Engine, store: Store) -> int:
     """The desktop app over ``engine``; ``store`` is the history database it writes."""
     app = create_app()
+    # Quitting stops the simulated cloud the app started, unless a simulated cluster is
+    # left live for the background guard (the quit dialog says so then).
+    engine.stop_sim_cloud_on_close()
     # The window may close to the tray; quitting is always explicit (tray menu, Quit flow).
     app.setQuitOnLastWindowClosed(False)
     from xyclaw.gui import i18n
@@ -147,8 +150,13 @@ def run_app(engine: Engine, store: Store) -> int:
             name="load the pages",
         )
         # While the app runs: reconcile, meter, budgets, idle release and telemetry, every
-        # minute.
-        engine.start_maintenance()
+        # minute. Started on a worker: taking the guard over (building it, waiting for a
+        # background guard to hand its lock over) froze the new window for about a second.
+        controller.worker.submit(
+            engine.start_maintenance,
+            on_error=lambda error: log.warning("starting the guard failed: %s", error.message),
+            name="start the guard",
+        )
 
     # Threads that import (the agents, the pages) hold the interpreter in turns with the
     # main thread: started before the first paint they delayed it by about a second.

@@ -942,7 +942,7 @@ class ClustersPage(QWidget):
             rows.append((self.tr("Running since"), local_time(node.running_at, with_date=True)))
         if node.terminated_at:
             rows.append((self.tr("Terminated"), local_time(node.terminated_at, with_date=True)))
-        rows.append(("GPUs", f"{record.gpus_per_node} × {record.gpu}"))
+        rows.append((self.tr("GPUs"), f"{record.gpus_per_node} × {record.gpu}"))
         parts = ["<table cellspacing='2'>"]
         parts += [f"<tr><td><b>{e(k)}</b></td><td>{e(v)}</td></tr>" for k, v in rows]
         fingerprint = key_fingerprint(node.host_key)

@@ -63,7 +63,7 @@ from xyclaw.gui.history_data import (
 from xyclaw.gui.history_memory import MemoryView, result_text
 from xyclaw.gui.history_replay import ReplayView
 from xyclaw.gui.history_words import state
-from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, plain_label
+from xyclaw.gui.widgets import DATA_ROLE, TRANSLATED_ROLE, plain_label, plain_tip
 from xyclaw.wording import display
 
 log = logging.getLogger(__name__)
@@ -352,8 +352,12 @@ class HistoryPage(QWidget):
         table.setAlternatingRowColors(True)
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(24)
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        table.horizontalHeader().setStretchLastSection(True)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # The name column takes the room left, or gives it up (its names elided, whole in
+        # their tooltip): every column stays in view at the default size, the last too.
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
         table.setWordWrap(False)
         table.setMinimumHeight(130)  # a few rows stay in view with the operations panel open
         return table
@@ -632,6 +636,7 @@ class HistoryPage(QWidget):
             item.setData(True, TRANSLATED_ROLE)
         if data:
             item.setData(True, DATA_ROLE)
+            item.setToolTip(plain_tip(display.line(text)))  # a long name is elided
         if row_id is not None:
             item.setData(row_id, ID_ROLE)
         item.setEditable(False)

@@ -19,11 +19,13 @@ from PySide6.QtGui import QBrush, QColor, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QScrollArea,
     QSlider,
     QSplitter,
     QTableWidget,
@@ -36,7 +38,15 @@ from PySide6.QtWidgets import (
 )
 
 from xyclaw.gui import i18n
-from xyclaw.gui.charts.curves import MAX_CURVES, METRICS, GpuKey, MetricCurves
+from xyclaw.gui.charts.curves import (
+    CURVE_ROWS,
+    HEATMAP_MIN_PX,
+    MAX_CURVES,
+    METRICS,
+    MIN_PLOT_PX,
+    GpuKey,
+    MetricCurves,
+)
 from xyclaw.gui.charts.heatmap import GpuHeatmap
 from xyclaw.gui.charts.source import ClusterFrame
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, SEVERITY_COLORS, ChartTheme, theme_for
@@ -179,10 +189,24 @@ class ReplayView(QWidget):
         body.setStretchFactor(1, 2)
         self.charts_split = body
 
+        # Small charts are never squeezed below a readable height (the tour's banner or the
+        # operations panel open at the default size): the charts scroll instead.
+        self.heatmap.setMinimumHeight(HEATMAP_MIN_PX)
+        self.curves.setMinimumHeight(CURVE_ROWS * MIN_PLOT_PX + 16)
+        self.job_view.setMinimumHeight(2 * MIN_PLOT_PX + 16)
+        gpus.setChildrenCollapsible(False)
+        body.setChildrenCollapsible(False)
+        self.charts_scroll = QScrollArea()
+        self.charts_scroll.setObjectName("replayChartsScroll")
+        self.charts_scroll.setWidgetResizable(True)
+        self.charts_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.charts_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.charts_scroll.setWidget(body)
+
         layout = QVBoxLayout(tab)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addLayout(controls)
-        layout.addWidget(body, 1)
+        layout.addWidget(self.charts_scroll, 1)
         return tab
 
     def _timeline_tab(self) -> QWidget:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QObject, Signal
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QComboBox,
@@ -128,9 +128,18 @@ def read_spec_file(path: Path, known_gpus: set[str]) -> LaunchPlan | SpecProblem
     )
 
 
+#: A spec's ``kind`` as the launch dialog words it (the spec's own word is English).
+KIND_WORDS = {
+    "train": QT_TRANSLATE_NOOP("LaunchDialog", "training"),
+    "service": QT_TRANSLATE_NOOP("LaunchDialog", "service"),
+}
+
+
 def spec_summary(spec: JobSpec) -> str:
     res = spec.resources
-    parts = [f"{spec.name} ({spec.kind.value})"]
+    kind = KIND_WORDS.get(spec.kind.value)
+    worded = i18n.translate("LaunchDialog", str(kind)) if kind else spec.kind.value
+    parts = [f"{spec.name} ({worded})"]
     if res.gpu is not None:
         per = res.gpus_per_node or (8 if res.nodes > 1 else 1)
         parts.append(f"{res.nodes} × {per} {res.gpu}")

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QStackedWidget,
@@ -51,6 +53,7 @@ from PySide6.QtWidgets import (
 
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
+from xyclaw.gui.charts.curves import MIN_PLOT_PX
 from xyclaw.gui.charts.theme import CURVE_COLORS, SEVERITY_COLORS, ChartTheme, theme_for
 from xyclaw.gui.formatting import worded
 from xyclaw.gui.history_words import CAUSES, SEVERITIES, state, word
@@ -400,10 +403,19 @@ class JobsPage(QWidget):
         self.no_metrics.setProperty("role", "muted")
         self.no_metrics.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.no_metrics.setWordWrap(True)
+        # the charts never squeezed under a readable height (the operations panel or the
+        # tour's banner open at the default size): they scroll instead
+        self.charts.setMinimumHeight(MIN_PLOT_PX + 16)
+        self.charts_scroll = scroll = QScrollArea()
+        scroll.setObjectName("jobChartsScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(self.charts)
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.setContentsMargins(0, 4, 0, 0)
-        layout.addWidget(self.charts, 1)
+        layout.addWidget(scroll, 1)
         layout.addWidget(self.no_metrics)
         return tab
 
@@ -917,7 +929,7 @@ class JobsPage(QWidget):
         self.loss_curve.setData(lx, ly)
         self.rate_curve.setData(rx, ry / self.rate_scale)
         has = bool(lx.shape[0] or rx.shape[0])
-        self.charts.setVisible(has)
+        self.charts_scroll.setVisible(has)
         self.no_metrics.setVisible(not has)
 
     def curve_points(self) -> tuple[int, int]:

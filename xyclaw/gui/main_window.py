@@ -223,6 +223,7 @@ class MainWindowController:
         self._quitting = False
         self._announced: set[int] = set()
         self._data_said = ""  # the data folder's message on the status bar, as last shown
+        self._data_shown = ""  # and as the bar shows it (elided to its room)
         self.closed_to_tray = False
 
         # Operations panel (bottom dock).
@@ -240,9 +241,13 @@ class MainWindowController:
         self.tray.show_requested.connect(self.show_window)
         self.tray.quit_requested.connect(self.request_quit)
         self.tray.notified.connect(
-            lambda n: self.window.statusBar().showMessage(f"{n.title}: {n.message}", 15000)
+            lambda n: self.say_in_status_bar(f"{n.title}: {n.message}", 15000)
         )
         self.context.tray = self.tray
+        # a message elided on the status bar has its whole in the bar's tooltip while shown
+        self.window.statusBar().messageChanged.connect(
+            lambda message: None if message else self.window.statusBar().setToolTip("")
+        )
         from xyclaw.gui.replacement_flow import ReplacementApprovals
 
         # a followed job's lost node: its replacement's quote waits for a yes here
@@ -306,14 +311,14 @@ class MainWindowController:
     def _show_data_folder(self) -> None:
         """Where the data is, for a few seconds at the start (again in a new language)."""
         self._data_said = self._data_folder_text()
-        self.window.statusBar().showMessage(self._data_said, 8000)
+        self._data_shown = self.say_in_status_bar(self._data_said, 8000)
 
     def retranslate(self) -> None:
         """The navigation's, status bar's, operations panel's and tray's words in the GUI's
         language (pages retranslate themselves)."""
         if self._quitting:
             return
-        if self._data_said and self.window.statusBar().currentMessage() == self._data_said:
+        if self._data_said and self.window.statusBar().currentMessage() == self._data_shown:
             self._show_data_folder()
         self.status.retranslate()
         self.operations.retranslate()
@@ -403,7 +408,24 @@ class MainWindowController:
         self.closed_to_tray = False
 
     def show_error(self, error: ErrorInfo) -> None:
-        self.window.statusBar().showMessage(error.text(" — "), 20000)
+        self.say_in_status_bar(error.text(" — "), 20000)
+
+    def say_in_status_bar(self, text: str, timeout_ms: int) -> str:
+        """A message on the status bar's left, elided to the room the permanent parts leave
+        it (it was cut mid-word), the whole of it in the bar's tooltip while it shows."""
+        bar = self.window.statusBar()
+        if not bar.isVisible():  # not laid out yet (the window's first message): as it is
+            bar.setToolTip("")
+            bar.showMessage(text, timeout_ms)
+            return text
+        room = bar.width() - 24
+        for widget in bar.findChildren(QWidget):
+            if widget.parentWidget() is bar and widget.isVisible():
+                room -= widget.width() + 6
+        shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, max(80, room))
+        bar.setToolTip(plain_tip(text if shown != text else ""))
+        bar.showMessage(shown, timeout_ms)
+        return shown
 
     # -- operations -----------------------------------------------------------------------------
     def toggle_operations(self) -> None:

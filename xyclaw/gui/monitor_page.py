@@ -42,7 +42,14 @@ from PySide6.QtWidgets import (
 
 from xyclaw.gui import i18n
 from xyclaw.gui.charts.alerts import AlertsPanel
-from xyclaw.gui.charts.curves import MAX_CURVES, GpuKey, MetricCurves
+from xyclaw.gui.charts.curves import (
+    CURVE_ROWS,
+    HEATMAP_MIN_PX,
+    MAX_CURVES,
+    MIN_PLOT_PX,
+    GpuKey,
+    MetricCurves,
+)
 from xyclaw.gui.charts.heatmap import GpuHeatmap
 from xyclaw.gui.charts.job import JobPanel
 from xyclaw.gui.charts.source import (
@@ -64,8 +71,6 @@ HINT = QT_TRANSLATE_NOOP(
     "Click a row of the heatmap to chart that GPU, or a node's name for all its GPUs.",
 )
 LEGEND_COLUMNS = 4  # chips per row of the legend at most
-MIN_PLOT_PX = 124  # no chart drawn shorter (its title and axis inside): scrolled instead
-CURVE_ROWS = 3  # the metric plots' rows (utilisation and memory; power and temperature; NIC)
 
 
 class MonitorPage(QWidget):
@@ -175,7 +180,7 @@ class MonitorPage(QWidget):
 
         # The charts never squeezed below a readable height (the operations panel or the
         # tour's banner open at the default size): they scroll instead.
-        self.heatmap.setMinimumHeight(MIN_PLOT_PX + 48)  # its time axis and node labels too
+        self.heatmap.setMinimumHeight(HEATMAP_MIN_PX)  # its time axis and node labels too
         self.curves.setMinimumHeight(CURVE_ROWS * MIN_PLOT_PX + 16)
         self.charts_scroll = QScrollArea()
         self.charts_scroll.setObjectName("monitorChartsScroll")

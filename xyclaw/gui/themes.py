@@ -38,7 +38,10 @@ def resolve(setting: str, app: QGuiApplication | None = None) -> str:
 
 
 def style_sheet(theme: str) -> str:
-    return (bundled("ui") / "themes" / f"{theme}.qss").read_text(encoding="utf-8")
+    """The theme's QSS, its ``{icons}`` the bundled icons' folder (QSS reads a relative
+    ``url()`` from the working directory)."""
+    text = (bundled("ui") / "themes" / f"{theme}.qss").read_text(encoding="utf-8")
+    return text.replace("{icons}", (bundled("resources") / "icons").as_posix())
 
 
 class ThemeFollower(QObject):

@@ -110,6 +110,9 @@ class SimProvider:
         sleep: Callable[[float], None] | None = None,
     ) -> None:
         self.name = name
+        # How to stop the cloud, set by whoever started it for this process (None when it
+        # ran already): the desktop stops it on quit when no simulated cluster is left.
+        self.stop_cloud: Callable[[], object] | None = None
         base = base_url.rstrip("/")
         self._base = base[: -len("/v1")] if base.endswith("/v1") else base
         self._retry = retry or RetryPolicy()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xyclaw.agent.rules import slots
 from xyclaw.agent.rules.slots import (
@@ -599,13 +599,21 @@ def _plan(turn: _Turn, msg: Message, found: _PlanSlots | None = None) -> RulesTu
         return turn.reply(
             "plan", "planner", turn.say("unknown_gpu", gpu=s.gpu.spoken, known=_known_gpus())
         )
-    if s.params is None:
+    # A request without a model size refines the conversation's last plan: the figures it
+    # leaves out are the ones said then (a new size starts a new plan).
+    remembered = dict(turn.context.plan_figures) if s.params is None else {}
+    params = s.params if s.params is not None else remembered.get("model_params")
+    task = s.task or remembered.get("task")
+    if params is None:
         return turn.reply("plan", "planner", turn.say("ask_model_size"))
-    if s.task is None:
-        size = f"{s.params / 1e9:.3g}B"
+    if task is None:
+        size = f"{params / 1e9:.3g}B"
         return turn.reply("plan", "planner", turn.say("ask_task", size=size))
-    args: dict[str, object] = {"task": s.task, "model_params": s.params}
-    if s.tokens is not None and s.task != "inference":
+    args: dict[str, object] = {
+        k: v for k, v in remembered.items() if k not in ("task", "model_params")
+    }
+    args.update({"task": task, "model_params": params})
+    if s.tokens is not None:
         args["tokens"] = s.tokens
     if s.gpus is not None:
         args["gpus"] = s.gpus
@@ -618,10 +626,15 @@ def _plan(turn: _Turn, msg: Message, found: _PlanSlots | None = None) -> RulesTu
         args["budget"] = amount if currency == "CNY" else f"{amount} {currency}"
     if s.region is not None:
         args["region"] = s.region
-    if s.deadline is not None and s.task != "inference":
+    if s.deadline is not None:
         args["deadline_hours"] = s.deadline
     if s.qps is not None:
         args["qps"] = s.qps
+    if task == "inference":
+        args.pop("tokens", None)
+        args.pop("deadline_hours", None)
+    else:
+        args.pop("qps", None)
     return turn.call("plan", "planner", ToolCall("plan", args))
 
 
@@ -827,6 +840,53 @@ def _launch(turn: _Turn, msg: Message) -> RulesTurn:
         )
     if not msg.paths:
         msg = slots.without_name(msg, spec)
+    return _launch_on(turn, msg, spec)
+
+
+#: The bundled sample that runs a task ("start the LoRA fine-tune on my cluster").
+_TASK_SAMPLES = {"finetune-lora": "lora-2node", "inference": "vllm-service"}
+
+
+def _is_task_launch(msg: Message, context: RulesContext) -> bool:
+    """ "Start the LoRA fine-tune on my cluster": a launch verb first, a task, a cluster named
+    or pointed at, and no model size (with one it is a plan: "train a 7B model on 8 GPUs")."""
+    verb_first = (
+        _leading(msg, _LAUNCH)
+        or _negated(msg, _LAUNCH)
+        or (detect_language(msg.raw) == "zh" and _has(msg, _LAUNCH_STRONG + "|开始|运行"))
+    )
+    if not verb_first or _task(msg) is None or _has(msg, _PLAN_WORD):
+        return False
+    if slots.take_model_size(Message.of(msg.raw))[0] is not None:
+        return False
+    refs, pronoun = _clusters(_without_task(msg), context)
+    return (bool(refs) or pronoun) and all(r.how != "gpu-unmatched" for r in refs)
+
+
+_TASK_WORDS = "|".join((_TASK_LORA, _TASK_FINETUNE, _TASK_INFERENCE, _TASK_PRETRAIN, _TASK_TRAIN))
+
+
+def _without_task(msg: Message) -> Message:
+    """The request with its task words blanked, so "the LoRA fine-tune" names no cluster."""
+    return replace(
+        msg, keys=re.sub(_TASK_WORDS, " ", msg.keys), work=re.sub(_TASK_WORDS, " ", msg.work)
+    )
+
+
+def _launch_task(turn: _Turn, msg: Message) -> RulesTurn:
+    guard = _unsafe_guard(turn, msg, "launch", "operator", _LAUNCH)
+    if guard is not None:
+        return guard
+    task = _task(msg) or turn.context.plan_figure("task")
+    spec = _TASK_SAMPLES.get(str(task))
+    if spec is None or spec not in slots.sample_specs():
+        return turn.reply(
+            "launch", "operator", turn.say("ask_spec", example=_example_cluster(turn))
+        )
+    return _launch_on(turn, _without_task(msg), spec)
+
+
+def _launch_on(turn: _Turn, msg: Message, spec: str) -> RulesTurn:
     refs, _pronoun = _clusters(msg, turn.context)
     args: dict[str, object] = {"spec": spec}
     if any(r.how == "gpu-unmatched" for r in refs):
@@ -1075,6 +1135,8 @@ def _understand(text: str, context: RulesContext) -> RulesTurn:
     leading = _unsafe_leading(msg)
     if leading is not None:
         return leading(turn, msg)
+    if _is_task_launch(msg, context):
+        return _launch_task(turn, msg)
     if _has(msg, _SPENT):
         return _cost(turn, msg)
     if _has(

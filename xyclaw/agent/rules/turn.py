@@ -87,6 +87,9 @@ class RulesContext:
     names or ids; ``last_cluster`` and ``last_job`` the ones the conversation
     talked about last; ``last_plan_options`` how many options the last plan had
     (0 when unknown). ``today`` (UTC) turns "in March" or "yesterday" into dates.
+    ``plan_figures`` are the last plan's arguments (task, model size, tokens, GPUs...), as
+    ``(name, value)`` pairs: a later request that leaves one out means the same figure
+    ("start the LoRA fine-tune", "plan it on 16 GPUs" after "plan a LoRA fine-tune of 7B").
     """
 
     last_plan_id: int | None = None
@@ -96,3 +99,8 @@ class RulesContext:
     clusters: tuple[str, ...] = ()
     jobs: tuple[str, ...] = ()
     today: date = field(default_factory=_today)
+    plan_figures: tuple[tuple[str, Any], ...] = ()
+
+    def plan_figure(self, name: str) -> Any:
+        """The last plan's figure ``name``, or None when the conversation said none."""
+        return dict(self.plan_figures).get(name)

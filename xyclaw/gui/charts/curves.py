@@ -27,7 +27,7 @@ from PySide6.QtGui import QPainter, QPainterPath, QPaintEvent
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from xyclaw.gui.charts.axes import SlidingDateAxis
-from xyclaw.gui.charts.source import ClusterFrame, NodeSeries
+from xyclaw.gui.charts.source import ClusterFrame, NodeSeries, shown_start_s
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme
 from xyclaw.store.samples import MISSING
 
@@ -35,6 +35,10 @@ F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
 MAX_CURVES = 16
+MIN_PLOT_PX = 124  # no chart drawn shorter (its title and axis inside): scrolled instead
+CURVE_ROWS = 3  # the metric plots' rows (utilisation and memory; power and temperature; NIC)
+#: The heatmap's least height: its plot MIN_PLOT_PX tall, with its time axis under it.
+HEATMAP_MIN_PX = MIN_PLOT_PX + 64
 NICE_BUCKETS_S = (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60, 120, 300, 600)
 
 GpuKey = tuple[int, int]  # (node id, GPU slot)
@@ -477,6 +481,7 @@ class MetricCurves(QWidget):
         self.colors: dict[GpuKey, int] = {}
         self._drawn: tuple[object, ...] | None = None
         self.grid: BucketGrid | None = None
+        self.shown_start_s: float | None = None  # where the x axis starts (the view's)
         self.tops: dict[str, float] = {m.key: m.y_range[1] for m in METRICS}
         self._caches: dict[tuple[object, ...], BucketCache] = {}
         self._series: dict[tuple[str, int], object] = {}  # what each curve shows
@@ -705,12 +710,18 @@ class MetricCurves(QWidget):
                 if i not in used[spec.key] and curve.isVisible():
                     curve.setVisible(False)
             self._grow_axis(spec, used[spec.key])
-        if self.grid is None or (self.grid.first, self.grid.count) != (grid.first, grid.count):
+        x0 = shown_start_s(frame, grid.start_s, grid.end_s)
+        if (
+            self.grid is None
+            or (self.grid.first, self.grid.count) != (grid.first, grid.count)
+            or x0 != self.shown_start_s
+        ):
             # the same range on each plot (an X link would align them by pixels instead, and
             # the NIC plot is twice as wide)
             self.grid = grid
+            self.shown_start_s = x0
             for name, plot in self.plots.items():
-                plot.vb.setXRange(grid.start_s, grid.end_s, padding=0)
+                plot.vb.setXRange(x0, grid.end_s, padding=0)
                 plot.vb.updateMatrix()  # now, not at the paint (which would then paint twice)
                 self._bound(name)
         self.grid = grid

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QGraphicsItem, QToolTip, QVBoxLayout, QWidget
 
 from xyclaw.gui import i18n
 from xyclaw.gui.charts.axes import SlidingDateAxis
-from xyclaw.gui.charts.source import ClusterFrame, short_node_name
+from xyclaw.gui.charts.source import ClusterFrame, short_node_name, shown_start_s
 from xyclaw.gui.charts.theme import LIGHT, MISSING_U8, ChartTheme, heatmap_lut
 from xyclaw.gui.widgets import plain_tip
 
@@ -258,6 +258,7 @@ class GpuHeatmap(QWidget):
         self.theme = theme
         self.rowmap = RowMap((), (), (), (), (), np.zeros(0, np.int32), np.zeros(0, np.int32))
         self.grid: TimeGrid | None = None
+        self.shown_start_s: float | None = None  # where the x axis starts (the view's)
         self.image: U8 = np.full((0, 0), MISSING_U8, dtype=np.uint8)
         self._drawn: tuple[int, int, int] | None = None  # (frame version, last column, rows)
         self._highlight: dict[tuple[int, int], str] = {}  # charted GPU -> its curve colour
@@ -388,13 +389,20 @@ class GpuHeatmap(QWidget):
         self._color(changed, None if rebuilt else shift)
         self.item.colored = self._colored
         self.item.setImage(self._shown, autoLevels=False)
-        moved = self.grid is None or self.grid.ends_ms[-1] != grid.ends_ms[-1] or layout_changed
+        x0 = shown_start_s(frame, grid.start_s, grid.end_s)
+        moved = (
+            self.grid is None
+            or self.grid.ends_ms[-1] != grid.ends_ms[-1]
+            or layout_changed
+            or x0 != self.shown_start_s
+        )
         self.grid = grid
         if moved:
             width = grid.end_s - grid.start_s
+            self.shown_start_s = x0
             self.item.setRect(QRectF(grid.start_s, 0.0, width, float(rows)))
             self.plot.vb.setRange(
-                xRange=(grid.start_s, grid.end_s), yRange=(0, rows), padding=0, update=False
+                xRange=(x0, grid.end_s), yRange=(0, rows), padding=0, update=False
             )
             # apply the new range now: deferred to the paint, it asks for a second paint
             self.plot.vb.updateMatrix()

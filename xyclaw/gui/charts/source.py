@@ -89,6 +89,32 @@ class ClusterFrame:
         newest = [int(n.ts_ms[-1]) for n in self.nodes if n.ts_ms.shape[0]]
         return max(newest) if newest else None
 
+    def oldest_ms(self) -> int | None:
+        """The cluster's first sample the window holds (None before any)."""
+        oldest = [int(n.ts_ms[0]) for n in self.nodes if n.ts_ms.shape[0]]
+        return min(oldest) if oldest else None
+
+
+#: The spans the charts' x axis takes while a cluster is newer than the window (seconds):
+#: a step at most 1.5 times the one before, so the data fills at least two thirds of the
+#: chart, and the axis slides between steps instead of rescaling every frame.
+SHOWN_SPANS_S = (60, 90, 120, 180, 240, 300, 420, 600, 900, 1200, 1800, 2700, 3600)
+
+
+def shown_start_s(frame: ClusterFrame, start_s: float, end_s: float) -> float:
+    """Where the charts' x axis starts: the window's start, or, while the cluster has less
+    than a window of samples, the start of the shortest span in SHOWN_SPANS_S that holds
+    its first sample (a new cluster's data fills the chart instead of a sliver at the right
+    edge of a 15-minute window)."""
+    oldest = frame.oldest_ms()
+    if oldest is None:
+        return start_s
+    need = end_s - oldest / 1000.0 + frame.interval_s
+    span = next((s for s in SHOWN_SPANS_S if s >= need), None)
+    if span is None:
+        return start_s
+    return max(start_s, end_s - span)
+
 
 @dataclass(frozen=True)
 class AlertView:

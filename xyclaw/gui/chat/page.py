@@ -164,7 +164,9 @@ class ChatPage(QWidget):
         splitter = child(form, QSplitter, "chatSplitter")
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([250, 900])
+        # the list's pane no narrower than its buttons need (its layout's minimum, in the
+        # language shown): "New chat", "Rename", "Delete" are never cut
+        splitter.setSizes([270, 900])
         self.stop_button = child(form, QPushButton, "stopButton")
 
         self.conversations: list[ConversationInfo] = []
@@ -707,7 +709,11 @@ class ChatPage(QWidget):
         self._add(UserBlock(text))
         self._follow = True
         runtime = self.runtime
-        self._start(cid, lambda on_event, cancel: runtime.send(cid, text, on_event, cancel))
+        language = message_language()  # a reply the text cannot choose the language of
+        self._start(
+            cid,
+            lambda on_event, cancel: runtime.send(cid, text, on_event, cancel, language=language),
+        )
 
     def rent_option(self, plan_id: int, option: int) -> None:
         runtime, cid = self.runtime, self.current

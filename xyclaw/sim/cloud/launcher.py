@@ -83,6 +83,13 @@ def pid_alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[:1] != ["Z"]
 
 
+def started_here(pid: int) -> bool:
+    """Whether this process started the cloud ``pid`` (and it still runs): a desktop that
+    started it stops it again when it quits with no simulated cluster left."""
+    child = _children.get(pid)
+    return child is not None and child.poll() is None
+
+
 def health(url: str, timeout: float = HEALTH_TIMEOUT_S) -> dict[str, Any] | None:
     """The cloud's /health answer, or None if nothing sane answers there."""
     try:
