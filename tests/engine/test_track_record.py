@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from tests.support.track_history import write_history
+from tests.support.track_history import OLD_GPU_UUID, write_history
 from xyclaw.catalog import Catalog
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
@@ -113,7 +113,12 @@ def test_the_memory_says_per_provider_region_node_class_and_host_what_happened(
     assert [m.kind for m in by_machine.marks] == ["xid"]
     assert by_machine.rentals[0].machines == ("machine-ib-old-1",)
     xid = [m for m in engine.track_record(provider="MEMORY").marks if m.kind == "xid"]
-    assert [(m.host, m.figure) for m in xid] == [("ib-old-node1", 79.0)]
+    assert [(m.host, m.figure, m.gpu_uuid) for m in xid] == [("ib-old-node1", 79.0, OLD_GPU_UUID)]
+    # the GPU's UUID finds the host its fault was seen on, and that host's history alone
+    by_gpu = engine.track_record(host=OLD_GPU_UUID.lower())
+    assert [s.key for s in by_gpu.standings("host")] == ["ib-old-node1"]
+    assert [(m.kind, m.gpu_uuid) for m in by_gpu.marks] == [("xid", OLD_GPU_UUID)]
+    assert engine.track_record(host="GPU-00000000-0000-0000-0000-000000000000").rentals == ()
     assert engine.track_record(days=30).filtered(provider="memory").standings()[0].rentals == 3
 
 

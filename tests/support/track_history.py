@@ -22,6 +22,8 @@ from xyclaw.store.event_log import EventLog
 from xyclaw.store.tuning import TuningTables
 
 DAY = 86400.0
+#: the UUID of the GPU whose XID the old rental left (what nvidia-smi names it)
+OLD_GPU_UUID = "GPU-3f1c2a9e-7b44-4d0e-9a51-0c6e2b8d1f07"
 
 
 def write_history(
@@ -112,9 +114,9 @@ def write_history(
                 node_id=node.id,
                 node="ib-old-node1",
                 gpu=3,
-                data={"xid": 79},
+                data={"xid": 79, "uuid": OLD_GPU_UUID},
             ),
-            {"xid": 79},
+            {"xid": 79, "uuid": OLD_GPU_UUID},
         )
         drift = rent("drifty-a", "drifty", "roce-200", 4, ready=True)
         charges = ChargeTable(store)

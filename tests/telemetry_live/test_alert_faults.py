@@ -44,6 +44,10 @@ def test_uncorrectable_ecc_is_one_critical_alert_and_clears_after_reset(
     alert = live.service.open_alerts(live.cluster_id)[0]
     assert alert.severity == "critical" and alert.key.gpu == 5
     assert alert.node == live.cluster.nodes[1].spec.hostname
+    # the stored alert names the GPU by the UUID the node gave (the memory of hosts follows
+    # one GPU across rentals by it, issue 36)
+    uuid = live.cluster.nodes[1].machine.gpus.gpus[5].uuid
+    assert json.loads(str(only_alert(live)["data_json"])).get("uuid") == uuid
 
     live.cluster.nodes[1].faults.clear("ecc")
     wait_until(lambda: not live.service.open_alerts(live.cluster_id), timeout=15)

@@ -1295,7 +1295,7 @@ def _catalogue() -> list[ToolSpec]:
                 {
                     "provider": _s("a provider, e.g. lambda, sim"),
                     "region": _s("a region, e.g. Xiamen"),
-                    "host": _s("a host name or the provider's machine id"),
+                    "host": _s("a host name, the provider's machine id or a GPU UUID"),
                     "by": _s("one summary per", enum=["provider", "region", "node_class", "host"]),
                     "days": _n("how far back, in days (90)"),
                 }

@@ -182,9 +182,17 @@ def basis(spec_json: str) -> tuple[float | None, str | None]:
     return params, method if method in FLOPS_PER_PARAM_TOKEN else None
 
 
-def measured_tokens(metrics: Iterable[Mapping[str, Any]]) -> tuple[float, float, float | None]:
+def measured_tokens(
+    metrics: Iterable[Mapping[str, Any]], spans: Mapping[int, float] | None = None
+) -> tuple[float, float, float | None]:
     """(tokens, seconds measured, largest epoch) from a job's metric rows: tokens/s integrated
-    by the trapezoid rule between consecutive samples of the same attempt."""
+    by the trapezoid rule between consecutive samples of the same attempt.
+
+    A row's time is when XyClaw read the line, not when the job printed it: lines read
+    together (a fast job, a follower catching up after a reconnect or a restart) share one
+    time, and the trapezoid would see no time pass. Where most of an attempt's samples share
+    their time, the attempt's own running time (``spans``, seconds by attempt) at the mean
+    logged rate is counted instead."""
     by_attempt: dict[int, list[tuple[float, float]]] = {}
     epoch: float | None = None
     for row in metrics:
@@ -197,9 +205,15 @@ def measured_tokens(metrics: Iterable[Mapping[str, Any]]) -> tuple[float, float,
             (float(row["ts"]), float(rate))
         )
     tokens = seconds = 0.0
-    for samples in by_attempt.values():
+    for attempt, samples in by_attempt.items():
         samples.sort()
-        for (t0, r0), (t1, r1) in pairwise(samples):
+        steps = list(pairwise(samples))
+        span = (spans or {}).get(attempt)
+        if span and span > 0 and sum(1 for a, b in steps if b[0] - a[0] <= 0) * 2 >= len(steps):
+            tokens += span * sum(r for _, r in samples) / len(samples)
+            seconds += span
+            continue
+        for (t0, r0), (t1, r1) in steps:
             dt = t1 - t0
             if dt > 0:
                 tokens += dt * (r0 + r1) / 2
@@ -219,7 +233,12 @@ def job_result(
     """The result figures of one job (a :class:`~xyclaw.records.jobs.JobRecord`)."""
     params, method = basis(job.spec_json)
     kind = str(job.kind)
-    tokens, seconds, epochs = measured_tokens(metrics)
+    spans = {
+        a.attempt: a.ended_at - a.started_at
+        for a in job.attempts
+        if a.started_at is not None and a.ended_at is not None
+    }
+    tokens, seconds, epochs = measured_tokens(metrics, spans)
     requests = job.progress.requests_served if kind == "service" else None
     return JobResult(
         job_id=int(job.id),

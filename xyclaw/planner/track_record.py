@@ -109,6 +109,8 @@ class Mark:
     host: str | None  # the node's host name (or the provider's machine id)
     figure: float | None  # busbw_low: the ratio; price_drift: the excess; xid: its code
     detail: str
+    #: the GPU's UUID where the node gave one (xid, ecc): one GPU followed across rentals
+    gpu_uuid: str | None = None
 
     @property
     def node_class(self) -> tuple[str, str, str, str]:
@@ -117,6 +119,7 @@ class Mark:
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
+            "gpu_uuid": self.gpu_uuid,
             "ts": self.ts,
             "cluster_id": self.cluster_id,
             "provider": self.provider,
@@ -225,7 +228,13 @@ class TrackRecord:
         marks: list[Mark] = []
 
         def mark(
-            kind: str, ts: float, cid: int, host: str | None, fig: float | None, d: str
+            kind: str,
+            ts: float,
+            cid: int,
+            host: str | None,
+            fig: float | None,
+            d: str,
+            gpu_uuid: str | None = None,
         ) -> None:
             rental = rentals.get(cid)
             if rental is not None:
@@ -241,6 +250,7 @@ class TrackRecord:
                         host,
                         fig,
                         d,
+                        gpu_uuid,
                     )
                 )
 
@@ -261,7 +271,16 @@ class TrackRecord:
             code = data.get("xid") if kind == "xid" else None
             host = host_of_node.get(int(a["node_id"])) if a["node_id"] is not None else None
             figure = float(code) if isinstance(code, int | float) else None
-            mark(kind, float(a["ts"]), int(a["cluster_id"]), host, figure, str(a["message"]))
+            uuid = data.get("uuid")
+            mark(
+                kind,
+                float(a["ts"]),
+                int(a["cluster_id"]),
+                host,
+                figure,
+                str(a["message"]),
+                uuid if isinstance(uuid, str) and uuid else None,
+            )
         for leak in rows.leaks:
             mark(
                 "leak", float(leak["ts"]), int(leak["cluster_id"]), None, None, str(leak["message"])
@@ -294,17 +313,29 @@ class TrackRecord:
     def filtered(
         self, *, provider: str | None = None, region: str | None = None, host: str | None = None
     ) -> TrackRecord:
-        """The rentals (and their marks) of one provider, region and/or host."""
+        """The rentals (and their marks) of one provider, region and/or host; ``host`` may
+        also be a GPU's UUID: the hosts that GPU's faults were seen on."""
+        # the host each rental's marks put a GPU of that UUID on (issue 36)
+        gpu_host = {
+            m.cluster_id: m.host
+            for m in self.marks
+            if host is not None and m.gpu_uuid and m.host and same_name(m.gpu_uuid, host)
+        }
+
+        def named_in(r: Rental) -> str | None:
+            if host is None:
+                return None
+            return r.host_named(host) or gpu_host.get(r.cluster_id)
 
         def keep(r: Rental) -> bool:
             return (
                 (provider is None or same_name(r.provider, provider))
                 and (region is None or same_name(r.region, region))
-                and (host is None or r.host_named(host) is not None)
+                and (host is None or named_in(r) is not None)
             )
 
         def only_the_host(r: Rental) -> Rental:
-            named = r.host_named(host) if host is not None else None
+            named = named_in(r)
             if named is None:
                 return r
             machine = dict(zip(r.hosts, r.machines or r.hosts, strict=False)).get(named, named)

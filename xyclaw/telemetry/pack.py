@@ -117,6 +117,15 @@ class GpuSlots:
             self.default_power_limit[slot] = power_limit
         return slot
 
+    def uuid_of(self, slot: int | None) -> str | None:
+        """The UUID of the GPU in ``slot`` (None when the node never said it): what the
+        memory of hosts keys a GPU's faults by across rentals (issue 36)."""
+        if slot is None:
+            return None
+        return next(
+            (u for u, s in self._by_uuid.items() if s == slot and not u.startswith("pci:")), None
+        )
+
     def slot_of(self, sample: GpuSample, position: int | None = None) -> int | None:
         """A GPU's slot by whatever the output has: UUID, index, PCI bus id, else its row
         ``position`` in the instant (a parsing gap must never look like a lost GPU)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -420,7 +421,7 @@ def instant_findings(
                     said("alert.ecc", node=node.name, gpu=slot, count=ecc),
                     gpu=slot,
                     cause=("gpu-memory", node.cluster_id, node.node_id, slot),
-                    data={"count": ecc},
+                    data=_with_uuid({"count": ecc}, slots, slot),
                 )
             )
         used = row[_F["mem_used_mib"]]
@@ -834,6 +835,13 @@ def xid_command() -> str:
     )
 
 
+def _with_uuid(data: dict[str, Any], slots: GpuSlots, slot: int | None) -> dict[str, Any]:
+    """An alert's figures with its GPU's UUID where the node gave one, so the memory of
+    hosts can follow one GPU across rentals (issue 36)."""
+    uuid = slots.uuid_of(slot)
+    return {**data, "uuid": uuid} if uuid is not None else data
+
+
 def xid_findings(
     node: NodeRef,
     output: str,
@@ -886,7 +894,11 @@ def xid_findings(
             severity=ev.severity,
             action=do,
             cause=(category, node.cluster_id, node.node_id, slot if slot is not None else ev.pci),
-            data={"xid": ev.code, "pci": ev.pci, "category": ev.category, "pid": ev.pid},
+            data=_with_uuid(
+                {"xid": ev.code, "pci": ev.pci, "category": ev.category, "pid": ev.pid},
+                slots,
+                slot,
+            ),
         )
         found[finding.key] = finding
     return list(found.values())

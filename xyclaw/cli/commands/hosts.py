@@ -68,7 +68,7 @@ def register(sub: Any) -> None:
     )
     history.add_argument("--provider", help="only this provider")
     history.add_argument("--region", help="only this region")
-    history.add_argument("--host", help="only this host (its host name or machine id)")
+    history.add_argument("--host", help="only this host (its host name, machine id or a GPU UUID)")
     history.add_argument(
         "--by",
         choices=("provider", "region", "node_class", "host"),
