@@ -2753,6 +2753,17 @@
     </message>
 </context>
 <context>
+    <name>LaunchFlow</name>
+    <message>
+        <source>Estimated total</source>
+        <translation>预计总额</translation>
+    </message>
+    <message>
+        <source>none: the spec sets no max_runtime, so it bills {price}/h until the job ends and you release the cluster</source>
+        <translation>无：作业描述未设 max_runtime，按 {price}/小时 计费，直到作业结束且你释放集群</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>XyClaw</source>
@@ -4951,10 +4962,6 @@ gpus = 8</translation>
         <translation>规划</translation>
     </message>
     <message>
-        <source>The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the simulated cloud&apos;s regions, and shows the best options with their cost and time.</source>
-        <translation>导览请规划代理为 7B 模型在 8 张 GPU 上做 LoRA 微调，预算 2000 元。它比较 GPU 型号、集群规模、网络和模拟云的各个地域，并给出最佳方案及其费用和时间。</translation>
-    </message>
-    <message>
         <source>Approve and rent</source>
         <translation>批准并租用</translation>
     </message>
@@ -4975,8 +4982,12 @@ gpus = 8</translation>
         <translation>启动作业</translation>
     </message>
     <message>
-        <source>The operator launches the plain-python sample job (resources/examples/plain-python.yaml) on the cluster, once you approve.</source>
-        <translation>你批准后，运维代理会在集群上启动 plain-python 示例作业（resources/examples/plain-python.yaml）。</translation>
+        <source>The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the simulated cloud&apos;s regions, and shows the best options with their cost and time. The tour plans that run but launches a small sample (step 4).</source>
+        <translation>导览请规划代理为 7B 模型在 8 张 GPU 上做 LoRA 微调，预算 2000 元。它比较 GPU 型号、集群规模、网络和模拟云的各个地域，并给出最佳方案及其费用和时间。导览只规划这次训练，实际启动的是一个小示例（第 4 步）。</translation>
+    </message>
+    <message>
+        <source>The operator launches the plain-python sample (resources/examples/plain-python.yaml), a small training job that runs on the simulated cloud with no download and no token, once you approve. The 7B LoRA sample (lora-2node.yaml) needs a Hugging Face token (HF_TOKEN) and real GPUs, so the tour does not run it.</source>
+        <translation>你批准后，运维代理会启动 plain-python 示例（resources/examples/plain-python.yaml）：一个在模拟云上运行的小训练作业，无需下载，也无需令牌。7B LoRA 示例（lora-2node.yaml）需要 Hugging Face 令牌（HF_TOKEN）和真实 GPU，所以导览不运行它。</translation>
     </message>
     <message>
         <source>Watch</source>
@@ -5067,6 +5078,7 @@ gpus = 8</translation>
     <name>TourPanel</name>
     <message>
         <source>Tour, step {n} of {total}: {title}</source>
+        <extracomment>the Next button&apos;s words on the tour&apos;s steps (the Tour says them; lupdate reads them there)</extracomment>
         <translation>导览，第 {n} 步（共 {total} 步）：{title}</translation>
     </message>
     <message>

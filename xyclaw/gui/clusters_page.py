@@ -74,6 +74,7 @@ from xyclaw.gui.formatting import (
 from xyclaw.gui.forms import child, load_ui
 from xyclaw.gui.host_keys import HostKeyPrompter, changed_keys, default_prompter, show_changed_key
 from xyclaw.gui.rent_flow import ApprovalDialog, RentFlow, destroy_request
+from xyclaw.gui.state_dots import dot_icon
 from xyclaw.gui.widgets import DATA_ROLE, html_text, plain_tip, set_plain
 from xyclaw.planner import parse_budget
 from xyclaw.records import ClusterRecord, ClusterState, NodeRecord, NodeState
@@ -722,6 +723,7 @@ class ClustersPage(QWidget):
         state_item = self.table.item(row, COLUMNS.index("State"))
         if state_item is not None:
             state_item.setData(Qt.ItemDataRole.UserRole, str(record.state))
+            state_item.setIcon(dot_icon(str(record.state)))
         idle_item = self.table.item(row, COLUMNS.index("Idle release"))
         if idle_item is not None:
             idle_item.setData(Qt.ItemDataRole.UserRole, idle_state)

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
-from xyclaw.gui.formatting import message_language
+from xyclaw.gui.formatting import message_language, money
 from xyclaw.gui.rent_flow import RentFlow
 from xyclaw.gui.widgets import plain_label
 from xyclaw.wording import display
@@ -507,6 +507,7 @@ class LaunchFlow(QObject):
         self.rent.rented.connect(self._handle)
         self.rent.rejected.connect(lambda _q: self.cancelled.emit())
         self.rent.failed.connect(self.failed.emit)
+        self.rent.quoted.connect(self._say_total)
         self.dialog: LaunchDialog | None = None
         self.error_dialog: SpecErrorDialog | None = None
         self.secrets_dialog: SecretValuesDialog | None = None
@@ -649,6 +650,22 @@ class LaunchFlow(QObject):
 
     def _handle(self, handle: Any) -> None:
         self.launched.emit(handle)
+
+    def _say_total(self, quote: Any) -> None:
+        """A job's quote has an estimated total only when its spec bounds the run
+        (max_runtime); without one the card says so and what it costs per hour, so the
+        total's row is never silently missing (issue 28 item 8)."""
+        dialog = self.rent.dialog
+        if dialog is None or quote.estimated_total_micros is not None:
+            return
+        per_hour = money(quote.price_per_hour_micros, quote.currency)
+        dialog.add_fact(
+            self.tr("Estimated total"),
+            self.tr(
+                "none: the spec sets no max_runtime, so it bills {price}/h until the job "
+                "ends and you release the cluster"
+            ).format(price=per_hour),
+        )
 
 
 def error_text(error: ErrorInfo) -> str:

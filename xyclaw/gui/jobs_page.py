@@ -59,6 +59,7 @@ from xyclaw.gui.formatting import worded
 from xyclaw.gui.history_words import CAUSES, SEVERITIES, state, word
 from xyclaw.gui.job_launch import LaunchFlow, SpecProblem, error_text
 from xyclaw.gui.rent_flow import ApprovalDialog, destroy_request
+from xyclaw.gui.state_dots import dot_icon
 from xyclaw.gui.widgets import (
     DATA_ROLE,
     TRANSLATED_ROLE,
@@ -670,6 +671,7 @@ class JobsPage(QWidget):
             state_item = _item(
                 state(job.state.value), translated=True, tip=worded(job.error_worded)
             )
+            state_item.setIcon(dot_icon(job.state.value))
             color = STATE_COLORS.get(job.state.value)
             if color:
                 state_item.setForeground(QBrush(QColor(color)))

@@ -9,16 +9,18 @@ second without a query.
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QTimer, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Slot
 from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 
 from xyclaw.gui.bridge import EngineBridge, ErrorInfo, Worker
 from xyclaw.gui.formatting import money_totals, tokens
+from xyclaw.gui.state_dots import dot_color
 from xyclaw.gui.widgets import plain_label, plain_tip
 
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
@@ -272,9 +274,12 @@ class StatusBarController:
         brain = translate("StatusBar", "rules") if snapshot.brain == "rules" else snapshot.brain
         self.brain.setText(translate("StatusBar", "Brain: {brain}").format(brain=brain))
         marks = {"connected": "●", "unreachable": "✕"}
+        # each mark in its state's colour; the names are data, escaped for the rich text
+        self.providers.setTextFormat(Qt.TextFormat.RichText)
         self.providers.setText(
-            "  ".join(
-                f"{marks.get(p.state, '?')} {p.name}"
+            "&nbsp;&nbsp;".join(
+                f"<span style='color:{dot_color(p.state)}'>{marks.get(p.state, '?')}</span>"
+                f" {html.escape(p.name)}"
                 for p in snapshot.providers
                 if p.state != "not set up"
             )

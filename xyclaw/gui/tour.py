@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFrame,
@@ -111,7 +112,8 @@ STEPS: tuple[TourStep, ...] = (
             "Tour",
             "The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a "
             "budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the "
-            "simulated cloud's regions, and shows the best options with their cost and time.",
+            "simulated cloud's regions, and shows the best options with their cost and time. "
+            "The tour plans that run but launches a small sample (step 4).",
         ),
         "LoRA fine-tune a 7B model on 8 GPUs, budget 2000 CNY",
         "plan",
@@ -146,8 +148,10 @@ STEPS: tuple[TourStep, ...] = (
         QT_TRANSLATE_NOOP("Tour", "Launch"),
         QT_TRANSLATE_NOOP(
             "Tour",
-            "The operator launches the plain-python sample job "
-            "(resources/examples/plain-python.yaml) on the cluster, once you approve.",
+            "The operator launches the plain-python sample (resources/examples/"
+            "plain-python.yaml), a small training job that runs on the simulated cloud with "
+            "no download and no token, once you approve. The 7B LoRA sample (lora-2node.yaml) "
+            "needs a Hugging Face token (HF_TOKEN) and real GPUs, so the tour does not run it.",
         ),
         "launch plain-python on {cluster}",
         "launch_job",
@@ -194,6 +198,10 @@ STEPS: tuple[TourStep, ...] = (
 )
 
 
+#: the Next button's words on the tour's steps (the Tour says them; lupdate reads them there)
+NEXT_WORDS = ("Next", "Try again", "Finish")
+
+
 class TourPanel(QFrame):
     """The tour's panel above the pages: step, what it does, what to click, Next, Skip."""
 
@@ -223,6 +231,10 @@ class TourPanel(QFrame):
         self.next_button.setProperty("role", "primary")
         self.skip_button = QPushButton()
         self.skip_button.setObjectName("tourSkip")
+        # a hidden Next keeps its room: the words keep their width, so their wrapping
+        keep = self.next_button.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)
+        self.next_button.setSizePolicy(keep)
         layout.addWidget(self.next_button, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(self.skip_button, 0, Qt.AlignmentFlag.AlignVCenter)
         self.next_button.clicked.connect(self.next_clicked)
@@ -237,8 +249,37 @@ class TourPanel(QFrame):
         self.body.setText(_t(step.body))
         self.status.setText(status)
         self.next_button.setVisible(next_text is not None)
+        # as wide as its widest word on any step, so the words beside it keep their width
+        widest = 0
+        for word in (*(QCoreApplication.translate("Tour", w) for w in NEXT_WORDS), next_text or ""):
+            self.next_button.setText(word)
+            widest = max(widest, self.next_button.sizeHint().width())
+        self.next_button.setMinimumWidth(widest)
         self.next_button.setText(next_text or "")
         self.skip_button.setText(self.tr("Skip tour"))
+        self._hold_height()
+
+    def _hold_height(self) -> None:
+        """The same height on every step (the page below no longer jumps, issue 28 item 8):
+        the body keeps room for the longest step's words at this width, the status for two
+        lines (more only for a status that needs them)."""
+        width = self.body.width()
+        if width <= 0:
+            return
+        metrics = self.body.fontMetrics()
+        flags = int(Qt.TextFlag.TextWordWrap)
+        tallest = max(
+            metrics.boundingRect(0, 0, width, 100_000, flags, _t(s.body)).height() for s in STEPS
+        )
+        self.body.setMinimumHeight(tallest)
+        two_lines = 2 * self.status.fontMetrics().lineSpacing()
+        self.status.setMinimumHeight(max(two_lines, self.status.heightForWidth(width)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """At a new width the words wrap anew: their room is measured again."""
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._hold_height()
 
 
 class WelcomeBox(QFrame):
