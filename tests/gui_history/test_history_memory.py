@@ -173,3 +173,26 @@ def test_the_plan_page_uses_the_memory_unless_told_not_to(qtbot: QtBot) -> None:
         qtbot.waitUntil(lambda: worker.busy == 0, timeout=30_000)
         worker.close()
         eng.close()
+
+
+def test_cost_per_result_and_mfu_are_shown_from_the_headers_menu(
+    page: HistoryPage, qtbot: QtBot
+) -> None:
+    """Hidden in the list at first (every column stays in view at the default size); a
+    right-click on a header lists every column with a check, and checking one shows it."""
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    table = page.job_table
+    per, mfu = _column(page.job_model, "Cost per result"), _column(page.job_model, "MFU")
+    assert table.isColumnHidden(per) and table.isColumnHidden(mfu)
+    header = table.horizontalHeader()
+    header.customContextMenuRequested.emit(header.rect().center())
+    qtbot.waitUntil(
+        lambda: any(isinstance(w, QMenu) and w.isVisible() for w in QApplication.topLevelWidgets())
+    )
+    menu = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible())
+    checks = {a.text(): a for a in menu.actions()}
+    assert not checks["Cost per result"].isChecked() and checks["Job"].isChecked()
+    checks["Cost per result"].trigger()
+    menu.close()
+    assert not table.isColumnHidden(per) and table.isColumnHidden(mfu)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xyclaw.gui.charts.curves import MIN_PLOT_PX
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
 from xyclaw.gui.formatting import fabric_text
 from xyclaw.gui.history_data import Comparison, Curve, curve
@@ -76,6 +77,9 @@ class CompareView(QWidget):
 
         self.plot_widget = pg.PlotWidget()
         self.plot_widget.setObjectName("comparePlot")
+        # never squeezed under a readable height (the tour banner and the operations panel
+        # take room at the default size): the table below gives way instead
+        self.plot_widget.setMinimumHeight(MIN_PLOT_PX)
         self.plot: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)

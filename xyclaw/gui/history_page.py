@@ -20,6 +20,7 @@ from PySide6.QtCore import (
     QDateTime,
     QEvent,
     QItemSelectionModel,
+    QPoint,
     QSortFilterProxyModel,
     Qt,
     QTime,
@@ -36,6 +37,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -101,6 +103,10 @@ def result_rows(result: Any) -> dict[str, str | None]:
 def _span(row: dict[str, Any], start: str, end: str) -> float | None:
     a, b = row.get(start) or row.get("created_at"), row.get(end)
     return None if a is None or b is None else float(b) - float(a)
+
+
+#: The job list's columns hidden until asked for: cost per result and MFU.
+_JOB_COLUMNS_HIDDEN = (12, 13)
 
 
 class HistoryPage(QWidget):
@@ -216,6 +222,11 @@ class HistoryPage(QWidget):
         self.job_model = QStandardItemModel(0, 14, self)
         self.cluster_model = QStandardItemModel(0, 11, self)
         self.job_table = self._table(self.job_model, "historyJobs")
+        # cost per result and MFU (issue 36) are in the comparison and the "Hosts and
+        # providers" tab; in the list they are shown on request (right-click a header), so
+        # every column stays in view at the default size
+        for column in _JOB_COLUMNS_HIDDEN:
+            self.job_table.setColumnHidden(column, True)
         self.cluster_table = self._table(self.cluster_model, "historyClusters")
         self.job_table.doubleClicked.connect(lambda _i: self.replay_selected())
         self.cluster_table.doubleClicked.connect(lambda _i: self.replay_selected())
@@ -360,7 +371,22 @@ class HistoryPage(QWidget):
         header.setStretchLastSection(False)
         table.setWordWrap(False)
         table.setMinimumHeight(130)  # a few rows stay in view with the operations panel open
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(lambda pos: self._column_menu(table, pos))
         return table
+
+    def _column_menu(self, table: QTableView, pos: QPoint) -> None:
+        """Right-click on a header: a check per column, to show or hide it."""
+        header = table.horizontalHeader()
+        model = table.model()
+        menu = QMenu(self)
+        for column in range(model.columnCount()):
+            text = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
+            action = menu.addAction(text)
+            action.setCheckable(True)
+            action.setChecked(not table.isColumnHidden(column))
+            action.toggled.connect(lambda shown, c=column: table.setColumnHidden(c, not shown))
+        menu.popup(header.mapToGlobal(pos))
 
     # -- words --------------------------------------------------------------------------------
     @property
