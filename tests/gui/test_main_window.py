@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QIcon, QTextDocumentFragment
 from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import MakeWindow
@@ -52,7 +52,8 @@ def test_status_bar_shows_spend_tokens_brain_and_providers(
     assert status.rate.text() == "Nothing billing"
     assert status.spent.text() == "Today 0.00 CNY"
     assert status.brain.text() == "Brain: scripted"
-    assert status.providers.text() == "● local"
+    shown = QTextDocumentFragment.fromHtml(status.providers.text()).toPlainText()
+    assert shown == "● local"  # its dot coloured by the provider's state (rich text)
     assert "local: connected" in status.providers.toolTip()
     assert status.llm.text() == "LLM 0 tokens · 0.0000 USD"
     assert ctl.tray.tooltip == "XyClaw — Nothing billing"

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import Qt as QtGuiNamespace
+from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -54,6 +56,15 @@ def english_words(text: str, data: set[str]) -> list[str]:
     return [w for w in words if w not in data and w.lower() not in data]
 
 
+def _shows_rich_text(label: QLabel) -> bool:
+    """Whether Qt renders the label's text as rich text (a plain-text label shows its markup
+    as written, and that is read as written)."""
+    fmt = label.textFormat()
+    if fmt == Qt.TextFormat.RichText:
+        return True
+    return fmt == Qt.TextFormat.AutoText and bool(QtGuiNamespace.mightBeRichText(label.text()))
+
+
 def visible_texts(
     root: QWidget, skip: Iterable[QWidget] = (), *, strict_cells: bool = True
 ) -> Iterator[tuple[str, str]]:
@@ -66,7 +77,10 @@ def visible_texts(
         if any(w is s or s.isAncestorOf(w) for s in skipped):
             continue
         name = f"{type(w).__name__}#{w.objectName()}"
-        if isinstance(w, (QLabel, QAbstractButton)):
+        if isinstance(w, QLabel) and _shows_rich_text(w):
+            # what the user reads is the rendered text: no tags, "&nbsp;" a space
+            yield name, QTextDocumentFragment.fromHtml(w.text()).toPlainText()
+        elif isinstance(w, (QLabel, QAbstractButton)):
             yield name, w.text()
         elif isinstance(w, QGroupBox):
             yield name, w.title()
