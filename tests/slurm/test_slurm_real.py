@@ -223,6 +223,7 @@ def resume(node: str) -> None:
     )
 
 
+@pytest.mark.soak  # Slurm holds a requeued job for 120 s: make soak, not make test
 def test_a_node_going_down_is_shown_with_its_reason_and_the_requeued_job_runs_again(
     make_jobs: MakeJobs,
 ) -> None:
