@@ -142,10 +142,11 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
     print_table(ctx.out, OFFER_COLUMNS, rows)
     for o in offers:  # a Slurm partition: its nodes' states, time limit and wait (issue 33)
         if o.offer_id.startswith("slurm-") and o.note:
-            ctx.print(f"  {o.note}")
+            ctx.print("  " + remote_text(ctx.out, o.note))  # read from the site's sinfo
     if args.provider:
         for offer_id, why in ctx.engine().offers_left_out(args.provider):
-            ctx.print(f"left out: {args.provider} offer {offer_id}: {why}")
+            # the offer id and the reason come from the marketplace's answer
+            ctx.print(remote_text(ctx.out, f"left out: {args.provider} offer {offer_id}: {why}"))
     return 0
 
 
