@@ -11,7 +11,11 @@ core (target <= 15%), samples lost (target 0) and the p99 delay from a
 sample's timestamp on the node to its arrival in the ring buffer (target
 <= 250 ms). Phases 2 and 3 (--compare-seconds each): GPU samples only,
 streamed, then with one `nvidia-smi` exec per node per second; their CPU
-ratio is printed. Prints ONE JSON object last.
+ratio is printed. Beside phase 1, in turns with it (issue 35), the floor: a plain
+paramiko client in a process of its own that opens the same two streams on every
+node, reads them with one select loop and only counts lines; the collector's CPU
+is reported as a multiple of the floor's (target <= 1.5x). Prints ONE JSON object
+last.
 
     .venv/bin/python bench/telemetry_bench.py [--nodes 64] [--seconds 60]
 """
@@ -45,6 +49,7 @@ def serve(folder: Path, nodes: int, lifetime: float) -> int:
     from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec
 
     key = parse_public_key((folder / "client.pub").read_text())
+    floor_key = parse_public_key((folder / "floor.pub").read_text())
     hostnames = tuple(f"bench-node{i}" for i in range(nodes))
     info = SimClusterInfo(hostnames=hostnames, gpus_per_node=GPUS, name="bench")
     started: list[SimNode] = []
@@ -53,7 +58,7 @@ def serve(folder: Path, nodes: int, lifetime: float) -> int:
             node = SimNode(
                 SimNodeSpec(hostname=name, gpu_model="A800", gpu_count=GPUS, fabric="ib-hdr-200"),
                 root=folder / "nodes" / name,
-                authorized_keys=[key],
+                authorized_keys=[key, floor_key],
                 cluster=info,
             )
             node.start()
@@ -87,6 +92,76 @@ def serve(folder: Path, nodes: int, lifetime: float) -> int:
 def child_cpu_s(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# --- the floor: a bare paramiko client streaming the same lines ------------------------------
+
+
+def floor(folder: Path, seconds: float) -> int:
+    """Open the collector's GPU and NIC streams on every node and count their lines.
+
+    One select loop reads every channel; nothing is parsed or kept. Prints one JSON line:
+    this process's CPU (every thread: paramiko runs one per connection) over ``seconds``
+    after a warm-up, and the lines counted."""
+    import select
+
+    import paramiko
+
+    from xyclaw.telemetry.collector import gpu_stream_command
+    from xyclaw.telemetry.nicstream import nic_source, stream_command
+
+    listing = json.loads((folder / "nodes.json").read_text())
+    key = paramiko.RSAKey.from_private_key_file(str(folder / "floor.key"))
+    commands = (gpu_stream_command(1.0), stream_command(nic_source("ib-hdr-200"), 1.0))
+    transports, channels = [], []
+    for node in listing:
+        transport = paramiko.Transport((node["host"], node["port"]))
+        transport.connect(username="root", pkey=key)
+        transports.append(transport)
+        for command in commands:
+            channel = transport.open_session()
+            channel.exec_command(command)
+            channels.append(channel)
+    lines = 0
+    counting = False
+    start = time.monotonic()
+    cpu0 = wall0 = 0.0
+    while True:
+        now = time.monotonic()
+        if not counting and now - start >= 5.0:  # warm-up: every stream has started
+            counting, lines, cpu0, wall0 = True, 0, time.process_time(), now
+        if counting and now - wall0 >= seconds:
+            break
+        ready, _, _ = select.select(channels, [], [], 0.5)
+        for channel in ready:
+            lines += channel.recv(65536).count(b"\n")
+    cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+    for transport in transports:
+        transport.close()
+    print(
+        json.dumps(
+            {
+                "seconds": round(wall, 1),
+                "cpu_share_of_one_core": round(cpu / wall, 4),
+                "lines": lines,
+                "expected_lines": round(wall) * len(listing) * (GPUS + 1),
+            }
+        )
+    )
+    return 0
+
+
+def run_floor(folder: Path, seconds: float) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--floor", str(folder), "--seconds", str(seconds)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=seconds + 180,
+        check=True,
+    )
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 # --- the parent: the collector ----------------------------------------------------------------
@@ -229,6 +304,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         child = None
         try:
             (folder / "client.pub").write_text(engine.ssh_public_key())
+            import paramiko
+
+            floor_key = paramiko.RSAKey.generate(2048)
+            floor_key.write_private_key_file(str(folder / "floor.key"))
+            (folder / "floor.pub").write_text(
+                f"{floor_key.get_name()} {floor_key.get_base64()} floor"
+            )
             child = subprocess.Popen(
                 [
                     sys.executable,
@@ -250,7 +332,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 time.sleep(0.1)
             listing = json.loads((folder / "nodes.json").read_text())
             cluster_id = register(engine, listing)
-            streamed = measure(engine, cluster_id, args.seconds, child.pid)
+            # The collector and the floor, twice each in turns, so load falls on both alike.
+            streamed_runs, floor_runs = [], []
+            for _ in range(args.floor_rounds):
+                streamed_runs.append(measure(engine, cluster_id, args.seconds, child.pid))
+                floor_runs.append(run_floor(folder, args.seconds))
+            streamed = min(streamed_runs, key=lambda r: r["cpu_share_of_one_core"])
+            floor_run = min(floor_runs, key=lambda r: r["cpu_share_of_one_core"])
+            streamed["runs_cpu_share"] = [r["cpu_share_of_one_core"] for r in streamed_runs]
+            floor_run["runs_cpu_share"] = [r["cpu_share_of_one_core"] for r in floor_runs]
+            streamed["samples_lost"] = sum(r["samples_lost"] for r in streamed_runs)
             gpu_stream = measure(
                 engine, cluster_id, args.compare_seconds, child.pid, nic=False, xid_interval_s=1e9
             )
@@ -270,6 +361,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 child.stdin.close()
                 child.wait(timeout=60)
     ratio = gpu_exec["cpu_share_of_one_core"] / max(gpu_stream["cpu_share_of_one_core"], 1e-9)
+    vs_floor = streamed["cpu_share_of_one_core"] / max(floor_run["cpu_share_of_one_core"], 1e-9)
     return {
         "bench": "telemetry",
         "nodes": args.nodes,
@@ -282,7 +374,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "latency_ms_p99": streamed["latency_ms_p99"],
         "target_latency_ms_p99": 250,
         "exec_vs_stream_cpu_ratio": round(ratio, 2),
+        "floor_cpu_share_of_one_core": floor_run["cpu_share_of_one_core"],
+        "collector_vs_floor": round(vs_floor, 2),
+        "target_collector_vs_floor": 1.5,
+        "floor_lines": floor_run["lines"],
+        "floor_lines_expected_about": floor_run["expected_lines"],
         "streamed": streamed,
+        "floor": floor_run,
         "gpu_only_streamed": gpu_stream,
         "gpu_only_exec_per_second": gpu_exec,
     }
@@ -295,10 +393,14 @@ def main() -> int:
     parser.add_argument("--compare-seconds", type=float, default=30.0)
     parser.add_argument("--lifetime", type=float, default=900.0, help=argparse.SUPPRESS)
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--floor-rounds", type=int, default=2, help="turns of collector and floor")
     parser.add_argument("--smoke", action="store_true", help="2 nodes, 1 s per phase: that it runs")
     args = parser.parse_args()
     if args.smoke:
-        args.nodes, args.seconds, args.compare_seconds = 2, 1.0, 1.0
+        args.nodes, args.seconds, args.compare_seconds, args.floor_rounds = 2, 1.0, 1.0, 1
+    if args.floor is not None:
+        return floor(args.floor, args.seconds)
     if args.serve is not None:
         return serve(args.serve, args.nodes, args.lifetime)
     result = run(args)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui_history.history_run import HistoryFacts, copy_history, make_history
+from tests.gui_history.history_run import HistoryFacts, copy_history, shared_history
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import Composition, compose
@@ -22,8 +22,9 @@ from xyclaw.providers import Provider, ProviderRegistry
 
 @pytest.fixture(scope="session")
 def history_facts(tmp_path_factory: pytest.TempPathFactory) -> HistoryFacts:
-    """Rent, tune, two jobs (one recovered), release, stop the cloud: ~60 s, once."""
-    return make_history(tmp_path_factory.mktemp("history-run") / "home")
+    """Rent, tune, two jobs (one recovered), release, stop the cloud: ~60 s, once for all the
+    test processes of the run (pytest-xdist's workers share the first one's)."""
+    return shared_history(tmp_path_factory)
 
 
 @pytest.fixture

@@ -12,16 +12,19 @@ simulated cloud stopped.
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+import pytest
 
 from xyclaw.config import load_config
 from xyclaw.engine.compose import build_engine
@@ -188,6 +191,26 @@ def make_history(home: Path, *, settle_s: float = 2.0) -> HistoryFacts:
             lost_node=str(lost.hostname),
             released_at=float(released.released_at or time.time()),
         )
+
+
+def shared_history(tmp_path_factory: pytest.TempPathFactory) -> HistoryFacts:
+    """One run's history for every worker of a pytest-xdist session: the first worker makes
+    it under the session's shared temporary root, holding a lock, and writes its facts; the
+    others wait on the lock and read them (the database is only copied from then on)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the folder above every worker's own
+    folder = root / "history-run"
+    folder.mkdir(exist_ok=True)
+    facts_file = folder / "facts.json"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if facts_file.exists():
+            saved = json.loads(facts_file.read_text())
+            return HistoryFacts(**{**saved, "database": Path(saved["database"])})
+        facts = make_history(folder / "home")
+        facts_file.write_text(json.dumps({**asdict(facts), "database": str(facts.database)}))
+        return facts
 
 
 def copy_history(facts: HistoryFacts, home: Path) -> Path:

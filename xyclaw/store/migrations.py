@@ -536,6 +536,16 @@ def _m13_tool_call_claimant(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE tool_calls ADD COLUMN claimant TEXT")
 
 
+def _m14_split_gpu_samples(db: sqlite_utils.Database) -> None:
+    """Issue 35: how a sample row's ``data`` is laid out (0 = the records whole, as every
+    row before; 1 = a GPU row's moving fields per sample in ``data`` and its still fields
+    once per card in ``still``, see :mod:`xyclaw.store.samples`). Old rows keep 0 and are
+    read as before; adding a column with a constant default rewrites no row."""
+    for table in ("gpu_samples", "nic_samples"):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN encoding INTEGER NOT NULL DEFAULT 0")
+        db.execute(f"ALTER TABLE {table} ADD COLUMN still BLOB")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -551,5 +561,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "bound_approvals", _m11_bound_approvals),
     Migration(12, "node_clock_offset", _m12_node_clock_offset),
     Migration(13, "tool_call_claimant", _m13_tool_call_claimant),
+    Migration(14, "split_gpu_samples", _m14_split_gpu_samples),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -246,7 +246,8 @@ def _by_node(
 ) -> dict[int, SampleBlock]:
     with store.reading() as db:
         rows = db.conn.execute(
-            f"SELECT start_ms, node_id, instants, times, counts, data FROM {table}"
+            f"SELECT start_ms, node_id, instants, times, counts, data, encoding, still"
+            f" FROM {table}"
             " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
             " ORDER BY node_id, start_ms",
             [cluster_id, start_ms - MAX_SPAN_MS, end_ms],

@@ -1,12 +1,17 @@
 """GPU samples packed as numpy records, stored as one row per node and span of time.
 
-Packing keeps the database near 30 bytes per GPU sample, and reading an hour
-of a cluster costs a few hundred rows instead of one row per GPU and second
-(one row per sample is ~28 B too but reads ~15x slower; one row per node and
-second reads 230,400 samples in ~60 ms here, one row per node and 10 s in
-a few ms). Missing values ([N/A] on the node) are stored as the type's
-maximum; the uncorrected-ECC count saturates at 65,534. The memory clock is
-not stored: it moves only with pstate.
+Packing in rows keeps reading an hour of a cluster to a few hundred rows instead of one
+row per GPU and second (one row per node and second reads 230,400 samples in ~60 ms here,
+one row per node and 10 s in a few ms). Missing values ([N/A] on the node) are stored as
+the type's maximum; the uncorrected-ECC count saturates at 65,534. The memory clock is not
+stored: it moves only with pstate.
+
+A GPU row is written split (``SPLIT``, issue 35) where it can be: the fields that hold still
+on a card for a row's span (its slot, fan, pstate, power limit, memory size, ECC count) once
+per card, the moving ones (utilization, temperature, power, clocks, memory used, the low half of the
+throttle reasons) per instant. That is 13 bytes a sample instead of 26, read back exactly
+with no compressor to run on every read. A row where a still field moved, or where the cards per
+instant differ, is written whole (``RAW``), as every row was before migration 14.
 """
 
 from __future__ import annotations
@@ -74,6 +79,8 @@ class SampleChunk:
     times: bytes
     counts: bytes
     data: bytes
+    encoding: int = 0
+    still: bytes | None = None  # SPLIT: each card's still fields, once
 
 
 def empty_gpu_records(count: int) -> GpuRecords:
@@ -82,6 +89,47 @@ def empty_gpu_records(count: int) -> GpuRecords:
     for name, value in MISSING.items():
         records[name] = value
     return records
+
+
+#: A row's ``data`` layout (the sample tables' ``encoding`` column, migration 14).
+RAW = 0  # the records one after another
+SPLIT = 1  # GPU rows: ``data`` the moving fields per sample, ``still`` the rest per card
+
+_STILL_FIELDS = ("gpu", "fan", "pstate", "power_limit_w", "mem_total_mib", "ecc_uncorrected")
+_MOVING_FIELDS = ("util", "mem_util", "temp_c", "power_dw", "sm_mhz", "mem_used_mib")
+
+
+def _byte_columns(names: Sequence[str], dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE) -> list[int]:
+    columns: list[int] = []
+    for name in names:
+        field_dtype, offset = dtype.fields[name][:2]  # type: ignore[index]
+        columns += range(offset, offset + field_dtype.itemsize)
+    return columns
+
+
+_THROTTLE_OFFSET = GPU_SAMPLE_DTYPE.fields["throttle"][1]  # type: ignore[index]
+#: Byte columns of a GPU record: the still part (with the throttle reasons' high half, 0
+#: or, when missing, 0xFFFF) and the moving part (with their low half).
+_STILL = np.array(
+    [*_byte_columns(_STILL_FIELDS), _THROTTLE_OFFSET + 2, _THROTTLE_OFFSET + 3], dtype=np.intp
+)
+_MOVING = np.array(
+    [*_byte_columns(_MOVING_FIELDS), _THROTTLE_OFFSET, _THROTTLE_OFFSET + 1], dtype=np.intp
+)
+STILL_BYTES, MOVING_BYTES = len(_STILL), len(_MOVING)
+
+
+def _split(whole: bytes, instants: int) -> tuple[bytes, bytes] | None:
+    """A GPU row's records (whole) as SPLIT (still, moving), or None where it stays RAW
+    (a still field, or the high half of the throttle reasons, moved within the row)."""
+    raw = np.frombuffer(whole, dtype=np.uint8).reshape(-1, _RECORD_SIZE)
+    if raw.shape[0] == 0 or raw.shape[0] % instants:
+        return None
+    still = raw[:, _STILL].tobytes()
+    per_instant = still[: len(still) // instants]
+    if still != per_instant * instants:
+        return None
+    return per_instant, raw[:, _MOVING].tobytes()
 
 
 def make_chunks(
@@ -101,8 +149,14 @@ def make_chunks(
             end += 1
         part = items[start:end]
         offsets = np.fromiter((ts - first_ts for ts, _ in part), dtype="<u4", count=len(part))
-        counts = np.fromiter((len(rec) for _, rec in part), dtype="u1", count=len(part))
+        lengths = [len(rec) for _, rec in part]
+        counts = bytes(lengths)  # uint8: at most 255 GPUs or NICs a node
         data = b"".join(np.ascontiguousarray(rec, dtype=dtype).tobytes() for _, rec in part)
+        encoding, still = RAW, None
+        if dtype is GPU_SAMPLE_DTYPE and lengths.count(lengths[0]) == len(lengths):
+            split = _split(data, len(part))
+            if split is not None:
+                encoding, (still, data) = SPLIT, split
         chunks.append(
             SampleChunk(
                 node_id,
@@ -110,36 +164,147 @@ def make_chunks(
                 part[-1][0],
                 len(part),
                 offsets.tobytes(),
-                counts.tobytes(),
+                counts,
                 data,
+                encoding,
+                still,
             )
         )
         start = end
     return chunks
 
 
+def _void_view(spans: Sequence[tuple[int, int]], itemsize: int) -> np.dtype[Any]:
+    """A dtype naming each (offset, length) run of bytes as one opaque field: numpy copies a
+    run between two such views in one pass, where byte-column slices crawl."""
+    return np.dtype(
+        {
+            "names": [f"r{i}" for i in range(len(spans))],
+            "formats": [f"V{length}" for _, length in spans],
+            "offsets": [offset for offset, _ in spans],
+            "itemsize": itemsize,
+        }
+    )
+
+
+def _runs(columns: npt.NDArray[np.intp]) -> list[tuple[int, int]]:
+    """(first column, length) of each run of adjacent columns."""
+    runs: list[tuple[int, int]] = []
+    for column in columns.tolist():
+        if runs and sum(runs[-1]) == column:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((column, 1))
+    return runs
+
+
+def _part_runs(runs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The same runs as laid end to end in a split row's part."""
+    at, out = 0, []
+    for _, length in runs:
+        out.append((at, length))
+        at += length
+    return out
+
+
+_RECORD_SIZE = GPU_SAMPLE_DTYPE.itemsize
+_STILL_IN_RECORD = _void_view(_runs(_STILL), _RECORD_SIZE)
+_STILL_IN_PART = _void_view(_part_runs(_runs(_STILL)), STILL_BYTES)
+_MOVING_IN_RECORD = _void_view(_runs(_MOVING), _RECORD_SIZE)
+_MOVING_IN_PART = _void_view(_part_runs(_runs(_MOVING)), MOVING_BYTES)
+
+
+def _copy_runs(
+    target: npt.NDArray[np.uint8],
+    target_view: np.dtype[Any],
+    source: npt.NDArray[np.uint8],
+    source_view: np.dtype[Any],
+) -> None:
+    into, out_of = target.view(target_view).reshape(-1), source.view(source_view).reshape(-1)
+    for name in target_view.names or ():
+        into[name] = out_of[name]
+
+
+def _unsplit(
+    stills: Sequence[bytes], movings: Sequence[bytes], n_instants: npt.NDArray[np.int64]
+) -> GpuRecords:
+    """GPU records of SPLIT rows, given as their ``still`` and ``data`` columns.
+
+    Byte runs, not field assignments: each row's still fields are laid into whole records
+    (one per card), repeated for every instant, and the moving bytes copied over them in
+    four runs of adjacent bytes; that keeps a read of an hour near reading it whole.
+    """
+    cards = np.fromiter((len(s) // STILL_BYTES for s in stills), dtype=np.int64, count=len(stills))
+    still = np.frombuffer(b"".join(stills), np.uint8).reshape(-1, STILL_BYTES)
+    moving = np.frombuffer(b"".join(movings), np.uint8).reshape(-1, MOVING_BYTES)
+    template = np.zeros((still.shape[0], _RECORD_SIZE), dtype=np.uint8)
+    _copy_runs(template, _STILL_IN_RECORD, still, _STILL_IN_PART)
+    if bool((cards == cards[0]).all()):
+        k = int(cards[0])  # the usual case: one row of k cards' still fields per instant
+        out = np.repeat(template.reshape(-1, k * template.shape[1]), n_instants, axis=0)
+        out = out.reshape(-1, template.shape[1])
+    else:
+        sizes = cards * n_instants
+        place = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(
+            np.cumsum(sizes) - sizes, sizes
+        )
+        card = place % np.repeat(cards, sizes)
+        out = template[np.repeat(np.cumsum(cards) - cards, sizes) + card]
+    _copy_runs(out, _MOVING_IN_RECORD, moving, _MOVING_IN_PART)
+    return out.reshape(-1).view(GPU_SAMPLE_DTYPE)
+
+
 def unpack_chunks(
-    rows: Sequence[tuple[int, int, int, bytes, bytes, bytes]],
+    rows: Sequence[tuple[Any, ...]],
     start_ms: int,
     end_ms: int,
     dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
 ) -> SampleBlock:
-    """Rows of (start_ms, node_id, instants, times, counts, data), cut to [start_ms, end_ms)."""
+    """Rows of (start_ms, node_id, instants, times, counts, data[, encoding, still]), cut to
+    [start_ms, end_ms). A row without its encoding is RAW (as every row of a database from
+    before migration 14 is)."""
     if not rows:
         return SampleBlock(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
-    starts, nodes, instants, times, counts, data = zip(*rows, strict=True)
+    starts, nodes, instants, times, counts, data = (
+        list(c) for c in zip(*(r[:6] for r in rows), strict=True)
+    )
     n_instants = np.asarray(instants, dtype=np.int64)
     offsets = np.frombuffer(b"".join(times), dtype="<u4").astype(np.int64)
     per_instant = np.frombuffer(b"".join(counts), dtype="u1").astype(np.int64)
     instant_ts = np.repeat(np.asarray(starts, dtype=np.int64), n_instants) + offsets
     instant_node = np.repeat(np.asarray(nodes, dtype=np.int64), n_instants)
-    records = np.frombuffer(b"".join(data), dtype=dtype)
+    encodings = [r[6] if len(r) > 6 else RAW for r in rows]
+    if all(e == RAW for e in encodings):
+        records = np.frombuffer(b"".join(data), dtype=dtype)
+    elif dtype is not GPU_SAMPLE_DTYPE or any(e not in (RAW, SPLIT) for e in encodings):
+        raise StoreError(
+            "a stored sample row has a layout this version of XyClaw cannot read",
+            hint="update XyClaw: a newer version wrote these samples",
+        )
+    elif all(e == SPLIT for e in encodings):
+        records = _unsplit([r[7] for r in rows], data, n_instants)
+    else:
+        records = _records_of_mixed(rows, n_instants)
     ts = np.repeat(instant_ts, per_instant)
     node = np.repeat(instant_node, per_instant)
     keep = (ts >= start_ms) & (ts < end_ms)
     if not keep.all():
         ts, node, records = ts[keep], node[keep], records[keep]
     return SampleBlock(ts, node, records)
+
+
+def _records_of_mixed(
+    rows: Sequence[tuple[Any, ...]], n_instants: npt.NDArray[np.int64]
+) -> GpuRecords:
+    """GPU records of rows of both layouts (a database written before and after migration
+    14), in row order."""
+    parts = [
+        _unsplit([row[7]], [row[5]], n_instants[i : i + 1])
+        if row[6] == SPLIT
+        else np.frombuffer(row[5], dtype=GPU_SAMPLE_DTYPE)
+        for i, row in enumerate(rows)
+    ]
+    return np.concatenate(parts)
 
 
 # --- NIC samples ------------------------------------------------------------------

@@ -135,14 +135,26 @@ class Store:
         for ts_ms, node_id, records in items:
             by_node.setdefault(node_id, []).append((ts_ms, records))
         rows = [
-            (cluster_id, c.node_id, c.start_ms, c.end_ms, c.instants, c.times, c.counts, c.data)
+            (
+                cluster_id,
+                c.node_id,
+                c.start_ms,
+                c.end_ms,
+                c.instants,
+                c.times,
+                c.counts,
+                c.data,
+                c.encoding,
+                c.still,
+            )
             for node_id, node_items in by_node.items()
             for c in make_chunks(node_id, node_items, dtype)
         ]
         if rows:
             self.writer.execute_many(
                 f"INSERT OR REPLACE INTO {table} (cluster_id, node_id, start_ms, end_ms,"
-                " instants, times, counts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " instants, times, counts, data, encoding, still)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
 
@@ -157,7 +169,7 @@ class Store:
         from xyclaw.store.samples import MAX_SPAN_MS, unpack_chunks
 
         sql = (
-            f"SELECT start_ms, node_id, instants, times, counts, data FROM {table}"
+            f"SELECT start_ms, node_id, instants, times, counts, data, encoding, still FROM {table}"
             " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
         )
         params: list[Any] = [cluster_id, start_ms - MAX_SPAN_MS, end_ms]
