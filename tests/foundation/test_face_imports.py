@@ -83,7 +83,7 @@ def test_a_cli_command_importing_a_provider_breaks_the_contract(tmp_path: Path) 
     assert done.returncode != 0
     assert "xyclaw.cli.commands.doctor -> xyclaw.providers.base" in done.stdout
     assert "xyclaw.gui.formatting -> xyclaw.remote.pool" in done.stdout
-    assert "Contracts: 4 kept, 1 broken." in done.stdout
+    assert "Contracts: 5 kept, 1 broken." in done.stdout
 
 
 def test_a_new_core_module_is_out_of_the_faces_reach_until_allowed(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ from xyclaw.records.states import ClusterState, NodeState
 from xyclaw.wording import Said, display, said
 
 if TYPE_CHECKING:
-    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.context import GuiContext
 
 log = logging.getLogger(__name__)
 

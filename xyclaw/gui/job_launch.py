@@ -41,7 +41,7 @@ from xyclaw.wording import display
 
 if TYPE_CHECKING:
     from xyclaw.engine.values import ClusterRecord, JobSpec, SpecWarning
-    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.context import GuiContext
     from xyclaw.wording import Said
 
 log = logging.getLogger(__name__)

@@ -79,7 +79,7 @@ from xyclaw.wording import display
 if TYPE_CHECKING:
     from xyclaw.engine.reports import PlanOutcome
     from xyclaw.engine.values import PlanOption, RejectedOption
-    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.context import GuiContext
 
 log = logging.getLogger(__name__)
 
