@@ -17,6 +17,7 @@ the layers contract allows by design (the desktop, the chat commands) is drawn d
 
 from __future__ import annotations
 
+import functools
 import sys
 import tomllib
 from pathlib import Path
@@ -76,6 +77,7 @@ def _split(line: str) -> tuple[str, str]:
     return importer, imported
 
 
+@functools.cache
 def edges() -> dict[tuple[str, str], str]:
     """(importer package, imported package) -> "solid", "debt" or "design"."""
     ground = {pkg for layer in layers() for pkg in layer if _is_ground(pkg)}

@@ -3,6 +3,7 @@ and no face reaches a part except by the allow-list's listed debt or a way up by
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from pathlib import Path
 from types import ModuleType
@@ -12,6 +13,7 @@ PARTS = {"jobs", "telemetry", "tuning", "billing", "providers", "remote", "plann
 PARTS |= {"store", "catalog", "parsers", "doctor"}
 
 
+@functools.cache
 def _tool() -> ModuleType:
     spec = importlib.util.spec_from_file_location("house_drawing", ROOT / "tools/house_drawing.py")
     assert spec is not None and spec.loader is not None
