@@ -14,6 +14,10 @@ from pathlib import Path
 from xyclaw.config import Config
 from xyclaw.errors import XyclawError
 from xyclaw.paths import AppPaths
+
+# What is set up (the Settings page's line too) lives below the Engine and this module (issue
+# 35): the window asks the Engine, `xyclaw doctor` the same function.
+from xyclaw.providers.setup_facts import PROVIDER_KEYS, SetupFacts, setup_facts  # noqa: F401
 from xyclaw.secrets import SecretStore, keyring_usable
 from xyclaw.store import LATEST_VERSION, peek_schema_version
 
@@ -310,38 +314,6 @@ def run_checks(paths: AppPaths, config: Config) -> list[CheckResult]:
             name = _NAMES.get(check, check.__name__.removeprefix("check_").replace("_", " "))
             results.append(CheckResult(name, False, True, exc.message, exc.hint or ""))
     return results
-
-
-PROVIDER_KEYS = {
-    "lambda": "lambda_api_key",
-    "autodl": "autodl_token",
-    "vastai": "vastai_api_key",
-    "runpod": "runpod_api_key",
-}
-
-
-@dataclass(frozen=True)
-class SetupFacts:
-    """What is set up beyond the built-in simulated cloud and rules agent."""
-
-    hosts: int | None  # machines in hosts.toml (None: the file cannot be read)
-    preset: str  # [llm] preset ("rules": the built-in rules agent)
-    provider_keys: tuple[str, ...]  # providers whose key is stored (None known: the store failed)
-
-
-def setup_facts(paths: AppPaths, config: Config) -> SetupFacts:
-    from xyclaw.providers.own_hosts import load_hosts
-
-    try:
-        hosts: int | None = len(load_hosts(paths.config_dir / "hosts.toml"))
-    except XyclawError:
-        hosts = None  # the file is broken: `xyclaw config check` says how
-    try:
-        store = SecretStore.choose(config.secrets.backend, paths.secrets_file)
-        keys = tuple(p for p, name in PROVIDER_KEYS.items() if store.get(name))
-    except XyclawError:
-        keys = tuple(PROVIDER_KEYS)  # unknown; the secrets check names the problem
-    return SetupFacts(hosts, config.llm.preset, keys)
 
 
 def next_steps(paths: AppPaths, config: Config) -> list[str]:

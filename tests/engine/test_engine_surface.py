@@ -65,6 +65,7 @@ EFFECTS = {
     "replacement_asks": Effect.READ,
     "saved_plan": Effect.READ,
     "serve": Effect.EXEC,
+    "setup_facts": Effect.READ,  # issue 35 (b35): the Settings page's line, as `xyclaw doctor`
     "slurm_cancel": Effect.DESTROY,
     "slurm_cancel_card": Effect.READ,
     "slurm_gpu_samples": Effect.READ,

@@ -24,7 +24,7 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 # face's import of a part deletes its line in pyproject.toml (lint-imports fails on a line that
 # matches nothing) and lowers this number to match. Raising it means a face reaches past the
 # Engine again; add an Engine method instead.
-IGNORED_IMPORTS = 96
+IGNORED_IMPORTS = 59
 
 
 def _contract() -> dict[str, Any]:
@@ -83,7 +83,7 @@ def test_a_cli_command_importing_a_provider_breaks_the_contract(tmp_path: Path) 
     assert done.returncode != 0
     assert "xyclaw.cli.commands.doctor -> xyclaw.providers.base" in done.stdout
     assert "xyclaw.gui.formatting -> xyclaw.remote.pool" in done.stdout
-    assert "Contracts: 4 kept, 1 broken." in done.stdout
+    assert "Contracts: 5 kept, 1 broken." in done.stdout
 
 
 def test_a_new_core_module_is_out_of_the_faces_reach_until_allowed(tmp_path: Path) -> None:

@@ -113,11 +113,11 @@ def test_comparing_jobs_shows_their_cost_per_result(page: HistoryPage, qtbot: Qt
 def test_the_jobs_page_shows_a_jobs_cost_per_result_and_mfu(qtbot: QtBot, engine: Engine) -> None:
     from xyclaw.gui.bridge import EngineBridge
     from xyclaw.gui.jobs_page import JobsPage
-    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.main_window import WindowContext
 
     worker = Worker()
     bridge = EngineBridge.for_engine(engine)
-    page = JobsPage(GuiContext(engine=engine, bridge=bridge, worker=worker), refresh_ms=300)
+    page = JobsPage(WindowContext(engine=engine, bridge=bridge, worker=worker), refresh_ms=300)
     qtbot.addWidget(page)
     page.resize(1300, 850)
     page.show()
@@ -139,7 +139,7 @@ def test_the_jobs_page_shows_a_jobs_cost_per_result_and_mfu(qtbot: QtBot, engine
 
 def test_the_plan_page_uses_the_memory_unless_told_not_to(qtbot: QtBot) -> None:
     from xyclaw.gui.bridge import EngineBridge
-    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.main_window import WindowContext
     from xyclaw.gui.plan_page import PlanPage
 
     paths = AppPaths.from_environment()
@@ -148,7 +148,7 @@ def test_the_plan_page_uses_the_memory_unless_told_not_to(qtbot: QtBot) -> None:
     eng = build_engine(paths, load_config(paths.config_file), providers=ProviderRegistry())
     worker = Worker()
     bridge = EngineBridge.for_engine(eng)
-    page = PlanPage(GuiContext(engine=eng, bridge=bridge, worker=worker))
+    page = PlanPage(WindowContext(engine=eng, bridge=bridge, worker=worker))
     qtbot.addWidget(page)
     page.show()
 

@@ -21,9 +21,9 @@ from pytestqt.qtbot import QtBot
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import build_engine
+from xyclaw.engine.host_test import HostTester
 from xyclaw.gui import i18n, themes
 from xyclaw.gui.bridge import Worker
-from xyclaw.gui.host_probe import HostTester
 from xyclaw.gui.settings_page import SettingsPage
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ProviderRegistry

@@ -22,7 +22,7 @@ from tests.jobs_runtime.conftest import (  # noqa: F401  (fixtures used by the t
 from xyclaw.engine import Engine
 from xyclaw.gui.bridge import EngineBridge, Worker
 from xyclaw.gui.jobs_page import JobsPage
-from xyclaw.gui.main_window import GuiContext
+from xyclaw.gui.main_window import WindowContext
 
 MakePage = Callable[[Engine], JobsPage]
 
@@ -34,7 +34,7 @@ def make_page(qtbot: QtBot) -> Iterator[MakePage]:
     def make(on: Engine) -> JobsPage:
         worker = Worker()
         bridge = EngineBridge.for_engine(on)
-        context = GuiContext(engine=on, bridge=bridge, worker=worker)
+        context = WindowContext(engine=on, bridge=bridge, worker=worker)
         page = JobsPage(context, refresh_ms=300, follow_ms=200)
         qtbot.addWidget(page)
         page.resize(1300, 850)

@@ -15,7 +15,7 @@ from tests.jobs_runtime.helpers import finished, train_spec
 from xyclaw.engine import Engine
 from xyclaw.gui.bridge import EngineBridge, Worker
 from xyclaw.gui.jobs_page import JobsPage
-from xyclaw.gui.main_window import GuiContext
+from xyclaw.gui.main_window import WindowContext
 
 pytestmark = pytest.mark.gui
 
@@ -30,7 +30,9 @@ def test_a_finished_job_shows_all_its_lines(
     worker, bridge = Worker(), EngineBridge.for_engine(engine)
     # a follow tick far apart: the lines of the end come between two reads
     page = JobsPage(
-        GuiContext(engine=engine, bridge=bridge, worker=worker), refresh_ms=300, follow_ms=600_000
+        WindowContext(engine=engine, bridge=bridge, worker=worker),
+        refresh_ms=300,
+        follow_ms=600_000,
     )
     qtbot.addWidget(page)
     try:

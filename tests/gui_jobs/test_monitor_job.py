@@ -15,7 +15,7 @@ from tests.jobs_runtime.conftest import MakeCluster
 from tests.jobs_runtime.helpers import finished, train_spec
 from xyclaw.engine import Engine
 from xyclaw.gui.bridge import EngineBridge, Worker
-from xyclaw.gui.main_window import GuiContext
+from xyclaw.gui.main_window import WindowContext
 from xyclaw.gui.monitor_wiring import MonitorWiring
 
 pytestmark = pytest.mark.gui
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.gui
 def wiring(engine: Engine, qtbot: QtBot) -> Iterator[MonitorWiring]:
     worker = Worker()
     bridge = EngineBridge.for_engine(engine)
-    made = MonitorWiring(GuiContext(engine=engine, bridge=bridge, worker=worker))
+    made = MonitorWiring(WindowContext(engine=engine, bridge=bridge, worker=worker))
     qtbot.addWidget(made.page)
     yield made
     made.page.hide()

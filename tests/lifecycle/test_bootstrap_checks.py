@@ -12,6 +12,7 @@ import pytest
 from xyclaw.engine.bootstrap import BootstrapError, NodeExpectation, bootstrap_node
 from xyclaw.parsers.nvsmi import parse_query_details, parse_query_header
 from xyclaw.remote import CommandResult
+from xyclaw.sim.commands import new_machine
 from xyclaw.sim.context import Stdio
 from xyclaw.sim.machine import Machine
 from xyclaw.sim.nodespec import SimNodeSpec
@@ -36,7 +37,7 @@ class NodeShell:
 
 @pytest.fixture
 def a800(tmp_path: Path) -> Iterator[Machine]:
-    machine = Machine(SimNodeSpec("node-0", "A800", 8, "ib-hdr-200"), root=tmp_path / "m")
+    machine = new_machine(SimNodeSpec("node-0", "A800", 8, "ib-hdr-200"), root=tmp_path / "m")
     yield machine
     machine.crash()
 
@@ -76,7 +77,7 @@ def test_a_node_with_fewer_gpus_than_ordered_fails_the_gpus_step(a800: Machine) 
 def test_a_node_without_an_rdma_fabric_fails_the_fabric_step_with_the_command(
     tmp_path: Path,
 ) -> None:
-    machine = Machine(SimNodeSpec("node-0", "A800", 8, "eth-25"), root=tmp_path / "m")
+    machine = new_machine(SimNodeSpec("node-0", "A800", 8, "eth-25"), root=tmp_path / "m")
     try:
         with pytest.raises(BootstrapError) as caught:
             bootstrap(NodeShell(machine), NodeExpectation("A800", 8, "ib-hdr-200"))

@@ -10,6 +10,7 @@ from pathlib import Path
 import paramiko
 import pytest
 
+from xyclaw.sim.commands import new_machine
 from xyclaw.sim.context import Stdio
 from xyclaw.sim.machine import Machine
 from xyclaw.sim.node import SimClusterInfo, SimNode, SimNodeSpec
@@ -131,7 +132,7 @@ def ssh(node: SimNode, connect: Callable[[SimNode], Client]) -> Client:
 
 @pytest.fixture
 def machine(tmp_path: Path) -> Iterator[Machine]:
-    m = Machine(SimNodeSpec("node-0"), root=tmp_path / "m", time_scale=FAST)
+    m = new_machine(SimNodeSpec("node-0"), root=tmp_path / "m", time_scale=FAST)
     yield m
     m.crash()
 

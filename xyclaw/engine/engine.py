@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from xyclaw.jobs.ssh_config import AliasReport, SshAliases
     from xyclaw.planner import PlanRequest
     from xyclaw.planner.track_record import TrackRecord
+    from xyclaw.providers.setup_facts import SetupFacts
     from xyclaw.providers.slurm import QueueWait
     from xyclaw.records import NodeRecord
     from xyclaw.records.jobs import JobRecord, LogLine
@@ -2290,6 +2291,15 @@ class Engine:
             self._stop_idle_sim_cloud()
         self._providers.close()
         self._store.close()
+
+    # -- issue 35, b35: what the window asked the parts for itself ---------------------------
+    @effect(Effect.READ)
+    def setup_facts(self, config: Config | None = None) -> SetupFacts:
+        """What is set up beyond the simulated cloud and the rules agent (own hosts, a model,
+        provider keys), as `xyclaw doctor` reads it; ``config``: one being edited, not saved."""
+        from xyclaw.providers.setup_facts import setup_facts
+
+        return setup_facts(self._paths, config if config is not None else self._config)
 
 
 def _display_to_micros(value: Any) -> int | None:

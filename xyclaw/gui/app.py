@@ -17,7 +17,7 @@ from xyclaw.gui.main_window import MainWindowController
 from xyclaw.paths import bundled
 
 if TYPE_CHECKING:
-    from xyclaw.store import Store
+    from xyclaw.engine.values import Store
 
 log = logging.getLogger(__name__)
 

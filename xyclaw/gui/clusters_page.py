@@ -49,12 +49,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xyclaw.billing import billed_spans, cost_so_far
-from xyclaw.catalog import Catalog
 from xyclaw.catalog.fabrics import BUILTIN_FABRICS
 from xyclaw.engine.bootstrap import STEPS
 from xyclaw.engine.lifecycle import UpRequest
 from xyclaw.engine.operations import step_said
+from xyclaw.engine.values import (
+    Catalog,
+    ClusterRecord,
+    NodeRecord,
+    billed_spans,
+    cost_so_far,
+    parse_budget,
+)
 from xyclaw.errors import UsageError, XyclawError
 from xyclaw.events import OperationProgress
 from xyclaw.gui import history_words as words
@@ -76,12 +82,11 @@ from xyclaw.gui.host_keys import HostKeyPrompter, changed_keys, default_prompter
 from xyclaw.gui.rent_flow import ApprovalDialog, RentFlow, destroy_request
 from xyclaw.gui.state_dots import dot_icon
 from xyclaw.gui.widgets import DATA_ROLE, html_text, plain_tip, set_plain
-from xyclaw.planner import parse_budget
-from xyclaw.records import ClusterRecord, ClusterState, NodeRecord, NodeState
+from xyclaw.records.states import ClusterState, NodeState
 from xyclaw.wording import Said, display, said
 
 if TYPE_CHECKING:
-    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.context import GuiContext
 
 log = logging.getLogger(__name__)
 

@@ -29,12 +29,11 @@ import numpy as np
 import numpy.typing as npt
 
 from xyclaw.catalog.money import format_amount
+from xyclaw.engine.history_db import METRIC_COLUMNS, JobTable, ReadOnlyStore
+from xyclaw.engine.history_db import queries as q
+from xyclaw.engine.values import said_of
 from xyclaw.errors import UsageError, XyclawError
 from xyclaw.gui.charts.source import ClusterFrame, NodeSeries
-from xyclaw.store import replay as q
-from xyclaw.store.event_log import said_of
-from xyclaw.store.jobs import METRIC_COLUMNS, JobTable
-from xyclaw.store.replay import ReadOnlyStore
 from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, SampleBlock, empty_gpu_records
 from xyclaw.wording import Said, said_from_text
 
@@ -794,7 +793,7 @@ def estimated_mfu(
     (the catalog's figure); None when a figure is missing."""
     if not tokens_per_s or not params or not gpu or gpus <= 0:
         return None
-    from xyclaw.catalog import Catalog
+    from xyclaw.engine.values import Catalog
 
     try:
         peak = Catalog.builtin().gpu(gpu).bf16_tflops * 1e12

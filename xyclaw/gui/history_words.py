@@ -5,12 +5,26 @@ marked for translation here and translated when shown (so a language switch re-w
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from xyclaw.gui import i18n
-from xyclaw.gui.history_data import TimelineItem
+
+
+class TimelineItem(Protocol):
+    """What :func:`describe` reads of a :class:`~xyclaw.gui.history_data.TimelineItem`.
+
+    A Protocol, not an import: history_data draws through the charts, whose alert strips
+    word their states here, so an import of history_data from here closed a circle
+    (issue 35; it was only ever a type)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def params(self) -> dict[str, Any]: ...
+
 
 CTX = "History"
 

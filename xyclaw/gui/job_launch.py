@@ -40,10 +40,8 @@ from xyclaw.gui.widgets import plain_label
 from xyclaw.wording import display
 
 if TYPE_CHECKING:
-    from xyclaw.gui.main_window import GuiContext
-    from xyclaw.jobs.spec import JobSpec
-    from xyclaw.jobs.specyaml import SpecWarning
-    from xyclaw.records import ClusterRecord
+    from xyclaw.engine.values import ClusterRecord, JobSpec, SpecWarning
+    from xyclaw.gui.context import GuiContext
     from xyclaw.wording import Said
 
 log = logging.getLogger(__name__)
@@ -108,8 +106,7 @@ def fits(spec: JobSpec, record: ClusterRecord) -> bool:
 
 def read_spec_file(path: Path, known_gpus: set[str]) -> LaunchPlan | SpecProblem:
     """Load a spec file (worker thread); a SpecError becomes a SpecProblem with its line."""
-    from xyclaw.jobs.spec import load_spec
-    from xyclaw.jobs.specyaml import SpecError
+    from xyclaw.engine.specs import SpecError, load_spec
 
     try:
         loaded = load_spec(path, known_gpus=known_gpus)
@@ -514,7 +511,7 @@ class LaunchFlow(QObject):
 
     # -- from a file or a past job --------------------------------------------------------
     def from_file(self, path: Path) -> None:
-        from xyclaw.catalog import Catalog
+        from xyclaw.engine.values import Catalog
 
         engine = self.context.engine
 
@@ -529,7 +526,7 @@ class LaunchFlow(QObject):
         engine = self.context.engine
 
         def read() -> LaunchPlan:
-            from xyclaw.jobs.spec import JobSpec
+            from xyclaw.engine.values import JobSpec
 
             job = engine.job(str(job_id))
             spec = JobSpec.from_json(job.spec_json)
@@ -543,7 +540,7 @@ class LaunchFlow(QObject):
 
     @staticmethod
     def _with_clusters(engine: Any, plan: LaunchPlan) -> LaunchPlan:
-        from xyclaw.records import ClusterState
+        from xyclaw.records.states import ClusterState
 
         ready = tuple(r for r in engine.clusters() if r.state == ClusterState.READY)
         busy = frozenset(str(j.cluster) for j in engine.jobs() if j.active and j.cluster)
@@ -630,7 +627,7 @@ class LaunchFlow(QObject):
         self.secrets_dialog.open()
 
     def _start(self, spec: JobSpec, cluster: str | None) -> None:
-        from xyclaw.jobs.spec import JobKind
+        from xyclaw.engine.values import JobKind
 
         engine = self.context.engine
         start = engine.serve if spec.kind is JobKind.SERVICE else engine.launch

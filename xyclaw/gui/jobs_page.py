@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xyclaw.engine.values import JobRecord, LogLine, said_of
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.curves import MIN_PLOT_PX
@@ -69,8 +70,6 @@ from xyclaw.gui.widgets import (
     set_plain,
 )
 from xyclaw.paths import bundled
-from xyclaw.records.jobs import JobRecord, LogLine
-from xyclaw.store.event_log import said_of
 from xyclaw.wording import display
 
 log = logging.getLogger(__name__)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from xyclaw.engine import Engine
 from xyclaw.errors import XyclawError
 from xyclaw.gui.bridge import EngineBridge, ErrorInfo, Worker
+from xyclaw.gui.context import GuiContext
 from xyclaw.gui.first_paint import after_first_paint
 from xyclaw.gui.forms import child, icon, load_ui
 from xyclaw.gui.operations_panel import OperationsPanel
@@ -41,12 +42,13 @@ from xyclaw.gui.widgets import plain_label, plain_tip
 log = logging.getLogger(__name__)
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
 
-__all__ = ["GuiContext", "MainWindowController", "load_ui"]
+__all__ = ["GuiContext", "MainWindowController", "WindowContext", "load_ui"]
 
 
 @dataclass
-class GuiContext:
-    """What every page gets: the engine, the agents (once started), the bridge, the worker."""
+class WindowContext:
+    """What every page gets (:class:`~xyclaw.gui.context.GuiContext`): the engine, the
+    agents (once started), the bridge, the worker."""
 
     engine: Engine
     bridge: EngineBridge
@@ -216,7 +218,7 @@ class MainWindowController:
         # A cluster ready while the window is open is watched at once: its samples, alerts
         # and tray notices must not wait for the Monitor page (built when first shown).
         engine.watch_when_ready()
-        self.context = GuiContext(engine=engine, bridge=self.bridge, worker=self.worker)
+        self.context = WindowContext(engine=engine, bridge=self.bridge, worker=self.worker)
         self.context.show_error = self.show_error  # type: ignore[method-assign]
         self.context.show_page = self.show_page  # type: ignore[method-assign]
         self._on_quit = on_quit or QApplication.quit

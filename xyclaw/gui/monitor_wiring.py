@@ -26,7 +26,7 @@ from xyclaw.agent.types import Effect, SuggestedAction
 from xyclaw.gui.bridge import ErrorInfo
 
 if TYPE_CHECKING:
-    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.context import GuiContext
 
 log = logging.getLogger(__name__)
 

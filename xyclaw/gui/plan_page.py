@@ -47,9 +47,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xyclaw.catalog import Catalog
 from xyclaw.catalog.fabrics import BUILTIN_FABRICS
 from xyclaw.catalog.money import format_amount
+from xyclaw.engine.values import (
+    Catalog,
+    PlanRequest,
+    RequestError,
+    Task,
+    size_label,
+    worded_reasons,
+)
 from xyclaw.errors import XyclawError
 from xyclaw.files import write_private
 from xyclaw.gui import i18n
@@ -67,15 +74,12 @@ from xyclaw.gui.plan_report import (
 )
 from xyclaw.gui.rent_flow import RentFlow
 from xyclaw.gui.widgets import html_text, plain_label, plain_tip, weak_slot
-from xyclaw.planner import PlanRequest, RequestError, Task
-from xyclaw.planner.report import worded_reasons
-from xyclaw.planner.rules import size_label
 from xyclaw.wording import display
 
 if TYPE_CHECKING:
     from xyclaw.engine.reports import PlanOutcome
-    from xyclaw.gui.main_window import GuiContext
-    from xyclaw.planner.result import PlanOption, RejectedOption
+    from xyclaw.engine.values import PlanOption, RejectedOption
+    from xyclaw.gui.context import GuiContext
 
 log = logging.getLogger(__name__)
 

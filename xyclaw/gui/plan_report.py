@@ -20,12 +20,19 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from xyclaw.catalog.money import format_amount
-from xyclaw.planner.compute import SETUP_SECONDS
-from xyclaw.planner.fabric_model import IB_DAYS, IB_UTILIZATION, ROCE_DAYS, SEED_CARDS
-from xyclaw.planner.report import describe_request
-from xyclaw.planner.request import PlanRequest
-from xyclaw.planner.result import PlanOption, PlanResult, RejectedOption
-from xyclaw.planner.rules import size_label
+from xyclaw.engine.values import (
+    IB_DAYS,
+    IB_UTILIZATION,
+    ROCE_DAYS,
+    SEED_CARDS,
+    SETUP_SECONDS,
+    PlanOption,
+    PlanRequest,
+    PlanResult,
+    RejectedOption,
+    describe_request,
+    size_label,
+)
 
 if TYPE_CHECKING:
     from xyclaw.engine.reports import PlanOutcome

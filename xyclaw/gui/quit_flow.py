@@ -14,7 +14,7 @@ from xyclaw.gui.formatting import duration, local_time, money
 from xyclaw.gui.forms import child, load_ui
 
 if TYPE_CHECKING:
-    from xyclaw.gui.main_window import MainWindowController
+    from xyclaw.gui.context import WindowController
 
 RELEASE_TIMEOUT_S = 600.0
 translate = QCoreApplication.translate  # lupdate reads translate("Context", "text") calls
@@ -57,7 +57,7 @@ def guard_after_quit(engine: Any) -> bool:
 class QuitFlow:
     """Reads the live clusters on a worker, then quits or asks (ui/quit_dialog.ui)."""
 
-    def __init__(self, controller: MainWindowController) -> None:
+    def __init__(self, controller: WindowController) -> None:
         self.controller = controller
         self.dialog: QDialog | None = None
         self.clusters: list[Any] = []

@@ -28,7 +28,7 @@ from xyclaw.gui.widgets import plain_label, plain_tip
 
 if TYPE_CHECKING:
     from xyclaw.engine.quotes import RentQuote
-    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.context import GuiContext
 
 log = logging.getLogger(__name__)
 _ids = itertools.count(1)

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from xyclaw.config import Config, SettingInfo, load_config, setting_info, write_setting
+from xyclaw.engine.host_test import HostReport, HostTester, hosts_file, own_hosts
 from xyclaw.errors import (
     AuthenticationError,
     ConfigError,
@@ -52,7 +53,6 @@ from xyclaw.errors import (
 from xyclaw.gui import i18n, themes
 from xyclaw.gui.bridge import ErrorInfo, Worker
 from xyclaw.gui.formatting import error_text, fabric_text, message_language
-from xyclaw.gui.host_probe import HostReport, HostTester, hosts_file, own_hosts
 from xyclaw.gui.widgets import DATA_ROLE, plain_label, plain_tip
 
 log = logging.getLogger(__name__)
@@ -374,7 +374,7 @@ class SettingsPage(QWidget):
         from xyclaw.gui.setup_status import SetupStatus
 
         # What is set up, what is next (the config as this page last saved it).
-        self.setup_status = SetupStatus(engine.paths, lambda: self.config, worker)
+        self.setup_status = SetupStatus(engine, lambda: self.config, worker)
         self.saved.connect(lambda _key, _value: self.setup_status.refresh())
         layout.addWidget(self.setup_status)
         layout.addWidget(self.tabs, 1)

@@ -7,34 +7,35 @@ Read on a worker (the secret store may be a keyring) when the page shows and aft
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
-from xyclaw.doctor import SetupFacts, setup_facts
+if TYPE_CHECKING:
+    from xyclaw.engine.values import SetupFacts
 
 
 class SetupStatus(QLabel):
     """One paragraph: "Set up: ... Next: ..."; ``facts`` is the last reading."""
 
     def __init__(
-        self, paths: Any, config: Callable[[], Any], worker: Any, parent: QWidget | None = None
+        self, engine: Any, config: Callable[[], Any], worker: Any, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.setObjectName("setupStatus")
         self.setWordWrap(True)
         self.setProperty("role", "body")
-        self.paths = paths
+        self.engine = engine
         self.config = config
         self.worker = worker
         self.facts: SetupFacts | None = None
 
     def refresh(self) -> None:
-        paths, config = self.paths, self.config()
+        engine, config = self.engine, self.config()
         self.worker.submit(
-            lambda: setup_facts(paths, config), on_done=self._show, name="setup status"
+            lambda: engine.setup_facts(config), on_done=self._show, name="setup status"
         )
 
     def showEvent(self, event: QShowEvent) -> None:

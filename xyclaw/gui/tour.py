@@ -43,7 +43,7 @@ from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.widgets import plain_label
 
 if TYPE_CHECKING:
-    from xyclaw.gui.main_window import MainWindowController
+    from xyclaw.gui.context import WindowController
 
 log = logging.getLogger(__name__)
 
@@ -337,7 +337,7 @@ class Tour(QObject):
     ended = Signal(str)  # "finished" or "skipped"
     state_changed = Signal(str)
 
-    def __init__(self, controller: MainWindowController) -> None:
+    def __init__(self, controller: WindowController) -> None:
         super().__init__(controller.window)
         self.controller = controller
         self.chat: Any = controller.page_widgets["chat"]
@@ -620,7 +620,7 @@ class Tour(QObject):
         self.state_changed.emit(state)
 
 
-def install_tour(controller: MainWindowController) -> Tour | None:
+def install_tour(controller: WindowController) -> Tour | None:
     """The tour for a window whose chat page is the real one (tests may build others)."""
     chat = controller.page_widgets.get("chat")
     if chat is None or not hasattr(chat, "welcome"):

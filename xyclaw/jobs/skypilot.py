@@ -20,15 +20,23 @@ import re
 import shlex
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.jobs.specoutputs import is_xyclaw_outputs
 from xyclaw.jobs.specyaml import SpecError, SpecWarning, YNode, synthetic
 from xyclaw.wording import said
 
-if TYPE_CHECKING:  # specmodel imports this module's tables
-    from xyclaw.jobs.specmodel import JobSpec
+
+class SpecLike(Protocol):
+    """What :func:`node_command` reads of a :class:`~xyclaw.jobs.specmodel.JobSpec`.
+
+    A Protocol, not an import: specmodel imports this module's tables (``SKYPILOT_ENV``),
+    and the type-only import back closed a circle (issue 35)."""
+
+    @property
+    def skypilot(self) -> bool: ...
+
 
 # Every variable SkyPilot documents for a task ("Environment variables" in its docs;
 # sky/skylet/constants.py), all built by :func:`skypilot_env`, for every provider.
@@ -259,7 +267,7 @@ def launching_user() -> str:
         return ""
 
 
-def node_command(spec: JobSpec, command: str) -> str:
+def node_command(spec: SpecLike, command: str) -> str:
     """What a node runs for ``command`` (a spec's setup or run): SkyPilot's task script for
     a SkyPilot task, the command itself for a XyClaw spec."""
     return task_script(command) if spec.skypilot and command.strip() else command

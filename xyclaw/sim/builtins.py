@@ -6,16 +6,16 @@ import fnmatch
 import re
 import shlex
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from xyclaw.sim.context import Ctx
+from xyclaw.sim.context import Ctx, ShellLike
 from xyclaw.sim.limits import STATUS, not_supported
 from xyclaw.sim.procs import parse_signal, signal_name
-from xyclaw.sim.shell import BIN_DIRS, LoopControl, ShellExit
+from xyclaw.sim.shellflow import BIN_DIRS, LoopControl, ShellExit
 from xyclaw.sim.streams import read_lines
 
-if TYPE_CHECKING:
-    from xyclaw.sim.shell import Shell
+# The builtins take the shell as a ShellLike (sim.context): the shell imports this table to
+# dispatch, so naming its class here would close a circle (issue 35).
+Shell = ShellLike
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

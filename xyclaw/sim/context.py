@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from xyclaw.sim.procs import Proc
 from xyclaw.sim.streams import InStream, OutStream
 
 if TYPE_CHECKING:
     from xyclaw.sim.machine import Machine
-    from xyclaw.sim.shell import Shell
+    from xyclaw.sim.shellflow import Job
+    from xyclaw.sim.shparse import Simple
 
 
 @dataclass
@@ -21,12 +22,57 @@ class Stdio:
     stderr: OutStream
 
 
+class ShellLike(Protocol):
+    """The shell as a command and a builtin see it (:class:`~xyclaw.sim.shell.Shell` is one):
+    its variables, options and jobs, and running more of a script in it or in a subshell.
+
+    A Protocol, not an import: the shell builds each command's :class:`Ctx`, so naming its
+    class here closed a circle (issue 35)."""
+
+    machine: Machine
+    vars: dict[str, str]
+    exported: set[str]
+    cwd: str
+    session: int
+    hup_check: Callable[[], bool] | None
+    pid: int
+    positional: list[str]
+    argv0: str
+    last_status: int
+    errexit: bool
+    nounset: bool
+    pipefail: bool
+    xtrace: bool
+    jobs: list[Job]
+    traps: dict[int, str]
+
+    @property
+    def home(self) -> str: ...
+
+    def run_script(self, text: str, io: Stdio, *, name: str = "-c") -> int: ...
+
+    def run_exit_trap(self, io: Stdio, status: int) -> int: ...
+
+    def run_simple(self, node: Simple, io: Stdio, *, proc: Proc | None = None) -> int: ...
+
+    def subshell(self, *, hup_check: Callable[[], bool] | None = None) -> ShellLike: ...
+
+    def dispatch(
+        self,
+        argv: list[str],
+        io: Stdio,
+        *,
+        assigns: list[tuple[str, str]] | None = None,
+        proc: Proc | None = None,
+    ) -> int: ...
+
+
 @dataclass
 class Ctx:
     """One command invocation."""
 
     machine: Machine
-    shell: Shell
+    shell: ShellLike
     argv: list[str]
     env: dict[str, str]
     io: Stdio

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from xyclaw.sim.context import Command, Ctx
 from xyclaw.sim.procs import SIGHUP, SIGTERM, Proc, parse_signal
-from xyclaw.sim.shell import LoopControl, ShellExit
+from xyclaw.sim.shellflow import LoopControl, ShellExit
 from xyclaw.sim.shparse import ShellSyntaxError, Simple, parse
 from xyclaw.sim.streams import FileIn, InStream, read_lines
 from xyclaw.sim.vfs import FsError

@@ -2,15 +2,38 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from xyclaw.errors import UsageError
 from xyclaw.sim.gpu import Gpu
 from xyclaw.sim.kernel import XID_CUDA_ERROR, XID_TEXT, xid_line
 
 if TYPE_CHECKING:
+    from xyclaw.sim.link import LinkConditions
     from xyclaw.sim.machine import Machine
-    from xyclaw.sim.node import SimNode
+    from xyclaw.sim.nodespec import SimNodeSpec
+
+
+class SimNode(Protocol):
+    """What the faults reach of a :class:`~xyclaw.sim.node.SimNode`: its machine, its
+    link, going down and coming back up.
+
+    A Protocol, not an import: the node builds its :class:`SimFaults`, and the type-only
+    import back of the node's class closed a circle (issue 35)."""
+
+    machine: Machine
+    spec: SimNodeSpec
+    link: LinkConditions
+
+    @property
+    def is_down(self) -> bool: ...
+
+    def _go_down(self) -> None: ...
+
+    def _come_up(self) -> None: ...
+
+    def _release_parked(self) -> None: ...
+
 
 FAULT_KINDS = (
     "node_down",

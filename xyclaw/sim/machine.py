@@ -11,12 +11,10 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from xyclaw.sim import coreutils, limits, nccl, nettools, nvsmi, serving, sysinfo, training
-from xyclaw.sim.context import Command
 from xyclaw.sim.fabric import Network
 from xyclaw.sim.gpu import GpuBoard
 from xyclaw.sim.kernel import KernelLog
@@ -82,6 +80,11 @@ class Mount:
         return min(self.size, self.base_used + self.usage())
 
 
+#: A command as the machine keeps it: called with its :class:`~xyclaw.sim.context.Ctx` (not
+#: named here: the context names this class, and the commands import the context).
+Command = Callable[..., int]
+
+
 class Machine:
     """Everything on one node except the SSH server."""
 
@@ -93,7 +96,12 @@ class Machine:
         cluster: SimClusterInfo | None = None,
         clock: Callable[[], float] = time.time,
         time_scale: float = 1.0,
+        commands: Iterable[Mapping[str, Command]],
+        rdma_commands: Mapping[str, Command],
     ) -> None:
+        """``commands``: the command tables this node answers (``xyclaw.sim.commands`` has
+        them, and :func:`~xyclaw.sim.commands.new_machine` passes them); ``rdma_commands``
+        only on an RDMA fabric."""
         self.spec = spec
         self.hostname = spec.hostname
         self.cluster = cluster
@@ -139,19 +147,10 @@ class Machine:
         self._ports: dict[int, tuple[str, int]] = {}
         self._ports_lock = threading.Lock()
         self.commands: dict[str, Command] = {}
-        for table in (
-            coreutils.COMMANDS,
-            sysinfo.COMMANDS,
-            nvsmi.COMMANDS,
-            nettools.COMMANDS,
-            nccl.COMMANDS,
-            training.COMMANDS,
-            serving.COMMANDS,
-            limits.COMMANDS,  # installers and downloads: the one honest line
-        ):
+        for table in commands:
             self.commands.update(table)
         if fabric.rdma:
-            self.commands.update(nettools.RDMA_COMMANDS)
+            self.commands.update(rdma_commands)
         self.command_paths: dict[str, str] = {}
         for name in self.commands:
             directory = _INSTALL_DIRS.get(name, "/usr/bin")

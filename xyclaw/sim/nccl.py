@@ -15,15 +15,29 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from xyclaw.sim.context import Ctx
 from xyclaw.sim.fabric import NetIf, Network, Nic
-from xyclaw.sim.gpu import Load
+from xyclaw.sim.gpu import GpuBoard, Load
 from xyclaw.sim.specs import NCCL_TESTS_VERSION, NCCL_VERSION
 
-if TYPE_CHECKING:
-    from xyclaw.sim.machine import Machine
+
+class Machine(Protocol):
+    """What the link model and NCCL's debug lines read of a :class:`~xyclaw.sim.machine.Machine`.
+
+    A Protocol, not an import: the machine holds this module's commands, and the type-only
+    import back of its class closed a circle (issue 35)."""
+
+    @property
+    def hostname(self) -> str: ...
+
+    @property
+    def net(self) -> Network: ...
+
+    @property
+    def gpus(self) -> GpuBoard: ...
+
 
 IPOIB_CAP_GBS = 4.5
 SOCKET_EFFICIENCY = 0.75

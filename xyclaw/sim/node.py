@@ -32,11 +32,11 @@ from paramiko.common import (
 )
 
 from xyclaw.errors import ProviderError
+from xyclaw.sim.commands import new_machine
 from xyclaw.sim.context import Stdio
 from xyclaw.sim.faults import SimFaults
 from xyclaw.sim.gpu import Gpu
 from xyclaw.sim.link import ConditionedSocket, LinkConditions
-from xyclaw.sim.machine import Machine
 from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec
 from xyclaw.sim.procs import HANGUPS
 from xyclaw.sim.sftp import SimSFTPServer
@@ -187,7 +187,9 @@ class SimNode:
         self.cluster = cluster
         self.authorized_keys = list(authorized_keys)
         self._host_key = host_key if host_key is not None else paramiko.ECDSAKey.generate(bits=256)
-        self.machine = Machine(spec, root=root, cluster=cluster, clock=clock, time_scale=time_scale)
+        self.machine = new_machine(
+            spec, root=root, cluster=cluster, clock=clock, time_scale=time_scale
+        )
         self.link = LinkConditions(spec.hostname)
         self.faults = SimFaults(self)
         self._lock = threading.Lock()

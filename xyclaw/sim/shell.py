@@ -15,12 +15,12 @@ import posixpath
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xyclaw.sim.context import Ctx, Stdio
 from xyclaw.sim.limits import STATUS, UNSUPPORTED_COMMANDS, not_supported, unsupported_construct
 from xyclaw.sim.procs import SIGKILL, SIGPIPE, Proc
+from xyclaw.sim.shellflow import BIN_DIRS, Job, LoopControl, ShellExit
 from xyclaw.sim.shparse import (
     AndOr,
     CmdList,
@@ -57,44 +57,11 @@ from xyclaw.sim.vfs import FsError
 if TYPE_CHECKING:
     from xyclaw.sim.machine import Machine
 
-BIN_DIRS = frozenset(
-    {
-        "/bin",
-        "/sbin",
-        "/usr/bin",
-        "/usr/sbin",
-        "/usr/local/bin",
-        "/usr/local/sbin",
-        "/usr/local/cuda/bin",
-        "/opt/nccl-tests/build",
-        "/usr/mpi/gcc/openmpi/bin",
-    }
-)
 _GLOB_CHARS = re.compile(r"[*?\[]")
-
-
-class ShellExit(Exception):
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
-class LoopControl(Exception):
-    def __init__(self, kind: str, levels: int) -> None:
-        super().__init__(kind)
-        self.kind = kind
-        self.levels = levels
 
 
 class ExpansionError(Exception):
     """An expansion failed (`${x:?}`, unbound variable); the text is bash's message."""
-
-
-@dataclass
-class Job:
-    thread: threading.Thread
-    proc: Proc
-    holds_output: bool
 
 
 Builtin = Callable[["Shell", Ctx], int]

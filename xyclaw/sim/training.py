@@ -23,7 +23,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from xyclaw.sim import limits, serving
 from xyclaw.sim.context import Ctx
@@ -31,9 +30,6 @@ from xyclaw.sim.gpu import Load
 from xyclaw.sim.nccl import choose_network, link_model, nccl_debug_lines
 from xyclaw.sim.procs import SIGABRT, SIGINT, SIGKILL, Proc, signal_name
 from xyclaw.sim.vfs import FsError
-
-if TYPE_CHECKING:
-    from xyclaw.sim.machine import Machine
 
 PYTHON = "/usr/bin/python3"
 PYTHON_VERSION = "Python 3.10.12"
@@ -427,7 +423,7 @@ def _launch(ctx: Ctx, launcher: str, args: list[str]) -> int:
 class _Runner:
     def __init__(self, ctx: Ctx, cfg: TrainConfig, launch: Launch) -> None:
         self.ctx = ctx
-        self.machine: Machine = ctx.machine
+        self.machine = ctx.machine
         self.cfg = cfg
         self.launch = launch
         assert ctx.proc is not None

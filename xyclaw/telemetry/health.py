@@ -9,7 +9,8 @@ needs the picture, not the decimals.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -19,7 +20,23 @@ from xyclaw.telemetry.pack import values
 from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
-    from xyclaw.telemetry.service import TelemetryService
+    from xyclaw.telemetry.collector import NodeCollector
+
+
+class TelemetryService(Protocol):
+    """What :func:`cluster_health` reads of a
+    :class:`~xyclaw.telemetry.service.TelemetryService`.
+
+    A Protocol, not an import: the service calls :func:`cluster_health`, and the type-only
+    import back of its own class closed a circle (issue 35)."""
+
+    clock: Callable[[], float]
+
+    def open_alerts(self, cluster_id: int | None = None) -> list[Alert]: ...
+
+    def collectors(self, cluster_id: int) -> list[NodeCollector]: ...
+
+    def job_running(self, cluster_id: int) -> bool: ...
 
 
 def _num(value: float, digits: int = 0) -> float | int | None:

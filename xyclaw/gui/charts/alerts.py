@@ -23,13 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xyclaw.engine.values import rule_title
 from xyclaw.gui import history_words as words
 from xyclaw.gui import i18n
 from xyclaw.gui.charts.source import AlertView
 from xyclaw.gui.charts.theme import SEVERITY_COLORS
 from xyclaw.gui.formatting import message_language, worded
 from xyclaw.gui.widgets import FlowLayout, html_text, plain_label, plain_tip, weak_slot
-from xyclaw.telemetry.rules import rule_title
 
 
 @dataclass(frozen=True)

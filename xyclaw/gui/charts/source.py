@@ -22,9 +22,7 @@ import numpy.typing as npt
 from xyclaw.wording import Said
 
 if TYPE_CHECKING:  # the adapters take these objects; importing them costs nothing here
-    from xyclaw.telemetry.alerts import Alert
-    from xyclaw.telemetry.live import LiveBuffers, NodeLive
-    from xyclaw.telemetry.service import TelemetryService
+    from xyclaw.engine.values import Alert, LiveBuffers, NodeLive, TelemetryService
 
 I64 = npt.NDArray[np.int64]
 

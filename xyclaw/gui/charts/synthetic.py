@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xyclaw.engine.values import LiveBuffers, NodeLive, empty_slots
 from xyclaw.gui.charts.source import ClusterChoice
 from xyclaw.store.samples import MISSING
-from xyclaw.telemetry.live import LiveBuffers, NodeLive
-from xyclaw.telemetry.pack import empty_slots
 
 MIB_80G = 81_920
 

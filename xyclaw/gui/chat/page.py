@@ -70,7 +70,7 @@ from xyclaw.gui.widgets import FlowLayout, plain_label, plain_tip, set_plain, we
 from xyclaw.wording import display
 
 if TYPE_CHECKING:
-    from xyclaw.gui.main_window import GuiContext
+    from xyclaw.gui.context import GuiContext
 
 log = logging.getLogger(__name__)
 SEARCH_DEBOUNCE_MS = 250

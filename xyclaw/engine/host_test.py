@@ -1,7 +1,10 @@
-"""Settings' "Test" of an own host (``hosts.toml``): connect over SSH, trust its key only
+"""The "Test" of an own host (``hosts.toml``): connect over SSH, trust its key only
 after the user confirmed its fingerprint, and list the GPUs it has. No Qt here; the
-question about an unknown key is the caller's ``trust`` callback (the app's
+question about an unknown key is the caller's ``trust`` callback (the window's
 :class:`~xyclaw.gui.host_keys.HostKeyPrompter`).
+
+It lives beside the Engine (issue 35; it was ``xyclaw.gui.host_probe``) so that a face
+tests a host without reaching into ``providers`` and ``remote`` itself.
 """
 
 from __future__ import annotations
