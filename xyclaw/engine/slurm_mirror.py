@@ -275,18 +275,8 @@ class SlurmMirror:
         state: str,
         record: ExitRecord | None,
     ) -> None:
-        cluster_state = _CLUSTER_STATE[state]
-        if state == "ended" and record is None:
-            cluster_state = ClusterState.GONE
-        values: dict[str, Any] = {"state": cluster_state, "region": view.partition}
         now = self.clock()
-        cluster = self.clusters.get(cluster_id)
-        if state == "running" and cluster.ready_at is None:
-            values["ready_at"] = now
-        if state == "ended":
-            values["released_at"] = record.ended_at if record else now
-        if cluster.state != cluster_state or state == "ended":
-            self.clusters.update(cluster_id, **values)
+        # the job first: a released cluster's unfinished jobs are ended as lost with it
         job = self.jobs.get(job_id, with_attempts=False)
         if state == "pending" and job.state is not JobState.QUEUED:
             self.jobs.set_state(job_id, JobState.QUEUED)
@@ -299,12 +289,23 @@ class SlurmMirror:
                 final = JobState.SUCCEEDED
             else:
                 final = JobState.FAILED
-            values = {"ended_at": record.ended_at if record else now}
+            ended: dict[str, Any] = {"ended_at": record.ended_at if record else now}
             if record is not None:
-                values.update(started_at=record.started_at, exit_code=record.exit_code)
+                ended.update(started_at=record.started_at, exit_code=record.exit_code)
             if final is JobState.FAILED and (record is None or record.reason):
-                values["error"] = (record.reason if record else "") or view.reason
-            self.jobs.set_state(job_id, final, **values)
+                ended["error"] = (record.reason if record else "") or view.reason
+            self.jobs.set_state(job_id, final, **ended)
+        cluster_state = _CLUSTER_STATE[state]
+        if state == "ended" and record is None:
+            cluster_state = ClusterState.GONE
+        values: dict[str, Any] = {"state": cluster_state, "region": view.partition}
+        cluster = self.clusters.get(cluster_id)
+        if state == "running" and cluster.ready_at is None:
+            values["ready_at"] = now
+        if state == "ended":
+            values["released_at"] = record.ended_at if record else now
+        if cluster.state != cluster_state or state == "ended":
+            self.clusters.update(cluster_id, **values)
 
     # -- what the nodes wrote ------------------------------------------------------------
     def _read(
