@@ -192,10 +192,12 @@ def idle_text(
 def queue_text(allocation: Any) -> str:
     """A Slurm allocation's State cell: its queue state, Slurm's own reason for a pending
     job, and the Slurm job id (``pending (Resources) · Slurm job 42``)."""
-    state = _t(QUEUE_WORDS.get(allocation.queue_state, allocation.queue_state))
+    state = _t(str(QUEUE_WORDS.get(allocation.queue_state, allocation.queue_state)))
     if allocation.reason and allocation.queue_state in ("pending", "ended"):
         state += f" ({allocation.reason})"
-    return _t("{state} · Slurm job {job}").format(state=state, job=allocation.job_id)
+    return QCoreApplication.translate("ClustersPage", "{state} · Slurm job {job}").format(
+        state=state, job=allocation.job_id
+    )
 
 
 def key_fingerprint(host_key: str | None) -> str | None:
