@@ -96,6 +96,8 @@ def test_the_clusters_page_shows_the_queue_and_the_history_keeps_samples_logs_an
     page.table.selectRow(page.row_of(held) or 0)
     qtbot.waitUntil(lambda: page.nodes.rowCount() == 2)
     assert [page.nodes.item(r, 0).text() for r in range(2)] == ["n1", "n2"]
+    # the scheduler's nodes: cancelled through the job's card, never released or tuned here
+    assert not page.release_button.isEnabled() and not page.tune_button.isEnabled()
 
     # cancelled through its approval card; the queued job then runs and ends
     card = engine.slurm_cancel_card("lab", hold.job_id)

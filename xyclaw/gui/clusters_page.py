@@ -932,8 +932,13 @@ class ClustersPage(QWidget):
             error = worded(record.error_said or record.error)
             text += "\n" + self.tr("Error: {error}").format(error=error)
         set_plain(self.info, text, multiline=True)
-        self.tune_button.setEnabled(record.state == ClusterState.READY)
-        self.release_button.setEnabled(record.live and record.state != ClusterState.RELEASING)
+        # a Slurm allocation is the scheduler's: its job is cancelled (through its card), its
+        # nodes are not XyClaw's to tune over SSH or to release
+        slurm = record.id in self.allocations
+        self.tune_button.setEnabled(record.state == ClusterState.READY and not slurm)
+        self.release_button.setEnabled(
+            record.live and record.state != ClusterState.RELEASING and not slurm
+        )
         self._fill_nodes(record)
 
     def _fill_nodes(self, record: ClusterRecord) -> None:
