@@ -122,3 +122,37 @@ def test_a_slurm_job_is_an_allocation_with_the_tuned_nccl_env_samples_logs_and_g
     assert {r["node"] for r in rows} == {"n1", "n2"}, rows[:3]
     assert {int(r["gpu"]) for r in rows} == set(range(8))
     assert {int(r["util"]) for r in rows} <= set(range(90, 98))
+
+
+def test_a_job_that_ended_while_the_window_was_closed_is_mirrored_from_its_exit_record(
+    engine: Engine,
+) -> None:
+    from xyclaw.config import load_config
+    from xyclaw.engine.compose import build_engine
+    from xyclaw.paths import AppPaths
+
+    view = engine.slurm_submit("lab", spec(2))  # mirrored as submitted
+    (alloc,) = engine.slurm_allocations()
+    assert alloc.queue_state in ("pending", "running") and alloc.job_id == view.job_id
+    engine.close()  # XyClaw closed: nothing follows the job while it runs and ends
+    deadline = time.monotonic() + 30
+    while not Path(view.folder, "exit.json").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
+    paths = AppPaths.from_environment()
+    reopened = build_engine(paths, load_config(paths.config_file), start_guard=False)
+    try:
+        (cluster,) = reopened.slurm_follow("lab", fresh=True)
+        assert cluster.state == ClusterState.RELEASED
+        exit_record = reopened.slurm_jobs("lab")[0].exit
+        assert exit_record is not None and exit_record.node_list == "n[1-2]"
+        assert [n.name for n in cluster.nodes] == ["n1", "n2"]
+        assert {(n.running_at, n.terminated_at) for n in cluster.nodes} == {
+            (exit_record.started_at, exit_record.ended_at)
+        }
+        assert cluster.released_at == exit_record.ended_at
+        job = next(j for j in reopened.jobs(include_finished=True) if j.cluster_id == cluster.id)
+        assert str(job.state) == "succeeded" and job.ended_at == exit_record.ended_at
+        assert reopened.slurm_follow("lab") == []  # ended for good: not read again
+    finally:
+        reopened.close()
