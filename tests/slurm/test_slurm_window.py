@@ -1,7 +1,7 @@
 """The window against the real loopback Slurm (issue 33, b33): the Clusters page shows a
 Slurm allocation like any cluster (its queue state with Slurm's reason, the Slurm job id,
-nodes, GPUs), and the History keeps its samples, logs and GPU-hours (a lab's GPUs cost 0,
-their hours count)."""
+nodes, GPUs), the Monitor page draws its nodes' GPUs from the sampler files, and the History
+keeps its samples, logs and GPU-hours (a lab's GPUs cost 0, their hours count)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,12 @@ from tests.slurm.test_slurm_mirror import engine  # noqa: F401  (the fixture)
 from xyclaw.engine import Engine
 from xyclaw.gui import i18n
 from xyclaw.gui.bridge import EngineBridge, Worker
+from xyclaw.gui.charts.source import TelemetryLiveSource
 from xyclaw.gui.clusters_page import ClustersPage
 from xyclaw.gui.history_data import HistorySource
 from xyclaw.gui.history_page import HistoryPage
 from xyclaw.gui.main_window import GuiContext
+from xyclaw.gui.monitor_page import MonitorPage
 
 pytestmark = pytest.mark.gui
 
@@ -98,6 +100,21 @@ def test_the_clusters_page_shows_the_queue_and_the_history_keeps_samples_logs_an
     assert [page.nodes.item(r, 0).text() for r in range(2)] == ["n1", "n2"]
     # the scheduler's nodes: cancelled through the job's card, never released or tuned here
     assert not page.release_button.isEnabled() and not page.tune_button.isEnabled()
+
+    # the Monitor page draws the running allocation's GPUs from its nodes' sampler files
+    monitor = MonitorPage(None, fps=10)
+    qtbot.addWidget(monitor)
+    monitor.resize(1300, 800)
+    monitor.show()
+    qtbot.waitExposed(monitor)
+    monitor.set_source(TelemetryLiveSource(engine.live_metrics(f"lab-{hold.job_id}")))
+    qtbot.waitUntil(
+        lambda: monitor.cluster_id == held and "newest sample" in monitor.status.text(),
+        timeout=20_000,
+    )
+    assert "2 nodes · 16 GPUs" in monitor.status.text()
+    assert monitor.frame is not None and [n.name for n in monitor.frame.nodes] == ["n1", "n2"]
+    monitor.hide()
 
     # cancelled through its approval card; the queued job then runs and ends
     card = engine.slurm_cancel_card("lab", hold.job_id)
