@@ -2240,6 +2240,66 @@ class Engine:
         )
         return view
 
+    @effect(Effect.READ)
+    def stop_sim_cloud_on_close(self) -> None:
+        """When this engine closes, stop the simulated cloud it started, unless a simulated
+        cluster is still live (the background guard then watches it through that cloud).
+        The desktop asks for it: its quit leaves nothing running that nothing needs. A
+        command leaves the cloud for the next command."""
+        self._stop_sim_on_close = True
+
+    def _stop_idle_sim_cloud(self) -> None:
+        if any(c.provider_id == "sim" for c in self._clusters.live()):
+            return
+        for provider in self._providers.built():
+            stop = getattr(provider, "stop_cloud", None)
+            if callable(stop):
+                try:
+                    stop()
+                except Exception:
+                    log.exception("stopping the simulated cloud failed")
+
+    @effect(Effect.READ)
+    def close(self) -> None:
+        """Stop maintenance, telemetry and workers; close connections and the database.
+
+        A process that ran the guard gives its lock up and, while clusters are live, hands
+        the guard to a background process, so budgets hold after the window closes.
+        """
+        self._maintenance_stop.set()
+        if self._ready_watch is not None:
+            self._ready_watch.unsubscribe()
+        if self._maintenance is not None:
+            self._maintenance.stop(timeout=30)
+        was_guard = (
+            self._guard_lock.held
+            and self._guard_lock.holder != Holder.BACKGROUND
+            and not self._guard_lock.lost  # a deleted data folder is not made again
+        )
+        self._guard_lock.release()
+        if was_guard:
+            try:
+                self.ensure_guard(only_if_live=True)
+            except Exception:
+                log.exception("handing the guard to a background process failed")
+        telemetry = self._telemetry_if_built()
+        if telemetry is not None:
+            try:
+                telemetry.close()
+            except Exception:
+                log.exception("closing telemetry failed")
+        jobs = self._jobs_part.if_built() if self._jobs_part is not None else None
+        if jobs is not None:
+            jobs.close()  # stop following jobs (they keep running on their nodes)
+        self._operations.close()
+        access = self._access_part.if_built()
+        if access is not None:
+            access.pool.close()
+        if self._stop_sim_on_close:
+            self._stop_idle_sim_cloud()
+        self._providers.close()
+        self._store.close()
+
     # -- Slurm in the Monitor, Clusters and History pages (issue 33, helper b33) -------------
     def _slurm_mirror(self) -> SlurmMirror:
         from xyclaw.engine.slurm_mirror import SlurmMirror
@@ -2301,66 +2361,6 @@ class Engine:
             if env:
                 return env
         return {}
-
-    @effect(Effect.READ)
-    def stop_sim_cloud_on_close(self) -> None:
-        """When this engine closes, stop the simulated cloud it started, unless a simulated
-        cluster is still live (the background guard then watches it through that cloud).
-        The desktop asks for it: its quit leaves nothing running that nothing needs. A
-        command leaves the cloud for the next command."""
-        self._stop_sim_on_close = True
-
-    def _stop_idle_sim_cloud(self) -> None:
-        if any(c.provider_id == "sim" for c in self._clusters.live()):
-            return
-        for provider in self._providers.built():
-            stop = getattr(provider, "stop_cloud", None)
-            if callable(stop):
-                try:
-                    stop()
-                except Exception:
-                    log.exception("stopping the simulated cloud failed")
-
-    @effect(Effect.READ)
-    def close(self) -> None:
-        """Stop maintenance, telemetry and workers; close connections and the database.
-
-        A process that ran the guard gives its lock up and, while clusters are live, hands
-        the guard to a background process, so budgets hold after the window closes.
-        """
-        self._maintenance_stop.set()
-        if self._ready_watch is not None:
-            self._ready_watch.unsubscribe()
-        if self._maintenance is not None:
-            self._maintenance.stop(timeout=30)
-        was_guard = (
-            self._guard_lock.held
-            and self._guard_lock.holder != Holder.BACKGROUND
-            and not self._guard_lock.lost  # a deleted data folder is not made again
-        )
-        self._guard_lock.release()
-        if was_guard:
-            try:
-                self.ensure_guard(only_if_live=True)
-            except Exception:
-                log.exception("handing the guard to a background process failed")
-        telemetry = self._telemetry_if_built()
-        if telemetry is not None:
-            try:
-                telemetry.close()
-            except Exception:
-                log.exception("closing telemetry failed")
-        jobs = self._jobs_part.if_built() if self._jobs_part is not None else None
-        if jobs is not None:
-            jobs.close()  # stop following jobs (they keep running on their nodes)
-        self._operations.close()
-        access = self._access_part.if_built()
-        if access is not None:
-            access.pool.close()
-        if self._stop_sim_on_close:
-            self._stop_idle_sim_cloud()
-        self._providers.close()
-        self._store.close()
 
 
 def _display_to_micros(value: Any) -> int | None:
