@@ -16,6 +16,7 @@ import pytest
 from tests.slurm.conftest import LoginNode
 from tests.slurm.test_slurm_cli import configure
 from xyclaw.engine import Engine
+from xyclaw.errors import UsageError
 from xyclaw.records import ClusterRecord, ClusterState
 
 ENV_TASK = """\
@@ -83,6 +84,13 @@ def test_a_slurm_job_is_an_allocation_with_the_tuned_nccl_env_samples_logs_and_g
     assert running.provider_id == "lab" and running.external_id == view.job_id
     assert running.region == "gpu" and running.gpu_count == 16 and running.gpus_per_node == 8
     assert [n.name for n in running.nodes] == ["n1", "n2"]
+    # its job is stopped by Slurm only (scancel through its own card), never by signals
+    mirrored = next(j for j in engine.jobs() if j.cluster_id == running.id)
+    with pytest.raises(UsageError) as refused:
+        engine.cancel_job(str(mirrored.id))
+    assert refused.value.hint is not None
+    assert f"xyclaw slurm cancel lab {view.job_id}" in str(refused.value.hint)
+    assert str(engine.job(str(mirrored.id)).state) == "running"
     # the sampler's samples in the live window the Monitor page draws, node by node
     telemetry = engine.live_metrics(running.name)
     deadline = time.monotonic() + 20

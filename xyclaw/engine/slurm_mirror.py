@@ -258,7 +258,7 @@ class SlurmMirror:
                 self.clusters.set_node_span(node.id, started, ended.ended_at)
 
     def _job(self, cluster_id: int, view: SlurmJobView) -> int:
-        spec = {"slurm": {"job_id": view.job_id, "folder": view.folder}}
+        spec = {"slurm": {"site": view.site, "job_id": view.job_id, "folder": view.folder}}
         return self.jobs.add(
             name=view.name,
             kind="slurm",

@@ -257,6 +257,8 @@ class JobService:
         job = self.jobs.get(job_id, with_attempts=False)
         if job.state.finished:
             return self.record(job_id)
+        if job.kind == SLURM_KIND:  # only Slurm stops it: scancel, through its own card
+            _refuse_slurm_cancel(job)
         self.jobs.update(job_id, cancel_requested_at=self._clock())
         if job.cluster_id is None:
             self.jobs.set_state(
@@ -452,3 +454,23 @@ class JobService:
         self._clusters_sub.unsubscribe()
         for runner in runners:
             runner.stop()
+
+
+def _refuse_slurm_cancel(job: JobRecord) -> None:
+    """A job mirrored from a Slurm site is stopped by ``scancel`` (Engine.slurm_cancel, after
+    its own card), never by signals from XyClaw: say where."""
+    import json
+
+    try:
+        slurm = json.loads(job.spec_json).get("slurm", {})
+    except (ValueError, AttributeError):
+        slurm = {}
+    figures = {
+        "name": job.name,
+        "site": str(slurm.get("site", "SITE")),
+        "job": str(slurm.get("job_id", "?")),
+    }
+    raise UsageError(
+        said("job.slurm_cancel_there", **figures),
+        hint=said("job.slurm_cancel_there.fix", **figures),
+    )
