@@ -60,7 +60,7 @@ start_munge() {
   chown munge:munge /etc/munge/munge.key
   chmod 0400 /etc/munge/munge.key
   if ! munge -n >/dev/null 2>&1; then
-    runuser -u munge -- /usr/sbin/munged --force
+    runuser -u munge -- /usr/sbin/munged --force 9>&-  # the daemons must not hold the lock
     for _ in $(seq 50); do munge -n >/dev/null 2>&1 && return 0; sleep 0.1; done
     say "munged did not start"
     return 1
@@ -115,10 +115,60 @@ NodeName=n2 Name=gpu Type=a800 File=$DIR/dev/nvidia[0-7]
 EOF
 }
 
+# The nodes have no GPUs: the test user gets an nvidia-smi on its PATH (~/bin, which
+# Debian's ~/.profile puts on a login shell's PATH) that prints the driver's CSV for the GRES
+# devices the step was given (CUDA_VISIBLE_DEVICES, as Slurm sets it), for the fields asked.
+# Slurm's own commands stay real; nothing else on this machine sees this tool.
+fake_nvidia_smi() {
+  local home bin
+  home=$(getent passwd xyclaw-slurm | cut -d: -f6)
+  [ -n "$home" ] || return 0
+  bin=$home/bin
+  mkdir -p "$bin"
+  cat >"$bin/nvidia-smi.new" <<'TOOL'
+#!/bin/bash
+# Stands in for the driver's tool on the loopback Slurm's GPU-less nodes (slurm-loopback.sh).
+fields="index,name"; every=""
+for arg in "$@"; do
+  case "$arg" in --query-gpu=*) fields=${arg#--query-gpu=} ;; esac
+done
+while [ $# -gt 0 ]; do
+  case "$1" in -l|--loop) every=$2; shift ;; --loop=*) every=${1#--loop=} ;; esac
+  shift
+done
+IFS=, read -r -a gpus <<<"${CUDA_VISIBLE_DEVICES:-0,1,2,3,4,5,6,7}"
+IFS=, read -r -a want <<<"$fields"
+while :; do
+  now=$(date '+%Y/%m/%d %H:%M:%S.%3N')
+  for i in "${!gpus[@]}"; do
+    line=""
+    for f in "${want[@]}"; do
+      case "$f" in
+        timestamp) v=$now ;;
+        index) v=$i ;;
+        name) v="NVIDIA A800-SXM4-80GB" ;;
+        utilization.gpu) v=$((90 + i)) ;;
+        memory.used) v=$((61000 + 100 * i)) ;;
+        memory.total) v=81920 ;;
+        power.draw) v="31$i.50" ;;
+        *) v="[N/A]" ;;
+      esac
+      line="$line${line:+, }$v"
+    done
+    echo "$line"
+  done
+  [ -n "$every" ] || exit 0
+  sleep "$every"
+done
+TOOL
+  chmod 0755 "$bin/nvidia-smi.new"
+  mv -f "$bin/nvidia-smi.new" "$bin/nvidia-smi"
+}
+
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 start() {
-  [ "$(id -u)" -ne 0 ] || users
+  [ "$(id -u)" -ne 0 ] || { users; fake_nvidia_smi; }
   if running && id xyclaw-other >/dev/null 2>&1 && [ "$(id -u)" -ne 0 ]; then
     return 0
   fi
@@ -140,9 +190,9 @@ start() {
   users
   start_munge
   write_conf
-  alive "$DIR/slurmctld.pid" || slurmctld -f "$CONF"
+  alive "$DIR/slurmctld.pid" || slurmctld -f "$CONF" 9>&-
   for node in n1 n2; do
-    alive "$DIR/slurmd-$node.pid" || slurmd -f "$CONF" -N "$node"
+    alive "$DIR/slurmd-$node.pid" || slurmd -f "$CONF" -N "$node" 9>&-
   done
   for _ in $(seq 150); do
     if running; then
@@ -171,7 +221,8 @@ case "${1:-start}" in
     # test workers (pytest-xdist) may start it at the same moment: one at a time
     if [ "$(id -u)" -eq 0 ]; then
       mkdir -p "$DIR"
-      exec 9>"$DIR/start.lock"
+      # (start.lock was held for good by a munged an older version started while holding it)
+      exec 9>"$DIR/start-once.lock"
       flock 9
     fi
     start

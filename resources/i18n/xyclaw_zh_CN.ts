@@ -811,8 +811,24 @@
         <translation>初始化</translation>
     </message>
     <message>
+        <source>pending</source>
+        <extracomment>Coalescing window for re-reading clusters after their events. How often the page has the Engine read XyClaw&apos;s Slurm jobs (the queue itself is asked at most every 30 s; the samples and logs the nodes wrote are read each time). A Slurm allocation&apos;s queue state as the State column says it (issue 33).</extracomment>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>ending</source>
+        <translation>正在结束</translation>
+    </message>
+    <message>
+        <source>ended</source>
+        <translation>已结束</translation>
+    </message>
+    <message>
         <source>off</source>
-        <extracomment>Coalescing window for re-reading clusters after their events.</extracomment>
         <translation>关闭</translation>
     </message>
     <message>
@@ -822,6 +838,10 @@
     <message>
         <source>in {time}</source>
         <translation>{time} 后</translation>
+    </message>
+    <message>
+        <source>{state} · Slurm job {job}</source>
+        <translation>{state} · Slurm 作业 {job}</translation>
     </message>
     <message>
         <source>✓ all {n} steps ok</source>
@@ -1914,6 +1934,7 @@
     <name>HistoryPage</name>
     <message>
         <source>History</source>
+        <extracomment>The job list&apos;s columns hidden until asked for: cost per result and MFU.</extracomment>
         <translation>历史</translation>
     </message>
     <message>

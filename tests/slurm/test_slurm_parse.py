@@ -169,3 +169,28 @@ def test_gpu_samples_skip_what_is_not_a_reading() -> None:
         (1, 0, 97.0, 310.5),
         (1, 1, 88.0, None),
     ]
+
+
+def test_sampler_lines_become_instants_in_utc_and_queue_states_read_as_any_cluster() -> None:
+    from xyclaw.engine.slurm_mirror import queue_state, sample_instants
+    from xyclaw.store.samples import MISSING
+
+    text = (
+        "2026/12/06 23:00:15.462, 1, 91, 61100, 81920, 311.50\n"
+        "2026/12/06 23:00:15.462, 0, 90, 61000, 81920, [N/A]\n"
+        "2026/12/06 23:00:20.463, 0, 12, 1000, 81920, 80.25\n"
+        "2026/12/06 23:00:2"  # cut short: left out
+    )
+    (first, t0), (second, t1) = [(ts, r) for ts, r in sample_instants(1, text)]
+    assert first == 1796598015462 and second == 1796598020463  # nvidia-smi ran with TZ=UTC
+    assert list(t0["gpu"]) == [0, 1] and list(t0["util"]) == [90, 91]
+    assert list(t0["mem_used_mib"]) == [61000, 61100] and t0["mem_util"][0] == 74
+    assert t0["power_dw"][0] == MISSING["power_dw"] and t0["power_dw"][1] == 3115
+    assert list(t1["util"]) == [12]
+    assert [queue_state(s) for s in ("PENDING", "REQUEUED", "RUNNING", "COMPLETING")] == [
+        "pending",
+        "pending",
+        "running",
+        "ending",
+    ]
+    assert {queue_state(s) for s in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT")} == {"ended"}

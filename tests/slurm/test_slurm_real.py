@@ -311,46 +311,20 @@ def test_the_workdir_is_uploaded_and_every_rank_runs_in_it(
     assert logs["rank-1.log"] == "rank=1 lr=3e-4 in workdir\n"
 
 
-FAKE_NVIDIA_SMI = """#!/bin/bash
-# Stands in for the driver's tool on this machine without GPUs: eight busy GPUs, a line
-# each a second, in the CSV form the sampler asks for.
-while :; do
-  for i in 0 1 2 3 4 5 6 7; do
-    echo "$(date '+%Y/%m/%d %H:%M:%S.000'), $i, 97, 61000, 81920, 310.5"
-  done
-  sleep 1
-done
-"""
-
-
 def test_each_node_samples_its_gpus_inside_the_run_step(make_jobs: MakeJobs) -> None:
-    import pwd
-    import shutil
-
-    home = Path(pwd.getpwnam(USER).pw_dir)
-    bin_dir = home / "bin"  # on PATH in the user's login shell (Debian's ~/.profile)
-    created = not bin_dir.exists()
-    bin_dir.mkdir(exist_ok=True)
-    tool = bin_dir / "nvidia-smi"
-    tool.write_text(FAKE_NVIDIA_SMI)
-    tool.chmod(0o755)
-    try:
-        jobs = make_jobs()
-        view = jobs.submit(sleeper("sampled", 3))
-        done = wait_for(jobs, view.job_id, lambda v: v.exit is not None)
-        assert done.state == "COMPLETED"
-        samples = jobs.gpu_samples(view.job_id)
-        assert {s.node_rank for s in samples} == {0, 1}
-        assert {s.gpu for s in samples} == set(range(8))
-        assert all(s.utilization_pct == 97 and s.memory_total_mib == 81920 for s in samples)
-        # the sampler ended with the step: nothing is written after the job, nothing is left
-        written = len(jobs.gpu_samples(view.job_id, last=10_000))
-        time.sleep(2.5)
-        assert len(jobs.gpu_samples(view.job_id, last=10_000)) == written
-        left = subprocess.run(["pgrep", "-u", USER, "-f", "nvidia-smi"], capture_output=True)
-        assert left.stdout == b""
-    finally:
-        if created:
-            shutil.rmtree(bin_dir)
-        else:
-            tool.unlink()
+    """The loopback nodes' nvidia-smi (scripts/slurm-loopback.sh puts it on the test user's
+    PATH) prints the driver's CSV for the GRES devices the step was given."""
+    jobs = make_jobs()
+    view = jobs.submit(sleeper("sampled", 3))
+    done = wait_for(jobs, view.job_id, lambda v: v.exit is not None)
+    assert done.state == "COMPLETED"
+    samples = jobs.gpu_samples(view.job_id)
+    assert {s.node_rank for s in samples} == {0, 1}
+    assert {s.gpu for s in samples} == set(range(8))
+    assert all(s.utilization_pct == 90 + s.gpu and s.memory_total_mib == 81920 for s in samples)
+    # the sampler ended with the step: nothing is written after the job, nothing is left
+    written = len(jobs.gpu_samples(view.job_id, last=10_000))
+    time.sleep(2.5)
+    assert len(jobs.gpu_samples(view.job_id, last=10_000)) == written
+    left = subprocess.run(["pgrep", "-u", USER, "-f", "nvidia-smi"], capture_output=True)
+    assert left.stdout == b""

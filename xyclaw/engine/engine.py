@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from xyclaw.engine.lifecycle import ClusterLifecycle, UpRequest
     from xyclaw.engine.maintenance import Maintenance
     from xyclaw.engine.recovery_asks import ReplacementAsk
+    from xyclaw.engine.slurm_mirror import SlurmAllocation, SlurmMirror
     from xyclaw.jobs.nodes import JobNode
     from xyclaw.jobs.results import JobResult, ResultTrend
     from xyclaw.jobs.service import JobService
@@ -1150,7 +1151,9 @@ class Engine:
     def live_metrics(self, ref: str) -> TelemetryService:
         """The telemetry service watching the cluster, for charts that pull at frame rate."""
         telemetry = self._telemetry_service()
-        telemetry.watch(self._clusters.find(str(ref)))
+        cluster = self._clusters.find(str(ref))
+        if not cluster.nodes or any(n.ssh_host for n in cluster.nodes):
+            telemetry.watch(cluster)  # (a Slurm allocation's samples are fed: slurm_follow)
         return telemetry
 
     @effect(Effect.READ)
@@ -2127,8 +2130,13 @@ class Engine:
         """Watch every ready cluster, and stop watching those that are gone or released."""
         if self._telemetry is None:
             return
-        ready = {c.id: c for c in self._clusters.live() if c.state == ClusterState.READY}
-        watched = {c.id for c in self._telemetry.watched()}
+        # a Slurm allocation's nodes are not reached over SSH: its samples are fed (slurm_follow)
+        ready = {
+            c.id: c
+            for c in self._clusters.live()
+            if c.state == ClusterState.READY and any(n.ssh_host for n in c.nodes)
+        }
+        watched = {c.id for c in self._telemetry.watched() if any(n.ssh_host for n in c.nodes)}
         for cluster_id in watched - set(ready):
             self._telemetry.unwatch(cluster_id, released=True)
         for cluster_id, cluster in ready.items():
@@ -2199,7 +2207,8 @@ class Engine:
 
         loaded = load_spec(spec_path, on_cluster=True, check_paths=False)
         jobs = self._slurm(site)
-        view = jobs.submit(loaded.spec, partition=partition)
+        view = jobs.submit(loaded.spec, partition=partition, nccl=self.slurm_nccl(site))
+        self._slurm_mirror().follow(jobs, fresh=True)  # the allocation shows at once
         self._bus.publish(
             Notice(
                 severity="info",
@@ -2300,6 +2309,68 @@ class Engine:
         from xyclaw.providers.setup_facts import setup_facts
 
         return setup_facts(self._paths, config if config is not None else self._config)
+
+    # -- Slurm in the Monitor, Clusters and History pages (issue 33, helper b33) -------------
+    def _slurm_mirror(self) -> SlurmMirror:
+        from xyclaw.engine.slurm_mirror import SlurmMirror
+        from xyclaw.records.jobs import JobStore
+
+        return SlurmMirror(
+            self._clusters, JobStore(self._store, self._bus, self._clock), self._telemetry_if_on
+        )
+
+    def _telemetry_if_on(self) -> TelemetryService | None:
+        return self._telemetry
+
+    @effect(Effect.READ)
+    def slurm_sites(self) -> list[str]:
+        """The Slurm sites of hosts.toml (names only: nothing is asked of them)."""
+        from xyclaw.providers.slurm import load_slurm_sites
+
+        try:
+            sites = load_slurm_sites(self._paths.config_dir / "hosts.toml")
+        except XyclawError:
+            return []
+        names = set(self._providers.names)
+        return [s.name for s in sites if s.name in names]
+
+    @effect(Effect.READ)
+    def slurm_follow(self, site: str | None = None, *, fresh: bool = False) -> list[ClusterRecord]:
+        """Mirror XyClaw's jobs at a Slurm site (every site when None) into the History as
+        allocations like any cluster: queue state, nodes, per-rank logs, the GPU samples the
+        batch script's sampler wrote (into the Monitor's live window and the stored samples),
+        and the end and GPU-hours from the exit record. ``squeue --me`` is asked at most every
+        30 s unless ``fresh``; one command per job reads what its nodes wrote since."""
+        mirror = self._slurm_mirror()
+        out: list[ClusterRecord] = []
+        for name in [site] if site else self.slurm_sites():
+            try:
+                out += mirror.follow(self._slurm(name), fresh=fresh)
+            except XyclawError as exc:
+                if site:
+                    raise
+                log.warning("could not follow Slurm site %s: %s", name, exc.message)
+        return out
+
+    @effect(Effect.READ)
+    def slurm_allocations(self) -> list[SlurmAllocation]:
+        """The Slurm jobs mirrored as allocations, with their queue state (pending and
+        Slurm's reason, running, ending), job id and nodes, as last read (asks nothing)."""
+        from xyclaw.engine.slurm_mirror import allocations
+
+        return allocations(self._paths.state_dir / "slurm-jobs.json")
+
+    @effect(Effect.READ)
+    def slurm_nccl(self, site: str) -> dict[str, str]:
+        """The NCCL environment a job submitted to the site gets: the tuning applied to its
+        newest allocation that has one (``xyclaw tune`` on a Slurm allocation, as on any
+        cluster), else none."""
+        mirrored = [c for c in self._clusters.all() if c.provider_id == site and c.external_id]
+        for cluster in sorted(mirrored, key=lambda c: c.created_at, reverse=True):
+            env = self._tuning.environment_for(cluster.id)
+            if env:
+                return env
+        return {}
 
 
 def _display_to_micros(value: Any) -> int | None:

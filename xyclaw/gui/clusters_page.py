@@ -128,6 +128,16 @@ FETCH_DELAY_MS = 80
 _IDLE_LEFT = re.compile(r"released in (\d+(?:\.\d+)?) ?(s|sec|min|h)\b")
 _UNIT_SECONDS = {"s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
 _ACTIVE_JOB_STATES = ("queued", "setting-up", "running", "recovering", "lost-contact")
+#: How often the page has the Engine read XyClaw's Slurm jobs (the queue itself is asked at
+#: most every 30 s; the samples and logs the nodes wrote are read each time).
+SLURM_FOLLOW_MS = 10_000
+#: A Slurm allocation's queue state as the State column says it (issue 33).
+QUEUE_WORDS = {
+    "pending": QT_TRANSLATE_NOOP("ClustersPage", "pending"),
+    "running": QT_TRANSLATE_NOOP("ClustersPage", "running"),
+    "ending": QT_TRANSLATE_NOOP("ClustersPage", "ending"),
+    "ended": QT_TRANSLATE_NOOP("ClustersPage", "ended"),
+}
 _MAX_SUBJECTS = 4000
 
 
@@ -182,6 +192,17 @@ def idle_text(
     return QCoreApplication.translate("ClustersPage", "in {time}").format(
         time=countdown(left)
     ), "soon"
+
+
+def queue_text(allocation: Any) -> str:
+    """A Slurm allocation's State cell: its queue state, Slurm's own reason for a pending
+    job, and the Slurm job id (``pending (Resources) · Slurm job 42``)."""
+    state = _t(str(QUEUE_WORDS.get(allocation.queue_state, allocation.queue_state)))
+    if allocation.reason and allocation.queue_state in ("pending", "ended"):
+        state += f" ({allocation.reason})"
+    return QCoreApplication.translate("ClustersPage", "{state} · Slurm job {job}").format(
+        state=state, job=allocation.job_id
+    )
 
 
 def key_fingerprint(host_key: str | None) -> str | None:
@@ -404,6 +425,7 @@ class ClustersPage(QWidget):
     """See the module's docstring."""
 
     records_shown = Signal()  # the table shows what the page knows (tests wait for it)
+    slurm_followed = Signal()  # the Slurm allocations were read (tests wait for it)
     message = Signal(str)
 
     def __init__(
@@ -413,6 +435,7 @@ class ClustersPage(QWidget):
         *,
         prompter: HostKeyPrompter | None = None,
         tick_ms: int = 1000,
+        slurm_follow_ms: int = SLURM_FOLLOW_MS,
     ) -> None:
         super().__init__(parent)
         self.context = context
@@ -501,6 +524,13 @@ class ClustersPage(QWidget):
         self._tick.setInterval(tick_ms)
         self._tick.timeout.connect(self.refresh_clock)
         self._tick.start()
+        # Slurm allocations (issue 33): their queue state, and their jobs followed
+        self.allocations: dict[int, Any] = {}
+        self._following = False
+        self._slurm_timer = QTimer(self)
+        self._slurm_timer.setInterval(slurm_follow_ms)
+        self._slurm_timer.timeout.connect(self.follow_slurm)
+        self._slurm_timer.start()
 
         self.table.itemSelectionChanged.connect(self._cluster_selected)
         self.nodes.itemSelectionChanged.connect(self._node_selected)
@@ -511,6 +541,7 @@ class ClustersPage(QWidget):
         self.copy_button.clicked.connect(self.copy_ssh_config)
         self.retranslate()
         self.reload()
+        self.follow_slurm()
 
     # -- words ------------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -570,6 +601,39 @@ class ClustersPage(QWidget):
             on_error=self.show_error,
             name="clusters",
         )
+
+    def follow_slurm(self) -> None:
+        """On the worker: the Engine mirrors XyClaw's jobs at each Slurm site (their samples,
+        logs and ends go to the History; their changes come back as cluster events), then
+        the allocations' queue states are read for the State column."""
+        if self._following:
+            return
+        self._following = True
+        engine = self.engine
+
+        def follow() -> list[Any]:
+            if not engine.slurm_sites():
+                return []
+            engine.slurm_follow()
+            return list(engine.slurm_allocations())
+
+        self.worker.submit(
+            follow, on_done=self._followed, on_error=self._follow_failed, name="slurm follow"
+        )
+
+    def _followed(self, allocations: list[Any]) -> None:
+        self._following = False
+        self.allocations = {a.cluster_id: a for a in allocations}
+        for cid in self.allocations:
+            if cid in self.records:
+                self._update_row(cid)
+            else:
+                self._mark(cid)
+        self.slurm_followed.emit()
+
+    def _follow_failed(self, error: ErrorInfo) -> None:
+        self._following = False
+        log.warning("could not follow the Slurm jobs: %s", error.message)
 
     def _loaded(self, records: list[ClusterRecord]) -> None:
         # Clusters that ended while this window watched them stay listed (released, with
@@ -703,7 +767,7 @@ class ClustersPage(QWidget):
             _item(record.region or "–"),
             _item(f"{record.gpu_count} × {record.gpu}", right=True),
             _item(fabric_text(record.fabric), tip=fabric_tip(record.fabric)),
-            _item(words.state(record.state), tip=tip),
+            _item(self._state_text(record), tip=tip),
             _item(duration(up) if up is not None else "–", right=True),
             _item(
                 f"{money(rate, record.currency)}/h"
@@ -733,6 +797,12 @@ class ClustersPage(QWidget):
         if idle_item is not None:
             idle_item.setData(Qt.ItemDataRole.UserRole, idle_state)
         self._update_bar(record, cost)
+
+    def _state_text(self, record: ClusterRecord) -> str:
+        allocation = self.allocations.get(record.id)
+        if allocation is None:
+            return words.state(record.state)
+        return queue_text(allocation)
 
     def _idle_tip(self) -> str:
         if self.idle_minutes <= 0:
@@ -867,8 +937,13 @@ class ClustersPage(QWidget):
             error = worded(record.error_said or record.error)
             text += "\n" + self.tr("Error: {error}").format(error=error)
         set_plain(self.info, text, multiline=True)
-        self.tune_button.setEnabled(record.state == ClusterState.READY)
-        self.release_button.setEnabled(record.live and record.state != ClusterState.RELEASING)
+        # a Slurm allocation is the scheduler's: its job is cancelled (through its card), its
+        # nodes are not XyClaw's to tune over SSH or to release
+        slurm = record.id in self.allocations
+        self.tune_button.setEnabled(record.state == ClusterState.READY and not slurm)
+        self.release_button.setEnabled(
+            record.live and record.state != ClusterState.RELEASING and not slurm
+        )
         self._fill_nodes(record)
 
     def _fill_nodes(self, record: ClusterRecord) -> None:

@@ -40,6 +40,8 @@ from xyclaw.store.event_log import EventLog
 from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
+#: The kind of a job mirrored from a Slurm site (xyclaw.engine.slurm_mirror): Slurm runs it.
+SLURM_KIND = "slurm"
 
 _CLUSTER_GONE = ("releasing", "released", "gone", "failed")
 
@@ -160,7 +162,7 @@ class JobService:
     def attach(self, job_id: int) -> JobRunner | None:
         """Follow an active job from this process if nobody does (after an app restart)."""
         job = self.jobs.get(job_id, with_attempts=False)
-        if job.state.finished or job.cluster_id is None:
+        if job.state.finished or job.cluster_id is None or job.kind == SLURM_KIND:
             return None
         return self.start(job_id)
 
@@ -175,6 +177,8 @@ class JobService:
             return self.attach_all()
         adopted = []
         for job in self.jobs.all(active_only=True):
+            if job.kind == SLURM_KIND:  # followed through its site's scheduler, not here
+                continue
             if self.followed_here(job.id) or followed_elsewhere(self._lock_dir, job.id):
                 continue
             if job.cluster_id is None:
@@ -197,7 +201,7 @@ class JobService:
         """Follow every active job nobody follows; the ids of those now followed here."""
         followed = []
         for job in self.jobs.all(active_only=True):
-            if job.cluster_id is None:
+            if job.cluster_id is None or job.kind == SLURM_KIND:
                 continue
             runner = self.start(job.id)
             runner.join(0.05)
@@ -253,6 +257,8 @@ class JobService:
         job = self.jobs.get(job_id, with_attempts=False)
         if job.state.finished:
             return self.record(job_id)
+        if job.kind == SLURM_KIND:  # only Slurm stops it: scancel, through its own card
+            _refuse_slurm_cancel(job)
         self.jobs.update(job_id, cancel_requested_at=self._clock())
         if job.cluster_id is None:
             self.jobs.set_state(
@@ -448,3 +454,23 @@ class JobService:
         self._clusters_sub.unsubscribe()
         for runner in runners:
             runner.stop()
+
+
+def _refuse_slurm_cancel(job: JobRecord) -> None:
+    """A job mirrored from a Slurm site is stopped by ``scancel`` (Engine.slurm_cancel, after
+    its own card), never by signals from XyClaw: say where."""
+    import json
+
+    try:
+        slurm = json.loads(job.spec_json).get("slurm", {})
+    except (ValueError, AttributeError):
+        slurm = {}
+    figures = {
+        "name": job.name,
+        "site": str(slurm.get("site", "SITE")),
+        "job": str(slurm.get("job_id", "?")),
+    }
+    raise UsageError(
+        said("job.slurm_cancel_there", **figures),
+        hint=said("job.slurm_cancel_there.fix", **figures),
+    )

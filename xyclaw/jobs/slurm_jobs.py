@@ -61,6 +61,8 @@ ENDED_STATES = frozenset(
 SAMPLE_FIELDS = "timestamp,index,utilization.gpu,memory.used,memory.total,power.draw"
 SAMPLE_EVERY_S = 5
 _JOB_ID = re.compile(r"^\d+(?:_\d+)?$")
+#: The most bytes one read takes of a sampler file or a rank's log (the rest comes next time).
+READ_LIMIT = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -167,9 +169,9 @@ rm -f "$JOB_DIR/exit.json"
 xyclaw_end() {{
   rc=$?
   printf '{{"job_id": "%s", "exit_code": %d, "started_at": %d, "ended_at": %d, '\\
-'"nodes": %d, "gpus_per_node": %d, "restarts": %d, "reason": "%s"}}\\n' \\
+'"nodes": %d, "gpus_per_node": %d, "restarts": %d, "reason": "%s", "node_list": "%s"}}\\n' \\
     "$SLURM_JOB_ID" "$rc" "$xyclaw_started" "$(date +%s)" "$SLURM_JOB_NUM_NODES" {per_node} \\
-    "${{SLURM_RESTART_COUNT:-0}}" "$xyclaw_reason" > "$JOB_DIR/exit.json.tmp"
+    "${{SLURM_RESTART_COUNT:-0}}" "$xyclaw_reason" "$SLURM_JOB_NODELIST" > "$JOB_DIR/exit.json.tmp"
   mv -f "$JOB_DIR/exit.json.tmp" "$JOB_DIR/exit.json"
 }}
 trap xyclaw_end EXIT
@@ -200,7 +202,7 @@ fi
         "# the GPU sampler runs inside the run step: it sees the GPUs the step was given (an\n"
         "# extra srun --overlap step may not, under ConstrainDevices) and ends with the step\n"
         'if [ "$1" = run ] && command -v nvidia-smi >/dev/null 2>&1; then\n'
-        f"  nvidia-smi --query-gpu={SAMPLE_FIELDS} --format=csv,noheader,nounits"
+        f"  TZ=UTC nvidia-smi --query-gpu={SAMPLE_FIELDS} --format=csv,noheader,nounits"
         f" -l {SAMPLE_EVERY_S} \\\n"
         '    >> "$XYCLAW_JOB_FOLDER/gpu-$SLURM_NODEID.csv" 2>/dev/null &\n'
         "  xyclaw_sampler=$!\n"
@@ -253,6 +255,7 @@ class ExitRecord:
     gpus_per_node: int
     restarts: int = 0
     reason: str = ""
+    node_list: str = ""  # Slurm's host list of the nodes it ran on (n[1-2])
 
     @property
     def gpu_hours(self) -> float:
@@ -271,6 +274,7 @@ def _exit_from(text: str) -> ExitRecord | None:
             gpus_per_node=int(data["gpus_per_node"]),
             restarts=int(data.get("restarts", 0)),
             reason=str(data.get("reason", "")),
+            node_list=str(data.get("node_list", "")),
         )
     except (ValueError, KeyError, TypeError):
         return None
@@ -287,6 +291,19 @@ class GpuSample:
     memory_used_mib: float
     memory_total_mib: float
     power_w: float | None
+
+
+def sample_time(at: str) -> float | None:
+    """nvidia-smi's timestamp (``2026/12/06 23:00:15.462``, UTC: the sampler runs it with
+    TZ=UTC) as epoch seconds; None for anything else."""
+    import datetime as dt
+
+    for form in ("%Y/%m/%d %H:%M:%S.%f", "%Y/%m/%d %H:%M:%S"):
+        try:
+            return dt.datetime.strptime(at.strip(), form).replace(tzinfo=dt.UTC).timestamp()
+        except ValueError:
+            continue
+    return None
 
 
 def parse_gpu_samples(node_rank: int, text: str) -> list[GpuSample]:
@@ -329,6 +346,11 @@ class SlurmJobView:
     exit: ExitRecord | None = None
     node_problems: tuple[str, ...] = ()  # "n2 down: Not responding", of the job's nodes
     expected_start: str = ""  # a pending job's start as Slurm expects it (squeue's %S)
+    gpus_per_node: int = 0
+
+    @property
+    def gpus(self) -> int:
+        return self.nodes * self.gpus_per_node
 
     @property
     def gpu_hours(self) -> float:
@@ -567,6 +589,7 @@ class SlurmJobs:
                         expected_start=(
                             q.start if q.state == "PENDING" and q.start not in ("N/A", "") else ""
                         ),
+                        gpus_per_node=int(rec.get("gpus_per_node", 0)),
                     )
                 )
                 continue
@@ -590,7 +613,9 @@ class SlurmJobs:
                     reason,
                     rec["partition"],
                     rec["nodes"],
+                    rec.get("node_list", ""),
                     exit=record,
+                    gpus_per_node=int(rec.get("gpus_per_node", 0)),
                 )
             )
         return out
@@ -641,6 +666,49 @@ class SlurmJobs:
             else:
                 chunk.append(line)
         return samples
+
+    # -- following (the Engine mirrors a job into its History: xyclaw.engine.slurm_mirror) --
+    def note(self, job_id: str, **values: Any) -> dict[str, Any]:
+        """Keep ``values`` beside one of XyClaw's jobs in the state file (what was mirrored,
+        how far its files were read); returns the job's record."""
+        rec = {**self._owned(job_id), **values}
+        self._remember(job_id, rec)
+        return rec
+
+    def noted(self, job_id: str) -> dict[str, Any]:
+        return dict(self._owned(job_id))
+
+    def read_new(
+        self, job_id: str, offsets: Mapping[str, int], *, limit: int = READ_LIMIT
+    ) -> dict[str, tuple[int, bytes]]:
+        """What was appended to the job's sampler files (``gpu-R.csv``) and per-rank logs
+        (``rank-R.log``) since ``offsets`` (bytes, by file name; 0 for a file not named), in
+        one command at the login node: ``{name: (offset, complete lines)}``. At most
+        ``limit`` bytes a file; a line still being written is left for the next read."""
+        rec = self._owned(job_id)
+        starts = ";".join(f"{name}={int(off)}" for name, off in sorted(offsets.items()))
+        result = self.client.run(
+            f"cd {quote(rec['folder'])} && for f in gpu-*.csv rank-*.log; do "
+            '[ -f "$f" ] || continue; o=0; '
+            f"for kv in $(echo {quote(starts)} | tr ';' ' '); do "
+            '[ "${kv%%=*}" = "$f" ] && o=${kv#*=}; done; '
+            'printf "%s %s\\n" "$f" "$o"; '
+            f'tail -c +$((o + 1)) "$f" | head -c {int(limit)} | base64 -w0; echo; done',
+            check=False,
+        )
+        out: dict[str, tuple[int, bytes]] = {}
+        lines = result.stdout.splitlines()
+        for head, body in zip(lines[::2], lines[1::2], strict=False):
+            name, _, start = head.partition(" ")
+            if not re.match(r"^(gpu|rank)-\d+\.(csv|log)$", name) or not start.isdigit():
+                continue
+            try:
+                data = base64.b64decode(body.strip(), validate=True)
+            except ValueError:
+                continue
+            cut = data.rfind(b"\n") + 1
+            out[name] = (int(start), data[:cut])
+        return out
 
     # -- cancelling (the Engine asks first: xyclaw.engine.slurm) ------------------------------
     def cancel(self, job_id: str) -> SlurmJobView:

@@ -228,6 +228,10 @@ class ClusterStore:
     def mark_nodes_terminated(self, cluster_id: int, when: float | None = None) -> None:
         self._table.mark_nodes_terminated(cluster_id, self._clock() if when is None else when)
 
+    def set_node_span(self, node_id: int, running_at: float, terminated_at: float) -> None:
+        """When a node ran, as its scheduler recorded it (a Slurm job's exit record)."""
+        self._table.set_node_span(node_id, running_at, terminated_at)
+
     def set_node_clock_offset(self, node_id: int, offset_s: float) -> None:
         """Seconds the node's clock is ahead of this machine's (behind: negative)."""
         self._table.set_node_clock_offset(node_id, offset_s)

@@ -238,6 +238,16 @@ class ClusterTable:
 
         self._publish(self._store.writer.call(run))
 
+    def set_node_span(self, node_id: int, running_at: float, terminated_at: float) -> None:
+        """When a node ran, as its scheduler recorded it (a Slurm job's exit record): the
+        History's GPU-hours; a correction of times, not a state: no event."""
+        self._store.writer.call(
+            lambda db: db.conn.execute(
+                "UPDATE nodes SET running_at = ?, terminated_at = ? WHERE id = ?",
+                [running_at, terminated_at, node_id],
+            )
+        )
+
     def set_node_clock_offset(self, node_id: int, offset_s: float) -> None:
         """The node's clock minus this machine's, measured at bootstrap. A measurement, not a
         state: no event."""

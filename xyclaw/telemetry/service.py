@@ -22,7 +22,7 @@ from xyclaw.errors import UsageError
 from xyclaw.events import EventBus
 from xyclaw.parsers.joblog import JobLogParser, NcclTimeoutEvent, ProgressEvent
 from xyclaw.parsers.steptimes import parse_step_time
-from xyclaw.records import ClusterRecord, ClusterStore
+from xyclaw.records import ClusterRecord, ClusterStore, NodeRecord
 from xyclaw.remote.node_access import NodeAccess
 from xyclaw.store import Store
 from xyclaw.store.event_log import EventLog
@@ -32,7 +32,7 @@ from xyclaw.telemetry.batch import SampleBatcher
 from xyclaw.telemetry.collector import CollectorContext, NodeCollector
 from xyclaw.telemetry.health import cluster_health
 from xyclaw.telemetry.link import NodeLink
-from xyclaw.telemetry.live import LiveBuffers
+from xyclaw.telemetry.live import LiveBuffers, NodeLive
 from xyclaw.telemetry.options import TelemetryOptions
 from xyclaw.telemetry.rollup import Rollups
 from xyclaw.telemetry.rules import (
@@ -168,6 +168,32 @@ class TelemetryService:
         else:
             self.alerts.forget_cluster(cluster_id)
         self.live.drop(cluster_id)
+
+    def feed(
+        self, cluster: ClusterRecord, node: NodeRecord, ts_ms: int, records: GpuRecords
+    ) -> None:
+        """One instant of a node's GPUs read elsewhere (a Slurm job's sampler files, read
+        over the login node): into the live window and the stored samples as a collector's
+        would go. The cluster is listed as watched, with no collector of its own."""
+        with self._lock:
+            if self._closed:
+                return
+            watched = self._watched.get(cluster.id)
+            if watched is None:
+                watched = self._watched[cluster.id] = _Watched(cluster)
+            elif not watched.collectors:
+                watched.cluster = cluster
+            self._start_thread()
+        live = self.live.node(cluster.id, node.id, node.name, max(len(records), 1))
+        live.add_gpu(ts_ms, records)
+        self.batcher.add_gpu(cluster.id, ts_ms, node.id, records)
+
+    def fed_nodes(self, cluster_id: int) -> list[NodeLive]:
+        """The live windows of a cluster's nodes (those fed, or its collectors')."""
+        collectors = self.collectors(cluster_id)
+        if collectors:
+            return [c.live for c in collectors]
+        return list(self.live.nodes(cluster_id))
 
     def watched(self) -> list[ClusterRecord]:
         with self._lock:

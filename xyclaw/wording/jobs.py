@@ -45,6 +45,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "job.cancelled": ("cancelled", "已取消"),
     "job.cancelled_before_start": ("cancelled before it started", "开始前已取消"),
     "job.cancelled_before_cluster": ("cancelled before it had a cluster", "分配集群前已取消"),
+    "job.slurm_cancel_there": (
+        "job {name} runs through the Slurm scheduler of {site} (Slurm job {job})",
+        "作业 {name} 通过 {site} 的 Slurm 调度器运行（Slurm 作业 {job}）",
+    ),
+    "job.slurm_cancel_there.fix": (
+        "cancel it there, after a yes: xyclaw slurm cancel {site} {job}",
+        "在那里取消（需确认）：xyclaw slurm cancel {site} {job}",
+    ),
     "job.cancelled_waiting_node": (
         "cancelled while waiting for a lost node",
         "等待丢失的节点时已取消",

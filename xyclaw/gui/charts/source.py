@@ -217,7 +217,7 @@ class TelemetryLiveSource:
         if record is None:
             return None
         opts = self.telemetry.options
-        nodes = tuple(node_series(c.live) for c in self.telemetry.collectors(cluster_id))
+        nodes = tuple(node_series(live) for live in self.telemetry.fed_nodes(cluster_id))
         return ClusterFrame(
             cluster_id=cluster_id,
             name=record.name,
