@@ -26,7 +26,7 @@ from xyclaw.gui.charts.source import TelemetryLiveSource
 from xyclaw.gui.clusters_page import ClustersPage
 from xyclaw.gui.history_data import HistorySource
 from xyclaw.gui.history_page import HistoryPage
-from xyclaw.gui.main_window import GuiContext
+from xyclaw.gui.main_window import WindowContext
 from xyclaw.gui.monitor_page import MonitorPage
 
 pytestmark = pytest.mark.gui
@@ -45,10 +45,10 @@ def slurm_state(job_id: str) -> str:
 
 
 @pytest.fixture
-def context(qtbot: QtBot, engine: Engine) -> Iterator[GuiContext]:  # noqa: F811
+def context(qtbot: QtBot, engine: Engine) -> Iterator[WindowContext]:  # noqa: F811
     worker = Worker()
     bridge = EngineBridge.for_engine(engine)
-    yield GuiContext(engine=engine, bridge=bridge, worker=worker)
+    yield WindowContext(engine=engine, bridge=bridge, worker=worker)
     bridge.close()
     qtbot.waitUntil(lambda: worker.busy == 0, timeout=30_000)
     worker.close()
@@ -57,7 +57,7 @@ def context(qtbot: QtBot, engine: Engine) -> Iterator[GuiContext]:  # noqa: F811
 def test_the_clusters_page_shows_the_queue_and_the_history_keeps_samples_logs_and_hours(
     qtbot: QtBot,
     engine: Engine,  # noqa: F811
-    context: GuiContext,
+    context: WindowContext,
 ) -> None:
     hold = engine.slurm_submit("lab", task("hold", "sleep 60"))
     deadline = time.monotonic() + 30
