@@ -60,7 +60,7 @@ start_munge() {
   chown munge:munge /etc/munge/munge.key
   chmod 0400 /etc/munge/munge.key
   if ! munge -n >/dev/null 2>&1; then
-    runuser -u munge -- /usr/sbin/munged --force
+    runuser -u munge -- /usr/sbin/munged --force 9>&-  # not the start lock: a daemon would hold it
     for _ in $(seq 50); do munge -n >/dev/null 2>&1 && return 0; sleep 0.1; done
     say "munged did not start"
     return 1
@@ -140,9 +140,9 @@ start() {
   users
   start_munge
   write_conf
-  alive "$DIR/slurmctld.pid" || slurmctld -f "$CONF"
+  alive "$DIR/slurmctld.pid" || slurmctld -f "$CONF" 9>&-
   for node in n1 n2; do
-    alive "$DIR/slurmd-$node.pid" || slurmd -f "$CONF" -N "$node"
+    alive "$DIR/slurmd-$node.pid" || slurmd -f "$CONF" -N "$node" 9>&-
   done
   for _ in $(seq 150); do
     if running; then
