@@ -625,13 +625,12 @@ def wait_from_running(
             holds.setdefault(name, []).append((job.left_s, job.gpus_per_node))
     ready: list[float] = []
     for node in part.nodes:
-        state = node.state.rstrip("*~#!%$@^-")
-        if node.gpus < per_node or any(t in state for t in _TROUBLE) or node.state.endswith("*"):
+        if node.gpus < per_node or not node.usable:
             continue
         free, used = node.free_gpus, node.gpus_used
         when = 0.0 if free >= per_node else float("inf")
         for left, gpus in sorted(holds.get(node.name, ()), key=lambda h: h[0]):
-            if when == 0.0:
+            if when < float("inf"):
                 break
             freed = used if gpus is None else min(gpus, used)
             free, used = free + freed, used - freed
