@@ -69,10 +69,13 @@ EFFECTS = {
     "slurm_cancel_card": Effect.READ,
     "slurm_gpu_samples": Effect.READ,
     "slurm_jobs": Effect.READ,
+    "slurm_launch": Effect.EXEC,  # issue 33 (a33): the agents' submit, through its card
     "slurm_limits": Effect.READ,
     "slurm_logs": Effect.READ,
     "slurm_queue": Effect.READ,
+    "slurm_sites": Effect.READ,
     "slurm_submit": Effect.EXEC,
+    "slurm_submit_card": Effect.READ,
     "spend": Effect.READ,
     "ssh_config": Effect.EXEC,
     "ssh_public_key": Effect.READ,

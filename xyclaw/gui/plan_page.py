@@ -68,7 +68,7 @@ from xyclaw.gui.plan_report import (
 from xyclaw.gui.rent_flow import RentFlow
 from xyclaw.gui.widgets import html_text, plain_label, plain_tip, weak_slot
 from xyclaw.planner import PlanRequest, RequestError, Task
-from xyclaw.planner.report import worded_reasons
+from xyclaw.planner.report import side_by_side, starts_text, worded_reasons
 from xyclaw.planner.rules import size_label
 from xyclaw.wording import display
 
@@ -115,6 +115,7 @@ COLUMNS = (
     "Per card-h",
     "Time",
     "Cost",
+    "Starts",  # issue 33: now, or a Slurm partition's wait
     "GiB/GPU",
     "Util",
     "",
@@ -129,6 +130,7 @@ HEADERS = {
     "Per card-h": QT_TRANSLATE_NOOP("PlanPage", "Per card-h"),
     "Time": QT_TRANSLATE_NOOP("PlanPage", "Time"),
     "Cost": QT_TRANSLATE_NOOP("PlanPage", "Cost"),
+    "Starts": QT_TRANSLATE_NOOP("PlanPage", "Starts"),
     "GiB/GPU": QT_TRANSLATE_NOOP("PlanPage", "GiB/GPU"),
     "Util": QT_TRANSLATE_NOOP("PlanPage", "Util"),
     "Why it does not fit": QT_TRANSLATE_NOOP("PlanPage", "Why it does not fit"),
@@ -861,6 +863,9 @@ class PlanPage(QWidget):
                 "all {n} shapes break a limit"
             ).format(n=result.considered)
             head = self.tr("{plan}: nothing fits: {why}.").format(plan=plan, why=html_text(why))
+        compared = side_by_side(result.options[:50], message_language()) if total else None
+        if compared:  # a Slurm partition beside a rental (issue 33): the lab's or the cloud's
+            head += f"<br>{html_text(compared)}"
         self.summary.setText(f"{head}<br><span>{html_text(request_text(request))}</span>")
         outcome = view.outcome
         notes = [worded(n) for n in outcome.notes_said] if outcome.notes_said else outcome.notes
@@ -942,6 +947,7 @@ class PlanPage(QWidget):
                 _item(format_amount(o.price_micro, o.currency), right=True, tip=tip),
                 _item(hours_text(o.seconds), right=True, tip=tip),
                 _item(format_amount(o.cost_micro, o.currency), right=True, tip=tip),
+                _item(starts_text(o, message_language()), tip=tip),
                 _item(i18n.number(o.memory_per_gpu_gb, 1), right=True, tip=tip),
                 _item(f"{o.utilization:.0%}", right=True, tip=tip),
             ]
