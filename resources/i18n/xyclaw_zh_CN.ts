@@ -502,6 +502,18 @@
         <translation>参数：{args}</translation>
     </message>
     <message>
+        <source>starts now</source>
+        <translation>现在开始</translation>
+    </message>
+    <message>
+        <source>queued, wait unknown</source>
+        <translation>排队中，等待时间未知</translation>
+    </message>
+    <message>
+        <source>starts in ~{n} min</source>
+        <translation>约 {n} 分钟后开始</translation>
+    </message>
+    <message>
         <source>{price} per GPU-hour</source>
         <translation>每 GPU 小时 {price}</translation>
     </message>
