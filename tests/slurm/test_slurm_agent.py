@@ -86,3 +86,22 @@ def test_run_this_on_the_lab_cluster_is_a_card_and_the_yes_submits_what_it_showe
     assert row["site"] == "lab" and row["partition"] == "gpu"
     assert row["free_gpus"] in (8, 16)  # 8 once the submitted job holds its node
     assert "lab/gpu" in answer.summary
+
+
+def test_xyclaw_plan_prints_when_each_option_starts_and_the_comparison(
+    login_node: tuple[LoginNode, Path], make_jobs: object
+) -> None:
+    from tests.slurm.test_slurm_cli import xyclaw
+
+    configure(login_node[0])
+    done = xyclaw("plan", "--task", "finetune-lora", "--model-size", "7B", "--tokens", "1B",
+                  "--gpus", "16", "--gpu", "A800", "--no-memory")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "side by side: lab's 16 A800 now for 0.00 CNY, or sim's 16 A800 now for " in (
+        done.stdout
+    ), done.stdout
+    header = next(line for line in done.stdout.splitlines() if line.lstrip().startswith("#"))
+    assert header.rstrip().endswith("starts")
+    assert any(
+        "lab/gpu" in line and line.rstrip().endswith("now") for line in done.stdout.splitlines()
+    )
