@@ -40,6 +40,20 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "每次损失上次复制的检查点之后的工作（规格：spot: true）",
     ),
     "plan_rejected": ("rejected", "不满足"),
+    # issue 33: a Slurm partition beside rented offers, when each would start
+    "col_starts": ("starts", "开始"),
+    "plan_starts_now": ("now", "现在"),
+    "plan_starts_wait": ("~{minutes} min", "约 {minutes} 分钟"),
+    "plan_starts_unknown": ("queued", "排队"),
+    "plan_when_now": ("now", "现在就能跑"),
+    "plan_when_wait": ("in about {minutes} min", "约 {minutes} 分钟后开始"),
+    "plan_when_unknown": ("after a wait the site does not say", "要排队，集群没说多久"),
+    "plan_side_by_side": (
+        "side by side: {queue_provider}'s {queue_gpus} {queue_gpu} {queue_when} for"
+        " {queue_cost}, or {rent_provider}'s {rent_gpus} {rent_gpu} now for {rent_cost}",
+        "对比：{queue_provider} 的 {queue_gpus} 张 {queue_gpu} {queue_when}，费用 {queue_cost}；"
+        "或 {rent_provider} 的 {rent_gpus} 张 {rent_gpu} 现在就能用，费用 {rent_cost}",
+    ),
     "col_gpu": ("GPU", "GPU"),
     "col_cards": ("cards", "卡数"),
     "col_fabric": ("fabric", "网络"),
@@ -260,6 +274,12 @@ REASONS_ZH: dict[str, str] = {
     "host/community": "{provider}：{host}；社区主机的所有者不是平台：尽量不要向它发送密钥",
     "assumed-tokens": "按 {tokens} 训练 token 估算；可用 --tokens 指定",
     "assumed-rate": "按 {rate} req/s 估算；可用 --rate 指定",
+    # issue 33: a Slurm partition's queue
+    "queue/now": "分区 {partition}：{free} 张卡空闲，现在就能跑",
+    "queue/wait": (
+        "分区 {partition}：需要 {gpus} 张卡，空闲 {free} 张；Slurm 预计约 {minutes} 分钟后开始"
+    ),
+    "queue/unknown": "分区 {partition}：需要 {gpus} 张卡，空闲 {free} 张；集群没说要排多久",
 }
 
 

@@ -71,6 +71,7 @@ EFFECTS = {
     "slurm_cancel_card": Effect.READ,
     "slurm_gpu_samples": Effect.READ,
     "slurm_jobs": Effect.READ,
+    "slurm_launch": Effect.EXEC,  # issue 33 (a33): the agents' submit, through its card
     "slurm_limits": Effect.READ,
     "slurm_follow": Effect.READ,
     "slurm_logs": Effect.READ,
@@ -78,6 +79,7 @@ EFFECTS = {
     "slurm_queue": Effect.READ,
     "slurm_sites": Effect.READ,
     "slurm_submit": Effect.EXEC,
+    "slurm_submit_card": Effect.READ,
     "spend": Effect.READ,
     "ssh_config": Effect.EXEC,
     "ssh_public_key": Effect.READ,

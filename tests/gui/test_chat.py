@@ -353,3 +353,14 @@ def test_a_single_node_option_or_quote_says_single_node_not_none(qtbot: QtBot) -
     assert "NVLink" in fabric_tip("none") and fabric_text(None) == "single node"
     quote["fabric"] = "roce-100"
     assert dict(approval_facts(request))["Where"] == "sim · Xiamen · fabric roce-100"
+
+
+def test_a_slurm_partitions_option_says_when_it_starts_after_its_hours() -> None:
+    from xyclaw.gui.chat.blocks import PLAN_COLUMNS, _option_cells
+
+    hours = PLAN_COLUMNS.index("Hours")
+    lab = {"option": 1, "gpus": 16, "gpu": "A800", "hours": 7.5, "queued": True}
+    assert _option_cells(0, {**lab, "wait_s": 2400})[hours] == "7.5 · starts in ~40 min"
+    assert _option_cells(0, {**lab, "wait_s": 0, "runs_now": True})[hours] == "7.5 · starts now"
+    assert _option_cells(0, {**lab, "wait_s": None})[hours] == "7.5 · queued, wait unknown"
+    assert _option_cells(0, {"option": 2, "hours": 1.4})[hours] == "1.4"  # a rental

@@ -178,3 +178,56 @@ def test_a_changed_host_key_is_refused_and_both_fingerprints_are_shown(
     assert "HostKeyChangedError" not in page.error.text()
     with pytest.raises(HostKeyChangedError):
         pool.run(spec_for(sshd, keys.client_path, "gpu1"), "true")
+
+
+def test_a_2fa_login_is_asked_in_the_window_hidden_and_the_code_is_not_kept(
+    qtbot: QtBot,
+    make_window: MakeWindow,
+    local_engine: Engine,
+    tmp_path: Path,
+    keys: Keys,
+    known: KnownHosts,
+) -> None:
+    from PySide6.QtWidgets import QDialogButtonBox, QLineEdit
+
+    from tests.remote.otp_sshd import OtpSshd, otp_unavailable
+
+    why = otp_unavailable()
+    if why:
+        pytest.skip(why)
+    server = OtpSshd(tmp_path / "otp", [keys.client]).start()
+    assert isinstance(server, OtpSshd)
+    try:
+        server.add_code("662607")
+        known.add("127.0.0.1", server.port, server.host_key, persist=False)
+        page = clusters_page(make_window, local_engine)
+        prompter = page.prompter
+        pool = SshPool(
+            TEST_SETTINGS,
+            known,
+            trust_new_host=prompter,
+            answer_prompts=prompter.answer_prompts,
+            use_agent=False,
+            default_identities=(),
+            ssh_config_path=tmp_path / "ssh_config",
+            connect_attempts=1,
+        )
+        spec = spec_for(server, keys.client_path, "login")
+        thread, out = in_thread(lambda: [pool.run(spec, "echo one"), pool.run(spec, "echo two")])
+
+        wait_for(qtbot, prompter.pending_logins, timeout=15000)
+        [login] = prompter.pending_logins()
+        assert login.dialog.isVisible() and thread.is_alive()
+        [field] = login.fields
+        assert field.echoMode() == QLineEdit.EchoMode.Password
+        qtbot.keyClicks(field, "662607")
+        ok = login.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+        thread.join(20)
+
+        assert [r.stdout for r in out["result"]] == ["one\n", "two\n"]  # one login, asked once
+        assert field.text() == "" and prompter.pending_logins() == []
+        assert server.unused_codes() == []
+        pool.close()
+    finally:
+        server.stop()

@@ -280,3 +280,32 @@ def test_saved_report_holds_the_options_the_chart_and_the_fabric_reasoning(
     assert "marketing" in assumptions
     request = PlanRequest.parse(**PRETRAIN_16)
     assert not request.tokens_assumed and "assumed (" not in assumptions
+
+
+def test_a_slurm_partition_says_when_it_starts_beside_a_rental(
+    qtbot: QtBot, make_window: MakeWindow, local_engine: Engine
+) -> None:
+    """Issue 33: a full partition of the lab's Slurm cluster is an option with its wait, in a
+    Starts column beside cost and time, and the summary compares it with the best rental."""
+    from tests.planner.test_plan_queue import partition, rented
+    from xyclaw.gui.plan_page import PlanView
+
+    ctl = make_window(local_engine)
+    page = plan_page(ctl)
+    request = PlanRequest.parse(
+        task="finetune-lora", model_size="7B", tokens="1B", gpus="16", currency="USD"
+    )
+    outcome = local_engine.plan(
+        request,
+        providers=[],
+        extra_offers=[partition(3, ((1, 0), (2, 2400))), *rented()],
+        use_memory=False,
+    )
+    page.show_plan(PlanView.of(outcome))
+    rows = range(page.table.rowCount())
+    starts = {page.option_cell(r, "Where"): page.option_cell(r, "Starts") for r in rows}
+    assert starts == {"lab · gpu": "~40 min", "lambda · us-east-1": "now"}
+    summary = html.unescape(page.summary.text())
+    assert "side by side: lab's 16 A800 in about 40 min for 0.00 USD, or lambda's 16 H100 now" in (
+        summary
+    )

@@ -84,6 +84,8 @@ class Sshd:
         self.log_level = log_level
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
+        #: the program started: sshd itself, or a link to it (see tests/remote/otp_sshd.py)
+        self.binary = SSHD
 
     @property
     def pid(self) -> int | None:
@@ -136,7 +138,7 @@ LogLevel {self.log_level}
             config = self._write_config()
             with self.log_path.open("ab") as log:
                 self.proc = subprocess.Popen(
-                    [str(SSHD), "-D", "-e", "-f", str(config)],
+                    [str(self.binary), "-D", "-e", "-f", str(config)],
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=log,

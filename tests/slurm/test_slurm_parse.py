@@ -194,3 +194,30 @@ def test_sampler_lines_become_instants_in_utc_and_queue_states_read_as_any_clust
         "ending",
     ]
     assert {queue_state(s) for s in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT")} == {"ended"}
+
+
+def test_a_full_partition_waits_until_enough_running_jobs_end() -> None:
+    from xyclaw.providers.slurm import (
+        Partition,
+        SlurmNode,
+        parse_running,
+        wait_from_running,
+    )
+
+    def node(name: str, used: int, state: str = "mixed") -> SlurmNode:
+        return SlurmNode(name, "gpu", state, "a800", 8, used)
+
+    part = Partition("gpu", (node("n1", 8, "allocated"), node("n2", 5)), 60, 10)
+    running = parse_running(
+        "gpu|10:00|n[1-2]|gres:gpu:3\n"  # 10 min left, 3 GPUs on each node
+        "gpu|40:00|n1|gres/gpu:5\n"  # 40 min left (25.x spells it gres/gpu)
+        "gpu|UNLIMITED|n2|N/A\n"  # no limit, GPUs not said
+    )
+    assert running[0].nodes == ("n1", "n2") and running[0].left_s == 600
+    assert running[1].gpus_per_node == 5 and running[2].left_s == float("inf")
+    assert wait_from_running(part, running, 1, 3) == 0  # n2 has 3 free now
+    assert wait_from_running(part, running, 1, 6) == 600  # n2 at 10 min: 3 + 3 free
+    assert wait_from_running(part, running, 2, 6) == 2400  # n1 needs the 40-min job to end
+    assert wait_from_running(part, running, 2, 8) is None  # n2's unlimited job holds 2
+    down = Partition("gpu", (node("n1", 0, "down*"), node("n2", 0)), 60, 10)
+    assert wait_from_running(down, [], 2, 8) is None and wait_from_running(down, [], 1, 8) == 0

@@ -1055,6 +1055,90 @@ def _launch(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOu
     return _output({"job": jsonable(result)}, said("agent.done.launched", job=str(name)))
 
 
+# -- issue 33, helper a33: a lab's Slurm cluster -----------------------------------------------
+def _slurm_launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
+    """The card: the site, partition and shape, the spec and the exact sbatch line; the yes
+    binds them (the Engine refuses a spec, partition or site changed since)."""
+    card = ctx.engine.slurm_submit_card(
+        args.get("site") or None,
+        str(args["spec"]),
+        partition=args.get("partition") or None,
+        asked_by=ctx.asked_by,
+    )
+    inputs = card.inputs
+    site = str(card.ref)
+    return _gate(
+        ctx,
+        said(
+            "agent.card_slurm_launch",
+            spec=str(inputs.get("spec")),
+            site=site,
+            partition=str(inputs.get("partition")),
+            nodes=inputs.get("nodes"),
+            gpus=inputs.get("gpus_per_node"),
+        ),
+        {
+            "spec": inputs.get("spec"),
+            "site": site,
+            "partition": inputs.get("partition"),
+            "command": card.command,
+        },
+        action=card.to_json(),
+    )
+
+
+def _slurm_launch(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
+    action = approved_action(gate, "slurm_launch")
+    spec = str(action.inputs.get("spec") or args["spec"])  # the spec the card named
+    ctx.progress(f"submitting {spec} to {action.ref}")
+    view = ctx.engine.slurm_launch(str(action.ref), spec, approved=action)
+    return _output(
+        {"job": jsonable(view)},
+        said(
+            "agent.done.slurm_submitted",
+            job=str(view.job_id),
+            site=str(action.ref),
+            partition=str(view.partition),
+        ),
+    )
+
+
+def _slurm_shape(args: dict[str, Any]) -> tuple[int, int]:
+    """(nodes, GPUs per node) from the request: "8 A100s" is one node of 8 where nodes hold
+    8, 16 is two such nodes."""
+    nodes = int(args.get("nodes") or 0)
+    per_node = int(args.get("gpus_per_node") or 0)
+    gpus = int(args.get("gpus") or 0)
+    if nodes and per_node:
+        return nodes, per_node
+    if gpus and nodes:
+        return nodes, -(-gpus // nodes)
+    if gpus:
+        nodes = max(1, -(-gpus // 8))
+        return nodes, -(-gpus // nodes)
+    return max(1, nodes), per_node
+
+
+def _slurm_queue(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
+    nodes, per_node = _slurm_shape(args)
+    sites = [str(args["site"])] if args.get("site") else list(ctx.engine.slurm_sites())
+    rows: list[dict[str, Any]] = []
+    for site in sites:
+        for wait in ctx.engine.slurm_queue(
+            site, nodes=nodes, gpus_per_node=per_node, gpu=args.get("gpu") or None
+        ):
+            rows.append({"site": site, **jsonable(wait), "words": wait.words})
+    waits: list[Figure] = [f"{r['site']}/{r['partition']}: {r['words']}" for r in rows]
+    return _output(
+        {"nodes": nodes, "gpus_per_node": per_node, "gpu": args.get("gpu"), "waits": rows},
+        said(
+            "agent.done.slurm_queue",
+            sites=", ".join(sites) or "-",
+            waits=joined(waits),
+        ),
+    )
+
+
 # -- the catalogue ----------------------------------------------------------------------------
 def _catalogue() -> list[ToolSpec]:
     E = Effect
@@ -1303,6 +1387,42 @@ def _catalogue() -> list[ToolSpec]:
             ("track_record",),
             _track_record,
         ),
+        # issue 33, helper a33: a lab's Slurm cluster ("run this on the lab cluster", "how
+        # long is the queue for 8 A100s")
+        ToolSpec(
+            "slurm_launch",
+            E.EXEC,
+            "Submit a job spec (a file or a bundled sample's name) to a lab's Slurm cluster from"
+            " hosts.toml, through its own scheduler (sbatch); asks the user first.",
+            _obj(
+                {
+                    "spec": _s("the job spec: a YAML path or a bundled sample's name"),
+                    "site": _s("the Slurm cluster's name in hosts.toml (the only one if omitted)"),
+                    "partition": _s("a partition (else the first that has the GPUs)"),
+                },
+                ("spec",),
+            ),
+            ("slurm_submit_card", "slurm_launch"),
+            _slurm_launch,
+            _slurm_launch_gate,
+        ),
+        ToolSpec(
+            "slurm_queue",
+            E.READ,
+            "How long a shape would wait in each partition of the lab's Slurm clusters, with"
+            " the GPUs free now (Slurm's own estimate; nothing is submitted).",
+            _obj(
+                {
+                    "gpus": _n("GPUs in all", "integer"),
+                    "gpu": _s("a GPU model, e.g. A100-80G"),
+                    "nodes": _n("nodes (with gpus_per_node)", "integer"),
+                    "gpus_per_node": _n("GPUs on each node", "integer"),
+                    "site": _s("the Slurm cluster's name (every one if omitted)"),
+                }
+            ),
+            ("slurm_sites", "slurm_queue"),
+            _slurm_queue,
+        ),
     ]
 
 
@@ -1325,6 +1445,8 @@ TOOL_NAMES = (
     "history",
     "alerts",
     "track_record",  # issue 36
+    "slurm_launch",  # issue 33 (a33)
+    "slurm_queue",  # issue 33 (a33)
 )
 
 

@@ -95,6 +95,20 @@ class Offer:
     # them so, and how often it takes them back (preemptions a day); never prices a plan
     spot_price_micro: int | None = None
     spot_preemptions_per_day: float | None = None
+    # issue 33: a scheduler's partition (Slurm), not a rental. Its free GPUs now are
+    # ``available_gpus``; a shape that needs more waits in the queue instead of being
+    # refused: (node count, expected wait in seconds, None when the site does not say).
+    # Empty for every offer that is rented.
+    queue_waits: tuple[tuple[int, int | None], ...] = field(default=(), compare=False)
+
+    @property
+    def queued(self) -> bool:
+        """A scheduler's partition: full now means a wait, not a refusal."""
+        return bool(self.queue_waits)
+
+    def queue_wait_s(self, nodes: int) -> int | None:
+        """The expected wait for ``nodes`` nodes (0: runs now; None: unknown)."""
+        return dict(self.queue_waits).get(nodes)
 
     def __post_init__(self) -> None:
         if not self.provider or not self.offer_id or not self.region or not self.gpu:

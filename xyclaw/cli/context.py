@@ -59,15 +59,19 @@ class CliContext:
         """The engine, built on first use with the real parts and closed at exit.
 
         ``trust_new_host`` (the desktop app's host-key prompt) only counts on that first use;
-        without it the terminal's question is used (see :meth:`trust`).
+        without it the terminal's question is used (see :meth:`trust`). The same prompt
+        answers a login's keyboard-interactive questions (2FA) where it has
+        ``answer_prompts``; one without (the MCP server's refusal) answers none.
         """
         if self._engine is None:
             from xyclaw.engine.compose import build_engine
 
+            trust = trust_new_host or self.trust()
             self._engine = build_engine(
                 self.paths,
                 self.config,
-                trust_new_host=trust_new_host or self.trust(),
+                trust_new_host=trust,
+                answer_prompts=getattr(trust, "answer_prompts", None),
                 store=self.store(),
             )
             self._closers.append(self._engine.close)

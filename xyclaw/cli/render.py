@@ -299,6 +299,11 @@ def print_plan(
     con.print(Text(lines[1], style="dim"))
     if result.options:
         shown = result.options if limit is None else result.options[:limit]
+        from xyclaw.planner.report import side_by_side
+
+        compared = side_by_side(result.options[:50], language)
+        if compared:  # a Slurm partition beside a rental (issue 33)
+            con.print(Text(display.line(compared), style="bold"))
         con.print(_plan_table(shown, language))
         _print_reasons(
             con, [(n, reasons_line(o, language)) for n, o in _numbered(shown)], language=language
@@ -324,7 +329,10 @@ def _plan_table(items: Sequence[PlanOption | RejectedOption], language: str = "e
 
     from xyclaw.catalog.money import format_amount
     from xyclaw.messages import text
+    from xyclaw.planner.report import starts_text
 
+    # issue 33: when each option starts, where a Slurm partition is among them
+    starts = any(getattr(i, "queued", False) for i in items)
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
     for header, right in (
         ("#", True),
@@ -337,10 +345,13 @@ def _plan_table(items: Sequence[PlanOption | RejectedOption], language: str = "e
         (text(language, "col_cost"), True),
         ("GiB/GPU", True),
         ("util", True),
+        *([(text(language, "col_starts"), False)] if starts else []),
     ):
         table.add_column(header, justify="right" if right else "left", no_wrap=True)
     for number, item in _numbered(items):
         hours, cost, utilization = item.hours, item.cost_micro, item.utilization
+        queued = starts and getattr(item, "queued", None) is not None
+        start = [starts_text(item, language)] if queued else []
         table.add_row(
             str(number),
             f"[bold]{_escape(item.gpu)}[/]",
@@ -352,6 +363,7 @@ def _plan_table(items: Sequence[PlanOption | RejectedOption], language: str = "e
             "-" if cost is None else f"[bold]{format_amount(cost, item.currency)}[/]",
             f"{item.memory_per_gpu_bytes / (1 << 30):.1f}",
             "-" if utilization is None else f"{utilization:.0%}",
+            *start,
         )
     return table
 

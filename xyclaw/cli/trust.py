@@ -5,6 +5,12 @@ before XyClaw logs in; ``--trust-new-host`` accepts new keys in scripts (each
 is still printed); with neither, the connection is refused with the exact
 commands that accept the key. A changed key is never asked about: it is
 refused by :class:`~xyclaw.remote.KnownHosts` whatever this says.
+
+A keyboard-interactive login (a lab's 2FA: a one-time code after the key) is asked the
+same way, by :meth:`TerminalTrust.answer_prompts`: the server's questions, shown as the
+remote's text, answered at the terminal (hidden unless the server asks to echo). The answers
+go to the SSH server only: never kept, logged or printed. Not at a terminal, nobody is asked
+and the login is refused with what to do.
 """
 
 from __future__ import annotations
@@ -123,6 +129,62 @@ class TerminalTrust:
             print("Trust this host and connect? [y/N] ", end="", file=self.err, flush=True)
             line = _read_line(self.stdin)
         return line.strip().lower() in ("y", "yes")
+
+    def answer_prompts(
+        self, host: str, title: str, instructions: str, prompts: list[tuple[str, bool]]
+    ) -> list[str] | None:
+        """The ``answer_prompts`` callback: a login's questions (2FA) asked at the terminal;
+        None (declined) when not at one or on end of input. Nothing of the answers is kept."""
+        from xyclaw.wording import display
+
+        host = self._label(host)
+        with _ASKING:
+            if not _is_terminal(self.stdin):
+                print(
+                    f"xyclaw: {host} asks a login question (keyboard-interactive, e.g. 2FA);"
+                    " not at a terminal, so nobody was asked: run the command at a terminal,"
+                    " or log in with a key the server takes alone",
+                    file=self.err,
+                    flush=True,
+                )
+                return None
+            from xyclaw.cli.progress import paused
+
+            answers: list[str] = []
+            with paused():
+                print(f"\n{host} asks you to log in:", file=self.err, flush=True)
+                for said in (title, instructions):
+                    if said.strip():
+                        print("  " + display.text(said.strip()), file=self.err, flush=True)
+                for prompt, echo in prompts:
+                    shown = display.line(prompt.strip()) or "answer"
+                    print(f"  {shown} ", end="", file=self.err, flush=True)
+                    answer = _read_line(self.stdin) if echo else _read_hidden(self.stdin)
+                    if not echo:
+                        print(file=self.err, flush=True)  # the Enter the user typed
+                    if not answer:  # end of input or Ctrl-C: declined
+                        return None
+                    answers.append(answer.rstrip("\r\n"))
+            return answers
+
+
+def _read_hidden(stream: IO[str]) -> str:
+    """A line typed without echo (a one-time code); "" on end of input or Ctrl-C."""
+    import termios
+
+    try:
+        fd = stream.fileno()
+        old = termios.tcgetattr(fd)
+    except (OSError, ValueError, AttributeError, termios.error):
+        return _read_line(stream)
+    new = termios.tcgetattr(fd)
+    new[3] &= ~termios.ECHO
+    try:
+        termios.tcsetattr(fd, termios.TCSADRAIN, new)
+        line = _read_line(stream)
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+    return line
 
 
 def _is_terminal(stream: IO[str]) -> bool:

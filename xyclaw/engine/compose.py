@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from xyclaw.jobs.service import JobService
     from xyclaw.jobs.ssh_config import SshAliases
     from xyclaw.providers.slurm import SlurmSite
-    from xyclaw.remote import KnownHosts, SshPool, TrustNewHost
+    from xyclaw.remote import AnswerPrompts, KnownHosts, SshPool, TrustNewHost
     from xyclaw.remote.node_access import NodeAccess
     from xyclaw.telemetry.service import TelemetryService
     from xyclaw.tuning.runner import MeasureSettings
@@ -61,8 +61,16 @@ def sim_provider(paths: AppPaths, config: Config) -> Provider:
     return provider
 
 
-def default_registry(paths: AppPaths, config: Config) -> ProviderRegistry:
-    """The simulated cloud, your own hosts and this machine; each built when first used."""
+def default_registry(
+    paths: AppPaths,
+    config: Config,
+    *,
+    trust_new_host: TrustNewHost | None = None,
+    answer_prompts: AnswerPrompts | None = None,
+) -> ProviderRegistry:
+    """The simulated cloud, your own hosts and this machine; each built when first used.
+    A Slurm site's login node asks the face's questions (an unknown host key, a 2FA code)
+    through ``trust_new_host`` and ``answer_prompts``."""
 
     def own_hosts() -> Provider:
         from xyclaw.providers.own_hosts import OwnHostsProvider
@@ -78,11 +86,17 @@ def default_registry(paths: AppPaths, config: Config) -> ProviderRegistry:
     registry.register("sim", lambda: sim_provider(paths, config))
     registry.register("ssh", own_hosts)
     registry.register("local", local)
-    _register_slurm_sites(registry, paths, config)
+    _register_slurm_sites(registry, paths, config, trust_new_host, answer_prompts)
     return registry
 
 
-def _register_slurm_sites(registry: ProviderRegistry, paths: AppPaths, config: Config) -> None:
+def _register_slurm_sites(
+    registry: ProviderRegistry,
+    paths: AppPaths,
+    config: Config,
+    trust_new_host: TrustNewHost | None = None,
+    answer_prompts: AnswerPrompts | None = None,
+) -> None:
     """Each [[slurm]] table of hosts.toml as a provider named after it (issue 33), reached
     over SSH at its login node with one pooled connection. A hosts.toml that does not read
     registers none (`xyclaw doctor` says why)."""
@@ -97,16 +111,37 @@ def _register_slurm_sites(registry: ProviderRegistry, paths: AppPaths, config: C
         if site.name in registry.names:
             logging.getLogger(__name__).warning("Slurm site %s: the name is taken", site.name)
             continue
-        registry.register(site.name, functools.partial(slurm_provider, paths, config, site))
+        registry.register(
+            site.name,
+            functools.partial(
+                slurm_provider,
+                paths,
+                config,
+                site,
+                trust_new_host=trust_new_host,
+                answer_prompts=answer_prompts,
+            ),
+        )
 
 
-def slurm_provider(paths: AppPaths, config: Config, site: SlurmSite) -> Provider:
+def slurm_provider(
+    paths: AppPaths,
+    config: Config,
+    site: SlurmSite,
+    *,
+    trust_new_host: TrustNewHost | None = None,
+    answer_prompts: AnswerPrompts | None = None,
+) -> Provider:
     """A Slurm site's provider: Slurm's commands over SSH as the engine connects (XyClaw's
-    key, ~/.ssh/config with its jump hosts, stored passwords, both known-hosts files)."""
+    key, ~/.ssh/config with its jump hosts, stored passwords, both known-hosts files). One
+    pooled connection carries every command, so a 2FA login (keyboard-interactive, answered
+    by the user through ``answer_prompts``) is asked once, and again only after it drops."""
     from xyclaw.providers.slurm import ShellResult, SlurmClient, SlurmProvider
 
     secrets = SecretStore.deferred(config.secrets.backend, paths.secrets_file)
-    pool = ssh_pool(paths, config, secrets)
+    pool = ssh_pool(
+        paths, config, secrets, trust_new_host=trust_new_host, answer_prompts=answer_prompts
+    )
 
     def shell(command: str, timeout: float) -> ShellResult:
         result = pool.run(site.login, command, timeout=timeout)
@@ -166,6 +201,7 @@ def ssh_pool(
     trust_new_host: TrustNewHost | None = None,
     connect_attempts: int = 3,
     log_in: bool = True,
+    answer_prompts: AnswerPrompts | None = None,
 ) -> SshPool:
     """SSH as the engine does it (XyClaw's key, ~/.ssh/config, stored passwords, both
     known-hosts files); ``xyclaw hosts`` uses it too, so a test connects as ``up`` would.
@@ -182,6 +218,7 @@ def ssh_pool(
         ssh_config_path=Path.home() / ".ssh" / "config",
         client_keys=keys,
         connect_attempts=connect_attempts,
+        answer_prompts=answer_prompts,
     )
 
 
@@ -207,6 +244,7 @@ def build_engine(
     *,
     providers: ProviderRegistry | None = None,
     trust_new_host: TrustNewHost | None = None,
+    answer_prompts: AnswerPrompts | None = None,
     clock: Callable[[], float] = time.time,
     timeouts: Timeouts | None = None,
     measure: MeasureSettings | None = None,
@@ -220,6 +258,7 @@ def build_engine(
         config,
         providers=providers,
         trust_new_host=trust_new_host,
+        answer_prompts=answer_prompts,
         clock=clock,
         timeouts=timeouts,
         measure=measure,
@@ -235,6 +274,7 @@ def compose(
     *,
     providers: ProviderRegistry | None = None,
     trust_new_host: TrustNewHost | None = None,
+    answer_prompts: AnswerPrompts | None = None,
     clock: Callable[[], float] = time.time,
     timeouts: Timeouts | None = None,
     measure: MeasureSettings | None = None,
@@ -274,7 +314,9 @@ def compose(
         if registry is None:
             from xyclaw.providers.real import register_real_providers
 
-            registry = default_registry(paths, config)
+            registry = default_registry(
+                paths, config, trust_new_host=trust_new_host, answer_prompts=answer_prompts
+            )
             register_real_providers(registry, secrets=secrets, paths=paths, config=config)
         rents = registry
 
@@ -296,7 +338,13 @@ def compose(
         def build_access() -> NodeAccess:
             from xyclaw.remote.node_access import NodeAccess
 
-            pool = ssh_pool(paths, config, secrets, trust_new_host=trust_new_host)
+            pool = ssh_pool(
+                paths,
+                config,
+                secrets,
+                trust_new_host=trust_new_host,
+                answer_prompts=answer_prompts,
+            )
             return NodeAccess(pool, max_parallel=config.ssh.max_parallel, cluster_keys=cluster_keys)
 
         access = Lazy(build_access)

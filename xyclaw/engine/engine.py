@@ -272,7 +272,8 @@ class Engine:
         offers: list[Offer] = list(extra_offers)
         notes: list[Said] = []
         source = "live"
-        for name in providers if providers is not None else ("sim",):
+        # issue 33: with no provider named, the Slurm sites' partitions beside the rentals
+        for name in providers if providers is not None else ("sim", *self._plan_slurm_sites()):
             try:
                 offers += self._providers.get(name).offers()
                 left_out = self.offers_left_out(name)
@@ -2371,6 +2372,77 @@ class Engine:
             if env:
                 return env
         return {}
+
+    # -- issue 33, helper a33: Slurm sites in plans and for the agents ---------------------------
+    # (slurm_sites is b33's, above: the names of hosts.toml's [[slurm]] tables, [] when it
+    # does not read)
+    def _plan_slurm_sites(self) -> list[str]:
+        """The Slurm sites a plan asks (none when hosts.toml does not read: doctor says why)."""
+        try:
+            return self.slurm_sites()
+        except XyclawError:
+            return []
+
+    def _slurm_site(self, site: str | None) -> str:
+        """The site named, or the only one there is (a request that names none)."""
+        sites = self.slurm_sites()
+        if site:
+            return site
+        if len(sites) == 1:
+            return sites[0]
+        raise UsageError(
+            "which Slurm cluster? " + (", ".join(sites) if sites else "none is set up"),
+            hint="name one of them"
+            if sites
+            else "add a [[slurm]] table to hosts.toml (docs/slurm.md)",
+        )
+
+    @effect(Effect.READ)
+    def slurm_submit_card(
+        self,
+        site: str | None,
+        spec: str,
+        *,
+        partition: str | None = None,
+        asked_by: str = "agent",
+    ) -> Action:
+        """The approval card for submitting a job spec (a file or a sample's name) to a Slurm
+        site with ``sbatch``: the site, partition, shape and exact command (changes nothing)."""
+        from xyclaw.engine.slurm import submit_card
+
+        ref = self.resolve_spec(spec)
+        return submit_card(
+            self._slurm(self._slurm_site(site)),
+            ref,
+            self._job_spec(ref, on_cluster=True),
+            _file_digest(ref),
+            partition,
+            Asker(asked_by),
+        )
+
+    @effect(Effect.EXEC)
+    def slurm_launch(self, site: str | None, spec: str, *, approved: Action) -> SlurmJobView:
+        """Submit the spec the approved card names, as it named it; refused, submitting
+        nothing, when the spec file, the partition or the site changed since the card."""
+        from xyclaw.engine.slurm import submit_approved
+
+        name = self._slurm_site(site)
+        ref = self.resolve_spec(spec)
+        view = submit_approved(
+            self._slurm(name),
+            approved,
+            ref,
+            self._job_spec(ref, on_cluster=True),
+            _file_digest(ref),
+        )
+        self._bus.publish(
+            Notice(
+                severity="info",
+                kind="slurm_job",
+                message=f"job {view.job_id} submitted to {name} (partition {view.partition})",
+            )
+        )
+        return view
 
 
 def _display_to_micros(value: Any) -> int | None:

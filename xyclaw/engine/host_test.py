@@ -94,6 +94,7 @@ class HostTester:
             client_keys=[app_key],
             use_agent=self.use_agent,
             connect_attempts=1,
+            answer_prompts=getattr(self.trust, "answer_prompts", None),  # 2FA, like a host key
         )
         try:
             found = check_host(pool, host, timeout=self.config.ssh.connect_timeout_s + 20)

@@ -43,6 +43,8 @@ _WINDOW_VALUES = {
     "parse_budget": "xyclaw.planner.parse",
     "describe_request": "xyclaw.planner.report",
     "worded_reasons": "xyclaw.planner.report",
+    "side_by_side": "xyclaw.planner.report",
+    "starts_text": "xyclaw.planner.report",
     "PlanRequest": "xyclaw.planner.request",
     "RequestError": "xyclaw.planner.request",
     "Task": "xyclaw.planner.request",

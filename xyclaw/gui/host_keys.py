@@ -8,6 +8,10 @@ waits for the answer, never the window. Without a window to ask in, or without a
 answer in time, the host is not trusted. A changed key is never a question: the
 SSH layer refuses it (:class:`~xyclaw.errors.HostKeyChangedError`) and
 :func:`show_changed_key` shows both fingerprints.
+
+The same prompter answers a login's keyboard-interactive questions (a lab's 2FA code) with
+:meth:`HostKeyPrompter.answer_prompts`: the server's questions in a dialog, the answers typed
+hidden unless the server asks to echo, handed to the SSH thread and kept nowhere else.
 """
 
 from __future__ import annotations
@@ -20,7 +24,16 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtWidgets import QDialog, QFormLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from xyclaw.gui import i18n
 from xyclaw.gui.forms import child, load_ui
@@ -48,6 +61,32 @@ class HostKeyQuestion:
         if not self.answered.is_set():
             self.trusted = trusted
             self.answered.set()
+
+
+@dataclass
+class LoginQuestion:
+    """A login's keyboard-interactive questions waiting for the user (None: declined)."""
+
+    host: str
+    title: str
+    instructions: str
+    prompts: list[tuple[str, bool]]
+    answers: list[str] | None = field(default=None, repr=False)
+    answered: threading.Event = field(default_factory=threading.Event)
+
+    def answer(self, answers: list[str] | None) -> None:
+        if not self.answered.is_set():
+            self.answers = answers
+            self.answered.set()
+
+
+@dataclass
+class LoginDialog:
+    """The questions' dialog: one field per prompt, Log in / Cancel."""
+
+    dialog: QDialog
+    fields: list[QLineEdit]
+    buttons: QDialogButtonBox
 
 
 @dataclass(frozen=True)
@@ -109,12 +148,68 @@ class _Relay(QObject):
     """Lives on the Qt thread; questions emitted from SSH threads are shown here."""
 
     ask = Signal(object)
+    login = Signal(object)
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.parent_widget = parent
         self.open: dict[int, tuple[HostKeyQuestion, HostKeyDialog]] = {}
+        self.logins: dict[int, tuple[LoginQuestion, LoginDialog]] = {}
         self.ask.connect(self._show, Qt.ConnectionType.QueuedConnection)
+        self.login.connect(self._show_login, Qt.ConnectionType.QueuedConnection)
+
+    @Slot(object)
+    def _show_login(self, question: LoginQuestion) -> None:
+        if question.answered.is_set():
+            return
+        dialog = QDialog(self.parent_widget)
+        dialog.setObjectName("loginPromptDialog")
+        dialog.setWindowTitle(i18n.translate("HostKeyDialog", "Log in"))
+        layout = QVBoxLayout(dialog)
+        headline = QLabel(
+            i18n.translate("HostKeyDialog", "{host} asks you to log in.").format(host=question.host)
+        )
+        headline.setTextFormat(Qt.TextFormat.PlainText)
+        headline.setWordWrap(True)
+        layout.addWidget(headline)
+        for said in (question.title, question.instructions):
+            if said.strip():  # the server's words: shown as they are, never obeyed
+                note = plain_label(said.strip(), multiline=True)
+                note.setWordWrap(True)
+                layout.addWidget(note)
+        form = QFormLayout()
+        fields: list[QLineEdit] = []
+        for prompt, echo in question.prompts:
+            edit = QLineEdit()
+            if not echo:
+                edit.setEchoMode(QLineEdit.EchoMode.Password)
+            form.addRow(plain_label(prompt.strip()), edit)
+            fields.append(edit)
+        layout.addLayout(form)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(
+            i18n.translate("HostKeyDialog", "Log in")
+        )
+        layout.addWidget(buttons)
+        key = id(question)
+        view = LoginDialog(dialog, fields, buttons)
+        self.logins[key] = (question, view)
+
+        def answer(given: bool) -> None:
+            if self.logins.pop(key, None) is None:
+                return
+            question.answer([f.text() for f in fields] if given else None)
+            for edit in fields:  # nothing of the answer stays in the window
+                edit.clear()
+            dialog.done(QDialog.DialogCode.Accepted if given else QDialog.DialogCode.Rejected)
+
+        buttons.accepted.connect(lambda: answer(True))
+        buttons.rejected.connect(lambda: answer(False))
+        dialog.rejected.connect(lambda: answer(False))
+        dialog.setMinimumWidth(420)
+        dialog.open()
 
     @Slot(object)
     def _show(self, question: HostKeyQuestion) -> None:
@@ -166,6 +261,10 @@ class _Relay(QObject):
             question.answer(False)
             view.dialog.close()
         self.open.clear()
+        for login, shown in list(self.logins.values()):
+            login.answer(None)
+            shown.dialog.close()
+        self.logins.clear()
 
 
 class HostKeyPrompter:
@@ -199,6 +298,31 @@ class HostKeyPrompter:
         """The questions on screen now (tests and the window read them)."""
         relay = self._relay
         return [] if relay is None else [view for _, view in relay.open.values()]
+
+    def pending_logins(self) -> list[LoginDialog]:
+        """The login questions (2FA) on screen now."""
+        relay = self._relay
+        return [] if relay is None else [view for _, view in relay.logins.values()]
+
+    def answer_prompts(
+        self, host: str, title: str, instructions: str, prompts: list[tuple[str, bool]]
+    ) -> list[str] | None:
+        """``answer_prompts`` for the SSH pool: a login's questions asked in the window,
+        waited for on the SSH thread; None (declined) without a window or an answer."""
+        with self._lock:
+            relay = self._relay
+        if relay is None:
+            log.warning("no window to ask %s's login questions in; not answered", host)
+            return None
+        if threading.current_thread() is threading.main_thread():
+            log.error("a login question came on the Qt thread; not answered (%s)", host)
+            return None
+        question = LoginQuestion(host, title, instructions, list(prompts))
+        relay.login.emit(question)
+        if not question.answered.wait(self.timeout_s):
+            question.answer(None)
+            log.warning("nobody answered %s's login questions in time", host)
+        return question.answers
 
     def __call__(self, host: str, key_type: str, fingerprint: str) -> bool:
         with self._lock:

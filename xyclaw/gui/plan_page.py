@@ -54,7 +54,9 @@ from xyclaw.engine.values import (
     PlanRequest,
     RequestError,
     Task,
+    side_by_side,
     size_label,
+    starts_text,
     worded_reasons,
 )
 from xyclaw.errors import XyclawError
@@ -119,6 +121,7 @@ COLUMNS = (
     "Per card-h",
     "Time",
     "Cost",
+    "Starts",  # issue 33: now, or a Slurm partition's wait
     "GiB/GPU",
     "Util",
     "",
@@ -133,6 +136,7 @@ HEADERS = {
     "Per card-h": QT_TRANSLATE_NOOP("PlanPage", "Per card-h"),
     "Time": QT_TRANSLATE_NOOP("PlanPage", "Time"),
     "Cost": QT_TRANSLATE_NOOP("PlanPage", "Cost"),
+    "Starts": QT_TRANSLATE_NOOP("PlanPage", "Starts"),
     "GiB/GPU": QT_TRANSLATE_NOOP("PlanPage", "GiB/GPU"),
     "Util": QT_TRANSLATE_NOOP("PlanPage", "Util"),
     "Why it does not fit": QT_TRANSLATE_NOOP("PlanPage", "Why it does not fit"),
@@ -865,6 +869,9 @@ class PlanPage(QWidget):
                 "all {n} shapes break a limit"
             ).format(n=result.considered)
             head = self.tr("{plan}: nothing fits: {why}.").format(plan=plan, why=html_text(why))
+        compared = side_by_side(result.options[:50], message_language()) if total else None
+        if compared:  # a Slurm partition beside a rental (issue 33): the lab's or the cloud's
+            head += f"<br>{html_text(compared)}"
         self.summary.setText(f"{head}<br><span>{html_text(request_text(request))}</span>")
         outcome = view.outcome
         notes = [worded(n) for n in outcome.notes_said] if outcome.notes_said else outcome.notes
@@ -946,6 +953,7 @@ class PlanPage(QWidget):
                 _item(format_amount(o.price_micro, o.currency), right=True, tip=tip),
                 _item(hours_text(o.seconds), right=True, tip=tip),
                 _item(format_amount(o.cost_micro, o.currency), right=True, tip=tip),
+                _item(starts_text(o, message_language()), tip=tip),
                 _item(i18n.number(o.memory_per_gpu_gb, 1), right=True, tip=tip),
                 _item(f"{o.utilization:.0%}", right=True, tip=tip),
             ]

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from xyclaw.catalog.catalog import Catalog
 from xyclaw.catalog.fabrics import matches
-from xyclaw.catalog.models import GpuModel
+from xyclaw.catalog.models import GpuModel, Offer
 from xyclaw.catalog.money import format_amount
 from xyclaw.catalog.names import same_name
 from xyclaw.catalog.table import OfferTable
@@ -43,7 +43,7 @@ from xyclaw.planner.memory import (
 )
 from xyclaw.planner.request import PlanRequest, RequestError
 from xyclaw.planner.result import LazyList, PlanOption, PlanResult, RejectedOption
-from xyclaw.planner.rules import OptionFacts, explain
+from xyclaw.planner.rules import Explained, OptionFacts, explain
 from xyclaw.wording import Figure, Said, joined, said
 
 FloatArray = npt.NDArray[np.float64]
@@ -111,7 +111,9 @@ def plan(request: PlanRequest, catalog: Catalog, hook: RankingHook | None = None
 
     order_keys: tuple[FloatArray, ...]
     if request.fastest and request.task.training:
-        order_keys = (ev.rows[good].astype(np.float64), ev.cost[good], ev.seconds[good])
+        # fastest: done soonest, a queue's wait counted (issue 33)
+        done = ev.seconds[good] + _waits(table, ev.rows[good])
+        order_keys = (ev.rows[good].astype(np.float64), ev.cost[good], done)
     else:
         order_keys = (ev.rows[good].astype(np.float64), ev.seconds[good], ev.cost[good])
     judged = _judged(table, hook)
@@ -143,6 +145,22 @@ def plan(request: PlanRequest, catalog: Catalog, hook: RankingHook | None = None
         option_costs=ev.cost[ranked],
         option_seconds=ev.seconds[ranked],
     )
+
+
+def _queued(table: OfferTable) -> BoolArray:
+    """Per offer: a scheduler's queue (a Slurm partition), not a rental."""
+    return np.asarray([o.queued for o in table.offers], dtype=bool)
+
+
+def _waits(table: OfferTable, rows: IntArray) -> FloatArray:
+    """Per row: the queue's expected wait in seconds (0 for a rental or where unknown)."""
+    out = np.zeros(rows.shape[0])
+    queued = _queued(table)
+    for i in np.flatnonzero(queued[table.offer[rows]]):
+        row = int(rows[i])
+        wait = table.offers[int(table.offer[row])].queue_wait_s(int(table.nodes[row]))
+        out[i] = wait or 0
+    return out
 
 
 def _select(
@@ -315,7 +333,8 @@ def _evaluate(request: PlanRequest, table: OfferTable, rows: IntArray) -> _Evalu
 
         cost = cost_vector(gpus, seconds, table.price[rows], table.price_30d[rows])
         available = table.available[rows]
-        failed[CAPACITY] = gpus > available
+        # a scheduler's partition (issue 33) that is full now is an option that waits
+        failed[CAPACITY] = (gpus > available) & ~_queued(table)[table.offer[rows]]
         ratio[CAPACITY] = gpus / available
         currency_ok = np.asarray([c == request.currency for c in table.currencies])
         failed[CURRENCY] = ~currency_ok[table.currency[rows]]
@@ -398,6 +417,9 @@ def _option(
         capacity_rps=float(ev.capacity[i]),
     )
     explained = explain(facts)
+    wait_s = offer.queue_wait_s(nodes) if offer.queued else None
+    if offer.queued:
+        explained = (queue_reason(offer, nodes, gpus, wait_s), *explained)
     judgement = judged[int(table.offer[row])] if judged else None
     if judgement is not None:  # the history's word first: it may have decided the order
         explained = (*judgement.reasons, *explained)
@@ -430,6 +452,31 @@ def _option(
             else bill(gpus, seconds, offer.spot_price_micro, None).cost_micro
         ),
         spot_preemptions_per_day=offer.spot_preemptions_per_day,
+        queued=offer.queued,
+        wait_s=wait_s,
+    )
+
+
+def queue_reason(offer: Offer, nodes: int, gpus: int, wait_s: int | None) -> Explained:
+    """Why a scheduler's partition is an option now or later (issue 33)."""
+    free = offer.available_gpus if offer.available_gpus is not None else 0
+    figures = {"partition": offer.region, "free": str(free), "gpus": str(gpus)}
+    if wait_s is not None and wait_s <= 60:
+        return ("queue", f"partition {offer.region}: {free} GPU(s) free, runs now",
+                {**figures, "form": "now"})  # fmt: skip
+    if wait_s is None:
+        return (
+            "queue",
+            f"partition {offer.region}: {free} GPU(s) free of the {gpus} needed; the site does "
+            "not say how long the queue is",
+            {**figures, "form": "unknown"},
+        )
+    minutes = str(-(-wait_s // 60))
+    return (
+        "queue",
+        f"partition {offer.region}: {free} GPU(s) free of the {gpus} needed; Slurm expects it "
+        f"to start in about {minutes} min",
+        {**figures, "form": "wait", "minutes": minutes},
     )
 
 

@@ -11,7 +11,7 @@ from xyclaw.planner.result import PlanOption, PlanResult, RejectedOption
 from xyclaw.planner.rules import size_label
 
 
-def _header(language: str) -> str:
+def _header(language: str, starts: bool = False) -> str:
     def t(key: str) -> str:
         return text(language, key)
 
@@ -19,6 +19,47 @@ def _header(language: str) -> str:
         f"{'#':>3}  {t('col_gpu'):<9} {t('col_cards'):>6}  {t('col_fabric'):<11}"
         f" {t('col_provider_region'):<18} {t('col_price_h'):>8} {t('col_hours'):>8}"
         f" {t('col_cost'):>14} {'GiB/GPU':>8} {'util':>5}"
+        + (f"  {t('col_starts')}" if starts else "")
+    )
+
+
+def starts_text(option: PlanOption, language: str = "en") -> str:
+    """When an option would start: "now", "~40 min", or "queued" (issue 33)."""
+    if option.runs_now:
+        return text(language, "plan_starts_now")
+    if option.wait_minutes is None:
+        return text(language, "plan_starts_unknown")
+    return text(language, "plan_starts_wait", minutes=option.wait_minutes)
+
+
+def when_text(option: PlanOption, language: str = "en") -> str:
+    """When an option would start, in a sentence's words ("in about 40 min")."""
+    if option.runs_now:
+        return text(language, "plan_when_now")
+    if option.wait_minutes is None:
+        return text(language, "plan_when_unknown")
+    return text(language, "plan_when_wait", minutes=option.wait_minutes)
+
+
+def side_by_side(options: Sequence[PlanOption], language: str = "en") -> str | None:
+    """The best option of a scheduler's queue next to the best rented one ("the lab's
+    A100s in about 40 min, or Lambda's H100s now for 61 USD"); None unless the plan has both."""
+    queue = next((o for o in options if o.queued), None)
+    rent = next((o for o in options if not o.queued), None)
+    if queue is None or rent is None:
+        return None
+    return text(
+        language,
+        "plan_side_by_side",
+        queue_provider=queue.provider,
+        queue_gpus=queue.gpus,
+        queue_gpu=queue.gpu,
+        queue_when=when_text(queue, language),
+        queue_cost=format_amount(queue.cost_micro, queue.currency),
+        rent_provider=rent.provider,
+        rent_gpus=rent.gpus,
+        rent_gpu=rent.gpu,
+        rent_cost=format_amount(rent.cost_micro, rent.currency),
     )
 
 
@@ -86,10 +127,12 @@ def _row(number: int, item: PlanOption | RejectedOption) -> str:
 
 
 def options_table(options: Sequence[PlanOption], language: str = "en") -> list[str]:
-    lines = [_header(language)]
+    starts = any(o.queued for o in options)  # a Slurm partition among them: when each starts
+    lines = [_header(language, starts)]
     why = text(language, "plan_why")
     for number, option in enumerate(options, start=1):
-        lines.append(_row(number, option))
+        row = _row(number, option)
+        lines.append(row + (f"  {starts_text(option, language)}" if starts else ""))
         lines.append(f"     {why}: " + reasons_line(option, language))
         spot = spot_line(option, language)
         if spot:
@@ -148,6 +191,9 @@ def render(result: PlanResult, *, limit: int | None = 10, language: str = "en") 
                 util=util,
             )
         )
+        compared = side_by_side(result.options[:50], language)
+        if compared:
+            lines.append(compared)
         lines.extend(options_table(result.options[:shown], language))
         return lines
     closest = len(result.rejected) if limit is None else min(limit, len(result.rejected))

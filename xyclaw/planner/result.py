@@ -48,10 +48,25 @@ class PlanOption:
     #: issue 32: the same run as spot, where the offer has it (never ranks the option)
     spot_cost_micro: int | None = None
     spot_preemptions_per_day: float | None = None
+    #: issue 33: a scheduler's partition (Slurm): when it would start (0 or under a minute:
+    #: runs now; None: the site does not say). ``queued`` False: a rental, which starts now.
+    queued: bool = False
+    wait_s: int | None = None
 
     @property
     def hours(self) -> float:
         return self.seconds / 3600
+
+    @property
+    def runs_now(self) -> bool:
+        return not self.queued or (self.wait_s is not None and self.wait_s <= 60)
+
+    @property
+    def wait_minutes(self) -> int | None:
+        """The queue's expected wait in whole minutes (None: unknown or no queue)."""
+        if not self.queued or self.wait_s is None:
+            return None
+        return -(-self.wait_s // 60)
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -83,6 +98,11 @@ class PlanOption:
                     "spot_preemptions_per_day": self.spot_preemptions_per_day,
                 }
                 if self.spot_cost_micro is not None
+                else {}
+            ),
+            **(
+                {"queued": True, "wait_s": self.wait_s, "runs_now": self.runs_now}
+                if self.queued
                 else {}
             ),
         }

@@ -22,6 +22,7 @@ show -o`` (one record a line, key=value): the default tables differ between 22.0
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import time
@@ -518,6 +519,14 @@ class SlurmClient:
                 out.append("qos: " + line.replace("|", " ").strip())
         return out
 
+    def running(self) -> list[Allocation]:
+        """The running jobs' time left, nodes and GPUs per node (``squeue``, no ids, users
+        or names): what the wait of a full partition is estimated from."""
+        text = self.run(
+            f"squeue --noheader --states=RUNNING --format={quote(RUNNING_FORMAT)}"
+        ).stdout
+        return parse_running(text)
+
     def forget_queue(self) -> None:
         """Drop the remembered ``squeue --me`` answer (after a submit or a cancel)."""
         with self._lock:
@@ -569,6 +578,93 @@ def wait_from_test_only(answer: str, now: str) -> int | None:
     return max(0, int((start - then).total_seconds()))
 
 
+@dataclass(frozen=True)
+class Allocation:
+    """A running job's hold on nodes, as the queue shows it to anyone (``squeue``'s time left,
+    nodes and GPUs per node): no id, user or name is read, so nobody's job is seen."""
+
+    partition: str
+    nodes: tuple[str, ...]
+    gpus_per_node: int | None  # None: the job asked for GPUs in a way squeue does not say
+    left_s: float  # inf: no time limit
+
+
+RUNNING_FORMAT = "%P|%L|%N|%b"
+
+
+def parse_running(text: str) -> list[Allocation]:
+    """Lines of ``squeue --noheader --states=RUNNING --format=RUNNING_FORMAT``."""
+    out = []
+    for line in text.splitlines():
+        parts = line.strip().split("|")
+        if len(parts) < 4 or not parts[0]:
+            continue
+        minutes = parse_minutes(parts[1])
+        _, gpus = parse_gres(parts[3].replace("gres:", "").replace("gres/", ""))
+        out.append(
+            Allocation(
+                partition=parts[0],
+                nodes=tuple(expand_hostlist(parts[2])) if parts[2] else (),
+                gpus_per_node=gpus if "gpu" in parts[3] else None,
+                left_s=float("inf") if minutes is None else minutes * 60.0,
+            )
+        )
+    return out
+
+
+def wait_from_running(
+    part: Partition, running: Iterable[Allocation], nodes: int, per_node: int
+) -> int | None:
+    """When ``nodes`` of the partition's nodes would each have ``per_node`` GPUs free, from the
+    running jobs' end times (their time left): the estimate where Slurm does not give its own.
+    Jobs pending ahead are not counted, so it is a lower bound ("about"). None: never (too few
+    nodes up, or a job without a time limit holds them)."""
+    holds: dict[str, list[tuple[float, int | None]]] = {}
+    for job in running:
+        for name in job.nodes:
+            holds.setdefault(name, []).append((job.left_s, job.gpus_per_node))
+    ready: list[float] = []
+    for node in part.nodes:
+        if node.gpus < per_node or not node.usable:
+            continue
+        free, used = node.free_gpus, node.gpus_used
+        when = 0.0 if free >= per_node else float("inf")
+        for left, gpus in sorted(holds.get(node.name, ()), key=lambda h: h[0]):
+            if when < float("inf"):
+                break
+            freed = used if gpus is None else min(gpus, used)
+            free, used = free + freed, used - freed
+            if free >= per_node:
+                when = left
+        ready.append(when)
+    ready.sort()
+    if len(ready) < nodes or ready[nodes - 1] == float("inf"):
+        return None
+    return int(ready[nodes - 1])
+
+
+#: Slurm's own estimate (``sbatch --test-only``, one call each) is asked for shapes of up to
+#: this many nodes; bigger ones are estimated from the running jobs' end times.
+ASK_SLURM_UP_TO_NODES = 4
+
+
+def queue_waits(
+    client: SlurmClient, part: Partition, running: list[Allocation]
+) -> tuple[tuple[int, int | None], ...]:
+    """The expected wait of whole-node shapes of 1..N nodes in ``part``: Slurm's own estimate
+    where the site answers it, else from the running jobs' end times."""
+    per_node = part.gpus_per_node
+    out = []
+    for count in range(1, len(part.nodes) + 1):
+        wait = None
+        if count <= ASK_SLURM_UP_TO_NODES:
+            wait = _wait_for(client, part, count, per_node).wait_s
+        if wait is None:
+            wait = wait_from_running(part, running, count, per_node)
+        out.append((count, wait))
+    return tuple(out)
+
+
 def _wait_for(client: SlurmClient, part: Partition, nodes: int, per_node: int) -> QueueWait:
     free = part.free_gpus
     limit = part.time_limit_min()
@@ -592,13 +688,19 @@ def expected_waits(
     ``nodes`` x ``gpus_per_node`` (``sbatch --test-only``: nothing is submitted)."""
     want = normalise_gpu_name(gpu) if gpu else ""
     out = []
+    running: list[Allocation] | None = None
     for part in client.partitions():
         model = client.site.gpu or normalise_gpu_name(part.gpu_type or "GPU")
         if want and model != want:
             continue
         if not part.up or len(part.nodes) < nodes or part.gpus_per_node < gpus_per_node:
             continue
-        out.append(_wait_for(client, part, nodes, gpus_per_node))
+        wait = _wait_for(client, part, nodes, gpus_per_node)
+        if wait.wait_s is None:  # the site gives no estimate: from the running jobs' ends
+            running = client.running() if running is None else running
+            estimate = wait_from_running(part, running, nodes, gpus_per_node)
+            wait = dataclasses.replace(wait, wait_s=estimate)
+        out.append(wait)
     return out
 
 
@@ -606,7 +708,10 @@ def expected_waits(
 
 
 def partition_offers(
-    site: SlurmSite, partitions: Iterable[Partition], waits: dict[str, QueueWait] | None = None
+    site: SlurmSite,
+    partitions: Iterable[Partition],
+    waits: dict[str, QueueWait] | None = None,
+    queues: dict[str, tuple[tuple[int, int | None], ...]] | None = None,
 ) -> list[Offer]:
     """One offer per partition with GPUs: its model and GPUs per node, the node counts it
     has, its free GPUs now, the site's price (0: counted, not billed), and in its note the
@@ -633,6 +738,9 @@ def partition_offers(
                 currency=site.currency,
                 kind="cluster" if len(part.nodes) > 1 else "node",
                 available_gpus=part.free_gpus,
+                # a queue, not a rental: a shape needing more than is free now waits
+                queue_waits=(queues or {}).get(part.name)
+                or tuple((n, None) for n in range(1, len(part.nodes) + 1)),
                 note=(
                     f"partition {part.name}: {idle} idle, {mixed} mixed, {busy} allocated; "
                     f"time limit {f'{limit} min' if limit else 'none'}"
@@ -669,13 +777,16 @@ class SlurmProvider:
         self._on_close.append(fn)
 
     def offers(self) -> list[Offer]:
-        parts = self.client.partitions()
+        """Each partition with GPUs, with its free GPUs now and, per node count, the wait
+        Slurm expects (or an estimate from the running jobs' end times)."""
+        parts = [p for p in self.client.partitions() if p.up and p.gpus_per_node]
+        running = self.client.running() if parts else []
+        queues = {p.name: queue_waits(self.client, p, running) for p in parts}
         waits = {
-            p.name: _wait_for(self.client, p, 1, p.gpus_per_node)
+            p.name: QueueWait(p.name, 1, p.gpus_per_node, p.free_gpus, dict(queues[p.name])[1])
             for p in parts
-            if p.up and p.gpus_per_node
         }
-        return partition_offers(self.client.site, parts, waits)
+        return partition_offers(self.client.site, parts, waits, queues)
 
     def create(self, order: ClusterOrder) -> ClusterInfo:
         raise ProviderError(

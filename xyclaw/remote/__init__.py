@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from xyclaw.remote.auth import PasswordLookup
+    from xyclaw.remote.auth import AnswerPrompts, PasswordLookup
     from xyclaw.remote.errors import CommandTimeoutError, RemoteFileError
     from xyclaw.remote.hostspec import (
         HostSpec,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 #: Where each name lives: importing the package costs nothing, and paramiko (a quarter of a
 #: second) is loaded only by what reaches SSH, not by ``from xyclaw.remote import CommandResult``.
 _HOMES = {
+    "AnswerPrompts": "auth",
     "PasswordLookup": "auth",
     "CommandTimeoutError": "errors",
     "RemoteFileError": "errors",
@@ -65,6 +66,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DEFAULT_OUTPUT_CAP",
+    "AnswerPrompts",
     "CommandResult",
     "CommandTimeoutError",
     "HostSpec",

@@ -23,7 +23,7 @@ import paramiko
 from xyclaw.config import SshSettings
 from xyclaw.errors import ConnectError, RemoteError, RemoteTimeoutError
 from xyclaw.remote import execute, transfer
-from xyclaw.remote.auth import Authenticator, PasswordLookup
+from xyclaw.remote.auth import AnswerPrompts, Authenticator, PasswordLookup
 from xyclaw.remote.connect import Connection, Connector
 from xyclaw.remote.errors import TRANSPORT_ERRORS, transport_error, transport_errors
 from xyclaw.remote.forward import PortForward
@@ -82,6 +82,7 @@ class SshPool:
         kill_grace_s: float = 2.0,
         process_control: ProcessControl = "auto",
         rng: random.Random | None = None,
+        answer_prompts: AnswerPrompts | None = None,
     ) -> None:
         self.settings = settings
         self.known_hosts = known_hosts
@@ -93,6 +94,7 @@ class SshPool:
                 client_keys=client_keys,
                 use_agent=use_agent,
                 default_identities=default_identities,
+                answer_prompts=answer_prompts,
             ),
             connect_timeout_s=settings.connect_timeout_s,
             keepalive_s=settings.keepalive_s,

@@ -78,6 +78,11 @@ CARDS: dict[str, tuple[str, str]] = {
         "the spec's launch command (torchrun over SSH on every node)",
         "作业描述里的启动命令（通过 SSH 在每个节点上运行 torchrun）",
     ),
+    # issue 33 (a33): a job submitted to a lab's Slurm cluster through its scheduler
+    "agent.card_slurm_launch": (
+        "Submit {spec} to the Slurm cluster {site} (partition {partition}, {nodes} x {gpus} GPU)",
+        "把 {spec} 提交到 Slurm 集群 {site}（分区 {partition}，{nodes} × {gpus} 张卡）",
+    ),
 }
 
 #: A tool result's one line (the tool card's summary; the model reads the English).
@@ -122,6 +127,15 @@ DONE: dict[str, tuple[str, str]] = {
     ),
     "agent.done.tuned": ("tuned {cluster}", "已调优 {cluster}"),
     "agent.done.launched": ("launched job {job}", "已启动作业 {job}"),
+    # issue 33 (a33)
+    "agent.done.slurm_submitted": (
+        "submitted job {job} to {site}, partition {partition}",
+        "已把作业 {job} 提交到 {site} 的分区 {partition}",
+    ),
+    "agent.done.slurm_queue": (
+        "the queue at {sites}: {waits}",
+        "{sites} 的排队情况：{waits}",
+    ),
     # "Rent this" on a plan card, as the user's request
     "agent.rent_option": ("Rent option {option} of plan {plan}", "租用方案 {plan} 的选项 {option}"),
     # a name and its state in a list, and the list itself ("a (ready), b (released)")

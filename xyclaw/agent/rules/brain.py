@@ -214,6 +214,17 @@ _TRACK_PROVIDER = (
     r"(?:is|was|are)\s+([a-z][\w.-]*)\s+(?:been\s+)?reliable|"
     r"\b([a-z][\w.-]*)\s*(?:平台|云)?\s*(?:靠谱|可靠|口碑|的?表现|以往|历来|一直以来)"
 )
+# issue 33, helper a33: a lab's Slurm cluster ("run jobs/train.yaml on the lab cluster", "how
+# long is the queue for 8 A100s", "在实验室集群上运行 ...", "8张A100要排队多久")
+_SLURM_PLACE = (
+    r"\bslurm\b|\blab(?:'s)?\s+(?:slurm\s+)?cluster\b|\bteam(?:'s)?\s+cluster\b|"
+    r"实验室(?:的)?(?:slurm\s*)?集群|课题组(?:的)?集群|团队(?:的)?集群|slurm"
+)
+_SLURM_QUEUE = r"\bqueue\b|排队|队列"
+_SLURM_ASKS_HOW_LONG = (
+    r"\bhow\s+long\b|\bwait(?:s|ing)?\b|\bwhen\b|\bbusy\b|\bfull\b|多久|多长时间|要等|等多|忙|满"
+)
+
 _NOT_PROVIDERS = frozenset(
     {"it", "my", "they", "things", "everything", "providers", "provider", "clouds", "you", "i"}
 )
@@ -1015,6 +1026,65 @@ def _track_record(turn: _Turn, msg: Message) -> RulesTurn:
     return turn.call("track_record", "historian", ToolCall("track_record", args))
 
 
+def _is_slurm_launch(msg: Message) -> bool:
+    """ "run jobs/train.yaml on the lab cluster", "submit lora to slurm": a launch verb and the
+    lab's Slurm cluster named (a spec or not: without one the brain asks for it)."""
+    return _has(msg, _SLURM_PLACE) and _has(msg, _LAUNCH) and not _has(msg, _SLURM_ASKS_HOW_LONG)
+
+
+def _slurm_launch(turn: _Turn, msg: Message) -> RulesTurn:
+    """A spec submitted to the lab's Slurm cluster: a card first (the tool's gate)."""
+    # a how-to, negated or hedged request gets words, never a card (the site is named in
+    # words, so the cluster-name checks of the other launches do not apply)
+    refused = None
+    if _ADVISORY.search(msg.keys) or (
+        _QUESTION_WORD.search(msg.keys) and re.search(r"\?|？|吗|呢", msg.keys)
+    ):
+        refused = "advisory"
+    elif _negated(msg, _LAUNCH) or _NEGATION_ANYWHERE.search(msg.keys):
+        refused = "negated"
+    elif _HEDGE.search(msg.keys):
+        refused = "unclear"
+    if refused is not None:
+        return turn.reply(
+            "slurm_launch", "operator", refusal(turn.language, refused, "slurm_launch")
+        )
+    spec = msg.paths[0] if msg.paths else slots.take_sample(msg, _LAUNCH)
+    if spec is None:
+        return turn.reply(
+            "slurm_launch",
+            "operator",
+            turn.say("ask_spec", example=pick(turn.language, "the lab cluster", "实验室集群")),
+        )
+    return turn.call("slurm_launch", "operator", ToolCall("slurm_launch", {"spec": spec}))
+
+
+def _is_slurm_queue(msg: Message) -> bool:
+    """ "how long is the queue for 8 A100s", "实验室集群排队要多久"."""
+    if msg.paths:  # "queue jobs/train.yaml": a launch
+        return False
+    asks = _has(msg, _SLURM_ASKS_HOW_LONG)
+    return (_has(msg, _SLURM_QUEUE) and (asks or _has(msg, _SLURM_PLACE))) or (
+        _has(msg, _SLURM_PLACE) and asks
+    )
+
+
+def _slurm_queue(turn: _Turn, msg: Message) -> RulesTurn:
+    """The wait per partition for the shape asked (a read: Slurm's own estimate)."""
+    args: dict[str, object] = {}
+    gpu = slots.take_gpu(msg)
+    if gpu is not None and gpu.name is None:
+        return turn.reply(
+            "slurm_queue", "planner", turn.say("unknown_gpu", gpu=gpu.spoken, known=_known_gpus())
+        )
+    count = slots.take_gpu_count(msg)
+    if isinstance(count, int):
+        args["gpus"] = count
+    if gpu is not None:
+        args["gpu"] = gpu.name
+    return turn.call("slurm_queue", "planner", ToolCall("slurm_queue", args))
+
+
 def _alerts(turn: _Turn, msg: Message) -> RulesTurn:
     refs, pronoun = _clusters(msg, turn.context)
     refs = [r for r in refs if r.how != "gpu-unmatched"]
@@ -1122,6 +1192,11 @@ def _understand(text: str, context: RulesContext) -> RulesTurn:
         return turn.reply("help", "supervisor", turn.say("thanks"))
     if _is_fabric_question(msg):
         return _fabric(turn, msg)
+    # issue 33 (a33): the lab's Slurm cluster, before "queue"/"run" read as a launch elsewhere
+    if _is_slurm_launch(msg):
+        return _slurm_launch(turn, msg)
+    if _is_slurm_queue(msg):
+        return _slurm_queue(turn, msg)
     rent_option = _has(msg, _RENT_WEAK) or (
         _has(msg, _RENT_STRONG) and (_has_work(msg, slots.OPTION) or _has(msg, _RENT_PRONOUN))
     )

@@ -704,6 +704,53 @@ def _launch(data: Any, language: str) -> str:
     )
 
 
+def _slurm_launch(data: Any, language: str) -> str:
+    """A job submitted to a lab's Slurm cluster (issue 33)."""
+    ident, partition = data.get("job_id"), data.get("partition")
+    state = data.get("state") or "PENDING"
+    return pick(
+        language,
+        f"Submitted job **{ident}** to partition {partition}: {state}. Slurm runs it when the"
+        " nodes are free; ask how long the queue is, or for its logs.",
+        f"已提交作业 **{ident}** 到分区 {partition}：{state}。节点空闲时 Slurm 会运行它；"
+        "可以问排队要多久，或看它的日志。",
+    )
+
+
+def _slurm_queue(data: Any, language: str) -> str:
+    """The wait per partition of the lab's Slurm clusters (issue 33)."""
+    rows = [r for r in data.get("waits") or [] if isinstance(r, Mapping)]
+    shape = f"{data.get('nodes')} x {data.get('gpus_per_node')}" + (
+        f" {data['gpu']}" if data.get("gpu") else ""
+    )
+    if not rows:
+        return pick(
+            language,
+            f"No partition of the lab's Slurm clusters has {shape} GPUs.",
+            f"实验室的 Slurm 集群没有能放下 {shape} 张卡的分区。",
+        )
+    lines = []
+    for r in rows[:MAX_ROWS]:
+        wait = r.get("wait_s")
+        when = pick(
+            language,
+            "runs now" if wait is not None and wait <= 60 else
+            "wait unknown" if wait is None else f"waits about {-(-int(wait) // 60)} min",
+            "现在就能跑" if wait is not None and wait <= 60 else
+            "集群没说要等多久" if wait is None else f"约等 {-(-int(wait) // 60)} 分钟",
+        )  # fmt: skip
+        free = r.get("free_gpus")
+        lines.append(
+            pick(
+                language,
+                f"- **{r.get('site')}/{r.get('partition')}**: {free} GPU(s) free; {when}",
+                f"- **{r.get('site')}/{r.get('partition')}**：空闲 {free} 张卡；{when}",
+            )
+        )
+    head = pick(language, f"The queue for {shape} GPUs:", f"{shape} 张卡的排队情况：")
+    return "\n".join([head, *lines])
+
+
 def _duration(seconds: Any) -> str | None:
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
         return None
@@ -1001,6 +1048,8 @@ _FORMATTERS: dict[str, Callable[[Any, str], str]] = {
     "history": _history,
     "alerts": _alerts,
     "track_record": _track_record,
+    "slurm_launch": _slurm_launch,  # issue 33 (a33)
+    "slurm_queue": _slurm_queue,  # issue 33 (a33)
 }
 
 
@@ -1011,6 +1060,7 @@ _WRAPPED = {
     "cluster_health": "health",
     "tune": "tune",
     "launch_job": "job",
+    "slurm_launch": "job",
     "cancel_job": "job",
     "cost": "spend",
 }

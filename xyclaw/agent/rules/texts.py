@@ -327,6 +327,12 @@ ACTIONS: dict[str, tuple[str, str, str, str]] = {
         "run `nvidia-smi` on <cluster>",
         "在 <集群> 上执行 `nvidia-smi`",
     ),
+    "slurm_launch": (  # issue 33 (a33)
+        "submit a job to the lab's Slurm cluster",
+        "向实验室的 Slurm 集群提交作业",
+        "run jobs/train.yaml on the lab cluster",
+        "在实验室集群上运行 jobs/train.yaml",
+    ),
 }
 
 

@@ -32,6 +32,8 @@ TOOL_EFFECTS: dict[str, str] = {
     "history": "read",
     "alerts": "read",
     "track_record": "read",  # issue 36
+    "slurm_launch": "exec",  # issue 33 (a33)
+    "slurm_queue": "read",  # issue 33 (a33)
 }
 # Tools XyClaw proposes itself (a job's recovery asks, a budget warning, an open alert's
 # suggested action): no request's text ever calls them.

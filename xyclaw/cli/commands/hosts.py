@@ -108,7 +108,13 @@ def _pool(ctx: CliContext, trust: Any, *, log_in: bool = True) -> SshPool:
         ctx.paths.ensure()
     secrets = SecretStore.choose(ctx.config.secrets.backend, ctx.paths.secrets_file)
     return ssh_pool(
-        ctx.paths, ctx.config, secrets, trust_new_host=trust, connect_attempts=1, log_in=log_in
+        ctx.paths,
+        ctx.config,
+        secrets,
+        trust_new_host=trust,
+        connect_attempts=1,
+        log_in=log_in,
+        answer_prompts=getattr(trust, "answer_prompts", None),  # a 2FA login: asked the same way
     )
 
 

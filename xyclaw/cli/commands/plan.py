@@ -118,7 +118,8 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             extra = [o for path in args.offers for o in load_offers(Path(path), known_gpus=names)]
         except CatalogError as exc:
             raise UsageError(f"--offers: {exc.message}", hint=exc.hint) from None
-    providers = [request.provider] if request.provider else ["sim"]
+    # none named: the simulated cloud and every Slurm site of hosts.toml (the Engine's default)
+    providers = [request.provider] if request.provider else None
     try:
         outcome = ctx.engine().plan(
             request, providers=providers, extra_offers=extra, use_memory=not args.no_memory

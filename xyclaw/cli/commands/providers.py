@@ -38,7 +38,10 @@ def _registry(ctx: CliContext, secrets: Any) -> Any:
     from xyclaw.providers.http_retry import RetryPolicy
     from xyclaw.providers.real import register_real_providers
 
-    registry = default_registry(ctx.paths, ctx.config)
+    trust = ctx.trust()  # a Slurm site's login node asks as the engine's SSH does
+    registry = default_registry(
+        ctx.paths, ctx.config, trust_new_host=trust, answer_prompts=trust.answer_prompts
+    )
     quick = RetryPolicy(attempts=2, base_delay_s=0.5, max_delay_s=1.0, deadline_s=10.0)
     register_real_providers(
         registry, secrets=secrets, paths=ctx.paths, config=ctx.config, retry=quick, timeout_s=8.0

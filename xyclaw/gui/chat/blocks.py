@@ -469,9 +469,24 @@ def _option_cells(index: int, option: dict[str, Any]) -> list[str]:
         f"{nodes} × {per_node}" if nodes and per_node else "",
         fabric_text(option.get("fabric")) if "fabric" in option else "",
         where,
-        "" if hours is None else f"{float(hours):.1f}",
+        ("" if hours is None else f"{float(hours):.1f}") + _starts(option),
         "" if cost is None else f"{float(cost):,.2f} {currency}",
     ]
+
+
+def _starts(option: dict[str, Any]) -> str:
+    """When a Slurm partition's option would start, after its hours (issue 33); a rental
+    starts now and says nothing."""
+    if not option.get("queued"):
+        return ""
+    wait = option.get("wait_s")
+    if option.get("runs_now"):
+        return " · " + QCoreApplication.translate("ChatBlocks", "starts now")
+    if wait is None:
+        return " · " + QCoreApplication.translate("ChatBlocks", "queued, wait unknown")
+    return " · " + QCoreApplication.translate("ChatBlocks", "starts in ~{n} min").format(
+        n=-(-int(wait) // 60)
+    )
 
 
 def _reasons(option: dict[str, Any]) -> list[str]:
