@@ -636,6 +636,7 @@ class JobRunner:
         attempt_started = p.clock()
         last_sample = 0.0
         self._outputs_at = time.monotonic()  # the first copy one interval after the start
+        self._drop_stale_losses()
         spot = self._spot_watch(job, spec, attempt)
         try:
             while True:
@@ -1223,6 +1224,21 @@ class JobRunner:
             )
 
     # -- a spot cluster's notice (issue 32) -------------------------------------------------
+    def _drop_stale_losses(self) -> None:
+        """A whole cluster's loss (``node_lost`` with no node: the provider took it back)
+        heard between two attempts is the last attempt's: the new one runs on other nodes
+        (a loss of its own is heard again from its nodes, its spot watch or the provider)."""
+        kept = []
+        while True:
+            try:
+                item = self.infra.get_nowait()
+            except queue.Empty:
+                break
+            if not (item[0] == RecoveryCause.NODE_LOST.value and item[2] is None):
+                kept.append(item)
+        for item in kept:
+            self.infra.put(item)
+
     def _spot_watch(self, job: JobRecord, spec: JobSpec, attempt: int) -> SpotWatch | None:
         """For an attempt of a spot job where the provider can say: the look-out for its
         notice (the first look at once, then every ``spot_poll_s``)."""
