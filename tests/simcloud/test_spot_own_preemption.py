@@ -108,3 +108,20 @@ def test_the_default_rate_is_low_but_not_zero() -> None:
     settings = CloudSettings()
     assert 0 < settings.spot_preemptions_per_hour * 24 <= 2  # about once a day
     assert settings.spot_notice_s > 0
+
+
+def test_sim_serve_takes_the_spot_rate_the_notice_and_the_seed() -> None:
+    from xyclaw.cli.commands.sim import _spot_settings
+    from xyclaw.cli.main import build_parser
+    from xyclaw.errors import UsageError
+
+    argv = ["sim", "serve", "--spot-rate", "12", "--spot-notice", "5", "--seed", "9"]
+    args = build_parser(argv).parse_args(argv)
+    settings = _spot_settings(args, CloudSettings())
+    assert (settings.spot_preemptions_per_hour, settings.spot_notice_s) == (12.0, 5.0)
+    assert settings.spot_seed == 9
+    plain = build_parser(["sim", "serve"]).parse_args(["sim", "serve"])
+    assert _spot_settings(plain, CloudSettings()) == CloudSettings()  # the defaults stay
+    bad = build_parser(["sim", "serve"]).parse_args(["sim", "serve", "--spot-rate", "-1"])
+    with pytest.raises(UsageError, match="--spot-rate -1 is not valid"):
+        _spot_settings(bad, CloudSettings())
