@@ -262,6 +262,10 @@
         <translation>说明</translation>
     </message>
     <message>
+        <source>Spot</source>
+        <translation>竞价实例</translation>
+    </message>
+    <message>
         <source>1 node</source>
         <translation>1 个节点</translation>
     </message>
@@ -3572,12 +3576,24 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>方案 {n}</translation>
     </message>
     <message>
+        <source>As spot: {cost} (−{percent}%). The provider may take it back with a short notice (about {rate} time(s) a day); each time, the work since the last copied checkpoint is done again.</source>
+        <translation>按竞价实例：{cost}（−{percent}%）。提供商可能在短暂通知后收回（大约每天 {rate} 次）；每次收回后，上次复制的检查点之后的工作要重做。</translation>
+    </message>
+    <message>
+        <source>Rent option {n} as spot…</source>
+        <translation>以竞价实例租用方案 {n}…</translation>
+    </message>
+    <message>
         <source>Quoting option {n}…</source>
         <translation>正在为方案 {n} 询价…</translation>
     </message>
     <message>
         <source>A quote is already waiting for your answer.</source>
         <translation>已有一份报价在等待你的答复。</translation>
+    </message>
+    <message>
+        <source>Quoting option {n} as spot…</source>
+        <translation>正在为方案 {n} 询竞价实例的价…</translation>
     </message>
     <message>
         <source>Renting: “{title}”; the operations panel shows each node's steps.</source>

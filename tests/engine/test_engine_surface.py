@@ -57,6 +57,7 @@ EFFECTS = {
     "providers": Effect.READ,
     "quote": Effect.READ,
     "quote_request": Effect.READ,
+    "quote_spot": Effect.READ,
     "recent_events": Effect.READ,
     "reconcile": Effect.DESTROY,
     "resolve_spec": Effect.READ,

@@ -149,7 +149,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "gpn": 1,
         "env": {},
         "run": "python train.py",
-        "warned": {"resources.use_spot"},
+        "warned": set(),
     },
     "b200_multi": {
         "nodes": 4,
@@ -197,7 +197,6 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "run": "vllm serve $MODEL_NAME --port 8081",
         "warned": {
             "resources.accelerators",
-            "resources.use_spot",
             "resources.disk_size",
             "resources.ports",
         },

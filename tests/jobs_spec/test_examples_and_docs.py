@@ -32,7 +32,7 @@ def test_every_example_loads_against_the_catalog(
     assert spec.rents_cluster and spec.budget is not None and spec.max_runtime_s
     if loaded.source_format == "skypilot":
         assert spec.skypilot
-        assert {w.field for w in loaded.warnings} == {"resources.cloud", "resources.use_spot"}
+        assert {w.field for w in loaded.warnings} == {"resources.cloud"}
     else:
         assert loaded.warnings == (), [str(w) for w in loaded.warnings]
     if spec.kind is JobKind.TRAIN:

@@ -57,7 +57,9 @@ def test_a_distributed_skypilot_task(load: Load) -> None:
     assert "--node_rank=${SKYPILOT_NODE_RANK}" in spec.run
     assert spec.workdir is not None and spec.workdir.endswith("/code")
     warned = {(w.field, w.line) for w in loaded.warnings}
-    assert {("resources.cloud", 5), ("resources.use_spot", 6), ("resources.disk_size", 7)} <= warned
+    assert {("resources.cloud", 5), ("resources.disk_size", 7)} <= warned
+    assert spec.spot  # use_spot: true is XyClaw's spot: true (issue 32)
+    assert "resources.use_spot" not in {w.field for w in loaded.warnings}
 
 
 def test_skypilot_environment_for_each_node() -> None:
@@ -259,3 +261,43 @@ def test_a_run_that_reads_skypilot_variables_is_a_skypilot_task() -> None:
     assert native.source_format == "xyclaw" and not native.spec.skypilot
     forced = parse_spec("run: x\n", source_format="skypilot", check_paths=False)
     assert forced.spec.skypilot
+
+
+SPOT_SHAPES = {
+    "plain": "resources:\n  accelerators: A100:8\n  use_spot: {value}\n",
+    "any_of": (
+        "resources:\n  any_of:\n    - {{accelerators: A100:8, use_spot: {value}}}\n"
+        "    - {{accelerators: H100:8, use_spot: false}}\n"
+    ),
+    "ordered": (
+        "resources:\n  ordered:\n    - accelerators: A100:8\n      use_spot: {value}\n"
+        "    - accelerators: A100:8\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SPOT_SHAPES))
+@pytest.mark.parametrize("value", [True, False])
+def test_use_spot_reads_as_spot_also_inside_any_of_and_ordered(
+    load: Load, shape: str, value: bool
+) -> None:
+    text = SPOT_SHAPES[shape].format(value=str(value).lower()) + "run: python train.py\n"
+    loaded = load(text, name=f"{shape}.yaml")
+    assert loaded.source_format == "skypilot"
+    assert loaded.spec.spot is value
+    assert not [w for w in loaded.warnings if "use_spot" in w.field]
+
+
+def test_xyclaws_own_spot_wins_over_use_spot_with_a_warning(load: Load) -> None:
+    text = "resources:\n  accelerators: A100:8\n  use_spot: true\nspot: false\nrun: python x.py\n"
+    loaded = load(text, name="both.yaml")
+    assert loaded.spec.spot is False
+    (warning,) = [w for w in loaded.warnings if w.field == "resources.use_spot"]
+    assert "XyClaw's own `spot`" in warning.message and warning.line == 3
+
+
+def test_use_spot_that_is_not_a_boolean_points_at_skypilots_field(load: Load) -> None:
+    text = "resources:\n  accelerators: A100:8\n  use_spot: sometimes\nrun: python x.py\n"
+    with pytest.raises(SpecError) as raised:
+        load(text, name="bad.yaml")
+    assert raised.value.line == 3 and "use_spot" in str(raised.value.field)

@@ -552,8 +552,12 @@ def _with_suggestions(
 
 # -- spending ---------------------------------------------------------------------------------
 def _quote(ctx: ToolContext, args: dict[str, Any]) -> Any:
+    spot = args.get("spot") is True  # issue 32: rent as spot, where the provider has it
     if args.get("plan_id") is not None:
-        return ctx.engine.quote(int(args["plan_id"]), int(args.get("option") or 1))
+        plan_id, option = int(args["plan_id"]), int(args.get("option") or 1)
+        if spot:
+            return ctx.engine.quote_spot(plan_id, option)
+        return ctx.engine.quote(plan_id, option)
     from xyclaw.engine.lifecycle import UpRequest
 
     missing = [k for k in ("gpu", "gpus") if not args.get(k)]
@@ -571,6 +575,7 @@ def _quote(ctx: ToolContext, args: dict[str, Any]) -> Any:
         fabric=args.get("fabric"),
         gpus_per_node=args.get("gpus_per_node"),
         budget_micros=None if budget is None else round(float(budget) * 1_000_000),
+        spot=spot,
     )
     return ctx.engine.quote_request(request)
 
@@ -592,6 +597,7 @@ _MATERIAL = (
     "currency",
     "price_per_gpu_hour_micros",
     "price_per_hour_micros",
+    "spot",  # issue 32: a yes to on demand is no yes to spot, nor the other way
 )
 
 
@@ -1196,9 +1202,14 @@ def _catalogue() -> list[ToolSpec]:
                     "region": _s("explicit: region"),
                     "fabric": _s("explicit: fabric"),
                     "budget": _n("explicit: budget in the offer's currency"),
+                    "spot": _n(
+                        "true: rent it as spot (cheaper; the provider may take it back with"
+                        " a short notice), where the provider has spot",
+                        "boolean",
+                    ),
                 }
             ),
-            ("quote", "quote_request", "up", "action"),
+            ("quote", "quote_request", "quote_spot", "up", "action"),
             _create,
             _create_gate,
         ),

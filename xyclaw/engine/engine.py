@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from xyclaw.jobs.service import JobService
     from xyclaw.jobs.slurm_jobs import GpuSample, SlurmJobs, SlurmJobView
     from xyclaw.jobs.spec import JobSpec
+    from xyclaw.jobs.spot_watch import SpotWord
     from xyclaw.jobs.ssh_config import AliasReport, SshAliases
     from xyclaw.planner import PlanRequest
     from xyclaw.planner.track_record import TrackRecord
@@ -638,7 +639,7 @@ class Engine:
 
     def _failover_candidates(self, quote: RentQuote) -> list[Offer]:
         """The plan's other options for the same GPU model and count, in the plan's order."""
-        if quote.plan_id is None:
+        if quote.plan_id is None or quote.spot:  # issue 32: spot rents the quoted offer only
             return []
         saved = self._plans.get(quote.plan_id)
         if saved is None:
@@ -1215,6 +1216,7 @@ class Engine:
             built = service()
             built.parts.release_cluster = self._release_for_job
             built.parts.replace_nodes = self._replace_job_nodes
+            built.parts.spot_notice = self._spot_word  # issue 32 (a32)
             return built
 
         from xyclaw.engine.recovery_asks import ReplacementAsks
@@ -2443,6 +2445,75 @@ class Engine:
             )
         )
         return view
+
+    # -- issue 32 (a32): spot -- the provider's notice; a plan's option rented as spot ----------
+    def _spot_word(self, cluster_id: int) -> SpotWord | None:
+        """What the provider says of a spot cluster now: its preemption notice (where the
+        provider gives one: the simulated cloud's ``preempt_at``) and whether it is gone. For
+        the job runtime's spot watch; raises the provider's error when it cannot say."""
+        from xyclaw.jobs.spot_watch import SpotWord
+
+        record = self._clusters.get(cluster_id)
+        if record.external_id is None:
+            return None
+        info = self._providers.get(record.provider_id).get(record.external_id)
+        if info is None:
+            return SpotWord(None, gone=True)
+        at = info.extra.get("preempt_at")
+        notice = float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None
+        return SpotWord(notice, gone=not info.live)
+
+    @effect(Effect.READ)
+    def quote_spot(self, plan_id: int, option: int) -> RentQuote:
+        """Option ``option`` (1-based) of a plan, quoted as spot: the offer's spot price, the
+        saving on its on-demand price and the provider's stated risk (the quote's digest binds
+        ``spot``, so a yes to it rents spot and nothing else). Refused where the provider or
+        the offer has no spot."""
+        on_demand = self.quote(plan_id, option)
+        provider = self._providers.get(on_demand.provider)
+        caps = provider.capabilities
+        if not caps.spot:
+            why = caps.lacking(["spot"]).get("spot", "spot is not supported")
+            raise QuoteError(
+                said("error.quote.no_spot", provider=provider.name, why=why),
+                hint=said("error.quote.no_spot_hint", plan=plan_id, option=option),
+            )
+        offer = self._live_offer(on_demand.provider, on_demand.offer_id)
+        if offer is None or offer.spot_price_micro is None:
+            raise QuoteError(
+                said(
+                    "error.quote.no_spot_offer",
+                    provider=provider.name,
+                    offer=on_demand.offer_id,
+                ),
+                hint=said("error.quote.no_spot_hint", plan=plan_id, option=option),
+            )
+        saved = self._plans.get(plan_id) or {}
+        picked = saved.get("result", {}).get("options", [])[option - 1]
+        spot_total = picked.get("spot_cost_micro")
+        return self._new_quote(
+            provider=on_demand.provider,
+            offer_id=on_demand.offer_id,
+            gpu=on_demand.gpu,
+            nodes=on_demand.nodes,
+            gpus_per_node=on_demand.gpus_per_node,
+            region=on_demand.region,
+            fabric=on_demand.fabric,
+            currency=on_demand.currency,
+            price=offer.spot_price_micro,
+            hours=int(picked["seconds"]) / 3600,
+            seconds=int(picked["seconds"]),
+            budget=on_demand.budget_micros,
+            plan_id=plan_id,
+            option=option,
+            plan_total=int(spot_total) if spot_total is not None else None,
+            horizon_days=on_demand.horizon_days,
+            host=on_demand.host,
+            community=on_demand.community,
+            spot=True,
+            on_demand=offer.price_micro,
+            spot_rate=offer.spot_preemptions_per_day,
+        )
 
 
 def _display_to_micros(value: Any) -> int | None:

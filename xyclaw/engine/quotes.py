@@ -192,6 +192,8 @@ class RentQuote:
         )
         out["budget"] = None if self.budget_micros is None else self.budget_micros / 1e6
         out["notes_said"] = [note.to_json() for note in self.notes()]
+        # issue 32: a spot quote's saving and risk, for a card to show in its own language
+        out["spot_said"] = self._spot_said().to_json() if self.spot else None
         return out
 
     @classmethod

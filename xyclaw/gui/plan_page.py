@@ -26,6 +26,7 @@ from PySide6.QtCore import (
     QIODevice,
     Qt,
     QTimer,
+    QUrl,
     Signal,
 )
 from PySide6.QtGui import QColor, QKeySequence, QShortcut
@@ -629,6 +630,8 @@ class PlanPage(QWidget):
         self.save_button = child(form, QPushButton, "saveReport")
         self.table: QTableWidget = child(form, QTableWidget, "planOptions")
         self.details: QTextBrowser = child(form, QTextBrowser, "planDetails")
+        self.details.setOpenLinks(False)  # issue 32: its "rent as spot" link quotes here
+        self.details.anchorClicked.connect(self._details_link)
         results = child(form, QSplitter, "planResults")
         results.setStretchFactor(0, 1)
         results.setStretchFactor(1, 1)
@@ -1037,7 +1040,34 @@ class PlanPage(QWidget):
             tier=e(self._tier_text(o.tier)),
         )
         option = self.tr("Option {n}").format(n=row + 1)
-        return f"<p><b>{option}</b>: {where}<br>{cost}</p><ul>{reasons}</ul>"
+        return f"<p><b>{option}</b>: {where}<br>{cost}</p><ul>{reasons}</ul>" + self._spot_html(
+            row, o
+        )
+
+    def _spot_html(self, row: int, o: PlanOption) -> str:
+        """Issue 32: what the option costs as spot, the risk, and a link that quotes it so
+        (only where its offer can be rented as spot)."""
+        import html
+
+        if o.spot_cost_micro is None or o.cost_micro <= 0:
+            return ""
+        percent = round(100 * (o.cost_micro - o.spot_cost_micro) / o.cost_micro)
+        rate = o.spot_preemptions_per_day
+        line = self.tr(
+            "As spot: {cost} (−{percent}%). The provider may take it back with a short notice"
+            " (about {rate} time(s) a day); each time, the work since the last copied"
+            " checkpoint is done again."
+        ).format(
+            cost=format_amount(o.spot_cost_micro, o.currency),
+            percent=percent,
+            rate="?" if rate is None else f"{rate:g}",
+        )
+        link = self.tr("Rent option {n} as spot…").format(n=row + 1)
+        return f'<p>{html.escape(line)} <a href="spot:{row + 1}">{html.escape(link)}</a></p>'
+
+    def _details_link(self, url: QUrl) -> None:
+        if url.scheme() == "spot" and url.path().isdigit():
+            self.rent_spot(int(url.path()))
 
     # -- renting ---------------------------------------------------------------------------
     def rent(self, option: int) -> bool:
@@ -1049,6 +1079,20 @@ class PlanPage(QWidget):
         started = self.rent_flow.start(lambda: engine.quote(plan_id, option))
         if started:
             self._say(self.tr("Quoting option {n}…").format(n=option))
+        else:
+            self._say(self.tr("A quote is already waiting for your answer."))
+        return started
+
+    def rent_spot(self, option: int) -> bool:
+        """Quote option ``option`` (1-based) of the shown plan as spot (issue 32): the card
+        says the saving and the risk, and the yes rents spot."""
+        view = self.view
+        if view is None or not 1 <= option <= len(view.options):
+            return False
+        engine, plan_id = self.context.engine, view.plan_id
+        started = self.rent_flow.start(lambda: engine.quote_spot(plan_id, option))
+        if started:
+            self._say(self.tr("Quoting option {n} as spot…").format(n=option))
         else:
             self._say(self.tr("A quote is already waiting for your answer."))
         return started

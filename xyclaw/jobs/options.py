@@ -31,6 +31,8 @@ class JobOptions:
     flight_recorder_wait_s: float = 15.0  # after a watchdog timeout: for every rank's dump
     # a release for budget waits for outputs to be copied up to this share of the budget
     outputs_budget_share: float = 0.05
+    # a spot job asks the provider this often whether it gave notice (issue 32)
+    spot_poll_s: float = 5.0
 
     @classmethod
     def from_config(cls, config: Config) -> JobOptions:

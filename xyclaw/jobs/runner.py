@@ -66,6 +66,7 @@ from xyclaw.jobs.recovery import (
 from xyclaw.jobs.serving import ServiceEndpoint
 from xyclaw.jobs.skypilot import launching_user, node_command
 from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
+from xyclaw.jobs.spot_watch import SpotAsk, SpotWatch
 from xyclaw.jobs.upload import Report, local_files, sync
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.records.jobs import AttemptNode, JobRecord, JobState, JobStore
@@ -136,6 +137,7 @@ class RuntimeParts:
     follower: str = field(default_factory=follower_name)
     lock_for: Callable[[int], FollowerLock] | None = None  # a job's follower lock, per process
     outputs_dir: Path | None = None  # where jobs' outputs are copied by default (issue 32)
+    spot_notice: SpotAsk | None = None  # the provider's word on a spot cluster (issue 32)
 
 
 class _Stopped(Exception):
@@ -174,6 +176,8 @@ class JobRunner:
         self._outputs_thread: threading.Thread | None = None
         self._outputs_at = 0.0
         self._outputs_limit_said = False
+        self._outputs_lock = threading.Lock()  # one copy at a time (periodic, notice, last)
+        self._spot_attempt: int | None = None  # the attempt a spot watch acts for
         self._thread = threading.Thread(target=self._main, name=f"job-{job_id}", daemon=True)
 
     # -- control ---------------------------------------------------------------------------
@@ -632,6 +636,8 @@ class JobRunner:
         attempt_started = p.clock()
         last_sample = 0.0
         self._outputs_at = time.monotonic()  # the first copy one interval after the start
+        self._drop_stale_losses()
+        spot = self._spot_watch(job, spec, attempt)
         try:
             while True:
                 if self._stop.is_set():
@@ -639,6 +645,8 @@ class JobRunner:
                 self._heartbeat()
                 now = p.clock()
                 self._outputs_tick(job, spec, time.monotonic())
+                if spot is not None:
+                    spot.tick(time.monotonic())
                 stop = self._limits(spec, job, started, now)
                 if stop is not None:
                     return self._stop_attempt(spec, attempt, followers, stop)
@@ -678,6 +686,18 @@ class JobRunner:
                         self.job_id, JobState.LOST_CONTACT, only_from=(JobState.RUNNING,)
                     )
                     oldest_rank, since = min(silent.items(), key=lambda kv: kv[1])
+                    taken = spot.notice_at if spot is not None else None
+                    if taken is not None and now >= taken:  # the noticed preemption came
+                        return self._stop_attempt(
+                            spec,
+                            attempt,
+                            followers,
+                            Outcome(
+                                False,
+                                RecoveryCause.NODE_LOST.value,
+                                said("job.cluster_taken_back", cluster=self.nodes[0].cluster.name),
+                            ),
+                        )
                     if now - since > p.options.reconnect_window_s:
                         name = self.nodes[oldest_rank].name
                         return self._stop_attempt(
@@ -747,6 +767,7 @@ class JobRunner:
                 self._save_progress()
                 followers[0].wait(p.options.tick_s)
         finally:
+            self._spot_attempt = None
             for f in followers.values():
                 f.stop()
             self._record_nodes(attempt, followers)
@@ -1141,7 +1162,9 @@ class JobRunner:
 
         def work() -> None:
             try:
-                self._outputs_note(job, copier, copier.copy(nodes))
+                with self._outputs_lock:
+                    done = copier.copy(nodes)
+                self._outputs_note(job, copier, done)
             except Exception:  # a copy never ends the job; the next one tries again
                 log.exception("job %d: copying outputs failed", job.id)
 
@@ -1161,7 +1184,9 @@ class JobRunner:
         if not nodes:
             return
         try:
-            self._outputs_note(job, copier, copier.copy(nodes))
+            with self._outputs_lock:
+                done = copier.copy(nodes)
+            self._outputs_note(job, copier, done)
         except XyclawError as exc:
             log.warning("job %d: copying outputs at the end failed: %s", job.id, exc.message)
 
@@ -1197,6 +1222,111 @@ class JobRunner:
                 job_id=job.id,
                 cluster_id=job.cluster_id,
             )
+
+    # -- a spot cluster's notice (issue 32) -------------------------------------------------
+    def _drop_stale_losses(self) -> None:
+        """A whole cluster's loss (``node_lost`` with no node: the provider took it back)
+        heard between two attempts is the last attempt's: the new one runs on other nodes
+        (a loss of its own is heard again from its nodes, its spot watch or the provider)."""
+        kept = []
+        while True:
+            try:
+                item = self.infra.get_nowait()
+            except queue.Empty:
+                break
+            if not (item[0] == RecoveryCause.NODE_LOST.value and item[2] is None):
+                kept.append(item)
+        for item in kept:
+            self.infra.put(item)
+
+    def _spot_watch(self, job: JobRecord, spec: JobSpec, attempt: int) -> SpotWatch | None:
+        """For an attempt of a spot job where the provider can say: the look-out for its
+        notice (the first look at once, then every ``spot_poll_s``)."""
+        ask = self.parts.spot_notice
+        if not spec.spot or ask is None or not self.nodes:
+            return None
+        self._spot_attempt = attempt
+        clusters = list({jn.cluster.id: jn.cluster for jn in self.nodes}.values())
+        return SpotWatch(
+            ask,
+            clusters,
+            self.parts.options.spot_poll_s,
+            on_notice=lambda cluster, at: self._spot_noticed(job, spec, attempt, cluster, at),
+            on_gone=lambda cluster: self._spot_gone(job, attempt, cluster),
+        )
+
+    def _spot_noticed(
+        self, job: JobRecord, spec: JobSpec, attempt: int, cluster: ClusterRecord, at: float
+    ) -> None:
+        """The provider will take ``cluster`` back at ``at``: copy the outputs and the newest
+        checkpoint now, and say so in the job's history (on the spot watch's thread)."""
+        if self._spot_attempt != attempt:
+            return
+        p = self.parts
+        left = max(0.0, at - p.clock())
+        copier = self._copier(job, spec)
+        p.events.record(
+            "job",
+            "warning",
+            said(
+                "job.spot.notice" if copier is not None else "job.spot.notice_no_outputs",
+                name=job.name,
+                cluster=cluster.name,
+                seconds=f"{left:.0f}",
+            ),
+            job_id=job.id,
+            cluster_id=cluster.id,
+            data={"preempt_at": at},
+        )
+        if copier is None:
+            return
+        nodes = [jn for jn in self.nodes if jn.cluster.id == cluster.id]
+        try:
+            with self._outputs_lock:
+                done = copier.copy(nodes)
+        except XyclawError as exc:
+            log.warning("job %d: copying outputs at the notice failed: %s", job.id, exc.message)
+            return
+        self._outputs_note(job, copier, done)
+        local = local_checkpoint(copier)
+        p.events.record(
+            "job",
+            "info",
+            said(
+                "job.spot.copied",
+                name=job.name,
+                cluster=cluster.name,
+                files=done.copied,
+                size=human_bytes(done.bytes_copied),
+                step=local[0],
+            )
+            if local is not None
+            else said(
+                "job.spot.copied_no_checkpoint",
+                name=job.name,
+                cluster=cluster.name,
+                files=done.copied,
+                size=human_bytes(done.bytes_copied),
+            ),
+            job_id=job.id,
+            cluster_id=cluster.id,
+            data={"files": done.copied, "bytes": done.bytes_copied},
+        )
+
+    def _spot_gone(self, job: JobRecord, attempt: int, cluster: ClusterRecord) -> None:
+        """The provider says the cluster is gone: the attempt ends now with its nodes lost,
+        and the recovery (the replacement's card) follows without the reconnect window."""
+        if self._spot_attempt != attempt:
+            return
+        message = said("job.cluster_taken_back", cluster=cluster.name)
+        self.parts.events.record(
+            "job",
+            "warning",
+            said("job.note", name=job.name, note=message),
+            job_id=job.id,
+            cluster_id=cluster.id,
+        )
+        self.infra.put((RecoveryCause.NODE_LOST.value, message, None))
 
     def _restore_checkpoint(
         self, job: JobRecord, spec: JobSpec, found: CheckpointFound | None

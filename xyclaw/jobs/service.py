@@ -395,6 +395,8 @@ class JobService:
             return False
         if runner is None or not runner.alive or RecoveryCause.NODE_LOST not in spec.recovery.on:
             return False
+        if runner.nodes and not runner.uses_node(event.cluster_id, None):
+            return True  # an earlier attempt's cluster: the attempt now runs elsewhere
         message = said("job.cluster_taken_back", cluster=event.name)
         self._events.record(
             "job",

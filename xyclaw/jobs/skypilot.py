@@ -79,6 +79,7 @@ RESOURCES_MAPPED = {
     "any_of": "the first candidate only",
     "ordered": "the first candidate only",
     "candidates": "the first candidate only (SkyPilot's older name for any_of)",
+    "use_spot": "spot (also inside any_of/ordered: the first candidate's)",
 }
 SERVICE_MAPPED = {
     "readiness_probe": "service.readiness_path (and initial_delay_seconds -> readiness_timeout)",
@@ -93,6 +94,7 @@ XYCLAW_EXTENSIONS = (
     "budget",
     "recovery",
     "release_when_done",
+    "spot",
 )
 _XYCLAW_RESOURCE_KEYS = ("gpu", "nodes", "gpus_per_node", "cluster", "provider")
 _XYCLAW_SERVICE_KEYS = ("port", "readiness_path", "readiness_timeout")
@@ -120,7 +122,6 @@ RESOURCES_UNSUPPORTED = {
     "cpus": "the offer's CPUs come with its GPUs",
     "memory": "the offer's memory comes with its GPUs",
     "instance_type": "offers are chosen by GPU model and count",
-    "use_spot": "spot capacity is not requested; recovery replaces lost nodes",
     "spot_recovery": "see recovery",
     "disk_size": "the offer's disk is used",
     "ephemeral_storage": "the offer's disk is used",
@@ -154,6 +155,7 @@ _PROBE_UNSUPPORTED = ("timeout_seconds", "post_data", "headers")
 _SIGNAL_TOP = frozenset({"num_nodes", "envs", "model", *TOP_UNSUPPORTED})  # model: SkyServe v2
 _SIGNAL_RESOURCES = frozenset(
     {"accelerators", "gpus", "image_id", "ports", "job_recovery", "any_of", "ordered", "candidates"}
+    | {"use_spot"}
     | set(RESOURCES_UNSUPPORTED)
 )
 
@@ -338,6 +340,7 @@ class _Translator:
         self.warnings = warnings
         self.envs: dict[str, str] = {}
         self.from_machine: set[str] = set()  # envs left null: this machine's environment
+        self.use_spot: YNode | None = None  # resources.use_spot, read as XyClaw's spot (issue 32)
 
     def warn(self, node: YNode, message: str) -> None:
         self.warnings.append(SpecWarning.of(node, message, self.file))
@@ -442,6 +445,7 @@ class _Translator:
                 self.warn(recovery, "XyClaw's own `recovery` section is used instead")
             else:
                 out["recovery"] = recovery
+        self.spot(out)
         service = out.get("service")
         if service is not None and ports is None and not _has_port(service):
             # `sky launch` ignores `service` (only `sky serve up` reads it): without a port
@@ -468,6 +472,16 @@ class _Translator:
                     "service`) forwards its port to this machine",
                 )
         return YNode(out, tree.line, "")
+
+    def spot(self, out: dict[str, YNode]) -> None:
+        """SkyPilot's resources.use_spot (or its first any_of/ordered candidate's) is XyClaw's
+        ``spot``: rent preemptible capacity where the provider has it (issue 32)."""
+        if self.use_spot is None:
+            return
+        if "spot" in out:
+            self.warn(self.use_spot, "XyClaw's own `spot` is used instead")
+        else:
+            out["spot"] = self.use_spot
 
     def secrets(self, node: YNode) -> list[YNode]:
         names: list[YNode] = []
@@ -652,6 +666,8 @@ class _Translator:
                 ports = child
             elif key == "job_recovery":
                 recovery = self.job_recovery(child)
+            elif key == "use_spot":
+                self.use_spot = child
             elif key in _XYCLAW_RESOURCE_KEYS:
                 out[key] = child
             elif key in RESOURCES_UNSUPPORTED:

@@ -545,6 +545,19 @@ TEXTS: dict[str, tuple[str, str]] = {
         "quote again (prices and stock change); the new quote needs a new approval",
         "请重新报价（价格和库存会变）；新报价需要重新批准",
     ),
+    "error.quote.no_spot": (  # issue 32
+        "{provider} rents no spot capacity: {why}",
+        "{provider} 不提供竞价实例：{why}",
+    ),
+    "error.quote.no_spot_offer": (
+        "{provider} has no spot price for offer {offer}",
+        "{provider} 的报价 {offer} 没有竞价价格",
+    ),
+    "error.quote.no_spot_hint": (
+        "rent option {option} of plan {plan} on demand, or choose an option whose plan line"
+        " shows spot",
+        "按需租用方案 {plan} 的第 {option} 个选项，或选择方案中标有竞价价格的选项",
+    ),
     "error.quote.gone": (
         "{provider} no longer offers {gpu} in {region} (offer {offer})",
         "{provider} 在 {region} 已不再提供 {gpu}（报价 {offer}）",

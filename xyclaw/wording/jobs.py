@@ -289,4 +289,28 @@ TEXTS: dict[str, tuple[str, str]] = {
         "the provider took {cluster} back (spot preemption or reclaimed host); its nodes are lost",
         "提供商收回了 {cluster}（竞价实例被抢占或主机被收回）；它的节点已丢失",
     ),
+    # a spot cluster's preemption notice, acted on at once (issue 32, xyclaw.jobs.spot_watch)
+    "job.spot.notice": (
+        "job {name}: the provider takes spot cluster {cluster} back in about {seconds} s;"
+        " copying the outputs and the newest checkpoint now",
+        "作业 {name}：提供商约 {seconds} 秒后收回竞价集群 {cluster}；正在立即复制输出和最新检查点",
+    ),
+    "job.spot.notice_no_outputs": (
+        "job {name}: the provider takes spot cluster {cluster} back in about {seconds} s;"
+        " the job has no outputs or checkpoint_dir to copy, so a new attempt starts from step 0",
+        "作业 {name}：提供商约 {seconds} 秒后收回竞价集群 {cluster}；作业没有可复制的 outputs"
+        " 或 checkpoint_dir，新的尝试将从第 0 步开始",
+    ),
+    "job.spot.copied": (
+        "job {name}: before {cluster} is taken back, copied {files} new file(s) ({size}); the"
+        " newest checkpoint on this machine is step {step}, which the recovery resumes from",
+        "作业 {name}：在 {cluster} 被收回前复制了 {files} 个新文件（{size}）；本机最新的检查点是第"
+        " {step} 步，恢复时从它继续",
+    ),
+    "job.spot.copied_no_checkpoint": (
+        "job {name}: before {cluster} is taken back, copied {files} new file(s) ({size}); no"
+        " complete checkpoint yet, so the recovery starts from step 0",
+        "作业 {name}：在 {cluster} 被收回前复制了 {files} 个新文件（{size}）；还没有完整的检查点，"
+        "恢复时从第 0 步开始",
+    ),
 }

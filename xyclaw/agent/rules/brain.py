@@ -130,6 +130,8 @@ _RENT_PRONOUN = (
     r"\b(?:rent|book|take|order)\s+(?:it|this|that|this\s+one|that\s+one|them)\b"
     r"|租(?:它|这个|那个|吧|了吧)|就租这个|(?:^|[,，。\s])就(?:这个|它)(?:吧|了)?\s*[。.!！]?\s*$"
 )
+# issue 32: rent as spot (preemptible) capacity, where the provider has it
+_SPOT = r"\bspot\b|\bpreemptible\b|\binterruptible\b|竞价|抢占式|可抢占|可中断"
 _CREATE_CLUSTER = (
     r"\b(?:create|start|launch|spin\s+up|bring\s+up)\s+(?:a|an|new|the)?\s*\S*\s*cluster\b"
 )
@@ -342,13 +344,15 @@ _PLAIN_EN = re.compile(
     r"start|launch|submit|queue|schedule|begin|stop|kill|end|halt|abort|cancel|release|"
     r"terminate|destroy|delete|remove|decommission|teardown|shutdown|tune|tuning|optimi[sz]e|"
     r"measure|benchmark|create|rent|execute|exec|ib|infiniband|roce|eth|ethernet|"
-    r"command|fine-?tune|lora|model|x|thanks?|thx|cheers)"
+    r"command|fine-?tune|lora|model|x|thanks?|thx|cheers|"
+    r"as|spot|preemptible|interruptible|capacity)"  # issue 32: rent as spot
 )
 #: Chinese words a plain action request may hold besides its verb and its targets.
 _PLAIN_ZH = re.compile(
     r"集群|作业|任务|训练|全部|所有|全都|统统|都|把|给|帮我|帮忙|请|麻烦|这个|那个|该|此|它|吧|了|掉|"
     r"一下|下|在|上|的|个|张|台|卡|第|方案|选项|网络|通信|带宽|节点|机器|号|和|与|及|再|就|先|现在|"
-    r"马上|立刻|示例|样例|做|将|用|选|要|我|那|好|可以|命令|一|二|三|四|五|两"
+    r"马上|立刻|示例|样例|做|将|用|选|要|我|那|好|可以|命令|一|二|三|四|五|两|"
+    r"竞价|实例|抢占式|可抢占|可中断"  # issue 32: rent as spot
 )
 _ACTION_ZH = re.compile(
     "|".join(p for p in (_RELEASE, _CANCEL, _RENT_STRONG, _RENT_WEAK, _TUNE, _LAUNCH, _RUN, _STOP))
@@ -689,11 +693,10 @@ def _rent(turn: _Turn, msg: Message) -> RulesTurn:
                 "provisioner",
                 turn.say("option_range", plan=context.last_plan_id, count=count, option=option),
             )
-        return turn.call(
-            "rent",
-            "provisioner",
-            ToolCall("create_cluster", {"plan_id": context.last_plan_id, "option": option}),
-        )
+        chosen: dict[str, object] = {"plan_id": context.last_plan_id, "option": option}
+        if _has(msg, _SPOT):
+            chosen["spot"] = True
+        return turn.call("rent", "provisioner", ToolCall("create_cluster", chosen))
     # Explicit resources: "rent 8 A800 in Xiamen".
     gpu = slots.take_gpu(msg)
     if gpu is not None and gpu.name is None:
@@ -712,6 +715,8 @@ def _rent(turn: _Turn, msg: Message) -> RulesTurn:
             args["region"] = region
         if budget is not None and budget[1] == "CNY":
             args["budget"] = budget[0]  # in the offer's currency; the built-in cloud's is CNY
+        if _has(msg, _SPOT):
+            args["spot"] = True
         return turn.call("rent", "provisioner", ToolCall("create_cluster", args))
     missing = ""
     if gpu is not None:

@@ -62,6 +62,12 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--keep-partial", action="store_true", help="keep the nodes that came up if some fail"
     )
+    p.add_argument(
+        "--spot",
+        action="store_true",
+        help="rent it as spot where the provider has spot: cheaper, but it may be taken back"
+        " with a short notice (the quote says the saving and the risk)",
+    )
     p.add_argument("--yes", action="store_true", help="do not ask before renting")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_up)
@@ -159,7 +165,10 @@ def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
     if args.plan is not None:
         if args.gpu or args.gpus:
             raise UsageError("give either --plan with --option, or --gpu with --gpus, not both")
-        quote = engine.quote(args.plan, args.option or 1)
+        option = args.option or 1
+        quote = (
+            engine.quote_spot(args.plan, option) if args.spot else engine.quote(args.plan, option)
+        )
         changes: dict[str, Any] = {}
         if args.budget:
             changes["budget_micros"] = _budget(args.budget)
@@ -185,6 +194,7 @@ def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
             budget_micros=_budget(args.budget) if args.budget else None,
             image=args.image,
             name=args.name,
+            spot=args.spot,
         )
     )
 

@@ -40,6 +40,24 @@ def register(sub: Any) -> None:
         help="extra seconds on every reply from a node: the network distance to the region "
         "(e.g. 0.03 for a region 30 ms away; default 0)",
     )
+    serve.add_argument(  # issue 32
+        "--spot-rate",
+        type=float,
+        default=None,
+        metavar="N",
+        help="how often the cloud takes a spot cluster back on its own, per hour of its life "
+        "(default 1/24: about once a day; 0: never)",
+    )
+    serve.add_argument(
+        "--spot-notice",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds of notice before a spot cluster is taken back (default 30)",
+    )
+    serve.add_argument(
+        "--seed", type=int, default=None, help="seed of the spot preemptions' draws (repeatable)"
+    )
     serve.set_defaults(handler=_serve)
 
     status = actions.add_parser("status", help="whether the simulated cloud runs, and where")
@@ -53,6 +71,22 @@ def register(sub: Any) -> None:
         "--timeout", type=float, default=10.0, metavar="S", help="seconds before SIGKILL"
     )
     stop.set_defaults(handler=_stop)
+
+
+def _spot_settings(args: argparse.Namespace, settings: Any) -> Any:
+    """``--spot-rate``, ``--spot-notice`` and ``--seed`` on the cloud's settings (issue 32)."""
+    from dataclasses import replace
+
+    for flag, value in (("--spot-rate", args.spot_rate), ("--spot-notice", args.spot_notice)):
+        if value is not None and (not math.isfinite(value) or value < 0):
+            raise UsageError(f"{flag} {value:g} is not valid", hint="give 0 or more")
+    if args.spot_rate is not None:
+        settings = replace(settings, spot_preemptions_per_hour=args.spot_rate)
+    if args.spot_notice is not None:
+        settings = replace(settings, spot_notice_s=args.spot_notice)
+    if args.seed is not None:
+        settings = replace(settings, spot_seed=args.seed)
+    return settings
 
 
 def _state_argument(parser: argparse.ArgumentParser) -> None:
@@ -85,6 +119,7 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
     settings = CloudSettings.fast() if args.fast else CloudSettings()
     if delay is not None:
         settings = replace(settings, provision_delay_s=delay)
+    settings = _spot_settings(args, settings)
     if not math.isfinite(args.link_delay) or args.link_delay < 0:
         raise UsageError(f"--link-delay {args.link_delay:g} is not a delay", hint="0 or more")
     from xyclaw.sim.cloud.simnode import SimNodeFactory

@@ -77,6 +77,7 @@ _SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
     "Spent": lambda: translate("ApprovalCard", "Spent"),
     "Price per hour": lambda: translate("ApprovalCard", "Price per hour"),
     "Means": lambda: translate("ApprovalCard", "Means"),
+    "Spot": lambda: translate("ApprovalCard", "Spot"),  # issue 32
 }
 
 
@@ -158,6 +159,9 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
                     ),
                 )
             )
+        spot = Said.from_json(q["spot_said"]) if q.get("spot_said") else None
+        if spot is not None:  # issue 32: rented as spot: the saving and the risk
+            facts.append(("Spot", worded(spot).lstrip("；; ")))
         budget = q.get("budget_micros")
         facts.append(
             (

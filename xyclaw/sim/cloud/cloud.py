@@ -53,7 +53,6 @@ MAX_PENDING_S = 1.0
 # cloud takes back with a notice. The rate is what the offers list says of the risk.
 SPOT_SHARE = 0.35
 SPOT_NOTICE_S = 30.0
-SPOT_PREEMPTIONS_PER_DAY = 1.0
 
 
 def spot_price(on_demand_micros: int) -> int:
@@ -114,6 +113,9 @@ class SimCloud:
         self._factory = node_factory
         self._clock = clock
         self._rng = rng or random.Random()
+        # its own generator: the spot draws do not depend on other faults' draws (issue 32)
+        self._spot_rng = random.Random(settings.spot_seed)
+        self._spot_rate_since: float | None = None
         self._defaults = Faults.from_settings(settings, self.offers)
         self._faults = Faults.from_settings(settings, self.offers)
         self._bucket = TokenBucket(self._faults.rate_limit_per_s, monotonic)
@@ -236,7 +238,9 @@ class SimCloud:
                     "price_per_gpu_hour_micros": o.price_micro,
                     "price_30d_per_gpu_hour_micros": o.price_30d_micro,
                     "spot_price_per_gpu_hour_micros": spot_price(o.price_micro),
-                    "spot_preemptions_per_day": SPOT_PREEMPTIONS_PER_DAY,
+                    "spot_preemptions_per_day": round(
+                        self._faults.spot_preemptions_per_hour * 24, 6
+                    ),
                     "currency": o.currency,
                     "available_gpus": max(
                         0,
@@ -356,6 +360,7 @@ class SimCloud:
             now = self._clock()
             due: list[str] = []
             with self._lock:
+                self._spot_notices(now)
                 for cluster in self._clusters.values():
                     if cluster.state in ("terminating", "terminated"):
                         continue
@@ -369,6 +374,34 @@ class SimCloud:
                 log.info("cluster %s reached its deadline: terminating", cluster_id)
                 self._spawn(self._terminate_worker, cluster_id)
 
+    def _spot_notices(self, now: float) -> None:
+        """Under the lock: the cloud takes running spot clusters back on its own (issue 32).
+        Each one's life until the notice is drawn once from an exponential law at the spot
+        rate, counted from when it started running (or from a change of the rate), so the
+        same seed gives the same notices however late this loop looks. When that time has
+        come, the cloud gives the notice as ``preempt`` does: taken back ``spot_notice_s``
+        after it."""
+        rate_per_s = self._faults.spot_preemptions_per_hour / 3600.0
+        notice_s = self._faults.spot_notice_s
+        changed = False
+        for cluster in self._clusters.values():
+            if not cluster.spot or cluster.state != "running" or cluster.preempt_at is not None:
+                continue
+            if cluster.spot_notice_due is None:
+                if rate_per_s <= 0:
+                    continue
+                since = max(cluster.running_at or now, self._spot_rate_since or 0.0)
+                cluster.spot_notice_due = since + self._spot_rng.expovariate(rate_per_s)
+                changed = True
+            due = cluster.spot_notice_due
+            if due <= now:
+                # a notice the cloud was too late to give (it was down) still gives notice_s
+                cluster.preempt_at = due + notice_s if due + notice_s > now else now + notice_s
+                changed = True
+                log.info("spot cluster %s taken back at %s", cluster.id, cluster.preempt_at)
+        if changed:
+            self._save()
+
     def billing(self) -> Result:
         with self._lock:
             return 200, ledger(self._clusters.values(), self._clock(), CURRENCY)
@@ -379,7 +412,12 @@ class SimCloud:
 
     def set_faults(self, body: Any) -> Result:
         with self._lock:
+            rate = self._faults.spot_preemptions_per_hour
             self._faults = apply_faults(body, self._faults, self._defaults, self.offers)
+            if self._faults.spot_preemptions_per_hour != rate:  # drawn again at the new rate
+                self._spot_rate_since = self._clock()
+                for cluster in self._clusters.values():
+                    cluster.spot_notice_due = None
             if self._faults.rate_limit_per_s != self._bucket.rate:
                 self._bucket.set_rate(self._faults.rate_limit_per_s)
             return 200, self._faults.to_json()

@@ -85,6 +85,8 @@ class ClusterRecord:
     ended_by: str | None = None  # "request" (DELETE), "deadline" (terminate_at), "preempted"
     spot: bool = False  # rented at the spot price: the cloud may take it back (issue 32)
     preempt_at: float | None = None  # a preemption's notice: the cloud takes it back then
+    # when the cloud gives its own notice (drawn at the spot rate; private, never public)
+    spot_notice_due: float | None = None
 
     @property
     def node_count(self) -> int:

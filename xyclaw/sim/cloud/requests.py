@@ -203,9 +203,10 @@ def parse_update(body: Any) -> dict[str, float | None]:
 FAULT_FIELDS = (
     "error_rate", "error_status", "timeout_rate", "timeout_s", "provision_delay_s",
     "per_node_delay_s", "terminate_delay_s", "fail_nodes", "rate_limit_per_s", "capacity",
-    "reset",
+    "reset", "spot_preemptions_per_hour", "spot_notice_s",
 )  # fmt: skip
 MAX_DELAY_S = 3600.0
+MAX_SPOT_RATE = 36_000.0  # spot preemptions an hour: at most one every 0.1 s of a cluster's life
 
 
 def apply_faults(body: Any, faults: Faults, defaults: Faults, offers: Sequence[Offer]) -> Faults:
@@ -221,10 +222,19 @@ def apply_faults(body: Any, faults: Faults, defaults: Faults, offers: Sequence[O
         value = _number(data, name, 0.0, 1.0)
         if value is not None:
             setattr(new, name, value)
-    for name in ("timeout_s", "provision_delay_s", "per_node_delay_s", "terminate_delay_s"):
+    for name in (
+        "timeout_s",
+        "provision_delay_s",
+        "per_node_delay_s",
+        "terminate_delay_s",
+        "spot_notice_s",  # issue 32
+    ):
         value = _number(data, name, 0.0, MAX_DELAY_S)
         if value is not None:
             setattr(new, name, value)
+    spot_rate = _number(data, "spot_preemptions_per_hour", 0.0, MAX_SPOT_RATE)  # issue 32
+    if spot_rate is not None:
+        new.spot_preemptions_per_hour = spot_rate
     rate = _number(data, "rate_limit_per_s", 0.0, 1e6)
     if rate is not None:
         new.rate_limit_per_s = rate

@@ -45,6 +45,12 @@ class CloudSettings:
     capacity: Mapping[str, Mapping[str, int]] | None = None  # None: default_capacity(offers)
     host: str = "127.0.0.1"
     ssh_user: str = "root"
+    # Spot (issue 32): how often the cloud takes a running spot cluster back on its own (an
+    # average rate per hour of the cluster's life, drawn from ``spot_seed``'s generator, so a
+    # test gets the same draws), after a notice of ``spot_notice_s`` seconds.
+    spot_preemptions_per_hour: float = 1.0 / 24
+    spot_notice_s: float = 30.0
+    spot_seed: int | None = None
 
     @classmethod
     def fast(cls, **overrides: Any) -> CloudSettings:
@@ -67,6 +73,8 @@ class Faults:
     fail_nodes: int
     rate_limit_per_s: float
     capacity: dict[str, dict[str, int]] = field(default_factory=dict)
+    spot_preemptions_per_hour: float = 0.0
+    spot_notice_s: float = 30.0
 
     @classmethod
     def from_settings(cls, settings: CloudSettings, offers: Iterable[Offer]) -> Faults:
@@ -86,6 +94,8 @@ class Faults:
             fail_nodes=0,
             rate_limit_per_s=settings.rate_limit_per_s,
             capacity=capacity,
+            spot_preemptions_per_hour=settings.spot_preemptions_per_hour,
+            spot_notice_s=settings.spot_notice_s,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -100,4 +110,6 @@ class Faults:
             "fail_nodes": self.fail_nodes,
             "rate_limit_per_s": self.rate_limit_per_s,
             "capacity": {r: dict(g) for r, g in self.capacity.items()},
+            "spot_preemptions_per_hour": self.spot_preemptions_per_hour,
+            "spot_notice_s": self.spot_notice_s,
         }
