@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.slurm.approve import submit
 from tests.slurm.conftest import USER, LoginNode, as_root
 from xyclaw.paths import AppPaths
 from xyclaw.remote import KnownHosts
@@ -67,7 +68,11 @@ def test_offers_queue_submit_jobs_and_cancel_from_the_command_line(
     spec.write_text(
         "name: hold\nnum_nodes: 2\nresources:\n  accelerators: A800:8\nrun: sleep 300\n"
     )
-    submitted = xyclaw("slurm", "submit", "lab", str(spec))
+    refused = xyclaw("slurm", "submit", "lab", str(spec))  # not at a terminal, no --yes
+    assert refused.returncode != 0 and "confirm with --yes" in refused.stderr
+    assert "sbatch --parsable --partition=gpu" in refused.stderr  # the card was shown
+    assert "submitted job" not in refused.stdout
+    submitted = xyclaw("slurm", "submit", "lab", str(spec), "--yes")
     assert submitted.returncode == 0, submitted.stderr
     # what bounds the job, shown before it is submitted (no slurmdbd here: said so)
     assert "partition gpu: MaxTime=01:00:00" in submitted.stderr
@@ -110,7 +115,7 @@ def test_the_engine_submits_and_answers_for_the_queue_and_the_jobs(
     try:
         spec = Path(os.environ["XYCLAW_HOME"]) / "one.yaml"
         spec.write_text("name: one\nresources:\n  accelerators: A800:8\nrun: sleep 120\n")
-        view = engine.slurm_submit("lab", str(spec))
+        view = submit(engine, str(spec))
         (wait,) = engine.slurm_queue("lab", nodes=2, gpus_per_node=8)
         assert wait.partition == "gpu" and (wait.nodes, wait.gpus_per_node) == (2, 8)
         assert wait.free_gpus in (8, 16)  # 8 once the submitted job holds its node

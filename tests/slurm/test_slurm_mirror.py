@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.slurm.approve import submit
 from tests.slurm.conftest import LoginNode
 from tests.slurm.test_slurm_cli import configure
 from xyclaw.engine import Engine
@@ -68,14 +69,14 @@ def follow_until(
 def test_a_slurm_job_is_an_allocation_with_the_tuned_nccl_env_samples_logs_and_gpu_hours(
     engine: Engine,
 ) -> None:
-    first = engine.slurm_submit("lab", spec(0))
+    first = submit(engine, spec(0))
     assert engine.slurm_nccl("lab") == {}  # nothing tuned yet: no NCCL variable is made up
     cluster = follow_until(engine, first.job_id, lambda c: not c.live)
     # the fabric's tuned variables, applied to the site's allocation as to any cluster
     engine._tuning.apply(cluster.id, TUNED, "the lab's fabric, measured by its admins")
     assert engine.slurm_nccl("lab") == TUNED
 
-    view = engine.slurm_submit("lab", spec(5))
+    view = submit(engine, spec(5))
     script = Path(view.folder, "env.sh").read_text()
     assert "export NCCL_SOCKET_IFNAME='lo'\n" in script
     running = follow_until(engine, view.job_id, lambda c: c.state == ClusterState.READY)
@@ -139,7 +140,7 @@ def test_a_job_that_ended_while_the_window_was_closed_is_mirrored_from_its_exit_
     from xyclaw.engine.compose import build_engine
     from xyclaw.paths import AppPaths
 
-    view = engine.slurm_submit("lab", spec(2))  # mirrored as submitted
+    view = submit(engine, spec(2))  # mirrored as submitted
     (alloc,) = engine.slurm_allocations()
     assert alloc.queue_state in ("pending", "running") and alloc.job_id == view.job_id
     engine.close()  # XyClaw closed: nothing follows the job while it runs and ends

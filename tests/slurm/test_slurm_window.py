@@ -17,6 +17,7 @@ pytest.importorskip("pyqtgraph")
 
 from pytestqt.qtbot import QtBot
 
+from tests.slurm.approve import submit
 from tests.slurm.conftest import as_root
 from tests.slurm.test_slurm_mirror import engine  # noqa: F401  (the fixture)
 from xyclaw.engine import Engine
@@ -59,12 +60,12 @@ def test_the_clusters_page_shows_the_queue_and_the_history_keeps_samples_logs_an
     engine: Engine,  # noqa: F811
     context: WindowContext,
 ) -> None:
-    hold = engine.slurm_submit("lab", task("hold", "sleep 60"))
+    hold = submit(engine, task("hold", "sleep 60"))
     deadline = time.monotonic() + 30
     while slurm_state(hold.job_id) != "RUNNING":
         assert time.monotonic() < deadline
         time.sleep(0.3)
-    short = engine.slurm_submit("lab", task("short", 'echo "rank $SKYPILOT_NODE_RANK"; sleep 3'))
+    short = submit(engine, task("short", 'echo "rank $SKYPILOT_NODE_RANK"; sleep 3'))
 
     page = ClustersPage(context, slurm_follow_ms=300)
     qtbot.addWidget(page)

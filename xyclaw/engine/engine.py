@@ -2201,22 +2201,30 @@ class Engine:
         return self._slurm(site).gpu_samples(job_id, last=last)
 
     @effect(Effect.EXEC)
-    def slurm_submit(
-        self, site: str, spec_path: str, *, partition: str | None = None
-    ) -> SlurmJobView:
-        """Submit a job spec (XyClaw's or a SkyPilot task) with ``sbatch --parsable``: the
-        batch script runs setup once per node and the run on every node through ``srun``."""
-        from xyclaw.jobs.spec import load_spec
+    def slurm_submit(self, site: str | None, spec: str, *, approved: Action) -> SlurmJobView:
+        """Submit the spec an approved card (:meth:`slurm_submit_card`) names, with ``sbatch
+        --parsable``: the batch script runs setup once per node and the run on every node
+        through ``srun``, with the site's tuned NCCL environment. Refused, submitting nothing,
+        when the spec file, the partition or the site changed since the card."""
+        from xyclaw.engine.slurm import submit_approved
 
-        loaded = load_spec(spec_path, on_cluster=True, check_paths=False)
-        jobs = self._slurm(site)
-        view = jobs.submit(loaded.spec, partition=partition, nccl=self.slurm_nccl(site))
+        name = self._slurm_site(site)
+        ref = self.resolve_spec(spec)
+        jobs = self._slurm(name)
+        view = submit_approved(
+            jobs,
+            approved,
+            ref,
+            self._job_spec(ref, on_cluster=True),
+            _file_digest(ref),
+            nccl=self.slurm_nccl(name),
+        )
         self._slurm_mirror().follow(jobs, fresh=True)  # the allocation shows at once
         self._bus.publish(
             Notice(
                 severity="info",
                 kind="slurm_job",
-                message=f"job {view.job_id} submitted to {site} (partition {view.partition})",
+                message=f"job {view.job_id} submitted to {name} (partition {view.partition})",
             )
         )
         return view
@@ -2424,27 +2432,8 @@ class Engine:
 
     @effect(Effect.EXEC)
     def slurm_launch(self, site: str | None, spec: str, *, approved: Action) -> SlurmJobView:
-        """Submit the spec the approved card names, as it named it; refused, submitting
-        nothing, when the spec file, the partition or the site changed since the card."""
-        from xyclaw.engine.slurm import submit_approved
-
-        name = self._slurm_site(site)
-        ref = self.resolve_spec(spec)
-        view = submit_approved(
-            self._slurm(name),
-            approved,
-            ref,
-            self._job_spec(ref, on_cluster=True),
-            _file_digest(ref),
-        )
-        self._bus.publish(
-            Notice(
-                severity="info",
-                kind="slurm_job",
-                message=f"job {view.job_id} submitted to {name} (partition {view.partition})",
-            )
-        )
-        return view
+        """The agents' name for :meth:`slurm_submit` (the same card, the same check)."""
+        return self.slurm_submit(site, spec, approved=approved)
 
     # -- issue 32 (a32): spot -- the provider's notice; a plan's option rented as spot ----------
     def _spot_word(self, cluster_id: int) -> SpotWord | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from xyclaw.engine.approvals import Action, ActionKind, Asker, Target, compare
 from xyclaw.errors import UsageError
 from xyclaw.jobs.slurm_jobs import SlurmJobs, SlurmJobView
@@ -79,6 +81,8 @@ def submit_approved(
     spec_ref: str,
     spec: JobSpec,
     spec_sha256: str | None,
+    *,
+    nccl: Mapping[str, str] | None = None,
 ) -> SlurmJobView:
     """Carry out an approved submit card: refused, submitting nothing, when the card was for
     another site, or the spec, its file or the partition no longer match what was shown."""
@@ -86,4 +90,4 @@ def submit_approved(
         raise UsageError(f"this card does not submit to {jobs.site.name}", hint="ask again")
     partition = str(approved.inputs.get("partition") or "") or None
     compare(approved, submit_card(jobs, spec_ref, spec, spec_sha256, partition, approved.asked_by))
-    return jobs.submit(spec, partition=partition)
+    return jobs.submit(spec, partition=partition, nccl=nccl)

@@ -29,6 +29,7 @@ def register(sub: Any) -> None:
     s.add_argument("site")
     s.add_argument("spec", help="a job spec file (XyClaw's or a SkyPilot task YAML)")
     s.add_argument("--partition", help="default: the first that fits")
+    s.add_argument("--yes", action="store_true", help="do not ask")
     s.set_defaults(handler=_submit)
 
     g = sp.add_parser("logs", help="the per-rank output of one of XyClaw's jobs")
@@ -74,11 +75,24 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _submit(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.cli.render import remote_text
+    from xyclaw.errors import UsageError
 
     engine = ctx.engine()
     for line in engine.slurm_limits(args.site, args.spec, partition=args.partition):
         ctx.warn(remote_text(ctx.err, line))  # what bounds the job, before it is submitted
-    view = engine.slurm_submit(args.site, args.spec, partition=args.partition)
+    card = engine.slurm_submit_card(args.site, args.spec, partition=args.partition, asked_by="user")
+    for key, value in card.rows():
+        ctx.warn(remote_text(ctx.err, f"  {key}: {value}"))
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(
+                "submitting runs the job on the lab's nodes: confirm with --yes when not at a"
+                " terminal"
+            )
+        if input("Submit it? [y/N] ").strip().lower() not in ("y", "yes"):
+            ctx.warn("nothing submitted")
+            return 1
+    view = engine.slurm_submit(args.site, args.spec, approved=card)
     ctx.print(f"submitted job {view.job_id} to {args.site}, partition {view.partition}")
     ctx.print(f"  its folder on the login node: {view.folder}")
     return 0
