@@ -66,7 +66,7 @@ class Heartbeat:
     def language(self) -> str:
         """``"zh"`` or ``"en"``: the setting's language now (a change applies at the next
         check), as the rules brain answers a message that names none."""
-        from xyclaw.messages import language_of
+        from xyclaw.wording import language_of
 
         return language_of(self.runtime.config.gui.language)
 

@@ -45,15 +45,16 @@ class CliContext:
     @property
     def language(self) -> str:
         """The language of the main messages: "zh" or "en", from ``[gui] language``."""
-        from xyclaw.messages import language_of
+        from xyclaw.wording import language_of
 
         return language_of(self.config.gui.language)
 
     def text(self, key: str, **values: object) -> str:
-        """A main message from :mod:`xyclaw.messages` in the setting's language."""
-        from xyclaw.messages import text
+        """The command line's entry ``cli.<key>`` of :mod:`xyclaw.wording` in the setting's
+        language."""
+        from xyclaw.wording import text_in
 
-        return text(self.language, key, **values)
+        return text_in(self.language, f"cli.{key}", **values)
 
     def engine(self, trust_new_host: TrustNewHost | None = None) -> Engine:
         """The engine, built on first use with the real parts and closed at exit.

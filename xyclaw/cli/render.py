@@ -60,12 +60,12 @@ class Column:
     header: str
     width: int = 0
     right: bool = False
-    key: str = ""  # its header's message in xyclaw.messages (translated), if any
+    key: str = ""  # its header's entry ``cli.<key>`` in xyclaw.wording (translated), if any
 
     def title(self, language: str) -> str:
-        from xyclaw.messages import text
+        from xyclaw.wording import text_in
 
-        return text(language, self.key) if self.key else self.header
+        return text_in(language, f"cli.{self.key}") if self.key else self.header
 
     def plain(self, text: str) -> str:
         pad = " " * max(0, self.width - _cells(text))  # a Chinese character takes two cells
@@ -323,7 +323,10 @@ def _plan_table(items: Sequence[PlanOption | RejectedOption], language: str = "e
     from rich.table import Table
 
     from xyclaw.catalog.money import format_amount
-    from xyclaw.messages import text
+    from xyclaw.wording import text_in
+
+    def text(language: str, key: str) -> str:
+        return text_in(language, f"cli.{key}")
 
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
     for header, right in (
@@ -361,7 +364,10 @@ def _print_reasons(
 ) -> None:
     from rich.table import Table
 
-    from xyclaw.messages import text
+    from xyclaw.wording import text_in
+
+    def text(language: str, key: str) -> str:
+        return text_in(language, f"cli.{key}")
 
     grid = Table.grid(padding=(0, 1))
     grid.add_column(justify="right", style="bold")

@@ -498,9 +498,9 @@ def _ended(ctx: CliContext, job: JobRecord, *, serving: bool = False) -> str:
 def _word(ctx: CliContext, value: object) -> str:
     """A job's or a node's state, kind or cause in the CLI's language (as stored in English:
     ``failed``, ``train``, ``exit_nonzero``)."""
-    from xyclaw.messages import CATALOGUE
+    from xyclaw.wording.catalogue import CATALOGUE
 
-    entry = CATALOGUE.get(f"word_{value}")
+    entry = CATALOGUE.get(f"cli.word_{value}")
     return str(value) if entry is None or ctx.language == "en" else entry[1]
 
 
