@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
     from xyclaw.engine.reports import Standing, TrackRecord
-    from xyclaw.planner.result import PlanOption, PlanResult, RejectedOption
+    from xyclaw.engine.values import PlanOption, PlanResult, RejectedOption
 
 PLAIN_ENV = "XYCLAW_PLAIN"
 
@@ -280,10 +280,12 @@ def print_plan(
     out: IO[str], result: PlanResult, *, limit: int | None, language: str = "en"
 ) -> None:
     """The plan: the options (or the closest rejects), cheapest or fastest first, with reasons."""
-    from xyclaw.planner.report import reasons_line, render
+    from xyclaw.engine import Engine
     from xyclaw.wording import display
 
-    lines = [display.line(line) for line in render(result, limit=limit, language=language)]
+    reasons_line = Engine.plan_reasons
+    report = Engine.plan_report(result, limit=limit, language=language)
+    lines = [display.line(line) for line in report]
     if not use_rich(out):
         for line in lines:
             print(line, file=out)

@@ -13,7 +13,49 @@ from __future__ import annotations
 #
 # (issue 35, the CLI and agent faces: add imports in this block)
 #
-#
+# Loaded on first use (PEP 562, as xyclaw.engine's own names): a command that needs one
+# name does not import every part. ``Store`` is the history database's handle, which a
+# face opens with ``Engine.open_store`` and only passes on (to the Engine, to the agents).
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    pass
+
+_CLI_AND_AGENTS = {
+    "ClusterRecord": "xyclaw.records",
+    "CommandResult": "xyclaw.remote.result",
+    "GuardStatus": "xyclaw.billing.guard_process",
+    "Holder": "xyclaw.billing.guard_process",
+    "JobRecord": "xyclaw.records.jobs",
+    "KnownKey": "xyclaw.remote.known_hosts",
+    "LaunchNeedsApproval": "xyclaw.jobs.errors",
+    "LogAnalysis": "xyclaw.tuning.analyze",
+    "Measurement": "xyclaw.tuning.service",
+    "MID_MODEL_MIN": "xyclaw.planner.rules",
+    "MOST_GPUS": "xyclaw.planner.parse",
+    "OwnHost": "xyclaw.providers.own_hosts",
+    "PlanOption": "xyclaw.planner.result",
+    "PlanRequest": "xyclaw.planner.request",
+    "PlanResult": "xyclaw.planner.result",
+    "RejectedOption": "xyclaw.planner.result",
+    "RequestError": "xyclaw.planner.request",
+    "SMALL_MODEL_MAX": "xyclaw.planner.rules",
+    "Store": "xyclaw.store",
+    "TrustNewHost": "xyclaw.remote.known_hosts",
+    "TuneResult": "xyclaw.tuning.service",
+    "Verdict": "xyclaw.tuning.verdict",
+}
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    module = _CLI_AND_AGENTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'xyclaw.engine.values' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 # --- values the window takes ------------------------------------------------------------
@@ -23,4 +65,4 @@ from __future__ import annotations
 #
 
 
-__all__: list[str] = []
+__all__: list[str] = [*_CLI_AND_AGENTS]

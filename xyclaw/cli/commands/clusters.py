@@ -21,7 +21,7 @@ from xyclaw.errors import UsageError
 def _gpu_count(text: str) -> int:
     """``--gpus``: at most what the planner plans for, said with the range (not as "beyond a
     64-bit integer"); 0 or less is refused with the other checks of what to rent."""
-    from xyclaw.planner.parse import MOST_GPUS
+    from xyclaw.engine.values import MOST_GPUS
 
     try:
         value = int(text)
@@ -97,13 +97,13 @@ def register(sub: Any) -> None:
 
 
 def _money(micros: int, currency: str) -> str:
-    from xyclaw.catalog import format_amount
+    from xyclaw.catalog.money import format_amount
 
     return format_amount(micros, currency)
 
 
 def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.catalog import normalise_gpu_name
+    from xyclaw.catalog.names import normalise_gpu_name
 
     gpu = normalise_gpu_name(args.gpu) if args.gpu else None
     offers = ctx.engine().offers(args.provider, gpu)
@@ -152,7 +152,7 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
     """The quote `up` asks the user to approve: an option of a saved plan, or named resources."""
-    from xyclaw.catalog import normalise_gpu_name
+    from xyclaw.catalog.names import normalise_gpu_name
     from xyclaw.engine.lifecycle import UpRequest
 
     engine = ctx.engine()
@@ -190,7 +190,7 @@ def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
 
 
 def _budget(text: str) -> int:
-    from xyclaw.catalog import parse_amount
+    from xyclaw.catalog.money import parse_amount
 
     try:
         return parse_amount(text)
@@ -258,23 +258,22 @@ def _reconcile(ctx: CliContext) -> None:
 
 
 def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing import billed_spans, cost_so_far
+    from xyclaw.engine import Engine
 
+    cost_so_far = Engine.cost_so_far
     engine = ctx.engine()
     _reconcile(ctx)
     now = time.time()
     clusters = engine.clusters(include_released=args.all)
     if args.json:
-        ctx.print_json(
-            [{**c.to_json(), "cost": cost_so_far(billed_spans(c), now) / 1e6} for c in clusters]
-        )
+        ctx.print_json([{**c.to_json(), "cost": cost_so_far(c, now) / 1e6} for c in clusters])
         return 0
     if not clusters:
         ctx.print(ctx.text("no_clusters" if args.all else "no_clusters_running"))
         return 0
     rows = []
     for c in clusters:
-        cost = _money(cost_so_far(billed_spans(c), now), c.currency)
+        cost = _money(cost_so_far(c, now), c.currency)
         rows.append((c.id, c.name, c.state, f"{c.gpu_count}x{c.gpu}", c.fabric, cost))
     print_table(ctx.out, CLUSTER_COLUMNS, rows, language=ctx.language)
     return 0
@@ -299,7 +298,7 @@ def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
         raise UsageError("no command given", hint="xyclaw exec CLUSTER -- nvidia-smi -L")
     import shlex
 
-    from xyclaw.remote import CommandResult
+    from xyclaw.engine.values import CommandResult
 
     command = argv[0] if len(argv) == 1 else shlex.join(argv)
     results = ctx.engine().exec(args.cluster, command, timeout=args.timeout)
@@ -383,6 +382,6 @@ def _set_budget(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _spent(cluster: Any) -> int:
-    from xyclaw.billing import billed_spans, cost_so_far
+    from xyclaw.engine import Engine
 
-    return cost_so_far(billed_spans(cluster), time.time())
+    return Engine.cost_so_far(cluster, time.time())

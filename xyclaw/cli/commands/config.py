@@ -50,7 +50,7 @@ def _path(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _check(args: argparse.Namespace, ctx: CliContext) -> int:
     """Both files read as every command reads them: a problem stops here with its message."""
-    from xyclaw.providers.own_hosts import load_hosts
+    from xyclaw.engine import Engine
 
     values = config_as_dict(ctx.config)  # a bad config.toml has already stopped the command
     changed = sum(
@@ -61,8 +61,8 @@ def _check(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print(f"config.toml: ok ({config_file}, {changed} setting(s) changed)")
     else:
         ctx.print(f"config.toml: none at {config_file}; the defaults apply")
-    hosts_file = ctx.paths.config_dir / "hosts.toml"
-    hosts = load_hosts(hosts_file)
+    hosts_file = Engine.hosts_file(ctx.paths)
+    hosts = Engine.own_hosts(ctx.paths)
     if hosts_file.exists():
         ctx.print(f"hosts.toml: ok ({hosts_file}, {len(hosts)} host(s))")
     else:

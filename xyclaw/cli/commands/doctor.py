@@ -15,13 +15,12 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.doctor import next_steps, results_json, run_checks
+    from xyclaw.engine import Engine
 
-    results = run_checks(ctx.paths, ctx.config)
-    steps = next_steps(ctx.paths, ctx.config)
+    results, steps = Engine.doctor_checks(ctx.paths, ctx.config)
     failed_required = [r for r in results if r.required and not r.ok]
     if args.json:
-        ctx.print_json(results_json(results, steps))
+        ctx.print_json(Engine.doctor_json(results, steps))
     else:
         for r in results:
             mark = "ok  " if r.ok else ("FAIL" if r.required else "warn")

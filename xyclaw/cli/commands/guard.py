@@ -81,19 +81,16 @@ def _raise_stop(signum: int, frame: object) -> None:
 def _check_history(ctx: CliContext) -> None:
     """The store's own check before its first write (every page read, nothing changed): run
     before the guard writes its lock and guard.json, so a damaged data folder stays as it is."""
-    from xyclaw.store import check_writable
+    from xyclaw.engine import Engine
 
-    check_writable(ctx.paths.database)
+    Engine.check_history(ctx.paths)
 
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import (
-        GuardLock,
-        GuardStatus,
-        Holder,
-        guard_status,
-        stop_guard,
-    )
+    from xyclaw.engine import Engine
+    from xyclaw.engine.values import GuardStatus, Holder
+
+    guard_status, stop_guard = Engine.guard_status_of, Engine.stop_guard
 
     holder = Holder.BACKGROUND if args.background else Holder.FOREGROUND
 
@@ -116,7 +113,7 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     if status.running and refused(status):
         return 0
     _check_history(ctx)
-    lock = GuardLock(ctx.paths)
+    lock = Engine.guard_lock(ctx.paths)
     if not lock.acquire(holder):
         if refused(guard_status(ctx.paths)):
             return 0
@@ -173,13 +170,15 @@ def _log_line(ctx: CliContext) -> Any:
 
 
 def _once(ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import GuardLock, Holder, guard_status
+    from xyclaw.engine import Engine
+    from xyclaw.engine.values import Holder
 
+    guard_status = Engine.guard_status_of
     status = guard_status(ctx.paths)
     if status.running:
         return _running_elsewhere(ctx, status.describe())
     _check_history(ctx)
-    lock = GuardLock(ctx.paths)
+    lock = Engine.guard_lock(ctx.paths)
     if not lock.acquire(Holder.FOREGROUND):
         return _running_elsewhere(ctx, guard_status(ctx.paths).describe())
     try:
@@ -226,9 +225,9 @@ def _running_elsewhere(ctx: CliContext, describe: str) -> int:
 
 
 def _status(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import guard_status
+    from xyclaw.engine import Engine
 
-    status = guard_status(ctx.paths)
+    status = Engine.guard_status_of(ctx.paths)
     unit = _unit_path(ctx)
     if args.json:
         ctx.print_json(
@@ -255,22 +254,22 @@ def _status(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _start(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import guard_status, start_background
+    from xyclaw.engine import Engine
 
-    before = guard_status(ctx.paths)
+    before = Engine.guard_status_of(ctx.paths)
     if before.running:
         ctx.print(f"the guard already runs: {before.describe()}")
         return 0
     _check_history(ctx)  # here, in words, rather than as a guard that exited at start
-    status = start_background(ctx.paths, wait_s=15.0)
+    status = Engine.start_guard(ctx.paths, wait_s=15.0)
     ctx.print(f"started the guard: {status.describe()}")
     return 0
 
 
 def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import stop_guard
+    from xyclaw.engine import Engine
 
-    info = stop_guard(ctx.paths)
+    info = Engine.stop_guard(ctx.paths)
     if info is None:
         ctx.print("the guard is not running")
         return 0
@@ -286,9 +285,9 @@ def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
 
 # -- the user service ----------------------------------------------------------------------
 def _unit_path(ctx: CliContext) -> Path:
-    from xyclaw.billing.guard_process import service_unit_path
+    from xyclaw.engine import Engine
 
-    return service_unit_path(ctx.paths)
+    return Engine.guard_unit_path(ctx.paths)
 
 
 def _quote(arg: str) -> str:
@@ -297,8 +296,9 @@ def _quote(arg: str) -> str:
 
 def unit_text(home: str | None) -> str:
     """The systemd user unit: ``xyclaw guard`` from login, restarted if it fails."""
-    from xyclaw.billing.guard_process import guard_command
+    from xyclaw.engine import Engine
 
+    guard_command = Engine.guard_command
     lines = [
         "[Unit]",
         "Description=XyClaw guard: budgets and idle release for rented GPUs",

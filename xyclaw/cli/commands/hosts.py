@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.cli.context import CliContext
+from xyclaw.engine import Engine
 from xyclaw.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
-    from xyclaw.providers.own_hosts import OwnHost
-    from xyclaw.remote import SshPool
+    from xyclaw.engine.values import OwnHost
 
 
 def register(sub: Any) -> None:
@@ -84,13 +84,11 @@ def register(sub: Any) -> None:
 
 
 def _hosts_file(ctx: CliContext) -> Path:
-    return ctx.paths.config_dir / "hosts.toml"
+    return Engine.hosts_file(ctx.paths)
 
 
 def _hosts(ctx: CliContext) -> list[OwnHost]:
-    from xyclaw.providers.own_hosts import load_hosts
-
-    return load_hosts(_hosts_file(ctx))
+    return Engine.own_hosts(ctx.paths)
 
 
 def _entry(ctx: CliContext, name: str) -> OwnHost | None:
@@ -100,27 +98,8 @@ def _entry(ctx: CliContext, name: str) -> OwnHost | None:
     return None
 
 
-def _pool(ctx: CliContext, trust: Any, *, log_in: bool = True) -> SshPool:
-    from xyclaw.engine.compose import ssh_pool
-    from xyclaw.secrets import SecretStore
-
-    if log_in:
-        ctx.paths.ensure()
-    secrets = SecretStore.choose(ctx.config.secrets.backend, ctx.paths.secrets_file)
-    return ssh_pool(
-        ctx.paths, ctx.config, secrets, trust_new_host=trust, connect_attempts=1, log_in=log_in
-    )
-
-
-def _known_keys(pool: SshPool, destination: str) -> list[Any]:
-    spec = pool.resolve(destination)
-    return [k for k in pool.known_hosts.lookup(spec.key_name, spec.port) if k.marker is None]
-
-
 def _login_hint(ctx: CliContext) -> str:
-    from xyclaw.remote.node_access import load_or_create_app_key
-
-    _key, public = load_or_create_app_key(ctx.paths.data_dir / "ssh" / "id_ecdsa")
+    public = Engine.app_public_key(ctx.paths)
     return f"add XyClaw's public key to ~/.ssh/authorized_keys on the host: {public}"
 
 
@@ -128,31 +107,25 @@ def _login_hint(ctx: CliContext) -> str:
 
 
 def _list(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.catalog import format_amount
-    from xyclaw.providers.own_hosts import OwnHostsProvider
+    from xyclaw.catalog.money import format_amount
 
     hosts = _hosts(ctx)
-    provider = OwnHostsProvider(_hosts_file(ctx), ctx.paths.state_dir / "own-hosts.json")
-    in_use = {node.external_id: c.name for c in provider.clusters() for node in c.nodes}
-    pool = _pool(ctx, None, log_in=False)
-    try:
-        rows: list[dict[str, Any]] = []
-        for h in hosts:
-            keys = _known_keys(pool, h.destination)
-            rows.append(
-                {
-                    "name": h.name,
-                    "address": h.destination,
-                    "gpu": h.gpu,
-                    "gpus": h.gpus,
-                    "fabric": h.fabric,
-                    "price_per_gpu_hour": format_amount(h.price_per_gpu_hour_micros, h.currency),
-                    "host_key": [f"{k.key_type} {k.fingerprint}" for k in keys],
-                    "in_use_by": in_use.get(h.name),
-                }
-            )
-    finally:
-        pool.close()
+    in_use = Engine.own_hosts_in_use(ctx.paths)
+    all_keys = Engine.host_keys(ctx.paths, ctx.config, [h.destination for h in hosts])
+    rows: list[dict[str, Any]] = []
+    for h, keys in zip(hosts, all_keys, strict=True):
+        rows.append(
+            {
+                "name": h.name,
+                "address": h.destination,
+                "gpu": h.gpu,
+                "gpus": h.gpus,
+                "fabric": h.fabric,
+                "price_per_gpu_hour": format_amount(h.price_per_gpu_hour_micros, h.currency),
+                "host_key": [f"{k.key_type} {k.fingerprint}" for k in keys],
+                "in_use_by": in_use.get(h.name),
+            }
+        )
     if args.json:
         ctx.print_json(rows)
         return 0
@@ -210,7 +183,6 @@ def _add(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
     from xyclaw.files import write_private
-    from xyclaw.providers.own_hosts import check_host_entry, load_hosts
 
     existing = _hosts(ctx)  # a broken file is reported, never appended to
     entry: dict[str, Any] = {"name": args.name, "gpu": args.gpu, "gpus": args.gpus}
@@ -223,7 +195,7 @@ def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
         if getattr(args, key) is not None:
             entry[key] = getattr(args, key)
     try:
-        host = check_host_entry("the new host", entry)
+        host = Engine.own_host_entry("the new host", entry)
     except ConfigError as exc:
         raise UsageError(exc.message.replace("the new host", args.name), hint=exc.hint) from None
     if any(h.name == host.name for h in existing):
@@ -242,7 +214,7 @@ def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
     write_private(tmp, text, mode=path.stat().st_mode & 0o777 if path.exists() else 0o644)
     try:
-        load_hosts(tmp)  # what was written reads back
+        Engine.read_hosts_file(tmp)  # what was written reads back
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -256,17 +228,19 @@ def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
 
 def _test(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.errors import AuthenticationError
-    from xyclaw.remote.host_check import check_host
 
     entry = _entry(ctx, args.name)
     destination = entry.destination if entry else args.name
-    pool = _pool(ctx, ctx.trust())
     try:
-        found = check_host(pool, destination, timeout=ctx.config.ssh.connect_timeout_s + 20)
+        found = Engine.check_own_host(
+            ctx.paths,
+            ctx.config,
+            destination,
+            ctx.trust(),
+            timeout=ctx.config.ssh.connect_timeout_s + 20,
+        )
     except AuthenticationError as exc:
         raise AuthenticationError(exc.message, host=exc.host, hint=_login_hint(ctx)) from exc
-    finally:
-        pool.close()
     gpus = [{"index": g.index, "name": g.name, "memory_mib": g.memory_mib} for g in found.gpus]
     seconds = found.seconds
     matches = entry is None or found.has(entry.gpus, entry.gpu)
@@ -326,23 +300,22 @@ def _trust(args: argparse.Namespace, ctx: CliContext) -> int:
             )
         return True
 
-    pool = _pool(ctx, decide)
     try:
-        known = _known_keys(pool, destination)
-        try:
-            pool.run(destination, "true", timeout=ctx.config.ssh.connect_timeout_s + 10)
-        except AuthenticationError as exc:
-            if not asked:
-                raise AuthenticationError(
-                    exc.message, host=exc.host, hint=_login_hint(ctx)
-                ) from exc
-            ctx.warn(f"xyclaw: the key is recorded, but logging in failed: {exc.message}")
-            ctx.warn(f"  -> {_login_hint(ctx)}")
-            key_type, fingerprint = asked[-1]
-            ctx.print(f"trusted {destination}: {key_type} {fingerprint}")
-            return 1
-    finally:
-        pool.close()
+        known = Engine.trust_host(
+            ctx.paths,
+            ctx.config,
+            destination,
+            decide,
+            timeout=ctx.config.ssh.connect_timeout_s + 10,
+        )
+    except AuthenticationError as exc:
+        if not asked:
+            raise AuthenticationError(exc.message, host=exc.host, hint=_login_hint(ctx)) from exc
+        ctx.warn(f"xyclaw: the key is recorded, but logging in failed: {exc.message}")
+        ctx.warn(f"  -> {_login_hint(ctx)}")
+        key_type, fingerprint = asked[-1]
+        ctx.print(f"trusted {destination}: {key_type} {fingerprint}")
+        return 1
     if not asked:
         shown = ", ".join(f"{k.key_type} {k.fingerprint} ({k.where})" for k in known)
         ctx.print(f"{destination} is already trusted: {shown or 'its key is on record'}")
@@ -355,23 +328,15 @@ def _trust(args: argparse.Namespace, ctx: CliContext) -> int:
 def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
     entry = _entry(ctx, args.name)
     destination = entry.destination if entry else args.name
-    pool = _pool(ctx, None, log_in=False)
-    try:
-        spec = pool.resolve(destination)
-        removed = pool.known_hosts.forget(spec.key_name, spec.port)
-        left = _known_keys(pool, destination)
-    finally:
-        pool.close()
+    removed, left, recorded_as = Engine.forget_host(ctx.paths, ctx.config, destination)
     if removed:
         ctx.print(f"removed {removed} key line(s) of {destination} from {ctx.paths.known_hosts}")
     else:
         ctx.print(f"{destination} was not in {ctx.paths.known_hosts}")
     if left:
-        from xyclaw.remote import entry_name
-
         where = ", ".join(sorted({k.where for k in left}))
         ctx.warn(
             f"{destination} is still known from {where}, which XyClaw never changes;"
-            f" to forget it there: ssh-keygen -R '{entry_name(spec.key_name, spec.port)}'"
+            f" to forget it there: ssh-keygen -R '{recorded_as}'"
         )
     return 0

@@ -15,7 +15,7 @@ from xyclaw.wording.display import line, text
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
-    from xyclaw.records.jobs import JobRecord
+    from xyclaw.engine.values import JobRecord
 
 JOB_COLUMNS = (
     Column("id", 4, right=True, key="col_id"),
@@ -91,7 +91,7 @@ def register(sub: Any) -> None:
 def _money(micros: int | None, currency: str | None) -> str:
     if micros is None or currency is None:
         return "-"
-    from xyclaw.catalog import format_amount
+    from xyclaw.catalog.money import format_amount
 
     return format_amount(micros, currency)
 
@@ -132,15 +132,12 @@ def _load(ctx: CliContext, text: str, cluster: str | None = None) -> Any:
     cluster whose GPU differs from the spec's, a warning before anything runs."""
     from pathlib import Path
 
-    from xyclaw.catalog import Catalog
-    from xyclaw.jobs.spec import load_spec
+    from xyclaw.engine import Engine
 
     path = Path(text).expanduser()
     if not path.is_file():
         return text
-    loaded = load_spec(
-        path, known_gpus={g.name for g in Catalog.builtin().gpus}, on_cluster=cluster is not None
-    )
+    loaded = Engine.load_job_spec(path, on_cluster=cluster is not None)
     for warning in loaded.warnings:
         ctx.warn(f"warning: {line(str(warning))}")
     if cluster is not None:
@@ -159,7 +156,7 @@ def _start(
     """The job once it runs (``task``: one task of a pipeline, already read); None when the
     user said no to renting."""
     from xyclaw.cli.progress import follow
-    from xyclaw.jobs.errors import LaunchNeedsApproval
+    from xyclaw.engine.values import LaunchNeedsApproval
 
     engine = ctx.engine()
     spec = task if task is not None else _load(ctx, args.spec, args.cluster)

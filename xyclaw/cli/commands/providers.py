@@ -34,25 +34,20 @@ class ProviderLine:
 
 def _registry(ctx: CliContext, secrets: Any) -> Any:
     """The app's providers plus the real clouds, with quick retries for a status check."""
+    from xyclaw.engine import Engine
     from xyclaw.engine.compose import default_registry
-    from xyclaw.providers.http_retry import RetryPolicy
-    from xyclaw.providers.real import register_real_providers
 
     registry = default_registry(ctx.paths, ctx.config)
-    quick = RetryPolicy(attempts=2, base_delay_s=0.5, max_delay_s=1.0, deadline_s=10.0)
-    register_real_providers(
-        registry, secrets=secrets, paths=ctx.paths, config=ctx.config, retry=quick, timeout_s=8.0
-    )
+    Engine.add_real_providers(registry, ctx.paths, ctx.config, secrets)
     ctx.on_close(registry.close)
     return registry
 
 
 def _setup(name: str, ctx: CliContext, secrets: Any, registry: Any) -> tuple[str, bool, str]:
     """(kind, configured, what is set up or what to do) without asking any provider."""
-    from xyclaw.providers.own_hosts import load_hosts
-    from xyclaw.providers.real import REAL_PROVIDERS
+    from xyclaw.engine import Engine
 
-    for real in REAL_PROVIDERS:
+    for real in Engine.real_providers():
         if real.name == name:
             if secrets.get(real.secret):
                 return name, True, f"{real.secret} is set ({real.currency})"
@@ -62,8 +57,8 @@ def _setup(name: str, ctx: CliContext, secrets: Any, registry: Any) -> tuple[str
     if name == "local":
         return "local", True, "this machine"
     if name == "ssh":
-        hosts_file = ctx.paths.config_dir / "hosts.toml"
-        hosts = load_hosts(hosts_file)
+        hosts_file = Engine.hosts_file(ctx.paths)
+        hosts = Engine.own_hosts(ctx.paths)
         if hosts:
             return "ssh", True, f"{len(hosts)} host(s) in {hosts_file}"
         return "ssh", False, f"list your machines in {hosts_file} (docs/configuration.md)"

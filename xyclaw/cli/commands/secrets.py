@@ -56,21 +56,19 @@ def _checked(name: str) -> str:
 
 def _known(ctx: CliContext, store: Any = None) -> list[tuple[str, str]]:
     """The names XyClaw reads, and what each is for; then any other name the store holds."""
-    from xyclaw.providers.own_hosts import load_hosts
-    from xyclaw.providers.real import REAL_PROVIDERS
-    from xyclaw.remote.hostspec import parse_destination
+    from xyclaw.engine import Engine
 
-    known = [(p.secret, f"{p.title} ({p.name} provider)") for p in REAL_PROVIDERS]
+    known = [(p.secret, f"{p.title} ({p.name} provider)") for p in Engine.real_providers()]
     preset = ctx.config.llm.preset
     if preset != "rules":
         known.append((f"llm-api-key:{preset}", f"the LLM preset {preset}"))
     try:
-        hosts = load_hosts(ctx.paths.config_dir / "hosts.toml")
+        hosts = Engine.own_hosts(ctx.paths)
     except XyclawError:
         hosts = []  # `config check` says what is wrong with it
     for h in hosts:  # the password is looked up by the host's alias (the address part)
         try:
-            alias = parse_destination(h.destination)[1]
+            alias = Engine.host_address(h.destination)
         except XyclawError:
             continue
         known.append((f"ssh-password:{alias}", f"the SSH password of {h.name}"))

@@ -123,30 +123,13 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
 def _api_summary(url: str, token: str) -> dict[str, Any] | None:
     """Cluster counts and the ledger's total, for the status line, through the provider's own
     client; None if the cloud does not answer."""
-    from xyclaw.errors import XyclawError
-    from xyclaw.providers.http_retry import RetryPolicy
-    from xyclaw.providers.sim import SimProvider
+    from xyclaw.engine import Engine
 
-    client = SimProvider(url, token, timeout_s=5, retry=RetryPolicy(attempts=1))
-    try:
-        clusters = client.clusters()
-        ledger = client.billing()
-    except XyclawError:
-        return None
-    finally:
-        client.close()
-    states: dict[str, int] = {}
-    for cluster in clusters:
-        states[cluster.state] = states.get(cluster.state, 0) + 1
-    return {
-        "clusters": states,
-        "billing_total_micros": sum(e.amount_micros for e in ledger),
-        "currency": ledger[0].currency if ledger else None,
-    }
+    return Engine.sim_cloud_summary(url, token)
 
 
 def _status(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.catalog import format_amount
+    from xyclaw.catalog.money import format_amount
     from xyclaw.sim.cloud import launcher
 
     current = launcher.status(_state_dir(args, ctx))

@@ -12,7 +12,7 @@ from xyclaw.errors import UsageError
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
-    from xyclaw.records import ClusterRecord
+    from xyclaw.engine.values import ClusterRecord
 
 
 def register(sub: Any) -> None:
@@ -155,7 +155,9 @@ def _top(args: argparse.Namespace, ctx: CliContext) -> int:
 def _export(args: argparse.Namespace, ctx: CliContext) -> int:
     import json
 
-    from xyclaw.telemetry.export import write_csv
+    from xyclaw.engine import Engine
+
+    write_csv = Engine.write_metrics_csv
 
     export = ctx.engine().export_metrics(
         args.kind, cluster=args.cluster, job=args.job, since=args.since

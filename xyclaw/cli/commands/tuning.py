@@ -10,9 +10,7 @@ from xyclaw.cli.context import CliContext
 from xyclaw.errors import ParseError, UsageError
 
 if TYPE_CHECKING:
-    from xyclaw.tuning.analyze import LogAnalysis
-    from xyclaw.tuning.service import Measurement, TuneResult
-    from xyclaw.tuning.verdict import Verdict
+    from xyclaw.engine.values import LogAnalysis, Measurement, TuneResult, Verdict
 
 
 def register(sub: Any) -> None:
@@ -73,7 +71,7 @@ def _print_verdict(ctx: CliContext, verdict: Verdict, indent: str = "") -> None:
 
 
 def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.tuning.analyze import analyze_log
+    from xyclaw.engine import Engine
 
     path = Path(args.logfile).expanduser()
     try:
@@ -85,7 +83,7 @@ def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror})") from exc
     try:
-        analysis = analyze_log(
+        analysis = Engine.analyze_nccl_log(
             text,
             nodes=args.nodes,
             gpus_per_node=args.gpus_per_node,
