@@ -24,7 +24,7 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 # face's import of a part deletes its line in pyproject.toml (lint-imports fails on a line that
 # matches nothing) and lowers this number to match. Raising it means a face reaches past the
 # Engine again; add an Engine method instead.
-IGNORED_IMPORTS = 50
+IGNORED_IMPORTS = 37
 
 
 def _contract() -> dict[str, Any]:

@@ -2332,6 +2332,9 @@ class Engine:
     severity_word = staticmethod(_R(offline.severity_word))
     rule_title = staticmethod(_R(offline.rule_title))
     said_of = staticmethod(_R(offline.said_of))
+    conversations = staticmethod(_R(offline.conversations))
+    open_checkpoint_connection = staticmethod(_R(offline.open_checkpoint_connection))
+    active_job_names = staticmethod(_R(offline.active_job_names))
     del _R, _X, _D
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from xyclaw.catalog import Offer
     from xyclaw.catalog.models import GpuModel
     from xyclaw.doctor import CheckResult
+    from xyclaw.engine.conversations import Conversations
     from xyclaw.jobs.specmodel import LoadedSpec
     from xyclaw.planner.result import PlanOption, PlanResult
     from xyclaw.providers import ProviderRegistry
@@ -425,3 +426,33 @@ def said_of(row: Mapping[str, Any], name: str = "said") -> Any:
     from xyclaw.store.event_log import said_of as stored
 
     return stored(dict(row), name)
+
+
+# --- the agents' own records in the history database ------------------------------------------
+
+
+def conversations(store: Store) -> Conversations:
+    """The agents' conversations, tool calls and allowances in ``store``."""
+    from xyclaw.engine.conversations import Conversations
+
+    return Conversations(store)
+
+
+def open_checkpoint_connection(path: Path) -> Any:
+    """The agents' checkpoint database (LangGraph's), opened as XyClaw opens SQLite files."""
+    from xyclaw.store.checkpoints import open_checkpoint_connection as opened
+
+    return opened(path)
+
+
+def active_job_names(store: Store) -> list[str]:
+    """The names of the jobs not yet ended, read from the history database alone (no job
+    runtime is built); none when it cannot be read."""
+    from xyclaw.errors import XyclawError
+    from xyclaw.store.jobs import JobTable
+
+    try:
+        rows = JobTable(store).rows(active_only=True)
+    except XyclawError:
+        return []
+    return [str(row.get("name") or row["id"]) for row in rows]
