@@ -184,6 +184,20 @@ def _print_unexpected(exc: BaseException, log_file: object) -> int:
     return 1
 
 
+def _language() -> str:
+    """The language of the help and of argparse's words, read before the command line is
+    parsed: English when the folders or config.toml cannot be read (the command says why)."""
+    from xyclaw.config import load_config
+    from xyclaw.paths import AppPaths
+    from xyclaw.wording import language_of
+
+    try:
+        paths = AppPaths.from_environment()
+        return language_of(load_config(paths.config_file).gui.language)
+    except XyclawError:
+        return "en"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in ("-V", "--version"):
@@ -192,11 +206,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     from xyclaw.cli.context import CliContext
+    from xyclaw.cli.words import argparse_words, translate_parser
     from xyclaw.logsetup import configure_logging
     from xyclaw.paths import AppPaths
 
-    parser = build_parser(args_list)
-    args = parser.parse_args(args_list)
+    language = _language()
+    with argparse_words(language):
+        parser = build_parser(args_list)
+        translate_parser(parser, language)
+        args = parser.parse_args(args_list)
     try:
         paths = AppPaths.from_environment()
     except XyclawError as exc:

@@ -6,6 +6,7 @@ from xyclaw.wording import (
     agent,
     alerts,
     cli,
+    cli_help,
     common,
     diagnose,
     errors,
@@ -20,7 +21,7 @@ from xyclaw.wording import (
 def _merged() -> dict[str, tuple[str, str]]:
     merged: dict[str, tuple[str, str]] = {}
     modules = [common, operations, jobs, alerts, agent, errors, turns, diagnose, xid_catalog]
-    modules += [cli, planner]
+    modules += [cli, cli_help, planner]
     for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:
