@@ -172,6 +172,45 @@ TEXTS: dict[str, tuple[str, str]] = {
         "    节点 {rank} {node}（{ip}）：{state}{code}",
     ),
     "cli.job_node_exit": (" exit {code}", " 退出码 {code}"),
+    # xyclaw tune's report and nccl analyze's verdict
+    "cli.tune_cluster": (
+        "cluster {name} ({fabric}, {nodes} node(s))",
+        "集群 {name}（{fabric}，{nodes} 个节点）",
+    ),
+    "cli.tune_fabric": (
+        "  fabric: {transport}, HCAs {hcas}{rest}",
+        "  网络：{transport}，HCA {hcas}{rest}",
+    ),
+    "cli.tune_none": ("none", "无"),
+    "cli.tune_rate": (" at {gbps} Gb/s", "，{gbps} Gb/s"),
+    "cli.tune_gid": (", RoCE v2 GID {gid}", "，RoCE v2 GID {gid}"),
+    "cli.tune_gdr": (", GPU-NIC {distance}", "，GPU-网卡 {distance}"),
+    "cli.tune_finding": ("  finding: {text}", "  发现：{text}"),
+    "cli.tune_before": ("before:", "调优前："),
+    "cli.tune_recommended": ("recommended:", "推荐："),
+    "cli.tune_changed": ("changed:", "已修改："),
+    "cli.tune_environment": (
+        "environment for jobs on this cluster:",
+        "这个集群上作业使用的环境变量：",
+    ),
+    "cli.tune_no_environment": (
+        "  (none: the nodes' own defaults)",
+        "  （无：使用节点自己的默认值）",
+    ),
+    "cli.tune_note": ("note: {text}", "注：{text}"),
+    "cli.tune_defaults": (
+        "{title} the nodes' own defaults{image}",
+        "{title} 节点自己的默认值{image}",
+    ),
+    "cli.tune_image": (" (the image sets {image})", "（镜像设置了 {image}）"),
+    "cli.verdict": ("{indent}verdict: {text}", "{indent}结论：{text}"),
+    "cli.verdict_expected": ("{indent}  expected: {text}", "{indent}  预期：{text}"),
+    "cli.verdict_cause": (
+        "{indent}  likely cause: {title}: {detail}",
+        "{indent}  可能的原因：{title}：{detail}",
+    ),
+    "cli.verdict_fix": ("{indent}    fix: {fix}", "{indent}    解决：{fix}"),
+    "cli.verdict_note": ("{indent}  note: {text}", "{indent}  注：{text}"),
     "cli.job_log_cut": (
         "  log: {kept} lines kept, {cut} cut (the log's cap)",
         "  日志：保留 {kept} 行，截掉 {cut} 行（日志上限）",

@@ -105,7 +105,7 @@ def _eta(seconds: float | None) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s"
 
 
-def _row(job: JobRecord) -> tuple[object, ...]:
+def _row(job: JobRecord, ctx: CliContext) -> tuple[object, ...]:
     p = job.progress
     step = "-" if p.step is None else f"{p.step}/{p.total_steps}" if p.total_steps else str(p.step)
     if job.kind == "service":
@@ -114,7 +114,7 @@ def _row(job: JobRecord) -> tuple[object, ...]:
     return (
         job.id,
         job.name,
-        job.state.value,
+        _word(ctx, job.state.value),
         job.attempt,
         job.cluster or "-",
         step,
@@ -347,7 +347,7 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
     if not jobs:
         ctx.print(ctx.text("no_jobs" if args.all else "no_jobs_running"))
         return 0
-    print_table(ctx.out, JOB_COLUMNS, [_row(j) for j in jobs], language=ctx.language)
+    print_table(ctx.out, JOB_COLUMNS, [_row(j, ctx) for j in jobs], language=ctx.language)
     return 0
 
 

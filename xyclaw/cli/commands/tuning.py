@@ -60,14 +60,21 @@ def _size(nbytes: int) -> str:
 
 
 def _print_verdict(ctx: CliContext, verdict: Verdict, indent: str = "") -> None:
-    ctx.print(f"{indent}verdict: {verdict.headline()}")
+    from xyclaw.wording import worded
+
+    lang = ctx.language
+    ctx.print(ctx.text("verdict", indent=indent, text=worded(verdict.headline_said(), lang)))
     if verdict.expectation is not None:
-        ctx.print(f"{indent}  expected: {verdict.expectation.basis}")
+        ctx.print(ctx.text("verdict_expected", indent=indent, text=verdict.expectation.basis))
     for cause in verdict.causes:
-        ctx.print(f"{indent}  likely cause: {cause.title}: {cause.detail}")
-        ctx.print(f"{indent}    fix: {cause.fix}")
+        title = worded(cause.title_said or cause.title, lang)
+        detail = worded(cause.detail_said or cause.detail, lang)
+        ctx.print(ctx.text("verdict_cause", indent=indent, title=title, detail=detail))
+        ctx.print(
+            ctx.text("verdict_fix", indent=indent, fix=worded(cause.fix_said or cause.fix, lang))
+        )
     for note in verdict.notes:
-        ctx.print(f"{indent}  note: {note}")
+        ctx.print(ctx.text("verdict_note", indent=indent, text=note))
 
 
 def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -179,38 +186,41 @@ def _print_measurement(ctx: CliContext, title: str, m: Measurement) -> None:
         ctx.print(f"{title} " + " ".join(f"{k}={v}" for k, v in sorted(m.env.items())))
     else:
         image = " ".join(f"{k}={v}" for k, v in sorted(m.effective_env.items()))
-        ctx.print(
-            f"{title} the nodes' own defaults" + (f" (the image sets {image})" if image else "")
-        )
+        shown = ctx.text("tune_image", image=image) if image else ""
+        ctx.print(ctx.text("tune_defaults", title=title, image=shown))
     _print_verdict(ctx, m.verdict, "  ")
 
 
 def _print_tune(ctx: CliContext, r: TuneResult) -> None:
+    from xyclaw.wording import worded
+
+    lang, t = ctx.language, ctx.text
     s = r.report.summary
-    ctx.print(f"cluster {r.cluster_name} ({r.report.fabric}, {r.report.node_count} node(s))")
-    hcas = ", ".join(s.hcas) or "none"
-    ctx.print(
-        f"  fabric: {s.transport}, HCAs {hcas}"
-        + (f" at {s.nic_rate_gbps:g} Gb/s" if s.nic_rate_gbps else "")
-        + (f", RoCE v2 GID {s.roce_gid_index}" if s.roce_gid_index is not None else "")
-        + (f", GPU-NIC {s.gdr_distance}" if s.gdr_distance else "")
+    report = r.report
+    ctx.print(t("tune_cluster", name=r.cluster_name, fabric=report.fabric, nodes=report.node_count))
+    rest = (
+        (t("tune_rate", gbps=f"{s.nic_rate_gbps:g}") if s.nic_rate_gbps else "")
+        + (t("tune_gid", gid=s.roce_gid_index) if s.roce_gid_index is not None else "")
+        + (t("tune_gdr", distance=s.gdr_distance) if s.gdr_distance else "")
     )
+    hcas = ", ".join(s.hcas) or t("tune_none")
+    ctx.print(t("tune_fabric", transport=s.transport, hcas=hcas, rest=rest))
     for finding in s.findings:
-        ctx.print(f"  finding: {finding}")
+        ctx.print(t("tune_finding", text=worded(finding, lang)))
     ctx.print("")
-    _print_measurement(ctx, "before:", r.baseline)
+    _print_measurement(ctx, t("tune_before"), r.baseline)
     if r.candidate is not None:
-        _print_measurement(ctx, "recommended:", r.candidate)
+        _print_measurement(ctx, t("tune_recommended"), r.candidate)
     ctx.print("")
-    ctx.print(r.decision)
+    ctx.print(worded(r.decision_said or r.decision, lang))
     if r.changes:
-        ctx.print("changed:")
+        ctx.print(t("tune_changed"))
         for change in r.changes:
-            ctx.print(f"  {change.describe()}")
-    ctx.print("environment for jobs on this cluster:")
+            ctx.print(f"  {worded(change.describe_said(), lang)}")
+    ctx.print(t("tune_environment"))
     if not r.environment:
-        ctx.print("  (none: the nodes' own defaults)")
+        ctx.print(t("tune_no_environment"))
     for name, value in sorted(r.environment.items()):
         ctx.print(f"  {name}={value}")
     for note in r.recommended.notes:
-        ctx.print(f"note: {note}")
+        ctx.print(t("tune_note", text=worded(note, lang)))
