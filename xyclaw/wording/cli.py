@@ -172,6 +172,168 @@ TEXTS: dict[str, tuple[str, str]] = {
         "    节点 {rank} {node}（{ip}）：{state}{code}",
     ),
     "cli.job_node_exit": (" exit {code}", " 退出码 {code}"),
+    # xyclaw doctor (the checks' own texts are xyclaw.doctor's, English)
+    "cli.doctor_fix": ("       fix: {fix}", "       解决：{fix}"),
+    "cli.doctor_passed": ("all required checks passed", "所有必需的检查都通过了"),
+    "cli.doctor_failed": ("some required checks failed", "有必需的检查没有通过"),
+    "cli.doctor_next": ("next, when you want them:", "之后需要时可以："),
+    # xyclaw config
+    "cli.config_changed_mark": ("   # changed", "   # 已修改"),
+    "cli.config_file": ("config file: {path}", "配置文件：{path}"),
+    "cli.config_data": ("data folder: {path}", "数据文件夹：{path}"),
+    "cli.config_database": ("database:    {path}", "数据库：    {path}"),
+    "cli.config_log": ("log file:    {path}", "日志文件：  {path}"),
+    "cli.config_ok": (
+        "config.toml: ok ({path}, {changed} setting(s) changed)",
+        "config.toml：正常（{path}，修改了 {changed} 项设置）",
+    ),
+    "cli.config_none": (
+        "config.toml: none at {path}; the defaults apply",
+        "config.toml：{path} 不存在；使用默认设置",
+    ),
+    "cli.hosts_ok": (
+        "hosts.toml: ok ({path}, {count} host(s))",
+        "hosts.toml：正常（{path}，{count} 台主机）",
+    ),
+    "cli.hosts_none": (
+        "hosts.toml: none at {path} (your own machines go there)",
+        "hosts.toml：{path} 不存在（你自己的机器写在这里）",
+    ),
+    # xyclaw guard status / start / stop
+    "cli.guard_status": ("guard: {text}", "守护进程：{text}"),
+    "cli.guard_autostarts": (
+        "  it starts by itself when a cluster is live",
+        "  有集群运行时它会自动启动",
+    ),
+    "cli.guard_autostart_off": (
+        "  [guard] autostart is off: start it with `xyclaw guard start`",
+        "  [guard] autostart 已关闭：用 `xyclaw guard start` 启动它",
+    ),
+    "cli.guard_log": ("  log: {path}", "  日志：{path}"),
+    "cli.guard_unit": ("  user service: {path}", "  用户服务：{path}"),
+    "cli.guard_install_hint": (
+        "  to run it from login: `xyclaw guard install`",
+        "  要在登录时运行它：`xyclaw guard install`",
+    ),
+    "cli.guard_already": ("the guard already runs: {text}", "守护进程已在运行：{text}"),
+    "cli.guard_started": ("started the guard: {text}", "已启动守护进程：{text}"),
+    "cli.guard_not_running": ("the guard is not running", "守护进程没有运行"),
+    "cli.guard_stopped": (
+        "stopped the guard (pid {pid}, {holder})",
+        "已停止守护进程（进程号 {pid}，{holder}）",
+    ),
+    # xyclaw sim status / stop
+    "cli.sim_not_running": (
+        "the simulated cloud is not running (state {path})",
+        "模拟云没有运行（状态文件夹 {path}）",
+    ),
+    "cli.sim_runs": (
+        "the simulated cloud runs at {url} (pid {pid})",
+        "模拟云运行在 {url}（进程号 {pid}）",
+    ),
+    "cli.sim_state": ("state: {path}", "状态文件夹：{path}"),
+    "cli.sim_clusters": ("clusters: {listed}", "集群：{listed}"),
+    "cli.sim_billed": ("billed so far: {amount}", "目前计费：{amount}"),
+    "cli.sim_stopped": ("stopped the simulated cloud of {path}", "已停止 {path} 的模拟云"),
+    "cli.sim_none_running": (
+        "no simulated cloud was running for {path}",
+        "{path} 没有在运行的模拟云",
+    ),
+    # xyclaw providers
+    "cli.providers_title": ("Providers", "平台"),
+    "cli.col_configured": ("configured", "已配置"),
+    "cli.col_reachable": ("reachable", "可连通"),
+    "cli.col_detail": ("detail", "详情"),
+    "cli.yes": ("yes", "是"),
+    "cli.no": ("no", "否"),
+    "cli.provider_offers": ("{count} offer(s)", "{count} 个报价"),
+    "cli.provider_secret_set": ("{secret} is set ({currency})", "{secret} 已设置（{currency}）"),
+    "cli.provider_secret_missing": (
+        "run `xyclaw secrets set {secret}`; needs {account}",
+        "运行 `xyclaw secrets set {secret}`；需要 {account}",
+    ),
+    "cli.provider_sim": (
+        "built in: the simulated cloud (`xyclaw sim status`)",
+        "内置：模拟云（`xyclaw sim status`）",
+    ),
+    "cli.provider_local": ("this machine", "本机"),
+    "cli.provider_hosts": ("{count} host(s) in {path}", "{path} 中有 {count} 台主机"),
+    "cli.provider_no_hosts": (
+        "list your machines in {path} (docs/configuration.md)",
+        "在 {path} 中列出你的机器（docs/configuration.md）",
+    ),
+    # xyclaw nccl analyze
+    "cli.nccl_head": (
+        "{path}: nccl-tests {collective}, {shape}",
+        "{path}：nccl-tests {collective}，{shape}",
+    ),
+    "cli.nccl_ranks": ("{count} rank(s)", "{count} 个 rank"),
+    "cli.nccl_ranks_unknown": ("ranks unknown", "rank 数未知"),
+    "cli.nccl_on_nodes": (" on {count} node(s)", "，{count} 个节点"),
+    "cli.nccl_per_node": (", {count} GPU(s) per node", "，每个节点 {count} 块 GPU"),
+    "cli.nccl_transport": (
+        "  transport: {transport} ({devices}), GPUDirect RDMA {gdr}",
+        "  传输方式：{transport}（{devices}），GPUDirect RDMA {gdr}",
+    ),
+    "cli.nccl_gdr_on": ("on", "开"),
+    "cli.nccl_gdr_off": ("off", "关"),
+    "cli.nccl_gdr_unknown": ("not shown", "未显示"),
+    "cli.nccl_socket": (
+        "  NCCL used TCP sockets (NET/Socket): no RDMA",
+        "  NCCL 用的是 TCP 套接字（NET/Socket）：没有 RDMA",
+    ),
+    "cli.nccl_no_transport": (
+        "  transport: not in the log (run with NCCL_DEBUG=INFO to see it)",
+        "  传输方式：日志中没有（用 NCCL_DEBUG=INFO 运行才能看到）",
+    ),
+    "cli.nccl_header": (
+        "  {size:>10} {count:>12} {type:>8} {out:>10} {inp:>10} {wrong:>7}",
+        "  {size:>10} {count:>12} {type:>8} {out:>10} {inp:>10} {wrong:>7}",
+    ),
+    "cli.nccl_col_size": ("size", "大小"),
+    "cli.nccl_col_count": ("count", "元素数"),
+    "cli.nccl_col_type": ("type", "类型"),
+    "cli.nccl_col_out": ("out busbw", "异地 busbw"),
+    "cli.nccl_col_in": ("in busbw", "原地 busbw"),
+    "cli.nccl_col_wrong": ("#wrong", "#错误"),
+    "cli.nccl_peak": ("  peak bus bandwidth:    {value}{at}", "  峰值总线带宽：    {value}{at}"),
+    "cli.nccl_peak_at": (" (at {size})", "（在 {size}）"),
+    "cli.nccl_average": (
+        "  average bus bandwidth: {footer}; from the rows: {rows}",
+        "  平均总线带宽：    {footer}；按各行计算：{rows}",
+    ),
+    "cli.nccl_cut_off": ("none (cut off)", "无（被截断）"),
+    "cli.nccl_bounds": (
+        "  out of bounds values:  {count} {state}",
+        "  越界值：          {count} {state}",
+    ),
+    "cli.nccl_truncated": (
+        "  the log ends before the footer: the run was cut off",
+        "  日志在结尾统计之前就结束了：这次运行被截断",
+    ),
+    "cli.nccl_runs": (
+        "  {count} runs of this test in the log, judged together",
+        "  日志中有 {count} 次这个测试的运行，一起评判",
+    ),
+    # what each real cloud's account needs (English: xyclaw.providers.real's own text)
+    "cli.account_lambda": (
+        "a Lambda Cloud account (individual or team) with a payment method; an API key from https://cloud.lambdalabs.com/api-keys",
+        "Lambda Cloud 账户（个人或团队）并绑定付款方式；API 密钥在 https://cloud.lambdalabs.com/api-keys",
+    ),
+    "cli.account_autodl": (
+        "an enterprise-verified AutoDL account (企业认证: the elastic deployment API is closed to"
+        " personal accounts); the developer token from 控制台 -> 设置 -> 开发者Token",
+        "经过企业认证的 AutoDL 账户（企业认证：弹性部署 API 不对个人账户开放）；"
+        "开发者令牌在 控制台 -> 设置 -> 开发者Token",
+    ),
+    "cli.account_vastai": (
+        "a Vast.ai account with credit; an API key from https://cloud.vast.ai/manage-keys/",
+        "有余额的 Vast.ai 账户；API 密钥在 https://cloud.vast.ai/manage-keys/",
+    ),
+    "cli.account_runpod": (
+        "a RunPod account with credit; an API key (read/write) from https://www.runpod.io/console/user/settings",
+        "有余额的 RunPod 账户；API 密钥（读/写）在 https://www.runpod.io/console/user/settings",
+    ),
     # xyclaw tune's report and nccl analyze's verdict
     "cli.tune_cluster": (
         "cluster {name} ({fabric}, {nodes} node(s))",

@@ -26,12 +26,10 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             mark = "ok  " if r.ok else ("FAIL" if r.required else "warn")
             ctx.print(f"[{mark}] {r.name:<12} {r.detail}")
             if not r.ok and r.fix:
-                ctx.print(f"       fix: {r.fix}")
-        ctx.print(
-            "all required checks passed" if not failed_required else "some required checks failed"
-        )
+                ctx.print(ctx.text("doctor_fix", fix=r.fix))
+        ctx.print(ctx.text("doctor_passed" if not failed_required else "doctor_failed"))
         if steps:
-            ctx.print("next, when you want them:")
+            ctx.print(ctx.text("doctor_next"))
             for step in steps:
                 ctx.print(f"  - {step}")
     return 1 if failed_required else 0

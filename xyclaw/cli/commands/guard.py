@@ -238,18 +238,15 @@ def _status(args: argparse.Namespace, ctx: CliContext) -> int:
             }
         )
         return 0 if status.running else 1
-    ctx.print(f"guard: {status.describe()}")
+    ctx.print(ctx.text("guard_status", text=status.describe_said().in_language(ctx.language)))
     if not status.running:
-        ctx.print(
-            "  it starts by itself when a cluster is live"
-            if ctx.config.guard.autostart
-            else "  [guard] autostart is off: start it with `xyclaw guard start`"
-        )
-    ctx.print(f"  log: {status.log_path}")
+        autostart = ctx.config.guard.autostart
+        ctx.print(ctx.text("guard_autostarts" if autostart else "guard_autostart_off"))
+    ctx.print(ctx.text("guard_log", path=status.log_path))
     if unit.exists():
-        ctx.print(f"  user service: {unit}")
+        ctx.print(ctx.text("guard_unit", path=unit))
     elif sys.platform.startswith("linux"):
-        ctx.print("  to run it from login: `xyclaw guard install`")
+        ctx.print(ctx.text("guard_install_hint"))
     return 0 if status.running else 1
 
 
@@ -258,11 +255,11 @@ def _start(args: argparse.Namespace, ctx: CliContext) -> int:
 
     before = Engine.guard_status_of(ctx.paths)
     if before.running:
-        ctx.print(f"the guard already runs: {before.describe()}")
+        ctx.print(ctx.text("guard_already", text=before.describe_said().in_language(ctx.language)))
         return 0
     _check_history(ctx)  # here, in words, rather than as a guard that exited at start
     status = Engine.start_guard(ctx.paths, wait_s=15.0)
-    ctx.print(f"started the guard: {status.describe()}")
+    ctx.print(ctx.text("guard_started", text=status.describe_said().in_language(ctx.language)))
     return 0
 
 
@@ -271,9 +268,9 @@ def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
 
     info = Engine.stop_guard(ctx.paths)
     if info is None:
-        ctx.print("the guard is not running")
+        ctx.print(ctx.text("guard_not_running"))
         return 0
-    ctx.print(f"stopped the guard (pid {info.pid}, {info.holder})")
+    ctx.print(ctx.text("guard_stopped", pid=info.pid, holder=info.holder))
     if ctx.config.guard.autostart:
         ctx.print(
             "while clusters are live, the next xyclaw command starts it again"

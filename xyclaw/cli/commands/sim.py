@@ -142,16 +142,17 @@ def _status(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print_json(report)
         return 0
     if current.endpoint is None:
-        ctx.print(f"the simulated cloud is not running (state {current.state_dir})")
+        ctx.print(ctx.text("sim_not_running", path=current.state_dir))
         return 0
-    ctx.print(f"the simulated cloud runs at {current.endpoint.url} (pid {current.endpoint.pid})")
-    ctx.print(f"state: {current.state_dir}")
+    ctx.print(ctx.text("sim_runs", url=current.endpoint.url, pid=current.endpoint.pid))
+    ctx.print(ctx.text("sim_state", path=current.state_dir))
     if summary is not None:
         states = summary["clusters"]
         listed = ", ".join(f"{n} {s}" for s, n in sorted(states.items())) or "none"
-        ctx.print(f"clusters: {listed}")
+        ctx.print(ctx.text("sim_clusters", listed=listed))
         total = summary["billing_total_micros"] or 0
-        ctx.print(f"billed so far: {format_amount(total, summary['currency'] or 'CNY')}")
+        amount = format_amount(total, summary["currency"] or "CNY")
+        ctx.print(ctx.text("sim_billed", amount=amount))
     return 0
 
 
@@ -160,7 +161,7 @@ def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
 
     state = _state_dir(args, ctx)
     if launcher.stop(state, timeout=args.timeout):
-        ctx.print(f"stopped the simulated cloud of {state}")
+        ctx.print(ctx.text("sim_stopped", path=state))
     else:
-        ctx.print(f"no simulated cloud was running for {state}")
+        ctx.print(ctx.text("sim_none_running", path=state))
     return 0

@@ -113,12 +113,13 @@ def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _print_analysis(ctx: CliContext, path: Path, a: LogAnalysis) -> None:
     run = a.run
-    shape = f"{run.n_ranks} rank(s)" if run.n_ranks else "ranks unknown"
+    t = ctx.text
+    shape = t("nccl_ranks", count=run.n_ranks) if run.n_ranks else t("nccl_ranks_unknown")
     if a.nodes:
-        shape += f" on {a.nodes} node(s)"
+        shape += t("nccl_on_nodes", count=a.nodes)
     if a.gpus_per_node:
-        shape += f", {a.gpus_per_node} GPU(s) per node"
-    ctx.print(f"{path}: nccl-tests {run.collective or 'test'}, {shape}")
+        shape += t("nccl_per_node", count=a.gpus_per_node)
+    ctx.print(t("nccl_head", path=path, collective=run.collective or "test", shape=shape))
     details = []
     if a.gpu:
         details.append(f"GPU {a.gpu}")
@@ -131,16 +132,21 @@ def _print_analysis(ctx: CliContext, path: Path, a: LogAnalysis) -> None:
     net = run.net
     if net.transport:
         devices = " ".join(f"{d.name}" for d in net.devices) or "-"
-        gdr = {True: "on", False: "off", None: "not shown"}[net.gdr]
-        ctx.print(f"  transport: {net.transport} ({devices}), GPUDirect RDMA {gdr}")
+        gdr = ctx.text(
+            {True: "nccl_gdr_on", False: "nccl_gdr_off", None: "nccl_gdr_unknown"}[net.gdr]
+        )
+        ctx.print(ctx.text("nccl_transport", transport=net.transport, devices=devices, gdr=gdr))
         if net.socket_fallback:
-            ctx.print("  NCCL used TCP sockets (NET/Socket): no RDMA")
+            ctx.print(ctx.text("nccl_socket"))
     else:
-        ctx.print("  transport: not in the log (run with NCCL_DEBUG=INFO to see it)")
+        ctx.print(ctx.text("nccl_no_transport"))
     ctx.print("")
-    ctx.print(
-        f"  {'size':>10} {'count':>12} {'type':>8} {'out busbw':>10} {'in busbw':>10} {'#wrong':>7}"
-    )
+    columns = {
+        name: ctx.text(f"nccl_col_{name}")
+        for name in ("size", "count", "type", "out", "in", "wrong")
+    }
+    columns["inp"] = columns.pop("in")
+    ctx.print(ctx.text("nccl_header", **columns))
     for r in run.rows:
         out_bus = "-" if r.out_busbw is None else f"{r.out_busbw:.2f}"
         wrong = "n/a" if r.wrong is None else f"{r.wrong:g}"
@@ -150,23 +156,21 @@ def _print_analysis(ctx: CliContext, path: Path, a: LogAnalysis) -> None:
         )
     ctx.print("")
     peak_row = max(run.rows, key=lambda r: r.peak_busbw) if run.rows else None
-    at = f" (at {_size(peak_row.size)})" if peak_row else ""
-    ctx.print(f"  peak bus bandwidth:    {_gbs(run.peak_busbw)}{at}")
+    at = ctx.text("nccl_peak_at", size=_size(peak_row.size)) if peak_row else ""
+    ctx.print(ctx.text("nccl_peak", value=_gbs(run.peak_busbw), at=at))
     recomputed = run.recomputed_avg_busbw
-    footer = f"{run.avg_busbw:g} GB/s" if run.avg_busbw is not None else "none (cut off)"
-    ctx.print(f"  average bus bandwidth: {footer}; from the rows: {_gbs(recomputed)}")
+    footer = f"{run.avg_busbw:g} GB/s" if run.avg_busbw is not None else ctx.text("nccl_cut_off")
+    ctx.print(ctx.text("nccl_average", footer=footer, rows=_gbs(recomputed)))
     if run.out_of_bounds is not None:
-        ctx.print(
-            f"  out of bounds values:  {run.out_of_bounds} "
-            f"{'OK' if run.out_of_bounds_ok else 'FAILED'}"
-        )
+        state = "OK" if run.out_of_bounds_ok else "FAILED"
+        ctx.print(ctx.text("nccl_bounds", count=run.out_of_bounds, state=state))
     if run.truncated:
-        ctx.print("  the log ends before the footer: the run was cut off")
+        ctx.print(ctx.text("nccl_truncated"))
     if len(a.runs) > 1:
-        ctx.print(f"  {len(a.runs)} runs of this test in the log, judged together")
+        ctx.print(ctx.text("nccl_runs", count=len(a.runs)))
     _print_verdict(ctx, a.verdict, "  ")
     for note in a.notes:
-        ctx.print(f"  note: {note}")
+        ctx.print(ctx.text("verdict_note", indent="", text=note))
 
 
 def _tune(args: argparse.Namespace, ctx: CliContext) -> int:
