@@ -195,3 +195,35 @@ def test_nccl_analyze_is_chinese(chinese: Path, capsys: pytest.CaptureFixture[st
 def test_nccl_analyze_notes_are_chinese(chinese: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = _nccl_analyze(capsys)
     assert not english_runs(text), english_runs(text)
+
+
+def test_a_rental_on_the_simulated_cloud_is_chinese(
+    chinese: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """plan, offers, up, clusters, exec, billing, budget and down, as a person reads them."""
+    from xyclaw.sim.cloud import launcher
+
+    monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    walk = [
+        ["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "8", "--limit", "2"],
+        ["offers", "--gpu", "A800"],
+        ["up", "--plan", "1", "--option", "1", "--yes", "--name", "c1"],
+        ["clusters"],
+        ["exec", "c1", "--", "echo", "hi"],
+        ["billing"],
+        ["budget", "c1", "50"],
+        ["down", "c1", "--yes"],
+        ["clusters", "--all"],
+    ]
+    found = {}
+    try:
+        for command in walk:
+            assert main(command) == 0, command
+            captured = capsys.readouterr()
+            text = captured.out + captured.err
+            if english_runs(text):
+                found[" ".join(command)] = english_runs(text)
+    finally:
+        launcher.stop(AppPaths.from_environment().data_dir / "sim")
+    assert "已释放" in text
+    assert not found, found

@@ -163,8 +163,18 @@ def _bound_numbers(parser: argparse.ArgumentParser) -> None:
             action.type = replacement
 
 
-def _print_error(exc: XyclawError) -> None:
-    print(f"xyclaw: error: {exc}", file=sys.stderr)
+def _print_error(exc: XyclawError, language: str = "en") -> None:
+    """``xyclaw: error: MESSAGE`` and ``  -> HINT``, in ``language`` where the error carries
+    its wording (English: as ``str(exc)``)."""
+    if language == "en":
+        print(f"xyclaw: error: {exc}", file=sys.stderr)
+        return
+    from xyclaw.wording import text_in
+
+    message, hint = exc.in_language(language)
+    print(text_in(language, "cli.error", message=message), file=sys.stderr)
+    if hint:
+        print(text_in(language, "cli.error_hint", hint=hint), file=sys.stderr)
 
 
 def _print_unexpected(exc: BaseException, log_file: object) -> int:
@@ -235,13 +245,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except XyclawError as exc:
         log.info("command failed: %s", exc.message)
-        _print_error(exc)
+        _print_error(exc, language)
         return exc.exit_code
     except KeyboardInterrupt:
         from xyclaw.cli.trust import INTERRUPTED
 
         INTERRUPTED.set()  # a host-key question still open is answered "no"
-        print("xyclaw: interrupted", file=sys.stderr)
+        from xyclaw.wording import text_in
+
+        print(text_in(language, "cli.interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader went away (`xyclaw ... | head`): stop quietly, as Unix tools do.

@@ -14,6 +14,7 @@ the layout and drops the colours.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -97,7 +98,24 @@ def console(out: IO[str]) -> Console:
 
 
 def state_style(state: str) -> str:
-    return _STATE_STYLES.get(state.lower(), "")
+    """The colour of a state cell, stored (English) or worded (``cli.word_*``)."""
+    return _STATE_STYLES.get(_stored_state().get(state, state).lower(), "")
+
+
+def state_word(language: str, value: object) -> str:
+    """A stored state, kind or cause (``ready``, ``failed``, ``exit_nonzero``) in
+    ``language``: its ``cli.word_*`` entry, or the value itself."""
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    entry = CATALOGUE.get(f"cli.word_{value}")
+    return str(value) if entry is None or language != "zh" else entry[1]
+
+
+@functools.cache
+def _stored_state() -> dict[str, str]:
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    return {zh: en for key, (en, zh) in CATALOGUE.items() if key.startswith("cli.word_")}
 
 
 # --- blocks only XyClaw draws (an approval card) ------------------------------------------
@@ -184,12 +202,12 @@ def _terminal_width(out: IO[str]) -> int:
 
 # The tables of the renting commands; the widths are those of their plain lines.
 OFFER_COLUMNS = (
-    Column("region", 10),
-    Column("gpu", 9),
-    Column("cards", 14),
+    Column("region", 10, key="col_region"),
+    Column("gpu", 9, key="col_result_gpu"),
+    Column("cards", 14, key="col_cards"),
     Column("fabric", 11, key="col_fabric"),
-    Column("per card-h", 11, right=True),
-    Column("free", 6, right=True),
+    Column("per card-h", 11, right=True, key="col_per_card_h"),
+    Column("free", 6, right=True, key="col_free"),
 )
 CLUSTER_COLUMNS = (
     Column("id", 4, right=True, key="col_id"),
@@ -551,7 +569,7 @@ def print_track_record(ctx: Any, memory: TrackRecord, by: str, *, days: float) -
     """One line per provider (region, node class or host) of the memory, then its marks."""
     standings = memory.standings(by)
     if not standings:
-        ctx.print(f"no rentals in the last {days:g} days")
+        ctx.print(ctx.text("no_rentals", days=f"{days:g}"))
         return
 
     def count(s: Standing, kind: str) -> str:

@@ -172,6 +172,38 @@ TEXTS: dict[str, tuple[str, str]] = {
         "    节点 {rank} {node}（{ip}）：{state}{code}",
     ),
     "cli.job_node_exit": (" exit {code}", " 退出码 {code}"),
+    # a cluster's and a node's states, as stored (English: the value itself)
+    "cli.word_requested": ("requested", "已申请"),
+    "cli.word_provisioning": ("provisioning", "开通中"),
+    "cli.word_bootstrapping": ("bootstrapping", "初始化中"),
+    "cli.word_ready": ("ready", "就绪"),
+    "cli.word_releasing": ("releasing", "释放中"),
+    "cli.word_released": ("released", "已释放"),
+    "cli.word_gone": ("gone", "已消失"),
+    "cli.word_pending": ("pending", "等待中"),
+    "cli.word_terminating": ("terminating", "终止中"),
+    "cli.word_terminated": ("terminated", "已关停"),
+    "cli.word_unknown": ("unknown", "未知"),
+    # xyclaw budget
+    "cli.budget_none": (
+        "{name} has no budget now ({spent} spent so far)",
+        "{name} 现在没有预算（目前已花费 {spent}）",
+    ),
+    "cli.budget_set": (
+        "{name}: budget {amount}, {spent} spent so far",
+        "{name}：预算 {amount}，目前已花费 {spent}",
+    ),
+    # xyclaw offers, hosts history
+    "cli.col_region": ("region", "地区"),
+    "cli.col_per_card_h": ("per card-h", "每卡时"),
+    "cli.col_free": ("free", "空闲"),
+    "cli.no_offers": ("no offers", "没有报价"),
+    "cli.no_offers_for": ("no offers for {gpu}", "没有 {gpu} 的报价"),
+    "cli.no_rentals": ("no rentals in the last {days} days", "近 {days} 天没有租用记录"),
+    # every command's error line
+    "cli.error": ("xyclaw: error: {message}", "xyclaw：错误：{message}"),
+    "cli.error_hint": ("  -> {hint}", "  -> {hint}"),
+    "cli.interrupted": ("xyclaw: interrupted", "xyclaw：已中断"),
     # xyclaw doctor (the checks' own texts are xyclaw.doctor's, English)
     "cli.doctor_fix": ("       fix: {fix}", "       解决：{fix}"),
     "cli.doctor_passed": ("all required checks passed", "所有必需的检查都通过了"),

@@ -14,6 +14,7 @@ from xyclaw.cli.render import (
     OFFER_COLUMNS,
     print_table,
     remote_text,
+    state_word,
 )
 from xyclaw.errors import UsageError
 
@@ -132,14 +133,14 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
         )
         return 0
     if not offers:
-        ctx.print("no offers" + (f" for {gpu}" if gpu else ""))
+        ctx.print(ctx.text("no_offers_for", gpu=gpu) if gpu else ctx.text("no_offers"))
         return 1
     rows = []
     for o in offers:
         counts = ",".join(str(c) for c in o.gpu_counts)
         free = "-" if o.available_gpus is None else str(o.available_gpus)
         rows.append((o.region, o.gpu, counts, o.fabric, _money(o.price_micro, o.currency), free))
-    print_table(ctx.out, OFFER_COLUMNS, rows)
+    print_table(ctx.out, OFFER_COLUMNS, rows, language=ctx.language)
     for o in offers:  # a Slurm partition: its nodes' states, time limit and wait (issue 33)
         if o.offer_id.startswith("slurm-") and o.note:
             ctx.print("  " + remote_text(ctx.out, o.note))  # read from the site's sinfo
@@ -220,7 +221,8 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.json:
         ctx.print_json(cluster.to_json())
         return 0
-    ctx.print(ctx.text("cluster_state", id=cluster.id, name=cluster.name, state=cluster.state))
+    state = state_word(ctx.language, cluster.state)
+    ctx.print(ctx.text("cluster_state", id=cluster.id, name=cluster.name, state=state))
     for node in cluster.nodes:
         if not node.ssh_host:
             where = "-"
@@ -233,7 +235,7 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
                 "node_line",
                 rank=node.rank,
                 name=f"{node.name:<20}",
-                state=f"{node.state:<10}",
+                state=f"{state_word(ctx.language, node.state):<10}",
                 where=where,
             )
         )
@@ -274,7 +276,8 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
     rows = []
     for c in clusters:
         cost = _money(cost_so_far(c, now), c.currency)
-        rows.append((c.id, c.name, c.state, f"{c.gpu_count}x{c.gpu}", c.fabric, cost))
+        state = state_word(ctx.language, c.state)
+        rows.append((c.id, c.name, state, f"{c.gpu_count}x{c.gpu}", c.fabric, cost))
     print_table(ctx.out, CLUSTER_COLUMNS, rows, language=ctx.language)
     return 0
 
@@ -342,7 +345,8 @@ def _down(args: argparse.Namespace, ctx: CliContext) -> int:
         if input(ctx.text("down_question", name=cluster.name)).strip().lower() not in ("y", "yes"):
             return 1
     released = follow(engine, lambda: engine.down(args.cluster), language=ctx.language)
-    ctx.print(ctx.text("cluster_state", id=released.id, name=released.name, state=released.state))
+    state = state_word(ctx.language, released.state)
+    ctx.print(ctx.text("cluster_state", id=released.id, name=released.name, state=state))
     return 0
 
 
@@ -359,7 +363,8 @@ def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
     for b in report.clusters:
         ledger = b.provider_ledger_micros
         theirs = "-" if ledger is None else _money(ledger, b.currency)
-        rows.append((b.cluster_id, b.name, b.state, _money(b.meter_micros, b.currency), theirs))
+        state = state_word(ctx.language, b.state)
+        rows.append((b.cluster_id, b.name, state, _money(b.meter_micros, b.currency), theirs))
     print_table(ctx.out, BILLING_COLUMNS, rows, language=ctx.language)
     totals = report.totals or {"CNY": 0}
     amounts = ", ".join(_money(amount, cur) for cur, amount in sorted(totals.items()))
@@ -373,11 +378,10 @@ def _set_budget(args: argparse.Namespace, ctx: CliContext) -> int:
     cluster = engine.set_budget(args.cluster, amount)
     spent = _money(_spent(cluster), cluster.currency)
     if amount is None:
-        ctx.print(f"{cluster.name} has no budget now ({spent} spent so far)")
+        ctx.print(ctx.text("budget_none", name=cluster.name, spent=spent))
     else:
-        ctx.print(
-            f"{cluster.name}: budget {_money(amount, cluster.currency)}, {spent} spent so far"
-        )
+        amount_text = _money(amount, cluster.currency)
+        ctx.print(ctx.text("budget_set", name=cluster.name, amount=amount_text, spent=spent))
     return 0
 
 

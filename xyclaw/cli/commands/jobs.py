@@ -495,10 +495,9 @@ def _ended(ctx: CliContext, job: JobRecord, *, serving: bool = False) -> str:
 def _word(ctx: CliContext, value: object) -> str:
     """A job's or a node's state, kind or cause in the CLI's language (as stored in English:
     ``failed``, ``train``, ``exit_nonzero``)."""
-    from xyclaw.wording.catalogue import CATALOGUE
+    from xyclaw.cli.render import state_word
 
-    entry = CATALOGUE.get(f"cli.word_{value}")
-    return str(value) if entry is None or ctx.language == "en" else entry[1]
+    return state_word(ctx.language, value)
 
 
 def _logs(args: argparse.Namespace, ctx: CliContext) -> int:
