@@ -197,6 +197,18 @@ def test_nccl_analyze_notes_are_chinese(chinese: Path, capsys: pytest.CaptureFix
     assert not english_runs(text), english_runs(text)
 
 
+def test_hosts_add_list_and_forget_are_chinese(
+    chinese: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add = ["hosts", "add", "gpu1", "--host", "10.0.0.5", "--user", "root", "--gpu", "A100-80G"]
+    for command in (add, ["hosts", "list"], ["hosts", "forget", "gpu1"]):
+        assert main(command) == 0, command
+        captured = capsys.readouterr()
+        text = captured.out + captured.err
+        assert re.search("[\u4e00-\u9fff]", text), text
+        assert not english_runs(text), (command, english_runs(text))
+
+
 def test_a_rental_on_the_simulated_cloud_is_chinese(
     chinese: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -48,7 +48,7 @@ class CliContext:
 
         return language_of(self.config.gui.language)
 
-    def text(self, key: str, **values: object) -> str:
+    def text(self, key: str, /, **values: object) -> str:
         """The command line's entry ``cli.<key>`` of :mod:`xyclaw.wording` in the setting's
         language."""
         from xyclaw.wording import text_in

@@ -193,6 +193,68 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{name}: budget {amount}, {spent} spent so far",
         "{name}：预算 {amount}，目前已花费 {spent}",
     ),
+    # xyclaw hosts
+    "cli.hosts_empty": (
+        "no hosts in {path}: add one with `xyclaw hosts add NAME --gpu G`",
+        "{path} 中没有主机：用 `xyclaw hosts add NAME --gpu G` 添加一台",
+    ),
+    "cli.hosts_key_unknown": (
+        "not known yet (`xyclaw hosts trust`)",
+        "尚未记录（`xyclaw hosts trust`）",
+    ),
+    "cli.hosts_used_by": ("used by {cluster}", "被 {cluster} 使用"),
+    "cli.hosts_free": ("free", "空闲"),
+    "cli.hosts_line": (
+        "{name} {gpus} x {gpu} {fabric} {price}/GPU-h  {use}",
+        "{name} {gpus} x {gpu} {fabric} {price}/GPU-h  {use}",
+    ),
+    "cli.hosts_address": ("  address:  {address}", "  地址：    {address}"),
+    "cli.hosts_host_key": ("  host key: {key}", "  主机密钥：{key}"),
+    "cli.hosts_added": (
+        "added {name} ({gpus} x {gpu}, {fabric}) to {path}",
+        "已把 {name}（{gpus} x {gpu}，{fabric}）添加到 {path}",
+    ),
+    "cli.hosts_next": ("next: `xyclaw hosts test {name}`", "下一步：`xyclaw hosts test {name}`"),
+    "cli.hosts_login_hint": (
+        "add XyClaw's public key to ~/.ssh/authorized_keys on the host: {key}",
+        "把 XyClaw 的公钥加到该主机的 ~/.ssh/authorized_keys：{key}",
+    ),
+    "cli.hosts_answers": (
+        "{host} answers ({seconds} s): {count} GPU(s)",
+        "{host} 已应答（{seconds} 秒）：{count} 块 GPU",
+    ),
+    "cli.hosts_matches": (
+        "matches hosts.toml ({gpus} x {gpu})",
+        "与 hosts.toml 一致（{gpus} x {gpu}）",
+    ),
+    "cli.hosts_mismatch": (
+        "hosts.toml says {gpus} x {gpu} for {name}: correct it in {path}",
+        "hosts.toml 中 {name} 写的是 {gpus} x {gpu}：请在 {path} 中改正",
+    ),
+    "cli.hosts_login_failed": (
+        "xyclaw: the key is recorded, but logging in failed: {message}",
+        "xyclaw：密钥已记录，但登录失败：{message}",
+    ),
+    "cli.hosts_trusted": (
+        "trusted {host}: {key_type} {fingerprint}",
+        "已信任 {host}：{key_type} {fingerprint}",
+    ),
+    "cli.hosts_trusted_in": (
+        "trusted {host}: {key_type} {fingerprint} (in {path})",
+        "已信任 {host}：{key_type} {fingerprint}（记录在 {path}）",
+    ),
+    "cli.hosts_already": ("{host} is already trusted: {shown}", "{host} 已被信任：{shown}"),
+    "cli.hosts_key_on_record": ("its key is on record", "它的密钥已有记录"),
+    "cli.hosts_removed": (
+        "removed {count} key line(s) of {host} from {path}",
+        "已从 {path} 删除 {host} 的 {count} 行密钥",
+    ),
+    "cli.hosts_not_known": ("{host} was not in {path}", "{host} 不在 {path} 中"),
+    "cli.hosts_still_known": (
+        "{host} is still known from {where}, which XyClaw never changes; to forget it there:"
+        " ssh-keygen -R '{name}'",
+        "{where} 中仍有 {host}，XyClaw 从不修改那里；要在那里忘记它：ssh-keygen -R '{name}'",
+    ),
     # xyclaw offers, hosts history
     "cli.col_region": ("region", "地区"),
     "cli.col_per_card_h": ("per card-h", "每卡时"),

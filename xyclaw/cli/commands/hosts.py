@@ -100,7 +100,7 @@ def _entry(ctx: CliContext, name: str) -> OwnHost | None:
 
 def _login_hint(ctx: CliContext) -> str:
     public = Engine.app_public_key(ctx.paths)
-    return f"add XyClaw's public key to ~/.ssh/authorized_keys on the host: {public}"
+    return ctx.text("hosts_login_hint", key=public)
 
 
 # -- list ----------------------------------------------------------------------------------
@@ -130,18 +130,25 @@ def _list(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print_json(rows)
         return 0
     if not rows:
-        ctx.print(f"no hosts in {_hosts_file(ctx)}: add one with `xyclaw hosts add NAME --gpu G`")
+        ctx.print(ctx.text("hosts_empty", path=_hosts_file(ctx)))
         return 0
     for r in rows:
-        key = r["host_key"][0] if r["host_key"] else "not known yet (`xyclaw hosts trust`)"
-        use = f"used by {r['in_use_by']}" if r["in_use_by"] else "free"
+        key = r["host_key"][0] if r["host_key"] else ctx.text("hosts_key_unknown")
+        use = ctx.text("hosts_used_by", cluster=r["in_use_by"]) if r["in_use_by"] else ""
         ctx.print(
-            f"{r['name']:<20} {r['gpus']} x {r['gpu']:<10} {r['fabric']:<11} "
-            f"{r['price_per_gpu_hour']:>10}/GPU-h  {use}"
+            ctx.text(
+                "hosts_line",
+                name=f"{r['name']:<20}",
+                gpus=r["gpus"],
+                gpu=f"{r['gpu']:<10}",
+                fabric=f"{r['fabric']:<11}",
+                price=f"{r['price_per_gpu_hour']:>10}",
+                use=use or ctx.text("hosts_free"),
+            )
         )
         if r["address"] != r["name"]:
-            ctx.print(f"  address:  {r['address']}")
-        ctx.print(f"  host key: {key}")
+            ctx.print(ctx.text("hosts_address", address=r["address"]))
+        ctx.print(ctx.text("hosts_host_key", key=key))
     return 0
 
 
@@ -218,8 +225,9 @@ def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    ctx.print(f"added {host.name} ({host.gpus} x {host.gpu}, {host.fabric}) to {path}")
-    ctx.print(f"next: `xyclaw hosts test {host.name}`")
+    added = {"name": host.name, "gpus": host.gpus, "gpu": host.gpu, "fabric": host.fabric}
+    ctx.print(ctx.text("hosts_added", **added, path=path))
+    ctx.print(ctx.text("hosts_next", name=host.name))
     return 0
 
 
@@ -257,18 +265,18 @@ def _test(args: argparse.Namespace, ctx: CliContext) -> int:
             }
         )
         return 0 if matches else 1
-    ctx.print(f"{destination} answers ({seconds:.1f} s): {len(gpus)} GPU(s)")
+    ctx.print(
+        ctx.text("hosts_answers", host=destination, seconds=f"{seconds:.1f}", count=len(gpus))
+    )
     for gpu in gpus:
         memory = f", {gpu['memory_mib']} MiB" if gpu["memory_mib"] else ""
         ctx.print(f"  GPU {gpu['index']}: {gpu['name']}{memory}")
     if entry is not None:
         if matches:
-            ctx.print(f"matches hosts.toml ({entry.gpus} x {entry.gpu})")
+            ctx.print(ctx.text("hosts_matches", gpus=entry.gpus, gpu=entry.gpu))
         else:
-            ctx.warn(
-                f"hosts.toml says {entry.gpus} x {entry.gpu} for {entry.name}: correct it in"
-                f" {_hosts_file(ctx)}"
-            )
+            said = {"gpus": entry.gpus, "gpu": entry.gpu, "name": entry.name}
+            ctx.warn(ctx.text("hosts_mismatch", **said, path=_hosts_file(ctx)))
     return 0 if matches else 1
 
 
@@ -311,17 +319,22 @@ def _trust(args: argparse.Namespace, ctx: CliContext) -> int:
     except AuthenticationError as exc:
         if not asked:
             raise AuthenticationError(exc.message, host=exc.host, hint=_login_hint(ctx)) from exc
-        ctx.warn(f"xyclaw: the key is recorded, but logging in failed: {exc.message}")
+        message = exc.in_language(ctx.language)[0]
+        ctx.warn(ctx.text("hosts_login_failed", message=message))
         ctx.warn(f"  -> {_login_hint(ctx)}")
         key_type, fingerprint = asked[-1]
-        ctx.print(f"trusted {destination}: {key_type} {fingerprint}")
+        ctx.print(
+            ctx.text("hosts_trusted", host=destination, key_type=key_type, fingerprint=fingerprint)
+        )
         return 1
     if not asked:
         shown = ", ".join(f"{k.key_type} {k.fingerprint} ({k.where})" for k in known)
-        ctx.print(f"{destination} is already trusted: {shown or 'its key is on record'}")
+        shown = shown or ctx.text("hosts_key_on_record")
+        ctx.print(ctx.text("hosts_already", host=destination, shown=shown))
         return 0
     key_type, fingerprint = asked[-1]
-    ctx.print(f"trusted {destination}: {key_type} {fingerprint} (in {ctx.paths.known_hosts})")
+    trusted = {"host": destination, "key_type": key_type, "fingerprint": fingerprint}
+    ctx.print(ctx.text("hosts_trusted_in", **trusted, path=ctx.paths.known_hosts))
     return 0
 
 
@@ -330,13 +343,11 @@ def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
     destination = entry.destination if entry else args.name
     removed, left, recorded_as = Engine.forget_host(ctx.paths, ctx.config, destination)
     if removed:
-        ctx.print(f"removed {removed} key line(s) of {destination} from {ctx.paths.known_hosts}")
+        removed_said = {"count": removed, "host": destination, "path": ctx.paths.known_hosts}
+        ctx.print(ctx.text("hosts_removed", **removed_said))
     else:
-        ctx.print(f"{destination} was not in {ctx.paths.known_hosts}")
+        ctx.print(ctx.text("hosts_not_known", host=destination, path=ctx.paths.known_hosts))
     if left:
         where = ", ".join(sorted({k.where for k in left}))
-        ctx.warn(
-            f"{destination} is still known from {where}, which XyClaw never changes;"
-            f" to forget it there: ssh-keygen -R '{recorded_as}'"
-        )
+        ctx.warn(ctx.text("hosts_still_known", host=destination, where=where, name=recorded_as))
     return 0
