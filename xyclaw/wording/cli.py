@@ -193,6 +193,32 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{name}: budget {amount}, {spent} spent so far",
         "{name}：预算 {amount}，目前已花费 {spent}",
     ),
+    # xyclaw db
+    "cli.db_path": ("database:       {path}", "数据库：        {path}"),
+    "cli.db_version": (
+        "schema version: {version} (this XyClaw: {latest})",
+        "结构版本：      {version}（本 XyClaw：{latest}）",
+    ),
+    "cli.db_size": ("size:           {size} MB", "大小：          {size} MB"),
+    "cli.db_backed_up": ("backed up {path} to {target}", "已把 {path} 备份到 {target}"),
+    # xyclaw secrets
+    "cli.secret_for_provider": ("{title} ({name} provider)", "{title}（{name} 平台）"),
+    "cli.secret_llm": ("the LLM preset {preset}", "LLM 预设 {preset}"),
+    "cli.secret_ssh": ("the SSH password of {host}", "{host} 的 SSH 密码"),
+    "cli.secret_job": ("a job's secret variable {name}", "作业的秘密变量 {name}"),
+    "cli.secret_yours": ("stored by you", "由你保存"),
+    "cli.secret_set": ("set", "已设置"),
+    "cli.secret_not_set": ("not set", "未设置"),
+    "cli.secret_stored": (
+        "stored {name} in the {backend} secret store",
+        "已把 {name} 存入 {backend} 密钥库",
+    ),
+    "cli.secret_check": ("check it with `xyclaw providers`", "用 `xyclaw providers` 检查"),
+    "cli.secret_was_not_set": (
+        "{name} was not set: nothing removed (`xyclaw secrets list` shows the names)",
+        "{name} 没有设置：没有删除任何内容（`xyclaw secrets list` 列出名称）",
+    ),
+    "cli.secret_removed": ("removed {name}", "已删除 {name}"),
     # xyclaw hosts
     "cli.hosts_empty": (
         "no hosts in {path}: add one with `xyclaw hosts add NAME --gpu G`",
