@@ -209,7 +209,8 @@ def _print_tune(ctx: CliContext, r: TuneResult) -> None:
     )
     hcas = ", ".join(s.hcas) or t("tune_none")
     ctx.print(t("tune_fabric", transport=s.transport, hcas=hcas, rest=rest))
-    for finding in s.findings:
+    said_findings = s.findings_said if len(s.findings_said) == len(s.findings) else s.findings
+    for finding in said_findings:  # a stored report from before: its English
         ctx.print(t("tune_finding", text=worded(finding, lang)))
     ctx.print("")
     _print_measurement(ctx, t("tune_before"), r.baseline)
