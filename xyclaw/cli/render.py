@@ -427,7 +427,7 @@ def _bar(value: float | None, width: int = 10) -> Any:
     return text
 
 
-def top_view(snap: dict[str, Any]) -> RenderableType:
+def top_view(snap: dict[str, Any], language: str = "en") -> RenderableType:
     """The live view of ``xyclaw top`` for rich: GPUs grouped by node, then the open alerts."""
     from rich import box
     from rich.console import Group
@@ -435,24 +435,28 @@ def top_view(snap: dict[str, Any]) -> RenderableType:
     from rich.text import Text
 
     alerts = snap["alerts"]
-    from xyclaw.wording import display
+    from xyclaw.engine import Engine
+    from xyclaw.wording import display, text_in, worded
+
+    def t(key: str, **values: object) -> str:
+        return text_in(language, f"cli.{key}", **values)
 
     head = Text.assemble(
         (display.line(snap["cluster"]), "bold"),
         f"  {time.strftime('%H:%M:%S', time.localtime(snap['ts']))}  ",
-        f"{len(snap['gpus'])} GPUs, ",
-        (f"{len(alerts)} open alert(s)", "bold red" if alerts else "green"),
+        t("top_gpus", gpus=len(snap["gpus"])),
+        (t("top_alerts", alerts=len(alerts)), "bold red" if alerts else "green"),
     )
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=False)
-    table.add_column("node", no_wrap=True)
+    table.add_column(t("top_col_node"), no_wrap=True)
     table.add_column("gpu", justify="right")
-    table.add_column("util", justify="right")
+    table.add_column(t("top_col_util"), justify="right")
     table.add_column("", no_wrap=True)
-    table.add_column("mem GiB", justify="right")
-    table.add_column("temp", justify="right")
-    table.add_column("power W", justify="right")
-    table.add_column("sm MHz", justify="right")
-    table.add_column("throttle", justify="right")
+    table.add_column(t("top_col_mem"), justify="right")
+    table.add_column(t("top_col_temp"), justify="right")
+    table.add_column(t("top_col_power"), justify="right")
+    table.add_column(t("top_col_sm"), justify="right")
+    table.add_column(t("top_col_throttle"), justify="right")
     by_node: dict[str, list[dict[str, Any]]] = {}
     for g in snap["gpus"]:
         by_node.setdefault(g["node"], []).append(g)
@@ -461,7 +465,7 @@ def top_view(snap: dict[str, Any]) -> RenderableType:
         gpus = by_node.get(node["node"], [])
         name = _escape(node["node"])
         if not gpus or node["state"] != "up":
-            why = _escape(node.get("error") or "no samples yet")
+            why = _escape(node.get("error") or t("top_no_samples"))
             style = state_style(node["state"]) or "yellow"
             table.add_row(name, "", f"[{style}]{_escape(node['state'].upper())}[/]", why)
         for i, g in enumerate(gpus):
@@ -486,16 +490,18 @@ def top_view(snap: dict[str, Any]) -> RenderableType:
             table.add_section()
     parts: list[Any] = [head, table]
     if alerts:
-        parts.append(Text("open alerts:", style="bold"))
+        parts.append(Text(t("top_open_alerts"), style="bold"))
         for a in alerts:
             style = _SEVERITY_STYLES.get(str(a["severity"]).lower(), "")
             line = Text("  ")
-            line.append(f"[{a['severity']}]", style=style)
-            line.append(f" {display.line(a['message'])}")
+            line.append(f"[{Engine.severity_word(str(a['severity']), language)}]", style=style)
+            message = worded(Engine.said_of(a) or str(a["message"]), language)
+            action = worded(Engine.said_of(a, "action_said") or str(a["action"]), language)
+            line.append(f" {display.line(message)}")
             parts.append(line)
-            parts.append(Text(f"      -> {display.line(a['action'])}", style="dim"))
+            parts.append(Text(f"      -> {display.line(action)}", style="dim"))
     else:
-        parts.append(Text("no open alerts", style="green"))
+        parts.append(Text(t("top_no_alerts"), style="green"))
     return Group(*parts)
 
 
@@ -503,10 +509,16 @@ def _num(value: Any, fmt: str) -> str:
     return "-" if value is None else format(value, fmt)
 
 
-def print_top(out: IO[str], snap: dict[str, Any], plain: Callable[[dict[str, Any]], str]) -> None:
+def print_top(
+    out: IO[str],
+    snap: dict[str, Any],
+    plain: Callable[[dict[str, Any]], str],
+    *,
+    language: str = "en",
+) -> None:
     """One view of ``xyclaw top``: ``plain(snap)`` when not drawing with rich."""
     if use_rich(out):
-        console(out).print(top_view(snap))
+        console(out).print(top_view(snap, language))
     else:
         print(plain(snap), file=out)
 
@@ -519,26 +531,34 @@ class TopScreen:
     prints the plain view.
     """
 
-    def __init__(self, out: IO[str], plain: Callable[[dict[str, Any]], str], live: Any) -> None:
+    def __init__(
+        self, out: IO[str], plain: Callable[[dict[str, Any]], str], live: Any, language: str = "en"
+    ) -> None:
         self._out = out
         self._plain = plain
         self._live = live
+        self._language = language
 
     @classmethod
     def open(
-        cls, out: IO[str], plain: Callable[[dict[str, Any]], str], *, json: bool = False
+        cls,
+        out: IO[str],
+        plain: Callable[[dict[str, Any]], str],
+        *,
+        json: bool = False,
+        language: str = "en",
     ) -> TopScreen:
         if json or not use_rich(out):
-            return cls(out, plain, None)
+            return cls(out, plain, None, language)
         from rich.live import Live
 
         live = Live(console=console(out), screen=True, auto_refresh=False, redirect_stderr=False)
         live.start()
-        return cls(out, plain, live)
+        return cls(out, plain, live, language)
 
     def show(self, snap: dict[str, Any]) -> None:
         if self._live is not None:
-            self._live.update(top_view(snap), refresh=True)
+            self._live.update(top_view(snap, self._language), refresh=True)
         else:
             self._out.write(self._plain(snap) + "\n")
             self._out.flush()

@@ -193,6 +193,27 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{name}: budget {amount}, {spent} spent so far",
         "{name}：预算 {amount}，目前已花费 {spent}",
     ),
+    # xyclaw top
+    "cli.top_head": (
+        "  {gpus} GPUs, {alerts} open alert(s)",
+        "  {gpus} 块 GPU，{alerts} 个未解决的告警",
+    ),
+    "cli.top_gpus": ("{gpus} GPUs, ", "{gpus} 块 GPU，"),
+    "cli.top_alerts": ("{alerts} open alert(s)", "{alerts} 个未解决的告警"),
+    "cli.top_open_alerts": ("open alerts:", "未解决的告警："),
+    "cli.top_no_alerts": ("no open alerts", "没有未解决的告警"),
+    "cli.top_no_samples": ("no samples yet", "还没有样本"),
+    "cli.top_col_node": ("node", "节点"),
+    "cli.top_col_util": ("util", "利用率"),
+    "cli.top_col_mem": ("mem GiB", "显存 GiB"),
+    "cli.top_col_temp": ("temp", "温度"),
+    "cli.top_col_power": ("power W", "功率 W"),
+    "cli.top_col_sm": ("sm MHz", "SM MHz"),
+    "cli.top_col_throttle": ("throttle", "降频"),
+    "cli.top_not_every_node": (
+        "xyclaw: not every node of {cluster} answered within {wait} s",
+        "xyclaw：{cluster} 并非每个节点都在 {wait} 秒内应答",
+    ),
     # xyclaw db
     "cli.db_path": ("database:       {path}", "数据库：        {path}"),
     "cli.db_version": (
