@@ -572,16 +572,16 @@ class TopScreen:
 # -- the memory of hosts and providers (issue 36) --------------------------------------------
 _TRACK_COLUMNS = (
     Column("", 34),
-    Column("rentals", 7, right=True),
-    Column("failed", 6, right=True),
+    Column("rentals", 7, right=True, key="track_rentals"),
+    Column("failed", 6, right=True, key="track_failed"),
     Column("xid", 4, right=True),
     Column("ecc", 4, right=True),
     Column("busbw", 6, right=True),
-    Column("no-up", 5, right=True),
-    Column("refused", 7, right=True),
-    Column("leaks", 5, right=True),
-    Column("drift", 6, right=True),
-    Column("ready", 7, right=True),
+    Column("no-up", 5, right=True, key="track_no_up"),
+    Column("refused", 7, right=True, key="track_refused"),
+    Column("leaks", 5, right=True, key="track_leaks"),
+    Column("drift", 6, right=True, key="track_drift"),
+    Column("ready", 7, right=True, key="track_ready"),
 )
 
 
@@ -611,11 +611,12 @@ def print_track_record(ctx: Any, memory: TrackRecord, by: str, *, days: float) -
         )
         for s in standings
     ]
-    columns = (replace(_TRACK_COLUMNS[0], header=by.replace("_", " ")), *_TRACK_COLUMNS[1:])
-    print_table(ctx.out, columns, rows, title=f"the last {days:g} days", language=ctx.language)
+    first = replace(_TRACK_COLUMNS[0], header=by.replace("_", " "), key=f"track_by_{by}")
+    title = ctx.text("track_title", days=f"{days:g}")
+    print_table(ctx.out, (first, *_TRACK_COLUMNS[1:]), rows, title=title, language=ctx.language)
     if memory.marks:
         ctx.print("")
-        ctx.print("what happened (newest last):")
+        ctx.print(ctx.text("track_marks"))
         for m in memory.marks[-20:]:
             when = time.strftime("%Y-%m-%d", time.localtime(m.ts))
             where = " / ".join((m.provider, m.region or "?", m.gpu, m.fabric))

@@ -214,6 +214,20 @@ TEXTS: dict[str, tuple[str, str]] = {
         "xyclaw: not every node of {cluster} answered within {wait} s",
         "xyclaw：{cluster} 并非每个节点都在 {wait} 秒内应答",
     ),
+    # xyclaw hosts history
+    "cli.track_rentals": ("rentals", "租用"),
+    "cli.track_failed": ("failed", "失败"),
+    "cli.track_no_up": ("no-up", "未起"),
+    "cli.track_refused": ("refused", "拒绝"),
+    "cli.track_leaks": ("leaks", "漏计"),
+    "cli.track_drift": ("drift", "价差"),
+    "cli.track_ready": ("ready", "就绪"),
+    "cli.track_title": ("the last {days} days", "近 {days} 天"),
+    "cli.track_marks": ("what happened (newest last):", "发生过的事（最新的在最后）："),
+    "cli.track_by_provider": ("provider", "平台"),
+    "cli.track_by_region": ("region", "地区"),
+    "cli.track_by_node_class": ("node class", "节点类别"),
+    "cli.track_by_host": ("host", "主机"),
     # xyclaw db
     "cli.db_path": ("database:       {path}", "数据库：        {path}"),
     "cli.db_version": (
