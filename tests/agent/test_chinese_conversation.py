@@ -15,9 +15,9 @@ import pytest
 
 from xyclaw.agent.rules.texts import CARD_LABELS, MESSAGES, reason_text
 from xyclaw.cli.main import main
-from xyclaw.messages import REASONS_ZH
 from xyclaw.paths import AppPaths
 from xyclaw.sim.cloud import launcher
+from xyclaw.wording.catalogue import CATALOGUE
 
 _CODE = re.compile(r"``.*?``|`[^`]*`", re.S)
 _WORD = r"[A-Za-z][A-Za-z'’]*(?![\w.-])"
@@ -109,6 +109,7 @@ def test_every_card_text_and_planner_reason_has_a_chinese_form() -> None:
         "figures": {"link": "NVLink"},
     }
     assert reason_text(reason, "en") == reason["text"]
-    assert reason_text(reason, "zh") == REASONS_ZH["single-node"].format(link="NVLink")
+    chinese = CATALOGUE["plan.reason.single-node"][1]
+    assert reason_text(reason, "zh") == chinese.format(link="NVLink")
     # a plan stored before reasons carried figures keeps its own text rather than failing
     assert reason_text({"rule": "time", "text": "old text"}, "zh") == "old text"

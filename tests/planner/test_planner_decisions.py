@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 
 from xyclaw.catalog import Catalog, Offer, format_amount
-from xyclaw.messages import reason_in
 from xyclaw.planner import PlanRequest, RequestError, Task, pareto_front, plan
 from xyclaw.planner.costing import THIRTY_DAYS, bill
+from xyclaw.wording import reason_in
 
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,12 @@ from tests.providers_real.fakehttp import FakeServer
 from xyclaw.config import load_config
 from xyclaw.engine import Engine
 from xyclaw.engine.compose import build_engine
-from xyclaw.messages import reason_in
 from xyclaw.paths import AppPaths
 from xyclaw.planner import PlanRequest
 from xyclaw.providers import ProviderRegistry
 from xyclaw.providers.runpod import RunPodProvider
 from xyclaw.providers.vastai import VastProvider
+from xyclaw.wording import reason_in
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Annotated, Any, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
@@ -41,8 +41,10 @@ from xyclaw.agent.tools import Catalogue, Gate, ToolContext, ToolOutput, ToolSpe
 from xyclaw.agent.types import Effect
 from xyclaw.engine.approvals import allowance_covers, check_prefix
 from xyclaw.errors import XyclawError
-from xyclaw.store import conversations as conv
 from xyclaw.wording import Said, said
+
+if TYPE_CHECKING:
+    from xyclaw.engine.conversations import Conversations
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +96,13 @@ class Hooks:
     unattended: bool = False
     cancels: dict[int, threading.Event] = field(default_factory=dict)
     context_of: Callable[[int, dict[str, Any]], dict[str, Any]] | None = None
+
+    @property
+    def conv(self) -> Conversations:
+        """The conversations of the history database (through the Engine)."""
+        from xyclaw.engine import Engine
+
+        return Engine.conversations(self.store)
 
     def tool_defs(self, agent: AgentProfile) -> list[ToolDef]:
         defs = []
@@ -299,11 +308,11 @@ def build_graph(hooks: Hooks) -> StateGraph:
         return "tools" if rest else agent_node_name(state)
 
     def audit(cid: int, call: dict[str, Any], **fields: Any) -> int:
-        first = conv.get_tool_call(hooks.store, cid, call["audit_id"]) is None
-        row_id = conv.upsert_tool_call(hooks.store, cid, call["audit_id"], **fields)
+        first = hooks.conv.get_tool_call(cid, call["audit_id"]) is None
+        row_id = hooks.conv.upsert_tool_call(cid, call["audit_id"], **fields)
         if first:
-            conv.add_message(
-                hooks.store, cid, "tool", call["name"], agent=call.get("agent"), tool_call_id=row_id
+            hooks.conv.add_message(
+                cid, "tool", call["name"], agent=call.get("agent"), tool_call_id=row_id
             )
         return row_id
 
@@ -617,8 +626,8 @@ def build_graph(hooks: Hooks) -> StateGraph:
             return Taint(())
         if str(call.get("asked_by") or "agent") != "agent":
             return Taint(())
-        outputs = remote_outputs(conv.list_tool_calls(hooks.store, cid))
-        typed = user_texts(conv.list_messages(hooks.store, cid))
+        outputs = remote_outputs(hooks.conv.list_tool_calls(cid))
+        typed = user_texts(hooks.conv.list_messages(cid))
         return taint_of(call.get("args") or {}, typed, outputs)
 
     def allowance(cid: int, spec: ToolSpec, gate: Gate) -> str | None:
@@ -626,7 +635,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
         clusters = [t["id"] for t in action.get("targets") or [] if t["kind"] == "cluster"]
         if spec.effect is Effect.EXEC and gate.cluster and len(clusters) == 1:
             command = action.get("command")
-            for row in conv.allowances_for(hooks.store, cid, int(clusters[0]), spec.name):
+            for row in hooks.conv.allowances_for(cid, int(clusters[0]), spec.name):
                 if command is None and row["command"] is None and row["prefix"] is None:
                     # a tool whose command is XyClaw's own (tune), on that cluster by id
                     return f"allowance: {spec.name} on {gate.cluster} in this conversation"
@@ -672,8 +681,8 @@ def build_graph(hooks: Hooks) -> StateGraph:
         how = "edit" if decision["kind"] == "edit" and decision.get("args") else decision["kind"]
         if decision["kind"] not in ("approve", "edit", "reject"):
             how = "reject"
-        if not conv.claim_tool_call(
-            hooks.store, cid, call["audit_id"], status=answered, decision=how, decided_by=by
+        if not hooks.conv.claim_tool_call(
+            cid, call["audit_id"], status=answered, decision=how, decided_by=by
         ):
             # Another window or process answered this card first (or this step re-runs after
             # a restart): never act on one yes twice.
@@ -756,8 +765,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
             except XyclawError as exc:  # checked before the yes was passed on; never wider
                 log.warning("not remembered: %s", exc.message)
                 return
-        conv.add_allowance(
-            hooks.store,
+        hooks.conv.add_allowance(
             cid,
             gate.cluster,
             spec.name,
@@ -773,7 +781,7 @@ def build_graph(hooks: Hooks) -> StateGraph:
         spec: ToolSpec,
         rest: list[dict[str, Any]],
     ) -> Command[Any]:
-        row = conv.get_tool_call(hooks.store, cid, call["audit_id"]) or {}
+        row = hooks.conv.get_tool_call(cid, call["audit_id"]) or {}
         status = str(row.get("status") or "unknown")
         why = said("agent.not_run.answered_elsewhere", status=status)
         shown = status if status in ("running", "done", "failed", "rejected") else "rejected"

@@ -25,11 +25,11 @@ from typing import Any
 from xyclaw.agent.rules.texts import pick, say
 from xyclaw.agent.suggestions import BUDGET, proposal, suggest
 from xyclaw.agent.types import SuggestedAction, TurnResult
+from xyclaw.engine import Engine
 from xyclaw.errors import XyclawError
-from xyclaw.store import conversations as conv
-from xyclaw.store.event_log import said_of
-from xyclaw.telemetry.rules import severity_word
 from xyclaw.wording import worded
+
+said_of, severity_word = Engine.said_of, Engine.severity_word
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class Heartbeat:
     def language(self) -> str:
         """``"zh"`` or ``"en"``: the setting's language now (a change applies at the next
         check), as the rules brain answers a message that names none."""
-        from xyclaw.messages import language_of
+        from xyclaw.wording import language_of
 
         return language_of(self.runtime.config.gui.language)
 
@@ -99,8 +99,8 @@ class Heartbeat:
     def check_once(self) -> list[Posted]:
         """Post what is new since the last check; returns the messages posted."""
         cid = self.runtime.monitor_conversation()
-        store = self.runtime.store
-        seen = conv.message_data_values(store, cid, "key")
+        conversations = self.runtime.conv
+        seen = conversations.message_data_values(cid, "key")
         names = self._cluster_names()
         posted: list[Posted] = []
         language = self.language
@@ -108,8 +108,7 @@ class Heartbeat:
             if item["key"] in seen:
                 continue
             actions = tuple(self._actions(item, language))
-            message_id = conv.add_message(
-                store,
+            message_id = conversations.add_message(
                 cid,
                 "assistant",
                 item["text"],

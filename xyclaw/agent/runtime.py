@@ -50,11 +50,11 @@ from xyclaw.agent.types import (
     TurnResult,
 )
 from xyclaw.config import Config
+from xyclaw.engine import Engine
+from xyclaw.engine.values import Store
 from xyclaw.errors import AgentError, OperationCancelled, UsageError, XyclawError
 from xyclaw.paths import AppPaths
 from xyclaw.secrets import mask_value
-from xyclaw.store import Store
-from xyclaw.store import conversations as conv
 from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
@@ -92,19 +92,19 @@ class AgentRuntime:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         from xyclaw.agent.checkpoint_serde import MaskingSerializer
-        from xyclaw.store.checkpoints import open_checkpoint_connection
 
         self.engine = engine
         # The history database the engine writes (one writer per process): whoever builds
         # the engine and the runtime hands both the same one.
         self.store = store
+        self.conv = Engine.conversations(store)
         self.config = config
         self.paths = paths
         self.brain: Brain = brain or make_brain(config, getattr(engine, "secrets", None))
         self.brain_name = self.brain.name
         self.catalogue = build_catalogue(engine)
         self.agents = load_agents(TOOL_NAMES, paths.config_dir / "agents")
-        self._conn = open_checkpoint_connection(paths.agent_checkpoints)
+        self._conn = Engine.open_checkpoint_connection(paths.agent_checkpoints)
         self._saver = SqliteSaver(self._conn, serde=MaskingSerializer())
         self._saver.setup()
         self.hooks = Hooks(
@@ -136,12 +136,11 @@ class AgentRuntime:
     def conversations(self, search: str | None = None) -> list[ConversationInfo]:
         pending = self._pending_ids()
         return [
-            self._info(row, row["id"] in pending)
-            for row in conv.list_conversations(self.store, search)
+            self._info(row, row["id"] in pending) for row in self.conv.list_conversations(search)
         ]
 
     def conversation(self, cid: int) -> ConversationInfo:
-        row = conv.get_conversation(self.store, cid)
+        row = self.conv.get_conversation(cid)
         if row is None:
             raise UsageError(f"there is no conversation {cid}", hint="`xyclaw chat` then /list")
         return self._info(row, cid in self._pending_ids())
@@ -152,7 +151,7 @@ class AgentRuntime:
         return self._pending_ids()
 
     def _pending_ids(self) -> set[int]:
-        rows = conv.list_tool_calls_with_status(self.store, "pending_approval")
+        rows = self.conv.list_tool_calls_with_status("pending_approval")
         return {int(r["conversation_id"]) for r in rows}
 
     @staticmethod
@@ -171,8 +170,7 @@ class AgentRuntime:
         )
 
     def new_conversation(self, title: str | None = None, *, kind: str = "chat") -> int:
-        return conv.create_conversation(
-            self.store,
+        return self.conv.create_conversation(
             title or DEFAULT_TITLE,
             brain=self.brain_name,
             kind=kind,
@@ -180,16 +178,16 @@ class AgentRuntime:
         )
 
     def monitor_conversation(self) -> int:
-        found = conv.conversation_of_kind(self.store, "monitor")
+        found = self.conv.conversation_of_kind("monitor")
         return found if found is not None else self.new_conversation(MONITOR_TITLE, kind="monitor")
 
     def rename_conversation(self, cid: int, title: str) -> None:
-        if not conv.rename_conversation(self.store, cid, title.strip() or DEFAULT_TITLE):
+        if not self.conv.rename_conversation(cid, title.strip() or DEFAULT_TITLE):
             raise UsageError(f"there is no conversation {cid}")
 
     def delete_conversation(self, cid: int) -> None:
         with self._lock(cid):
-            conv.delete_conversation(self.store, cid)
+            self.conv.delete_conversation(cid)
             try:
                 self._saver.delete_thread(self._thread(cid))
             except Exception:  # an old checkpoint left behind costs only disk
@@ -197,15 +195,15 @@ class AgentRuntime:
 
     def messages(self, cid: int) -> list[ChatMessage]:
         self.fail_orphaned_calls(cid)  # opened: a call left 'running' by a dead process says so
-        return [_message(row) for row in conv.list_messages(self.store, cid)]
+        return [_message(row) for row in self.conv.list_messages(cid)]
 
     def fail_orphaned_calls(self, cid: int | None = None) -> list[dict[str, Any]]:
         """Tool calls left 'running' by a process that has ended (killed or crashed
         mid-effect), in ``cid`` or every conversation: marked failed with a note to check
         what they did; never run again."""
         why = said("agent.not_run.interrupted")
-        marked = conv.fail_orphaned_tool_calls(
-            self.store, cid, error=why.english, error_said=why.to_json()
+        marked = self.conv.fail_orphaned_tool_calls(
+            cid, error=why.english, error_said=why.to_json()
         )
         for row in marked:
             log.warning(
@@ -247,8 +245,8 @@ class AgentRuntime:
                     cancel,
                 )
             if info.title == DEFAULT_TITLE:
-                conv.rename_conversation(self.store, cid, text.splitlines()[0][:60])
-            conv.add_message(self.store, cid, "user", text)
+                self.conv.rename_conversation(cid, text.splitlines()[0][:60])
+            self.conv.add_message(cid, "user", text)
             read = self._pasted_output(cid, text, on_event)
             if read is not None:
                 return read
@@ -278,8 +276,8 @@ class AgentRuntime:
             self.config.gui.language
         ).startswith("zh")
         reply = "\n".join(found.lines("zh" if chinese else "en"))
-        message_id = conv.add_message(
-            self.store, cid, "assistant", reply, agent="monitor", data={"diagnosis": found.kind}
+        message_id = self.conv.add_message(
+            cid, "assistant", reply, agent="monitor", data={"diagnosis": found.kind}
         )
         message = ChatMessage(
             id=message_id,
@@ -537,9 +535,9 @@ class AgentRuntime:
                     cancel,
                 )
             if by_user:
-                conv.add_message(self.store, cid, "user", text)
+                self.conv.add_message(cid, "user", text)
             else:  # XyClaw asks (a job's recovery): shown as its message, not the user's
-                conv.add_message(self.store, cid, "assistant", text, agent=agent)
+                self.conv.add_message(cid, "assistant", text, agent=agent)
             call_id = new_call_id()
             import json
 
@@ -637,7 +635,7 @@ class AgentRuntime:
         for where in [*([] if cid is None else [cid]), *sorted(others, reverse=True)]:
             calls = [
                 row
-                for row in conv.list_tool_calls(self.store, where)
+                for row in self.conv.list_tool_calls(where)
                 if row.get("digest") and matches_card(str(row["digest"]), card)
             ]
             if calls:
@@ -688,22 +686,22 @@ class AgentRuntime:
                 command=r.get("command"),
                 prefix=None if r.get("prefix") is None else tuple(r["prefix"]),
             )
-            for r in conv.list_allowances(self.store, cid)
+            for r in self.conv.list_allowances(cid)
         ]
 
     def revoke(self, allowance_id: int) -> None:
-        if not conv.revoke_allowance(self.store, allowance_id):
+        if not self.conv.revoke_allowance(allowance_id):
             raise UsageError(f"there is no allowance {allowance_id} in force")
 
     def usage_today(self) -> Any:
         from xyclaw.agent.types import Usage
 
         midnight = dt.datetime.combine(dt.date.today(), dt.time()).timestamp()
-        found = conv.usage_since(self.store, midnight)
+        found = self.conv.usage_since(midnight)
         return Usage(found["tokens_in"], found["tokens_out"], found["cost_micros"])
 
     def tool_calls(self, cid: int) -> list[ToolCallRecord]:
-        return [_record(r) for r in conv.list_tool_calls(self.store, cid)]
+        return [_record(r) for r in self.conv.list_tool_calls(cid)]
 
     def close(self) -> None:
         """Stop: running turns are asked to stop and waited for (up to
@@ -760,13 +758,7 @@ class AgentRuntime:
         """The names of the jobs not yet ended, read from the history database: listing them
         through the Engine would build its job runtime (SSH, followers, some 300 modules) on
         every turn, a plan request included."""
-        from xyclaw.store.jobs import JobTable
-
-        try:
-            rows = JobTable(self.store).rows(active_only=True)
-        except XyclawError:
-            return []
-        return [str(row.get("name") or row["id"]) for row in rows]
+        return Engine.active_job_names(self.store)
 
     def _run(
         self, cid: int, graph_input: Any, on_event: OnEvent, cancel: threading.Event | None
@@ -825,12 +817,8 @@ class AgentRuntime:
         calls = self._turn_calls(cid, turn)
         pending = self.pending_approval(cid)
         if failure is not None:
-            conv.add_usage(
-                self.store, cid, turn["tokens_in"], turn["tokens_out"], turn["cost_micros"]
-            )
-            conv.add_message(
-                self.store, cid, "assistant", failure, agent="xyclaw", data={"failed": True}
-            )
+            self.conv.add_usage(cid, turn["tokens_in"], turn["tokens_out"], turn["cost_micros"])
+            self.conv.add_message(cid, "assistant", failure, agent="xyclaw", data={"failed": True})
             on_event(TurnFailed(cid, failure))
             return TurnResult(
                 cid,
@@ -847,11 +835,10 @@ class AgentRuntime:
         if pending is not None:
             said = _said_before_card(values.get("messages") or [])
             key = str(pending.approval_id)
-            if said and key not in conv.message_data_values(self.store, cid, "before_card"):
+            if said and key not in self.conv.message_data_values(cid, "before_card"):
                 # What the agent said with the call that asks (the alerts it proposes for):
                 # kept with the conversation, and the reply of `xyclaw ask`.
-                conv.add_message(
-                    self.store,
+                self.conv.add_message(
                     cid,
                     "assistant",
                     said,
@@ -878,8 +865,7 @@ class AgentRuntime:
             "tokens_out": 0,
             "cost_micros": 0,
         }
-        message_id = conv.add_message(
-            self.store,
+        message_id = self.conv.add_message(
             cid,
             "assistant",
             final["text"],
@@ -920,7 +906,7 @@ class AgentRuntime:
         wanted = list(turn.get("calls") or [])
         if not wanted:
             return []
-        rows = {r["call_id"]: r for r in conv.list_tool_calls(self.store, cid)}
+        rows = {r["call_id"]: r for r in self.conv.list_tool_calls(cid)}
         return [_record(rows[c]) for c in wanted if c in rows]
 
     def _forward(self, cid: int, chunk: Any, on_event: OnEvent) -> None:

@@ -267,7 +267,7 @@ _CLUSTER = _s("the cluster's name or id")
 
 # -- reading ----------------------------------------------------------------------------------
 def _plan_request(args: dict[str, Any]) -> Any:
-    from xyclaw.planner import PlanRequest
+    from xyclaw.engine.values import PlanRequest
 
     def text(value: Any) -> str | None:
         if value is None:

@@ -14,8 +14,7 @@ from xyclaw.paths import AppPaths
 if TYPE_CHECKING:
     from xyclaw.cli.trust import TerminalTrust
     from xyclaw.engine import Engine
-    from xyclaw.remote.known_hosts import TrustNewHost
-    from xyclaw.store import Store
+    from xyclaw.engine.values import Store, TrustNewHost
 
 
 @dataclass
@@ -45,15 +44,16 @@ class CliContext:
     @property
     def language(self) -> str:
         """The language of the main messages: "zh" or "en", from ``[gui] language``."""
-        from xyclaw.messages import language_of
+        from xyclaw.wording import language_of
 
         return language_of(self.config.gui.language)
 
-    def text(self, key: str, **values: object) -> str:
-        """A main message from :mod:`xyclaw.messages` in the setting's language."""
-        from xyclaw.messages import text
+    def text(self, key: str, /, **values: object) -> str:
+        """The command line's entry ``cli.<key>`` of :mod:`xyclaw.wording` in the setting's
+        language."""
+        from xyclaw.wording import text_in
 
-        return text(self.language, key, **values)
+        return text_in(self.language, f"cli.{key}", **values)
 
     def engine(self, trust_new_host: TrustNewHost | None = None) -> Engine:
         """The engine, built on first use with the real parts and closed at exit.
@@ -81,10 +81,9 @@ class CliContext:
         """The history database, opened once per process (its one writer); the engine and
         the agents both get this one."""
         if self._store is None:
-            from xyclaw.store import Store
+            from xyclaw.engine import Engine
 
-            self.paths.ensure()
-            self._store = Store(self.paths.database)
+            self._store = Engine.open_store(self.paths)
             self._closers.append(self._store.close)  # closing twice is harmless
         return self._store
 
@@ -103,21 +102,9 @@ class CliContext:
 
     def _own_host_name(self, entry: str) -> str | None:
         """The hosts.toml name of the host recorded as ``entry`` (``[host]:port``), if any."""
-        from xyclaw.errors import UsageError
-        from xyclaw.providers.own_hosts import load_hosts
-        from xyclaw.remote import entry_name
-        from xyclaw.remote.hostspec import parse_destination
+        from xyclaw.engine import Engine
 
-        for host in load_hosts(self.paths.config_dir / "hosts.toml"):
-            if host.name == entry:
-                return host.name
-            try:
-                _user, address, port = parse_destination(host.destination)
-            except UsageError:  # a destination that does not parse is not this host
-                continue
-            if entry_name(address, port or 22) == entry.lower():
-                return host.name
-        return None
+        return Engine.own_host_name(self.paths, entry)
 
     def on_close(self, closer: Callable[[], None]) -> None:
         self._closers.append(closer)

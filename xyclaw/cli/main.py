@@ -163,8 +163,18 @@ def _bound_numbers(parser: argparse.ArgumentParser) -> None:
             action.type = replacement
 
 
-def _print_error(exc: XyclawError) -> None:
-    print(f"xyclaw: error: {exc}", file=sys.stderr)
+def _print_error(exc: XyclawError, language: str = "en") -> None:
+    """``xyclaw: error: MESSAGE`` and ``  -> HINT``, in ``language`` where the error carries
+    its wording (English: as ``str(exc)``)."""
+    if language == "en":
+        print(f"xyclaw: error: {exc}", file=sys.stderr)
+        return
+    from xyclaw.wording import text_in
+
+    message, hint = exc.in_language(language)
+    print(text_in(language, "cli.error", message=message), file=sys.stderr)
+    if hint:
+        print(text_in(language, "cli.error_hint", hint=hint), file=sys.stderr)
 
 
 def _print_unexpected(exc: BaseException, log_file: object) -> int:
@@ -184,6 +194,20 @@ def _print_unexpected(exc: BaseException, log_file: object) -> int:
     return 1
 
 
+def _language() -> str:
+    """The language of the help and of argparse's words, read before the command line is
+    parsed: English when the folders or config.toml cannot be read (the command says why)."""
+    from xyclaw.config import load_config
+    from xyclaw.paths import AppPaths
+    from xyclaw.wording import language_of
+
+    try:
+        paths = AppPaths.from_environment()
+        return language_of(load_config(paths.config_file).gui.language)
+    except XyclawError:
+        return "en"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in ("-V", "--version"):
@@ -192,11 +216,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     from xyclaw.cli.context import CliContext
+    from xyclaw.cli.words import argparse_words, translate_parser
     from xyclaw.logsetup import configure_logging
     from xyclaw.paths import AppPaths
 
-    parser = build_parser(args_list)
-    args = parser.parse_args(args_list)
+    language = _language()
+    with argparse_words(language):
+        parser = build_parser(args_list)
+        translate_parser(parser, language)
+        args = parser.parse_args(args_list)
     try:
         paths = AppPaths.from_environment()
     except XyclawError as exc:
@@ -217,13 +245,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except XyclawError as exc:
         log.info("command failed: %s", exc.message)
-        _print_error(exc)
+        _print_error(exc, language)
         return exc.exit_code
     except KeyboardInterrupt:
         from xyclaw.cli.trust import INTERRUPTED
 
         INTERRUPTED.set()  # a host-key question still open is answered "no"
-        print("xyclaw: interrupted", file=sys.stderr)
+        from xyclaw.wording import text_in
+
+        print(text_in(language, "cli.interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader went away (`xyclaw ... | head`): stop quietly, as Unix tools do.

@@ -14,6 +14,7 @@ the layout and drops the colours.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
     from xyclaw.engine.reports import Standing, TrackRecord
-    from xyclaw.planner.result import PlanOption, PlanResult, RejectedOption
+    from xyclaw.engine.values import PlanOption, PlanResult, RejectedOption
 
 PLAIN_ENV = "XYCLAW_PLAIN"
 
@@ -60,12 +61,12 @@ class Column:
     header: str
     width: int = 0
     right: bool = False
-    key: str = ""  # its header's message in xyclaw.messages (translated), if any
+    key: str = ""  # its header's entry ``cli.<key>`` in xyclaw.wording (translated), if any
 
     def title(self, language: str) -> str:
-        from xyclaw.messages import text
+        from xyclaw.wording import text_in
 
-        return text(language, self.key) if self.key else self.header
+        return text_in(language, f"cli.{self.key}") if self.key else self.header
 
     def plain(self, text: str) -> str:
         pad = " " * max(0, self.width - _cells(text))  # a Chinese character takes two cells
@@ -97,7 +98,24 @@ def console(out: IO[str]) -> Console:
 
 
 def state_style(state: str) -> str:
-    return _STATE_STYLES.get(state.lower(), "")
+    """The colour of a state cell, stored (English) or worded (``cli.word_*``)."""
+    return _STATE_STYLES.get(_stored_state().get(state, state).lower(), "")
+
+
+def state_word(language: str, value: object) -> str:
+    """A stored state, kind or cause (``ready``, ``failed``, ``exit_nonzero``) in
+    ``language``: its ``cli.word_*`` entry, or the value itself."""
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    entry = CATALOGUE.get(f"cli.word_{value}")
+    return str(value) if entry is None or language != "zh" else entry[1]
+
+
+@functools.cache
+def _stored_state() -> dict[str, str]:
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    return {zh: en for key, (en, zh) in CATALOGUE.items() if key.startswith("cli.word_")}
 
 
 # --- blocks only XyClaw draws (an approval card) ------------------------------------------
@@ -184,12 +202,12 @@ def _terminal_width(out: IO[str]) -> int:
 
 # The tables of the renting commands; the widths are those of their plain lines.
 OFFER_COLUMNS = (
-    Column("region", 10),
-    Column("gpu", 9),
-    Column("cards", 14),
+    Column("region", 10, key="col_region"),
+    Column("gpu", 9, key="col_result_gpu"),
+    Column("cards", 14, key="col_cards"),
     Column("fabric", 11, key="col_fabric"),
-    Column("per card-h", 11, right=True),
-    Column("free", 6, right=True),
+    Column("per card-h", 11, right=True, key="col_per_card_h"),
+    Column("free", 6, right=True, key="col_free"),
 )
 CLUSTER_COLUMNS = (
     Column("id", 4, right=True, key="col_id"),
@@ -280,10 +298,12 @@ def print_plan(
     out: IO[str], result: PlanResult, *, limit: int | None, language: str = "en"
 ) -> None:
     """The plan: the options (or the closest rejects), cheapest or fastest first, with reasons."""
-    from xyclaw.planner.report import reasons_line, render
+    from xyclaw.engine import Engine
     from xyclaw.wording import display
 
-    lines = [display.line(line) for line in render(result, limit=limit, language=language)]
+    reasons_line = Engine.plan_reasons
+    report = Engine.plan_report(result, limit=limit, language=language)
+    lines = [display.line(line) for line in report]
     if not use_rich(out):
         for line in lines:
             print(line, file=out)
@@ -299,7 +319,7 @@ def print_plan(
     con.print(Text(lines[1], style="dim"))
     if result.options:
         shown = result.options if limit is None else result.options[:limit]
-        from xyclaw.planner.report import side_by_side
+        from xyclaw.engine.values import side_by_side
 
         compared = side_by_side(result.options[:50], language)
         if compared:  # a Slurm partition beside a rental (issue 33)
@@ -328,8 +348,11 @@ def _plan_table(items: Sequence[PlanOption | RejectedOption], language: str = "e
     from rich.table import Table
 
     from xyclaw.catalog.money import format_amount
-    from xyclaw.messages import text
-    from xyclaw.planner.report import starts_text
+    from xyclaw.engine.values import starts_text
+    from xyclaw.wording import text_in
+
+    def text(language: str, key: str) -> str:
+        return text_in(language, f"cli.{key}")
 
     # issue 33: when each option starts, where a Slurm partition is among them
     starts = any(getattr(i, "queued", False) for i in items)
@@ -373,7 +396,10 @@ def _print_reasons(
 ) -> None:
     from rich.table import Table
 
-    from xyclaw.messages import text
+    from xyclaw.wording import text_in
+
+    def text(language: str, key: str) -> str:
+        return text_in(language, f"cli.{key}")
 
     grid = Table.grid(padding=(0, 1))
     grid.add_column(justify="right", style="bold")
@@ -413,7 +439,7 @@ def _bar(value: float | None, width: int = 10) -> Any:
     return text
 
 
-def top_view(snap: dict[str, Any]) -> RenderableType:
+def top_view(snap: dict[str, Any], language: str = "en") -> RenderableType:
     """The live view of ``xyclaw top`` for rich: GPUs grouped by node, then the open alerts."""
     from rich import box
     from rich.console import Group
@@ -421,24 +447,28 @@ def top_view(snap: dict[str, Any]) -> RenderableType:
     from rich.text import Text
 
     alerts = snap["alerts"]
-    from xyclaw.wording import display
+    from xyclaw.engine import Engine
+    from xyclaw.wording import display, text_in, worded
+
+    def t(key: str, **values: object) -> str:
+        return text_in(language, f"cli.{key}", **values)
 
     head = Text.assemble(
         (display.line(snap["cluster"]), "bold"),
         f"  {time.strftime('%H:%M:%S', time.localtime(snap['ts']))}  ",
-        f"{len(snap['gpus'])} GPUs, ",
-        (f"{len(alerts)} open alert(s)", "bold red" if alerts else "green"),
+        t("top_gpus", gpus=len(snap["gpus"])),
+        (t("top_alerts", alerts=len(alerts)), "bold red" if alerts else "green"),
     )
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=False)
-    table.add_column("node", no_wrap=True)
+    table.add_column(t("top_col_node"), no_wrap=True)
     table.add_column("gpu", justify="right")
-    table.add_column("util", justify="right")
+    table.add_column(t("top_col_util"), justify="right")
     table.add_column("", no_wrap=True)
-    table.add_column("mem GiB", justify="right")
-    table.add_column("temp", justify="right")
-    table.add_column("power W", justify="right")
-    table.add_column("sm MHz", justify="right")
-    table.add_column("throttle", justify="right")
+    table.add_column(t("top_col_mem"), justify="right")
+    table.add_column(t("top_col_temp"), justify="right")
+    table.add_column(t("top_col_power"), justify="right")
+    table.add_column(t("top_col_sm"), justify="right")
+    table.add_column(t("top_col_throttle"), justify="right")
     by_node: dict[str, list[dict[str, Any]]] = {}
     for g in snap["gpus"]:
         by_node.setdefault(g["node"], []).append(g)
@@ -447,7 +477,7 @@ def top_view(snap: dict[str, Any]) -> RenderableType:
         gpus = by_node.get(node["node"], [])
         name = _escape(node["node"])
         if not gpus or node["state"] != "up":
-            why = _escape(node.get("error") or "no samples yet")
+            why = _escape(node.get("error") or t("top_no_samples"))
             style = state_style(node["state"]) or "yellow"
             table.add_row(name, "", f"[{style}]{_escape(node['state'].upper())}[/]", why)
         for i, g in enumerate(gpus):
@@ -472,16 +502,18 @@ def top_view(snap: dict[str, Any]) -> RenderableType:
             table.add_section()
     parts: list[Any] = [head, table]
     if alerts:
-        parts.append(Text("open alerts:", style="bold"))
+        parts.append(Text(t("top_open_alerts"), style="bold"))
         for a in alerts:
             style = _SEVERITY_STYLES.get(str(a["severity"]).lower(), "")
             line = Text("  ")
-            line.append(f"[{a['severity']}]", style=style)
-            line.append(f" {display.line(a['message'])}")
+            line.append(f"[{Engine.severity_word(str(a['severity']), language)}]", style=style)
+            message = worded(Engine.said_of(a) or str(a["message"]), language)
+            action = worded(Engine.said_of(a, "action_said") or str(a["action"]), language)
+            line.append(f" {display.line(message)}")
             parts.append(line)
-            parts.append(Text(f"      -> {display.line(a['action'])}", style="dim"))
+            parts.append(Text(f"      -> {display.line(action)}", style="dim"))
     else:
-        parts.append(Text("no open alerts", style="green"))
+        parts.append(Text(t("top_no_alerts"), style="green"))
     return Group(*parts)
 
 
@@ -489,10 +521,16 @@ def _num(value: Any, fmt: str) -> str:
     return "-" if value is None else format(value, fmt)
 
 
-def print_top(out: IO[str], snap: dict[str, Any], plain: Callable[[dict[str, Any]], str]) -> None:
+def print_top(
+    out: IO[str],
+    snap: dict[str, Any],
+    plain: Callable[[dict[str, Any]], str],
+    *,
+    language: str = "en",
+) -> None:
     """One view of ``xyclaw top``: ``plain(snap)`` when not drawing with rich."""
     if use_rich(out):
-        console(out).print(top_view(snap))
+        console(out).print(top_view(snap, language))
     else:
         print(plain(snap), file=out)
 
@@ -505,26 +543,34 @@ class TopScreen:
     prints the plain view.
     """
 
-    def __init__(self, out: IO[str], plain: Callable[[dict[str, Any]], str], live: Any) -> None:
+    def __init__(
+        self, out: IO[str], plain: Callable[[dict[str, Any]], str], live: Any, language: str = "en"
+    ) -> None:
         self._out = out
         self._plain = plain
         self._live = live
+        self._language = language
 
     @classmethod
     def open(
-        cls, out: IO[str], plain: Callable[[dict[str, Any]], str], *, json: bool = False
+        cls,
+        out: IO[str],
+        plain: Callable[[dict[str, Any]], str],
+        *,
+        json: bool = False,
+        language: str = "en",
     ) -> TopScreen:
         if json or not use_rich(out):
-            return cls(out, plain, None)
+            return cls(out, plain, None, language)
         from rich.live import Live
 
         live = Live(console=console(out), screen=True, auto_refresh=False, redirect_stderr=False)
         live.start()
-        return cls(out, plain, live)
+        return cls(out, plain, live, language)
 
     def show(self, snap: dict[str, Any]) -> None:
         if self._live is not None:
-            self._live.update(top_view(snap), refresh=True)
+            self._live.update(top_view(snap, self._language), refresh=True)
         else:
             self._out.write(self._plain(snap) + "\n")
             self._out.flush()
@@ -538,16 +584,16 @@ class TopScreen:
 # -- the memory of hosts and providers (issue 36) --------------------------------------------
 _TRACK_COLUMNS = (
     Column("", 34),
-    Column("rentals", 7, right=True),
-    Column("failed", 6, right=True),
+    Column("rentals", 7, right=True, key="track_rentals"),
+    Column("failed", 6, right=True, key="track_failed"),
     Column("xid", 4, right=True),
     Column("ecc", 4, right=True),
     Column("busbw", 6, right=True),
-    Column("no-up", 5, right=True),
-    Column("refused", 7, right=True),
-    Column("leaks", 5, right=True),
-    Column("drift", 6, right=True),
-    Column("ready", 7, right=True),
+    Column("no-up", 5, right=True, key="track_no_up"),
+    Column("refused", 7, right=True, key="track_refused"),
+    Column("leaks", 5, right=True, key="track_leaks"),
+    Column("drift", 6, right=True, key="track_drift"),
+    Column("ready", 7, right=True, key="track_ready"),
 )
 
 
@@ -555,7 +601,7 @@ def print_track_record(ctx: Any, memory: TrackRecord, by: str, *, days: float) -
     """One line per provider (region, node class or host) of the memory, then its marks."""
     standings = memory.standings(by)
     if not standings:
-        ctx.print(f"no rentals in the last {days:g} days")
+        ctx.print(ctx.text("no_rentals", days=f"{days:g}"))
         return
 
     def count(s: Standing, kind: str) -> str:
@@ -577,11 +623,12 @@ def print_track_record(ctx: Any, memory: TrackRecord, by: str, *, days: float) -
         )
         for s in standings
     ]
-    columns = (replace(_TRACK_COLUMNS[0], header=by.replace("_", " ")), *_TRACK_COLUMNS[1:])
-    print_table(ctx.out, columns, rows, title=f"the last {days:g} days", language=ctx.language)
+    first = replace(_TRACK_COLUMNS[0], header=by.replace("_", " "), key=f"track_by_{by}")
+    title = ctx.text("track_title", days=f"{days:g}")
+    print_table(ctx.out, (first, *_TRACK_COLUMNS[1:]), rows, title=title, language=ctx.language)
     if memory.marks:
         ctx.print("")
-        ctx.print("what happened (newest last):")
+        ctx.print(ctx.text("track_marks"))
         for m in memory.marks[-20:]:
             when = time.strftime("%Y-%m-%d", time.localtime(m.ts))
             where = " / ".join((m.provider, m.region or "?", m.gpu, m.fabric))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from xyclaw.config import Config
 from xyclaw.engine.engine import ClusterParts, Engine
 from xyclaw.engine.lazy import Lazy
+from xyclaw.engine.offline import ssh_pool  # here since issue 35; used below
 from xyclaw.engine.operations import OperationRunner
 from xyclaw.engine.reconcile import Reconciler
 from xyclaw.errors import XyclawError
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from xyclaw.jobs.service import JobService
     from xyclaw.jobs.ssh_config import SshAliases
     from xyclaw.providers.slurm import SlurmSite
-    from xyclaw.remote import AnswerPrompts, KnownHosts, SshPool, TrustNewHost
+    from xyclaw.remote import AnswerPrompts, TrustNewHost
     from xyclaw.remote.node_access import NodeAccess
     from xyclaw.telemetry.service import TelemetryService
     from xyclaw.tuning.runner import MeasureSettings
@@ -182,43 +183,6 @@ def _build_ssh_aliases(paths: AppPaths, clusters: ClusterStore) -> SshAliases:
         identity_file=ssh / "id_ecdsa",
         user_config=user,
         cluster_keys=ssh / "clusters",
-    )
-
-
-def known_hosts(paths: AppPaths) -> KnownHosts:
-    """The host keys XyClaw trusts: its own file (which it writes) and ~/.ssh/known_hosts."""
-    from xyclaw.remote import KnownHosts
-
-    user_known = Path.home() / ".ssh" / "known_hosts"
-    return KnownHosts(paths.known_hosts, user_known if user_known.exists() else None)
-
-
-def ssh_pool(
-    paths: AppPaths,
-    config: Config,
-    secrets: SecretStore,
-    *,
-    trust_new_host: TrustNewHost | None = None,
-    connect_attempts: int = 3,
-    log_in: bool = True,
-    answer_prompts: AnswerPrompts | None = None,
-) -> SshPool:
-    """SSH as the engine does it (XyClaw's key, ~/.ssh/config, stored passwords, both
-    known-hosts files); ``xyclaw hosts`` uses it too, so a test connects as ``up`` would.
-    ``log_in=False`` (only resolving names and reading keys) makes no key pair."""
-    from xyclaw.remote import SshPool
-    from xyclaw.remote.node_access import load_or_create_app_key
-
-    keys = [load_or_create_app_key(paths.data_dir / "ssh" / "id_ecdsa")[0]] if log_in else []
-    return SshPool(
-        config.ssh,
-        known_hosts(paths),
-        trust_new_host=trust_new_host,
-        password_lookup=lambda host: secrets.get(f"ssh-password:{host}"),
-        ssh_config_path=Path.home() / ".ssh" / "config",
-        client_keys=keys,
-        connect_attempts=connect_attempts,
-        answer_prompts=answer_prompts,
     )
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from xyclaw.billing.guard_process import GuardLock, GuardStatus, Holder
 from xyclaw.catalog import Catalog, Offer, format_amount, normalise_gpu_name
 from xyclaw.config import Config
+from xyclaw.engine import offline
 from xyclaw.engine.approvals import (
     Action,
     ActionKind,
@@ -2503,6 +2504,51 @@ class Engine:
             on_demand=offer.price_micro,
             spot_rate=offer.spot_preemptions_per_day,
         )
+
+    # --- issue 35 (a35): what the CLI and the agents ask before, or without, a built Engine.
+    # Static: functions of the folders and settings (xyclaw.engine.offline), one way in for
+    # every face.
+    _R, _X, _D = effect(Effect.READ), effect(Effect.EXEC), effect(Effect.DESTROY)
+    hosts_file = staticmethod(_R(offline.hosts_file))
+    own_hosts = staticmethod(_R(offline.own_hosts))
+    read_hosts_file = staticmethod(_R(offline.read_hosts_file))
+    own_host_entry = staticmethod(_R(offline.own_host_entry))
+    own_hosts_in_use = staticmethod(_R(offline.own_hosts_in_use))
+    own_host_name = staticmethod(_R(offline.own_host_name))
+    host_address = staticmethod(_R(offline.host_address))
+    host_keys = staticmethod(_R(offline.host_keys))
+    check_own_host = staticmethod(_X(offline.check_own_host))
+    trust_host = staticmethod(_X(offline.trust_host))
+    forget_host = staticmethod(_R(offline.forget_host))
+    app_public_key = staticmethod(_R(offline.app_public_key))
+    guard_status_of = staticmethod(_R(offline.guard_status))
+    guard_lock = staticmethod(_R(offline.guard_lock))
+    start_guard = staticmethod(_D(offline.start_guard))
+    stop_guard = staticmethod(_R(offline.stop_guard))
+    guard_unit_path = staticmethod(_R(offline.guard_unit_path))
+    guard_command = staticmethod(_R(offline.guard_command))
+    check_history = staticmethod(_R(offline.check_history))
+    open_store = staticmethod(_R(offline.open_store))
+    builtin_gpus = staticmethod(_R(offline.builtin_gpus))
+    load_job_spec = staticmethod(_R(offline.load_job_spec))
+    load_offers_file = staticmethod(_R(offline.load_offers_file))
+    plan_report = staticmethod(_R(offline.plan_report))
+    plan_reasons = staticmethod(_R(offline.plan_reasons))
+    real_providers = staticmethod(_R(offline.real_providers))
+    add_real_providers = staticmethod(_R(offline.add_real_providers))
+    sim_cloud_summary = staticmethod(_R(offline.sim_cloud_summary))
+    cost_so_far = staticmethod(_R(offline.cost_so_far))
+    write_metrics_csv = staticmethod(_R(offline.write_metrics_csv))
+    analyze_nccl_log = staticmethod(_R(offline.analyze_nccl_log))
+    doctor_checks = staticmethod(_R(offline.doctor_checks))
+    doctor_json = staticmethod(_R(offline.doctor_json))
+    severity_word = staticmethod(_R(offline.severity_word))
+    rule_title = staticmethod(_R(offline.rule_title))
+    said_of = staticmethod(_R(offline.said_of))
+    conversations = staticmethod(_R(offline.conversations))
+    open_checkpoint_connection = staticmethod(_R(offline.open_checkpoint_connection))
+    active_job_names = staticmethod(_R(offline.active_job_names))
+    del _R, _X, _D
 
 
 def _display_to_micros(value: Any) -> int | None:

@@ -56,6 +56,7 @@ def surface_of(cls: type) -> list[EngineMethod]:
     """Every public method of ``cls``; an untagged one is a bug the surface test names."""
     methods = []
     for name, member in sorted(vars(cls).items()):
+        member = getattr(member, "__func__", member)  # a static method: its function
         if name.startswith("_") or not callable(member):
             continue
         tagged = effect_of(member)

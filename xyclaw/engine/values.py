@@ -10,22 +10,42 @@ Engine for it.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-# --- values the CLI and the agents take -------------------------------------------------
-#
-# (issue 35, the CLI and agent faces: add imports in this block)
-#
-#
+# Every name is loaded on first use (PEP 562, as ``xyclaw.engine``'s own names): the window
+# opens before it needs the planner, the specs or the telemetry, a command that needs one
+# name does not import every part, and an import of this module pulls none of them in
+# (the start-up time is measured). ``Store`` is the history database's handle, which a face
+# opens with ``Engine.open_store`` or is handed, and only passes on.
+
+# --- values the CLI and the agents take (issue 35, a35) ----------------------------------
+_CLI_AND_AGENTS = {
+    "ClusterRecord": "xyclaw.records",
+    "CommandResult": "xyclaw.remote.result",
+    "GuardStatus": "xyclaw.billing.guard_process",
+    "Holder": "xyclaw.billing.guard_process",
+    "JobRecord": "xyclaw.records.jobs",
+    "KnownKey": "xyclaw.remote.known_hosts",
+    "LaunchNeedsApproval": "xyclaw.jobs.errors",
+    "LogAnalysis": "xyclaw.tuning.analyze",
+    "Measurement": "xyclaw.tuning.service",
+    "MID_MODEL_MIN": "xyclaw.planner.rules",
+    "MOST_GPUS": "xyclaw.planner.parse",
+    "OwnHost": "xyclaw.providers.own_hosts",
+    "PlanOption": "xyclaw.planner.result",
+    "PlanRequest": "xyclaw.planner.request",
+    "PlanResult": "xyclaw.planner.result",
+    "RejectedOption": "xyclaw.planner.result",
+    "RequestError": "xyclaw.planner.request",
+    "SMALL_MODEL_MAX": "xyclaw.planner.rules",
+    "Store": "xyclaw.store",
+    "TrustNewHost": "xyclaw.remote.known_hosts",
+    "TuneResult": "xyclaw.tuning.service",
+    "Verdict": "xyclaw.tuning.verdict",
+}
 
 
-# --- values the window takes ------------------------------------------------------------
-# (issue 35, b35: the window's face.) Loaded on first use (PEP 562, as ``xyclaw.engine``
-# does): the window opens before it needs the planner, the specs or the telemetry, and an
-# import of this module must not pull them all in (the start-up time is measured).
-if TYPE_CHECKING:
-    pass
-
+# --- values the window takes (issue 35, b35) ---------------------------------------------
 #: Name -> the module that defines it (each a frozen value, an enum, a constant or a pure
 #: function of them; ``Catalog.builtin()`` is the bundled, read-only catalogue).
 _WINDOW_VALUES = {
@@ -68,8 +88,12 @@ _WINDOW_VALUES = {
 }
 
 
+#: Every name of both tables (a name both take is one value, from one module).
+_WHERE = {**_CLI_AND_AGENTS, **_WINDOW_VALUES}
+
+
 def __getattr__(name: str) -> Any:
-    module = _WINDOW_VALUES.get(name)
+    module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'xyclaw.engine.values' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
@@ -77,4 +101,4 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__: list[str] = [*_WINDOW_VALUES]
+__all__: list[str] = [*_WHERE]

@@ -75,7 +75,7 @@ def message_language() -> str:
     """``"zh"`` or ``"en"``: the language the core's messages (:class:`Said`) are worded in
     for the GUI, the one installed now."""
     from xyclaw.gui import i18n
-    from xyclaw.messages import language_of
+    from xyclaw.wording import language_of
 
     return language_of(i18n.current())
 
@@ -118,7 +118,7 @@ def reword(*labels: Any) -> None:
 def planner_reason(rule: str, english: str, figures: Mapping[str, object] | None) -> str:
     """A planner reason in the GUI's language (the planner words it in English; its rule and
     figures give the Chinese form)."""
-    from xyclaw.messages import reason_in
+    from xyclaw.wording import reason_in
 
     return reason_in(message_language(), rule, english, figures)
 

@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xyclaw.catalog.money import format_amount
-from xyclaw.messages import reason_in, text
 from xyclaw.planner.request import PlanRequest
 from xyclaw.planner.result import PlanOption, PlanResult, RejectedOption
 from xyclaw.planner.rules import size_label
+from xyclaw.wording import reason_in, text_in
+
+
+def text(language: str, key: str, **values: object) -> str:
+    """A line of the plan's report: the command line's entry ``cli.<key>``."""
+    return text_in(language, f"cli.{key}", **values)
 
 
 def _header(language: str, starts: bool = False) -> str:

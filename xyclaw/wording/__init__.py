@@ -9,13 +9,15 @@ Chinese CLI call :meth:`Said.in_language`. Stored messages keep both: the Englis
 column as before and ``Said.to_json()`` beside it, so an old database still reads.
 
 The catalogue is split by area (:mod:`xyclaw.wording.operations`, ``jobs``, ``alerts``,
-``agent``, ``errors``, ``common``), each a ``TEXTS`` dict of ``key: (English, Chinese)`` with
-``str.format`` fields. It is the lowest layer: it imports nothing of XyClaw.
+``agent``, ``errors``, ``common``, ``cli``, ``planner``), each a ``TEXTS`` dict of
+``key: (English, Chinese)`` with ``str.format`` fields. It is the lowest layer: it imports
+nothing of XyClaw.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -148,3 +150,46 @@ def _figure_json(value: Figure) -> object:
     if isinstance(value, Said):
         return {"said": value.to_json()}
     return value
+
+
+def language_of(setting: str, environ: Mapping[str, str] | None = None) -> str:
+    """``"zh"`` or ``"en"`` for a ``[gui] language`` value; ``system`` reads the locale."""
+    if setting == "zh_CN":
+        return "zh"
+    if setting != "system":
+        return "en"
+    env = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def text_in(language: str, key: str, /, **values: object) -> str:
+    """The entry ``key`` in ``language``, filled with ``values`` (any objects, formatted as
+    ``str.format`` does): the command line's lines, where a :class:`Said` is not kept."""
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    english, chinese = CATALOGUE[key]
+    return (chinese if language == "zh" else english).format(**values)
+
+
+def reason_in(language: str, rule: str, english: str, figures: Mapping[str, object] | None) -> str:
+    """One planner reason in ``language``: the planner's own English text, or its Chinese
+    entry (``plan.reason.<rule>/<form>`` or ``plan.reason.<rule>``) filled with its figures."""
+    if language != "zh":
+        return english
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    values = dict(figures or {})
+    if "what_zh" in values:  # the planner words what failed in both languages
+        values["what"] = values["what_zh"]
+    form = values.get("form")
+    entry = CATALOGUE.get(f"plan.reason.{rule}/{form}") or CATALOGUE.get(f"plan.reason.{rule}")
+    if entry is None:
+        return english
+    try:
+        return entry[1].format(**values)
+    except (KeyError, IndexError, ValueError):  # an older plan without figures: keep its text
+        return english

@@ -5,11 +5,14 @@ from __future__ import annotations
 from xyclaw.wording import (
     agent,
     alerts,
+    cli,
+    cli_help,
     common,
     diagnose,
     errors,
     jobs,
     operations,
+    planner,
     turns,
     xid_catalog,
 )
@@ -17,7 +20,9 @@ from xyclaw.wording import (
 
 def _merged() -> dict[str, tuple[str, str]]:
     merged: dict[str, tuple[str, str]] = {}
-    for module in (common, operations, jobs, alerts, agent, errors, turns, diagnose, xid_catalog):
+    modules = [common, operations, jobs, alerts, agent, errors, turns, diagnose, xid_catalog]
+    modules += [cli, cli_help, planner]
+    for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:
                 raise RuntimeError(f"wording key {key!r} is defined twice ({module.__name__})")

@@ -17,7 +17,9 @@ from functools import lru_cache
 
 from xyclaw.agent.rules.numbers import ORDINAL_WORDS as ORDINAL_WORDS
 from xyclaw.agent.rules.numbers import fold, format_decimal, ordinal, prepare, to_number
-from xyclaw.catalog import GpuModel, builtin_dir, load_gpus, normalise_gpu_name
+from xyclaw.catalog.models import GpuModel
+from xyclaw.catalog.names import normalise_gpu_name
+from xyclaw.engine import Engine
 
 NUM = r"\d+(?:\.\d+)?"
 # ASCII-only word edges: Chinese characters count as \w, and "释放c1" must still find "c1".
@@ -67,7 +69,7 @@ _PATH = re.compile(
 @lru_cache(maxsize=1)
 def catalog_gpus() -> dict[str, GpuModel]:
     """The catalog's GPU models by name (read once from the bundled gpus.csv)."""
-    return {g.name: g for g in load_gpus(builtin_dir() / "gpus.csv")}
+    return Engine.builtin_gpus()
 
 
 def canonical_gpu(text: str) -> str | None:

@@ -524,7 +524,9 @@ def _health(data: Any, language: str) -> str:
     if not isinstance(data, Mapping):
         return _generic("cluster_health", data, language)
     nodes = [n for n in data.get("nodes") or [] if isinstance(n, Mapping)]
-    from xyclaw.telemetry.rules import severity_word
+    from xyclaw.engine import Engine
+
+    severity_word = Engine.severity_word
 
     counts = data.get("open_alerts") or {}
     alert_text = (
@@ -953,8 +955,9 @@ def _alerts(data: Any, language: str) -> str:
     if not alerts:
         return pick(language, "No open alerts.", "没有未关闭的告警。")
     lines = [pick(language, f"{len(alerts)} open alert(s):", f"{len(alerts)} 条未关闭的告警：")]
-    from xyclaw.store.event_log import said_of
-    from xyclaw.telemetry.rules import rule_title, severity_word
+    from xyclaw.engine import Engine
+
+    said_of, rule_title, severity_word = Engine.said_of, Engine.rule_title, Engine.severity_word
     from xyclaw.wording import worded
 
     for a in alerts[:MAX_ROWS]:

@@ -7,8 +7,8 @@ planner applies them (:mod:`xyclaw.planner.rules`), with the same thresholds.
 
 from __future__ import annotations
 
-from xyclaw.messages import reason_in
-from xyclaw.planner.rules import MID_MODEL_MIN, SMALL_MODEL_MAX
+from xyclaw.engine.values import MID_MODEL_MIN, SMALL_MODEL_MAX
+from xyclaw.wording import reason_in
 from xyclaw.wording.agent import CARDS
 
 

@@ -14,6 +14,7 @@ from xyclaw.cli.render import (
     OFFER_COLUMNS,
     print_table,
     remote_text,
+    state_word,
 )
 from xyclaw.errors import UsageError
 
@@ -21,7 +22,7 @@ from xyclaw.errors import UsageError
 def _gpu_count(text: str) -> int:
     """``--gpus``: at most what the planner plans for, said with the range (not as "beyond a
     64-bit integer"); 0 or less is refused with the other checks of what to rent."""
-    from xyclaw.planner.parse import MOST_GPUS
+    from xyclaw.engine.values import MOST_GPUS
 
     try:
         value = int(text)
@@ -103,13 +104,13 @@ def register(sub: Any) -> None:
 
 
 def _money(micros: int, currency: str) -> str:
-    from xyclaw.catalog import format_amount
+    from xyclaw.catalog.money import format_amount
 
     return format_amount(micros, currency)
 
 
 def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.catalog import normalise_gpu_name
+    from xyclaw.catalog.names import normalise_gpu_name
 
     gpu = normalise_gpu_name(args.gpu) if args.gpu else None
     offers = ctx.engine().offers(args.provider, gpu)
@@ -138,14 +139,14 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
         )
         return 0
     if not offers:
-        ctx.print("no offers" + (f" for {gpu}" if gpu else ""))
+        ctx.print(ctx.text("no_offers_for", gpu=gpu) if gpu else ctx.text("no_offers"))
         return 1
     rows = []
     for o in offers:
         counts = ",".join(str(c) for c in o.gpu_counts)
         free = "-" if o.available_gpus is None else str(o.available_gpus)
         rows.append((o.region, o.gpu, counts, o.fabric, _money(o.price_micro, o.currency), free))
-    print_table(ctx.out, OFFER_COLUMNS, rows)
+    print_table(ctx.out, OFFER_COLUMNS, rows, language=ctx.language)
     for o in offers:  # a Slurm partition: its nodes' states, time limit and wait (issue 33)
         if o.offer_id.startswith("slurm-") and o.note:
             ctx.print("  " + remote_text(ctx.out, o.note))  # read from the site's sinfo
@@ -158,7 +159,7 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
     """The quote `up` asks the user to approve: an option of a saved plan, or named resources."""
-    from xyclaw.catalog import normalise_gpu_name
+    from xyclaw.catalog.names import normalise_gpu_name
     from xyclaw.engine.lifecycle import UpRequest
 
     engine = ctx.engine()
@@ -200,7 +201,7 @@ def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
 
 
 def _budget(text: str) -> int:
-    from xyclaw.catalog import parse_amount
+    from xyclaw.catalog.money import parse_amount
 
     try:
         return parse_amount(text)
@@ -230,7 +231,8 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.json:
         ctx.print_json(cluster.to_json())
         return 0
-    ctx.print(ctx.text("cluster_state", id=cluster.id, name=cluster.name, state=cluster.state))
+    state = state_word(ctx.language, cluster.state)
+    ctx.print(ctx.text("cluster_state", id=cluster.id, name=cluster.name, state=state))
     for node in cluster.nodes:
         if not node.ssh_host:
             where = "-"
@@ -243,7 +245,7 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
                 "node_line",
                 rank=node.rank,
                 name=f"{node.name:<20}",
-                state=f"{node.state:<10}",
+                state=f"{state_word(ctx.language, node.state):<10}",
                 where=where,
             )
         )
@@ -268,24 +270,24 @@ def _reconcile(ctx: CliContext) -> None:
 
 
 def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing import billed_spans, cost_so_far
+    from xyclaw.engine import Engine
 
+    cost_so_far = Engine.cost_so_far
     engine = ctx.engine()
     _reconcile(ctx)
     now = time.time()
     clusters = engine.clusters(include_released=args.all)
     if args.json:
-        ctx.print_json(
-            [{**c.to_json(), "cost": cost_so_far(billed_spans(c), now) / 1e6} for c in clusters]
-        )
+        ctx.print_json([{**c.to_json(), "cost": cost_so_far(c, now) / 1e6} for c in clusters])
         return 0
     if not clusters:
         ctx.print(ctx.text("no_clusters" if args.all else "no_clusters_running"))
         return 0
     rows = []
     for c in clusters:
-        cost = _money(cost_so_far(billed_spans(c), now), c.currency)
-        rows.append((c.id, c.name, c.state, f"{c.gpu_count}x{c.gpu}", c.fabric, cost))
+        cost = _money(cost_so_far(c, now), c.currency)
+        state = state_word(ctx.language, c.state)
+        rows.append((c.id, c.name, state, f"{c.gpu_count}x{c.gpu}", c.fabric, cost))
     print_table(ctx.out, CLUSTER_COLUMNS, rows, language=ctx.language)
     return 0
 
@@ -309,7 +311,7 @@ def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
         raise UsageError("no command given", hint="xyclaw exec CLUSTER -- nvidia-smi -L")
     import shlex
 
-    from xyclaw.remote import CommandResult
+    from xyclaw.engine.values import CommandResult
 
     command = argv[0] if len(argv) == 1 else shlex.join(argv)
     results = ctx.engine().exec(args.cluster, command, timeout=args.timeout)
@@ -353,7 +355,8 @@ def _down(args: argparse.Namespace, ctx: CliContext) -> int:
         if input(ctx.text("down_question", name=cluster.name)).strip().lower() not in ("y", "yes"):
             return 1
     released = follow(engine, lambda: engine.down(args.cluster), language=ctx.language)
-    ctx.print(ctx.text("cluster_state", id=released.id, name=released.name, state=released.state))
+    state = state_word(ctx.language, released.state)
+    ctx.print(ctx.text("cluster_state", id=released.id, name=released.name, state=state))
     return 0
 
 
@@ -370,7 +373,8 @@ def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
     for b in report.clusters:
         ledger = b.provider_ledger_micros
         theirs = "-" if ledger is None else _money(ledger, b.currency)
-        rows.append((b.cluster_id, b.name, b.state, _money(b.meter_micros, b.currency), theirs))
+        state = state_word(ctx.language, b.state)
+        rows.append((b.cluster_id, b.name, state, _money(b.meter_micros, b.currency), theirs))
     print_table(ctx.out, BILLING_COLUMNS, rows, language=ctx.language)
     totals = report.totals or {"CNY": 0}
     amounts = ", ".join(_money(amount, cur) for cur, amount in sorted(totals.items()))
@@ -384,15 +388,14 @@ def _set_budget(args: argparse.Namespace, ctx: CliContext) -> int:
     cluster = engine.set_budget(args.cluster, amount)
     spent = _money(_spent(cluster), cluster.currency)
     if amount is None:
-        ctx.print(f"{cluster.name} has no budget now ({spent} spent so far)")
+        ctx.print(ctx.text("budget_none", name=cluster.name, spent=spent))
     else:
-        ctx.print(
-            f"{cluster.name}: budget {_money(amount, cluster.currency)}, {spent} spent so far"
-        )
+        amount_text = _money(amount, cluster.currency)
+        ctx.print(ctx.text("budget_set", name=cluster.name, amount=amount_text, spent=spent))
     return 0
 
 
 def _spent(cluster: Any) -> int:
-    from xyclaw.billing import billed_spans, cost_so_far
+    from xyclaw.engine import Engine
 
-    return cost_so_far(billed_spans(cluster), time.time())
+    return Engine.cost_so_far(cluster, time.time())

@@ -34,23 +34,23 @@ def _show(args: argparse.Namespace, ctx: CliContext) -> int:
             section = info.section
             ctx.print(f"[{section}]")
         value = values[info.section][info.key]
-        marker = "" if value == info.default else "   # changed"
+        marker = "" if value == info.default else ctx.text("config_changed_mark")
         ctx.print(f"{info.key} = {value!r}{marker}")
     return 0
 
 
 def _path(args: argparse.Namespace, ctx: CliContext) -> int:
     p = ctx.paths
-    ctx.print(f"config file: {p.config_file}")
-    ctx.print(f"data folder: {p.data_dir}")
-    ctx.print(f"database:    {p.database}")
-    ctx.print(f"log file:    {p.log_file}")
+    ctx.print(ctx.text("config_file", path=p.config_file))
+    ctx.print(ctx.text("config_data", path=p.data_dir))
+    ctx.print(ctx.text("config_database", path=p.database))
+    ctx.print(ctx.text("config_log", path=p.log_file))
     return 0
 
 
 def _check(args: argparse.Namespace, ctx: CliContext) -> int:
     """Both files read as every command reads them: a problem stops here with its message."""
-    from xyclaw.providers.own_hosts import load_hosts
+    from xyclaw.engine import Engine
 
     values = config_as_dict(ctx.config)  # a bad config.toml has already stopped the command
     changed = sum(
@@ -58,13 +58,13 @@ def _check(args: argparse.Namespace, ctx: CliContext) -> int:
     )
     config_file = ctx.paths.config_file
     if config_file.exists():
-        ctx.print(f"config.toml: ok ({config_file}, {changed} setting(s) changed)")
+        ctx.print(ctx.text("config_ok", path=config_file, changed=changed))
     else:
-        ctx.print(f"config.toml: none at {config_file}; the defaults apply")
-    hosts_file = ctx.paths.config_dir / "hosts.toml"
-    hosts = load_hosts(hosts_file)
+        ctx.print(ctx.text("config_none", path=config_file))
+    hosts_file = Engine.hosts_file(ctx.paths)
+    hosts = Engine.own_hosts(ctx.paths)
     if hosts_file.exists():
-        ctx.print(f"hosts.toml: ok ({hosts_file}, {len(hosts)} host(s))")
+        ctx.print(ctx.text("hosts_ok", path=hosts_file, count=len(hosts)))
     else:
-        ctx.print(f"hosts.toml: none at {hosts_file} (your own machines go there)")
+        ctx.print(ctx.text("hosts_none", path=hosts_file))
     return 0

@@ -26,9 +26,9 @@ def _info(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.json:
         ctx.print_json(info.to_json())
         return 0
-    ctx.print(f"database:       {info.path}")
-    ctx.print(f"schema version: {info.schema_version} (this XyClaw: {info.latest_version})")
-    ctx.print(f"size:           {info.size_bytes / 1e6:.1f} MB")
+    ctx.print(ctx.text("db_path", path=info.path))
+    ctx.print(ctx.text("db_version", version=info.schema_version, latest=info.latest_version))
+    ctx.print(ctx.text("db_size", size=f"{info.size_bytes / 1e6:.1f}"))
     for table, count in info.row_counts.items():
         ctx.print(f"  {table:<16} {count:>10,}")
     return 0
@@ -36,5 +36,5 @@ def _info(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _backup(args: argparse.Namespace, ctx: CliContext) -> int:
     target = ctx.engine().backup(args.path, overwrite=args.force)
-    ctx.print(f"backed up {ctx.paths.database} to {target}")
+    ctx.print(ctx.text("db_backed_up", path=ctx.paths.database, target=target))
     return 0

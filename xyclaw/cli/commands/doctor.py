@@ -15,24 +15,21 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.doctor import next_steps, results_json, run_checks
+    from xyclaw.engine import Engine
 
-    results = run_checks(ctx.paths, ctx.config)
-    steps = next_steps(ctx.paths, ctx.config)
+    results, steps = Engine.doctor_checks(ctx.paths, ctx.config)
     failed_required = [r for r in results if r.required and not r.ok]
     if args.json:
-        ctx.print_json(results_json(results, steps))
+        ctx.print_json(Engine.doctor_json(results, steps))
     else:
         for r in results:
             mark = "ok  " if r.ok else ("FAIL" if r.required else "warn")
             ctx.print(f"[{mark}] {r.name:<12} {r.detail}")
             if not r.ok and r.fix:
-                ctx.print(f"       fix: {r.fix}")
-        ctx.print(
-            "all required checks passed" if not failed_required else "some required checks failed"
-        )
+                ctx.print(ctx.text("doctor_fix", fix=r.fix))
+        ctx.print(ctx.text("doctor_passed" if not failed_required else "doctor_failed"))
         if steps:
-            ctx.print("next, when you want them:")
+            ctx.print(ctx.text("doctor_next"))
             for step in steps:
                 ctx.print(f"  - {step}")
     return 1 if failed_required else 0

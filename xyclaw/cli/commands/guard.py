@@ -81,19 +81,16 @@ def _raise_stop(signum: int, frame: object) -> None:
 def _check_history(ctx: CliContext) -> None:
     """The store's own check before its first write (every page read, nothing changed): run
     before the guard writes its lock and guard.json, so a damaged data folder stays as it is."""
-    from xyclaw.store import check_writable
+    from xyclaw.engine import Engine
 
-    check_writable(ctx.paths.database)
+    Engine.check_history(ctx.paths)
 
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import (
-        GuardLock,
-        GuardStatus,
-        Holder,
-        guard_status,
-        stop_guard,
-    )
+    from xyclaw.engine import Engine
+    from xyclaw.engine.values import GuardStatus, Holder
+
+    guard_status, stop_guard = Engine.guard_status_of, Engine.stop_guard
 
     holder = Holder.BACKGROUND if args.background else Holder.FOREGROUND
 
@@ -116,7 +113,7 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     if status.running and refused(status):
         return 0
     _check_history(ctx)
-    lock = GuardLock(ctx.paths)
+    lock = Engine.guard_lock(ctx.paths)
     if not lock.acquire(holder):
         if refused(guard_status(ctx.paths)):
             return 0
@@ -173,13 +170,15 @@ def _log_line(ctx: CliContext) -> Any:
 
 
 def _once(ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import GuardLock, Holder, guard_status
+    from xyclaw.engine import Engine
+    from xyclaw.engine.values import Holder
 
+    guard_status = Engine.guard_status_of
     status = guard_status(ctx.paths)
     if status.running:
         return _running_elsewhere(ctx, status.describe())
     _check_history(ctx)
-    lock = GuardLock(ctx.paths)
+    lock = Engine.guard_lock(ctx.paths)
     if not lock.acquire(Holder.FOREGROUND):
         return _running_elsewhere(ctx, guard_status(ctx.paths).describe())
     try:
@@ -226,9 +225,9 @@ def _running_elsewhere(ctx: CliContext, describe: str) -> int:
 
 
 def _status(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import guard_status
+    from xyclaw.engine import Engine
 
-    status = guard_status(ctx.paths)
+    status = Engine.guard_status_of(ctx.paths)
     unit = _unit_path(ctx)
     if args.json:
         ctx.print_json(
@@ -239,42 +238,39 @@ def _status(args: argparse.Namespace, ctx: CliContext) -> int:
             }
         )
         return 0 if status.running else 1
-    ctx.print(f"guard: {status.describe()}")
+    ctx.print(ctx.text("guard_status", text=status.describe_said().in_language(ctx.language)))
     if not status.running:
-        ctx.print(
-            "  it starts by itself when a cluster is live"
-            if ctx.config.guard.autostart
-            else "  [guard] autostart is off: start it with `xyclaw guard start`"
-        )
-    ctx.print(f"  log: {status.log_path}")
+        autostart = ctx.config.guard.autostart
+        ctx.print(ctx.text("guard_autostarts" if autostart else "guard_autostart_off"))
+    ctx.print(ctx.text("guard_log", path=status.log_path))
     if unit.exists():
-        ctx.print(f"  user service: {unit}")
+        ctx.print(ctx.text("guard_unit", path=unit))
     elif sys.platform.startswith("linux"):
-        ctx.print("  to run it from login: `xyclaw guard install`")
+        ctx.print(ctx.text("guard_install_hint"))
     return 0 if status.running else 1
 
 
 def _start(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import guard_status, start_background
+    from xyclaw.engine import Engine
 
-    before = guard_status(ctx.paths)
+    before = Engine.guard_status_of(ctx.paths)
     if before.running:
-        ctx.print(f"the guard already runs: {before.describe()}")
+        ctx.print(ctx.text("guard_already", text=before.describe_said().in_language(ctx.language)))
         return 0
     _check_history(ctx)  # here, in words, rather than as a guard that exited at start
-    status = start_background(ctx.paths, wait_s=15.0)
-    ctx.print(f"started the guard: {status.describe()}")
+    status = Engine.start_guard(ctx.paths, wait_s=15.0)
+    ctx.print(ctx.text("guard_started", text=status.describe_said().in_language(ctx.language)))
     return 0
 
 
 def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.billing.guard_process import stop_guard
+    from xyclaw.engine import Engine
 
-    info = stop_guard(ctx.paths)
+    info = Engine.stop_guard(ctx.paths)
     if info is None:
-        ctx.print("the guard is not running")
+        ctx.print(ctx.text("guard_not_running"))
         return 0
-    ctx.print(f"stopped the guard (pid {info.pid}, {info.holder})")
+    ctx.print(ctx.text("guard_stopped", pid=info.pid, holder=info.holder))
     if ctx.config.guard.autostart:
         ctx.print(
             "while clusters are live, the next xyclaw command starts it again"
@@ -286,9 +282,9 @@ def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
 
 # -- the user service ----------------------------------------------------------------------
 def _unit_path(ctx: CliContext) -> Path:
-    from xyclaw.billing.guard_process import service_unit_path
+    from xyclaw.engine import Engine
 
-    return service_unit_path(ctx.paths)
+    return Engine.guard_unit_path(ctx.paths)
 
 
 def _quote(arg: str) -> str:
@@ -297,8 +293,9 @@ def _quote(arg: str) -> str:
 
 def unit_text(home: str | None) -> str:
     """The systemd user unit: ``xyclaw guard`` from login, restarted if it fails."""
-    from xyclaw.billing.guard_process import guard_command
+    from xyclaw.engine import Engine
 
+    guard_command = Engine.guard_command
     lines = [
         "[Unit]",
         "Description=XyClaw guard: budgets and idle release for rented GPUs",

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.cli.context import CliContext
+from xyclaw.engine import Engine
 from xyclaw.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
-    from xyclaw.providers.own_hosts import OwnHost
-    from xyclaw.remote import SshPool
+    from xyclaw.engine.values import OwnHost
 
 
 def register(sub: Any) -> None:
@@ -84,13 +84,11 @@ def register(sub: Any) -> None:
 
 
 def _hosts_file(ctx: CliContext) -> Path:
-    return ctx.paths.config_dir / "hosts.toml"
+    return Engine.hosts_file(ctx.paths)
 
 
 def _hosts(ctx: CliContext) -> list[OwnHost]:
-    from xyclaw.providers.own_hosts import load_hosts
-
-    return load_hosts(_hosts_file(ctx))
+    return Engine.own_hosts(ctx.paths)
 
 
 def _entry(ctx: CliContext, name: str) -> OwnHost | None:
@@ -100,81 +98,57 @@ def _entry(ctx: CliContext, name: str) -> OwnHost | None:
     return None
 
 
-def _pool(ctx: CliContext, trust: Any, *, log_in: bool = True) -> SshPool:
-    from xyclaw.engine.compose import ssh_pool
-    from xyclaw.secrets import SecretStore
-
-    if log_in:
-        ctx.paths.ensure()
-    secrets = SecretStore.choose(ctx.config.secrets.backend, ctx.paths.secrets_file)
-    return ssh_pool(
-        ctx.paths,
-        ctx.config,
-        secrets,
-        trust_new_host=trust,
-        connect_attempts=1,
-        log_in=log_in,
-        answer_prompts=getattr(trust, "answer_prompts", None),  # a 2FA login: asked the same way
-    )
-
-
-def _known_keys(pool: SshPool, destination: str) -> list[Any]:
-    spec = pool.resolve(destination)
-    return [k for k in pool.known_hosts.lookup(spec.key_name, spec.port) if k.marker is None]
-
-
 def _login_hint(ctx: CliContext) -> str:
-    from xyclaw.remote.node_access import load_or_create_app_key
-
-    _key, public = load_or_create_app_key(ctx.paths.data_dir / "ssh" / "id_ecdsa")
-    return f"add XyClaw's public key to ~/.ssh/authorized_keys on the host: {public}"
+    public = Engine.app_public_key(ctx.paths)
+    return ctx.text("hosts_login_hint", key=public)
 
 
 # -- list ----------------------------------------------------------------------------------
 
 
 def _list(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.catalog import format_amount
-    from xyclaw.providers.own_hosts import OwnHostsProvider
+    from xyclaw.catalog.money import format_amount
 
     hosts = _hosts(ctx)
-    provider = OwnHostsProvider(_hosts_file(ctx), ctx.paths.state_dir / "own-hosts.json")
-    in_use = {node.external_id: c.name for c in provider.clusters() for node in c.nodes}
-    pool = _pool(ctx, None, log_in=False)
-    try:
-        rows: list[dict[str, Any]] = []
-        for h in hosts:
-            keys = _known_keys(pool, h.destination)
-            rows.append(
-                {
-                    "name": h.name,
-                    "address": h.destination,
-                    "gpu": h.gpu,
-                    "gpus": h.gpus,
-                    "fabric": h.fabric,
-                    "price_per_gpu_hour": format_amount(h.price_per_gpu_hour_micros, h.currency),
-                    "host_key": [f"{k.key_type} {k.fingerprint}" for k in keys],
-                    "in_use_by": in_use.get(h.name),
-                }
-            )
-    finally:
-        pool.close()
+    in_use = Engine.own_hosts_in_use(ctx.paths)
+    all_keys = Engine.host_keys(ctx.paths, ctx.config, [h.destination for h in hosts])
+    rows: list[dict[str, Any]] = []
+    for h, keys in zip(hosts, all_keys, strict=True):
+        rows.append(
+            {
+                "name": h.name,
+                "address": h.destination,
+                "gpu": h.gpu,
+                "gpus": h.gpus,
+                "fabric": h.fabric,
+                "price_per_gpu_hour": format_amount(h.price_per_gpu_hour_micros, h.currency),
+                "host_key": [f"{k.key_type} {k.fingerprint}" for k in keys],
+                "in_use_by": in_use.get(h.name),
+            }
+        )
     if args.json:
         ctx.print_json(rows)
         return 0
     if not rows:
-        ctx.print(f"no hosts in {_hosts_file(ctx)}: add one with `xyclaw hosts add NAME --gpu G`")
+        ctx.print(ctx.text("hosts_empty", path=_hosts_file(ctx)))
         return 0
     for r in rows:
-        key = r["host_key"][0] if r["host_key"] else "not known yet (`xyclaw hosts trust`)"
-        use = f"used by {r['in_use_by']}" if r["in_use_by"] else "free"
+        key = r["host_key"][0] if r["host_key"] else ctx.text("hosts_key_unknown")
+        use = ctx.text("hosts_used_by", cluster=r["in_use_by"]) if r["in_use_by"] else ""
         ctx.print(
-            f"{r['name']:<20} {r['gpus']} x {r['gpu']:<10} {r['fabric']:<11} "
-            f"{r['price_per_gpu_hour']:>10}/GPU-h  {use}"
+            ctx.text(
+                "hosts_line",
+                name=f"{r['name']:<20}",
+                gpus=r["gpus"],
+                gpu=f"{r['gpu']:<10}",
+                fabric=f"{r['fabric']:<11}",
+                price=f"{r['price_per_gpu_hour']:>10}",
+                use=use or ctx.text("hosts_free"),
+            )
         )
         if r["address"] != r["name"]:
-            ctx.print(f"  address:  {r['address']}")
-        ctx.print(f"  host key: {key}")
+            ctx.print(ctx.text("hosts_address", address=r["address"]))
+        ctx.print(ctx.text("hosts_host_key", key=key))
     return 0
 
 
@@ -216,7 +190,6 @@ def _add(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
     from xyclaw.files import write_private
-    from xyclaw.providers.own_hosts import check_host_entry, load_hosts
 
     existing = _hosts(ctx)  # a broken file is reported, never appended to
     entry: dict[str, Any] = {"name": args.name, "gpu": args.gpu, "gpus": args.gpus}
@@ -229,7 +202,7 @@ def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
         if getattr(args, key) is not None:
             entry[key] = getattr(args, key)
     try:
-        host = check_host_entry("the new host", entry)
+        host = Engine.own_host_entry("the new host", entry)
     except ConfigError as exc:
         raise UsageError(exc.message.replace("the new host", args.name), hint=exc.hint) from None
     if any(h.name == host.name for h in existing):
@@ -248,12 +221,13 @@ def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
     write_private(tmp, text, mode=path.stat().st_mode & 0o777 if path.exists() else 0o644)
     try:
-        load_hosts(tmp)  # what was written reads back
+        Engine.read_hosts_file(tmp)  # what was written reads back
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    ctx.print(f"added {host.name} ({host.gpus} x {host.gpu}, {host.fabric}) to {path}")
-    ctx.print(f"next: `xyclaw hosts test {host.name}`")
+    added = {"name": host.name, "gpus": host.gpus, "gpu": host.gpu, "fabric": host.fabric}
+    ctx.print(ctx.text("hosts_added", **added, path=path))
+    ctx.print(ctx.text("hosts_next", name=host.name))
     return 0
 
 
@@ -262,17 +236,19 @@ def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
 
 def _test(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.errors import AuthenticationError
-    from xyclaw.remote.host_check import check_host
 
     entry = _entry(ctx, args.name)
     destination = entry.destination if entry else args.name
-    pool = _pool(ctx, ctx.trust())
     try:
-        found = check_host(pool, destination, timeout=ctx.config.ssh.connect_timeout_s + 20)
+        found = Engine.check_own_host(
+            ctx.paths,
+            ctx.config,
+            destination,
+            ctx.trust(),
+            timeout=ctx.config.ssh.connect_timeout_s + 20,
+        )
     except AuthenticationError as exc:
         raise AuthenticationError(exc.message, host=exc.host, hint=_login_hint(ctx)) from exc
-    finally:
-        pool.close()
     gpus = [{"index": g.index, "name": g.name, "memory_mib": g.memory_mib} for g in found.gpus]
     seconds = found.seconds
     matches = entry is None or found.has(entry.gpus, entry.gpu)
@@ -289,18 +265,18 @@ def _test(args: argparse.Namespace, ctx: CliContext) -> int:
             }
         )
         return 0 if matches else 1
-    ctx.print(f"{destination} answers ({seconds:.1f} s): {len(gpus)} GPU(s)")
+    ctx.print(
+        ctx.text("hosts_answers", host=destination, seconds=f"{seconds:.1f}", count=len(gpus))
+    )
     for gpu in gpus:
         memory = f", {gpu['memory_mib']} MiB" if gpu["memory_mib"] else ""
         ctx.print(f"  GPU {gpu['index']}: {gpu['name']}{memory}")
     if entry is not None:
         if matches:
-            ctx.print(f"matches hosts.toml ({entry.gpus} x {entry.gpu})")
+            ctx.print(ctx.text("hosts_matches", gpus=entry.gpus, gpu=entry.gpu))
         else:
-            ctx.warn(
-                f"hosts.toml says {entry.gpus} x {entry.gpu} for {entry.name}: correct it in"
-                f" {_hosts_file(ctx)}"
-            )
+            said = {"gpus": entry.gpus, "gpu": entry.gpu, "name": entry.name}
+            ctx.warn(ctx.text("hosts_mismatch", **said, path=_hosts_file(ctx)))
     return 0 if matches else 1
 
 
@@ -332,52 +308,46 @@ def _trust(args: argparse.Namespace, ctx: CliContext) -> int:
             )
         return True
 
-    pool = _pool(ctx, decide)
     try:
-        known = _known_keys(pool, destination)
-        try:
-            pool.run(destination, "true", timeout=ctx.config.ssh.connect_timeout_s + 10)
-        except AuthenticationError as exc:
-            if not asked:
-                raise AuthenticationError(
-                    exc.message, host=exc.host, hint=_login_hint(ctx)
-                ) from exc
-            ctx.warn(f"xyclaw: the key is recorded, but logging in failed: {exc.message}")
-            ctx.warn(f"  -> {_login_hint(ctx)}")
-            key_type, fingerprint = asked[-1]
-            ctx.print(f"trusted {destination}: {key_type} {fingerprint}")
-            return 1
-    finally:
-        pool.close()
+        known = Engine.trust_host(
+            ctx.paths,
+            ctx.config,
+            destination,
+            decide,
+            timeout=ctx.config.ssh.connect_timeout_s + 10,
+        )
+    except AuthenticationError as exc:
+        if not asked:
+            raise AuthenticationError(exc.message, host=exc.host, hint=_login_hint(ctx)) from exc
+        message = exc.in_language(ctx.language)[0]
+        ctx.warn(ctx.text("hosts_login_failed", message=message))
+        ctx.warn(f"  -> {_login_hint(ctx)}")
+        key_type, fingerprint = asked[-1]
+        ctx.print(
+            ctx.text("hosts_trusted", host=destination, key_type=key_type, fingerprint=fingerprint)
+        )
+        return 1
     if not asked:
         shown = ", ".join(f"{k.key_type} {k.fingerprint} ({k.where})" for k in known)
-        ctx.print(f"{destination} is already trusted: {shown or 'its key is on record'}")
+        shown = shown or ctx.text("hosts_key_on_record")
+        ctx.print(ctx.text("hosts_already", host=destination, shown=shown))
         return 0
     key_type, fingerprint = asked[-1]
-    ctx.print(f"trusted {destination}: {key_type} {fingerprint} (in {ctx.paths.known_hosts})")
+    trusted = {"host": destination, "key_type": key_type, "fingerprint": fingerprint}
+    ctx.print(ctx.text("hosts_trusted_in", **trusted, path=ctx.paths.known_hosts))
     return 0
 
 
 def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
     entry = _entry(ctx, args.name)
     destination = entry.destination if entry else args.name
-    pool = _pool(ctx, None, log_in=False)
-    try:
-        spec = pool.resolve(destination)
-        removed = pool.known_hosts.forget(spec.key_name, spec.port)
-        left = _known_keys(pool, destination)
-    finally:
-        pool.close()
+    removed, left, recorded_as = Engine.forget_host(ctx.paths, ctx.config, destination)
     if removed:
-        ctx.print(f"removed {removed} key line(s) of {destination} from {ctx.paths.known_hosts}")
+        removed_said = {"count": removed, "host": destination, "path": ctx.paths.known_hosts}
+        ctx.print(ctx.text("hosts_removed", **removed_said))
     else:
-        ctx.print(f"{destination} was not in {ctx.paths.known_hosts}")
+        ctx.print(ctx.text("hosts_not_known", host=destination, path=ctx.paths.known_hosts))
     if left:
-        from xyclaw.remote import entry_name
-
         where = ", ".join(sorted({k.where for k in left}))
-        ctx.warn(
-            f"{destination} is still known from {where}, which XyClaw never changes;"
-            f" to forget it there: ssh-keygen -R '{entry_name(spec.key_name, spec.port)}'"
-        )
+        ctx.warn(ctx.text("hosts_still_known", host=destination, where=where, name=recorded_as))
     return 0

@@ -15,7 +15,7 @@ from xyclaw.wording.display import line, text
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
-    from xyclaw.records.jobs import JobRecord
+    from xyclaw.engine.values import JobRecord
 
 JOB_COLUMNS = (
     Column("id", 4, right=True, key="col_id"),
@@ -91,7 +91,7 @@ def register(sub: Any) -> None:
 def _money(micros: int | None, currency: str | None) -> str:
     if micros is None or currency is None:
         return "-"
-    from xyclaw.catalog import format_amount
+    from xyclaw.catalog.money import format_amount
 
     return format_amount(micros, currency)
 
@@ -105,7 +105,7 @@ def _eta(seconds: float | None) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s"
 
 
-def _row(job: JobRecord) -> tuple[object, ...]:
+def _row(job: JobRecord, ctx: CliContext) -> tuple[object, ...]:
     p = job.progress
     step = "-" if p.step is None else f"{p.step}/{p.total_steps}" if p.total_steps else str(p.step)
     if job.kind == "service":
@@ -114,7 +114,7 @@ def _row(job: JobRecord) -> tuple[object, ...]:
     return (
         job.id,
         job.name,
-        job.state.value,
+        _word(ctx, job.state.value),
         job.attempt,
         job.cluster or "-",
         step,
@@ -132,15 +132,12 @@ def _load(ctx: CliContext, text: str, cluster: str | None = None) -> Any:
     cluster whose GPU differs from the spec's, a warning before anything runs."""
     from pathlib import Path
 
-    from xyclaw.catalog import Catalog
-    from xyclaw.jobs.spec import load_spec
+    from xyclaw.engine import Engine
 
     path = Path(text).expanduser()
     if not path.is_file():
         return text
-    loaded = load_spec(
-        path, known_gpus={g.name for g in Catalog.builtin().gpus}, on_cluster=cluster is not None
-    )
+    loaded = Engine.load_job_spec(path, on_cluster=cluster is not None)
     for warning in loaded.warnings:
         ctx.warn(f"warning: {line(str(warning))}")
     if cluster is not None:
@@ -159,7 +156,7 @@ def _start(
     """The job once it runs (``task``: one task of a pipeline, already read); None when the
     user said no to renting."""
     from xyclaw.cli.progress import follow
-    from xyclaw.jobs.errors import LaunchNeedsApproval
+    from xyclaw.engine.values import LaunchNeedsApproval
 
     engine = ctx.engine()
     spec = task if task is not None else _load(ctx, args.spec, args.cluster)
@@ -350,7 +347,7 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
     if not jobs:
         ctx.print(ctx.text("no_jobs" if args.all else "no_jobs_running"))
         return 0
-    print_table(ctx.out, JOB_COLUMNS, [_row(j) for j in jobs], language=ctx.language)
+    print_table(ctx.out, JOB_COLUMNS, [_row(j, ctx) for j in jobs], language=ctx.language)
     return 0
 
 
@@ -498,10 +495,9 @@ def _ended(ctx: CliContext, job: JobRecord, *, serving: bool = False) -> str:
 def _word(ctx: CliContext, value: object) -> str:
     """A job's or a node's state, kind or cause in the CLI's language (as stored in English:
     ``failed``, ``train``, ``exit_nonzero``)."""
-    from xyclaw.messages import CATALOGUE
+    from xyclaw.cli.render import state_word
 
-    entry = CATALOGUE.get(f"word_{value}")
-    return str(value) if entry is None or ctx.language == "en" else entry[1]
+    return state_word(ctx.language, value)
 
 
 def _logs(args: argparse.Namespace, ctx: CliContext) -> int:

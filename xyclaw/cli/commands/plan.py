@@ -100,9 +100,10 @@ def _limit(text: str) -> int | None:
 
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.catalog import Catalog, CatalogError, load_offers
     from xyclaw.cli.render import print_plan
-    from xyclaw.planner import PlanRequest, RequestError
+    from xyclaw.engine import Engine
+    from xyclaw.engine.values import PlanRequest, RequestError
+    from xyclaw.errors import CatalogError
 
     limit = _limit(args.limit)
     values = {name: getattr(args, name) for name in _REQUEST_FLAGS}
@@ -113,9 +114,8 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
 
     extra = []
     if args.offers:
-        names = {g.name for g in Catalog.builtin().gpus}
         try:
-            extra = [o for path in args.offers for o in load_offers(Path(path), known_gpus=names)]
+            extra = [o for path in args.offers for o in Engine.load_offers_file(Path(path))]
         except CatalogError as exc:
             raise UsageError(f"--offers: {exc.message}", hint=exc.hint) from None
     # none named: the simulated cloud and every Slurm site of hosts.toml (the Engine's default)

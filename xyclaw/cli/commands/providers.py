@@ -34,42 +34,40 @@ class ProviderLine:
 
 def _registry(ctx: CliContext, secrets: Any) -> Any:
     """The app's providers plus the real clouds, with quick retries for a status check."""
+    from xyclaw.engine import Engine
     from xyclaw.engine.compose import default_registry
-    from xyclaw.providers.http_retry import RetryPolicy
-    from xyclaw.providers.real import register_real_providers
 
     trust = ctx.trust()  # a Slurm site's login node asks as the engine's SSH does
     registry = default_registry(
         ctx.paths, ctx.config, trust_new_host=trust, answer_prompts=trust.answer_prompts
     )
-    quick = RetryPolicy(attempts=2, base_delay_s=0.5, max_delay_s=1.0, deadline_s=10.0)
-    register_real_providers(
-        registry, secrets=secrets, paths=ctx.paths, config=ctx.config, retry=quick, timeout_s=8.0
-    )
+    Engine.add_real_providers(registry, ctx.paths, ctx.config, secrets)
     ctx.on_close(registry.close)
     return registry
 
 
 def _setup(name: str, ctx: CliContext, secrets: Any, registry: Any) -> tuple[str, bool, str]:
     """(kind, configured, what is set up or what to do) without asking any provider."""
-    from xyclaw.providers.own_hosts import load_hosts
-    from xyclaw.providers.real import REAL_PROVIDERS
+    from xyclaw.engine import Engine
 
-    for real in REAL_PROVIDERS:
+    for real in Engine.real_providers():
         if real.name == name:
             if secrets.get(real.secret):
-                return name, True, f"{real.secret} is set ({real.currency})"
-            return name, False, f"run `xyclaw secrets set {real.secret}`; needs {real.account}"
+                text = ctx.text("provider_secret_set", secret=real.secret, currency=real.currency)
+                return name, True, text
+            account = real.account if ctx.language == "en" else ctx.text(f"account_{real.name}")
+            text = ctx.text("provider_secret_missing", secret=real.secret, account=account)
+            return name, False, text
     if name == "sim":
-        return "sim", True, "built in: the simulated cloud (`xyclaw sim status`)"
+        return "sim", True, ctx.text("provider_sim")
     if name == "local":
-        return "local", True, "this machine"
+        return "local", True, ctx.text("provider_local")
     if name == "ssh":
-        hosts_file = ctx.paths.config_dir / "hosts.toml"
-        hosts = load_hosts(hosts_file)
+        hosts_file = Engine.hosts_file(ctx.paths)
+        hosts = Engine.own_hosts(ctx.paths)
         if hosts:
-            return "ssh", True, f"{len(hosts)} host(s) in {hosts_file}"
-        return "ssh", False, f"list your machines in {hosts_file} (docs/configuration.md)"
+            return "ssh", True, ctx.text("provider_hosts", count=len(hosts), path=hosts_file)
+        return "ssh", False, ctx.text("provider_no_hosts", path=hosts_file)
     if registry.get(name).kind == "slurm":  # a [[slurm]] table of hosts.toml (issue 33)
         return "slurm", True, f"a Slurm cluster in {ctx.paths.config_dir / 'hosts.toml'}"
     return "?", True, "a plug-in provider"
@@ -93,7 +91,7 @@ def _providers(args: argparse.Namespace, ctx: CliContext) -> int:
             except XyclawError as exc:
                 line.reachable, line.detail = False, exc.message
             else:
-                line.reachable, line.detail = True, f"{count} offer(s)"
+                line.reachable, line.detail = True, ctx.text("provider_offers", count=count)
             line.seconds = round(time.monotonic() - started, 2)
         lines.append(line)
     if args.json:
@@ -104,13 +102,24 @@ def _providers(args: argparse.Namespace, ctx: CliContext) -> int:
         def answer(line: ProviderLine) -> str:
             if line.reachable is None:
                 return "-"
-            return ("yes" if line.reachable else "no") + f" ({line.seconds:.1f} s)"
+            return ctx.text("yes" if line.reachable else "no") + f" ({line.seconds:.1f} s)"
 
-        columns = [Column("provider", 9), Column("configured", 10), Column("reachable", 14)]
+        columns = [
+            Column("provider", 9, key="col_provider_name"),
+            Column("configured", 10, key="col_configured"),
+            Column("reachable", 14, key="col_reachable"),
+            Column("detail", key="col_detail"),
+        ]
         rows = [
-            (line.name, "yes" if line.configured else "no", answer(line), line.detail or line.setup)
+            (
+                line.name,
+                ctx.text("yes" if line.configured else "no"),
+                answer(line),
+                line.detail or line.setup,
+            )
             for line in lines
         ]
-        print_table(ctx.out, [*columns, Column("detail")], rows, title="Providers")
+        title = ctx.text("providers_title")
+        print_table(ctx.out, columns, rows, title=title, language=ctx.language)
     unreachable = [line for line in lines if line.reachable is False]
     return 1 if unreachable else 0

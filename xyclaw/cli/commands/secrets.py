@@ -56,41 +56,42 @@ def _checked(name: str) -> str:
 
 def _known(ctx: CliContext, store: Any = None) -> list[tuple[str, str]]:
     """The names XyClaw reads, and what each is for; then any other name the store holds."""
-    from xyclaw.providers.own_hosts import load_hosts
-    from xyclaw.providers.real import REAL_PROVIDERS
-    from xyclaw.remote.hostspec import parse_destination
+    from xyclaw.engine import Engine
 
-    known = [(p.secret, f"{p.title} ({p.name} provider)") for p in REAL_PROVIDERS]
+    known = [
+        (p.secret, ctx.text("secret_for_provider", title=p.title, name=p.name))
+        for p in Engine.real_providers()
+    ]
     preset = ctx.config.llm.preset
     if preset != "rules":
-        known.append((f"llm-api-key:{preset}", f"the LLM preset {preset}"))
+        known.append((f"llm-api-key:{preset}", ctx.text("secret_llm", preset=preset)))
     try:
-        hosts = load_hosts(ctx.paths.config_dir / "hosts.toml")
+        hosts = Engine.own_hosts(ctx.paths)
     except XyclawError:
         hosts = []  # `config check` says what is wrong with it
     for h in hosts:  # the password is looked up by the host's alias (the address part)
         try:
-            alias = parse_destination(h.destination)[1]
+            alias = Engine.host_address(h.destination)
         except XyclawError:
             continue
-        known.append((f"ssh-password:{alias}", f"the SSH password of {h.name}"))
+        known.append((f"ssh-password:{alias}", ctx.text("secret_ssh", host=h.name)))
     listed = getattr(getattr(store, "backend", None), "names", None)
     for name in listed() if callable(listed) else []:
         if all(name != k for k, _ in known):
-            what = _purpose(name)
+            what = _purpose(ctx, name)
             known.append((name, what))
     return known
 
 
-def _purpose(name: str) -> str:
+def _purpose(ctx: CliContext, name: str) -> str:
     kind, _, rest = name.partition(":")
     if kind == "ssh-password" and rest:
-        return f"the SSH password of {rest}"
+        return ctx.text("secret_ssh", host=rest)
     if kind == "llm-api-key" and rest:
-        return f"the LLM preset {rest}"
+        return ctx.text("secret_llm", preset=rest)
     if kind == "job-env" and rest:
-        return f"a job's secret variable {rest}"
-    return "stored by you"
+        return ctx.text("secret_job", name=rest)
+    return ctx.text("secret_yours")
 
 
 def _set(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -101,9 +102,9 @@ def _set(args: argparse.Namespace, ctx: CliContext) -> int:
         value = sys.stdin.readline()
     store = _store(ctx)
     store.set(name, value.strip())
-    ctx.print(f"stored {name} in the {store.backend.name} secret store")
+    ctx.print(ctx.text("secret_stored", name=name, backend=store.backend.name))
     if any(name == known for known, _ in _known(ctx)[:2]):
-        ctx.print("check it with `xyclaw providers`")
+        ctx.print(ctx.text("secret_check"))
     return 0
 
 
@@ -111,10 +112,10 @@ def _delete(args: argparse.Namespace, ctx: CliContext) -> int:
     name = _checked(args.name)
     store = _store(ctx)
     if store.get(name) is None:
-        ctx.print(f"{name} was not set: nothing removed (`xyclaw secrets list` shows the names)")
+        ctx.print(ctx.text("secret_was_not_set", name=name))
         return 0
     store.delete(name)
-    ctx.print(f"removed {name}")
+    ctx.print(ctx.text("secret_removed", name=name))
     return 0
 
 
@@ -125,5 +126,6 @@ def _list(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print_json([{"name": n, "for": w, "set": s} for n, w, s in rows])
         return 0
     for name, what, is_set in rows:
-        ctx.print(f"{name:<24} {'set' if is_set else 'not set':<8} {what}")
+        state = ctx.text("secret_set" if is_set else "secret_not_set")
+        ctx.print(f"{name:<24} {state:<8} {what}")
     return 0

@@ -158,30 +158,13 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
 def _api_summary(url: str, token: str) -> dict[str, Any] | None:
     """Cluster counts and the ledger's total, for the status line, through the provider's own
     client; None if the cloud does not answer."""
-    from xyclaw.errors import XyclawError
-    from xyclaw.providers.http_retry import RetryPolicy
-    from xyclaw.providers.sim import SimProvider
+    from xyclaw.engine import Engine
 
-    client = SimProvider(url, token, timeout_s=5, retry=RetryPolicy(attempts=1))
-    try:
-        clusters = client.clusters()
-        ledger = client.billing()
-    except XyclawError:
-        return None
-    finally:
-        client.close()
-    states: dict[str, int] = {}
-    for cluster in clusters:
-        states[cluster.state] = states.get(cluster.state, 0) + 1
-    return {
-        "clusters": states,
-        "billing_total_micros": sum(e.amount_micros for e in ledger),
-        "currency": ledger[0].currency if ledger else None,
-    }
+    return Engine.sim_cloud_summary(url, token)
 
 
 def _status(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.catalog import format_amount
+    from xyclaw.catalog.money import format_amount
     from xyclaw.sim.cloud import launcher
 
     current = launcher.status(_state_dir(args, ctx))
@@ -194,16 +177,17 @@ def _status(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print_json(report)
         return 0
     if current.endpoint is None:
-        ctx.print(f"the simulated cloud is not running (state {current.state_dir})")
+        ctx.print(ctx.text("sim_not_running", path=current.state_dir))
         return 0
-    ctx.print(f"the simulated cloud runs at {current.endpoint.url} (pid {current.endpoint.pid})")
-    ctx.print(f"state: {current.state_dir}")
+    ctx.print(ctx.text("sim_runs", url=current.endpoint.url, pid=current.endpoint.pid))
+    ctx.print(ctx.text("sim_state", path=current.state_dir))
     if summary is not None:
         states = summary["clusters"]
         listed = ", ".join(f"{n} {s}" for s, n in sorted(states.items())) or "none"
-        ctx.print(f"clusters: {listed}")
+        ctx.print(ctx.text("sim_clusters", listed=listed))
         total = summary["billing_total_micros"] or 0
-        ctx.print(f"billed so far: {format_amount(total, summary['currency'] or 'CNY')}")
+        amount = format_amount(total, summary["currency"] or "CNY")
+        ctx.print(ctx.text("sim_billed", amount=amount))
     return 0
 
 
@@ -212,7 +196,7 @@ def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
 
     state = _state_dir(args, ctx)
     if launcher.stop(state, timeout=args.timeout):
-        ctx.print(f"stopped the simulated cloud of {state}")
+        ctx.print(ctx.text("sim_stopped", path=state))
     else:
-        ctx.print(f"no simulated cloud was running for {state}")
+        ctx.print(ctx.text("sim_none_running", path=state))
     return 0

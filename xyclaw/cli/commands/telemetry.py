@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +13,7 @@ from xyclaw.errors import UsageError
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
-    from xyclaw.records import ClusterRecord
+    from xyclaw.engine.values import ClusterRecord
 
 
 def register(sub: Any) -> None:
@@ -72,14 +73,22 @@ def _cell(value: Any, fmt: str) -> str:
     return "-" if value is None else format(value, fmt)
 
 
-def render(snap: dict[str, Any]) -> str:
+def render(snap: dict[str, Any], language: str = "en") -> str:
     """The live view as text: one line per GPU, grouped by node, then the alerts."""
+    from xyclaw.wording import text_in, worded
+
+    def t(key: str, **values: object) -> str:
+        return text_in(language, f"cli.{key}", **values)
+
+    def col(name: str) -> str:
+        return t(f"top_col_{name}")
+
     lines = [
         f"{snap['cluster']}  {time.strftime('%H:%M:%S', time.localtime(snap['ts']))}"
-        f"  {len(snap['gpus'])} GPUs, {len(snap['alerts'])} open alert(s)",
+        + t("top_head", gpus=len(snap["gpus"]), alerts=len(snap["alerts"])),
         "",
-        f"{'node':<22} {'gpu':>3} {'util':>5} {'':10} {'mem GiB':>13} {'temp':>5}"
-        f" {'power W':>11} {'sm MHz':>7} {'throttle':>9}",
+        f"{col('node'):<22} {'gpu':>3} {col('util'):>5} {'':10} {col('mem'):>13} {col('temp'):>5}"
+        f" {col('power'):>11} {col('sm'):>7} {col('throttle'):>9}",
     ]
     by_node: dict[str, list[dict[str, Any]]] = {}
     for g in snap["gpus"]:
@@ -87,7 +96,7 @@ def render(snap: dict[str, Any]) -> str:
     for node in snap["nodes"]:
         gpus = by_node.get(node["node"], [])
         if not gpus or node["state"] != "up":
-            why = node.get("error") or "no samples yet"
+            why = node.get("error") or t("top_no_samples")
             lines.append(f"{node['node']:<22} {node['state'].upper()}: {why}")
             if not gpus:
                 continue
@@ -105,12 +114,17 @@ def render(snap: dict[str, Any]) -> str:
             )
     lines.append("")
     if snap["alerts"]:
-        lines.append("open alerts:")
+        from xyclaw.engine import Engine
+
+        lines.append(t("top_open_alerts"))
         for a in snap["alerts"]:
-            lines.append(f"  [{a['severity']}] {a['message']}")
-            lines.append(f"      -> {a['action']}")
+            severity = Engine.severity_word(str(a["severity"]), language)
+            message = worded(Engine.said_of(a) or str(a["message"]), language)
+            action = worded(Engine.said_of(a, "action_said") or str(a["action"]), language)
+            lines.append(f"  [{severity}] {message}")
+            lines.append(f"      -> {action}")
     else:
-        lines.append("no open alerts")
+        lines.append(t("top_no_alerts"))
     return "\n".join(lines)
 
 
@@ -121,19 +135,21 @@ def _top(args: argparse.Namespace, ctx: CliContext) -> int:
     cluster = _pick_cluster(engine, args.cluster)
     snap = engine.cluster_snapshot(str(cluster.id), wait_s=args.wait)
     if not snap["complete"]:
-        ctx.warn(f"xyclaw: not every node of {cluster.name} answered within {args.wait:g} s")
+        wait = f"{args.wait:g}"
+        ctx.warn(ctx.text("top_not_every_node", cluster=cluster.name, wait=wait))
         for node in snap["nodes"]:
             if node["state"] != "up":
-                why = node.get("error") or "no samples yet"
+                why = node.get("error") or ctx.text("top_no_samples")
                 ctx.warn(f"  {node['node']}: {node['state']}: {why}")
     refresh = args.refresh or ctx.config.telemetry.sample_interval_s
+    plain = functools.partial(render, language=ctx.language)
     if args.once:
         if args.json:
             ctx.print_json(snap)
         else:
-            print_top(ctx.out, snap, render)
+            print_top(ctx.out, snap, plain, language=ctx.language)
         return 0 if snap["gpus"] else 1
-    screen = TopScreen.open(ctx.out, render, json=args.json)
+    screen = TopScreen.open(ctx.out, plain, json=args.json, language=ctx.language)
     try:
         while True:
             if args.json:
@@ -155,7 +171,9 @@ def _top(args: argparse.Namespace, ctx: CliContext) -> int:
 def _export(args: argparse.Namespace, ctx: CliContext) -> int:
     import json
 
-    from xyclaw.telemetry.export import write_csv
+    from xyclaw.engine import Engine
+
+    write_csv = Engine.write_metrics_csv
 
     export = ctx.engine().export_metrics(
         args.kind, cluster=args.cluster, job=args.job, since=args.since

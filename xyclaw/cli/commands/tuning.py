@@ -10,9 +10,7 @@ from xyclaw.cli.context import CliContext
 from xyclaw.errors import ParseError, UsageError
 
 if TYPE_CHECKING:
-    from xyclaw.tuning.analyze import LogAnalysis
-    from xyclaw.tuning.service import Measurement, TuneResult
-    from xyclaw.tuning.verdict import Verdict
+    from xyclaw.engine.values import LogAnalysis, Measurement, TuneResult, Verdict
 
 
 def register(sub: Any) -> None:
@@ -62,18 +60,25 @@ def _size(nbytes: int) -> str:
 
 
 def _print_verdict(ctx: CliContext, verdict: Verdict, indent: str = "") -> None:
-    ctx.print(f"{indent}verdict: {verdict.headline()}")
+    from xyclaw.wording import worded
+
+    lang = ctx.language
+    ctx.print(ctx.text("verdict", indent=indent, text=worded(verdict.headline_said(), lang)))
     if verdict.expectation is not None:
-        ctx.print(f"{indent}  expected: {verdict.expectation.basis}")
+        ctx.print(ctx.text("verdict_expected", indent=indent, text=verdict.expectation.basis))
     for cause in verdict.causes:
-        ctx.print(f"{indent}  likely cause: {cause.title}: {cause.detail}")
-        ctx.print(f"{indent}    fix: {cause.fix}")
+        title = worded(cause.title_said or cause.title, lang)
+        detail = worded(cause.detail_said or cause.detail, lang)
+        ctx.print(ctx.text("verdict_cause", indent=indent, title=title, detail=detail))
+        ctx.print(
+            ctx.text("verdict_fix", indent=indent, fix=worded(cause.fix_said or cause.fix, lang))
+        )
     for note in verdict.notes:
-        ctx.print(f"{indent}  note: {note}")
+        ctx.print(ctx.text("verdict_note", indent=indent, text=note))
 
 
 def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
-    from xyclaw.tuning.analyze import analyze_log
+    from xyclaw.engine import Engine
 
     path = Path(args.logfile).expanduser()
     try:
@@ -85,7 +90,7 @@ def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror})") from exc
     try:
-        analysis = analyze_log(
+        analysis = Engine.analyze_nccl_log(
             text,
             nodes=args.nodes,
             gpus_per_node=args.gpus_per_node,
@@ -108,12 +113,13 @@ def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _print_analysis(ctx: CliContext, path: Path, a: LogAnalysis) -> None:
     run = a.run
-    shape = f"{run.n_ranks} rank(s)" if run.n_ranks else "ranks unknown"
+    t = ctx.text
+    shape = t("nccl_ranks", count=run.n_ranks) if run.n_ranks else t("nccl_ranks_unknown")
     if a.nodes:
-        shape += f" on {a.nodes} node(s)"
+        shape += t("nccl_on_nodes", count=a.nodes)
     if a.gpus_per_node:
-        shape += f", {a.gpus_per_node} GPU(s) per node"
-    ctx.print(f"{path}: nccl-tests {run.collective or 'test'}, {shape}")
+        shape += t("nccl_per_node", count=a.gpus_per_node)
+    ctx.print(t("nccl_head", path=path, collective=run.collective or "test", shape=shape))
     details = []
     if a.gpu:
         details.append(f"GPU {a.gpu}")
@@ -126,16 +132,21 @@ def _print_analysis(ctx: CliContext, path: Path, a: LogAnalysis) -> None:
     net = run.net
     if net.transport:
         devices = " ".join(f"{d.name}" for d in net.devices) or "-"
-        gdr = {True: "on", False: "off", None: "not shown"}[net.gdr]
-        ctx.print(f"  transport: {net.transport} ({devices}), GPUDirect RDMA {gdr}")
+        gdr = ctx.text(
+            {True: "nccl_gdr_on", False: "nccl_gdr_off", None: "nccl_gdr_unknown"}[net.gdr]
+        )
+        ctx.print(ctx.text("nccl_transport", transport=net.transport, devices=devices, gdr=gdr))
         if net.socket_fallback:
-            ctx.print("  NCCL used TCP sockets (NET/Socket): no RDMA")
+            ctx.print(ctx.text("nccl_socket"))
     else:
-        ctx.print("  transport: not in the log (run with NCCL_DEBUG=INFO to see it)")
+        ctx.print(ctx.text("nccl_no_transport"))
     ctx.print("")
-    ctx.print(
-        f"  {'size':>10} {'count':>12} {'type':>8} {'out busbw':>10} {'in busbw':>10} {'#wrong':>7}"
-    )
+    columns = {
+        name: ctx.text(f"nccl_col_{name}")
+        for name in ("size", "count", "type", "out", "in", "wrong")
+    }
+    columns["inp"] = columns.pop("in")
+    ctx.print(ctx.text("nccl_header", **columns))
     for r in run.rows:
         out_bus = "-" if r.out_busbw is None else f"{r.out_busbw:.2f}"
         wrong = "n/a" if r.wrong is None else f"{r.wrong:g}"
@@ -145,23 +156,21 @@ def _print_analysis(ctx: CliContext, path: Path, a: LogAnalysis) -> None:
         )
     ctx.print("")
     peak_row = max(run.rows, key=lambda r: r.peak_busbw) if run.rows else None
-    at = f" (at {_size(peak_row.size)})" if peak_row else ""
-    ctx.print(f"  peak bus bandwidth:    {_gbs(run.peak_busbw)}{at}")
+    at = ctx.text("nccl_peak_at", size=_size(peak_row.size)) if peak_row else ""
+    ctx.print(ctx.text("nccl_peak", value=_gbs(run.peak_busbw), at=at))
     recomputed = run.recomputed_avg_busbw
-    footer = f"{run.avg_busbw:g} GB/s" if run.avg_busbw is not None else "none (cut off)"
-    ctx.print(f"  average bus bandwidth: {footer}; from the rows: {_gbs(recomputed)}")
+    footer = f"{run.avg_busbw:g} GB/s" if run.avg_busbw is not None else ctx.text("nccl_cut_off")
+    ctx.print(ctx.text("nccl_average", footer=footer, rows=_gbs(recomputed)))
     if run.out_of_bounds is not None:
-        ctx.print(
-            f"  out of bounds values:  {run.out_of_bounds} "
-            f"{'OK' if run.out_of_bounds_ok else 'FAILED'}"
-        )
+        state = "OK" if run.out_of_bounds_ok else "FAILED"
+        ctx.print(ctx.text("nccl_bounds", count=run.out_of_bounds, state=state))
     if run.truncated:
-        ctx.print("  the log ends before the footer: the run was cut off")
+        ctx.print(ctx.text("nccl_truncated"))
     if len(a.runs) > 1:
-        ctx.print(f"  {len(a.runs)} runs of this test in the log, judged together")
+        ctx.print(ctx.text("nccl_runs", count=len(a.runs)))
     _print_verdict(ctx, a.verdict, "  ")
     for note in a.notes:
-        ctx.print(f"  note: {note}")
+        ctx.print(ctx.text("verdict_note", indent="", text=note))
 
 
 def _tune(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -181,38 +190,42 @@ def _print_measurement(ctx: CliContext, title: str, m: Measurement) -> None:
         ctx.print(f"{title} " + " ".join(f"{k}={v}" for k, v in sorted(m.env.items())))
     else:
         image = " ".join(f"{k}={v}" for k, v in sorted(m.effective_env.items()))
-        ctx.print(
-            f"{title} the nodes' own defaults" + (f" (the image sets {image})" if image else "")
-        )
+        shown = ctx.text("tune_image", image=image) if image else ""
+        ctx.print(ctx.text("tune_defaults", title=title, image=shown))
     _print_verdict(ctx, m.verdict, "  ")
 
 
 def _print_tune(ctx: CliContext, r: TuneResult) -> None:
+    from xyclaw.wording import worded
+
+    lang, t = ctx.language, ctx.text
     s = r.report.summary
-    ctx.print(f"cluster {r.cluster_name} ({r.report.fabric}, {r.report.node_count} node(s))")
-    hcas = ", ".join(s.hcas) or "none"
-    ctx.print(
-        f"  fabric: {s.transport}, HCAs {hcas}"
-        + (f" at {s.nic_rate_gbps:g} Gb/s" if s.nic_rate_gbps else "")
-        + (f", RoCE v2 GID {s.roce_gid_index}" if s.roce_gid_index is not None else "")
-        + (f", GPU-NIC {s.gdr_distance}" if s.gdr_distance else "")
+    report = r.report
+    ctx.print(t("tune_cluster", name=r.cluster_name, fabric=report.fabric, nodes=report.node_count))
+    rest = (
+        (t("tune_rate", gbps=f"{s.nic_rate_gbps:g}") if s.nic_rate_gbps else "")
+        + (t("tune_gid", gid=s.roce_gid_index) if s.roce_gid_index is not None else "")
+        + (t("tune_gdr", distance=s.gdr_distance) if s.gdr_distance else "")
     )
-    for finding in s.findings:
-        ctx.print(f"  finding: {finding}")
+    hcas = ", ".join(s.hcas) or t("tune_none")
+    ctx.print(t("tune_fabric", transport=s.transport, hcas=hcas, rest=rest))
+    said_findings = s.findings_said if len(s.findings_said) == len(s.findings) else s.findings
+    for finding in said_findings:  # a stored report from before: its English
+        ctx.print(t("tune_finding", text=worded(finding, lang)))
     ctx.print("")
-    _print_measurement(ctx, "before:", r.baseline)
+    _print_measurement(ctx, t("tune_before"), r.baseline)
     if r.candidate is not None:
-        _print_measurement(ctx, "recommended:", r.candidate)
+        _print_measurement(ctx, t("tune_recommended"), r.candidate)
     ctx.print("")
-    ctx.print(r.decision)
+    ctx.print(worded(r.decision_said or r.decision, lang))
     if r.changes:
-        ctx.print("changed:")
+        ctx.print(t("tune_changed"))
         for change in r.changes:
-            ctx.print(f"  {change.describe()}")
-    ctx.print("environment for jobs on this cluster:")
+            ctx.print(f"  {worded(change.describe_said(), lang)}")
+    ctx.print(t("tune_environment"))
     if not r.environment:
-        ctx.print("  (none: the nodes' own defaults)")
+        ctx.print(t("tune_no_environment"))
     for name, value in sorted(r.environment.items()):
         ctx.print(f"  {name}={value}")
     for note in r.recommended.notes:
-        ctx.print(f"note: {note}")
+        ctx.print(t("tune_note", text=worded(note, lang)))
