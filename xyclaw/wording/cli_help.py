@@ -818,4 +818,21 @@ TEXTS: dict[str, tuple[str, str]] = {
         "unknown parser %(parser_name)r (choices: %(choices)s)",
         "未知的子命令 %(parser_name)r（可选：%(choices)s）",
     ),
+    # issue 32: spot
+    "cli.help.sim.serve.spot_rate": (
+        "how often the cloud takes a spot cluster back on its own, per hour of its life (default 1/24: about once a day; 0: never)",
+        "模拟云自行收回一个竞价集群的频率，按它存活的每小时计（默认 1/24：大约每天一次；0：从不）",
+    ),
+    "cli.help.sim.serve.spot_notice": (
+        "seconds of notice before a spot cluster is taken back (default 30)",
+        "收回竞价集群前提前通知的秒数（默认 30）",
+    ),
+    "cli.help.sim.serve.seed": (
+        "seed of the spot preemptions' draws (repeatable)",
+        "竞价收回抽签的随机种子（可重现）",
+    ),
+    "cli.help.up.spot": (
+        "rent it as spot where the provider has spot: cheaper, but it may be taken back with a short notice (the quote says the saving and the risk)",
+        "在提供商有竞价实例时按竞价实例租用：更便宜，但可能在短暂通知后被收回（报价会写明节省多少和风险）",
+    ),
 }
