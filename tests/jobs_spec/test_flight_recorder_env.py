@@ -33,7 +33,9 @@ def test_a_train_job_gets_both_names_alike_and_a_dump_path_per_rank(tmp_path: Pa
     assert env["TORCH_NCCL_TRACE_BUFFER_SIZE"] == env["TORCH_FR_BUFFER_SIZE"] == "2000"
     assert env["TORCH_NCCL_DUMP_ON_TIMEOUT"] == env["TORCH_FR_DUMP_ON_TIMEOUT"] == "1"
     assert int(env["TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"]) >= 15_000
-    assert env["TORCH_NCCL_DEBUG_INFO_PIPE_FILE"] == "/tmp/xyclaw-fr/llama-0/1/pipe_rank_"
+    # the debug pipe, both names: PyTorch makes <stem><rank>.pipe and dumps when it is written
+    pipe = "/tmp/xyclaw-fr/llama-0/1/pipe_rank_"
+    assert env["TORCH_NCCL_DEBUG_INFO_PIPE_FILE"] == env["TORCH_FR_DEBUG_INFO_PIPE_FILE"] == pipe
     assert env["XYCLAW_FR_DIR"] == "/tmp/xyclaw-fr/llama-0/1"
 
 

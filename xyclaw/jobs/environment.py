@@ -46,11 +46,22 @@ def flight_recorder_wanted(spec: JobSpec) -> bool:
     return spec.env.get(FLIGHT_RECORDER_SWITCH, "1").strip().lower() not in _OFF
 
 
+def flight_recorder_pipe_stem(folder: str) -> str:
+    """The debug pipe's stem: PyTorch's ``DumpPipe`` (torch/csrc/distributed/c10d/
+    ProcessGroupNCCL.hpp, and the ``TORCH_FR_DEBUG_INFO_PIPE_FILE`` of the newer shared
+    ProcessGroup header) makes a FIFO ``<stem><global rank>.pipe`` when the ring is on
+    (buffer size > 0) and opens it ``O_RDONLY | O_NONBLOCK``; its watchdog monitor reads it
+    and, when anything was written, dumps that rank's ring to the dump file (the
+    ``TORCH_*_TEMP_FILE`` prefix and the rank) without a timeout and without stopping."""
+    return f"{folder}/pipe_rank_"
+
+
 def flight_recorder_env(folder: str) -> dict[str, str]:
     """Both PyTorch's old ``TORCH_NCCL_*`` names (2.4 onwards) and the new ``TORCH_FR_*``
     ones, alike: a ring of collectives, a dump on a watchdog timeout to ``<folder>/rank_<N>``,
     time to write it before the process exits, and a pipe per rank that asks for a dump
-    of a job that is stuck without a timeout (write anything to ``<folder>/pipe_rank_<N>``)."""
+    of a job that is stuck without a timeout (write anything to
+    ``<folder>/pipe_rank_<N>.pipe``: :func:`flight_recorder_pipe_stem`)."""
     prefix = f"{folder}/rank_"
     entries = str(FLIGHT_RECORDER_ENTRIES)
     return {
@@ -61,7 +72,8 @@ def flight_recorder_env(folder: str) -> dict[str, str]:
         "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": prefix,
         "TORCH_FR_DUMP_TEMP_FILE": prefix,
         "TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC": str(FLIGHT_RECORDER_DUMP_WAIT_MS),
-        "TORCH_NCCL_DEBUG_INFO_PIPE_FILE": f"{folder}/pipe_rank_",
+        "TORCH_NCCL_DEBUG_INFO_PIPE_FILE": flight_recorder_pipe_stem(folder),
+        "TORCH_FR_DEBUG_INFO_PIPE_FILE": flight_recorder_pipe_stem(folder),
         FLIGHT_RECORDER_DIR: folder,
     }
 

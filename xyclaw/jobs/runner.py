@@ -631,6 +631,7 @@ class JobRunner:
         started = job.started_at or p.clock()
         attempt_started = p.clock()
         last_sample = 0.0
+        stall = forensics.StallWatch(factor=p.options.stall_factor, floor_s=p.options.stall_min_s)
         self._outputs_at = time.monotonic()  # the first copy one interval after the start
         try:
             while True:
@@ -667,6 +668,8 @@ class JobRunner:
                         followers,
                         Outcome(False, RecoveryCause.NCCL_TIMEOUT.value, message),
                     )
+                if flight_recorder_wanted(spec):
+                    self._watch_stall(job, spec, attempt, stall, now, since=attempt_started)
                 silent = {
                     r: f.silent_since
                     for r, f in followers.items()
@@ -771,13 +774,61 @@ class JobRunner:
             time.sleep(0.2)
 
     def _hang_forensics(
-        self, job: JobRecord, spec: JobSpec, attempt: int, timeout: Said, *, since: float
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        timeout: Said,
+        *,
+        since: float,
+        trigger: str = "timeout",
     ) -> Said:
-        """After a watchdog timeout: every rank's Flight Recorder dump from every node, the
-        rank the others waited for and its node, with that node's first open alert (an
-        XID, a link down). Kept in the job's history with the replacement it asks for;
+        """After a watchdog timeout (or a stall, ``trigger="stall"``: every rank asked for
+        its dump through its debug pipe): every rank's Flight Recorder dump from every
+        node, the rank the others waited for and its node, with that node's first alert
+        (an XID, a link down). Kept in the job's history with the replacement it asks for;
         the next attempt, if the spec allows one, proposes that replacement (a spend the
         user approves). Never raises: a failed look leaves the timeout as it was."""
+        found = self.explain_hang(job, spec, attempt, since=since, trigger=trigger)
+        if found is None:
+            return timeout
+        return said("job.hang.explained", timeout=timeout, verdict=found[1])
+
+    def _watch_stall(
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        stall: forensics.StallWatch,
+        now: float,
+        *,
+        since: float,
+    ) -> None:
+        """No progress past the usual step time, and no watchdog line yet: the same
+        forensics as after a timeout, with every rank asked for its dump through its debug
+        pipe. The job keeps running (its watchdog, or the user, ends it); the verdict is in
+        its history, and a later attempt proposes the replacement it names."""
+        state = self.tracker.parser.state
+        stall.see(state.step, state.updated_at or now)
+        quiet = stall.stalled(now)
+        if quiet is None:
+            return
+        log.info("job %s: no progress for %.0f s, asking every rank for its dump", job.id, quiet)
+        self.explain_hang(job, spec, attempt, since=since, trigger="stall")
+
+    def explain_hang(
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        *,
+        since: float,
+        trigger: str,
+    ) -> tuple[forensics.HangReport, Said, Said | None] | None:
+        """Read the dumps (asking for them through the debug pipe unless a watchdog timeout
+        already made them), judge them, and record the verdict as one event of the job
+        (rule ``job.hang_forensics``, its data saying what triggered it). None when the
+        dumps could not be read at all (the reason is logged)."""
         p = self.parts
         gpus = spec.resources.gpus_per_node or self.nodes[0].cluster.gpus_per_node
         env = flight_recorder_env(flight_recorder_dir(self.job_id, spec.name, attempt))
@@ -786,13 +837,23 @@ class JobRunner:
             or spec.env.get("TORCH_NCCL_DEBUG_INFO_TEMP_FILE")
             or env["TORCH_FR_DUMP_TEMP_FILE"]
         )
+        stem = (
+            spec.env.get("TORCH_FR_DEBUG_INFO_PIPE_FILE")
+            or spec.env.get("TORCH_NCCL_DEBUG_INFO_PIPE_FILE")
+            or env["TORCH_FR_DEBUG_INFO_PIPE_FILE"]
+        )
         try:
             report = forensics.collect(
-                p.shell, self.nodes, prefix, gpus, wait_s=p.options.flight_recorder_wait_s
+                p.shell,
+                self.nodes,
+                prefix,
+                gpus,
+                wait_s=p.options.flight_recorder_wait_s,
+                pipe_stem=None if trigger == "timeout" else stem,
             )
         except XyclawError as exc:
             log.warning("job %s: Flight Recorder dumps not read: %s", self.job_id, exc)
-            return timeout
+            return None
         alerts = self._first_alerts(report.culprit_nodes, since)
         verdict = forensics.verdict(report, alerts)
         action = forensics.action(report)
@@ -800,13 +861,14 @@ class JobRunner:
         blamed = report.culprit_nodes if report.blames else ()
         p.events.record(
             "job",
-            "error",
-            verdict,
+            "error" if trigger == "timeout" or blamed else "info",
+            verdict if trigger == "timeout" else said(f"job.hang.{trigger}", verdict=verdict),
             job_id=self.job_id,
             cluster_id=job.cluster_id,
             node_id=by_name[blamed[0]].node.id if blamed else None,
             rule="job.hang_forensics",
             data={
+                "trigger": trigger,
                 "finding": report.divergence.finding.value,
                 "op": report.divergence.op,
                 "seq": report.divergence.seq,
@@ -818,9 +880,10 @@ class JobRunner:
             },
             action=str(action) if action is not None else None,
         )
-        self.hang_blamed = blamed
-        self.hang_verdict = verdict
-        return said("job.hang.explained", timeout=timeout, verdict=verdict)
+        if blamed:
+            self.hang_blamed = blamed
+            self.hang_verdict = verdict
+        return report, verdict, action
 
     def _first_alerts(
         self, names: Sequence[str], since: float

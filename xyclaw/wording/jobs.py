@@ -234,6 +234,21 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{verdict}; before that, at {at}: {alert}",
         "{verdict}；此前在 {at}：{alert}",
     ),
+    "job.hang.none": (
+        "every rank finished every collective it started ({files} of {world} dumps read): "
+        "no rank holds the others in a collective",
+        "每个进程都完成了它开始的全部集合通信（读到 {files}/{world} 份记录）："
+        "没有进程在集合通信中拖住其他进程",
+    ),
+    "job.hang.stall": (
+        "no progress past the usual step time and no watchdog line yet; every rank was "
+        "asked for its dump: {verdict}",
+        "进度停滞已超过通常的步长时间，尚无看门狗超时；已请每个进程写出记录：{verdict}",
+    ),
+    "job.hang.asked": (
+        "every rank was asked for its dump: {verdict}",
+        "已请每个进程写出记录：{verdict}",
+    ),
     "job.hang.action": (
         "replace {nodes} and resume from the last checkpoint",
         "更换 {nodes} 并从最近的检查点继续",
