@@ -134,6 +134,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "word_setup_failed": ("setup_failed", "准备失败"),
     "word_launch_failed": ("launch_failed", "启动失败"),
     "word_cluster_released": ("cluster_released", "集群已释放"),
+    # issue 34 (b34): `xyclaw jobs why JOB`
+    "why_fresh": ("job {name}, its ranks asked just now:", "作业 {name}，刚刚询问了各进程："),
+    "why_recorded": (
+        "job {name}, as last recorded at {at}:",
+        "作业 {name}，最近一次记录于 {at}：",
+    ),
+    "why_action": ("what to do: {action}", "建议：{action}"),
     "no_jobs_running": (
         "no jobs running (use --all for past ones)",
         "没有运行中的作业（--all 显示以前的）",

@@ -88,6 +88,7 @@ EFFECTS = {
     "tune": Effect.EXEC,
     "up": Effect.SPEND,
     "watch_when_ready": Effect.READ,
+    "why_stuck": Effect.READ,  # issue 34 (b34)
 }
 
 

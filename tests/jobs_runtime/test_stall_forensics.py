@@ -14,6 +14,7 @@ import pytest
 
 from tests.jobs_runtime.conftest import FAST, MakeCluster, make_engine
 from tests.jobs_runtime.helpers import TORCHRUN, wait_for, write_spec
+from tests.jobs_runtime.test_cli import xyclaw
 from xyclaw.engine import Engine
 from xyclaw.records.jobs import JobState
 
@@ -66,4 +67,51 @@ def test_a_rank_hung_without_a_watchdog_line_is_named_through_the_debug_pipe(
     assert {p.name for p in folder.glob("pipe_rank_*.pipe")} == {
         f"pipe_rank_{r}.pipe" for r in range(8, 16)
     }
+    # `xyclaw jobs why` from another process (this one follows the job): the recorded verdict
+    why = xyclaw("jobs", "why", str(job.id))
+    assert why.returncode == 0, why.stderr
+    assert "job stall, as last recorded at " in why.stdout
+    assert f"rank 11 on {node1} never entered all_reduce #{at} " in why.stdout
+    assert f"what to do: replace {node1} and resume from the last checkpoint" in why.stdout
     engine.cancel_job(str(job.id))
+
+
+def test_why_stuck_asks_every_rank_of_a_running_job_and_a_healthy_one_is_cleared(
+    engine: Engine, make_cluster: MakeCluster, tmp_path: Path
+) -> None:
+    cluster = make_cluster(nodes=2, gpus_per_node=8, time_scale=0.02)
+    job = engine.launch(_spec(tmp_path, "healthy"), cluster=cluster.name).result(60)
+    wait_for("training steps", lambda: engine.job(str(job.id)).progress.step)
+    answer = engine.why_stuck(str(job.id))
+    assert answer.fresh and answer.action is None and answer.nodes == ()
+    assert str(answer.verdict).startswith("not stuck: its log showed step ")
+    node1 = cluster.nodes[1].machine.root / "tmp" / "xyclaw-fr" / f"healthy-{job.id}" / "1"
+    assert len(list(node1.glob("rank_*"))) == 8  # its ranks did dump when asked
+    (event,) = _forensics(engine)
+    assert json.loads(event["data_json"])["trigger"] == "asked"
+    assert engine.job(str(job.id)).state is JobState.RUNNING
+    engine.cancel_job(str(job.id))
+
+
+def test_why_stuck_names_the_hung_rank_then_answers_from_history_once_it_ended(
+    engine: Engine, make_cluster: MakeCluster, tmp_path: Path
+) -> None:
+    cluster = make_cluster(nodes=2, gpus_per_node=8, time_scale=0.02)
+    job = engine.launch(_spec(tmp_path, "asked"), cluster=cluster.name).result(60)
+    step = wait_for("training steps", lambda: engine.job(str(job.id)).progress.step)
+    for node in cluster.nodes:  # the job's hang: every node's ranks reach the same collective
+        node.faults.nccl_watchdog(hung_rank=11, at=(step + 50) * 4 + 3)
+    node1 = cluster.nodes[1].spec.hostname
+
+    def blamed() -> object:
+        answer = engine.why_stuck(str(job.id))
+        return answer if answer.nodes else None
+
+    answer = wait_for("a verdict naming the hung rank", blamed, timeout=45)
+    assert answer.fresh and answer.ranks == (11,) and answer.nodes == (node1,)
+    assert answer.op == "all_reduce"
+    assert str(answer.action) == f"replace {node1} and resume from the last checkpoint"
+    assert f"rank 11 on {node1} never entered all_reduce #{answer.seq} " in str(answer.verdict)
+    engine.cancel_job(str(job.id))
+    later = engine.why_stuck(str(job.id))  # ended: the last recorded verdict, not a new look
+    assert not later.fresh and later.nodes == (node1,) and later.seq == answer.seq

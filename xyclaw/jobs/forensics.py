@@ -247,3 +247,20 @@ class StallWatch:
             return None
         self._fired = True
         return quiet
+
+
+@dataclass(frozen=True)
+class HangAnswer:
+    """The answer to "why is it stuck" (Engine.why_stuck): the verdict, the action it asks
+    for (None: nothing to replace), the ranks and nodes it blames, the collective, whether
+    the dumps were read just now (``fresh``) or are the job's last recorded ones."""
+
+    job: str
+    verdict: Said | str
+    action: Said | str | None
+    ranks: tuple[int, ...] = ()
+    nodes: tuple[str, ...] = ()
+    op: str | None = None
+    seq: int | None = None
+    fresh: bool = True
+    at: float = 0.0

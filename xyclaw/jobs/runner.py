@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from xyclaw.errors import RemoteError, XyclawError
+from xyclaw.errors import RemoteError, UsageError, XyclawError
 from xyclaw.jobs import forensics
 from xyclaw.jobs.environment import (
     flight_recorder_dir,
@@ -67,6 +67,7 @@ from xyclaw.jobs.serving import ServiceEndpoint
 from xyclaw.jobs.skypilot import launching_user, node_command
 from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
 from xyclaw.jobs.upload import Report, local_files, sync
+from xyclaw.parsers.flight_recorder import Divergence, Finding
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.records.jobs import AttemptNode, JobRecord, JobState, JobStore
 from xyclaw.store.event_log import EventLog, said_of
@@ -162,6 +163,9 @@ class JobRunner:
         self.endpoint: ServiceEndpoint | None = None
         self.hang_blamed: tuple[str, ...] = ()  # nodes the last hang's dumps blamed
         self.hang_verdict: Said | None = None
+        # the attempt being watched: its spec, number and start (for "why is it stuck")
+        self._watching: tuple[JobSpec, int, float] | None = None
+        self._stall: forensics.StallWatch | None = None
         self.ready = threading.Event()  # the attempt runs (a service: answers its readiness check)
         self.finished = threading.Event()
         self.error: XyclawError | None = None
@@ -632,6 +636,8 @@ class JobRunner:
         attempt_started = p.clock()
         last_sample = 0.0
         stall = forensics.StallWatch(factor=p.options.stall_factor, floor_s=p.options.stall_min_s)
+        self._watching = (spec, attempt, attempt_started)
+        self._stall = stall
         self._outputs_at = time.monotonic()  # the first copy one interval after the start
         try:
             while True:
@@ -750,6 +756,7 @@ class JobRunner:
                 self._save_progress()
                 followers[0].wait(p.options.tick_s)
         finally:
+            self._watching = self._stall = None
             for f in followers.values():
                 f.stop()
             self._record_nodes(attempt, followers)
@@ -794,6 +801,28 @@ class JobRunner:
             return timeout
         return said("job.hang.explained", timeout=timeout, verdict=found[1])
 
+    @property
+    def watching(self) -> bool:
+        """An attempt of the job is running and watched by this runner."""
+        return self._watching is not None
+
+    def why_stuck(self) -> tuple[forensics.HangReport, Said, Said | None] | None:
+        """The user's "why is it stuck": every rank of the running attempt asked for its
+        dump through its debug pipe, judged and recorded like a stall's. None when no
+        attempt is being watched, or the dumps could not be read; a UsageError when the
+        spec turned the Flight Recorder off."""
+        watching = self._watching
+        if watching is None or not self.nodes:
+            return None
+        spec, attempt, since = watching
+        job = self.parts.jobs.get(self.job_id)
+        if not flight_recorder_wanted(spec):
+            raise UsageError(
+                said("error.job.why_fr_off", name=job.name),
+                hint=said("error.job.why_fr_off_hint"),
+            )
+        return self.explain_hang(job, spec, attempt, since=since, trigger="asked")
+
     def _watch_stall(
         self,
         job: JobRecord,
@@ -815,6 +844,23 @@ class JobRunner:
             return
         log.info("job %s: no progress for %.0f s, asking every rank for its dump", job.id, quiet)
         self.explain_hang(job, spec, attempt, since=since, trigger="stall")
+
+    def _still_moving(self, trigger: str, step_before: int | None) -> Said | None:
+        """For a look the user asked for: the job is not stuck when its log showed a new
+        step while its ranks were asked, or its last step is no older than its stall limit
+        (the usual gap between progress lines times the stall factor)."""
+        if trigger != "asked":
+            return None
+        state = self.tracker.parser.state
+        stall = self._stall
+        now = self.parts.clock()
+        limit = stall.limit_s() if stall is not None else None
+        quiet = now - state.updated_at if state.updated_at is not None else None
+        advanced = state.step is not None and state.step != step_before
+        recent = limit is not None and quiet is not None and quiet < limit
+        if not (advanced or recent) or state.step is None:
+            return None
+        return said("job.hang.moving", step=state.step, seconds=f"{max(quiet or 0.0, 0.0):.0f}")
 
     def explain_hang(
         self,
@@ -842,6 +888,7 @@ class JobRunner:
             or spec.env.get("TORCH_NCCL_DEBUG_INFO_PIPE_FILE")
             or env["TORCH_FR_DEBUG_INFO_PIPE_FILE"]
         )
+        step_before = self.tracker.parser.state.step
         try:
             report = forensics.collect(
                 p.shell,
@@ -854,8 +901,13 @@ class JobRunner:
         except XyclawError as exc:
             log.warning("job %s: Flight Recorder dumps not read: %s", self.job_id, exc)
             return None
+        moving = self._still_moving(trigger, step_before)
+        if moving is not None:
+            # dumps of a job that runs are a moving snapshot (each rank at its own moment,
+            # some inside the step's collectives): not evidence of a hang
+            report = replace(report, divergence=Divergence(Finding.NONE, notes=("progressing",)))
         alerts = self._first_alerts(report.culprit_nodes, since)
-        verdict = forensics.verdict(report, alerts)
+        verdict = moving if moving is not None else forensics.verdict(report, alerts)
         action = forensics.action(report)
         by_name = {jn.name: jn for jn in self.nodes}
         blamed = report.culprit_nodes if report.blames else ()

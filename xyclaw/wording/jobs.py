@@ -240,6 +240,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "每个进程都完成了它开始的全部集合通信（读到 {files}/{world} 份记录）："
         "没有进程在集合通信中拖住其他进程",
     ),
+    "job.hang.moving": (
+        "not stuck: its log showed step {step} {seconds} s ago, within its usual pace; "
+        "the ranks' dumps of a running job are a moving snapshot, so they name no rank",
+        "没有卡住：日志在 {seconds} 秒前显示到第 {step} 步，节奏正常；"
+        "运行中作业的记录只是各进程各自时刻的快照，因此不指认进程",
+    ),
     "job.hang.stall": (
         "no progress past the usual step time and no watchdog line yet; every rank was "
         "asked for its dump: {verdict}",
