@@ -1914,6 +1914,7 @@
     <name>HistoryPage</name>
     <message>
         <source>History</source>
+        <extracomment>The job list&apos;s columns hidden until asked for: cost per result and MFU.</extracomment>
         <translation>历史</translation>
     </message>
     <message>
@@ -2328,6 +2329,14 @@
         <translation>确认后在每个节点上停止作业；集群保留</translation>
     </message>
     <message>
+        <source>Why is it stuck?</source>
+        <translation>为什么卡住？</translation>
+    </message>
+    <message>
+        <source>Ask every rank for its Flight Recorder dump (the job keeps running) and say which rank the others wait for, on which node, in which collective</source>
+        <translation>请每个进程写出 Flight Recorder 记录（作业继续运行），指出其他进程在等哪个进程、在哪个节点、哪次集合通信</translation>
+    </message>
+    <message>
         <source>Launch again…</source>
         <translation>再次启动…</translation>
     </message>
@@ -2626,6 +2635,18 @@
     <message>
         <source>Cancel the job</source>
         <translation>取消该作业</translation>
+    </message>
+    <message>
+        <source>Asking every rank of {name} for its dump…</source>
+        <translation>正在请 {name} 的每个进程写出记录…</translation>
+    </message>
+    <message>
+        <source>The ranks of {name} answered.</source>
+        <translation>{name} 的各进程已回应。</translation>
+    </message>
+    <message>
+        <source>What to do: {action}</source>
+        <translation>建议：{action}</translation>
     </message>
     <message>
         <source>Kept {name} running.</source>
