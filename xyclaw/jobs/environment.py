@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from xyclaw.jobs.skypilot import skypilot_env
 from xyclaw.jobs.spec import JobKind, JobSpec, resume_env
+from xyclaw.jobs.step_hook import step_times_env, step_times_wanted
 
 #: The spec's ``env`` switch: "0", "off", "false" or "no" leaves the variables out.
 FLIGHT_RECORDER_SWITCH = "XYCLAW_FLIGHT_RECORDER"
@@ -99,6 +100,8 @@ def node_environment(
     env: dict[str, str] = dict(nccl)
     if flight_recorder_wanted(spec):
         env.update(flight_recorder_env(flight_recorder_dir(job_id, spec.name, attempt)))
+    if step_times_wanted(spec):  # issue 34 (b34): the per-rank timing hook
+        env.update(step_times_env())
     env.update(spec.env)
     env.update(local)
     env.update(

@@ -440,6 +440,8 @@ class _Runner:
         self.rank0 = self.global_rank0 == 0
         self.rng = random.Random(f"{cfg.seed}/{self.machine.hostname}")
         self.elapsed = 0.0  # simulated seconds spent
+        # the timing hook's lines, one per rank every N steps (XyClaw's launcher sets N)
+        self._step_every = max(1, _int_or(ctx.env.get("XYCLAW_STEP_TIMES_EVERY", "1"), 1))
 
     # output helpers
     def out(self, text: str) -> None:
@@ -767,7 +769,7 @@ class _Runner:
             status = self._wait(step_time)
             if status is not None:
                 return status
-            if self.ctx.env.get("XYCLAW_STEP_TIMES") == "1":
+            if self.ctx.env.get("XYCLAW_STEP_TIMES") == "1" and step % self._step_every == 0:
                 self._step_times(step, compute * perf)
             if self._pipe_poked():  # a dump on demand from a healthy job: all completed
                 timeout_ms = int(cfg.nccl_timeout_s * 1000)
