@@ -199,6 +199,10 @@
         <translation>运行中的作业</translation>
     </message>
     <message>
+        <source>XyClaw adds</source>
+        <translation>XyClaw 会加入</translation>
+    </message>
+    <message>
         <source>What</source>
         <translation>内容</translation>
     </message>
@@ -2699,6 +2703,10 @@
     <message>
         <source>Run on</source>
         <translation>运行于</translation>
+    </message>
+    <message>
+        <source>XyClaw adds</source>
+        <translation>XyClaw 会加入</translation>
     </message>
     <message>
         <source>Launch</source>

@@ -1039,7 +1039,12 @@ def _launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
                     per_hour=per_hour,
                     total=money(q.get("estimated_total_micros"), q.get("currency", "")),
                 ),
-                {"spec": spec, **details, "command": said("agent.card_launch_command")},
+                {
+                    "spec": spec,
+                    **details,
+                    "command": said("agent.card_launch_command"),
+                    **_launch_additions(ctx, spec),
+                },
                 quote=q,
                 estimated_total_micros=q.get("estimated_total_micros"),
                 action=_bind(ctx, "launch", None, inputs={"spec": spec}, quote=quote),
@@ -1055,10 +1060,25 @@ def _launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
             "cluster": cluster.name if cluster else None,
             "nodes": _node_names(cluster) if cluster else [],
             "command": said("agent.card_launch_command"),
+            **_launch_additions(ctx, spec),
         },
         cluster=cluster.name if cluster else None,
         action=_bind(ctx, "launch", args.get("cluster"), inputs={"spec": spec}),
     )
+
+
+def _launch_additions(ctx: ToolContext, spec: str) -> dict[str, Any]:
+    """Issue 34 (b34): what XyClaw adds to the job (the per-rank step timer, the Flight
+    Recorder), named on the card, or said to be off; nothing for a spec that is no train
+    job or an Engine without the method."""
+    adds = getattr(ctx.engine, "launch_additions", None)
+    if adds is None:
+        return {}
+    try:
+        found = list(adds(spec))
+    except XyclawError:
+        return {}
+    return {"adds": found} if found else {}
 
 
 def _launch(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:

@@ -2354,6 +2354,15 @@ class Engine:
             hint=said("error.job.why_nothing_hint"),
         )
 
+    @effect(Effect.READ)
+    def launch_additions(self, spec_or_path: Any) -> list[Said]:
+        """What XyClaw adds to a job's processes, for its launch card (issue 34): the
+        per-rank step timer and PyTorch's Flight Recorder, each named, or said to be off
+        where the spec's env turned it off. Reads the spec only."""
+        from xyclaw.jobs.environment import launch_additions
+
+        return launch_additions(self._job_spec(spec_or_path))
+
 
 def _display_to_micros(value: Any) -> int | None:
     """A saved display amount (``"500.00"``) back to micro-units; None when there is none."""

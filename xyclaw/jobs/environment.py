@@ -20,7 +20,13 @@ from collections.abc import Mapping, Sequence
 
 from xyclaw.jobs.skypilot import skypilot_env
 from xyclaw.jobs.spec import JobKind, JobSpec, resume_env
-from xyclaw.jobs.step_hook import step_times_env, step_times_wanted
+from xyclaw.jobs.step_hook import (
+    STEP_TIMES_EVERY,
+    STEP_TIMES_SWITCH,
+    step_times_env,
+    step_times_wanted,
+)
+from xyclaw.wording import Said, said
 
 #: The spec's ``env`` switch: "0", "off", "false" or "no" leaves the variables out.
 FLIGHT_RECORDER_SWITCH = "XYCLAW_FLIGHT_RECORDER"
@@ -77,6 +83,25 @@ def flight_recorder_env(folder: str) -> dict[str, str]:
         "TORCH_FR_DEBUG_INFO_PIPE_FILE": flight_recorder_pipe_stem(folder),
         FLIGHT_RECORDER_DIR: folder,
     }
+
+
+def launch_additions(spec: JobSpec) -> list[Said]:
+    """What XyClaw adds to a train job's processes, for its launch card (issue 34): the
+    per-rank step timer and the Flight Recorder, each named, or said to be off when the
+    spec's ``env`` turned it off. A service gets neither, and nothing is said."""
+    if spec.kind is not JobKind.TRAIN:
+        return []
+    out: list[Said] = []
+    if step_times_wanted(spec):
+        out.append(said("job.adds.step_timer", every=STEP_TIMES_EVERY))
+    else:
+        out.append(said("job.adds.step_timer_off", value=spec.env.get(STEP_TIMES_SWITCH, "")))
+    if flight_recorder_wanted(spec):
+        out.append(said("job.adds.flight_recorder"))
+    else:
+        value = spec.env.get(FLIGHT_RECORDER_SWITCH, "")
+        out.append(said("job.adds.flight_recorder_off", value=value))
+    return out
 
 
 def node_environment(
