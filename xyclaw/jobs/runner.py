@@ -650,7 +650,11 @@ class JobRunner:
                 if stop is not None:
                     return self._stop_attempt(spec, attempt, followers, stop)
                 try:
-                    cause, message, _node = self.infra.get_nowait()
+                    cause, message, node_id = self.infra.get_nowait()
+                    if cause == RecoveryCause.XID.value and flight_recorder_wanted(spec):
+                        message = self._xid_forensics(
+                            job, spec, attempt, message, node_id, since=attempt_started
+                        )
                     return self._stop_attempt(
                         spec, attempt, followers, Outcome(False, cause, message)
                     )
@@ -823,6 +827,32 @@ class JobRunner:
             )
         return self.explain_hang(job, spec, attempt, since=since, trigger="asked")
 
+    def _xid_forensics(
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        message: Said | str,
+        node_id: int | None,
+        *,
+        since: float,
+    ) -> Said | str:
+        """A fatal GPU error (an XID) on a node of a train job: its ranks are asked for their
+        dumps before the attempt ends; when they name a rank on that node as the one the
+        others wait for, the verdict is laid over the XID ("rank 11 on node 1 never entered
+        all_reduce #N; before that, at 14:02: GPU 3 reported XID 79"). A verdict that names
+        another node, or none, leaves the XID's message as it was (it is still recorded)."""
+        if not self.nodes:
+            return message
+        found = self.explain_hang(job, spec, attempt, since=since, trigger="xid")
+        if found is None:
+            return message
+        report, verdict, _action = found
+        names = {jn.name for jn in self.nodes if node_id is None or jn.node.id == node_id}
+        if not report.blames or not names & set(report.culprit_nodes):
+            return message
+        return verdict
+
     def _watch_stall(
         self,
         job: JobRecord,
@@ -954,8 +984,17 @@ class JobRunner:
                 ts = float(row["ts"])
                 if ts < since - 5:
                     continue
-                # what breaks a collective first: the GPU's own errors, then the links
-                rank = 0 if rule in _GPU_FAULT_RULES else 1 if rule.startswith("net.") else 2
+                # what breaks a collective first: the GPU's own errors (the driver's XID
+                # line before its symptoms: a GPU missing), then the links
+                rank = (
+                    0
+                    if rule == "gpu.xid"
+                    else 1
+                    if rule in _GPU_FAULT_RULES
+                    else 2
+                    if rule.startswith("net.")
+                    else 3
+                )
                 if name not in found or (rank, ts) < found[name][:2]:
                     found[name] = (rank, ts, said_of(row) or str(row["message"]))
         return {

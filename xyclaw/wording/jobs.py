@@ -276,6 +276,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "asked for its dump: {verdict}",
         "进度停滞已超过通常的步长时间，尚无看门狗超时；已请每个进程写出记录：{verdict}",
     ),
+    "job.hang.xid": (
+        "a GPU error ended the attempt; every rank was asked for its dump: {verdict}",
+        "GPU 错误使本次尝试结束；已请每个进程写出记录：{verdict}",
+    ),
     "job.hang.asked": (
         "every rank was asked for its dump: {verdict}",
         "已请每个进程写出记录：{verdict}",
