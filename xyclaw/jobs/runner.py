@@ -851,7 +851,9 @@ class JobRunner:
         names = {jn.name for jn in self.nodes if node_id is None or jn.node.id == node_id}
         if not report.blames or not names & set(report.culprit_nodes):
             return message
-        return verdict
+        if verdict.key == "job.hang.with_alert":  # the XID's alert is in it already
+            return verdict
+        return said("job.hang.explained", timeout=message, verdict=verdict)
 
     def _watch_stall(
         self,
