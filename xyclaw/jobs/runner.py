@@ -166,6 +166,7 @@ class JobRunner:
         # the attempt being watched: its spec, number and start (for "why is it stuck")
         self._watching: tuple[JobSpec, int, float] | None = None
         self._stall: forensics.StallWatch | None = None
+        self._forensics_lock = threading.Lock()  # one look at a time: each clears old dumps
         self.ready = threading.Event()  # the attempt runs (a service: answers its readiness check)
         self.finished = threading.Event()
         self.error: XyclawError | None = None
@@ -820,6 +821,11 @@ class JobRunner:
             return None
         spec, attempt, since = watching
         job = self.parts.jobs.get(self.job_id)
+        if spec.kind is not JobKind.TRAIN:
+            raise UsageError(
+                said("error.job.why_service", name=job.name),
+                hint=said("error.job.why_service_hint"),
+            )
         if not flight_recorder_wanted(spec):
             raise UsageError(
                 said("error.job.why_fr_off", name=job.name),
@@ -895,6 +901,19 @@ class JobRunner:
         return said("job.hang.moving", step=state.step, seconds=f"{max(quiet or 0.0, 0.0):.0f}")
 
     def explain_hang(
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        *,
+        since: float,
+        trigger: str,
+    ) -> tuple[forensics.HangReport, Said, Said | None] | None:
+        """:meth:`_explain_hang`, one look at a time (the user's and a stall's may meet)."""
+        with self._forensics_lock:
+            return self._explain_hang(job, spec, attempt, since=since, trigger=trigger)
+
+    def _explain_hang(
         self,
         job: JobRecord,
         spec: JobSpec,

@@ -972,6 +972,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         'set to "0"',
         '请查看其日志（xyclaw logs 作业），或去掉 XYCLAW_FLIGHT_RECORDER 为 "0" 的设置后重新启动',
     ),
+    "error.job.why_service": (
+        "job {name} is a service: its ranks run no training collectives to ask about",
+        "作业 {name} 是服务：其进程没有可询问的训练集合通信",
+    ),
+    "error.job.why_service_hint": (
+        "read its logs (xyclaw logs JOB) or its latency on the Jobs page",
+        "请查看其日志（xyclaw logs 作业）或作业页上的延迟",
+    ),
     "error.job.why_nothing": (
         "job {name} is {state} and not followed by this XyClaw, and no hang of it was recorded",
         "作业 {name} 状态为 {state}，不由本 XyClaw 跟踪，也没有记录过它的卡住",
