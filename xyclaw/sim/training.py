@@ -442,6 +442,7 @@ class _Runner:
         self.elapsed = 0.0  # simulated seconds spent
         # the timing hook's lines, one per rank every N steps (XyClaw's launcher sets N)
         self._step_every = max(1, _int_or(ctx.env.get("XYCLAW_STEP_TIMES_EVERY", "1"), 1))
+        self._pipe_looked = 0.0  # when (simulated seconds) the ranks last read their pipes
 
     # output helpers
     def out(self, text: str) -> None:
@@ -771,7 +772,7 @@ class _Runner:
                 return status
             if self.ctx.env.get("XYCLAW_STEP_TIMES") == "1" and step % self._step_every == 0:
                 self._step_times(step, compute * perf)
-            if self._pipe_poked():  # a dump on demand from a healthy job: all completed
+            if self._pipe_due() and self._pipe_poked():  # a healthy job's dump on demand
                 timeout_ms = int(cfg.nccl_timeout_s * 1000)
                 numel = int(cfg.params_b * 1e9 / 64)
                 self._flight_recorder_dumps(
@@ -1028,6 +1029,14 @@ class _Runner:
                 self.machine.fs.write_bytes(path, b"")
             except FsError:
                 continue
+
+    def _pipe_due(self) -> bool:
+        """The running job's ranks look at their pipes once a simulated second, as
+        PyTorch's monitor does, not at every step."""
+        if self.elapsed - self._pipe_looked < _PIPE_POLL_S:
+            return False
+        self._pipe_looked = self.elapsed
+        return True
 
     def _pipe_poked(self) -> bool:
         """True when something was written to any rank's pipe since the last look (read
