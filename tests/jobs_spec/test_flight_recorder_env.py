@@ -58,3 +58,23 @@ def test_a_service_gets_none(tmp_path: Path) -> None:
         "resources:\n  gpu: H100:1\n",
     )
     assert not [k for k in env if k.startswith(("TORCH_NCCL_", "TORCH_FR_"))]
+
+
+def test_the_dry_run_names_what_xyclaw_adds_and_what_the_spec_turned_off(tmp_path: Path) -> None:
+    """Issue 34 (b34): the step timer and the Flight Recorder, on the dry run's card."""
+    spec = tmp_path / "job.yaml"
+    spec.write_text(TRAIN + 'env:\n  XYCLAW_STEP_TIMES: "0"\n')
+    got = dry_run(spec, known_gpus=KNOWN, environ={}, now=NOW)
+    timer, recorder = got.additions
+    assert timer.startswith("the per-rank step timer is off")
+    assert recorder.startswith("XyClaw adds PyTorch's Flight Recorder variables")
+    assert "XYCLAW_STEP_TIMES" not in got.environment or got.environment["XYCLAW_STEP_TIMES"] == "0"
+    on = tmp_path / "on.yaml"
+    on.write_text(TRAIN)
+    env = _env(tmp_path, TRAIN)
+    assert env["XYCLAW_STEP_TIMES"] == "1" and env["XYCLAW_STEP_TIMES_EVERY"] == "20"
+    assert (
+        dry_run(on, known_gpus=KNOWN, environ={}, now=NOW)
+        .additions[0]
+        .startswith("XyClaw adds a per-rank step timer")
+    )

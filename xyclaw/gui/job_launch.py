@@ -441,6 +441,7 @@ class LaunchDialog(QDialog):
             if result[key]:
                 lines.append(label)
                 lines += [f"  {ln}" for ln in result[key].splitlines()]
+        lines += list(result.get("additions", []))  # issue 34: what XyClaw adds
         for note in result["warnings"]:
             lines.append(self.tr("Warning: {where}: {message}").format(
                 where=where(note), message=note["message"]))  # fmt: skip

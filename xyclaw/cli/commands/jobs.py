@@ -250,6 +250,8 @@ def _dry_run_task(ctx: CliContext, result: dict[str, Any], where: Any) -> None:
             ctx.print(f"  {label} (as each node runs it):")
             for cmd_line in text(result[label]).splitlines():
                 ctx.print(f"    {cmd_line}")
+    for added in result.get("additions", []):  # issue 34: the step timer, the Flight Recorder
+        ctx.print(f"  {line(added)}")
     for note in result["warnings"]:
         ctx.print(f"warning: {line(where(note))}: {line(note['message'])}")
     if result["quote_text"]:
