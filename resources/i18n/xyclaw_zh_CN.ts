@@ -198,6 +198,10 @@
         <translation>运行中的作业</translation>
     </message>
     <message>
+        <source>XyClaw adds</source>
+        <translation>XyClaw 会加入</translation>
+    </message>
+    <message>
         <source>What</source>
         <translation>内容</translation>
     </message>
@@ -2372,6 +2376,14 @@
         <translation>确认后在每个节点上停止作业；集群保留</translation>
     </message>
     <message>
+        <source>Why is it stuck?</source>
+        <translation>为什么卡住？</translation>
+    </message>
+    <message>
+        <source>Ask every rank for its Flight Recorder dump (the job keeps running) and say which rank the others wait for, on which node, in which collective</source>
+        <translation>请每个进程写出 Flight Recorder 记录（作业继续运行），指出其他进程在等哪个进程、在哪个节点、哪次集合通信</translation>
+    </message>
+    <message>
         <source>Launch again…</source>
         <translation>再次启动…</translation>
     </message>
@@ -2672,6 +2684,18 @@
         <translation>取消该作业</translation>
     </message>
     <message>
+        <source>Asking every rank of {name} for its dump…</source>
+        <translation>正在请 {name} 的每个进程写出记录…</translation>
+    </message>
+    <message>
+        <source>The ranks of {name} answered.</source>
+        <translation>{name} 的各进程已回应。</translation>
+    </message>
+    <message>
+        <source>What to do: {action}</source>
+        <translation>建议：{action}</translation>
+    </message>
+    <message>
         <source>Kept {name} running.</source>
         <translation>{name} 继续运行。</translation>
     </message>
@@ -2722,6 +2746,10 @@
     <message>
         <source>Run on</source>
         <translation>运行于</translation>
+    </message>
+    <message>
+        <source>XyClaw adds</source>
+        <translation>XyClaw 会加入</translation>
     </message>
     <message>
         <source>Launch</source>

@@ -43,6 +43,7 @@ EFFECTS = {
     "job_results": Effect.READ,
     "job_tasks": Effect.READ,
     "jobs": Effect.READ,
+    "launch_additions": Effect.READ,  # issue 34 (b34)
     "launch": Effect.EXEC,
     "launch_dry_run": Effect.READ,
     "launch_quote": Effect.READ,
@@ -136,6 +137,7 @@ EFFECTS = {
     "check_own_host": Effect.EXEC,
     "trust_host": Effect.EXEC,
     "start_guard": Effect.DESTROY,
+    "why_stuck": Effect.READ,  # issue 34 (b34)
 }
 
 

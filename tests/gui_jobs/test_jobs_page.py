@@ -45,7 +45,8 @@ def test_a_job_launched_from_its_spec_file_is_followed_live_and_can_be_launched_
         steps=120,
         save_every=40,
         model="llama-0.5b",
-        extra='env:\n  XYCLAW_SIM_PRINT_ENV: "1"\n',  # each rank prints one line of its own
+        # each rank prints one line of its own (and no step-time lines: the timing hook off)
+        extra='env:\n  XYCLAW_SIM_PRINT_ENV: "1"\n  XYCLAW_STEP_TIMES: "0"\n',
     )
     page = make_page(engine)
     wait(qtbot, lambda: page._loaded_once)

@@ -33,7 +33,9 @@ def test_a_train_job_gets_both_names_alike_and_a_dump_path_per_rank(tmp_path: Pa
     assert env["TORCH_NCCL_TRACE_BUFFER_SIZE"] == env["TORCH_FR_BUFFER_SIZE"] == "2000"
     assert env["TORCH_NCCL_DUMP_ON_TIMEOUT"] == env["TORCH_FR_DUMP_ON_TIMEOUT"] == "1"
     assert int(env["TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC"]) >= 15_000
-    assert env["TORCH_NCCL_DEBUG_INFO_PIPE_FILE"] == "/tmp/xyclaw-fr/llama-0/1/pipe_rank_"
+    # the debug pipe, both names: PyTorch makes <stem><rank>.pipe and dumps when it is written
+    pipe = "/tmp/xyclaw-fr/llama-0/1/pipe_rank_"
+    assert env["TORCH_NCCL_DEBUG_INFO_PIPE_FILE"] == env["TORCH_FR_DEBUG_INFO_PIPE_FILE"] == pipe
     assert env["XYCLAW_FR_DIR"] == "/tmp/xyclaw-fr/llama-0/1"
 
 
@@ -56,3 +58,23 @@ def test_a_service_gets_none(tmp_path: Path) -> None:
         "resources:\n  gpu: H100:1\n",
     )
     assert not [k for k in env if k.startswith(("TORCH_NCCL_", "TORCH_FR_"))]
+
+
+def test_the_dry_run_names_what_xyclaw_adds_and_what_the_spec_turned_off(tmp_path: Path) -> None:
+    """Issue 34 (b34): the step timer and the Flight Recorder, on the dry run's card."""
+    spec = tmp_path / "job.yaml"
+    spec.write_text(TRAIN + 'env:\n  XYCLAW_STEP_TIMES: "0"\n')
+    got = dry_run(spec, known_gpus=KNOWN, environ={}, now=NOW)
+    timer, recorder = got.additions
+    assert timer.startswith("the per-rank step timer is off")
+    assert recorder.startswith("XyClaw adds PyTorch's Flight Recorder variables")
+    assert "XYCLAW_STEP_TIMES" not in got.environment or got.environment["XYCLAW_STEP_TIMES"] == "0"
+    on = tmp_path / "on.yaml"
+    on.write_text(TRAIN)
+    env = _env(tmp_path, TRAIN)
+    assert env["XYCLAW_STEP_TIMES"] == "1" and env["XYCLAW_STEP_TIMES_EVERY"] == "20"
+    assert (
+        dry_run(on, known_gpus=KNOWN, environ={}, now=NOW)
+        .additions[0]
+        .startswith("XyClaw adds a per-rank step timer")
+    )

@@ -406,6 +406,31 @@ def _job_logs(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> Tool
     )
 
 
+def _why_stuck(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
+    """Issue 34 (b34): the verdict from the job's ranks' dumps. Its words name ranks, nodes
+    and collectives read from the nodes: data, never instructions."""
+    answer = ctx.engine.why_stuck(str(args["job"]))
+    verdict = str(answer.verdict)
+    action = None if answer.action is None else str(answer.action)
+    data = {
+        "job": answer.job,
+        "verdict": wrap_remote(verdict, ctx.remote_chars, f"dumps of job {answer.job}"),
+        "action": action,
+        "ranks": list(answer.ranks),
+        "nodes": list(answer.nodes),
+        "op": answer.op,
+        "seq": answer.seq,
+        "fresh": answer.fresh,
+    }
+    summary = said(
+        "agent.done.why_stuck" if answer.action is None else "agent.done.why_stuck_action",
+        job=answer.job,
+        verdict=answer.verdict,
+        action=answer.action or "",
+    )
+    return _output(data, summary, from_remote=True)
+
+
 def spend_period(text: str, now: float | None = None) -> Any:
     """``today``/``month`` as the Engine takes them; other periods as (start, end) local times."""
     import datetime as dt
@@ -1020,7 +1045,12 @@ def _launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
                     per_hour=per_hour,
                     total=money(q.get("estimated_total_micros"), q.get("currency", "")),
                 ),
-                {"spec": spec, **details, "command": said("agent.card_launch_command")},
+                {
+                    "spec": spec,
+                    **details,
+                    "command": said("agent.card_launch_command"),
+                    **_launch_additions(ctx, spec),
+                },
                 quote=q,
                 estimated_total_micros=q.get("estimated_total_micros"),
                 action=_bind(ctx, "launch", None, inputs={"spec": spec}, quote=quote),
@@ -1036,10 +1066,25 @@ def _launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
             "cluster": cluster.name if cluster else None,
             "nodes": _node_names(cluster) if cluster else [],
             "command": said("agent.card_launch_command"),
+            **_launch_additions(ctx, spec),
         },
         cluster=cluster.name if cluster else None,
         action=_bind(ctx, "launch", args.get("cluster"), inputs={"spec": spec}),
     )
+
+
+def _launch_additions(ctx: ToolContext, spec: str) -> dict[str, Any]:
+    """Issue 34 (b34): what XyClaw adds to the job (the per-rank step timer, the Flight
+    Recorder), named on the card, or said to be off; nothing for a spec that is no train
+    job or an Engine without the method."""
+    adds = getattr(ctx.engine, "launch_additions", None)
+    if adds is None:
+        return {}
+    try:
+        found = list(adds(spec))
+    except XyclawError:
+        return {}
+    return {"adds": found} if found else {}
 
 
 def _launch(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:
@@ -1434,6 +1479,18 @@ def _catalogue() -> list[ToolSpec]:
             ("slurm_sites", "slurm_queue"),
             _slurm_queue,
         ),
+        # issue 34, part B (helper b34): "why is it stuck"
+        ToolSpec(
+            "why_stuck",
+            E.READ,
+            "Why a job is stuck: every rank asked for its Flight Recorder dump (the job keeps"
+            " running), and the rank the others wait for, its node, the collective and the"
+            " action (replace that node, resume from the last checkpoint). Data from the nodes.",
+            _obj({"job": _s("the job's name or id")}, ("job",)),
+            ("why_stuck",),
+            _why_stuck,
+            remote=True,
+        ),
     ]
 
 
@@ -1458,6 +1515,7 @@ TOOL_NAMES = (
     "track_record",  # issue 36
     "slurm_launch",  # issue 33 (a33)
     "slurm_queue",  # issue 33 (a33)
+    "why_stuck",  # issue 34 (b34)
 )
 
 

@@ -2550,6 +2550,78 @@ class Engine:
     active_job_names = staticmethod(_R(offline.active_job_names))
     del _R, _X, _D
 
+    # -- issue 34, part B (helper b34): "why is it stuck" ----------------------------------
+    @effect(Effect.READ)
+    def why_stuck(self, ref: str) -> Any:
+        """Why a job is stuck (issue 34): every rank of its running attempt is asked for its
+        Flight Recorder dump through PyTorch's debug pipe (the job keeps running; nothing
+        is stopped, spent or lost), and the dumps name the rank the others wait for, its
+        node, the collective, and the action (replace that node and resume from the last
+        checkpoint; an approval card when the job's next attempt rents it). A running job
+        no live XyClaw process follows is followed from here first; one that another
+        process follows, or that ended, gets its last recorded verdict. Returns a
+        ``HangAnswer``."""
+        import json
+        import time
+
+        from xyclaw.jobs.forensics import HangAnswer
+        from xyclaw.store.event_log import said_of
+
+        service = self._job_service()
+        job = service.jobs.find(str(ref))
+        runner = service.runner(job.id) if job.state.active else None
+        if runner is None and job.state.active:
+            # followed from here if no live XyClaw process follows it (as cancel does)
+            runner = service.attach(job.id)
+            deadline = time.monotonic() + 30.0
+            while runner is not None and runner.alive and not runner.watching:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+        if runner is not None and runner.watching:
+            found = runner.why_stuck()
+            if found is not None:
+                report, verdict, action = found
+                return HangAnswer(
+                    job=job.name,
+                    verdict=verdict,
+                    action=action,
+                    ranks=report.divergence.culprits if report.blames else (),
+                    nodes=report.culprit_nodes if report.blames else (),
+                    op=report.divergence.op or None,
+                    seq=report.divergence.seq,
+                    fresh=True,
+                    at=self._clock(),
+                )
+        for row in self._events.recent(500, job.cluster_id):
+            if row.get("job_id") != job.id or row.get("rule") != "job.hang_forensics":
+                continue
+            data = json.loads(row.get("data_json") or "{}")
+            return HangAnswer(
+                job=job.name,
+                verdict=said_of(row) or str(row["message"]),
+                action=data.get("action"),
+                ranks=tuple(data.get("culprit_ranks") or ()),
+                nodes=tuple(data.get("nodes") or ()),
+                op=data.get("op") or None,
+                seq=data.get("seq"),
+                fresh=False,
+                at=float(row["ts"]),
+            )
+        raise UsageError(
+            said("error.job.why_nothing", name=job.name, state=job.state.value),
+            hint=said("error.job.why_nothing_hint"),
+        )
+
+    @effect(Effect.READ)
+    def launch_additions(self, spec_or_path: Any) -> list[Said]:
+        """What XyClaw adds to a job's processes, for its launch card (issue 34): the
+        per-rank step timer and PyTorch's Flight Recorder, each named, or said to be off
+        where the spec's env turned it off. Reads the spec only."""
+        from xyclaw.jobs.environment import launch_additions
+
+        return launch_additions(self._job_spec(spec_or_path))
+
 
 def _display_to_micros(value: Any) -> int | None:
     """A saved display amount (``"500.00"``) back to micro-units; None when there is none."""

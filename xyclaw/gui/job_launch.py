@@ -79,6 +79,8 @@ class LaunchPlan:
     clusters: tuple[ClusterRecord, ...]  # ready clusters it may run on
     preferred: str | None  # the cluster to preselect (the spec's, or the past job's)
     busy: frozenset[str] = frozenset()  # clusters a job runs on now
+    # what XyClaw adds to the job's processes (Engine.launch_additions; issue 34, b34)
+    additions: tuple[Any, ...] = ()
 
 
 def wanted_shape(spec: JobSpec) -> tuple[int, int] | None:
@@ -283,6 +285,11 @@ class LaunchDialog(QDialog):
         self.warnings.setProperty("role", "warning")
         self.warnings.setWordWrap(True)
         self.warnings.setVisible(bool(plan.warnings))
+        self.additions = plain_label()  # the step timer and Flight Recorder, named or off
+        self.additions.setObjectName("launchAdditions")
+        self.additions.setProperty("role", "muted")
+        self.additions.setWordWrap(True)
+        self.additions.setVisible(bool(plan.additions))
         form = QFormLayout()
         self.spec_label = QLabel(self.tr("Job"))
         self.from_label = QLabel(self.tr("From"))
@@ -290,6 +297,9 @@ class LaunchDialog(QDialog):
         form.addRow(self.spec_label, self.summary)
         form.addRow(self.from_label, self.source)
         form.addRow(self.where_label, self.target)
+        self.adds_label = QLabel(self.tr("XyClaw adds"))
+        form.addRow(self.adds_label, self.additions)
+        self.adds_label.setVisible(bool(plan.additions))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.launch_button = self.buttons.addButton(
             self.tr("Launch"), QDialogButtonBox.ButtonRole.AcceptRole
@@ -328,6 +338,11 @@ class LaunchDialog(QDialog):
         self.launch_button.setText(self.tr("Get a quote…") if rent else self.tr("Launch"))
         self._warn_misfit()
         language = message_language()
+        self.additions.setText(
+            "\n".join(
+                a if isinstance(a, str) else a.in_language(language) for a in self.plan.additions
+            )
+        )
         self.warnings.setText(
             "\n".join(
                 w if isinstance(w, str) else w.in_language(language) for w in self.plan.warnings
@@ -423,6 +438,7 @@ class LaunchDialog(QDialog):
             if result[key]:
                 lines.append(label)
                 lines += [f"  {ln}" for ln in result[key].splitlines()]
+        lines += list(result.get("additions", []))  # issue 34: what XyClaw adds
         for note in result["warnings"]:
             lines.append(self.tr("Warning: {where}: {message}").format(
                 where=where(note), message=note["message"]))  # fmt: skip
@@ -544,7 +560,10 @@ class LaunchFlow(QObject):
 
         ready = tuple(r for r in engine.clusters() if r.state == ClusterState.READY)
         busy = frozenset(str(j.cluster) for j in engine.jobs() if j.active and j.cluster)
-        return LaunchPlan(plan.spec, plan.source, plan.warnings, ready, plan.preferred, busy)
+        additions = tuple(engine.launch_additions(plan.spec))
+        return LaunchPlan(
+            plan.spec, plan.source, plan.warnings, ready, plan.preferred, busy, additions
+        )
 
     def _read(self, found: LaunchPlan | SpecProblem) -> None:
         if isinstance(found, SpecProblem):

@@ -276,6 +276,16 @@ class JobsPage(QWidget):
         self.again_button = QPushButton()
         self.again_button.setObjectName("jobAgain")
         self.again_button.clicked.connect(self.launch_again)
+        # issue 34 (b34): "why is it stuck": the verdict from every rank's dump, shown plain
+        self.why_button = QPushButton()
+        self.why_button.setObjectName("jobWhy")
+        self.why_button.clicked.connect(self.ask_why)
+        self.why = plain_label()
+        self.why.setObjectName("jobWhyVerdict")
+        self.why.setWordWrap(True)
+        self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.why.hide()
+        self.why_answer: Any = None  # the last HangAnswer shown, worded again on a change
         self.progress = QProgressBar()
         self.progress.setObjectName("jobProgress")
         self.progress.setTextVisible(True)
@@ -300,6 +310,7 @@ class JobsPage(QWidget):
         top_row = QHBoxLayout()
         top_row.addWidget(self.detail_title, 1)
         top_row.addWidget(self.again_button)
+        top_row.addWidget(self.why_button)
         top_row.addWidget(self.cancel_button)
         bar_row = QHBoxLayout()
         bar_row.addWidget(self.progress, 1)
@@ -311,6 +322,7 @@ class JobsPage(QWidget):
         detail_layout.addWidget(self.detail_facts)
         detail_layout.addLayout(bar_row)
         detail_layout.addWidget(self.service)
+        detail_layout.addWidget(self.why)
         detail_layout.addWidget(self.tabs, 1)
         self.hint = plain_label()
         self.hint.setProperty("role", "muted")
@@ -365,7 +377,8 @@ class JobsPage(QWidget):
         QWidget.setTabOrder(self.refresh_button, self.launch_button)
         QWidget.setTabOrder(self.launch_button, self.table)
         QWidget.setTabOrder(self.table, self.again_button)
-        QWidget.setTabOrder(self.again_button, self.cancel_button)
+        QWidget.setTabOrder(self.again_button, self.why_button)
+        QWidget.setTabOrder(self.why_button, self.cancel_button)
         QWidget.setTabOrder(self.cancel_button, self.tabs)
 
         bridge = context.bridge
@@ -532,6 +545,14 @@ class JobsPage(QWidget):
         self.cancel_button.setToolTip(
             self.tr("Stop the job on every node after a confirmation; the cluster stays")
         )
+        self.why_button.setText(self.tr("Why is it stuck?"))
+        self.why_button.setToolTip(
+            self.tr(
+                "Ask every rank for its Flight Recorder dump (the job keeps running) and say "
+                "which rank the others wait for, on which node, in which collective"
+            )
+        )
+        self._show_why()
         self.again_button.setText(self.tr("Launch again…"))
         self.again_button.setToolTip(self.tr("Launch a new job with this job's spec"))
         self.tabs.setTabText(0, self.tr("Charts"))
@@ -837,6 +858,10 @@ class JobsPage(QWidget):
             self.eta.setToolTip("")
         self._show_service(job)
         self.cancel_button.setEnabled(job.active and job.cancel_requested_at is None)
+        self.why_button.setEnabled(job.active and job.kind != "service")
+        if self.why_answer is not None and self.why_answer.job != job.name:
+            self.why_answer = None
+            self._show_why()
         self.again_button.setEnabled(True)
         self._show_metrics(detail.metrics)
         self._show_attempts(job)
@@ -1303,6 +1328,45 @@ class JobsPage(QWidget):
         self.cancel_dialog = dialog
         dialog.decided.connect(lambda kind: self._cancel_decided(job, kind))
         dialog.open()
+
+    def ask_why(self) -> None:
+        """Issue 34 (b34): Engine.why_stuck on a worker thread (it asks every node)."""
+        detail = self.detail
+        if detail is None or not detail.job.active:
+            return
+        job = detail.job
+        engine = self.engine
+        self.why_button.setEnabled(False)
+        self._say(
+            lambda: self.tr("Asking every rank of {name} for its dump…").format(name=job.name)
+        )
+
+        def done(answer: Any) -> None:
+            self.why_button.setEnabled(True)
+            self.why_answer = answer
+            self._show_why()
+            self._say(lambda: self.tr("The ranks of {name} answered.").format(name=job.name))
+
+        def failed(error: ErrorInfo) -> None:
+            self.why_button.setEnabled(True)
+            self.show_error(error)
+
+        self.worker.submit(
+            lambda: engine.why_stuck(str(job.id)), on_done=done, on_error=failed, name="why stuck"
+        )
+
+    def _show_why(self) -> None:
+        """The verdict (its ranks, nodes and collective come from the nodes: plain text)
+        and the action it asks for."""
+        answer = self.why_answer
+        if answer is None:
+            self.why.hide()
+            return
+        text = worded(answer.verdict)
+        if answer.action is not None:
+            text += "\n" + self.tr("What to do: {action}").format(action=worded(answer.action))
+        set_plain(self.why, text, multiline=True)
+        self.why.show()
 
     def _cancel_decided(self, job: JobRecord, kind: str) -> None:
         if kind != "approve":

@@ -20,7 +20,7 @@ from typing import Any
 
 from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.errors import XyclawError
-from xyclaw.jobs.environment import node_environment
+from xyclaw.jobs.environment import launch_additions, node_environment
 from xyclaw.jobs.launch import workdir_on_node
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.skypilot import launching_user, node_command
@@ -83,6 +83,7 @@ class DryRun:
     setup: str | None = None  # the command each node runs for setup, as sent
     run: str | None = None  # the command each node runs, as sent
     warnings: list[Note] = field(default_factory=list)
+    additions: list[str] = field(default_factory=list)  # what XyClaw adds (issue 34)
     quote: dict[str, Any] | None = None
     quote_text: str | None = None
     quote_problem: str | None = None
@@ -105,6 +106,7 @@ class DryRun:
             "setup": self.setup,
             "run": self.run,
             "warnings": [w.to_json() for w in self.warnings],
+            "additions": self.additions,
             "quote": self.quote,
             "quote_text": self.quote_text,
             "quote_problem": self.quote_problem,
@@ -174,6 +176,7 @@ def _accepted(
         Note(w.said.in_language(language) if w.said else w.message, w.line, w.field)
         for w in loaded.warnings
     ]
+    out.additions = [a.in_language(language) for a in launch_additions(spec)]
     res = spec.resources
     ips: list[str]
     if cluster is not None:

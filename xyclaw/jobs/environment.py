@@ -20,6 +20,13 @@ from collections.abc import Mapping, Sequence
 
 from xyclaw.jobs.skypilot import skypilot_env
 from xyclaw.jobs.spec import JobKind, JobSpec, resume_env
+from xyclaw.jobs.step_hook import (
+    STEP_TIMES_EVERY,
+    STEP_TIMES_SWITCH,
+    step_times_env,
+    step_times_wanted,
+)
+from xyclaw.wording import Said, said
 
 #: The spec's ``env`` switch: "0", "off", "false" or "no" leaves the variables out.
 FLIGHT_RECORDER_SWITCH = "XYCLAW_FLIGHT_RECORDER"
@@ -46,11 +53,22 @@ def flight_recorder_wanted(spec: JobSpec) -> bool:
     return spec.env.get(FLIGHT_RECORDER_SWITCH, "1").strip().lower() not in _OFF
 
 
+def flight_recorder_pipe_stem(folder: str) -> str:
+    """The debug pipe's stem: PyTorch's ``DumpPipe`` (torch/csrc/distributed/c10d/
+    ProcessGroupNCCL.hpp, and the ``TORCH_FR_DEBUG_INFO_PIPE_FILE`` of the newer shared
+    ProcessGroup header) makes a FIFO ``<stem><global rank>.pipe`` when the ring is on
+    (buffer size > 0) and opens it ``O_RDONLY | O_NONBLOCK``; its watchdog monitor reads it
+    and, when anything was written, dumps that rank's ring to the dump file (the
+    ``TORCH_*_TEMP_FILE`` prefix and the rank) without a timeout and without stopping."""
+    return f"{folder}/pipe_rank_"
+
+
 def flight_recorder_env(folder: str) -> dict[str, str]:
     """Both PyTorch's old ``TORCH_NCCL_*`` names (2.4 onwards) and the new ``TORCH_FR_*``
     ones, alike: a ring of collectives, a dump on a watchdog timeout to ``<folder>/rank_<N>``,
     time to write it before the process exits, and a pipe per rank that asks for a dump
-    of a job that is stuck without a timeout (write anything to ``<folder>/pipe_rank_<N>``)."""
+    of a job that is stuck without a timeout (write anything to
+    ``<folder>/pipe_rank_<N>.pipe``: :func:`flight_recorder_pipe_stem`)."""
     prefix = f"{folder}/rank_"
     entries = str(FLIGHT_RECORDER_ENTRIES)
     return {
@@ -61,9 +79,29 @@ def flight_recorder_env(folder: str) -> dict[str, str]:
         "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": prefix,
         "TORCH_FR_DUMP_TEMP_FILE": prefix,
         "TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC": str(FLIGHT_RECORDER_DUMP_WAIT_MS),
-        "TORCH_NCCL_DEBUG_INFO_PIPE_FILE": f"{folder}/pipe_rank_",
+        "TORCH_NCCL_DEBUG_INFO_PIPE_FILE": flight_recorder_pipe_stem(folder),
+        "TORCH_FR_DEBUG_INFO_PIPE_FILE": flight_recorder_pipe_stem(folder),
         FLIGHT_RECORDER_DIR: folder,
     }
+
+
+def launch_additions(spec: JobSpec) -> list[Said]:
+    """What XyClaw adds to a train job's processes, for its launch card (issue 34): the
+    per-rank step timer and the Flight Recorder, each named, or said to be off when the
+    spec's ``env`` turned it off. A service gets neither, and nothing is said."""
+    if spec.kind is not JobKind.TRAIN:
+        return []
+    out: list[Said] = []
+    if step_times_wanted(spec):
+        out.append(said("job.adds.step_timer", every=STEP_TIMES_EVERY))
+    else:
+        out.append(said("job.adds.step_timer_off", value=spec.env.get(STEP_TIMES_SWITCH, "")))
+    if flight_recorder_wanted(spec):
+        out.append(said("job.adds.flight_recorder"))
+    else:
+        value = spec.env.get(FLIGHT_RECORDER_SWITCH, "")
+        out.append(said("job.adds.flight_recorder_off", value=value))
+    return out
 
 
 def node_environment(
@@ -87,6 +125,8 @@ def node_environment(
     env: dict[str, str] = dict(nccl)
     if flight_recorder_wanted(spec):
         env.update(flight_recorder_env(flight_recorder_dir(job_id, spec.name, attempt)))
+    if step_times_wanted(spec):  # issue 34 (b34): the per-rank timing hook
+        env.update(step_times_env())
     env.update(spec.env)
     env.update(local)
     env.update(

@@ -11,7 +11,9 @@ evidence for the verdict, not an error.
 from __future__ import annotations
 
 import shlex
+import statistics
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -34,6 +36,27 @@ def dumps_command(prefix: str) -> str:
         'if [ "$(head -c 1 "$f")" = "{" ]; then cat "$f"; '
         f'else python3 -c {shlex.quote(_TO_JSON)} "$f" 2>/dev/null || echo; fi; echo; done'
     )
+
+
+_POKED = "XYCLAW-FR-POKED "
+
+
+def poke_command(prefix: str, pipe_stem: str) -> str:
+    """Ask every rank on a node for its dump now, through PyTorch's debug pipe: the old
+    dumps go first (so that what comes back is this moment's), then one byte into each
+    ``<stem><rank>.pipe``. A pipe no process reads (a dead rank) would block the writer:
+    ``timeout`` ends it, and that rank stays silent, which is evidence, not an error."""
+    return (
+        f"rm -f {shlex.quote(prefix)}* 2>/dev/null; "
+        f'for f in {shlex.quote(pipe_stem)}*.pipe; do [ -e "$f" ] || continue; '
+        f'if timeout 3 sh -c \'printf x > "$1"\' xyclaw-poke "$f" 2>/dev/null; '
+        f'then echo "{_POKED}$f"; fi; done; true'
+    )
+
+
+def poked_pipes(text: str) -> int:
+    """How many pipes :func:`poke_command` wrote to."""
+    return sum(1 for line in text.splitlines() if line.startswith(_POKED))
 
 
 def split_dumps(text: str) -> dict[str, bytes]:
@@ -92,12 +115,18 @@ def collect(
     poll_s: float = 0.5,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    pipe_stem: str | None = None,
 ) -> HangReport:
     """Fetch every node's dumps (again, until every rank's file is there or ``wait_s``
-    passed: PyTorch writes them just after the timeout line) and analyse them."""
+    passed: PyTorch writes them just after the timeout line) and analyse them. With
+    ``pipe_stem``, every rank is asked for a dump through its debug pipe first (a job
+    that is stuck with no watchdog line yet, or the user's "why is it stuck")."""
     world = ranks_per_node * len(nodes)
     command = dumps_command(prefix)
     start = clock()
+    if pipe_stem is not None:
+        poke = poke_command(prefix, pipe_stem)
+        shell.run_all(nodes, lambda jn: shell.run(jn, poke, 15.0))
     files: dict[str, bytes] = {}
     unreachable: list[str] = []
     while True:
@@ -155,6 +184,8 @@ def verdict(report: HangReport, alerts: Mapping[str, tuple[Said | str, str]] | N
         )  # fmt: skip
     elif d.finding is Finding.ALL_STUCK:
         out = said("job.hang.all_stuck", op=d.op, seq=d.seq, group=group)
+    elif d.finding is Finding.NONE and report.files:
+        out = said("job.hang.none", files=report.files, world=report.world)
     else:
         out = said("job.hang.unknown", files=report.files, world=report.world)
     for node in report.culprit_nodes:
@@ -170,3 +201,66 @@ def action(report: HangReport) -> Said | None:
     if not report.blames or not report.culprit_nodes:
         return None
     return said("job.hang.action", nodes=", ".join(report.culprit_nodes))
+
+
+class StallWatch:
+    """A stall of progress past the job's usual step time (issue 34): the time between the
+    log's progress lines (a step, or the log's every Nth) is learned as the job runs; a
+    gap ``factor`` times its median (and at least ``floor_s``) with no new step is a stall.
+    Said once per stall: it fires again only after progress resumed."""
+
+    def __init__(self, *, factor: float, floor_s: float, min_samples: int = 3) -> None:
+        self.factor = factor
+        self.floor_s = floor_s
+        self.min_samples = min_samples
+        self._gaps: deque[float] = deque(maxlen=50)
+        self._step: int | None = None
+        self._at: float | None = None
+        self._fired = False
+
+    def see(self, step: int | None, now: float) -> None:
+        """The newest step the log showed, at ``now``."""
+        if step is None or step == self._step:
+            return
+        if self._at is not None and self._step is not None and step > self._step:
+            self._gaps.append(max(0.0, now - self._at))
+        self._step, self._at, self._fired = step, now, False
+
+    @property
+    def usual_s(self) -> float | None:
+        """The usual time between progress lines, once enough were seen."""
+        if len(self._gaps) < self.min_samples:
+            return None
+        return statistics.median(self._gaps)
+
+    def limit_s(self) -> float | None:
+        usual = self.usual_s
+        return None if usual is None else max(self.floor_s, self.factor * usual)
+
+    def stalled(self, now: float) -> float | None:
+        """Seconds without progress when that is a new stall, else None."""
+        limit = self.limit_s()
+        if limit is None or self._at is None or self._fired:
+            return None
+        quiet = now - self._at
+        if quiet < limit:
+            return None
+        self._fired = True
+        return quiet
+
+
+@dataclass(frozen=True)
+class HangAnswer:
+    """The answer to "why is it stuck" (Engine.why_stuck): the verdict, the action it asks
+    for (None: nothing to replace), the ranks and nodes it blames, the collective, whether
+    the dumps were read just now (``fresh``) or are the job's last recorded ones."""
+
+    job: str
+    verdict: Said | str
+    action: Said | str | None
+    ranks: tuple[int, ...] = ()
+    nodes: tuple[str, ...] = ()
+    op: str | None = None
+    seq: int | None = None
+    fresh: bool = True
+    at: float = 0.0

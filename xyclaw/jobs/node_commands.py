@@ -194,6 +194,8 @@ def launch(task: NodeTask, command: str, *, workdir: str, env: Mapping[str, str]
     dump_dir = env.get("XYCLAW_FR_DIR")  # Flight Recorder dumps: PyTorch makes no folder
     if dump_dir:
         lines.append(f"mkdir -p {shlex.quote(str(dump_dir))} 2>/dev/null || true")
+    if env.get("XYCLAW_STEP_TIMES") == "1":
+        lines += step_hook_lines()
     lines += [
         'rm -f "$p.exit" "$p.exit.tmp" "$p.cancel" "$p.pid.tmp"',
         f'setsid sh -c {shlex.quote(_WRAPPER)} xyclaw-job "$p" {_path_word(workdir)} '
@@ -207,6 +209,23 @@ def launch(task: NodeTask, command: str, *, workdir: str, env: Mapping[str, str]
         'echo "started pgid=$g started=$t"',
     ]
     return "\n".join(lines) + "\n"
+
+
+def step_hook_lines() -> list[str]:
+    """Issue 34: the per-rank timing hook (:mod:`xyclaw.jobs.step_hook`) written next to the
+    task's files and put first on ``PYTHONPATH`` (after the spec's own value, kept)."""
+    import base64
+
+    from xyclaw.jobs.step_hook import HOOK_FILE, HOOK_SOURCE
+
+    encoded = base64.b64encode(HOOK_SOURCE.encode()).decode()  # one word, any shell
+    return [
+        'mkdir -p "$p.hook"',
+        f'printf %s {encoded} | base64 -d > "$p.hook/{HOOK_FILE}"',
+        'if [ -n "$PYTHONPATH" ]; then PYTHONPATH="$p.hook:$PYTHONPATH"; '
+        'else PYTHONPATH="$p.hook"; fi',
+        "export PYTHONPATH",
+    ]
 
 
 def status(task: NodeTask) -> str:

@@ -29,6 +29,10 @@ class JobOptions:
     readiness_poll_s: float = 1.0
     service_sample_s: float = 5.0  # latency probe and request rate of a service
     flight_recorder_wait_s: float = 15.0  # after a watchdog timeout: for every rank's dump
+    # a train job with no progress line for this many times its usual gap (and at least
+    # stall_min_s) is stuck: every rank is asked for its dump through the debug pipe
+    stall_factor: float = 5.0
+    stall_min_s: float = 120.0
     # a release for budget waits for outputs to be copied up to this share of the budget
     outputs_budget_share: float = 0.05
     # a spot job asks the provider this often whether it gave notice (issue 32)

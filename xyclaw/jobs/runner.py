@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from xyclaw.errors import RemoteError, XyclawError
+from xyclaw.errors import RemoteError, UsageError, XyclawError
 from xyclaw.jobs import forensics
 from xyclaw.jobs.environment import (
     flight_recorder_dir,
@@ -68,6 +68,7 @@ from xyclaw.jobs.skypilot import launching_user, node_command
 from xyclaw.jobs.spec import JobKind, JobSpec, RecoveryCause, render_run
 from xyclaw.jobs.spot_watch import SpotAsk, SpotWatch
 from xyclaw.jobs.upload import Report, local_files, sync
+from xyclaw.parsers.flight_recorder import Divergence, Finding
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore, NodeRecord
 from xyclaw.records.jobs import AttemptNode, JobRecord, JobState, JobStore
 from xyclaw.store.event_log import EventLog, said_of
@@ -164,6 +165,10 @@ class JobRunner:
         self.endpoint: ServiceEndpoint | None = None
         self.hang_blamed: tuple[str, ...] = ()  # nodes the last hang's dumps blamed
         self.hang_verdict: Said | None = None
+        # the attempt being watched: its spec, number and start (for "why is it stuck")
+        self._watching: tuple[JobSpec, int, float] | None = None
+        self._stall: forensics.StallWatch | None = None
+        self._forensics_lock = threading.Lock()  # one look at a time: each clears old dumps
         self.ready = threading.Event()  # the attempt runs (a service: answers its readiness check)
         self.finished = threading.Event()
         self.error: XyclawError | None = None
@@ -635,6 +640,9 @@ class JobRunner:
         started = job.started_at or p.clock()
         attempt_started = p.clock()
         last_sample = 0.0
+        stall = forensics.StallWatch(factor=p.options.stall_factor, floor_s=p.options.stall_min_s)
+        self._watching = (spec, attempt, attempt_started)
+        self._stall = stall
         self._outputs_at = time.monotonic()  # the first copy one interval after the start
         self._drop_stale_losses()
         spot = self._spot_watch(job, spec, attempt)
@@ -651,7 +659,11 @@ class JobRunner:
                 if stop is not None:
                     return self._stop_attempt(spec, attempt, followers, stop)
                 try:
-                    cause, message, _node = self.infra.get_nowait()
+                    cause, message, node_id = self.infra.get_nowait()
+                    if cause == RecoveryCause.XID.value and flight_recorder_wanted(spec):
+                        message = self._xid_forensics(
+                            job, spec, attempt, message, node_id, since=attempt_started
+                        )
                     return self._stop_attempt(
                         spec, attempt, followers, Outcome(False, cause, message)
                     )
@@ -675,6 +687,8 @@ class JobRunner:
                         followers,
                         Outcome(False, RecoveryCause.NCCL_TIMEOUT.value, message),
                     )
+                if flight_recorder_wanted(spec):
+                    self._watch_stall(job, spec, attempt, stall, now, since=attempt_started)
                 silent = {
                     r: f.silent_since
                     for r, f in followers.items()
@@ -768,6 +782,7 @@ class JobRunner:
                 followers[0].wait(p.options.tick_s)
         finally:
             self._spot_attempt = None
+            self._watching = self._stall = None
             for f in followers.values():
                 f.stop()
             self._record_nodes(attempt, followers)
@@ -792,13 +807,146 @@ class JobRunner:
             time.sleep(0.2)
 
     def _hang_forensics(
-        self, job: JobRecord, spec: JobSpec, attempt: int, timeout: Said, *, since: float
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        timeout: Said,
+        *,
+        since: float,
+        trigger: str = "timeout",
     ) -> Said:
-        """After a watchdog timeout: every rank's Flight Recorder dump from every node, the
-        rank the others waited for and its node, with that node's first open alert (an
-        XID, a link down). Kept in the job's history with the replacement it asks for;
+        """After a watchdog timeout (or a stall, ``trigger="stall"``: every rank asked for
+        its dump through its debug pipe): every rank's Flight Recorder dump from every
+        node, the rank the others waited for and its node, with that node's first alert
+        (an XID, a link down). Kept in the job's history with the replacement it asks for;
         the next attempt, if the spec allows one, proposes that replacement (a spend the
         user approves). Never raises: a failed look leaves the timeout as it was."""
+        found = self.explain_hang(job, spec, attempt, since=since, trigger=trigger)
+        if found is None:
+            return timeout
+        return said("job.hang.explained", timeout=timeout, verdict=found[1])
+
+    @property
+    def watching(self) -> bool:
+        """An attempt of the job is running and watched by this runner."""
+        return self._watching is not None
+
+    def why_stuck(self) -> tuple[forensics.HangReport, Said, Said | None] | None:
+        """The user's "why is it stuck": every rank of the running attempt asked for its
+        dump through its debug pipe, judged and recorded like a stall's. None when no
+        attempt is being watched, or the dumps could not be read; a UsageError when the
+        spec turned the Flight Recorder off."""
+        watching = self._watching
+        if watching is None or not self.nodes:
+            return None
+        spec, attempt, since = watching
+        job = self.parts.jobs.get(self.job_id)
+        if spec.kind is not JobKind.TRAIN:
+            raise UsageError(
+                said("error.job.why_service", name=job.name),
+                hint=said("error.job.why_service_hint"),
+            )
+        if not flight_recorder_wanted(spec):
+            raise UsageError(
+                said("error.job.why_fr_off", name=job.name),
+                hint=said("error.job.why_fr_off_hint"),
+            )
+        return self.explain_hang(job, spec, attempt, since=since, trigger="asked")
+
+    def _xid_forensics(
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        message: Said | str,
+        node_id: int | None,
+        *,
+        since: float,
+    ) -> Said | str:
+        """A fatal GPU error (an XID) on a node of a train job: its ranks are asked for their
+        dumps before the attempt ends; when they name a rank on that node as the one the
+        others wait for, the verdict is laid over the XID ("rank 11 on node 1 never entered
+        all_reduce #N; before that, at 14:02: GPU 3 reported XID 79"). A verdict that names
+        another node, or none, leaves the XID's message as it was (it is still recorded)."""
+        if not self.nodes:
+            return message
+        found = self.explain_hang(job, spec, attempt, since=since, trigger="xid")
+        if found is None:
+            return message
+        report, verdict, _action = found
+        names = {jn.name for jn in self.nodes if node_id is None or jn.node.id == node_id}
+        if not report.blames or not names & set(report.culprit_nodes):
+            return message
+        if verdict.key == "job.hang.with_alert":  # the XID's alert is in it already
+            return verdict
+        return said("job.hang.explained", timeout=message, verdict=verdict)
+
+    def _watch_stall(
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        stall: forensics.StallWatch,
+        now: float,
+        *,
+        since: float,
+    ) -> None:
+        """No progress past the usual step time, and no watchdog line yet: the same
+        forensics as after a timeout, with every rank asked for its dump through its debug
+        pipe. The job keeps running (its watchdog, or the user, ends it); the verdict is in
+        its history, and a later attempt proposes the replacement it names."""
+        state = self.tracker.parser.state
+        stall.see(state.step, state.updated_at or now)
+        quiet = stall.stalled(now)
+        if quiet is None:
+            return
+        log.info("job %s: no progress for %.0f s, asking every rank for its dump", job.id, quiet)
+        self.explain_hang(job, spec, attempt, since=since, trigger="stall")
+
+    def _still_moving(self, trigger: str, step_before: int | None) -> Said | None:
+        """For a look the user asked for: the job is not stuck when its log showed a new
+        step while its ranks were asked, or its last step is no older than its stall limit
+        (the usual gap between progress lines times the stall factor)."""
+        if trigger != "asked":
+            return None
+        state = self.tracker.parser.state
+        stall = self._stall
+        now = self.parts.clock()
+        limit = stall.limit_s() if stall is not None else None
+        quiet = now - state.updated_at if state.updated_at is not None else None
+        advanced = state.step is not None and state.step != step_before
+        recent = limit is not None and quiet is not None and quiet < limit
+        if not (advanced or recent) or state.step is None:
+            return None
+        return said("job.hang.moving", step=state.step, seconds=f"{max(quiet or 0.0, 0.0):.0f}")
+
+    def explain_hang(
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        *,
+        since: float,
+        trigger: str,
+    ) -> tuple[forensics.HangReport, Said, Said | None] | None:
+        """:meth:`_explain_hang`, one look at a time (the user's and a stall's may meet)."""
+        with self._forensics_lock:
+            return self._explain_hang(job, spec, attempt, since=since, trigger=trigger)
+
+    def _explain_hang(
+        self,
+        job: JobRecord,
+        spec: JobSpec,
+        attempt: int,
+        *,
+        since: float,
+        trigger: str,
+    ) -> tuple[forensics.HangReport, Said, Said | None] | None:
+        """Read the dumps (asking for them through the debug pipe unless a watchdog timeout
+        already made them), judge them, and record the verdict as one event of the job
+        (rule ``job.hang_forensics``, its data saying what triggered it). None when the
+        dumps could not be read at all (the reason is logged)."""
         p = self.parts
         gpus = spec.resources.gpus_per_node or self.nodes[0].cluster.gpus_per_node
         env = flight_recorder_env(flight_recorder_dir(self.job_id, spec.name, attempt))
@@ -807,27 +955,44 @@ class JobRunner:
             or spec.env.get("TORCH_NCCL_DEBUG_INFO_TEMP_FILE")
             or env["TORCH_FR_DUMP_TEMP_FILE"]
         )
+        stem = (
+            spec.env.get("TORCH_FR_DEBUG_INFO_PIPE_FILE")
+            or spec.env.get("TORCH_NCCL_DEBUG_INFO_PIPE_FILE")
+            or env["TORCH_FR_DEBUG_INFO_PIPE_FILE"]
+        )
+        step_before = self.tracker.parser.state.step
         try:
             report = forensics.collect(
-                p.shell, self.nodes, prefix, gpus, wait_s=p.options.flight_recorder_wait_s
+                p.shell,
+                self.nodes,
+                prefix,
+                gpus,
+                wait_s=p.options.flight_recorder_wait_s,
+                pipe_stem=None if trigger == "timeout" else stem,
             )
         except XyclawError as exc:
             log.warning("job %s: Flight Recorder dumps not read: %s", self.job_id, exc)
-            return timeout
+            return None
+        moving = self._still_moving(trigger, step_before)
+        if moving is not None:
+            # dumps of a job that runs are a moving snapshot (each rank at its own moment,
+            # some inside the step's collectives): not evidence of a hang
+            report = replace(report, divergence=Divergence(Finding.NONE, notes=("progressing",)))
         alerts = self._first_alerts(report.culprit_nodes, since)
-        verdict = forensics.verdict(report, alerts)
+        verdict = moving if moving is not None else forensics.verdict(report, alerts)
         action = forensics.action(report)
         by_name = {jn.name: jn for jn in self.nodes}
         blamed = report.culprit_nodes if report.blames else ()
         p.events.record(
             "job",
-            "error",
-            verdict,
+            "error" if trigger == "timeout" or blamed else "info",
+            verdict if trigger == "timeout" else said(f"job.hang.{trigger}", verdict=verdict),
             job_id=self.job_id,
             cluster_id=job.cluster_id,
             node_id=by_name[blamed[0]].node.id if blamed else None,
             rule="job.hang_forensics",
             data={
+                "trigger": trigger,
                 "finding": report.divergence.finding.value,
                 "op": report.divergence.op,
                 "seq": report.divergence.seq,
@@ -839,9 +1004,10 @@ class JobRunner:
             },
             action=str(action) if action is not None else None,
         )
-        self.hang_blamed = blamed
-        self.hang_verdict = verdict
-        return said("job.hang.explained", timeout=timeout, verdict=verdict)
+        if blamed:
+            self.hang_blamed = blamed
+            self.hang_verdict = verdict
+        return report, verdict, action
 
     def _first_alerts(
         self, names: Sequence[str], since: float
@@ -860,8 +1026,17 @@ class JobRunner:
                 ts = float(row["ts"])
                 if ts < since - 5:
                     continue
-                # what breaks a collective first: the GPU's own errors, then the links
-                rank = 0 if rule in _GPU_FAULT_RULES else 1 if rule.startswith("net.") else 2
+                # what breaks a collective first: the GPU's own errors (the driver's XID
+                # line before its symptoms: a GPU missing), then the links
+                rank = (
+                    0
+                    if rule == "gpu.xid"
+                    else 1
+                    if rule in _GPU_FAULT_RULES
+                    else 2
+                    if rule.startswith("net.")
+                    else 3
+                )
                 if name not in found or (rank, ts) < found[name][:2]:
                     found[name] = (rank, ts, said_of(row) or str(row["message"]))
         return {

@@ -122,8 +122,13 @@ class SimFaults:
 
     # -- GPUs ----------------------------------------------------------------------------------
 
-    def xid(self, code: int, gpu: int) -> None:
-        """The GPU driver reports an Xid: a kernel log line and what it does to the GPU."""
+    def xid(self, code: int, gpu: int, kills: bool = True) -> None:
+        """The GPU driver reports an Xid: a kernel log line and what it does to the GPU.
+
+        ``kills=False``: the processes on the GPU are not told their CUDA context died (a
+        GPU that fell off the bus in the middle of a kernel often leaves its process stuck
+        in a CUDA call rather than failed); with ``nccl_watchdog(hung_rank=...)`` that
+        rank's peers then wait for it in a collective (issue 34)."""
         if code not in XID_TEXT:
             raise SimFaultError(
                 f"Xid {code} is not simulated", hint=f"use one of {sorted(XID_TEXT)}"
@@ -161,7 +166,7 @@ class SimFaults:
                 target.lost = True
                 kernel.write(f"NVRM: GPU {target.pci_short}.0: GPU has fallen off the bus.")
         message = XID_CUDA_ERROR.get(code)
-        if message is not None:
+        if message is not None and kills:
             board.fail_processes(gpu, message)
         if code == 79:
             with board.lock:

@@ -38,6 +38,9 @@ DEFAULT_MFU = 0.42
 PFS_BYTES_S = 12.5e9  # 100 Gb/s parallel file system
 LOAD_SECONDS_PER_B = 1.5
 NCCL_TIMEOUT_S = 600.0
+#: How often a hung rank's watchdog reads its debug pipe (PyTorch's monitor checks it
+#: every TORCH_NCCL_COORD_CHECK_MILSEC, 1000 ms by default), in simulated seconds.
+_PIPE_POLL_S = 1.0
 STATE_FILE = "trainer_state.json"  # written last: its presence marks a complete checkpoint
 
 
@@ -433,6 +436,9 @@ class _Runner:
         self.rank0 = self.global_rank0 == 0
         self.rng = random.Random(f"{cfg.seed}/{self.machine.hostname}")
         self.elapsed = 0.0  # simulated seconds spent
+        # the timing hook's lines, one per rank every N steps (XyClaw's launcher sets N)
+        self._step_every = max(1, _int_or(ctx.env.get("XYCLAW_STEP_TIMES_EVERY", "1"), 1))
+        self._pipe_looked = 0.0  # when (simulated seconds) the ranks last read their pipes
 
     # output helpers
     def out(self, text: str) -> None:
@@ -698,6 +704,7 @@ class _Runner:
                 f"model={cfg.model} params={cfg.params_b:.2f}B method={method} "
                 f"seq_len={cfg.seq_len} tokens_per_step={tokens_per_step}",
             )
+        self._open_pipes()
         start_step = self._resume_step()
         if start_step is None:
             return 1
@@ -759,8 +766,14 @@ class _Runner:
             status = self._wait(step_time)
             if status is not None:
                 return status
-            if self.ctx.env.get("XYCLAW_STEP_TIMES") == "1":
+            if self.ctx.env.get("XYCLAW_STEP_TIMES") == "1" and step % self._step_every == 0:
                 self._step_times(step, compute * perf)
+            if self._pipe_due() and self._pipe_poked():  # a healthy job's dump on demand
+                timeout_ms = int(cfg.nccl_timeout_s * 1000)
+                numel = int(cfg.params_b * 1e9 / 64)
+                self._flight_recorder_dumps(
+                    step * 4 + 4, numel, timeout_ms, None, on_timeout=False, pending=False
+                )
             loss = self._loss(step)
             if self.rank0 and (step % max(1, cfg.log_every) == 0 or step == cfg.steps):
                 lr = self._lr(step)
@@ -910,13 +923,19 @@ class _Runner:
         need = self._memory_need_mib()
         self._loads(100.0, need, 0.15, 0.0)
         self.machine.net.clear_traffic(self.job.main.pid)
-        status = self._wait(cfg.nccl_timeout_s)
-        if status is not None:
-            return status
         timeout_ms = int(cfg.nccl_timeout_s * 1000)
         seq = self.machine.faults.hung_at or step * 4 + 3
         numel = int(cfg.params_b * 1e9 / 64)
         hung = self.machine.faults.hung_rank
+        waited = 0.0
+        while waited < cfg.nccl_timeout_s:  # the debug pipe is read while the ranks hang
+            chunk = min(_PIPE_POLL_S, cfg.nccl_timeout_s - waited)
+            status = self._wait(chunk)
+            if status is not None:
+                return status
+            waited += chunk
+            if self._pipe_poked():
+                self._flight_recorder_dumps(seq, numel, timeout_ms, hung, on_timeout=False)
         self._flight_recorder_dumps(seq, numel, timeout_ms, hung)
         for local, _worker in enumerate(self.job.workers):
             rank = self.global_rank0 + local
@@ -984,13 +1003,67 @@ class _Runner:
             rank = self.global_rank0 + local
             self.wout(local, f"xyclaw-step rank={rank} step={step} compute_s={seconds:.4f}")
 
+    def _pipe_paths(self) -> list[str]:
+        """This node's ranks' debug pipes, as PyTorch's ``DumpPipe`` names them:
+        ``<TORCH_FR_DEBUG_INFO_PIPE_FILE or TORCH_NCCL_DEBUG_INFO_PIPE_FILE><rank>.pipe``,
+        only with a ring (a buffer size above 0)."""
+        env = self.ctx.env
+        stem = env.get("TORCH_FR_DEBUG_INFO_PIPE_FILE") or env.get(
+            "TORCH_NCCL_DEBUG_INFO_PIPE_FILE", ""
+        )
+        size = env.get("TORCH_FR_BUFFER_SIZE") or env.get("TORCH_NCCL_TRACE_BUFFER_SIZE") or "0"
+        if not stem or _int_or(size, 0) <= 0:
+            return []
+        return [f"{stem}{self.global_rank0 + i}.pipe" for i in range(len(self.job.workers))]
+
+    def _open_pipes(self) -> None:
+        """Each rank makes its pipe when its process group starts (PyTorch: mkfifo; the
+        sim's file system has no FIFOs, so an empty file stands in: a write makes it
+        non-empty, as a write makes a FIFO readable)."""
+        for path in self._pipe_paths():
+            try:
+                self.machine.fs.write_bytes(path, b"")
+            except FsError:
+                continue
+
+    def _pipe_due(self) -> bool:
+        """The running job's ranks look at their pipes once a simulated second, as
+        PyTorch's monitor does, not at every step."""
+        if self.elapsed - self._pipe_looked < _PIPE_POLL_S:
+            return False
+        self._pipe_looked = self.elapsed
+        return True
+
+    def _pipe_poked(self) -> bool:
+        """True when something was written to any rank's pipe since the last look (read
+        and emptied, as PyTorch's watchdog reads the FIFO); then every rank dumps."""
+        poked = False
+        fs = self.machine.fs
+        for path in self._pipe_paths():
+            try:
+                if fs.is_file(path) and fs.size(path) > 0:
+                    fs.write_bytes(path, b"")
+                    poked = True
+            except FsError:
+                continue
+        return poked
+
     def _flight_recorder_dumps(
-        self, seq: int, numel: int, timeout_ms: int, hung: int | None
+        self,
+        seq: int,
+        numel: int,
+        timeout_ms: int,
+        hung: int | None,
+        *,
+        on_timeout: bool = True,
+        pending: bool = True,
     ) -> None:
         """Each rank of this node writes its Flight Recorder dump, as PyTorch does on a
         watchdog timeout when the job's environment asks for it (a ring size, dump on
-        timeout, a file prefix): the last collectives of the default group, the hung one
-        "started" and never completed; the hung rank's ring ends one collective earlier.
+        timeout, a file prefix), or when its debug pipe was written to (``on_timeout``
+        False; no dump-on-timeout needed): the last collectives of the default group, the
+        hung one "started" and never completed; the hung rank's ring ends one collective
+        earlier. ``pending`` False: a healthy job's dump, collective ``seq`` not yet begun.
         The sim writes the JSON form (the fields of ``_dump_fr_trace_json``), not a pickle."""
         env = self.ctx.env
         size = env.get("TORCH_FR_BUFFER_SIZE") or env.get("TORCH_NCCL_TRACE_BUFFER_SIZE") or "0"
@@ -998,7 +1071,7 @@ class _Runner:
         prefix = env.get("TORCH_FR_DUMP_TEMP_FILE") or env.get(
             "TORCH_NCCL_DEBUG_INFO_TEMP_FILE", "/tmp/nccl_trace_rank_"
         )
-        if _int_or(size, 0) <= 0 or on.lower() not in ("1", "true"):
+        if _int_or(size, 0) <= 0 or (on_timeout and on.lower() not in ("1", "true")):
             return
         ring = min(_int_or(size, 0), 32)  # the newest collectives are what a reader needs
         now_ns = int(self.machine.now() * 1e9)
@@ -1006,7 +1079,7 @@ class _Runner:
         ops = ("broadcast", "all_reduce", "all_reduce", "all_reduce")
         for local in range(len(self.job.workers)):
             rank = self.global_rank0 + local
-            last = seq - 1 if rank == hung else seq
+            last = seq - 1 if rank == hung or not pending else seq
             entries = []
             for index, s in enumerate(range(max(1, last - ring + 1), last + 1)):
                 done = s < seq

@@ -103,6 +103,11 @@ DONE: dict[str, tuple[str, str]] = {
     "agent.done.job": ("job {job}: {state}", "作业 {job}：{state}"),
     "agent.done.jobs": ("{count} jobs", "{count} 个作业"),
     "agent.done.logs": ("{count} log lines of job {job}", "作业 {job} 的 {count} 行日志"),
+    "agent.done.why_stuck": ("job {job}: {verdict}", "作业 {job}：{verdict}"),
+    "agent.done.why_stuck_action": (
+        "job {job}: {verdict}. What to do: {action}",
+        "作业 {job}：{verdict}。建议：{action}",
+    ),
     "agent.done.spent": ("spent {amounts}", "已花费 {amounts}"),
     "agent.done.spent_nothing": ("spent nothing", "没有花费"),
     "agent.done.history.clusters": ("{count} clusters", "{count} 个集群"),

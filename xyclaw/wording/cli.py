@@ -34,6 +34,13 @@ TEXTS: dict[str, tuple[str, str]] = {
         "每次损失上次复制的检查点之后的工作（规格：spot: true）",
     ),
     "cli.plan_rejected": ("rejected", "不满足"),
+    # issue 34 (b34): `xyclaw jobs why JOB`
+    "cli.why_fresh": ("job {name}, its ranks asked just now:", "作业 {name}，刚刚询问了各进程："),
+    "cli.why_recorded": (
+        "job {name}, as last recorded at {at}:",
+        "作业 {name}，最近一次记录于 {at}：",
+    ),
+    "cli.why_action": ("what to do: {action}", "建议：{action}"),
     # issue 33: a Slurm partition beside rented offers, when each would start
     "cli.col_starts": ("starts", "开始"),
     "cli.plan_starts_now": ("now", "现在"),

@@ -973,6 +973,34 @@ TEXTS: dict[str, tuple[str, str]] = {
         "give the path of a YAML spec (docs/jobs.md), or a sample's name, e.g. plain-python",
         "请给出 YAML 作业规格的路径（见 docs/jobs.md），或示例的名字，例如 plain-python",
     ),
+    # -- issue 34 (b34): "why is it stuck" ----------------------------------------------------
+    "error.job.why_fr_off": (
+        "job {name} runs without the Flight Recorder (its spec's env sets "
+        "XYCLAW_FLIGHT_RECORDER off), so its ranks cannot be asked for their dumps",
+        "作业 {name} 未开启 Flight Recorder（其规格的 env 关闭了 XYCLAW_FLIGHT_RECORDER），"
+        "无法请各进程写出记录",
+    ),
+    "error.job.why_fr_off_hint": (
+        "read its logs (xyclaw logs JOB), or launch it again without XYCLAW_FLIGHT_RECORDER "
+        'set to "0"',
+        '请查看其日志（xyclaw logs 作业），或去掉 XYCLAW_FLIGHT_RECORDER 为 "0" 的设置后重新启动',
+    ),
+    "error.job.why_service": (
+        "job {name} is a service: its ranks run no training collectives to ask about",
+        "作业 {name} 是服务：其进程没有可询问的训练集合通信",
+    ),
+    "error.job.why_service_hint": (
+        "read its logs (xyclaw logs JOB) or its latency on the Jobs page",
+        "请查看其日志（xyclaw logs 作业）或作业页上的延迟",
+    ),
+    "error.job.why_nothing": (
+        "job {name} is {state} and not followed by this XyClaw, and no hang of it was recorded",
+        "作业 {name} 状态为 {state}，不由本 XyClaw 跟踪，也没有记录过它的卡住",
+    ),
+    "error.job.why_nothing_hint": (
+        "ask while it runs and this XyClaw follows it (xyclaw attach JOB), or read its logs",
+        "请在它运行且由本 XyClaw 跟踪时再问（xyclaw attach 作业），或查看其日志",
+    ),
     # -- issue 37: cards an MCP client asked for ------------------------------------------------
     "error.approval.mcp_where": (
         "card {card} was asked for by an MCP client: it can be answered only by you, in the"

@@ -242,6 +242,56 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{verdict}; before that, at {at}: {alert}",
         "{verdict}；此前在 {at}：{alert}",
     ),
+    "job.hang.none": (
+        "every rank finished every collective it started ({files} of {world} dumps read): "
+        "no rank holds the others in a collective",
+        "每个进程都完成了它开始的全部集合通信（读到 {files}/{world} 份记录）："
+        "没有进程在集合通信中拖住其他进程",
+    ),
+    # what XyClaw adds to a train job, on its launch card (issue 34, b34)
+    "job.adds.step_timer": (
+        "XyClaw adds a per-rank step timer: a sitecustomize put first on PYTHONPATH times "
+        "each optimizer.step() on every rank and prints one line per rank every {every} "
+        'steps (XYCLAW_STEP_TIMES: "0" in the spec\'s env turns it off)',
+        "XyClaw 会加入逐进程步长计时：放在 PYTHONPATH 最前面的 sitecustomize 为每个进程的每次"
+        "优化器更新计时，每 {every} 步每个进程打印一行（在规格的环境变量中设 "
+        'XYCLAW_STEP_TIMES: "0" 可关闭）',
+    ),
+    "job.adds.step_timer_off": (
+        'the per-rank step timer is off (the spec\'s env sets XYCLAW_STEP_TIMES to "{value}")',
+        '逐进程步长计时已关闭（规格的环境变量把 XYCLAW_STEP_TIMES 设为 "{value}"）',
+    ),
+    "job.adds.flight_recorder": (
+        "XyClaw adds PyTorch's Flight Recorder variables and its debug pipe, so a hang names "
+        'its rank (XYCLAW_FLIGHT_RECORDER: "0" in the spec\'s env turns them off)',
+        "XyClaw 会加入 PyTorch 的 Flight Recorder 变量及其调试管道，卡住时可指出具体进程"
+        '（在规格的环境变量中设 XYCLAW_FLIGHT_RECORDER: "0" 可关闭）',
+    ),
+    "job.adds.flight_recorder_off": (
+        "PyTorch's Flight Recorder is off (the spec's env sets XYCLAW_FLIGHT_RECORDER to "
+        '"{value}")',
+        "PyTorch 的 Flight Recorder 已关闭"
+        '（规格的环境变量把 XYCLAW_FLIGHT_RECORDER 设为 "{value}"）',
+    ),
+    "job.hang.moving": (
+        "not stuck: its log showed step {step} {seconds} s ago, within its usual pace; "
+        "the ranks' dumps of a running job are a moving snapshot, so they name no rank",
+        "没有卡住：日志在 {seconds} 秒前显示到第 {step} 步，节奏正常；"
+        "运行中作业的记录只是各进程各自时刻的快照，因此不指认进程",
+    ),
+    "job.hang.stall": (
+        "no progress past the usual step time and no watchdog line yet; every rank was "
+        "asked for its dump: {verdict}",
+        "进度停滞已超过通常的步长时间，尚无看门狗超时；已请每个进程写出记录：{verdict}",
+    ),
+    "job.hang.xid": (
+        "a GPU error ended the attempt; every rank was asked for its dump: {verdict}",
+        "GPU 错误使本次尝试结束；已请每个进程写出记录：{verdict}",
+    ),
+    "job.hang.asked": (
+        "every rank was asked for its dump: {verdict}",
+        "已请每个进程写出记录：{verdict}",
+    ),
     "job.hang.action": (
         "replace {nodes} and resume from the last checkpoint",
         "更换 {nodes} 并从最近的检查点继续",

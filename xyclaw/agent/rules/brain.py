@@ -158,6 +158,15 @@ _TUNE = (
     r"\b(?:measure|test|benchmark)\s+(?:the\s+|my\s+)?(?:nccl|network|interconnect|all-?reduce|"
     r"fabric|bus)\b|\b(?:measure|test|benchmark)\s+(?:the\s+)?(?:\S+\s+)?bandwidth\b"
 )
+# issue 34 (b34): "why is it stuck"
+_WHY_STUCK = (
+    r"\bwhy\b.{0,40}\b(?:stuck|hang(?:s|ing)?|hung|frozen|stall(?:ed|s|ing)?)\b|"
+    r"\b(?:stuck|hangs?|hanging|hung|stall(?:s|ed)?)\b.{0,20}\bwhy\b|"
+    r"which\s+rank\b.{0,30}\b(?:stuck|hang(?:s|ing)?|hung|waits?|waiting|slow)\b|"
+    r"what\s+is\s+(?:it|the\s+job|the\s+training)\s+waiting\s+for|\bexplain\b.{0,20}\bhang\b|"
+    r"为什么.{0,10}(?:卡住|卡死|卡着|不动|停住|挂住)|(?:卡住|卡死|卡着|挂住).{0,6}(?:原因|为什么|为啥)|"
+    r"卡在哪|哪个(?:进程|rank).{0,6}(?:卡|慢|等)|为啥.{0,10}(?:卡|不动)"
+)
 _LOGS = r"\blogs?\b|\boutput\b|\bstdout\b|\bstderr\b|\btail\b|\bprinted\b|日志|输出|打印"
 _JOB_STATUS = (
     r"status\s+of\s+(?:the\s+|my\s+)?(?:job|run|training)|(?:job|run|training)\s*\S*\s+status|"
@@ -979,6 +988,15 @@ def _logs(turn: _Turn, msg: Message) -> RulesTurn:
     return turn.call("logs", "operator", ToolCall("job_logs", args))
 
 
+def _why_stuck(turn: _Turn, msg: Message) -> RulesTurn:
+    """Issue 34 (b34): every rank of the job asked for its dump, and the verdict."""
+    job = _job_ref(turn, msg)
+    if job is None:
+        verb = pick(turn.language, "explain the hang of", "分析卡住原因：")
+        return turn.reply("why_stuck", "operator", turn.say("ask_job", verb=verb))
+    return turn.call("why_stuck", "operator", ToolCall("why_stuck", {"job": job}))
+
+
 def _job_status(turn: _Turn, msg: Message) -> RulesTurn:
     refs, _pronoun = _jobs(msg, turn.context)
     every_job = r"\bjobs\b|\bruns\b|\btrainings\b|(?:所有|哪些|全部)(?:任务|作业)"
@@ -1215,6 +1233,8 @@ def _understand(text: str, context: RulesContext) -> RulesTurn:
     leading = _unsafe_leading(msg)
     if leading is not None:
         return leading(turn, msg)
+    if _has(msg, _WHY_STUCK):
+        return _why_stuck(turn, msg)
     if _is_task_launch(msg, context):
         return _launch_task(turn, msg)
     if _has(msg, _SPENT):

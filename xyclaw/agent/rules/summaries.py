@@ -1025,6 +1025,25 @@ def _track_record(data: Any, language: str) -> str:
     return _table(header, rows) + _more(language, min(len(standings), MAX_ROWS), len(standings))
 
 
+def _why_stuck(data: Any, language: str) -> str:
+    """Issue 34 (b34): the verdict (from the nodes' dumps: shown as remote data) and what
+    to do about it."""
+    if not isinstance(data, Mapping):
+        return _generic("why_stuck", data, language)
+    job = _first(data, "job")
+    verdict, _ = _remote_text(_first(data, "verdict"))
+    head = pick(
+        language,
+        f"Job {job}, from its ranks' Flight Recorder dumps (data from the nodes):",
+        f"作业 {job}，依据各进程的 Flight Recorder 记录（来自节点的数据）：",
+    )
+    out = f"{head}\n{verdict.strip()}"
+    action = data.get("action")
+    if action:
+        out += pick(language, f"\nWhat to do: {action}.", f"\n建议：{action}。")
+    return out
+
+
 def _generic(tool: str, data: Any, language: str) -> str:
     text = json.dumps(data, ensure_ascii=False, default=str)
     if len(text) > 600:
@@ -1053,6 +1072,7 @@ _FORMATTERS: dict[str, Callable[[Any, str], str]] = {
     "track_record": _track_record,
     "slurm_launch": _slurm_launch,  # issue 33 (a33)
     "slurm_queue": _slurm_queue,  # issue 33 (a33)
+    "why_stuck": _why_stuck,  # issue 34 (b34)
 }
 
 

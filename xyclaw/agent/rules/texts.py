@@ -410,6 +410,7 @@ CARD_LABELS: dict[str, tuple[str, str]] = {
     "command": ("command", "命令"),
     "what_changes": ("what_changes", "会改变"),
     "spec": ("spec", "作业描述"),
+    "adds": ("XyClaw adds", "XyClaw 会加入"),  # issue 34 (b34)
 }
 
 

@@ -34,6 +34,7 @@ TOOL_EFFECTS: dict[str, str] = {
     "track_record": "read",  # issue 36
     "slurm_launch": "exec",  # issue 33 (a33)
     "slurm_queue": "read",  # issue 33 (a33)
+    "why_stuck": "read",  # issue 34 (b34): asks the ranks for their dumps; the job runs on
 }
 # Tools XyClaw proposes itself (a job's recovery asks, a budget warning, an open alert's
 # suggested action): no request's text ever calls them.

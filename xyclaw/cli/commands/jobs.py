@@ -56,11 +56,12 @@ def register(sub: Any) -> None:
     p.add_argument(
         "action",
         nargs="?",
-        choices=["show", "results"],
+        choices=["show", "results", "why"],
         help="show one job in detail; results: cost per result and MFU per job, then per"
-        " provider, GPU model and month",
+        " provider, GPU model and month; why: why a job is stuck (every rank asked for its"
+        " Flight Recorder dump)",
     )
-    p.add_argument("job", nargs="?", help="the job (id or name) for `show`")
+    p.add_argument("job", nargs="?", help="the job (id or name) for `show` and `why`")
     p.add_argument("--all", action="store_true", help="include finished jobs")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_jobs)
@@ -246,6 +247,8 @@ def _dry_run_task(ctx: CliContext, result: dict[str, Any], where: Any) -> None:
             ctx.print(f"  {label} (as each node runs it):")
             for cmd_line in text(result[label]).splitlines():
                 ctx.print(f"    {cmd_line}")
+    for added in result.get("additions", []):  # issue 34: the step timer, the Flight Recorder
+        ctx.print(f"  {line(added)}")
     for note in result["warnings"]:
         ctx.print(f"warning: {line(where(note))}: {line(note['message'])}")
     if result["quote_text"]:
@@ -338,8 +341,14 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
         return _show(args, ctx, engine.job(args.job))
     if args.action == "results":
         return _results(args, ctx, engine)
+    if args.action == "why":
+        if not args.job:
+            raise UsageError("which job?", hint="xyclaw jobs why JOB")
+        return _why(args, ctx, engine.why_stuck(args.job))
     if args.job:
-        raise UsageError(f"unknown jobs action {args.job!r}", hint="xyclaw jobs [show JOB]")
+        raise UsageError(
+            f"unknown jobs action {args.job!r}", hint="xyclaw jobs [show JOB | why JOB]"
+        )
     jobs = engine.jobs(include_finished=args.all)
     if args.json:
         ctx.print_json([j.to_json() for j in jobs])
@@ -348,6 +357,36 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print(ctx.text("no_jobs" if args.all else "no_jobs_running"))
         return 0
     print_table(ctx.out, JOB_COLUMNS, [_row(j, ctx) for j in jobs], language=ctx.language)
+    return 0
+
+
+def _why(args: argparse.Namespace, ctx: CliContext, answer: Any) -> int:
+    """Why a job is stuck (issue 34): the verdict from its ranks' dumps, and what to do.
+    Its words come partly from the nodes (op names, node names): printed as remote text."""
+    if args.json:
+        ctx.print_json(
+            {
+                "job": answer.job,
+                "verdict": str(answer.verdict),
+                "action": None if answer.action is None else str(answer.action),
+                "ranks": list(answer.ranks),
+                "nodes": list(answer.nodes),
+                "op": answer.op,
+                "seq": answer.seq,
+                "fresh": answer.fresh,
+                "at": answer.at,
+            }
+        )
+        return 0
+    if answer.fresh:
+        ctx.print(ctx.text("why_fresh", name=line(answer.job)))
+    else:
+        at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(answer.at))
+        ctx.print(ctx.text("why_recorded", name=line(answer.job), at=at))
+    ctx.print("  " + remote_text(ctx.out, worded(answer.verdict, ctx.language)))
+    if answer.action is not None:
+        action = remote_text(ctx.out, worded(answer.action, ctx.language))
+        ctx.print(ctx.text("why_action", action=action))
     return 0
 
 

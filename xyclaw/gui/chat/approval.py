@@ -52,6 +52,7 @@ _FACT_LABELS = {
     "spent": "Spent",
     "price_per_hour": "Price per hour",
     "means": "Means",
+    "adds": "XyClaw adds",  # issue 34 (b34): the step timer, the Flight Recorder
 }
 #: The rows' labels as shown, in the GUI's language (``ApprovalCard.facts`` keeps the English).
 _SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
@@ -61,6 +62,7 @@ _SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
     "Stops billing": lambda: translate("ApprovalCard", "Stops billing"),
     "What is lost": lambda: translate("ApprovalCard", "What is lost"),
     "Running job": lambda: translate("ApprovalCard", "Running job"),
+    "XyClaw adds": lambda: translate("ApprovalCard", "XyClaw adds"),
     "What": lambda: translate("ApprovalCard", "What"),
     "Where": lambda: translate("ApprovalCard", "Where"),
     "Price": lambda: translate("ApprovalCard", "Price"),
