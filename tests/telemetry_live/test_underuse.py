@@ -1,12 +1,18 @@
 """Honest utilization (issue 34): a job that keeps its GPUs at 100% utilization with no
-tensor work draws little power; the power proxy (>= 90% utilization at < 40% of the
-board's power for a while) warns, where real training at that utilization does not."""
+tensor work. Where the node has DCGM, its profiling fields (SM active, tensor pipe active)
+say so; where it has none (GeForce, most rented containers) the power proxy (>= 90%
+utilization at < 40% of the board's power for a while) does. Real training at that
+utilization warns under neither."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from collections.abc import Callable
+from typing import Any
+
+import pytest
 
 from tests.telemetry_live.conftest import FAST_THRESHOLDS, Live, fast_options, wait_until
 from tests.telemetry_live.test_rules_and_book import check, readings
@@ -45,10 +51,15 @@ def _busy(live: Live) -> bool:
     )
 
 
+@pytest.mark.parametrize(
+    "node_class",
+    [{"dcgm": False}, {"gpu": "RTX4090", "fabric": "eth-25", "nic_count": 0}],
+    ids=["a800-container-without-dcgm", "geforce"],
+)
 def test_a_busy_loop_at_full_utilization_warns_with_the_power_it_draws(
-    make_live: Callable[..., Live],
+    make_live: Callable[..., Live], node_class: dict[str, Any]
 ) -> None:
-    live = make_live(options=fast_options(thresholds=UNDERUSE))
+    live = make_live(options=fast_options(thresholds=UNDERUSE), **node_class)
     jobs = _train(live, "busy_loop=1")
     try:
         wait_until(lambda: _busy(live), timeout=30)
@@ -58,6 +69,33 @@ def test_a_busy_loop_at_full_utilization_warns_with_the_power_it_draws(
         assert alert.severity == "warning"
         assert "utilization but draws" in alert.message and "a busy loop or a wait" in alert.message
         assert len(live.raised("gpu.underused")) == 1  # one alert for the job, not per GPU
+        (row,) = [r for r in live.alert_rows() if r["rule"] == "gpu.underused"]
+        assert json.loads(row["data_json"])["source"] == "power"
+    finally:
+        for job in jobs:
+            job.cancel()
+
+
+def test_a_busy_loop_warns_with_dcgms_fields_where_the_node_has_dcgm(
+    make_live: Callable[..., Live],
+) -> None:
+    live = make_live(options=fast_options(thresholds=UNDERUSE, dcgm_interval_s=0.3))
+    jobs = _train(live, "busy_loop=1")
+    try:
+        wait_until(lambda: _busy(live), timeout=30)
+        live.service.job_started(live.cluster_id, job_id=None)
+        raised = wait_until(lambda: live.raised("gpu.underused"), timeout=20)
+        assert "DCGM counts" in raised[0].message and "tensor pipe 0% busy" in raised[0].message
+        (row,) = [r for r in live.alert_rows() if r["rule"] == "gpu.underused"]
+        data = json.loads(row["data_json"])
+        assert data["source"] == "dcgm" and data["sm_active"] < 10 and data["util"] >= 90
+        # the fields are kept beside nvidia-smi's in the live window and in the history
+        collector = live.service.collectors(live.cluster_id)[0]
+        _ts, records = collector.live.dcgm_window(last=1)
+        assert int(records["tensor_active"].max()) < 30
+        live.service.flush()
+        stored = live.parts.store.dcgm_samples(live.cluster_id, 0, 2**62)
+        assert len(stored) >= 8 and int(stored.records["sm_active"].max()) < 100
     finally:
         for job in jobs:
             job.cancel()
@@ -66,11 +104,12 @@ def test_a_busy_loop_at_full_utilization_warns_with_the_power_it_draws(
 def test_real_training_at_the_same_utilization_does_not_warn(
     make_live: Callable[..., Live],
 ) -> None:
-    live = make_live(options=fast_options(thresholds=UNDERUSE))
+    live = make_live(options=fast_options(thresholds=UNDERUSE, dcgm_interval_s=0.3))
     jobs = _train(live, "model=llama-7b")
     try:
         wait_until(lambda: _busy(live), timeout=30)
         live.service.job_started(live.cluster_id, job_id=None)
+        wait_until(lambda: all(c.dcgm == "yes" for c in live.service.collectors(live.cluster_id)))
         time.sleep(3.0)  # three times the rule's hold
         assert live.raised("gpu.underused") == []
     finally:

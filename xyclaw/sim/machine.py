@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from xyclaw.sim import coreutils, limits, nccl, nettools, nvsmi, serving, sysinfo, training
+from xyclaw.sim import coreutils, dcgmi, limits, nccl, nettools, nvsmi, serving, sysinfo, training
 from xyclaw.sim.context import Command
 from xyclaw.sim.fabric import Network
 from xyclaw.sim.gpu import GpuBoard
@@ -152,6 +152,8 @@ class Machine:
             self.commands.update(table)
         if fabric.rdma:
             self.commands.update(nettools.RDMA_COMMANDS)
+        if spec.dcgm if spec.dcgm is not None else not gpu_model.consumer:
+            self.commands.update(dcgmi.COMMANDS)  # DCGM's profiling fields (issue 34)
         self.command_paths: dict[str, str] = {}
         for name in self.commands:
             directory = _INSTALL_DIRS.get(name, "/usr/bin")

@@ -636,6 +636,9 @@ class _Runner:
                     intensity=intensity,
                     mem_util=mem_util,
                     on_error=self._gpu_error,
+                    # matrix work keeps the tensor pipe about half busy; a spin, a wait in
+                    # a collective or data loading leaves it idle (DCGM field 1004)
+                    tensor_active=0.5 if intensity >= 0.5 else 0.0,
                 ),
             )
 

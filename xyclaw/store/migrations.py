@@ -536,6 +536,37 @@ def _m13_tool_call_claimant(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE tool_calls ADD COLUMN claimant TEXT")
 
 
+def _m14_placeholder_14(db: sqlite_utils.Database) -> None:
+    """Nothing: keeps a34's worktree numbered as the merged tree will be (drop at merge)."""
+
+
+def _m15_placeholder_15(db: sqlite_utils.Database) -> None:
+    """Nothing: keeps a34's worktree numbered as the merged tree will be (drop at merge)."""
+
+
+def _m16_dcgm_samples(db: sqlite_utils.Database) -> None:
+    """DCGM's profiling ratios (SM, tensor pipe, DRAM active) beside the GPU samples, in the
+    same row layout (issue 34): kept in the history so a run's honest utilization can be
+    looked at after it ended."""
+    db.execute(
+        """
+        CREATE TABLE dcgm_samples (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER NOT NULL,
+            node_id INTEGER NOT NULL,
+            start_ms INTEGER NOT NULL,
+            end_ms INTEGER NOT NULL,
+            instants INTEGER NOT NULL,
+            times BLOB NOT NULL,
+            counts BLOB NOT NULL,
+            data BLOB NOT NULL
+        )"""
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX dcgm_samples_span ON dcgm_samples(cluster_id, start_ms, node_id)"
+    )
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -551,5 +582,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "bound_approvals", _m11_bound_approvals),
     Migration(12, "node_clock_offset", _m12_node_clock_offset),
     Migration(13, "tool_call_claimant", _m13_tool_call_claimant),
+    # a34: 14 and 15 stand in for the lead's and b33's migrations of this session (drop
+    # these two at merge); 16 is issue 34's DCGM samples.
+    Migration(14, "placeholder_14", _m14_placeholder_14),
+    Migration(15, "placeholder_15", _m15_placeholder_15),
+    Migration(16, "dcgm_samples", _m16_dcgm_samples),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

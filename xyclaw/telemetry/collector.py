@@ -12,6 +12,7 @@ that closes the gap.
 from __future__ import annotations
 
 import logging
+import math
 import random
 import re
 import threading
@@ -23,10 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from xyclaw.errors import RemoteError, XyclawError
+from xyclaw.parsers.dcgm import DCGM_COMMAND, DcgmGpu, parse_dcgm
 from xyclaw.parsers.nvsmi import QUERY_FIELDS, GpuSample, canonical_field, query_command
 from xyclaw.records import ClusterRecord, NodeRecord
 from xyclaw.store import Store
-from xyclaw.store.samples import GpuRecords
+from xyclaw.store.samples import DCGM_FIELDS, GpuRecords, empty_dcgm_records
 from xyclaw.store.telemetry import TelemetryTables
 from xyclaw.telemetry.alerts import AlertBook
 from xyclaw.telemetry.assemble import InstantAssembler
@@ -131,6 +133,11 @@ class NodeCollector:
         self.next_poll = 0.0
         self.next_nic_poll = 0.0
         self.next_xid = now + min(opts.xid_interval_s, 2 * opts.interval_s)
+        # DCGM's profiling fields (issue 34): unknown until asked, then "yes" or "no"
+        self.dcgm = "unknown"
+        self.dcgm_latest: tuple[float, dict[int, DcgmGpu]] | None = None
+        self._dcgm_misses = 0
+        self.next_dcgm = now + min(opts.dcgm_interval_s, 2 * opts.interval_s)
         self.inventoried = False
         self.gap_open = False
         self.gaps = 0
@@ -188,6 +195,11 @@ class NodeCollector:
         if now >= self.next_xid:
             self.next_xid = now + opts.xid_interval_s
             self._submit("xid", self._poll_xid)
+        if now >= self.next_dcgm:
+            # a node without DCGM is asked again now and then (DCGM may be installed later)
+            every = opts.dcgm_interval_s * (12 if self.dcgm == "no" else 1)
+            self.next_dcgm = now + every
+            self._submit("dcgm", self._poll_dcgm)
 
     def _new_assembler(self) -> InstantAssembler:
         return InstantAssembler(
@@ -472,6 +484,46 @@ class NodeCollector:
         )
         self.ctx.book.update(("xid", self.ref.cluster_id, self.ref.node_id), findings)
 
+    def _poll_dcgm(self) -> None:
+        """One reading of DCGM's SM, tensor pipe and DRAM activity (dcgmi, else the exporter)."""
+        try:
+            result = self.link.run(DCGM_COMMAND, self.ctx.options.command_timeout_s)
+        except XyclawError as exc:
+            log.debug("DCGM on %s: %s", self.ref.name, exc.message)
+            return
+        readings = [r for r in parse_dcgm(result.stdout) if r.complete]
+        arrival = self.ctx.clock()
+        if not readings:
+            self._dcgm_misses += 1
+            if self._dcgm_misses >= 2 or self.dcgm == "unknown":
+                self.dcgm = "no"  # the power proxy stands in (rules.py)
+                self.dcgm_latest = None
+            return
+        self._dcgm_misses = 0
+        self.dcgm = "yes"
+        # dcgmi numbers GPUs as nvidia-smi does; a GPU lost before collection shifts both
+        by_slot = {r.gpu: r for r in readings if r.gpu < 255}
+        records = empty_dcgm_records(max(by_slot) + 1)
+        for slot, r in by_slot.items():
+            for name in DCGM_FIELDS:
+                value = getattr(r, name)
+                if not math.isnan(value):
+                    records[name][slot] = min(1000, round(value * 1000))
+        ts_ms = round(arrival * 1000)
+        self.live.add_dcgm(ts_ms, records)
+        self.ctx.batcher.add_dcgm(self.ref.cluster_id, ts_ms, self.ref.node_id, records)
+        self.dcgm_latest = (arrival, by_slot)
+
+    def fresh_dcgm(self, now: float) -> dict[int, DcgmGpu] | None:
+        """The last DCGM reading by slot while it is recent (three reading intervals)."""
+        latest = self.dcgm_latest
+        if latest is None or self.dcgm != "yes":
+            return None
+        at, by_slot = latest
+        if now - at > 3 * self.ctx.options.dcgm_interval_s + self.ctx.options.command_timeout_s:
+            return None
+        return by_slot
+
     def stop(self) -> None:
         """Stop both streams (blocks briefly; call it from a worker)."""
         self.state = "stopped"
@@ -530,6 +582,7 @@ class NodeCollector:
                 self.slots,
                 job_running=self.ctx.job_running(self.ref.cluster_id),
                 th=self.ctx.options.thresholds,
+                dcgm=self.fresh_dcgm(arrival),
             )
             self.ctx.book.update(("gpu", self.ref.cluster_id, self.ref.node_id), findings, arrival)
 

@@ -8,13 +8,15 @@ each tick; XIDs come from the kernel log and NCCL timeouts from job logs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from xyclaw.parsers.dcgm import DcgmGpu
 from xyclaw.parsers.joblog import NcclTimeoutEvent
 from xyclaw.parsers.kernel_log import XID_BUCKETS, XID_TABLE, parse_dmesg, xid_info
 from xyclaw.parsers.nvsmi import THROTTLE_SLOWDOWN_MASK
@@ -206,6 +208,9 @@ class AlertThresholds:
     underuse_util_percent: float = 90.0
     underuse_power_fraction: float = 0.4  # of the board's default power limit
     underuse_for_s: float = 600.0
+    # issue 34: with DCGM's profiling fields, work is SMs and the tensor pipe actually busy
+    underuse_sm_ratio: float = 0.3  # DCGM_FI_PROF_SM_ACTIVE below this ...
+    underuse_tensor_ratio: float = 0.05  # ... and DCGM_FI_PROF_PIPE_TENSOR_ACTIVE below this
     link_regression_share: float = 0.3  # a link this far below its siblings' median
     link_regression_for_s: float = 30.0
     rank_straggler_score: float = 0.8  # below: slower than the best rank or its own best
@@ -301,8 +306,10 @@ def instant_findings(
     *,
     job_running: bool,
     th: AlertThresholds,
+    dcgm: Mapping[int, DcgmGpu] | None = None,
 ) -> list[Finding]:
-    """What one node's newest readings show, GPU by GPU.
+    """What one node's newest readings show, GPU by GPU; ``dcgm``: the node's fresh DCGM
+    profiling ratios by slot, where it has DCGM (the underuse rule then trusts them).
 
     Plain Python over the instant's few rows: at one instant per node per
     second this runs far more often than anything else here, and numpy's
@@ -354,7 +361,11 @@ def instant_findings(
                 )
             )
         if job_running and has_util and util >= th.underuse_util_percent:
-            found = _underused(node, slot, row, slots, th)
+            reading = dcgm.get(slot) if dcgm else None
+            if reading is not None and reading.complete:
+                found = _underused_dcgm(node, slot, row, reading, th)
+            else:
+                found = _underused(node, slot, row, slots, th)
             if found is not None:
                 out.append(found)
         if has_thr and thr:
@@ -449,6 +460,35 @@ def instant_findings(
                 )
             )
     return out
+
+
+def _underused_dcgm(
+    node: NodeRef, slot: int, row: tuple[int, ...], reading: DcgmGpu, th: AlertThresholds
+) -> Finding | None:
+    """DCGM's profiling fields (issue 34): busy by nvidia-smi's count while few SMs have
+    work and the tensor pipe is idle is a spin, whatever the power; where the node has
+    DCGM its fields decide, and the power proxy is not asked."""
+    if reading.sm_active >= th.underuse_sm_ratio or reading.tensor_active >= (
+        th.underuse_tensor_ratio
+    ):
+        return None
+    util = row[_F["util"]]
+    sm, tensor = reading.sm_active * 100, reading.tensor_active * 100
+    dram = None if math.isnan(reading.dram_active) else reading.dram_active * 100
+    return _finding(
+        "gpu.underused",
+        node,
+        said("alert.underused_dcgm", node=node.name, gpu=slot, util=util, sm=sm, tensor=tensor),
+        gpu=slot,
+        cause=("job-underused", node.cluster_id),
+        data={
+            "source": "dcgm",
+            "util": util,
+            "sm_active": round(sm, 1),
+            "tensor_active": round(tensor, 1),
+            "dram_active": None if dram is None else round(dram, 1),
+        },
+    )
 
 
 def _underused(

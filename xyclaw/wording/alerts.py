@@ -157,6 +157,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{node}：GPU {gpu} 利用率 {util}%，功耗却只有 {power:.0f} W（额定 {board:.0f} W）："
         "是空转或等待，不是在计算",
     ),
+    "alert.underused_dcgm": (
+        "{node}: GPU {gpu} shows {util}% utilization but DCGM counts {sm:.0f}% of its SMs "
+        "active and its tensor pipe {tensor:.0f}% busy: a busy loop or a wait, not work",
+        "{node}：GPU {gpu} 利用率 {util}%，但 DCGM 显示 SM 活跃仅 {sm:.0f}%、"
+        "Tensor 管线忙碌 {tensor:.0f}%：是空转或等待，不是在计算",
+    ),
     "alert.gpu_idle": (
         "{node}: GPU {gpu} is idle ({util}% utilization) while a job runs",
         "{node}：作业运行中 GPU {gpu} 空闲（利用率 {util}%）",
