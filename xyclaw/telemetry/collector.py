@@ -17,6 +17,7 @@ import random
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ import numpy as np
 
 from xyclaw.errors import RemoteError, XyclawError
 from xyclaw.parsers.dcgm import DCGM_COMMAND, DcgmGpu, parse_dcgm
+from xyclaw.parsers.nccl_inspector import inspector_command, parse_inspector
 from xyclaw.parsers.nvsmi import QUERY_FIELDS, GpuSample, canonical_field, query_command
 from xyclaw.records import ClusterRecord, NodeRecord
 from xyclaw.store import Store
@@ -58,6 +60,10 @@ INVENTORY_COMMAND = (
     " --format=csv,noheader,nounits"
 )
 
+
+#: Collectives smaller than this are latency-bound: their bus bandwidth says nothing of the
+#: fabric (nccl-tests' peak, the baseline, is taken at hundreds of MB).
+MIN_INSPECTED_BYTES = 32 * 1024 * 1024
 
 #: What nvidia-smi prints (exit 2) for a field its driver does not know.
 _REJECTED_FIELD_RE = re.compile(r'Field "([^"\n]{1,120})" is not a valid field to query')
@@ -138,6 +144,10 @@ class NodeCollector:
         self.dcgm_latest: tuple[float, dict[int, DcgmGpu]] | None = None
         self._dcgm_misses = 0
         self.next_dcgm = now + min(opts.dcgm_interval_s, 2 * opts.interval_s)
+        # NCCL Inspector (issue 34): (arrival, bus bandwidth GB/s) of the job's collectives
+        self.busbw: deque[tuple[float, float]] = deque(maxlen=512)
+        self._inspector_seen: dict[tuple[str | None, int | None], int] = {}
+        self.next_inspector = now
         self.inventoried = False
         self.gap_open = False
         self.gaps = 0
@@ -195,6 +205,9 @@ class NodeCollector:
         if now >= self.next_xid:
             self.next_xid = now + opts.xid_interval_s
             self._submit("xid", self._poll_xid)
+        if now >= self.next_inspector and self.ctx.job_running(self.ref.cluster_id):
+            self.next_inspector = now + opts.inspector_interval_s
+            self._submit("inspector", self._poll_inspector)
         if now >= self.next_dcgm:
             # a node without DCGM is asked again now and then (DCGM may be installed later)
             every = opts.dcgm_interval_s * (12 if self.dcgm == "no" else 1)
@@ -513,6 +526,28 @@ class NodeCollector:
         self.live.add_dcgm(ts_ms, records)
         self.ctx.batcher.add_dcgm(self.ref.cluster_id, ts_ms, self.ref.node_id, records)
         self.dcgm_latest = (arrival, by_slot)
+
+    def _poll_inspector(self) -> None:
+        """The job's newest collectives as NCCL's Inspector plugin wrote them, if it runs."""
+        try:
+            result = self.link.run(inspector_command(), self.ctx.options.command_timeout_s)
+        except XyclawError as exc:
+            log.debug("NCCL Inspector on %s: %s", self.ref.name, exc.message)
+            return
+        arrival = self.ctx.clock()
+        for record in parse_inspector(result.stdout):
+            if 0 < record.msg_bytes < MIN_INSPECTED_BYTES:
+                continue  # small messages never reach the fabric's bandwidth
+            who = (record.hostname, record.rank)
+            if record.seq and record.seq <= self._inspector_seen.get(who, 0):
+                continue  # seen at an earlier look
+            self._inspector_seen[who] = max(record.seq, self._inspector_seen.get(who, 0))
+            self.busbw.append((arrival, record.busbw_gbs))
+
+    def recent_busbw(self, now: float, window_s: float) -> float | None:
+        """The median bus bandwidth of the collectives read over the last ``window_s``."""
+        values = [b for at, b in list(self.busbw) if at >= now - window_s]
+        return float(np.median(values)) if values else None
 
     def fresh_dcgm(self, now: float) -> dict[int, DcgmGpu] | None:
         """The last DCGM reading by slot while it is recent (three reading intervals)."""

@@ -138,6 +138,14 @@ RULES: dict[str, Rule] = {
             " down in `ibstat`; restart from the last checkpoint if it does not recover",
         ),
         Rule(
+            "net.fabric_regression",
+            "warning",
+            "job's bus bandwidth below the tuned baseline",
+            "the fabric gives the job less than nccl-tests proved when the cluster was tuned:"
+            " check the named link (`ibstat`, port errors, PFC pauses) and that the job runs"
+            " with the tuned NCCL variables; move the job off a bad node if it persists",
+        ),
+        Rule(
             "net.link_regression",
             "warning",
             "network link slower than its siblings",
@@ -213,6 +221,10 @@ class AlertThresholds:
     underuse_tensor_ratio: float = 0.05  # ... and DCGM_FI_PROF_PIPE_TENSOR_ACTIVE below this
     link_regression_share: float = 0.3  # a link this far below its siblings' median
     link_regression_for_s: float = 30.0
+    # issue 34: the job's bus bandwidth (NCCL Inspector) against the tune-time nccl-tests
+    fabric_regression_share: float = 0.25  # this far below the baseline warns
+    fabric_window_s: float = 20.0  # the collectives measured over this long, per node
+    fabric_regression_for_s: float = 15.0
     rank_straggler_score: float = 0.8  # below: slower than the best rank or its own best
     rank_straggler_for_s: float = 60.0
     unreachable_after_s: float = 30.0
@@ -225,6 +237,7 @@ class AlertThresholds:
             "gpu.underused": self.underuse_for_s,
             "job.rank_straggler": self.rank_straggler_for_s,
             "net.link_regression": self.link_regression_for_s,
+            "net.fabric_regression": self.fabric_regression_for_s,
             "gpu.thermal_throttle": self.throttle_for_s,
             "gpu.power_throttle": self.throttle_for_s,
             "gpu.memory_full": self.memory_full_for_s,
@@ -755,6 +768,109 @@ def link_regression_findings(
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class FabricBaseline:
+    """What nccl-tests proved when the cluster was tuned: its peak bus bandwidth (GB/s) and
+    the NCCL variables jobs were given then."""
+
+    busbw_gbs: float
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class NodeFabric:
+    """One node's part: the bus bandwidth its ranks' collectives got lately (the median of
+    the Inspector's records; None without them), its ports' rates and which ports are down."""
+
+    node: NodeRef
+    busbw_gbs: float | None
+    nic: NicWindow | None
+
+
+def _worst_port(fabric: NodeFabric, now_ms: int, th: AlertThresholds) -> tuple[str, float] | None:
+    """The RDMA port of a node that carries least against its siblings' median, with its
+    share of it, when it is below ``1 - link_regression_share`` (0.0: carries nothing)."""
+    window = fabric.nic
+    if window is None or not len(window):
+        return None
+    ports = [i for i, name in enumerate(window.names) if ":" in name]
+    if len(ports) < 2:
+        return None
+    recent = window.ts_ms >= now_ms - int(th.nic_recent_s * 1000)
+    if not recent.any():
+        return None
+    rates = np.nansum(window.rates[recent][:, ports, :], axis=2).mean(axis=0)
+    worst: tuple[str, float] | None = None
+    for k, index in enumerate(ports):
+        typical = float(np.median(np.delete(rates, k)))
+        if typical < th.nic_min_baseline_bytes_s:
+            continue
+        share = float(rates[k]) / typical
+        if share < 1 - th.link_regression_share and (worst is None or share < worst[1]):
+            worst = (window.names[index], share)
+    return worst
+
+
+def fabric_regression_findings(
+    nodes: Sequence[NodeFabric],
+    baseline: FabricBaseline | None,
+    now_ms: int,
+    *,
+    training: bool,
+    th: AlertThresholds,
+) -> list[Finding]:
+    """Fabric regression against the tune-time baseline (issue 34): while a job runs, the
+    bus bandwidth its collectives get (NCCL's Inspector) more than ``fabric_regression_share``
+    below the peak nccl-tests proved at tuning. A synchronous collective goes at the pace of
+    its slowest rank, so the slowest node is named, with the likely cause read from the
+    ports: one that carries nothing (a NIC down), one well below its siblings (a link
+    flapping or trained down, PFC pauses), else none (a changed NCCL variable, the switch)."""
+    if not training or baseline is None or baseline.busbw_gbs <= 0:
+        return []
+    measured = [n for n in nodes if n.busbw_gbs is not None]
+    if not measured:
+        return []
+    slowest = min(measured, key=lambda n: n.busbw_gbs or 0.0)
+    got = float(slowest.busbw_gbs or 0.0)
+    if got >= (1 - th.fabric_regression_share) * baseline.busbw_gbs:
+        return []
+    below = (1 - got / baseline.busbw_gbs) * 100
+    culprit: tuple[NodeFabric, str, float] | None = None
+    for fabric in sorted(nodes, key=lambda n: n is not slowest):  # the slowest node first
+        port = _worst_port(fabric, now_ms, th)
+        if port is not None and (culprit is None or port[1] < culprit[2]):
+            culprit = (fabric, port[0], port[1])
+    figures: dict[str, Any] = {"got": got, "baseline": baseline.busbw_gbs, "below": below}
+    node = slowest.node
+    if culprit is None:
+        key, cause, link = "alert.fabric_regression", "unknown", None
+        figures["node"] = node.name
+        figures["tuned"] = ", ".join(f"{k}={v}" for k, v in baseline.env) or "-"
+    else:
+        node, link = culprit[0].node, culprit[1]
+        down = culprit[2] < 0.05
+        key = "alert.fabric_regression_down" if down else "alert.fabric_regression_link"
+        cause = "nic-down" if down else "slow-link"
+        figures.update(node=node.name, link=link, percent=culprit[2] * 100)
+    return [
+        _finding(
+            "net.fabric_regression",
+            node,
+            said(key, **figures),
+            detail=link,
+            cause=("fabric-regression", node.cluster_id),  # one alert for the job's fabric
+            data={
+                "busbw_gbs": round(got, 2),
+                "baseline_gbs": round(baseline.busbw_gbs, 2),
+                "below_percent": round(below, 1),
+                "likely_cause": cause,
+                "link": link,
+                "source": "nccl-inspector",
+            },
+        )
+    ]
 
 
 def _rate(bytes_s: float) -> str:
