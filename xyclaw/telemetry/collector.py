@@ -148,6 +148,8 @@ class NodeCollector:
         self.busbw: deque[tuple[float, float]] = deque(maxlen=512)
         self._inspector_seen: dict[tuple[str | None, int | None], int] = {}
         self.next_inspector = now
+        self.inspector_records = 0  # read since the watch began (benchmarks, `top`)
+        self.dcgm_readings = 0
         self.inventoried = False
         self.gap_open = False
         self.gaps = 0
@@ -526,6 +528,7 @@ class NodeCollector:
         self.live.add_dcgm(ts_ms, records)
         self.ctx.batcher.add_dcgm(self.ref.cluster_id, ts_ms, self.ref.node_id, records)
         self.dcgm_latest = (arrival, by_slot)
+        self.dcgm_readings += 1
 
     def _poll_inspector(self) -> None:
         """The job's newest collectives as NCCL's Inspector plugin wrote them, if it runs."""
@@ -543,6 +546,7 @@ class NodeCollector:
                 continue  # seen at an earlier look
             self._inspector_seen[who] = max(record.seq, self._inspector_seen.get(who, 0))
             self.busbw.append((arrival, record.busbw_gbs))
+            self.inspector_records += 1
 
     def recent_busbw(self, now: float, window_s: float) -> float | None:
         """The median bus bandwidth of the collectives read over the last ``window_s``."""
