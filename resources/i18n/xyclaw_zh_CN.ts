@@ -1,5 +1,4 @@
-<?xml version="1.0" encoding="utf-8"?>
-<!DOCTYPE TS>
+<?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>AlertRequest</name>
@@ -51,7 +50,7 @@
         <translation>恢复功率上限</translation>
     </message>
     <message>
-        <source>set the GPU&apos;s power limit back to its default</source>
+        <source>set the GPU's power limit back to its default</source>
         <translation>把 GPU 的功率上限恢复为默认值</translation>
     </message>
     <message>
@@ -59,7 +58,7 @@
         <translation>查询频率</translation>
     </message>
     <message>
-        <source>read the GPU&apos;s clocks, throttle reasons and temperature</source>
+        <source>read the GPU's clocks, throttle reasons and temperature</source>
         <translation>读取 GPU 的频率、降频原因和温度</translation>
     </message>
     <message>
@@ -67,7 +66,7 @@
         <translation>检查 IB 端口</translation>
     </message>
     <message>
-        <source>show the node&apos;s port states</source>
+        <source>show the node's port states</source>
         <translation>显示节点的端口状态</translation>
     </message>
     <message>
@@ -83,7 +82,7 @@
         <translation>查看</translation>
     </message>
     <message>
-        <source>chart this node&apos;s GPUs</source>
+        <source>chart this node's GPUs</source>
         <translation>绘制这个节点的 GPU</translation>
     </message>
     <message>
@@ -175,7 +174,7 @@
     </message>
     <message>
         <source>Command</source>
-        <extracomment>The rows&apos; labels as shown, in the GUI&apos;s language (``ApprovalCard.facts`` keeps the English).</extracomment>
+        <extracomment>The rows' labels as shown, in the GUI's language (``ApprovalCard.facts`` keeps the English).</extracomment>
         <translation>命令</translation>
     </message>
     <message>
@@ -427,7 +426,7 @@
     </message>
     <message>
         <source>GPUs</source>
-        <extracomment>The plan table&apos;s headers, by column key.</extracomment>
+        <extracomment>The plan table's headers, by column key.</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
@@ -527,7 +526,7 @@
     <name>ChatPage</name>
     <message>
         <source>New conversation</source>
-        <extracomment>Titles XyClaw gives a conversation itself (stored in English): shown in the window&apos;s language.</extracomment>
+        <extracomment>Titles XyClaw gives a conversation itself (stored in English): shown in the window's language.</extracomment>
         <translation>新对话</translation>
     </message>
     <message>
@@ -751,7 +750,7 @@
     </message>
     <message>
         <source>Name</source>
-        <extracomment>The columns&apos; headers as shown, in the GUI&apos;s language (the keys above stay English).</extracomment>
+        <extracomment>The columns' headers as shown, in the GUI's language (the keys above stay English).</extracomment>
         <translation>名称</translation>
     </message>
     <message>
@@ -828,7 +827,7 @@
         <translation>✓ 全部 {n} 步通过</translation>
     </message>
     <message>
-        <source>Renting: “{title}”; each node&apos;s steps appear below.</source>
+        <source>Renting: “{title}”; each node's steps appear below.</source>
         <translation>正在租用：“{title}”；每个节点的步骤显示在下方。</translation>
     </message>
     <message>
@@ -976,11 +975,11 @@
         <translation>作业 {job} 会被停止</translation>
     </message>
     <message>
-        <source>files only on the nodes&apos; own disks (copy results and checkpoints off first)</source>
+        <source>files only on the nodes' own disks (copy results and checkpoints off first)</source>
         <translation>只在节点本地磁盘上的文件（请先把结果和检查点拷出来）</translation>
     </message>
     <message>
-        <source>the nodes&apos; SSH endpoints and their ssh aliases ({aliases})</source>
+        <source>the nodes' SSH endpoints and their ssh aliases ({aliases})</source>
         <translation>节点的 SSH 地址及其 ssh 别名（{aliases}）</translation>
     </message>
     <message>
@@ -1183,7 +1182,7 @@
     <name>EditArgs</name>
     <message>
         <source>plan</source>
-        <extracomment>The tools&apos; argument names as the Edit dialog labels them.</extracomment>
+        <extracomment>The tools' argument names as the Edit dialog labels them.</extracomment>
         <translation>方案</translation>
     </message>
     <message>
@@ -1316,7 +1315,7 @@
     <name>GpuHeatmap</name>
     <message>
         <source>utilization %</source>
-        <extracomment>the image&apos;s colours as 0xffRRGGBB, kept up to date by whoever sets the image (column by column as it moves): drawn as they are, which costs a seventh of drawing the indexed image (Qt converts that at every paint); None: indexed</extracomment>
+        <extracomment>the image's colours as 0xffRRGGBB, kept up to date by whoever sets the image (column by column as it moves): drawn as they are, which costs a seventh of drawing the indexed image (Qt converts that at every paint); None: indexed</extracomment>
         <translation>利用率 %</translation>
     </message>
     <message>
@@ -1723,8 +1722,12 @@
         <translation>一条变慢的网络链路</translation>
     </message>
     <message>
-        <source>where a hung job&apos;s ranks parted</source>
+        <source>where a hung job's ranks parted</source>
         <translation>挂起作业的进程在哪里分道</translation>
+    </message>
+    <message>
+        <source>the fabric slower than when tuned</source>
+        <translation>网络比调优时慢</translation>
     </message>
     <message>
         <source>cluster</source>
@@ -1914,10 +1917,11 @@
     <name>HistoryPage</name>
     <message>
         <source>History</source>
+        <extracomment>The job list's columns hidden until asked for: cost per result and MFU.</extracomment>
         <translation>历史</translation>
     </message>
     <message>
-        <source>Every cluster and job XyClaw ran, from this computer&apos;s history: it works offline, and nothing here asks a provider.</source>
+        <source>Every cluster and job XyClaw ran, from this computer's history: it works offline, and nothing here asks a provider.</source>
         <translation>XyClaw 运行过的每个集群和作业，来自本机的历史记录：离线可用，这里不会访问任何提供商。</translation>
     </message>
     <message>
@@ -1945,7 +1949,7 @@
         <translation>费用</translation>
     </message>
     <message>
-        <source>Lowest cost shown (in the run&apos;s currency)</source>
+        <source>Lowest cost shown (in the run's currency)</source>
         <translation>显示的最低费用（按该次运行的币种）</translation>
     </message>
     <message>
@@ -2045,7 +2049,7 @@
         <translation>再次启动…</translation>
     </message>
     <message>
-        <source>Launch a new job with the selected job&apos;s spec (on the Jobs page)</source>
+        <source>Launch a new job with the selected job's spec (on the Jobs page)</source>
         <translation>用所选作业的规格启动新作业（在“作业”页）</translation>
     </message>
     <message>
@@ -2153,7 +2157,7 @@
         <translation>指纹</translation>
     </message>
     <message>
-        <source>Compare the fingerprint with the one your provider shows, or run ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the machine. Trust records the key in XyClaw&apos;s own known-hosts file; a different key later is refused.</source>
+        <source>Compare the fingerprint with the one your provider shows, or run ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub on the machine. Trust records the key in XyClaw's own known-hosts file; a different key later is refused.</source>
         <translation>请把指纹与供应商显示的指纹比对，或在那台机器上运行 ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub。信任后，密钥会记入 XyClaw 自己的 known_hosts 文件；以后出现不同的密钥会被拒绝。</translation>
     </message>
     <message>
@@ -2240,7 +2244,7 @@
     <name>JobsPage</name>
     <message>
         <source>Nothing was launched.</source>
-        <extracomment>Lines of a job&apos;s log read when it is opened (and after a filter changes). Lines kept in the log view while following (older ones scroll away).</extracomment>
+        <extracomment>Lines of a job's log read when it is opened (and after a filter changes). Lines kept in the log view while following (older ones scroll away).</extracomment>
         <translation>未启动任何作业。</translation>
     </message>
     <message>
@@ -2332,7 +2336,7 @@
         <translation>再次启动…</translation>
     </message>
     <message>
-        <source>Launch a new job with this job&apos;s spec</source>
+        <source>Launch a new job with this job's spec</source>
         <translation>用此作业的规格启动新作业</translation>
     </message>
     <message>
@@ -2644,7 +2648,7 @@
     <name>LaunchDialog</name>
     <message>
         <source>training</source>
-        <extracomment>The target value that means &quot;rent a cluster for this job&quot;. A spec&apos;s ``kind`` as the launch dialog words it (the spec&apos;s own word is English).</extracomment>
+        <extracomment>The target value that means "rent a cluster for this job". A spec's ``kind`` as the launch dialog words it (the spec's own word is English).</extracomment>
         <translation>训练</translation>
     </message>
     <message>
@@ -2779,7 +2783,7 @@
     </message>
     <message>
         <source>Data: {folder}</source>
-        <extracomment>Pages built right after the window&apos;s first paint rather than when first shown.</extracomment>
+        <extracomment>Pages built right after the window's first paint rather than when first shown.</extracomment>
         <translation>数据：{folder}</translation>
     </message>
     <message>
@@ -2798,7 +2802,7 @@
         <translation>每行一个</translation>
     </message>
     <message>
-        <source>From this computer&apos;s history. The planner ranks a node class that failed on two rentals in 30 days, or a provider that billed over its quote, down and says why (turn it off per plan).</source>
+        <source>From this computer's history. The planner ranks a node class that failed on two rentals in 30 days, or a provider that billed over its quote, down and says why (turn it off per plan).</source>
         <translation>来自这台电脑上的历史记录。30 天内两次租用出问题的节点类型、或实际计费高于报价的平台，规划器会排后并说明原因（每次规划可关闭）。</translation>
     </message>
     <message>
@@ -2906,7 +2910,7 @@
     <name>MetricCurves</name>
     <message>
         <source>GPU utilization</source>
-        <extracomment>The heatmap&apos;s least height: its plot MIN_PLOT_PX tall, with its time axis under it.</extracomment>
+        <extracomment>The heatmap's least height: its plot MIN_PLOT_PX tall, with its time axis under it.</extracomment>
         <translation>GPU 利用率</translation>
     </message>
     <message>
@@ -2929,7 +2933,7 @@
 <context>
     <name>MonitorPage</name>
     <message>
-        <source>Click a row of the heatmap to chart that GPU, or a node&apos;s name for all its GPUs.</source>
+        <source>Click a row of the heatmap to chart that GPU, or a node's name for all its GPUs.</source>
         <translation>点击热力图的一行以绘制那块 GPU，或点击节点名以绘制它的全部 GPU。</translation>
     </message>
     <message>
@@ -2959,6 +2963,22 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>The monitor could not read the telemetry (see the log).</source>
         <translation>监控无法读取遥测数据（请查看日志）。</translation>
+    </message>
+    <message>
+        <source>GPU utilization {util}% (nvidia-smi)</source>
+        <translation>GPU 利用率 {util}%（nvidia-smi）</translation>
+    </message>
+    <message>
+        <source>SM active {sm}% · tensor pipe {tensor}% · DRAM {dram}% (DCGM)</source>
+        <translation>SM 活跃 {sm}% · 张量管线 {tensor}% · 显存带宽 {dram}%（DCGM）</translation>
+    </message>
+    <message>
+        <source>{n} of {total} nodes without DCGM</source>
+        <translation>{total} 个节点中有 {n} 个没有 DCGM</translation>
+    </message>
+    <message>
+        <source>no DCGM on these nodes: a busy loop is told from work by the power it draws</source>
+        <translation>这些节点没有 DCGM：按功耗区分空转与真实计算</translation>
     </message>
     <message>
         <source>no samples yet</source>
@@ -3174,7 +3194,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>InfiniBand</source>
-        <extracomment>How many options and rejected shapes the report lists (the saved plan keeps as many). Seed 004&apos;s selection rules, by the rule names the planner attaches to options. Seed 004&apos;s fabric comparison (its own figures, quoted as data, not as physics). Chart colours by fabric family (readable on the light and the dark chart background).</extracomment>
+        <extracomment>How many options and rejected shapes the report lists (the saved plan keeps as many). Seed 004's selection rules, by the rule names the planner attaches to options. Seed 004's fabric comparison (its own figures, quoted as data, not as physics). Chart colours by fabric family (readable on the light and the dark chart background).</extracomment>
         <translation>InfiniBand</translation>
     </message>
     <message>
@@ -3307,7 +3327,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     </message>
     <message>
         <source>GPU</source>
-        <extracomment>Form field -&gt; the PlanRequest.parse keyword it feeds. RequestError.field -&gt; the form field that shows it. The columns&apos; headers in the GUI&apos;s language (the keys stay English).</extracomment>
+        <extracomment>Form field -&gt; the PlanRequest.parse keyword it feeds. RequestError.field -&gt; the form field that shows it. The columns' headers in the GUI's language (the keys stay English).</extracomment>
         <translation>GPU</translation>
     </message>
     <message>
@@ -3415,7 +3435,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>，</translation>
     </message>
     <message>
-        <source>give the model&apos;s size, such as 7B, 13B or 70B</source>
+        <source>give the model's size, such as 7B, 13B or 70B</source>
         <translation>请填写模型大小，例如 7B、13B 或 70B</translation>
     </message>
     <message>
@@ -3456,7 +3476,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>请先修正标红的字段。</translation>
     </message>
     <message>
-        <source>Planning over the providers&apos; live offers…</source>
+        <source>Planning over the providers' live offers…</source>
         <translation>正在根据供应商的实时报价规划…</translation>
     </message>
     <message>
@@ -3536,7 +3556,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>已有一份报价在等待你的答复。</translation>
     </message>
     <message>
-        <source>Renting: “{title}”; the operations panel shows each node&apos;s steps.</source>
+        <source>Renting: “{title}”; the operations panel shows each node's steps.</source>
         <translation>正在租用：“{title}”；操作面板会显示每个节点的步骤。</translation>
     </message>
     <message>
@@ -3612,7 +3632,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>规划</translation>
     </message>
     <message>
-        <source>Rank every option over the providers&apos; live offers (Ctrl+Return)</source>
+        <source>Rank every option over the providers' live offers (Ctrl+Return)</source>
         <translation>按提供商的实时报价为每个方案排序（Ctrl+Return）</translation>
     </message>
     <message>
@@ -3656,7 +3676,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <name>QAbstractFileIconProvider</name>
     <message>
         <source>Drive</source>
-        <extracomment>The languages the GUI speaks, by setting value; &quot;system&quot; picks one from the OS locale. Words the file dialog takes from Qt&apos;s own catalogue, which lacks them in Qt 6 (they moved to the icon provider&apos;s context): the file list&apos;s Type column says &quot;Drive&quot; for / and &quot;Folder&quot; for a folder. Ours supplies them under Qt&apos;s context, so Qt&apos;s own lookup finds them.</extracomment>
+        <extracomment>The languages the GUI speaks, by setting value; "system" picks one from the OS locale. Words the file dialog takes from Qt's own catalogue, which lacks them in Qt 6 (they moved to the icon provider's context): the file list's Type column says "Drive" for / and "Folder" for a folder. Ours supplies them under Qt's context, so Qt's own lookup finds them.</extracomment>
         <translation>驱动器</translation>
     </message>
     <message>
@@ -3691,7 +3711,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>继续计费的集群</translation>
     </message>
     <message>
-        <source>While XyClaw is closed nothing releases idle machines or enforces budgets. Releasing stops billing; what is only on the nodes&apos; disks is lost.</source>
+        <source>While XyClaw is closed nothing releases idle machines or enforces budgets. Releasing stops billing; what is only on the nodes' disks is lost.</source>
         <translation>XyClaw 关闭期间，没有谁会释放空闲机器或执行预算。释放会停止计费；只存在节点磁盘上的数据会丢失。</translation>
     </message>
     <message>
@@ -3722,11 +3742,11 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>{name} — {shape}，在 {where}，{rate}/小时，自 {since} 起{state}（{age}）</translation>
     </message>
     <message>
-        <source>After XyClaw quits, a background guard keeps watching them: it releases idle clusters and enforces their budgets (`xyclaw guard status` shows it). Releasing stops billing; what is only on the nodes&apos; disks is lost.</source>
+        <source>After XyClaw quits, a background guard keeps watching them: it releases idle clusters and enforces their budgets (`xyclaw guard status` shows it). Releasing stops billing; what is only on the nodes' disks is lost.</source>
         <translation>XyClaw 退出后，后台守护进程会继续看着它们：释放空闲的集群并执行预算（`xyclaw guard status` 可查看它）。释放会停止计费；只存在节点磁盘上的数据会丢失。</translation>
     </message>
     <message>
-        <source>While XyClaw is closed nothing releases idle machines or enforces budgets. Releasing stops billing; what is only on the nodes&apos; disks is lost.</source>
+        <source>While XyClaw is closed nothing releases idle machines or enforces budgets. Releasing stops billing; what is only on the nodes' disks is lost.</source>
         <translation>XyClaw 关闭期间，没有谁会释放空闲机器或执行预算。释放会停止计费；只存在节点磁盘上的数据会丢失。</translation>
     </message>
     <message>
@@ -3789,7 +3809,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>租用集群</translation>
     </message>
     <message>
-        <source>Exactly what to rent. XyClaw quotes the cheapest matching offer with room for it and shows you the price, the estimated total, the budget and the quote&apos;s expiry before anything is rented.</source>
+        <source>Exactly what to rent. XyClaw quotes the cheapest matching offer with room for it and shows you the price, the estimated total, the budget and the quote's expiry before anything is rented.</source>
         <translation>精确指定要租用的资源。XyClaw 会找出最便宜且有余量的匹配报价，并在租用之前向你展示价格、预计总额、预算以及报价的有效期。</translation>
     </message>
     <message>
@@ -4051,7 +4071,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>GPU 小时</translation>
     </message>
     <message>
-        <source>Agents&apos; model tokens</source>
+        <source>Agents' model tokens</source>
         <translation>智能体的模型 token</translation>
     </message>
     <message>
@@ -4174,7 +4194,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>{job} 的密钥</translation>
     </message>
     <message>
-        <source>Job {job} takes {names} from this machine&apos;s environment, where it is not set. Enter the value to keep it in the keyring for this launch and later ones; it is never stored in the history or the log.</source>
+        <source>Job {job} takes {names} from this machine's environment, where it is not set. Enter the value to keep it in the keyring for this launch and later ones; it is never stored in the history or the log.</source>
         <translation>作业 {job} 要从本机环境读取 {names}，但本机没有设置。请输入它的值：会保存在钥匙串里，供这次和以后的启动使用，绝不会写进历史记录或日志。</translation>
     </message>
     <message>
@@ -4274,7 +4294,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>没有设置基础 URL。</translation>
     </message>
     <message>
-        <source>Enter the API&apos;s address, e.g. http://127.0.0.1:8000/v1.</source>
+        <source>Enter the API's address, e.g. http://127.0.0.1:8000/v1.</source>
         <translation>请输入 API 的地址，例如 http://127.0.0.1:8000/v1。</translation>
     </message>
     <message>
@@ -4334,7 +4354,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>请粘贴服务商给你的密钥，再按一次“测试”。</translation>
     </message>
     <message>
-        <source>{url} does not exist (HTTP 404): this is not the API&apos;s base URL.</source>
+        <source>{url} does not exist (HTTP 404): this is not the API's base URL.</source>
         <translation>{url} 不存在（HTTP 404）：这不是 API 的基础 URL。</translation>
     </message>
     <message>
@@ -4346,7 +4366,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>{url} 返回 HTTP {status}：{said}</translation>
     </message>
     <message>
-        <source>The server&apos;s own words are above; try again later.</source>
+        <source>The server's own words are above; try again later.</source>
         <translation>上面是服务器自己的说明；请稍后再试。</translation>
     </message>
     <message>
@@ -4362,7 +4382,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>{url} 的响应里没有模型列表：这不是兼容 OpenAI 的 API。</translation>
     </message>
     <message>
-        <source>Check the base URL: it is the API&apos;s, ending in /v1 for most servers.</source>
+        <source>Check the base URL: it is the API's, ending in /v1 for most servers.</source>
         <translation>请检查基础 URL：应是 API 的地址，多数服务以 /v1 结尾。</translation>
     </message>
     <message>
@@ -4370,7 +4390,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>你没有信任 {host} 的主机密钥，所以 XyClaw 没有登录。</translation>
     </message>
     <message>
-        <source>Press Test again and compare the fingerprint with the machine&apos;s.</source>
+        <source>Press Test again and compare the fingerprint with the machine's.</source>
         <translation>请再按一次“测试”，并把指纹与机器上的核对。</translation>
     </message>
     <message>
@@ -4386,7 +4406,7 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>{host} 拒绝了 XyClaw 提供的所有密钥。</translation>
     </message>
     <message>
-        <source>Add XyClaw&apos;s public key or yours to the host&apos;s ~/.ssh/authorized_keys.</source>
+        <source>Add XyClaw's public key or yours to the host's ~/.ssh/authorized_keys.</source>
         <translation>请把 XyClaw 的公钥或你的公钥加入该主机的 ~/.ssh/authorized_keys。</translation>
     </message>
     <message>
@@ -4504,13 +4524,13 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>No hosts yet. Add one to {path}, for example:
 [[host]]
-name = &quot;gpu1&quot;  # an ssh alias, or user@host:port
-gpu = &quot;A100-80G&quot;
+name = "gpu1"  # an ssh alias, or user@host:port
+gpu = "A100-80G"
 gpus = 8</source>
         <translation>还没有主机。请在 {path} 中添加，例如：
 [[host]]
-name = &quot;gpu1&quot;  # ssh 别名，或 user@host:port
-gpu = &quot;A100-80G&quot;
+name = "gpu1"  # ssh 别名，或 user@host:port
+gpu = "A100-80G"
 gpus = 8</translation>
     </message>
     <message>
@@ -4586,7 +4606,7 @@ gpus = 8</translation>
         <translation>已记住的许可</translation>
     </message>
     <message>
-        <source>Commands you allowed on a cluster for the rest of a conversation (&quot;remember&quot; on an approval card). Renting and releasing always ask.</source>
+        <source>Commands you allowed on a cluster for the rest of a conversation ("remember" on an approval card). Renting and releasing always ask.</source>
         <translation>你在某个对话余下时间里允许在某集群上执行的命令（审批卡上的“记住”）。租用和释放总会询问。</translation>
     </message>
     <message>
@@ -4907,11 +4927,11 @@ gpus = 8</translation>
         <translation>今天的模型 token 与费用</translation>
     </message>
     <message>
-        <source>The agents&apos; brain</source>
+        <source>The agents' brain</source>
         <translation>智能体的大脑</translation>
     </message>
     <message>
-        <source>Providers&apos; connection state</source>
+        <source>Providers' connection state</source>
         <translation>提供商的连接状态</translation>
     </message>
     <message>
@@ -4974,7 +4994,7 @@ gpus = 8</translation>
         <translation>调优</translation>
     </message>
     <message>
-        <source>The tuner measures the GPUs&apos; links with nccl-tests and keeps or changes the NCCL settings. Running commands on the nodes needs your approval too.</source>
+        <source>The tuner measures the GPUs' links with nccl-tests and keeps or changes the NCCL settings. Running commands on the nodes needs your approval too.</source>
         <translation>调优代理用 nccl-tests 测量 GPU 之间的链路，保留或修改 NCCL 设置。在节点上运行命令同样需要你的批准。</translation>
     </message>
     <message>
@@ -4982,7 +5002,7 @@ gpus = 8</translation>
         <translation>启动作业</translation>
     </message>
     <message>
-        <source>The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the simulated cloud&apos;s regions, and shows the best options with their cost and time. The tour plans that run but launches a small sample (step 4).</source>
+        <source>The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the simulated cloud's regions, and shows the best options with their cost and time. The tour plans that run but launches a small sample (step 4).</source>
         <translation>导览请规划代理为 7B 模型在 8 张 GPU 上做 LoRA 微调，预算 2000 元。它比较 GPU 型号、集群规模、网络和模拟云的各个地域，并给出最佳方案及其费用和时间。导览只规划这次训练，实际启动的是一个小示例（第 4 步）。</translation>
     </message>
     <message>
@@ -5078,7 +5098,7 @@ gpus = 8</translation>
     <name>TourPanel</name>
     <message>
         <source>Tour, step {n} of {total}: {title}</source>
-        <extracomment>the Next button&apos;s words on the tour&apos;s steps (the Tour says them; lupdate reads them there)</extracomment>
+        <extracomment>the Next button's words on the tour's steps (the Tour says them; lupdate reads them there)</extracomment>
         <translation>导览，第 {n} 步（共 {total} 步）：{title}</translation>
     </message>
     <message>

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.telemetry_live.conftest import FAST_THRESHOLDS, Live, fast_options, wait_until
@@ -124,3 +125,33 @@ def test_the_proxy_on_made_up_readings() -> None:
     assert ("gpu.underused", 2) not in found  # 300 W of 400: real work
     assert ("gpu.underused", 3) not in found  # 80%: below the utilization it needs
     assert ("gpu.underused", 0) not in check(spinning, job=False)  # no job, no warning
+
+
+def test_dcgm_decides_where_the_node_has_it_and_reads_in_chinese() -> None:
+    from tests.telemetry_live.test_rules_and_book import NODE, TH
+    from tests.telemetry_live.test_zh_alert_wording import chinese
+    from xyclaw.parsers.dcgm import DcgmGpu
+    from xyclaw.telemetry.pack import GpuSlots
+    from xyclaw.telemetry.rules import instant_findings
+
+    slots = GpuSlots(4)
+    for i in range(4):
+        slots.learn(f"GPU-{i}", None, 400.0)
+    # all four at 100%: GPU 0 spins at low power, GPU 1 spins at high power (a busy loop
+    # on every SM's CUDA cores: no tensor work, SMs busy), GPU 2 spins drawing full power
+    # with idle SMs, GPU 3 does real work
+    rec = readings(util=[100] * 4, power_dw=[900, 3000, 3500, 3500])
+    dcgm = {
+        0: DcgmGpu(0, 0.02, 0.0, 0.01),
+        1: DcgmGpu(1, 0.9, 0.0, 0.3),
+        2: DcgmGpu(2, 0.1, 0.01, 0.05),
+        3: DcgmGpu(3, 0.85, 0.48, 0.35),
+    }
+    found = instant_findings(
+        NODE, rec, np.array([True] * 4), slots, job_running=True, th=TH, dcgm=dcgm
+    )
+    spinning = {f.key.gpu: f for f in found if f.key.rule == "gpu.underused"}
+    assert set(spinning) == {0, 2}  # by DCGM's fields, whatever the power says
+    assert spinning[2].data["source"] == "dcgm" and spinning[2].data["sm_active"] == 10.0
+    text = chinese(spinning[0].said, "n0", "100")
+    assert "张量管线 0%" in text

@@ -195,7 +195,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{node}: GPU {gpu} shows {util}% utilization but DCGM counts {sm:.0f}% of its SMs "
         "active and its tensor pipe {tensor:.0f}% busy: a busy loop or a wait, not work",
         "{node}：GPU {gpu} 利用率 {util}%，但 DCGM 显示 SM 活跃仅 {sm:.0f}%、"
-        "Tensor 管线忙碌 {tensor:.0f}%：是空转或等待，不是在计算",
+        "张量管线忙碌 {tensor:.0f}%：是空转或等待，不是在计算",
     ),
     "alert.gpu_idle": (
         "{node}: GPU {gpu} is idle ({util}% utilization) while a job runs",
