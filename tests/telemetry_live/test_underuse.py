@@ -154,4 +154,4 @@ def test_dcgm_decides_where_the_node_has_it_and_reads_in_chinese() -> None:
     assert set(spinning) == {0, 2}  # by DCGM's fields, whatever the power says
     assert spinning[2].data["source"] == "dcgm" and spinning[2].data["sm_active"] == 10.0
     text = chinese(spinning[0].said, "n0", "100")
-    assert "张量管线 0%" in text
+    assert "SM 活跃仅 2%" in text and "张量管线忙碌 0%" in text
