@@ -4159,6 +4159,10 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>这次运行没有保留 GPU 采样。</translation>
     </message>
     <message>
+        <source>Over this run: GPU utilization {util}% (nvidia-smi); SM active {sm}%, tensor pipe {tensor}%, DRAM {dram}% (DCGM)</source>
+        <translation>本次运行期间：GPU 利用率 {util}%（nvidia-smi）；SM 活跃 {sm}%，张量管线 {tensor}%，显存带宽 {dram}%（DCGM）</translation>
+    </message>
+    <message>
         <source>all nodes</source>
         <translation>所有节点</translation>
     </message>

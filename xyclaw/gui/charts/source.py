@@ -83,7 +83,9 @@ class HonestUtilization:
     nodes: int
 
 
-def honest_utilization(frame: ClusterFrame) -> HonestUtilization:
+def honest_utilization(frame: ClusterFrame, *, whole_window: bool = False) -> HonestUtilization:
+    """The newest instant's utilization (the Monitor), or its mean over the frame
+    (``whole_window``: a replay, whose DCGM ratios are the window's means too)."""
     from xyclaw.store.samples import MISSING, dcgm_ratios
 
     utils: list[float] = []
@@ -91,8 +93,9 @@ def honest_utilization(frame: ClusterFrame) -> HonestUtilization:
     with_dcgm = 0
     for node in frame.nodes:
         if node.records.shape[0] and node.records.ndim == 2:
-            newest = np.asarray(node.records[-1]["util"])
-            utils += [float(u) for u in newest if u != MISSING["util"]]
+            shown = node.records["util"] if whole_window else node.records[-1]["util"]
+            raw = np.asarray(shown).ravel()
+            utils += [float(u) for u in raw[raw != MISSING["util"]]]
         if node.dcgm is not None and len(node.dcgm):
             with_dcgm += 1
             for name, values in fields.items():
