@@ -45,6 +45,7 @@ class CollectiveRecord:
     hostname: str | None = None
     ts_us: int | None = None
     version: str | None = None
+    pid: int | None = None
 
 
 _PROM_RE = re.compile(r"^nccl_bus_bandwidth_gbs\{([^}]*)\}\s+(\S+)")
@@ -92,6 +93,7 @@ def _record(obj: object) -> CollectiveRecord | None:
         hostname=host if isinstance(host, str) else None,
         ts_us=_int(meta.get("dump_timestamp_us")),
         version=version if isinstance(version, str) else None,
+        pid=_int(meta.get("pid")),
     )
 
 

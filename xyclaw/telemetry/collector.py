@@ -146,7 +146,7 @@ class NodeCollector:
         self.next_dcgm = now + min(opts.dcgm_interval_s, 2 * opts.interval_s)
         # NCCL Inspector (issue 34): (arrival, bus bandwidth GB/s) of the job's collectives
         self.busbw: deque[tuple[float, float]] = deque(maxlen=512)
-        self._inspector_seen: dict[tuple[str | None, int | None], int] = {}
+        self._inspector_seen: dict[tuple[str | None, int | None, int | None], int] = {}
         self.next_inspector = now
         self.inspector_records = 0  # read since the watch began (benchmarks, `top`)
         self.dcgm_readings = 0
@@ -538,10 +538,17 @@ class NodeCollector:
             log.debug("NCCL Inspector on %s: %s", self.ref.name, exc.message)
             return
         arrival = self.ctx.clock()
-        for record in parse_inspector(result.stdout):
+        records = parse_inspector(result.stdout)
+        # The folder keeps earlier jobs' files: only what was written lately (by the node's
+        # clock, against its newest record) is the running job's.
+        stamps = [r.ts_us for r in records if r.ts_us is not None]
+        oldest_us = max(stamps) - self.ctx.options.thresholds.fabric_window_s * 1e6 if stamps else 0
+        for record in records:
             if 0 < record.msg_bytes < MIN_INSPECTED_BYTES:
                 continue  # small messages never reach the fabric's bandwidth
-            who = (record.hostname, record.rank)
+            if record.ts_us is not None and record.ts_us < oldest_us:
+                continue
+            who = (record.hostname, record.pid, record.rank)
             if record.seq and record.seq <= self._inspector_seen.get(who, 0):
                 continue  # seen at an earlier look
             self._inspector_seen[who] = max(record.seq, self._inspector_seen.get(who, 0))
