@@ -1766,6 +1766,10 @@
         <translation>挂起作业的进程在哪里分道</translation>
     </message>
     <message>
+        <source>the fabric slower than when tuned</source>
+        <translation>网络比调优时慢</translation>
+    </message>
+    <message>
         <source>cluster</source>
         <translation>集群</translation>
     </message>
@@ -3033,6 +3037,22 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>监控无法读取遥测数据（请查看日志）。</translation>
     </message>
     <message>
+        <source>GPU utilization {util}% (nvidia-smi)</source>
+        <translation>GPU 利用率 {util}%（nvidia-smi）</translation>
+    </message>
+    <message>
+        <source>SM active {sm}% · tensor pipe {tensor}% · DRAM {dram}% (DCGM)</source>
+        <translation>SM 活跃 {sm}% · 张量管线 {tensor}% · 显存带宽 {dram}%（DCGM）</translation>
+    </message>
+    <message>
+        <source>{n} of {total} nodes without DCGM</source>
+        <translation>{total} 个节点中有 {n} 个没有 DCGM</translation>
+    </message>
+    <message>
+        <source>no DCGM on these nodes: a busy loop is told from work by the power it draws</source>
+        <translation>这些节点没有 DCGM：按功耗区分空转与真实计算</translation>
+    </message>
+    <message>
         <source>no samples yet</source>
         <translation>还没有采样</translation>
     </message>
@@ -4225,6 +4245,10 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>No GPU samples were kept for this run.</source>
         <translation>这次运行没有保留 GPU 采样。</translation>
+    </message>
+    <message>
+        <source>Over this run: GPU utilization {util}% (nvidia-smi); SM active {sm}%, tensor pipe {tensor}%, DRAM {dram}% (DCGM)</source>
+        <translation>本次运行期间：GPU 利用率 {util}%（nvidia-smi）；SM 活跃 {sm}%，张量管线 {tensor}%，显存带宽 {dram}%（DCGM）</translation>
     </message>
     <message>
         <source>all nodes</source>

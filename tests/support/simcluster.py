@@ -54,6 +54,7 @@ def sim_cluster(
     price_per_gpu_hour_micros: int = 3_500_000,
     name: str | None = None,
     clock_skew_s: float = 0.0,
+    dcgm: bool | None = None,
 ) -> Iterator[SimCluster]:
     """``clock_skew_s``: the nodes' clocks run that far ahead of this machine's (behind when
     negative), as a rented node's may."""
@@ -75,6 +76,7 @@ def sim_cluster(
                     gpu_count=gpus_per_node,
                     fabric=fabric,
                     nic_count=nic_count,
+                    dcgm=dcgm,
                 ),
                 root=tmp_path / hostname,
                 authorized_keys=[public_key],

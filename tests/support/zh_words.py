@@ -44,6 +44,7 @@ ALLOWED = {
     "authorized_keys", "host", "name", "gpu1", "a100", "80g", "alias", "user", "port",
     "sha256", "lambda", "autodl", "infiniband", "roce", "tcp", "nic", "ecc", "keygen",
     "known_hosts", "nvlink", "pcie", "flops",
+    "dcgm",  # NVIDIA's Data Center GPU Manager, named as its tool is (issue 34)
     "english",  # the language picker names each language in itself: English, 简体中文
     # what the launch card says XyClaw adds (issue 34): a product, a file and variables
     "pytorch", "flight", "recorder", "sitecustomize", "pythonpath", "xyclaw_step_times",

@@ -16,6 +16,7 @@ core stored one, so the page words it too; older rows have their English text on
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import re
@@ -34,7 +35,15 @@ from xyclaw.engine.history_db import queries as q
 from xyclaw.engine.values import said_of
 from xyclaw.errors import UsageError, XyclawError
 from xyclaw.gui.charts.source import ClusterFrame, NodeSeries
-from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, SampleBlock, empty_gpu_records
+from xyclaw.store.samples import (
+    DCGM_FIELDS,
+    DCGM_MISSING,
+    GPU_SAMPLE_DTYPE,
+    MISSING,
+    SampleBlock,
+    empty_dcgm_records,
+    empty_gpu_records,
+)
 from xyclaw.wording import Said, said_from_text
 
 F64 = npt.NDArray[np.float64]
@@ -332,6 +341,22 @@ def _nice_step_ms(span_ms: float, interval_ms: int, columns: int = MAX_COLUMNS) 
     return int(math.ceil(need / 86_400_000) * 86_400_000)
 
 
+def _with_dcgm_means(node: NodeSeries, block: SampleBlock | None) -> NodeSeries:
+    """The node with its GPUs' mean DCGM ratios over the window (issue 34), where it had
+    DCGM: what a replay shows beside the utilization nvidia-smi counted."""
+    if block is None or not len(block):
+        return node
+    slots = block.records["gpu"].astype(np.int64)
+    means = empty_dcgm_records(int(slots.max()) + 1)
+    for name in DCGM_FIELDS:
+        raw = np.asarray(block.records[name]).astype(np.float64)
+        for slot in range(means.shape[0]):
+            seen = raw[(slots == slot) & (raw != DCGM_MISSING)]
+            if seen.shape[0]:
+                means[name][slot] = round(float(seen.mean()))
+    return dataclasses.replace(node, dcgm=means)
+
+
 def frame_from_samples(
     store: ReadOnlyStore,
     cluster: Mapping[str, Any],
@@ -364,6 +389,9 @@ def frame_from_samples(
         step = _nice_step_ms(span, interval)
         series = [coarsen(s, step) for s in series]
         interval = step
+    if resolution == "samples":
+        dcgm = q.dcgm_samples_by_node(store, cid, start_ms, end_ms)
+        series = [_with_dcgm_means(s, dcgm.get(s.node_id)) for s in series]
     frame = ClusterFrame(
         cluster_id=cid,
         name=str(cluster["name"]),

@@ -48,7 +48,7 @@ from xyclaw.gui.charts.curves import (
     MetricCurves,
 )
 from xyclaw.gui.charts.heatmap import GpuHeatmap
-from xyclaw.gui.charts.source import ClusterFrame
+from xyclaw.gui.charts.source import ClusterFrame, honest_utilization
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, SEVERITY_COLORS, ChartTheme, theme_for
 from xyclaw.gui.formatting import worded
 from xyclaw.gui.history_data import Replay, at_time
@@ -469,8 +469,11 @@ class ReplayView(QWidget):
             ),
             "none": self.tr("No GPU samples were kept for this run."),
         }
-        self.note.setText(notes.get(replay.resolution, ""))
-        self.note.setVisible(bool(notes.get(replay.resolution)))
+        note = notes.get(replay.resolution, "")
+        honest = self._honest(self.frame) if replay.resolution == "samples" else ""
+        note = "\n".join(t for t in (note, honest) if t)
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
         has_samples = self.frame is not None and self.frame.gpu_count > 0
         self.gpu_charts.setVisible(has_samples)
         self.no_samples.setVisible(not has_samples)
@@ -494,6 +497,23 @@ class ReplayView(QWidget):
         self._fill_windows()
         self._configure_slider(keep_time and same)
         self._draw()
+
+    def _honest(self, frame: ClusterFrame | None) -> str:
+        """The run's utilization beside DCGM's means, where its nodes had DCGM (issue 34)."""
+        if frame is None:
+            return ""
+        h = honest_utilization(frame, whole_window=True)
+        if not h.nodes_with_dcgm or h.util is None or h.sm_active is None:
+            return ""
+        return self.tr(
+            "Over this run: GPU utilization {util}% (nvidia-smi); SM active {sm}%, tensor pipe"
+            " {tensor}%, DRAM {dram}% (DCGM)"
+        ).format(
+            util=f"{h.util:.0f}",
+            sm=f"{h.sm_active:.0f}",
+            tensor=f"{h.tensor_active or 0:.0f}",
+            dram="-" if h.dram_active is None else f"{h.dram_active:.0f}",
+        )
 
     def _set_metrics(self, replay: Replay) -> None:
         def series(key: str) -> tuple[np.ndarray, np.ndarray]:

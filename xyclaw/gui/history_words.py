@@ -154,6 +154,7 @@ RULES = {
     "job.rank_straggler": QT_TRANSLATE_NOOP("History", "a slow rank"),
     "net.link_regression": QT_TRANSLATE_NOOP("History", "a slow network link"),
     "job.hang_forensics": QT_TRANSLATE_NOOP("History", "where a hung job's ranks parted"),
+    "net.fabric_regression": QT_TRANSLATE_NOOP("History", "the fabric slower than when tuned"),
 }
 
 EVENT_KINDS = {

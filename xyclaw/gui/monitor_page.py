@@ -59,6 +59,7 @@ from xyclaw.gui.charts.source import (
     JobFeed,
     LiveSource,
     NodeSeries,
+    honest_utilization,
     short_node_name,
 )
 from xyclaw.gui.charts.theme import CURVE_COLORS, LIGHT, ChartTheme, theme_for
@@ -121,6 +122,11 @@ class MonitorPage(QWidget):
         self.status = QLabel("")
         self.status.setProperty("role", "body")
         self.status.setWordWrap(True)
+        # issue 34: nvidia-smi's utilization beside DCGM's SM / tensor / DRAM activity
+        self.honest = QLabel("")
+        self.honest.setObjectName("monitorHonestUtilization")
+        self.honest.setProperty("role", "body")
+        self.honest.setWordWrap(True)
 
         # left: heatmap over curves
         self.heatmap = GpuHeatmap()
@@ -208,6 +214,7 @@ class MonitorPage(QWidget):
         layout.setSpacing(6)
         layout.addLayout(head)
         layout.addWidget(self.status)
+        layout.addWidget(self.honest)
         layout.addWidget(self.stack, 1)
         self.retranslate()
         self._rebuild_legend()
@@ -450,6 +457,38 @@ class MonitorPage(QWidget):
                 log.exception("job status for the monitor failed")
         self.job.set_status(status)
         self._status_line(frame, now)
+        self._honest_line(frame)
+
+    def _honest_line(self, frame: ClusterFrame) -> None:
+        """Utilization counts any kernel running; DCGM's fields say how much work is done
+        (a busy loop reads 100% with idle SMs). Where no node has DCGM, say what stands in."""
+        h = honest_utilization(frame)
+        if h.util is None:
+            self.honest.setText("")
+            return
+        util = self.tr("GPU utilization {util}% (nvidia-smi)").format(util=f"{h.util:.0f}")
+        if h.nodes_with_dcgm and h.sm_active is not None and h.tensor_active is not None:
+            dram = "-" if h.dram_active is None else f"{h.dram_active:.0f}"
+            text = (
+                util
+                + " · "
+                + self.tr("SM active {sm}% · tensor pipe {tensor}% · DRAM {dram}% (DCGM)").format(
+                    sm=f"{h.sm_active:.0f}", tensor=f"{h.tensor_active:.0f}", dram=dram
+                )
+            )
+            if h.nodes_with_dcgm < h.nodes:
+                text += " · " + self.tr("{n} of {total} nodes without DCGM").format(
+                    n=h.nodes - h.nodes_with_dcgm, total=h.nodes
+                )
+        else:
+            text = (
+                util
+                + " · "
+                + self.tr(
+                    "no DCGM on these nodes: a busy loop is told from work by the power it draws"
+                )
+            )
+        self.honest.setText(text)
 
     def _status_line(self, frame: ClusterFrame, now: float) -> None:
         newest = frame.newest_ms()

@@ -11,7 +11,17 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from xyclaw.sim import coreutils, limits, nccl, nettools, nvsmi, serving, sysinfo, training
+from xyclaw.sim import (
+    coreutils,
+    dcgmi,
+    limits,
+    nccl,
+    nettools,
+    nvsmi,
+    serving,
+    sysinfo,
+    training,
+)
 from xyclaw.sim.context import Command
 from xyclaw.sim.machine import Machine
 from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec
@@ -45,4 +55,5 @@ def new_machine(
         time_scale=time_scale,
         commands=COMMANDS,
         rdma_commands=nettools.RDMA_COMMANDS,
+        dcgm_commands=dcgmi.COMMANDS,
     )

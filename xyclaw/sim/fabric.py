@@ -206,6 +206,17 @@ class Network:
                 nic.xmit_bytes += rate
                 nic.rcv_bytes += rate
 
+    def rail_factor(self) -> float:
+        """The share of the tuned bus bandwidth a collective gets through this node's RDMA
+        ports (issue 34): NCCL splits it evenly over the rails, so the slowest port sets the
+        pace and a port that went down takes its share away."""
+        if not self.nics:
+            return 1.0
+        up = [n for n in self.nics if n.up]
+        if not up:
+            return 0.05
+        return max(0.05, min(n.speed for n in up) * len(up) / len(self.nics))
+
     def set_traffic(
         self,
         owner: int,

@@ -55,6 +55,10 @@ class Load:
     intensity: float = 0.9  # 0..1, how hard the kernels push power at full utilization
     mem_util: float = 35.0
     on_error: Callable[[int, str], None] | None = None  # (gpu index, CUDA error text)
+    # DCGM's profiling view at full utilization (issue 34): the share of SMs with work and
+    # of cycles the tensor pipe is busy. None: as hard as the kernels push power.
+    sm_active: float | None = None
+    tensor_active: float = 0.0
 
 
 @dataclass
@@ -87,6 +91,10 @@ class Gpu:
     counter_sw_power_us: float = 0.0
     counter_sw_thermal_us: float = 0.0
     counter_hw_thermal_us: float = 0.0
+    # DCGM profiling fields (ratios 0..1): SM active (1002), tensor pipe (1004), DRAM (1005)
+    sm_active: float = 0.0
+    tensor_active: float = 0.0
+    dram_active: float = 0.0
     loads: dict[int, Load] = field(default_factory=dict)
 
     @property
@@ -240,6 +248,7 @@ class GpuBoard:
             target_mem_util *= 0.6
         gpu.util = _approach(gpu.util, target_util, dt, UTIL_TAU_S)
         gpu.mem_util = _approach(gpu.mem_util, target_mem_util, dt, UTIL_TAU_S)
+        self._step_profile(gpu, dt)
         demand = model.idle_power_w + (model.power_limit_w - model.idle_power_w) * intensity * (
             gpu.util / 100.0
         )
@@ -259,6 +268,21 @@ class GpuBoard:
         if gpu.thermal_fault:
             gpu.counter_sw_thermal_us += micro
             gpu.counter_hw_thermal_us += micro
+
+    def _step_profile(self, gpu: Gpu, dt: float) -> None:
+        """DCGM's view follows the work, not the kernel count: a busy loop keeps nvidia-smi's
+        utilization at 100% with a few SMs busy and the tensor pipe idle."""
+        loads = gpu.loads.values()
+        sm = sum(
+            ld.util / 100 * (0.9 * ld.intensity if ld.sm_active is None else ld.sm_active)
+            for ld in loads
+        )
+        tensor = sum(ld.util / 100 * ld.tensor_active for ld in loads)
+        dram = sum(ld.mem_util / 100 * 0.8 for ld in loads)
+        slow = 0.6 if gpu.straggler and gpu.loads else 1.0
+        gpu.sm_active = _approach(gpu.sm_active, min(1.0, sm) * slow, dt, UTIL_TAU_S)
+        gpu.tensor_active = _approach(gpu.tensor_active, min(1.0, tensor) * slow, dt, UTIL_TAU_S)
+        gpu.dram_active = _approach(gpu.dram_active, min(1.0, dram) * slow, dt, UTIL_TAU_S)
 
     def jitter(self, value: float, spread: float) -> float:
         """A reading with measurement noise (deterministic per node)."""

@@ -98,10 +98,12 @@ class Machine:
         time_scale: float = 1.0,
         commands: Iterable[Mapping[str, Command]],
         rdma_commands: Mapping[str, Command],
+        dcgm_commands: Mapping[str, Command],
     ) -> None:
         """``commands``: the command tables this node answers (``xyclaw.sim.commands`` has
         them, and :func:`~xyclaw.sim.commands.new_machine` passes them); ``rdma_commands``
-        only on an RDMA fabric."""
+        only on an RDMA fabric, ``dcgm_commands`` (``dcgmi``) on a datacenter GPU's node
+        unless its spec says it has no DCGM."""
         self.spec = spec
         self.hostname = spec.hostname
         self.cluster = cluster
@@ -151,6 +153,8 @@ class Machine:
             self.commands.update(table)
         if fabric.rdma:
             self.commands.update(rdma_commands)
+        if spec.dcgm if spec.dcgm is not None else not gpu_model.consumer:
+            self.commands.update(dcgm_commands)  # DCGM's profiling fields (issue 34)
         self.command_paths: dict[str, str] = {}
         for name in self.commands:
             directory = _INSTALL_DIRS.get(name, "/usr/bin")

@@ -21,6 +21,7 @@ class SimNodeSpec:
     gpu_count: int = 8
     fabric: str = "ib-hdr-200"  # ib-hdr-200, ib-ndr-400, roce-100, roce-200, eth-25
     nic_count: int = 4  # RDMA NICs; ignored for eth-25
+    dcgm: bool | None = None  # dcgmi installed; None: data-centre GPUs yes, GeForce no
 
     def __post_init__(self) -> None:
         where = f"simulated node {self.hostname!r}"

@@ -638,6 +638,9 @@ class _Runner:
                     intensity=intensity,
                     mem_util=mem_util,
                     on_error=self._gpu_error,
+                    # matrix work keeps the tensor pipe about half busy; a spin, a wait in
+                    # a collective or data loading leaves it idle (DCGM field 1004)
+                    tensor_active=0.5 if intensity >= 0.5 else 0.0,
                 ),
             )
 
@@ -755,7 +758,9 @@ class _Runner:
             peak = gpu0.model.bf16_tflops * 1e12 * self.world
             compute = tokens_per_step * flops_per_token / (peak * cfg.mfu * perf)
             ranks = max(1, self.world)
-            comm = grad_bytes * (ranks - 1) / ranks / (link.busbw * 1e9) if ranks > 1 else 0.0
+            busbw = link.busbw * (machine.net.rail_factor() if launch.nnodes > 1 else 1.0)
+            busbw *= 1.0 + self.rng.uniform(-link.jitter, link.jitter)
+            comm = grad_bytes * (ranks - 1) / ranks / (busbw * 1e9) if ranks > 1 else 0.0
             exposed = max(0.0, comm - 0.7 * compute)
             step_time = (compute + exposed) * (1.0 + self.rng.uniform(-link.jitter, link.jitter))
             util = 97.0 * (compute + 0.3 * exposed) / max(compute + exposed, 1e-9)
@@ -766,6 +771,8 @@ class _Runner:
             status = self._wait(step_time)
             if status is not None:
                 return status
+            if ranks > 1 and launch.nnodes > 1:
+                self._inspector(step, grad_bytes, busbw, comm)
             if self.ctx.env.get("XYCLAW_STEP_TIMES") == "1" and step % self._step_every == 0:
                 self._step_times(step, compute * perf)
             if self._pipe_due() and self._pipe_poked():  # a healthy job's dump on demand
@@ -1122,6 +1129,53 @@ class _Runner:
                 self.machine.fs.write_bytes(path, json.dumps(dump).encode())
             except FsError:
                 continue  # PyTorch logs a failed dump and goes on to abort
+
+    def _inspector(self, step: int, grad_bytes: float, busbw: float, comm_s: float) -> None:
+        """NCCL's Inspector profiler plugin (NCCL 2.23+ ext-profiler/inspector), when the job
+        loads it: one JSON object per collective in its dump folder, in the plugin's output
+        format v4.0 (header, metadata, coll_perf). Written by the node's first rank for the
+        step's gradient all-reduce, so a reader sees what bus bandwidth the job got."""
+        env = self.ctx.env
+        if env.get("NCCL_INSPECTOR_ENABLE") != "1" or "inspector" not in env.get(
+            "NCCL_PROFILER_PLUGIN", ""
+        ):
+            return
+        folder = env.get("NCCL_INSPECTOR_DUMP_DIR") or posixpath.join(
+            self.ctx.cwd, "nccl-inspector-unknown-jobid"
+        )
+        n = self.world
+        record = {
+            "header": {
+                "id": f"0x{abs(hash((self.machine.hostname, self.job.main.pid))) % (1 << 56):x}",
+                "rank": self.global_rank0,
+                "n_ranks": n,
+                "nnodes": self.launch.nnodes,
+            },
+            "metadata": {
+                "inspector_output_format_version": "v4.0",
+                "git_rev": "",
+                "rec_mechanism": "profiler_plugin",
+                "dump_timestamp_us": int(self.machine.now() * 1e6),
+                "hostname": self.machine.hostname,
+                "pid": self.job.main.pid,
+            },
+            "coll_perf": {
+                "coll": "AllReduce",
+                "coll_sn": step,
+                "coll_msg_size_bytes": int(grad_bytes),
+                "coll_exec_time_us": int(comm_s * 1e6),
+                "coll_timing_source": "kernel_gpu",
+                "coll_algobw_gbs": round(busbw * n / (2 * (n - 1)), 6),
+                "coll_busbw_gbs": round(busbw, 6),
+            },
+        }
+        path = posixpath.join(folder, f"{self.machine.hostname}-pid{self.job.main.pid}.log")
+        try:
+            if not self.machine.fs.exists(folder):
+                self.machine.fs.mkdir(folder, parents=True)
+            self.machine.fs.write_bytes(path, (json.dumps(record) + "\n").encode(), append=True)
+        except FsError:
+            return  # the plugin logs a warning and the job goes on
 
     def _rank_traceback(self, local: int, error: str) -> None:
         rank = self.global_rank0 + local

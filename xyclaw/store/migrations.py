@@ -546,6 +546,31 @@ def _m14_split_gpu_samples(db: sqlite_utils.Database) -> None:
         db.execute(f"ALTER TABLE {table} ADD COLUMN still BLOB")
 
 
+def _m15_dcgm_samples(db: sqlite_utils.Database) -> None:
+    """DCGM's profiling ratios (SM, tensor pipe, DRAM active) beside the GPU samples, in the
+    same row layout (issue 34), its rows always whole (``encoding`` 0): kept in the history
+    so a run's honest utilization can be looked at after it ended."""
+    db.execute(
+        """
+        CREATE TABLE dcgm_samples (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER NOT NULL,
+            node_id INTEGER NOT NULL,
+            start_ms INTEGER NOT NULL,
+            end_ms INTEGER NOT NULL,
+            instants INTEGER NOT NULL,
+            times BLOB NOT NULL,
+            counts BLOB NOT NULL,
+            data BLOB NOT NULL,
+            encoding INTEGER NOT NULL DEFAULT 0,
+            still BLOB
+        )"""
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX dcgm_samples_span ON dcgm_samples(cluster_id, start_ms, node_id)"
+    )
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -562,5 +587,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "node_clock_offset", _m12_node_clock_offset),
     Migration(13, "tool_call_claimant", _m13_tool_call_claimant),
     Migration(14, "split_gpu_samples", _m14_split_gpu_samples),
+    Migration(15, "dcgm_samples", _m15_dcgm_samples),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

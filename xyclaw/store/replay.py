@@ -20,6 +20,7 @@ from xyclaw.errors import StoreError, StoreVersionError
 from xyclaw.store.database import inspect_version
 from xyclaw.store.migrations import LATEST_VERSION
 from xyclaw.store.samples import (
+    DCGM_SAMPLE_DTYPE,
     GPU_SAMPLE_DTYPE,
     MAX_SPAN_MS,
     NIC_SAMPLE_DTYPE,
@@ -280,6 +281,14 @@ def gpu_samples_by_node(
     """A cluster's GPU samples in [start_ms, end_ms), node by node, each in time order (one
     query and one unpack per node: no sorting of the whole cluster's samples)."""
     return _by_node(store, "gpu_samples", GPU_SAMPLE_DTYPE, cluster_id, start_ms, end_ms)
+
+
+def dcgm_samples_by_node(
+    store: Store, cluster_id: int, start_ms: int, end_ms: int
+) -> dict[int, SampleBlock]:
+    """A cluster's DCGM profiling ratios in [start_ms, end_ms), node by node (issue 34);
+    nodes without DCGM are absent."""
+    return _by_node(store, "dcgm_samples", DCGM_SAMPLE_DTYPE, cluster_id, start_ms, end_ms)
 
 
 def nic_samples_by_node(

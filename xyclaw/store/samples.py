@@ -335,3 +335,38 @@ def empty_nic_records(count: int) -> NicRecords:
     records["rx_bytes_s"] = np.nan
     records["tx_bytes_s"] = np.nan
     return records
+
+
+# --- DCGM profiling samples (issue 34) ---------------------------------------------
+# Same row layout again, one record per GPU at each reading: DCGM's SM active,
+# tensor pipe active and DRAM active ratios in thousandths (0..1000), the
+# type's maximum where the node gave no value. Read every few seconds, only on
+# nodes that have dcgmi or a DCGM exporter.
+
+DCGM_SAMPLE_DTYPE = np.dtype(
+    [
+        ("gpu", "u1"),
+        ("sm_active", "<u2"),
+        ("tensor_active", "<u2"),
+        ("dram_active", "<u2"),
+    ]
+)
+DCGM_MISSING = 0xFFFF
+DCGM_FIELDS = ("sm_active", "tensor_active", "dram_active")
+
+DcgmRecords = npt.NDArray[Any]
+
+
+def empty_dcgm_records(count: int) -> DcgmRecords:
+    """Records with every ratio missing."""
+    records = np.zeros(count, dtype=DCGM_SAMPLE_DTYPE)
+    records["gpu"] = np.arange(count, dtype=np.uint8)
+    for name in DCGM_FIELDS:
+        records[name] = DCGM_MISSING
+    return records
+
+
+def dcgm_ratios(records: DcgmRecords, field: str) -> npt.NDArray[np.float64]:
+    """One field as ratios 0..1, NaN where missing."""
+    raw = np.asarray(records[field])
+    return np.where(raw == DCGM_MISSING, np.nan, raw / 1000.0)

@@ -23,17 +23,19 @@ if TYPE_CHECKING:  # numpy is imported with the samples, not with the store
     import numpy as np
     import numpy.typing as npt
 
-    from xyclaw.store.samples import GpuRecords, NicRecords, SampleBlock
+    from xyclaw.store.samples import DcgmRecords, GpuRecords, NicRecords, SampleBlock
 
 log = logging.getLogger(__name__)
-SampleTable = Literal["gpu_samples", "nic_samples"]
+SampleTable = Literal["gpu_samples", "nic_samples", "dcgm_samples"]
 #: How long close() waits for a thread's read in progress before leaving its connection open.
 READ_DRAIN_S = 10.0
 
 
 def _dtype(table: SampleTable) -> np.dtype[Any]:
-    from xyclaw.store.samples import GPU_SAMPLE_DTYPE, NIC_SAMPLE_DTYPE
+    from xyclaw.store.samples import DCGM_SAMPLE_DTYPE, GPU_SAMPLE_DTYPE, NIC_SAMPLE_DTYPE
 
+    if table == "dcgm_samples":
+        return DCGM_SAMPLE_DTYPE
     return GPU_SAMPLE_DTYPE if table == "gpu_samples" else NIC_SAMPLE_DTYPE
 
 
@@ -121,6 +123,19 @@ class Store:
     ) -> SampleBlock:
         """NIC rates of a cluster in [start_ms, end_ms), one record per interface and instant."""
         return self._samples("nic_samples", cluster_id, start_ms, end_ms, node_id)
+
+    def add_dcgm_samples(
+        self, cluster_id: int, items: Iterable[tuple[int, int, DcgmRecords]]
+    ) -> None:
+        """Queue (ts_ms, node_id, DCGM records) for writing (issue 34); returns at once."""
+        self._add_samples("dcgm_samples", cluster_id, items)
+
+    def dcgm_samples(
+        self, cluster_id: int, start_ms: int, end_ms: int, node_id: int | None = None
+    ) -> SampleBlock:
+        """DCGM profiling ratios of a cluster in [start_ms, end_ms), one record per GPU and
+        reading; empty where no node had DCGM."""
+        return self._samples("dcgm_samples", cluster_id, start_ms, end_ms, node_id)
 
     def _add_samples(
         self,

@@ -63,6 +63,7 @@ class TelemetryTables:
         def run(db: Database) -> None:
             db.conn.execute("DELETE FROM gpu_samples WHERE end_ms < ?", (raw_cut_ms,))
             db.conn.execute("DELETE FROM nic_samples WHERE end_ms < ?", (raw_cut_ms,))
+            db.conn.execute("DELETE FROM dcgm_samples WHERE end_ms < ?", (raw_cut_ms,))
             db.conn.execute("DELETE FROM metric_rollups WHERE minute_ts < ?", (int(rollup_cut_s),))
             db.conn.execute(
                 "DELETE FROM telemetry_gaps WHERE end_ts IS NOT NULL AND end_ts < ?",

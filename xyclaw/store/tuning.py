@@ -5,6 +5,7 @@ Rows in and rows out; :mod:`xyclaw.tuning.records` turns them into tuning's type
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -106,3 +107,17 @@ class TuningTables:
             "SELECT * FROM nccl_test_runs WHERE cluster_id = ? ORDER BY ts DESC, id DESC LIMIT ?",
             [cluster_id, limit],
         )
+
+    def fabric_baseline(self, cluster_id: int) -> tuple[float, list[tuple[str, str]]] | None:
+        """The peak bus bandwidth (GB/s) nccl-tests proved for the settings jobs on the
+        cluster get (the applied ones, else the newest) and their variables (issue 34)."""
+        found = self.settings("applied", cluster_id) or self.settings("latest", cluster_id)
+        if found is None or not found[0]["verdict_json"]:
+            return None
+        try:
+            peak = json.loads(found[0]["verdict_json"]).get("peak_busbw_gbs")
+        except (ValueError, AttributeError):
+            return None
+        if not isinstance(peak, int | float) or peak <= 0:
+            return None
+        return float(peak), [(v["name"], v["value"]) for v in found[1]]

@@ -14,7 +14,7 @@ import numpy as np
 
 from xyclaw.errors import StoreError
 from xyclaw.store import Store
-from xyclaw.store.samples import GpuRecords, NicRecords, empty_nic_records
+from xyclaw.store.samples import DcgmRecords, GpuRecords, NicRecords, empty_nic_records
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +27,7 @@ class SampleBatcher:
         self._lock = threading.Lock()
         self._gpu: dict[int, list[_Item]] = {}
         self._nic: dict[int, list[tuple[int, int, NicRecords]]] = {}
+        self._dcgm: dict[int, list[tuple[int, int, DcgmRecords]]] = {}
         self.written_instants = 0
         self.failed_flushes = 0
 
@@ -44,6 +45,10 @@ class SampleBatcher:
         with self._lock:
             self._nic.setdefault(cluster_id, []).append((ts_ms, node_id, records))
 
+    def add_dcgm(self, cluster_id: int, ts_ms: int, node_id: int, records: DcgmRecords) -> None:
+        with self._lock:
+            self._dcgm.setdefault(cluster_id, []).append((ts_ms, node_id, records))
+
     @property
     def pending(self) -> int:
         with self._lock:
@@ -53,6 +58,7 @@ class SampleBatcher:
         with self._lock:
             gpu, self._gpu = self._gpu, {}
             nic, self._nic = self._nic, {}
+            dcgm, self._dcgm = self._dcgm, {}
         for cluster_id, items in gpu.items():
             items.sort(key=lambda item: item[0])
             try:
@@ -68,3 +74,10 @@ class SampleBatcher:
             except StoreError as exc:
                 self.failed_flushes += 1
                 log.error("could not save %d NIC samples: %s", len(nic_items), exc.message)
+        for cluster_id, dcgm_items in dcgm.items():
+            dcgm_items.sort(key=lambda item: item[0])
+            try:
+                self._store.add_dcgm_samples(cluster_id, dcgm_items)
+            except StoreError as exc:
+                self.failed_flushes += 1
+                log.error("could not save %d DCGM samples: %s", len(dcgm_items), exc.message)

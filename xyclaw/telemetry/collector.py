@@ -12,10 +12,12 @@ that closes the gap.
 from __future__ import annotations
 
 import logging
+import math
 import random
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -23,10 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from xyclaw.errors import RemoteError, XyclawError
+from xyclaw.parsers.dcgm import DCGM_COMMAND, DcgmGpu, parse_dcgm
+from xyclaw.parsers.nccl_inspector import inspector_command, parse_inspector
 from xyclaw.parsers.nvsmi import QUERY_FIELDS, GpuSample, canonical_field, query_command
 from xyclaw.records import ClusterRecord, NodeRecord
 from xyclaw.store import Store
-from xyclaw.store.samples import GpuRecords
+from xyclaw.store.samples import DCGM_FIELDS, GpuRecords, empty_dcgm_records
 from xyclaw.store.telemetry import TelemetryTables
 from xyclaw.telemetry.alerts import AlertBook
 from xyclaw.telemetry.assemble import InstantAssembler
@@ -56,6 +60,10 @@ INVENTORY_COMMAND = (
     " --format=csv,noheader,nounits"
 )
 
+
+#: Collectives smaller than this are latency-bound: their bus bandwidth says nothing of the
+#: fabric (nccl-tests' peak, the baseline, is taken at hundreds of MB).
+MIN_INSPECTED_BYTES = 32 * 1024 * 1024
 
 #: What nvidia-smi prints (exit 2) for a field its driver does not know.
 _REJECTED_FIELD_RE = re.compile(r'Field "([^"\n]{1,120})" is not a valid field to query')
@@ -131,6 +139,17 @@ class NodeCollector:
         self.next_poll = 0.0
         self.next_nic_poll = 0.0
         self.next_xid = now + min(opts.xid_interval_s, 2 * opts.interval_s)
+        # DCGM's profiling fields (issue 34): unknown until asked, then "yes" or "no"
+        self.dcgm = "unknown"
+        self.dcgm_latest: tuple[float, dict[int, DcgmGpu]] | None = None
+        self._dcgm_misses = 0
+        self.next_dcgm = now + min(opts.dcgm_interval_s, 2 * opts.interval_s)
+        # NCCL Inspector (issue 34): (arrival, bus bandwidth GB/s) of the job's collectives
+        self.busbw: deque[tuple[float, float]] = deque(maxlen=512)
+        self._inspector_seen: dict[tuple[str | None, int | None, int | None], int] = {}
+        self.next_inspector = now
+        self.inspector_records = 0  # read since the watch began (benchmarks, `top`)
+        self.dcgm_readings = 0
         self.inventoried = False
         self.gap_open = False
         self.gaps = 0
@@ -188,6 +207,14 @@ class NodeCollector:
         if now >= self.next_xid:
             self.next_xid = now + opts.xid_interval_s
             self._submit("xid", self._poll_xid)
+        if now >= self.next_inspector and self.ctx.job_running(self.ref.cluster_id):
+            self.next_inspector = now + opts.inspector_interval_s
+            self._submit("inspector", self._poll_inspector)
+        if now >= self.next_dcgm:
+            # a node without DCGM is asked again now and then (DCGM may be installed later)
+            every = opts.dcgm_interval_s * (12 if self.dcgm == "no" else 1)
+            self.next_dcgm = now + every
+            self._submit("dcgm", self._poll_dcgm)
 
     def _new_assembler(self) -> InstantAssembler:
         return InstantAssembler(
@@ -472,6 +499,77 @@ class NodeCollector:
         )
         self.ctx.book.update(("xid", self.ref.cluster_id, self.ref.node_id), findings)
 
+    def _poll_dcgm(self) -> None:
+        """One reading of DCGM's SM, tensor pipe and DRAM activity (dcgmi, else the exporter)."""
+        try:
+            result = self.link.run(DCGM_COMMAND, self.ctx.options.command_timeout_s)
+        except XyclawError as exc:
+            log.debug("DCGM on %s: %s", self.ref.name, exc.message)
+            return
+        readings = [r for r in parse_dcgm(result.stdout) if r.complete]
+        arrival = self.ctx.clock()
+        if not readings:
+            self._dcgm_misses += 1
+            if self._dcgm_misses >= 2 or self.dcgm == "unknown":
+                self.dcgm = "no"  # the power proxy stands in (rules.py)
+                self.dcgm_latest = None
+            return
+        self._dcgm_misses = 0
+        self.dcgm = "yes"
+        # dcgmi numbers GPUs as nvidia-smi does; a GPU lost before collection shifts both
+        by_slot = {r.gpu: r for r in readings if r.gpu < 255}
+        records = empty_dcgm_records(max(by_slot) + 1)
+        for slot, r in by_slot.items():
+            for name in DCGM_FIELDS:
+                value = getattr(r, name)
+                if not math.isnan(value):
+                    records[name][slot] = min(1000, round(value * 1000))
+        ts_ms = round(arrival * 1000)
+        self.live.add_dcgm(ts_ms, records)
+        self.ctx.batcher.add_dcgm(self.ref.cluster_id, ts_ms, self.ref.node_id, records)
+        self.dcgm_latest = (arrival, by_slot)
+        self.dcgm_readings += 1
+
+    def _poll_inspector(self) -> None:
+        """The job's newest collectives as NCCL's Inspector plugin wrote them, if it runs."""
+        try:
+            result = self.link.run(inspector_command(), self.ctx.options.command_timeout_s)
+        except XyclawError as exc:
+            log.debug("NCCL Inspector on %s: %s", self.ref.name, exc.message)
+            return
+        arrival = self.ctx.clock()
+        records = parse_inspector(result.stdout)
+        # The folder keeps earlier jobs' files: only what was written lately (by the node's
+        # clock, against its newest record) is the running job's.
+        stamps = [r.ts_us for r in records if r.ts_us is not None]
+        oldest_us = max(stamps) - self.ctx.options.thresholds.fabric_window_s * 1e6 if stamps else 0
+        for record in records:
+            if 0 < record.msg_bytes < MIN_INSPECTED_BYTES:
+                continue  # small messages never reach the fabric's bandwidth
+            if record.ts_us is not None and record.ts_us < oldest_us:
+                continue
+            who = (record.hostname, record.pid, record.rank)
+            if record.seq and record.seq <= self._inspector_seen.get(who, 0):
+                continue  # seen at an earlier look
+            self._inspector_seen[who] = max(record.seq, self._inspector_seen.get(who, 0))
+            self.busbw.append((arrival, record.busbw_gbs))
+            self.inspector_records += 1
+
+    def recent_busbw(self, now: float, window_s: float) -> float | None:
+        """The median bus bandwidth of the collectives read over the last ``window_s``."""
+        values = [b for at, b in list(self.busbw) if at >= now - window_s]
+        return float(np.median(values)) if values else None
+
+    def fresh_dcgm(self, now: float) -> dict[int, DcgmGpu] | None:
+        """The last DCGM reading by slot while it is recent (three reading intervals)."""
+        latest = self.dcgm_latest
+        if latest is None or self.dcgm != "yes":
+            return None
+        at, by_slot = latest
+        if now - at > 3 * self.ctx.options.dcgm_interval_s + self.ctx.options.command_timeout_s:
+            return None
+        return by_slot
+
     def stop(self) -> None:
         """Stop both streams (blocks briefly; call it from a worker)."""
         self.state = "stopped"
@@ -530,6 +628,7 @@ class NodeCollector:
                 self.slots,
                 job_running=self.ctx.job_running(self.ref.cluster_id),
                 th=self.ctx.options.thresholds,
+                dcgm=self.fresh_dcgm(arrival),
             )
             self.ctx.book.update(("gpu", self.ref.cluster_id, self.ref.node_id), findings, arrival)
 

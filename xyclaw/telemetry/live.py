@@ -17,7 +17,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from xyclaw.store.samples import GPU_SAMPLE_DTYPE, GpuRecords
+from xyclaw.store.samples import (
+    DCGM_SAMPLE_DTYPE,
+    GPU_SAMPLE_DTYPE,
+    DcgmRecords,
+    GpuRecords,
+    empty_dcgm_records,
+)
 from xyclaw.telemetry.pack import empty_slots
 from xyclaw.telemetry.ring import Ring
 
@@ -68,6 +74,9 @@ class NodeLive:
         self._nic_ts = Ring(capacity, np.int64)
         self._nic = Ring(capacity, np.float32, (1, 2))  # sized by the first reading
         self._nic_names: tuple[str, ...] = ()
+        # DCGM's profiling ratios (issue 34), read every few seconds where the node has DCGM
+        self._dcgm_ts = Ring(capacity, np.int64)
+        self._dcgm = Ring(capacity, DCGM_SAMPLE_DTYPE, (gpus,))
 
     @property
     def gpus(self) -> int:
@@ -121,7 +130,29 @@ class NodeLive:
             ring.append(row)
         self._nic = ring
 
+    def add_dcgm(self, ts_ms: int, records: DcgmRecords) -> None:
+        """One DCGM reading, one record per GPU slot (slots past the node's width dropped)."""
+        with self._lock:
+            width = int(self._dcgm.view(0).shape[1])
+            row = empty_dcgm_records(width)
+            n = min(width, int(records.shape[0]))
+            row[:n] = records[:n]
+            self._dcgm_ts.append(ts_ms)
+            self._dcgm.append(row)
+
     # -- reading -----------------------------------------------------------------------
+    def dcgm_window(
+        self, last: int | None = None, since_ms: int | None = None
+    ) -> tuple[I64, DcgmRecords]:
+        """DCGM readings: ``(ts_ms, records[reading, gpu])``, views; empty without DCGM."""
+        with self._lock:
+            ts = self._dcgm_ts.view(last)
+            records = self._dcgm.view(last)
+        if since_ms is not None and len(ts):
+            cut = int(np.searchsorted(ts, since_ms, side="left"))
+            ts, records = ts[cut:], records[cut:]
+        return ts, records
+
     def gpu_window(self, last: int | None = None, since_ms: int | None = None) -> GpuWindow:
         """The newest ``last`` instants, or those at or after ``since_ms``."""
         with self._lock:

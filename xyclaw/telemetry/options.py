@@ -25,6 +25,8 @@ class TelemetryOptions:
     stale_after_s: float = 0.0  # 0: five intervals, at least 3 s
     reconnect_max_s: float = 30.0
     xid_interval_s: float = 30.0
+    inspector_interval_s: float = 5.0  # NCCL Inspector records, while a job runs (issue 34)
+    dcgm_interval_s: float = 5.0  # DCGM's profiling fields, where the node has them (issue 34)
     command_timeout_s: float = 20.0
     gpu_mode: str = "stream"
     nic_mode: str = "stream"

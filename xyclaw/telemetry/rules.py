@@ -8,13 +8,15 @@ each tick; XIDs come from the kernel log and NCCL timeouts from job logs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from xyclaw.parsers.dcgm import DcgmGpu
 from xyclaw.parsers.joblog import NcclTimeoutEvent
 from xyclaw.parsers.kernel_log import XID_BUCKETS, XID_TABLE, parse_dmesg, xid_info
 from xyclaw.parsers.nvsmi import THROTTLE_SLOWDOWN_MASK
@@ -136,6 +138,14 @@ RULES: dict[str, Rule] = {
             " down in `ibstat`; restart from the last checkpoint if it does not recover",
         ),
         Rule(
+            "net.fabric_regression",
+            "warning",
+            "job's bus bandwidth below the tuned baseline",
+            "the fabric gives the job less than nccl-tests proved when the cluster was tuned:"
+            " check the named link (`ibstat`, port errors, PFC pauses) and that the job runs"
+            " with the tuned NCCL variables; move the job off a bad node if it persists",
+        ),
+        Rule(
             "net.link_regression",
             "warning",
             "network link slower than its siblings",
@@ -206,8 +216,15 @@ class AlertThresholds:
     underuse_util_percent: float = 90.0
     underuse_power_fraction: float = 0.4  # of the board's default power limit
     underuse_for_s: float = 600.0
+    # issue 34: with DCGM's profiling fields, work is SMs and the tensor pipe actually busy
+    underuse_sm_ratio: float = 0.3  # DCGM_FI_PROF_SM_ACTIVE below this ...
+    underuse_tensor_ratio: float = 0.05  # ... and DCGM_FI_PROF_PIPE_TENSOR_ACTIVE below this
     link_regression_share: float = 0.3  # a link this far below its siblings' median
     link_regression_for_s: float = 30.0
+    # issue 34: the job's bus bandwidth (NCCL Inspector) against the tune-time nccl-tests
+    fabric_regression_share: float = 0.25  # this far below the baseline warns
+    fabric_window_s: float = 20.0  # the collectives measured over this long, per node
+    fabric_regression_for_s: float = 15.0
     rank_straggler_score: float = 0.8  # below: slower than the best rank or its own best
     rank_straggler_for_s: float = 60.0
     unreachable_after_s: float = 30.0
@@ -220,6 +237,7 @@ class AlertThresholds:
             "gpu.underused": self.underuse_for_s,
             "job.rank_straggler": self.rank_straggler_for_s,
             "net.link_regression": self.link_regression_for_s,
+            "net.fabric_regression": self.fabric_regression_for_s,
             "gpu.thermal_throttle": self.throttle_for_s,
             "gpu.power_throttle": self.throttle_for_s,
             "gpu.memory_full": self.memory_full_for_s,
@@ -301,8 +319,10 @@ def instant_findings(
     *,
     job_running: bool,
     th: AlertThresholds,
+    dcgm: Mapping[int, DcgmGpu] | None = None,
 ) -> list[Finding]:
-    """What one node's newest readings show, GPU by GPU.
+    """What one node's newest readings show, GPU by GPU; ``dcgm``: the node's fresh DCGM
+    profiling ratios by slot, where it has DCGM (the underuse rule then trusts them).
 
     Plain Python over the instant's few rows: at one instant per node per
     second this runs far more often than anything else here, and numpy's
@@ -354,7 +374,11 @@ def instant_findings(
                 )
             )
         if job_running and has_util and util >= th.underuse_util_percent:
-            found = _underused(node, slot, row, slots, th)
+            reading = dcgm.get(slot) if dcgm else None
+            if reading is not None and reading.complete:
+                found = _underused_dcgm(node, slot, row, reading, th)
+            else:
+                found = _underused(node, slot, row, slots, th)
             if found is not None:
                 out.append(found)
         if has_thr and thr:
@@ -449,6 +473,35 @@ def instant_findings(
                 )
             )
     return out
+
+
+def _underused_dcgm(
+    node: NodeRef, slot: int, row: tuple[int, ...], reading: DcgmGpu, th: AlertThresholds
+) -> Finding | None:
+    """DCGM's profiling fields (issue 34): busy by nvidia-smi's count while few SMs have
+    work and the tensor pipe is idle is a spin, whatever the power; where the node has
+    DCGM its fields decide, and the power proxy is not asked."""
+    if reading.sm_active >= th.underuse_sm_ratio or reading.tensor_active >= (
+        th.underuse_tensor_ratio
+    ):
+        return None
+    util = row[_F["util"]]
+    sm, tensor = reading.sm_active * 100, reading.tensor_active * 100
+    dram = None if math.isnan(reading.dram_active) else reading.dram_active * 100
+    return _finding(
+        "gpu.underused",
+        node,
+        said("alert.underused_dcgm", node=node.name, gpu=slot, util=util, sm=sm, tensor=tensor),
+        gpu=slot,
+        cause=("job-underused", node.cluster_id),
+        data={
+            "source": "dcgm",
+            "util": util,
+            "sm_active": round(sm, 1),
+            "tensor_active": round(tensor, 1),
+            "dram_active": None if dram is None else round(dram, 1),
+        },
+    )
 
 
 def _underused(
@@ -715,6 +768,109 @@ def link_regression_findings(
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class FabricBaseline:
+    """What nccl-tests proved when the cluster was tuned: its peak bus bandwidth (GB/s) and
+    the NCCL variables jobs were given then."""
+
+    busbw_gbs: float
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class NodeFabric:
+    """One node's part: the bus bandwidth its ranks' collectives got lately (the median of
+    the Inspector's records; None without them), its ports' rates and which ports are down."""
+
+    node: NodeRef
+    busbw_gbs: float | None
+    nic: NicWindow | None
+
+
+def _worst_port(fabric: NodeFabric, now_ms: int, th: AlertThresholds) -> tuple[str, float] | None:
+    """The RDMA port of a node that carries least against its siblings' median, with its
+    share of it, when it is below ``1 - link_regression_share`` (0.0: carries nothing)."""
+    window = fabric.nic
+    if window is None or not len(window):
+        return None
+    ports = [i for i, name in enumerate(window.names) if ":" in name]
+    if len(ports) < 2:
+        return None
+    recent = window.ts_ms >= now_ms - int(th.nic_recent_s * 1000)
+    if not recent.any():
+        return None
+    rates = np.nansum(window.rates[recent][:, ports, :], axis=2).mean(axis=0)
+    worst: tuple[str, float] | None = None
+    for k, index in enumerate(ports):
+        typical = float(np.median(np.delete(rates, k)))
+        if typical < th.nic_min_baseline_bytes_s:
+            continue
+        share = float(rates[k]) / typical
+        if share < 1 - th.link_regression_share and (worst is None or share < worst[1]):
+            worst = (window.names[index], share)
+    return worst
+
+
+def fabric_regression_findings(
+    nodes: Sequence[NodeFabric],
+    baseline: FabricBaseline | None,
+    now_ms: int,
+    *,
+    training: bool,
+    th: AlertThresholds,
+) -> list[Finding]:
+    """Fabric regression against the tune-time baseline (issue 34): while a job runs, the
+    bus bandwidth its collectives get (NCCL's Inspector) more than ``fabric_regression_share``
+    below the peak nccl-tests proved at tuning. A synchronous collective goes at the pace of
+    its slowest rank, so the slowest node is named, with the likely cause read from the
+    ports: one that carries nothing (a NIC down), one well below its siblings (a link
+    flapping or trained down, PFC pauses), else none (a changed NCCL variable, the switch)."""
+    if not training or baseline is None or baseline.busbw_gbs <= 0:
+        return []
+    measured = [n for n in nodes if n.busbw_gbs is not None]
+    if not measured:
+        return []
+    slowest = min(measured, key=lambda n: n.busbw_gbs or 0.0)
+    got = float(slowest.busbw_gbs or 0.0)
+    if got >= (1 - th.fabric_regression_share) * baseline.busbw_gbs:
+        return []
+    below = (1 - got / baseline.busbw_gbs) * 100
+    culprit: tuple[NodeFabric, str, float] | None = None
+    for fabric in sorted(nodes, key=lambda n: n is not slowest):  # the slowest node first
+        port = _worst_port(fabric, now_ms, th)
+        if port is not None and (culprit is None or port[1] < culprit[2]):
+            culprit = (fabric, port[0], port[1])
+    figures: dict[str, Any] = {"got": got, "baseline": baseline.busbw_gbs, "below": below}
+    node = slowest.node
+    if culprit is None:
+        key, cause, link = "alert.fabric_regression", "unknown", None
+        figures["node"] = node.name
+        figures["tuned"] = ", ".join(f"{k}={v}" for k, v in baseline.env) or "-"
+    else:
+        node, link = culprit[0].node, culprit[1]
+        down = culprit[2] < 0.05
+        key = "alert.fabric_regression_down" if down else "alert.fabric_regression_link"
+        cause = "nic-down" if down else "slow-link"
+        figures.update(node=node.name, link=link, percent=culprit[2] * 100)
+    return [
+        _finding(
+            "net.fabric_regression",
+            node,
+            said(key, **figures),
+            detail=link,
+            cause=("fabric-regression", node.cluster_id),  # one alert for the job's fabric
+            data={
+                "busbw_gbs": round(got, 2),
+                "baseline_gbs": round(baseline.busbw_gbs, 2),
+                "below_percent": round(below, 1),
+                "likely_cause": cause,
+                "link": link,
+                "source": "nccl-inspector",
+            },
+        )
+    ]
 
 
 def _rate(bytes_s: float) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from xyclaw.errors import UsageError
+from xyclaw.errors import UsageError, XyclawError
 from xyclaw.events import EventBus
 from xyclaw.parsers.joblog import JobLogParser, NcclTimeoutEvent, ProgressEvent
 from xyclaw.parsers.steptimes import parse_step_time
@@ -27,6 +27,7 @@ from xyclaw.remote.node_access import NodeAccess
 from xyclaw.store import Store
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.samples import MISSING, GpuRecords
+from xyclaw.store.tuning import TuningTables
 from xyclaw.telemetry.alerts import Alert, AlertBook, AlertSink, Finding, alert_from_row
 from xyclaw.telemetry.batch import SampleBatcher
 from xyclaw.telemetry.collector import CollectorContext, NodeCollector
@@ -36,8 +37,11 @@ from xyclaw.telemetry.live import LiveBuffers, NodeLive
 from xyclaw.telemetry.options import TelemetryOptions
 from xyclaw.telemetry.rollup import Rollups
 from xyclaw.telemetry.rules import (
+    FabricBaseline,
+    NodeFabric,
     NodeStats,
     TrafficWatch,
+    fabric_regression_findings,
     link_regression_findings,
     nccl_timeout_finding,
     node_stats,
@@ -101,6 +105,7 @@ class TelemetryService:
             clock=clock,
         )
         self._lock = threading.RLock()
+        self._baselines: dict[int, tuple[float, FabricBaseline | None]] = {}
         self._watched: dict[int, _Watched] = {}
         self._jobs: dict[int, set[int | None]] = {}
         self._job_parsers: dict[tuple[int, int | None], JobLogParser] = {}
@@ -453,11 +458,50 @@ class TelemetryService:
                     c.ref, nic_window, now_ms, training=training or busy, th=th
                 )
                 self.alerts.update(("links", cid, nid), links, now)
+        self._fabric_rules(watched, now, training)
         peers = straggler_findings(stats, th)
         for st in stats:
             nid = st.node.node_id
             mine = [f for f in peers if f.key.node_id == nid]
             self.alerts.update(("peer", cid, nid), mine, now)
+
+    def _fabric_rules(self, watched: _Watched, now: float, training: bool) -> None:
+        """The job's bus bandwidth against the tune-time baseline (issue 34)."""
+        th = self.options.thresholds
+        cid = watched.cluster.id
+        now_ms = int(now * 1000)
+        fresh_s = 2 * self.options.interval_s + 1.0
+        nodes = [
+            NodeFabric(
+                c.ref,
+                c.recent_busbw(now, th.fabric_window_s),
+                c.live.nic_window(since_ms=now_ms - int(th.nic_recent_s * 1000) - 1000)
+                if c.last_nic is not None and now - c.last_nic <= fresh_s
+                else None,
+            )
+            for c in watched.collectors
+        ]
+        if not any(n.busbw_gbs is not None for n in nodes):
+            self.alerts.update(("fabric", cid), [], now)
+            return
+        found = fabric_regression_findings(
+            nodes, self._baseline(cid, now), now_ms, training=training, th=th
+        )
+        self.alerts.update(("fabric", cid), found, now)
+
+    def _baseline(self, cluster_id: int, now: float) -> FabricBaseline | None:
+        """The cluster's tune-time bus bandwidth, read again every 30 s (a re-tune moves it)."""
+        cached = self._baselines.get(cluster_id)
+        if cached is not None and now - cached[0] < 30.0:
+            return cached[1]
+        try:
+            found = TuningTables(self.store).fabric_baseline(cluster_id)
+        except XyclawError as exc:
+            log.debug("tune-time baseline of cluster %s: %s", cluster_id, exc.message)
+            found = None
+        baseline = None if found is None else FabricBaseline(found[0], tuple(found[1]))
+        self._baselines[cluster_id] = (now, baseline)
+        return baseline
 
     # -- closing ----------------------------------------------------------------------------------
     def _stop_collectors(self, collectors: list[NodeCollector]) -> None:

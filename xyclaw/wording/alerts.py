@@ -44,6 +44,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "alert.title.gpu.underused": ("GPU busy but doing little", "GPU 忙碌但几乎没做事"),
     "alert.title.gpu.straggler": ("straggler GPU", "掉队的 GPU"),
     "alert.title.job.rank_straggler": ("straggler rank", "掉队的进程"),
+    "alert.title.net.fabric_regression": (
+        "job's bus bandwidth below the tuned baseline",
+        "作业的总线带宽低于调优时的基线",
+    ),
     "alert.title.net.link_regression": (
         "network link slower than its siblings",
         "某条网络链路比同机其他链路慢",
@@ -86,6 +90,13 @@ TEXTS: dict[str, tuple[str, str]] = {
         "the next allocation may fail with CUDA out of memory: lower the batch size or"
         " sequence length, or turn on activation checkpointing",
         "下一次分配可能因 CUDA 显存不足而失败：减小批大小或序列长度，或开启激活重计算",
+    ),
+    "alert.action.net.fabric_regression": (
+        "the fabric gives the job less than nccl-tests proved when the cluster was tuned:"
+        " check the named link (`ibstat`, port errors, PFC pauses) and that the job runs"
+        " with the tuned NCCL variables; move the job off a bad node if it persists",
+        "网络给作业的带宽低于调优时测得的基线：检查所指链路（`ibstat`、端口错误、"
+        "流控暂停），并确认作业使用调优后的 NCCL 变量；若持续，把作业移出有问题的节点",
     ),
     "alert.action.net.link_regression": (
         "one RDMA link of the node carries much less of the job's traffic than the others:"
@@ -141,6 +152,29 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{node}: GPU {gpu} is missing ({visible} of {expected} GPUs visible)",
         "{node}：GPU {gpu} 丢失（可见 {visible} / {expected} 块 GPU）",
     ),
+    "alert.fabric_regression_link": (
+        "{node}: the job gets {got:.1f} GB/s of bus bandwidth, {below:.0f}% below the "
+        "{baseline:.1f} GB/s nccl-tests proved at tuning; likely cause: link {link} carries "
+        "{percent:.0f}% of its siblings' traffic (a link flapping or trained down, or PFC pauses)",
+        "{node}：作业的总线带宽为 {got:.1f} GB/s，比调优时测得的基线 {baseline:.1f} GB/s "
+        "低 {below:.0f}%；可能原因：链路 {link} 的流量只有同机其他链路的 {percent:.0f}%"
+        "（链路抖动或降速，或流控暂停）",
+    ),
+    "alert.fabric_regression_down": (
+        "{node}: the job gets {got:.1f} GB/s of bus bandwidth, {below:.0f}% below the "
+        "{baseline:.1f} GB/s nccl-tests proved at tuning; likely cause: link {link} carries "
+        "nothing (a NIC down)",
+        "{node}：作业的总线带宽为 {got:.1f} GB/s，比调优时测得的基线 {baseline:.1f} GB/s "
+        "低 {below:.0f}%；可能原因：链路 {link} 没有流量（网卡掉线）",
+    ),
+    "alert.fabric_regression": (
+        "{node}: the job gets {got:.1f} GB/s of bus bandwidth, {below:.0f}% below the "
+        "{baseline:.1f} GB/s nccl-tests proved at tuning; no link carries less than its "
+        "siblings: look for a changed NCCL variable (tuned: {tuned}) or PFC pauses on the switch",
+        "{node}：作业的总线带宽为 {got:.1f} GB/s，比调优时测得的基线 {baseline:.1f} GB/s "
+        "低 {below:.0f}%；没有哪条链路比同机其他链路慢：检查 NCCL 变量是否被改动"
+        "（调优值：{tuned}）或交换机上的流控暂停",
+    ),
     "alert.link_regression": (
         "{node}: link {link} carries {rate}, {percent:.0f}% of its siblings' {typical}",
         "{node}：链路 {link} 流量 {rate}，只有同机其他链路（{typical}）的 {percent:.0f}%",
@@ -156,6 +190,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{board:.0f} W: a busy loop or a wait, not work",
         "{node}：GPU {gpu} 利用率 {util}%，功耗却只有 {power:.0f} W（额定 {board:.0f} W）："
         "是空转或等待，不是在计算",
+    ),
+    "alert.underused_dcgm": (
+        "{node}: GPU {gpu} shows {util}% utilization but DCGM counts {sm:.0f}% of its SMs "
+        "active and its tensor pipe {tensor:.0f}% busy: a busy loop or a wait, not work",
+        "{node}：GPU {gpu} 利用率 {util}%，但 DCGM 显示 SM 活跃仅 {sm:.0f}%、"
+        "张量管线忙碌 {tensor:.0f}%：是空转或等待，不是在计算",
     ),
     "alert.gpu_idle": (
         "{node}: GPU {gpu} is idle ({util}% utilization) while a job runs",

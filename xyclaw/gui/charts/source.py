@@ -58,10 +58,59 @@ class NodeSeries:
     nic_ts_ms: I64
     nic_rates: npt.NDArray[np.float32]
     instants: int  # instants ever added: tells a reader whether anything is new
+    #: DCGM's newest profiling reading, one record per GPU (``DCGM_SAMPLE_DTYPE``, ratios in
+    #: thousandths), a copy; None where the node has no DCGM (issue 34)
+    dcgm: npt.NDArray[Any] | None = None
 
     @property
     def gpus(self) -> int:
         return int(self.records.shape[1]) if self.records.ndim == 2 else 0
+
+
+@dataclass(frozen=True)
+class HonestUtilization:
+    """nvidia-smi's utilization beside DCGM's profiling fields, averaged over the GPUs of a
+    cluster's newest readings (percent; None where no node gave them), and how many nodes
+    have DCGM: utilization counts any kernel running, the DCGM fields the work done."""
+
+    util: float | None
+    sm_active: float | None
+    tensor_active: float | None
+    dram_active: float | None
+    nodes_with_dcgm: int
+    nodes: int
+
+
+def honest_utilization(frame: ClusterFrame, *, whole_window: bool = False) -> HonestUtilization:
+    """The newest instant's utilization (the Monitor), or its mean over the frame
+    (``whole_window``: a replay, whose DCGM ratios are the window's means too)."""
+    from xyclaw.store.samples import MISSING, dcgm_ratios
+
+    utils: list[float] = []
+    fields: dict[str, list[float]] = {"sm_active": [], "tensor_active": [], "dram_active": []}
+    with_dcgm = 0
+    for node in frame.nodes:
+        if node.records.shape[0] and node.records.ndim == 2:
+            shown = node.records["util"] if whole_window else node.records[-1]["util"]
+            raw = np.asarray(shown).ravel()
+            utils += [float(u) for u in raw[raw != MISSING["util"]]]
+        if node.dcgm is not None and len(node.dcgm):
+            with_dcgm += 1
+            for name, values in fields.items():
+                ratios = dcgm_ratios(node.dcgm, name)
+                values += [float(r) * 100 for r in ratios if not np.isnan(r)]
+
+    def mean(values: list[float]) -> float | None:
+        return sum(values) / len(values) if values else None
+
+    return HonestUtilization(
+        mean(utils),
+        mean(fields["sm_active"]),
+        mean(fields["tensor_active"]),
+        mean(fields["dram_active"]),
+        with_dcgm,
+        len(frame.nodes),
+    )
 
 
 @dataclass(frozen=True)
@@ -174,7 +223,9 @@ SEVERITY_ORDER = {"critical": 0, "error": 1, "warning": 2, "info": 3}
 def node_series(live: NodeLive) -> NodeSeries:
     """Views of one node's rings, one row short of full (see the module docstring)."""
     ts, records, nic_ts, rates, instants = live.views(last=max(1, live.capacity - 1))
-    return NodeSeries(live.node_id, live.name, ts, records, nic_ts, rates, instants)
+    dcgm_ts, dcgm = live.dcgm_window(last=1)
+    newest = dcgm[0].copy() if len(dcgm_ts) else None
+    return NodeSeries(live.node_id, live.name, ts, records, nic_ts, rates, instants, newest)
 
 
 def alert_view(alert: Alert) -> AlertView:
