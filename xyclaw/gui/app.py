@@ -12,9 +12,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from xyclaw.engine import Engine
-from xyclaw.gui.first_paint import after_first_paint
-from xyclaw.gui.main_window import MainWindowController
-from xyclaw.gui.startup_imports import import_on_main_thread
+from xyclaw.gui.main_window import PREBUILT_PAGES, MainWindowController
 from xyclaw.paths import bundled
 
 if TYPE_CHECKING:
@@ -133,9 +131,10 @@ def run_app(engine: Engine, store: Store) -> int:
     # started before the first paint they delayed it by about a second. They start once the
     # main thread has imported, a step per event-loop turn, everything Qt-using (pyqtgraph,
     # the pages: PySide6's lazy types are not thread-safe) and the modules both sides use.
-    after_first_paint(
-        controller.window,
-        lambda: import_on_main_thread(controller.window, start_background),
+    # Then the Monitor page, hidden (its first open then only shows it), then the workers:
+    # a page built while a worker imports waits for the interpreter in turns.
+    controller.when_started(
+        lambda: controller.build_pages_in_turns(PREBUILT_PAGES, start_background)
     )
     shot = os.environ.get(SMOKE_SCREENSHOT_ENV, "").strip()
     if shot:

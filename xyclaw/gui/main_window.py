@@ -150,6 +150,9 @@ DEFAULT_PAGES: dict[str, Callable[[GuiContext], QWidget | None]] = {
 
 #: Pages built right after the window's first paint rather than when first shown.
 BUILT_AFTER_FIRST_PAINT = ("clusters",)
+# Built hidden once the start-up's imports are done (by the desktop app, not by every window
+# a test makes): its charts took 150-250 ms to build, too long for its first open.
+PREBUILT_PAGES = ("monitor",)
 
 
 class _CloseFilter(QObject):
@@ -286,7 +289,11 @@ class MainWindowController:
         # Built at once after the first paint, shown or not: what they keep from this
         # session's events (the Clusters page: bootstrap results, idle countdowns, and the
         # window's host-key questions) cannot be read back later.
-        after_first_paint(window, self._build_after_first_paint)
+        # Then, a step per event-loop turn, the imports of every page (all on this thread:
+        # PySide6's lazy types are not thread-safe), and what waits for them (when_started).
+        self.started = False
+        self._when_started: list[Callable[[], None]] = []
+        after_first_paint(window, self._start_up)
         for row in range(min(9, len(PAGES))):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{row + 1}"), window)
             shortcut.activated.connect(lambda r=row: self.navigation.setCurrentRow(r))
@@ -357,6 +364,43 @@ class MainWindowController:
                 self.navigation.setCurrentRow(row)
                 return
         raise KeyError(key)
+
+    def when_started(self, then: Callable[[], None]) -> None:
+        """Run ``then`` on the main thread once the start-up's imports are done (at once if
+        they are): workers that import started from it never import Qt-using code."""
+        if self.started:
+            then()
+        else:
+            self._when_started.append(then)
+
+    def _start_up(self) -> None:
+        from xyclaw.gui.startup_imports import import_on_main_thread
+
+        built = [("build the first pages", self._build_after_first_paint)]
+        import_on_main_thread(self.window, self._started_up, builds=built)
+
+    def build_pages_in_turns(self, keys: tuple[str, ...], then: Callable[[], None]) -> None:
+        """Build the pages ``keys`` (those not built yet), hidden, one per turn of the event
+        loop, then ``then``: such a page's first open only shows it. A page built hidden
+        waits to be shown to refresh (the pages' timers start on show), but each built page
+        makes a theme switch longer (Qt restyles every widget polished once), so the
+        desktop app builds only the page that takes long (PREBUILT_PAGES)."""
+        from xyclaw.gui.startup_imports import run_in_turns
+
+        def build(key: str) -> Callable[[], None]:
+            def step() -> None:
+                self.page_widgets.get(key)
+
+            return step
+
+        run_in_turns(self.window, [(f"build the {key} page", build(key)) for key in keys], then)
+
+    def _started_up(self) -> None:
+        self.started = True
+        waiting, self._when_started = self._when_started, []
+        for then in waiting:
+            if not self._quitting:
+                then()
 
     def _build_after_first_paint(self) -> None:
         for key in BUILT_AFTER_FIRST_PAINT:

@@ -370,7 +370,8 @@ class MonitorPage(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
-            self._apply_theme()
+            if self.isVisible():  # hidden, the charts take the theme when shown (showEvent)
+                self._apply_theme()
         elif event.type() == QEvent.Type.LanguageChange and i18n.alive(self.status, self.heatmap):
             self.retranslate()
 

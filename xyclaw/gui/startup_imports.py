@@ -24,22 +24,61 @@ log = logging.getLogger(__name__)
 QT_TYPE_MODULES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
 TYPES_PER_STEP = 40
 
+# The Clusters page is built right after the first paint (it keeps this session's events):
+# its heavy imports first, one per turn, then the page itself (MainWindowController).
+BEFORE_FIRST_BUILDS = (
+    "xyclaw.parsers.ibparse",
+    "xyclaw.parsers.nvsmi",
+    "xyclaw.engine.bootstrap",
+    "xyclaw.gui.host_keys",
+    "xyclaw.planner.compute",
+    "xyclaw.planner.ranking",
+    "xyclaw.planner",
+    "xyclaw.gui.clusters_page",
+)
+
 # Then these, one per turn, in this order: the Qt modules pyqtgraph loads, pyqtgraph, the
-# pages' modules (a page is built when first shown: its code is ready by then), and the
-# Qt-free modules that the pages and the agents' worker both import, so the worker finds
-# them imported and never imports one at the same time as the main thread.
+# pages' modules (a page is built when first shown: its code is ready by then), each after
+# the modules under it that take long to import (measured with ``python -X importtime``;
+# leaves first, so each step pays for about one module), and the Qt-free modules that the
+# pages and the workers both import, so a worker finds them imported and never imports
+# one at the same time as the main thread. A name missing here only costs time.
 MAIN_THREAD_MODULES = (
     "PySide6.QtSvg",
     "PySide6.QtOpenGL",
     "PySide6.QtOpenGLWidgets",
     "PySide6.QtTest",
+    "cProfile",
+    "pydoc",
     "pyqtgraph",
+    "xyclaw.planner.report",
+    "xyclaw.gui.plan_report",
     "xyclaw.gui.plan_page",
-    "xyclaw.gui.clusters_page",
+    "xyclaw.gui.charts.curves",
+    "xyclaw.gui.job_launch",
     "xyclaw.gui.jobs_page",
     "xyclaw.gui.monitor_wiring",
+    "xyclaw.parsers.joblog",
+    "xyclaw.parsers.kernel_log",
+    "xyclaw.telemetry.alerts",
+    "xyclaw.telemetry.live",
+    "xyclaw.telemetry.rules",
+    "xyclaw.gui.charts.alerts",
+    "xyclaw.gui.charts.heatmap",
     "xyclaw.gui.monitor_page",
+    "xyclaw.gui.history_replay",
     "xyclaw.gui.history_page",
+    "asyncio",
+    "unittest.mock",
+    "yaml",
+    "invoke",
+    "cryptography.hazmat.primitives.ciphers",
+    "cryptography.hazmat.primitives.serialization",
+    "nacl.signing",
+    "paramiko",
+    "xyclaw.remote.execute",
+    "xyclaw.providers.own_hosts",
+    "xyclaw.gui.host_probe",
     "xyclaw.gui.settings_page",
     "pydantic.main",
 )
@@ -66,9 +105,11 @@ def _import(module_name: str) -> Step:
     return step
 
 
-def startup_steps() -> list[tuple[str, Step]]:
-    """The start-up's import steps, in order, each short enough for one event-loop turn."""
-    steps: list[tuple[str, Step]] = []
+def startup_steps(builds: list[tuple[str, Step]] | None = None) -> list[tuple[str, Step]]:
+    """The start-up's steps, in order, each short enough for one event-loop turn: the
+    first pages' imports, ``builds`` (building those pages), then everything else."""
+    steps: list[tuple[str, Step]] = [(name, _import(name)) for name in BEFORE_FIRST_BUILDS]
+    steps.extend(builds or [])
     for module_name in QT_TYPE_MODULES:
         names = [n for n in dir(importlib.import_module(module_name)) if n.startswith("Q")]
         for start in range(0, len(names), TYPES_PER_STEP):
@@ -100,8 +141,10 @@ class _Stepper(QObject):
             name, step = self._steps.pop(0)
             try:
                 step()
+            except ModuleNotFoundError:
+                log.debug("no module %s to import at start-up", name)
             except Exception:  # a page that cannot import says so when it is built
-                log.exception("importing %s at start-up failed", name)
+                log.exception("start-up step %s failed", name)
             self._timer.start()
             return
         then, self._then = self._then, None
@@ -109,7 +152,14 @@ class _Stepper(QObject):
             then()
 
 
-def import_on_main_thread(parent: QObject, then: Callable[[], None]) -> None:
+def run_in_turns(parent: QObject, steps: list[tuple[str, Step]], then: Callable[[], None]) -> None:
+    """From the main thread: run ``steps`` one per event-loop turn, then ``then``."""
+    _Stepper(parent, steps, then).start()
+
+
+def import_on_main_thread(
+    parent: QObject, then: Callable[[], None], *, builds: list[tuple[str, Step]] | None = None
+) -> None:
     """From the main thread: run :func:`startup_steps` a step per event-loop turn, then
     ``then`` (which may start workers: everything Qt-using is imported by then)."""
-    _Stepper(parent, startup_steps(), then).start()
+    _Stepper(parent, startup_steps(builds), then).start()
