@@ -1914,6 +1914,7 @@
     <name>HistoryPage</name>
     <message>
         <source>History</source>
+        <extracomment>The job list&apos;s columns hidden until asked for: cost per result and MFU.</extracomment>
         <translation>历史</translation>
     </message>
     <message>
@@ -4962,6 +4963,10 @@ gpus = 8</translation>
         <translation>规划</translation>
     </message>
     <message>
+        <source>The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the simulated cloud&apos;s regions, and shows the best options with their cost and time. Step 4 runs that fine-tune, shortened to 100 steps.</source>
+        <translation>导览请规划代理为 7B 模型在 8 张 GPU 上做 LoRA 微调，预算 2000 元。它比较 GPU 型号、集群规模、网络和模拟云的各个地域，并给出最佳方案及其费用和时间。第 4 步运行这次微调，缩短为 100 步。</translation>
+    </message>
+    <message>
         <source>Approve and rent</source>
         <translation>批准并租用</translation>
     </message>
@@ -4982,12 +4987,8 @@ gpus = 8</translation>
         <translation>启动作业</translation>
     </message>
     <message>
-        <source>The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the simulated cloud&apos;s regions, and shows the best options with their cost and time. The tour plans that run but launches a small sample (step 4).</source>
-        <translation>导览请规划代理为 7B 模型在 8 张 GPU 上做 LoRA 微调，预算 2000 元。它比较 GPU 型号、集群规模、网络和模拟云的各个地域，并给出最佳方案及其费用和时间。导览只规划这次训练，实际启动的是一个小示例（第 4 步）。</translation>
-    </message>
-    <message>
-        <source>The operator launches the plain-python sample (resources/examples/plain-python.yaml), a small training job that runs on the simulated cloud with no download and no token, once you approve. The 7B LoRA sample (lora-2node.yaml) needs a Hugging Face token (HF_TOKEN) and real GPUs, so the tour does not run it.</source>
-        <translation>你批准后，运维代理会启动 plain-python 示例（resources/examples/plain-python.yaml）：一个在模拟云上运行的小训练作业，无需下载，也无需令牌。7B LoRA 示例（lora-2node.yaml）需要 Hugging Face 令牌（HF_TOKEN）和真实 GPU，所以导览不运行它。</translation>
+        <source>The operator launches the lora-1node sample (resources/examples/lora-1node.yaml) once you approve: the 7B LoRA fine-tune on one node, 100 steps. On the simulated cloud it needs no download and no token (HF_TOKEN); on real GPUs it downloads the model, about 15 GB.</source>
+        <translation>你批准后，运维代理会启动 lora-1node 示例（resources/examples/lora-1node.yaml）：在一个节点上做 7B LoRA 微调，100 步。在模拟云上无需下载，也无需令牌（HF_TOKEN）；在真实 GPU 上会下载模型，约 15 GB。</translation>
     </message>
     <message>
         <source>Watch</source>
