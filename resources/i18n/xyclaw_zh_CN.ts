@@ -1140,7 +1140,7 @@
     </message>
     <message>
         <source>loss</source>
-        <translation>loss</translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>tokens/s</source>

@@ -930,6 +930,11 @@ class JobsPage(QWidget):
         self._title_rate()
         self.loss_curve.setData(lx, ly)
         self.rate_curve.setData(rx, ry / self.rate_scale)
+        # throughput from zero: auto-ranged to its own +-1% it drew steady noise as wild swings
+        if top > 0:
+            self.rate_plot.setYRange(0.0, top / self.rate_scale * 1.05, padding=0)
+        else:
+            self.rate_plot.enableAutoRange(axis="y")
         has = bool(lx.shape[0] or rx.shape[0])
         self.charts_scroll.setVisible(has)
         self.no_metrics.setVisible(not has)
