@@ -3270,6 +3270,14 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>planGpu</translation>
     </message>
     <message>
+        <source>Use my history</source>
+        <translation>参考我的历史记录</translation>
+    </message>
+    <message>
+        <source>Ranks down what failed or over-billed, and says why: node classes that failed on two rentals in 30 days and providers that billed over their quote go after the others, each with its reason (History: Hosts and providers)</source>
+        <translation>出过问题或多收费的排后，并说明原因：30 天内两次租用出问题的节点类型、以及实际计费高于报价的平台排在其他方案之后，并各自说明原因（历史：主机与平台）</translation>
+    </message>
+    <message>
         <source>LoRA fine-tune</source>
         <translation>LoRA 微调</translation>
     </message>
@@ -3595,14 +3603,6 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>Fastest first (rank by time, not cost)</source>
         <translation>最快优先（按时间而不是费用排序）</translation>
-    </message>
-    <message>
-        <source>Use my history (rank down what failed or over-billed, and say why)</source>
-        <translation>参考我的历史记录（出过问题或多收费的排后，并说明原因）</translation>
-    </message>
-    <message>
-        <source>Node classes that failed on two rentals in 30 days and providers that billed over their quote go after the others, each with its reason (History: Hosts and providers)</source>
-        <translation>30 天内两次租用出问题的节点类型、以及实际计费高于报价的平台排在其他方案之后，并各自说明原因（历史：主机与平台）</translation>
     </message>
     <message>
         <source>error</source>
