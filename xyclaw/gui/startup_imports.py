@@ -79,6 +79,8 @@ MAIN_THREAD_MODULES = (
     "xyclaw.remote.execute",
     "xyclaw.providers.own_hosts",
     "xyclaw.gui.host_probe",
+    "xyclaw.agent.presets",
+    "xyclaw.gui.setup_status",
     "xyclaw.gui.settings_page",
     "pydantic.main",
 )
