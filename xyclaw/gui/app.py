@@ -98,7 +98,7 @@ def run_app(engine: Engine, store: Store) -> int:
 
     i18n.install(engine.config.gui.language)
     apply_theme(app, engine.config.gui.theme)
-    controller = MainWindowController(engine)
+    controller = MainWindowController(engine, import_in_steps=True)
     controller.window.show()
     runtimes: list[Any] = []
     beats: list[Any] = []

@@ -208,8 +208,10 @@ class MainWindowController:
         on_quit: Callable[[], None] | None = None,
         pages: dict[str, Callable[[GuiContext], QWidget | None]] | None = None,
         status_refresh_ms: int = 5000,
+        import_in_steps: bool = False,
     ) -> None:
         self.engine = engine
+        self._import_in_steps = import_in_steps
         window = load_ui("main_window.ui")
         assert isinstance(window, QMainWindow)
         self.window: QMainWindow = window
@@ -289,8 +291,10 @@ class MainWindowController:
         # Built at once after the first paint, shown or not: what they keep from this
         # session's events (the Clusters page: bootstrap results, idle countdowns, and the
         # window's host-key questions) cannot be read back later.
-        # Then, a step per event-loop turn, the imports of every page (all on this thread:
-        # PySide6's lazy types are not thread-safe), and what waits for them (when_started).
+        # With ``import_in_steps`` (the desktop app), first, a step per event-loop turn, the
+        # imports of every page (all on this thread: PySide6's lazy types are not
+        # thread-safe); what waits for them runs then (when_started). A window that a test
+        # makes imports a page's code when the page is built, as it always did.
         self.started = False
         self._when_started: list[Callable[[], None]] = []
         after_first_paint(window, self._start_up)
@@ -374,6 +378,10 @@ class MainWindowController:
             self._when_started.append(then)
 
     def _start_up(self) -> None:
+        if not self._import_in_steps:
+            self._build_after_first_paint()
+            self._started_up()
+            return
         from xyclaw.gui.startup_imports import import_on_main_thread
 
         built = [("build the first pages", self._build_after_first_paint)]
