@@ -836,6 +836,11 @@ class JobsPage(QWidget):
         else:
             self.eta.setText("")
             self.eta.setToolTip("")
+        # its new width now, not at the next layout pass: "ETA 25 s" -> "ETA 4.8 s" read (or
+        # grabbed) in between was cut by a few pixels
+        holder = self.eta.parentWidget()
+        if holder is not None and holder.layout() is not None:
+            holder.layout().activate()
         self._show_service(job)
         self.cancel_button.setEnabled(job.active and job.cancel_requested_at is None)
         self.again_button.setEnabled(True)
