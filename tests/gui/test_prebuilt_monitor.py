@@ -25,6 +25,10 @@ def test_monitor_built_hidden_takes_the_theme_switched_meanwhile(
     assert monitor is not None and not monitor.isVisible()
     assert ctl.page_widgets.built("jobs") is None  # only the slow page is built ahead
     page = monitor
+    from xyclaw.gui import monitor_page
+
+    assert not monitor_page._made_ahead  # the charts made a turn ahead were taken by it
+    assert page.heatmap.window() is ctl.window and page.curves.window() is ctl.window
     try:
         apply_theme(app, "dark")
         ctl.show_page("monitor")

@@ -401,7 +401,21 @@ class MainWindowController:
 
             return step
 
-        run_in_turns(self.window, [(f"build the {key} page", build(key)) for key in keys], then)
+        def ahead(kind: str) -> Callable[[], None]:
+            def step() -> None:
+                from xyclaw.gui.monitor_page import make_charts_ahead
+
+                make_charts_ahead(kind)
+
+            return step
+
+        steps: list[tuple[str, Callable[[], None]]] = []
+        for key in keys:
+            if key == "monitor" and self.page_widgets.built(key) is None:
+                # its two charts first, a turn each: in one go it held the thread 150-250 ms
+                steps += [(f"make the Monitor's {k}", ahead(k)) for k in ("heatmap", "curves")]
+            steps.append((f"build the {key} page", build(key)))
+        run_in_turns(self.window, steps, then)
 
     def _started_up(self) -> None:
         self.started = True

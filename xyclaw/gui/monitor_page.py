@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -72,6 +73,21 @@ HINT = QT_TRANSLATE_NOOP(
 )
 LEGEND_COLUMNS = 4  # chips per row of the legend at most
 
+# The charts the desktop's start-up makes ahead, hidden, a turn of the event loop each
+# (MainWindowController.build_pages_in_turns): the Monitor page built in one go held the
+# main thread for 150-250 ms. The next page takes them; one made with none makes its own.
+_made_ahead: dict[str, Any] = {}
+
+
+def make_charts_ahead(kind: str) -> None:
+    """Build the Monitor's ``"heatmap"`` or ``"curves"`` now, for the next page to take."""
+    if kind not in _made_ahead:
+        _made_ahead[kind] = GpuHeatmap() if kind == "heatmap" else MetricCurves()
+
+
+def _taken(kind: str) -> Any:
+    return _made_ahead.pop(kind, None)
+
 
 class MonitorPage(QWidget):
     """Pass the source (``TelemetryLiveSource(engine.telemetry)``) and optionally a job feed."""
@@ -123,10 +139,11 @@ class MonitorPage(QWidget):
         self.status.setWordWrap(True)
 
         # left: heatmap over curves
-        self.heatmap = GpuHeatmap()
+        heatmap, curves = _taken("heatmap"), _taken("curves")
+        self.heatmap: GpuHeatmap = heatmap if heatmap is not None else GpuHeatmap()
         self.heatmap.gpu_clicked.connect(self.toggle_gpu)
         self.heatmap.node_clicked.connect(self.select_node)
-        self.curves = MetricCurves()
+        self.curves: MetricCurves = curves if curves is not None else MetricCurves()
         # The legend lays its chips out in as many columns as its width fits (see
         # _place_chips): with a fixed four, chips wider than a quarter of a narrow window
         # were cut off at their "×".
