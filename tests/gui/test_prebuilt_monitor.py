@@ -29,6 +29,9 @@ def test_monitor_built_hidden_takes_the_theme_switched_meanwhile(
 
     assert not monitor_page._made_ahead  # the charts made a turn ahead were taken by it
     assert page.heatmap.window() is ctl.window and page.curves.window() is ctl.window
+    from xyclaw.gui.charts.curves import METRICS
+
+    assert list(page.curves.plots) == [m.key for m in METRICS]  # made a plot per turn
     try:
         apply_theme(app, "dark")
         ctl.show_page("monitor")

@@ -412,8 +412,12 @@ class MainWindowController:
         steps: list[tuple[str, Callable[[], None]]] = []
         for key in keys:
             if key == "monitor" and self.page_widgets.built(key) is None:
-                # its two charts first, a turn each: in one go it held the thread 150-250 ms
-                steps += [(f"make the Monitor's {k}", ahead(k)) for k in ("heatmap", "curves")]
+                # its heatmap, then its curves a plot each, a turn each: built in one go it
+                # held the main thread for 150-250 ms
+                from xyclaw.gui.charts.curves import METRICS
+
+                parts = ["heatmap"] + ["curves"] * len(METRICS)
+                steps += [(f"make the Monitor's {k}", ahead(k)) for k in parts]
             steps.append((f"build the {key} page", build(key)))
         run_in_turns(self.window, steps, then)
 

@@ -80,13 +80,22 @@ _made_ahead: dict[str, Any] = {}
 
 
 def make_charts_ahead(kind: str) -> None:
-    """Build the Monitor's ``"heatmap"`` or ``"curves"`` now, for the next page to take."""
+    """Build the Monitor's ``"heatmap"``, or the next plot of its ``"curves"`` (a plot per
+    call; a call once all are there does nothing), for the next page to take."""
+    if kind == "heatmap":
+        if kind not in _made_ahead:
+            _made_ahead[kind] = GpuHeatmap()
+        return
     if kind not in _made_ahead:
-        _made_ahead[kind] = GpuHeatmap() if kind == "heatmap" else MetricCurves()
+        _made_ahead[kind] = MetricCurves(in_steps=True)
+    _made_ahead[kind].add_next_plot()
 
 
 def _taken(kind: str) -> Any:
-    return _made_ahead.pop(kind, None)
+    made = _made_ahead.pop(kind, None)
+    while kind == "curves" and made is not None and made.add_next_plot():
+        pass  # taken before its last plot was added: the rest now
+    return made
 
 
 class MonitorPage(QWidget):
