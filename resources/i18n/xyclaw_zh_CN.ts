@@ -4987,8 +4987,8 @@ gpus = 8</translation>
         <translation>启动作业</translation>
     </message>
     <message>
-        <source>The operator launches the lora-1node sample (resources/examples/lora-1node.yaml) once you approve: the 7B LoRA fine-tune on one node, 100 steps. On the simulated cloud it needs no download and no token (HF_TOKEN); on real GPUs it downloads the model, about 15 GB.</source>
-        <translation>你批准后，运维代理会启动 lora-1node 示例（resources/examples/lora-1node.yaml）：在一个节点上做 7B LoRA 微调，100 步。在模拟云上无需下载，也无需令牌（HF_TOKEN）；在真实 GPU 上会下载模型，约 15 GB。</translation>
+        <source>The operator launches the lora7b-1node sample (resources/examples/lora7b-1node.yaml) once you approve: the 7B LoRA fine-tune on one node, 100 steps. On the simulated cloud it needs no download and no token (HF_TOKEN); on real GPUs it downloads the model, about 15 GB.</source>
+        <translation>你批准后，运维代理会启动 lora7b-1node 示例（resources/examples/lora7b-1node.yaml）：在一个节点上做 7B LoRA 微调，100 步。在模拟云上无需下载，也无需令牌（HF_TOKEN）；在真实 GPU 上会下载模型，约 15 GB。</translation>
     </message>
     <message>
         <source>Watch</source>

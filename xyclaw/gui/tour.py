@@ -148,12 +148,13 @@ STEPS: tuple[TourStep, ...] = (
         QT_TRANSLATE_NOOP("Tour", "Launch"),
         QT_TRANSLATE_NOOP(
             "Tour",
-            "The operator launches the lora-1node sample (resources/examples/lora-1node.yaml) "
-            "once you approve: the 7B LoRA fine-tune on one node, 100 steps. On the simulated "
+            "The operator launches the lora7b-1node sample (resources/examples/"
+            "lora7b-1node.yaml) once you approve: the 7B LoRA fine-tune on one node, 100 "
+            "steps. On the simulated "
             "cloud it needs no download and no token (HF_TOKEN); on real GPUs it downloads "
             "the model, about 15 GB.",
         ),
-        "launch lora-1node on {cluster}",
+        "launch lora7b-1node on {cluster}",
         "launch_job",
         "monitor",
     ),
