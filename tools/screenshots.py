@@ -284,9 +284,10 @@ def history_pages(args: argparse.Namespace) -> list[Path]:
         from xyclaw.config import load_config
         from xyclaw.engine.compose import build_engine
         from xyclaw.gui import i18n
-        from xyclaw.gui.app import apply_theme, create_app
+        from xyclaw.gui.app import apply_theme, build_runtime, create_app
         from xyclaw.gui.main_window import MainWindowController
         from xyclaw.paths import AppPaths
+        from xyclaw.store import Store
 
         app = create_app()
         paths = AppPaths.from_environment()
@@ -295,9 +296,15 @@ def history_pages(args: argparse.Namespace) -> list[Path]:
             'price_per_gpu_hour = 0\n\n[[host]]\nname = "root@10.0.0.12:22"\ngpu = "RTX 4090"\n'
             'gpus = 4\nfabric = "none"\n'
         )
-        engine = build_engine(paths, load_config(paths.config_file), providers=FailingProviders())
+        store = Store(paths.database)
+        engine = build_engine(
+            paths, load_config(paths.config_file), providers=FailingProviders(), store=store
+        )
+        # with the agents, as the app has them (Settings' permissions tab says what they
+        # remember, not "the agents are starting")
+        runtime = off_thread(app, "starting the agents", lambda: build_runtime(engine, store))
         ctl = MainWindowController(
-            engine, None, tray_available=False, on_quit=lambda: None, status_refresh_ms=3_600_000
+            engine, runtime, tray_available=False, on_quit=lambda: None, status_refresh_ms=3_600_000
         )
         ctl.window.resize(width, height)
         ctl.window.show()
@@ -340,6 +347,7 @@ def history_pages(args: argparse.Namespace) -> list[Path]:
                     shot(f"settings-{name}-{tag}")
                 history.replay = history.comparison = None
         ctl.quit_now()
+        runtime.close()
         engine.close()
     finally:
         shutil.rmtree(run_home, ignore_errors=True)

@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         ctl.window.show()
         chat = ctl.chat
         wait_for(app, "the welcome", lambda: bool(chat.example_chips))
+        # the status bar's first read done (not "Reading…" in the picture)
+        wait_for(app, "the status bar", lambda: ctl.status.snapshot is not None)
         spin(app, 1.0)
         path = args.out / "first-run.png"
         ctl.window.grab().save(str(path))

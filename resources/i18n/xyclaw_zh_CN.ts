@@ -1179,7 +1179,7 @@
     </message>
     <message>
         <source>loss</source>
-        <translation>loss</translation>
+        <translation>损失</translation>
     </message>
     <message>
         <source>tokens/s</source>
@@ -3361,6 +3361,14 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>planGpu</translation>
     </message>
     <message>
+        <source>Use my history</source>
+        <translation>参考我的历史记录</translation>
+    </message>
+    <message>
+        <source>Ranks down what failed or over-billed, and says why: node classes that failed on two rentals in 30 days and providers that billed over their quote go after the others, each with its reason (History: Hosts and providers)</source>
+        <translation>出过问题或多收费的排后，并说明原因：30 天内两次租用出问题的节点类型、以及实际计费高于报价的平台排在其他方案之后，并各自说明原因（历史：主机与平台）</translation>
+    </message>
+    <message>
         <source>LoRA fine-tune</source>
         <translation>LoRA 微调</translation>
     </message>
@@ -3702,14 +3710,6 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>Fastest first (rank by time, not cost)</source>
         <translation>最快优先（按时间而不是费用排序）</translation>
-    </message>
-    <message>
-        <source>Use my history (rank down what failed or over-billed, and say why)</source>
-        <translation>参考我的历史记录（出过问题或多收费的排后，并说明原因）</translation>
-    </message>
-    <message>
-        <source>Node classes that failed on two rentals in 30 days and providers that billed over their quote go after the others, each with its reason (History: Hosts and providers)</source>
-        <translation>30 天内两次租用出问题的节点类型、以及实际计费高于报价的平台排在其他方案之后，并各自说明原因（历史：主机与平台）</translation>
     </message>
     <message>
         <source>error</source>
@@ -5074,6 +5074,10 @@ gpus = 8</translation>
         <translation>规划</translation>
     </message>
     <message>
+        <source>The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the simulated cloud's regions, and shows the best options with their cost and time. Step 4 runs that fine-tune, shortened to 100 steps.</source>
+        <translation>导览请规划代理为 7B 模型在 8 张 GPU 上做 LoRA 微调，预算 2000 元。它比较 GPU 型号、集群规模、网络和模拟云的各个地域，并给出最佳方案及其费用和时间。第 4 步运行这次微调，缩短为 100 步。</translation>
+    </message>
+    <message>
         <source>Approve and rent</source>
         <translation>批准并租用</translation>
     </message>
@@ -5094,12 +5098,8 @@ gpus = 8</translation>
         <translation>启动作业</translation>
     </message>
     <message>
-        <source>The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the simulated cloud's regions, and shows the best options with their cost and time. The tour plans that run but launches a small sample (step 4).</source>
-        <translation>导览请规划代理为 7B 模型在 8 张 GPU 上做 LoRA 微调，预算 2000 元。它比较 GPU 型号、集群规模、网络和模拟云的各个地域，并给出最佳方案及其费用和时间。导览只规划这次训练，实际启动的是一个小示例（第 4 步）。</translation>
-    </message>
-    <message>
-        <source>The operator launches the plain-python sample (resources/examples/plain-python.yaml), a small training job that runs on the simulated cloud with no download and no token, once you approve. The 7B LoRA sample (lora-2node.yaml) needs a Hugging Face token (HF_TOKEN) and real GPUs, so the tour does not run it.</source>
-        <translation>你批准后，运维代理会启动 plain-python 示例（resources/examples/plain-python.yaml）：一个在模拟云上运行的小训练作业，无需下载，也无需令牌。7B LoRA 示例（lora-2node.yaml）需要 Hugging Face 令牌（HF_TOKEN）和真实 GPU，所以导览不运行它。</translation>
+        <source>The operator launches the lora7b-1node sample (resources/examples/lora7b-1node.yaml) once you approve: the 7B LoRA fine-tune on one node, 100 steps. On the simulated cloud it needs no download and no token (HF_TOKEN); on real GPUs it downloads the model, about 15 GB.</source>
+        <translation>你批准后，运维代理会启动 lora7b-1node 示例（resources/examples/lora7b-1node.yaml）：在一个节点上做 7B LoRA 微调，100 步。在模拟云上无需下载，也无需令牌（HF_TOKEN）；在真实 GPU 上会下载模型，约 15 GB。</translation>
     </message>
     <message>
         <source>Watch</source>

@@ -165,6 +165,7 @@ def test_the_tour_plays_the_demo_flow_and_the_user_approves(
     assert "succeeded" in tour.panel.status.text()
     [job] = sim_engine.jobs(include_finished=True)
     assert str(job.state) == "succeeded"
+    assert job.name == "qwen7b-lora-1node"  # the 7B LoRA fine-tune it planned, shortened
     next_step(qtbot, tour)
 
     # 6. release (destroy): still billing until Approve

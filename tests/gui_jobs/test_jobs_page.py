@@ -71,6 +71,8 @@ def test_a_job_launched_from_its_spec_file_is_followed_live_and_can_be_launched_
     first = page.progress.value()
     wait(qtbot, lambda: page.progress.value() > first, 60_000)
     wait(qtbot, lambda: min(page.curve_points()) >= 2, 60_000)
+    low, high = page.rate_plot.viewRange()[1]  # throughput drawn from zero, not its noise
+    assert low == 0.0 and high >= max(page.rate_curve.getData()[1])
     # the log follows: lines arrive after the first read
     wait(qtbot, lambda: sum(appended) > 0, 60_000)
     assert any("node0" in line for line in page.shown_log())

@@ -12,8 +12,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from xyclaw.engine import Engine
-from xyclaw.gui.first_paint import after_first_paint
-from xyclaw.gui.main_window import MainWindowController
+from xyclaw.gui.main_window import PREBUILT_PAGES, MainWindowController
 from xyclaw.paths import bundled
 
 if TYPE_CHECKING:
@@ -47,30 +46,6 @@ def create_app() -> QApplication:
 # unmarshalling a big module holds the GIL, which froze the window for 100-250 ms
 # (numpy.unique imports numpy.ma, 330 kB of bytecode, on its first call).
 WARM_UP_MODULES = ("numpy.ma",)
-
-
-# The pages' code, imported on a worker once the window is painted: the window builds a
-# page when it is first shown, and importing pyqtgraph and the pages (about 1 s) is most of
-# that. A background import lets the main thread run every few milliseconds (measured: the
-# longest pause of a 10 ms timer was 30-50 ms, against 100 ms that would be noticed).
-PAGE_MODULES = (
-    "pyqtgraph",
-    "xyclaw.gui.plan_page",
-    "xyclaw.gui.clusters_page",
-    "xyclaw.gui.jobs_page",
-    "xyclaw.gui.monitor_wiring",
-    "xyclaw.gui.monitor_page",
-    "xyclaw.gui.history_page",
-    "xyclaw.gui.settings_page",
-)
-
-
-def warm_up_pages() -> None:
-    """Import the pages' modules (on a worker, after the first paint)."""
-    import importlib
-
-    for name in PAGE_MODULES:
-        importlib.import_module(name)
 
 
 def build_runtime(engine: Engine, store: Store) -> Any:
@@ -123,7 +98,7 @@ def run_app(engine: Engine, store: Store) -> int:
 
     i18n.install(engine.config.gui.language)
     apply_theme(app, engine.config.gui.theme)
-    controller = MainWindowController(engine)
+    controller = MainWindowController(engine, import_in_steps=True)
     controller.window.show()
     runtimes: list[Any] = []
     beats: list[Any] = []
@@ -143,12 +118,6 @@ def run_app(engine: Engine, store: Store) -> int:
             lane="agent",
             name="start the agents",
         )
-        controller.worker.submit(
-            warm_up_pages,
-            on_error=lambda error: log.warning("loading the pages failed: %s", error.message),
-            lane="agent",
-            name="load the pages",
-        )
         # While the app runs: reconcile, meter, budgets, idle release and telemetry, every
         # minute. Started on a worker: taking the guard over (building it, waiting for a
         # background guard to hand its lock over) froze the new window for about a second.
@@ -158,9 +127,15 @@ def run_app(engine: Engine, store: Store) -> int:
             name="start the guard",
         )
 
-    # Threads that import (the agents, the pages) hold the interpreter in turns with the
-    # main thread: started before the first paint they delayed it by about a second.
-    after_first_paint(controller.window, start_background)
+    # Threads that import (the agents) hold the interpreter in turns with the main thread:
+    # started before the first paint they delayed it by about a second. They start once the
+    # main thread has imported, a step per event-loop turn, everything Qt-using (pyqtgraph,
+    # the pages: PySide6's lazy types are not thread-safe) and the modules both sides use.
+    # Then the Monitor page, hidden (its first open then only shows it), then the workers:
+    # a page built while a worker imports waits for the interpreter in turns.
+    controller.when_started(
+        lambda: controller.build_pages_in_turns(PREBUILT_PAGES, start_background)
+    )
     shot = os.environ.get(SMOKE_SCREENSHOT_ENV, "").strip()
     if shot:
         window = controller.window

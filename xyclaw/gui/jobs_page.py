@@ -856,6 +856,11 @@ class JobsPage(QWidget):
         else:
             self.eta.setText("")
             self.eta.setToolTip("")
+        # its new width now, not at the next layout pass: "ETA 25 s" -> "ETA 4.8 s" read (or
+        # grabbed) in between was cut by a few pixels
+        holder = self.eta.parentWidget()
+        if holder is not None and holder.layout() is not None:
+            holder.layout().activate()
         self._show_service(job)
         self.cancel_button.setEnabled(job.active and job.cancel_requested_at is None)
         self.why_button.setEnabled(job.active and job.kind != "service")
@@ -954,6 +959,11 @@ class JobsPage(QWidget):
         self._title_rate()
         self.loss_curve.setData(lx, ly)
         self.rate_curve.setData(rx, ry / self.rate_scale)
+        # throughput from zero: auto-ranged to its own +-1% it drew steady noise as wild swings
+        if top > 0:
+            self.rate_plot.setYRange(0.0, top / self.rate_scale * 1.05, padding=0)
+        else:
+            self.rate_plot.enableAutoRange(axis="y")
         has = bool(lx.shape[0] or rx.shape[0])
         self.charts_scroll.setVisible(has)
         self.no_metrics.setVisible(not has)

@@ -152,6 +152,9 @@ DEFAULT_PAGES: dict[str, Callable[[GuiContext], QWidget | None]] = {
 
 #: Pages built right after the window's first paint rather than when first shown.
 BUILT_AFTER_FIRST_PAINT = ("clusters",)
+# Built hidden once the start-up's imports are done (by the desktop app, not by every window
+# a test makes): its charts took 150-250 ms to build, too long for its first open.
+PREBUILT_PAGES = ("monitor",)
 
 
 class _CloseFilter(QObject):
@@ -207,8 +210,10 @@ class MainWindowController:
         on_quit: Callable[[], None] | None = None,
         pages: dict[str, Callable[[GuiContext], QWidget | None]] | None = None,
         status_refresh_ms: int = 5000,
+        import_in_steps: bool = False,
     ) -> None:
         self.engine = engine
+        self._import_in_steps = import_in_steps
         window = load_ui("main_window.ui")
         assert isinstance(window, QMainWindow)
         self.window: QMainWindow = window
@@ -288,7 +293,13 @@ class MainWindowController:
         # Built at once after the first paint, shown or not: what they keep from this
         # session's events (the Clusters page: bootstrap results, idle countdowns, and the
         # window's host-key questions) cannot be read back later.
-        after_first_paint(window, self._build_after_first_paint)
+        # With ``import_in_steps`` (the desktop app), first, a step per event-loop turn, the
+        # imports of every page (all on this thread: PySide6's lazy types are not
+        # thread-safe); what waits for them runs then (when_started). A window that a test
+        # makes imports a page's code when the page is built, as it always did.
+        self.started = False
+        self._when_started: list[Callable[[], None]] = []
+        after_first_paint(window, self._start_up)
         for row in range(min(9, len(PAGES))):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{row + 1}"), window)
             shortcut.activated.connect(lambda r=row: self.navigation.setCurrentRow(r))
@@ -359,6 +370,65 @@ class MainWindowController:
                 self.navigation.setCurrentRow(row)
                 return
         raise KeyError(key)
+
+    def when_started(self, then: Callable[[], None]) -> None:
+        """Run ``then`` on the main thread once the start-up's imports are done (at once if
+        they are): workers that import started from it never import Qt-using code."""
+        if self.started:
+            then()
+        else:
+            self._when_started.append(then)
+
+    def _start_up(self) -> None:
+        if not self._import_in_steps:
+            self._build_after_first_paint()
+            self._started_up()
+            return
+        from xyclaw.gui.startup_imports import import_on_main_thread
+
+        built = [("build the first pages", self._build_after_first_paint)]
+        import_on_main_thread(self.window, self._started_up, builds=built)
+
+    def build_pages_in_turns(self, keys: tuple[str, ...], then: Callable[[], None]) -> None:
+        """Build the pages ``keys`` (those not built yet), hidden, one per turn of the event
+        loop, then ``then``: such a page's first open only shows it. A page built hidden
+        waits to be shown to refresh (the pages' timers start on show), but each built page
+        makes a theme switch longer (Qt restyles every widget polished once), so the
+        desktop app builds only the page that takes long (PREBUILT_PAGES)."""
+        from xyclaw.gui.startup_imports import run_in_turns
+
+        def build(key: str) -> Callable[[], None]:
+            def step() -> None:
+                self.page_widgets.get(key)
+
+            return step
+
+        def ahead(kind: str) -> Callable[[], None]:
+            def step() -> None:
+                from xyclaw.gui.monitor_page import make_charts_ahead
+
+                make_charts_ahead(kind)
+
+            return step
+
+        steps: list[tuple[str, Callable[[], None]]] = []
+        for key in keys:
+            if key == "monitor" and self.page_widgets.built(key) is None:
+                # its heatmap, then its curves a plot each, a turn each: built in one go it
+                # held the main thread for 150-250 ms
+                from xyclaw.gui.charts.curves import METRICS
+
+                parts = ["heatmap"] + ["curves"] * len(METRICS)
+                steps += [(f"make the Monitor's {k}", ahead(k)) for k in parts]
+            steps.append((f"build the {key} page", build(key)))
+        run_in_turns(self.window, steps, then)
+
+    def _started_up(self) -> None:
+        self.started = True
+        waiting, self._when_started = self._when_started, []
+        for then in waiting:
+            if not self._quitting:
+                then()
 
     def _build_after_first_paint(self) -> None:
         for key in BUILT_AFTER_FIRST_PAINT:

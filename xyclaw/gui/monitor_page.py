@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -73,6 +74,30 @@ HINT = QT_TRANSLATE_NOOP(
 )
 LEGEND_COLUMNS = 4  # chips per row of the legend at most
 
+# The charts the desktop's start-up makes ahead, hidden, a turn of the event loop each
+# (MainWindowController.build_pages_in_turns): the Monitor page built in one go held the
+# main thread for 150-250 ms. The next page takes them; one made with none makes its own.
+_made_ahead: dict[str, Any] = {}
+
+
+def make_charts_ahead(kind: str) -> None:
+    """Build the Monitor's ``"heatmap"``, or the next plot of its ``"curves"`` (a plot per
+    call; a call once all are there does nothing), for the next page to take."""
+    if kind == "heatmap":
+        if kind not in _made_ahead:
+            _made_ahead[kind] = GpuHeatmap()
+        return
+    if kind not in _made_ahead:
+        _made_ahead[kind] = MetricCurves(in_steps=True)
+    _made_ahead[kind].add_next_plot()
+
+
+def _taken(kind: str) -> Any:
+    made = _made_ahead.pop(kind, None)
+    while kind == "curves" and made is not None and made.add_next_plot():
+        pass  # taken before its last plot was added: the rest now
+    return made
+
 
 class MonitorPage(QWidget):
     """Pass the source (``TelemetryLiveSource(engine.telemetry)``) and optionally a job feed."""
@@ -129,10 +154,11 @@ class MonitorPage(QWidget):
         self.honest.setWordWrap(True)
 
         # left: heatmap over curves
-        self.heatmap = GpuHeatmap()
+        heatmap, curves = _taken("heatmap"), _taken("curves")
+        self.heatmap: GpuHeatmap = heatmap if heatmap is not None else GpuHeatmap()
         self.heatmap.gpu_clicked.connect(self.toggle_gpu)
         self.heatmap.node_clicked.connect(self.select_node)
-        self.curves = MetricCurves()
+        self.curves: MetricCurves = curves if curves is not None else MetricCurves()
         # The legend lays its chips out in as many columns as its width fits (see
         # _place_chips): with a fixed four, chips wider than a quarter of a narrow window
         # were cut off at their "×".
@@ -377,7 +403,8 @@ class MonitorPage(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
-            self._apply_theme()
+            if self.isVisible():  # hidden, the charts take the theme when shown (showEvent)
+                self._apply_theme()
         elif event.type() == QEvent.Type.LanguageChange and i18n.alive(self.status, self.heatmap):
             self.retranslate()
 

@@ -113,7 +113,7 @@ STEPS: tuple[TourStep, ...] = (
             "The tour asks the planner for a LoRA fine-tune of a 7B model on 8 GPUs with a "
             "budget of 2,000 CNY. It compares GPU models, cluster sizes, fabrics and the "
             "simulated cloud's regions, and shows the best options with their cost and time. "
-            "The tour plans that run but launches a small sample (step 4).",
+            "Step 4 runs that fine-tune, shortened to 100 steps.",
         ),
         "LoRA fine-tune a 7B model on 8 GPUs, budget 2000 CNY",
         "plan",
@@ -148,12 +148,13 @@ STEPS: tuple[TourStep, ...] = (
         QT_TRANSLATE_NOOP("Tour", "Launch"),
         QT_TRANSLATE_NOOP(
             "Tour",
-            "The operator launches the plain-python sample (resources/examples/"
-            "plain-python.yaml), a small training job that runs on the simulated cloud with "
-            "no download and no token, once you approve. The 7B LoRA sample (lora-2node.yaml) "
-            "needs a Hugging Face token (HF_TOKEN) and real GPUs, so the tour does not run it.",
+            "The operator launches the lora7b-1node sample (resources/examples/"
+            "lora7b-1node.yaml) once you approve: the 7B LoRA fine-tune on one node, 100 "
+            "steps. On the simulated "
+            "cloud it needs no download and no token (HF_TOKEN); on real GPUs it downloads "
+            "the model, about 15 GB.",
         ),
-        "launch plain-python on {cluster}",
+        "launch lora7b-1node on {cluster}",
         "launch_job",
         "monitor",
     ),

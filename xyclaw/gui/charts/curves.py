@@ -16,7 +16,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -474,7 +474,9 @@ class FixedCurve(pg.PlotCurveItem):
 class MetricCurves(QWidget):
     """One plot per metric for the picked GPUs (``set_selection``), redrawn from frames."""
 
-    def __init__(self, parent: QWidget | None = None, *, theme: ChartTheme = LIGHT) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, *, theme: ChartTheme = LIGHT, in_steps: bool = False
+    ) -> None:
         super().__init__(parent)
         self.theme = theme
         self.selection: list[GpuKey] = []
@@ -493,47 +495,69 @@ class MetricCurves(QWidget):
         self.plots: dict[str, pg.PlotItem] = {}
         self.curves: dict[str, list[FixedCurve]] = {}
         self.hlines: dict[str, list[pg.InfiniteLine]] = {}
-        positions = {"util": (0, 0), "memory": (0, 1), "power": (1, 0), "temperature": (1, 1)}
-        for spec in METRICS:
-            row, col = positions.get(spec.key, (2, 0))
-            span = 1 if spec.key in positions else 2
-            plot = self.view.addPlot(
-                row=row, col=col, colspan=span, axisItems={"bottom": SlidingDateAxis("bottom")}
-            )
-            plot.hideButtons()
-            for hidden in ("top", "right"):  # follow the view, but no label to re-render per move
-                plot.getAxis(hidden).enableAutoSIPrefix(False)
-            plot.setMenuEnabled(False)
-            plot.setMouseEnabled(x=False, y=False)
-            plot.vb.disableAutoRange()
-            plot.getAxis("left").setWidth(44)
-            plot.getAxis("bottom").setHeight(22)
-            for name in ("left", "bottom"):
-                # drawn into a pixmap when they change (the range moved), blitted otherwise:
-                # the bottom axis draws the time grid over the whole plot, so every strip a
-                # new sample repaints exposes it, and replaying its picture of tick labels
-                # five times a frame cost ~3 ms
-                plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            plot.setClipToView(False)
-            curves = []
-            exposure = self._exposures[spec.key] = Exposure()
-            self.view.exposures.append((plot.vb, exposure))
-            for i in range(MAX_CURVES):
-                curve = FixedCurve(connect="finite", skipFiniteCheck=True, antialias=False)
-                curve.exposure = exposure
-                # a 1-pixel cosmetic pen: wider pens cost 5-10 times as much to draw here
-                curve.setPen(pg.mkPen(CURVE_COLORS[i], width=1))
-                curve.setVisible(False)
-                plot.addItem(curve)
-                curves.append(curve)
-            self.plots[spec.key] = plot
-            self.curves[spec.key] = curves
-            self.hlines[spec.key] = []
-            plot.vb.sigResized.connect(lambda _vb, key=spec.key: self._draw_hlines(key))
+        self._to_add = list(METRICS)
+        self._in_steps = in_steps
+        while not in_steps and self.add_next_plot():
+            pass
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
-        self.apply_theme(theme)
+        if not in_steps:
+            self.apply_theme(theme)
+
+    _POSITIONS: ClassVar[dict[str, tuple[int, int]]] = {
+        "util": (0, 0),
+        "memory": (0, 1),
+        "power": (1, 0),
+        "temperature": (1, 1),
+    }
+
+    def add_next_plot(self) -> bool:
+        """Add the next metric's plot; False once all are there. ``in_steps=True`` leaves
+        them to the caller, a plot per call (the desktop's start-up, a turn of the event
+        loop each: the five in one go held the main thread 100-200 ms)."""
+        if not self._to_add:
+            return False
+        spec = self._to_add.pop(0)
+        positions = self._POSITIONS
+        row, col = positions.get(spec.key, (2, 0))
+        span = 1 if spec.key in positions else 2
+        plot = self.view.addPlot(
+            row=row, col=col, colspan=span, axisItems={"bottom": SlidingDateAxis("bottom")}
+        )
+        plot.hideButtons()
+        for hidden in ("top", "right"):  # follow the view, but no label to re-render per move
+            plot.getAxis(hidden).enableAutoSIPrefix(False)
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.vb.disableAutoRange()
+        plot.getAxis("left").setWidth(44)
+        plot.getAxis("bottom").setHeight(22)
+        for name in ("left", "bottom"):
+            # drawn into a pixmap when they change (the range moved), blitted otherwise:
+            # the bottom axis draws the time grid over the whole plot, so every strip a
+            # new sample repaints exposes it, and replaying its picture of tick labels
+            # five times a frame cost ~3 ms
+            plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        plot.setClipToView(False)
+        curves = []
+        exposure = self._exposures[spec.key] = Exposure()
+        self.view.exposures.append((plot.vb, exposure))
+        for i in range(MAX_CURVES):
+            curve = FixedCurve(connect="finite", skipFiniteCheck=True, antialias=False)
+            curve.exposure = exposure
+            # a 1-pixel cosmetic pen: wider pens cost 5-10 times as much to draw here
+            curve.setPen(pg.mkPen(CURVE_COLORS[i], width=1))
+            curve.setVisible(False)
+            plot.addItem(curve)
+            curves.append(curve)
+        self.plots[spec.key] = plot
+        self.curves[spec.key] = curves
+        self.hlines[spec.key] = []
+        plot.vb.sigResized.connect(lambda _vb, key=spec.key: self._draw_hlines(key))
+        if not self._to_add and self._in_steps:
+            self.apply_theme(self.theme)  # the last one: titles, pens, ranges
+        return True
 
     # -- look --------------------------------------------------------------------------------
     def changeEvent(self, event: QEvent) -> None:
