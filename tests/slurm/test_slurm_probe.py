@@ -16,6 +16,7 @@ from tests.slurm.conftest import USER, LoginNode, as_root
 from tests.slurm.test_slurm_cli import configure, xyclaw
 from xyclaw.engine import Engine
 from xyclaw.engine.approvals import ActionKind, ApprovalMismatch
+from xyclaw.errors import ProviderError
 from xyclaw.providers.slurm import quote
 
 TASK = """\
@@ -105,3 +106,25 @@ def _spec() -> Path:
     path = Path(os.environ["XYCLAW_HOME"]) / "after-probe.yaml"
     path.write_text(TASK)
     return path
+
+
+def test_a_probe_that_waits_past_its_bound_is_cancelled_and_nothing_is_kept(
+    engine: Engine,
+) -> None:
+    hold = Path(os.environ["XYCLAW_HOME"]) / "hold.yaml"
+    hold.write_text("name: hold\nnum_nodes: 2\nresources:\n  accelerators: A800:8\nrun: sleep 60\n")
+    held = submit(engine, str(hold))  # every GPU of the partition is taken
+    deadline = time.monotonic() + 30
+    while "RUNNING" not in as_root("squeue", "-h", "-j", held.job_id, "-o", "%T"):
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
+    engine._slurm_probe_wait_s = 2.0  # the bound, short: the probe job queues behind it
+    card = engine.slurm_probe_card("lab")
+    with pytest.raises(ProviderError) as waited:
+        engine.slurm_probe("lab", approved=card).result(timeout=60)
+    assert "did not end within 2 s" in waited.value.message and waited.value.hint
+    assert probe_jobs().strip() == ""  # its own probe job cancelled; the held job untouched
+    assert "RUNNING" in as_root("squeue", "-h", "-j", held.job_id, "-o", "%T")
+    assert engine.slurm_nccl("lab") == {}
+    card = engine.slurm_cancel_card("lab", held.job_id)
+    engine.slurm_cancel("lab", held.job_id, approved=card)
