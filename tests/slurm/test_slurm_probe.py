@@ -93,7 +93,8 @@ def test_the_command_line_probes_only_after_a_yes(
     done = xyclaw("slurm", "probe", "lab", "--yes")
     assert done.returncode == 0, done.stderr
     assert "lab: probed n1, n2" in done.stdout, done.stdout
-    assert "kept for lab" in done.stdout or "recommends no NCCL variable" in done.stdout
+    assert "kept for lab" in done.stdout and "  NCCL_" in done.stdout, done.stdout
+    assert "Traceback" not in done.stderr
 
 
 def _probes_kept() -> bool:

@@ -154,17 +154,16 @@ def _probe(args: argparse.Namespace, ctx: CliContext) -> int:
     probe = follow(
         engine, lambda: engine.slurm_probe(args.site, approved=card), ctx.err, ctx.language
     )
-    ctx.print(
-        ctx.text(
-            "slurm_probe_done",
-            site=probe.site,
-            nodes=", ".join(probe.nodes),
-            job_id=probe.job_id,
-            transport=probe.transport,
-        )
+    done = ctx.text(
+        "slurm_probe_done",
+        site=probe.site,
+        nodes=", ".join(probe.nodes),
+        job_id=probe.job_id,
+        transport=probe.transport,
     )
+    ctx.print(remote_text(ctx.out, done))  # node and interface names come from the nodes
     for setting in probe.settings.settings:
-        ctx.print(f"  {setting.name}={setting.value}  ({setting.reason})")
+        ctx.print(remote_text(ctx.out, f"  {setting.name}={setting.value}  ({setting.reason})"))
     for note in (*probe.settings.notes, *probe.findings):
         ctx.warn(remote_text(ctx.err, f"  {note}"))
     ctx.print(
