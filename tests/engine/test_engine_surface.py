@@ -78,6 +78,8 @@ EFFECTS = {
     "slurm_follow": Effect.READ,
     "slurm_logs": Effect.READ,
     "slurm_nccl": Effect.READ,
+    "slurm_probe": Effect.EXEC,  # issue 33 (c33): the fabric probe through Slurm, its card
+    "slurm_probe_card": Effect.READ,
     "slurm_queue": Effect.READ,
     "slurm_sites": Effect.READ,
     "slurm_submit": Effect.EXEC,

@@ -57,12 +57,14 @@ from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from pathlib import Path
 
     from xyclaw.engine.diagnose import Diagnosis
     from xyclaw.engine.guard import Guard, GuardReport
     from xyclaw.engine.lifecycle import ClusterLifecycle, UpRequest
     from xyclaw.engine.maintenance import Maintenance
     from xyclaw.engine.recovery_asks import ReplacementAsk
+    from xyclaw.engine.slurm import SlurmProbe
     from xyclaw.engine.slurm_mirror import SlurmAllocation, SlurmMirror
     from xyclaw.jobs.nodes import JobNode
     from xyclaw.jobs.results import JobResult, ResultTrend
@@ -2382,7 +2384,7 @@ class Engine:
             env = self._tuning.environment_for(cluster.id)
             if env:
                 return env
-        return {}
+        return self._slurm_probed_nccl(site)  # issue 33 (c33): else the site's probe, else {}
 
     # -- issue 33, helper a33: Slurm sites in plans and for the agents ---------------------------
     # (slurm_sites is b33's, above: the names of hosts.toml's [[slurm]] tables, [] when it
@@ -2621,6 +2623,63 @@ class Engine:
         from xyclaw.jobs.environment import launch_additions
 
         return launch_additions(self._job_spec(spec_or_path))
+
+    # -- issue 33, helper c33: the site's NCCL settings from a probe run through Slurm -------
+    #: Seconds slurm_probe waits for its job (queued and running) before cancelling it.
+    _slurm_probe_wait_s: float = 600.0
+
+    def _slurm_probe_file(self) -> Path:
+        return self._paths.state_dir / "slurm-probes.json"
+
+    def _slurm_probed_nccl(self, site: str) -> dict[str, str]:
+        """The NCCL environment the site's last probe recommended ({} when never probed)."""
+        from xyclaw.engine.slurm import kept_probe
+
+        probe = kept_probe(self._slurm_probe_file(), site)
+        return probe.settings.env() if probe is not None else {}
+
+    @effect(Effect.READ)
+    def slurm_probe_card(
+        self, site: str, partition: str | None = None, *, asked_by: str = "user"
+    ) -> Action:
+        """The approval card for probing a Slurm site's fabric: a short job (a few minutes'
+        limit) on two nodes of the partition that runs XyClaw's read-only probe on each
+        (changes nothing until a yes)."""
+        from xyclaw.engine.slurm import probe_card
+
+        return probe_card(self._slurm(site), partition, Asker(asked_by))
+
+    @effect(Effect.EXEC)
+    def slurm_probe(self, site: str, *, approved: Action) -> OperationHandle[SlurmProbe]:
+        """Run the approved probe card's job through Slurm (the fabric probe cannot reach a
+        lab's compute nodes over SSH), parse each node's output, recommend NCCL settings
+        and keep them for the site: every job submitted there afterwards gets them (unless a
+        tune applied to one of its allocations says otherwise). Refused, submitting nothing,
+        when the card is for another site or no longer matches."""
+        from xyclaw.engine.slurm import keep_probe, probe_approved
+
+        if approved.operation != "slurm_probe" or approved.ref != site:
+            raise ApprovalMismatch(
+                said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
+            )
+        jobs = self._slurm(site)
+
+        def work(progress: Progress) -> SlurmProbe:
+            probe = probe_approved(
+                jobs, approved, progress, wait_s=self._slurm_probe_wait_s, clock=self._clock
+            )
+            keep_probe(self._slurm_probe_file(), probe)
+            self._bus.publish(
+                Notice(
+                    severity="info",
+                    kind="slurm_probe",
+                    message=f"{site}: {len(probe.settings)} NCCL setting(s) from the probe of "
+                    f"{', '.join(probe.nodes)} (job {probe.job_id})",
+                )
+            )
+            return probe
+
+        return self._start(said("op.slurm_probe.title", site=site), work)
 
 
 def _display_to_micros(value: Any) -> int | None:

@@ -725,3 +725,89 @@ class SlurmJobs:
 
     def name_of(self, job_id: str) -> str:
         return str(self._owned(job_id)["name"])
+
+    # -- the fabric probe (issue 33, helper c33): XyClaw's tuning probe on the nodes ---------
+    def submit_probe(
+        self, script: str, partition: Partition, nodes: int, gpus_per_node: int, time_min: int
+    ) -> tuple[str, str]:
+        """Submit a short job that runs the read-only ``script`` once on each of ``nodes``
+        nodes of ``partition`` (``srun``, one task per node; each node's output in
+        ``probe-R.log`` of the job's folder, an ``exit`` file when it ends): the probe SSH
+        cannot run where compute nodes are not reachable. Returns (job id, folder). Not
+        listed or mirrored as a job: the Engine waits for it and reads its output."""
+        home = self.client.run('printf %s "$HOME"').stdout.strip()
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{time.time_ns() % 1000000:06d}"
+        folder = f"{home}/.xyclaw/slurm/probe-{stamp}"
+        lines = [
+            "#!/bin/bash",
+            "#SBATCH --job-name=xyclaw-probe",
+            f"#SBATCH --nodes={nodes}",
+            "#SBATCH --ntasks-per-node=1",
+            f"#SBATCH --time={time_min}",
+            f"#SBATCH --partition={partition.name}",
+            f"#SBATCH --output={folder}/batch.log",
+            "#SBATCH --no-requeue",
+        ]
+        if gpus_per_node:  # the GPUs a job gets, so the probe sees their topology as it will
+            lines.append(f"#SBATCH --gres=gpu:{gpus_per_node}")
+        if self.site.account:
+            lines.append(f"#SBATCH --account={self.site.account}")
+        if self.site.qos:
+            lines.append(f"#SBATCH --qos={self.site.qos}")
+        body = (
+            f"JOB_DIR={quote(folder)}\n"
+            'trap \'printf "%s\\n" "$?" > "$JOB_DIR/exit.tmp"; '
+            'mv -f "$JOB_DIR/exit.tmp" "$JOB_DIR/exit"\' EXIT\n'
+            f"srun --nodes={nodes} --ntasks-per-node=1 "
+            '--output="$JOB_DIR/probe-%t.log" sh "$JOB_DIR/probe.sh"\n'
+        )
+        files = {
+            "job.sbatch": "\n".join(lines) + "\n" + body,
+            # the node's Slurm name first: the output files are named by task, not node
+            "probe.sh": 'echo "XYCLAW_NODE=${SLURMD_NODENAME:-$(hostname)}"\n' + script,
+        }
+        result = self.client.run(
+            f"mkdir -p {quote(folder)} && chmod 700 {quote(folder)} && cd {quote(folder)} && "
+            f"printf %s {_bundle(files)} | base64 -d | tar -xzf - && "
+            "sbatch --parsable job.sbatch",
+            check=False,
+        )
+        if result.exit_code != 0:
+            said = (result.stderr.strip() or result.stdout.strip()).splitlines()
+            raise ProviderError(
+                f"Slurm at {self.site.name} refused the probe job: "
+                + (said[-1] if said else f"exit code {result.exit_code}"),
+                hint="Slurm's own reason; pick another partition or ask the site's admins",
+            )
+        job_id = result.stdout.strip().splitlines()[-1].split(";")[0].strip()
+        if not _JOB_ID.match(job_id):
+            raise ProviderError(
+                f"sbatch at {self.site.name} answered {result.stdout.strip()!r}, not a job id",
+                hint="check the login node's sbatch (a wrapper script may print more)",
+            )
+        self.client.forget_queue()
+        return job_id, folder
+
+    def probe_output(self, folder: str) -> dict[str, str] | None:
+        """Each node's probe output by its Slurm name, once the probe job ended (None while
+        it has not)."""
+        result = self.client.run(
+            f"cd {quote(folder)} && [ -f exit ] && echo XYCLAW_ENDED && for f in probe-*.log; do "
+            '[ -f "$f" ] && printf "==> %s <==\\n" "$f" && cat "$f"; done',
+            check=False,
+        )
+        if not result.stdout.startswith("XYCLAW_ENDED"):
+            return None
+        out: dict[str, str] = {}
+        chunks = re.split(r"^==> probe-\d+\.log <==$\n?", result.stdout, flags=re.M)
+        for chunk in chunks[1:]:
+            first, _, rest = chunk.partition("\n")
+            name = first.removeprefix("XYCLAW_NODE=").strip() if first.startswith("XYCLAW_") else ""
+            out[name or f"node{len(out)}"] = rest
+        return out
+
+    def cancel_probe(self, job_id: str) -> None:
+        """``scancel`` a probe job this site's probe submitted, while the login's own
+        ``squeue --me`` lists it (the probe's card covered it: it runs a few minutes at most)."""
+        if job_id in {q.job_id for q in self.client.my_jobs(fresh=True)}:
+            self.client.run(f"scancel {job_id}", check=False)

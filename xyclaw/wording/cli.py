@@ -553,4 +553,25 @@ TEXTS: dict[str, tuple[str, str]] = {
         "  log: {kept} lines kept, {cut} cut (the log's cap)",
         "  日志：保留 {kept} 行，截掉 {cut} 行（日志上限）",
     ),
+    # issue 33 (c33): `xyclaw slurm probe SITE`
+    "cli.slurm_probe_confirm": (
+        "probing runs XyClaw's probe on the lab's nodes as a Slurm job: confirm with --yes when "
+        "not at a terminal",
+        "探测会以 Slurm 作业的形式在实验室的节点上运行 XyClaw 的探测脚本："
+        "不在终端时请用 --yes 确认",
+    ),
+    "cli.slurm_probe_ask": ("Run the probe? [y/N] ", "运行探测吗？[y/N] "),
+    "cli.slurm_probe_nothing": ("nothing submitted", "没有提交任何作业"),
+    "cli.slurm_probe_done": (
+        "{site}: probed {nodes} (job {job_id}), transport {transport}",
+        "{site}：已探测 {nodes}（作业 {job_id}），传输方式 {transport}",
+    ),
+    "cli.slurm_probe_kept": (
+        "kept for {site}: every job submitted there gets these NCCL variables",
+        "已为 {site} 保存：之后提交到那里的每个作业都会带上这些 NCCL 变量",
+    ),
+    "cli.slurm_probe_none": (
+        "the probe recommends no NCCL variable: jobs run with NCCL's own defaults",
+        "探测没有推荐任何 NCCL 变量：作业使用 NCCL 自己的默认值",
+    ),
 }

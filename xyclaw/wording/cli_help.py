@@ -682,6 +682,15 @@ TEXTS: dict[str, tuple[str, str]] = {
         "scancel one of XyClaw's jobs (asks first)",
         "用 scancel 取消 XyClaw 的某个作业（先询问）",
     ),
+    # issue 33 (c33): xyclaw slurm probe
+    "cli.help.slurm.6": (
+        "probe the fabric on the nodes through Slurm and keep NCCL settings (asks)",
+        "通过 Slurm 在节点上探测网络并保存 NCCL 设置（先询问）",
+    ),
+    "cli.help.slurm.probe.1": (
+        "default: the one with the most GPUs per node",
+        "默认：每节点 GPU 最多的分区",
+    ),
     "cli.help.slurm.queue.1": (
         "the [[slurm]] name in hosts.toml",
         "hosts.toml 中的 [[slurm]] 名称",

@@ -814,4 +814,16 @@ TEXTS: dict[str, tuple[str, str]] = {
         "copying the outputs still only on {cluster} before releasing it",
         "释放 {cluster} 之前，先复制只在它上面的输出",
     ),
+    # issue 33 (c33): the fabric probe run on a Slurm site's nodes through its scheduler
+    "op.slurm_probe.title": ("probing the fabric of {site}", "正在探测 {site} 的网络"),
+    "op.slurm_probe.submitted": (
+        "probe job {job_id} submitted to {site} ({nodes} node(s) of partition {partition}); "
+        "waiting for Slurm to run it",
+        "探测作业 {job_id} 已提交到 {site}（分区 {partition} 的 {nodes} 个节点）；"
+        "正在等待 Slurm 运行它",
+    ),
+    "op.slurm_probe.read": (
+        "read the probe of {count} node(s): {transport}",
+        "已读取 {count} 个节点的探测结果：{transport}",
+    ),
 }

@@ -44,6 +44,15 @@ def register(sub: Any) -> None:
     c.add_argument("--yes", action="store_true", help="do not ask")
     c.set_defaults(handler=_cancel)
 
+    # issue 33 (c33): the fabric probe through Slurm, whose NCCL settings the site's jobs get
+    b = sp.add_parser(
+        "probe", help="probe the fabric on the nodes through Slurm and keep NCCL settings (asks)"
+    )
+    b.add_argument("site")
+    b.add_argument("--partition", help="default: the one with the most GPUs per node")
+    b.add_argument("--yes", action="store_true", help="do not ask")
+    b.set_defaults(handler=_probe)
+
 
 def _queue(args: argparse.Namespace, ctx: CliContext) -> int:
     waits = ctx.engine().slurm_queue(
@@ -122,4 +131,44 @@ def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
             return 1
     view = engine.slurm_cancel(args.site, args.job, approved=card)
     ctx.print(f"{view.job_id}  {view.state}")
+    return 0
+
+
+def _probe(args: argparse.Namespace, ctx: CliContext) -> int:
+    """Run XyClaw's fabric probe on the site's nodes as a short Slurm job (after a yes) and
+    keep the NCCL settings it recommends for the jobs submitted there."""
+    from xyclaw.cli.progress import follow
+    from xyclaw.cli.render import remote_text
+    from xyclaw.errors import UsageError
+
+    engine = ctx.engine()
+    card = engine.slurm_probe_card(args.site, args.partition)
+    for key, value in card.rows():
+        ctx.warn(remote_text(ctx.err, f"  {key}: {value}"))
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(ctx.text("slurm_probe_confirm"))
+        if input(ctx.text("slurm_probe_ask")).strip().lower() not in ("y", "yes"):
+            ctx.warn(ctx.text("slurm_probe_nothing"))
+            return 1
+    probe = follow(
+        engine, lambda: engine.slurm_probe(args.site, approved=card), ctx.err, ctx.language
+    )
+    done = ctx.text(
+        "slurm_probe_done",
+        site=probe.site,
+        nodes=", ".join(probe.nodes),
+        job_id=probe.job_id,
+        transport=probe.transport,
+    )
+    ctx.print(remote_text(ctx.out, done))  # node and interface names come from the nodes
+    for setting in probe.settings.settings:
+        ctx.print(remote_text(ctx.out, f"  {setting.name}={setting.value}  ({setting.reason})"))
+    for note in (*probe.settings.notes, *probe.findings):
+        ctx.warn(remote_text(ctx.err, f"  {note}"))
+    ctx.print(
+        ctx.text("slurm_probe_kept", site=probe.site)
+        if probe.settings.settings
+        else ctx.text("slurm_probe_none")
+    )
     return 0
