@@ -166,10 +166,9 @@ class _Relay(QObject):
         dialog.setObjectName("loginPromptDialog")
         dialog.setWindowTitle(i18n.translate("HostKeyDialog", "Log in"))
         layout = QVBoxLayout(dialog)
-        headline = QLabel(
+        headline = plain_label(  # the host's name is data: shown as text, never as markup
             i18n.translate("HostKeyDialog", "{host} asks you to log in.").format(host=question.host)
         )
-        headline.setTextFormat(Qt.TextFormat.PlainText)
         headline.setWordWrap(True)
         layout.addWidget(headline)
         for said in (question.title, question.instructions):

@@ -455,12 +455,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "说明会在哪里运行什么以及报价；不租用也不运行",
     ),
     "cli.help.jobs.1": (
-        "show one job in detail; results: cost per result and MFU per job, then per provider, GPU model and month",
-        "详细显示一个作业；results：每个作业的单位产出费用和 MFU，再按平台、GPU 型号和月份汇总",
+        "show one job in detail; results: cost per result and MFU per job, then per provider, GPU model and month; why: why a job is stuck (every rank asked for its Flight Recorder dump)",
+        "详细显示一个作业；results：每个作业的单位产出费用和 MFU，再按平台、GPU 型号和月份汇总；why：作业为什么卡住（向每个进程索取它的 Flight Recorder 转储）",
     ),
     "cli.help.jobs.2": (
-        "the job (id or name) for `show`",
-        "`show` 的作业（编号或名称）",
+        "the job (id or name) for `show` and `why`",
+        "`show` 和 `why` 的作业（编号或名称）",
     ),
     "cli.help.jobs.3": (
         "include finished jobs",
