@@ -140,12 +140,7 @@ def test_a_run_in_english_is_unchanged(
 
 #: A representative run of each command that needs no cloud, no host and no key.
 RUNS = [
-    pytest.param(
-        ["doctor"],
-        marks=pytest.mark.xfail(
-            strict=True, reason="xyclaw.doctor's check texts are English (core, shared)"
-        ),
-    ),
+    ["doctor"],
     ["config", "path"],
     ["config", "show"],
     ["config", "check"],

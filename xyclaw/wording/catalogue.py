@@ -9,6 +9,7 @@ from xyclaw.wording import (
     cli_help,
     common,
     diagnose,
+    doctor,
     errors,
     jobs,
     operations,
@@ -22,6 +23,7 @@ def _merged() -> dict[str, tuple[str, str]]:
     merged: dict[str, tuple[str, str]] = {}
     modules = [common, operations, jobs, alerts, agent, errors, turns, diagnose, xid_catalog]
     modules += [cli, cli_help, planner]
+    modules += [doctor]  # issue 35 (d35): xyclaw doctor's checks
     for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:
