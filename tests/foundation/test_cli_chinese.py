@@ -186,7 +186,6 @@ def test_nccl_analyze_is_chinese(chinese: Path, capsys: pytest.CaptureFixture[st
     assert not english_runs("\n".join(framed)), english_runs("\n".join(framed))
 
 
-@pytest.mark.xfail(strict=True, reason="xyclaw.tuning's notes and basis are English strings")
 def test_nccl_analyze_notes_are_chinese(chinese: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = _nccl_analyze(capsys)
     assert not english_runs(text), english_runs(text)

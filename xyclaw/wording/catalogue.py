@@ -14,6 +14,7 @@ from xyclaw.wording import (
     jobs,
     operations,
     planner,
+    tuning_notes,
     turns,
     xid_catalog,
 )
@@ -23,7 +24,7 @@ def _merged() -> dict[str, tuple[str, str]]:
     merged: dict[str, tuple[str, str]] = {}
     modules = [common, operations, jobs, alerts, agent, errors, turns, diagnose, xid_catalog]
     modules += [cli, cli_help, planner]
-    modules += [doctor]  # issue 35 (d35): xyclaw doctor's checks
+    modules += [doctor, tuning_notes]  # issue 35 (d35): doctor's checks, tuning's notes
     for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:
