@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from xyclaw.config import Config
@@ -20,15 +20,34 @@ from xyclaw.paths import AppPaths
 from xyclaw.providers.setup_facts import PROVIDER_KEYS, SetupFacts, setup_facts  # noqa: F401
 from xyclaw.secrets import SecretStore, keyring_usable
 from xyclaw.store import LATEST_VERSION, peek_schema_version
+from xyclaw.wording import Said, said
 
 
 @dataclass(frozen=True)
 class CheckResult:
+    """One check. ``said``/``fix_said`` are kept worded (issue 35) so the CLI and the window
+    show them in their language; ``detail``/``fix`` are the English (``--json``, logs)."""
+
     name: str
     ok: bool
     required: bool
-    detail: str
-    fix: str = ""
+    said: Said | str
+    fix_said: Said | str = ""
+
+    @property
+    def detail(self) -> str:
+        return str(self.said)
+
+    @property
+    def fix(self) -> str:
+        return str(self.fix_said)
+
+
+def _failed(name: str, exc: XyclawError, required: bool = True) -> CheckResult:
+    """A XyClaw error as a FAIL line, keeping its worded message and hint where it has them."""
+    return CheckResult(
+        name, False, required, exc.said or exc.message, exc.hint_said or exc.hint or ""
+    )
 
 
 Check = Callable[[AppPaths, Config], CheckResult]
@@ -40,15 +59,12 @@ def check_python(paths: AppPaths, config: Config) -> CheckResult:
         "python",
         ok,
         True,
-        f"Python {sys.version.split()[0]} at {sys.executable}",
-        "" if ok else "install Python 3.11 or newer",
+        said("op.doctor.python", version=sys.version.split()[0], executable=sys.executable),
+        "" if ok else said("op.doctor.python.fix"),
     )
 
 
-NO_DISPLAY_FIX = (
-    "on a machine with no display run `xvfb-run -a xyclaw`, or set QT_QPA_PLATFORM=offscreen; "
-    "the command-line tools work without one"
-)
+NO_DISPLAY_FIX = said("op.doctor.no_display.fix")
 
 
 def check_qt(paths: AppPaths, config: Config) -> CheckResult:
@@ -82,7 +98,11 @@ def qt_check(environ: dict[str, str]) -> CheckResult:
         )
     except (subprocess.TimeoutExpired, OSError) as exc:
         return CheckResult(
-            "qt", False, False, f"the Qt probe did not answer ({exc})", "reinstall: make run"
+            "qt",
+            False,
+            False,
+            said("op.doctor.qt.no_answer", error=str(exc)),
+            said("op.doctor.qt.no_answer.fix"),
         )
     lines = proc.stdout.strip().splitlines()
     try:
@@ -96,27 +116,31 @@ def qt_check(environ: dict[str, str]) -> CheckResult:
                 "qt",
                 False,
                 False,
-                "there is no display here (DISPLAY and WAYLAND_DISPLAY are not set), "
-                "so the desktop app cannot open",
+                said("op.doctor.qt.no_display"),
                 NO_DISPLAY_FIX,
             )
         return CheckResult(
             "qt",
             False,
             False,
-            f"Qt cannot open a window (exit {proc.returncode}): {_qt_said(proc.stderr)}",
-            "install the system libraries Qt names (on Debian/Ubuntu from a checkout: "
-            "`make system-deps`), or set QT_QPA_PLATFORM=offscreen",
+            said("op.doctor.qt.cannot_open_exit", code=proc.returncode, said=_qt_said(proc.stderr)),
+            said("op.doctor.qt.libraries.fix"),
         )
     if report.get("ok"):
-        return CheckResult("qt", True, False, f"Qt {report['qt']} platform {report['platform']}")
+        qt, platform = str(report["qt"]), str(report["platform"])
+        return CheckResult("qt", True, False, said("op.doctor.qt.ok", qt=qt, platform=platform))
     return CheckResult(
         "qt",
         False,
         False,
-        f"Qt cannot open a window: {report.get('error', 'unknown error')}",
+        said("op.doctor.qt.cannot_open", error=_error_of(report)),
         NO_DISPLAY_FIX,
     )
+
+
+def _error_of(report: dict[str, object]) -> Said | str:
+    """The probe's error (Qt's own English words), or "unknown error" in the catalogue."""
+    return str(report["error"]) if "error" in report else said("op.doctor.qt.unknown_error")
 
 
 def check_data_folder(paths: AppPaths, config: Config) -> CheckResult:
@@ -129,8 +153,10 @@ def check_data_folder(paths: AppPaths, config: Config) -> CheckResult:
             "data folder",
             False,
             True,
-            f"{paths.data_dir} is not writable ({exc.strerror})",
-            "fix its permissions, or set XYCLAW_HOME to a writable folder",
+            said(
+                "op.doctor.data_folder.not_writable", folder=str(paths.data_dir), error=exc.strerror
+            ),
+            said("op.doctor.data_folder.not_writable.fix"),
         )
     return CheckResult("data folder", True, True, str(paths.data_dir))
 
@@ -139,19 +165,27 @@ def check_schema(paths: AppPaths, config: Config) -> CheckResult:
     try:
         version = peek_schema_version(paths.database, check=True)
     except XyclawError as exc:
-        return CheckResult("database", False, True, exc.message, exc.hint or "")
+        return _failed("database", exc)
     if version > LATEST_VERSION:
         return CheckResult(
             "database",
             False,
             True,
-            f"schema version {version} is newer than this XyClaw ({LATEST_VERSION})",
-            "upgrade XyClaw",
+            said("op.doctor.database.newer", version=version, latest=LATEST_VERSION),
+            said("op.doctor.database.newer.fix"),
         )
     if version == 0:
-        return CheckResult("database", True, True, f"{paths.database} will be created on first use")
-    note = "" if version == LATEST_VERSION else f" (migrates to {LATEST_VERSION} on next start)"
-    return CheckResult("database", True, True, f"{paths.database}, schema version {version}{note}")
+        created = said("op.doctor.database.created", path=str(paths.database))
+        return CheckResult("database", True, True, created)
+    note = (
+        ""
+        if version == LATEST_VERSION
+        else said("op.doctor.database.migrates", latest=LATEST_VERSION)
+    )
+    detail = said(
+        "op.doctor.database.version", path=str(paths.database), version=version, note=note
+    )
+    return CheckResult("database", True, True, detail)
 
 
 def check_keyring(paths: AppPaths, config: Config) -> CheckResult:
@@ -160,44 +194,50 @@ def check_keyring(paths: AppPaths, config: Config) -> CheckResult:
         try:  # reading it checks its mode: a file others can read is refused
             SecretStore.choose("file", paths.secrets_file).get("doctor-probe")
         except XyclawError as exc:
-            return CheckResult("secrets", False, True, exc.message, exc.hint or "")
+            return _failed("secrets", exc)
         return CheckResult(
             "secrets",
             True,
             True,
-            f"no OS keyring in use; secrets go to {paths.secrets_file} (mode 0600)",
+            said("op.doctor.secrets.file", path=str(paths.secrets_file)),
         )
     try:
         store = SecretStore.choose(mode, paths.secrets_file)
         store.get("doctor-probe")
     except XyclawError as exc:
-        return CheckResult("secrets", False, True, exc.message, exc.hint or "")
-    return CheckResult("secrets", True, True, f"OS keyring: {store.backend.name}")
+        return _failed("secrets", exc)
+    return CheckResult(
+        "secrets", True, True, said("op.doctor.secrets.keyring", name=str(store.backend.name))
+    )
 
 
 def check_ssh_keys(paths: AppPaths, config: Config) -> CheckResult:
     ssh_dir = Path.home() / ".ssh"
     keys = sorted(p.name for p in ssh_dir.glob("id_*") if not p.name.endswith(".pub"))
     agent = bool(os.environ.get("SSH_AUTH_SOCK"))
+    if keys and agent:
+        found = said("op.doctor.ssh.found_keys_and_agent", keys=", ".join(keys))
+    elif keys:
+        found = said("op.doctor.ssh.found_keys", keys=", ".join(keys))
+    else:
+        found = said("op.doctor.ssh.found_agent")
     if keys or agent:
-        parts = ([", ".join(keys)] if keys else []) + (["an SSH agent"] if agent else [])
-        return CheckResult("ssh keys", True, False, "found " + " and ".join(parts))
+        return CheckResult("ssh keys", True, False, found)
     return CheckResult(
         "ssh keys",
         False,
         False,
-        f"no private key in {ssh_dir} and no SSH agent",
-        "only needed for your own hosts: run `ssh-keygen -t ed25519` (the simulated cloud "
-        "needs none)",
+        said("op.doctor.ssh.none", folder=str(ssh_dir)),
+        said("op.doctor.ssh.none.fix"),
     )
 
 
 def check_llm(paths: AppPaths, config: Config) -> CheckResult:
     llm = config.llm
     if llm.preset == "rules":
-        return CheckResult("llm", True, False, "built-in rules brain (no LLM endpoint set)")
+        return CheckResult("llm", True, False, said("op.doctor.llm.rules"))
     if not llm.base_url:
-        return CheckResult("llm", True, False, f"preset {llm.preset} with its default endpoint")
+        return CheckResult("llm", True, False, said("op.doctor.llm.preset", preset=llm.preset))
     import httpx
 
     # The name the agents read it under (xyclaw.agent.presets.key_secret_name).
@@ -205,7 +245,7 @@ def check_llm(paths: AppPaths, config: Config) -> CheckResult:
     try:
         key = SecretStore.choose(config.secrets.backend, paths.secrets_file).get(name)
     except XyclawError as exc:
-        return CheckResult("llm", False, False, exc.message, exc.hint or "")
+        return _failed("llm", exc, required=False)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     url = llm.base_url.rstrip("/") + "/models"
     try:
@@ -215,27 +255,27 @@ def check_llm(paths: AppPaths, config: Config) -> CheckResult:
             "llm",
             False,
             False,
-            f"{llm.base_url} did not answer ({type(exc).__name__})",
-            "check [llm] base_url and that the server is running",
+            said("op.doctor.llm.no_answer", url=llm.base_url, error=type(exc).__name__),
+            said("op.doctor.llm.no_answer.fix"),
         )
     if response.status_code in (401, 403):
-        what = "refused the API key" if key else "wants an API key and none is stored"
+        what = "op.doctor.llm.refused" if key else "op.doctor.llm.wants_key"
         return CheckResult(
             "llm",
             False,
             False,
-            f"{llm.base_url} {what}",
-            f"store it: `xyclaw secrets set {name}` (or in the app's Settings)",
+            said(what, url=llm.base_url),
+            said("op.doctor.llm.store_key.fix", name=name),
         )
     if response.status_code >= 400:
         return CheckResult(
             "llm",
             False,
             False,
-            f"{url} answered HTTP {response.status_code}",
-            "check [llm] base_url (it should end in /v1 for most servers)",
+            said("op.doctor.llm.http", url=url, status=response.status_code),
+            said("op.doctor.llm.http.fix"),
         )
-    return CheckResult("llm", True, False, f"{llm.base_url} answers")
+    return CheckResult("llm", True, False, said("op.doctor.llm.ok", url=llm.base_url))
 
 
 def check_guard(paths: AppPaths, config: Config) -> CheckResult:
@@ -244,27 +284,27 @@ def check_guard(paths: AppPaths, config: Config) -> CheckResult:
 
     status = guard_status(paths)
     unit = service_unit_path(paths)
-    service = (
-        f"; user service {unit}"
+    service: Said | str = (
+        said("op.doctor.guard.service", unit=str(unit))
         if unit.exists()
-        else ("; to run it from login: `xyclaw guard install`" if sys.platform == "linux" else "")
+        else (said("op.doctor.guard.install") if sys.platform == "linux" else "")
     )
     if status.running:
-        return CheckResult("guard", True, False, status.describe() + service)
+        running = said("op.doctor.guard.running", status=status.describe_said(), service=service)
+        return CheckResult("guard", True, False, running)
     if not config.guard.autostart:
         return CheckResult(
             "guard",
             False,
             False,
-            "not running, and [guard] autostart is off: budgets and idle release hold only"
-            " while the desktop app or `xyclaw guard` runs",
-            "set [guard] autostart = true, or `xyclaw guard install` (docs/guard.md)",
+            said("op.doctor.guard.off"),
+            said("op.doctor.guard.off.fix"),
         )
     return CheckResult(
         "guard",
         True,
         False,
-        "not running; it starts by itself whenever a cluster is live" + service,
+        said("op.doctor.guard.auto", service=service),
     )
 
 
@@ -277,10 +317,11 @@ def check_hosts(paths: AppPaths, config: Config) -> CheckResult:
     try:
         hosts = load_hosts(path)
     except XyclawError as exc:
-        return CheckResult("hosts.toml", False, True, exc.message, exc.hint or "")
+        return _failed("hosts.toml", exc)
     if not path.exists():
-        return CheckResult("hosts.toml", True, False, f"none at {path} (your own machines)")
-    return CheckResult("hosts.toml", True, False, f"{len(hosts)} host(s) in {path}")
+        return CheckResult("hosts.toml", True, False, said("op.doctor.hosts.none", path=str(path)))
+    count = said("op.doctor.hosts.count", n=len(hosts), path=str(path))
+    return CheckResult("hosts.toml", True, False, count)
 
 
 CHECKS: tuple[Check, ...] = (
@@ -312,38 +353,31 @@ def run_checks(paths: AppPaths, config: Config) -> list[CheckResult]:
             results.append(check(paths, config))
         except XyclawError as exc:
             name = _NAMES.get(check, check.__name__.removeprefix("check_").replace("_", " "))
-            results.append(CheckResult(name, False, True, exc.message, exc.hint or ""))
+            results.append(_failed(name, exc))
     return results
 
 
-def next_steps(paths: AppPaths, config: Config) -> list[str]:
+def next_steps(paths: AppPaths, config: Config) -> list[Said]:
     """What a user could set up next, from what is set up now (docs/getting-started.md):
     their own SSH host, a model for the agents, a real provider."""
     facts = setup_facts(paths, config)
-    steps: list[str] = []
+    steps: list[Said] = []
     if facts.hosts == 0:
-        steps.append(
-            "your own GPU machine over SSH: `xyclaw hosts add gpu1 --host 10.0.0.5 --user root "
-            "--gpu A100-80G --gpus 8`, then `xyclaw hosts test gpu1`"
-        )
+        steps.append(said("op.doctor.next.hosts"))
     if facts.preset == "rules":
-        steps.append(
-            "a model for the agents (the rules agent answers now): `xyclaw model-key deepseek` "
-            '(or openai, qwen, ...), then `[llm] preset = "deepseek"` in config.toml or the '
-            "app's Settings, Model"
-        )
+        steps.append(said("op.doctor.next.model"))
     if not facts.provider_keys:
-        steps.append(
-            "a real cloud: `xyclaw secrets set lambda_api_key` (Lambda Cloud), "
-            "`vastai_api_key` (Vast.ai), `runpod_api_key` (RunPod) or "
-            "`autodl_token` (AutoDL); see docs/providers.md"
-        )
+        steps.append(said("op.doctor.next.cloud"))
     return steps
 
 
-def results_json(results: list[CheckResult], steps: list[str] | None = None) -> dict[str, object]:
+def results_json(results: list[CheckResult], steps: list[Said] | None = None) -> dict[str, object]:
+    """The English report (its keys and texts as before the checks were worded)."""
     return {
         "ok": all(r.ok for r in results if r.required),
-        "checks": [asdict(r) for r in results],
-        "next": list(steps or []),
+        "checks": [
+            {"name": r.name, "ok": r.ok, "required": r.required, "detail": r.detail, "fix": r.fix}
+            for r in results
+        ],
+        "next": [str(step) for step in steps or []],
     }

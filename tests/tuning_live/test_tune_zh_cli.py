@@ -40,7 +40,6 @@ def test_the_tune_report_is_chinese(
     assert not english_runs("\n".join(framed)), english_runs("\n".join(framed))
 
 
-@pytest.mark.xfail(strict=True, reason="xyclaw.tuning's notes and basis are English strings")
 def test_the_tune_notes_are_chinese(
     engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

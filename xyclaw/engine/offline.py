@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from xyclaw.secrets import SecretStore
     from xyclaw.store import Store
     from xyclaw.tuning.analyze import LogAnalysis
+    from xyclaw.wording import Said
 
 
 # --- your own hosts (hosts.toml) and their keys ----------------------------------------------
@@ -400,14 +401,14 @@ def analyze_nccl_log(text: str, **facts: Any) -> LogAnalysis:
     return analyze_log(text, **facts)
 
 
-def doctor_checks(paths: AppPaths, config: Config) -> tuple[list[CheckResult], list[str]]:
+def doctor_checks(paths: AppPaths, config: Config) -> tuple[list[CheckResult], list[Said]]:
     """The installation's checks, and what could be set up next."""
     from xyclaw.doctor import next_steps, run_checks
 
     return run_checks(paths, config), next_steps(paths, config)
 
 
-def doctor_json(results: list[CheckResult], steps: list[str]) -> dict[str, object]:
+def doctor_json(results: list[CheckResult], steps: list[Said]) -> dict[str, object]:
     """The checks as ``xyclaw doctor --json`` prints them."""
     from xyclaw.doctor import results_json
 

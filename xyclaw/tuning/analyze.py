@@ -8,7 +8,7 @@ Several runs of the same test in one log count as repeats (for jitter).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xyclaw.catalog import Catalog, parse_fabric
@@ -22,6 +22,7 @@ from xyclaw.parsers.nccltests import (
 )
 from xyclaw.tuning.expect import Expectation, expect, gpu_model
 from xyclaw.tuning.verdict import Verdict, judge
+from xyclaw.wording import Said, said
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class LogAnalysis:
     expectation: Expectation | None
     verdict: Verdict
     notes: tuple[str, ...] = ()
+    #: The notes worded (issue 35): a view shows them in its language; ``notes`` is English.
+    notes_said: tuple[Said | str, ...] = field(default=(), compare=False)
 
     @property
     def run(self) -> NcclTestRun:
@@ -79,7 +82,7 @@ def _parse(text: str) -> list[NcclTestRun]:
     return parse_nccl_tests_all(text)
 
 
-def _check_busbw(run: NcclTestRun, notes: list[str]) -> None:
+def _check_busbw(run: NcclTestRun, notes: list[Said | str]) -> None:
     """busbw = algbw x 2(n-1)/n for all-reduce; a log that disagrees was edited or mislabeled."""
     n = run.n_ranks
     if not run.collective or not n or n < 2:
@@ -92,8 +95,14 @@ def _check_busbw(run: NcclTestRun, notes: list[str]) -> None:
     ]
     if off:
         notes.append(
-            f"{len(off)} row(s) have a busbw that is not algbw x {factor:.3f} for "
-            f"{run.collective} on {n} ranks (first at {off[0]} bytes)"
+            said(
+                "op.note.busbw_off",
+                count=len(off),
+                factor=f"{factor:.3f}",
+                collective=run.collective,
+                n=n,
+                size=off[0],
+            )
         )
 
 
@@ -127,14 +136,14 @@ def analyze_log(
         if r.rows and r.collective == first.collective and r.n_ranks == first.n_ranks
     ]
     runs_used = same or [first]
-    notes: list[str] = []
+    notes: list[Said | str] = []
     if len(runs) > len(runs_used):
-        notes.append(f"{len(runs) - len(runs_used)} other test(s) in the log are not judged")
+        notes.append(said("op.note.other_tests", count=len(runs) - len(runs_used)))
     ranks = first.n_ranks
     log_nodes = first.n_nodes
     n_nodes = nodes or log_nodes
     if nodes and log_nodes and nodes != log_nodes:
-        notes.append(f"the log's ranks run on {log_nodes} host name(s); --nodes {nodes} is used")
+        notes.append(said("op.note.nodes_differ", log_nodes=log_nodes, nodes=nodes))
     per_node = gpus_per_node
     if per_node is None and ranks and n_nodes:
         per_node = max(1, ranks // n_nodes)
@@ -147,17 +156,15 @@ def analyze_log(
     expectation = None
     if n_nodes is not None and per_node is not None:
         if n_nodes > 1 and fabric is None:
-            notes.append(
-                "pass --fabric (e.g. ib-hdr-200, roce-100) to judge it against the network"
-            )
+            notes.append(said("op.note.pass_fabric"))
         else:
             expectation = expect(
                 nodes=n_nodes, gpus_per_node=per_node, gpu=model, fabric=fabric, nic_count=nic_count
             )
             if expectation is None and n_nodes == 1:
-                notes.append("unknown GPU model: no NVLink/PCIe figure to judge a one-node run by")
+                notes.append(said("op.note.unknown_gpu"))
     else:
-        notes.append("the log does not say how many nodes ran it: pass --nodes and --gpus-per-node")
+        notes.append(said("op.note.nodes_unknown"))
     rdma_expected = None
     if fabric is not None:
         rdma_expected = parse_fabric(fabric).rdma
@@ -169,8 +176,11 @@ def analyze_log(
         recomputed = first.recomputed_avg_busbw or 0.0
         if abs(recomputed - first.avg_busbw) > max(0.01, 0.005 * first.avg_busbw):
             notes.append(
-                f"the footer's average ({first.avg_busbw:g}) differs from the rows' "
-                f"({recomputed:.3f}): the log may be edited or cut"
+                said(
+                    "op.note.footer_differs",
+                    footer=f"{first.avg_busbw:g}",
+                    rows=f"{recomputed:.3f}",
+                )
             )
     verdict = judge(runs_used, expectation, rdma_expected=rdma_expected, nodes=n_nodes)
     return LogAnalysis(
@@ -182,5 +192,6 @@ def analyze_log(
         nics=nic_count,
         expectation=expectation,
         verdict=verdict,
-        notes=tuple(notes),
+        notes=tuple(str(note) for note in notes),
+        notes_said=tuple(notes),
     )

@@ -33,6 +33,8 @@ class Expectation:
     basis: str
     assumptions: tuple[str, ...] = ()
     basis_said: Said | None = field(default=None, compare=False)  # the basis's wording
+    #: The assumptions worded (issue 35); ``assumptions`` is the English.
+    assumptions_said: tuple[Said | str, ...] = field(default=(), compare=False)
 
     @property
     def healthy_busbw(self) -> float:
@@ -102,7 +104,7 @@ def expect(
     intra = _intra(gpu, gpus_per_node)
     if nodes <= 1:
         return intra
-    assumptions: list[str] = []
+    assumptions: list[Said | str] = []
     family = None
     fabric_gbps: float | None = None
     if fabric:
@@ -122,7 +124,7 @@ def expect(
         count = nic_count
         if not count:
             count = gpus_per_node
-            assumptions.append(f"{count} NICs per node assumed (one per GPU)")
+            assumptions.append(said("op.note.nics_assumed", count=count))
         used = max(1, min(count, gpus_per_node))
         kind = {"ib": "InfiniBand", "roce": "RoCE"}.get(family or "", "RDMA")
         basis = said(
@@ -133,8 +135,9 @@ def expect(
             HEALTHY["rdma"],
             "rdma",
             str(basis),
-            tuple(assumptions),
+            tuple(str(a) for a in assumptions),
             basis_said=basis,
+            assumptions_said=tuple(assumptions),
         )
     else:
         speed = socket_speed_mbps / 1000.0 if socket_speed_mbps else rate
@@ -146,8 +149,9 @@ def expect(
             HEALTHY["socket"],
             "socket",
             str(basis),
-            tuple(assumptions),
+            tuple(str(a) for a in assumptions),
             basis_said=basis,
+            assumptions_said=tuple(assumptions),
         )
     if intra is not None and intra.healthy_busbw < net.healthy_busbw:
         basis = said(
@@ -158,7 +162,8 @@ def expect(
             intra.healthy_fraction,
             intra.path,
             str(basis),
-            tuple(assumptions),
+            tuple(str(a) for a in assumptions),
             basis_said=basis,
+            assumptions_said=tuple(assumptions),
         )
     return net

@@ -39,6 +39,8 @@ class NcclSettings:
 
     settings: tuple[NcclSetting, ...] = ()
     notes: tuple[str, ...] = ()
+    #: The notes worded (issue 35): a view shows them in its language; ``notes`` is English.
+    notes_said: tuple[Said | str, ...] = field(default=(), compare=False)
 
     def env(self) -> dict[str, str]:
         return {s.name: s.value for s in self.settings}
@@ -87,7 +89,7 @@ def recommend(report: FabricReport) -> NcclSettings:
     s = report.summary
     image = report.nccl_env
     out: list[NcclSetting] = []
-    notes: list[str] = []
+    notes: list[Said | str] = []
     multi = report.node_count > 1
     rdma = s.transport in ("ib", "roce", "mixed") and bool(s.hcas)
     roce = s.transport == "roce" or (s.transport == "mixed" and s.roce_gid_index is not None)
@@ -116,19 +118,13 @@ def recommend(report: FabricReport) -> NcclSettings:
                     said("op.nccl.gid", index=s.roce_gid_index),
                 )
             else:
-                notes.append(
-                    "no RoCE v2 GID on an IPv4 address was found: give the RoCE netdevs IPv4 "
-                    "addresses (the GID table fills in by itself), then tune again"
-                )
+                notes.append(said("op.note.no_roce_gid"))
             add(
                 "NCCL_IB_TC",
                 ROCE_TRAFFIC_CLASS,
                 said("op.nccl.tc"),
             )
-            notes.append(
-                "RoCE needs PFC and ECN on the switches for the class NCCL_IB_TC names "
-                f"({ROCE_TRAFFIC_CLASS}: DSCP 26); ask the provider which class is lossless"
-            )
+            notes.append(said("op.note.roce_pfc_ecn", tc=ROCE_TRAFFIC_CLASS))
             if multi:
                 add(
                     "NCCL_IB_QPS_PER_CONNECTION",
@@ -154,10 +150,7 @@ def recommend(report: FabricReport) -> NcclSettings:
                 said("op.nccl.gdr_phb"),
             )
         elif gdr in ("NODE", "SYS"):
-            notes.append(
-                f"some GPUs reach their nearest HCA only across the CPU ({gdr}); NCCL keeps "
-                "GPUDirect RDMA off there, which is usually right"
-            )
+            notes.append(said("op.note.gdr_across_cpu", gdr=gdr))
         if image.get("NCCL_NET_GDR_LEVEL", "").upper() in ("LOC", "0") and gdr not in (
             "PIX",
             "PXB",
@@ -169,10 +162,7 @@ def recommend(report: FabricReport) -> NcclSettings:
                 said("op.nccl.gdr_image"),
             )
         if s.peermem is False:
-            notes.append(
-                "nvidia_peermem is not loaded: run `modprobe nvidia_peermem` on every node, "
-                "or GPUDirect RDMA cannot work"
-            )
+            notes.append(said("op.note.no_peermem"))
     elif multi:
         add(
             "NCCL_IB_DISABLE",
@@ -194,9 +184,5 @@ def recommend(report: FabricReport) -> NcclSettings:
     add("NCCL_DEBUG", "WARN", said("op.nccl.debug"))
     for name in NEVER_BY_DEFAULT:
         if name in image:
-            notes.append(
-                f"the image forces {name}={image[name]}: NCCL's docs advise against forcing it "
-                "(slower, or corrupt results with LL128 where unsupported); remove it from the "
-                "image"
-            )
-    return NcclSettings(tuple(out), tuple(notes))
+            notes.append(said("op.note.image_forces", name=name, value=image[name]))
+    return NcclSettings(tuple(out), tuple(str(note) for note in notes), notes_said=tuple(notes))

@@ -72,6 +72,8 @@ class Verdict:
     runs: int
     causes: tuple[Cause, ...] = ()
     notes: tuple[str, ...] = ()
+    #: The notes worded (issue 35): a view shows them in its language; ``notes`` is English.
+    notes_said: tuple[Said | str, ...] = field(default=(), compare=False)
 
     @property
     def healthy(self) -> bool:
@@ -229,7 +231,7 @@ def judge(
     ``nodes`` how many nodes ran the test, when the log's host names cannot tell.
     """
     env = dict(env or {})
-    notes: list[str] = []
+    notes: list[Said | str] = []
     with_rows = [r for r in runs if r.rows]
     transport = _transport(runs)
     if rdma_expected is None:
@@ -378,7 +380,7 @@ def judge(
     )
     jittery = jitter is not None and jitter > JITTER_LIMIT and not over_sockets
     if jitter is not None and jitter > JITTER_LIMIT and over_sockets:
-        notes.append(f"TCP sockets: bus bandwidth varied by {jitter:.1%} between runs")
+        notes.append(said("op.note.socket_jitter", jitter=f"{jitter:.1%}"))
     if jitter is not None and jittery:
         if roce:
             tc = env.get("NCCL_IB_TC")
@@ -438,14 +440,11 @@ def judge(
         )
     notes += [p for r in runs for p in r.rank_problems]
     if any(r.truncated for r in runs):
-        notes.append("a run ended before its footer; its rows are counted as far as they go")
+        notes.append(said("op.note.truncated"))
     if expectation is not None and expectation.assumptions:
-        notes += list(expectation.assumptions)
+        notes += list(expectation.assumptions_said or expectation.assumptions)
     if ratio is not None and ratio > 1.05:
-        notes.append(
-            "above the ceiling: two-node runs use Tree and NVLS can exceed the link figure; "
-            "NCCL_ALGO=RING measures the network alone"
-        )
+        notes.append(said("op.note.above_ceiling"))
     if any(c.code == "wrong_results" for c in causes):
         status = FAILED
     elif expectation is None:
@@ -461,10 +460,7 @@ def judge(
     if status == LOW and not causes and all(r.truncated for r in with_rows):
         status = UNKNOWN
         largest = max(row.size for r in with_rows for row in r.rows)
-        notes.append(
-            f"the run was cut off at {largest} bytes, before the large messages where bus "
-            "bandwidth peaks; run it to the end to judge it"
-        )
+        notes.append(said("op.note.cut_off", size=largest))
     if status == LOW and not causes:
         causes.append(
             Cause.of(
@@ -493,5 +489,6 @@ def judge(
         transport=transport,
         runs=len(runs),
         causes=tuple(causes),
-        notes=tuple(notes),
+        notes=tuple(str(note) for note in notes),
+        notes_said=tuple(notes),
     )

@@ -9,10 +9,12 @@ from xyclaw.wording import (
     cli_help,
     common,
     diagnose,
+    doctor,
     errors,
     jobs,
     operations,
     planner,
+    tuning_notes,
     turns,
     xid_catalog,
 )
@@ -22,6 +24,7 @@ def _merged() -> dict[str, tuple[str, str]]:
     merged: dict[str, tuple[str, str]] = {}
     modules = [common, operations, jobs, alerts, agent, errors, turns, diagnose, xid_catalog]
     modules += [cli, cli_help, planner]
+    modules += [doctor, tuning_notes]  # issue 35 (d35): doctor's checks, tuning's notes
     for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:

@@ -348,7 +348,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "cli.error": ("xyclaw: error: {message}", "xyclaw：错误：{message}"),
     "cli.error_hint": ("  -> {hint}", "  -> {hint}"),
     "cli.interrupted": ("xyclaw: interrupted", "xyclaw：已中断"),
-    # xyclaw doctor (the checks' own texts are xyclaw.doctor's, English)
+    # xyclaw doctor (the checks' own texts: xyclaw.wording.doctor)
     "cli.doctor_fix": ("       fix: {fix}", "       解决：{fix}"),
     "cli.doctor_passed": ("all required checks passed", "所有必需的检查都通过了"),
     "cli.doctor_failed": ("some required checks failed", "有必需的检查没有通过"),

@@ -16,6 +16,7 @@ def register(sub: Any) -> None:
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.engine import Engine
+    from xyclaw.wording import worded
 
     results, steps = Engine.doctor_checks(ctx.paths, ctx.config)
     failed_required = [r for r in results if r.required and not r.ok]
@@ -24,12 +25,12 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     else:
         for r in results:
             mark = "ok  " if r.ok else ("FAIL" if r.required else "warn")
-            ctx.print(f"[{mark}] {r.name:<12} {r.detail}")
+            ctx.print(f"[{mark}] {r.name:<12} {worded(r.said, ctx.language)}")
             if not r.ok and r.fix:
-                ctx.print(ctx.text("doctor_fix", fix=r.fix))
+                ctx.print(ctx.text("doctor_fix", fix=worded(r.fix_said, ctx.language)))
         ctx.print(ctx.text("doctor_passed" if not failed_required else "doctor_failed"))
         if steps:
             ctx.print(ctx.text("doctor_next"))
             for step in steps:
-                ctx.print(f"  - {step}")
+                ctx.print(f"  - {step.in_language(ctx.language)}")
     return 1 if failed_required else 0

@@ -65,7 +65,8 @@ def _print_verdict(ctx: CliContext, verdict: Verdict, indent: str = "") -> None:
     lang = ctx.language
     ctx.print(ctx.text("verdict", indent=indent, text=worded(verdict.headline_said(), lang)))
     if verdict.expectation is not None:
-        ctx.print(ctx.text("verdict_expected", indent=indent, text=verdict.expectation.basis))
+        basis = verdict.expectation.basis_said or verdict.expectation.basis
+        ctx.print(ctx.text("verdict_expected", indent=indent, text=worded(basis, lang)))
     for cause in verdict.causes:
         title = worded(cause.title_said or cause.title, lang)
         detail = worded(cause.detail_said or cause.detail, lang)
@@ -73,8 +74,8 @@ def _print_verdict(ctx: CliContext, verdict: Verdict, indent: str = "") -> None:
         ctx.print(
             ctx.text("verdict_fix", indent=indent, fix=worded(cause.fix_said or cause.fix, lang))
         )
-    for note in verdict.notes:
-        ctx.print(ctx.text("verdict_note", indent=indent, text=note))
+    for note in verdict.notes_said or verdict.notes:
+        ctx.print(ctx.text("verdict_note", indent=indent, text=worded(note, lang)))
 
 
 def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -112,6 +113,8 @@ def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def _print_analysis(ctx: CliContext, path: Path, a: LogAnalysis) -> None:
+    from xyclaw.wording import worded
+
     run = a.run
     t = ctx.text
     shape = t("nccl_ranks", count=run.n_ranks) if run.n_ranks else t("nccl_ranks_unknown")
@@ -169,8 +172,8 @@ def _print_analysis(ctx: CliContext, path: Path, a: LogAnalysis) -> None:
     if len(a.runs) > 1:
         ctx.print(ctx.text("nccl_runs", count=len(a.runs)))
     _print_verdict(ctx, a.verdict, "  ")
-    for note in a.notes:
-        ctx.print(ctx.text("verdict_note", indent="", text=note))
+    for note in a.notes_said or a.notes:
+        ctx.print(ctx.text("verdict_note", indent="", text=worded(note, ctx.language)))
 
 
 def _tune(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -227,5 +230,5 @@ def _print_tune(ctx: CliContext, r: TuneResult) -> None:
         ctx.print(t("tune_no_environment"))
     for name, value in sorted(r.environment.items()):
         ctx.print(f"  {name}={value}")
-    for note in r.recommended.notes:
+    for note in r.recommended.notes_said or r.recommended.notes:
         ctx.print(t("tune_note", text=worded(note, lang)))
