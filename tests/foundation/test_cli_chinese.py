@@ -270,3 +270,59 @@ def test_a_rental_on_the_simulated_cloud_is_chinese(
         launcher.stop(AppPaths.from_environment().data_dir / "sim")
     assert "已释放" in text
     assert not found, found
+
+
+
+def test_a_job_on_the_simulated_cloud_is_chinese(
+    chinese: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """launch (a dry run of a bundled sample, then the sample itself), jobs show, results,
+    why, logs, metrics export and ssh-config on one simulated cluster, as a person reads them
+    (issue 35, e35). What is data is not checked: a job's log lines (the job's own text) and
+    the CSV that metrics export writes to stdout; the lines for a person go to stderr."""
+    from xyclaw.sim.cloud import launcher
+
+    monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    walk: list[tuple[list[str], int, bool]] = [  # the command, its exit code, stdout is data
+        (["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "8"], 0, False),
+        (["up", "--plan", "1", "--option", "1", "--yes", "--name", "c1"], 0, False),
+        (["launch", "plain-python", "--cluster", "c1", "--dry-run"], 0, False),
+        (["launch", "plain-python", "--cluster", "c1", "--yes"], 0, True),
+        (["jobs", "show", "1"], 0, False),
+        (["jobs", "results"], 0, False),
+        (["jobs", "why", "1"], 2, False),  # finished, no hang recorded: said as an error
+        (["logs", "1", "--tail", "5"], 0, True),
+        (["metrics", "export", "--cluster", "c1", "--format", "csv"], 0, True),
+        (["ssh-config"], 0, False),
+    ]
+    found = {}
+    said = {}
+    try:
+        for command, expected, data in walk:
+            code = main(command)
+            captured = capsys.readouterr()
+            assert code == expected, (command, captured.out + captured.err)
+            text = captured.err if data else captured.out + captured.err
+            said[" ".join(command[:2])] = text
+            if english_runs(text):
+                found[" ".join(command)] = english_runs(text)
+        main(["down", "c1", "--yes"])
+        capsys.readouterr()
+    finally:
+        launcher.stop(AppPaths.from_environment().data_dir / "sim")
+    assert "作业 1 plain-python" in said["jobs show"]
+    assert "没有记录过它的卡住" in said["jobs why"]
+    assert "没有保存 gpu 样本" in said["metrics export"] or not said["metrics export"]
+    assert "ssh c1-0" in said["ssh-config"] and "尚未包含" in said["ssh-config"]
+    assert not found, found
+
+
+def test_ssh_config_and_metrics_export_are_unchanged_in_english(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lines e35 moved into the catalogue read as before in English."""
+    assert main(["ssh-config"]) == 0
+    captured = capsys.readouterr()
+    assert "no live cluster has nodes to ssh into" in captured.out
+    assert "not included from " in captured.err
+    assert "`xyclaw ssh-config --install` adds one Include line" in captured.err

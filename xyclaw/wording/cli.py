@@ -574,4 +574,62 @@ TEXTS: dict[str, tuple[str, str]] = {
         "the probe recommends no NCCL variable: jobs run with NCCL's own defaults",
         "探测没有推荐任何 NCCL 变量：作业使用 NCCL 自己的默认值",
     ),
+    # issue 35 (e35): metrics export and ssh-config
+    "cli.metrics_wrote": ("wrote {count} rows to {path}", "已把 {count} 行写入 {path}"),
+    "cli.metrics_none": (
+        "xyclaw: no {kind} samples saved for {cluster}",
+        "xyclaw：{cluster} 没有保存 {kind} 样本",
+    ),
+    "cli.ssh_config_removed": (
+        "removed XyClaw's Include line from {user_config}",
+        "已从 {user_config} 删除 XyClaw 的 Include 行",
+    ),
+    "cli.ssh_config_ask": (
+        "Add one line to {user_config} so that `ssh <cluster>-<n>` works"
+        " (Include {config})? [y/N] ",
+        "在 {user_config} 中添加一行，让 `ssh <cluster>-<n>` 可用（Include {config}）吗？[y/N] ",
+    ),
+    "cli.ssh_config_no_hosts": (
+        "no live cluster has nodes to ssh into",
+        "没有可以 ssh 登录的在用集群节点",
+    ),
+    "cli.ssh_config_included": (
+        "{user_config} includes {config}",
+        "{user_config} 已包含 {config}",
+    ),
+    "cli.ssh_config_not_included": (
+        "not included from {user_config}: `ssh -F {config} HOST`, or"
+        " `xyclaw ssh-config --install` adds one Include line",
+        "{user_config} 尚未包含它：使用 `ssh -F {config} HOST`，或运行"
+        " `xyclaw ssh-config --install` 添加一行 Include",
+    ),
+    # issue 35 (e35): launch --dry-run
+    "cli.dry_refused": ("refused: {where}: {message}", "被拒绝：{where}：{message}"),
+    "cli.dry_pipeline": (
+        "a pipeline of {count} tasks, run in order:",
+        "由 {count} 个任务组成的流水线，按顺序运行：",
+    ),
+    "cli.dry_task": ("-- task {index} of {count}", "-- 第 {index}/{count} 个任务"),
+    "cli.dry_nothing": ("nothing was rented, uploaded or run", "没有租用、上传或运行任何东西"),
+    "cli.dry_new_cluster": ("a new cluster (rented first)", "新集群（先租用）"),
+    "cli.dry_gpus": ("{count} x {gpu} per node", "每节点 {count} x {gpu}"),
+    "cli.dry_no_gpu": ("no GPU", "无 GPU"),
+    "cli.dry_job": ("job {name} ({format} spec)", "作业 {name}（{format} 规格）"),
+    "cli.dry_where": (
+        "  where: {place}, {nodes} node(s), {gpus}",
+        "  位置：{place}，{nodes} 个节点，{gpus}",
+    ),
+    "cli.dry_upload": (
+        "  upload: {source} -> {target} ({files} file(s), {bytes} bytes) to every node",
+        "  上传：{source} -> {target}（{files} 个文件，{bytes} 字节）到每个节点",
+    ),
+    "cli.dry_environment": ("  environment (node rank 0):", "  环境变量（节点 rank 0）："),
+    "cli.dry_setup": ("  setup (as each node runs it):", "  准备命令（每个节点运行的内容）："),
+    "cli.dry_run": ("  run (as each node runs it):", "  运行命令（每个节点运行的内容）："),
+    "cli.dry_warning": ("warning: {where}: {message}", "警告：{where}：{message}"),
+    "cli.dry_quote": (
+        "quote it would ask you to approve: {quote}",
+        "将请你批准的报价：{quote}",
+    ),
+    "cli.dry_no_quote": ("no quote: {problem}", "没有报价：{problem}"),
 }

@@ -214,47 +214,58 @@ def _dry_run(args: argparse.Namespace, ctx: CliContext) -> int:
 
     if not result["accepted"]:
         refusal = result["refusal"]
-        ctx.print(f"refused: {line(where(refusal))}: {line(refusal['message'])}")
+        ctx.print(
+            ctx.text("dry_refused", where=line(where(refusal)), message=line(refusal["message"]))
+        )
         if refusal["hint"]:
             ctx.print(f"  -> {line(refusal['hint'])}")
         return 1
     if result["tasks"]:
-        ctx.print(f"a pipeline of {len(result['tasks'])} tasks, run in order:")
+        ctx.print(ctx.text("dry_pipeline", count=len(result["tasks"])))
         for index, task in enumerate(result["tasks"], start=1):
-            ctx.print(f"-- task {index} of {len(result['tasks'])}")
+            ctx.print(ctx.text("dry_task", index=index, count=len(result["tasks"])))
             _dry_run_task(ctx, task, where)
     else:
         _dry_run_task(ctx, result, where)
-    ctx.print("nothing was rented, uploaded or run")
+    ctx.print(ctx.text("dry_nothing"))
     return 0
 
 
 def _dry_run_task(ctx: CliContext, result: dict[str, Any], where: Any) -> None:
-    place = result["cluster"] or "a new cluster (rented first)"
-    gpus = f"{result['gpus_per_node']} x {result['gpu']} per node" if result["gpu"] else "no GPU"
-    ctx.print(f"job {line(result['name'])} ({result['format']} spec)")
-    ctx.print(f"  where: {line(place)}, {result['nodes']} node(s), {line(gpus)}")
+    place = line(result["cluster"]) if result["cluster"] else ctx.text("dry_new_cluster")
+    gpus = (
+        ctx.text("dry_gpus", count=result["gpus_per_node"], gpu=line(result["gpu"]))
+        if result["gpu"]
+        else ctx.text("dry_no_gpu")
+    )
+    ctx.print(ctx.text("dry_job", name=line(result["name"]), format=result["format"]))
+    ctx.print(ctx.text("dry_where", place=place, nodes=result["nodes"], gpus=gpus))
     for up in result["uploads"]:
         ctx.print(
-            f"  upload: {line(up['source'])} -> {line(up['target'])} "
-            f"({up['files']} file(s), {up['bytes']} bytes) to every node"
+            ctx.text(
+                "dry_upload",
+                source=line(up["source"]),
+                target=line(up["target"]),
+                files=up["files"],
+                bytes=up["bytes"],
+            )
         )
-    ctx.print("  environment (node rank 0):")
+    ctx.print(ctx.text("dry_environment"))
     for name, value in sorted(result["environment"].items()):
         ctx.print(f"    {line(name)}={line(value)}")
     for label in ("setup", "run"):
         if result[label]:
-            ctx.print(f"  {label} (as each node runs it):")
+            ctx.print(ctx.text(f"dry_{label}"))
             for cmd_line in text(result[label]).splitlines():
                 ctx.print(f"    {cmd_line}")
     for added in result.get("additions", []):  # issue 34: the step timer, the Flight Recorder
         ctx.print(f"  {line(added)}")
     for note in result["warnings"]:
-        ctx.print(f"warning: {line(where(note))}: {line(note['message'])}")
+        ctx.print(ctx.text("dry_warning", where=line(where(note)), message=line(note["message"])))
     if result["quote_text"]:
-        ctx.print(f"quote it would ask you to approve: {line(result['quote_text'])}")
+        ctx.print(ctx.text("dry_quote", quote=line(result["quote_text"])))
     elif result["quote_problem"]:
-        ctx.print(f"no quote: {line(result['quote_problem'])}")
+        ctx.print(ctx.text("dry_no_quote", problem=line(result["quote_problem"])))
 
 
 def _pipeline(args: argparse.Namespace, ctx: CliContext, tasks: list[Any]) -> int:
@@ -628,25 +639,27 @@ def _ssh_config(args: argparse.Namespace, ctx: CliContext) -> int:
     engine = ctx.engine()
     if args.remove:
         report = engine.ssh_config(include=False)
-        ctx.print(f"removed XyClaw's Include line from {report.user_config}")
+        ctx.print(ctx.text("ssh_config_removed", user_config=report.user_config))
         return 0
     report = engine.ssh_config(include=True if args.install else None)
     if not report.included and sys.stdin.isatty():
         answer = input(
-            f"Add one line to {report.user_config} so that `ssh <cluster>-<n>` works"
-            f" (Include {report.config})? [y/N] "
+            ctx.text("ssh_config_ask", user_config=report.user_config, config=report.config)
         )
         if answer.strip().lower() in ("y", "yes"):
             report = engine.ssh_config(include=True)
     for host in report.hosts:
         ctx.print(f"ssh {host}")
     if not report.hosts:
-        ctx.print("no live cluster has nodes to ssh into")
+        ctx.print(ctx.text("ssh_config_no_hosts"))
     if report.included:
-        ctx.warn(f"{report.user_config} includes {report.config}")
+        ctx.warn(
+            ctx.text("ssh_config_included", user_config=report.user_config, config=report.config)
+        )
     else:
         ctx.warn(
-            f"not included from {report.user_config}: `ssh -F {report.config} HOST`, or"
-            " `xyclaw ssh-config --install` adds one Include line"
+            ctx.text(
+                "ssh_config_not_included", user_config=report.user_config, config=report.config
+            )
         )
     return 0
