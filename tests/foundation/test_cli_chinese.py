@@ -272,7 +272,6 @@ def test_a_rental_on_the_simulated_cloud_is_chinese(
     assert not found, found
 
 
-
 def test_a_job_on_the_simulated_cloud_is_chinese(
     chinese: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -317,7 +316,7 @@ def test_a_job_on_the_simulated_cloud_is_chinese(
     assert not found, found
 
 
-def test_ssh_config_and_metrics_export_are_unchanged_in_english(
+def test_ssh_config_is_unchanged_in_english(
     xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The lines e35 moved into the catalogue read as before in English."""
@@ -326,3 +325,61 @@ def test_ssh_config_and_metrics_export_are_unchanged_in_english(
     assert "no live cluster has nodes to ssh into" in captured.out
     assert "not included from " in captured.err
     assert "`xyclaw ssh-config --install` adds one Include line" in captured.err
+
+
+def _said_not_quoted(text: str, source: str) -> list[str]:
+    """The English runs of ``text`` that are not quoted from ``source``, the pasted output:
+    a log's own error message is data, shown as it was written."""
+    pasted = " ".join(re.findall(r"[A-Za-z]+", source))
+    return [run for run in english_runs(text) if run not in pasted]
+
+
+_FIXTURES = Path(__file__).parents[1] / "telemetry" / "fixtures"
+
+
+@pytest.mark.parametrize(
+    "fixture", ["dmesg_xid_mixed.txt", "train_plain_watchdog.log", "nvsmi_q_v100_ecc_throttle.txt"]
+)
+def test_diagnose_is_chinese(
+    chinese: Path, fixture: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """xyclaw diagnose FILE: its framing, findings and advice (issue 35, e35); what it quotes
+    from the file (an NCCL error's own message) is the file's text."""
+    main(["diagnose", str(_FIXTURES / fixture)])
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "处理办法" in text
+    source = (_FIXTURES / fixture).read_text(encoding="utf-8", errors="replace")
+    assert not _said_not_quoted(text, source), _said_not_quoted(text, source)
+
+
+def test_the_quoted_text_of_a_paste_is_the_only_english_let_through() -> None:
+    source = "NCCL error: Some NCCL operations have failed or timed out."
+    assert not _said_not_quoted("错误：Some NCCL operations have failed or timed out", source)
+    assert _said_not_quoted("the node is broken", source) == ["the node is broken"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["guard", "run", "--once"], ["model-key", "deepseek", "--delete"]],
+    ids=lambda c: " ".join(c),
+)
+def test_guard_once_and_model_key_are_chinese(
+    chinese: Path, command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(command) == 0
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert re.search("[\u4e00-\u9fff]", text), text
+    assert not english_runs(text), english_runs(text)
+
+
+def test_guard_once_and_model_key_are_unchanged_in_english(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["guard", "run", "--once"]) == 0
+    assert capsys.readouterr().out == (
+        "nothing to do: 0 live cluster(s), none at its budget's warning level or idle limit\n"
+    )
+    assert main(["model-key", "deepseek", "--delete"]) == 0
+    assert capsys.readouterr().out == "forgot the key of deepseek\n"

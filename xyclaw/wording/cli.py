@@ -632,4 +632,21 @@ TEXTS: dict[str, tuple[str, str]] = {
         "将请你批准的报价：{quote}",
     ),
     "cli.dry_no_quote": ("no quote: {problem}", "没有报价：{problem}"),
+    # issue 35 (e35): guard run --once and model-key
+    "cli.guard_nothing_to_do": (
+        "nothing to do: {checked} live cluster(s), none at its budget's warning level or idle"
+        " limit",
+        "无需处理：{checked} 个在用集群，没有一个达到预算警告线或空闲上限",
+    ),
+    "cli.guard_next_check": ("next check due in {due:.0f} s", "{due:.0f} 秒后下次检查"),
+    "cli.guard_next_check_why": (
+        "next check due in {due:.0f} s ({why})",
+        "{due:.0f} 秒后下次检查（{why}）",
+    ),
+    "cli.model_key_forgot": ("forgot the key of {preset}", "已删除 {preset} 的密钥"),
+    "cli.model_key_ask": ("API key for {preset} (not shown): ", "{preset} 的 API 密钥（不显示）："),
+    "cli.model_key_stored": (
+        "stored the key of {preset} ({store} store)",
+        "已保存 {preset} 的密钥（{store} 存储）",
+    ),
 }
