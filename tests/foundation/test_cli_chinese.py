@@ -383,3 +383,30 @@ def test_guard_once_and_model_key_are_unchanged_in_english(
     )
     assert main(["model-key", "deepseek", "--delete"]) == 0
     assert capsys.readouterr().out == "forgot the key of deepseek\n"
+
+
+def test_sim_serve_is_chinese(
+    chinese: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """sim serve's lines: it listens, says where its state is, and stops once its state
+    folder is removed (here, as soon as it listens) (issue 35, e35)."""
+    import shutil
+    import threading
+    import time
+
+    state = tmp_path / "sim-state"
+
+    def remove_once_listening() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (state / "server.json").exists():
+            time.sleep(0.05)
+        shutil.rmtree(state, ignore_errors=True)
+
+    remover = threading.Thread(target=remove_once_listening, daemon=True)
+    remover.start()
+    assert main(["sim", "serve", "--fast", "--port", "0", "--state", str(state)]) == 0
+    remover.join()
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "模拟云正在监听" in text and "已不存在" in text and "模拟云已停止" in text, text
+    assert not english_runs(text), english_runs(text)

@@ -649,4 +649,15 @@ TEXTS: dict[str, tuple[str, str]] = {
         "stored the key of {preset} ({store} store)",
         "已保存 {preset} 的密钥（{store} 存储）",
     ),
+    # issue 35 (e35): sim serve
+    "cli.sim_listening": ("simulated cloud listening on {url}", "模拟云正在监听 {url}"),
+    "cli.sim_serve_state": (
+        "state: {path} (token and URL in {file})",
+        "状态文件夹：{path}（令牌和 URL 在 {file} 中）",
+    ),
+    "cli.sim_state_gone": (
+        "the state folder {path} is gone; stopping",
+        "状态文件夹 {path} 已不存在；正在停止",
+    ),
+    "cli.sim_serve_stopped": ("simulated cloud stopped", "模拟云已停止"),
 }
