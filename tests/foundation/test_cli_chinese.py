@@ -309,7 +309,7 @@ def test_a_job_on_the_simulated_cloud_is_chinese(
         capsys.readouterr()
     finally:
         launcher.stop(AppPaths.from_environment().data_dir / "sim")
-    assert "作业 1 plain-python" in said["jobs show"]
+    assert "作业 1 plain-python" in said["jobs show"] and "预计剩余：已完成" in said["jobs show"]
     assert "没有记录过它的卡住" in said["jobs why"]
     assert "没有保存 gpu 样本" in said["metrics export"] or not said["metrics export"]
     assert "ssh c1-0" in said["ssh-config"] and "尚未包含" in said["ssh-config"]

@@ -660,4 +660,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "状态文件夹 {path} 已不存在；正在停止",
     ),
     "cli.sim_serve_stopped": ("simulated cloud stopped", "模拟云已停止"),
+    # issue 35 (e35): why a job has no ETA (xyclaw.parsers.joblog.EtaEstimate.reason)
+    "cli.eta_ok": ("ok", "正常"),
+    "cli.eta_warming_up": ("warming up", "预热中"),
+    "cli.eta_total_steps_unknown": ("total steps unknown", "总步数未知"),
+    "cli.eta_no_progress_yet": ("no progress yet", "尚无进度"),
+    "cli.eta_done": ("done", "已完成"),
 }

@@ -504,7 +504,7 @@ def _show(args: argparse.Namespace, ctx: CliContext, job: JobRecord) -> int:
         parts.append(
             say("job_eta", eta=_eta(p.eta_s))
             if p.eta_s is not None
-            else say("job_eta_why", why=p.eta_reason)
+            else say("job_eta_why", why=_eta_reason(ctx, p.eta_reason))
         )
         ctx.print(say("job_progress", parts=", ".join(parts)))
     if p.checkpoint_step is not None:
@@ -540,6 +540,15 @@ def _ended(ctx: CliContext, job: JobRecord, *, serving: bool = False) -> str:
     return ctx.text(
         "job_state_why", id=job.id, name=job.name, state=_word(ctx, job.state), error=error
     )
+
+
+def _eta_reason(ctx: CliContext, reason: str) -> str:
+    """Why a job has no ETA (``warming up``, ``done``: one of the estimator's few reasons) in
+    the CLI's language; a reason the catalogue lacks reads as it is."""
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    key = "eta_" + reason.replace(" ", "_")
+    return ctx.text(key) if f"cli.{key}" in CATALOGUE else reason
 
 
 def _word(ctx: CliContext, value: object) -> str:
