@@ -666,4 +666,38 @@ TEXTS: dict[str, tuple[str, str]] = {
     "cli.eta_total_steps_unknown": ("total steps unknown", "总步数未知"),
     "cli.eta_no_progress_yet": ("no progress yet", "尚无进度"),
     "cli.eta_done": ("done", "已完成"),
+    # issue 35 (e35): launch, serve and a job's recovery at the terminal
+    "cli.job_rent_ask": ("Rent it and launch? [y/N] ", "租用并启动吗？[y/N] "),
+    "cli.job_nothing_rented": ("nothing rented", "没有租用任何东西"),
+    "cli.job_task": ("task {index} of {count}: {name}", "第 {index}/{count} 个任务：{name}"),
+    "cli.job_pipeline_stopped": (
+        "pipeline stopped at task {index} of {count}",
+        "流水线停在第 {index}/{count} 个任务",
+    ),
+    "cli.job_service_ready": (
+        "job {id} {name} is ready at {url}",
+        "作业 {id} {name} 已就绪：{url}",
+    ),
+    "cli.job_forwarding": (
+        "forwarding while this runs (Ctrl-C stops forwarding; the service keeps running;"
+        " `xyclaw cancel {id}` stops it)",
+        "本命令运行期间持续转发（Ctrl-C 停止转发，服务继续运行；`xyclaw cancel {id}` 停止服务）",
+    ),
+    "cli.job_stopped_following": (
+        "stopped following; job {id} keeps running (`xyclaw logs {id} -f`)",
+        "已停止跟踪；作业 {id} 继续运行（`xyclaw logs {id} -f`）",
+    ),
+    "cli.job_replacement_no_terminal": (
+        "not at a terminal: no replacement rented (follow the job at a terminal or in the"
+        " desktop app to approve one, or allow it in the spec: recovery.allow_spend: true)",
+        "不在终端：没有租用替换节点（在终端或桌面应用中跟踪该作业以批准，"
+        "或在规格中允许：recovery.allow_spend: true）",
+    ),
+    "cli.job_replacement_ask": (
+        "Rent the replacement and resume the job? [y/N] ",
+        "租用替换节点并恢复作业吗？[y/N] ",
+    ),
+    "cli.job_replacement_renting": ("renting the replacement", "正在租用替换节点"),
+    "cli.job_replacement_none": ("no replacement rented", "没有租用替换节点"),
+    "cli.job_replacement_too_late": ("too late: {message}", "为时已晚：{message}"),
 }

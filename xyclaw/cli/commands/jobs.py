@@ -140,14 +140,14 @@ def _load(ctx: CliContext, text: str, cluster: str | None = None) -> Any:
         return text
     loaded = Engine.load_job_spec(path, on_cluster=cluster is not None)
     for warning in loaded.warnings:
-        ctx.warn(f"warning: {line(str(warning))}")
+        ctx.warn(ctx.text("warning", text=line(str(warning))))
     if cluster is not None:
         check = ctx.engine().launch_dry_run(str(path), cluster, language=ctx.language)
         for note in check["warnings"]:
             # the ones the cluster adds (the file's are above); a GPU that differs from the
             # cluster's is said by the launch itself, in every face
             if note["line"] is None and note["field"] not in GPU_FIELDS:
-                ctx.warn(f"warning: {line(note['message'])}")
+                ctx.warn(ctx.text("warning", text=line(note["message"])))
     return loaded
 
 
@@ -170,8 +170,8 @@ def _start(
     if not args.yes:
         if not sys.stdin.isatty():
             raise UsageError("renting costs money: confirm with --yes when not at a terminal")
-        if input("Rent it and launch? [y/N] ").strip().lower() not in ("y", "yes"):
-            ctx.warn("nothing rented")
+        if input(ctx.text("job_rent_ask")).strip().lower() not in ("y", "yes"):
+            ctx.warn(ctx.text("job_nothing_rented"))
             return None
     return follow(
         engine, lambda: run(spec, cluster=args.cluster, quote=quote), language=ctx.language
@@ -274,14 +274,14 @@ def _pipeline(args: argparse.Namespace, ctx: CliContext, tasks: list[Any]) -> in
     engine = ctx.engine()
     for index, task in enumerate(tasks, start=1):
         for warning in task.warnings:
-            ctx.warn(f"warning: {line(str(warning))}")
-        ctx.warn(f"task {index} of {len(tasks)}: {line(task.spec.name)}")
+            ctx.warn(ctx.text("warning", text=line(str(warning))))
+        ctx.warn(ctx.text("job_task", index=index, count=len(tasks), name=line(task.spec.name)))
         job = _start(args, ctx, service=False, task=task)
         if job is None:
             return 1
         code = _follow_logs(ctx, engine, job.id, {}, tail=None)
         if code != 0:
-            ctx.warn(f"pipeline stopped at task {index} of {len(tasks)}")
+            ctx.warn(ctx.text("job_pipeline_stopped", index=index, count=len(tasks)))
             return code
     return 0
 
@@ -326,11 +326,8 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.json:
         ctx.print_json(job.to_json())
     else:
-        ctx.print(f"job {job.id} {job.name} is ready at {job.service_url}")
-        ctx.warn(
-            "forwarding while this runs (Ctrl-C stops forwarding; the service keeps running;"
-            f" `xyclaw cancel {job.id}` stops it)"
-        )
+        ctx.print(ctx.text("job_service_ready", id=job.id, name=job.name, url=job.service_url))
+        ctx.warn(ctx.text("job_forwarding", id=job.id))
     sys.stdout.flush()
     engine = ctx.engine()
     try:
@@ -602,7 +599,7 @@ def _follow_logs(
                 return _EXIT.get(job.state.value, 1)
             time.sleep(0.3)
     except KeyboardInterrupt:
-        ctx.warn(f"stopped following; job {job_id} keeps running (`xyclaw logs {job_id} -f`)")
+        ctx.warn(ctx.text("job_stopped_following", id=job_id))
         return 0
 
 
@@ -615,25 +612,21 @@ def _answer_replacement(ctx: CliContext, engine: Engine, job_id: int) -> None:
         ctx.warn(ask.said().in_language(ctx.language))
         if not sys.stdin.isatty():
             engine.decline_replacement(str(job_id))
-            ctx.warn(
-                "not at a terminal: no replacement rented (follow the job at a terminal or in"
-                " the desktop app to approve one, or allow it in the spec:"
-                " recovery.allow_spend: true)"
-            )
+            ctx.warn(ctx.text("job_replacement_no_terminal"))
             continue
         try:
-            answer = input("Rent the replacement and resume the job? [y/N] ")
+            answer = input(ctx.text("job_replacement_ask"))
         except EOFError:
             answer = ""
         try:
             if answer.strip().lower() in ("y", "yes"):
                 engine.approve_replacement(str(job_id), ask.quote.digest)
-                ctx.warn("renting the replacement")
+                ctx.warn(ctx.text("job_replacement_renting"))
             else:
                 engine.decline_replacement(str(job_id))
-                ctx.warn("no replacement rented")
+                ctx.warn(ctx.text("job_replacement_none"))
         except UsageError as exc:  # withdrawn meanwhile: its quote expired, the job ended
-            ctx.warn(f"too late: {exc.message}")
+            ctx.warn(ctx.text("job_replacement_too_late", message=exc.message))
 
 
 def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
