@@ -273,20 +273,32 @@ def test_a_rental_on_the_simulated_cloud_is_chinese(
 
 
 def test_a_job_on_the_simulated_cloud_is_chinese(
-    chinese: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    chinese: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """launch (a dry run of a bundled sample, then the sample itself), jobs show, results,
+    """launch (a dry run of a bundled sample, then that sample cut short), jobs show, results,
     why, logs, metrics export and ssh-config on one simulated cluster, as a person reads them
     (issue 35, e35). What is data is not checked: a job's log lines (the job's own text) and
     the CSV that metrics export writes to stdout; the lines for a person go to stderr."""
     from xyclaw.sim.cloud import launcher
 
     monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    examples = Path(__file__).parents[2] / "resources" / "examples"
+    short = tmp_path / "plain-python-short.yaml"
+    short.write_text(  # the sample, 20 steps instead of 200: seconds, not a quarter minute
+        (examples / "plain-python.yaml")
+        .read_text(encoding="utf-8")
+        .replace("--max_steps 200", "--max_steps 20")
+        .replace("workdir: plain", f"workdir: {examples / 'plain'}"),
+        encoding="utf-8",
+    )
     walk: list[tuple[list[str], int, bool]] = [  # the command, its exit code, stdout is data
         (["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "8"], 0, False),
         (["up", "--plan", "1", "--option", "1", "--yes", "--name", "c1"], 0, False),
         (["launch", "plain-python", "--cluster", "c1", "--dry-run"], 0, False),
-        (["launch", "plain-python", "--cluster", "c1", "--yes"], 0, True),
+        (["launch", str(short), "--cluster", "c1", "--yes"], 0, True),
         (["jobs", "show", "1"], 0, False),
         (["jobs", "results"], 0, False),
         (["jobs", "why", "1"], 2, False),  # finished, no hang recorded: said as an error
