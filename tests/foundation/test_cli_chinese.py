@@ -270,3 +270,155 @@ def test_a_rental_on_the_simulated_cloud_is_chinese(
         launcher.stop(AppPaths.from_environment().data_dir / "sim")
     assert "已释放" in text
     assert not found, found
+
+
+def test_a_job_on_the_simulated_cloud_is_chinese(
+    chinese: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """launch (a dry run of a bundled sample, then that sample cut short), jobs show, results,
+    why, logs, metrics export and ssh-config on one simulated cluster, as a person reads them
+    (issue 35, e35). What is data is not checked: a job's log lines (the job's own text) and
+    the CSV that metrics export writes to stdout; the lines for a person go to stderr."""
+    from xyclaw.sim.cloud import launcher
+
+    monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    examples = Path(__file__).parents[2] / "resources" / "examples"
+    short = tmp_path / "plain-python-short.yaml"
+    short.write_text(  # the sample, 20 steps instead of 200: seconds, not a quarter minute
+        (examples / "plain-python.yaml")
+        .read_text(encoding="utf-8")
+        .replace("--max_steps 200", "--max_steps 20")
+        .replace("workdir: plain", f"workdir: {examples / 'plain'}"),
+        encoding="utf-8",
+    )
+    walk: list[tuple[list[str], int, bool]] = [  # the command, its exit code, stdout is data
+        (["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "8"], 0, False),
+        (["up", "--plan", "1", "--option", "1", "--yes", "--name", "c1"], 0, False),
+        (["launch", "plain-python", "--cluster", "c1", "--dry-run"], 0, False),
+        (["launch", str(short), "--cluster", "c1", "--yes"], 0, True),
+        (["jobs", "show", "1"], 0, False),
+        (["jobs", "results"], 0, False),
+        (["jobs", "why", "1"], 2, False),  # finished, no hang recorded: said as an error
+        (["logs", "1", "--tail", "5"], 0, True),
+        (["metrics", "export", "--cluster", "c1", "--format", "csv"], 0, True),
+        (["ssh-config"], 0, False),
+    ]
+    found = {}
+    said = {}
+    try:
+        for command, expected, data in walk:
+            code = main(command)
+            captured = capsys.readouterr()
+            assert code == expected, (command, captured.out + captured.err)
+            text = captured.err if data else captured.out + captured.err
+            said[" ".join(command[:2])] = text
+            if english_runs(text):
+                found[" ".join(command)] = english_runs(text)
+        main(["down", "c1", "--yes"])
+        capsys.readouterr()
+    finally:
+        launcher.stop(AppPaths.from_environment().data_dir / "sim")
+    assert "作业 1 plain-python" in said["jobs show"] and "预计剩余：已完成" in said["jobs show"]
+    assert "没有记录过它的卡住" in said["jobs why"]
+    assert "没有保存 gpu 样本" in said["metrics export"] or not said["metrics export"]
+    assert "ssh c1-0" in said["ssh-config"] and "尚未包含" in said["ssh-config"]
+    assert not found, found
+
+
+def test_ssh_config_is_unchanged_in_english(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lines e35 moved into the catalogue read as before in English."""
+    assert main(["ssh-config"]) == 0
+    captured = capsys.readouterr()
+    assert "no live cluster has nodes to ssh into" in captured.out
+    assert "not included from " in captured.err
+    assert "`xyclaw ssh-config --install` adds one Include line" in captured.err
+
+
+def _said_not_quoted(text: str, source: str) -> list[str]:
+    """The English runs of ``text`` that are not quoted from ``source``, the pasted output:
+    a log's own error message is data, shown as it was written."""
+    pasted = " ".join(re.findall(r"[A-Za-z]+", source))
+    return [run for run in english_runs(text) if run not in pasted]
+
+
+_FIXTURES = Path(__file__).parents[1] / "telemetry" / "fixtures"
+
+
+@pytest.mark.parametrize(
+    "fixture", ["dmesg_xid_mixed.txt", "train_plain_watchdog.log", "nvsmi_q_v100_ecc_throttle.txt"]
+)
+def test_diagnose_is_chinese(
+    chinese: Path, fixture: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """xyclaw diagnose FILE: its framing, findings and advice (issue 35, e35); what it quotes
+    from the file (an NCCL error's own message) is the file's text."""
+    main(["diagnose", str(_FIXTURES / fixture)])
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "处理办法" in text
+    source = (_FIXTURES / fixture).read_text(encoding="utf-8", errors="replace")
+    assert not _said_not_quoted(text, source), _said_not_quoted(text, source)
+
+
+def test_the_quoted_text_of_a_paste_is_the_only_english_let_through() -> None:
+    source = "NCCL error: Some NCCL operations have failed or timed out."
+    assert not _said_not_quoted("错误：Some NCCL operations have failed or timed out", source)
+    assert _said_not_quoted("the node is broken", source) == ["the node is broken"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["guard", "run", "--once"], ["model-key", "deepseek", "--delete"]],
+    ids=lambda c: " ".join(c),
+)
+def test_guard_once_and_model_key_are_chinese(
+    chinese: Path, command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(command) == 0
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert re.search("[\u4e00-\u9fff]", text), text
+    assert not english_runs(text), english_runs(text)
+
+
+def test_guard_once_and_model_key_are_unchanged_in_english(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["guard", "run", "--once"]) == 0
+    assert capsys.readouterr().out == (
+        "nothing to do: 0 live cluster(s), none at its budget's warning level or idle limit\n"
+    )
+    assert main(["model-key", "deepseek", "--delete"]) == 0
+    assert capsys.readouterr().out == "forgot the key of deepseek\n"
+
+
+def test_sim_serve_is_chinese(
+    chinese: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """sim serve's lines: it listens, says where its state is, and stops once its state
+    folder is removed (here, as soon as it listens) (issue 35, e35)."""
+    import shutil
+    import threading
+    import time
+
+    state = tmp_path / "sim-state"
+
+    def remove_once_listening() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (state / "server.json").exists():
+            time.sleep(0.05)
+        shutil.rmtree(state, ignore_errors=True)
+
+    remover = threading.Thread(target=remove_once_listening, daemon=True)
+    remover.start()
+    assert main(["sim", "serve", "--fast", "--port", "0", "--state", str(state)]) == 0
+    remover.join()
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "模拟云正在监听" in text and "已不存在" in text and "模拟云已停止" in text, text
+    assert not english_runs(text), english_runs(text)

@@ -1370,12 +1370,11 @@ class Engine:
         from pathlib import Path
 
         from xyclaw.jobs.dryrun import dry_run
+        from xyclaw.paths import bundled
 
         path = Path(spec_path).expanduser()
-        if not path.is_file():
-            raise UsageError(
-                f"no job spec file {spec_path!r}", hint="give the path of a YAML spec file"
-            )
+        if not path.is_file():  # a bundled sample's name, as launch reads it
+            path = bundled("resources") / "examples" / f"{self.resolve_spec(spec_path)}.yaml"
         record = self.cluster(cluster) if cluster else None
         known = {g.name for g in Catalog.builtin().gpus}
         result = dry_run(path, known_gpus=known, cluster=record, language=language)

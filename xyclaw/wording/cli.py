@@ -574,4 +574,130 @@ TEXTS: dict[str, tuple[str, str]] = {
         "the probe recommends no NCCL variable: jobs run with NCCL's own defaults",
         "探测没有推荐任何 NCCL 变量：作业使用 NCCL 自己的默认值",
     ),
+    # issue 35 (e35): metrics export and ssh-config
+    "cli.metrics_wrote": ("wrote {count} rows to {path}", "已把 {count} 行写入 {path}"),
+    "cli.metrics_none": (
+        "xyclaw: no {kind} samples saved for {cluster}",
+        "xyclaw：{cluster} 没有保存 {kind} 样本",
+    ),
+    "cli.ssh_config_removed": (
+        "removed XyClaw's Include line from {user_config}",
+        "已从 {user_config} 删除 XyClaw 的 Include 行",
+    ),
+    "cli.ssh_config_ask": (
+        "Add one line to {user_config} so that `ssh <cluster>-<n>` works"
+        " (Include {config})? [y/N] ",
+        "在 {user_config} 中添加一行，让 `ssh <cluster>-<n>` 可用（Include {config}）吗？[y/N] ",
+    ),
+    "cli.ssh_config_no_hosts": (
+        "no live cluster has nodes to ssh into",
+        "没有可以 ssh 登录的在用集群节点",
+    ),
+    "cli.ssh_config_included": (
+        "{user_config} includes {config}",
+        "{user_config} 已包含 {config}",
+    ),
+    "cli.ssh_config_not_included": (
+        "not included from {user_config}: `ssh -F {config} HOST`, or"
+        " `xyclaw ssh-config --install` adds one Include line",
+        "{user_config} 尚未包含它：使用 `ssh -F {config} HOST`，或运行"
+        " `xyclaw ssh-config --install` 添加一行 Include",
+    ),
+    # issue 35 (e35): launch --dry-run
+    "cli.dry_refused": ("refused: {where}: {message}", "被拒绝：{where}：{message}"),
+    "cli.dry_pipeline": (
+        "a pipeline of {count} tasks, run in order:",
+        "由 {count} 个任务组成的流水线，按顺序运行：",
+    ),
+    "cli.dry_task": ("-- task {index} of {count}", "-- 第 {index}/{count} 个任务"),
+    "cli.dry_nothing": ("nothing was rented, uploaded or run", "没有租用、上传或运行任何东西"),
+    "cli.dry_new_cluster": ("a new cluster (rented first)", "新集群（先租用）"),
+    "cli.dry_gpus": ("{count} x {gpu} per node", "每节点 {count} x {gpu}"),
+    "cli.dry_no_gpu": ("no GPU", "无 GPU"),
+    "cli.dry_job": ("job {name} ({format} spec)", "作业 {name}（{format} 规格）"),
+    "cli.dry_where": (
+        "  where: {place}, {nodes} node(s), {gpus}",
+        "  位置：{place}，{nodes} 个节点，{gpus}",
+    ),
+    "cli.dry_upload": (
+        "  upload: {source} -> {target} ({files} file(s), {bytes} bytes) to every node",
+        "  上传：{source} -> {target}（{files} 个文件，{bytes} 字节）到每个节点",
+    ),
+    "cli.dry_environment": ("  environment (node rank 0):", "  环境变量（节点 rank 0）："),
+    "cli.dry_setup": ("  setup (as each node runs it):", "  准备命令（每个节点运行的内容）："),
+    "cli.dry_run": ("  run (as each node runs it):", "  运行命令（每个节点运行的内容）："),
+    "cli.dry_warning": ("warning: {where}: {message}", "警告：{where}：{message}"),
+    "cli.dry_quote": (
+        "quote it would ask you to approve: {quote}",
+        "将请你批准的报价：{quote}",
+    ),
+    "cli.dry_no_quote": ("no quote: {problem}", "没有报价：{problem}"),
+    # issue 35 (e35): guard run --once and model-key
+    "cli.guard_nothing_to_do": (
+        "nothing to do: {checked} live cluster(s), none at its budget's warning level or idle"
+        " limit",
+        "无需处理：{checked} 个在用集群，没有一个达到预算警告线或空闲上限",
+    ),
+    "cli.guard_next_check": ("next check due in {due:.0f} s", "{due:.0f} 秒后下次检查"),
+    "cli.guard_next_check_why": (
+        "next check due in {due:.0f} s ({why})",
+        "{due:.0f} 秒后下次检查（{why}）",
+    ),
+    "cli.model_key_forgot": ("forgot the key of {preset}", "已删除 {preset} 的密钥"),
+    "cli.model_key_ask": ("API key for {preset} (not shown): ", "{preset} 的 API 密钥（不显示）："),
+    "cli.model_key_stored": (
+        "stored the key of {preset} ({store} store)",
+        "已保存 {preset} 的密钥（{store} 存储）",
+    ),
+    # issue 35 (e35): sim serve
+    "cli.sim_listening": ("simulated cloud listening on {url}", "模拟云正在监听 {url}"),
+    "cli.sim_serve_state": (
+        "state: {path} (token and URL in {file})",
+        "状态文件夹：{path}（令牌和 URL 在 {file} 中）",
+    ),
+    "cli.sim_state_gone": (
+        "the state folder {path} is gone; stopping",
+        "状态文件夹 {path} 已不存在；正在停止",
+    ),
+    "cli.sim_serve_stopped": ("simulated cloud stopped", "模拟云已停止"),
+    # issue 35 (e35): why a job has no ETA (xyclaw.parsers.joblog.EtaEstimate.reason)
+    "cli.eta_ok": ("ok", "正常"),
+    "cli.eta_warming_up": ("warming up", "预热中"),
+    "cli.eta_total_steps_unknown": ("total steps unknown", "总步数未知"),
+    "cli.eta_no_progress_yet": ("no progress yet", "尚无进度"),
+    "cli.eta_done": ("done", "已完成"),
+    # issue 35 (e35): launch, serve and a job's recovery at the terminal
+    "cli.job_rent_ask": ("Rent it and launch? [y/N] ", "租用并启动吗？[y/N] "),
+    "cli.job_nothing_rented": ("nothing rented", "没有租用任何东西"),
+    "cli.job_task": ("task {index} of {count}: {name}", "第 {index}/{count} 个任务：{name}"),
+    "cli.job_pipeline_stopped": (
+        "pipeline stopped at task {index} of {count}",
+        "流水线停在第 {index}/{count} 个任务",
+    ),
+    "cli.job_service_ready": (
+        "job {id} {name} is ready at {url}",
+        "作业 {id} {name} 已就绪：{url}",
+    ),
+    "cli.job_forwarding": (
+        "forwarding while this runs (Ctrl-C stops forwarding; the service keeps running;"
+        " `xyclaw cancel {id}` stops it)",
+        "本命令运行期间持续转发（Ctrl-C 停止转发，服务继续运行；`xyclaw cancel {id}` 停止服务）",
+    ),
+    "cli.job_stopped_following": (
+        "stopped following; job {id} keeps running (`xyclaw logs {id} -f`)",
+        "已停止跟踪；作业 {id} 继续运行（`xyclaw logs {id} -f`）",
+    ),
+    "cli.job_replacement_no_terminal": (
+        "not at a terminal: no replacement rented (follow the job at a terminal or in the"
+        " desktop app to approve one, or allow it in the spec: recovery.allow_spend: true)",
+        "不在终端：没有租用替换节点（在终端或桌面应用中跟踪该作业以批准，"
+        "或在规格中允许：recovery.allow_spend: true）",
+    ),
+    "cli.job_replacement_ask": (
+        "Rent the replacement and resume the job? [y/N] ",
+        "租用替换节点并恢复作业吗？[y/N] ",
+    ),
+    "cli.job_replacement_renting": ("renting the replacement", "正在租用替换节点"),
+    "cli.job_replacement_none": ("no replacement rented", "没有租用替换节点"),
+    "cli.job_replacement_too_late": ("too late: {message}", "为时已晚：{message}"),
 }

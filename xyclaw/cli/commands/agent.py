@@ -449,17 +449,17 @@ def _model_key(args: argparse.Namespace, ctx: CliContext) -> int:
     name = key_secret_name(args.preset)
     if args.delete:
         secrets.delete(name)
-        ctx.print(f"forgot the key of {args.preset}")
+        ctx.print(ctx.text("model_key_forgot", preset=args.preset))
         return 0
     if sys.stdin.isatty():
-        key = getpass.getpass(f"API key for {args.preset} (not shown): ")
+        key = getpass.getpass(ctx.text("model_key_ask", preset=args.preset))
     else:
         key = sys.stdin.readline()
     key = key.strip()
     if not key:
         raise UsageError("no key given")
     secrets.set(name, key)
-    ctx.print(f"stored the key of {args.preset} ({secrets.backend.name} store)")
+    ctx.print(ctx.text("model_key_stored", preset=args.preset, store=secrets.backend.name))
     return 0
 
 

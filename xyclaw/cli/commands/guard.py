@@ -188,16 +188,13 @@ def _once(ctx: CliContext) -> int:
         for line in report.lines(ctx.language):
             ctx.print(line)
         if not report.actions:
-            ctx.print(
-                f"nothing to do: {report.checked} live cluster(s), none at its budget's warning"
-                " level or idle limit"
-            )
+            ctx.print(ctx.text("guard_nothing_to_do", checked=report.checked))
         if report.checked and report.next_check_at is not None:
             due = max(0.0, report.next_check_at - time.time())
-            ctx.print(
-                f"next check due in {due:.0f} s"
-                + (f" ({report.next_reason})" if report.next_reason else "")
-            )
+            if report.next_reason:
+                ctx.print(ctx.text("guard_next_check_why", due=due, why=report.next_reason))
+            else:
+                ctx.print(ctx.text("guard_next_check", due=due))
     finally:
         lock.release()
     # Live clusters are never left without a guard: one goes on in the background.

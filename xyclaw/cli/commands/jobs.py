@@ -140,14 +140,14 @@ def _load(ctx: CliContext, text: str, cluster: str | None = None) -> Any:
         return text
     loaded = Engine.load_job_spec(path, on_cluster=cluster is not None)
     for warning in loaded.warnings:
-        ctx.warn(f"warning: {line(str(warning))}")
+        ctx.warn(ctx.text("warning", text=line(str(warning))))
     if cluster is not None:
         check = ctx.engine().launch_dry_run(str(path), cluster, language=ctx.language)
         for note in check["warnings"]:
             # the ones the cluster adds (the file's are above); a GPU that differs from the
             # cluster's is said by the launch itself, in every face
             if note["line"] is None and note["field"] not in GPU_FIELDS:
-                ctx.warn(f"warning: {line(note['message'])}")
+                ctx.warn(ctx.text("warning", text=line(note["message"])))
     return loaded
 
 
@@ -170,8 +170,8 @@ def _start(
     if not args.yes:
         if not sys.stdin.isatty():
             raise UsageError("renting costs money: confirm with --yes when not at a terminal")
-        if input("Rent it and launch? [y/N] ").strip().lower() not in ("y", "yes"):
-            ctx.warn("nothing rented")
+        if input(ctx.text("job_rent_ask")).strip().lower() not in ("y", "yes"):
+            ctx.warn(ctx.text("job_nothing_rented"))
             return None
     return follow(
         engine, lambda: run(spec, cluster=args.cluster, quote=quote), language=ctx.language
@@ -214,47 +214,58 @@ def _dry_run(args: argparse.Namespace, ctx: CliContext) -> int:
 
     if not result["accepted"]:
         refusal = result["refusal"]
-        ctx.print(f"refused: {line(where(refusal))}: {line(refusal['message'])}")
+        ctx.print(
+            ctx.text("dry_refused", where=line(where(refusal)), message=line(refusal["message"]))
+        )
         if refusal["hint"]:
             ctx.print(f"  -> {line(refusal['hint'])}")
         return 1
     if result["tasks"]:
-        ctx.print(f"a pipeline of {len(result['tasks'])} tasks, run in order:")
+        ctx.print(ctx.text("dry_pipeline", count=len(result["tasks"])))
         for index, task in enumerate(result["tasks"], start=1):
-            ctx.print(f"-- task {index} of {len(result['tasks'])}")
+            ctx.print(ctx.text("dry_task", index=index, count=len(result["tasks"])))
             _dry_run_task(ctx, task, where)
     else:
         _dry_run_task(ctx, result, where)
-    ctx.print("nothing was rented, uploaded or run")
+    ctx.print(ctx.text("dry_nothing"))
     return 0
 
 
 def _dry_run_task(ctx: CliContext, result: dict[str, Any], where: Any) -> None:
-    place = result["cluster"] or "a new cluster (rented first)"
-    gpus = f"{result['gpus_per_node']} x {result['gpu']} per node" if result["gpu"] else "no GPU"
-    ctx.print(f"job {line(result['name'])} ({result['format']} spec)")
-    ctx.print(f"  where: {line(place)}, {result['nodes']} node(s), {line(gpus)}")
+    place = line(result["cluster"]) if result["cluster"] else ctx.text("dry_new_cluster")
+    gpus = (
+        ctx.text("dry_gpus", count=result["gpus_per_node"], gpu=line(result["gpu"]))
+        if result["gpu"]
+        else ctx.text("dry_no_gpu")
+    )
+    ctx.print(ctx.text("dry_job", name=line(result["name"]), format=result["format"]))
+    ctx.print(ctx.text("dry_where", place=place, nodes=result["nodes"], gpus=gpus))
     for up in result["uploads"]:
         ctx.print(
-            f"  upload: {line(up['source'])} -> {line(up['target'])} "
-            f"({up['files']} file(s), {up['bytes']} bytes) to every node"
+            ctx.text(
+                "dry_upload",
+                source=line(up["source"]),
+                target=line(up["target"]),
+                files=up["files"],
+                bytes=up["bytes"],
+            )
         )
-    ctx.print("  environment (node rank 0):")
+    ctx.print(ctx.text("dry_environment"))
     for name, value in sorted(result["environment"].items()):
         ctx.print(f"    {line(name)}={line(value)}")
     for label in ("setup", "run"):
         if result[label]:
-            ctx.print(f"  {label} (as each node runs it):")
+            ctx.print(ctx.text(f"dry_{label}"))
             for cmd_line in text(result[label]).splitlines():
                 ctx.print(f"    {cmd_line}")
     for added in result.get("additions", []):  # issue 34: the step timer, the Flight Recorder
         ctx.print(f"  {line(added)}")
     for note in result["warnings"]:
-        ctx.print(f"warning: {line(where(note))}: {line(note['message'])}")
+        ctx.print(ctx.text("dry_warning", where=line(where(note)), message=line(note["message"])))
     if result["quote_text"]:
-        ctx.print(f"quote it would ask you to approve: {line(result['quote_text'])}")
+        ctx.print(ctx.text("dry_quote", quote=line(result["quote_text"])))
     elif result["quote_problem"]:
-        ctx.print(f"no quote: {line(result['quote_problem'])}")
+        ctx.print(ctx.text("dry_no_quote", problem=line(result["quote_problem"])))
 
 
 def _pipeline(args: argparse.Namespace, ctx: CliContext, tasks: list[Any]) -> int:
@@ -263,14 +274,14 @@ def _pipeline(args: argparse.Namespace, ctx: CliContext, tasks: list[Any]) -> in
     engine = ctx.engine()
     for index, task in enumerate(tasks, start=1):
         for warning in task.warnings:
-            ctx.warn(f"warning: {line(str(warning))}")
-        ctx.warn(f"task {index} of {len(tasks)}: {line(task.spec.name)}")
+            ctx.warn(ctx.text("warning", text=line(str(warning))))
+        ctx.warn(ctx.text("job_task", index=index, count=len(tasks), name=line(task.spec.name)))
         job = _start(args, ctx, service=False, task=task)
         if job is None:
             return 1
         code = _follow_logs(ctx, engine, job.id, {}, tail=None)
         if code != 0:
-            ctx.warn(f"pipeline stopped at task {index} of {len(tasks)}")
+            ctx.warn(ctx.text("job_pipeline_stopped", index=index, count=len(tasks)))
             return code
     return 0
 
@@ -315,11 +326,8 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.json:
         ctx.print_json(job.to_json())
     else:
-        ctx.print(f"job {job.id} {job.name} is ready at {job.service_url}")
-        ctx.warn(
-            "forwarding while this runs (Ctrl-C stops forwarding; the service keeps running;"
-            f" `xyclaw cancel {job.id}` stops it)"
-        )
+        ctx.print(ctx.text("job_service_ready", id=job.id, name=job.name, url=job.service_url))
+        ctx.warn(ctx.text("job_forwarding", id=job.id))
     sys.stdout.flush()
     engine = ctx.engine()
     try:
@@ -493,7 +501,7 @@ def _show(args: argparse.Namespace, ctx: CliContext, job: JobRecord) -> int:
         parts.append(
             say("job_eta", eta=_eta(p.eta_s))
             if p.eta_s is not None
-            else say("job_eta_why", why=p.eta_reason)
+            else say("job_eta_why", why=_eta_reason(ctx, p.eta_reason))
         )
         ctx.print(say("job_progress", parts=", ".join(parts)))
     if p.checkpoint_step is not None:
@@ -529,6 +537,15 @@ def _ended(ctx: CliContext, job: JobRecord, *, serving: bool = False) -> str:
     return ctx.text(
         "job_state_why", id=job.id, name=job.name, state=_word(ctx, job.state), error=error
     )
+
+
+def _eta_reason(ctx: CliContext, reason: str) -> str:
+    """Why a job has no ETA (``warming up``, ``done``: one of the estimator's few reasons) in
+    the CLI's language; a reason the catalogue lacks reads as it is."""
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    key = "eta_" + reason.replace(" ", "_")
+    return ctx.text(key) if f"cli.{key}" in CATALOGUE else reason
 
 
 def _word(ctx: CliContext, value: object) -> str:
@@ -582,7 +599,7 @@ def _follow_logs(
                 return _EXIT.get(job.state.value, 1)
             time.sleep(0.3)
     except KeyboardInterrupt:
-        ctx.warn(f"stopped following; job {job_id} keeps running (`xyclaw logs {job_id} -f`)")
+        ctx.warn(ctx.text("job_stopped_following", id=job_id))
         return 0
 
 
@@ -595,25 +612,21 @@ def _answer_replacement(ctx: CliContext, engine: Engine, job_id: int) -> None:
         ctx.warn(ask.said().in_language(ctx.language))
         if not sys.stdin.isatty():
             engine.decline_replacement(str(job_id))
-            ctx.warn(
-                "not at a terminal: no replacement rented (follow the job at a terminal or in"
-                " the desktop app to approve one, or allow it in the spec:"
-                " recovery.allow_spend: true)"
-            )
+            ctx.warn(ctx.text("job_replacement_no_terminal"))
             continue
         try:
-            answer = input("Rent the replacement and resume the job? [y/N] ")
+            answer = input(ctx.text("job_replacement_ask"))
         except EOFError:
             answer = ""
         try:
             if answer.strip().lower() in ("y", "yes"):
                 engine.approve_replacement(str(job_id), ask.quote.digest)
-                ctx.warn("renting the replacement")
+                ctx.warn(ctx.text("job_replacement_renting"))
             else:
                 engine.decline_replacement(str(job_id))
-                ctx.warn("no replacement rented")
+                ctx.warn(ctx.text("job_replacement_none"))
         except UsageError as exc:  # withdrawn meanwhile: its quote expired, the job ended
-            ctx.warn(f"too late: {exc.message}")
+            ctx.warn(ctx.text("job_replacement_too_late", message=exc.message))
 
 
 def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -628,25 +641,27 @@ def _ssh_config(args: argparse.Namespace, ctx: CliContext) -> int:
     engine = ctx.engine()
     if args.remove:
         report = engine.ssh_config(include=False)
-        ctx.print(f"removed XyClaw's Include line from {report.user_config}")
+        ctx.print(ctx.text("ssh_config_removed", user_config=report.user_config))
         return 0
     report = engine.ssh_config(include=True if args.install else None)
     if not report.included and sys.stdin.isatty():
         answer = input(
-            f"Add one line to {report.user_config} so that `ssh <cluster>-<n>` works"
-            f" (Include {report.config})? [y/N] "
+            ctx.text("ssh_config_ask", user_config=report.user_config, config=report.config)
         )
         if answer.strip().lower() in ("y", "yes"):
             report = engine.ssh_config(include=True)
     for host in report.hosts:
         ctx.print(f"ssh {host}")
     if not report.hosts:
-        ctx.print("no live cluster has nodes to ssh into")
+        ctx.print(ctx.text("ssh_config_no_hosts"))
     if report.included:
-        ctx.warn(f"{report.user_config} includes {report.config}")
+        ctx.warn(
+            ctx.text("ssh_config_included", user_config=report.user_config, config=report.config)
+        )
     else:
         ctx.warn(
-            f"not included from {report.user_config}: `ssh -F {report.config} HOST`, or"
-            " `xyclaw ssh-config --install` adds one Include line"
+            ctx.text(
+                "ssh_config_not_included", user_config=report.user_config, config=report.config
+            )
         )
     return 0

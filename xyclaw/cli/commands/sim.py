@@ -137,21 +137,21 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         server.start()
         try:
-            ctx.print(f"simulated cloud listening on {server.url}")
-            ctx.print(f"state: {state} (token and URL in {server.server_file})")
+            ctx.print(ctx.text("sim_listening", url=server.url))
+            ctx.print(ctx.text("sim_serve_state", path=state, file=server.server_file))
             ctx.out.flush()
             while not stopping.wait(0.5):
                 if not state.exists():
                     # Its folder was deleted (a removed data folder, a test's temporary home):
                     # nothing it does could be kept, so it stops rather than run on forever.
-                    ctx.warn(f"the state folder {state} is gone; stopping")
+                    ctx.warn(ctx.text("sim_state_gone", path=state))
                     break
         finally:
             server.stop()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    ctx.print("simulated cloud stopped")
+    ctx.print(ctx.text("sim_serve_stopped"))
     return 0
 
 

@@ -210,7 +210,7 @@ def _export(args: argparse.Namespace, ctx: CliContext) -> int:
         if opened is not None:
             opened.close()
     if args.output:
-        ctx.warn(f"wrote {count} rows to {args.output}")
+        ctx.warn(ctx.text("metrics_wrote", count=count, path=args.output))
     elif count == 0:
-        ctx.warn(f"xyclaw: no {args.kind} samples saved for {cluster_name}")
+        ctx.warn(ctx.text("metrics_none", kind=args.kind, cluster=cluster_name))
     return 0
