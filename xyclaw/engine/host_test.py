@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xyclaw.config import Config
+from xyclaw.engine.offline import hosts_file, own_hosts  # the window reads them from here
 from xyclaw.paths import AppPaths
-from xyclaw.providers.own_hosts import OwnHost, load_hosts
+from xyclaw.providers.own_hosts import OwnHost
 from xyclaw.remote import KnownHosts, SshPool, TrustNewHost
 from xyclaw.remote.host_check import HostCheck, HostGpu, check_host
 from xyclaw.remote.node_access import load_or_create_app_key
@@ -37,15 +38,6 @@ class HostReport(HostCheck):
         decides it."""
         want = self.expected
         return want is None or self.has(want.gpus, want.gpu)
-
-
-def hosts_file(paths: AppPaths) -> Path:
-    return paths.config_dir / "hosts.toml"
-
-
-def own_hosts(paths: AppPaths) -> list[OwnHost]:
-    """The entries of hosts.toml (ConfigError naming the entry when one is wrong)."""
-    return load_hosts(hosts_file(paths))
 
 
 class HostTester:

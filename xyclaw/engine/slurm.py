@@ -16,7 +16,7 @@ from xyclaw.errors import ProviderError, UsageError
 from xyclaw.files import locked, write_private
 from xyclaw.jobs.slurm_jobs import SlurmJobs, SlurmJobView
 from xyclaw.jobs.spec import JobSpec
-from xyclaw.providers.slurm import Partition
+from xyclaw.providers.slurm import Partition, SlurmSite
 from xyclaw.tuning.fabric import FabricReport
 from xyclaw.tuning.probe import parse_node_probe, probe_script, summarize
 from xyclaw.tuning.settings import NcclSettings, recommend
@@ -50,6 +50,17 @@ def cancel_approved(jobs: SlurmJobs, approved: Action) -> SlurmJobView:
 # -- submitting (issue 33, a33): "run this on the lab cluster" through a bound card ----------
 
 
+def _site_options(site: SlurmSite) -> str:
+    """The account and QoS every job XyClaw submits to the site is charged to."""
+    return (f" --account={site.account}" if site.account else "") + (
+        f" --qos={site.qos}" if site.qos else ""
+    )
+
+
+def _site_target(site: SlurmSite) -> Target:
+    return Target("slurm_site", site.name, f"{site.name} (Slurm, {site.login})")
+
+
 def submit_card(
     jobs: SlurmJobs,
     spec_ref: str,
@@ -67,15 +78,14 @@ def submit_card(
     site = jobs.site
     command = (
         f"sbatch --parsable --partition={part.name} --nodes={nodes} --gres=gpu:{per_node}"
-        + (f" --account={site.account}" if site.account else "")
-        + (f" --qos={site.qos}" if site.qos else "")
+        + _site_options(site)
         + f" job.sbatch  # {spec.name or 'job'} at {site.name}"
     )
     return Action(
         operation="slurm_submit",
         kind=ActionKind.EXEC,
         ref=site.name,
-        targets=(Target("slurm_site", site.name, f"{site.name} (Slurm, {site.login})"),),
+        targets=(_site_target(site),),
         command=command,
         inputs={
             "spec": spec_ref,
@@ -186,15 +196,14 @@ def probe_card(
         f"sbatch --parsable --partition={part.name} --nodes={nodes} --ntasks-per-node=1"
         f" --time={time_min}"
         + (f" --gres=gpu:{per_node}" if per_node else "")
-        + (f" --account={site.account}" if site.account else "")
-        + (f" --qos={site.qos}" if site.qos else "")
+        + _site_options(site)
         + f" job.sbatch  # srun: XyClaw's read-only fabric probe on each node of {site.name}"
     )
     return Action(
         operation="slurm_probe",
         kind=ActionKind.EXEC,
         ref=site.name,
-        targets=(Target("slurm_site", site.name, f"{site.name} (Slurm, {site.login})"),),
+        targets=(_site_target(site),),
         command=command,
         inputs={
             "partition": part.name,
