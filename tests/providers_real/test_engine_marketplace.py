@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -77,7 +78,7 @@ def test_rent_bootstrap_meter_and_release(cloud: Cloud) -> None:
         script = sent_script(fake)
         app_key = " ".join(engine.ssh_public_key().split()[:2])
         assert app_key not in script
-        [own] = list((AppPaths.from_environment().data_dir / "ssh" / "clusters").iterdir())
+        [own] = list(keys_folder().iterdir())
         assert own.stat().st_mode & 0o077 == 0
         assert own.name == engine.cluster(cluster.name).idempotency_key
         assert engine.ssh_identity(cluster.name) == str(own)  # what `ssh -i` is told to use
@@ -91,11 +92,26 @@ def test_rent_bootstrap_meter_and_release(cloud: Cloud) -> None:
         assert price == {"vastai": 1_950_000, "runpod": 306_000}[kind]
         charged = engine.meter_charges(cluster.id)
         assert abs(charged - price) <= price * 0.01, (charged, price)
+        second = engine.up(engine.quote_request(app.REQUESTS[kind])).result(60)
+        assert len(list(keys_folder().iterdir())) == 2
         released = engine.down(cluster.name).result(60)
         assert released.state == ClusterState.RELEASED
+        # The released cluster's key is deleted (its host may be rented to a stranger next);
+        # the other cluster's key, still in use, is kept and still opens its node.
+        assert [p.name for p in keys_folder().iterdir()] == [second.idempotency_key]
+        assert not own.exists()
+        [result] = engine.exec(second.name, "true").values()
+        assert isinstance(result, CommandResult) and result.exit_code == 0
+        engine.down(second.name).result(60)
+        assert list(keys_folder().iterdir()) == []
         assert billing(fake) == []
     finally:
         engine.close()
+
+
+def keys_folder() -> Path:
+    """Where the keys made one per marketplace cluster live."""
+    return AppPaths.from_environment().data_dir / "ssh" / "clusters"
 
 
 def sent_script(fake: FakeCloud) -> str:
@@ -139,6 +155,7 @@ def test_kill_9_during_the_rent_then_reconcile_releases_it(cloud: Cloud) -> None
     wait_for(lambda: billing(fake) == [], 10, "the release")
     [(_, state, _, _)] = rows()
     assert state == "released"
+    assert list(keys_folder().iterdir()) == []  # the key the host was given, deleted too
     check_invariants(kind, url, 0)
     assert len(fake.requests_to(*CREATE[kind])) == 1
 
@@ -165,5 +182,6 @@ def test_kill_9_during_the_release_then_reconcile_completes_it(cloud: Cloud) -> 
     assert restart.returncode == 0, err
     [(_, state, _, _)] = rows()
     assert state == "released", out
+    assert list(keys_folder().iterdir()) == []
     assert billing(fake) == []
     check_invariants(kind, url, 0)

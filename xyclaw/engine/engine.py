@@ -1952,8 +1952,10 @@ class Engine:
     @effect(Effect.DESTROY)
     def reconcile(self) -> ReconcileReport:
         """Compare the providers with the history; release orphans and undo interrupted work
-        as the configuration says."""
-        return self._reconciler.run()
+        as the configuration says; and delete the keys of clusters that ended meanwhile."""
+        report = self._reconciler.run()
+        self._lifecycle.forget_ended_keys()
+        return report
 
     @effect(Effect.DESTROY)
     def tick(self) -> GuardReport:

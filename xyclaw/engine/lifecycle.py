@@ -51,7 +51,7 @@ from xyclaw.store.event_log import EventLog
 from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
-    from xyclaw.remote.node_access import NodeAccess
+    from xyclaw.remote.node_access import ClusterKeys, NodeAccess
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +123,7 @@ class ClusterLifecycle:
         events: EventLog,
         public_key: Callable[[], str],
         *,
-        cluster_key: Callable[[str], str] | None = None,
+        cluster_keys: ClusterKeys | None = None,
         timeouts: Timeouts | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -135,8 +135,9 @@ class ClusterLifecycle:
         self.public_key = public_key
         # A key pair made for one cluster (by its idempotency key): what a provider whose
         # hosts cannot be trusted (``untrusted_hosts``: marketplaces) is given instead of
-        # the app's key, so a host's owner holds nothing that opens another cluster.
-        self.cluster_key = cluster_key
+        # the app's key, so a host's owner holds nothing that opens another cluster; it is
+        # deleted when the cluster ends (:meth:`forget_ended_keys`).
+        self.cluster_keys = cluster_keys
         self.timeouts = timeouts or Timeouts()
         self.sleep = sleep
         self.clock = clock
@@ -145,6 +146,16 @@ class ClusterLifecycle:
         # issue 32: called with (cluster id, why) before a release, while the nodes answer,
         # to copy the outputs still only on them (set by the engine once jobs exist)
         self.before_release: Callable[[int, str, Progress | None], None] | None = None
+
+    def forget_ended_keys(self) -> list[str]:
+        """Delete the keys of clusters that ended (see :class:`ClusterKeys`); the names."""
+        if self.cluster_keys is None:
+            return []
+        live = [c.idempotency_key for c in self.clusters.live() if c.idempotency_key]
+        deleted = self.cluster_keys.keep_only(live)
+        for name in deleted:
+            log.info("deleted the SSH key of an ended cluster (%s)", name)
+        return deleted
 
     def working_on(self, cluster_id: int) -> bool:
         """True while an operation of this process is bringing the cluster up or down."""
@@ -197,8 +208,8 @@ class ClusterLifecycle:
             gpus_per_node=request.gpus_per_node,
             idempotency_key=key,
             ssh_public_key=(
-                self.cluster_key(key)
-                if self.cluster_key is not None and getattr(provider, "untrusted_hosts", False)
+                self.cluster_keys.public_line(key)
+                if self.cluster_keys is not None and getattr(provider, "untrusted_hosts", False)
                 else self.public_key()
             ),
             image=request.image,
@@ -513,6 +524,7 @@ class ClusterLifecycle:
                     released_at=self.clock(),
                     worker_pid=None,
                 )
+                self.forget_ended_keys()
                 return self.clusters.get(cluster_id)
             self.clusters.apply_provider_view(cluster_id, info)
             cluster = self.clusters.get(cluster_id)
@@ -546,6 +558,7 @@ class ClusterLifecycle:
         self.clusters.update(
             cluster_id, state=ClusterState.RELEASED, released_at=when, worker_pid=None
         )
+        self.forget_ended_keys()
         if progress:
             progress.update(said("op.released", cluster=cluster.name), 1.0)
         self._notice("info", said("op.notice.released", cluster=cluster.name), cluster_id)
