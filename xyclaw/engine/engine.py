@@ -943,7 +943,8 @@ class Engine:
                 launch_targets,
                 command=text,
                 cwd=spec.workdir,
-                env_names=tuple(spec.env) + tuple(spec.env_from_local),
+                env_names=tuple(spec.env),
+                secret_names=tuple(spec.env_from_local),
                 **rents,
             )
         raise UsageError(f"no such action: {operation!r}")
@@ -2624,6 +2625,15 @@ class Engine:
         from xyclaw.jobs.environment import launch_additions
 
         return launch_additions(self._job_spec(spec_or_path))
+
+    @effect(Effect.READ)
+    def launch_sends(self, spec_or_path: Any) -> list[Said]:
+        """What a job sends to its nodes, for its launch card (issue 31): the secrets it
+        takes from this machine named apart from its spec's plain variables. Reads the spec
+        only."""
+        from xyclaw.jobs.environment import launch_sends
+
+        return launch_sends(self._job_spec(spec_or_path))
 
     # -- issue 33, helper c33: the site's NCCL settings from a probe run through Slurm -------
     #: Seconds slurm_probe waits for its job (queued and running) before cancelling it.
