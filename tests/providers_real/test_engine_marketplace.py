@@ -185,3 +185,41 @@ def test_kill_9_during_the_release_then_reconcile_completes_it(cloud: Cloud) -> 
     assert list(keys_folder().iterdir()) == []
     assert billing(fake) == []
     check_invariants(kind, url, 0)
+
+
+def test_the_yes_rents_the_host_it_named_never_a_cheaper_one_listed_since(
+    nodes: SimNodes,
+) -> None:
+    """A cheaper community ask listed between the quote and the yes is not rented in place of
+    the verified host the card named (its price and host are what the user approved); once
+    the approved ask is gone, nothing is rented and the user is told to ask again."""
+    from tests.providers_real.fake_vast import _offer
+    from xyclaw.errors import XyclawError
+
+    fake = FakeVast(
+        boot_s=0.3,
+        on_running=lambda inst, script: nodes.container_node(f"vast-{inst.id}", "H100", 1, script),
+    )
+    server = FakeServer(fake).start()
+    engine = app.engine("vastai", server.url, 0)
+    try:
+        quote = engine.quote_request(app.REQUESTS["vastai"])
+        assert quote.offer_id == "101" and not quote.community
+        with fake.lock:
+            fake.offers.append(_offer(106, "H100 SXM", 1, 1.20, verified=False))
+        cluster = engine.up(quote).result(60)
+        assert [e.path for e in fake.log if e.method == "PUT"] == ["/api/v0/asks/101/"]
+        assert engine.cluster(cluster.name).price_per_gpu_hour_micros == 1_950_000
+        engine.down(cluster.name).result(60)
+        again = engine.quote_request(app.REQUESTS["vastai"])
+        assert again.offer_id == "106" and again.community
+        with fake.lock:
+            fake.offers[:] = [o for o in fake.offers if o["id"] != 106]
+            fake.offers.append(_offer(107, "H100 SXM", 1, 1.10, verified=False))
+        with pytest.raises(XyclawError):
+            engine.up(again).result(60)
+        assert [e.path for e in fake.log if e.method == "PUT"] == ["/api/v0/asks/101/"]
+        assert billing(fake) == []
+    finally:
+        engine.close()
+        server.stop()

@@ -581,6 +581,7 @@ class Engine:
             currency=offer.currency,
             terminate_at=self._first_deadline(offer, quote.gpu_count, quote.budget_micros),
             spot=bool(quote.spot),
+            offer_id=offer.offer_id,
         )
 
     def _default_image(self, provider: str) -> str | None:

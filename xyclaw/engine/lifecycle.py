@@ -102,6 +102,9 @@ class UpRequest:
     terminate_at: float | None = None  # the provider's own deadline, where it keeps one
     hours: float | None = None  # how long it is meant to run: the quote's estimated total
     spot: bool = False  # preemptible, at the offer's spot price (issue 32)
+    # The offer the user approved (a marketplace's ask): rented exactly, or nothing is; a
+    # request typed without a quote leaves it None and the provider chooses.
+    offer_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -216,6 +219,7 @@ class ClusterLifecycle:
             name=name,
             terminate_at=request.terminate_at,
             spot=request.spot,
+            offer_id=request.offer_id,
         )
         from xyclaw.providers.http_retry import ApiError  # httpx: only once renting
 
