@@ -68,8 +68,13 @@ def test_rent_bootstrap_meter_and_release(cloud: Cloud) -> None:
     clock = FakeClock(start=time.time())
     engine = app.engine(kind, url, 0, clock=clock)
     try:
-        cluster = engine.up(engine.quote_request(app.REQUESTS[kind])).result(60)
+        quote = engine.quote_request(app.REQUESTS[kind])
+        cluster = engine.up(quote).result(60)
         assert cluster.state == ClusterState.READY and len(cluster.nodes) == 1
+        # The host the card named is kept with the cluster, community or not (issue 31):
+        # RunPod's community cloud is, Vast's verified ask 101 is not.
+        assert cluster.host == quote.host and quote.host
+        assert cluster.host_community is {"vastai": False, "runpod": True}[kind]
         [result] = engine.exec(cluster.name, "nvidia-smi -L").values()
         assert isinstance(result, CommandResult) and result.stdout.count("GPU ") == 1
         assert len(billing(fake)) == 1

@@ -582,6 +582,8 @@ class Engine:
             terminate_at=self._first_deadline(offer, quote.gpu_count, quote.budget_micros),
             spot=bool(quote.spot),
             offer_id=offer.offer_id,
+            host=quote.host,
+            host_community=bool(quote.community),
         )
 
     def _default_image(self, provider: str) -> str | None:

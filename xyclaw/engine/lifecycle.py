@@ -105,6 +105,8 @@ class UpRequest:
     # The offer the user approved (a marketplace's ask): rented exactly, or nothing is; a
     # request typed without a quote leaves it None and the provider chooses.
     offer_id: str | None = None
+    host: str | None = None  # what the quote said about a marketplace host (issue 31)
+    host_community: bool = False  # a community host: every list of clusters says so
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,8 @@ class ClusterLifecycle:
                 "idempotency_key": key,
                 "keep_partial": int(request.keep_partial),
                 "image": request.image,
+                "host": request.host,
+                "host_community": int(request.host_community),
                 "worker_pid": os.getpid(),
             }
         )
