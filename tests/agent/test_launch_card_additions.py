@@ -58,3 +58,38 @@ def test_a_service_s_card_adds_nothing(engine: Engine, tmp_path: Path) -> None:
     spec = tmp_path / "svc.yaml"
     spec.write_text("name: s\nkind: service\nrun: vllm serve m\nservice:\n  port: 8000\n")
     assert "adds" not in _card(engine, spec)
+
+
+def test_the_card_names_the_secrets_it_sends_apart_from_plain_variables(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """Issue 31: a user sees which of their secrets a host would get before saying yes; the
+    yes binds the names, secrets apart from variables, so a spec that later asks for one
+    more secret needs a new yes."""
+    from xyclaw.engine.approvals import Action
+
+    spec = tmp_path / "job.yaml"
+    spec.write_text(TRAIN + "env:\n  HF_TOKEN:\n  WANDB_API_KEY:\n  EPOCHS: '3'\n")
+    card = _card(engine, spec)
+    secrets, variables = card["sends"]
+    assert secrets.startswith("Sends these secrets from this machine to every node: ")
+    assert "HF_TOKEN, WANDB_API_KEY" in secrets and "EPOCHS" not in secrets
+    assert variables == "Sets the spec's own variables: EPOCHS"
+    zh_secrets, _ = _card(engine, spec, "zh")["sends"]
+    assert zh_secrets.startswith("会把本机的这些密钥发送到每个节点：HF_TOKEN, WANDB_API_KEY")
+    tool = all_tools()["launch_job"]
+    assert tool.gate is not None
+    gate = tool.gate(ToolContext(engine=engine, conversation_id=1), {"spec": str(spec)})
+    action = Action.from_json(gate.action)
+    assert action.secret_names == ("HF_TOKEN", "WANDB_API_KEY")
+    assert action.env_names == ("EPOCHS",)
+    assert ("secrets", ["HF_TOKEN", "WANDB_API_KEY"]) in action.rows()
+    assert action.to_json()["secret_names"] == ["HF_TOKEN", "WANDB_API_KEY"]
+
+
+def test_a_job_that_names_no_secret_is_said_to_send_none(engine: Engine, tmp_path: Path) -> None:
+    spec = tmp_path / "job.yaml"
+    spec.write_text(TRAIN)
+    assert _card(engine, spec)["sends"] == [
+        "Sends no secret from this machine (the spec names none)"
+    ]

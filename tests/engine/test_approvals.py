@@ -101,3 +101,21 @@ def test_an_exact_allowance_is_the_exact_bytes_and_prefixes_are_checked() -> Non
         check_prefix("nvidia-smi -r", "nvidia-smi -q")
     with pytest.raises(UsageError, match="holds a shell character"):
         check_prefix("nvidia-smi;", "nvidia-smi; ls")
+
+
+def test_secrets_are_bound_apart_and_old_cards_keep_their_digest() -> None:
+    """Issue 31: a launch's secrets are bound apart from its plain variables, so the card
+    names them apart and one more secret needs a new yes; a card with no secrets has the
+    digest it had before the field existed (cards asked before an upgrade still verify)."""
+    plain = Action("launch", "exec", None, (ALPHA,), command="python t.py", env_names=("EPOCHS",))
+    assert "secret_names" not in plain.body()
+    asks = dataclasses.replace(plain, secret_names=("HF_TOKEN",), digest="")
+    assert asks.digest != plain.digest
+    assert ("secrets", ["HF_TOKEN"]) in asks.rows() and ("env", ["EPOCHS"]) in asks.rows()
+    assert Action.from_json(asks.to_json()) == asks
+    more = dataclasses.replace(asks, secret_names=("HF_TOKEN", "AWS_SECRET_ACCESS_KEY"), digest="")
+    with pytest.raises(ApprovalMismatch, match="command"):
+        compare(asks, more)
+    forged = {**asks.to_json(), "secret_names": ["HF_TOKEN", "AWS_SECRET_ACCESS_KEY"]}
+    with pytest.raises(ApprovalMismatch, match="changed after it was shown"):
+        Action.from_json(forged)

@@ -78,3 +78,15 @@ def test_the_dry_run_names_what_xyclaw_adds_and_what_the_spec_turned_off(tmp_pat
         .additions[0]
         .startswith("XyClaw adds a per-rank step timer")
     )
+
+
+def test_the_dry_run_names_the_secrets_it_would_send_apart(tmp_path: Path) -> None:
+    """Issue 31: the dry run says which secrets leave this machine, apart from variables,
+    and still shows no value."""
+    spec = tmp_path / "job.yaml"
+    spec.write_text(TRAIN + "env:\n  HF_TOKEN:\n  EPOCHS: '3'\n")
+    got = dry_run(spec, known_gpus=KNOWN, environ={"HF_TOKEN": "hf_very_secret"}, now=NOW)
+    secrets, variables = got.sends
+    assert secrets.startswith("Sends these secrets from this machine to every node: HF_TOKEN")
+    assert variables == "Sets the spec's own variables: EPOCHS"
+    assert "hf_very_secret" not in str(got.to_json())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -67,8 +68,13 @@ def test_rent_bootstrap_meter_and_release(cloud: Cloud) -> None:
     clock = FakeClock(start=time.time())
     engine = app.engine(kind, url, 0, clock=clock)
     try:
-        cluster = engine.up(engine.quote_request(app.REQUESTS[kind])).result(60)
+        quote = engine.quote_request(app.REQUESTS[kind])
+        cluster = engine.up(quote).result(60)
         assert cluster.state == ClusterState.READY and len(cluster.nodes) == 1
+        # The host the card named is kept with the cluster, community or not (issue 31):
+        # RunPod's community cloud is, Vast's verified ask 101 is not.
+        assert cluster.host == quote.host and quote.host
+        assert cluster.host_community is {"vastai": False, "runpod": True}[kind]
         [result] = engine.exec(cluster.name, "nvidia-smi -L").values()
         assert isinstance(result, CommandResult) and result.stdout.count("GPU ") == 1
         assert len(billing(fake)) == 1
@@ -77,7 +83,7 @@ def test_rent_bootstrap_meter_and_release(cloud: Cloud) -> None:
         script = sent_script(fake)
         app_key = " ".join(engine.ssh_public_key().split()[:2])
         assert app_key not in script
-        [own] = list((AppPaths.from_environment().data_dir / "ssh" / "clusters").iterdir())
+        [own] = list(keys_folder().iterdir())
         assert own.stat().st_mode & 0o077 == 0
         assert own.name == engine.cluster(cluster.name).idempotency_key
         assert engine.ssh_identity(cluster.name) == str(own)  # what `ssh -i` is told to use
@@ -91,11 +97,26 @@ def test_rent_bootstrap_meter_and_release(cloud: Cloud) -> None:
         assert price == {"vastai": 1_950_000, "runpod": 306_000}[kind]
         charged = engine.meter_charges(cluster.id)
         assert abs(charged - price) <= price * 0.01, (charged, price)
+        second = engine.up(engine.quote_request(app.REQUESTS[kind])).result(60)
+        assert len(list(keys_folder().iterdir())) == 2
         released = engine.down(cluster.name).result(60)
         assert released.state == ClusterState.RELEASED
+        # The released cluster's key is deleted (its host may be rented to a stranger next);
+        # the other cluster's key, still in use, is kept and still opens its node.
+        assert [p.name for p in keys_folder().iterdir()] == [second.idempotency_key]
+        assert not own.exists()
+        [result] = engine.exec(second.name, "true").values()
+        assert isinstance(result, CommandResult) and result.exit_code == 0
+        engine.down(second.name).result(60)
+        assert list(keys_folder().iterdir()) == []
         assert billing(fake) == []
     finally:
         engine.close()
+
+
+def keys_folder() -> Path:
+    """Where the keys made one per marketplace cluster live."""
+    return AppPaths.from_environment().data_dir / "ssh" / "clusters"
 
 
 def sent_script(fake: FakeCloud) -> str:
@@ -139,6 +160,7 @@ def test_kill_9_during_the_rent_then_reconcile_releases_it(cloud: Cloud) -> None
     wait_for(lambda: billing(fake) == [], 10, "the release")
     [(_, state, _, _)] = rows()
     assert state == "released"
+    assert list(keys_folder().iterdir()) == []  # the key the host was given, deleted too
     check_invariants(kind, url, 0)
     assert len(fake.requests_to(*CREATE[kind])) == 1
 
@@ -165,5 +187,44 @@ def test_kill_9_during_the_release_then_reconcile_completes_it(cloud: Cloud) -> 
     assert restart.returncode == 0, err
     [(_, state, _, _)] = rows()
     assert state == "released", out
+    assert list(keys_folder().iterdir()) == []
     assert billing(fake) == []
     check_invariants(kind, url, 0)
+
+
+def test_the_yes_rents_the_host_it_named_never_a_cheaper_one_listed_since(
+    nodes: SimNodes,
+) -> None:
+    """A cheaper community ask listed between the quote and the yes is not rented in place of
+    the verified host the card named (its price and host are what the user approved); once
+    the approved ask is gone, nothing is rented and the user is told to ask again."""
+    from tests.providers_real.fake_vast import _offer
+    from xyclaw.errors import XyclawError
+
+    fake = FakeVast(
+        boot_s=0.3,
+        on_running=lambda inst, script: nodes.container_node(f"vast-{inst.id}", "H100", 1, script),
+    )
+    server = FakeServer(fake).start()
+    engine = app.engine("vastai", server.url, 0)
+    try:
+        quote = engine.quote_request(app.REQUESTS["vastai"])
+        assert quote.offer_id == "101" and not quote.community
+        with fake.lock:
+            fake.offers.append(_offer(106, "H100 SXM", 1, 1.20, verified=False))
+        cluster = engine.up(quote).result(60)
+        assert [e.path for e in fake.log if e.method == "PUT"] == ["/api/v0/asks/101/"]
+        assert engine.cluster(cluster.name).price_per_gpu_hour_micros == 1_950_000
+        engine.down(cluster.name).result(60)
+        again = engine.quote_request(app.REQUESTS["vastai"])
+        assert again.offer_id == "106" and again.community
+        with fake.lock:
+            fake.offers[:] = [o for o in fake.offers if o["id"] != 106]
+            fake.offers.append(_offer(107, "H100 SXM", 1, 1.10, verified=False))
+        with pytest.raises(XyclawError):
+            engine.up(again).result(60)
+        assert [e.path for e in fake.log if e.method == "PUT"] == ["/api/v0/asks/101/"]
+        assert billing(fake) == []
+    finally:
+        engine.close()
+        server.stop()

@@ -1077,14 +1077,19 @@ def _launch_additions(ctx: ToolContext, spec: str) -> dict[str, Any]:
     """Issue 34 (b34): what XyClaw adds to the job (the per-rank step timer, the Flight
     Recorder), named on the card, or said to be off; nothing for a spec that is no train
     job or an Engine without the method."""
-    adds = getattr(ctx.engine, "launch_additions", None)
-    if adds is None:
-        return {}
-    try:
-        found = list(adds(spec))
-    except XyclawError:
-        return {}
-    return {"adds": found} if found else {}
+    out: dict[str, Any] = {}
+    # issue 31: the secrets it sends from this machine, named apart from plain variables
+    for key, method in (("adds", "launch_additions"), ("sends", "launch_sends")):
+        read = getattr(ctx.engine, method, None)
+        if read is None:
+            continue
+        try:
+            found = list(read(spec))
+        except XyclawError:
+            continue
+        if found:
+            out[key] = found
+    return out
 
 
 def _launch(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:

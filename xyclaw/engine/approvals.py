@@ -99,12 +99,17 @@ class Action:
     # card, bound into the digest; untrusted text. Left out of the digest when None, so the
     # digests of cards made before it existed still hold.
     asker_name: str | None = None
+    # The variables a launch takes from this machine (its secrets: HF_TOKEN), bound apart
+    # from ``env_names`` so the card names them apart (issue 31); left out of the digest
+    # when empty, as ``asker_name`` is.
+    secret_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ActionKind(self.kind))
         object.__setattr__(self, "asked_by", Asker(self.asked_by))
         object.__setattr__(self, "targets", tuple(self.targets))
         object.__setattr__(self, "env_names", tuple(sorted(self.env_names)))
+        object.__setattr__(self, "secret_names", tuple(sorted(self.secret_names)))
         if not self.digest:
             object.__setattr__(self, "digest", self.compute_digest())
 
@@ -116,11 +121,13 @@ class Action:
             if f.name == "digest":
                 continue
             value = getattr(self, f.name)
-            if f.name == "asker_name" and value is None:
+            if (f.name == "asker_name" and value is None) or (
+                f.name == "secret_names" and not value
+            ):
                 continue
             if f.name == "targets":
                 value = [t.to_json() for t in value]
-            elif f.name == "env_names":
+            elif f.name in ("env_names", "secret_names"):
                 value = list(value)
             elif isinstance(value, StrEnum):
                 value = str(value)
@@ -158,6 +165,7 @@ class Action:
         values = {k: v for k, v in data.items() if k in names}
         values["targets"] = tuple(Target.from_json(t) for t in values.get("targets") or ())
         values["env_names"] = tuple(values.get("env_names") or ())
+        values["secret_names"] = tuple(values.get("secret_names") or ())
         action = cls(**values)
         action.verify_digest()
         return action
@@ -178,6 +186,8 @@ class Action:
             out.append(("cwd", self.cwd))
         if self.env_names:
             out.append(("env", list(self.env_names)))
+        if self.secret_names:
+            out.append(("secrets", list(self.secret_names)))
         for key, value in sorted(self.inputs.items()):
             out.append((f"input.{key}", value))
         for key, value in sorted(self.price.items()):
@@ -207,10 +217,11 @@ def compare(approved: Action, fresh: Action) -> None:
     if {t.id for t in approved.of_kind("node")} != {t.id for t in fresh.of_kind("node")}:
         clusters = ", ".join(t.name for t in approved.of_kind("cluster")) or "?"
         raise _mismatch(said("error.approval.nodes_changed", cluster=clusters))
-    if (approved.command, approved.cwd, approved.env_names) != (
+    if (approved.command, approved.cwd, approved.env_names, approved.secret_names) != (
         fresh.command,
         fresh.cwd,
         fresh.env_names,
+        fresh.secret_names,
     ):
         raise _mismatch(said("error.approval.command_changed"))
     if approved.inputs != fresh.inputs:

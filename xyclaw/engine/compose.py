@@ -294,11 +294,6 @@ def compose(
 
         cluster_keys = paths.data_dir / "ssh" / "clusters"
 
-        def cluster_key_line(idempotency_key: str) -> str:
-            from xyclaw.remote.node_access import cluster_key_path, load_or_create_app_key
-
-            return load_or_create_app_key(cluster_key_path(cluster_keys, idempotency_key))[1]
-
         def build_access() -> NodeAccess:
             from xyclaw.remote.node_access import NodeAccess
 
@@ -315,6 +310,7 @@ def compose(
 
         def build_lifecycle() -> ClusterLifecycle:
             from xyclaw.engine.lifecycle import ClusterLifecycle
+            from xyclaw.remote.node_access import ClusterKeys
 
             built = ClusterLifecycle(
                 clusters,
@@ -322,7 +318,7 @@ def compose(
                 access(),
                 events,
                 app_key_line,
-                cluster_key=cluster_key_line,
+                cluster_keys=ClusterKeys(cluster_keys),
                 clock=clock,
                 timeouts=timeouts,
             )

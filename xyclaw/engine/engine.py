@@ -581,6 +581,9 @@ class Engine:
             currency=offer.currency,
             terminate_at=self._first_deadline(offer, quote.gpu_count, quote.budget_micros),
             spot=bool(quote.spot),
+            offer_id=offer.offer_id,
+            host=quote.host,
+            host_community=bool(quote.community),
         )
 
     def _default_image(self, provider: str) -> str | None:
@@ -943,7 +946,8 @@ class Engine:
                 launch_targets,
                 command=text,
                 cwd=spec.workdir,
-                env_names=tuple(spec.env) + tuple(spec.env_from_local),
+                env_names=tuple(spec.env),
+                secret_names=tuple(spec.env_from_local),
                 **rents,
             )
         raise UsageError(f"no such action: {operation!r}")
@@ -1952,8 +1956,10 @@ class Engine:
     @effect(Effect.DESTROY)
     def reconcile(self) -> ReconcileReport:
         """Compare the providers with the history; release orphans and undo interrupted work
-        as the configuration says."""
-        return self._reconciler.run()
+        as the configuration says; and delete the keys of clusters that ended meanwhile."""
+        report = self._reconciler.run()
+        self._lifecycle.forget_ended_keys()
+        return report
 
     @effect(Effect.DESTROY)
     def tick(self) -> GuardReport:
@@ -2622,6 +2628,15 @@ class Engine:
         from xyclaw.jobs.environment import launch_additions
 
         return launch_additions(self._job_spec(spec_or_path))
+
+    @effect(Effect.READ)
+    def launch_sends(self, spec_or_path: Any) -> list[Said]:
+        """What a job sends to its nodes, for its launch card (issue 31): the secrets it
+        takes from this machine named apart from its spec's plain variables. Reads the spec
+        only."""
+        from xyclaw.jobs.environment import launch_sends
+
+        return launch_sends(self._job_spec(spec_or_path))
 
     # -- issue 33, helper c33: the site's NCCL settings from a probe run through Slurm -------
     #: Seconds slurm_probe waits for its job (queued and running) before cancelling it.

@@ -51,7 +51,7 @@ from xyclaw.store.event_log import EventLog
 from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
-    from xyclaw.remote.node_access import NodeAccess
+    from xyclaw.remote.node_access import ClusterKeys, NodeAccess
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,11 @@ class UpRequest:
     terminate_at: float | None = None  # the provider's own deadline, where it keeps one
     hours: float | None = None  # how long it is meant to run: the quote's estimated total
     spot: bool = False  # preemptible, at the offer's spot price (issue 32)
+    # The offer the user approved (a marketplace's ask): rented exactly, or nothing is; a
+    # request typed without a quote leaves it None and the provider chooses.
+    offer_id: str | None = None
+    host: str | None = None  # what the quote said about a marketplace host (issue 31)
+    host_community: bool = False  # a community host: every list of clusters says so
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,7 @@ class ClusterLifecycle:
         events: EventLog,
         public_key: Callable[[], str],
         *,
-        cluster_key: Callable[[str], str] | None = None,
+        cluster_keys: ClusterKeys | None = None,
         timeouts: Timeouts | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
@@ -135,8 +140,9 @@ class ClusterLifecycle:
         self.public_key = public_key
         # A key pair made for one cluster (by its idempotency key): what a provider whose
         # hosts cannot be trusted (``untrusted_hosts``: marketplaces) is given instead of
-        # the app's key, so a host's owner holds nothing that opens another cluster.
-        self.cluster_key = cluster_key
+        # the app's key, so a host's owner holds nothing that opens another cluster; it is
+        # deleted when the cluster ends (:meth:`forget_ended_keys`).
+        self.cluster_keys = cluster_keys
         self.timeouts = timeouts or Timeouts()
         self.sleep = sleep
         self.clock = clock
@@ -145,6 +151,16 @@ class ClusterLifecycle:
         # issue 32: called with (cluster id, why) before a release, while the nodes answer,
         # to copy the outputs still only on them (set by the engine once jobs exist)
         self.before_release: Callable[[int, str, Progress | None], None] | None = None
+
+    def forget_ended_keys(self) -> list[str]:
+        """Delete the keys of clusters that ended (see :class:`ClusterKeys`); the names."""
+        if self.cluster_keys is None:
+            return []
+        live = [c.idempotency_key for c in self.clusters.live() if c.idempotency_key]
+        deleted = self.cluster_keys.keep_only(live)
+        for name in deleted:
+            log.info("deleted the SSH key of an ended cluster (%s)", name)
+        return deleted
 
     def working_on(self, cluster_id: int) -> bool:
         """True while an operation of this process is bringing the cluster up or down."""
@@ -182,6 +198,8 @@ class ClusterLifecycle:
                 "idempotency_key": key,
                 "keep_partial": int(request.keep_partial),
                 "image": request.image,
+                "host": request.host,
+                "host_community": int(request.host_community),
                 "worker_pid": os.getpid(),
             }
         )
@@ -197,14 +215,15 @@ class ClusterLifecycle:
             gpus_per_node=request.gpus_per_node,
             idempotency_key=key,
             ssh_public_key=(
-                self.cluster_key(key)
-                if self.cluster_key is not None and getattr(provider, "untrusted_hosts", False)
+                self.cluster_keys.public_line(key)
+                if self.cluster_keys is not None and getattr(provider, "untrusted_hosts", False)
                 else self.public_key()
             ),
             image=request.image,
             name=name,
             terminate_at=request.terminate_at,
             spot=request.spot,
+            offer_id=request.offer_id,
         )
         from xyclaw.providers.http_retry import ApiError  # httpx: only once renting
 
@@ -513,6 +532,7 @@ class ClusterLifecycle:
                     released_at=self.clock(),
                     worker_pid=None,
                 )
+                self.forget_ended_keys()
                 return self.clusters.get(cluster_id)
             self.clusters.apply_provider_view(cluster_id, info)
             cluster = self.clusters.get(cluster_id)
@@ -546,6 +566,7 @@ class ClusterLifecycle:
         self.clusters.update(
             cluster_id, state=ClusterState.RELEASED, released_at=when, worker_pid=None
         )
+        self.forget_ended_keys()
         if progress:
             progress.update(said("op.released", cluster=cluster.name), 1.0)
         self._notice("info", said("op.notice.released", cluster=cluster.name), cluster_id)

@@ -567,6 +567,16 @@ class ClustersPage(QWidget):
             self.retranslate()
 
     # -- tables ----------------------------------------------------------------------------
+    def _host_tip(self, record: ClusterRecord) -> str:
+        """What the approved quote said about a marketplace host (issue 31); a community
+        host, run by someone the provider does not vouch for, is said to be one."""
+        if record.host_community:
+            return self.tr(
+                "A community host on {provider} ({host}): its owner is not {provider} and can"
+                " see what runs there"
+            ).format(provider=record.provider_id, host=record.host or "?")
+        return record.host or ""
+
     @staticmethod
     def _setup_table(table: QTableWidget, columns: tuple[str, ...], stretch: int) -> None:
         table.setColumnCount(len(columns))
@@ -763,7 +773,12 @@ class ClustersPage(QWidget):
                 record.name,
                 tip=tip or f"id {record.id} · " + (record.external_id or self.tr("no provider id")),
             ),
-            _item(record.provider_id),
+            _item(
+                f"{record.provider_id} · {self.tr('community host')}"
+                if record.host_community
+                else record.provider_id,
+                tip=self._host_tip(record),
+            ),
             _item(record.region or "–"),
             _item(f"{record.gpu_count} × {record.gpu}", right=True),
             _item(fabric_text(record.fabric), tip=fabric_tip(record.fabric)),
@@ -933,6 +948,8 @@ class ClustersPage(QWidget):
             else self.tr("no budget")
         )
         text = " · ".join(facts)
+        if record.host_community:  # issue 31: said first, on its own line
+            text = self._host_tip(record) + "\n" + text
         if record.error:
             error = worded(record.error_said or record.error)
             text += "\n" + self.tr("Error: {error}").format(error=error)

@@ -81,6 +81,8 @@ class LaunchPlan:
     busy: frozenset[str] = frozenset()  # clusters a job runs on now
     # what XyClaw adds to the job's processes (Engine.launch_additions; issue 34, b34)
     additions: tuple[Any, ...] = ()
+    # the secrets it sends apart from the spec's plain variables (Engine.launch_sends; issue 31)
+    sends: tuple[Any, ...] = ()
 
 
 def wanted_shape(spec: JobSpec) -> tuple[int, int] | None:
@@ -300,6 +302,13 @@ class LaunchDialog(QDialog):
         self.adds_label = QLabel(self.tr("XyClaw adds"))
         form.addRow(self.adds_label, self.additions)
         self.adds_label.setVisible(bool(plan.additions))
+        self.sends = plain_label()  # the secrets it sends, apart from plain variables
+        self.sends.setObjectName("launchSends")
+        self.sends.setWordWrap(True)
+        self.sends.setVisible(bool(plan.sends))
+        self.sends_label = QLabel(self.tr("Sends"))
+        form.addRow(self.sends_label, self.sends)
+        self.sends_label.setVisible(bool(plan.sends))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.launch_button = self.buttons.addButton(
             self.tr("Launch"), QDialogButtonBox.ButtonRole.AcceptRole
@@ -342,6 +351,9 @@ class LaunchDialog(QDialog):
             "\n".join(
                 a if isinstance(a, str) else a.in_language(language) for a in self.plan.additions
             )
+        )
+        self.sends.setText(
+            "\n".join(a if isinstance(a, str) else a.in_language(language) for a in self.plan.sends)
         )
         self.warnings.setText(
             "\n".join(
@@ -439,6 +451,7 @@ class LaunchDialog(QDialog):
                 lines.append(label)
                 lines += [f"  {ln}" for ln in result[key].splitlines()]
         lines += list(result.get("additions", []))  # issue 34: what XyClaw adds
+        lines += list(result.get("sends", []))  # issue 31: the secrets, named apart
         for note in result["warnings"]:
             lines.append(self.tr("Warning: {where}: {message}").format(
                 where=where(note), message=note["message"]))  # fmt: skip
@@ -561,8 +574,9 @@ class LaunchFlow(QObject):
         ready = tuple(r for r in engine.clusters() if r.state == ClusterState.READY)
         busy = frozenset(str(j.cluster) for j in engine.jobs() if j.active and j.cluster)
         additions = tuple(engine.launch_additions(plan.spec))
+        sends = tuple(engine.launch_sends(plan.spec))
         return LaunchPlan(
-            plan.spec, plan.source, plan.warnings, ready, plan.preferred, busy, additions
+            plan.spec, plan.source, plan.warnings, ready, plan.preferred, busy, additions, sends
         )
 
     def _read(self, found: LaunchPlan | SpecProblem) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.errors import XyclawError
-from xyclaw.jobs.environment import launch_additions, node_environment
+from xyclaw.jobs.environment import launch_additions, launch_sends, node_environment
 from xyclaw.jobs.launch import workdir_on_node
 from xyclaw.jobs.options import JobOptions
 from xyclaw.jobs.skypilot import launching_user, node_command
@@ -84,6 +84,7 @@ class DryRun:
     run: str | None = None  # the command each node runs, as sent
     warnings: list[Note] = field(default_factory=list)
     additions: list[str] = field(default_factory=list)  # what XyClaw adds (issue 34)
+    sends: list[str] = field(default_factory=list)  # the secrets apart (issue 31)
     quote: dict[str, Any] | None = None
     quote_text: str | None = None
     quote_problem: str | None = None
@@ -107,6 +108,7 @@ class DryRun:
             "run": self.run,
             "warnings": [w.to_json() for w in self.warnings],
             "additions": self.additions,
+            "sends": self.sends,
             "quote": self.quote,
             "quote_text": self.quote_text,
             "quote_problem": self.quote_problem,
@@ -177,6 +179,7 @@ def _accepted(
         for w in loaded.warnings
     ]
     out.additions = [a.in_language(language) for a in launch_additions(spec)]
+    out.sends = [a.in_language(language) for a in launch_sends(spec)]
     res = spec.resources
     ips: list[str]
     if cluster is not None:

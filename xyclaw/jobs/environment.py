@@ -104,6 +104,21 @@ def launch_additions(spec: JobSpec) -> list[Said]:
     return out
 
 
+def launch_sends(spec: JobSpec) -> list[Said]:
+    """What a job sends to its nodes, for its launch card (issue 31): the secrets it takes
+    from this machine, named apart from the plain variables its spec sets, so a user sees
+    before a host they cannot trust gets them which of their secrets it would get. XyClaw
+    sends no secret the spec does not name; a job that names none is said to send none."""
+    out: list[Said] = []
+    if spec.env_from_local:
+        out.append(said("job.sends.secrets", names=", ".join(sorted(spec.env_from_local))))
+    else:
+        out.append(said("job.sends.no_secrets"))
+    if spec.env:
+        out.append(said("job.sends.variables", names=", ".join(sorted(spec.env))))
+    return out
+
+
 def node_environment(
     spec: JobSpec,
     *,

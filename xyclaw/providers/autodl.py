@@ -23,13 +23,11 @@ and the root password AutoDL returns is never read or kept.
 
 from __future__ import annotations
 
-import json
 import logging
 import shlex
-import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,6 @@ import httpx
 
 from xyclaw.catalog import Offer, normalise_gpu_name
 from xyclaw.errors import CapacityError, ProviderError
-from xyclaw.files import write_private
 from xyclaw.providers.base import (
     FAILED,
     PENDING,
@@ -54,6 +51,7 @@ from xyclaw.providers.base import (
     NodeInfo,
 )
 from xyclaw.providers.cloud_api import (
+    LastViews,
     QuotaError,
     UnsupportedRequestError,
     create_once_per_name,
@@ -261,9 +259,7 @@ class AutoDLProvider:
         self._base = base_url.rstrip("/")
         self._retry = retry or RetryPolicy(attempts=6, base_delay_s=0.5, max_delay_s=10.0)
         self._sleep = sleep
-        self._state_file = state_file
-        self._lock = threading.Lock()
-        self._views: dict[str, dict[str, Any]] = self._load_views()
+        self._views = LastViews(state_file, currency=CURRENCY, one_node=False)
         self._spelling: dict[str, str] = {}  # canonical GPU name -> AutoDL's spelling
         self._client = httpx.Client(
             headers={"Authorization": token, "Content-Type": "application/json"},
@@ -526,7 +522,7 @@ class AutoDLProvider:
         for raw in self._deployments():
             if str(raw.get("uuid")) == external_id:
                 return self._info(raw, self._containers(external_id))
-        return self._remembered(external_id)
+        return self._views.ended(external_id)
 
     def clusters(self) -> list[ClusterInfo]:
         found = []
@@ -534,8 +530,7 @@ class AutoDLProvider:
             if key_from_name(raw.get("name")) is None:
                 continue  # not rented by XyClaw: never reconciled, never stopped
             uuid = str(raw.get("uuid"))
-            with self._lock:
-                known_gone = self._views.get(uuid, {}).get("state") == TERMINATED
+            known_gone = self._views.state_of(uuid) == TERMINATED
             if known_gone and str(raw.get("status")) in DEPLOYMENT_ENDED:
                 continue  # seen shut down before: no need to list its containers again
             info = self._info(raw, self._containers(uuid))
@@ -635,7 +630,7 @@ class AutoDLProvider:
             extra={"status": status},
         )
         if price > 0 and gpu_count > 0:
-            self._remember(info)
+            self._views.remember(info)
         return info
 
     @staticmethod
@@ -650,62 +645,6 @@ class AutoDLProvider:
         if states <= {TERMINATED, TERMINATING}:
             return FAILED, "the container stopped by itself (its start command ended)"
         return PROVISIONING, None
-
-    # The last view of each deployment (no passwords), for releases AutoDL no longer lists.
-    def _load_views(self) -> dict[str, dict[str, Any]]:
-        if self._state_file is None:
-            return {}
-        try:
-            data = json.loads(self._state_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError):
-            log.warning("%s is damaged; starting without remembered deployments", self._state_file)
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _remember(self, info: ClusterInfo) -> None:
-        view = {
-            "name": info.name,
-            "gpu": info.gpu,
-            "gpus": info.gpu_count,
-            "region": info.region,
-            "price": info.price_per_gpu_hour_micros,
-            "state": info.state,
-            "seen": time.time(),
-        }
-        with self._lock:
-            old = self._views.get(info.external_id)
-            if old is not None and all(old.get(k) == view[k] for k in ("state", "price")):
-                old["seen"] = view["seen"]
-                return
-            self._views[info.external_id] = view
-            if len(self._views) > 500:
-                oldest = sorted(self._views, key=lambda k: self._views[k].get("seen", 0))
-                for key in oldest[: len(self._views) - 500]:
-                    del self._views[key]
-            if self._state_file is not None:
-                write_private(self._state_file, json.dumps(self._views))
-
-    def _remembered(self, external_id: str) -> ClusterInfo | None:
-        with self._lock:
-            view = self._views.get(external_id)
-        if view is None:
-            return None
-        info = ClusterInfo(
-            external_id=external_id,
-            name=str(view["name"]),
-            state=TERMINATED,
-            gpu=str(view["gpu"]),
-            gpu_count=int(view["gpus"]),
-            gpus_per_node=int(view["gpus"]),
-            fabric="none",
-            region=view.get("region"),
-            price_per_gpu_hour_micros=int(view["price"]),
-            currency=CURRENCY,
-            idempotency_key=key_from_name(str(view["name"])),
-        )
-        return replace(info, nodes=())
 
 
 __all__ = [

@@ -119,6 +119,9 @@ class ClusterOrder:
     name: str | None = None
     terminate_at: float | None = None  # UTC epoch seconds; only if scheduled_termination
     spot: bool = False  # preemptible, at the spot price; only if capabilities.spot (issue 32)
+    # The offer the quote named (a marketplace's ask, one host): where a provider rents
+    # per offer, it rents exactly this one or refuses; None lets the provider choose.
+    offer_id: str | None = None
 
 
 @dataclass(frozen=True)

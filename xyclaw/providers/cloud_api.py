@@ -204,11 +204,18 @@ def unreadable(provider: str, what: str, exc: Exception) -> ProviderError:
 class LastViews:
     """The last view of each instance (no keys), kept in a small private file: a release
     confirmed after the provider forgot the instance (or by another process than the one
-    that saw it) is still recorded with its price and shape."""
+    that saw it) is still recorded with its price and shape.
 
-    def __init__(self, path: Path | None, limit: int = 500) -> None:
+    ``currency`` is for views written before they carried one; ``one_node``: whether an
+    ended instance is reported with its one node (an instance is a machine) or none."""
+
+    def __init__(
+        self, path: Path | None, limit: int = 500, *, currency: str = "USD", one_node: bool = True
+    ) -> None:
         self._path = path
         self._limit = limit
+        self._currency = currency
+        self._one_node = one_node
         self._lock = threading.Lock()
         self._views: dict[str, dict[str, Any]] = self._load()
 
@@ -234,14 +241,25 @@ class LastViews:
             "currency": info.currency,
             "state": info.state,
         }
+        seen = time.time()
         with self._lock:
-            if self._views.get(info.external_id) == view:
+            old = self._views.get(info.external_id)
+            if old is not None and all(old.get(k) == v for k, v in view.items()):
+                old["seen"] = seen  # nothing new to write: only the eviction order moves
                 return
-            self._views[info.external_id] = view
-            for key in list(self._views)[: max(0, len(self._views) - self._limit)]:
-                del self._views[key]
+            self._views[info.external_id] = {**view, "seen": seen}
+            if len(self._views) > self._limit:
+                oldest = sorted(self._views, key=lambda k: self._views[k].get("seen", 0))
+                for key in oldest[: len(self._views) - self._limit]:
+                    del self._views[key]
             if self._path is not None:
                 write_private(self._path, json.dumps(self._views))
+
+    def state_of(self, external_id: str) -> str | None:
+        """The state the instance was last seen in (None: never seen)."""
+        with self._lock:
+            view = self._views.get(external_id)
+        return None if view is None else str(view.get("state"))
 
     def ended(self, external_id: str) -> ClusterInfo | None:
         """The last view of an instance the provider no longer has, marked terminated."""
@@ -259,9 +277,11 @@ class LastViews:
             fabric="none",
             region=view.get("region"),
             price_per_gpu_hour_micros=int(view["price"]),
-            currency=str(view.get("currency") or "USD"),
+            currency=str(view.get("currency") or self._currency),
             idempotency_key=key_from_name(str(view["name"])),
         )
+        if not self._one_node:
+            return replace(info, nodes=())
         node = NodeInfo(external_id=external_id, rank=0, hostname=info.name, state=TERMINATED)
         return replace(info, nodes=(node,))
 

@@ -17,13 +17,10 @@ no ledger: the meter bills from the instance's price.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +28,6 @@ import httpx
 
 from xyclaw.catalog import Offer, normalise_gpu_name
 from xyclaw.errors import CapacityError, ProviderError
-from xyclaw.files import write_private
 from xyclaw.providers.base import (
     FAILED,
     PROVISIONING,
@@ -46,6 +42,7 @@ from xyclaw.providers.base import (
     NodeInfo,
 )
 from xyclaw.providers.cloud_api import (
+    LastViews,
     Pacer,
     QuotaError,
     UnsupportedRequestError,
@@ -203,9 +200,7 @@ class LambdaProvider:
         self._sleep = sleep
         self._pacer = Pacer(launch_interval_s, sleep=sleep)
         self._ssh_port = ssh_port
-        self._state_file = state_file
-        self._lock = threading.Lock()
-        self._views: dict[str, dict[str, Any]] = self._load_views()
+        self._views = LastViews(state_file, currency=CURRENCY, one_node=True)
         self._key_names: dict[str, str] = {}
         self._client = httpx.Client(
             headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
@@ -448,7 +443,7 @@ class LambdaProvider:
     def get(self, external_id: str) -> ClusterInfo | None:
         response = self._call("GET", f"/instances/{external_id}")
         if response.status_code == 404:
-            return self._remembered(external_id)
+            return self._views.ended(external_id)
         return self._info(self._data(response))
 
     def clusters(self) -> list[ClusterInfo]:
@@ -468,7 +463,7 @@ class LambdaProvider:
         if response.status_code in (400, 404):
             error = self._error(response)
             if isinstance(error, ApiError) and error.code == NOT_FOUND:
-                gone = self._remembered(external_id)
+                gone = self._views.ended(external_id)
                 if gone is not None:
                     return gone
             raise error
@@ -535,66 +530,8 @@ class LambdaProvider:
             extra={"instance_type": kind.get("name"), "private_ip": raw.get("private_ip")},
         )
         if price > 0 and gpus > 0:
-            self._remember(info)
+            self._views.remember(info)
         return info
-
-    # A small file of the last view of each instance (no tokens): when Lambda no longer knows
-    # an instance, its release is still recorded with the right price and shape.
-    def _load_views(self) -> dict[str, dict[str, Any]]:
-        if self._state_file is None:
-            return {}
-        try:
-            data = json.loads(self._state_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError):
-            log.warning("%s is damaged; starting without remembered instances", self._state_file)
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _remember(self, info: ClusterInfo) -> None:
-        view = {
-            "name": info.name,
-            "gpu": info.gpu,
-            "gpus": info.gpu_count,
-            "region": info.region,
-            "price": info.price_per_gpu_hour_micros,
-            "state": info.state,
-            "seen": time.time(),
-        }
-        with self._lock:
-            if self._views.get(info.external_id, {}).get("state") == view["state"]:
-                self._views[info.external_id]["seen"] = view["seen"]
-                return
-            self._views[info.external_id] = view
-            if len(self._views) > 500:
-                oldest = sorted(self._views, key=lambda k: self._views[k].get("seen", 0))
-                for key in oldest[: len(self._views) - 500]:
-                    del self._views[key]
-            if self._state_file is not None:
-                write_private(self._state_file, json.dumps(self._views))
-
-    def _remembered(self, external_id: str) -> ClusterInfo | None:
-        """The last view of an instance Lambda no longer knows, marked terminated."""
-        with self._lock:
-            view = self._views.get(external_id)
-        if view is None:
-            return None
-        info = ClusterInfo(
-            external_id=external_id,
-            name=str(view["name"]),
-            state=TERMINATED,
-            gpu=str(view["gpu"]),
-            gpu_count=int(view["gpus"]),
-            gpus_per_node=int(view["gpus"]),
-            fabric="none",
-            region=view.get("region"),
-            price_per_gpu_hour_micros=int(view["price"]),
-            currency=CURRENCY,
-            idempotency_key=key_from_name(str(view["name"])),
-        )
-        node = NodeInfo(external_id=external_id, rank=0, hostname=info.name, state=TERMINATED)
-        return replace(info, nodes=(node,))
 
 
 __all__ = [

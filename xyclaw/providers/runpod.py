@@ -333,6 +333,8 @@ class RunPodProvider:
         for offer in self.offers():
             if offer.gpu != wanted or offer.gpus_per_node != order.gpu_count:
                 continue
+            if order.offer_id is not None and offer.offer_id != order.offer_id:
+                continue  # the cloud the user approved (secure or community), no other
             type_id, _, rest = offer.offer_id.rpartition("@")
             cloud = rest.split("x")[0]
             if region and region != cloud:

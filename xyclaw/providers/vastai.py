@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 
 from xyclaw.catalog import Offer, normalise_gpu_name
-from xyclaw.errors import CapacityError, ProviderError, ProviderStateUnknownError
+from xyclaw.errors import CapacityError, ProviderError, ProviderStateUnknownError, UsageError
 from xyclaw.providers.base import (
     FAILED,
     PROVISIONING,
@@ -409,12 +409,21 @@ class VastProvider:
         wanted = normalise_gpu_name(order.gpu)
         spelled = vast_gpu_name(wanted)
         names = [spelled, *(f"{spelled} {form}" for form in ("SXM", "SXM4", "PCIE", "NVL"))]
-        query = {
+        query: dict[str, Any] = {
             "gpu_name": {"in": names},
             "num_gpus": {"eq": order.gpu_count},
             "direct_port_count": {"gte": 1},
         }
+        if order.offer_id is not None:
+            # The ask the user approved, one host: never a cheaper one listed since, which may
+            # be a community host the card did not name. Filtering bundles by
+            # ``ask_contract_id`` is how public Vast clients look one ask up again.
+            if not order.offer_id.isdigit():
+                raise UsageError(f"{order.offer_id!r} is not a Vast.ai ask id")
+            query["ask_contract_id"] = {"eq": int(order.offer_id)}
         for raw in self.search(query):
+            if order.offer_id is not None and str(raw.get("id")) != order.offer_id:
+                continue
             try:
                 if normalise_gpu_name(str(raw["gpu_name"])) != wanted:
                     continue
@@ -427,6 +436,12 @@ class VastProvider:
             if order.region and _region(raw.get("geolocation")).lower() != order.region.lower():
                 continue
             return raw
+        if order.offer_id is not None:
+            raise CapacityError(
+                f"Vast.ai no longer offers ask {order.offer_id}, the host you approved; "
+                "nothing was rented",
+                hint="get a new quote: `xyclaw offers --provider vastai` lists what is free now",
+            )
         raise CapacityError(
             f"Vast.ai has no {order.gpu_count} x {wanted} offer with a direct SSH port"
             + (f" in {order.region}" if order.region else ""),

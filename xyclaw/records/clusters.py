@@ -72,6 +72,10 @@ class ClusterRecord:
     last_seen_at: float | None
     nodes: tuple[NodeRecord, ...] = ()
     error_said: Said | None = None  # the error's key and figures (``error`` is its English)
+    # What the approved quote said about a marketplace host (issue 31), and whether it is a
+    # community host: shown wherever the cluster is listed.
+    host: str | None = None
+    host_community: bool = False
 
     @property
     def live(self) -> bool:
@@ -101,6 +105,8 @@ class ClusterRecord:
             "ready_at": self.ready_at,
             "released_at": self.released_at,
             "last_seen_at": self.last_seen_at,
+            "host": self.host,
+            "host_community": self.host_community,
             "nodes": [
                 {
                     "rank": n.rank,
@@ -127,6 +133,7 @@ def _cluster(row: dict[str, Any], nodes: list[NodeRecord]) -> ClusterRecord:
     values = dict(row)
     said_json = values.pop("error_said_json", None)
     values["keep_partial"] = bool(row["keep_partial"])
+    values["host_community"] = bool(row["host_community"])
     values["state"] = ClusterState(row["state"])
     return ClusterRecord(
         **values,

@@ -84,6 +84,46 @@ def cluster_key_path(folder: Path, idempotency_key: str) -> Path:
     return folder / safe
 
 
+class ClusterKeys:
+    """The key pairs made one per cluster for hosts that cannot be trusted (marketplaces).
+
+    A key outlives its cluster only as something to steal: the host that held its public
+    half belongs to a stranger and may be rented to the next one. So a key is deleted once
+    its cluster has ended (released, failed or gone), whichever process ended it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def path(self, idempotency_key: str) -> Path:
+        return cluster_key_path(self.folder, idempotency_key)
+
+    def public_line(self, idempotency_key: str) -> str:
+        """The OpenSSH public line of the cluster's key, made on first use."""
+        return load_or_create_app_key(self.path(idempotency_key))[1]
+
+    def keep_only(self, live_keys: Sequence[str]) -> list[str]:
+        """Delete every key that belongs to no live cluster; the names deleted.
+
+        A cluster's record is written before its key is made, so a rent under way in
+        another process is among ``live_keys`` and keeps its key."""
+        if not self.folder.is_dir():
+            return []
+        keep = {self.path(key).name for key in live_keys}
+        deleted: list[str] = []
+        for entry in sorted(self.folder.iterdir()):
+            if entry.name in keep or not entry.is_file():
+                continue
+            try:
+                entry.unlink()
+            except FileNotFoundError:
+                continue  # another process deleted it first
+            except OSError as exc:
+                log.warning("could not delete the ended cluster's key %s: %s", entry, exc)
+                continue
+            deleted.append(entry.name)
+        return deleted
+
+
 def run_locally(
     command: str, timeout: float, env: Mapping[str, str] | None = None
 ) -> CommandResult:

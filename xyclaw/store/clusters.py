@@ -42,6 +42,8 @@ CLUSTER_COLUMNS = (
     "released_at",
     "last_seen_at",
     "error_said_json",
+    "host",
+    "host_community",
 )
 NODE_COLUMNS = (
     "id",

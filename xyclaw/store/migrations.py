@@ -571,6 +571,15 @@ def _m15_dcgm_samples(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m16_cluster_host(db: sqlite_utils.Database) -> None:
+    """Issue 31: the host a marketplace cluster was rented on, as the approved quote named it
+    ("community host, reliability 0.97"), and whether it is a community host, run by someone
+    the provider does not vouch for, so every list of clusters can say so. Old rows: NULL
+    and 0, as nothing was known."""
+    db.execute("ALTER TABLE clusters ADD COLUMN host TEXT")
+    db.execute("ALTER TABLE clusters ADD COLUMN host_community INTEGER NOT NULL DEFAULT 0")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -588,5 +597,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(13, "tool_call_claimant", _m13_tool_call_claimant),
     Migration(14, "split_gpu_samples", _m14_split_gpu_samples),
     Migration(15, "dcgm_samples", _m15_dcgm_samples),
+    Migration(16, "cluster_host", _m16_cluster_host),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -96,6 +96,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "no clusters running (use --all for past ones)",
         "没有运行中的集群（--all 显示以前的）",
     ),
+    "cli.cluster_community": (
+        "{name} runs on a community host on {provider} ({host}): its owner is not {provider} "
+        "and can see what runs there",
+        "{name} 运行在 {provider} 的社区主机上（{host}）：其所有者不是 {provider}，能看到上面运行"
+        "的内容",
+    ),
     "cli.billing_total": ("total (meter): {amounts}", "合计（本地计费）：{amounts}"),
     "cli.warning": ("warning: {text}", "警告：{text}"),
     # xyclaw launch / jobs / jobs show / logs / cancel

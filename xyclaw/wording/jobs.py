@@ -273,6 +273,20 @@ TEXTS: dict[str, tuple[str, str]] = {
         "PyTorch 的 Flight Recorder 已关闭"
         '（规格的环境变量把 XYCLAW_FLIGHT_RECORDER 设为 "{value}"）',
     ),
+    # what a job sends to its nodes, on its launch card (issue 31)
+    "job.sends.secrets": (
+        "Sends these secrets from this machine to every node: {names} (values never stored "
+        "or logged)",
+        "会把本机的这些密钥发送到每个节点：{names}（值从不保存，也不写入日志）",
+    ),
+    "job.sends.no_secrets": (
+        "Sends no secret from this machine (the spec names none)",
+        "不发送本机的任何密钥（规格未指定）",
+    ),
+    "job.sends.variables": (
+        "Sets the spec's own variables: {names}",
+        "设置规格自带的变量：{names}",
+    ),
     "job.hang.moving": (
         "not stuck: its log showed step {step} {seconds} s ago, within its usual pace; "
         "the ranks' dumps of a running job are a moving snapshot, so they name no rank",

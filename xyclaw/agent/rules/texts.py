@@ -411,6 +411,7 @@ CARD_LABELS: dict[str, tuple[str, str]] = {
     "what_changes": ("what_changes", "会改变"),
     "spec": ("spec", "作业描述"),
     "adds": ("XyClaw adds", "XyClaw 会加入"),  # issue 34 (b34)
+    "sends": ("Sends", "会发送"),  # issue 31: the secrets a job sends, named apart
 }
 
 

@@ -289,6 +289,13 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
         state = state_word(ctx.language, c.state)
         rows.append((c.id, c.name, state, f"{c.gpu_count}x{c.gpu}", c.fabric, cost))
     print_table(ctx.out, CLUSTER_COLUMNS, rows, language=ctx.language)
+    for c in clusters:  # issue 31: a host run by someone the provider does not vouch for
+        if c.host_community:
+            ctx.print(
+                ctx.text(
+                    "cluster_community", name=c.name, provider=c.provider_id, host=c.host or "?"
+                )
+            )
     return 0
 
 

@@ -161,6 +161,8 @@ def _start(
 
     engine = ctx.engine()
     spec = task if task is not None else _load(ctx, args.spec, args.cluster)
+    for sent in engine.launch_sends(spec):  # issue 31: which secrets leave this machine
+        ctx.warn(line(sent.in_language(ctx.language)))
     run = engine.serve if service else engine.launch
     try:
         return follow(engine, lambda: run(spec, cluster=args.cluster), language=ctx.language)
@@ -260,6 +262,8 @@ def _dry_run_task(ctx: CliContext, result: dict[str, Any], where: Any) -> None:
                 ctx.print(f"    {cmd_line}")
     for added in result.get("additions", []):  # issue 34: the step timer, the Flight Recorder
         ctx.print(f"  {line(added)}")
+    for sent in result.get("sends", []):  # issue 31: the secrets, named apart
+        ctx.print(f"  {line(sent)}")
     for note in result["warnings"]:
         ctx.print(ctx.text("dry_warning", where=line(where(note)), message=line(note["message"])))
     if result["quote_text"]:

@@ -53,6 +53,7 @@ _FACT_LABELS = {
     "price_per_hour": "Price per hour",
     "means": "Means",
     "adds": "XyClaw adds",  # issue 34 (b34): the step timer, the Flight Recorder
+    "sends": "Sends",  # issue 31: the secrets a job sends, named apart from variables
 }
 #: The rows' labels as shown, in the GUI's language (``ApprovalCard.facts`` keeps the English).
 _SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
@@ -63,6 +64,7 @@ _SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
     "What is lost": lambda: translate("ApprovalCard", "What is lost"),
     "Running job": lambda: translate("ApprovalCard", "Running job"),
     "XyClaw adds": lambda: translate("ApprovalCard", "XyClaw adds"),
+    "Sends": lambda: translate("ApprovalCard", "Sends"),
     "What": lambda: translate("ApprovalCard", "What"),
     "Where": lambda: translate("ApprovalCard", "Where"),
     "Price": lambda: translate("ApprovalCard", "Price"),
