@@ -418,11 +418,20 @@ class Engine:
         gpu = normalise_gpu_name(request.gpu)
         provider = self._providers.get(request.provider)
         self._check_capabilities(provider, request)
+        joins = request.joins if getattr(provider, "joins_clusters", False) else None
         candidates = [
             o
             for o in provider.offers()
             if o.gpu == gpu
-            and request.gpu_count in o.gpu_counts
+            and (
+                request.gpu_count in o.gpu_counts
+                # nodes added to a running cluster of a multi-node offer (issue 34)
+                or (
+                    joins is not None
+                    and o.kind != "node"
+                    and request.gpu_count % o.gpus_per_node == 0
+                )
+            )
             and (request.region is None or o.region.lower() == request.region.lower())
             and (request.fabric is None or o.fabric == request.fabric)
             and (request.gpus_per_node is None or o.gpus_per_node == request.gpus_per_node)
@@ -474,6 +483,7 @@ class Engine:
             name=request.name,
             host=offer.host or None,
             community=offer.community or None,
+            joins=joins,
             spot=True if request.spot else None,
             on_demand=on_demand if request.spot else None,
             spot_rate=offer.spot_preemptions_per_day if request.spot else None,
@@ -581,6 +591,7 @@ class Engine:
             currency=offer.currency,
             terminate_at=self._first_deadline(offer, quote.gpu_count, quote.budget_micros),
             spot=bool(quote.spot),
+            joins=quote.joins,
         )
 
     def _default_image(self, provider: str) -> str | None:
@@ -741,6 +752,7 @@ class Engine:
         spot: bool | None = None,
         on_demand: int | None = None,
         spot_rate: float | None = None,
+        joins: str | None = None,
     ) -> RentQuote:
         from xyclaw.planner.costing import bill
 
@@ -779,6 +791,7 @@ class Engine:
             spot=spot,
             on_demand_per_gpu_hour_micros=on_demand,
             spot_preemptions_per_day=spot_rate,
+            joins=joins,
         )
 
     @staticmethod
@@ -1628,6 +1641,8 @@ class Engine:
             budget_micros=cluster.budget_micros,
             name=f"{cluster.name}-r{job.attempt}",
             spot=spec.spot,  # issue 32: a spot job's replacement is spot too
+            # issue 34: where the provider can, the replacement joins the cluster's fabric
+            joins=cluster.external_id if len(cluster.nodes) > 1 else None,
         )
         try:
             quote = self.quote_request(request)

@@ -102,6 +102,7 @@ class UpRequest:
     terminate_at: float | None = None  # the provider's own deadline, where it keeps one
     hours: float | None = None  # how long it is meant to run: the quote's estimated total
     spot: bool = False  # preemptible, at the offer's spot price (issue 32)
+    joins: str | None = None  # the provider's id of the cluster the nodes join (issue 34)
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,7 @@ class ClusterLifecycle:
             name=name,
             terminate_at=request.terminate_at,
             spot=request.spot,
+            joins=request.joins,
         )
         from xyclaw.providers.http_retry import ApiError  # httpx: only once renting
 

@@ -878,7 +878,7 @@ class JobRunner:
         names = {jn.name for jn in self.nodes if node_id is None or jn.node.id == node_id}
         if not report.blames or not names & set(report.culprit_nodes):
             return message
-        if verdict.key == "job.hang.with_alert":  # the XID's alert is in it already
+        if verdict.key in ("job.hang.with_alert", "job.hang.with_xid"):  # the XID is in it
             return verdict
         return said("job.hang.explained", timeout=message, verdict=verdict)
 
@@ -979,7 +979,8 @@ class JobRunner:
             # some inside the step's collectives): not evidence of a hang
             report = replace(report, divergence=Divergence(Finding.NONE, notes=("progressing",)))
         alerts = self._first_alerts(report.culprit_nodes, since)
-        verdict = moving if moving is not None else forensics.verdict(report, alerts)
+        xids = self._first_xids(report.culprit_nodes, since) if moving is None else {}
+        verdict = moving if moving is not None else forensics.verdict(report, alerts, xids)
         action = forensics.action(report)
         by_name = {jn.name: jn for jn in self.nodes}
         blamed = report.culprit_nodes if report.blames else ()
@@ -1008,6 +1009,28 @@ class JobRunner:
             self.hang_blamed = blamed
             self.hang_verdict = verdict
         return report, verdict, action
+
+    def _first_xids(self, names: Sequence[str], since: float) -> dict[str, forensics.NodeXid]:
+        """The first XID each named node's driver logged since the attempt started, read
+        from its kernel log (the telemetry's alert may title an XID by its symptom: XID 79
+        and the GPU missing are one alert). A node that does not answer gives none (its
+        alerts stand in)."""
+        nodes = [jn for jn in self.nodes if jn.name in names]
+        if not nodes:
+            return {}
+        shell = self.parts.shell
+        command = forensics.KERNEL_XIDS_COMMAND
+        results = shell.run_all(nodes, lambda jn: shell.run(jn, command, 10.0))
+        now = self.parts.clock()
+        found: dict[str, forensics.NodeXid] = {}
+        for jn, result in zip(nodes, results, strict=True):
+            if isinstance(result, RemoteError):
+                log.info("job %s: kernel log of %s not read: %s", self.job_id, jn.name, result)
+                continue
+            xids = forensics.node_xids(jn.name, result.stdout, now, since)
+            if xids:
+                found[jn.name] = xids[0]
+        return found
 
     def _first_alerts(
         self, names: Sequence[str], since: float

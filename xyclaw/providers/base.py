@@ -119,6 +119,9 @@ class ClusterOrder:
     name: str | None = None
     terminate_at: float | None = None  # UTC epoch seconds; only if scheduled_termination
     spot: bool = False  # preemptible, at the spot price; only if capabilities.spot (issue 32)
+    # The provider's id of a running cluster this order adds nodes to, on its fabric (a
+    # replacement for a node of it, issue 34); only where the provider says it joins_clusters.
+    joins: str | None = None
 
 
 @dataclass(frozen=True)

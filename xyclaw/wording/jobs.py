@@ -242,6 +242,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{verdict}; before that, at {at}: {alert}",
         "{verdict}；此前在 {at}：{alert}",
     ),
+    # the XID the blamed node's driver logged, read from its kernel log (not the merged alert)
+    "job.hang.with_xid": (
+        "{verdict}; {node} logged XID {code} ({what}) at {at}",
+        "{verdict}；{node} 在 {at} 记录了 XID {code}（{what}）",
+    ),
     "job.hang.none": (
         "every rank finished every collective it started ({files} of {world} dumps read): "
         "no rank holds the others in a collective",
