@@ -90,8 +90,18 @@ KeepWaiting = Callable[[], bool]
 says False once the job was cancelled meanwhile (stop waiting); raises when the runner
 is told to stop."""
 
+
+@dataclass(frozen=True)
+class ReplacementWhy:
+    """What a replacement is for, shown with its quote and bound into its card (issue 34):
+    the verdict that blamed the nodes, and the checkpoint the job resumes from after it."""
+
+    reason: Said | str | None = None
+    resume: CheckpointFound | None = None
+
+
 ReplaceNodes = Callable[
-    [JobRecord, JobSpec, Sequence[JobNode], KeepWaiting],
+    [JobRecord, JobSpec, Sequence[JobNode], KeepWaiting, ReplacementWhy],
     Sequence[tuple[ClusterRecord, NodeRecord]] | None,
 ]
 """Replacements for lost nodes (same provider and region), or None when there are none
@@ -424,6 +434,7 @@ class JobRunner:
                 lost_nodes=tuple(bad),
             )
         self.nodes = sorted(probed, key=lambda n: n.rank)
+        pinned: CheckpointFound | None = None
         if attempt > 1:
             broken = self._open_fatal_alert()
             blamed = [jn for jn in self.nodes if jn.name in self.hang_blamed]
@@ -432,8 +443,9 @@ class JobRunner:
             self.hang_blamed = ()
             if broken is not None and p.replace_nodes is not None:
                 sick = blamed or [jn for jn in self.nodes if jn.name in str(broken[1])]
+                why = ReplacementWhy(broken[1], self._checkpoint_on(spec, sick))
                 replacements = (
-                    p.replace_nodes(job, spec, sick, self._keep_waiting) if sick else None
+                    p.replace_nodes(job, spec, sick, self._keep_waiting, why) if sick else None
                 )
                 if replacements:
                     swapped = [
@@ -445,6 +457,7 @@ class JobRunner:
                         kept = [jn for jn in self.nodes if jn not in sick]
                         self.nodes = sorted(kept + fresh, key=lambda n: n.rank)
                         broken = None
+                        pinned = why.resume  # the card named it: resume from exactly it
             if broken is not None:
                 return Outcome(False, LAUNCH, said("job.no_replacement_for_alert", alert=broken[1]))
         now = p.clock()
@@ -458,7 +471,9 @@ class JobRunner:
         )
         self._check_stop()
         found = self.launcher.latest_checkpoint(spec, self.nodes[0]) if attempt > 1 else None
-        if attempt > 1:
+        if pinned is not None:
+            found = pinned
+        elif attempt > 1:
             found = self._restore_checkpoint(job, spec, found)
         note = resume_note(spec, found, attempt)
         if note is not None:
@@ -563,7 +578,7 @@ class JobRunner:
         p = self.parts
         missing = [jn for jn in nodes if jn.name in bad]
         if p.replace_nodes is not None:
-            replacements = p.replace_nodes(job, spec, missing, self._keep_waiting)
+            replacements = p.replace_nodes(job, spec, missing, self._keep_waiting, ReplacementWhy())
             if replacements:
                 swapped = [
                     JobNode(lost.rank, cluster, node)
@@ -1009,6 +1024,19 @@ class JobRunner:
             self.hang_blamed = blamed
             self.hang_verdict = verdict
         return report, verdict, action
+
+    def _checkpoint_on(self, spec: JobSpec, sick: Sequence[JobNode]) -> CheckpointFound | None:
+        """The newest complete checkpoint, as a node that stays sees it (the one the job
+        resumes from once the sick nodes are replaced); None when there is none or no
+        healthy node answers."""
+        healthy = [jn for jn in self.nodes if jn not in sick]
+        if not healthy:
+            return None
+        try:
+            return self.launcher.latest_checkpoint(spec, healthy[0])
+        except XyclawError as exc:
+            log.info("job %s: no checkpoint listing for the replacement: %s", self.job_id, exc)
+            return None
 
     def _first_xids(self, names: Sequence[str], since: float) -> dict[str, forensics.NodeXid]:
         """The first XID each named node's driver logged since the attempt started, read

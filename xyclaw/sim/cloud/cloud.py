@@ -793,7 +793,8 @@ class SimCloud:
             raise CloudApiError(
                 409,
                 "cannot_join",
-                f"cluster {joined.id} is {joined.state if joined.state != 'running' else 'itself a join'}; "
+                f"cluster {joined.id} is "
+                f"{joined.state if joined.state != 'running' else 'itself a join'}; "
                 "nodes join only a running cluster of their own",
             )
         offer = request.offer
