@@ -14,7 +14,7 @@ import json
 import re
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -22,11 +22,12 @@ import pytest
 from tests.jobs_runtime.conftest import FAST
 from tests.jobs_runtime.helpers import TORCHRUN, finished, wait_for, write_spec
 from tests.jobs_runtime.test_spot_preemption import Ticker
-from tests.lifecycle.conftest import MakeWorld
+from tests.lifecycle.conftest import MakeWorld, World
 from xyclaw.engine.approvals import ApprovalMismatch
 from xyclaw.events import ReplacementAsked
 from xyclaw.jobs.errors import LaunchNeedsApproval
-from xyclaw.records.jobs import JobState
+from xyclaw.records import ClusterRecord, NodeRecord
+from xyclaw.records.jobs import JobRecord, JobState
 from xyclaw.store.event_log import said_of
 
 SCRIPT = "# sim: model=llama-0.5b seq_len=512 micro_batch=1 steps={steps} save_every=10\n"
@@ -41,53 +42,72 @@ run: {run} --ddp_timeout 120
 WATCHED = replace(FAST, reconnect_window_s=60.0)
 
 
+@dataclass(frozen=True)
+class Hung:
+    """A 2 x 8 job whose rank 11 hung after node 1 logged XID 79, waiting for its card."""
+
+    job: JobRecord
+    cluster: ClusterRecord
+    node0: NodeRecord
+    node1: NodeRecord
+    at: int  # the all_reduce rank 11 never entered
+    xid_at: float  # when node 1 logged XID 79, on the app's clock
+
+
+def hang_until_the_ask(world: World, tmp_path: Path, name: str = "fr") -> Hung:
+    """Rent a 2 x 8 cluster, launch, let a checkpoint be written; then rank 11 (node 1, GPU
+    3) is set to never enter an all_reduce a little ahead, and before it gets there node
+    1's GPU 3 falls off the bus; returns once the recovery asks for the replacement. Call
+    it with the shared clock ticking (``Ticker``)."""
+    engine = world.engine
+    spec = write_spec(
+        tmp_path,
+        SPEC.format(name=name, run=TORCHRUN.format(ckpt=f"/shared/ckpt/{name}")),
+        script=SCRIPT.format(steps=90),
+    )
+    with pytest.raises(LaunchNeedsApproval) as asked:
+        engine.launch(spec)
+    heard = threading.Event()
+    engine.subscribe(ReplacementAsked, lambda e: heard.set())
+    job = engine.launch(spec, quote=asked.value.quote).result(120)
+    cluster = engine.cluster(str(job.cluster_id))
+    assert cluster.gpus_per_node == 8 and len(cluster.running_nodes) == 2
+    assert cluster.fabric != "none"  # a multi-node fabric
+    node0, node1 = sorted(cluster.running_nodes, key=lambda n: n.rank)
+    assert node1.external_id is not None and node0.external_id is not None
+    wait_for("a checkpoint", lambda: (engine.job(str(job.id)).progress.step or 0) >= 12, 60)
+    step = engine.job(str(job.id)).progress.step or 0
+    at = (step + 8) * 4 + 3
+    for node in (node0, node1):
+        assert node.external_id is not None
+        world.server.cloud.node_fault(
+            node.external_id, {"fault": "nccl_watchdog", "hung_rank": 11, "at": at}
+        )
+    wait_for("two more steps", lambda: (engine.job(str(job.id)).progress.step or 0) > step + 1)
+    xid_at = world.clock()
+    world.server.cloud.node_fault(
+        node1.external_id, {"fault": "xid", "code": 79, "gpu": 3, "kills": False}
+    )
+    if not heard.wait(120):
+        pytest.fail(
+            "no replacement asked for; history:\n"
+            + "\n".join(e["message"] for e in engine.recent_events(60))
+        )
+    # the hang was the job's: node 0's ranks run on once node 1 is replaced
+    world.server.cloud.node_fault(node0.external_id, {"fault": "clear", "kinds": ["nccl_watchdog"]})
+    return Hung(job, cluster, node0, node1, at, xid_at)
+
+
 @pytest.mark.timeout(300)  # a rental, a hang, a second rental after the yes, a resumed run
 def test_a_hung_2x8_job_is_explained_with_its_xid_and_a_bound_replace_and_resume_card(
     make_world: MakeWorld, tmp_path: Path
 ) -> None:
     world = make_world(job_options=WATCHED, time_scale=0.02)
     engine = world.engine
-    spec = write_spec(
-        tmp_path,
-        SPEC.format(name="fr", run=TORCHRUN.format(ckpt="/shared/ckpt/fr")),
-        script=SCRIPT.format(steps=90),
-    )
-    with pytest.raises(LaunchNeedsApproval) as asked:
-        engine.launch(spec)
-    asks: list[ReplacementAsked] = []
-    heard = threading.Event()
-    engine.subscribe(ReplacementAsked, lambda e: (asks.append(e), heard.set()))
     with Ticker(world.clock):
-        job = engine.launch(spec, quote=asked.value.quote).result(120)
-        cluster = engine.cluster(str(job.cluster_id))
-        assert cluster.gpus_per_node == 8 and len(cluster.running_nodes) == 2
-        assert cluster.fabric != "none"  # a multi-node fabric
-        node0, node1 = sorted(cluster.running_nodes, key=lambda n: n.rank)
-        # a checkpoint first (every 10 steps); rank 11 (node 1, GPU 3) will never reach the
-        # all_reduce of a step a little ahead; before that, node 1's GPU 3 falls off the bus
-        wait_for("a checkpoint", lambda: (engine.job(str(job.id)).progress.step or 0) >= 12, 60)
-        assert node1.external_id is not None and node0.external_id is not None
-        step = engine.job(str(job.id)).progress.step or 0
-        at = (step + 8) * 4 + 3
-        for node in (node0, node1):
-            assert node.external_id is not None
-            world.server.cloud.node_fault(
-                node.external_id, {"fault": "nccl_watchdog", "hung_rank": 11, "at": at}
-            )
-        wait_for("two more steps", lambda: (engine.job(str(job.id)).progress.step or 0) > step + 1)
-        xid_at = world.clock()
-        world.server.cloud.node_fault(
-            node1.external_id, {"fault": "xid", "code": 79, "gpu": 3, "kills": False}
-        )
-        if not heard.wait(120):
-            pytest.fail(
-                "no replacement asked for; history:\n"
-                + "\n".join(e["message"] for e in engine.recent_events(60))
-            )
-        # the hang was the job's: node 0's ranks run on once node 1 is replaced
-        world.server.cloud.node_fault(
-            node0.external_id, {"fault": "clear", "kinds": ["nccl_watchdog"]}
-        )
+        hung = hang_until_the_ask(world, tmp_path)
+        job, cluster, node0, node1 = hung.job, hung.cluster, hung.node0, hung.node1
+        at, xid_at = hung.at, hung.xid_at
         now = engine.job(str(job.id))
         first = now.attempts[0]
         message = first.message or ""
@@ -120,6 +140,10 @@ def test_a_hung_2x8_job_is_explained_with_its_xid_and_a_bound_replace_and_resume
         assert f"rank 11 on {node1.name} never entered all_reduce #{at}" in described
         assert f"replacing {node1.name} of {cluster.name} rents" in described
         assert f"resumes from {ask.resume_from} (step {ask.resume_step})" in described
+        chinese = ask.said().in_language("zh")
+        assert f"更换 {cluster.name} 的 {node1.name} 将租用" in chinese
+        assert f"随后作业从 {ask.resume_from}（第 {ask.resume_step} 步）继续" in chinese
+        assert "记录了 XID 79" in chinese
         card = engine.action("replace_and_resume", str(job.id), asked_by="user")
         assert card.inputs["resume_from"] == ask.resume_from
         assert card.inputs["replaces"] == [node1.name]
