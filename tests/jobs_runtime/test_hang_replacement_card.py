@@ -10,6 +10,7 @@ the next attempt runs on node 0 and the new node and resumes from exactly that c
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import re
 import threading
@@ -175,3 +176,31 @@ def test_a_hung_2x8_job_is_explained_with_its_xid_and_a_bound_replace_and_resume
     assert done.state is JobState.SUCCEEDED, done.error
     data = json.loads(event["data_json"])
     assert data["culprit_ranks"] == [11] and data["nodes"] == [node1.name]
+
+
+@pytest.mark.timeout(300)
+def test_at_the_terminal_a_yes_to_the_hang_s_replacement_resumes_from_the_checkpoint_shown(
+    make_world: MakeWorld, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``xyclaw logs J -f`` asks at the terminal: it shows the verdict, the quote and the
+    checkpoint; the yes is the bound ``replace_and_resume`` card."""
+    from xyclaw.cli.commands.jobs import _answer_replacement
+    from xyclaw.cli.context import CliContext
+    from xyclaw.paths import AppPaths
+
+    world = make_world(job_options=WATCHED, time_scale=0.02)
+    err = io.StringIO()
+    ctx = CliContext(AppPaths.from_environment(), err=err)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: "y")
+    with Ticker(world.clock):
+        hung = hang_until_the_ask(world, tmp_path, "clifr")
+        (ask,) = world.engine.replacement_asks()
+        _answer_replacement(ctx, world.engine, hung.job.id)
+        done = finished(world.engine, hung.job.id, timeout=180)
+    shown = err.getvalue()
+    assert f"rank 11 on {hung.node1.name} never entered all_reduce #{hung.at}" in shown
+    assert f"the job then resumes from {ask.resume_from} (step {ask.resume_step})" in shown
+    assert done.state is JobState.SUCCEEDED, done.error
+    assert done.attempts[1].resumed_from == ask.resume_from
+    assert len(world.provider.clusters()) == 2
