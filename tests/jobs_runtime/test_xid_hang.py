@@ -3,8 +3,9 @@ hangs in a CUDA call instead of failing (the sim's xid(..., kills=False)), its p
 the next all_reduce, and no watchdog line comes for hours. The XID's fatal alert ends the
 attempt; before it does, every rank is asked for its dump through the debug pipe, and the
 attempt's message is the verdict laid over the node's timeline: "rank 11 on node 1 never
-entered all_reduce #N ...; before that, at T: node 1: GPU 3 is missing" (the alert XyClaw
-raises for XID 79, whose one cause is the GPU fallen off the bus). The next attempt asks
+entered all_reduce #N ...; node 1 logged XID 79 (GPU has fallen off the bus) at T", read
+from node 1's kernel log, whatever title the telemetry's merged alert (XID 79 and the GPU
+missing from the count: one cause) was given. The next attempt asks
 for node 1's replacement (this cluster has no provider to rent one: it says so)."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tests.jobs_runtime.helpers import TORCHRUN, finished, wait_for, write_spec
 from tests.telemetry_live.conftest import fast_options
 from xyclaw.engine import Engine
 from xyclaw.records.jobs import JobState
+from xyclaw.store.event_log import said_of
 from xyclaw.telemetry.service import TelemetryService
 
 SCRIPT = "# sim: model=llama-0.5b seq_len=512 micro_batch=1 steps=100000 save_every=50\n"
@@ -56,16 +58,21 @@ def test_a_gpu_fallen_off_the_bus_is_tied_to_the_rank_the_others_wait_for(
     assert first.cause == "xid"
     assert f"rank 11 on {node1} never entered all_reduce #{at} " in message
     # XID 79 and the GPU missing from the count are one alert in XyClaw's telemetry (one
-    # cause: the GPU fell off the bus; XID 79 is confirmed by the missing GPU), worded as
-    # its first finding: that alert is what the verdict is laid over
-    assert "; before that, at " in message and f"{node1}: GPU 3 is missing" in message
+    # cause: the GPU fell off the bus), titled by its first finding ("GPU 3 is missing"):
+    # the verdict names the XID itself, from the node's kernel log
+    assert f"; {node1} logged XID 79 (GPU has fallen off the bus) at " in message
     alerts = [a for a in engine._events.alerts(cluster.record.id) if a["rule"] == "gpu.missing"]
     assert [json.loads(a["data_json"])["cause"][0] for a in alerts] == ["gpu-lost"]
+    assert "GPU 3 is missing" in alerts[0]["message"]  # the merged alert's own title
     lines = engine.job_logs(str(job.id))
     assert not [ln for ln in lines if "Watchdog caught collective operation timeout" in ln.text]
     (event,) = [e for e in engine.recent_events(500) if e.get("rule") == "job.hang_forensics"]
     data = json.loads(event["data_json"])
     assert data["trigger"] == "xid" and data["nodes"] == [node1]
+    worded = said_of(event)  # and in Chinese, from the key and figures stored with it
+    assert worded is not None
+    assert f"{node1} 在 " in worded.in_language("zh")
+    assert "记录了 XID 79（GPU 已从总线脱落）" in worded.in_language("zh")
     assert data["action"] == f"replace {node1} and resume from the last checkpoint"
     # the next attempt asks for node 1's replacement first (this cluster has none to rent)
     assert again.cause == "launch_failed" and "no replacement" in (again.message or "")

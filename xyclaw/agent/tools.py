@@ -749,8 +749,12 @@ def _replacement_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
         rent=rent_title,
     )
     details = {"job": f"{ask.job_id} {ask.job}", "lost_nodes": list(ask.nodes), **details}
+    # issue 34: a hang's verdict asked for it: the card binds the checkpoint it resumes from
+    operation = "replacement" if ask.reason is None else "replace_and_resume"
+    if ask.reason is not None:
+        details = {**details, "why": str(ask.reason), "resume_from": ask.resume_from}
     # No estimated total for the allowance: only the spec (recovery.allow_spend) skips asking.
-    action = _bind(ctx, "replacement", ask.job_id, quote=ask.quote)
+    action = _bind(ctx, operation, ask.job_id, quote=ask.quote)
     return _gate(ctx, title, details, quote=q, action=action)
 
 

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from xyclaw.engine.slurm_mirror import SlurmAllocation, SlurmMirror
     from xyclaw.jobs.nodes import JobNode
     from xyclaw.jobs.results import JobResult, ResultTrend
+    from xyclaw.jobs.runner import ReplacementWhy
     from xyclaw.jobs.service import JobService
     from xyclaw.jobs.slurm_jobs import GpuSample, SlurmJobs, SlurmJobView
     from xyclaw.jobs.spec import JobSpec
@@ -418,11 +419,20 @@ class Engine:
         gpu = normalise_gpu_name(request.gpu)
         provider = self._providers.get(request.provider)
         self._check_capabilities(provider, request)
+        joins = request.joins if getattr(provider, "joins_clusters", False) else None
         candidates = [
             o
             for o in provider.offers()
             if o.gpu == gpu
-            and request.gpu_count in o.gpu_counts
+            and (
+                request.gpu_count in o.gpu_counts
+                # nodes added to a running cluster of a multi-node offer (issue 34)
+                or (
+                    joins is not None
+                    and o.kind != "node"
+                    and request.gpu_count % o.gpus_per_node == 0
+                )
+            )
             and (request.region is None or o.region.lower() == request.region.lower())
             and (request.fabric is None or o.fabric == request.fabric)
             and (request.gpus_per_node is None or o.gpus_per_node == request.gpus_per_node)
@@ -474,6 +484,7 @@ class Engine:
             name=request.name,
             host=offer.host or None,
             community=offer.community or None,
+            joins=joins,
             spot=True if request.spot else None,
             on_demand=on_demand if request.spot else None,
             spot_rate=offer.spot_preemptions_per_day if request.spot else None,
@@ -584,6 +595,7 @@ class Engine:
             offer_id=offer.offer_id,
             host=quote.host,
             host_community=bool(quote.community),
+            joins=quote.joins,
         )
 
     def _default_image(self, provider: str) -> str | None:
@@ -744,6 +756,7 @@ class Engine:
         spot: bool | None = None,
         on_demand: int | None = None,
         spot_rate: float | None = None,
+        joins: str | None = None,
     ) -> RentQuote:
         from xyclaw.planner.costing import bill
 
@@ -782,6 +795,7 @@ class Engine:
             spot=spot,
             on_demand_per_gpu_hour_micros=on_demand,
             spot_preemptions_per_day=spot_rate,
+            joins=joins,
         )
 
     @staticmethod
@@ -856,9 +870,12 @@ class Engine:
         ``exec`` (a cluster and ``command``), ``tune`` (a cluster), ``launch`` (``ref`` the
         cluster or None, ``inputs["spec"]``), ``set_budget`` (a cluster,
         ``inputs["budget_micros"]``), ``rent`` (``quote``), ``replacement`` (a job, its
-        ``quote``). The effect methods take the Action as ``approved=`` and refuse, doing
-        nothing, when the same request resolves to anything else by then. ``asker_name``: the
-        name an MCP client gave itself, shown on the card and bound into its digest."""
+        ``quote``), ``replace_and_resume`` (a job whose hang's verdict asks for a
+        replacement, issue 34: its quote, the blamed nodes and the checkpoint it resumes
+        from, all from the job's pending ask). The effect methods take the Action as
+        ``approved=`` and refuse, doing nothing, when the same request resolves to anything
+        else by then. ``asker_name``: the name an MCP client gave itself, shown on the card
+        and bound into its digest."""
         return self._bind(
             operation, ref, command, dict(inputs or {}), quote, Asker(asked_by), asker_name
         )
@@ -925,6 +942,26 @@ class Engine:
                 [_job_target(job)],
                 price=_quote_price(quote),
                 quote=_quote_body(quote),
+            )
+        if operation == "replace_and_resume":
+            job = self._job_service().find(str(ref))
+            ask = self._replacement_asks.of_job(job.id)
+            if ask is None:
+                raise UsageError(
+                    said("error.job.no_replacement_ask", job=job.name),
+                    hint=said("error.job.no_replacement_ask_hint"),
+                )
+            # what is rented, which nodes it stands in for and where the job resumes: all
+            # resolved from the job's ask again when the yes comes (a newer checkpoint, a new
+            # quote: ask again)
+            inputs["resume_from"] = ask.resume_from
+            inputs["resume_step"] = ask.resume_step
+            inputs["replaces"] = list(ask.nodes)
+            return bound(
+                ActionKind.SPEND,
+                [_job_target(job)],
+                price=_quote_price(ask.quote),
+                quote=_quote_body(ask.quote),
             )
         if operation == "launch":
             spec_ref = str(inputs.get("spec") or "")
@@ -1612,6 +1649,7 @@ class Engine:
         spec: JobSpec,
         lost: Sequence[JobNode],
         keep_waiting: Callable[[], bool],
+        why: ReplacementWhy | None = None,
     ) -> list[tuple[ClusterRecord, NodeRecord]] | None:
         """Rent replacements for lost nodes from the same provider and region, through a
         quote like any rental: at once when the spec allows the spend (recovery.allow_spend),
@@ -1620,6 +1658,8 @@ class Engine:
         if not lost:
             return None
         cluster = lost[0].cluster
+        current = self._clusters.get(cluster.id)
+        stay = {n.id for n in current.running_nodes} - {jn.node.id for jn in lost}
         from xyclaw.engine.lifecycle import UpRequest
 
         request = UpRequest(
@@ -1632,6 +1672,9 @@ class Engine:
             budget_micros=cluster.budget_micros,
             name=f"{cluster.name}-r{job.attempt}",
             spot=spec.spot,  # issue 32: a spot job's replacement is spot too
+            # issue 34: where the provider can, the replacement joins the cluster's fabric,
+            # beside the nodes of it that stay (none stay: a cluster of its own, as before)
+            joins=current.external_id if current.live and stay else None,
         )
         try:
             quote = self.quote_request(request)
@@ -1648,7 +1691,7 @@ class Engine:
                     job_id=job.id,
                     cluster_id=cluster.id,
                 )
-            elif not self._ask_replacement(job, cluster, lost, quote, keep_waiting):
+            elif not self._ask_replacement(job, cluster, lost, quote, keep_waiting, why):
                 return None
             record = self.up(quote).result()
         except XyclawError as exc:
@@ -1671,8 +1714,11 @@ class Engine:
         lost: Sequence[JobNode],
         quote: RentQuote,
         keep_waiting: Callable[[], bool],
+        why: ReplacementWhy | None = None,
     ) -> bool:
-        """Hold the replacement's quote for the user's answer; True only on their yes."""
+        """Hold the replacement's quote for the user's answer; True only on their yes. With
+        ``why`` (a hang's verdict, issue 34) the ask says it and the checkpoint the job then
+        resumes from, which its ``replace_and_resume`` card binds."""
         from xyclaw.engine.recovery_asks import ReplacementAsk
         from xyclaw.events import ReplacementAsked
         from xyclaw.records.jobs import JobState
@@ -1684,6 +1730,9 @@ class Engine:
             nodes=tuple(n.name for n in lost),
             quote=quote,
             asked_at=self._clock(),
+            reason=why.reason if why is not None else None,
+            resume_from=why.resume.path if why is not None and why.resume is not None else None,
+            resume_step=why.resume.step if why is not None and why.resume is not None else None,
         )
         service = self._job_service()
 
@@ -1719,11 +1768,13 @@ class Engine:
         service.jobs.set_state(job.id, JobState.SETTING_UP, only_from=(JobState.RECOVERING,))
         if answer == "approved":
             return True
-        why = said(f"job.replacement.{answer}")
+        because = said(f"job.replacement.{answer}")
         self._events.record(
             "job",
             "warning",
-            said("job.no_replacement_rented", name=job.name, nodes=", ".join(ask.nodes), why=why),
+            said(
+                "job.no_replacement_rented", name=job.name, nodes=", ".join(ask.nodes), why=because
+            ),
             job_id=job.id,
             cluster_id=cluster.id,
         )
@@ -1745,7 +1796,11 @@ class Engine:
         ``replacement`` Action of that card (the same job id, the same quote)."""
         job = self._job_service().find(str(ref))
         if approved is not None:
-            self._check_approved(approved, "replacement")
+            # a lost node's ``replacement``, or a hang's ``replace_and_resume`` (issue 34)
+            kinds = ("replacement", "replace_and_resume")
+            self._check_approved(
+                approved, approved.operation if approved.operation in kinds else kinds[0]
+            )
             self._same_target(approved, "job", job.id)
             if (approved.quote or {}).get("digest") != digest:
                 raise ApprovalMismatch(

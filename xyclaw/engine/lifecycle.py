@@ -107,6 +107,7 @@ class UpRequest:
     offer_id: str | None = None
     host: str | None = None  # what the quote said about a marketplace host (issue 31)
     host_community: bool = False  # a community host: every list of clusters says so
+    joins: str | None = None  # the provider's id of the cluster the nodes join (issue 34)
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,7 @@ class ClusterLifecycle:
             terminate_at=request.terminate_at,
             spot=request.spot,
             offer_id=request.offer_id,
+            joins=request.joins,
         )
         from xyclaw.providers.http_retry import ApiError  # httpx: only once renting
 

@@ -64,6 +64,9 @@ class RentQuote:
     spot: bool | None = None  # issue 32: True for a spot rental (None: on demand, as before)
     on_demand_per_gpu_hour_micros: int | None = None  # a spot quote: the price it saves on
     spot_preemptions_per_day: float | None = None  # a spot quote: the provider's stated risk
+    # issue 34: the provider's id of the running cluster the nodes join, on its fabric (a
+    # replacement node); None: a cluster of its own
+    joins: str | None = None
     digest: str = ""
 
     def __post_init__(self) -> None:
@@ -219,6 +222,7 @@ _LATER_FIELDS = frozenset(
         "spot",
         "on_demand_per_gpu_hour_micros",
         "spot_preemptions_per_day",
+        "joins",
     )
 )
 

@@ -31,6 +31,11 @@ class ReplacementAsk:
     nodes: tuple[str, ...]  # the lost nodes
     quote: RentQuote
     asked_at: float
+    # issue 34: why (the hang verdict that blamed the nodes; None: they were lost) and the
+    # checkpoint the job resumes from once they are replaced (None: none, it starts over)
+    reason: Said | str | None = None
+    resume_from: str | None = None
+    resume_step: int | None = None
 
     @property
     def expires_at(self) -> float:
@@ -42,13 +47,21 @@ class ReplacementAsk:
     def said(self) -> Said:
         """:meth:`describe` as a key and figures (the job's event words it in a view's
         language)."""
-        return said(
-            "job.replacement_ask",
+        out = said(
+            "job.replacement_ask" if self.reason is None else "job.replacement_ask.blamed",
             id=self.job_id,
             job=self.job,
             nodes=", ".join(self.nodes),
             cluster=self.cluster,
             quote=self.quote.said(),
+            **({} if self.reason is None else {"reason": self.reason}),
+        )
+        if self.reason is None:
+            return out
+        if self.resume_from is None:
+            return said("job.replacement_ask.no_checkpoint", ask=out)
+        return said(
+            "job.replacement_ask.resume", ask=out, path=self.resume_from, step=self.resume_step
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -58,6 +71,8 @@ class ReplacementAsk:
             "cluster": self.cluster,
             "nodes": list(self.nodes),
             "quote_digest": self.quote.digest,
+            "resume_from": self.resume_from,
+            "resume_step": self.resume_step,
             "asked_at": self.asked_at,
             "expires_at": self.expires_at,
             "summary": self.describe(),
@@ -77,6 +92,12 @@ class ReplacementAsks:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
+
+    def of_job(self, job_id: int) -> ReplacementAsk | None:
+        """The ask the job waits on, if it waits."""
+        with self._lock:
+            entry = self._pending.get(job_id)
+            return None if entry is None or entry.answered.is_set() else entry.ask
 
     def pending(self) -> list[ReplacementAsk]:
         with self._lock:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from xyclaw.errors import RemoteError
 from xyclaw.jobs.nodes import JobNode, NodeShell
 from xyclaw.parsers.flight_recorder import Divergence, Finding, diverged, read_dumps
+from xyclaw.parsers.kernel_log import XID_TABLE, parse_dmesg, xid_info
 from xyclaw.wording import Said, said
 
 _MARK = "XYCLAW-FR-FILE "
@@ -154,13 +155,72 @@ def collect(
     )
 
 
+#: The node's uptime, then the GPU driver's kernel log lines (dmesg may need sudo): the same
+#: lines the telemetry reads, read again here because its alerts merge an XID with its
+#: symptoms (XID 79 and the GPU missing from the count are one alert, titled by the first).
+KERNEL_XIDS_COMMAND = (
+    "cat /proc/uptime; { dmesg 2>/dev/null || sudo -n dmesg 2>/dev/null; } | grep -F 'NVRM: '"
+)
+
+
+@dataclass(frozen=True)
+class NodeXid:
+    """One XID a node's driver logged, with when on this machine's clock."""
+
+    node: str
+    code: int
+    at: float  # epoch seconds on the desktop's clock
+
+
+def node_xids(node: str, output: str, now: float, since: float | None = None) -> list[NodeXid]:
+    """The XIDs in :data:`KERNEL_XIDS_COMMAND`'s output, oldest first, each placed on the
+    desktop's clock through the node's uptime (so a node's wrong wall clock does not move
+    them); benign ones (XID 45) and those logged before ``since`` (another attempt's) left
+    out. A log with no uptime line places nothing: an XID with no time is not tied in."""
+    lines = output.splitlines()
+    try:
+        uptime = float(lines[0].split()[0]) if lines else None
+    except (ValueError, IndexError):
+        uptime = None
+    if uptime is None:
+        return []
+    found: list[NodeXid] = []
+    for ev in parse_dmesg(lines[1:]):
+        if ev.severity == "info" or ev.uptime_s is None:
+            continue
+        at = now - (uptime - ev.uptime_s)
+        if since is not None and at < since - 5:
+            continue
+        found.append(NodeXid(node, ev.code, at))
+    return sorted(found, key=lambda x: x.at)
+
+
+def xid_meaning(code: int) -> Said:
+    """What an XID means, worded (the reference table's meaning, else NVIDIA's catalog's)."""
+    if code in XID_TABLE:
+        return said(f"alert.xid.{code}.what")
+    if xid_info(code).mnemonic:  # in NVIDIA's catalog: its description
+        return said("alert.xid.catalog.what", description=Said(f"alert.xid.desc.{code}"))
+    return said("alert.xid.unknown.what")
+
+
+def local_time(ts: float) -> str:
+    """A moment as the user's local wall-clock time."""
+    return time.strftime("%H:%M:%S", time.localtime(ts))
+
+
 def _ranks(ranks: Sequence[int]) -> str:
     return ", ".join(str(r) for r in ranks)
 
 
-def verdict(report: HangReport, alerts: Mapping[str, tuple[Said | str, str]] | None = None) -> Said:
+def verdict(
+    report: HangReport,
+    alerts: Mapping[str, tuple[Said | str, str]] | None = None,
+    xids: Mapping[str, NodeXid] | None = None,
+) -> Said:
     """The sentence for the job's history: which rank, which node, which collective; with
-    the first alert of the blamed node (an XID, a link down) and when it came."""
+    the first XID the blamed node logged (its code, meaning and time, read from the node's
+    kernel log), else the node's first alert (a link down) and when it came."""
     d = report.divergence
     group = d.pg_desc or d.pg_name
     nodes = ", ".join(report.culprit_nodes)
@@ -188,6 +248,17 @@ def verdict(report: HangReport, alerts: Mapping[str, tuple[Said | str, str]] | N
         out = said("job.hang.none", files=report.files, world=report.world)
     else:
         out = said("job.hang.unknown", files=report.files, world=report.world)
+    for node in report.culprit_nodes:
+        xid = (xids or {}).get(node)
+        if xid is not None:
+            return said(
+                "job.hang.with_xid",
+                verdict=out,
+                node=node,
+                code=xid.code,
+                what=xid_meaning(xid.code),
+                at=local_time(xid.at),
+            )
     for node in report.culprit_nodes:
         if alerts and node in alerts:
             alert, at = alerts[node]

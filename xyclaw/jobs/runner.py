@@ -90,8 +90,18 @@ KeepWaiting = Callable[[], bool]
 says False once the job was cancelled meanwhile (stop waiting); raises when the runner
 is told to stop."""
 
+
+@dataclass(frozen=True)
+class ReplacementWhy:
+    """What a replacement is for, shown with its quote and bound into its card (issue 34):
+    the verdict that blamed the nodes, and the checkpoint the job resumes from after it."""
+
+    reason: Said | str | None = None
+    resume: CheckpointFound | None = None
+
+
 ReplaceNodes = Callable[
-    [JobRecord, JobSpec, Sequence[JobNode], KeepWaiting],
+    [JobRecord, JobSpec, Sequence[JobNode], KeepWaiting, ReplacementWhy],
     Sequence[tuple[ClusterRecord, NodeRecord]] | None,
 ]
 """Replacements for lost nodes (same provider and region), or None when there are none
@@ -424,6 +434,7 @@ class JobRunner:
                 lost_nodes=tuple(bad),
             )
         self.nodes = sorted(probed, key=lambda n: n.rank)
+        pinned: CheckpointFound | None = None
         if attempt > 1:
             broken = self._open_fatal_alert()
             blamed = [jn for jn in self.nodes if jn.name in self.hang_blamed]
@@ -432,8 +443,9 @@ class JobRunner:
             self.hang_blamed = ()
             if broken is not None and p.replace_nodes is not None:
                 sick = blamed or [jn for jn in self.nodes if jn.name in str(broken[1])]
+                why = ReplacementWhy(broken[1], self._checkpoint_on(spec, sick))
                 replacements = (
-                    p.replace_nodes(job, spec, sick, self._keep_waiting) if sick else None
+                    p.replace_nodes(job, spec, sick, self._keep_waiting, why) if sick else None
                 )
                 if replacements:
                     swapped = [
@@ -445,6 +457,7 @@ class JobRunner:
                         kept = [jn for jn in self.nodes if jn not in sick]
                         self.nodes = sorted(kept + fresh, key=lambda n: n.rank)
                         broken = None
+                        pinned = why.resume  # the card named it: resume from exactly it
             if broken is not None:
                 return Outcome(False, LAUNCH, said("job.no_replacement_for_alert", alert=broken[1]))
         now = p.clock()
@@ -458,7 +471,9 @@ class JobRunner:
         )
         self._check_stop()
         found = self.launcher.latest_checkpoint(spec, self.nodes[0]) if attempt > 1 else None
-        if attempt > 1:
+        if pinned is not None:
+            found = pinned
+        elif attempt > 1:
             found = self._restore_checkpoint(job, spec, found)
         note = resume_note(spec, found, attempt)
         if note is not None:
@@ -563,7 +578,7 @@ class JobRunner:
         p = self.parts
         missing = [jn for jn in nodes if jn.name in bad]
         if p.replace_nodes is not None:
-            replacements = p.replace_nodes(job, spec, missing, self._keep_waiting)
+            replacements = p.replace_nodes(job, spec, missing, self._keep_waiting, ReplacementWhy())
             if replacements:
                 swapped = [
                     JobNode(lost.rank, cluster, node)
@@ -878,7 +893,7 @@ class JobRunner:
         names = {jn.name for jn in self.nodes if node_id is None or jn.node.id == node_id}
         if not report.blames or not names & set(report.culprit_nodes):
             return message
-        if verdict.key == "job.hang.with_alert":  # the XID's alert is in it already
+        if verdict.key in ("job.hang.with_alert", "job.hang.with_xid"):  # the XID is in it
             return verdict
         return said("job.hang.explained", timeout=message, verdict=verdict)
 
@@ -979,7 +994,8 @@ class JobRunner:
             # some inside the step's collectives): not evidence of a hang
             report = replace(report, divergence=Divergence(Finding.NONE, notes=("progressing",)))
         alerts = self._first_alerts(report.culprit_nodes, since)
-        verdict = moving if moving is not None else forensics.verdict(report, alerts)
+        xids = self._first_xids(report.culprit_nodes, since) if moving is None else {}
+        verdict = moving if moving is not None else forensics.verdict(report, alerts, xids)
         action = forensics.action(report)
         by_name = {jn.name: jn for jn in self.nodes}
         blamed = report.culprit_nodes if report.blames else ()
@@ -1008,6 +1024,41 @@ class JobRunner:
             self.hang_blamed = blamed
             self.hang_verdict = verdict
         return report, verdict, action
+
+    def _checkpoint_on(self, spec: JobSpec, sick: Sequence[JobNode]) -> CheckpointFound | None:
+        """The newest complete checkpoint, as a node that stays sees it (the one the job
+        resumes from once the sick nodes are replaced); None when there is none or no
+        healthy node answers."""
+        healthy = [jn for jn in self.nodes if jn not in sick]
+        if not healthy:
+            return None
+        try:
+            return self.launcher.latest_checkpoint(spec, healthy[0])
+        except XyclawError as exc:
+            log.info("job %s: no checkpoint listing for the replacement: %s", self.job_id, exc)
+            return None
+
+    def _first_xids(self, names: Sequence[str], since: float) -> dict[str, forensics.NodeXid]:
+        """The first XID each named node's driver logged since the attempt started, read
+        from its kernel log (the telemetry's alert may title an XID by its symptom: XID 79
+        and the GPU missing are one alert). A node that does not answer gives none (its
+        alerts stand in)."""
+        nodes = [jn for jn in self.nodes if jn.name in names]
+        if not nodes:
+            return {}
+        shell = self.parts.shell
+        command = forensics.KERNEL_XIDS_COMMAND
+        results = shell.run_all(nodes, lambda jn: shell.run(jn, command, 10.0))
+        now = self.parts.clock()
+        found: dict[str, forensics.NodeXid] = {}
+        for jn, result in zip(nodes, results, strict=True):
+            if isinstance(result, RemoteError):
+                log.info("job %s: kernel log of %s not read: %s", self.job_id, jn.name, result)
+                continue
+            xids = forensics.node_xids(jn.name, result.stdout, now, since)
+            if xids:
+                found[jn.name] = xids[0]
+        return found
 
     def _first_alerts(
         self, names: Sequence[str], since: float

@@ -122,6 +122,9 @@ class ClusterOrder:
     # The offer the quote named (a marketplace's ask, one host): where a provider rents
     # per offer, it rents exactly this one or refuses; None lets the provider choose.
     offer_id: str | None = None
+    # The provider's id of a running cluster this order adds nodes to, on its fabric (a
+    # replacement for a node of it, issue 34); only where the provider says it joins_clusters.
+    joins: str | None = None
 
 
 @dataclass(frozen=True)

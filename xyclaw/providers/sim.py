@@ -88,6 +88,9 @@ class SimProvider:
     """Rents from the built-in simulated cloud over HTTP."""
 
     kind = "sim"
+    # One node added to a running cluster, on its fabric, at its offer's price: a cluster
+    # offer rents 2 nodes or more, but a replacement is one (issue 34).
+    joins_clusters = True
     capabilities = Capabilities(
         rents=True,
         multi_node=True,
@@ -189,6 +192,8 @@ class SimProvider:
                 payload[key] = value
         if order.spot:
             payload["spot"] = True
+        if order.joins is not None:
+            payload["joins"] = order.joins
         response = self._call(
             "POST",
             "/v1/clusters",

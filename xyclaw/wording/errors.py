@@ -974,6 +974,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "请给出 YAML 作业规格的路径（见 docs/jobs.md），或示例的名字，例如 plain-python",
     ),
     # -- issue 34 (b34): "why is it stuck" ----------------------------------------------------
+    "error.job.no_replacement_ask": (
+        "job {name} waits for no replacement now: there is nothing to replace and resume",
+        "作业 {name} 目前没有等待中的替换：没有可更换并继续的节点",
+    ),
+    "error.job.no_replacement_ask_hint": (
+        "a job asks only while its recovery waits for a new node (xyclaw jobs show JOB)",
+        "只有作业恢复在等待新节点时才会询问（xyclaw jobs show JOB）",
+    ),
     "error.job.why_fr_off": (
         "job {name} runs without the Flight Recorder (its spec's env sets "
         "XYCLAW_FLIGHT_RECORDER off), so its ranks cannot be asked for their dumps",

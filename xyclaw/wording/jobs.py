@@ -199,6 +199,19 @@ TEXTS: dict[str, tuple[str, str]] = {
         "job {id} {job}: {nodes} of {cluster} is lost; a replacement rents {quote}",
         "作业 {id} {job}：{cluster} 的 {nodes} 已丢失；替换节点将租用 {quote}",
     ),
+    # issue 34: a replacement a hang's verdict asks for, with the checkpoint it resumes from
+    "job.replacement_ask.blamed": (
+        "job {id} {job}: {reason}; replacing {nodes} of {cluster} rents {quote}",
+        "作业 {id} {job}：{reason}；更换 {cluster} 的 {nodes} 将租用 {quote}",
+    ),
+    "job.replacement_ask.resume": (
+        "{ask}; the job then resumes from {path} (step {step})",
+        "{ask}；随后作业从 {path}（第 {step} 步）继续",
+    ),
+    "job.replacement_ask.no_checkpoint": (
+        "{ask}; the job has no checkpoint yet: it starts over",
+        "{ask}；作业尚无检查点：将从头开始",
+    ),
     "job.replacement_waits": (
         "{ask}; it waits for your approval (the spec does not allow the spend:"
         " recovery.allow_spend)",
@@ -241,6 +254,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "job.hang.with_alert": (
         "{verdict}; before that, at {at}: {alert}",
         "{verdict}；此前在 {at}：{alert}",
+    ),
+    # the XID the blamed node's driver logged, read from its kernel log (not the merged alert)
+    "job.hang.with_xid": (
+        "{verdict}; {node} logged XID {code} ({what}) at {at}",
+        "{verdict}；{node} 在 {at} 记录了 XID {code}（{what}）",
     ),
     "job.hang.none": (
         "every rank finished every collective it started ({files} of {world} dumps read): "

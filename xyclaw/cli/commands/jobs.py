@@ -624,7 +624,13 @@ def _answer_replacement(ctx: CliContext, engine: Engine, job_id: int) -> None:
             answer = ""
         try:
             if answer.strip().lower() in ("y", "yes"):
-                engine.approve_replacement(str(job_id), ask.quote.digest)
+                # a hang's replacement (issue 34): the yes binds the checkpoint shown too
+                card = (
+                    None
+                    if ask.reason is None
+                    else engine.action("replace_and_resume", str(job_id), asked_by="user")
+                )
+                engine.approve_replacement(str(job_id), ask.quote.digest, approved=card)
                 ctx.warn(ctx.text("job_replacement_renting"))
             else:
                 engine.decline_replacement(str(job_id))

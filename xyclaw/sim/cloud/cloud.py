@@ -267,6 +267,8 @@ class SimCloud:
                     )
                 return 200, {"cluster": self._public(first)}
             request = parse_create(body, self.offers)
+            if request.joins is not None:
+                self._check_join(request)
             self._check_capacity(request)
             cluster = self._new_cluster(request, key)
             self._clusters[cluster.id] = cluster
@@ -597,18 +599,30 @@ class SimCloud:
     def _volume_dir(self, cluster: ClusterRecord) -> Path:
         return self.state_dir / files.VOLUMES_DIR / cluster.id
 
+    def _fabric_of(self, cluster: ClusterRecord) -> tuple[ClusterRecord, list[NodeRecord]]:
+        """The cluster whose fabric and shared volume a cluster's nodes are on (the one it
+        joined, else its own), and every node on that fabric, by rank."""
+        home = self._clusters.get(cluster.joins or "") or cluster
+        nodes = list(home.nodes)
+        for other in self._clusters.values():
+            if other.joins == home.id and other.state not in ("terminating", "terminated"):
+                nodes.extend(n for n in other.nodes if n not in nodes)
+        return home, nodes
+
     def _launch(self, cluster: ClusterRecord, node: NodeRecord, port: int) -> NodeLaunch:
         node_dir = self._node_dir(node)
         root = node_dir / "fs"
-        volume = self._volume_dir(cluster)
+        with self._lock:
+            home, on_fabric = self._fabric_of(cluster)
+        volume = self._volume_dir(home)  # a joined node sees the cluster's shared volume
         root.mkdir(parents=True, exist_ok=True)
         volume.mkdir(parents=True, exist_ok=True)
         return NodeLaunch(
-            cluster_id=cluster.id,
+            cluster_id=home.id,
             node_id=node.id,
             hostname=node.hostname,
-            rank=node.rank,
-            peers=tuple(n.hostname for n in cluster.nodes),
+            rank=on_fabric.index(node) if node in on_fabric else node.rank,
+            peers=tuple(n.hostname for n in on_fabric),
             gpu=cluster.gpu,
             gpus_per_node=cluster.gpus_per_node,
             fabric=cluster.fabric,
@@ -625,7 +639,7 @@ class SimCloud:
     def _peer_address(self, cluster: ClusterRecord, hostname: str) -> tuple[str, int] | None:
         """Where a peer's sshd listens, for a node that forwards to it (ProxyJump)."""
         with self._lock:
-            for node in cluster.nodes:
+            for node in self._fabric_of(cluster)[1]:
                 if node.hostname == hostname and node.state == "running" and node.port:
                     return self.settings.host, node.port
         return None
@@ -766,7 +780,34 @@ class SimCloud:
             nodes=nodes,
             terminate_at=request.terminate_at,
             spot=request.spot,
+            joins=request.joins,
         )
+
+    def _check_join(self, request: ClusterRequest) -> None:
+        """Nodes join only a running cluster with the same GPU, region, fabric and node
+        size (a replacement for one of its nodes, issue 34). Lock held."""
+        joined = self._clusters.get(request.joins or "")
+        if joined is None:
+            raise CloudApiError(404, "not_found", f"no cluster {request.joins!r} to join")
+        if joined.state != "running" or joined.joins is not None:
+            raise CloudApiError(
+                409,
+                "cannot_join",
+                f"cluster {joined.id} is "
+                f"{joined.state if joined.state != 'running' else 'itself a join'}; "
+                "nodes join only a running cluster of their own",
+            )
+        offer = request.offer
+        mine = (offer.gpu, offer.region, offer.fabric, offer.gpus_per_node)
+        theirs = (joined.gpu, joined.region, joined.fabric, joined.gpus_per_node)
+        if mine != theirs:
+            raise CloudApiError(
+                409,
+                "cannot_join",
+                f"cluster {joined.id} is {joined.gpus_per_node} x {joined.gpu} per node on "
+                f"{joined.fabric} in {joined.region}; the request is {offer.gpus_per_node} x "
+                f"{offer.gpu} on {offer.fabric} in {offer.region}",
+            )
 
     # -- persistence ---------------------------------------------------------------------------
 

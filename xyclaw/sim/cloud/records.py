@@ -87,6 +87,8 @@ class ClusterRecord:
     preempt_at: float | None = None  # a preemption's notice: the cloud takes it back then
     # when the cloud gives its own notice (drawn at the spot rate; private, never public)
     spot_notice_due: float | None = None
+    # issue 34: the running cluster whose fabric and shared volume these nodes joined
+    joins: str | None = None
 
     @property
     def node_count(self) -> int:
@@ -116,6 +118,7 @@ class ClusterRecord:
             "terminate_at": self.terminate_at,
             "ended_by": self.ended_by,
             "spot": self.spot,
+            "joins": self.joins,
             "preempt_at": self.preempt_at,
             "error": self.error,
             "idempotency_key": self.idempotency_key,

@@ -17,7 +17,7 @@ IMAGES = ("pytorch-2.1", "deepspeed", "megatron-lm", "colossal-ai", "ubuntu-22.0
 DEFAULT_IMAGE = "pytorch-2.1"
 CREATE_FIELDS = (
     "gpu", "gpu_count", "gpus_per_node", "region", "fabric", "image", "name", "ssh_public_key",
-    "terminate_at", "spot",
+    "terminate_at", "spot", "joins",
 )  # fmt: skip
 UPDATE_FIELDS = ("terminate_at",)
 # Deadlines are UTC epoch seconds: after 2001-09-09 and before the year 2286.
@@ -38,6 +38,7 @@ class ClusterRequest:
     ssh_public_key: str
     terminate_at: float | None = None
     spot: bool = False  # preemptible, at the spot price (issue 32)
+    joins: str | None = None  # the running cluster whose fabric the nodes join (issue 34)
 
     @property
     def node_count(self) -> int:
@@ -133,6 +134,7 @@ def parse_create(body: Any, offers: Sequence[Offer]) -> ClusterRequest:
     image = _string(data, "image", required=False) or DEFAULT_IMAGE
     name = _string(data, "name", required=False)
     key_line = _string(data, "ssh_public_key", required=True)
+    joins = _string(data, "joins", required=False)
     assert gpu_text and region_text and fabric_text and gpu_count and key_line  # required above
 
     region = _choose(region_text, sorted({o.region for o in offers}), "region", "")
@@ -162,7 +164,13 @@ def parse_create(body: Any, offers: Sequence[Offer]) -> ClusterRequest:
                 f"offered: {', '.join(str(s) for s in sizes)}"
             )
         shaped = [o for o in shaped if o.gpus_per_node == per_node]
-    fitting = [o for o in shaped if gpu_count in o.gpu_counts]
+    fitting = [
+        o
+        for o in shaped
+        if gpu_count in o.gpu_counts
+        # nodes that join a running cluster: any whole number of them, on a multi-node offer
+        or (joins is not None and o.kind != "node" and gpu_count % o.gpus_per_node == 0)
+    ]
     if not fitting:
         raise bad_request(
             f"gpu_count {gpu_count} of {gpu} on {fabric} in {region} is not offered; "
@@ -180,7 +188,7 @@ def parse_create(body: Any, offers: Sequence[Offer]) -> ClusterRequest:
     spot = data.get("spot", False)
     if not isinstance(spot, bool):
         raise bad_request("field spot must be true or false")
-    return ClusterRequest(offer, gpu_count, image, name, key_line, _deadline(data), spot)
+    return ClusterRequest(offer, gpu_count, image, name, key_line, _deadline(data), spot, joins)
 
 
 def _deadline(data: dict[str, Any]) -> float | None:
