@@ -107,6 +107,18 @@ class SimFaults:
         self._machine.net.advance()
         nics[nic].speed = factor
 
+    def pfc_pauses(self, nic: int, factor: float) -> None:
+        """The switch pauses one RDMA port (PFC) so that it carries only ``factor`` of its
+        share (issue 34): its ``port_xmit_wait`` counter grows while it waits."""
+        self.slow_nic(nic, factor)
+        self._machine.net.nics[nic].paused = 1.0 - factor
+
+    def flap_link(self, nic: int) -> None:
+        """One RDMA port's link goes down and retrains every few seconds (issue 34): its
+        ``link_downed`` and ``link_error_recovery`` counters grow and it carries half."""
+        self.slow_nic(nic, 0.5)
+        self._machine.net.nics[nic].flapping = True
+
     def link_down(self, nic: int) -> None:
         """One RDMA port goes down (NCCL stops using it; ibstat shows it Down)."""
         nics = self._machine.net.nics
@@ -115,7 +127,9 @@ class SimFaults:
                 f"simulated node {self._node.spec.hostname} has no RDMA NIC {nic}",
                 hint=f"it has {len(nics)}; use an index below that",
             )
+        self._machine.net.advance()
         nics[nic].up = False
+        nics[nic].link_downed += 1
         self._machine.kernel.write(
             f"mlx5_core 0000:{0x30 + nic:02x}:00.0 {nics[nic].name}: Port: 1 Link DOWN", "info"
         )
