@@ -117,7 +117,10 @@ class SimFaults:
         """One RDMA port's link goes down and retrains every few seconds (issue 34): its
         ``link_downed`` and ``link_error_recovery`` counters grow and it carries half."""
         self.slow_nic(nic, 0.5)
-        self._machine.net.nics[nic].flapping = True
+        port = self._machine.net.nics[nic]
+        port.flapping = True
+        port.link_downed += 1  # it starts by going down
+        port.link_error_recovery += 1
 
     def link_down(self, nic: int) -> None:
         """One RDMA port goes down (NCCL stops using it; ibstat shows it Down)."""
