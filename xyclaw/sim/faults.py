@@ -264,9 +264,12 @@ class SimFaults:
         if "link_down" in wanted:
             for nic in machine.net.nics:
                 nic.up = True
-        if "slow_nic" in wanted:
+        if "slow_nic" in wanted:  # PFC pauses and a flapping link are slowed NICs too
+            machine.net.advance()
             for nic in machine.net.nics:
                 nic.speed = 1.0
+                nic.paused = 0.0
+                nic.flapping = False
         if "node_down" in wanted and self._node.is_down:
             self._node._come_up()
 
@@ -295,6 +298,10 @@ class SimFaults:
         for nic in self._machine.net.nics:
             if not nic.up:
                 out.append(f"link_down(nic={nic.index})")
-            if nic.speed != 1.0:
+            if nic.flapping:
+                out.append(f"flap_link(nic={nic.index})")
+            elif nic.paused:
+                out.append(f"pfc_pauses(nic={nic.index}, factor={nic.speed})")
+            elif nic.speed != 1.0:
                 out.append(f"slow_nic(nic={nic.index}, factor={nic.speed})")
         return out
