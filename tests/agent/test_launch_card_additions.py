@@ -36,22 +36,29 @@ def test_the_card_names_the_step_timer_and_the_flight_recorder(
 ) -> None:
     spec = tmp_path / "job.yaml"
     spec.write_text(TRAIN)
-    timer, recorder = _card(engine, spec)["adds"]
+    timer, recorder, inspector = _card(engine, spec)["adds"]
     assert timer.startswith("XyClaw adds a per-rank step timer: a sitecustomize")
+    assert inspector.startswith("XyClaw loads NCCL's Inspector plugin where a node has it")
+    assert 'XYCLAW_NCCL_INSPECTOR: "0"' in inspector
     assert "every 20 steps" in timer and 'XYCLAW_STEP_TIMES: "0"' in timer
     assert recorder.startswith("XyClaw adds PyTorch's Flight Recorder variables")
-    zh_timer, _ = _card(engine, spec, "zh")["adds"]
+    zh_timer, _, zh_inspector = _card(engine, spec, "zh")["adds"]
+    assert "Inspector 插件" in zh_inspector
     assert "逐进程步长计时" in zh_timer
 
 
 def test_the_card_says_when_the_spec_turned_them_off(engine: Engine, tmp_path: Path) -> None:
     spec = tmp_path / "job.yaml"
-    spec.write_text(TRAIN + 'env:\n  XYCLAW_STEP_TIMES: "0"\n  XYCLAW_FLIGHT_RECORDER: "off"\n')
-    timer, recorder = _card(engine, spec)["adds"]
+    spec.write_text(
+        TRAIN + 'env:\n  XYCLAW_STEP_TIMES: "0"\n  XYCLAW_FLIGHT_RECORDER: "off"\n'
+        '  XYCLAW_NCCL_INSPECTOR: "no"\n'
+    )
+    timer, recorder, inspector = _card(engine, spec)["adds"]
     assert timer == 'the per-rank step timer is off (the spec\'s env sets XYCLAW_STEP_TIMES to "0")'
     assert recorder.startswith("PyTorch's Flight Recorder is off") and '"off"' in recorder
+    assert inspector.startswith("NCCL's Inspector is off") and '"no"' in inspector
     said = [str(s) for s in engine.launch_additions(str(spec))]
-    assert said == [timer, recorder]
+    assert said == [timer, recorder, inspector]
 
 
 def test_a_service_s_card_adds_nothing(engine: Engine, tmp_path: Path) -> None:

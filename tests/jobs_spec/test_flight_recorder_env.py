@@ -65,8 +65,9 @@ def test_the_dry_run_names_what_xyclaw_adds_and_what_the_spec_turned_off(tmp_pat
     spec = tmp_path / "job.yaml"
     spec.write_text(TRAIN + 'env:\n  XYCLAW_STEP_TIMES: "0"\n')
     got = dry_run(spec, known_gpus=KNOWN, environ={}, now=NOW)
-    timer, recorder = got.additions
+    timer, recorder, inspector = got.additions
     assert timer.startswith("the per-rank step timer is off")
+    assert inspector.startswith("XyClaw loads NCCL's Inspector plugin where a node has it")
     assert recorder.startswith("XyClaw adds PyTorch's Flight Recorder variables")
     assert "XYCLAW_STEP_TIMES" not in got.environment or got.environment["XYCLAW_STEP_TIMES"] == "0"
     on = tmp_path / "on.yaml"

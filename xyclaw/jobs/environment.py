@@ -11,7 +11,9 @@ A train job also gets PyTorch's Flight Recorder variables (issue 34), before the
 ``env`` so the spec's own values win, and none at all when the spec's ``env`` says
 ``XYCLAW_FLIGHT_RECORDER: "0"``: when a collective hangs, every rank then leaves a dump
 of its last collectives in one folder per attempt, which XyClaw reads to name the rank
-the others wait for.
+the others wait for. And NCCL's Inspector where the node has the plugin (issue 34: the
+bus bandwidth of its collectives, for the fabric-regression rule), unless the spec's
+``env`` says ``XYCLAW_NCCL_INSPECTOR: "0"`` or loads a profiler plugin of its own.
 """
 
 from __future__ import annotations
@@ -85,6 +87,45 @@ def flight_recorder_env(folder: str) -> dict[str, str]:
     }
 
 
+#: The spec's ``env`` switch for NCCL's Inspector ("0", "off", "false", "no": left out).
+INSPECTOR_SWITCH = "XYCLAW_NCCL_INSPECTOR"
+#: Where XyClaw asks the Inspector to write (the telemetry reads it: parsers/nccl_inspector).
+INSPECTOR_DUMP_DIR = "/tmp/xyclaw-inspector"
+#: Where the launch script looks for the plugin on the node, first found wins. The name is
+#: what NCCL's ext-profiler/inspector Makefile builds (NVIDIA/nccl
+#: ext-profiler/inspector/README.md, "Build Output": libnccl-profiler-inspector.so).
+INSPECTOR_LIBRARY = "libnccl-profiler-inspector.so"
+INSPECTOR_PLACES = (
+    "$NCCL_HOME/ext-profiler/inspector",
+    "/usr/local/lib",
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/opt/nccl/ext-profiler/inspector",
+    "/usr/local/nccl/ext-profiler/inspector",
+)
+
+
+def inspector_wanted(spec: JobSpec) -> bool:
+    """A train job gets NCCL's Inspector (where the node has the plugin) unless its spec's
+    ``env`` turns it off or loads a profiler plugin of its own (NCCL loads one)."""
+    if spec.kind is not JobKind.TRAIN or "NCCL_PROFILER_PLUGIN" in spec.env:
+        return False
+    return spec.env.get(INSPECTOR_SWITCH, "1").strip().lower() not in _OFF
+
+
+def inspector_env() -> dict[str, str]:
+    """The Inspector's own variables (NVIDIA/nccl ext-profiler/inspector/README.md: enable,
+    the dump thread's interval as its examples set it, the dump folder). They do nothing
+    without the plugin: the launch script sets ``NCCL_PROFILER_PLUGIN`` only where it finds
+    the library (:func:`xyclaw.jobs.node_commands.inspector_lines`)."""
+    return {
+        INSPECTOR_SWITCH: "1",
+        "NCCL_INSPECTOR_ENABLE": "1",
+        "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS": "500",
+        "NCCL_INSPECTOR_DUMP_DIR": INSPECTOR_DUMP_DIR,
+    }
+
+
 def launch_additions(spec: JobSpec) -> list[Said]:
     """What XyClaw adds to a train job's processes, for its launch card (issue 34): the
     per-rank step timer and the Flight Recorder, each named, or said to be off when the
@@ -101,6 +142,12 @@ def launch_additions(spec: JobSpec) -> list[Said]:
     else:
         value = spec.env.get(FLIGHT_RECORDER_SWITCH, "")
         out.append(said("job.adds.flight_recorder_off", value=value))
+    if inspector_wanted(spec):
+        out.append(said("job.adds.inspector", folder=INSPECTOR_DUMP_DIR))
+    elif "NCCL_PROFILER_PLUGIN" in spec.env:
+        out.append(said("job.adds.inspector_own", plugin=spec.env["NCCL_PROFILER_PLUGIN"]))
+    else:
+        out.append(said("job.adds.inspector_off", value=spec.env.get(INSPECTOR_SWITCH, "")))
     return out
 
 
@@ -142,6 +189,8 @@ def node_environment(
         env.update(flight_recorder_env(flight_recorder_dir(job_id, spec.name, attempt)))
     if step_times_wanted(spec):  # issue 34 (b34): the per-rank timing hook
         env.update(step_times_env())
+    if inspector_wanted(spec):  # issue 34 (b34): NCCL's Inspector where the node has it
+        env.update(inspector_env())
     env.update(spec.env)
     env.update(local)
     env.update(

@@ -196,6 +196,8 @@ def launch(task: NodeTask, command: str, *, workdir: str, env: Mapping[str, str]
         lines.append(f"mkdir -p {shlex.quote(str(dump_dir))} 2>/dev/null || true")
     if env.get("XYCLAW_STEP_TIMES") == "1":
         lines += step_hook_lines()
+    if env.get("XYCLAW_NCCL_INSPECTOR") == "1":
+        lines += inspector_lines(str(env.get("NCCL_INSPECTOR_DUMP_DIR", "")))
     lines += [
         'rm -f "$p.exit" "$p.exit.tmp" "$p.cancel" "$p.pid.tmp"',
         f'setsid sh -c {shlex.quote(_WRAPPER)} xyclaw-job "$p" {_path_word(workdir)} '
@@ -225,6 +227,23 @@ def step_hook_lines() -> list[str]:
         'if [ -n "$PYTHONPATH" ]; then PYTHONPATH="$p.hook:$PYTHONPATH"; '
         'else PYTHONPATH="$p.hook"; fi',
         "export PYTHONPATH",
+    ]
+
+
+def inspector_lines(dump_dir: str) -> list[str]:
+    """Issue 34: load NCCL's Inspector plugin where the node has it. The first
+    ``libnccl-profiler-inspector.so`` found in the usual places becomes
+    ``NCCL_PROFILER_PLUGIN`` (and the dump folder is made); where none is, nothing is set
+    and the job runs as it would have (its Inspector variables do nothing without it)."""
+    from xyclaw.jobs.environment import INSPECTOR_LIBRARY, INSPECTOR_PLACES
+
+    places = " ".join(f'"{place}/{INSPECTOR_LIBRARY}"' for place in INSPECTOR_PLACES)
+    make = f" mkdir -p {shlex.quote(dump_dir)} 2>/dev/null;" if dump_dir else ""
+    return [
+        f"for xyclaw_lib in {places}; do",
+        'if [ -f "$xyclaw_lib" ]; then NCCL_PROFILER_PLUGIN="$xyclaw_lib"; '
+        f"export NCCL_PROFILER_PLUGIN;{make} break; fi",
+        "done",
     ]
 
 

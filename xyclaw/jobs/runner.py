@@ -80,7 +80,9 @@ log = logging.getLogger(__name__)
 class JobTelemetry(Protocol):
     """What the runtime tells the telemetry service (it is passed in; jobs does not import it)."""
 
-    def job_started(self, cluster_id: int, job_id: int | None = None) -> None: ...
+    def job_started(
+        self, cluster_id: int, job_id: int | None = None, nccl_env: Mapping[str, str] | None = None
+    ) -> None: ...
     def job_ended(self, cluster_id: int, job_id: int | None = None) -> None: ...
     def feed_job_log(self, cluster_id: int, line: str, job_id: int | None = None) -> None: ...
 
@@ -327,8 +329,16 @@ class JobRunner:
             if isinstance(started, Outcome):
                 return started
         if p.telemetry is not None:
-            p.telemetry.job_started(job.cluster_id, job.id)
+            p.telemetry.job_started(job.cluster_id, job.id, nccl_env=self._nccl_env(job, spec))
         return self._watch(p.jobs.get(self.job_id), spec, attempt)
+
+    def _nccl_env(self, job: JobRecord, spec: JobSpec) -> dict[str, str]:
+        """The NCCL variables the job's processes get (the tuned ones, then the spec's and the
+        desktop's, as :func:`node_environment` orders them): the fabric rule compares them
+        with the tuned ones (issue 34). Only ``NCCL_*``: no secret travels."""
+        tuned = dict(self.parts.nccl_env(job.cluster_id)) if job.cluster_id is not None else {}
+        merged = {**tuned, **spec.env, **self.local_env}
+        return {k: v for k, v in merged.items() if k.startswith("NCCL_")}
 
     def _note_unwatched(self, job: JobRecord) -> None:
         """Adopted after a time nobody watched the job: say so in its history (its replay

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +19,10 @@ from xyclaw.sim.specs import MGMT_RATE_GBPS, Fabric
 from xyclaw.sim.vfs import NodeFS
 
 IB_MTU = 4096
+#: port_xmit_wait counts ticks a port had data but could not send; the sim's tick rate.
+XMIT_WAIT_TICKS_S = 1_000_000.0
+#: How often a flapping link goes down and retrains (seconds of the node's clock).
+FLAP_PERIOD_S = 2.0
 _BASE_RATE_BYTES_S = 2400.0  # management chatter on eth0 (ssh, ntp, monitoring)
 
 
@@ -55,6 +60,13 @@ class Nic:
     rcv_bytes: float = 0.0
     up: bool = True
     speed: float = 1.0  # share of its even part of the traffic it carries (a slowed link)
+    # issue 34: the error counters a fabric-regression cause is read from
+    paused: float = 0.0  # share of the time the switch pauses the port (PFC): port_xmit_wait
+    flapping: bool = False  # the link retrains every FLAP_PERIOD_S: link_downed grows
+    link_downed: int = 0
+    link_error_recovery: int = 0
+    xmit_wait: float = 0.0
+    flap_clock: float = 0.0
 
     def guid_colon(self) -> str:
         g = self.guid
@@ -186,6 +198,14 @@ class Network:
             self._integrate(dt)
 
     def _integrate(self, dt: float) -> None:
+        for nic in self.nics:  # issue 34: a paused port waits; a flapping one goes down
+            nic.xmit_wait += nic.paused * dt * XMIT_WAIT_TICKS_S
+            if nic.flapping:
+                nic.flap_clock += dt
+                while nic.flap_clock >= FLAP_PERIOD_S:
+                    nic.flap_clock -= FLAP_PERIOD_S
+                    nic.link_downed += 1
+                    nic.link_error_recovery += 1
         rdma = sum(t.rdma_bytes_s for t in self._traffic.values())
         active = [n for n in self.nics if n.up]
         for nic in active:
@@ -216,6 +236,11 @@ class Network:
         if not up:
             return 0.05
         return max(0.05, min(n.speed for n in up) * len(up) / len(self.nics))
+
+    def carries_rdma(self) -> bool:
+        """A workload sends over the RDMA ports now (a multi-node job runs here)."""
+        with self._lock:
+            return any(t.rdma_bytes_s > 0 for t in self._traffic.values())
 
     def set_traffic(
         self,
@@ -486,6 +511,8 @@ class Network:
                 "port_rcv_errors",
                 "symbol_error",
                 "link_downed",
+                "link_error_recovery",
+                "port_xmit_wait",
             ):
                 fs.add_virtual(f"{port}/counters/{counter}", self._reader_counter(nic, counter))
 
@@ -530,6 +557,34 @@ class Network:
                 value = int(nic.xmit_bytes) // IB_MTU
             elif counter == "port_rcv_packets":
                 value = int(nic.rcv_bytes) // IB_MTU
+            elif counter == "link_downed":
+                value = nic.link_downed
+            elif counter == "link_error_recovery":
+                value = nic.link_error_recovery
+            elif counter == "port_xmit_wait":
+                value = int(nic.xmit_wait)
             return f"{value}\n"
 
         return read
+
+
+#: The networks of every simulated node by (cluster, hostname), so a multi-node job's
+#: collective can go at its slowest node's pace as a real one does (issue 34).
+_PEERS: weakref.WeakValueDictionary[tuple[str, str], Network] = weakref.WeakValueDictionary()
+
+
+def register_peer(cluster: str, hostname: str, net: Network) -> None:
+    _PEERS[(cluster, hostname)] = net
+
+
+def job_rail_factor(cluster: str | None, own: Network) -> float:
+    """The rail factor a multi-node job's collectives get: the lowest of this node's and of
+    the cluster's other nodes that carry RDMA traffic now (a ring waits for its slowest
+    link). Without a cluster, this node's."""
+    factor = own.rail_factor()
+    if cluster is None:
+        return factor
+    for (name, _), net in list(_PEERS.items()):
+        if name == cluster and net is not own and net.carries_rdma():
+            factor = min(factor, net.rail_factor())
+    return factor

@@ -107,6 +107,21 @@ class SimFaults:
         self._machine.net.advance()
         nics[nic].speed = factor
 
+    def pfc_pauses(self, nic: int, factor: float) -> None:
+        """The switch pauses one RDMA port (PFC) so that it carries only ``factor`` of its
+        share (issue 34): its ``port_xmit_wait`` counter grows while it waits."""
+        self.slow_nic(nic, factor)
+        self._machine.net.nics[nic].paused = 1.0 - factor
+
+    def flap_link(self, nic: int) -> None:
+        """One RDMA port's link goes down and retrains every few seconds (issue 34): its
+        ``link_downed`` and ``link_error_recovery`` counters grow and it carries half."""
+        self.slow_nic(nic, 0.5)
+        port = self._machine.net.nics[nic]
+        port.flapping = True
+        port.link_downed += 1  # it starts by going down
+        port.link_error_recovery += 1
+
     def link_down(self, nic: int) -> None:
         """One RDMA port goes down (NCCL stops using it; ibstat shows it Down)."""
         nics = self._machine.net.nics
@@ -115,7 +130,9 @@ class SimFaults:
                 f"simulated node {self._node.spec.hostname} has no RDMA NIC {nic}",
                 hint=f"it has {len(nics)}; use an index below that",
             )
+        self._machine.net.advance()
         nics[nic].up = False
+        nics[nic].link_downed += 1
         self._machine.kernel.write(
             f"mlx5_core 0000:{0x30 + nic:02x}:00.0 {nics[nic].name}: Port: 1 Link DOWN", "info"
         )
@@ -247,9 +264,12 @@ class SimFaults:
         if "link_down" in wanted:
             for nic in machine.net.nics:
                 nic.up = True
-        if "slow_nic" in wanted:
+        if "slow_nic" in wanted:  # PFC pauses and a flapping link are slowed NICs too
+            machine.net.advance()
             for nic in machine.net.nics:
                 nic.speed = 1.0
+                nic.paused = 0.0
+                nic.flapping = False
         if "node_down" in wanted and self._node.is_down:
             self._node._come_up()
 
@@ -278,6 +298,10 @@ class SimFaults:
         for nic in self._machine.net.nics:
             if not nic.up:
                 out.append(f"link_down(nic={nic.index})")
-            if nic.speed != 1.0:
+            if nic.flapping:
+                out.append(f"flap_link(nic={nic.index})")
+            elif nic.paused:
+                out.append(f"pfc_pauses(nic={nic.index}, factor={nic.speed})")
+            elif nic.speed != 1.0:
                 out.append(f"slow_nic(nic={nic.index}, factor={nic.speed})")
         return out

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from xyclaw.sim.fabric import Network
+from xyclaw.sim.fabric import Network, register_peer
 from xyclaw.sim.gpu import GpuBoard
 from xyclaw.sim.kernel import KernelLog
 from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec, mgmt_ip
@@ -139,6 +139,8 @@ class Machine:
             node_index=self.node_index,
             clock=clock,
         )
+        if cluster is not None:  # a multi-node job goes at its slowest node's fabric pace
+            register_peer(cluster.name, spec.hostname, self.net)
         self.procs = ProcessTable(clock, first_pid=1000 + seed % 20000, boot_time=self.boot_time)
         self.kernel = KernelLog(clock, self.boot_time, spec.hostname)
         self.faults = MachineFaults()

@@ -193,9 +193,22 @@ def link_model(
     return LinkModel(busbw, 180.0 + 25.0 * scale, 0.05, busbw * 1e9)
 
 
-def nccl_debug_lines(machine: Machine, choice: NetChoice, pid: int, *, rank0: bool) -> list[str]:
+def nccl_debug_lines(
+    machine: Machine,
+    choice: NetChoice,
+    pid: int,
+    *,
+    rank0: bool,
+    env: Mapping[str, str] | None = None,
+) -> list[str]:
     prefix = f"{machine.hostname}:{pid}:{pid} [0] NCCL"
-    lines = [f"{prefix} INFO {text}" for text in choice.info[:2]]
+    # NCCL names each of its variables it read from the environment (src/misc/param.cc)
+    lines = [
+        f"{prefix} INFO {name} set by environment to {value}"
+        for name, value in sorted((env or {}).items())
+        if name.startswith("NCCL_") and name != "NCCL_DEBUG"
+    ]
+    lines += [f"{prefix} INFO {text}" for text in choice.info[:2]]
     for text in choice.warn:
         lines.append(f"{machine.hostname}:{pid}:{pid} [0] transport/net_ib.cc:455 NCCL WARN {text}")
     lines += [f"{prefix} INFO {text}" for text in choice.info[2:]]

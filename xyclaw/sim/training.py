@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from xyclaw.sim import limits, serving
 from xyclaw.sim.context import Ctx
+from xyclaw.sim.fabric import job_rail_factor
 from xyclaw.sim.gpu import Load
 from xyclaw.sim.nccl import choose_network, link_model, nccl_debug_lines
 from xyclaw.sim.procs import SIGABRT, SIGINT, SIGKILL, Proc, signal_name
@@ -677,7 +678,7 @@ class _Runner:
         choice = choose_network(machine.net, self.ctx.env)
         if self.ctx.env.get("NCCL_DEBUG", "").upper() in ("INFO", "TRACE"):
             for line in nccl_debug_lines(
-                machine, choice, self.job.workers[0].pid, rank0=self.rank0
+                machine, choice, self.job.workers[0].pid, rank0=self.rank0, env=self.ctx.env
             ):
                 self.wout(0, line)
         if cfg.print_env:
@@ -758,12 +759,25 @@ class _Runner:
             peak = gpu0.model.bf16_tflops * 1e12 * self.world
             compute = tokens_per_step * flops_per_token / (peak * cfg.mfu * perf)
             ranks = max(1, self.world)
-            busbw = link.busbw * (machine.net.rail_factor() if launch.nnodes > 1 else 1.0)
+            cluster = machine.cluster.name if machine.cluster is not None else None
+            busbw = link.busbw * (
+                job_rail_factor(cluster, machine.net) if launch.nnodes > 1 else 1.0
+            )
             busbw *= 1.0 + self.rng.uniform(-link.jitter, link.jitter)
             comm = grad_bytes * (ranks - 1) / ranks / (busbw * 1e9) if ranks > 1 else 0.0
             exposed = max(0.0, comm - 0.7 * compute)
             step_time = (compute + exposed) * (1.0 + self.rng.uniform(-link.jitter, link.jitter))
             util = 97.0 * (compute + 0.3 * exposed) / max(compute + exposed, 1e-9)
+            if launch.nnodes > 1 and ranks > 1:
+                # issue 34: the node's NICs send what the step's all-reduce moves across
+                # nodes (the sim's comm: these bytes at the bus bandwidth), spread over the
+                # step, so the counters' bytes per step are the job's and not a constant rate
+                per_step = grad_bytes * (ranks - 1) / ranks / max(step_time, 1e-6)
+                if choice.transport == "IB":
+                    machine.net.set_traffic(owner, rdma_bytes_s=per_step)
+                else:
+                    iface = choice.socket_iface.name if choice.socket_iface else None
+                    machine.net.set_traffic(owner, socket_iface=iface, socket_bytes_s=per_step)
             if cfg.busy_loop:
                 self._loads(100.0, need, 0.03, 1.0)
             else:

@@ -20,10 +20,19 @@ import numpy.typing as npt
 
 from xyclaw.errors import ParseError
 from xyclaw.parsers.nic import NicSample, nic_rates, parse_ib_counters, parse_proc_net_dev
+from xyclaw.telemetry.fabric_fallback import ERROR_COUNTERS, PortCounterLog
 
 log = logging.getLogger(__name__)
 
-IB_COUNTERS = "grep -H . /sys/class/infiniband/*/ports/*/counters/port_*_data 2>/dev/null"
+_IB_PORTS = "/sys/class/infiniband/*/ports/*/counters"
+#: The data counters, and the error counters that tell a link flapping (``link_downed``,
+#: ``link_error_recovery``), PFC pauses (``port_xmit_wait``) and a bad cable
+#: (``symbol_error``) for the fabric-regression rule (issue 34).
+IB_COUNTERS = (
+    f"grep -H . {_IB_PORTS}/port_*_data"
+    + "".join(f" {_IB_PORTS}/{name}" for name in ERROR_COUNTERS)
+    + " 2>/dev/null"
+)
 NETDEV_COUNTERS = "cat /proc/net/dev"
 
 
@@ -73,6 +82,7 @@ class NicBlockReader:
         self.names: list[str] = []
         self.blocks = 0
         self.bad_blocks = 0
+        self.errors = PortCounterLog()  # the RDMA ports' error counters, reading by reading
 
     def reset(self) -> None:
         """The stream ended: the next block starts a new pair (no rate across a gap)."""
@@ -108,6 +118,8 @@ class NicBlockReader:
             log.debug("NIC stream: unreadable block (%s)", exc.message)
             return
         self.blocks += 1
+        if self.source == "ib":
+            self.errors.add(ts, {s.name: s.counters for s in samples})
         previous, self._previous = self._previous, samples
         if previous is None or not samples:
             return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,7 @@ from xyclaw.parsers.kernel_log import XID_BUCKETS, XID_TABLE, parse_dmesg, xid_i
 from xyclaw.parsers.nvsmi import THROTTLE_SLOWDOWN_MASK
 from xyclaw.store.samples import GPU_SAMPLE_DTYPE, MISSING, GpuRecords
 from xyclaw.telemetry.alerts import AlertKey, Finding
+from xyclaw.telemetry.fabric_fallback import Estimate, env_changes, worst_counters
 from xyclaw.telemetry.live import GpuWindow, NicWindow
 from xyclaw.telemetry.pack import GpuSlots, pci_key, values
 from xyclaw.wording import Said, said
@@ -225,6 +226,10 @@ class AlertThresholds:
     fabric_regression_share: float = 0.25  # this far below the baseline warns
     fabric_window_s: float = 20.0  # the collectives measured over this long, per node
     fabric_regression_for_s: float = 15.0
+    # without the Inspector (b34): the step times the estimate reads, and how far back a
+    # port's error counters count as grown (the cause)
+    fabric_steps_s: float = 60.0
+    fabric_counters_s: float = 30.0
     rank_straggler_score: float = 0.8  # below: slower than the best rank or its own best
     rank_straggler_for_s: float = 60.0
     unreachable_after_s: float = 30.0
@@ -782,11 +787,14 @@ class FabricBaseline:
 @dataclass(frozen=True)
 class NodeFabric:
     """One node's part: the bus bandwidth its ranks' collectives got lately (the median of
-    the Inspector's records; None without them), its ports' rates and which ports are down."""
+    the Inspector's records, or the estimate from step times and NIC counters; None
+    without them), its ports' rates, and how much each port's error counters grew lately
+    (``{"mlx5_2:1": {"link_downed": 3}}``)."""
 
     node: NodeRef
     busbw_gbs: float | None
     nic: NicWindow | None
+    errors: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
 def _worst_port(fabric: NodeFabric, now_ms: int, th: AlertThresholds) -> tuple[str, float] | None:
@@ -813,6 +821,62 @@ def _worst_port(fabric: NodeFabric, now_ms: int, th: AlertThresholds) -> tuple[s
     return worst
 
 
+def _likely_cause(
+    nodes: Sequence[NodeFabric],
+    slowest: NodeFabric,
+    baseline: FabricBaseline,
+    job_env: Mapping[str, str],
+    now_ms: int,
+    th: AlertThresholds,
+    env_complete: bool = False,
+) -> tuple[str, NodeFabric, str | None, dict[str, Any]]:
+    """(cause, node, link, figures) of a regression, most telling first: a tuned NCCL
+    variable the job changed or dropped; a port that carries nothing (a NIC down); a port
+    whose ``link_downed`` grew (flapping) or ``port_xmit_wait`` grew (PFC pauses); a port
+    well below its siblings (trained down); an NCCL variable the job added; else unknown.
+    The slowest node is looked at first (a collective goes at its pace)."""
+    tuned = dict(baseline.env)
+    changes = env_changes(tuned, job_env, complete=env_complete)
+    changed_tuned = [c for c in changes if not c.endswith("(not tuned)")]
+    if changed_tuned:
+        return "nccl-env", slowest, None, {"changes": "; ".join(changed_tuned)}
+    ordered = sorted(nodes, key=lambda n: n is not slowest)  # the slowest node first
+    ports: list[tuple[NodeFabric, str, float]] = []
+    for fabric in ordered:
+        port = _worst_port(fabric, now_ms, th)
+        if port is not None:
+            ports.append((fabric, port[0], port[1]))
+    down = [p for p in ports if p[2] < 0.05]
+    if down:
+        fabric, link, share = min(down, key=lambda p: p[2])
+        return "nic-down", fabric, link, {"percent": share * 100}
+    for fabric in ordered:
+        worst = worst_counters(fabric.errors)
+        if worst is not None:
+            link, cause, grew = worst
+            figures = {
+                "downs": grew.get("link_downed", 0) + grew.get("link_error_recovery", 0),
+                "wait": grew.get("port_xmit_wait", 0),
+            }
+            return cause, fabric, link, figures
+    if ports:
+        fabric, link, share = min(ports, key=lambda p: p[2])
+        return "slow-link", fabric, link, {"percent": share * 100}
+    if changes:
+        return "nccl-env", slowest, None, {"changes": "; ".join(changes)}
+    return "unknown", slowest, None, {}
+
+
+_CAUSE_KEYS = {
+    "nccl-env": "alert.fabric_regression_env",
+    "nic-down": "alert.fabric_regression_down",
+    "flapping": "alert.fabric_regression_flapping",
+    "pfc-pauses": "alert.fabric_regression_pauses",
+    "slow-link": "alert.fabric_regression_link",
+    "unknown": "alert.fabric_regression",
+}
+
+
 def fabric_regression_findings(
     nodes: Sequence[NodeFabric],
     baseline: FabricBaseline | None,
@@ -820,13 +884,18 @@ def fabric_regression_findings(
     *,
     training: bool,
     th: AlertThresholds,
+    job_env: Mapping[str, str] | None = None,
+    env_complete: bool = False,
+    estimates: Mapping[int, Estimate] | None = None,
 ) -> list[Finding]:
     """Fabric regression against the tune-time baseline (issue 34): while a job runs, the
-    bus bandwidth its collectives get (NCCL's Inspector) more than ``fabric_regression_share``
-    below the peak nccl-tests proved at tuning. A synchronous collective goes at the pace of
-    its slowest rank, so the slowest node is named, with the likely cause read from the
-    ports: one that carries nothing (a NIC down), one well below its siblings (a link
-    flapping or trained down, PFC pauses), else none (a changed NCCL variable, the switch)."""
+    bus bandwidth its collectives get more than ``fabric_regression_share`` below the peak
+    nccl-tests proved at tuning, with the likely cause (:func:`_likely_cause`). The
+    bandwidth is NCCL's Inspector's, or, with ``estimates`` (by node id), the one worked
+    out from step times and NIC counters (:mod:`xyclaw.telemetry.fabric_fallback`); an
+    estimate warns only with a fabric cause found, since a step also slows for reasons of
+    its own. ``job_env``: the job's NCCL variables (``env_complete``: all of them, as
+    launched, so a tuned one missing from them was dropped)."""
     if not training or baseline is None or baseline.busbw_gbs <= 0:
         return []
     measured = [n for n in nodes if n.busbw_gbs is not None]
@@ -837,38 +906,58 @@ def fabric_regression_findings(
     if got >= (1 - th.fabric_regression_share) * baseline.busbw_gbs:
         return []
     below = (1 - got / baseline.busbw_gbs) * 100
-    culprit: tuple[NodeFabric, str, float] | None = None
-    for fabric in sorted(nodes, key=lambda n: n is not slowest):  # the slowest node first
-        port = _worst_port(fabric, now_ms, th)
-        if port is not None and (culprit is None or port[1] < culprit[2]):
-            culprit = (fabric, port[0], port[1])
-    figures: dict[str, Any] = {"got": got, "baseline": baseline.busbw_gbs, "below": below}
-    node = slowest.node
-    if culprit is None:
-        key, cause, link = "alert.fabric_regression", "unknown", None
-        figures["node"] = node.name
+    cause, culprit, link, extra = _likely_cause(
+        nodes, slowest, baseline, job_env or {}, now_ms, th, env_complete
+    )
+    estimated = estimates is not None
+    if estimated and cause == "unknown":
+        return []  # a slower step with no fabric cause: the GPUs or the input, not the fabric
+    node = culprit.node
+    figures: dict[str, Any] = {
+        "got": got,
+        "baseline": baseline.busbw_gbs,
+        "below": below,
+        "node": node.name,
+        "link": link,
+        **extra,
+    }
+    if cause == "unknown":
         figures["tuned"] = ", ".join(f"{k}={v}" for k, v in baseline.env) or "-"
-    else:
-        node, link = culprit[0].node, culprit[1]
-        down = culprit[2] < 0.05
-        key = "alert.fabric_regression_down" if down else "alert.fabric_regression_link"
-        cause = "nic-down" if down else "slow-link"
-        figures.update(node=node.name, link=link, percent=culprit[2] * 100)
+    message = said(_CAUSE_KEYS[cause], **figures)
+    data: dict[str, Any] = {
+        "busbw_gbs": round(got, 2),
+        "baseline_gbs": round(baseline.busbw_gbs, 2),
+        "below_percent": round(below, 1),
+        "likely_cause": cause,
+        "link": link,
+        "source": "nccl-inspector",
+    }
+    if "changes" in extra:
+        data["nccl_changes"] = extra["changes"]
+    estimate = (estimates or {}).get(slowest.node.node_id)
+    if estimate is not None:
+        message = said(
+            "alert.fabric_estimated",
+            message=message,
+            gb=estimate.bytes_per_step / 1e9,
+            comm=estimate.comm_s,
+            step=estimate.step_s,
+            best=estimate.best_step_s,
+        )
+        data.update(
+            source="step-time-and-nic-counters",
+            step_s=round(estimate.step_s, 4),
+            best_step_s=round(estimate.best_step_s, 4),
+            bytes_per_step=round(estimate.bytes_per_step),
+        )
     return [
         _finding(
             "net.fabric_regression",
             node,
-            said(key, **figures),
+            message,
             detail=link,
             cause=("fabric-regression", node.cluster_id),  # one alert for the job's fabric
-            data={
-                "busbw_gbs": round(got, 2),
-                "baseline_gbs": round(baseline.busbw_gbs, 2),
-                "below_percent": round(below, 1),
-                "likely_cause": cause,
-                "link": link,
-                "source": "nccl-inspector",
-            },
+            data=data,
         )
     ]
 

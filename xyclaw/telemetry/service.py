@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +31,7 @@ from xyclaw.store.tuning import TuningTables
 from xyclaw.telemetry.alerts import Alert, AlertBook, AlertSink, Finding, alert_from_row
 from xyclaw.telemetry.batch import SampleBatcher
 from xyclaw.telemetry.collector import CollectorContext, NodeCollector
+from xyclaw.telemetry.fabric_fallback import Estimate, JobPace, estimate_busbw, node_tx_rate
 from xyclaw.telemetry.health import cluster_health
 from xyclaw.telemetry.link import NodeLink
 from xyclaw.telemetry.live import LiveBuffers, NodeLive
@@ -111,6 +112,7 @@ class TelemetryService:
         self._job_parsers: dict[tuple[int, int | None], JobLogParser] = {}
         self._job_timeouts: dict[tuple[int, int | None], list[Finding]] = {}
         self._rank_times: dict[tuple[int, int | None], RankTimes] = {}
+        self._paces: dict[int, JobPace] = {}  # a cluster's job by its log (issue 34, b34)
         self._ended_jobs: set[tuple[int, int | None]] = set()
         self._traffic = TrafficWatch()
         self._stop = threading.Event()
@@ -223,9 +225,17 @@ class TelemetryService:
                 self.alerts.restore(alert)
 
     # -- jobs -----------------------------------------------------------------------------------
-    def job_started(self, cluster_id: int, job_id: int | None = None) -> None:
-        """A job runs on the cluster from now on (idle GPUs and quiet networks matter)."""
+    def job_started(
+        self, cluster_id: int, job_id: int | None = None, nccl_env: Mapping[str, str] | None = None
+    ) -> None:
+        """A job runs on the cluster from now on (idle GPUs and quiet networks matter).
+        ``nccl_env``: the NCCL variables it was launched with, for the fabric rule."""
         with self._lock:
+            if nccl_env is not None:
+                pace = self._paces.get(cluster_id)
+                if pace is None:
+                    pace = self._paces[cluster_id] = JobPace()
+                pace.launch_env = dict(nccl_env)
             self._jobs.setdefault(cluster_id, set()).add(job_id)
             self._ended_jobs.discard((cluster_id, job_id))
         self.alerts.close_scope(("job", cluster_id, job_id))
@@ -238,6 +248,7 @@ class TelemetryService:
             jobs.discard(job_id)
             if not jobs:
                 self._jobs.pop(cluster_id, None)
+                self._paces.pop(cluster_id, None)
             self._job_parsers.pop((cluster_id, job_id), None)
             self._job_timeouts.pop((cluster_id, job_id), None)
             self._rank_times.pop((cluster_id, job_id), None)
@@ -258,6 +269,13 @@ class TelemetryService:
         with self._lock:
             if key in self._ended_jobs:  # the last lines of an ended job say nothing new
                 return
+            pace = self._paces.get(cluster_id)
+            if pace is None:
+                pace = self._paces[cluster_id] = JobPace()
+            if timing is not None:
+                pace.add_compute(self.clock(), timing.step, timing.rank, timing.seconds)
+            elif pace.add_env_line(line):
+                return
             if timing is not None:
                 times = self._rank_times.setdefault(key, RankTimes())
                 times.add(timing.rank, timing.seconds)
@@ -272,6 +290,8 @@ class TelemetryService:
                 if parser is None:
                     parser = self._job_parsers[key] = JobLogParser()
                 event = parser.feed(line)
+                if isinstance(event, ProgressEvent) and event.iteration_time_s:
+                    pace.add_step_time(self.clock(), event.iteration_time_s)
                 findings: list[Finding] | None
                 if isinstance(event, NcclTimeoutEvent):
                     found = self._job_timeouts.setdefault(key, [])
@@ -466,7 +486,9 @@ class TelemetryService:
             self.alerts.update(("peer", cid, nid), mine, now)
 
     def _fabric_rules(self, watched: _Watched, now: float, training: bool) -> None:
-        """The job's bus bandwidth against the tune-time baseline (issue 34)."""
+        """The job's bus bandwidth against the tune-time baseline (issue 34): NCCL's
+        Inspector's where the job loads it, else the estimate from the log's step times and
+        the NIC counters (:mod:`xyclaw.telemetry.fabric_fallback`)."""
         th = self.options.thresholds
         cid = watched.cluster.id
         now_ms = int(now * 1000)
@@ -478,14 +500,39 @@ class TelemetryService:
                 c.live.nic_window(since_ms=now_ms - int(th.nic_recent_s * 1000) - 1000)
                 if c.last_nic is not None and now - c.last_nic <= fresh_s
                 else None,
+                c.nic.errors.growth(th.fabric_counters_s),
             )
             for c in watched.collectors
         ]
+        with self._lock:
+            pace = self._paces.get(cid)
+            job_env = pace.job_env() if pace is not None else {}
+            env_complete = pace is not None and pace.launch_env is not None
+            step = pace.step_s(now, th.fabric_steps_s) if pace is not None else None
+            best = pace.best_step_s if pace is not None else None
+            compute_grew = pace is not None and pace.compute_grew(now, th.fabric_steps_s)
+        estimates: dict[int, Estimate] | None = None
         if not any(n.busbw_gbs is not None for n in nodes):
-            self.alerts.update(("fabric", cid), [], now)
-            return
+            baseline = self._baseline(cid, now) if training else None
+            if baseline is None or step is None or compute_grew:
+                self.alerts.update(("fabric", cid), [], now)
+                return
+            estimates = {}
+            for i, n in enumerate(nodes):
+                tx = node_tx_rate(n.nic, now_ms, th.nic_recent_s)
+                found_estimate = estimate_busbw(tx, step, best, baseline.busbw_gbs)
+                if found_estimate is not None:
+                    estimates[n.node.node_id] = found_estimate
+                    nodes[i] = NodeFabric(n.node, found_estimate.busbw_gbs, n.nic, n.errors)
         found = fabric_regression_findings(
-            nodes, self._baseline(cid, now), now_ms, training=training, th=th
+            nodes,
+            self._baseline(cid, now),
+            now_ms,
+            training=training,
+            th=th,
+            job_env=job_env,
+            env_complete=env_complete,
+            estimates=estimates,
         )
         self.alerts.update(("fabric", cid), found, now)
 

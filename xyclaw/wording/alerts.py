@@ -175,6 +175,34 @@ TEXTS: dict[str, tuple[str, str]] = {
         "低 {below:.0f}%；没有哪条链路比同机其他链路慢：检查 NCCL 变量是否被改动"
         "（调优值：{tuned}）或交换机上的流控暂停",
     ),
+    "alert.fabric_regression_env": (
+        "{node}: the job gets {got:.1f} GB/s of bus bandwidth, {below:.0f}% below the "
+        "{baseline:.1f} GB/s nccl-tests proved at tuning; likely cause: a changed NCCL "
+        "variable: {changes}",
+        "{node}：作业的总线带宽为 {got:.1f} GB/s，比调优时测得的基线 {baseline:.1f} GB/s "
+        "低 {below:.0f}%；可能原因：NCCL 变量被改动：{changes}",
+    ),
+    "alert.fabric_regression_flapping": (
+        "{node}: the job gets {got:.1f} GB/s of bus bandwidth, {below:.0f}% below the "
+        "{baseline:.1f} GB/s nccl-tests proved at tuning; likely cause: link {link} is "
+        "flapping (it went down and retrained {downs} times lately: link_downed)",
+        "{node}：作业的总线带宽为 {got:.1f} GB/s，比调优时测得的基线 {baseline:.1f} GB/s "
+        "低 {below:.0f}%；可能原因：链路 {link} 反复断开重连（最近 {downs} 次，link_downed）",
+    ),
+    "alert.fabric_regression_pauses": (
+        "{node}: the job gets {got:.1f} GB/s of bus bandwidth, {below:.0f}% below the "
+        "{baseline:.1f} GB/s nccl-tests proved at tuning; likely cause: PFC pauses on link "
+        "{link} (port_xmit_wait grew by {wait})",
+        "{node}：作业的总线带宽为 {got:.1f} GB/s，比调优时测得的基线 {baseline:.1f} GB/s "
+        "低 {below:.0f}%；可能原因：链路 {link} 上的流控暂停（port_xmit_wait 增加了 {wait}）",
+    ),
+    "alert.fabric_estimated": (
+        "{message} (estimated without NCCL's Inspector, from the step time and the NIC "
+        "counters: {gb:.2f} GB a step, about {comm:.2f} s of the {step:.2f} s step spent "
+        "communicating; the fastest step was {best:.2f} s)",
+        "{message}（未使用 NCCL Inspector，根据步时和网卡计数器估算：每步 {gb:.2f} GB，"
+        "{step:.2f} 秒的一步中约 {comm:.2f} 秒用于通信；最快一步为 {best:.2f} 秒）",
+    ),
     "alert.link_regression": (
         "{node}: link {link} carries {rate}, {percent:.0f}% of its siblings' {typical}",
         "{node}：链路 {link} 流量 {rate}，只有同机其他链路（{typical}）的 {percent:.0f}%",

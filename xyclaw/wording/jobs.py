@@ -305,6 +305,27 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Sets the spec's own variables: {names}",
         "设置规格自带的变量：{names}",
     ),
+    "job.adds.inspector": (
+        "XyClaw loads NCCL's Inspector plugin where a node has it "
+        "(libnccl-profiler-inspector.so), so the fabric-regression warning reads the bus "
+        "bandwidth of the job's own collectives from {folder} "
+        '(XYCLAW_NCCL_INSPECTOR: "0" in the spec\'s env turns it off)',
+        "节点上有 NCCL Inspector 插件（libnccl-profiler-inspector.so）时，XyClaw 会加载它，"
+        "网络性能下降告警据此从 {folder} 读取作业自身集合通信的总线带宽"
+        '（在规格的环境变量中设 XYCLAW_NCCL_INSPECTOR: "0" 可关闭）',
+    ),
+    "job.adds.inspector_off": (
+        "NCCL's Inspector is off (the spec's env sets XYCLAW_NCCL_INSPECTOR to \"{value}\"): "
+        "fabric regression is estimated from step times and NIC counters",
+        'NCCL Inspector 已关闭（规格的环境变量把 XYCLAW_NCCL_INSPECTOR 设为 "{value}"）：'
+        "网络性能下降根据步时和网卡计数器估算",
+    ),
+    "job.adds.inspector_own": (
+        "the spec loads its own NCCL profiler plugin ({plugin}), so XyClaw does not add "
+        "the Inspector: fabric regression is estimated from step times and NIC counters",
+        "规格自带 NCCL 性能分析插件（{plugin}），因此 XyClaw 不加入 Inspector："
+        "网络性能下降根据步时和网卡计数器估算",
+    ),
     "job.hang.moving": (
         "not stuck: its log showed step {step} {seconds} s ago, within its usual pace; "
         "the ranks' dumps of a running job are a moving snapshot, so they name no rank",

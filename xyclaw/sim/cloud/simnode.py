@@ -15,7 +15,8 @@ SSH_PORT = 22
 SHARED_MOUNT = "/shared"
 # What the API may call on SimNode.faults (docs/sim-api.md); "clear" takes kinds as a list.
 FAULTS = ("node_down", "node_up", "hang", "slow_link", "link_down", "xid", "thermal_throttle",
-          "ecc_uncorrectable", "nccl_watchdog", "straggler", "slow_nic", "clear")  # fmt: skip
+          "ecc_uncorrectable", "nccl_watchdog", "straggler", "slow_nic", "pfc_pauses",
+          "flap_link", "clear")  # fmt: skip
 
 
 def node_fabric(fabric: str) -> str:
