@@ -60,7 +60,7 @@ def test_the_plan_says_which_host_each_option_rents_and_marks_community_hosts(
     assert ("vastai", "104") not in by_offer  # no direct SSH port: filtered out, with a reason
     notes = [str(n) for n in outcome.notes]
     assert "vastai left out 1 offer(s): no direct port: XyClaw cannot reach SSH on it" in notes
-    assert "runpod left out 1 offer(s): out of stock" in notes
+    assert "runpod left out 2 offer(s): out of stock" in notes  # one cluster type
     vast = by_offer[("vastai", "103")]
     [(_, text)] = [r for r in vast.reasons if r[0] == "host"]
     assert text.startswith("vastai: community host, reliability 0.97, DLPerf 25.1")

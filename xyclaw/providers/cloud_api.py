@@ -234,6 +234,14 @@ class LastViews:
             "currency": info.currency,
             "state": info.state,
         }
+        if len(info.nodes) > 1:
+            # several nodes (a RunPod Instant Cluster): its shape, and the nodes to look for
+            # until each is gone
+            view.update(
+                per_node=info.gpus_per_node,
+                fabric=info.fabric,
+                nodes=[n.external_id for n in info.nodes],
+            )
         with self._lock:
             if self._views.get(info.external_id) == view:
                 return
@@ -242,6 +250,12 @@ class LastViews:
                 del self._views[key]
             if self._path is not None:
                 write_private(self._path, json.dumps(self._views))
+
+    def nodes_of(self, external_id: str) -> list[str]:
+        """The node ids last seen in a cluster of several nodes (empty: none remembered)."""
+        with self._lock:
+            view = self._views.get(external_id) or {}
+        return [str(n) for n in view.get("nodes") or ()]
 
     def ended(self, external_id: str) -> ClusterInfo | None:
         """The last view of an instance the provider no longer has, marked terminated."""
@@ -255,15 +269,24 @@ class LastViews:
             state=TERMINATED,
             gpu=str(view["gpu"]),
             gpu_count=int(view["gpus"]),
-            gpus_per_node=int(view["gpus"]),
-            fabric="none",
+            gpus_per_node=int(view.get("per_node") or view["gpus"]),
+            fabric=str(view.get("fabric") or "none"),
             region=view.get("region"),
             price_per_gpu_hour_micros=int(view["price"]),
             currency=str(view.get("currency") or "USD"),
             idempotency_key=key_from_name(str(view["name"])),
         )
-        node = NodeInfo(external_id=external_id, rank=0, hostname=info.name, state=TERMINATED)
-        return replace(info, nodes=(node,))
+        ids = [str(n) for n in view.get("nodes") or ()] or [external_id]
+        nodes = tuple(
+            NodeInfo(
+                external_id=node_id,
+                rank=rank,
+                hostname=info.name if len(ids) == 1 else f"{info.name}-{rank}",
+                state=TERMINATED,
+            )
+            for rank, node_id in enumerate(ids)
+        )
+        return replace(info, nodes=nodes)
 
 
 __all__ = [
