@@ -103,6 +103,7 @@ class Pod:
     ssh: tuple[str, int] | None = None  # (host, port) of its node, once it runs
     cluster_ip: str | None = None  # its address on an Instant Cluster's network
     cluster_idx: int | None = None
+    cluster: str | None = None  # the id of the Instant Cluster it belongs to
     ends_at: float | None = None  # a deleted cluster's pod: terminated at this time
 
 
@@ -292,7 +293,8 @@ class FakeRunPod(FakeCloud):
         for idx in range(count):
             pod = Pod(str(next(self._ids)), f"{name}-{idx}", str(type_id), per_pod, "SECURE",
                       float(kind["clusterPrice"]), {"dockerStartCmd": list(args.get("cmd") or [])},
-                      time.time(), cluster_ip=f"10.65.0.{idx + 2}", cluster_idx=idx)  # fmt: skip
+                      time.time(), cluster_ip=f"10.65.0.{idx + 2}", cluster_idx=idx,
+                      cluster=cluster.id)  # fmt: skip
             self.pods[pod.id] = pod
             cluster.pod_ids.append(pod.id)
         self.clusters[cluster.id] = cluster

@@ -133,6 +133,8 @@ def test_two_nodes_rent_one_instant_cluster_with_ssh_and_private_addresses(
     assert [n.rank for n in info.nodes] == [0, 1]
     assert all(n.ssh_host == "127.0.0.1" and n.ssh_port for n in info.nodes)
     assert len({n.ssh_port for n in info.nodes}) == 2
+    # Each node's address on the cluster network (clusterIp), for NCCL and MASTER_ADDR.
+    assert [n.private_ip for n in info.nodes] == ["10.65.0.2", "10.65.0.3"]
     assert info.extra["private_ips"] == ("10.65.0.2", "10.65.0.3")
     assert len(fake.billing()) == 2
 

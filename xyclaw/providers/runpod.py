@@ -858,6 +858,7 @@ class RunPodProvider:
                     ssh_port=node.ssh_port,
                     ssh_user=node.ssh_user,
                     error=node.error,
+                    private_ip=str(raw["clusterIp"]) if raw.get("clusterIp") else None,
                 )
             )
             private.append(str(raw["clusterIp"]) if raw.get("clusterIp") else None)
