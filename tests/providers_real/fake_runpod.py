@@ -186,7 +186,7 @@ class FakeRunPod(FakeCloud):
 
     def _name(self, pod: Pod) -> str:
         kinds = self.types + self.cluster_types
-        return next(t["displayName"] for t in kinds if t["id"] == pod.type_id)
+        return str(next(t["displayName"] for t in kinds if t["id"] == pod.type_id))
 
     def route(
         self, method: str, path: str, query: dict[str, list[str]], body: Any, headers: Any
