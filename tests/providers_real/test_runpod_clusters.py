@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -233,3 +234,45 @@ def test_a_cluster_listing_it_cannot_trust_is_state_unknown(
         with pytest.raises(ProviderStateUnknownError):
             provider.get(info.external_id)
     assert len(fake.billing()) == 2 and len(creates(fake)) == 1
+
+
+def test_the_engine_rents_bootstraps_meters_and_releases_a_2_node_cluster(
+    tmp_path: Path,
+) -> None:
+    from tests.providers_real import app
+    from tests.providers_real.fake_runpod import Pod
+    from tests.providers_real.nodes import SimNodes
+    from tests.simcloud.helpers import FakeClock
+    from xyclaw.records import ClusterState
+    from xyclaw.remote import CommandResult
+
+    nodes = SimNodes(tmp_path / "nodes")
+
+    def pod_node(pod: Pod, script: str) -> tuple[str, int]:
+        return nodes.container_node(f"pod-{pod.id}", "H100", pod.count, script)
+
+    fake = FakeRunPod(boot_s=0.3, on_running=pod_node, linger_s=0.5)
+    server = FakeServer(fake).start()
+    clock = FakeClock(start=time.time())
+    engine = app.engine("runpod-cluster", server.url, 0, clock=clock)
+    try:
+        cluster = engine.up(engine.quote_request(app.REQUESTS["runpod-cluster"])).result(90)
+        assert cluster.state == ClusterState.READY and len(cluster.nodes) == 2
+        assert cluster.external_id is not None and cluster.external_id.startswith("cluster:")
+        results = engine.exec(cluster.name, "nvidia-smi -L").values()
+        assert [r.stdout.count("GPU ") for r in results if isinstance(r, CommandResult)] == [8, 8]
+        [mutation] = creates(fake)
+        assert " ".join(engine.ssh_public_key().split()[:2]) not in mutation  # its own key
+        clock.advance(3600)
+        engine.charge_meters()
+        price = engine.cluster(cluster.name).price_per_gpu_hour_micros
+        assert price == 2_691_000  # adjustedCostPerHr of its pods, per GPU
+        charged = engine.meter_charges(cluster.id)
+        assert abs(charged - 16 * price) <= 16 * price * 0.01, (charged, price)
+        released = engine.down(cluster.name).result(60)
+        # Recorded released only once RunPod stopped billing every pod of the cluster.
+        assert released.state == ClusterState.RELEASED and fake.billing() == []
+    finally:
+        engine.close()
+        server.stop()
+        nodes.stop()
