@@ -744,6 +744,7 @@ class RunPodProvider:
             if key_from_name(raw.get("name")) is not None
             and raw.get("desiredStatus") != "TERMINATED"
             and str(raw["id"]) not in in_clusters
+            and not raw.get("clusterIp")  # a pod of a cluster deleted since it was listed
         ]
         return found + singles
 
