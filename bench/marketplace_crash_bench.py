@@ -9,6 +9,10 @@ process then reconciles. After each trial:
 - gone while billing: history rows marked gone, released or failed whose instance bills;
 - double rents: one intent rented twice (two instances with one label).
 
+``runpod-cluster`` is a 2-node RunPod Instant Cluster (two pods of 8 x H100, one
+``createCluster``): its pods are counted as the cluster they belong to, and a release
+must not be recorded while any of them still bills.
+
 Targets: 0, 0 and 0 (issue 31). ``--trials`` per provider and phase (20 at full size,
 1 with ``--smoke``). The last line on stdout is one JSON object.
 """
@@ -65,10 +69,17 @@ def rows(home: Path) -> list[tuple[str, str | None, str | None]]:
 
 
 def billing(fake: FakeVast | FakeRunPod) -> list[tuple[str, str]]:
-    """(external id, label) of what the marketplace bills for XyClaw now."""
+    """(external id, label) of what the marketplace bills for XyClaw now; a pod of an
+    Instant Cluster is billed as its cluster (``cluster:<id>``, the cluster's name)."""
     if isinstance(fake, FakeVast):
         return [(str(i.id), i.label or "") for i in fake.billing()]
-    return [(p.id, p.name) for p in fake.billing()]
+    out = []
+    for pod in fake.billing():
+        if pod.cluster is None:
+            out.append((pod.id, pod.name))
+        else:
+            out.append((f"cluster:{pod.cluster}", pod.name.rpartition("-")[0]))
+    return out
 
 
 def start(kind: str, nodes: SimNodes, create_delay_s: float) -> tuple[Any, FakeServer]:
@@ -83,7 +94,8 @@ def start(kind: str, nodes: SimNodes, create_delay_s: float) -> tuple[Any, FakeS
     else:
 
         def pod_node(pod: Pod, script: str) -> tuple[str, int]:
-            return nodes.container_node(f"pod-{pod.id}", "RTX4090", 1, script)
+            gpu = "H100" if pod.cluster is not None else "RTX4090"
+            return nodes.container_node(f"pod-{pod.id}", gpu, pod.count, script)
 
         fake = FakeRunPod(boot_s=0.3, on_running=pod_node, create_delay_s=create_delay_s)
     return fake, FakeServer(fake).start()
@@ -103,6 +115,8 @@ def trial(kind: str, phase: str, rng: random.Random, window_s: float) -> dict[st
                     raise RuntimeError(f"{kind} up failed: {err[-400:]}")
                 name = out.strip().splitlines()[-1]
                 fake.destroy_delay_s = fake.terminate_delay_s = rng.uniform(0.0, 0.5)
+                if kind == "runpod-cluster":  # pods bill a while after deleteCluster
+                    fake.linger_s = rng.uniform(0.0, 0.5)
             args = ("up",) if phase == "up" else ("down", str(name))
             asked = len(fake.log)
             proc = app(kind, server.url, home, *args)
@@ -112,7 +126,10 @@ def trial(kind: str, phase: str, rng: random.Random, window_s: float) -> dict[st
             deadline = time.monotonic() + 60
             while len(fake.log) == asked and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.005)
-            delay = rng.uniform(0.0, window_s * (1.0 if phase == "up" else 0.5))
+            # A cluster's up lasts longer (two nodes to bootstrap): its window is wider, so
+            # kills land in the rent, the record and the bootstrap alike.
+            scale = 0.5 if phase == "down" else (2.5 if kind == "runpod-cluster" else 1.0)
+            delay = rng.uniform(0.0, window_s * scale)
             try:
                 proc.wait(timeout=delay)
                 finished = True
@@ -134,7 +151,11 @@ def trial(kind: str, phase: str, rng: random.Random, window_s: float) -> dict[st
                 ext for ext, label in billed if (by_ext.get(ext) or by_key.get(label)) not in LIVE
             ]
             gone_billing = [ext for ext, _ in billed if by_ext.get(ext) in ENDED]
-            doubles = [label for label, n in Counter(lb for _, lb in billed).items() if n > 1]
+            doubles = [
+                label
+                for label, n in Counter(lb for _, lb in set(billed)).items()  # a pod per node
+                if n > 1
+            ]
             return {
                 "kind": kind,
                 "phase": phase,
@@ -142,7 +163,7 @@ def trial(kind: str, phase: str, rng: random.Random, window_s: float) -> dict[st
                 "finished_first": finished,
                 "leaks": len(leaks),
                 "gone_while_billing": len(gone_billing),
-                "double_rents": len(doubles) + max(0, len(fake.requests_to(*CREATE[kind])) - 1),
+                "double_rents": len(doubles) + max(0, creates(kind, fake) - 1),
                 "billing_after": len(billed),
                 "history": sorted(state for state, _, _ in history),
             }
@@ -152,6 +173,15 @@ def trial(kind: str, phase: str, rng: random.Random, window_s: float) -> dict[st
 
 
 CREATE = {"vastai": ("PUT", "/api/v0/asks/101/"), "runpod": ("POST", "/v1/pods")}
+KINDS = ("vastai", "runpod", "runpod-cluster")
+
+
+def creates(kind: str, fake: Any) -> int:
+    """How many creates the app sent (a cluster's is a GraphQL createCluster)."""
+    if kind == "runpod-cluster":
+        asked = fake.requests_to("POST", "/graphql")
+        return sum(1 for r in asked if "createCluster" in str((r.body or {}).get("query")))
+    return len(fake.requests_to(*CREATE[kind]))
 
 
 def main() -> int:
@@ -165,14 +195,16 @@ def main() -> int:
         help="kill within this many s of the first request (half for down)",
     )
     parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument(
+        "--kinds", default=",".join(KINDS), help="comma-separated, of " + ", ".join(KINDS)
+    )
     args = parser.parse_args()
+    kinds = [k for k in args.kinds.split(",") if k]
     rng = random.Random(args.seed)
     plan = (
-        [("vastai", "up"), ("runpod", "down")]
+        [("vastai", "up"), ("runpod", "down"), ("runpod-cluster", "down")]
         if args.smoke
-        else [
-            (k, p) for k in ("vastai", "runpod") for p in ("up", "down") for _ in range(args.trials)
-        ]
+        else [(k, p) for k in kinds for p in ("up", "down") for _ in range(args.trials)]
     )
     results = []
     started = time.monotonic()

@@ -41,6 +41,9 @@ REQUESTS = {
                         region="US", fabric="none"),
     "runpod": UpRequest(provider="runpod", gpu="RTX4090", gpu_count=1, gpus_per_node=1,
                         region="community", fabric="none"),
+    # two pods of 8 x H100: a RunPod Instant Cluster
+    "runpod-cluster": UpRequest(provider="runpod", gpu="H100", gpu_count=16, gpus_per_node=8,
+                                region="EU-RO-1", fabric="eth-100"),
 }  # fmt: skip
 
 
@@ -63,7 +66,7 @@ def provider(kind: str, url: str, ssh_port: int, state_dir: Path) -> Provider:
             retry=RETRY,
             timeout_s=10,
         )
-    if kind == "runpod":
+    if kind in ("runpod", "runpod-cluster"):
         return RunPodProvider(
             RUNPOD_KEY, rest_url=f"{url}/v1", graphql_url=f"{url}/graphql", retry=RETRY,
             timeout_s=10, state_file=state_dir / "runpod-pods.json",

@@ -60,7 +60,7 @@ def test_the_plan_says_which_host_each_option_rents_and_marks_community_hosts(
     assert ("vastai", "104") not in by_offer  # no direct SSH port: filtered out, with a reason
     notes = [str(n) for n in outcome.notes]
     assert "vastai left out 1 offer(s): no direct port: XyClaw cannot reach SSH on it" in notes
-    assert "runpod left out 1 offer(s): out of stock" in notes
+    assert "runpod left out 2 offer(s): out of stock" in notes  # one cluster type
     vast = by_offer[("vastai", "103")]
     [(_, text)] = [r for r in vast.reasons if r[0] == "host"]
     assert text.startswith("vastai: community host, reliability 0.97, DLPerf 25.1")
@@ -93,3 +93,23 @@ def test_the_rent_card_says_when_the_host_is_a_community_host(engine: Engine) ->
     assert "community host on" not in verified.describe()
     # The host is part of what the user approves: a quote with another host is another card.
     assert community.with_changes(host="verified host").digest != community.digest
+
+
+def test_a_multi_node_plan_on_runpod_rents_an_instant_cluster_and_says_why(
+    engine: Engine,
+) -> None:
+    request = PlanRequest.parse(
+        task="pretrain", model_size="7B", tokens="20B", gpus="16", gpu="H100", currency="USD"
+    )
+    outcome = engine.plan(request, providers=["vastai", "runpod"])
+    options = list(outcome.result.options)
+    # 16 GPUs do not fit one pod or one Vast host: only RunPod Instant Clusters remain.
+    assert options and {o.provider for o in options} == {"runpod"}
+    best = options[0]
+    assert best.offer_id.startswith("cluster:") and best.nodes == 2
+    assert best.fabric == "eth-100"
+    reasons = dict((rule, text) for rule, text in best.reasons)
+    assert reasons["host"].startswith("runpod: Instant Cluster: a private network")
+    assert "100 to 3200 Gb/s" in reasons["host"] and "EU-RO-1" in reasons["host"]
+    assert "tcp-ethernet" in reasons  # the floor RunPod promises is plain Ethernet
+    assert "runpod left out 2 offer(s): out of stock" in [str(n) for n in outcome.notes]

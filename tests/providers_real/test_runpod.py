@@ -80,9 +80,14 @@ def test_offers_tell_secure_from_community_and_leave_out_what_is_out_of_stock(
     assert (secure.gpu, secure.gpus_per_node, secure.price_micro) == ("H100", 8, 2_690_000)
     assert secure.note == "secure cloud, stock high"
     assert not any(o.gpu == "A40" for o in offers.values())
-    assert provider.filtered == [("NVIDIA A40@SECURE", "out of stock")]
+    assert provider.filtered == [
+        ("NVIDIA A40@SECURE", "out of stock"),
+        ("cluster NVIDIA A100-SXM4-80GB", "out of stock"),
+    ]
     _, secure_only = make_runpod(secure_only=True)
-    assert {o.region for o in secure_only.offers()} == {"secure"}
+    kept = secure_only.offers()
+    assert {o.region for o in kept if o.kind == "node"} == {"secure"}
+    assert not any(o.community for o in kept)  # Instant Clusters run in secure data centres
 
 
 def test_create_names_the_pod_exposes_ssh_and_reads_back_the_billed_price(
@@ -170,6 +175,8 @@ def test_no_stock_is_a_capacity_error_and_rents_nothing(make_runpod: MakeRunPod)
 
 
 def test_capabilities_say_why_not() -> None:
-    lacking = RunPodProvider.capabilities.lacking([Feature.MULTI_NODE, Feature.HOST_SYSTEM])
-    assert "Instant Clusters" in lacking[Feature.MULTI_NODE]
+    lacking = RunPodProvider.capabilities.lacking(
+        [Feature.MULTI_NODE, Feature.FABRIC, Feature.HOST_SYSTEM]
+    )
+    assert list(lacking) == [Feature.HOST_SYSTEM]  # several nodes: RunPod Instant Clusters
     assert "no systemd" in lacking[Feature.HOST_SYSTEM]

@@ -259,7 +259,7 @@ class AutoDLProvider:
         self._base = base_url.rstrip("/")
         self._retry = retry or RetryPolicy(attempts=6, base_delay_s=0.5, max_delay_s=10.0)
         self._sleep = sleep
-        self._views = LastViews(state_file, currency=CURRENCY, one_node=False)
+        self._views = LastViews(state_file, currency=CURRENCY, with_nodes=False)
         self._spelling: dict[str, str] = {}  # canonical GPU name -> AutoDL's spelling
         self._client = httpx.Client(
             headers={"Authorization": token, "Content-Type": "application/json"},

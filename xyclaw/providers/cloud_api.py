@@ -206,16 +206,17 @@ class LastViews:
     confirmed after the provider forgot the instance (or by another process than the one
     that saw it) is still recorded with its price and shape.
 
-    ``currency`` is for views written before they carried one; ``one_node``: whether an
-    ended instance is reported with its one node (an instance is a machine) or none."""
+    ``currency`` is for views written before they carried one; ``with_nodes``: whether an
+    ended instance is reported with its nodes (an instance is a machine, a RunPod cluster
+    its pods) or with none (an AutoDL deployment's containers are not remembered)."""
 
     def __init__(
-        self, path: Path | None, limit: int = 500, *, currency: str = "USD", one_node: bool = True
+        self, path: Path | None, limit: int = 500, *, currency: str = "USD", with_nodes: bool = True
     ) -> None:
         self._path = path
         self._limit = limit
         self._currency = currency
-        self._one_node = one_node
+        self._with_nodes = with_nodes
         self._lock = threading.Lock()
         self._views: dict[str, dict[str, Any]] = self._load()
 
@@ -241,6 +242,14 @@ class LastViews:
             "currency": info.currency,
             "state": info.state,
         }
+        if len(info.nodes) > 1:
+            # several nodes (a RunPod Instant Cluster): its shape, and the nodes to look for
+            # until each is gone
+            view.update(
+                per_node=info.gpus_per_node,
+                fabric=info.fabric,
+                nodes=[n.external_id for n in info.nodes],
+            )
         seen = time.time()
         with self._lock:
             old = self._views.get(info.external_id)
@@ -261,6 +270,12 @@ class LastViews:
             view = self._views.get(external_id)
         return None if view is None else str(view.get("state"))
 
+    def nodes_of(self, external_id: str) -> list[str]:
+        """The node ids last seen in a cluster of several nodes (empty: none remembered)."""
+        with self._lock:
+            view = self._views.get(external_id) or {}
+        return [str(n) for n in view.get("nodes") or ()]
+
     def ended(self, external_id: str) -> ClusterInfo | None:
         """The last view of an instance the provider no longer has, marked terminated."""
         with self._lock:
@@ -273,17 +288,26 @@ class LastViews:
             state=TERMINATED,
             gpu=str(view["gpu"]),
             gpu_count=int(view["gpus"]),
-            gpus_per_node=int(view["gpus"]),
-            fabric="none",
+            gpus_per_node=int(view.get("per_node") or view["gpus"]),
+            fabric=str(view.get("fabric") or "none"),
             region=view.get("region"),
             price_per_gpu_hour_micros=int(view["price"]),
             currency=str(view.get("currency") or self._currency),
             idempotency_key=key_from_name(str(view["name"])),
         )
-        if not self._one_node:
+        if not self._with_nodes:
             return replace(info, nodes=())
-        node = NodeInfo(external_id=external_id, rank=0, hostname=info.name, state=TERMINATED)
-        return replace(info, nodes=(node,))
+        ids = [str(n) for n in view.get("nodes") or ()] or [external_id]
+        nodes = tuple(
+            NodeInfo(
+                external_id=node_id,
+                rank=rank,
+                hostname=info.name if len(ids) == 1 else f"{info.name}-{rank}",
+                state=TERMINATED,
+            )
+            for rank, node_id in enumerate(ids)
+        )
+        return replace(info, nodes=nodes)
 
 
 __all__ = [

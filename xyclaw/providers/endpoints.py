@@ -8,3 +8,5 @@ AUTODL_API_URL = "https://api.autodl.com"
 VASTAI_API_URL = "https://console.vast.ai"
 RUNPOD_REST_URL = "https://rest.runpod.io/v1"
 RUNPOD_GRAPHQL_URL = "https://api.runpod.io/graphql"
+# REST v2: the only listing of Instant Clusters (docs.runpod.io/api-reference-v2/clusters)
+RUNPOD_CLUSTERS_URL = "https://api.runpod.io/v2"

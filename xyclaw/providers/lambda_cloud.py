@@ -200,7 +200,7 @@ class LambdaProvider:
         self._sleep = sleep
         self._pacer = Pacer(launch_interval_s, sleep=sleep)
         self._ssh_port = ssh_port
-        self._views = LastViews(state_file, currency=CURRENCY, one_node=True)
+        self._views = LastViews(state_file, currency=CURRENCY, with_nodes=True)
         self._key_names: dict[str, str] = {}
         self._client = httpx.Client(
             headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},

@@ -29,6 +29,9 @@ class NodeInfo:
     ssh_user: str | None = None
     host_key: str | None = None  # an OpenSSH public key line, handed over by the provider
     error: str | None = None
+    # Its address on the cluster's own network, where the provider names one (a RunPod
+    # Instant Cluster pod's clusterIp): what the other nodes and NCCL reach it at.
+    private_ip: str | None = None
 
 
 @dataclass(frozen=True)
