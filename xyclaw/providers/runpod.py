@@ -514,6 +514,8 @@ class RunPodProvider:
                 continue
             if offer.gpus_per_node != per_pod or (region and offer.region.upper() != region):
                 continue
+            if order.offer_id is not None and offer.offer_id != order.offer_id:
+                continue  # the data centre the user approved, no other
             if best is None or offer.price_micro < best.price_micro:
                 best = offer
         if best is None:
