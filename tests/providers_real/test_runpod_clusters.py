@@ -263,6 +263,18 @@ def test_the_engine_rents_bootstraps_meters_and_releases_a_2_node_cluster(
         assert [r.stdout.count("GPU ") for r in results if isinstance(r, CommandResult)] == [8, 8]
         [mutation] = creates(fake)
         assert " ".join(engine.ssh_public_key().split()[:2]) not in mutation  # its own key
+        # Each node's address on the cluster network is kept, and a job's MASTER_ADDR is
+        # node 0's on that network (the first `hostname -I` address may be the management
+        # interface there).
+        nodes_now = sorted(engine.cluster(cluster.name).nodes, key=lambda n: n.rank)
+        private = [n.private_ip for n in nodes_now]
+        pods = sorted(fake.pods.values(), key=lambda p: p.cluster_idx or 0)
+        assert private == [p.cluster_ip for p in pods if p.cluster is not None]
+        assert all(private) and len(set(private)) == 2
+        spec = tmp_path / "job.yaml"
+        spec.write_text("name: t\nrun: torchrun train.py\nresources:\n  nodes: 2\n")
+        env = engine.launch_dry_run(str(spec), cluster.name)["environment"]
+        assert env["MASTER_ADDR"] == private[0]
         clock.advance(3600)
         engine.charge_meters()
         price = engine.cluster(cluster.name).price_per_gpu_hour_micros

@@ -188,7 +188,10 @@ def _accepted(
         out.nodes = spec.nodes_on(len(running))
         out.gpu = res.gpu or cluster.gpu
         out.gpus_per_node = res.gpus_per_node or cluster.gpus_per_node
-        ips = [n.ssh_host or n.hostname or f"<node {n.rank}>" for n in running[: out.nodes]]
+        ips = [
+            n.private_ip or n.ssh_host or n.hostname or f"<node {n.rank}>"
+            for n in running[: out.nodes]
+        ]
         differs = gpu_differs(spec, cluster)
         if differs is not None:
             out.warnings.append(

@@ -50,8 +50,12 @@ class JobNode:
         return self.node.ssh_host == LOCAL_HOST
 
     def address(self) -> str:
-        """What the other nodes reach this one at."""
-        return self.ip or self.hostname or self.node.hostname or self.node.name
+        """What the other nodes reach this one at: its address on the cluster's private
+        network where the provider gives one (``hostname -I``'s first may be the management
+        interface there), else the probed one."""
+        return (
+            self.node.private_ip or self.ip or self.hostname or self.node.hostname or self.node.name
+        )
 
     def expand(self, path: str) -> str:
         """``~/x`` as an absolute path on the node (SFTP does not expand ``~``)."""

@@ -38,6 +38,7 @@ class NodeRecord:
     terminated_at: float | None
     error_said: Said | None = None  # the error's key and figures (``error`` is its English)
     clock_offset_s: float | None = None  # the node's clock minus ours, measured at bootstrap
+    private_ip: str | None = None  # on the cluster's private network (issue 31: RunPod)
 
     @property
     def name(self) -> str:
@@ -225,6 +226,7 @@ class ClusterStore:
                     ssh_user=n.ssh_user,
                     host_key=n.host_key,
                     error=n.error,
+                    private_ip=n.private_ip,
                 )
                 for n in info.nodes
             ],

@@ -61,6 +61,7 @@ NODE_COLUMNS = (
     "terminated_at",
     "error_said_json",
     "clock_offset_s",
+    "private_ip",
 )
 
 
@@ -77,6 +78,7 @@ class NodeView:
     ssh_user: str | None
     host_key: str | None
     error: str | None
+    private_ip: str | None = None  # on the cluster's private network, where it has one
 
 
 class ClusterTable:
@@ -306,8 +308,8 @@ def _upsert_node(
     if existing is None:
         cursor = db.conn.execute(
             "INSERT INTO nodes (cluster_id, rank, external_id, hostname, ssh_host, ssh_port,"
-            " ssh_user, host_key, state, error, created_at, running_at) VALUES"
-            " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " ssh_user, host_key, state, error, created_at, running_at, private_ip) VALUES"
+            " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 cluster_id,
                 node.rank,
@@ -321,6 +323,7 @@ def _upsert_node(
                 node.error,
                 now,
                 started if running else None,
+                node.private_ip,
             ],
         )
         assert cursor.lastrowid is not None
@@ -337,7 +340,7 @@ def _upsert_node(
         " ssh_user = ?, host_key = coalesce(?, host_key), state = ?,"
         # the error's wording stays while the error does (the provider's view repeats it)
         " error_said_json = CASE WHEN error IS ? THEN error_said_json END, error = ?,"
-        " running_at = ?, terminated_at = ? WHERE id = ?",
+        " running_at = ?, terminated_at = ?, private_ip = coalesce(?, private_ip) WHERE id = ?",
         [
             node.external_id,
             node.hostname,
@@ -352,6 +355,7 @@ def _upsert_node(
             terminated_at
             if terminated_at is not None
             else (ended if terminated and running_at is not None else None),
+            node.private_ip,
             node_id,
         ],
     )

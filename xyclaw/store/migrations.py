@@ -580,6 +580,13 @@ def _m16_cluster_host(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE clusters ADD COLUMN host_community INTEGER NOT NULL DEFAULT 0")
 
 
+def _m17_node_private_ip(db: sqlite_utils.Database) -> None:
+    """Issue 31: a node's address on its cluster's private network, where the provider gives
+    one (a RunPod Instant Cluster's ``clusterIp``): the address its peers reach it at, so a
+    job's MASTER_ADDR is on that network, not on the management interface."""
+    db.execute("ALTER TABLE nodes ADD COLUMN private_ip TEXT")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -598,5 +605,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(14, "split_gpu_samples", _m14_split_gpu_samples),
     Migration(15, "dcgm_samples", _m15_dcgm_samples),
     Migration(16, "cluster_host", _m16_cluster_host),
+    Migration(17, "node_private_ip", _m17_node_private_ip),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
