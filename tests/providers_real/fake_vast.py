@@ -6,7 +6,8 @@ Shapes follow ``vastai/api/offers.py`` and ``vastai/api/instances.py`` (bundles 
 ``deprecated_endpoint``; a bad key 404 ``auth_error``). ``listing_mode`` switches the v1
 listing to the answers that hid billing clusters from SkyPilot (#10517): ``"410"``,
 ``"success-false"``, ``"renamed"`` (``actual_status`` renamed), ``"page-missing"``.
-An instance bills from its rent until it is destroyed (``billing``).
+An instance bills from its rent until it is destroyed (``billing``), listed or not
+(``hidden``).
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ class FakeVast(FakeCloud):
     on_running: Callable[[VastInstance, str], tuple[str, int]] | None = None
     create_delay_s: float = 0.0  # the rent's answer is slow *after* the rent is made
     destroy_delay_s: float = 0.0  # likewise the destroy's
+    # Instances the listing and the per-id read leave out while they go on billing (the
+    # deprecation that hid SkyPilot's clusters, #10517).
+    hidden: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -188,6 +192,7 @@ class FakeVast(FakeCloud):
                     if self.listing_mode in ("410", "success-false"):
                         return self._list(query)
                     live = inst is not None and inst.destroyed is None
+                    live = live and int(match[1]) not in self.hidden
                     return 200, {"instances": self._row(inst) if live and inst else None}, {}
                 if method == "DELETE":
                     if inst is None or inst.destroyed is not None:
@@ -237,7 +242,12 @@ class FakeVast(FakeCloud):
         if self.listing_mode == "success-false":
             return 200, {"success": False, "error": "server_error", "msg": "try later"}, {}
         live = sorted(
-            (i for i in self.instances.values() if i.destroyed is None), key=lambda i: i.id
+            (
+                i
+                for i in self.instances.values()
+                if i.destroyed is None and i.id not in self.hidden
+            ),
+            key=lambda i: i.id,
         )
         after = int(query.get("after_token", ["0"])[0])
         limit = int(query.get("limit", ["25"])[0])

@@ -5,8 +5,13 @@
   released (default) or only reported.
 - Work another process left unfinished (its process is gone) is undone: a
   cluster that was being provisioned is released, a release is completed.
-- A store cluster the provider no longer has is marked ``gone`` with the time
-  it was last seen.
+- A store cluster the provider says it terminated (its own record, read back) is marked
+  ``gone`` with the time it was last seen.
+- A store cluster a readable listing merely no longer shows, which XyClaw did not
+  release, is never forgotten on that alone (SkyPilot #10517, dstack #1551): it is marked
+  *unlisted*, stays live and metered, a warning asks the user whether to forget it (after
+  checking the provider's console), every pass checks again, and it is listed again the
+  question is withdrawn. Only :meth:`Engine.forget` with the user's yes marks it gone.
 - A listing the provider answered in a way XyClaw cannot trust
   (:class:`~xyclaw.errors.ProviderStateUnknownError`) marks nothing gone: its clusters stay
   live and metered, a warning says so once, and the next pass asks again.
@@ -62,6 +67,8 @@ class ReconcileReport:
     errors: list[str] = field(default_factory=list)
     unreachable: list[str] = field(default_factory=list)  # did not answer in time
     state_unknown: list[str] = field(default_factory=list)  # answered in a way not trusted
+    unlisted: list[str] = field(default_factory=list)  # not listed: the user is asked
+    relisted: list[str] = field(default_factory=list)  # listed again: the question withdrawn
 
     @property
     def changed(self) -> bool:
@@ -311,6 +318,38 @@ class Reconciler:
             report.releases_completed.append(row.name)
             return
         self.clusters.apply_provider_view(row.id, info)
+        if row.unlisted_since is not None:
+            self._relisted(provider, row, report)
+
+    def _relisted(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
+        """The listing shows it again: the question whether to forget it is withdrawn."""
+        self.clusters.update(row.id, unlisted_since=None)
+        self.events.record(
+            "cluster",
+            "info",
+            said("op.unlisted.back", provider=provider.name, cluster=row.name),
+            cluster_id=row.id,
+        )
+        report.relisted.append(row.name)
+
+    def _unlisted(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
+        """Not listed, not released by XyClaw: keep it live and metered and ask, once."""
+        report.unlisted.append(row.name)
+        if row.unlisted_since is not None:
+            return  # asked already; the question stands until the user answers
+        self.clusters.update(row.id, unlisted_since=time.time())
+        self.events.record(
+            "cluster",
+            "warning",
+            said(
+                "op.unlisted",
+                provider=provider.name,
+                external=row.external_id or "-",
+                cluster=row.name,
+            ),
+            cluster_id=row.id,
+            action=f"xyclaw forget {row.name}",
+        )
 
     def _missing(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
         if row.state in (ClusterState.RELEASED, ClusterState.FAILED, ClusterState.GONE):
@@ -331,6 +370,10 @@ class Reconciler:
             return
         info = provider.get(row.external_id) if row.external_id else None
         ended = info.terminated_at if info is not None and info.terminated_at else None
+        if row.external_id and ended is None:
+            # Only XyClaw's own memory of it, or nothing: the provider did not say it ended.
+            self._unlisted(provider, row, report)
+            return
         self.clusters.mark_nodes_terminated(row.id, ended or row.last_seen_at)
         self.clusters.update(row.id, state=ClusterState.GONE, worker_pid=None)
         self.events.record(

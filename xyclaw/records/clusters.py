@@ -72,6 +72,8 @@ class ClusterRecord:
     last_seen_at: float | None
     nodes: tuple[NodeRecord, ...] = ()
     error_said: Said | None = None  # the error's key and figures (``error`` is its English)
+    #: When the provider's readable listing first lacked it (the user is asked to forget it).
+    unlisted_since: float | None = None
 
     @property
     def live(self) -> bool:
@@ -101,6 +103,7 @@ class ClusterRecord:
             "ready_at": self.ready_at,
             "released_at": self.released_at,
             "last_seen_at": self.last_seen_at,
+            "unlisted_since": self.unlisted_since,
             "nodes": [
                 {
                     "rank": n.rank,

@@ -42,6 +42,7 @@ CLUSTER_COLUMNS = (
     "released_at",
     "last_seen_at",
     "error_said_json",
+    "unlisted_since",
 )
 NODE_COLUMNS = (
     "id",

@@ -571,6 +571,13 @@ def _m15_dcgm_samples(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m16_cluster_unlisted_since(db: sqlite_utils.Database) -> None:
+    """Issue 31: when a provider's readable listing first lacked a cluster XyClaw believes
+    billing. Such a cluster is not marked gone: it stays live and metered and the user is
+    asked whether to forget it; the column is cleared when the listing shows it again."""
+    db.execute("ALTER TABLE clusters ADD COLUMN unlisted_since REAL")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -588,5 +595,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(13, "tool_call_claimant", _m13_tool_call_claimant),
     Migration(14, "split_gpu_samples", _m14_split_gpu_samples),
     Migration(15, "dcgm_samples", _m15_dcgm_samples),
+    Migration(16, "cluster_unlisted_since", _m16_cluster_unlisted_since),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
