@@ -6,7 +6,8 @@ Shapes: REST v1 pods as docs.runpod.io api-reference/pods and
 runpod/runpod-python's ``runpod/api/rest.py`` reads them (``detail``/``title``); GraphQL
 as ``runpod/api/queries/gpus.py`` asks it, errors as HTTP 200 with ``errors``.
 ``listing_mode``: ``"410"``, ``"success-false"``, ``"renamed"`` (``desiredStatus``
-renamed), ``"shape"`` (the list wrapped in an object).
+renamed), ``"shape"`` (the list wrapped in an object). ``hidden`` pods bill but are
+neither listed nor found by id.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class FakeRunPod(FakeCloud):
     on_running: Callable[[Pod, str], tuple[str, int]] | None = None
     create_delay_s: float = 0.0  # the create's answer is slow *after* the pod is made
     terminate_delay_s: float = 0.0
+    # Pods the listing and the per-id read leave out while they go on billing (dstack #1551).
+    hidden: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -148,7 +151,7 @@ class FakeRunPod(FakeCloud):
                 if method == "GET":
                     if self.listing_mode in ("410", "success-false"):
                         return self._list()
-                    if pod is None:
+                    if pod is None or pod.id in self.hidden:
                         return 404, {"title": "Not Found", "detail": "pod not found"}, {}
                     return 200, self._row(pod), {}
                 if method == "DELETE":
@@ -178,7 +181,11 @@ class FakeRunPod(FakeCloud):
             return 410, {"title": "Gone", "detail": "deprecated endpoint"}, {}
         if self.listing_mode == "success-false":
             return 200, {"success": False, "error": "try later"}, {}
-        rows = [self._row(p) for p in self.pods.values() if p.status != "TERMINATED"]
+        rows = [
+            self._row(p)
+            for p in self.pods.values()
+            if p.status != "TERMINATED" and p.id not in self.hidden
+        ]
         if self.listing_mode == "shape":
             return 200, {"pods": rows}, {}
         return 200, rows, {}

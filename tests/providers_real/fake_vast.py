@@ -242,11 +242,7 @@ class FakeVast(FakeCloud):
         if self.listing_mode == "success-false":
             return 200, {"success": False, "error": "server_error", "msg": "try later"}, {}
         live = sorted(
-            (
-                i
-                for i in self.instances.values()
-                if i.destroyed is None and i.id not in self.hidden
-            ),
+            (i for i in self.instances.values() if i.destroyed is None and i.id not in self.hidden),
             key=lambda i: i.id,
         )
         after = int(query.get("after_token", ["0"])[0])

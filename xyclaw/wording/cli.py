@@ -83,6 +83,21 @@ TEXTS: dict[str, tuple[str, str]] = {
         "releasing {name} destroys its machines: confirm with --yes",
         "释放 {name} 会销毁它的机器：请加 --yes 确认",
     ),
+    "cli.forget_question": (
+        "{provider} no longer lists {external} ({name}), which may still bill {per_hour}/h. "
+        "Did you check {provider}'s console? Forget it? [y/N] ",
+        "{provider} 的列表中已没有 {external}（{name}），它可能仍按每小时 {per_hour} 计费。"
+        "你已在 {provider} 的控制台确认过吗？要忘记它吗？[y/N] ",
+    ),
+    "cli.forget_needs_yes": (
+        "forgetting {name} stops metering a cluster that may still bill: check the provider's "
+        "console, then confirm with --yes",
+        "忘记 {name} 会停止对一个可能仍在计费的集群的本地计费：请先在平台控制台确认，再加 --yes",
+    ),
+    "cli.forget_kept": (
+        "{name} is kept and metered; XyClaw checks its provider's listing again every minute",
+        "{name} 已保留并继续计费；XyClaw 每分钟重新查看平台的列表",
+    ),
     # xyclaw clusters / billing
     "cli.col_id": ("id", "编号"),
     "cli.col_name": ("name", "名称"),

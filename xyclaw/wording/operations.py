@@ -498,8 +498,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "`xyclaw forget {cluster}`",
     ),
     "op.unlisted.back": (
-        "{provider} lists cluster {cluster} again; the question whether to forget it is "
-        "withdrawn",
+        "{provider} lists cluster {cluster} again; the question whether to forget it is withdrawn",
         "{provider} 的列表中又出现了集群 {cluster}；是否忘记它的询问已撤回",
     ),
     "op.forgotten": (

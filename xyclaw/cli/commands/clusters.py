@@ -90,6 +90,17 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_down)
 
     p = sub.add_parser(
+        "forget",
+        help="forget a cluster its provider no longer lists (check the provider's console"
+        " first: it may still bill); it is metered until you answer",
+    )
+    p.add_argument("cluster", help="cluster id or name")
+    p.add_argument(
+        "--yes", action="store_true", help="do not ask (you checked the provider's console)"
+    )
+    p.set_defaults(handler=_forget)
+
+    p = sub.add_parser(
         "billing", help="cost per cluster: the app's meter and the provider's ledger"
     )
     p.add_argument("--json", action="store_true")
@@ -267,6 +278,18 @@ def _reconcile(ctx: CliContext) -> None:
         ctx.warn(f"finished releasing {name}")
     for name in report.gone:
         ctx.warn(f"{name} is gone from its provider")
+    from xyclaw.wording import text_in
+
+    for cluster in ctx.engine().unlisted_clusters():  # asked until the user answers
+        ctx.warn(
+            text_in(
+                ctx.language,
+                "op.unlisted",
+                provider=cluster.provider_id,
+                external=cluster.external_id or "-",
+                cluster=cluster.name,
+            )
+        )
 
 
 def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -357,6 +380,33 @@ def _down(args: argparse.Namespace, ctx: CliContext) -> int:
     released = follow(engine, lambda: engine.down(args.cluster), language=ctx.language)
     state = state_word(ctx.language, released.state)
     ctx.print(ctx.text("cluster_state", id=released.id, name=released.name, state=state))
+    return 0
+
+
+def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
+    """The user's answer to "forget it?" for a cluster its provider no longer lists."""
+    engine = ctx.engine()
+    _reconcile(ctx)  # checks the listing again: a cluster listed again has no question
+    card = engine.action("forget", args.cluster, asked_by="user")
+    name = card.of_kind("cluster")[0].name
+    cluster = engine.cluster(str(card.ids("cluster")[0]))
+    per_hour = _money(int(card.price["per_hour_micros"]), cluster.currency)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(ctx.text("forget_needs_yes", name=name))
+        question = ctx.text(
+            "forget_question",
+            name=name,
+            provider=cluster.provider_id,
+            external=cluster.external_id or "-",
+            per_hour=per_hour,
+        )
+        if input(question).strip().lower() not in ("y", "yes"):
+            ctx.print(ctx.text("forget_kept", name=name))
+            return 1
+    forgotten = engine.forget(card)
+    state = state_word(ctx.language, forgotten.state)
+    ctx.print(ctx.text("cluster_state", id=forgotten.id, name=forgotten.name, state=state))
     return 0
 
 
