@@ -1121,10 +1121,13 @@ class Engine:
 
     @effect(Effect.READ)
     def billing(self) -> BillingReport:
-        """Every cluster's meter next to its provider's ledger, with totals per currency."""
+        """Every cluster's meter (GPU time and storage, and the bandwidth its provider bills
+        per GB) next to what its provider charged where its API says, with totals per
+        currency; ``charges`` says per cluster whether the provider reports charges at all."""
         self._guard.charge_all()
         clusters = self._clusters.all()
         ledgers: dict[str, dict[str, int]] = {}
+        silent: set[str] = set()  # providers with a ledger that did not answer
         warnings: list[str] = []
         for name in sorted({c.provider_id for c in clusters}):
             try:
@@ -1137,8 +1140,18 @@ class Engine:
                     totals[key] = totals.get(key, 0) + entry.amount_micros
                 ledgers[name] = totals
             except XyclawError as exc:
+                silent.add(name)
                 warnings.append(f"{name}'s ledger is unavailable: {exc.message}")
         meters = self._charges.meter_totals([c.id for c in clusters])
+        traffic = self._charges.bandwidth_totals([c.id for c in clusters])
+
+        def charges(c: ClusterRecord) -> str:
+            if c.provider_id in silent:
+                return "unavailable"
+            if c.provider_id not in ledgers:
+                return "none"
+            return "charged" if (c.external_id or "") in ledgers[c.provider_id] else "no_line"
+
         now = self._clock()
         for c in clusters:  # kept for the memory of providers: their bill against the meter
             billed = ledgers.get(c.provider_id, {}).get(c.external_id or "")
@@ -1155,6 +1168,8 @@ class Engine:
                 provider_ledger_micros=ledgers.get(c.provider_id, {}).get(c.external_id or "")
                 if c.provider_id in ledgers
                 else None,
+                bandwidth_micros=traffic.get(c.id, 0),
+                charges=charges(c),
             )
             for c in clusters
         ]

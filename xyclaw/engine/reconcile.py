@@ -35,6 +35,7 @@ from xyclaw.engine.lazy import Lazy
 from xyclaw.errors import ProviderStateUnknownError, XyclawError
 from xyclaw.providers import TERMINATING, ClusterInfo, Provider, ProviderRegistry
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
+from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.wording import Figure, Said, said
 from xyclaw.wording.catalogue import CATALOGUE
@@ -94,10 +95,13 @@ class Reconciler:
         orphan_policy: str = "release-after-notice",
         owner_alive: Callable[[int | None], bool] = process_alive,
         timeout_s: float = 10.0,
+        charges: ChargeTable | None = None,
     ) -> None:
         """``owner_alive(pid)`` says whether another process still works on a cluster;
         ``lifecycle`` (SSH and all) is built only when something must be released;
-        ``timeout_s``: how long a provider may take to list its instances."""
+        ``timeout_s``: how long a provider may take to list its instances; ``charges``:
+        where the bandwidth a provider reports for an instance is charged (none: not kept)."""
+        self._charges = charges
         self.clusters = clusters
         self.providers = providers
         self._lifecycle = lifecycle
@@ -318,8 +322,15 @@ class Reconciler:
             report.releases_completed.append(row.name)
             return
         self.clusters.apply_provider_view(row.id, info)
+        self._charge_bandwidth(row, info)
         if row.unlisted_since is not None:
             self._relisted(provider, row, report)
+
+    def _charge_bandwidth(self, row: ClusterRecord, info: ClusterInfo) -> None:
+        """The traffic the provider bills per GB (Vast), as its own counters read now."""
+        total = info.extra.get("bandwidth_micros") if info.extra else None
+        if self._charges is not None and isinstance(total, int) and total > 0:
+            self._charges.charge_bandwidth(row.id, total, time.time(), row.currency)
 
     def _relisted(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
         """The listing shows it again: the question whether to forget it is withdrawn."""

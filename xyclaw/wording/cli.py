@@ -111,6 +111,34 @@ TEXTS: dict[str, tuple[str, str]] = {
         "no clusters running (use --all for past ones)",
         "没有运行中的集群（--all 显示以前的）",
     ),
+    "cli.billing_bandwidth": (
+        "{name}: bandwidth {amount} (billed per GB by {provider}, apart from GPU time)",
+        "{name}：流量费 {amount}（{provider} 按 GB 计费，不含在 GPU 时长内）",
+    ),
+    "cli.billing_compare": (
+        "{name}: XyClaw metered {metered}, {provider} charged {charged}",
+        "{name}：XyClaw 本地计费 {metered}，{provider} 收费 {charged}",
+    ),
+    "cli.billing_differs": (
+        "{name}: XyClaw metered {metered} but {provider} charged {charged}, more than "
+        "{share}% apart: compare the price on its console with `xyclaw clusters --json`",
+        "{name}：XyClaw 本地计费 {metered}，但 {provider} 收费 {charged}，相差超过 {share}%："
+        "请对照平台控制台上的价格和 `xyclaw clusters --json`",
+    ),
+    "cli.billing_no_charges": (
+        "{name}: XyClaw metered {metered}; {provider} does not report charges through its API",
+        "{name}：XyClaw 本地计费 {metered}；{provider} 的 API 不提供收费记录",
+    ),
+    "cli.billing_charges_unavailable": (
+        "{name}: XyClaw metered {metered}; {provider}'s charges could not be read now",
+        "{name}：XyClaw 本地计费 {metered}；暂时无法读取 {provider} 的收费记录",
+    ),
+    "cli.billing_no_line": (
+        "{name}: XyClaw metered {metered}; {provider}'s charges have no line for it yet "
+        "(not billed yet, or older than 90 days)",
+        "{name}：XyClaw 本地计费 {metered}；{provider} 的收费记录中还没有它"
+        "（尚未计费，或已超过 90 天）",
+    ),
     "cli.billing_total": ("total (meter): {amounts}", "合计（本地计费）：{amounts}"),
     "cli.warning": ("warning: {text}", "警告：{text}"),
     # xyclaw launch / jobs / jobs show / logs / cancel

@@ -426,10 +426,39 @@ def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
         state = state_word(ctx.language, b.state)
         rows.append((b.cluster_id, b.name, state, _money(b.meter_micros, b.currency), theirs))
     print_table(ctx.out, BILLING_COLUMNS, rows, language=ctx.language)
+    for b in report.clusters:
+        _bill_lines(ctx, b)
     totals = report.totals or {"CNY": 0}
     amounts = ", ".join(_money(amount, cur) for cur, amount in sorted(totals.items()))
     ctx.print(ctx.text("billing_total", amounts=amounts))
     return 0
+
+
+def _bill_lines(ctx: CliContext, bill: Any) -> None:
+    """A cluster's bandwidth line, and what XyClaw metered against what the provider charged
+    (a warning where they differ by more than the set share)."""
+    from xyclaw.engine.reports import CHARGE_TOLERANCE
+
+    if bill.bandwidth_micros:
+        amount = _money(bill.bandwidth_micros, bill.currency)
+        ctx.print(
+            ctx.text("billing_bandwidth", name=bill.name, provider=bill.provider, amount=amount)
+        )
+    metered = _money(bill.metered_micros, bill.currency)
+    figures = {"name": bill.name, "provider": bill.provider, "metered": metered}
+    if bill.charges == "charged" and bill.provider_ledger_micros is not None:
+        charged = _money(bill.provider_ledger_micros, bill.currency)
+        if bill.differs:
+            share = round(CHARGE_TOLERANCE * 100)
+            ctx.warn(ctx.text("billing_differs", **figures, charged=charged, share=share))
+        else:
+            ctx.print(ctx.text("billing_compare", **figures, charged=charged))
+        return
+    key = {
+        "unavailable": "billing_charges_unavailable",
+        "no_line": "billing_no_line",
+    }.get(bill.charges, "billing_no_charges")
+    ctx.print(ctx.text(key, **figures))
 
 
 def _set_budget(args: argparse.Namespace, ctx: CliContext) -> int:
