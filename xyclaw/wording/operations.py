@@ -507,6 +507,16 @@ TEXTS: dict[str, tuple[str, str]] = {
         "经你确认，已忘记集群 {cluster}（自 {since} 起 {provider} 的列表中已没有它）；"
         "本地计费已停止计算它",
     ),
+    "op.forget.card_stops": (
+        "XyClaw stops metering {cluster}; if {external} still runs at {provider}, it still bills "
+        "there (check {provider}'s console first)",
+        "XyClaw 停止对 {cluster} 的本地计费；如果 {external} 仍在 {provider} 运行，它仍在计费"
+        "（请先在 {provider} 的控制台确认）",
+    ),
+    "op.forget.card_lost": (
+        "XyClaw's record that {cluster} is live: it no longer checks {external} or warns about it",
+        "XyClaw 对 {cluster} 在线的记录：它不再检查 {external}，也不再为它告警",
+    ),
     "op.ago.never": ("never", "从未"),
     "op.ago.seconds": ("{seconds} s ago", "{seconds} 秒前"),
     # Failing over to the plan's next option when a region is full.
