@@ -115,7 +115,8 @@ def test_the_question_is_withdrawn_when_the_instance_is_listed_again(
     with fake.lock:
         instance_id = fake._rent(fake.offers[0], "xyclaw-c1-key", "img", [])
     ready_cluster(AppPaths.from_environment(), str(instance_id), "xyclaw-c1-key")
-    engine = vast_engine(url, FakeClock(start=time.time()))
+    clock = FakeClock(start=time.time())
+    engine = vast_engine(url, clock)
     try:
         fake.hidden.add(instance_id)
         assert engine.reconcile().unlisted == ["c1"]
@@ -132,7 +133,7 @@ def test_the_question_is_withdrawn_when_the_instance_is_listed_again(
         assert engine.cluster("c1").state == ClusterState.READY
 
         # Unlisted again: a new question; the old card is not a yes to it.
-        time.sleep(0.01)
+        clock.advance(60)
         fake.hidden.add(instance_id)
         assert engine.reconcile().unlisted == ["c1"]
         with pytest.raises(ApprovalMismatch):

@@ -391,6 +391,7 @@ def compose(
                 orphan_policy=config.reconcile.orphan_policy,
                 timeout_s=config.reconcile.provider_timeout_s,
                 charges=ChargeTable(store),
+                clock=clock,
             ),
             guard=Lazy(build_guard),
             charges=ChargeTable(store),

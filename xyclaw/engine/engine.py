@@ -1144,6 +1144,7 @@ class Engine:
                 warnings.append(f"{name}'s ledger is unavailable: {exc.message}")
         meters = self._charges.meter_totals([c.id for c in clusters])
         traffic = self._charges.bandwidth_totals([c.id for c in clusters])
+        stored = self._charges.storage_totals([c.id for c in clusters])
 
         def charges(c: ClusterRecord) -> str:
             if c.provider_id in silent:
@@ -1169,6 +1170,7 @@ class Engine:
                 if c.provider_id in ledgers
                 else None,
                 bandwidth_micros=traffic.get(c.id, 0),
+                storage_micros=stored.get(c.id, 0),
                 charges=charges(c),
             )
             for c in clusters

@@ -96,12 +96,14 @@ class Reconciler:
         owner_alive: Callable[[int | None], bool] = process_alive,
         timeout_s: float = 10.0,
         charges: ChargeTable | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         """``owner_alive(pid)`` says whether another process still works on a cluster;
         ``lifecycle`` (SSH and all) is built only when something must be released;
         ``timeout_s``: how long a provider may take to list its instances; ``charges``:
         where the bandwidth a provider reports for an instance is charged (none: not kept)."""
         self._charges = charges
+        self._clock = clock  # the store's: the times it records nodes by
         self.clusters = clusters
         self.providers = providers
         self._lifecycle = lifecycle
@@ -327,10 +329,20 @@ class Reconciler:
             self._relisted(provider, row, report)
 
     def _charge_bandwidth(self, row: ClusterRecord, info: ClusterInfo) -> None:
-        """The traffic the provider bills per GB (Vast), as its own counters read now."""
+        """The traffic the provider bills per GB (Vast), as its own counters read now; and
+        the storage a stopped instance still bills (its GPU time stopped with its node)."""
+        if self._charges is None:
+            return
         total = info.extra.get("bandwidth_micros") if info.extra else None
-        if self._charges is not None and isinstance(total, int) and total > 0:
-            self._charges.charge_bandwidth(row.id, total, time.time(), row.currency)
+        if isinstance(total, int) and total > 0:
+            self._charges.charge_bandwidth(row.id, total, self._clock(), row.currency)
+        per_hour = info.extra.get("stopped_storage_micros_per_hour") if info.extra else None
+        if isinstance(per_hour, int) and per_hour > 0:
+            stopped = [n.terminated_at for n in self.clusters.get(row.id).nodes if n.terminated_at]
+            if stopped:
+                self._charges.charge_storage(
+                    row.id, min(stopped), per_hour, self._clock(), row.currency
+                )
 
     def _relisted(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
         """The listing shows it again: the question whether to forget it is withdrawn."""
@@ -348,7 +360,7 @@ class Reconciler:
         report.unlisted.append(row.name)
         if row.unlisted_since is not None:
             return  # asked already; the question stands until the user answers
-        self.clusters.update(row.id, unlisted_since=time.time())
+        self.clusters.update(row.id, unlisted_since=self._clock())
         self.events.record(
             "cluster",
             "warning",

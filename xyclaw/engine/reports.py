@@ -66,14 +66,16 @@ class ClusterBill:
     # Traffic the provider bills per GB (Vast), from the instance's own counters: apart from
     # the meter's GPU time and storage.
     bandwidth_micros: int = 0
+    storage_micros: int = 0  # the disk a stopped instance still bills (its GPU time ended)
     # What the provider's API says about charges: "charged" (a figure), "none" (it reports
     # none), "unavailable" (it did not answer) or "no_line" (it answered, nothing for this).
     charges: str = "none"
 
     @property
     def metered_micros(self) -> int:
-        """Everything XyClaw metered for the cluster: GPU time, storage and bandwidth."""
-        return self.meter_micros + self.bandwidth_micros
+        """Everything XyClaw metered for the cluster: GPU time (with storage while it ran),
+        storage while stopped, and bandwidth."""
+        return self.meter_micros + self.bandwidth_micros + self.storage_micros
 
     @property
     def differs(self) -> bool:
@@ -118,6 +120,7 @@ class BillingReport:
                     "provider_ledger_micros": b.provider_ledger_micros,
                     "bandwidth": b.bandwidth_micros / 1e6,
                     "bandwidth_micros": b.bandwidth_micros,
+                    "storage_stopped_micros": b.storage_micros,
                     "metered_micros": b.metered_micros,
                     "charges": b.charges,
                     "differs": b.differs,

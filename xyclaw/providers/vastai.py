@@ -183,6 +183,12 @@ def bandwidth_micros(raw: dict[str, Any]) -> int | None:
     return max(0, round(dollars * 1_000_000))
 
 
+def _storage_micros(raw: dict[str, Any]) -> int | None:
+    """The instance's storage price per hour (``storage_total_cost``), in micro-USD."""
+    cost = _float(raw.get("storage_total_cost"))
+    return None if cost is None or cost <= 0 else round(cost * 1_000_000)
+
+
 def _charged_instance(source: Any) -> str | None:
     """The instance id a charge line names (``instance-123``), else None."""
     text = str(source or "").strip()
@@ -725,6 +731,10 @@ class VastProvider:
                 "inet_up_usd_per_gb": _float(raw.get("inet_up_cost")),
                 "inet_down_usd_per_gb": _float(raw.get("inet_down_cost")),
                 "bandwidth_micros": bandwidth_micros(raw),
+                # Stopped (outbid, or by its host): the GPU time ends, the disk bills on.
+                "stopped_storage_micros_per_hour": _storage_micros(raw)
+                if state == FAILED
+                else None,
             },
         )
         if price > 0 and gpus > 0:

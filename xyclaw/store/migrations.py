@@ -576,9 +576,11 @@ def _m16_cluster_unlisted_since(db: sqlite_utils.Database) -> None:
     billing. Such a cluster is not marked gone: it stays live and metered and the user is
     asked whether to forget it; the column is cleared when the listing shows it again.
 
-    And the charges of a third source, ``bandwidth``: the traffic a provider bills per GB
-    (Vast), read from the instance's own counters. SQLite cannot change a CHECK in place, so
-    the charges table is rebuilt with its rows, ids and index."""
+    And charges of two more sources: ``bandwidth``, the traffic a provider bills per GB
+    (Vast), read from the instance's own counters; ``storage``, the disk a stopped instance
+    still bills (Vast: ``storage_total_cost`` per hour) while its GPU time has stopped.
+    SQLite cannot change a CHECK in place, so the charges table is rebuilt with its rows,
+    ids and index."""
     db.execute("ALTER TABLE clusters ADD COLUMN unlisted_since REAL")
     db.execute(
         """
@@ -586,7 +588,7 @@ def _m16_cluster_unlisted_since(db: sqlite_utils.Database) -> None:
             id INTEGER PRIMARY KEY,
             cluster_id INTEGER NOT NULL REFERENCES clusters(id),
             job_id INTEGER REFERENCES jobs(id),
-            source TEXT NOT NULL CHECK (source IN ('meter', 'provider', 'bandwidth')),
+            source TEXT NOT NULL CHECK (source IN ('meter', 'provider', 'bandwidth', 'storage')),
             start_ts REAL NOT NULL,
             end_ts REAL NOT NULL,
             amount_micros INTEGER NOT NULL,

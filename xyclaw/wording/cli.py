@@ -115,6 +115,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{name}: bandwidth {amount} (billed per GB by {provider}, apart from GPU time)",
         "{name}：流量费 {amount}（{provider} 按 GB 计费，不含在 GPU 时长内）",
     ),
+    "cli.billing_storage": (
+        "{name}: storage while stopped {amount} ({provider} bills the disk until it is released)",
+        "{name}：停机期间的存储费 {amount}（{provider} 在释放之前一直按磁盘计费）",
+    ),
     "cli.billing_compare": (
         "{name}: XyClaw metered {metered}, {provider} charged {charged}",
         "{name}：XyClaw 本地计费 {metered}，{provider} 收费 {charged}",

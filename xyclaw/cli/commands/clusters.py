@@ -444,6 +444,11 @@ def _bill_lines(ctx: CliContext, bill: Any) -> None:
         ctx.print(
             ctx.text("billing_bandwidth", name=bill.name, provider=bill.provider, amount=amount)
         )
+    if bill.storage_micros:
+        amount = _money(bill.storage_micros, bill.currency)
+        ctx.print(
+            ctx.text("billing_storage", name=bill.name, provider=bill.provider, amount=amount)
+        )
     metered = _money(bill.metered_micros, bill.currency)
     figures = {"name": bill.name, "provider": bill.provider, "metered": metered}
     if bill.charges == "charged" and bill.provider_ledger_micros is not None:
