@@ -253,8 +253,8 @@ class FakeVast(FakeCloud):
         hours = max(0.0, end - inst.started) / 3600
         gpu = hours * float(inst.ask["dph_total"]) * self.charge_factor
         traffic = (
-            inst.inet_up_mb * inst.ask["inet_up_cost"]
-            + inst.inet_down_mb * inst.ask["inet_down_cost"]
+            inst.inet_up_mb * float(inst.ask["inet_up_cost"])
+            + inst.inet_down_mb * float(inst.ask["inet_down_cost"])
         ) / 1024
         return gpu + traffic
 
