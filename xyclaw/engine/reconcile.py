@@ -241,7 +241,7 @@ class Reconciler:
                 row.external_id in leaving and row.state == ClusterState.RELEASED
             ):
                 continue
-            self._missing(provider, row, report)
+            self._missing(provider, row, report, terminating=row.external_id in leaving)
 
     def _orphan(
         self,
@@ -374,7 +374,17 @@ class Reconciler:
             action=f"xyclaw forget {row.name}",
         )
 
-    def _missing(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
+    def _missing(
+        self,
+        provider: Provider,
+        row: ClusterRecord,
+        report: ReconcileReport,
+        *,
+        terminating: bool = False,
+    ) -> None:
+        """``terminating``: the listing itself shows it being terminated (the provider's
+        word, like a terminated record read back); else a cluster merely not listed is asked
+        about, never forgotten on that alone."""
         if row.state in (ClusterState.RELEASED, ClusterState.FAILED, ClusterState.GONE):
             return
         if self.owner_alive(row) and row.state != ClusterState.READY:
@@ -393,7 +403,7 @@ class Reconciler:
             return
         info = provider.get(row.external_id) if row.external_id else None
         ended = info.terminated_at if info is not None and info.terminated_at else None
-        if row.external_id and ended is None:
+        if row.external_id and ended is None and not terminating:
             # Only XyClaw's own memory of it, or nothing: the provider did not say it ended.
             self._unlisted(provider, row, report)
             return
