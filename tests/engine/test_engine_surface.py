@@ -36,6 +36,7 @@ EFFECTS = {
     "down": Effect.DESTROY,
     "exec": Effect.EXEC,
     "export_metrics": Effect.READ,
+    "forget": Effect.DESTROY,  # issue 31 (b31)
     "history": Effect.READ,
     "job": Effect.READ,
     "job_logs": Effect.READ,
@@ -58,6 +59,7 @@ EFFECTS = {
     "providers": Effect.READ,
     "quote": Effect.READ,
     "quote_request": Effect.READ,
+    "unlisted_clusters": Effect.READ,  # issue 31 (b31)
     "quote_spot": Effect.READ,
     "recent_events": Effect.READ,
     "reconcile": Effect.DESTROY,

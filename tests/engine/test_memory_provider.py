@@ -155,7 +155,8 @@ def test_a_cluster_found_gone_stops_its_jobs_though_no_job_ran_in_this_process(
     cloud: MemoryCloud,
 ) -> None:
     """The job runtime is built on first use; `xyclaw clusters` finding a cluster gone from
-    its provider must still stop the jobs recorded on it (as the runtime would)."""
+    its provider (and the user's yes to forget it) must still stop the jobs recorded on it
+    (as the runtime would)."""
     paths = AppPaths.from_environment()
     paths.ensure()
     with Store(paths.database) as store:  # what an earlier process left in the history
@@ -175,8 +176,10 @@ def test_a_cluster_found_gone_stops_its_jobs_though_no_job_ran_in_this_process(
     registry.add(MemoryProvider(cloud))  # it has no such cluster any more
     engine = build_engine(paths, load_config(paths.config_file), providers=registry)
     try:
-        report = engine.reconcile()
-        assert report.gone == ["c1"]
+        report = engine.reconcile()  # not listed: asked, never forgotten on that alone
+        assert report.gone == [] and report.unlisted == ["c1"]
+        assert engine.job(str(job_id)).state is JobState.RUNNING
+        engine.forget(engine.action("forget", "c1", asked_by="user"))  # the user's yes
         job = engine.job(str(job_id))
     finally:
         engine.close()

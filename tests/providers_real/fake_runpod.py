@@ -17,7 +17,8 @@ as gpuhunt asks them (``clusterPrice``, ``nodeGroupDatacenters``, no ``minVcpu``
 of stock); REST v2 ``GET /v2/clusters``, ``/v2/clusters/{id}`` and
 ``/v2/clusters/{id}/pods`` (docs.runpod.io/api-reference-v2/clusters). A cluster's pods
 are pods too (``/v1/pods`` lists them) and bill until each is terminated;
-``linger_s`` keeps them running that long after ``deleteCluster``.
+``linger_s`` keeps them running that long after ``deleteCluster``. ``hidden`` pods bill but are
+neither listed nor found by id.
 """
 
 from __future__ import annotations
@@ -125,6 +126,10 @@ class FakeRunPod(FakeCloud):
     # createCluster answers "Insufficient resources" (HTTP 200 with errors)
     cluster_mode: str = ""
     forget_on_delete: bool = False  # the cluster leaves the listing while its pods linger
+    # Pods the listing and the per-id read leave out while they go on billing (dstack #1551).
+    hidden: set[str] = field(default_factory=set)
+    charge_factor: float = 1.0  # what RunPod's billing history charges against the price
+    ended: dict[str, float] = field(default_factory=dict)  # pod id -> when it was terminated
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -195,7 +200,7 @@ class FakeRunPod(FakeCloud):
             if path == "/graphql":
                 return 200, {"errors": [{"message": "Unauthorized: invalid API key"}]}, {}
             return 401, {"title": "Unauthorized", "detail": "invalid api key"}, {}
-        answer = self._route(method, path, body)
+        answer = self._route(method, path, body, query)
         if method == "POST" and path == "/v1/pods" and answer[0] == 201:
             time.sleep(self.create_delay_s)
         if method == "DELETE" and answer[0] == 200:
@@ -208,7 +213,26 @@ class FakeRunPod(FakeCloud):
                 time.sleep(self.terminate_delay_s)
         return answer
 
-    def _route(self, method: str, path: str, body: Any) -> Answer:
+    def charged(self, pod: Pod) -> float:
+        """What this fake RunPod charges a pod so far, in USD (adjustedCostPerHr x hours)."""
+        end = self.ended.get(pod.id) or time.time()
+        hours = max(0.0, end - pod.started) / 3600
+        return hours * round(pod.price * pod.count * 0.9, 4) * self.charge_factor
+
+    def _billing(self, query: dict[str, list[str]]) -> Answer:
+        """``/v1/billing/pods``: one record per pod (grouping podId), one bucket."""
+        if query.get("grouping") != ["podId"] or "startTime" not in query:
+            return 400, {"title": "Bad Request", "detail": "grouping"}, {}
+        return 200, [
+            {"amount": round(self.charged(p), 6), "diskSpaceBilledGb": 0, "podId": p.id,
+             "time": query["startTime"][0], "timeBilledMs": 0}
+            for p in self.pods.values()
+        ], {}  # fmt: skip
+
+    def _route(
+        self, method: str, path: str, body: Any, query: dict[str, list[str]] | None = None
+    ) -> Answer:
+        query = query or {}
         with self.lock:
             self._settle()
             if path == "/graphql" and method == "POST":
@@ -231,19 +255,22 @@ class FakeRunPod(FakeCloud):
                 return self._create(body or {})
             if path == "/v1/pods" and method == "GET":
                 return self._list()
+            if path == "/v1/billing/pods" and method == "GET":
+                return self._billing(query)
             match = re.fullmatch(r"/v1/pods/([^/]+)", path)
             if match:
                 pod = self.pods.get(match[1])
                 if method == "GET":
                     if self.listing_mode in ("410", "success-false"):
                         return self._list()
-                    if pod is None:
+                    if pod is None or pod.id in self.hidden:
                         return 404, {"title": "Not Found", "detail": "pod not found"}, {}
                     return 200, self._row(pod), {}
                 if method == "DELETE":
                     if pod is None:
                         return 404, {"title": "Not Found", "detail": "pod not found"}, {}
                     pod.status = "TERMINATED"
+                    self.ended.setdefault(pod.id, time.time())
                     return 200, {}, {}
         return 404, {"title": "Not Found", "detail": path}, {}
 
@@ -354,7 +381,11 @@ class FakeRunPod(FakeCloud):
             return 410, {"title": "Gone", "detail": "deprecated endpoint"}, {}
         if self.listing_mode == "success-false":
             return 200, {"success": False, "error": "try later"}, {}
-        rows = [self._row(p) for p in self.pods.values() if p.status != "TERMINATED"]
+        rows = [
+            self._row(p)
+            for p in self.pods.values()
+            if p.status != "TERMINATED" and p.id not in self.hidden
+        ]
         if self.listing_mode == "shape":
             return 200, {"pods": rows}, {}
         return 200, rows, {}

@@ -6,12 +6,14 @@ Shapes follow ``vastai/api/offers.py`` and ``vastai/api/instances.py`` (bundles 
 ``deprecated_endpoint``; a bad key 404 ``auth_error``). ``listing_mode`` switches the v1
 listing to the answers that hid billing clusters from SkyPilot (#10517): ``"410"``,
 ``"success-false"``, ``"renamed"`` (``actual_status`` renamed), ``"page-missing"``.
-An instance bills from its rent until it is destroyed (``billing``).
+An instance bills from its rent until it is destroyed (``billing``), listed or not
+(``hidden``).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import time
 from collections.abc import Callable
@@ -84,6 +86,8 @@ class VastInstance:
     intended_status: str = "running"
     destroyed: float | None = None
     ssh: tuple[str, int] | None = None  # (host, port) of its node, once it runs
+    inet_up_mb: float = 0.0  # billed traffic so far (the record's inet_*_billed, MB)
+    inet_down_mb: float = 0.0
 
 
 @dataclass
@@ -98,6 +102,13 @@ class FakeVast(FakeCloud):
     on_running: Callable[[VastInstance, str], tuple[str, int]] | None = None
     create_delay_s: float = 0.0  # the rent's answer is slow *after* the rent is made
     destroy_delay_s: float = 0.0  # likewise the destroy's
+    # Instances the listing and the per-id read leave out while they go on billing (the
+    # deprecation that hid SkyPilot's clusters, #10517).
+    hidden: set[int] = field(default_factory=set)
+    # What Vast charges against the instance's own price (SkyPilot #4914: a bill apart from
+    # the price shown); the charges listing answers with it, bandwidth included.
+    charge_factor: float = 1.0
+    charges_mode: str = ""  # "500": the charges listing fails
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -138,6 +149,8 @@ class FakeVast(FakeCloud):
             "storage_total_cost": 0.05,
             "inet_up_cost": ask["inet_up_cost"],
             "inet_down_cost": ask["inet_down_cost"],
+            "inet_up_billed": inst.inet_up_mb,
+            "inet_down_billed": inst.inet_down_mb,
             "verified": ask["verified"],
             "reliability2": ask["reliability2"],
             "machine_id": ask["machine_id"],
@@ -179,6 +192,8 @@ class FakeVast(FakeCloud):
                 return self._create(int(match[1]), body or {})
             if method == "GET" and path == "/api/v1/instances/":
                 return self._list(query)
+            if method == "GET" and path == "/api/v0/charges/":
+                return self._charges(query)
             if method == "GET" and path == "/api/v0/instances/":
                 return 410, {"success": False, "error": "deprecated_endpoint", "msg": "use v1"}, {}
             match = re.fullmatch(r"/api/v0/instances/(\d+)/", path)
@@ -188,6 +203,7 @@ class FakeVast(FakeCloud):
                     if self.listing_mode in ("410", "success-false"):
                         return self._list(query)
                     live = inst is not None and inst.destroyed is None
+                    live = live and int(match[1]) not in self.hidden
                     return 200, {"instances": self._row(inst) if live and inst else None}, {}
                 if method == "DELETE":
                     if inst is None or inst.destroyed is not None:
@@ -231,13 +247,52 @@ class FakeVast(FakeCloud):
         instance_id = self._rent(ask, body.get("label"), body.get("image", ""), body.get("args"))
         return 200, {"success": True, "new_contract": instance_id}, {}
 
+    def charged(self, inst: VastInstance, now: float | None = None) -> float:
+        """What this fake Vast charges an instance so far, in USD."""
+        end = inst.destroyed or (now or time.time())
+        hours = max(0.0, end - inst.started) / 3600
+        gpu = hours * float(inst.ask["dph_total"]) * self.charge_factor
+        traffic = (
+            inst.inet_up_mb * float(inst.ask["inet_up_cost"])
+            + inst.inet_down_mb * float(inst.ask["inet_down_cost"])
+        ) / 1024
+        return gpu + traffic
+
+    def _charges(self, query: dict[str, list[str]]) -> Answer:
+        """``/api/v0/charges/``: one instance line per instance, paged by ``after_token``."""
+        if self.charges_mode == "500":
+            return 500, {"success": False, "error": "server_error", "msg": "injected"}, {}
+        filters = json.loads(query.get("select_filters", ["{}"])[0])
+        if "day" not in filters or filters.get("type") != {"in": ["instance"]}:
+            return 400, {"success": False, "error": "invalid_args", "msg": "filters"}, {}
+        rows = [
+            {
+                "type": "instance",
+                "source": f"instance-{i.id}",
+                "amount": round(self.charged(i), 6),
+                "start": i.started,
+                "end": i.destroyed or time.time(),
+                "description": f"{i.ask['num_gpus']}x {i.ask['gpu_name']}",
+                "items": [],
+                "metadata": {},
+            }
+            for i in sorted(self.instances.values(), key=lambda i: i.id)
+        ]
+        start = int(query.get("after_token", ["0"])[0])
+        limit = min(100, int(query.get("limit", ["20"])[0]))
+        page = rows[start : start + limit]
+        token = str(start + limit) if start + limit < len(rows) else None
+        return 200, {"results": page, "count": len(page), "total": len(rows),
+                     "next_token": token}, {}  # fmt: skip
+
     def _list(self, query: dict[str, list[str]]) -> Answer:
         if self.listing_mode == "410":
             return 410, {"success": False, "error": "deprecated_endpoint", "msg": "v0 gone"}, {}
         if self.listing_mode == "success-false":
             return 200, {"success": False, "error": "server_error", "msg": "try later"}, {}
         live = sorted(
-            (i for i in self.instances.values() if i.destroyed is None), key=lambda i: i.id
+            (i for i in self.instances.values() if i.destroyed is None and i.id not in self.hidden),
+            key=lambda i: i.id,
         )
         after = int(query.get("after_token", ["0"])[0])
         limit = int(query.get("limit", ["25"])[0])

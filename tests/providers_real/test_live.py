@@ -111,6 +111,11 @@ def rent_run_release(provider: Provider, offer: Offer, key: paramiko.PKey) -> No
     price = (gone.price_per_gpu_hour_micros if gone else 0) or offer.price_micro
     cost = round(price * seconds / 3600)
     print(f"released after {seconds:.0f} s: about {format_amount(cost, offer.currency, 4)}")
+    if provider.capabilities.billing_ledger:  # issue 31: what the provider charged, beside
+        charged = sum(
+            e.amount_micros for e in provider.billing() if e.cluster_external_id == info.external_id
+        )  # its charges may lag the release by up to a day: shown, not asserted
+        print(f"the provider charged {format_amount(charged, offer.currency, 4)} so far")
 
 
 @pytest.mark.timeout(3600)

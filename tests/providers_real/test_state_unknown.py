@@ -4,7 +4,7 @@ SkyPilot #10517: Vast's deprecated listing hid clusters that went on billing. He
 real engine (real SQLite history, real reconciler and meter) reconciles against the fake
 Vast on loopback while its listing answers 410, ``success: false``, a renamed field or a
 missing page: the cluster stays ready and metered, one warning says why, and only a
-readable answer that the instance is gone marks it gone.
+readable answer that the instance is gone, and then the user's yes, marks it gone.
 """
 
 from __future__ import annotations
@@ -95,12 +95,16 @@ def test_an_untrusted_listing_keeps_the_cluster_live_and_warns_once(
         said = said_of(warnings[0])
         assert said is not None and said.key == "op.state_unknown"
         assert len(fake.billing()) == 31  # nothing released on a guess
-        # The listing reads again; the instance is really destroyed: now, and only now, gone.
+        # The listing reads again and lacks the destroyed instance: still not gone on that
+        # alone, the user is asked (tests/providers_real/test_unlisted.py), and only a yes
+        # forgets it.
         fake.listing_mode = ""
         with fake.lock:
             fake.instances[instance_id].destroyed = time.time()
         third = engine.reconcile()
-        assert third.state_unknown == [] and third.gone == ["c1"]
+        assert third.state_unknown == [] and third.gone == [] and third.unlisted == ["c1"]
+        engine.forget(engine.action("forget", "c1", asked_by="user"))
+        assert engine.cluster("c1").state == ClusterState.GONE
     finally:
         engine.close()
 

@@ -26,7 +26,9 @@ SubParsers = "argparse._SubParsersAction[argparse.ArgumentParser]"
 #: ``tests/foundation/test_cli_commands_map.py`` checks it against what the modules register.
 COMMAND_MODULES: dict[str, str] = {
     **dict.fromkeys(("ask", "chat", "demo", "model-key"), "agent"),
-    **dict.fromkeys(("billing", "budget", "clusters", "down", "exec", "offers", "up"), "clusters"),
+    **dict.fromkeys(
+        ("billing", "budget", "clusters", "down", "exec", "forget", "offers", "up"), "clusters"
+    ),
     **dict.fromkeys(("cancel", "jobs", "launch", "logs", "serve", "ssh-config"), "jobs"),
     **dict.fromkeys(("metrics", "top"), "telemetry"),
     **dict.fromkeys(("nccl", "tune"), "tuning"),

@@ -386,6 +386,8 @@ def compose(
                 events,
                 orphan_policy=config.reconcile.orphan_policy,
                 timeout_s=config.reconcile.provider_timeout_s,
+                charges=ChargeTable(store),
+                clock=clock,
             ),
             guard=Lazy(build_guard),
             charges=ChargeTable(store),

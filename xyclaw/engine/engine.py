@@ -12,6 +12,7 @@ import dataclasses
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -869,7 +870,8 @@ class Engine:
         ``operation``: ``release`` (``ref`` a cluster or "all"), ``cancel_job`` (a job),
         ``exec`` (a cluster and ``command``), ``tune`` (a cluster), ``launch`` (``ref`` the
         cluster or None, ``inputs["spec"]``), ``set_budget`` (a cluster,
-        ``inputs["budget_micros"]``), ``rent`` (``quote``), ``replacement`` (a job, its
+        ``inputs["budget_micros"]``), ``forget`` (a cluster its provider no longer lists),
+        ``rent`` (``quote``), ``replacement`` (a job, its
         ``quote``), ``replace_and_resume`` (a job whose hang's verdict asks for a
         replacement, issue 34: its quote, the blamed nodes and the checkpoint it resumes
         from, all from the job's pending ask). The effect methods take the Action as
@@ -926,6 +928,20 @@ class Engine:
                 "currency": cluster.currency,
                 "budget_micros": inputs.get("budget_micros"),
                 "current_budget_micros": cluster.budget_micros,
+                "per_hour_micros": cluster.price_per_gpu_hour_micros * cluster.gpu_count,
+            }
+            return bound(ActionKind.CHANGE, [_cluster_target(cluster)], price=price)
+        if operation == "forget":
+            cluster = self._clusters.find(str(ref))
+            if cluster.unlisted_since is None or not cluster.live:
+                raise UsageError(
+                    said("error.forget.listed", cluster=cluster.name),
+                    hint=said("error.forget.listed_hint"),
+                )
+            inputs["external_id"] = cluster.external_id
+            inputs["unlisted_since"] = cluster.unlisted_since
+            price = {
+                "currency": cluster.currency,
                 "per_hour_micros": cluster.price_per_gpu_hour_micros * cluster.gpu_count,
             }
             return bound(ActionKind.CHANGE, [_cluster_target(cluster)], price=price)
@@ -1037,6 +1053,42 @@ class Engine:
 
         return self._start(said("op.title.release", cluster=names), release_all)
 
+    @effect(Effect.READ)
+    def unlisted_clusters(self) -> list[ClusterRecord]:
+        """Live clusters their provider's readable listing no longer shows: each waits for the
+        user's answer to "forget it?" (a ``forget`` card) and is metered until then."""
+        return [c for c in self._clusters.live() if c.unlisted_since is not None]
+
+    @effect(Effect.DESTROY)
+    def forget(self, approved: Action) -> ClusterRecord:
+        """Mark gone, after the user's yes, a cluster its provider no longer lists.
+
+        The provider is asked once more first: a listing that shows it again withdraws the
+        question (nothing forgotten), and one XyClaw cannot read forgets nothing. The meter
+        counts the cluster up to now, then stops."""
+        self._check_approved(approved, "forget")
+        cluster = self._clusters.get(int(approved.ids("cluster")[0]))
+        provider = self._providers.get(cluster.provider_id)
+        listed = {info.external_id for info in provider.clusters()}
+        if cluster.external_id in listed:
+            self._reconciler.run([cluster.provider_id])  # withdraws the question
+            raise UsageError(
+                said("error.forget.listed", cluster=cluster.name),
+                hint=said("error.forget.listed_hint"),
+            )
+        self._guard.charge_all()
+        now = self._clock()
+        self._clusters.mark_nodes_terminated(cluster.id, now)
+        self._clusters.update(cluster.id, state=ClusterState.GONE, worker_pid=None)
+        since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(cluster.unlisted_since or now))
+        self._events.record(
+            "cluster",
+            "warning",
+            said("op.forgotten", cluster=cluster.name, provider=cluster.provider_id, since=since),
+            cluster_id=cluster.id,
+        )
+        return self._clusters.get(cluster.id)
+
     @effect(Effect.DESTROY)
     def down(self, ref: str) -> OperationHandle[ClusterRecord]:
         """Release a cluster and wait until its provider confirms; its billing stops."""
@@ -1110,10 +1162,13 @@ class Engine:
 
     @effect(Effect.READ)
     def billing(self) -> BillingReport:
-        """Every cluster's meter next to its provider's ledger, with totals per currency."""
+        """Every cluster's meter (GPU time and storage, and the bandwidth its provider bills
+        per GB) next to what its provider charged where its API says, with totals per
+        currency; ``charges`` says per cluster whether the provider reports charges at all."""
         self._guard.charge_all()
         clusters = self._clusters.all()
         ledgers: dict[str, dict[str, int]] = {}
+        silent: set[str] = set()  # providers with a ledger that did not answer
         warnings: list[str] = []
         for name in sorted({c.provider_id for c in clusters}):
             try:
@@ -1126,8 +1181,19 @@ class Engine:
                     totals[key] = totals.get(key, 0) + entry.amount_micros
                 ledgers[name] = totals
             except XyclawError as exc:
+                silent.add(name)
                 warnings.append(f"{name}'s ledger is unavailable: {exc.message}")
         meters = self._charges.meter_totals([c.id for c in clusters])
+        traffic = self._charges.bandwidth_totals([c.id for c in clusters])
+        stored = self._charges.storage_totals([c.id for c in clusters])
+
+        def charges(c: ClusterRecord) -> str:
+            if c.provider_id in silent:
+                return "unavailable"
+            if c.provider_id not in ledgers:
+                return "none"
+            return "charged" if (c.external_id or "") in ledgers[c.provider_id] else "no_line"
+
         now = self._clock()
         for c in clusters:  # kept for the memory of providers: their bill against the meter
             billed = ledgers.get(c.provider_id, {}).get(c.external_id or "")
@@ -1144,6 +1210,9 @@ class Engine:
                 provider_ledger_micros=ledgers.get(c.provider_id, {}).get(c.external_id or "")
                 if c.provider_id in ledgers
                 else None,
+                bandwidth_micros=traffic.get(c.id, 0),
+                storage_micros=stored.get(c.id, 0),
+                charges=charges(c),
             )
             for c in clusters
         ]

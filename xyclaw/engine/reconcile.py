@@ -5,8 +5,13 @@
   released (default) or only reported.
 - Work another process left unfinished (its process is gone) is undone: a
   cluster that was being provisioned is released, a release is completed.
-- A store cluster the provider no longer has is marked ``gone`` with the time
-  it was last seen.
+- A store cluster the provider says it terminated (its own record, read back) is marked
+  ``gone`` with the time it was last seen.
+- A store cluster a readable listing merely no longer shows, which XyClaw did not
+  release, is never forgotten on that alone (SkyPilot #10517, dstack #1551): it is marked
+  *unlisted*, stays live and metered, a warning asks the user whether to forget it (after
+  checking the provider's console), every pass checks again, and it is listed again the
+  question is withdrawn. Only :meth:`Engine.forget` with the user's yes marks it gone.
 - A listing the provider answered in a way XyClaw cannot trust
   (:class:`~xyclaw.errors.ProviderStateUnknownError`) marks nothing gone: its clusters stay
   live and metered, a warning says so once, and the next pass asks again.
@@ -30,6 +35,7 @@ from xyclaw.engine.lazy import Lazy
 from xyclaw.errors import ProviderStateUnknownError, XyclawError
 from xyclaw.providers import TERMINATING, ClusterInfo, Provider, ProviderRegistry
 from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
+from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.wording import Figure, Said, said
 from xyclaw.wording.catalogue import CATALOGUE
@@ -62,6 +68,8 @@ class ReconcileReport:
     errors: list[str] = field(default_factory=list)
     unreachable: list[str] = field(default_factory=list)  # did not answer in time
     state_unknown: list[str] = field(default_factory=list)  # answered in a way not trusted
+    unlisted: list[str] = field(default_factory=list)  # not listed: the user is asked
+    relisted: list[str] = field(default_factory=list)  # listed again: the question withdrawn
 
     @property
     def changed(self) -> bool:
@@ -87,10 +95,15 @@ class Reconciler:
         orphan_policy: str = "release-after-notice",
         owner_alive: Callable[[int | None], bool] = process_alive,
         timeout_s: float = 10.0,
+        charges: ChargeTable | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         """``owner_alive(pid)`` says whether another process still works on a cluster;
         ``lifecycle`` (SSH and all) is built only when something must be released;
-        ``timeout_s``: how long a provider may take to list its instances."""
+        ``timeout_s``: how long a provider may take to list its instances; ``charges``:
+        where the bandwidth a provider reports for an instance is charged (none: not kept)."""
+        self._charges = charges
+        self._clock = clock  # the store's: the times it records nodes by
         self.clusters = clusters
         self.providers = providers
         self._lifecycle = lifecycle
@@ -228,7 +241,7 @@ class Reconciler:
                 row.external_id in leaving and row.state == ClusterState.RELEASED
             ):
                 continue
-            self._missing(provider, row, report)
+            self._missing(provider, row, report, terminating=row.external_id in leaving)
 
     def _orphan(
         self,
@@ -311,8 +324,67 @@ class Reconciler:
             report.releases_completed.append(row.name)
             return
         self.clusters.apply_provider_view(row.id, info)
+        self._charge_bandwidth(row, info)
+        if row.unlisted_since is not None:
+            self._relisted(provider, row, report)
 
-    def _missing(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
+    def _charge_bandwidth(self, row: ClusterRecord, info: ClusterInfo) -> None:
+        """The traffic the provider bills per GB (Vast), as its own counters read now; and
+        the storage a stopped instance still bills (its GPU time stopped with its node)."""
+        if self._charges is None:
+            return
+        total = info.extra.get("bandwidth_micros") if info.extra else None
+        if isinstance(total, int) and total > 0:
+            self._charges.charge_bandwidth(row.id, total, self._clock(), row.currency)
+        per_hour = info.extra.get("stopped_storage_micros_per_hour") if info.extra else None
+        if isinstance(per_hour, int) and per_hour > 0:
+            stopped = [n.terminated_at for n in self.clusters.get(row.id).nodes if n.terminated_at]
+            if stopped:
+                self._charges.charge_storage(
+                    row.id, min(stopped), per_hour, self._clock(), row.currency
+                )
+
+    def _relisted(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
+        """The listing shows it again: the question whether to forget it is withdrawn."""
+        self.clusters.update(row.id, unlisted_since=None)
+        self.events.record(
+            "cluster",
+            "info",
+            said("op.unlisted.back", provider=provider.name, cluster=row.name),
+            cluster_id=row.id,
+        )
+        report.relisted.append(row.name)
+
+    def _unlisted(self, provider: Provider, row: ClusterRecord, report: ReconcileReport) -> None:
+        """Not listed, not released by XyClaw: keep it live and metered and ask, once."""
+        report.unlisted.append(row.name)
+        if row.unlisted_since is not None:
+            return  # asked already; the question stands until the user answers
+        self.clusters.update(row.id, unlisted_since=self._clock())
+        self.events.record(
+            "cluster",
+            "warning",
+            said(
+                "op.unlisted",
+                provider=provider.name,
+                external=row.external_id or "-",
+                cluster=row.name,
+            ),
+            cluster_id=row.id,
+            action=f"xyclaw forget {row.name}",
+        )
+
+    def _missing(
+        self,
+        provider: Provider,
+        row: ClusterRecord,
+        report: ReconcileReport,
+        *,
+        terminating: bool = False,
+    ) -> None:
+        """``terminating``: the listing itself shows it being terminated (the provider's
+        word, like a terminated record read back); else a cluster merely not listed is asked
+        about, never forgotten on that alone."""
         if row.state in (ClusterState.RELEASED, ClusterState.FAILED, ClusterState.GONE):
             return
         if self.owner_alive(row) and row.state != ClusterState.READY:
@@ -331,6 +403,10 @@ class Reconciler:
             return
         info = provider.get(row.external_id) if row.external_id else None
         ended = info.terminated_at if info is not None and info.terminated_at else None
+        if row.external_id and ended is None and not terminating:
+            # Only XyClaw's own memory of it, or nothing: the provider did not say it ended.
+            self._unlisted(provider, row, report)
+            return
         self.clusters.mark_nodes_terminated(row.id, ended or row.last_seen_at)
         self.clusters.update(row.id, state=ClusterState.GONE, worker_pid=None)
         self.events.record(

@@ -48,6 +48,12 @@ class ProviderStatus:
     detail: str
 
 
+#: Metered and charged differing by more than this share (of the larger) are warned about.
+CHARGE_TOLERANCE = 0.05
+#: ... and by more than this much (micro-units): a cent's rounding is no difference.
+CHARGE_TOLERANCE_MICROS = 10_000
+
+
 @dataclass(frozen=True)
 class ClusterBill:
     cluster_id: int
@@ -57,6 +63,30 @@ class ClusterBill:
     currency: str
     meter_micros: int
     provider_ledger_micros: int | None  # None: the provider keeps no ledger, or did not answer
+    # Traffic the provider bills per GB (Vast), from the instance's own counters: apart from
+    # the meter's GPU time and storage.
+    bandwidth_micros: int = 0
+    storage_micros: int = 0  # the disk a stopped instance still bills (its GPU time ended)
+    # What the provider's API says about charges: "charged" (a figure), "none" (it reports
+    # none), "unavailable" (it did not answer) or "no_line" (it answered, nothing for this).
+    charges: str = "none"
+
+    @property
+    def metered_micros(self) -> int:
+        """Everything XyClaw metered for the cluster: GPU time (with storage while it ran),
+        storage while stopped, and bandwidth."""
+        return self.meter_micros + self.bandwidth_micros + self.storage_micros
+
+    @property
+    def differs(self) -> bool:
+        """The provider charged noticeably other than XyClaw metered (SkyPilot #4914)."""
+        charged = self.provider_ledger_micros
+        if charged is None:
+            return False
+        gap = abs(self.metered_micros - charged)
+        return gap > CHARGE_TOLERANCE_MICROS and gap > CHARGE_TOLERANCE * max(
+            self.metered_micros, charged
+        )
 
 
 @dataclass(frozen=True)
@@ -69,7 +99,7 @@ class BillingReport:
         """The meter's total per currency (amounts in different currencies never add up)."""
         out: dict[str, int] = {}
         for bill in self.clusters:
-            out[bill.currency] = out.get(bill.currency, 0) + bill.meter_micros
+            out[bill.currency] = out.get(bill.currency, 0) + bill.metered_micros
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -88,6 +118,12 @@ class BillingReport:
                     else b.provider_ledger_micros / 1e6,
                     "meter_micros": b.meter_micros,
                     "provider_ledger_micros": b.provider_ledger_micros,
+                    "bandwidth": b.bandwidth_micros / 1e6,
+                    "bandwidth_micros": b.bandwidth_micros,
+                    "storage_stopped_micros": b.storage_micros,
+                    "metered_micros": b.metered_micros,
+                    "charges": b.charges,
+                    "differs": b.differs,
                 }
                 for b in self.clusters
             ],

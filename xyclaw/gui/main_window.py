@@ -259,6 +259,10 @@ class MainWindowController:
 
         # a followed job's lost node: its replacement's quote waits for a yes here
         self.replacements = ReplacementApprovals(engine, self.bridge, window)
+        from xyclaw.gui.unlisted_flow import UnlistedApprovals
+
+        # a cluster its provider no longer lists: "forget it?" waits for a yes here (issue 31)
+        self.unlisted = UnlistedApprovals(engine, self.bridge, window, worker=self.worker)
 
         # Status bar.
         self.status = StatusBarController(

@@ -26,6 +26,12 @@ a PTY and has no SCP/SFTP, so pods are rented with a public IP and 22/tcp expose
 sshd started with only the cluster's key.
 A listing XyClaw cannot read raises :class:`ProviderStateUnknownError`: a pod is never
 taken for terminated because the API (or the network) answered oddly (dstack #1551).
+
+What RunPod charged each pod comes from REST ``GET /billing/pods`` with ``startTime``,
+``endTime`` (ISO 8601), ``bucketSize`` ``day`` and ``grouping`` ``podId``: a JSON list of
+records ``{amount (USD, after discounts), diskSpaceBilledGb, podId, time, timeBilledMs}``
+(shapes as the ``runpod-sdk`` Rust crate's ``model/v1/billing.rs`` ``BillingRecord`` and
+``PodBillingQuery`` carry them); it is compared with the meter, never used as the meter.
 """
 
 from __future__ import annotations
@@ -155,13 +161,29 @@ WHY_NOT: dict[str, str] = {
     Feature.SPOT: "RunPod interruptible pods are bids (GraphQL podRentInterruptable); "
     "XyClaw rents on demand only",
     Feature.BILLING_LEDGER: "XyClaw meters a RunPod pod from the price RunPod reports for it "
-    "after renting it (adjustedCostPerHr), not from a ledger",
+    "after renting it (adjustedCostPerHr); RunPod's billing history is read to compare, "
+    "not to meter",
     Feature.HOST_KEYS: "RunPod does not hand over host keys: the first SSH connection "
     "trusts the key it sees",
     Feature.HOST_SYSTEM: "RunPod pods are Docker containers: no systemd and no sysctl "
     "(XyClaw's bootstrap and NCCL tuning use neither; a step that needs them must ask for "
     "this capability)",
 }
+
+
+CHARGE_DAYS = 90  # how far back `xyclaw billing` asks for RunPod's charges
+
+
+def _iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+def json_object_or_list(response: httpx.Response, provider: str) -> Any:
+    """The JSON body (a list or an object); unreadable text is a ProviderError."""
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise unreadable(provider, "an answer", exc) from exc
 
 
 def _money(value: Any) -> float | None:
@@ -182,7 +204,7 @@ class RunPodProvider:
         multi_node=True,  # RunPod Instant Clusters (2 to 8 pods); single pods are one node
         stop_start=False,
         spot=False,
-        billing_ledger=False,
+        billing_ledger=True,  # /billing/pods: compared with the meter
         why_not=WHY_NOT,
     )
 
@@ -769,7 +791,41 @@ class RunPodProvider:
         return gone
 
     def billing(self) -> list[LedgerEntry]:
-        return []
+        """What RunPod charged each pod in the last ``CHARGE_DAYS`` days, per day."""
+        now = time.time()
+        params = {
+            "startTime": _iso(now - CHARGE_DAYS * 86400),
+            "endTime": _iso(now),
+            "bucketSize": "day",
+            "grouping": "podId",
+        }
+        response = self._call("GET", "/billing/pods", params=params)
+        if response.status_code >= 400:
+            raise self._error(response)
+        body = json_object_or_list(response, self.name)
+        if not isinstance(body, list):
+            raise unreadable(self.name, "the billing history", KeyError("records"))
+        entries: list[LedgerEntry] = []
+        for record in body:
+            if not isinstance(record, dict) or not record.get("podId"):
+                continue  # another grouping's line: not a pod's
+            amount = _money(record.get("amount"))
+            if amount is None:
+                raise unreadable(self.name, "a billing record", KeyError("amount"))
+            billed_ms = _money(record.get("timeBilledMs")) or 0.0
+            pod = str(record["podId"])
+            entries.append(
+                LedgerEntry(
+                    cluster_external_id=pod,
+                    node_external_id=pod,
+                    start=0.0,
+                    end=None,
+                    seconds=int(billed_ms // 1000),
+                    amount_micros=round(amount * 1_000_000),
+                    currency="USD",
+                )
+            )
+        return entries
 
     def close(self) -> None:
         self._client.close()

@@ -13,6 +13,17 @@ through ``next_token`` / ``after_token``; ``GET /api/v0/instances/{id}/?owner=me
 ../shared/docs/anchors-wave3.md section 2 (the v0 listing answers 410
 ``deprecated_endpoint`` or 200 with ``success: false``; a bad key 404 ``auth_error``;
 ``no_such_instance`` on destroy means done; outbid shows as ``cur_state`` "stopped").
+The provider's own charges come from ``GET /api/v0/charges/`` as ``vastai/api/billing.py``
+(``show_invoices_v1`` with ``charges``) asks it: ``select_filters`` ``{"day": {"gte", "lte"},
+"type": {"in": ["instance"]}}``, ``limit`` up to 100, ``after_token`` from ``next_token``;
+each result has ``type``, ``source``, ``amount``, ``start``, ``end``, ``items`` (the
+fields vast-cli's ``create_rich_table_for_charges`` shows); ``source`` names the instance
+(``instance-<id>``). Bandwidth: the instance record's cumulative ``inet_up_billed`` /
+``inet_down_billed`` at ``inet_up_cost`` / ``inet_down_cost`` USD per GB (field names as
+vast-cli's and spotty's instance readers use them; spotty's
+``providers/vast/instance_manager.py`` divides the counters by 1024 to show GB, so they
+are read as MB here; a third party measured them as kB: the comparison with the charges
+above is what catches a wrong unit).
 
 One rented ask is one cluster (one machine, 1 to 8+ GPUs of one host). Vast has no
 idempotency key: the instance's ``label`` carries the intent's key, and a create first
@@ -71,6 +82,9 @@ DEFAULT_IMAGE = "nvidia/cuda:12.4.1-devel-ubuntu22.04"
 DEFAULT_DISK_GB = 40
 SSH_USER = "root"  # Vast instances are Docker containers run as root
 OFFER_LIMIT = 64
+CHARGE_PAGE_ROWS = 100  # the charges listing's largest page (vastai/api/billing.py)
+CHARGE_DAYS = 90  # how far back `xyclaw billing` asks for Vast's charges
+INET_BILLED_MB_PER_GB = 1024.0  # inet_*_billed are MB (see the module's docstring)
 
 KEY_HINT = (
     "create a key at https://cloud.vast.ai/manage-keys/ and store it with "
@@ -97,7 +111,8 @@ WHY_NOT: dict[str, str] = {
     Feature.SPOT: "Vast.ai interruptible instances are bids; XyClaw rents on demand only "
     "(a too-low bid still creates a stopped, storage-billing instance)",
     Feature.BILLING_LEDGER: "XyClaw meters a Vast.ai instance from its own price read back "
-    "after renting it (GPU, storage); bandwidth is billed per GB by Vast and not metered",
+    "after renting it (GPU, storage) and its billed traffic; Vast's charges listing is read "
+    "to compare, not to meter",
     Feature.HOST_KEYS: "Vast.ai does not hand over host keys: the first SSH connection "
     "trusts the key it sees",
     Feature.HOST_SYSTEM: "Vast.ai instances are Docker containers: no systemd and no sysctl "
@@ -154,6 +169,46 @@ def host_facts(raw: dict[str, Any]) -> HostFacts:
         cuda=_float(raw.get("cuda_max_good")),
         machine_id=None if machine is None else str(machine),
     )
+
+
+def bandwidth_micros(raw: dict[str, Any]) -> int | None:
+    """What the instance's traffic so far costs, in micro-USD: its billed MB up and down at
+    its own per-GB prices; None when the record carries no traffic figures."""
+    up, down = _float(raw.get("inet_up_billed")), _float(raw.get("inet_down_billed"))
+    if up is None and down is None:
+        return None
+    up_cost = _float(raw.get("inet_up_cost")) or 0.0
+    down_cost = _float(raw.get("inet_down_cost")) or 0.0
+    dollars = ((up or 0.0) * up_cost + (down or 0.0) * down_cost) / INET_BILLED_MB_PER_GB
+    return max(0, round(dollars * 1_000_000))
+
+
+def _storage_micros(raw: dict[str, Any]) -> int | None:
+    """The instance's storage price per hour (``storage_total_cost``), in micro-USD."""
+    cost = _float(raw.get("storage_total_cost"))
+    return None if cost is None or cost <= 0 else round(cost * 1_000_000)
+
+
+def _charged_instance(source: Any) -> str | None:
+    """The instance id a charge line names (``instance-123``), else None."""
+    text = str(source or "").strip()
+    if text.startswith("instance-") and text[9:].isdigit():
+        return text[9:]
+    return None
+
+
+def _dollars(value: Any) -> float | None:
+    """A charge's amount: a number, or text such as "$1.23" (the table format)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip().lstrip("$").replace(",", ""))
+        except ValueError:
+            return None
+    return None
 
 
 def vast_gpu_name(gpu: str) -> str:
@@ -223,7 +278,7 @@ class VastProvider:
         multi_node=False,
         stop_start=False,
         spot=False,
-        billing_ledger=False,
+        billing_ledger=True,  # the charges listing: compared with the meter
         why_not=WHY_NOT,
     )
 
@@ -580,8 +635,57 @@ class VastProvider:
             )
         return gone
 
+    def charges(self, since: float, until: float) -> list[dict[str, Any]]:
+        """The account's instance charges between two times, page by page."""
+        filters = {"day": {"gte": int(since), "lte": int(until)}, "type": {"in": ["instance"]}}
+        params: dict[str, str] = {
+            "select_filters": json.dumps(filters),
+            "latest_first": "false",
+            "limit": str(CHARGE_PAGE_ROWS),
+            "format": "tree",
+        }
+        rows: list[dict[str, Any]] = []
+        seen_tokens: set[str] = set()
+        for _ in range(MAX_PAGES):
+            response = self._call("GET", "/api/v0/charges/", params=params)
+            if response.status_code >= 400:
+                raise self._error(response)
+            body = json_object(response, self.name)
+            page = body.get("results")
+            if not isinstance(page, list):
+                raise unreadable(self.name, "the charges", KeyError("results"))
+            rows.extend(r for r in page if isinstance(r, dict))
+            token = body.get("next_token")
+            if not token or str(token) in seen_tokens:
+                return rows
+            seen_tokens.add(str(token))
+            params["after_token"] = str(token)
+        raise unreadable(self.name, "the charges", ValueError(f"over {MAX_PAGES} pages"))
+
     def billing(self) -> list[LedgerEntry]:
-        return []  # the meter bills from each instance's own price
+        """What Vast charged each instance in the last ``CHARGE_DAYS`` days (GPU, storage and
+        bandwidth, as Vast bills them), one entry per charge line."""
+        now = time.time()
+        entries: list[LedgerEntry] = []
+        for row in self.charges(now - CHARGE_DAYS * 86400, now):
+            instance = _charged_instance(row.get("source"))
+            amount = _dollars(row.get("amount"))
+            if instance is None:
+                continue  # a volume or an endpoint, not an instance
+            if amount is None:
+                raise unreadable(self.name, "a charge", ValueError(repr(row.get("amount"))))
+            entries.append(
+                LedgerEntry(
+                    cluster_external_id=instance,
+                    node_external_id=instance,
+                    start=_float(row.get("start")) or 0.0,
+                    end=_float(row.get("end")),
+                    seconds=0,
+                    amount_micros=round(amount * 1_000_000),
+                    currency=CURRENCY,
+                )
+            )
+        return entries
 
     def close(self) -> None:
         self._client.close()
@@ -641,6 +745,11 @@ class VastProvider:
                 "storage_usd_per_hour": _float(raw.get("storage_total_cost")),
                 "inet_up_usd_per_gb": _float(raw.get("inet_up_cost")),
                 "inet_down_usd_per_gb": _float(raw.get("inet_down_cost")),
+                "bandwidth_micros": bandwidth_micros(raw),
+                # Stopped (outbid, or by its host): the GPU time ends, the disk bills on.
+                "stopped_storage_micros_per_hour": _storage_micros(raw)
+                if state == FAILED
+                else None,
             },
         )
         if price > 0 and gpus > 0:
@@ -653,6 +762,7 @@ __all__ = [
     "VAST_API_URL",
     "HostFacts",
     "VastProvider",
+    "bandwidth_micros",
     "host_facts",
     "ssh_endpoint",
     "start_script",

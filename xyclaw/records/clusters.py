@@ -77,6 +77,8 @@ class ClusterRecord:
     # community host: shown wherever the cluster is listed.
     host: str | None = None
     host_community: bool = False
+    #: When the provider's readable listing first lacked it (the user is asked to forget it).
+    unlisted_since: float | None = None
 
     @property
     def live(self) -> bool:
@@ -108,6 +110,7 @@ class ClusterRecord:
             "last_seen_at": self.last_seen_at,
             "host": self.host,
             "host_community": self.host_community,
+            "unlisted_since": self.unlisted_since,
             "nodes": [
                 {
                     "rank": n.rank,

@@ -40,6 +40,75 @@ class ChargeTable:
 
         return self._store.writer.call(write)
 
+    def charge_bandwidth(
+        self, cluster_id: int, total_micros: int, now: float, currency: str
+    ) -> int:
+        """Bring a cluster's bandwidth charges up to what the provider's own traffic counters
+        cost so far (``total_micros``); returns what was added. A counter that went back (a
+        recreated instance) adds nothing."""
+
+        def write(db: Database) -> int:
+            row = db.conn.execute(
+                "SELECT coalesce(sum(amount_micros), 0), coalesce(max(end_ts), ?) FROM charges"
+                " WHERE cluster_id = ? AND source = 'bandwidth'",
+                [now, cluster_id],
+            ).fetchone()
+            delta = total_micros - int(row[0])
+            if delta <= 0:
+                return 0
+            db.conn.execute(
+                "INSERT INTO charges (cluster_id, source, start_ts, end_ts, amount_micros,"
+                " currency) VALUES (?, 'bandwidth', ?, ?, ?, ?)",
+                [cluster_id, min(float(row[1]), now), now, delta, currency],
+            )
+            return delta
+
+        return self._store.writer.call(write)
+
+    def charge_storage(
+        self, cluster_id: int, since: float, per_hour_micros: int, now: float, currency: str
+    ) -> int:
+        """Charge a stopped instance's storage from its last storage charge (or ``since``,
+        when it stopped) up to ``now`` at ``per_hour_micros``; returns what was added."""
+
+        def write(db: Database) -> int:
+            row = db.conn.execute(
+                "SELECT max(end_ts) FROM charges WHERE cluster_id = ? AND source = 'storage'"
+                " AND end_ts >= ?",
+                [cluster_id, since],
+            ).fetchone()
+            start = max(since, float(row[0])) if row[0] is not None else since
+            amount = int(max(0.0, now - start)) * per_hour_micros // 3600
+            if amount <= 0:
+                return 0
+            db.conn.execute(
+                "INSERT INTO charges (cluster_id, source, start_ts, end_ts, amount_micros,"
+                " currency) VALUES (?, 'storage', ?, ?, ?, ?)",
+                [cluster_id, start, now, amount, currency],
+            )
+            return amount
+
+        return self._store.writer.call(write)
+
+    def bandwidth_totals(self, cluster_ids: Sequence[int]) -> dict[int, int]:
+        """Each cluster's bandwidth charges (traffic billed per GB), in micro-units."""
+        return self._totals("bandwidth", cluster_ids)
+
+    def storage_totals(self, cluster_ids: Sequence[int]) -> dict[int, int]:
+        """Each cluster's storage charges while stopped, in micro-units."""
+        return self._totals("storage", cluster_ids)
+
+    def _totals(self, source: str, cluster_ids: Sequence[int]) -> dict[int, int]:
+        if not cluster_ids:
+            return {}
+        marks = ",".join("?" * len(cluster_ids))
+        rows = self._store.query(
+            "SELECT cluster_id, sum(amount_micros) AS total FROM charges"
+            f" WHERE source = ? AND cluster_id IN ({marks}) GROUP BY cluster_id",
+            [source, *cluster_ids],
+        )
+        return {int(r["cluster_id"]): int(r["total"]) for r in rows}
+
     def set_provider_total(
         self, cluster_id: int, total_micros: int, currency: str, start: float, now: float
     ) -> None:

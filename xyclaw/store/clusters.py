@@ -44,6 +44,7 @@ CLUSTER_COLUMNS = (
     "error_said_json",
     "host",
     "host_community",
+    "unlisted_since",
 )
 NODE_COLUMNS = (
     "id",

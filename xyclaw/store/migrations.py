@@ -587,6 +587,40 @@ def _m17_node_private_ip(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE nodes ADD COLUMN private_ip TEXT")
 
 
+def _m18_cluster_unlisted_since(db: sqlite_utils.Database) -> None:
+    """Issue 31: when a provider's readable listing first lacked a cluster XyClaw believes
+    billing. Such a cluster is not marked gone: it stays live and metered and the user is
+    asked whether to forget it; the column is cleared when the listing shows it again.
+
+    And charges of two more sources: ``bandwidth``, the traffic a provider bills per GB
+    (Vast), read from the instance's own counters; ``storage``, the disk a stopped instance
+    still bills (Vast: ``storage_total_cost`` per hour) while its GPU time has stopped.
+    SQLite cannot change a CHECK in place, so the charges table is rebuilt with its rows,
+    ids and index."""
+    db.execute("ALTER TABLE clusters ADD COLUMN unlisted_since REAL")
+    db.execute(
+        """
+        CREATE TABLE charges_new (
+            id INTEGER PRIMARY KEY,
+            cluster_id INTEGER NOT NULL REFERENCES clusters(id),
+            job_id INTEGER REFERENCES jobs(id),
+            source TEXT NOT NULL CHECK (source IN ('meter', 'provider', 'bandwidth', 'storage')),
+            start_ts REAL NOT NULL,
+            end_ts REAL NOT NULL,
+            amount_micros INTEGER NOT NULL,
+            currency TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        "INSERT INTO charges_new (id, cluster_id, job_id, source, start_ts, end_ts,"
+        " amount_micros, currency) SELECT id, cluster_id, job_id, source, start_ts, end_ts,"
+        " amount_micros, currency FROM charges"
+    )
+    db.execute("DROP TABLE charges")
+    db.execute("ALTER TABLE charges_new RENAME TO charges")
+    db.execute("CREATE INDEX charges_cluster ON charges(cluster_id, end_ts)")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -606,5 +640,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "dcgm_samples", _m15_dcgm_samples),
     Migration(16, "cluster_host", _m16_cluster_host),
     Migration(17, "node_private_ip", _m17_node_private_ip),
+    Migration(18, "cluster_unlisted_since", _m18_cluster_unlisted_since),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -83,6 +83,21 @@ TEXTS: dict[str, tuple[str, str]] = {
         "releasing {name} destroys its machines: confirm with --yes",
         "释放 {name} 会销毁它的机器：请加 --yes 确认",
     ),
+    "cli.forget_question": (
+        "{provider} no longer lists {external} ({name}), which may still bill {per_hour}/h. "
+        "Did you check {provider}'s console? Forget it? [y/N] ",
+        "{provider} 的列表中已没有 {external}（{name}），它可能仍按每小时 {per_hour} 计费。"
+        "你已在 {provider} 的控制台确认过吗？要忘记它吗？[y/N] ",
+    ),
+    "cli.forget_needs_yes": (
+        "forgetting {name} stops metering a cluster that may still bill: check the provider's "
+        "console, then confirm with --yes",
+        "忘记 {name} 会停止对一个可能仍在计费的集群的本地计费：请先在平台控制台确认，再加 --yes",
+    ),
+    "cli.forget_kept": (
+        "{name} is kept and metered; XyClaw checks its provider's listing again every minute",
+        "{name} 已保留并继续计费；XyClaw 每分钟重新查看平台的列表",
+    ),
     # xyclaw clusters / billing
     "cli.col_id": ("id", "编号"),
     "cli.col_name": ("name", "名称"),
@@ -101,6 +116,38 @@ TEXTS: dict[str, tuple[str, str]] = {
         "and can see what runs there",
         "{name} 运行在 {provider} 的社区主机上（{host}）：其所有者不是 {provider}，能看到上面运行"
         "的内容",
+    ),
+    "cli.billing_bandwidth": (
+        "{name}: bandwidth {amount} (billed per GB by {provider}, apart from GPU time)",
+        "{name}：流量费 {amount}（{provider} 按 GB 计费，不含在 GPU 时长内）",
+    ),
+    "cli.billing_storage": (
+        "{name}: storage while stopped {amount} ({provider} bills the disk until it is released)",
+        "{name}：停机期间的存储费 {amount}（{provider} 在释放之前一直按磁盘计费）",
+    ),
+    "cli.billing_compare": (
+        "{name}: XyClaw metered {metered}, {provider} charged {charged}",
+        "{name}：XyClaw 本地计费 {metered}，{provider} 收费 {charged}",
+    ),
+    "cli.billing_differs": (
+        "{name}: XyClaw metered {metered} but {provider} charged {charged}, more than "
+        "{share}% apart: compare the price on its console with `xyclaw clusters --json`",
+        "{name}：XyClaw 本地计费 {metered}，但 {provider} 收费 {charged}，相差超过 {share}%："
+        "请对照平台控制台上的价格和 `xyclaw clusters --json`",
+    ),
+    "cli.billing_no_charges": (
+        "{name}: XyClaw metered {metered}; {provider} does not report charges through its API",
+        "{name}：XyClaw 本地计费 {metered}；{provider} 的 API 不提供收费记录",
+    ),
+    "cli.billing_charges_unavailable": (
+        "{name}: XyClaw metered {metered}; {provider}'s charges could not be read now",
+        "{name}：XyClaw 本地计费 {metered}；暂时无法读取 {provider} 的收费记录",
+    ),
+    "cli.billing_no_line": (
+        "{name}: XyClaw metered {metered}; {provider}'s charges have no line for it yet "
+        "(not billed yet, or older than 90 days)",
+        "{name}：XyClaw 本地计费 {metered}；{provider} 的收费记录中还没有它"
+        "（尚未计费，或已超过 90 天）",
     ),
     "cli.billing_total": ("total (meter): {amounts}", "合计（本地计费）：{amounts}"),
     "cli.warning": ("warning: {text}", "警告：{text}"),

@@ -282,6 +282,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "do not ask",
         "不再询问",
     ),
+    "cli.help.forget.0": (
+        "forget a cluster its provider no longer lists (check the provider's console first: it may still bill); it is metered until you answer",
+        "忘记平台列表中已没有的集群（请先在平台控制台确认：它可能仍在计费）；在你回答之前继续计费",
+    ),
+    "cli.help.forget.1": (
+        "do not ask (you checked the provider's console)",
+        "不再询问（你已在平台控制台确认过）",
+    ),
     "cli.help.budget.1": (
         "the new budget (e.g. 50 or 50CNY), or `none` to remove it",
         "新的预算（例如 50 或 50CNY），或用 `none` 取消预算",

@@ -615,6 +615,16 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{name} (id {id}) is no longer live: ask again",
         "{name}（编号 {id}）已不在运行：请重新提出",
     ),
+    # Issue 31: forgetting a cluster its provider no longer lists.
+    "error.forget.listed": (
+        "cluster {cluster} is not waiting to be forgotten: its provider lists it (or XyClaw "
+        "released it)",
+        "集群 {cluster} 并不在等待被忘记：服务商仍列出它（或 XyClaw 已释放它）",
+    ),
+    "error.forget.listed_hint": (
+        "`xyclaw clusters` shows it; release it with `xyclaw down` if you no longer need it",
+        "`xyclaw clusters` 会显示它；如果不再需要，请用 `xyclaw down` 释放它",
+    ),
     "error.approval.job_new": (
         "job {name} (id {id}) started after you approved: ask again",
         "作业 {name}（编号 {id}）是在你批准之后才启动的：请重新提出",

@@ -488,6 +488,35 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{provider} 的状态未知（{why}）；其 {n} 个集群保持在线并继续计费，"
         "不会被标记为消失，XyClaw 每分钟重新查询",
     ),
+    # Issue 31: a readable listing no longer shows a cluster XyClaw did not release.
+    "op.unlisted": (
+        "{provider} no longer lists {external} (cluster {cluster}), which XyClaw did not "
+        "release; it stays live and metered. Forget it? Check {provider}'s console first: "
+        "`xyclaw forget {cluster}`",
+        "{provider} 的列表中已没有 {external}（集群 {cluster}），而 XyClaw 并未释放它；"
+        "它保持在线并继续计费。要忘记它吗？请先在 {provider} 的控制台确认："
+        "`xyclaw forget {cluster}`",
+    ),
+    "op.unlisted.back": (
+        "{provider} lists cluster {cluster} again; the question whether to forget it is withdrawn",
+        "{provider} 的列表中又出现了集群 {cluster}；是否忘记它的询问已撤回",
+    ),
+    "op.forgotten": (
+        "cluster {cluster} forgotten after your yes ({provider} no longer listed it since "
+        "{since}); the meter stopped counting it now",
+        "经你确认，已忘记集群 {cluster}（自 {since} 起 {provider} 的列表中已没有它）；"
+        "本地计费已停止计算它",
+    ),
+    "op.forget.card_stops": (
+        "XyClaw stops metering {cluster}; if {external} still runs at {provider}, it still bills "
+        "there (check {provider}'s console first)",
+        "XyClaw 停止对 {cluster} 的本地计费；如果 {external} 仍在 {provider} 运行，它仍在计费"
+        "（请先在 {provider} 的控制台确认）",
+    ),
+    "op.forget.card_lost": (
+        "XyClaw's record that {cluster} is live: it no longer checks {external} or warns about it",
+        "XyClaw 对 {cluster} 在线的记录：它不再检查 {external}，也不再为它告警",
+    ),
     "op.ago.never": ("never", "从未"),
     "op.ago.seconds": ("{seconds} s ago", "{seconds} 秒前"),
     # Failing over to the plan's next option when a region is full.

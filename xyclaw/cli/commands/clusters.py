@@ -90,6 +90,17 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_down)
 
     p = sub.add_parser(
+        "forget",
+        help="forget a cluster its provider no longer lists (check the provider's console"
+        " first: it may still bill); it is metered until you answer",
+    )
+    p.add_argument("cluster", help="cluster id or name")
+    p.add_argument(
+        "--yes", action="store_true", help="do not ask (you checked the provider's console)"
+    )
+    p.set_defaults(handler=_forget)
+
+    p = sub.add_parser(
         "billing", help="cost per cluster: the app's meter and the provider's ledger"
     )
     p.add_argument("--json", action="store_true")
@@ -267,6 +278,18 @@ def _reconcile(ctx: CliContext) -> None:
         ctx.warn(f"finished releasing {name}")
     for name in report.gone:
         ctx.warn(f"{name} is gone from its provider")
+    from xyclaw.wording import text_in
+
+    for cluster in ctx.engine().unlisted_clusters():  # asked until the user answers
+        ctx.warn(
+            text_in(
+                ctx.language,
+                "op.unlisted",
+                provider=cluster.provider_id,
+                external=cluster.external_id or "-",
+                cluster=cluster.name,
+            )
+        )
 
 
 def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -367,6 +390,33 @@ def _down(args: argparse.Namespace, ctx: CliContext) -> int:
     return 0
 
 
+def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
+    """The user's answer to "forget it?" for a cluster its provider no longer lists."""
+    engine = ctx.engine()
+    _reconcile(ctx)  # checks the listing again: a cluster listed again has no question
+    card = engine.action("forget", args.cluster, asked_by="user")
+    name = card.of_kind("cluster")[0].name
+    cluster = engine.cluster(str(card.ids("cluster")[0]))
+    per_hour = _money(int(card.price["per_hour_micros"]), cluster.currency)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(ctx.text("forget_needs_yes", name=name))
+        question = ctx.text(
+            "forget_question",
+            name=name,
+            provider=cluster.provider_id,
+            external=cluster.external_id or "-",
+            per_hour=per_hour,
+        )
+        if input(question).strip().lower() not in ("y", "yes"):
+            ctx.print(ctx.text("forget_kept", name=name))
+            return 1
+    forgotten = engine.forget(card)
+    state = state_word(ctx.language, forgotten.state)
+    ctx.print(ctx.text("cluster_state", id=forgotten.id, name=forgotten.name, state=state))
+    return 0
+
+
 def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
     engine = ctx.engine()
     _reconcile(ctx)
@@ -383,10 +433,44 @@ def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
         state = state_word(ctx.language, b.state)
         rows.append((b.cluster_id, b.name, state, _money(b.meter_micros, b.currency), theirs))
     print_table(ctx.out, BILLING_COLUMNS, rows, language=ctx.language)
+    for b in report.clusters:
+        _bill_lines(ctx, b)
     totals = report.totals or {"CNY": 0}
     amounts = ", ".join(_money(amount, cur) for cur, amount in sorted(totals.items()))
     ctx.print(ctx.text("billing_total", amounts=amounts))
     return 0
+
+
+def _bill_lines(ctx: CliContext, bill: Any) -> None:
+    """A cluster's bandwidth line, and what XyClaw metered against what the provider charged
+    (a warning where they differ by more than the set share)."""
+    from xyclaw.engine.reports import CHARGE_TOLERANCE
+
+    if bill.bandwidth_micros:
+        amount = _money(bill.bandwidth_micros, bill.currency)
+        ctx.print(
+            ctx.text("billing_bandwidth", name=bill.name, provider=bill.provider, amount=amount)
+        )
+    if bill.storage_micros:
+        amount = _money(bill.storage_micros, bill.currency)
+        ctx.print(
+            ctx.text("billing_storage", name=bill.name, provider=bill.provider, amount=amount)
+        )
+    metered = _money(bill.metered_micros, bill.currency)
+    figures = {"name": bill.name, "provider": bill.provider, "metered": metered}
+    if bill.charges == "charged" and bill.provider_ledger_micros is not None:
+        charged = _money(bill.provider_ledger_micros, bill.currency)
+        if bill.differs:
+            share = round(CHARGE_TOLERANCE * 100)
+            ctx.warn(ctx.text("billing_differs", **figures, charged=charged, share=share))
+        else:
+            ctx.print(ctx.text("billing_compare", **figures, charged=charged))
+        return
+    key = {
+        "unavailable": "billing_charges_unavailable",
+        "no_line": "billing_no_line",
+    }.get(bill.charges, "billing_no_charges")
+    ctx.print(ctx.text(key, **figures))
 
 
 def _set_budget(args: argparse.Namespace, ctx: CliContext) -> int:
