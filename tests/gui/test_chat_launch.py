@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import MakeWindow
@@ -103,3 +104,53 @@ def test_an_unknown_sample_is_refused_with_the_samples_listed_and_no_card(
     said = _texts(chat)
     for name in ("plain-python", "skypilot-ddp", "lora-2node"):
         assert name in said, said
+
+
+def test_the_two_node_lora_sample_asks_for_hf_token_in_the_chat_then_runs(
+    qtbot: QtBot,
+    make_window: MakeWindow,
+    sim_engine: Engine,
+    runtime: AgentRuntime,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 28, item 2: the bundled 2-node sample's HF_TOKEN is asked for in the window (the
+    card names it; Approve asks for its value, hidden, kept in the keyring), then it runs."""
+    from xyclaw.gui.job_launch import SecretValuesDialog
+    from xyclaw.secrets import job_secret_name
+
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    ctl = make_window(sim_engine, runtime)
+    ctl.window.resize(1400, 1000)
+    chat = ctl.chat
+    qtbot.waitUntil(lambda: chat.runtime is not None and chat.composer.isEnabled(), timeout=30000)
+
+    ask(qtbot, chat, "run the lora example")
+    card = card_waiting(qtbot, chat, "spend")
+    assert card.facts["Spec"].text() == "lora-2node"
+    assert card.facts["Asks you for"].text() == "HF_TOKEN"
+    qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: (
+            isinstance(chat.secrets_dialog, SecretValuesDialog) and chat.secrets_dialog.isVisible()
+        ),
+        timeout=30000,
+    )
+    dialog = chat.secrets_dialog
+    assert isinstance(dialog, SecretValuesDialog)
+    assert card.decision is None and sim_engine.clusters() == []  # nothing rented yet
+    field = dialog.fields["HF_TOKEN"]
+    assert field.echoMode() == field.EchoMode.Password
+    qtbot.keyClicks(field, "hf_value_typed_in_the_chat_0042")
+    dialog.save_button.click()
+
+    qtbot.waitUntil(lambda: card.decision == "approve", timeout=30000)
+    qtbot.waitUntil(lambda: bool(sim_engine.jobs(include_finished=True)), timeout=120000)
+    [job] = sim_engine.jobs(include_finished=True)
+    assert job.name == "qwen7b-lora"
+    qtbot.waitUntil(
+        lambda: sim_engine.job(str(job.id)).state in ("running", "succeeded"), timeout=120000
+    )
+    assert sim_engine.secrets.get(job_secret_name("HF_TOKEN")) == "hf_value_typed_in_the_chat_0042"
+    qtbot.waitUntil(lambda: not chat.busy, timeout=180000)
+    said = _texts(chat)
+    assert "HF_TOKEN must be set" not in said and "hf_value_typed" not in said

@@ -21,6 +21,7 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QDialog,
     QFrame,
     QInputDialog,
     QLabel,
@@ -174,6 +175,7 @@ class ChatPage(QWidget):
         self.turn: Turn | None = None
         self.tool_cards: dict[str, ToolCard] = {}
         self.approval_cards: dict[str, ApprovalCard] = {}
+        self.secrets_dialog: QDialog | None = None  # asks for a launched job's secrets
         self.plan_cards: list[PlanCard] = []
         self.examples: QFrame | None = None
         # Built under the example requests of an empty chat (the first-run welcome, the tour).
@@ -918,6 +920,10 @@ class ChatPage(QWidget):
             return card
         card = ApprovalCard(request)
         card.decided.connect(lambda kind, args, remember: self.decide(card, kind, args, remember))
+        if getattr(request, "tool", None) == "launch_job" and (request.details or {}).get(
+            "secrets"
+        ):
+            card.before_approve = partial(self._ask_job_secrets, card)
         self.approval_cards[request.approval_id] = card
         self._add(card)
         # The card is what the user must answer: in view, even when they had scrolled up
@@ -925,6 +931,43 @@ class ChatPage(QWidget):
         self._reveal = card  # kept in view as the transcript's layout grows, until answered
         QTimer.singleShot(0, self._show_card)
         return card
+
+    def _ask_job_secrets(self, card: ApprovalCard, approve: Callable[[], None]) -> None:
+        """Issue 28: a launch whose job takes a secret (``HF_TOKEN``) that this machine does
+        not have asks for its value when approved (kept in the keyring through the Engine,
+        never in the history), then approves; a cancel leaves the card unanswered."""
+        from xyclaw.gui.job_launch import SecretValuesDialog
+
+        engine = self.context.engine
+        spec = str((card.request.details or {}).get("spec") or card.request.args.get("spec"))
+
+        def checked(names: list[str]) -> None:
+            if not names:
+                approve()
+                return
+            dialog = SecretValuesDialog(spec, names, self)
+            self.secrets_dialog = dialog
+
+            def save() -> None:
+                values = dialog.values()
+
+                def store() -> None:
+                    for name, value in values.items():
+                        engine.store_job_secret(name, value)
+
+                self.context.worker.submit(
+                    store, on_done=lambda _r: approve(), on_error=self._show_error, name="secrets"
+                )
+
+            dialog.accepted.connect(save)
+            dialog.open()
+
+        self.context.worker.submit(
+            lambda: list(engine.missing_job_secrets(spec)),
+            on_done=checked,
+            on_error=self._show_error,
+            name="secrets",
+        )
 
     def _show_card(self) -> None:
         card = self._reveal
