@@ -203,3 +203,27 @@ def test_launch_again_opens_the_jobs_launch_with_the_past_jobs_spec(
     assert not dialog.launch_button.isEnabled()
     dialog.reject()
     assert offline.attempts == [], "Launch again called a provider:\n" + "\n".join(offline.attempts)
+
+
+def test_the_replay_memory_chart_shows_a_small_model_s_memory_off_the_floor(
+    window: MainWindowController, history_facts: HistoryFacts, qtbot: QtBot
+) -> None:
+    """The replay's "Memory used" chart was flat at 0: the run's 0.5B model holds about 2 %
+    of each 80 GB card, drawn on a fixed 0-100 % axis (the data were right, the chart hid
+    them). Its axis now tops at the next round number over the peak (10 % at least), so the
+    line stands clear of the floor and the axis still says what it is."""
+    page = _page(window, qtbot)
+    page.select("job", [history_facts.job_a])
+    qtbot.mouseClick(page.replay_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.replay is not None and not page.busy, timeout=10_000)
+    view = page.replay_view
+    node = view.frame.nodes[0].node_id
+    memory = view.curves.curve_data("memory", (node, 0))
+    assert memory is not None
+    peak = float(np.nanmax(memory[1]))
+    assert 0.5 < peak < 10, peak  # a small model on a big card: a few per cent
+    low, top = view.curves.plots["memory"].vb.viewRange()[1]
+    assert low == 0 and peak < top <= 100
+    assert peak / top >= 0.2, (peak, top)  # at least a fifth of the chart's height
+    ticks = view.curves.plots["memory"].getAxis("left").tickValues(low, top, 100)
+    assert any(0 < v <= top for v in ticks[0][1]), ticks  # labelled, so the scale is read
