@@ -1,5 +1,6 @@
 """Launching from the chat with no cluster (issue 28, item 1): a sample spec that rents its own
-cluster gives one approval card with the quote (cost, nodes), and after Approve the job runs;
+cluster gives one approval card with the quote (cost, nodes), and after Approve the job runs
+and its progress is followed in the chat;
 a sample named loosely ("the lora example") is resolved, or refused with the samples listed,
 before any card is shown."""
 
@@ -20,7 +21,7 @@ from xyclaw.agent.runtime import AgentRuntime
 from xyclaw.engine import Engine
 from xyclaw.gui.app import build_runtime
 from xyclaw.gui.chat.approval import ApprovalCard
-from xyclaw.gui.chat.blocks import MessageBlock, ToolCard
+from xyclaw.gui.chat.blocks import JobProgressBlock, MessageBlock, ToolCard
 from xyclaw.store import Store
 
 pytestmark = pytest.mark.slow
@@ -74,6 +75,15 @@ def test_launch_a_renting_sample_shows_its_quote_and_runs_after_approve(
     )
     [cluster] = sim_engine.clusters()
     assert cluster.gpu_count == quote.gpu_count
+    # the job's progress in the chat, below the launch: its state, step of the total, loss
+    qtbot.waitUntil(lambda: len(shown(chat, JobProgressBlock)) == 1, timeout=30000)
+    [line] = shown(chat, JobProgressBlock)
+    qtbot.waitUntil(lambda: "step " in line.text(), timeout=120000)
+    assert line.text().startswith("Job qwen7b-lora-sky: running"), line.text()
+    first = line.bar.value()
+    total = sim_engine.job(str(job.id)).progress.total_steps
+    assert total and line.bar.maximum() == total and f"/ {total} (" in line.text()
+    qtbot.waitUntil(lambda: line.bar.value() > first, timeout=60000)  # it follows the job
     said = _texts(chat)
     assert "CLI:" not in said and "Engine:" not in said and "quote=" not in said
 
