@@ -227,3 +227,29 @@ def test_the_replay_memory_chart_shows_a_small_model_s_memory_off_the_floor(
     assert peak / top >= 0.2, (peak, top)  # at least a fifth of the chart's height
     ticks = view.curves.plots["memory"].getAxis("left").tickValues(low, top, 100)
     assert any(0 < v <= top for v in ticks[0][1]), ticks  # labelled, so the scale is read
+
+
+def test_a_job_costs_the_same_on_the_history_and_the_jobs_page(
+    window: MainWindowController,
+    offline_engine: Engine,
+    history_facts: HistoryFacts,
+    qtbot: QtBot,
+) -> None:
+    """Issue 28, item 8: a job's cost was 0.17 on the Jobs page and 0.16 in History (the
+    History took its share of the meter's charges, the Jobs page its attempts' node-hours at
+    the price). Both count the attempts now: the same figure, shown the same."""
+    from xyclaw.gui.jobs_page import cost_text
+
+    page = _page(window, qtbot)
+    model = page.job_model
+    cost_column = next(
+        c
+        for c in range(model.columnCount())
+        if model.headerData(c, Qt.Orientation.Horizontal) == "Cost"
+    )
+    for job_id in (history_facts.job_a, history_facts.job_b):
+        row = next(r for r in range(model.rowCount()) if model.item(r, 0).text() == str(job_id))
+        job = offline_engine.job(str(job_id))  # what the Jobs page shows of it
+        listed = next(j for j in page.jobs if int(j["id"]) == job_id)
+        assert job.cost_micros is not None and abs(listed["cost_micros"] - job.cost_micros) <= 1
+        assert model.item(row, cost_column).text() == cost_text(job)
