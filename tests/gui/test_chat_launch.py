@@ -78,8 +78,8 @@ def test_launch_a_renting_sample_shows_its_quote_and_runs_after_approve(
     # the job's progress in the chat, below the launch: its state, step of the total, loss
     qtbot.waitUntil(lambda: len(shown(chat, JobProgressBlock)) == 1, timeout=30000)
     [line] = shown(chat, JobProgressBlock)
-    qtbot.waitUntil(lambda: "step " in line.text(), timeout=120000)
-    assert line.text().startswith("Job qwen7b-lora-sky: running"), line.text()
+    qtbot.waitUntil(lambda: line.bar.maximum() > 0 and "%)" in line.text(), timeout=120000)
+    assert line.text().startswith("qwen7b-lora-sky: running · "), line.text()
     first = line.bar.value()
     total = sim_engine.job(str(job.id)).progress.total_steps
     assert total and line.bar.maximum() == total and f"/ {total} (" in line.text()

@@ -339,25 +339,18 @@ class JobProgressBlock(QFrame):
         from xyclaw.gui.jobs_page import progress_text
 
         job = self._job
-        if job is None:
-            set_plain(
-                self.line,
-                QCoreApplication.translate("ChatBlocks", "Job {name}: starting…").format(
-                    name=self.name
-                ),
-            )
+        if job is None:  # until the first read (a few ms): the name, the bar busy
+            set_plain(self.line, self.name)
             return
+        # no word a Chinese window would show in English: the name, the state's word, the
+        # step of the total with the percent ("7 / 200 (3%)"), the loss
         parts = [
-            QCoreApplication.translate("ChatBlocks", "Job {name}: {state}").format(
+            QCoreApplication.translate("ChatBlocks", "{name}: {state}").format(
                 name=self.name, state=state(job.state.value)
             )
         ]
         if job.progress.step is not None:
-            parts.append(
-                QCoreApplication.translate("ChatBlocks", "step {progress}").format(
-                    progress=progress_text(job)
-                )
-            )
+            parts.append(progress_text(job))
         if job.progress.loss is not None:
             parts.append(
                 QCoreApplication.translate("ChatBlocks", "loss {loss}").format(
