@@ -19,6 +19,7 @@ from tests.gui.conftest import MakeWindow
 from tests.gui.test_zh_chat_cards import approve, ask, card_waiting, shown
 from xyclaw.agent.runtime import AgentRuntime
 from xyclaw.engine import Engine
+from xyclaw.gui import i18n
 from xyclaw.gui.app import build_runtime
 from xyclaw.gui.chat.approval import ApprovalCard
 from xyclaw.gui.chat.blocks import JobProgressBlock, MessageBlock, ToolCard
@@ -82,7 +83,7 @@ def test_launch_a_renting_sample_shows_its_quote_and_runs_after_approve(
     assert line.text().startswith("qwen7b-lora-sky: running · "), line.text()
     first = line.bar.value()
     total = sim_engine.job(str(job.id)).progress.total_steps
-    assert total and line.bar.maximum() == total and f"/ {total} (" in line.text()
+    assert total and line.bar.maximum() == total and f"/ {i18n.number(total)} (" in line.text()
     qtbot.waitUntil(lambda: line.bar.value() > first, timeout=60000)  # it follows the job
     said = _texts(chat)
     assert "CLI:" not in said and "Engine:" not in said and "quote=" not in said

@@ -1,7 +1,8 @@
 """The Plan page shows the plan made in the chat (issue 28, item 8: "the Plan page ignores
-plans made in the chat"): opened after a chat plan, its form holds the chat's request (the
-figures said there, the assumed ones left to assume) and its table that request's options,
-each with its rent button, and it says so; a plan of its own is not replaced."""
+plans made in the chat"): opened after a chat plan, it offers it (a button; the form typed
+there is not replaced unasked); shown, its form holds the chat's request (the figures said
+there, the assumed ones left to assume) and its table that request's options, each with its
+rent button, and it says so."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import MakeWindow
@@ -43,6 +45,12 @@ def test_the_plan_page_shows_the_chat_s_plan(
 
     ctl.show_page("plan")
     page = ctl.page_widgets["plan"]
+    # offered, not forced: the form the user typed stays until they ask for the chat's plan
+    qtbot.waitUntil(page.chat_plan_button.isVisible, timeout=30000)
+    assert page.chat_plan_button.text() == f"Show the chat's plan {made['id']} here"
+    assert page.view is None and page.values()["model_size"] == "13B"
+    qtbot.mouseClick(page.chat_plan_button, Qt.MouseButton.LeftButton)
+    assert not page.chat_plan_button.isVisible()
     qtbot.waitUntil(lambda: page.view is not None and not page.planning, timeout=60000)
     assert page.values()["model_size"] == "7B"
     assert page.values()["gpus"] == "16"
@@ -58,7 +66,7 @@ def test_the_plan_page_shows_the_chat_s_plan(
     ctl.show_page("chat")
     ctl.show_page("plan")
     qtbot.wait(500)
-    assert page.view.plan_id == shown and not page.planning
+    assert page.view.plan_id == shown and not page.chat_plan_button.isVisible()
 
 
 def test_a_chat_request_fills_the_form_with_what_was_said() -> None:

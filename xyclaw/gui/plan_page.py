@@ -689,6 +689,13 @@ class PlanPage(QWidget):
         self._touched: set[str] = set()
         self._chat_plan_seen = 0  # the newest plan id this page looked at
         self._from_chat: int | None = None  # the chat's plan being planned again here
+        self._chat_plan: tuple[int, dict[str, str]] | None = None  # offered by the button
+        self.chat_plan_button = QPushButton()
+        self.chat_plan_button.setObjectName("planFromChat")
+        self.chat_plan_button.hide()
+        self.chat_plan_button.clicked.connect(self.show_chat_plan)
+        column = self.form_error.parentWidget().layout()
+        column.insertWidget(column.indexOf(self.form_error), self.chat_plan_button)
 
         self._validate_timer = QTimer(self)
         self._validate_timer.setSingleShot(True)
@@ -714,6 +721,7 @@ class PlanPage(QWidget):
     # -- words ------------------------------------------------------------------------------
     def retranslate(self) -> None:
         """Choices, headers and what is shown, in the GUI's language (the form words itself)."""
+        self._word_chat_button()
         for i, (_task, label) in enumerate(TASKS):
             self.task.setItemText(i, _t(label))
         self.gpu.setItemText(0, self.tr("Any GPU"))
@@ -1203,9 +1211,9 @@ class PlanPage(QWidget):
         self.look_for_chat_plan()
 
     def look_for_chat_plan(self) -> None:
-        """A plan the chat made since this page last looked, newer than the one it shows: its
-        request fills the form and is planned here over the live offers (the chat's options
-        with a rent button each), said as the chat's plan."""
+        """A plan the chat made since this page last looked, newer than the one it shows, is
+        offered (a button); shown, its request fills the form and is planned here over the
+        live offers (the chat's options with a rent button each), said as the chat's plan."""
         if self.planning:
             return
         engine = self.context.engine
@@ -1217,6 +1225,8 @@ class PlanPage(QWidget):
         self.worker.submit(newest, on_done=self._chat_plan_found, name="chat plan")
 
     def _chat_plan_found(self, row: dict[str, Any] | None) -> None:
+        """A newer plan of the chat's is offered with a button (the form the user typed is
+        not replaced unasked)."""
         if row is None or row.get("conversation_id") is None or self.planning:
             return
         plan_id = int(row["id"])
@@ -1228,6 +1238,24 @@ class PlanPage(QWidget):
             values = chat_request_values(json.loads(row["request_json"]))
         except (ValueError, TypeError, KeyError):
             return  # a request this page cannot show: the chat still has it
+        self._chat_plan = (plan_id, values)
+        self._word_chat_button()
+        self.chat_plan_button.show()
+
+    def _word_chat_button(self) -> None:
+        if getattr(self, "_chat_plan", None) is not None:
+            assert self._chat_plan is not None
+            self.chat_plan_button.setText(
+                self.tr("Show the chat's plan {id} here").format(id=self._chat_plan[0])
+            )
+
+    def show_chat_plan(self) -> None:
+        """The chat's plan offered by the button: its request in the form, planned here."""
+        if self._chat_plan is None or self.planning:
+            return
+        plan_id, values = self._chat_plan
+        self._chat_plan = None
+        self.chat_plan_button.hide()
         for key, widget in self.fields.items():  # what the chat's request left out: cleared
             if key not in values and isinstance(widget, QLineEdit):
                 widget.setText("")
