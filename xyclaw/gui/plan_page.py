@@ -33,6 +33,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -694,7 +695,8 @@ class PlanPage(QWidget):
         self.chat_plan_button.setObjectName("planFromChat")
         self.chat_plan_button.hide()
         self.chat_plan_button.clicked.connect(self.show_chat_plan)
-        column = self.form_error.parentWidget().layout()
+        column = self.form_error.parentWidget().layout()  # type: ignore[union-attr]
+        assert isinstance(column, QBoxLayout)  # the form's column (ui/plan_page.ui)
         column.insertWidget(column.indexOf(self.form_error), self.chat_plan_button)
 
         self._validate_timer = QTimer(self)

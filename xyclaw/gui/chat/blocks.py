@@ -335,8 +335,7 @@ class JobProgressBlock(QFrame):
         return self.line.text()
 
     def retranslate(self) -> None:
-        from xyclaw.gui.history_words import state
-        from xyclaw.gui.jobs_page import progress_text
+        from xyclaw.gui.history_words import progress_text, state
 
         job = self._job
         if job is None:  # until the first read (a few ms): the name, the bar busy

@@ -971,7 +971,7 @@ class ChatPage(QWidget):
         """Issue 28: a launch whose job takes a secret (``HF_TOKEN``) that this machine does
         not have asks for its value when approved (kept in the keyring through the Engine,
         never in the history), then approves; a cancel leaves the card unanswered."""
-        from xyclaw.gui.job_launch import SecretValuesDialog
+        from xyclaw.gui.secret_values import SecretValuesDialog
 
         engine = self.context.engine
         spec = str((card.request.details or {}).get("spec") or card.request.args.get("spec"))
