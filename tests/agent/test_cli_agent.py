@@ -86,9 +86,12 @@ def test_demo_fast_runs_every_step_with_the_real_jobs_methods(
     assert "skipped" not in out
     for spent in ("spend", "exec", "destroy"):
         assert f"approval ({spent})" in out
-    assert "launch_job: done (launched job plain-python)" in out
+    # It launches the fine-tune it planned (issue 28): the 7B LoRA sample, not plain-python.
+    assert "you> LoRA fine-tune a 7B model on 8 GPUs" in out
+    assert "you> launch lora7b-1node on " in out
+    assert "launch_job: done (launched job qwen7b-lora-1node)" in out
     # Followed on the simulated nodes until it ended, then its real log was read back.
-    assert "job_status: done (job plain-python: succeeded)" in out
+    assert "job_status: done (job qwen7b-lora-1node: succeeded)" in out
     assert "job_logs: done" in out and "training finished" in out
     assert "release_cluster: done" in out and out.rstrip().splitlines()[-1].startswith(
         "demo finished in"

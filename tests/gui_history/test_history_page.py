@@ -203,3 +203,53 @@ def test_launch_again_opens_the_jobs_launch_with_the_past_jobs_spec(
     assert not dialog.launch_button.isEnabled()
     dialog.reject()
     assert offline.attempts == [], "Launch again called a provider:\n" + "\n".join(offline.attempts)
+
+
+def test_the_replay_memory_chart_shows_a_small_model_s_memory_off_the_floor(
+    window: MainWindowController, history_facts: HistoryFacts, qtbot: QtBot
+) -> None:
+    """The replay's "Memory used" chart was flat at 0: the run's 0.5B model holds about 2 %
+    of each 80 GB card, drawn on a fixed 0-100 % axis (the data were right, the chart hid
+    them). Its axis now tops at the next round number over the peak (10 % at least), so the
+    line stands clear of the floor and the axis still says what it is."""
+    page = _page(window, qtbot)
+    page.select("job", [history_facts.job_a])
+    qtbot.mouseClick(page.replay_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.replay is not None and not page.busy, timeout=10_000)
+    view = page.replay_view
+    node = view.frame.nodes[0].node_id
+    memory = view.curves.curve_data("memory", (node, 0))
+    assert memory is not None
+    peak = float(np.nanmax(memory[1]))
+    assert 0.5 < peak < 10, peak  # a small model on a big card: a few per cent
+    low, top = view.curves.plots["memory"].vb.viewRange()[1]
+    assert low == 0 and peak < top <= 100
+    assert peak / top >= 0.2, (peak, top)  # at least a fifth of the chart's height
+    ticks = view.curves.plots["memory"].getAxis("left").tickValues(low, top, 100)
+    assert any(0 < v <= top for v in ticks[0][1]), ticks  # labelled, so the scale is read
+
+
+def test_a_job_costs_the_same_on_the_history_and_the_jobs_page(
+    window: MainWindowController,
+    offline_engine: Engine,
+    history_facts: HistoryFacts,
+    qtbot: QtBot,
+) -> None:
+    """Issue 28, item 8: a job's cost was 0.17 on the Jobs page and 0.16 in History (the
+    History took its share of the meter's charges, the Jobs page its attempts' node-hours at
+    the price). Both count the attempts now: the same figure, shown the same."""
+    from xyclaw.gui.jobs_page import cost_text
+
+    page = _page(window, qtbot)
+    model = page.job_model
+    cost_column = next(
+        c
+        for c in range(model.columnCount())
+        if model.headerData(c, Qt.Orientation.Horizontal) == "Cost"
+    )
+    for job_id in (history_facts.job_a, history_facts.job_b):
+        row = next(r for r in range(model.rowCount()) if model.item(r, 0).text() == str(job_id))
+        job = offline_engine.job(str(job_id))  # what the Jobs page shows of it
+        listed = next(j for j in page.jobs if int(j["id"]) == job_id)
+        assert job.cost_micros is not None and abs(listed["cost_micros"] - job.cost_micros) <= 1
+        assert model.item(row, cost_column).text() == cost_text(job)

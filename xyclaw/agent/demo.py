@@ -19,6 +19,10 @@ from xyclaw.agent.types import Decision, TurnResult
 
 Print = Callable[..., None]
 
+#: The bundled sample that runs the fine-tune the demo plans (a 7B LoRA fine-tune on one
+#: node of 8 GPUs, 100 steps; no HF_TOKEN needed).
+PLANNED_SAMPLE = "lora7b-1node"
+
 
 @dataclass
 class Step:
@@ -42,13 +46,14 @@ def run_demo(make_runtime: Callable[..., Any], say: Print, *, fast: bool = False
         runtime = make_runtime(brain=RulesBrain())
     cid = runtime.new_conversation("Demo")
     say(f"XyClaw demo: conversation {cid}, rules brain, simulated cloud")
-    model = "7B" if fast else "13B"
     try:
+        # the fine-tune it plans is the one it launches (the lora7b-1node sample), as the
+        # window's tour does
         plan = _turn(
             runtime,
             cid,
             say,
-            Step("plan", f"LoRA fine-tune a {model} model on 8 GPUs, budget 2000 CNY", "plan"),
+            Step("plan", "LoRA fine-tune a 7B model on 8 GPUs, budget 2000 CNY", "plan"),
         )
         plan_call = _call(plan, "plan")
         if not (plan_call.result or {}).get("options"):
@@ -60,7 +65,7 @@ def run_demo(make_runtime: Callable[..., Any], say: Print, *, fast: bool = False
         say(f"   cluster {cluster} is up")
         _turn(runtime, cid, say, Step("tune", f"tune {cluster}", "tune"))
         launched = _turn(
-            runtime, cid, say, Step("launch", f"launch plain-python on {cluster}", "launch_job")
+            runtime, cid, say, Step("launch", f"launch {PLANNED_SAMPLE} on {cluster}", "launch_job")
         )
         job = (_call(launched, "launch_job").result or {}).get("job", {})
         _follow(runtime, cid, say, str(job.get("name") or job.get("id")), fast)

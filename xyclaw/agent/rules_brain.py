@@ -248,5 +248,6 @@ def _rules_context(rules: Any, context: dict[str, Any]) -> Any:
         "clusters": tuple(context.get("clusters") or ()),
         "jobs": tuple(context.get("jobs") or ()),
         "plan_figures": tuple(sorted((context.get("last_plan_args") or {}).items())),
+        "cluster_nodes": tuple(sorted((context.get("cluster_nodes") or {}).items())),
     }
     return make(**fields)

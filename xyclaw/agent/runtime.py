@@ -747,6 +747,9 @@ class AgentRuntime:
             lister = getattr(self.engine, "clusters", None)
             found = lister() if callable(lister) else self.engine.list_clusters()
             context["clusters"] = [c.name for c in found]
+            # how many nodes each has: "start the LoRA fine-tune on my cluster" picks the
+            # one-node or the two-node sample by it
+            context["cluster_nodes"] = {c.name: _node_count(c) for c in found}
         except XyclawError:
             context["clusters"] = []
         context["jobs"] = self._active_jobs()
@@ -927,6 +930,15 @@ class AgentRuntime:
                 on_event(PlanShown(cid, int(chunk["plan_id"]), list(chunk["options"])))
         except Exception:  # a caller's handler must not break the turn
             log.exception("an agent event handler failed")
+
+
+def _node_count(cluster: Any) -> int:
+    """A cluster's nodes, from its GPUs (a record may not list its nodes yet)."""
+    gpus = int(getattr(cluster, "gpu_count", 0) or 0)
+    per_node = int(getattr(cluster, "gpus_per_node", 0) or 0)
+    if gpus and per_node:
+        return max(1, -(-gpus // per_node))
+    return max(1, len(getattr(cluster, "nodes", ()) or ()))
 
 
 def _said_before_card(messages: list[dict[str, Any]]) -> str:

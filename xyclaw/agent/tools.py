@@ -1054,6 +1054,7 @@ def _launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
                     **details,
                     "command": said("agent.card_launch_command"),
                     **_launch_additions(ctx, spec),
+                    **_launch_secrets(ctx, spec),
                 },
                 quote=q,
                 estimated_total_micros=q.get("estimated_total_micros"),
@@ -1071,6 +1072,7 @@ def _launch_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
             "nodes": _node_names(cluster) if cluster else [],
             "command": said("agent.card_launch_command"),
             **_launch_additions(ctx, spec),
+            **_launch_secrets(ctx, spec),
         },
         cluster=cluster.name if cluster else None,
         action=_bind(ctx, "launch", args.get("cluster"), inputs={"spec": spec}),
@@ -1094,6 +1096,20 @@ def _launch_additions(ctx: ToolContext, spec: str) -> dict[str, Any]:
         if found:
             out[key] = found
     return out
+
+
+def _launch_secrets(ctx: ToolContext, spec: str) -> dict[str, Any]:
+    """The secret variables (``HF_TOKEN``) the job takes from this machine and that neither
+    its environment nor the keyring holds, named on the card: the window asks for their
+    values (kept in the keyring, never in the history) when the user approves."""
+    missing = getattr(ctx.engine, "missing_job_secrets", None)
+    if missing is None:
+        return {}
+    try:
+        names = list(missing(spec))
+    except XyclawError:
+        return {}
+    return {"secrets": names} if names else {}
 
 
 def _launch(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOutput:

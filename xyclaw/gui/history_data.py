@@ -787,6 +787,39 @@ def cost_breakdown(
     )
 
 
+def _attempt_spend(
+    store: ReadOnlyStore, attempts: Sequence[Mapping[str, Any]], cluster: Mapping[str, Any] | None
+) -> list[dict[str, Any]]:
+    """A job's spending as charges, one per attempt: its nodes' time at their cluster's
+    price, as the job's cost counts it (so the comparison's money axis ends at that cost)."""
+    prices: dict[int, int] = {}
+    if cluster is not None:
+        prices[int(cluster["id"])] = int(cluster["price_per_gpu_hour_micros"] or 0) * int(
+            cluster["gpus_per_node"] or 0
+        )
+    out: list[dict[str, Any]] = []
+    for attempt in attempts:
+        begun = attempt.get("started_at")
+        if begun is None:
+            continue
+        ended = float(attempt.get("ended_at") or time.time())
+        amount = 0
+        for node in _loads(attempt.get("nodes_json"), []):
+            cid = node.get("cluster_id") if isinstance(node, dict) else None
+            if cid is None:
+                continue
+            if int(cid) not in prices:
+                other = q.past_cluster(store, int(cid))
+                prices[int(cid)] = (
+                    int(other["price_per_gpu_hour_micros"] or 0) * int(other["gpus_per_node"] or 0)
+                    if other
+                    else 0
+                )
+            amount += round(prices[int(cid)] * max(0.0, ended - float(begun)) / 3600.0)
+        out.append({"start_ts": float(begun), "end_ts": ended, "amount_micros": amount})
+    return out
+
+
 def spent_at(charges: Sequence[Mapping[str, Any]], ts: F64, since: float) -> F64:
     """The meter's charges between ``since`` and each time in ``ts`` (micro-units), each
     charge spread evenly over its interval."""
@@ -1016,7 +1049,7 @@ class HistorySource:
             if cluster is not None
             else None
         )
-        charges = q.meter_charges(store, int(cluster["id"]), start, end) if cluster else []
+        charges = _attempt_spend(store, attempts, cluster)
         return Replay(
             kind="job",
             id=job_id,

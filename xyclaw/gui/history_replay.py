@@ -131,7 +131,7 @@ class ReplayView(QWidget):
         self.heatmap = GpuHeatmap()
         self.heatmap.gpu_clicked.connect(self.toggle_gpu)
         self.heatmap.node_clicked.connect(self.select_node)
-        self.curves = MetricCurves()
+        self.curves = MetricCurves(fit_memory=True)  # a small model's memory shows
         self.no_samples = plain_label()
         self.no_samples.setProperty("role", "muted")
         self.no_samples.setAlignment(Qt.AlignmentFlag.AlignCenter)

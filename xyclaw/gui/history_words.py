@@ -317,3 +317,16 @@ def describe(item: TimelineItem) -> tuple[str, str]:
     else:
         detail = word(RULES, p["rule"]) if p.get("rule") else ""
     return title, detail
+
+
+def progress_text(job: Any) -> str:
+    """A job's step of its total with the whole percent ("7 / 200 (3%)"), as the Jobs
+    page's table and the chat's job line show it; "–" before the first step."""
+    p = job.progress
+    if p.step is None:
+        return "–"
+    if p.total_steps:
+        # whole percent, rounded down as the detail's progress bar (%p) rounds it
+        pct = int(100 * int(p.step) // int(p.total_steps))
+        return f"{i18n.number(p.step)} / {i18n.number(p.total_steps)} ({i18n.number(pct)}%)"
+    return i18n.number(p.step)

@@ -57,7 +57,7 @@ from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.charts.curves import MIN_PLOT_PX
 from xyclaw.gui.charts.theme import CURVE_COLORS, SEVERITY_COLORS, ChartTheme, theme_for
 from xyclaw.gui.formatting import worded
-from xyclaw.gui.history_words import CAUSES, SEVERITIES, state, word
+from xyclaw.gui.history_words import CAUSES, SEVERITIES, progress_text, state, word
 from xyclaw.gui.job_launch import LaunchFlow, SpecProblem, error_text
 from xyclaw.gui.rent_flow import ApprovalDialog, destroy_request
 from xyclaw.gui.state_dots import dot_icon
@@ -90,17 +90,6 @@ STATE_COLORS = {
 
 def cause_text(cause: str | None) -> str:
     return word(CAUSES, cause or None)
-
-
-def progress_text(job: JobRecord) -> str:
-    p = job.progress
-    if p.step is None:
-        return "–"
-    if p.total_steps:
-        # whole percent, rounded down as the detail's progress bar (%p) rounds it
-        pct = int(100 * int(p.step) // int(p.total_steps))
-        return f"{i18n.number(p.step)} / {i18n.number(p.total_steps)} ({i18n.number(pct)}%)"
-    return i18n.number(p.step)
 
 
 def cost_text(job: JobRecord) -> str:

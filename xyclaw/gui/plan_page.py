@@ -9,6 +9,7 @@ file write run on the worker; the page only shows and forwards.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from dataclasses import dataclass
@@ -29,9 +30,10 @@ from PySide6.QtCore import (
     QUrl,
     Signal,
 )
-from PySide6.QtGui import QColor, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -227,6 +229,32 @@ def request_text(request: PlanRequest) -> str:
         limits.append(QCoreApplication.translate("PlanPage", "fastest first"))
     sep = QCoreApplication.translate("PlanPage", ", ")
     return sep.join(parts) + (" | " + sep.join(limits) if limits else "")
+
+
+def chat_request_values(request: dict[str, Any]) -> dict[str, str]:
+    """The form's values for a saved plan's request (``PlanRequest.to_json``): the figures
+    the chat was told; the ones it assumed (tokens, rate) left for the planner to assume."""
+    values = {
+        "task": str(request["task"]),
+        "model_size": f"{float(request['model_size']) / 1e9:g}B",
+    }
+    if request.get("tokens") and not request.get("tokens_assumed"):
+        values["tokens"] = str(int(request["tokens"]))
+    low, high = request.get("gpus_min"), request.get("gpus_max")
+    if high is not None:
+        values["gpus"] = str(high) if low in (None, high) else f"{low}-{high}"
+    elif low and int(low) > 1:
+        values["gpus"] = f"{low}+"
+    for key in ("gpu", "fabric"):
+        if request.get(key):
+            values[key] = str(request[key])
+    if request.get("budget") is not None:
+        values["budget"] = f"{request['budget']:g} {request.get('currency') or ''}".strip()
+    if request.get("deadline_hours"):
+        values["deadline"] = f"{float(request['deadline_hours']):g}h"
+    if request.get("rate") and not request.get("rate_assumed"):
+        values["rate"] = f"{float(request['rate']):g}"
+    return values
 
 
 def field_errors(values: dict[str, str | None], fastest: bool = False) -> dict[str, str]:
@@ -660,6 +688,16 @@ class PlanPage(QWidget):
         self.save_dialog: QFileDialog | None = None
         self.planning = False
         self._touched: set[str] = set()
+        self._chat_plan_seen = 0  # the newest plan id this page looked at
+        self._from_chat: int | None = None  # the chat's plan being planned again here
+        self._chat_plan: tuple[int, dict[str, str]] | None = None  # offered by the button
+        self.chat_plan_button = QPushButton()
+        self.chat_plan_button.setObjectName("planFromChat")
+        self.chat_plan_button.hide()
+        self.chat_plan_button.clicked.connect(self.show_chat_plan)
+        column = self.form_error.parentWidget().layout()  # type: ignore[union-attr]
+        assert isinstance(column, QBoxLayout)  # the form's column (ui/plan_page.ui)
+        column.insertWidget(column.indexOf(self.form_error), self.chat_plan_button)
 
         self._validate_timer = QTimer(self)
         self._validate_timer.setSingleShot(True)
@@ -685,6 +723,7 @@ class PlanPage(QWidget):
     # -- words ------------------------------------------------------------------------------
     def retranslate(self) -> None:
         """Choices, headers and what is shown, in the GUI's language (the form words itself)."""
+        self._word_chat_button()
         for i, (_task, label) in enumerate(TASKS):
             self.task.setItemText(i, _t(label))
         self.gpu.setItemText(0, self.tr("Any GPU"))
@@ -836,6 +875,7 @@ class PlanPage(QWidget):
     def _planned(self, answer: PlanView | RequestError) -> None:
         self.planning = False
         self.plan_button.setEnabled(True)
+        from_chat, self._from_chat = self._from_chat, None
         if isinstance(answer, RequestError):
             key = ERROR_FIELD.get(answer.field, answer.field)
             if key in self.fields:
@@ -846,6 +886,14 @@ class PlanPage(QWidget):
             self._say(self.tr("The planner refused the request."))
             return
         self.show_plan(answer)
+        if from_chat is not None:
+            self._chat_plan_seen = max(self._chat_plan_seen, answer.plan_id)
+            self._say(
+                self.tr(
+                    "The chat's plan {chat}, planned again here over the live offers as plan"
+                    " {id}: rent any option for a quote."
+                ).format(chat=from_chat, id=answer.plan_id)
+            )
 
     def show_plan(self, view: PlanView, *, quiet: bool = False) -> None:
         self.view = view
@@ -1158,6 +1206,69 @@ class PlanPage(QWidget):
     def _say(self, text: str) -> None:
         self.status.setText(text)
         self.message.emit(text)
+
+    # -- a plan made in the chat (issue 28, item 8) -------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.look_for_chat_plan()
+
+    def look_for_chat_plan(self) -> None:
+        """A plan the chat made since this page last looked, newer than the one it shows, is
+        offered (a button); shown, its request fills the form and is planned here over the
+        live offers (the chat's options with a rent button each), said as the chat's plan."""
+        if self.planning:
+            return
+        engine = self.context.engine
+
+        def newest() -> dict[str, Any] | None:
+            rows = engine.history("plans", limit=1)
+            return dict(rows[0]) if rows else None
+
+        self.worker.submit(newest, on_done=self._chat_plan_found, name="chat plan")
+
+    def _chat_plan_found(self, row: dict[str, Any] | None) -> None:
+        """A newer plan of the chat's is offered with a button (the form the user typed is
+        not replaced unasked)."""
+        if row is None or row.get("conversation_id") is None or self.planning:
+            return
+        plan_id = int(row["id"])
+        shown = self.view.plan_id if self.view is not None else 0
+        if plan_id <= max(self._chat_plan_seen, shown):
+            return
+        self._chat_plan_seen = plan_id
+        try:
+            values = chat_request_values(json.loads(row["request_json"]))
+        except (ValueError, TypeError, KeyError):
+            return  # a request this page cannot show: the chat still has it
+        self._chat_plan = (plan_id, values)
+        self._word_chat_button()
+        self.chat_plan_button.show()
+
+    def _word_chat_button(self) -> None:
+        if getattr(self, "_chat_plan", None) is not None:
+            assert self._chat_plan is not None
+            self.chat_plan_button.setText(
+                self.tr("Show the chat's plan {id} here").format(id=self._chat_plan[0])
+            )
+
+    def show_chat_plan(self) -> None:
+        """The chat's plan offered by the button: its request in the form, planned here."""
+        if self._chat_plan is None or self.planning:
+            return
+        plan_id, values = self._chat_plan
+        self._chat_plan = None
+        self.chat_plan_button.hide()
+        for key, widget in self.fields.items():  # what the chat's request left out: cleared
+            if key not in values and isinstance(widget, QLineEdit):
+                widget.setText("")
+            elif key not in values and isinstance(widget, QComboBox) and key != "task":
+                widget.setCurrentIndex(0)
+        try:
+            self.set_values(**values)
+        except ValueError:
+            return
+        self._from_chat = plan_id
+        self.plan()
 
     def _show_error(self, error: ErrorInfo) -> None:
         text = error.text(" — ")

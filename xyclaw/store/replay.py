@@ -82,8 +82,9 @@ _CLUSTERS = (
     " FROM clusters c"
 )
 
-# A job's cost: the meter's charges of its cluster, each counted for the share of it that
-# falls inside the job's run (charges are per interval; a job may run for part of one).
+# A job's cost: each attempt's run time on each of its nodes at that node's cluster's price,
+# as the Jobs page counts it (xyclaw/jobs/cost.py), so both pages show the same figure
+# (issue 28: 0.17 on Jobs, 0.16 here when this was the share of the meter's charges).
 _JOBS = (
     "SELECT j.id, j.name, j.kind, j.state, j.cluster_id, c.name AS cluster,"
     " c.provider_id AS provider, c.gpu, c.gpu_count, c.gpus_per_node, c.fabric, c.region,"
@@ -91,11 +92,12 @@ _JOBS = (
     " j.exit_code, j.attempt, j.cause, j.error, j.error_said_json, j.progress_json,"
     " j.log_lines, j.log_cut_lines,"
     " j.spec_json, j.service_url,"
-    " (SELECT coalesce(sum(CASE WHEN ch.end_ts > ch.start_ts THEN ch.amount_micros"
-    "   * max(0.0, min(ch.end_ts, coalesce(j.ended_at, ch.end_ts))"
-    "   - max(ch.start_ts, coalesce(j.started_at, j.created_at))) / (ch.end_ts - ch.start_ts)"
-    "   ELSE 0 END), 0) FROM charges ch WHERE ch.cluster_id = j.cluster_id"
-    "   AND ch.source = 'meter') AS cost_micros,"
+    " (SELECT coalesce(sum(round(nc.price_per_gpu_hour_micros * nc.gpus_per_node"
+    "   * max(0.0, coalesce(a.ended_at, (julianday('now') - 2440587.5) * 86400.0)"
+    "   - a.started_at) / 3600.0)), 0)"
+    "   FROM job_attempts a, json_each(a.nodes_json) n"
+    "   JOIN clusters nc ON nc.id = json_extract(n.value, '$.cluster_id')"
+    "   WHERE a.job_id = j.id AND a.started_at IS NOT NULL) AS cost_micros,"
     " (SELECT count(*) FROM job_metrics m WHERE m.job_id = j.id) AS metric_points,"
     " (SELECT m.loss FROM job_metrics m WHERE m.job_id = j.id AND m.loss IS NOT NULL"
     "   ORDER BY m.ts DESC LIMIT 1) AS final_loss,"

@@ -868,7 +868,8 @@ def _launch(turn: _Turn, msg: Message) -> RulesTurn:
     return _launch_on(turn, msg, spec)
 
 
-#: The bundled sample that runs a task ("start the LoRA fine-tune on my cluster").
+#: The bundled sample that runs a task ("start the LoRA fine-tune on my cluster"); on one
+#: node the LoRA fine-tune is ``lora7b-1node`` (see :func:`_launch_task`).
 _TASK_SAMPLES = {"finetune-lora": "lora-2node", "inference": "vllm-service"}
 
 
@@ -904,11 +905,30 @@ def _launch_task(turn: _Turn, msg: Message) -> RulesTurn:
         return guard
     task = _task(msg) or turn.context.plan_figure("task")
     spec = _TASK_SAMPLES.get(str(task))
+    if spec == "lora-2node" and _nodes_wanted(turn, msg) <= 1:
+        spec = "lora7b-1node"  # the same fine-tune on one node; it needs no HF_TOKEN
     if spec is None or spec not in slots.sample_specs():
         return turn.reply(
             "launch", "operator", turn.say("ask_spec", example=_example_cluster(turn))
         )
     return _launch_on(turn, _without_task(msg), spec)
+
+
+def _nodes_wanted(turn: _Turn, msg: Message) -> int:
+    """How many nodes a task launch means: "on 2 nodes" said, else the nodes of the cluster
+    it runs on, else the last plan's GPUs (8 a node); one when nothing says more."""
+    said_nodes = slots.nodes_said(msg)
+    if said_nodes is not None:
+        return said_nodes
+    nodes = dict(turn.context.cluster_nodes)
+    refs, _pronoun = _clusters(_without_task(msg), turn.context)
+    target = refs[0].value if len(refs) == 1 else _implicit_cluster(turn.context)
+    if target is not None and target in nodes:
+        return int(nodes[target])
+    gpus = turn.context.plan_figure("gpus")
+    if isinstance(gpus, int) and gpus > slots.GPUS_PER_NODE:
+        return -(-gpus // slots.GPUS_PER_NODE)
+    return 1
 
 
 def _launch_on(turn: _Turn, msg: Message, spec: str) -> RulesTurn:

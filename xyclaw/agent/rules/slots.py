@@ -324,6 +324,12 @@ _DOUBLE = re.compile(r"双卡")
 GPUS_PER_NODE = 8  # "2 nodes" without a GPU count: the usual 8-GPU machine
 
 
+def nodes_said(msg: Message) -> int | None:
+    """``2`` for "on 2 nodes" / "两台机器" (read, not taken), None when no node count is said."""
+    match = _NODES.search(msg.work)
+    return int(match["n"]) if match is not None else None
+
+
 def take_gpu_count(msg: Message) -> int | str | None:
     """``8`` for "8 GPUs" / "八张卡" / "8x A800"; ``"16-64"`` for a range; ``"16+"`` at least."""
     match = msg.take(_NODES_TIMES) or msg.take(_TIMES)

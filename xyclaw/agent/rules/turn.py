@@ -93,6 +93,8 @@ class RulesContext:
     ``plan_figures`` are the last plan's arguments (task, model size, tokens, GPUs...), as
     ``(name, value)`` pairs: a later request that leaves one out means the same figure
     ("start the LoRA fine-tune", "plan it on 16 GPUs" after "plan a LoRA fine-tune of 7B").
+    ``cluster_nodes`` are ``(name, nodes)`` of the live clusters: "start the LoRA fine-tune
+    on my cluster" runs the one-node sample on one node, the two-node one on more.
     """
 
     last_plan_id: int | None = None
@@ -103,6 +105,7 @@ class RulesContext:
     jobs: tuple[str, ...] = ()
     today: date = field(default_factory=_today)
     plan_figures: tuple[tuple[str, Any], ...] = ()
+    cluster_nodes: tuple[tuple[str, int], ...] = ()
 
     def plan_figure(self, name: str) -> Any:
         """The last plan's figure ``name``, or None when the conversation said none."""

@@ -282,6 +282,10 @@ METRICS: tuple[MetricSpec, ...] = (
 _NICE_TOPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 400, 500, 800, 1000, 1600, 2000, 4000)
 
 
+#: The lowest top of a memory axis that follows its data (``MetricCurves(fit_memory=True)``).
+MEMORY_TOP_MIN = 10.0
+
+
 def nice_top(value: float) -> float:
     """The next round number above ``value`` (the upper end of a fixed axis)."""
     for top in _NICE_TOPS:
@@ -475,10 +479,18 @@ class MetricCurves(QWidget):
     """One plot per metric for the picked GPUs (``set_selection``), redrawn from frames."""
 
     def __init__(
-        self, parent: QWidget | None = None, *, theme: ChartTheme = LIGHT, in_steps: bool = False
+        self,
+        parent: QWidget | None = None,
+        *,
+        theme: ChartTheme = LIGHT,
+        in_steps: bool = False,
+        fit_memory: bool = False,
     ) -> None:
         super().__init__(parent)
         self.theme = theme
+        #: The memory axis' top follows the data (10 to 100 %): a replay of a small model
+        #: (2 % of an 80 GB card) drew a line flat on the floor of a 0-100 % axis.
+        self.fit_memory = fit_memory
         self.selection: list[GpuKey] = []
         self.colors: dict[GpuKey, int] = {}
         self._drawn: tuple[object, ...] | None = None
@@ -781,8 +793,10 @@ class MetricCurves(QWidget):
 
     def _grow_axis(self, spec: MetricSpec, slots: set[int]) -> None:
         """Fixed ranges, except power and NIC traffic, whose top is the next round number
-        above the largest value shown (changed only when the data outgrow it)."""
-        if spec.key not in ("power", "nic") or not slots:
+        above the largest value shown (changed only when the data outgrow it), and memory
+        with ``fit_memory``, whose top is that number between 10 and 100 %."""
+        fit = spec.key == "memory" and self.fit_memory
+        if (spec.key not in ("power", "nic") and not fit) or not slots:
             return
         peak = 0.0
         for i in slots:
@@ -791,7 +805,10 @@ class MetricCurves(QWidget):
                 top = float(np.fmax.reduce(y))  # NaN (gaps) left out; NaN when all are gaps
                 if top > peak:
                     peak = top
-        top = max(nice_top(peak), spec.y_range[1])
+        if fit:
+            top = min(spec.y_range[1], max(MEMORY_TOP_MIN, nice_top(peak)))
+        else:
+            top = max(nice_top(peak), spec.y_range[1])
         if top != self.tops[spec.key]:
             self.tops[spec.key] = top
             self._set_y(spec.key)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer, Signal
@@ -54,6 +55,7 @@ _FACT_LABELS = {
     "means": "Means",
     "adds": "XyClaw adds",  # issue 34 (b34): the step timer, the Flight Recorder
     "sends": "Sends",  # issue 31: the secrets a job sends, named apart from variables
+    "secrets": "Asks you for",  # issue 28: a job's secret variables (HF_TOKEN) not set here
 }
 #: The rows' labels as shown, in the GUI's language (``ApprovalCard.facts`` keeps the English).
 _SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
@@ -82,6 +84,7 @@ _SHOWN_LABELS: dict[str, Any] = {  # label -> its words now
     "Price per hour": lambda: translate("ApprovalCard", "Price per hour"),
     "Means": lambda: translate("ApprovalCard", "Means"),
     "Spot": lambda: translate("ApprovalCard", "Spot"),  # issue 32
+    "Asks you for": lambda: translate("ApprovalCard", "Asks you for"),  # issue 28
 }
 
 
@@ -121,6 +124,8 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
         shape = f"{count} × {gpu}" + (f" ({node_text} × {per_node})" if nodes and per_node else "")
         if details.get("spec"):  # a launch that rents its own cluster: the job first
             facts.append(("Spec", str(details["spec"])))
+        if details.get("secrets"):  # asked for when approved, before anything is rented
+            facts.append(("Asks you for", ", ".join(str(n) for n in details["secrets"])))
         facts.append(("What", shape))
         where = " · ".join(str(q[k]) for k in ("provider", "region") if q.get(k))
         if q.get("fabric"):
@@ -297,11 +302,14 @@ class ApprovalCard(QFrame):
         self.reject_button = child(form, QPushButton, "approvalReject")
         self.edit_button = child(form, QPushButton, "approvalEdit")
         self.outcome = child(form, QLabel, "approvalOutcome")
-        self.approve_button.clicked.connect(lambda: self._decide("approve"))
+        self.approve_button.clicked.connect(self._approve)
         self.reject_button.clicked.connect(lambda: self._decide("reject"))
         self.edit_button.clicked.connect(self.edit)
         self.edit_button.setEnabled(bool(request.args))
         self.decision: str | None = None
+        #: Called with the approval to give, before it is given (the window asks for a job's
+        #: secret values there); None approves at once.
+        self.before_approve: Callable[[Callable[[], None]], None] | None = None
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._update_expiry)
@@ -426,6 +434,12 @@ class ApprovalCard(QFrame):
         self.expiry.setProperty("state", "decided")
         self.expiry.style().unpolish(self.expiry)
         self.expiry.style().polish(self.expiry)
+
+    def _approve(self) -> None:
+        if self.before_approve is not None and self.decision is None and not self.expired:
+            self.before_approve(lambda: self._decide("approve"))
+            return
+        self._decide("approve")
 
     def _decide(self, kind: str, args: dict[str, Any] | None = None) -> None:
         if self.decision is not None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QProgressBar,
     QPushButton,
     QSizePolicy,
     QToolButton,
@@ -288,6 +289,79 @@ class NoticeBlock(QLabel):
         super().changeEvent(event)
         if self.words is not None and _language_changed(self, event):
             set_plain(self, self.words(), multiline=True)
+
+
+class JobProgressBlock(QFrame):
+    """Issue 28: a job launched from the chat, followed in the conversation: its state, its
+    step of the total with the percent, its loss; the bar fills as it trains. ``show_job``
+    takes a fresh read of the job (a ``JobRecord``); the page reads it every few seconds
+    until the job ends."""
+
+    def __init__(self, job_id: int, name: str) -> None:
+        super().__init__()
+        self.setObjectName("chatJobProgress")
+        self.setProperty("role", "tool-card")
+        self.job_id = job_id
+        self.name = name
+        self.ended = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 6, 12, 6)
+        layout.setSpacing(4)
+        self.line = plain_label()
+        self.line.setWordWrap(True)
+        layout.addWidget(self.line)
+        self.bar = QProgressBar()
+        self.bar.setFormat("%p%")
+        self.bar.setRange(0, 0)  # busy until the first step is known
+        self.bar.setMaximumHeight(14)
+        self.bar.setTextVisible(False)
+        layout.addWidget(self.bar)
+        self._job: Any = None
+        self.retranslate()
+
+    def show_job(self, job: Any) -> None:
+        self._job = job
+        self.ended = bool(getattr(job.state, "finished", False))
+        progress = job.progress
+        if progress.step is not None and progress.total_steps:
+            self.bar.setRange(0, int(progress.total_steps))
+            self.bar.setValue(min(int(progress.step), int(progress.total_steps)))
+        elif self.ended:
+            self.bar.setRange(0, 1)
+            self.bar.setValue(1)
+        self.retranslate()
+
+    def text(self) -> str:
+        return self.line.text()
+
+    def retranslate(self) -> None:
+        from xyclaw.gui.history_words import progress_text, state
+
+        job = self._job
+        if job is None:  # until the first read (a few ms): the name, the bar busy
+            set_plain(self.line, self.name)
+            return
+        # no word a Chinese window would show in English: the name, the state's word, the
+        # step of the total with the percent ("7 / 200 (3%)"), the loss
+        parts = [
+            QCoreApplication.translate("ChatBlocks", "{name}: {state}").format(
+                name=self.name, state=state(job.state.value)
+            )
+        ]
+        if job.progress.step is not None:
+            parts.append(progress_text(job))
+        if job.progress.loss is not None:
+            parts.append(
+                QCoreApplication.translate("ChatBlocks", "loss {loss}").format(
+                    loss=f"{job.progress.loss:.4g}"
+                )
+            )
+        set_plain(self.line, " · ".join(parts))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if _language_changed(self.line, event):
+            self.retranslate()
 
 
 def call_error(call: Any) -> str:

@@ -21,6 +21,7 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QDialog,
     QFrame,
     QInputDialog,
     QLabel,
@@ -56,6 +57,7 @@ from xyclaw.gui import i18n
 from xyclaw.gui.bridge import ErrorInfo
 from xyclaw.gui.chat.approval import ApprovalCard, approval_title
 from xyclaw.gui.chat.blocks import (
+    JobProgressBlock,
     MessageBlock,
     NoticeBlock,
     PlanCard,
@@ -77,6 +79,7 @@ SEARCH_DEBOUNCE_MS = 250
 # How often the window looks for cards another process asked for (an MCP client through
 # `xyclaw mcp`, `xyclaw ask`): their events reach only that process (issue 37).
 CARDS_POLL_MS = 4000
+JOB_READ_MS = 2000  # how often a job launched from the chat is read again (issue 28)
 DRAIN_BUDGET_S = 0.025  # main-thread time for agent events before the loop runs again
 
 
@@ -174,6 +177,8 @@ class ChatPage(QWidget):
         self.turn: Turn | None = None
         self.tool_cards: dict[str, ToolCard] = {}
         self.approval_cards: dict[str, ApprovalCard] = {}
+        self.secrets_dialog: QDialog | None = None  # asks for a launched job's secrets
+        self.job_blocks: dict[str, JobProgressBlock] = {}  # by the launch's call id
         self.plan_cards: list[PlanCard] = []
         self.examples: QFrame | None = None
         # Built under the example requests of an empty chat (the first-run welcome, the tour).
@@ -607,6 +612,7 @@ class ChatPage(QWidget):
         self.blocks.addStretch(1)
         self.tool_cards.clear()
         self.approval_cards.clear()
+        self.job_blocks.clear()
         self.plan_cards.clear()
         self.examples = None
 
@@ -910,7 +916,38 @@ class ChatPage(QWidget):
             self._add(card)
         else:
             card.update_call(call)
+        if call.tool == "launch_job" and call.status == "done":
+            self._follow_job(call)
         return card
+
+    def _follow_job(self, call: Any) -> None:
+        """Issue 28: the job a launch card started, followed below it: its state, step and
+        loss read every few seconds until it ends (a past conversation's: read once)."""
+        key = str(call.call_id)
+        job = (call.result or {}).get("job") if isinstance(call.result, dict) else None
+        if key in self.job_blocks or not isinstance(job, dict) or job.get("id") is None:
+            return
+        block = JobProgressBlock(int(job["id"]), str(job.get("name") or job["id"]))
+        self.job_blocks[key] = block
+        self._add(block)
+        self._read_job(block)
+
+    def _read_job(self, block: JobProgressBlock) -> None:
+        engine = self.context.engine
+
+        def shown(job: Any) -> None:
+            if not shiboken6.isValid(block):
+                return  # the conversation was closed or cleared meanwhile
+            block.show_job(job)
+            if not block.ended:
+                QTimer.singleShot(JOB_READ_MS, block, lambda: self._read_job(block))
+
+        self.context.worker.submit(
+            lambda: engine.job(str(block.job_id)),
+            on_done=shown,
+            on_error=lambda _error: None,  # a job gone from the history: the line stays
+            name="chat job",
+        )
 
     def show_approval(self, request: ApprovalRequest) -> ApprovalCard:
         card = self.approval_cards.get(request.approval_id)
@@ -918,6 +955,10 @@ class ChatPage(QWidget):
             return card
         card = ApprovalCard(request)
         card.decided.connect(lambda kind, args, remember: self.decide(card, kind, args, remember))
+        if getattr(request, "tool", None) == "launch_job" and (request.details or {}).get(
+            "secrets"
+        ):
+            card.before_approve = partial(self._ask_job_secrets, card)
         self.approval_cards[request.approval_id] = card
         self._add(card)
         # The card is what the user must answer: in view, even when they had scrolled up
@@ -925,6 +966,43 @@ class ChatPage(QWidget):
         self._reveal = card  # kept in view as the transcript's layout grows, until answered
         QTimer.singleShot(0, self._show_card)
         return card
+
+    def _ask_job_secrets(self, card: ApprovalCard, approve: Callable[[], None]) -> None:
+        """Issue 28: a launch whose job takes a secret (``HF_TOKEN``) that this machine does
+        not have asks for its value when approved (kept in the keyring through the Engine,
+        never in the history), then approves; a cancel leaves the card unanswered."""
+        from xyclaw.gui.secret_values import SecretValuesDialog
+
+        engine = self.context.engine
+        spec = str((card.request.details or {}).get("spec") or card.request.args.get("spec"))
+
+        def checked(names: list[str]) -> None:
+            if not names:
+                approve()
+                return
+            dialog = SecretValuesDialog(spec, names, self)
+            self.secrets_dialog = dialog
+
+            def save() -> None:
+                values = dialog.values()
+
+                def store() -> None:
+                    for name, value in values.items():
+                        engine.store_job_secret(name, value)
+
+                self.context.worker.submit(
+                    store, on_done=lambda _r: approve(), on_error=self._show_error, name="secrets"
+                )
+
+            dialog.accepted.connect(save)
+            dialog.open()
+
+        self.context.worker.submit(
+            lambda: list(engine.missing_job_secrets(spec)),
+            on_done=checked,
+            on_error=self._show_error,
+            name="secrets",
+        )
 
     def _show_card(self) -> None:
         card = self._reveal
