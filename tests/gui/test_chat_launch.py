@@ -65,6 +65,10 @@ def test_launch_a_renting_sample_shows_its_quote_and_runs_after_approve(
     assert per_hour in shown_text, shown_text
     assert total in shown_text, shown_text
     assert "Nodes -" not in shown_text
+    # A launch that rents still names what XyClaw adds to the job and which secrets it
+    # sends (issues 34 and 31), as a launch on a cluster does
+    assert "Flight Recorder" in card.facts["XyClaw adds"].text()
+    assert card.facts["Sends"].text().startswith("Sends ")
     assert len([c for c in shown(chat, ApprovalCard) if c.decision is None]) == 1
 
     approve(qtbot, chat, card)

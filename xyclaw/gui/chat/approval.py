@@ -126,6 +126,9 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
             facts.append(("Spec", str(details["spec"])))
         if details.get("secrets"):  # asked for when approved, before anything is rented
             facts.append(("Asks you for", ", ".join(str(n) for n in details["secrets"])))
+        for key in ("adds", "sends"):  # what XyClaw adds, which secrets it sends (31, 34)
+            if details.get(key):
+                facts.append((_FACT_LABELS[key], _detail_text(request, key, details[key])))
         facts.append(("What", shape))
         where = " · ".join(str(q[k]) for k in ("provider", "region") if q.get(k))
         if q.get("fabric"):
@@ -189,24 +192,28 @@ def approval_facts(request: Any) -> list[tuple[str, str]]:
             label = "Means" if found.key == "common.quote_over_horizon" else "What changes"
             facts.append((label, worded(found)))
         return facts
-    saids: dict[str, Any] = dict(getattr(request, "details_said", None) or {})
     for key, value in details.items():
         if key in ("quote", "expires_at", "digest", "created_at") or value is None:
             continue
         label = _FACT_LABELS.get(key, key.replace("_", " ").capitalize())
-        value = saids.get(key, value)  # a row said by the tool: in the GUI's language
-        if isinstance(value, list | tuple):
-            text = worded(Said("common.list_sep")).join(_item_text(v) for v in value) or "–"
-        elif isinstance(value, dict):
-            text = _item_text(value)
-        elif key.endswith("_micros") and isinstance(value, int):
-            text = money(value, str(details.get("currency") or "CNY"))
-        else:
-            text = worded(value) if not isinstance(value, str) else value
-        facts.append((label, text))
+        facts.append((label, _detail_text(request, key, value)))
     if not facts:
         facts.append(("Arguments", json.dumps(request.args, ensure_ascii=False, default=str)))
     return facts
+
+
+def _detail_text(request: Any, key: str, value: Any) -> str:
+    """One detail row's value, in the GUI's language where the tool said it."""
+    details: dict[str, Any] = dict(request.details or {})
+    saids: dict[str, Any] = dict(getattr(request, "details_said", None) or {})
+    value = saids.get(key, value)  # a row said by the tool: in the GUI's language
+    if isinstance(value, list | tuple):
+        return worded(Said("common.list_sep")).join(_item_text(v) for v in value) or "–"
+    if isinstance(value, dict):
+        return _item_text(value)
+    if key.endswith("_micros") and isinstance(value, int):
+        return money(value, str(details.get("currency") or "CNY"))
+    return worded(value) if not isinstance(value, str) else value
 
 
 def _item_text(value: Any) -> str:
