@@ -202,6 +202,10 @@
         <translation>XyClaw 会加入</translation>
     </message>
     <message>
+        <source>Sends</source>
+        <translation>会发送</translation>
+    </message>
+    <message>
         <source>What</source>
         <translation>内容</translation>
     </message>
@@ -270,6 +274,10 @@
         <translation>竞价实例</translation>
     </message>
     <message>
+        <source>Asks you for</source>
+        <translation>需要你提供</translation>
+    </message>
+    <message>
         <source>1 node</source>
         <translation>1 个节点</translation>
     </message>
@@ -311,6 +319,7 @@
     </message>
     <message>
         <source>Approved by you</source>
+        <extracomment>Called with the approval to give, before it is given (the window asks for a job's secret values there); None approves at once.</extracomment>
         <translation>你已批准</translation>
     </message>
     <message>
@@ -480,6 +489,14 @@
     <message>
         <source>{tool}: {effect}; asks first</source>
         <translation>{tool}：{effect}；会先询问</translation>
+    </message>
+    <message>
+        <source>{name}: {state}</source>
+        <translation>{name}：{state}</translation>
+    </message>
+    <message>
+        <source>loss {loss}</source>
+        <translation>loss {loss}</translation>
     </message>
     <message>
         <source>Show the arguments and the result</source>
@@ -879,8 +896,16 @@
         <translation>选择一个节点以查看其 SSH 详情。</translation>
     </message>
     <message>
+        <source>A community host on {provider} ({host}): its owner is not {provider} and can see what runs there</source>
+        <translation>{provider} 上的社区主机（{host}）：其所有者不是 {provider}，能看到上面运行的内容</translation>
+    </message>
+    <message>
         <source>no provider id</source>
         <translation>没有供应商编号</translation>
+    </message>
+    <message>
+        <source>{provider} · community host</source>
+        <translation>{provider} · 社区主机</translation>
     </message>
     <message>
         <source>stopped</source>
@@ -2756,6 +2781,10 @@
         <translation>XyClaw 会加入</translation>
     </message>
     <message>
+        <source>Sends</source>
+        <translation>会发送</translation>
+    </message>
+    <message>
         <source>Launch</source>
         <translation>启动</translation>
     </message>
@@ -3568,6 +3597,10 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
         <translation>规划器拒绝了这个请求。</translation>
     </message>
     <message>
+        <source>The chat's plan {chat}, planned again here over the live offers as plan {id}: rent any option for a quote.</source>
+        <translation>对话中的方案 {chat} 已在此按实时报价重新规划为方案 {id}：租用任一选项即可获得报价。</translation>
+    </message>
+    <message>
         <source>Plan {id}</source>
         <translation>规划 {id}</translation>
     </message>
@@ -3666,6 +3699,10 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>Saved the selection report to {path}</source>
         <translation>选型报告已保存到 {path}</translation>
+    </message>
+    <message>
+        <source>Show the chat's plan {id} here</source>
+        <translation>在此显示对话中的方案 {id}</translation>
     </message>
     <message>
         <source>planFabric</source>
@@ -4053,6 +4090,18 @@ Rent one from Chat or the Clusters page: its GPUs show here as soon as the first
     <message>
         <source>{nodes} of {cluster} stopped answering. Approve to rent this replacement and resume the job from its newest checkpoint; reject and nothing is rented (the job fails if the node does not come back).</source>
         <translation>{cluster} 的 {nodes} 已不再响应。批准则租用这个替换节点，并从最新的检查点恢复作业；拒绝则不租用任何机器（节点若不恢复，作业将失败）。</translation>
+    </message>
+    <message>
+        <source>Job {job} hangs: replace {nodes}?</source>
+        <translation>作业 {job} 卡住了：更换 {nodes}？</translation>
+    </message>
+    <message>
+        <source>its start (it has no checkpoint yet)</source>
+        <translation>开头（尚无检查点）</translation>
+    </message>
+    <message>
+        <source>{verdict}. Approve to rent this replacement and resume the job from {checkpoint}; reject and nothing is rented.</source>
+        <translation>{verdict}。批准即租用此替换节点并从 {checkpoint} 继续作业；拒绝则不租用任何东西。</translation>
     </message>
     <message>
         <source>Approve and rent</source>
@@ -5270,6 +5319,42 @@ gpus = 8</translation>
     <message>
         <source>{h} h {m} min</source>
         <translation>{h} 小时 {m} 分</translation>
+    </message>
+</context>
+<context>
+    <name>UnlistedApprovals</name>
+    <message>
+        <source>Forget {name}</source>
+        <extracomment>The notices that change what is asked (the guard's pass may run in another process: the timer catches those).</extracomment>
+        <translation>忘记 {name}</translation>
+    </message>
+    <message>
+        <source>XyClaw's check of {provider}'s listing</source>
+        <translation>XyClaw 对 {provider} 列表的检查</translation>
+    </message>
+    <message>
+        <source>{provider} no longer lists {name}</source>
+        <translation>{provider} 的列表中已没有 {name}</translation>
+    </message>
+    <message>
+        <source>XyClaw did not release it and keeps metering it. Check {provider}'s console first: if it still runs there, it still bills. Keep it and XyClaw asks {provider} again every minute.</source>
+        <translation>XyClaw 并未释放它，并继续对它计费。请先在 {provider} 的控制台确认：如果它仍在那里运行，就仍在计费。保留它，XyClaw 会每分钟再次询问 {provider}。</translation>
+    </message>
+    <message>
+        <source>Forget it</source>
+        <translation>忘记它</translation>
+    </message>
+    <message>
+        <source>Keep it</source>
+        <translation>保留它</translation>
+    </message>
+    <message>
+        <source>Kept {name}: it stays metered.</source>
+        <translation>已保留 {name}：继续计费。</translation>
+    </message>
+    <message>
+        <source>Forgot {name}: XyClaw no longer meters it.</source>
+        <translation>已忘记 {name}：XyClaw 不再对它计费。</translation>
     </message>
 </context>
 <context>

@@ -774,7 +774,7 @@ class ClustersPage(QWidget):
                 tip=tip or f"id {record.id} · " + (record.external_id or self.tr("no provider id")),
             ),
             _item(
-                f"{record.provider_id} · {self.tr('community host')}"
+                self.tr("{provider} · community host").format(provider=record.provider_id)
                 if record.host_community
                 else record.provider_id,
                 tip=self._host_tip(record),
