@@ -479,4 +479,4 @@ def _demo(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.on_close(runtime.close)
         return runtime
 
-    return run_demo(make, ctx.print, fast=args.fast)
+    return run_demo(make, ctx.print, fast=args.fast, language=ctx.language)
