@@ -76,6 +76,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "  its folder on the login node: {folder}",
         "  它在登录节点上的文件夹：{folder}",
     ),
+    "cli.slurm_setting": (
+        "  {name}={value}  ({reason})",
+        "  {name}={value}（{reason}）",
+    ),
     "cli.slurm_cancel_confirm": (
         "cancelling stops the job: confirm with --yes when not at a terminal",
         "取消会停止作业：不在终端里运行时请加 --yes 确认",

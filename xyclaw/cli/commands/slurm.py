@@ -162,6 +162,7 @@ def _probe(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.cli.progress import follow
     from xyclaw.cli.render import remote_text
     from xyclaw.errors import UsageError
+    from xyclaw.wording import worded
 
     engine = ctx.engine()
     card = engine.slurm_probe_card(args.site, args.partition)
@@ -185,9 +186,12 @@ def _probe(args: argparse.Namespace, ctx: CliContext) -> int:
     )
     ctx.print(remote_text(ctx.out, done))  # node and interface names come from the nodes
     for setting in probe.settings.settings:
-        ctx.print(remote_text(ctx.out, f"  {setting.name}={setting.value}  ({setting.reason})"))
-    for note in (*probe.settings.notes, *probe.findings):
-        ctx.warn(remote_text(ctx.err, f"  {note}"))
+        reason = worded(setting.reason_said or setting.reason, ctx.language)
+        line = ctx.text("slurm_setting", name=setting.name, value=setting.value, reason=reason)
+        ctx.print(remote_text(ctx.out, line))
+    notes = probe.settings.notes_said or probe.settings.notes
+    for note in (*notes, *probe.worded_findings()):
+        ctx.warn(remote_text(ctx.err, f"  {worded(note, ctx.language)}"))
     ctx.print(
         ctx.text("slurm_probe_kept", site=probe.site)
         if probe.settings.settings
