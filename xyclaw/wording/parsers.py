@@ -146,7 +146,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "parse.nccl_none": (
         "not nccl-tests output: no '# nThread ...' header, no 'size count type ...' "
         "column header and no result rows",
-        "不是 nccl-tests 的输出：没有 '# nThread ...' 表头、没有 'size count type ...' 列标题，"
+        "不是 nccl-tests 的输出：没有 `# nThread ...` 表头、没有 `size count type ...` 列标题，"
         "也没有结果行",
     ),
     "parse.nccl_json_deep": (
