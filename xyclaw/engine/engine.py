@@ -2196,7 +2196,7 @@ class Engine:
         part = jobs.choose_partition(
             load_spec(spec_path, on_cluster=True, check_paths=False).spec, partition
         )
-        return [said("slurm.limit.partition_name", name=part.name), *jobs.client.limits(part)]
+        return [said("op.slurm_limit.partition_name", name=part.name), *jobs.client.limits(part)]
 
     @effect(Effect.READ)
     def slurm_gpu_samples(self, site: str, job_id: str, *, last: int = 120) -> list[GpuSample]:

@@ -34,7 +34,7 @@ OLDEST_VERSION = (2, 4)
 #: The newest version this reader was checked against (PyTorch 2.14 writes "2.10").
 NEWEST_KNOWN_VERSION = (2, 10)
 
-_HINT = Said("parse.hint.flight_recorder")
+_HINT = Said("error.parse.hint.flight_recorder")
 _PICKLE_START = (b"\x80", b"(", b"}")  # protocol 2+ PROTO opcode; protocol 0/1 MARK, EMPTY_DICT
 _RANK_RE = re.compile(r"(\d+)(?:\.json)?$")
 
@@ -144,19 +144,22 @@ def read_dump(data: bytes | str, rank: int) -> FrDump:
     """One rank's dump from its JSON bytes; a pickle is refused unread."""
     if isinstance(data, bytes):
         if data[:1] in _PICKLE_START:
-            raise ParseError(said("parse.fr_pickle", rank=rank), hint=_HINT)
+            raise ParseError(said("error.parse.fr_pickle", rank=rank), hint=_HINT)
         data = data.decode("utf-8", errors="replace")
     try:
         doc = json.loads(data)
     except json.JSONDecodeError as exc:
-        raise ParseError(said("parse.fr_not_json", rank=rank, error=str(exc)), hint=_HINT) from exc
+        raise ParseError(
+            said("error.parse.fr_not_json", rank=rank, error=str(exc)), hint=_HINT
+        ) from exc
     if not isinstance(doc, dict) or "entries" not in doc or "version" not in doc:
-        raise ParseError(said("parse.fr_no_entries", rank=rank), hint=_HINT)
+        raise ParseError(said("error.parse.fr_no_entries", rank=rank), hint=_HINT)
     version = str(doc["version"])
     parsed = _version(version)
     if parsed < OLDEST_VERSION:
         raise ParseError(
-            said("parse.fr_old", rank=rank, version=version), hint=said("parse.hint.pytorch_24")
+            said("error.parse.fr_old", rank=rank, version=version),
+            hint=said("error.parse.hint.pytorch_24"),
         )
     notes: list[str] = []
     if parsed > NEWEST_KNOWN_VERSION:

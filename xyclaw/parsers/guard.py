@@ -15,7 +15,7 @@ _R = TypeVar("_R")
 
 def parse_guard(what: str, hint: Said) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Whatever slips past a parser's explicit checks still leaves as a ParseError, worded by
-    the catalogue (``what`` names a ``parse.what.*`` entry; ``hint`` is a ``parse.hint.*``)."""
+    the catalogue: ``what`` names an ``error.parse.what.*`` entry, ``hint`` is said."""
 
     def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         @functools.wraps(fn)
@@ -31,7 +31,8 @@ def parse_guard(what: str, hint: Said) -> Callable[[Callable[_P, _R]], Callable[
                 RecursionError,
             ) as exc:
                 message = Said(
-                    "parse.unreadable", {"what": Said(f"parse.what.{what}"), "error": str(exc)}
+                    "error.parse.unreadable",
+                    {"what": Said(f"error.parse.what.{what}"), "error": str(exc)},
                 )
                 raise ParseError(message, hint=hint) from exc
 

@@ -134,7 +134,7 @@ _IBSTAT_PORT_RE = re.compile(r"^Port (\d+):\s*$")
 _KV_RE = re.compile(r"^([^:]+?):\s*(.*)$")
 
 
-@parse_guard("ibstat", Said("parse.hint.pass", {"command": "ibstat"}))
+@parse_guard("ibstat", Said("error.parse.hint.pass", {"command": "ibstat"}))
 def parse_ibstat(text: str) -> list[Hca]:
     """``ibstat``: every CA with its ports."""
     hcas: list[Hca] = []
@@ -164,8 +164,8 @@ def parse_ibstat(text: str) -> list[Hca]:
             if seen_ca and not line.startswith("ibstat:") and "not found" not in line:
                 continue
             raise ParseError(
-                said("parse.ibstat_before_ca", line=repr(line[:80])),
-                hint=said("parse.hint.pass", command="ibstat"),
+                said("error.parse.ibstat_before_ca", line=repr(line[:80])),
+                hint=said("error.parse.hint.pass", command="ibstat"),
             )
         m = _IBSTAT_PORT_RE.match(line)
         if m:
@@ -175,14 +175,15 @@ def parse_ibstat(text: str) -> list[Hca]:
         m = _KV_RE.match(line)
         if not m:
             raise ParseError(
-                said("parse.ibstat_line", line=repr(line[:80]), name=name),
-                hint=said("parse.hint.pass_unchanged", command="ibstat"),
+                said("error.parse.ibstat_line", line=repr(line[:80]), name=name),
+                hint=said("error.parse.hint.pass_unchanged", command="ibstat"),
             )
         (port if port is not None else ca)[m.group(1).strip()] = m.group(2).strip()
     flush()
     if not hcas:
         raise ParseError(
-            said("parse.ibstat_no_ca"), hint=said("parse.hint.pass_short", command="ibstat")
+            said("error.parse.ibstat_no_ca"),
+            hint=said("error.parse.hint.pass_short", command="ibstat"),
         )
     return hcas
 
@@ -230,7 +231,7 @@ _GID_LINE_RE = re.compile(r"^GID\[\s*(\d+)\]:\s*(\S+?)(?:,\s*(.*))?\s*$")
 _SPEED_RE = re.compile(r"^([\d.]+)\s*Gbps")
 
 
-@parse_guard("ibv_devinfo", Said("parse.hint.ibv_devinfo_v"))
+@parse_guard("ibv_devinfo", Said("error.parse.hint.ibv_devinfo_v"))
 def parse_ibv_devinfo(text: str) -> list[Hca]:
     """``ibv_devinfo`` or ``ibv_devinfo -v``: HCAs, ports, and (``-v``) GIDs."""
     hcas: list[Hca] = []
@@ -257,8 +258,8 @@ def parse_ibv_devinfo(text: str) -> list[Hca]:
             if line.startswith("No IB devices found"):
                 return []
             raise ParseError(
-                said("parse.devinfo_before_hca", line=repr(line[:80])),
-                hint=said("parse.hint.ibv_devinfo"),
+                said("error.parse.devinfo_before_hca", line=repr(line[:80])),
+                hint=said("error.parse.hint.ibv_devinfo"),
             )
         m = _DEV_PORT_RE.match(line)
         if m:
@@ -279,7 +280,9 @@ def parse_ibv_devinfo(text: str) -> list[Hca]:
         # Capability flag lists and free-text lines of -v carry nothing we use.
     flush()
     if not hcas and text.strip():
-        raise ParseError(said("parse.devinfo_no_hca"), hint=said("parse.hint.ibv_devinfo_short"))
+        raise ParseError(
+            said("error.parse.devinfo_no_hca"), hint=said("error.parse.hint.ibv_devinfo_short")
+        )
     return hcas
 
 
@@ -343,7 +346,7 @@ def _gid_type(text: str | None) -> str | None:
 _IPV4_RE = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 
 
-@parse_guard("show_gids", Said("parse.hint.pass", {"command": "show_gids"}))
+@parse_guard("show_gids", Said("error.parse.hint.pass", {"command": "show_gids"}))
 def parse_show_gids(text: str) -> list[GidEntry]:
     """Mellanox ``show_gids``: ``DEV PORT INDEX GID [IPv4] VER DEV`` rows."""
     out: list[GidEntry] = []
@@ -358,8 +361,8 @@ def parse_show_gids(text: str) -> list[GidEntry]:
             continue
         if len(tokens) not in (5, 6, 7) or not tokens[1].isdigit() or not tokens[2].isdigit():
             raise ParseError(
-                said("parse.gids_row", line=repr(line[:100])),
-                hint=said("parse.hint.pass_unchanged", command="show_gids"),
+                said("error.parse.gids_row", line=repr(line[:100])),
+                hint=said("error.parse.hint.pass_unchanged", command="show_gids"),
             )
         hca, port, index, gid = tokens[0], int(tokens[1]), int(tokens[2]), tokens[3]
         rest = tokens[4:]
@@ -370,7 +373,9 @@ def parse_show_gids(text: str) -> list[GidEntry]:
             continue
         out.append(GidEntry(hca, port, index, gid, _gid_type(ver), ipv4, netdev))
     if not out and not saw_header and text.strip():
-        raise ParseError(said("parse.gids_none"), hint=said("parse.hint.pass", command="show_gids"))
+        raise ParseError(
+            said("error.parse.gids_none"), hint=said("error.parse.hint.pass", command="show_gids")
+        )
     return out
 
 
@@ -406,7 +411,7 @@ def _sysfs_gid_line(line: str) -> tuple[str, int, str, int, str] | None:
     return None
 
 
-@parse_guard("gid_sysfs", Said("parse.hint.gid_sysfs"))
+@parse_guard("gid_sysfs", Said("error.parse.hint.gid_sysfs"))
 def parse_gid_sysfs(text: str) -> list[GidEntry]:
     """``grep -H . /sys/class/infiniband/*/ports/*/{gids,gid_attrs/types,gid_attrs/ndevs}/*``.
 
@@ -419,8 +424,8 @@ def parse_gid_sysfs(text: str) -> list[GidEntry]:
         found = _sysfs_gid_line(line)
         if found is None:
             raise ParseError(
-                said("parse.gid_sysfs_line", line=repr(line[:100])),
-                hint=said("parse.hint.gid_sysfs_lines"),
+                said("error.parse.gid_sysfs_line", line=repr(line[:100])),
+                hint=said("error.parse.hint.gid_sysfs_lines"),
             )
         hca, port, kind, index, value = found
         parts.setdefault((hca, port, index), {})[kind] = value

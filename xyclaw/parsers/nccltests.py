@@ -663,7 +663,7 @@ def _strip_prefix(line: str) -> str:
     return _MPI_PREFIX_RE.sub("", line.rstrip("\r\n"), count=1)
 
 
-@parse_guard("nccl_tests", Said("parse.hint.nccl_stdout"))
+@parse_guard("nccl_tests", Said("error.parse.hint.nccl_stdout"))
 def parse_nccl_tests_all(text: str) -> list[NcclTestRun]:
     """Every run in a text (a log may hold several tests one after the other)."""
     runs: list[_RunBuilder] = [_RunBuilder()]
@@ -690,7 +690,9 @@ def parse_nccl_tests_all(text: str) -> list[NcclTestRun]:
             cur.data_line(stripped)
     found = [r for r in runs if r.started]
     if not found:
-        raise ParseError(said("parse.nccl_none"), hint=said("parse.hint.nccl_stdout_long"))
+        raise ParseError(
+            said("error.parse.nccl_none"), hint=said("error.parse.hint.nccl_stdout_long")
+        )
     return [r.build() for r in found]
 
 
@@ -777,7 +779,7 @@ def _recover_results(text: str) -> list[Any]:
     return found
 
 
-@parse_guard("nccl_tests_json", Said("parse.hint.nccl_json"))
+@parse_guard("nccl_tests_json", Said("error.parse.hint.nccl_json"))
 def parse_nccl_tests_json(text: str) -> NcclTestRun:
     """The file written by ``-J``: the same figures as the text format."""
     truncated = False
@@ -785,13 +787,15 @@ def parse_nccl_tests_json(text: str) -> NcclTestRun:
     try:
         doc = json.loads(text)
     except RecursionError as exc:  # "[[[[..." deeper than Python's stack
-        raise ParseError(said("parse.nccl_json_deep"), hint=said("parse.hint.nccl_json")) from exc
+        raise ParseError(
+            said("error.parse.nccl_json_deep"), hint=said("error.parse.hint.nccl_json")
+        ) from exc
     except json.JSONDecodeError as exc:
         results = _recover_results(text)
         if not results:
             raise ParseError(
-                said("parse.nccl_json_bad", error=exc.msg, lineno=exc.lineno),
-                hint=said("parse.hint.nccl_json"),
+                said("error.parse.nccl_json_bad", error=exc.msg, lineno=exc.lineno),
+                hint=said("error.parse.hint.nccl_json"),
             ) from exc
         doc = {"results": results}
         m = re.search(r'"args"\s*:\s*\[\s*"([^"]+)"', text)
@@ -799,13 +803,15 @@ def parse_nccl_tests_json(text: str) -> NcclTestRun:
             doc["args"] = [m.group(1)]
         truncated = True
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
-        raise ParseError(said("parse.nccl_json_no_results"), hint=said("parse.hint.nccl_json"))
+        raise ParseError(
+            said("error.parse.nccl_json_no_results"), hint=said("error.parse.hint.nccl_json")
+        )
     try:
         rows = tuple(_json_row(r) for r in doc["results"])
     except (ValueError, KeyError, TypeError) as exc:
         raise ParseError(
-            said("parse.nccl_json_result", error=str(exc)),
-            hint=said("parse.hint.nccl_json_again"),
+            said("error.parse.nccl_json_result", error=str(exc)),
+            hint=said("error.parse.hint.nccl_json_again"),
         ) from exc
     config: dict[str, Any] = doc["config"] if isinstance(doc.get("config"), dict) else {}
     ranks: list[NcclRank] = []

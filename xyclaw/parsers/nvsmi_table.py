@@ -200,7 +200,7 @@ def looks_like_table(text: str) -> bool:
     return bool(_BANNER_RE.search(text)) or ("Persistence-M" in text and "Memory-Usage" in text)
 
 
-@parse_guard("nvsmi_table", Said("parse.hint.nvsmi_plain"))
+@parse_guard("nvsmi_table", Said("error.parse.hint.nvsmi_plain"))
 def parse_table(text: str) -> NvsmiTable:
     """The plain ``nvidia-smi`` output: banner versions, GPUs, MIG devices, processes."""
     lines = clean_paste(text).splitlines()
@@ -278,7 +278,9 @@ def parse_table(text: str) -> NvsmiTable:
             block.append(cells)
     flush()
     if not gpus:
-        raise ParseError(said("parse.table_none"), hint=said("parse.hint.nvsmi_plain_whole"))
+        raise ParseError(
+            said("error.parse.table_none"), hint=said("error.parse.hint.nvsmi_plain_whole")
+        )
     return NvsmiTable(
         timestamp_text=timestamp,
         smi_version=smi,

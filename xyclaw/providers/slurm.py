@@ -490,14 +490,16 @@ class SlurmClient:
         for key in ("MaxTime", "DefaultTime", "MaxNodes", "MaxCPUsPerNode", "QoS"):
             value = record.get(key, "")
             if value and value not in ("N/A", "UNLIMITED", "NONE"):
-                out.append(said("slurm.limit.partition", name=partition.name, key=key, value=value))
+                out.append(
+                    said("op.slurm_limit.partition", name=partition.name, key=key, value=value)
+                )
         assoc = self.run(
             "sacctmgr --noheader --parsable2 show assoc where user=$USER"
             " format=Account,Partition,QOS,MaxTRES,GrpTRES,MaxJobs,MaxSubmit,MaxWall",
             check=False,
         )
         if assoc.exit_code != 0:
-            out.append(said("slurm.limit.unknown"))
+            out.append(said("op.slurm_limit.unknown"))
             return out
         names = ("account", "partition", "qos", "MaxTRES", "GrpTRES", "MaxJobs", "MaxSubmit",
                  "MaxWall")  # fmt: skip
@@ -509,7 +511,7 @@ class SlurmClient:
                 continue
             shown = [f"{n}={v}" for n, v in zip(names, values, strict=False) if v]
             if shown:
-                out.append(said("slurm.limit.association", shown=" ".join(shown)))
+                out.append(said("op.slurm_limit.association", shown=" ".join(shown)))
         if self.site.qos:
             qos = self.run(
                 "sacctmgr --noheader --parsable2 show qos where name="
@@ -517,7 +519,7 @@ class SlurmClient:
                 check=False,
             )
             for line in qos.stdout.splitlines():
-                out.append(said("slurm.limit.qos", line=line.replace("|", " ").strip()))
+                out.append(said("op.slurm_limit.qos", line=line.replace("|", " ").strip()))
         return out
 
     def running(self) -> list[Allocation]:
@@ -559,10 +561,10 @@ class QueueWait:
     def words_said(self) -> Said:
         """The wait as said, so a view words it in its language (issue 35)."""
         if self.wait_s is None:
-            return said("slurm.wait.unknown")
+            return said("op.slurm_wait.unknown")
         if self.wait_s <= 60:
-            return said("slurm.wait.now")
-        return said("slurm.wait.about", minutes=-(-self.wait_s // 60))
+            return said("op.slurm_wait.now")
+        return said("op.slurm_wait.about", minutes=-(-self.wait_s // 60))
 
 
 _TEST_START = re.compile(r"to start at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")

@@ -48,6 +48,107 @@ TEXTS: dict[str, tuple[str, str]] = {
         "JSON file its -J option wrote",
         "请传入 nccl-tests 程序（如 all_reduce_perf）的输出，或其 -J 选项写出的 JSON 文件",
     ),
+    # xyclaw secrets, top, metrics export, jobs, up, exec, guard install, hosts, plan
+    "cli.usage.not_a_secret_name": ("{name} is not a secret name", "{name} 不是有效的密钥名"),
+    "cli.usage.secret_name_hint": (
+        "use letters, digits and _ . : @ - (e.g. lambda_api_key)",
+        "请使用字母、数字和 _ . : @ -（例如 lambda_api_key）",
+    ),
+    "cli.usage.no_cluster_ready": ("no cluster is ready", "没有就绪的集群"),
+    "cli.usage.rent_one": ("rent one with `xyclaw up`", "用 `xyclaw up` 租一个"),
+    "cli.usage.several_ready": (
+        "several clusters are ready ({names})",
+        "有多个集群就绪（{names}）",
+    ),
+    "cli.usage.name_one_top": ("name one: `xyclaw top NAME`", "请指定一个：`xyclaw top NAME`"),
+    "cli.usage.cannot_write": ("cannot write {path}: {why}", "无法写入 {path}：{why}"),
+    "cli.usage.another_file": ("choose another file", "请换一个文件"),
+    "cli.usage.renting_confirm": (
+        "renting costs money: confirm with --yes when not at a terminal",
+        "租用要花钱：不在终端里运行时请加 --yes 确认",
+    ),
+    "cli.usage.which_job": ("which job?", "哪个作业？"),
+    "cli.usage.unknown_jobs_action": ("unknown jobs action {action}", "未知的 jobs 操作 {action}"),
+    "cli.usage.plan_or_gpu": (
+        "give either --plan with --option, or --gpu with --gpus, not both",
+        "请给出 --plan 加 --option，或 --gpu 加 --gpus，不要同时给出",
+    ),
+    "cli.usage.what_to_rent": (
+        "say what to rent: --plan ID --option N, or --gpu MODEL --gpus N",
+        "请说明要租什么：--plan ID --option N，或 --gpu MODEL --gpus N",
+    ),
+    "cli.usage.plan_shows": (
+        "`xyclaw plan ...` shows options and their plan id",
+        "`xyclaw plan ...` 会列出选项及其规划编号",
+    ),
+    "cli.usage.gpus_one_or_more": ("--gpus must be 1 or more", "--gpus 必须大于等于 1"),
+    "cli.usage.unexpected_before": (
+        "unexpected {words} before --",
+        "-- 之前出现了意外的 {words}",
+    ),
+    "cli.usage.no_command": ("no command given", "没有给出命令"),
+    "cli.usage.timeout_seconds": (
+        "--timeout: {text} is not a number of seconds above 0",
+        "--timeout：{text} 不是大于 0 的秒数",
+    ),
+    "cli.usage.install_confirm": (
+        "installing a login service changes your session: confirm with --yes",
+        "安装登录服务会改变你的会话：请加 --yes 确认",
+    ),
+    "cli.guard_install_ask": ("Install it? [y/N] ", "安装吗？[y/N] "),
+    "cli.guard_install_linux_only": (
+        "a login service is written for Linux (systemd) only; docs/guard.md says how to run"
+        " `xyclaw guard` from login on macOS (launchd) and Windows (Task Scheduler)",
+        "登录服务只为 Linux（systemd）编写；在 macOS（launchd）和 Windows（任务计划程序）上"
+        "如何在登录时运行 `xyclaw guard`，见 docs/guard.md",
+    ),
+    "cli.guard_install_writes": ("this writes {target}:", "将写入 {target}："),
+    "cli.guard_install_home": (
+        "(XYCLAW_HOME is set, so the unit goes under it, not into your real home; copy it"
+        " to ~/.config/systemd/user/ to use it)",
+        "（设置了 XYCLAW_HOME，所以服务单元写在它下面，而不是你真正的主目录；"
+        "要使用它，请复制到 ~/.config/systemd/user/）",
+    ),
+    "cli.guard_install_wrote": ("wrote {target}", "已写入 {target}"),
+    "cli.guard_install_start": (
+        "start it now and at every login with:\n"
+        "  systemctl --user daemon-reload\n"
+        "  systemctl --user enable --now {unit}\n"
+        "(to keep it running while you are logged out: loginctl enable-linger $USER)",
+        "用以下命令立即启动，并在每次登录时启动：\n"
+        "  systemctl --user daemon-reload\n"
+        "  systemctl --user enable --now {unit}\n"
+        "（要在你退出登录后继续运行：loginctl enable-linger $USER）",
+    ),
+    "cli.guard_no_service": ("no user service at {target}", "{target} 处没有用户服务"),
+    "cli.guard_removed": ("removed {target}", "已删除 {target}"),
+    "cli.guard_also_run": (
+        "also run: systemctl --user disable --now {unit}",
+        "还请运行：systemctl --user disable --now {unit}",
+    ),
+    "cli.guard_nothing_installed": ("nothing installed", "没有安装"),
+    "cli.usage.host_exists": ("{name} is already in {path}", "{name} 已在 {path} 中"),
+    "cli.usage.host_exists_hint": (
+        "edit the file to change it, or give another name",
+        "要修改请编辑该文件，或换一个名字",
+    ),
+    "cli.usage.not_a_fingerprint": (
+        "--fingerprint {value} is not a SHA256 fingerprint",
+        "--fingerprint {value} 不是 SHA256 指纹",
+    ),
+    "cli.usage.fingerprint_hint": (
+        "it looks like SHA256:3a9...; `ssh-keygen -lf` on the host prints it",
+        "它形如 SHA256:3a9...；在该主机上运行 `ssh-keygen -lf` 可以看到",
+    ),
+    "cli.usage.limit_count": (
+        "--limit: {text} is not a count; expected 0 (all) or more",
+        "--limit：{text} 不是数量；应为 0（全部）或更大",
+    ),
+    # the history's "not found" (xyclaw.records), which most commands naming one can meet
+    "error.record.no_cluster": ("no cluster {ref}", "没有集群 {ref}"),
+    "error.record.clusters": ("`xyclaw clusters` lists them", "`xyclaw clusters` 会列出它们"),
+    "error.record.no_job": ("no job {ref}", "没有作业 {ref}"),
+    "error.record.jobs": ("`xyclaw jobs --all` lists them", "`xyclaw jobs --all` 会列出它们"),
     # xyclaw slurm
     "cli.slurm_no_shape": ("no partition has that shape", "没有分区有这种规格"),
     "cli.slurm_any": ("any", "任意"),
@@ -87,16 +188,16 @@ TEXTS: dict[str, tuple[str, str]] = {
     "cli.slurm_cancel_ask": ("Cancel it? [y/N] ", "取消它吗？[y/N] "),
     "cli.slurm_nothing_cancelled": ("nothing cancelled", "没有取消"),
     # how long a shape waits in a partition (xyclaw.providers.slurm.QueueWait)
-    "slurm.wait.unknown": ("wait unknown", "等待时间未知"),
-    "slurm.wait.now": ("runs now", "现在就能运行"),
-    "slurm.wait.about": ("waits about {minutes} min", "约需等待 {minutes} 分钟"),
+    "op.slurm_wait.unknown": ("wait unknown", "等待时间未知"),
+    "op.slurm_wait.now": ("runs now", "现在就能运行"),
+    "op.slurm_wait.about": ("waits about {minutes} min", "约需等待 {minutes} 分钟"),
     # what bounds a job at a Slurm site (xyclaw.providers.slurm), before it is submitted
-    "slurm.limit.partition_name": ("partition {name}", "分区 {name}"),
-    "slurm.limit.partition": ("partition {name}: {key}={value}", "分区 {name}：{key}={value}"),
-    "slurm.limit.unknown": (
+    "op.slurm_limit.partition_name": ("partition {name}", "分区 {name}"),
+    "op.slurm_limit.partition": ("partition {name}: {key}={value}", "分区 {name}：{key}={value}"),
+    "op.slurm_limit.unknown": (
         "association and QoS limits unknown: the site's sacctmgr does not answer",
         "关联和 QoS 限制未知：该集群的 sacctmgr 没有应答",
     ),
-    "slurm.limit.association": ("association: {shown}", "关联：{shown}"),
-    "slurm.limit.qos": ("qos: {line}", "QoS：{line}"),
+    "op.slurm_limit.association": ("association: {shown}", "关联：{shown}"),
+    "op.slurm_limit.qos": ("qos: {line}", "QoS：{line}"),
 }
