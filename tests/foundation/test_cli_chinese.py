@@ -469,6 +469,17 @@ USAGE_ERRORS = [
     (["nccl", "analyze", "/no/such/log.txt"], 2),
     (["ask"], 2),
     (["ask", "--approve"], 2),
+    (["secrets", "set", "bad name!"], 2),
+    (["top"], 2),
+    (["jobs", "show"], 2),
+    (["jobs", "show", "99"], 2),
+    (["up"], 2),
+    (["up", "--gpu", "A100", "--gpus", "0"], 2),
+    (["exec", "c1"], 2),
+    (["exec", "c1", "--timeout", "x", "--", "ls"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--limit", "-1"], 2),
+    (["down", "nope", "--yes"], 2),
+    (["hosts", "trust", "gpu1", "--fingerprint", "bad"], 2),
 ]
 
 
@@ -484,6 +495,21 @@ def test_usage_errors_are_chinese(
     assert not english_runs(err), english_runs(err)
 
 
+def test_guard_install_and_uninstall_are_chinese(
+    chinese: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The unit file it would write is data (a file's text); the lines around it are said."""
+    assert main(["guard", "install"]) == 2  # not at a terminal, no --yes
+    captured = capsys.readouterr()
+    said = [line for line in captured.out.splitlines() if not re.match(r"\[|\w+=", line)]
+    text = "\n".join(said) + captured.err
+    assert "将写入" in text and "设置了 XYCLAW_HOME" in text and "请加 --yes 确认" in text, text
+    assert not english_runs(text), english_runs(text)
+    assert main(["guard", "uninstall"]) == 0
+    out = capsys.readouterr().out
+    assert "处没有用户服务" in out and not english_runs(out), out
+
+
 def test_usage_errors_are_unchanged_in_english(
     xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -495,9 +521,14 @@ def test_usage_errors_are_unchanged_in_english(
         ("sim", "serve", "--link-delay", "-1"): (
             "xyclaw: error: --link-delay -1 is not a delay\n  -> 0 or more\n"
         ),
-        (
-            "ask",
-        ): 'xyclaw: error: say something: xyclaw ask "plan a LoRA fine-tune of a 13B model"\n',
+        ("ask",): (
+            'xyclaw: error: say something: xyclaw ask "plan a LoRA fine-tune of a 13B model"\n'
+        ),
+        ("down", "nope", "--yes"): (
+            "xyclaw: error: no cluster 'nope'\n  -> `xyclaw clusters` lists them\n"
+        ),
+        ("jobs", "show", "99"): "xyclaw: error: no job '99'\n  -> `xyclaw jobs --all` lists them\n",
+        ("up", "--gpu", "A100", "--gpus", "0"): "xyclaw: error: --gpus must be 1 or more\n",
     }
     for command, start in expected.items():
         assert main(list(command)) == 2
