@@ -36,6 +36,7 @@ ALLOWED = {
     "bf", "fp", "int", "lora", "usage", "keyring", "sqlite", "pid", "hca", "hcas", "gid",
     "pretrain", "finetune", "full", "inference", "epochs", "rate", "rank", "batch", "tcp",
     "eth", "flops", "kv", "req", "ok", "http", "https", "id", "gdr",
+    "ollama", "vllm", "lmstudio",  # presets, beside deepseek and qwen (a35)
 }  # fmt: skip
 
 _SKIP = re.compile(r"`[^`]*`|(?<![\w-])--?[A-Za-z][\w-]*|\S*[/\\]\S*|https?://\S+")
@@ -323,6 +324,7 @@ def test_a_job_on_the_simulated_cloud_is_chinese(
         launcher.stop(AppPaths.from_environment().data_dir / "sim")
     assert "作业 1 plain-python" in said["jobs show"] and "预计剩余：已完成" in said["jobs show"]
     assert "没有记录过它的卡住" in said["jobs why"]
+    assert "状态为 成功" in said["jobs why"]  # the jobs table's word for its state (a35)
     assert "没有保存 gpu 样本" in said["metrics export"] or not said["metrics export"]
     assert "ssh c1-0" in said["ssh-config"] and "尚未包含" in said["ssh-config"]
     assert not found, found
@@ -422,3 +424,199 @@ def test_sim_serve_is_chinese(
     text = captured.out + captured.err
     assert "模拟云正在监听" in text and "已不存在" in text and "模拟云已停止" in text, text
     assert not english_runs(text), english_runs(text)
+
+
+# -- issue 35, a35: the demo, usage errors and the parsers' errors ---------------------------
+
+
+@pytest.mark.timeout(360)  # a whole flow with a real job on the simulated cloud
+def test_the_demo_is_chinese(
+    chinese: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """xyclaw demo --fast in a Chinese setting: the requests, the rules brain's replies, the
+    tool-call lines, the cards and the demo's frame. The job's log lines come in a fenced
+    block (the checker skips backticks): the job's own text."""
+    from xyclaw.sim.cloud import launcher
+
+    monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    try:
+        code = main(["demo", "--fast"])
+    finally:
+        launcher.stop(AppPaths.from_environment().data_dir / "sim")
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert code == 0, out[-3000:]
+    steps = [line.split("：")[0] for line in out.splitlines() if line.startswith("-- ")]
+    assert list(dict.fromkeys(steps)) == [
+        "-- 规划", "-- 租用", "-- 调优", "-- 启动", "-- 跟踪", "-- 释放", "-- 历史",
+    ]  # fmt: skip
+    for effect in ("花钱", "执行命令", "销毁"):
+        assert f"需要批准（{effect}）" in out
+    assert "launch_job：完成（已启动作业 plain-python）" in out
+    assert "job_status：完成（作业 plain-python：成功）" in out
+    assert "保留当前的 NCCL 设置" in out and "演示完成，用时" in out.splitlines()[-1]
+    assert not english_runs(out), english_runs(out)
+
+
+#: Bad arguments, as a person might type them: (the command, its exit code).
+USAGE_ERRORS = [
+    (["model-key", "nope"], 2),
+    (["sim", "serve", "--port", "70000"], 2),
+    (["sim", "serve", "--link-delay", "-1"], 2),
+    (["sim", "serve", "--provision-delay", "-2"], 2),
+    (["sim", "serve", "--spot-rate", "-1"], 2),
+    (["nccl"], 2),
+    (["nccl", "analyze", "/no/such/log.txt"], 2),
+    (["ask"], 2),
+    (["ask", "--approve"], 2),
+    (["secrets", "set", "bad name!"], 2),
+    (["top"], 2),
+    (["jobs", "show"], 2),
+    (["jobs", "show", "99"], 2),
+    (["up"], 2),
+    (["up", "--gpu", "A100", "--gpus", "0"], 2),
+    (["exec", "c1"], 2),
+    (["exec", "c1", "--timeout", "x", "--", "ls"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--limit", "-1"], 2),
+    (["down", "nope", "--yes"], 2),
+    (["hosts", "trust", "gpu1", "--fingerprint", "bad"], 2),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "code"), USAGE_ERRORS, ids=[" ".join(c) for c, _ in USAGE_ERRORS]
+)
+def test_usage_errors_are_chinese(
+    chinese: Path, command: list[str], code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(command) == code
+    err = capsys.readouterr().err
+    assert err.startswith("xyclaw：错误：") and re.search("[\u4e00-\u9fff]", err[10:]), err
+    assert not english_runs(err), english_runs(err)
+
+
+def test_guard_install_and_uninstall_are_chinese(
+    chinese: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The unit file it would write is data (a file's text); the lines around it are said."""
+    assert main(["guard", "install"]) == 2  # not at a terminal, no --yes
+    captured = capsys.readouterr()
+    said = [line for line in captured.out.splitlines() if not re.match(r"\[|\w+=", line)]
+    text = "\n".join(said) + captured.err
+    assert "将写入" in text and "设置了 XYCLAW_HOME" in text and "请加 --yes 确认" in text, text
+    assert not english_runs(text), english_runs(text)
+    assert main(["guard", "uninstall"]) == 0
+    out = capsys.readouterr().out
+    assert "处没有用户服务" in out and not english_runs(out), out
+
+
+def test_usage_errors_are_unchanged_in_english(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = {
+        ("model-key", "nope"): "xyclaw: error: 'nope' is not a preset\n  -> one of openai, ",
+        ("sim", "serve", "--port", "70000"): (
+            "xyclaw: error: --port 70000 is not a port\n  -> use 1-65535, or 0 for any\n"
+        ),
+        ("sim", "serve", "--link-delay", "-1"): (
+            "xyclaw: error: --link-delay -1 is not a delay\n  -> 0 or more\n"
+        ),
+        ("ask",): (
+            'xyclaw: error: say something: xyclaw ask "plan a LoRA fine-tune of a 13B model"\n'
+        ),
+        ("down", "nope", "--yes"): (
+            "xyclaw: error: no cluster 'nope'\n  -> `xyclaw clusters` lists them\n"
+        ),
+        ("jobs", "show", "99"): "xyclaw: error: no job '99'\n  -> `xyclaw jobs --all` lists them\n",
+        ("up", "--gpu", "A100", "--gpus", "0"): "xyclaw: error: --gpus must be 1 or more\n",
+    }
+    for command, start in expected.items():
+        assert main(list(command)) == 2
+        assert capsys.readouterr().err.startswith(start), command
+
+
+@pytest.mark.parametrize("kind", ["text", "json"])
+def test_a_malformed_nccl_log_is_said_in_chinese(
+    chinese: Path, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """nccl analyze on a file that is not nccl-tests output: the parser's own error, and the
+    file's name before it, in Chinese; the English as before."""
+    log = tmp_path / f"bad.{'txt' if kind == 'text' else 'json'}"
+    log.write_text("hello, this is no log\n" if kind == "text" else '{"results": [1')
+    assert main(["nccl", "analyze", str(log)]) == 1
+    err = capsys.readouterr().err
+    said = "不是 nccl-tests 的输出" if kind == "text" else "不是 nccl-tests 的 JSON 输出"
+    assert f"{log}：{said}" in err and "请传入 nccl-tests 程序" in err, err
+    assert not english_runs(err), english_runs(err)
+    AppPaths.from_environment().config_file.write_text('[gui]\nlanguage = "en"\n', "utf-8")
+    assert main(["nccl", "analyze", str(log)]) == 1
+    english = capsys.readouterr().err
+    said = "not nccl-tests output: no '# nThread" if kind == "text" else "not nccl-tests JSON"
+    assert english.startswith(f"xyclaw: error: {log}: {said}"), english
+    assert "  -> pass the output of an nccl-tests binary such as all_reduce_perf" in english
+
+
+#: Pasted text a parser cannot read, and what it said in English before issue 35's a35.
+PARSER_ERRORS = [
+    ("ibparse", "parse_ibstat", "hello\n",
+     "not ibstat output: 'hello' before any \"CA 'name'\" line", "pass the output of `ibstat`"),
+    ("ibparse", "parse_ibstat", "CA 'mlx5_0'\n\tgarbage line\n",
+     "ibstat: unreadable line 'garbage line' in CA mlx5_0",
+     "pass the output of `ibstat` unchanged"),
+    ("ibparse", "parse_show_gids", "mlx5_0 x y z\n",
+     "show_gids: unreadable row 'mlx5_0 x y z'", "pass the output of `show_gids` unchanged"),
+    ("nccltests", "parse_nccl_tests_json", '{"x": 1}',
+     "not nccl-tests JSON output: no top-level 'results' list",
+     "pass the file written by an nccl-tests binary's -J option"),
+    ("nic", "parse_proc_net_dev", "eth0: 1 2 3\n", "/proc/net/dev: unreadable line 'eth0: 1 2 3'",
+     "expected 'IFACE: 16 counters' lines as in `cat /proc/net/dev`"),
+    ("nic", "parse_ib_counters", "garbage\n", "InfiniBand counters: unreadable line 'garbage'",
+     "expected '/sys/class/infiniband/DEV/ports/N/counters/NAME:VALUE' lines"),
+    ("nvsmi", "parse_list", "GPU 0: NVIDIA A100 garbage\n",
+     "nvidia-smi -L: unreadable line 'GPU 0: NVIDIA A100 garbage'",
+     "expected 'GPU N: NAME (UUID: GPU-...)' lines"),
+    ("nvsmi", "parse_topology", "hello\n",
+     "not nvidia-smi topo -m output: no column header with GPU0",
+     "pass the output of `nvidia-smi topo -m`"),
+    ("nvsmi_table", "parse_table", "hello\n",
+     "not the plain nvidia-smi table: no GPU box (a line like "
+     "'|   0  NVIDIA H100 ...  On  |   00000000:18:00.0 Off |   0 |')",
+     "pass the whole output of plain `nvidia-smi`, from its banner line on"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("module", "function", "text", "english", "hint"),
+    PARSER_ERRORS,
+    ids=[f"{p[1]}-{n}" for n, p in enumerate(PARSER_ERRORS)],
+)
+def test_a_parser_error_is_chinese_and_the_english_unchanged(
+    module: str, function: str, text: str, english: str, hint: str
+) -> None:
+    """What a person sees when pasted output is malformed (xyclaw diagnose, the window's paste
+    box, nccl analyze): the parser's error in each language; the quoted line is the paste's."""
+    import importlib
+
+    from xyclaw.errors import ParseError
+
+    parse = getattr(importlib.import_module(f"xyclaw.parsers.{module}"), function)
+    with pytest.raises(ParseError) as raised:
+        parse(text)
+    assert (raised.value.message, raised.value.hint) == (english, hint)
+    message, chinese_hint = raised.value.in_language("zh")
+    for said in (message, chinese_hint or ""):
+        assert re.search("[\u4e00-\u9fff]", said), said
+        assert not _said_not_quoted(said, text), _said_not_quoted(said, text)
+
+
+def test_diagnose_says_a_malformed_paste_in_chinese(
+    chinese: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paste = tmp_path / "ibstat.txt"
+    paste.write_text("CA 'mlx5_0'\n\tCA type: MT4123\n\tgarbage line\n", encoding="utf-8")
+    assert main(["diagnose", str(paste)]) == 2
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "ibstat：CA mlx5_0 中有无法读取的行 'garbage line'" in text, text
+    assert "请原样传入 `ibstat` 的输出" in text
+    assert not _said_not_quoted(text, paste.read_text()), _said_not_quoted(text, "")

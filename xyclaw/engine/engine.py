@@ -2315,7 +2315,9 @@ class Engine:
         return self._slurm(site).logs(job_id, lines=lines)
 
     @effect(Effect.READ)
-    def slurm_limits(self, site: str, spec_path: str, *, partition: str | None = None) -> list[str]:
+    def slurm_limits(
+        self, site: str, spec_path: str, *, partition: str | None = None
+    ) -> list[Said]:
         """What bounds the spec's job at the site, shown before submitting: the partition it
         would go to with its limits, and the association and QoS limits the site keeps."""
         from xyclaw.jobs.spec import load_spec
@@ -2324,7 +2326,7 @@ class Engine:
         part = jobs.choose_partition(
             load_spec(spec_path, on_cluster=True, check_paths=False).spec, partition
         )
-        return [f"partition {part.name}", *jobs.client.limits(part)]
+        return [said("op.slurm_limit.partition_name", name=part.name), *jobs.client.limits(part)]
 
     @effect(Effect.READ)
     def slurm_gpu_samples(self, site: str, job_id: str, *, last: int = 120) -> list[GpuSample]:
@@ -2740,7 +2742,8 @@ class Engine:
                 at=float(row["ts"]),
             )
         raise UsageError(
-            said("error.job.why_nothing", name=job.name, state=job.state.value),
+            # the state as the jobs table words it (a35): "succeeded" / "成功"
+            said("error.job.why_nothing", name=job.name, state=said(f"cli.word_{job.state.value}")),
             hint=said("error.job.why_nothing_hint"),
         )
 

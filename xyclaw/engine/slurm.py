@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from xyclaw.providers.slurm import Partition, SlurmSite
 from xyclaw.tuning.fabric import FabricReport
 from xyclaw.tuning.probe import parse_node_probe, probe_script, summarize
 from xyclaw.tuning.settings import NcclSettings, recommend
-from xyclaw.wording import said
+from xyclaw.wording import Said, said
 
 
 def cancel_card(jobs: SlurmJobs, job_id: str, asked_by: Asker = Asker.USER) -> Action:
@@ -136,6 +136,14 @@ class SlurmProbe:
     settings: NcclSettings
     findings: tuple[str, ...] = ()
     probed_at: float = 0.0
+    #: The findings worded, one for each (issue 35): a view shows them in its language.
+    findings_said: tuple[Said, ...] = field(default=(), compare=False)
+
+    def worded_findings(self) -> tuple[Said | str, ...]:
+        """The findings as said where each is (a probe kept before: its English)."""
+        if len(self.findings_said) == len(self.findings):
+            return self.findings_said
+        return self.findings
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -146,6 +154,7 @@ class SlurmProbe:
             "transport": self.transport,
             "settings": self.settings.to_json(),
             "findings": list(self.findings),
+            "findings_said": [f.to_json() for f in self.findings_said],
             "probed_at": self.probed_at,
         }
 
@@ -160,6 +169,9 @@ class SlurmProbe:
             settings=NcclSettings.from_json(data.get("settings", {})),
             findings=tuple(str(f) for f in data.get("findings", [])),
             probed_at=float(data.get("probed_at", 0.0)),
+            findings_said=tuple(
+                s for item in data.get("findings_said") or [] if (s := Said.from_json(item))
+            ),
         )
 
 
@@ -283,6 +295,7 @@ def probe_approved(
         settings=recommend(report),
         findings=tuple(str(f) for f in summary.findings),
         probed_at=report.probed_at,
+        findings_said=tuple(summary.findings_said),
     )
 
 

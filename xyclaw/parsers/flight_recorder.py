@@ -27,17 +27,14 @@ from typing import Any
 
 from xyclaw.errors import ParseError
 from xyclaw.parsers.guard import parse_guard
+from xyclaw.wording import Said, said
 
 #: The oldest dump version read: what PyTorch 2.4 writes.
 OLDEST_VERSION = (2, 4)
 #: The newest version this reader was checked against (PyTorch 2.14 writes "2.10").
 NEWEST_KNOWN_VERSION = (2, 10)
 
-_HINT = (
-    "pass the JSON form of a Flight Recorder dump (torch._C._distributed_c10d."
-    "_dump_fr_trace_json(), or the pickle turned into JSON on the node that wrote it); "
-    "XyClaw never opens the pickle form"
-)
+_HINT = Said("error.parse.hint.flight_recorder")
 _PICKLE_START = (b"\x80", b"(", b"}")  # protocol 2+ PROTO opcode; protocol 0/1 MARK, EMPTY_DICT
 _RANK_RE = re.compile(r"(\d+)(?:\.json)?$")
 
@@ -142,34 +139,27 @@ def _entry(raw: Mapping[str, Any]) -> FrEntry:
     )
 
 
-@parse_guard("Flight Recorder dump", _HINT)
+@parse_guard("flight_recorder", _HINT)
 def read_dump(data: bytes | str, rank: int) -> FrDump:
     """One rank's dump from its JSON bytes; a pickle is refused unread."""
     if isinstance(data, bytes):
         if data[:1] in _PICKLE_START:
-            raise ParseError(
-                f"Flight Recorder dump of rank {rank} is a pickle: not opened "
-                "(unpickling a file from a rented host would run its code here)",
-                hint=_HINT,
-            )
+            raise ParseError(said("error.parse.fr_pickle", rank=rank), hint=_HINT)
         data = data.decode("utf-8", errors="replace")
     try:
         doc = json.loads(data)
     except json.JSONDecodeError as exc:
         raise ParseError(
-            f"Flight Recorder dump of rank {rank}: not JSON ({exc})", hint=_HINT
+            said("error.parse.fr_not_json", rank=rank, error=str(exc)), hint=_HINT
         ) from exc
     if not isinstance(doc, dict) or "entries" not in doc or "version" not in doc:
-        raise ParseError(
-            f"Flight Recorder dump of rank {rank}: no 'version' and 'entries'", hint=_HINT
-        )
+        raise ParseError(said("error.parse.fr_no_entries", rank=rank), hint=_HINT)
     version = str(doc["version"])
     parsed = _version(version)
     if parsed < OLDEST_VERSION:
         raise ParseError(
-            f"Flight Recorder dump of rank {rank} is version {version}: older than PyTorch "
-            "2.4's format, not read",
-            hint="upgrade PyTorch on the cluster to 2.4 or newer",
+            said("error.parse.fr_old", rank=rank, version=version),
+            hint=said("error.parse.hint.pytorch_24"),
         )
     notes: list[str] = []
     if parsed > NEWEST_KNOWN_VERSION:

@@ -7,13 +7,15 @@ from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 from xyclaw.errors import ParseError
+from xyclaw.wording import Said
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-def parse_guard(what: str, hint: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
-    """Whatever slips past a parser's explicit checks still leaves as a ParseError."""
+def parse_guard(what: str, hint: Said) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Whatever slips past a parser's explicit checks still leaves as a ParseError, worded by
+    the catalogue: ``what`` names an ``error.parse.what.*`` entry, ``hint`` is said."""
 
     def deco(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         @functools.wraps(fn)
@@ -28,7 +30,11 @@ def parse_guard(what: str, hint: str) -> Callable[[Callable[_P, _R]], Callable[_
                 OverflowError,
                 RecursionError,
             ) as exc:
-                raise ParseError(f"{what}: unreadable input ({exc})", hint=hint) from exc
+                message = Said(
+                    "error.parse.unreadable",
+                    {"what": Said(f"error.parse.what.{what}"), "error": str(exc)},
+                )
+                raise ParseError(message, hint=hint) from exc
 
         return wrapper
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from xyclaw.errors import ParseError
 from xyclaw.parsers.guard import parse_guard
 from xyclaw.parsers.paste import clean_paste
+from xyclaw.wording import Said, said
 
 ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000"
 # The port number is kept under a key no "name: value" line of the text can set.
@@ -133,7 +134,7 @@ _IBSTAT_PORT_RE = re.compile(r"^Port (\d+):\s*$")
 _KV_RE = re.compile(r"^([^:]+?):\s*(.*)$")
 
 
-@parse_guard("ibstat", "pass the output of `ibstat`")
+@parse_guard("ibstat", Said("error.parse.hint.pass", {"command": "ibstat"}))
 def parse_ibstat(text: str) -> list[Hca]:
     """``ibstat``: every CA with its ports."""
     hcas: list[Hca] = []
@@ -163,8 +164,8 @@ def parse_ibstat(text: str) -> list[Hca]:
             if seen_ca and not line.startswith("ibstat:") and "not found" not in line:
                 continue
             raise ParseError(
-                f"not ibstat output: {line[:80]!r} before any \"CA 'name'\" line",
-                hint="pass the output of `ibstat`",
+                said("error.parse.ibstat_before_ca", line=repr(line[:80])),
+                hint=said("error.parse.hint.pass", command="ibstat"),
             )
         m = _IBSTAT_PORT_RE.match(line)
         if m:
@@ -174,13 +175,16 @@ def parse_ibstat(text: str) -> list[Hca]:
         m = _KV_RE.match(line)
         if not m:
             raise ParseError(
-                f"ibstat: unreadable line {line[:80]!r} in CA {name}",
-                hint="pass the output of `ibstat` unchanged",
+                said("error.parse.ibstat_line", line=repr(line[:80]), name=name),
+                hint=said("error.parse.hint.pass_unchanged", command="ibstat"),
             )
         (port if port is not None else ca)[m.group(1).strip()] = m.group(2).strip()
     flush()
     if not hcas:
-        raise ParseError("not ibstat output: no \"CA 'name'\" line", hint="pass `ibstat` output")
+        raise ParseError(
+            said("error.parse.ibstat_no_ca"),
+            hint=said("error.parse.hint.pass_short", command="ibstat"),
+        )
     return hcas
 
 
@@ -227,7 +231,7 @@ _GID_LINE_RE = re.compile(r"^GID\[\s*(\d+)\]:\s*(\S+?)(?:,\s*(.*))?\s*$")
 _SPEED_RE = re.compile(r"^([\d.]+)\s*Gbps")
 
 
-@parse_guard("ibv_devinfo", "pass the output of `ibv_devinfo` (or `-v`)")
+@parse_guard("ibv_devinfo", Said("error.parse.hint.ibv_devinfo_v"))
 def parse_ibv_devinfo(text: str) -> list[Hca]:
     """``ibv_devinfo`` or ``ibv_devinfo -v``: HCAs, ports, and (``-v``) GIDs."""
     hcas: list[Hca] = []
@@ -254,8 +258,8 @@ def parse_ibv_devinfo(text: str) -> list[Hca]:
             if line.startswith("No IB devices found"):
                 return []
             raise ParseError(
-                f"not ibv_devinfo output: {line[:80]!r} before any 'hca_id:' line",
-                hint="pass the output of `ibv_devinfo` (or `ibv_devinfo -v`)",
+                said("error.parse.devinfo_before_hca", line=repr(line[:80])),
+                hint=said("error.parse.hint.ibv_devinfo"),
             )
         m = _DEV_PORT_RE.match(line)
         if m:
@@ -276,7 +280,9 @@ def parse_ibv_devinfo(text: str) -> list[Hca]:
         # Capability flag lists and free-text lines of -v carry nothing we use.
     flush()
     if not hcas and text.strip():
-        raise ParseError("not ibv_devinfo output: no 'hca_id:' line", hint="pass `ibv_devinfo`")
+        raise ParseError(
+            said("error.parse.devinfo_no_hca"), hint=said("error.parse.hint.ibv_devinfo_short")
+        )
     return hcas
 
 
@@ -340,7 +346,7 @@ def _gid_type(text: str | None) -> str | None:
 _IPV4_RE = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 
 
-@parse_guard("show_gids", "pass the output of `show_gids`")
+@parse_guard("show_gids", Said("error.parse.hint.pass", {"command": "show_gids"}))
 def parse_show_gids(text: str) -> list[GidEntry]:
     """Mellanox ``show_gids``: ``DEV PORT INDEX GID [IPv4] VER DEV`` rows."""
     out: list[GidEntry] = []
@@ -355,8 +361,8 @@ def parse_show_gids(text: str) -> list[GidEntry]:
             continue
         if len(tokens) not in (5, 6, 7) or not tokens[1].isdigit() or not tokens[2].isdigit():
             raise ParseError(
-                f"show_gids: unreadable row {line[:100]!r}",
-                hint="pass the output of `show_gids` unchanged",
+                said("error.parse.gids_row", line=repr(line[:100])),
+                hint=said("error.parse.hint.pass_unchanged", command="show_gids"),
             )
         hca, port, index, gid = tokens[0], int(tokens[1]), int(tokens[2]), tokens[3]
         rest = tokens[4:]
@@ -368,8 +374,7 @@ def parse_show_gids(text: str) -> list[GidEntry]:
         out.append(GidEntry(hca, port, index, gid, _gid_type(ver), ipv4, netdev))
     if not out and not saw_header and text.strip():
         raise ParseError(
-            "not show_gids output: no 'DEV PORT INDEX GID' header or rows",
-            hint="pass the output of `show_gids`",
+            said("error.parse.gids_none"), hint=said("error.parse.hint.pass", command="show_gids")
         )
     return out
 
@@ -406,7 +411,7 @@ def _sysfs_gid_line(line: str) -> tuple[str, int, str, int, str] | None:
     return None
 
 
-@parse_guard("GID sysfs", "pass `grep -H . /sys/class/infiniband/*/ports/*/gids/*` and gid_attrs")
+@parse_guard("gid_sysfs", Said("error.parse.hint.gid_sysfs"))
 def parse_gid_sysfs(text: str) -> list[GidEntry]:
     """``grep -H . /sys/class/infiniband/*/ports/*/{gids,gid_attrs/types,gid_attrs/ndevs}/*``.
 
@@ -419,8 +424,8 @@ def parse_gid_sysfs(text: str) -> list[GidEntry]:
         found = _sysfs_gid_line(line)
         if found is None:
             raise ParseError(
-                f"GID sysfs: unreadable line {line[:100]!r}",
-                hint="expected '/sys/class/infiniband/DEV/ports/N/gids/I:GID' style lines",
+                said("error.parse.gid_sysfs_line", line=repr(line[:100])),
+                hint=said("error.parse.hint.gid_sysfs_lines"),
             )
         hca, port, kind, index, value = found
         parts.setdefault((hca, port, index), {})[kind] = value

@@ -23,6 +23,7 @@ from typing import Any
 from xyclaw.errors import ParseError
 from xyclaw.parsers.guard import parse_guard
 from xyclaw.parsers.paste import clean_paste
+from xyclaw.wording import Said, said
 
 # --- bus bandwidth ------------------------------------------------------------
 
@@ -662,7 +663,7 @@ def _strip_prefix(line: str) -> str:
     return _MPI_PREFIX_RE.sub("", line.rstrip("\r\n"), count=1)
 
 
-@parse_guard("nccl-tests output", "pass the stdout of an nccl-tests binary")
+@parse_guard("nccl_tests", Said("error.parse.hint.nccl_stdout"))
 def parse_nccl_tests_all(text: str) -> list[NcclTestRun]:
     """Every run in a text (a log may hold several tests one after the other)."""
     runs: list[_RunBuilder] = [_RunBuilder()]
@@ -690,10 +691,7 @@ def parse_nccl_tests_all(text: str) -> list[NcclTestRun]:
     found = [r for r in runs if r.started]
     if not found:
         raise ParseError(
-            "not nccl-tests output: no '# nThread ...' header, no 'size count type ...' "
-            "column header and no result rows",
-            hint="pass the stdout of an nccl-tests binary such as all_reduce_perf "
-            "(with -J, pass the JSON file to the JSON reader)",
+            said("error.parse.nccl_none"), hint=said("error.parse.hint.nccl_stdout_long")
         )
     return [r.build() for r in found]
 
@@ -781,7 +779,7 @@ def _recover_results(text: str) -> list[Any]:
     return found
 
 
-@parse_guard("nccl-tests JSON", "pass the file written by an nccl-tests binary's -J option")
+@parse_guard("nccl_tests_json", Said("error.parse.hint.nccl_json"))
 def parse_nccl_tests_json(text: str) -> NcclTestRun:
     """The file written by ``-J``: the same figures as the text format."""
     truncated = False
@@ -790,15 +788,14 @@ def parse_nccl_tests_json(text: str) -> NcclTestRun:
         doc = json.loads(text)
     except RecursionError as exc:  # "[[[[..." deeper than Python's stack
         raise ParseError(
-            "not nccl-tests JSON output: nested too deeply to read",
-            hint="pass the file written by an nccl-tests binary's -J option",
+            said("error.parse.nccl_json_deep"), hint=said("error.parse.hint.nccl_json")
         ) from exc
     except json.JSONDecodeError as exc:
         results = _recover_results(text)
         if not results:
             raise ParseError(
-                f"not nccl-tests JSON output: {exc.msg} at line {exc.lineno}",
-                hint="pass the file written by an nccl-tests binary's -J option",
+                said("error.parse.nccl_json_bad", error=exc.msg, lineno=exc.lineno),
+                hint=said("error.parse.hint.nccl_json"),
             ) from exc
         doc = {"results": results}
         m = re.search(r'"args"\s*:\s*\[\s*"([^"]+)"', text)
@@ -807,15 +804,14 @@ def parse_nccl_tests_json(text: str) -> NcclTestRun:
         truncated = True
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
         raise ParseError(
-            "not nccl-tests JSON output: no top-level 'results' list",
-            hint="pass the file written by an nccl-tests binary's -J option",
+            said("error.parse.nccl_json_no_results"), hint=said("error.parse.hint.nccl_json")
         )
     try:
         rows = tuple(_json_row(r) for r in doc["results"])
     except (ValueError, KeyError, TypeError) as exc:
         raise ParseError(
-            f"nccl-tests JSON: unreadable result: {exc}",
-            hint="the file may be damaged; run the test again with -J",
+            said("error.parse.nccl_json_result", error=str(exc)),
+            hint=said("error.parse.hint.nccl_json_again"),
         ) from exc
     config: dict[str, Any] = doc["config"] if isinstance(doc.get("config"), dict) else {}
     ranks: list[NcclRank] = []

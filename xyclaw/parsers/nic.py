@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from xyclaw.errors import ParseError
 from xyclaw.parsers.guard import parse_guard
+from xyclaw.wording import Said, said
 
 #: InfiniBand ``port_xmit_data`` / ``port_rcv_data`` count 4-byte words
 #: (IBA spec, PortCounters: "divided by 4").
@@ -65,7 +66,7 @@ class NicRate:
 _NETDEV_FIELDS = 16
 
 
-@parse_guard("/proc/net/dev", "pass the output of `cat /proc/net/dev`")
+@parse_guard("proc_net_dev", Said("error.parse.hint.pass", {"command": "cat /proc/net/dev"}))
 def parse_proc_net_dev(text: str, timestamp: float | None = None) -> list[NicSample]:
     """``cat /proc/net/dev``: one sample per interface (header lines optional)."""
     out: list[NicSample] = []
@@ -77,15 +78,15 @@ def parse_proc_net_dev(text: str, timestamp: float | None = None) -> list[NicSam
         values = rest.split()
         if not sep or not name.strip() or len(values) != _NETDEV_FIELDS:
             raise ParseError(
-                f"/proc/net/dev: unreadable line {line[:120]!r}",
-                hint="expected 'IFACE: 16 counters' lines as in `cat /proc/net/dev`",
+                said("error.parse.netdev_line", line=repr(line[:120])),
+                hint=said("error.parse.hint.proc_net_dev_lines"),
             )
         try:
             n = [int(v) for v in values]
         except ValueError as exc:
             raise ParseError(
-                f"/proc/net/dev: non-numeric counter in {line[:120]!r}",
-                hint="expected 'IFACE: 16 counters' lines as in `cat /proc/net/dev`",
+                said("error.parse.netdev_number", line=repr(line[:120])),
+                hint=said("error.parse.hint.proc_net_dev_lines"),
             ) from exc
         out.append(
             NicSample(
@@ -104,8 +105,8 @@ def parse_proc_net_dev(text: str, timestamp: float | None = None) -> list[NicSam
         )
     if not out and text.strip():
         raise ParseError(
-            "not /proc/net/dev content: no interface lines",
-            hint="pass the output of `cat /proc/net/dev`",
+            said("error.parse.netdev_none"),
+            hint=said("error.parse.hint.pass", command="cat /proc/net/dev"),
         )
     return out
 
@@ -118,7 +119,7 @@ _IB_PATH_RE = re.compile(
 )
 
 
-@parse_guard("InfiniBand counters", "pass `grep -H . /sys/class/infiniband/*/ports/*/counters/*`")
+@parse_guard("ib_counters", Said("error.parse.hint.ib_counters"))
 def parse_ib_counters(text: str, timestamp: float | None = None) -> list[NicSample]:
     """IB port counters as ``grep -H . /sys/class/infiniband/*/ports/*/counters/*``
     prints them (``PATH:VALUE``; ``PATH VALUE`` also works). Data counters are
@@ -131,15 +132,15 @@ def parse_ib_counters(text: str, timestamp: float | None = None) -> list[NicSamp
         m = _IB_PATH_RE.search(line)
         if not m:
             raise ParseError(
-                f"InfiniBand counters: unreadable line {line[:120]!r}",
-                hint="expected '/sys/class/infiniband/DEV/ports/N/counters/NAME:VALUE' lines",
+                said("error.parse.ib_line", line=repr(line[:120])),
+                hint=said("error.parse.hint.ib_counter_lines"),
             )
         try:
             value = int(m.group("value"), 0)
         except ValueError as exc:
             raise ParseError(
-                f"InfiniBand counters: {m.group('name')} is not a number in {line[:120]!r}",
-                hint="expected '/sys/class/infiniband/DEV/ports/N/counters/NAME:VALUE' lines",
+                said("error.parse.ib_number", name=m.group("name"), line=repr(line[:120])),
+                hint=said("error.parse.hint.ib_counter_lines"),
             ) from exc
         key = (m.group("dev"), int(m.group("port")))
         ports.setdefault(key, {})[m.group("name")] = value
@@ -149,8 +150,8 @@ def parse_ib_counters(text: str, timestamp: float | None = None) -> list[NicSamp
         rcv = c.get("port_rcv_data_64", c.get("port_rcv_data"))
         if xmit is None or rcv is None:
             raise ParseError(
-                f"InfiniBand counters: {dev} port {port} lacks port_xmit_data/port_rcv_data",
-                hint="read both data counters of every port",
+                said("error.parse.ib_data", dev=dev, port=port),
+                hint=said("error.parse.hint.ib_both_counters"),
             )
         out.append(
             NicSample(

@@ -20,6 +20,7 @@ from datetime import UTC, datetime, tzinfo
 from xyclaw.errors import ParseError
 from xyclaw.parsers.guard import parse_guard
 from xyclaw.parsers.paste import clean_paste
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -416,10 +417,8 @@ def parse_csv(
         if _NO_DEVICES_RE.search(text):
             return []
         raise ParseError(
-            f"not nvidia-smi --query-gpu CSV output ({parser.bad_lines} unreadable "
-            f"lines; last: {parser.last_error})",
-            hint="run nvidia-smi --query-gpu=FIELDS --format=csv and pass its output; "
-            "give the field list when the output has no header",
+            said("error.parse.nvsmi_csv", count=parser.bad_lines, last=str(parser.last_error)),
+            hint=said("error.parse.hint.nvsmi_csv"),
         )
     return samples
 
@@ -446,7 +445,7 @@ _L_GPU_RE = re.compile(r"^GPU\s+(\d+):\s+(.*?)\s*\(UUID:\s*([^)\s]+)\s*\)\s*$")
 _L_MIG_RE = re.compile(r"^MIG\s+(\S+)\s+Device\s+(\d+):\s*\(UUID:\s*([^)\s]+)\s*\)\s*$")
 
 
-@parse_guard("nvidia-smi -L", "pass the output of `nvidia-smi -L`")
+@parse_guard("nvsmi_list", Said("error.parse.hint.pass", {"command": "nvidia-smi -L"}))
 def parse_list(text: str) -> list[GpuListEntry]:
     """``nvidia-smi -L``: one entry per GPU, with its MIG devices."""
     gpus: list[GpuListEntry] = []
@@ -468,13 +467,13 @@ def parse_list(text: str) -> list[GpuListEntry]:
             return []
         if line.startswith(("GPU ", "MIG ")):
             raise ParseError(
-                f"nvidia-smi -L: unreadable line {line[:120]!r}",
-                hint="expected 'GPU N: NAME (UUID: GPU-...)' lines",
+                said("error.parse.nvsmi_list_line", line=repr(line[:120])),
+                hint=said("error.parse.hint.nvsmi_list_lines"),
             )
     if not gpus and text.strip():
         raise ParseError(
-            "not nvidia-smi -L output: no 'GPU N: NAME (UUID: ...)' line",
-            hint="pass the output of `nvidia-smi -L`",
+            said("error.parse.nvsmi_list_none"),
+            hint=said("error.parse.hint.pass", command="nvidia-smi -L"),
         )
     return gpus
 
@@ -714,7 +713,7 @@ def _gpu_details(bus_id: str, g: _Node) -> GpuDetails:
     )
 
 
-@parse_guard("nvidia-smi -q", "pass the output of `nvidia-smi -q`")
+@parse_guard("nvsmi_query", Said("error.parse.hint.pass", {"command": "nvidia-smi -q"}))
 def parse_query_details(text: str) -> NvsmiQuery:
     """``nvidia-smi -q`` (or ``-q -d ECC,PERFORMANCE,...``): per GPU, ECC
     counters, clock event / throttle reasons and the main readings."""
@@ -731,7 +730,7 @@ def parse_query_details(text: str) -> NvsmiQuery:
 _FIRST_GPU_RE = re.compile(_GPU_SECTION_RE.pattern, re.MULTILINE)
 
 
-@parse_guard("nvidia-smi -q", "pass the output of `nvidia-smi -q`")
+@parse_guard("nvsmi_query", Said("error.parse.hint.pass", {"command": "nvidia-smi -q"}))
 def parse_query_header(text: str) -> NvsmiQuery:
     """Only the banner part of ``nvidia-smi -q``, before the first GPU section: timestamp,
     driver and CUDA versions, attached GPUs (``gpus`` is empty). What a driver check needs,
@@ -745,8 +744,8 @@ def parse_query_header(text: str) -> NvsmiQuery:
 def _query(root: _Node, gpus: list[GpuDetails], *, valid: bool) -> NvsmiQuery:
     if not valid:
         raise ParseError(
-            "not nvidia-smi -q output: no '==NVSMI LOG==' banner and no 'GPU 00000000:..' section",
-            hint="pass the output of `nvidia-smi -q`",
+            said("error.parse.nvsmi_query_none"),
+            hint=said("error.parse.hint.pass", command="nvidia-smi -q"),
         )
     kmd = version_of(root.get("KMD Version"))
     umd = version_of(root.get("CUDA UMD Version"))
@@ -835,7 +834,7 @@ class Topology:
         return [nic for r, nic in ranked if r == best]
 
 
-@parse_guard("nvidia-smi topo -m", "pass the output of `nvidia-smi topo -m`")
+@parse_guard("nvsmi_topo", Said("error.parse.hint.pass", {"command": "nvidia-smi topo -m"}))
 def parse_topology(text: str) -> Topology:
     """``nvidia-smi topo -m``: the matrix, CPU/NUMA affinity and NIC legend."""
     lines = [strip_ansi(raw).rstrip() for raw in clean_paste(text).splitlines()]
@@ -847,8 +846,8 @@ def parse_topology(text: str) -> Topology:
             break
     if header_at is None:
         raise ParseError(
-            "not nvidia-smi topo -m output: no column header with GPU0",
-            hint="pass the output of `nvidia-smi topo -m`",
+            said("error.parse.topo_no_header"),
+            hint=said("error.parse.hint.pass", command="nvidia-smi topo -m"),
         )
     header = lines[header_at]
     for extra in _EXTRA_COLUMNS:
@@ -878,22 +877,27 @@ def parse_topology(text: str) -> Topology:
         label = tokens[0]
         if label not in devices:
             raise ParseError(
-                f"nvidia-smi topo -m: row {label[:40]!r} is not one of the columns "
-                f"{', '.join(devices)}",
-                hint="the output looks cut or garbled; run `nvidia-smi topo -m` again",
+                said(
+                    "error.parse.topo_row_label", label=repr(label[:40]), columns=", ".join(devices)
+                ),
+                hint=said("error.parse.hint.topo_garbled"),
             )
         cells = tokens[1:]
         if len(cells) < len(devices):
             raise ParseError(
-                f"nvidia-smi topo -m: row {label} has {len(cells)} cells, expected {len(devices)}",
-                hint="the output looks cut or garbled; run `nvidia-smi topo -m` again",
+                said(
+                    "error.parse.topo_row_short",
+                    label=label,
+                    cells=len(cells),
+                    expected=len(devices),
+                ),
+                hint=said("error.parse.hint.topo_garbled"),
             )
         for dev, cell in zip(devices, cells, strict=False):
             if not _LINK_RE.match(cell):
                 raise ParseError(
-                    f"nvidia-smi topo -m: row {label}, column {dev}: {cell[:40]!r} is not a "
-                    "link kind (X, NV#, PIX, PXB, PHB, NODE, SYS)",
-                    hint="the output looks cut or garbled; run `nvidia-smi topo -m` again",
+                    said("error.parse.topo_cell", label=label, dev=dev, cell=repr(cell[:40])),
+                    hint=said("error.parse.hint.topo_garbled"),
                 )
             links[(label, dev)] = cell
         rest = cells[len(devices) :]
@@ -904,8 +908,5 @@ def parse_topology(text: str) -> Topology:
             if "GPU NUMA ID" in extras:
                 gpu_numa[label] = _str(values.get("GPU NUMA ID", ""))
     if not links:
-        raise ParseError(
-            "nvidia-smi topo -m: a header but no matrix rows",
-            hint="the output looks cut; run `nvidia-smi topo -m` again",
-        )
+        raise ParseError(said("error.parse.topo_no_rows"), hint=said("error.parse.hint.topo_cut"))
     return Topology(devices, links, cpu, numa, gpu_numa, nic_names)

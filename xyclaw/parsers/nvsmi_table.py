@@ -17,6 +17,7 @@ from xyclaw.errors import ParseError
 from xyclaw.parsers.guard import parse_guard
 from xyclaw.parsers.nvsmi import GpuSample, version_of
 from xyclaw.parsers.paste import clean_paste
+from xyclaw.wording import Said, said
 
 _BANNER_RE = re.compile(r"NVIDIA-SMI\s+(?P<smi>\S+)")
 _DRIVER_RE = re.compile(r"(?:Driver|KMD) Version:\s*(?P<v>\S+)")
@@ -199,7 +200,7 @@ def looks_like_table(text: str) -> bool:
     return bool(_BANNER_RE.search(text)) or ("Persistence-M" in text and "Memory-Usage" in text)
 
 
-@parse_guard("nvidia-smi table", "pass the output of plain `nvidia-smi`")
+@parse_guard("nvsmi_table", Said("error.parse.hint.nvsmi_plain"))
 def parse_table(text: str) -> NvsmiTable:
     """The plain ``nvidia-smi`` output: banner versions, GPUs, MIG devices, processes."""
     lines = clean_paste(text).splitlines()
@@ -278,9 +279,7 @@ def parse_table(text: str) -> NvsmiTable:
     flush()
     if not gpus:
         raise ParseError(
-            "not the plain nvidia-smi table: no GPU box (a line like "
-            "'|   0  NVIDIA H100 ...  On  |   00000000:18:00.0 Off |   0 |')",
-            hint="pass the whole output of plain `nvidia-smi`, from its banner line on",
+            said("error.parse.table_none"), hint=said("error.parse.hint.nvsmi_plain_whole")
         )
     return NvsmiTable(
         timestamp_text=timestamp,

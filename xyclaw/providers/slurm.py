@@ -35,6 +35,7 @@ from typing import Any
 from xyclaw.catalog import Offer, normalise_gpu_name, parse_amount, parse_fabric
 from xyclaw.errors import ConfigError, ProviderError
 from xyclaw.providers.base import Capabilities, ClusterInfo, ClusterOrder, LedgerEntry
+from xyclaw.wording import Said, said
 
 #: The keys of a [[slurm]] table, with what each takes.
 SLURM_KEYS: dict[str, str] = {
@@ -476,11 +477,11 @@ class SlurmClient:
             self._queue = (now, jobs)
             return list(jobs)
 
-    def limits(self, partition: Partition) -> list[str]:
+    def limits(self, partition: Partition) -> list[Said]:
         """What bounds a job here, read before submitting: the partition's own limits, and
         the user's association and QoS limits where the site keeps them (``sacctmgr``
         answers only with slurmdbd; said so when it does not)."""
-        out = []
+        out: list[Said] = []
         record = {}
         for line in self.run("scontrol show -o partition").stdout.splitlines():
             fields_ = parse_key_values(line.strip())
@@ -489,14 +490,16 @@ class SlurmClient:
         for key in ("MaxTime", "DefaultTime", "MaxNodes", "MaxCPUsPerNode", "QoS"):
             value = record.get(key, "")
             if value and value not in ("N/A", "UNLIMITED", "NONE"):
-                out.append(f"partition {partition.name}: {key}={value}")
+                out.append(
+                    said("op.slurm_limit.partition", name=partition.name, key=key, value=value)
+                )
         assoc = self.run(
             "sacctmgr --noheader --parsable2 show assoc where user=$USER"
             " format=Account,Partition,QOS,MaxTRES,GrpTRES,MaxJobs,MaxSubmit,MaxWall",
             check=False,
         )
         if assoc.exit_code != 0:
-            out.append("association and QoS limits unknown: the site's sacctmgr does not answer")
+            out.append(said("op.slurm_limit.unknown"))
             return out
         names = ("account", "partition", "qos", "MaxTRES", "GrpTRES", "MaxJobs", "MaxSubmit",
                  "MaxWall")  # fmt: skip
@@ -508,7 +511,7 @@ class SlurmClient:
                 continue
             shown = [f"{n}={v}" for n, v in zip(names, values, strict=False) if v]
             if shown:
-                out.append("association: " + " ".join(shown))
+                out.append(said("op.slurm_limit.association", shown=" ".join(shown)))
         if self.site.qos:
             qos = self.run(
                 "sacctmgr --noheader --parsable2 show qos where name="
@@ -516,7 +519,7 @@ class SlurmClient:
                 check=False,
             )
             for line in qos.stdout.splitlines():
-                out.append("qos: " + line.replace("|", " ").strip())
+                out.append(said("op.slurm_limit.qos", line=line.replace("|", " ").strip()))
         return out
 
     def running(self) -> list[Allocation]:
@@ -552,11 +555,16 @@ class QueueWait:
 
     @property
     def words(self) -> str:
+        return self.words_said.english
+
+    @property
+    def words_said(self) -> Said:
+        """The wait as said, so a view words it in its language (issue 35)."""
         if self.wait_s is None:
-            return "wait unknown"
+            return said("op.slurm_wait.unknown")
         if self.wait_s <= 60:
-            return "runs now"
-        return f"waits about {-(-self.wait_s // 60)} min"
+            return said("op.slurm_wait.now")
+        return said("op.slurm_wait.about", minutes=-(-self.wait_s // 60))
 
 
 _TEST_START = re.compile(r"to start at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")

@@ -18,7 +18,7 @@ from xyclaw.records.provider_view import ClusterInfo
 from xyclaw.records.states import LIVE, ClusterState, NodeState
 from xyclaw.store import Store
 from xyclaw.store.clusters import ClusterTable, NodeView
-from xyclaw.wording import Said, said_from_text, said_to_text
+from xyclaw.wording import Said, said, said_from_text, said_to_text
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,9 @@ class ClusterStore:
     def get(self, cluster_id: int) -> ClusterRecord:
         found = self._records(self._table.rows_by_id(cluster_id))
         if not found:
-            raise UsageError(f"no cluster {cluster_id}", hint="`xyclaw clusters` lists them")
+            raise UsageError(
+                said("error.record.no_cluster", ref=cluster_id), hint=said("error.record.clusters")
+            )
         return found[0]
 
     def find(self, ref: str) -> ClusterRecord:
@@ -184,7 +186,9 @@ class ClusterStore:
         else:
             found = self._records(self._table.rows_by_name(ref))
         if not found:
-            raise UsageError(f"no cluster {ref!r}", hint="`xyclaw clusters` lists them")
+            raise UsageError(
+                said("error.record.no_cluster", ref=repr(ref)), hint=said("error.record.clusters")
+            )
         live = [c for c in found if c.live]
         return (live or found)[-1]
 

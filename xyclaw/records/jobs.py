@@ -19,7 +19,7 @@ from xyclaw.errors import UsageError
 from xyclaw.events import EventBus
 from xyclaw.store import Store
 from xyclaw.store.jobs import AppendOutcome, JobTable, LogCap, LogRows
-from xyclaw.wording import Said, said_from_text, said_to_text
+from xyclaw.wording import Said, said, said_from_text, said_to_text
 
 
 class JobState(StrEnum):
@@ -339,7 +339,9 @@ class JobStore:
     def get(self, job_id: int, *, with_attempts: bool = True) -> JobRecord:
         row = self.table.row(job_id)
         if row is None:
-            raise UsageError(f"no job {job_id}", hint="`xyclaw jobs --all` lists them")
+            raise UsageError(
+                said("error.record.no_job", ref=job_id), hint=said("error.record.jobs")
+            )
         return _job(row, self.attempts(job_id) if with_attempts else ())
 
     def find(self, ref: str | int) -> JobRecord:
@@ -351,7 +353,9 @@ class JobStore:
                 return _job(row, self.attempts(int(text)))
         rows = self.table.rows_by_name(text)
         if not rows:
-            raise UsageError(f"no job {text!r}", hint="`xyclaw jobs --all` lists them")
+            raise UsageError(
+                said("error.record.no_job", ref=repr(text)), hint=said("error.record.jobs")
+            )
         active = [r for r in rows if JobState.of(str(r["state"])).active]
         row = (active or rows)[-1]
         return _job(row, self.attempts(int(row["id"])))

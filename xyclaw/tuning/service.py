@@ -165,6 +165,7 @@ class TuneResult:
             "candidate": self.candidate.to_json() if self.candidate else None,
             "kept": self.kept,
             "decision": self.decision,
+            "decision_said": None if self.decision_said is None else self.decision_said.to_json(),
             "changes": [c.to_json() for c in self.changes],
             "environment": self.environment,
             "verdict": self.verdict.to_json(),

@@ -119,6 +119,7 @@ class Verdict:
             "causes": [c.to_json() for c in self.causes],
             "notes": list(self.notes),
             "headline": self.headline(),
+            "headline_said": self.headline_said().to_json(),  # a view's own language (a35)
         }
 
 

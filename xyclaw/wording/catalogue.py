@@ -7,12 +7,15 @@ from xyclaw.wording import (
     alerts,
     cli,
     cli_help,
+    cli_usage,
     common,
+    demo,
     diagnose,
     doctor,
     errors,
     jobs,
     operations,
+    parsers,
     planner,
     tuning_notes,
     turns,
@@ -25,6 +28,7 @@ def _merged() -> dict[str, tuple[str, str]]:
     modules = [common, operations, jobs, alerts, agent, errors, turns, diagnose, xid_catalog]
     modules += [cli, cli_help, planner]
     modules += [doctor, tuning_notes]  # issue 35 (d35): doctor's checks, tuning's notes
+    modules += [demo, parsers, cli_usage]  # issue 35 (a35): demo, parsers, usage, slurm
     for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:

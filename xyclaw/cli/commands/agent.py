@@ -14,6 +14,7 @@ import time
 from typing import IO, TYPE_CHECKING, Any
 
 from xyclaw.errors import UsageError
+from xyclaw.wording import said
 
 if TYPE_CHECKING:
     from xyclaw.agent.runtime import AgentRuntime
@@ -111,9 +112,9 @@ def _ask(args: argparse.Namespace, ctx: CliContext) -> int:
     text = " ".join(args.text).strip()
     answering = args.approve is not None or args.reject
     if answering and args.conversation is None:
-        raise UsageError("--approve and --reject need --conversation N")
+        raise UsageError(said("cli.usage.answer_needs_conversation"))
     if not answering and not text:
-        raise UsageError('say something: xyclaw ask "plan a LoRA fine-tune of a 13B model"')
+        raise UsageError(said("cli.usage.say_something"))
     runtime = _runtime(ctx)
     cid = args.conversation if args.conversation is not None else runtime.new_conversation()
     stream = not args.json and sys.stdout.isatty()
@@ -125,7 +126,7 @@ def _ask(args: argparse.Namespace, ctx: CliContext) -> int:
         else:
             decision = Decision("reject", by="cli", face="ask")
         if text:
-            raise UsageError("give either a message or --approve/--reject, not both")
+            raise UsageError(said("cli.usage.message_or_answer"))
         result = runtime.answer(cid, decision, printer)
     else:
         result = runtime.send(cid, text, printer)
@@ -444,7 +445,10 @@ def _model_key(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.secrets import SecretStore
 
     if args.preset not in PRESETS:
-        raise UsageError(f"{args.preset!r} is not a preset", hint="one of " + ", ".join(PRESETS))
+        raise UsageError(
+            said("cli.usage.not_a_preset", preset=repr(args.preset)),
+            hint=said("cli.usage.one_of", choices=", ".join(PRESETS)),
+        )
     secrets = SecretStore.choose(ctx.config.secrets.backend, ctx.paths.secrets_file)
     name = key_secret_name(args.preset)
     if args.delete:
@@ -457,7 +461,7 @@ def _model_key(args: argparse.Namespace, ctx: CliContext) -> int:
         key = sys.stdin.readline()
     key = key.strip()
     if not key:
-        raise UsageError("no key given")
+        raise UsageError(said("cli.usage.no_key"))
     secrets.set(name, key)
     ctx.print(ctx.text("model_key_stored", preset=args.preset, store=secrets.backend.name))
     return 0
@@ -479,4 +483,4 @@ def _demo(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.on_close(runtime.close)
         return runtime
 
-    return run_demo(make, ctx.print, fast=args.fast)
+    return run_demo(make, ctx.print, fast=args.fast, language=ctx.language)

@@ -17,6 +17,7 @@ from xyclaw.cli.render import (
     state_word,
 )
 from xyclaw.errors import UsageError
+from xyclaw.wording import said
 
 
 def _gpu_count(text: str) -> int:
@@ -176,7 +177,7 @@ def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
     engine = ctx.engine()
     if args.plan is not None:
         if args.gpu or args.gpus:
-            raise UsageError("give either --plan with --option, or --gpu with --gpus, not both")
+            raise UsageError(said("cli.usage.plan_or_gpu"))
         option = args.option or 1
         quote = (
             engine.quote_spot(args.plan, option) if args.spot else engine.quote(args.plan, option)
@@ -190,12 +191,9 @@ def _quote(args: argparse.Namespace, ctx: CliContext) -> Any:
             changes["image"] = args.image
         return quote.with_changes(**changes) if changes else quote
     if not args.gpu or args.gpus is None:
-        raise UsageError(
-            "say what to rent: --plan ID --option N, or --gpu MODEL --gpus N",
-            hint="`xyclaw plan ...` shows options and their plan id",
-        )
+        raise UsageError(said("cli.usage.what_to_rent"), hint=said("cli.usage.plan_shows"))
     if args.gpus < 1:
-        raise UsageError("--gpus must be 1 or more")
+        raise UsageError(said("cli.usage.gpus_one_or_more"))
     return engine.quote_request(
         UpRequest(
             provider=args.provider,
@@ -334,11 +332,11 @@ def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
                 ctx.trust_new_host, head = True, head[1:]
             else:
                 raise UsageError(
-                    f"unexpected {' '.join(head)!r} before --",
+                    said("cli.usage.unexpected_before", words=repr(" ".join(head))),
                     hint="xyclaw exec CLUSTER [--timeout SECONDS] [--trust-new-host] -- COMMAND",
                 )
     if not argv:
-        raise UsageError("no command given", hint="xyclaw exec CLUSTER -- nvidia-smi -L")
+        raise UsageError(said("cli.usage.no_command"), hint="xyclaw exec CLUSTER -- nvidia-smi -L")
     import shlex
 
     from xyclaw.engine.values import CommandResult
@@ -369,7 +367,7 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not 0 < value < 10**9:
-        raise UsageError(f"--timeout: {text!r} is not a number of seconds above 0")
+        raise UsageError(said("cli.usage.timeout_seconds", text=repr(text)))
     return value
 
 

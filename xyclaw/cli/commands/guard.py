@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from xyclaw.cli.context import CliContext
 from xyclaw.errors import UsageError
+from xyclaw.wording import said
 
 if TYPE_CHECKING:
     from xyclaw.engine.guard import GuardReport
@@ -315,45 +316,34 @@ def _install(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.paths import HOME_ENV
 
     if not sys.platform.startswith("linux"):
-        ctx.print(
-            "a login service is written for Linux (systemd) only; docs/guard.md says how to run"
-            " `xyclaw guard` from login on macOS (launchd) and Windows (Task Scheduler)"
-        )
+        ctx.print(ctx.text("guard_install_linux_only"))
         return 1
     home = os.environ.get(HOME_ENV, "").strip() or None
     target = _unit_path(ctx)
     text = unit_text(str(Path(home).expanduser().resolve()) if home else None)
-    ctx.print(f"this writes {target}:\n\n{text}")
+    ctx.print(ctx.text("guard_install_writes", target=target) + f"\n\n{text}")  # the unit: data
     if home:
-        ctx.print(
-            "(XYCLAW_HOME is set, so the unit goes under it, not into your real home; copy it"
-            " to ~/.config/systemd/user/ to use it)"
-        )
+        ctx.print(ctx.text("guard_install_home"))
     if not args.yes:
         if not sys.stdin.isatty():
-            raise UsageError("installing a login service changes your session: confirm with --yes")
-        if input("Install it? [y/N] ").strip().lower() not in ("y", "yes"):
-            ctx.print("nothing installed")
+            raise UsageError(said("cli.usage.install_confirm"))
+        if input(ctx.text("guard_install_ask")).strip().lower() not in ("y", "yes"):
+            ctx.print(ctx.text("guard_nothing_installed"))
             return 1
     write_private(target, text)
-    ctx.print(f"wrote {target}")
+    ctx.print(ctx.text("guard_install_wrote", target=target))
     if home is None and shutil.which("systemctl"):
-        ctx.print(
-            "start it now and at every login with:\n"
-            "  systemctl --user daemon-reload\n"
-            f"  systemctl --user enable --now {UNIT_NAME}\n"
-            "(to keep it running while you are logged out: loginctl enable-linger $USER)"
-        )
+        ctx.print(ctx.text("guard_install_start", unit=UNIT_NAME))
     return 0
 
 
 def _uninstall(args: argparse.Namespace, ctx: CliContext) -> int:
     target = _unit_path(ctx)
     if not target.exists():
-        ctx.print(f"no user service at {target}")
+        ctx.print(ctx.text("guard_no_service", target=target))
         return 0
     target.unlink()
-    ctx.print(f"removed {target}")
+    ctx.print(ctx.text("guard_removed", target=target))
     if os.environ.get("XYCLAW_HOME", "").strip() == "" and shutil.which("systemctl"):
-        ctx.print(f"also run: systemctl --user disable --now {UNIT_NAME}")
+        ctx.print(ctx.text("guard_also_run", unit=UNIT_NAME))
     return 0

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from xyclaw.cli.context import CliContext
 from xyclaw.engine import Engine
 from xyclaw.errors import ConfigError, UsageError
+from xyclaw.wording import said
 
 if TYPE_CHECKING:
     from xyclaw.engine.values import OwnHost
@@ -207,8 +208,8 @@ def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
         raise UsageError(exc.message.replace("the new host", args.name), hint=exc.hint) from None
     if any(h.name == host.name for h in existing):
         raise UsageError(
-            f"{host.name} is already in {path}",
-            hint="edit the file to change it, or give another name",
+            said("cli.usage.host_exists", name=host.name, path=str(path)),
+            hint=said("cli.usage.host_exists_hint"),
         )
     try:
         price: object = int(args.price) if args.price.isdigit() else float(args.price)
@@ -275,8 +276,8 @@ def _test(args: argparse.Namespace, ctx: CliContext) -> int:
         if matches:
             ctx.print(ctx.text("hosts_matches", gpus=entry.gpus, gpu=entry.gpu))
         else:
-            said = {"gpus": entry.gpus, "gpu": entry.gpu, "name": entry.name}
-            ctx.warn(ctx.text("hosts_mismatch", **said, path=_hosts_file(ctx)))
+            figures = {"gpus": entry.gpus, "gpu": entry.gpu, "name": entry.name}
+            ctx.warn(ctx.text("hosts_mismatch", **figures, path=_hosts_file(ctx)))
     return 0 if matches else 1
 
 
@@ -292,8 +293,8 @@ def _trust(args: argparse.Namespace, ctx: CliContext) -> int:
     wanted = args.fingerprint
     if wanted is not None and not wanted.startswith("SHA256:"):
         raise UsageError(
-            f"--fingerprint {wanted!r} is not a SHA256 fingerprint",
-            hint="it looks like SHA256:3a9...; `ssh-keygen -lf` on the host prints it",
+            said("cli.usage.not_a_fingerprint", value=repr(wanted)),
+            hint=said("cli.usage.fingerprint_hint"),
         )
 
     def decide(host: str, key_type: str, fingerprint: str) -> bool:

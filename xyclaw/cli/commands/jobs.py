@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from xyclaw.cli.context import CliContext
 from xyclaw.cli.render import Column, print_table, remote_text
 from xyclaw.errors import UsageError
-from xyclaw.wording import worded
+from xyclaw.wording import said, worded
 from xyclaw.wording.display import line, text
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ def _start(
     ctx.warn(ctx.text("job_rents", quote=quote.describe(ctx.language)))
     if not args.yes:
         if not sys.stdin.isatty():
-            raise UsageError("renting costs money: confirm with --yes when not at a terminal")
+            raise UsageError(said("cli.usage.renting_confirm"))
         if input(ctx.text("job_rent_ask")).strip().lower() not in ("y", "yes"):
             ctx.warn(ctx.text("job_nothing_rented"))
             return None
@@ -349,17 +349,18 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
     engine = ctx.engine()
     if args.action == "show":
         if not args.job:
-            raise UsageError("which job?", hint="xyclaw jobs show JOB")
+            raise UsageError(said("cli.usage.which_job"), hint="xyclaw jobs show JOB")
         return _show(args, ctx, engine.job(args.job))
     if args.action == "results":
         return _results(args, ctx, engine)
     if args.action == "why":
         if not args.job:
-            raise UsageError("which job?", hint="xyclaw jobs why JOB")
+            raise UsageError(said("cli.usage.which_job"), hint="xyclaw jobs why JOB")
         return _why(args, ctx, engine.why_stuck(args.job))
     if args.job:
         raise UsageError(
-            f"unknown jobs action {args.job!r}", hint="xyclaw jobs [show JOB | why JOB]"
+            said("cli.usage.unknown_jobs_action", action=repr(args.job)),
+            hint="xyclaw jobs [show JOB | why JOB]",
         )
     jobs = engine.jobs(include_finished=args.all)
     if args.json:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.errors import UsageError
+from xyclaw.wording import said
 
 if TYPE_CHECKING:
     from xyclaw.cli.context import CliContext
@@ -95,7 +96,7 @@ def _limit(text: str) -> int | None:
     except ValueError:
         value = -1
     if value < 0:
-        raise UsageError(f"--limit: {text!r} is not a count; expected 0 (all) or more")
+        raise UsageError(said("cli.usage.limit_count", text=repr(text)))
     return None if value == 0 else value
 
 

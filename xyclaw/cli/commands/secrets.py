@@ -14,6 +14,7 @@ from typing import Any
 
 from xyclaw.cli.context import CliContext
 from xyclaw.errors import UsageError, XyclawError
+from xyclaw.wording import said
 
 _NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
 
@@ -48,8 +49,8 @@ def _store(ctx: CliContext) -> Any:
 def _checked(name: str) -> str:
     if not _NAME.match(name):
         raise UsageError(
-            f"{name!r} is not a secret name",
-            hint="use letters, digits and _ . : @ - (e.g. lambda_api_key)",
+            said("cli.usage.not_a_secret_name", name=repr(name)),
+            hint=said("cli.usage.secret_name_hint"),
         )
     return name
 

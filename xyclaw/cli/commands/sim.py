@@ -11,6 +11,7 @@ from typing import Any
 
 from xyclaw.cli.context import CliContext
 from xyclaw.errors import UsageError
+from xyclaw.wording import said
 
 
 def register(sub: Any) -> None:
@@ -79,7 +80,10 @@ def _spot_settings(args: argparse.Namespace, settings: Any) -> Any:
 
     for flag, value in (("--spot-rate", args.spot_rate), ("--spot-notice", args.spot_notice)):
         if value is not None and (not math.isfinite(value) or value < 0):
-            raise UsageError(f"{flag} {value:g} is not valid", hint="give 0 or more")
+            raise UsageError(
+                said("cli.usage.not_valid", flag=flag, value=f"{value:g}"),
+                hint=said("cli.usage.zero_or_more"),
+            )
     if args.spot_rate is not None:
         settings = replace(settings, spot_preemptions_per_hour=args.spot_rate)
     if args.spot_notice is not None:
@@ -110,18 +114,24 @@ def _serve(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.sim.cloud import CloudSettings, SimCloudServer, build_cloud
 
     if args.port is not None and not 0 <= args.port <= 65535:
-        raise UsageError(f"--port {args.port} is not a port", hint="use 1-65535, or 0 for any")
+        raise UsageError(
+            said("cli.usage.not_a_port", port=args.port), hint=said("cli.usage.port_hint")
+        )
     delay = args.provision_delay
     if delay is not None and (not math.isfinite(delay) or delay < 0):
         raise UsageError(
-            f"--provision-delay {delay:g} is not a delay", hint="give seconds, 0 or more"
+            said("cli.usage.not_a_delay", flag="--provision-delay", value=f"{delay:g}"),
+            hint=said("cli.usage.seconds_hint"),
         )
     settings = CloudSettings.fast() if args.fast else CloudSettings()
     if delay is not None:
         settings = replace(settings, provision_delay_s=delay)
     settings = _spot_settings(args, settings)
     if not math.isfinite(args.link_delay) or args.link_delay < 0:
-        raise UsageError(f"--link-delay {args.link_delay:g} is not a delay", hint="0 or more")
+        raise UsageError(
+            said("cli.usage.not_a_delay", flag="--link-delay", value=f"{args.link_delay:g}"),
+            hint=said("cli.usage.zero_or_more_short"),
+        )
     from xyclaw.sim.cloud.simnode import SimNodeFactory
 
     state = _state_dir(args, ctx)

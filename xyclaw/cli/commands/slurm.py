@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from xyclaw.cli.context import CliContext
+from xyclaw.wording import said
 
 
 def register(sub: Any) -> None:
@@ -59,11 +60,22 @@ def _queue(args: argparse.Namespace, ctx: CliContext) -> int:
         args.site, nodes=args.nodes, gpus_per_node=args.gpus_per_node, gpu=args.gpu
     )
     if not waits:
-        ctx.print("no partition has that shape")
+        ctx.print(ctx.text("slurm_no_shape"))
         return 1
     for w in waits:
-        shape = f"{w.nodes} x {w.gpus_per_node or 'any'} GPU(s)"
-        ctx.print(f"{w.partition}: {w.free_gpus} GPU(s) free; {shape} {w.words}")
+        shape = ctx.text(
+            "slurm_shape", nodes=w.nodes, gpus=w.gpus_per_node or ctx.text("slurm_any")
+        )
+        words = w.words_said.in_language(ctx.language)
+        ctx.print(
+            ctx.text(
+                "slurm_queue_line",
+                partition=w.partition,
+                free=w.free_gpus,
+                shape=shape,
+                words=words,
+            )
+        )
     return 0
 
 
@@ -71,13 +83,22 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.cli.render import remote_text
 
     for v in ctx.engine().slurm_jobs(args.site, fresh=True):
-        reason = f" ({v.reason})" if v.reason else ""
+        reason = f" ({v.reason})" if v.reason else ""  # Slurm's own reason word (Resources)
         if v.expected_start:
-            reason += f" starts about {v.expected_start}"
+            reason += ctx.text("slurm_starts_about", when=v.expected_start)
         if v.node_problems:
             reason += " [" + "; ".join(v.node_problems) + "]"
-        hours = f", {v.gpu_hours:.2f} GPU-hours" if v.exit else ""
-        line = f"{v.job_id}  {v.name}  {v.state}{reason}  {v.partition}  {v.nodes} node(s){hours}"
+        hours = ctx.text("slurm_gpu_hours", hours=v.gpu_hours) if v.exit else ""
+        line = ctx.text(
+            "slurm_job_line",
+            job_id=v.job_id,
+            name=v.name,
+            state=v.state,  # Slurm's state word (RUNNING, PENDING), as squeue prints it
+            reason=reason,
+            partition=v.partition,
+            nodes=v.nodes,
+            hours=hours,
+        )
         ctx.print(remote_text(ctx.out, line))
     return 0
 
@@ -85,25 +106,26 @@ def _jobs(args: argparse.Namespace, ctx: CliContext) -> int:
 def _submit(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.cli.render import remote_text
     from xyclaw.errors import UsageError
+    from xyclaw.wording import worded
 
     engine = ctx.engine()
     for line in engine.slurm_limits(args.site, args.spec, partition=args.partition):
-        ctx.warn(remote_text(ctx.err, line))  # what bounds the job, before it is submitted
+        # what bounds the job, before it is submitted (its names and values from the site)
+        ctx.warn(remote_text(ctx.err, worded(line, ctx.language)))
     card = engine.slurm_submit_card(args.site, args.spec, partition=args.partition, asked_by="user")
     for key, value in card.rows():
         ctx.warn(remote_text(ctx.err, f"  {key}: {value}"))
     if not args.yes:
         if not sys.stdin.isatty():
-            raise UsageError(
-                "submitting runs the job on the lab's nodes: confirm with --yes when not at a"
-                " terminal"
-            )
-        if input("Submit it? [y/N] ").strip().lower() not in ("y", "yes"):
-            ctx.warn("nothing submitted")
+            raise UsageError(said("cli.slurm_submit_confirm"))
+        if input(ctx.text("slurm_submit_ask")).strip().lower() not in ("y", "yes"):
+            ctx.warn(ctx.text("slurm_nothing_submitted"))
             return 1
     view = engine.slurm_submit(args.site, args.spec, approved=card)
-    ctx.print(f"submitted job {view.job_id} to {args.site}, partition {view.partition}")
-    ctx.print(f"  its folder on the login node: {view.folder}")
+    ctx.print(
+        ctx.text("slurm_submitted", job_id=view.job_id, site=args.site, partition=view.partition)
+    )
+    ctx.print(ctx.text("slurm_folder", folder=view.folder))
     return 0
 
 
@@ -125,9 +147,9 @@ def _cancel(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.warn(f"  {key}: {value}")
     if not args.yes:
         if not sys.stdin.isatty():
-            raise UsageError("cancelling stops the job: confirm with --yes when not at a terminal")
-        if input("Cancel it? [y/N] ").strip().lower() not in ("y", "yes"):
-            ctx.warn("nothing cancelled")
+            raise UsageError(said("cli.slurm_cancel_confirm"))
+        if input(ctx.text("slurm_cancel_ask")).strip().lower() not in ("y", "yes"):
+            ctx.warn(ctx.text("slurm_nothing_cancelled"))
             return 1
     view = engine.slurm_cancel(args.site, args.job, approved=card)
     ctx.print(f"{view.job_id}  {view.state}")
@@ -140,6 +162,7 @@ def _probe(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.cli.progress import follow
     from xyclaw.cli.render import remote_text
     from xyclaw.errors import UsageError
+    from xyclaw.wording import worded
 
     engine = ctx.engine()
     card = engine.slurm_probe_card(args.site, args.partition)
@@ -163,9 +186,12 @@ def _probe(args: argparse.Namespace, ctx: CliContext) -> int:
     )
     ctx.print(remote_text(ctx.out, done))  # node and interface names come from the nodes
     for setting in probe.settings.settings:
-        ctx.print(remote_text(ctx.out, f"  {setting.name}={setting.value}  ({setting.reason})"))
-    for note in (*probe.settings.notes, *probe.findings):
-        ctx.warn(remote_text(ctx.err, f"  {note}"))
+        reason = worded(setting.reason_said or setting.reason, ctx.language)
+        line = ctx.text("slurm_setting", name=setting.name, value=setting.value, reason=reason)
+        ctx.print(remote_text(ctx.out, line))
+    notes = probe.settings.notes_said or probe.settings.notes
+    for note in (*notes, *probe.worded_findings()):
+        ctx.warn(remote_text(ctx.err, f"  {worded(note, ctx.language)}"))
     ctx.print(
         ctx.text("slurm_probe_kept", site=probe.site)
         if probe.settings.settings

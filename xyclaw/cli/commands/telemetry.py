@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from xyclaw.cli.context import CliContext
 from xyclaw.cli.render import TopScreen, print_top
 from xyclaw.errors import UsageError
+from xyclaw.wording import said
 
 if TYPE_CHECKING:
     from xyclaw.engine import Engine
@@ -57,9 +58,11 @@ def _pick_cluster(engine: Engine, ref: str | None) -> ClusterRecord:
     if len(live) == 1:
         return live[0]
     if not live:
-        raise UsageError("no cluster is ready", hint="rent one with `xyclaw up`")
+        raise UsageError(said("cli.usage.no_cluster_ready"), hint=said("cli.usage.rent_one"))
     names = ", ".join(c.name for c in live)
-    raise UsageError(f"several clusters are ready ({names})", hint="name one: `xyclaw top NAME`")
+    raise UsageError(
+        said("cli.usage.several_ready", names=names), hint=said("cli.usage.name_one_top")
+    )
 
 
 def _bar(value: float | None, width: int = 10) -> str:
@@ -186,7 +189,8 @@ def _export(args: argparse.Namespace, ctx: CliContext) -> int:
             opened = open(args.output, "w", encoding="utf-8", newline="")  # noqa: SIM115
         except OSError as exc:
             raise UsageError(
-                f"cannot write {args.output}: {exc.strerror}", hint="choose another file"
+                said("cli.usage.cannot_write", path=str(args.output), why=exc.strerror),
+                hint=said("cli.usage.another_file"),
             ) from exc
         out = opened
     try:

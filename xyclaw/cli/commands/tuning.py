@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from xyclaw.cli.context import CliContext
 from xyclaw.errors import ParseError, UsageError
+from xyclaw.wording import said
 
 if TYPE_CHECKING:
     from xyclaw.engine.values import LogAnalysis, Measurement, TuneResult, Verdict
@@ -45,7 +46,7 @@ def register(sub: Any) -> None:
 
 
 def _nccl_usage(args: argparse.Namespace, ctx: CliContext) -> int:
-    raise UsageError("`xyclaw nccl` needs a subcommand", hint="try: xyclaw nccl analyze LOGFILE")
+    raise UsageError(said("cli.usage.nccl_subcommand"), hint=said("cli.usage.nccl_try"))
 
 
 def _gbs(value: float | None) -> str:
@@ -86,10 +87,12 @@ def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
         text = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         raise UsageError(
-            f"{path}: no such file", hint="pass the path of an nccl-tests log"
+            said("cli.usage.no_such_file", path=str(path)), hint=said("cli.usage.nccl_log_hint")
         ) from None
     except OSError as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.strerror})") from exc
+        raise UsageError(
+            said("cli.usage.cannot_read", path=str(path), why=exc.strerror or str(exc))
+        ) from exc
     try:
         analysis = Engine.analyze_nccl_log(
             text,
@@ -101,9 +104,8 @@ def _analyze(args: argparse.Namespace, ctx: CliContext) -> int:
         )
     except ParseError as exc:
         raise ParseError(
-            f"{path}: {exc.message}",
-            hint="pass the output of an nccl-tests binary such as all_reduce_perf, or the "
-            "JSON file its -J option wrote",
+            said("cli.usage.in_file", path=str(path), message=exc.said or exc.message),
+            hint=said("cli.usage.nccl_output_hint"),
         ) from exc
     if args.json:
         ctx.print_json({"file": str(path), **analysis.to_json()})
