@@ -452,8 +452,8 @@ def test_the_demo_is_chinese(
     ]  # fmt: skip
     for effect in ("花钱", "执行命令", "销毁"):
         assert f"需要批准（{effect}）" in out
-    assert "launch_job：完成（已启动作业 plain-python）" in out
-    assert "job_status：完成（作业 plain-python：成功）" in out
+    assert "launch_job：完成（已启动作业 qwen7b-lora-1node）" in out  # the planned 7B LoRA
+    assert "job_status：完成（作业 qwen7b-lora-1node：成功）" in out
     assert "保留当前的 NCCL 设置" in out and "演示完成，用时" in out.splitlines()[-1]
     assert not english_runs(out), english_runs(out)
 
