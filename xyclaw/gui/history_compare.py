@@ -75,7 +75,7 @@ class CompareView(QWidget):
         controls.addWidget(self.log_scale)
         controls.addStretch(1)
 
-        self.plot_widget = pg.PlotWidget()
+        self.plot_widget = pg.PlotWidget(enableMenu=False)  # none: ~30 ms less to make
         self.plot_widget.setObjectName("comparePlot")
         # never squeezed under a readable height (the tour banner and the operations panel
         # take room at the default size): the table below gives way instead
@@ -162,7 +162,10 @@ class CompareView(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
-        elif event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
+        elif (
+            event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange)
+            and self.isVisible()  # hidden: when it is shown next (showEvent)
+        ):
             self.apply_theme()
 
     def showEvent(self, event: QShowEvent) -> None:

@@ -145,11 +145,12 @@ class ReplayView(QWidget):
 
         self.job_view = pg.GraphicsLayoutWidget()
         self.job_view.setMinimumWidth(260)
+        # no context menus (made with them, each plot cost ~30 ms more)
         self.loss_plot: pg.PlotItem = self.job_view.addPlot(
-            row=0, col=0, axisItems={"bottom": pg.DateAxisItem("bottom")}
+            row=0, col=0, axisItems={"bottom": pg.DateAxisItem("bottom")}, enableMenu=False
         )
         self.rate_plot: pg.PlotItem = self.job_view.addPlot(
-            row=1, col=0, axisItems={"bottom": pg.DateAxisItem("bottom")}
+            row=1, col=0, axisItems={"bottom": pg.DateAxisItem("bottom")}, enableMenu=False
         )
         for plot in (self.loss_plot, self.rate_plot):
             plot.hideButtons()
@@ -386,7 +387,10 @@ class ReplayView(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
-        elif event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
+        elif (
+            event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange)
+            and self.isVisible()  # hidden: when it is shown next (showEvent)
+        ):
             self.apply_theme()
 
     def showEvent(self, event: QShowEvent) -> None:

@@ -166,6 +166,7 @@ class MonitorPage(QWidget):
         self.legend.installEventFilter(self)
         self._chips = self.legend.chips
         self._legend_columns = 0
+        self._chips_pending = False  # re-placing the chips after a restyle is due
         self._legend_grid = QGridLayout(self.legend)
         self._legend_grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         self._legend_grid.setContentsMargins(0, 0, 0, 0)
@@ -384,6 +385,11 @@ class MonitorPage(QWidget):
             grid.setColumnStretch(col, 1 if col < columns else 0)
         self.legend.updateGeometry()  # its height: the rows it has now
 
+    def _replace_chips(self) -> None:
+        self._chips_pending = False
+        if self._chips and i18n.alive(self, self.legend):
+            self._place_chips(force=True)
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.legend and event.type() == QEvent.Type.Resize:
             self._place_chips()
@@ -393,6 +399,7 @@ class MonitorPage(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._apply_theme()
+        self._replace_chips()
         self.tick()
         self.timer.start()
 
@@ -405,6 +412,12 @@ class MonitorPage(QWidget):
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
             if self.isVisible():  # hidden, the charts take the theme when shown (showEvent)
                 self._apply_theme()
+                # the legend's rows once every chip has its new style (a theme switch
+                # restyles the widgets in turn: rows counted from a chip not restyled yet
+                # squeezed the chips under their width)
+                if self._chips and not self._chips_pending:
+                    self._chips_pending = True
+                    QTimer.singleShot(0, self, self._replace_chips)
         elif event.type() == QEvent.Type.LanguageChange and i18n.alive(self.status, self.heatmap):
             self.retranslate()
 

@@ -356,7 +356,7 @@ class PlanChart(QWidget):
     def __init__(self, parent: QWidget | None = None, *, theme: ChartTheme = LIGHT) -> None:
         super().__init__(parent)
         self.theme = theme
-        self.view = pg.PlotWidget()
+        self.view = pg.PlotWidget(enableMenu=False)  # none: ~30 ms less to make
         self.view.setObjectName("planChart")
         self.plot: pg.PlotItem = self.view.getPlotItem()
         self.plot.hideButtons()
@@ -441,6 +441,21 @@ class PlanChart(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.LanguageChange and i18n.alive(self.placeholder, self.view):
             self.retranslate()
+        elif (
+            event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange)
+            and self.isVisible()  # hidden: when it is shown next
+        ):
+            self._follow_theme()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._follow_theme()
+
+    def _follow_theme(self) -> None:
+        """The chart in the theme switched to (it stayed in the one it was made in)."""
+        theme = theme_for(self)
+        if theme != self.theme:
+            self.apply_theme(theme)
 
     def set_placeholder(self, text: str | None) -> None:
         """Words instead of an empty plot (before the first plan, or when nothing fits)."""

@@ -534,8 +534,12 @@ class MetricCurves(QWidget):
         positions = self._POSITIONS
         row, col = positions.get(spec.key, (2, 0))
         span = 1 if spec.key in positions else 2
-        plot = self.view.addPlot(
-            row=row, col=col, colspan=span, axisItems={"bottom": SlidingDateAxis("bottom")}
+        plot = self.view.addPlot(  # no context menu (made with one, ~30 ms more a plot)
+            row=row,
+            col=col,
+            colspan=span,
+            axisItems={"bottom": SlidingDateAxis("bottom")},
+            enableMenu=False,
         )
         plot.hideButtons()
         for hidden in ("top", "right"):  # follow the view, but no label to re-render per move

@@ -276,8 +276,8 @@ class GpuHeatmap(QWidget):
         self.view.ci.setContentsMargins(4, 4, 4, 2)
         self.axis = _NodeAxis()
         self.time_axis = SlidingDateAxis("bottom")
-        self.plot: pg.PlotItem = self.view.addPlot(
-            axisItems={"left": self.axis, "bottom": self.time_axis}
+        self.plot: pg.PlotItem = self.view.addPlot(  # no context menu: ~30 ms less to make
+            axisItems={"left": self.axis, "bottom": self.time_axis}, enableMenu=False
         )
         self.plot.hideButtons()
         for hidden in ("top", "right"):  # follow the view, but no label to re-render per move
