@@ -103,6 +103,21 @@ def _one(
     return job, times, done.state.value, first, min(last, time.time())
 
 
+def _detail(t: float, e: Any, first: float, last: float) -> dict[str, Any]:
+    """One warning: its rule, where, its figures, and when, in seconds after the job's first
+    step and before its last (negative: outside the training), with the machine's load."""
+    return {
+        "rule": e.rule,
+        "node": e.node,
+        "gpu": e.gpu,
+        "message": e.message,
+        "data": e.data,
+        "after_first_s": round(t - first, 2) if math.isfinite(first) else None,
+        "before_last_s": round(last - t, 2) if math.isfinite(last) else None,
+        "load": round(os.getloadavg()[0], 2),
+    }
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from tests.jobs_runtime.conftest import make_engine
     from tests.support.simcluster import sim_cluster
@@ -171,7 +186,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                 "state": state,
                                 "steps": len(times),
                                 "sim_minutes": round(sum(times) / 60, 2),
+                                # the training's wall time: sim_minutes * 60 * time_scale when
+                                # the sim keeps its clock
+                                "train_wall_s": round(last - first, 2),
                                 "alerts": [e.rule for _, e in raised[before:]],
+                                "alert_details": [
+                                    _detail(t, e, first, last) for t, e in raised[before:]
+                                ],
                                 # a run's first and last seconds: the nodes start and end a
                                 # moment apart, and the runner's noticing the end is not
                                 # sped up with the sim's clock while the rules' holds are
@@ -220,10 +241,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "warnings_while_training_by_rule": dict(Counter(training)),
         "warnings_in_calibration_runs": calibration_alerts,
         "warnings_by_rule": dict(by_rule),
+        "warning_details": [dict(d, run=r["run"]) for r in runs for d in r["alert_details"]],
         "warnings_in_full_runs": sum(len(r["alerts"]) for r in full),
         "target_warnings": 0,
         "control_run_link_at_half_warned": control,
         "wall_s": round(time.monotonic() - started, 1),
+        "load_avg_1_5_15": [round(x, 2) for x in os.getloadavg()],
     }
 
 
