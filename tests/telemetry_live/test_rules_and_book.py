@@ -266,18 +266,39 @@ def nic(totals: list[float]) -> NicWindow:
     return NicWindow(np.arange(len(totals), dtype=np.int64) * 1000, rates, ("mlx5_0:1",))
 
 
+BUSY = 97.0  # a node's GPUs at work, or spinning in a stuck collective
+
+
 def test_traffic_collapse_is_measured_against_the_baseline_kept_while_it_lasts() -> None:
     watch = TrafficWatch()
     th = AlertThresholds(nic_recent_s=3.0)
     normal = [20e9] * 20
-    assert watch.findings(NODE, nic(normal), 19_000, training=True, th=th) == []
+    assert watch.findings(NODE, nic(normal), 19_000, training=True, gpu_util=BUSY, th=th) == []
     stalled = [*normal[:16], 0.0, 0.0, 0.0, 0.0]  # the last 3 s carry nothing
-    found = watch.findings(NODE, nic(stalled), 19_000, training=True, th=th)
+    found = watch.findings(NODE, nic(stalled), 19_000, training=True, gpu_util=BUSY, th=th)
     assert rules_of(found) == [("net.traffic_collapse", None)]
     still = [0.0] * 20  # the window no longer holds normal traffic: the baseline was kept
-    assert watch.findings(NODE, nic(still), 19_000, training=True, th=th)
-    assert watch.findings(NODE, nic(still), 19_000, training=False, th=th) == []
-    assert watch.findings(NODE, nic([1e3] * 20), 19_000, training=True, th=th) == []
+    assert watch.findings(NODE, nic(still), 19_000, training=True, gpu_util=BUSY, th=th)
+    assert watch.findings(NODE, nic(still), 19_000, training=False, gpu_util=BUSY, th=th) == []
+    assert watch.findings(NODE, nic([1e3] * 20), 19_000, training=True, gpu_util=BUSY, th=th) == []
+
+
+def test_traffic_gone_with_the_gpus_idle_is_the_job_ending_not_a_stall() -> None:
+    """Issue 34's healthy runs: the job's processes exit, the wire and the GPUs go quiet
+    together, and the runner notices a moment later; ranks stuck in a collective keep their
+    GPUs spinning instead. Without GPU readings the traffic alone still decides."""
+    th = AlertThresholds(nic_recent_s=3.0)
+    ended = [*[20e9] * 16, 0.0, 0.0, 0.0, 0.0]
+    for util in (0.0, 2.0, 30.0):  # gone, the last checkpoint's write, winding down
+        found = TrafficWatch().findings(
+            NODE, nic(ended), 19_000, training=True, gpu_util=util, th=th
+        )
+        assert found == [], util
+    for util in (BUSY, 100.0, float("nan")):
+        found = TrafficWatch().findings(
+            NODE, nic(ended), 19_000, training=True, gpu_util=util, th=th
+        )
+        assert rules_of(found) == [("net.traffic_collapse", None)], util
 
 
 # --- XIDs -----------------------------------------------------------------------------------------

@@ -671,7 +671,12 @@ def straggler_findings(stats: Sequence[NodeStats], th: AlertThresholds) -> list[
 
 
 class TrafficWatch:
-    """Per node: the traffic a training job normally moves, kept while it has collapsed."""
+    """Per node: the traffic a training job normally moves, kept while it has collapsed.
+
+    A collapse is a stall only while the node's GPUs stay busy: ranks stuck in a collective
+    spin at full utilization with nothing on the wire. Traffic gone with the GPUs idle is
+    the job's processes gone from the node (it ended, the runner has yet to notice, or a
+    rank crashed): no stall, and the idle-GPU rule speaks for it if it lasts."""
 
     def __init__(self) -> None:
         self._baseline: dict[int, float] = {}
@@ -683,10 +688,13 @@ class TrafficWatch:
         now_ms: int,
         *,
         training: bool,
+        gpu_util: float,
         th: AlertThresholds,
     ) -> list[Finding]:
+        """``gpu_util``: the node's mean GPU utilization over the last ``nic_recent_s``
+        (NaN without readings: then the traffic alone decides)."""
         totals = window.totals()
-        if not training or not len(totals):
+        if not training or not len(totals) or gpu_util < th.busy_util_percent:
             self._baseline.pop(node.node_id, None)
             return []
         recent_from = now_ms - int(th.nic_recent_s * 1000)
