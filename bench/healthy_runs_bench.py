@@ -8,7 +8,9 @@ step's time +-1.5% over InfiniBand, each collective's bus bandwidth the same, me
 noise on every node). Telemetry watches the whole time with DCGM's fields, the Inspector
 records and every rule on, at the thresholds the fault tests use (tests/telemetry_live:
 their faults are found within seconds under them), save a node's silence: SSH's, in real
-time, which the sim's clock does not shorten (10 s here, see ``run``).
+time, which the sim's clock does not shorten (10 s here, see ``run``), and the idle-GPU
+hold, which keeps its real length in the sim's time (300 s: 6 s at the 50x clock; the
+runner notices a job's end in real time).
 
 Time: the nodes' simulated clock runs at ``--time-scale`` of real time (0.02: a 10-minute
 run takes 12 s, 50x faster); the telemetry samples every 0.2 s of real time. The figure is
@@ -127,6 +129,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from tests.telemetry_live.conftest import FAST_THRESHOLDS, fast_options
     from xyclaw.events import Event
     from xyclaw.telemetry.alerts import AlertRaised
+    from xyclaw.telemetry.rules import AlertThresholds
     from xyclaw.telemetry.service import TelemetryService
 
     thresholds = dataclasses.replace(
@@ -142,6 +145,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         # 17); the fault tests' 1 s hold would call that an outage. 10 s, a third of the
         # 30 s a real cluster gets, is still far below any real outage.
         unreachable_after_s=10.0,
+        # The idle-GPU hold, in the sim's time as long as a real cluster's (300 s: 6 s at
+        # 0.02), not 500x shorter while the clock runs 50x faster. A job's end is noticed
+        # by the runner in real time (1 to 2 s here at a load of 20 to 36), which the fault
+        # tests' 0.6 s hold (30 simulated seconds) saw as GPUs idle under a running job.
+        idle_for_s=max(FAST_THRESHOLDS.idle_for_s, AlertThresholds().idle_for_s * args.time_scale),
     )
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="xyclaw-healthy-bench-") as tmp:
