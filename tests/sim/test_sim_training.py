@@ -8,6 +8,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from tests.sim.conftest import Client, NodeFactory
 from xyclaw.sim.node import SimClusterInfo, SimNode
 
 SCRIPT = "# sim: steps=40 save_every=20\nimport torch\n"
@@ -286,7 +289,7 @@ def test_pip_install_of_what_the_image_ships_says_so_and_installs_nothing(ssh) -
     assert ssh.run('python3 -m pip install "vllm>=0.6"').status == 0
 
 
-def _trained(ssh, command: str) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def _trained(ssh: Client, command: str) -> tuple[float, float]:
     """(wall seconds, simulated seconds it says it spent) of one training run."""
     started = time.monotonic()
     r = ssh.run(command)
@@ -298,8 +301,11 @@ def _trained(ssh, command: str) -> tuple[float, float]:  # type: ignore[no-untyp
 
 
 def test_the_simulated_clock_keeps_its_scale_when_each_step_costs_the_simulator_time(
-    make_node, connect, tmp_path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    make_node: NodeFactory,
+    connect: Callable[[SimNode], Client],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Issue 34's healthy runs: the node that prints rank 0's log (or any node of a loaded
     machine) spends real time of its own on each step. The simulated clock must not add it
     on top, or the two nodes of one synchronous job drift apart (one finished 16 s ahead of
@@ -314,7 +320,7 @@ def test_the_simulated_clock_keeps_its_scale_when_each_step_costs_the_simulator_
     quick_wall, quick_sim = _trained(ssh, command)
     printed = training._Runner.wout
 
-    def slow_print(self, local: int, text: str) -> None:  # type: ignore[no-untyped-def]
+    def slow_print(self: training._Runner, local: int, text: str) -> None:
         time.sleep(0.004)  # 300 steps: 1.2 s of the simulator's own time
         printed(self, local, text)
 
