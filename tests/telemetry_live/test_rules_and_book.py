@@ -246,6 +246,36 @@ def test_no_straggler_when_peers_are_idle_or_the_slow_gpu_is_throttled() -> None
     assert straggler_findings([slowed], TH) == []
 
 
+def ramp(per_gpu: list[list[int]]) -> Any:
+    """One node's window reading by reading: ``per_gpu[g]`` is GPU g's utilization in
+    each reading (power following it), as a job's start-up shows it."""
+    rows = np.stack(
+        [
+            readings(util=list(col), power_dw=[40 + u * 33 for u in col])
+            for col in zip(*per_gpu, strict=True)
+        ]
+    )
+    node = NodeRef(1, 1, "n1", len(per_gpu))
+    return node_stats(node, GpuWindow(np.arange(len(rows), dtype=np.int64) * 200, rows))
+
+
+def test_a_window_across_the_start_up_judges_no_straggler_but_a_slow_gpu_after_it_is_one() -> None:
+    """Issue 34's healthy runs: a short window over the start-up, where one GPU's few
+    readings fall a reading later than its peers', made a healthy GPU 'lag its peers'
+    (its mean 39% against their 54%). Peers busy through the window are needed to judge;
+    once they are, a GPU slow through the window is a straggler as before."""
+    peers = [4, 4, 40, 85, 97, 97]
+    late = [4, 4, 4, 40, 85, 97]  # the same start-up, one reading later
+    assert straggler_findings([ramp([peers, peers, late, peers])], TH) == []
+    steady = [40, 85, *[97] * 10]
+    slow = [24, 51, *[58] * 10]  # 60% of its peers through the window
+    found = straggler_findings([ramp([steady, steady, slow, steady])], TH)
+    assert rules_of(found) == [("gpu.straggler", 2)]
+    # a checkpoint pause: every GPU dips, one of them a reading longer: no straggler
+    paused = [*[97] * 4, 2, 2, 2, 97, 97]
+    assert straggler_findings([ramp([paused, paused, [*[97] * 5, 2, 2, 2, 97], paused])], TH) == []
+
+
 def test_a_node_far_below_the_others_is_a_straggler_node() -> None:
     found = straggler_findings(
         [
