@@ -7,7 +7,10 @@ draws its own seed, model size and step count, on top of the sim's own jitter (e
 step's time +-1.5% over InfiniBand, each collective's bus bandwidth the same, measurement
 noise on every node). Telemetry watches the whole time with DCGM's fields, the Inspector
 records and every rule on, at the thresholds the fault tests use (tests/telemetry_live:
-their faults are found within seconds under them).
+their faults are found within seconds under them), save a node's silence: SSH's, in real
+time, which the sim's clock does not shorten (10 s here, see ``run``), and the idle-GPU
+hold, which keeps its real length in the sim's time (300 s: 6 s at the 50x clock; the
+runner notices a job's end in real time).
 
 Time: the nodes' simulated clock runs at ``--time-scale`` of real time (0.02: a 10-minute
 run takes 12 s, 50x faster); the telemetry samples every 0.2 s of real time. The figure is
@@ -16,7 +19,9 @@ job trained (from its first step to its last): at a run's start and end the node
 and finish a moment apart and the runner notices the end in real time, which the rules'
 holds, shortened about 100x, see as idle or straggling GPUs. A control run follows with one
 link at half speed: it must warn (``control_run_link_at_half_warned``), or the zero would
-prove nothing. Prints ONE JSON object last.
+prove nothing. Each warning comes with its rule, its figures, when it came (seconds after
+the run's first step and before its last) and the machine's load (``warning_details``).
+Prints ONE JSON object last.
 
     .venv/bin/python bench/healthy_runs_bench.py [--runs 50] [--minutes 10] [--smoke]
 """
@@ -103,12 +108,28 @@ def _one(
     return job, times, done.state.value, first, min(last, time.time())
 
 
+def _detail(t: float, e: Any, first: float, last: float) -> dict[str, Any]:
+    """One warning: its rule, where, its figures, and when, in seconds after the job's first
+    step and before its last (negative: outside the training), with the machine's load."""
+    return {
+        "rule": e.rule,
+        "node": e.node,
+        "gpu": e.gpu,
+        "message": e.message,
+        "data": e.data,
+        "after_first_s": round(t - first, 2) if math.isfinite(first) else None,
+        "before_last_s": round(last - t, 2) if math.isfinite(last) else None,
+        "load": round(os.getloadavg()[0], 2),
+    }
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from tests.jobs_runtime.conftest import make_engine
     from tests.support.simcluster import sim_cluster
     from tests.telemetry_live.conftest import FAST_THRESHOLDS, fast_options
     from xyclaw.events import Event
     from xyclaw.telemetry.alerts import AlertRaised
+    from xyclaw.telemetry.rules import AlertThresholds
     from xyclaw.telemetry.service import TelemetryService
 
     thresholds = dataclasses.replace(
@@ -118,6 +139,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         rank_straggler_for_s=1.0,
         fabric_window_s=1.5,
         fabric_regression_for_s=1.0,
+        # A node's silence is SSH's, in real time: the sim's clock does not shorten it. The
+        # simulated nodes are threads of this very process, so on a loaded 2-core machine
+        # the process's own stalls read as every node silent at once (1.7 s at a load of
+        # 17); the fault tests' 1 s hold would call that an outage. 10 s, a third of the
+        # 30 s a real cluster gets, is still far below any real outage.
+        unreachable_after_s=10.0,
+        # The idle-GPU hold, in the sim's time as long as a real cluster's (300 s: 6 s at
+        # 0.02), not 500x shorter while the clock runs 50x faster. A job's end is noticed
+        # by the runner in real time (1 to 2 s here at a load of 20 to 36), which the fault
+        # tests' 0.6 s hold (30 simulated seconds) saw as GPUs idle under a running job.
+        idle_for_s=max(FAST_THRESHOLDS.idle_for_s, AlertThresholds().idle_for_s * args.time_scale),
     )
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="xyclaw-healthy-bench-") as tmp:
@@ -171,7 +203,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                 "state": state,
                                 "steps": len(times),
                                 "sim_minutes": round(sum(times) / 60, 2),
+                                # the training's wall time: sim_minutes * 60 * time_scale when
+                                # the sim keeps its clock
+                                "train_wall_s": round(last - first, 2),
                                 "alerts": [e.rule for _, e in raised[before:]],
+                                "alert_details": [
+                                    _detail(t, e, first, last) for t, e in raised[before:]
+                                ],
                                 # a run's first and last seconds: the nodes start and end a
                                 # moment apart, and the runner's noticing the end is not
                                 # sped up with the sim's clock while the rules' holds are
@@ -220,10 +258,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "warnings_while_training_by_rule": dict(Counter(training)),
         "warnings_in_calibration_runs": calibration_alerts,
         "warnings_by_rule": dict(by_rule),
+        "warning_details": [dict(d, run=r["run"]) for r in runs for d in r["alert_details"]],
         "warnings_in_full_runs": sum(len(r["alerts"]) for r in full),
         "target_warnings": 0,
         "control_run_link_at_half_warned": control,
         "wall_s": round(time.monotonic() - started, 1),
+        "load_avg_1_5_15": [round(x, 2) for x in os.getloadavg()],
     }
 
 

@@ -246,6 +246,36 @@ def test_no_straggler_when_peers_are_idle_or_the_slow_gpu_is_throttled() -> None
     assert straggler_findings([slowed], TH) == []
 
 
+def ramp(per_gpu: list[list[int]]) -> Any:
+    """One node's window reading by reading: ``per_gpu[g]`` is GPU g's utilization in
+    each reading (power following it), as a job's start-up shows it."""
+    rows = np.stack(
+        [
+            readings(util=list(col), power_dw=[40 + u * 33 for u in col])
+            for col in zip(*per_gpu, strict=True)
+        ]
+    )
+    node = NodeRef(1, 1, "n1", len(per_gpu))
+    return node_stats(node, GpuWindow(np.arange(len(rows), dtype=np.int64) * 200, rows))
+
+
+def test_a_window_across_the_start_up_judges_no_straggler_but_a_slow_gpu_after_it_is_one() -> None:
+    """Issue 34's healthy runs: a short window over the start-up, where one GPU's few
+    readings fall a reading later than its peers', made a healthy GPU 'lag its peers'
+    (its mean 39% against their 54%). Peers busy through the window are needed to judge;
+    once they are, a GPU slow through the window is a straggler as before."""
+    peers = [4, 4, 40, 85, 97, 97]
+    late = [4, 4, 4, 40, 85, 97]  # the same start-up, one reading later
+    assert straggler_findings([ramp([peers, peers, late, peers])], TH) == []
+    steady = [40, 85, *[97] * 10]
+    slow = [24, 51, *[58] * 10]  # 60% of its peers through the window
+    found = straggler_findings([ramp([steady, steady, slow, steady])], TH)
+    assert rules_of(found) == [("gpu.straggler", 2)]
+    # a checkpoint pause: every GPU dips, one of them a reading longer: no straggler
+    paused = [*[97] * 4, 2, 2, 2, 97, 97]
+    assert straggler_findings([ramp([paused, paused, [*[97] * 5, 2, 2, 2, 97], paused])], TH) == []
+
+
 def test_a_node_far_below_the_others_is_a_straggler_node() -> None:
     found = straggler_findings(
         [
@@ -266,18 +296,39 @@ def nic(totals: list[float]) -> NicWindow:
     return NicWindow(np.arange(len(totals), dtype=np.int64) * 1000, rates, ("mlx5_0:1",))
 
 
+BUSY = 97.0  # a node's GPUs at work, or spinning in a stuck collective
+
+
 def test_traffic_collapse_is_measured_against_the_baseline_kept_while_it_lasts() -> None:
     watch = TrafficWatch()
     th = AlertThresholds(nic_recent_s=3.0)
     normal = [20e9] * 20
-    assert watch.findings(NODE, nic(normal), 19_000, training=True, th=th) == []
+    assert watch.findings(NODE, nic(normal), 19_000, training=True, gpu_util=BUSY, th=th) == []
     stalled = [*normal[:16], 0.0, 0.0, 0.0, 0.0]  # the last 3 s carry nothing
-    found = watch.findings(NODE, nic(stalled), 19_000, training=True, th=th)
+    found = watch.findings(NODE, nic(stalled), 19_000, training=True, gpu_util=BUSY, th=th)
     assert rules_of(found) == [("net.traffic_collapse", None)]
     still = [0.0] * 20  # the window no longer holds normal traffic: the baseline was kept
-    assert watch.findings(NODE, nic(still), 19_000, training=True, th=th)
-    assert watch.findings(NODE, nic(still), 19_000, training=False, th=th) == []
-    assert watch.findings(NODE, nic([1e3] * 20), 19_000, training=True, th=th) == []
+    assert watch.findings(NODE, nic(still), 19_000, training=True, gpu_util=BUSY, th=th)
+    assert watch.findings(NODE, nic(still), 19_000, training=False, gpu_util=BUSY, th=th) == []
+    assert watch.findings(NODE, nic([1e3] * 20), 19_000, training=True, gpu_util=BUSY, th=th) == []
+
+
+def test_traffic_gone_with_the_gpus_idle_is_the_job_ending_not_a_stall() -> None:
+    """Issue 34's healthy runs: the job's processes exit, the wire and the GPUs go quiet
+    together, and the runner notices a moment later; ranks stuck in a collective keep their
+    GPUs spinning instead. Without GPU readings the traffic alone still decides."""
+    th = AlertThresholds(nic_recent_s=3.0)
+    ended = [*[20e9] * 16, 0.0, 0.0, 0.0, 0.0]
+    for util in (0.0, 2.0, 30.0):  # gone, the last checkpoint's write, winding down
+        found = TrafficWatch().findings(
+            NODE, nic(ended), 19_000, training=True, gpu_util=util, th=th
+        )
+        assert found == [], util
+    for util in (BUSY, 100.0, float("nan")):
+        found = TrafficWatch().findings(
+            NODE, nic(ended), 19_000, training=True, gpu_util=util, th=th
+        )
+        assert rules_of(found) == [("net.traffic_collapse", None)], util
 
 
 # --- XIDs -----------------------------------------------------------------------------------------

@@ -120,3 +120,28 @@ def test_collective_stall_collapses_traffic_then_the_nccl_watchdog_fires(
     finally:
         for job in jobs:
             job.cancel()
+
+
+def test_a_job_that_ended_before_the_runner_noticed_is_idle_gpus_not_a_stalled_network(
+    make_live: Callable[..., Live],
+) -> None:
+    """Issue 34's healthy runs: the job's processes exit, and the runner tells telemetry a
+    moment later (seconds on a loaded machine). Traffic and GPUs go quiet together: that is
+    no stalled collective (the test above: the GPUs spin, the traffic collapses), and only
+    the idle-GPU rule may speak, as it does for a job whose processes are gone for good."""
+    live = make_live()
+    jobs = start_training(live)
+    try:
+        wait_busy_then_start(live)
+        nic = live.service.collectors(live.cluster_id)[0].live
+        wait_until(lambda: nic.nic_window().totals()[-10:].min() > 1e9)  # training traffic
+        time.sleep(1.6)  # a baseline of normal traffic, as in the stall test
+        for job in jobs:  # the job ends on the nodes; the service still counts it running
+            job.cancel()
+        wait_until(lambda: live.raised("gpu.idle_during_job"), timeout=15)
+        time.sleep(1.0)  # the collapse's window and hold, twice over
+        assert not live.raised("net.traffic_collapse")
+        assert fault_rules(live) == {"gpu.idle_during_job"}
+    finally:
+        for job in jobs:
+            job.cancel()

@@ -136,7 +136,7 @@ def test_a_traffic_collapse_and_a_lost_node_word_their_figures_in_chinese() -> N
     rates[:, 0, 0] = rates[:, 0, 1] = np.array(totals) / 2
     window = NicWindow(np.arange(20, dtype=np.int64) * 1000, rates, ("mlx5_0:1",))
     (f,) = TrafficWatch().findings(
-        NODE, window, 19_000, training=True, th=AlertThresholds(nic_recent_s=3.0)
+        NODE, window, 19_000, training=True, gpu_util=97.0, th=AlertThresholds(nic_recent_s=3.0)
     )
     assert f.message == (
         "gpu-node-7: network traffic fell to 0.0 Mb/s from 160.00 Gb/s while training runs"

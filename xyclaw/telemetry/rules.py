@@ -549,37 +549,54 @@ def _underused(
 
 @dataclass(frozen=True)
 class NodeStats:
-    """One node's window, reduced: per GPU mean utilization and power, and throttling."""
+    """One node's window, reduced: per GPU the median utilization and power, how busy it
+    was at its least busy (the lower quartile), and throttling.
+
+    Medians and the quartile, not means: a window of a few readings that spans a change
+    every GPU goes through (the job's start-up, its last step, a checkpoint pause) has
+    means set by where each GPU's few readings happen to fall, and one reading more or
+    less on the slow side made a healthy GPU a straggler (issue 34's healthy runs)."""
 
     node: NodeRef
     util: npt.NDArray[np.float64]
     power: npt.NDArray[np.float64]
     slowed: npt.NDArray[np.bool_]
+    util_low: npt.NDArray[np.float64] | None = None  # None: the medians stand for it
 
     @property
     def mean_util(self) -> float:
         ok = ~np.isnan(self.util)
         return float(self.util[ok].mean()) if ok.any() else float("nan")
 
+    @property
+    def mean_low(self) -> float:
+        """The node's GPUs at their least busy in the window, on average."""
+        low = self.util if self.util_low is None else self.util_low
+        ok = ~np.isnan(low)
+        return float(low[ok].mean()) if ok.any() else float("nan")
 
-def _column_means(a: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Mean of each column over its known values; NaN for a column with none."""
+
+def _column_quantiles(
+    a: npt.NDArray[np.float64], qs: tuple[float, ...]
+) -> list[npt.NDArray[np.float64]]:
+    """Each column's quantiles over its known values; NaN for a column with none."""
     known = ~np.isnan(a)
-    counts = known.sum(axis=0)
-    sums = np.where(known, a, 0.0).sum(axis=0)
-    out: npt.NDArray[np.float64] = np.full(a.shape[1], np.nan)
-    np.divide(sums, counts, out=out, where=counts > 0)
+    out = [np.full(a.shape[1], np.nan) for _ in qs]
+    for col in np.flatnonzero(known.any(axis=0)):
+        found = np.quantile(a[known[:, col], col], qs)
+        for q, value in enumerate(found):
+            out[q][col] = value
     return out
 
 
 def node_stats(node: NodeRef, window: GpuWindow) -> NodeStats | None:
     if not len(window):
         return None
-    util = _column_means(values(window.records, "util"))
-    power = _column_means(values(window.records, "power_w"))
+    util, util_low = _column_quantiles(values(window.records, "util"), (0.5, 0.25))
+    (power,) = _column_quantiles(values(window.records, "power_w"), (0.5,))
     thr = window.records["throttle"]
     slowed = np.any((thr != MISSING["throttle"]) & ((thr & THROTTLE_SLOWDOWN_MASK) != 0), axis=0)
-    return NodeStats(node, util, power, slowed)
+    return NodeStats(node, util, power, slowed, util_low)
 
 
 def medians_of_others(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -609,10 +626,12 @@ def straggler_findings(stats: Sequence[NodeStats], th: AlertThresholds) -> list[
     if not stats:
         return out
     util = np.concatenate([s.util for s in stats])
+    low = np.concatenate([s.util if s.util_low is None else s.util_low for s in stats])
     power = np.concatenate([s.power for s in stats])
     slowed = np.concatenate([s.slowed for s in stats])
     owner = [(s, g) for s in stats for g in range(s.util.shape[0])]
     peer_util = medians_of_others(util)
+    peer_low = medians_of_others(low)
     peer_power = medians_of_others(power)
     if util.shape[0] >= 3:
         for i, (s, g) in enumerate(owner):
@@ -620,7 +639,11 @@ def straggler_findings(stats: Sequence[NodeStats], th: AlertThresholds) -> list[
                 continue
             med_u = float(peer_util[i])
             med_p = float(peer_power[i])
-            if not med_u >= th.straggler_min_peer_util:
+            # the peers busy through the window, not only on the whole: a window across
+            # the start-up, the last step or a checkpoint pause judges nobody
+            if not (
+                med_u >= th.straggler_min_peer_util and peer_low[i] >= th.straggler_min_peer_util
+            ):
                 continue
             low_util = util[i] < th.straggler_util_ratio * med_u
             # Low power counts only when the GPU is not busier than its peers: a GPU spinning
@@ -651,11 +674,16 @@ def straggler_findings(stats: Sequence[NodeStats], th: AlertThresholds) -> list[
                     )
                 )
     node_util = np.array([s.mean_util for s in stats])
+    node_low = np.array([s.mean_low for s in stats])
     peer_nodes = medians_of_others(node_util)
+    peer_nodes_low = medians_of_others(node_low)
     if len(stats) >= 2:
         for i, s in enumerate(stats):
             med = float(peer_nodes[i])
-            if np.isnan(node_util[i]) or not med >= th.straggler_min_peer_util:
+            if np.isnan(node_util[i]) or not (
+                med >= th.straggler_min_peer_util
+                and peer_nodes_low[i] >= th.straggler_min_peer_util
+            ):
                 continue
             if node_util[i] < th.straggler_util_ratio * med:
                 out.append(
@@ -676,7 +704,12 @@ def straggler_findings(stats: Sequence[NodeStats], th: AlertThresholds) -> list[
 
 
 class TrafficWatch:
-    """Per node: the traffic a training job normally moves, kept while it has collapsed."""
+    """Per node: the traffic a training job normally moves, kept while it has collapsed.
+
+    A collapse is a stall only while the node's GPUs stay busy: ranks stuck in a collective
+    spin at full utilization with nothing on the wire. Traffic gone with the GPUs idle is
+    the job's processes gone from the node (it ended, the runner has yet to notice, or a
+    rank crashed): no stall, and the idle-GPU rule speaks for it if it lasts."""
 
     def __init__(self) -> None:
         self._baseline: dict[int, float] = {}
@@ -688,10 +721,13 @@ class TrafficWatch:
         now_ms: int,
         *,
         training: bool,
+        gpu_util: float,
         th: AlertThresholds,
     ) -> list[Finding]:
+        """``gpu_util``: the node's mean GPU utilization over the last ``nic_recent_s``
+        (NaN without readings: then the traffic alone decides)."""
         totals = window.totals()
-        if not training or not len(totals):
+        if not training or not len(totals) or gpu_util < th.busy_util_percent:
             self._baseline.pop(node.node_id, None)
             return []
         recent_from = now_ms - int(th.nic_recent_s * 1000)

@@ -470,8 +470,16 @@ class TelemetryService:
             if c.last_nic is not None and now - c.last_nic <= fresh_s:
                 busy = st is not None and st.mean_util >= th.busy_util_percent
                 nic_window = c.live.nic_window(since_ms=now_ms - int(th.nic_baseline_s * 1000))
+                recent = node_stats(
+                    c.ref, c.live.gpu_window(since_ms=now_ms - int(th.nic_recent_s * 1000))
+                )
                 nic_findings = self._traffic.findings(
-                    c.ref, nic_window, now_ms, training=training or busy, th=th
+                    c.ref,
+                    nic_window,
+                    now_ms,
+                    training=training or busy,
+                    gpu_util=float("nan") if recent is None else recent.mean_util,
+                    th=th,
                 )
                 self.alerts.update(("net", cid, nid), nic_findings, now)
                 links = link_regression_findings(
