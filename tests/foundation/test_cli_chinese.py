@@ -620,3 +620,29 @@ def test_diagnose_says_a_malformed_paste_in_chinese(
     assert "ibstat：CA mlx5_0 中有无法读取的行 'garbage line'" in text, text
     assert "请原样传入 `ibstat` 的输出" in text
     assert not _said_not_quoted(text, paste.read_text()), _said_not_quoted(text, "")
+
+
+# -- issue 35, b35: the last English lines in a Chinese setting ---------------------------------
+
+
+def test_ask_words_a_tool_s_status_and_a_card_s_effect(
+    chinese: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """xyclaw ask at a terminal: the tool call's line says its status (完成, not done) and the
+    card its effect (花钱, not spend), in the demo's words."""
+    import sys
+
+    from xyclaw.sim.cloud import launcher
+
+    monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # the lines of a terminal
+    try:
+        assert main(["ask", "用8张卡LoRA微调13B模型，预算500元"]) == 0
+        planned = capsys.readouterr().out
+        assert main(["ask", "--conversation", "1", "租第一个"]) == 3
+        card = capsys.readouterr().out
+    finally:
+        launcher.stop(AppPaths.from_environment().data_dir / "sim")
+    assert "<- plan: 完成 (" in planned, planned
+    assert "需要你批准（花钱）" in card, card
+    assert "done" not in planned and "spend" not in card
