@@ -480,6 +480,15 @@ USAGE_ERRORS = [
     (["plan", "--task", "finetune-lora", "--model-size", "7B", "--limit", "-1"], 2),
     (["down", "nope", "--yes"], 2),
     (["hosts", "trust", "gpu1", "--fingerprint", "bad"], 2),
+    # the planner's own complaints and `up --budget` (issue 35, b35)
+    (["plan", "--task", "finetune-lora", "--model-size", "7", "--gpus", "8"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "abc"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--tokens", "1e30"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--epochs", "x"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--deadline", "soon"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--budget", "12,x"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpu", "NOPE"], 2),
+    (["up", "--gpu", "A100", "--gpus", "8", "--budget", "-3"], 2),
 ]
 
 
@@ -492,6 +501,8 @@ def test_usage_errors_are_chinese(
     assert main(command) == code
     err = capsys.readouterr().err
     assert err.startswith("xyclaw：错误：") and re.search("[\u4e00-\u9fff]", err[10:]), err
+    if command[0] in ("plan", "up") and len(command) > 5:  # b35: the flag, then the planner's words
+        assert re.match(r"xyclaw：错误：--[a-z-]+：.*[\u4e00-\u9fff]", err), err
     assert not english_runs(err), english_runs(err)
 
 
@@ -529,6 +540,16 @@ def test_usage_errors_are_unchanged_in_english(
         ),
         ("jobs", "show", "99"): "xyclaw: error: no job '99'\n  -> `xyclaw jobs --all` lists them\n",
         ("up", "--gpu", "A100", "--gpus", "0"): "xyclaw: error: --gpus must be 1 or more\n",
+        ("plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "abc"): (
+            "xyclaw: error: --gpus: 'abc' is not a GPU count; expected N, MIN-MAX or N+,"
+            " such as 8-32\n"
+        ),
+        ("plan", "--task", "finetune-lora", "--model-size", "7B", "--gpu", "NOPE"): (
+            "xyclaw: error: --gpu: unknown GPU model 'NOPE'\n  -> known: "
+        ),
+        ("up", "--gpu", "A100", "--gpus", "8", "--budget", "-3"): (
+            "xyclaw: error: --budget: '-3' is negative; expected an amount of 0 or more\n"
+        ),
     }
     for command, start in expected.items():
         assert main(list(command)) == 2

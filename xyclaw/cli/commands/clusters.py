@@ -17,7 +17,7 @@ from xyclaw.cli.render import (
     state_word,
 )
 from xyclaw.errors import UsageError
-from xyclaw.wording import said
+from xyclaw.wording import said, said_of
 
 
 def _gpu_count(text: str) -> int:
@@ -215,7 +215,9 @@ def _budget(text: str) -> int:
     try:
         return parse_amount(text)
     except ValueError as exc:
-        raise UsageError(f"--budget: {exc}") from exc
+        raise UsageError(
+            said("cli.usage.flag_problem", flag="--budget", problem=said_of(exc))
+        ) from exc
 
 
 def _up(args: argparse.Namespace, ctx: CliContext) -> int:

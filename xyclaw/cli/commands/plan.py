@@ -11,6 +11,7 @@ from xyclaw.wording import said
 
 if TYPE_CHECKING:
     from xyclaw.cli.context import CliContext
+    from xyclaw.engine.values import RequestError
 
 TASKS = ("pretrain", "finetune-full", "finetune-lora", "inference")
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4")
@@ -100,6 +101,16 @@ def _limit(text: str) -> int | None:
     return None if value == 0 else value
 
 
+def _flag_error(exc: RequestError) -> UsageError:
+    """The planner's complaint about a field as a usage error naming its flag, in each
+    language (the planner's Said kept)."""
+    problem = exc.said or exc.message
+    hint = exc.hint_said or exc.hint
+    return UsageError(
+        said("cli.usage.flag_problem", flag=_flag(exc.field), problem=problem), hint=hint
+    )
+
+
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.cli.render import print_plan
     from xyclaw.engine import Engine
@@ -111,7 +122,7 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         request = PlanRequest.parse(**values, fastest=args.fastest)
     except RequestError as exc:
-        raise UsageError(f"{_flag(exc.field)}: {exc.message}", hint=exc.hint) from None
+        raise _flag_error(exc) from None
 
     extra = []
     if args.offers:
@@ -126,7 +137,7 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             request, providers=providers, extra_offers=extra, use_memory=not args.no_memory
         )
     except RequestError as exc:
-        raise UsageError(f"{_flag(exc.field)}: {exc.message}", hint=exc.hint) from None
+        raise _flag_error(exc) from None
     result = outcome.result
     for note in outcome.notes:
         ctx.warn(f"xyclaw plan: {note}")
