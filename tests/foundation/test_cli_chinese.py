@@ -667,3 +667,55 @@ def test_ask_words_a_tool_s_status_and_a_card_s_effect(
     assert "<- plan: 完成 (" in planned, planned
     assert "需要你批准（花钱）" in card, card
     assert "done" not in planned and "spend" not in card
+
+
+def _a_reconcile_with_news() -> object:
+    """What a reconcile may report: a provider that did not answer, one that failed with a
+    said error, and a name in each of the lists the CLI warns about."""
+    from xyclaw.engine.reconcile import ReconcileReport
+    from xyclaw.wording import said
+
+    report = ReconcileReport(
+        orphans_released=["o1"],
+        orphans_reported=["o2"],
+        interrupted_released=["c3"],
+        releases_completed=["c4"],
+        gone=["c5"],
+    )
+    report.add_error("vastai", said("error.typed.reconcile_no_answer", seconds="5"))
+    report.add_error("runpod", said("error.typed.unknown_gpu", gpu="'X'"))
+    return report
+
+
+@pytest.mark.parametrize("command", [["clusters"], ["billing"]], ids=" ".join)
+def test_the_reconcile_warnings_are_chinese_and_the_english_unchanged(
+    xyclaw_home: Path,
+    command: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The lines a command that reconciles first prints about what the reconcile found (b35);
+    the report is made here (a provider that does not answer is slow to stage)."""
+    from xyclaw.engine import Engine
+
+    monkeypatch.setattr(Engine, "reconcile", lambda self: _a_reconcile_with_news())
+    assert main(command) == 0
+    english = capsys.readouterr().err
+    assert (
+        "warning: could not check vastai: it did not answer within 5 s; its clusters are shown"
+        " as last seen\n" in english
+    )
+    assert "warning: could not check runpod: unknown GPU model 'X'\n" in english
+    assert "released orphan o1 (it billed but XyClaw did not expect it)" in english
+    assert "ORPHAN o2 bills but is not XyClaw's: release it if it is not yours" in english
+    assert "released c3: its set-up was interrupted" in english
+    assert "finished releasing c4" in english and "c5 is gone from its provider" in english
+    config = AppPaths.from_environment().config_file
+    config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+    assert main(command) == 0
+    chinese = capsys.readouterr().err
+    assert "警告：无法核对 vastai：5 秒内没有应答" in chinese
+    assert "警告：无法核对 runpod：未知的 GPU 型号 'X'" in chinese
+    assert "已释放孤儿实例 o1" in chinese and "孤儿实例 o2 在计费" in chinese
+    assert "已完成释放 c4" in chinese and "c5 已不在它的提供商处" in chinese
+    assert not english_runs(chinese), english_runs(chinese)

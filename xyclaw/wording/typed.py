@@ -85,6 +85,31 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error.typed.unknown_gpu": ("unknown GPU model {gpu}", "未知的 GPU 型号 {gpu}"),
     "error.typed.no_offer_in": ("no offer is in {field} {value}", "{field} {value} 中没有报价"),
     "error.typed.known": ("known: {names}", "已知：{names}"),
+    # -- xyclaw.engine: a provider not checked, a ledger not read ------------------------------
+    "error.typed.reconcile_failed": ("{provider}: {problem}", "{provider}：{problem}"),
+    "error.typed.reconcile_no_answer": (
+        "it did not answer within {seconds} s; its clusters are shown as last seen",
+        "{seconds} 秒内没有应答；它的集群按上次所见显示",
+    ),
+    "error.typed.ledger_unavailable": (
+        "{provider}'s ledger is unavailable: {problem}",
+        "{provider} 的账单暂时无法读取：{problem}",
+    ),
     # -- the CLI ---------------------------------------------------------------------------------
     "cli.usage.flag_problem": ("{flag}: {problem}", "{flag}：{problem}"),
+    "cli.reconcile.not_checked": ("warning: could not check {error}", "警告：无法核对 {error}"),
+    "cli.reconcile.orphan_released": (
+        "released orphan {name} (it billed but XyClaw did not expect it)",
+        "已释放孤儿实例 {name}（它在计费，但不是 XyClaw 预期的）",
+    ),
+    "cli.reconcile.orphan": (
+        "ORPHAN {name} bills but is not XyClaw's: release it if it is not yours",
+        "孤儿实例 {name} 在计费，但不属于 XyClaw：如果不是你的，请释放它",
+    ),
+    "cli.reconcile.interrupted": (
+        "released {name}: its set-up was interrupted",
+        "已释放 {name}：它的准备过程被中断了",
+    ),
+    "cli.reconcile.finished": ("finished releasing {name}", "已完成释放 {name}"),
+    "cli.reconcile.gone": ("{name} is gone from its provider", "{name} 已不在它的提供商处"),
 }
