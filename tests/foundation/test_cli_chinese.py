@@ -719,3 +719,39 @@ def test_the_reconcile_warnings_are_chinese_and_the_english_unchanged(
     assert "已释放孤儿实例 o1" in chinese and "孤儿实例 o2 在计费" in chinese
     assert "已完成释放 c4" in chinese and "c5 已不在它的提供商处" in chinese
     assert not english_runs(chinese), english_runs(chinese)
+
+
+def test_a_tune_s_causes_name_the_ports_a_probe_found_down_in_chinese(xyclaw_home: Path) -> None:
+    """A verdict on a 2-node IB cluster whose only ports are down (NCCL fell back to
+    sockets): the causes' details quote the probe's findings, which are worded (b35)."""
+    import io
+    import time
+
+    from xyclaw.cli.commands.tuning import _print_verdict
+    from xyclaw.cli.context import CliContext
+    from xyclaw.parsers.nccltests import parse_nccl_tests
+    from xyclaw.tuning.fabric import FabricReport, GpuNic, NodeFabric, PortInfo
+    from xyclaw.tuning.probe import summarize
+    from xyclaw.tuning.verdict import judge
+
+    down = (PortInfo("mlx5_0", 1, "DOWN", 200.0, "InfiniBand", None, 4, None),)
+    nodes = tuple(
+        NodeFabric(name=n, gpu_count=8, gpu_name="NVIDIA A800-SXM4-80GB", nvlinks=8,
+                   gpu_nics=(GpuNic(0, "mlx5_0", "PIX"),), ports=down)
+        for n in ("n0", "n1")
+    )  # fmt: skip
+    report = FabricReport(1, "c1", "ib-hdr-200", "A800", time.time(), nodes,
+                          summarize(nodes, "ib-hdr-200"))  # fmt: skip
+    log = Path(__file__).parents[1] / "tuning" / "fixtures"
+    run = parse_nccl_tests((log / "nccl_allreduce_2node_socket_fallback.txt").read_text())
+    verdict = judge([run], None, report=report)
+    assert {"no_active_hca", "port_down"} <= {c.code for c in verdict.causes}
+    shown = {}
+    for setting in ("en", "zh_CN"):
+        out = io.StringIO()
+        paths = AppPaths.from_environment()
+        _print_verdict(CliContext(paths, overrides={"gui.language": setting}, out=out), verdict)
+        shown[setting] = out.getvalue()
+    assert "n0: mlx5_0 port 1 is DOWN; n1: mlx5_0 port 1 is DOWN" in shown["en"]
+    assert "n0：mlx5_0 端口 1 的状态为 DOWN；n1：mlx5_0 端口 1 的状态为 DOWN" in shown["zh_CN"]
+    assert not english_runs(shown["zh_CN"]), english_runs(shown["zh_CN"])

@@ -95,6 +95,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{provider}'s ledger is unavailable: {problem}",
         "{provider} 的账单暂时无法读取：{problem}",
     ),
+    # -- xyclaw.tuning: the ports a probe found down, as one cause's detail --------------------
+    "common.semicolons": ("{first}; {rest}", "{first}；{rest}"),
     # -- the CLI ---------------------------------------------------------------------------------
     "cli.usage.flag_problem": ("{flag}: {problem}", "{flag}：{problem}"),
     "cli.reconcile.not_checked": ("warning: could not check {error}", "警告：无法核对 {error}"),
