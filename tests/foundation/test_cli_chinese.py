@@ -489,6 +489,9 @@ USAGE_ERRORS = [
     (["plan", "--task", "finetune-lora", "--model-size", "7B", "--budget", "12,x"], 2),
     (["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpu", "NOPE"], 2),
     (["up", "--gpu", "A100", "--gpus", "8", "--budget", "-3"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--fabric", "zzz"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--fabric", "ib-hdr-100"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--offers", "/no/such.csv"], 2),
 ]
 
 
@@ -549,6 +552,14 @@ def test_usage_errors_are_unchanged_in_english(
         ),
         ("up", "--gpu", "A100", "--gpus", "8", "--budget", "-3"): (
             "xyclaw: error: --budget: '-3' is negative; expected an amount of 0 or more\n"
+        ),
+        ("plan", "--task", "finetune-lora", "--model-size", "7B", "--fabric", "ib-hdr-100"): (
+            "xyclaw: error: --fabric: 'ib-hdr-100': InfiniBand HDR runs at 200 Gb/s; a family"
+            " (ib, roce, eth, none) also works\n"
+        ),
+        ("plan", "--task", "finetune-lora", "--model-size", "7B", "--offers", "/no/such.csv"): (
+            "xyclaw: error: --offers: cannot read the catalog file /no/such.csv: No such file or"
+            " directory\n  -> check that the file exists and is readable\n"
         ),
     }
     for command, start in expected.items():

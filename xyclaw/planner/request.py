@@ -172,9 +172,10 @@ class PlanRequest:
                 try:
                     fabric = parse_fabric(fabric).name
                 except ValueError as exc:
-                    raise RequestError(
-                        "fabric", f"{exc}; a family ({', '.join(FAMILIES)}) also works"
-                    ) from None
+                    also = said(
+                        "error.typed.or_family", problem=said_of(exc), families=", ".join(FAMILIES)
+                    )
+                    raise RequestError("fabric", also) from None
             set_(self, "fabric", fabric)
         if self.budget_micro is not None and self.budget_micro <= 0:
             raise RequestError("budget", said("error.plan.budget_positive"))

@@ -81,6 +81,47 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{text} is more than XyClaw plans for (at most {most})",
         "{text} 超出了 XyClaw 的规划范围（最多 {most}）",
     ),
+    # -- xyclaw.catalog.fabrics ----------------------------------------------------------------
+    "error.typed.not_fabric": (
+        "{text} is not a fabric; expected one of {names}"
+        " (or ib-<generation>-<Gb/s>, roce-<Gb/s>, eth-<Gb/s>)",
+        "{text} 不是有效的网络；应为以下之一：{names}"
+        "（或 ib-<代>-<Gb/s>、roce-<Gb/s>、eth-<Gb/s>）",
+    ),
+    "error.typed.no_link_rate": (
+        "{text} has no link rate; expected a rate in Gb/s such as roce-100",
+        "{text} 没有链路速率；应带上 Gb/s 速率，例如 roce-100",
+    ),
+    "error.typed.ib_generation": (
+        "{text}: unknown InfiniBand generation {generation}; expected one of {names}",
+        "{text}：未知的 InfiniBand 代 {generation}；应为以下之一：{names}",
+    ),
+    "error.typed.ib_rate": (
+        "{text}: InfiniBand {generation} runs at {gbps} Gb/s",
+        "{text}：InfiniBand {generation} 的速率是 {gbps} Gb/s",
+    ),
+    "error.typed.or_family": (
+        "{problem}; a family ({families}) also works",
+        "{problem}；也可以只给网络类别（{families}）",
+    ),
+    # -- xyclaw.catalog.loader: an offers file (`xyclaw plan --offers`) -----------------------
+    "error.typed.catalog_unreadable": (
+        "cannot read the catalog file {path}: {why}",
+        "无法读取报价文件 {path}：{why}",
+    ),
+    "error.typed.no_such_file": ("No such file or directory", "没有这个文件或目录"),
+    "error.typed.catalog_unreadable_hint": (
+        "check that the file exists and is readable",
+        "请确认文件存在且可读",
+    ),
+    "error.typed.catalog_not_utf8": (
+        "{path} is not UTF-8 text (offset {offset}): not a CSV file of offers",
+        "{path} 不是 UTF-8 文本（偏移 {offset}）：不是报价的 CSV 文件",
+    ),
+    "error.typed.catalog_not_utf8_hint": (
+        "give a CSV file saved as UTF-8 (docs/planner.md shows its columns)",
+        "请给出以 UTF-8 保存的 CSV 文件（docs/planner.md 列出了它的各列）",
+    ),
     # -- xyclaw.planner.ranking ----------------------------------------------------------------
     "error.typed.unknown_gpu": ("unknown GPU model {gpu}", "未知的 GPU 型号 {gpu}"),
     "error.typed.no_offer_in": ("no offer is in {field} {value}", "{field} {value} 中没有报价"),

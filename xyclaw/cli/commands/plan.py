@@ -129,7 +129,10 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
         try:
             extra = [o for path in args.offers for o in Engine.load_offers_file(Path(path))]
         except CatalogError as exc:
-            raise UsageError(f"--offers: {exc.message}", hint=exc.hint) from None
+            problem = said(
+                "cli.usage.flag_problem", flag="--offers", problem=exc.said or exc.message
+            )
+            raise UsageError(problem, hint=exc.hint_said or exc.hint) from None
     # none named: the simulated cloud and every Slurm site of hosts.toml (the Engine's default)
     providers = [request.provider] if request.provider else None
     try:
