@@ -766,3 +766,36 @@ def test_a_tune_s_causes_name_the_ports_a_probe_found_down_in_chinese(xyclaw_hom
     assert "n0: mlx5_0 port 1 is DOWN; n1: mlx5_0 port 1 is DOWN" in shown["en"]
     assert "n0：mlx5_0 端口 1 的状态为 DOWN；n1：mlx5_0 端口 1 的状态为 DOWN" in shown["zh_CN"]
     assert not english_runs(shown["zh_CN"]), english_runs(shown["zh_CN"])
+
+
+def test_plan_s_notes_are_chinese_and_the_english_unchanged(
+    xyclaw_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """plan's notes (a provider offline, memory ranking down): the real plan, with a note
+    the Engine words as it does for a provider that did not answer (b35)."""
+    import dataclasses
+
+    from xyclaw.engine import Engine
+    from xyclaw.wording import said
+
+    real_plan = Engine.plan
+
+    def plan_with_a_note(self: Engine, *args: object, **kwargs: object) -> object:
+        outcome = real_plan(self, *args, **kwargs)  # type: ignore[arg-type]
+        note = said("common.plan_unknown_gpus", gpus="Z9000")
+        return dataclasses.replace(outcome, notes=[str(note)], notes_said=[note])
+
+    monkeypatch.setattr(Engine, "plan", plan_with_a_note)
+    argv = ["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "8"]
+    assert main(argv) == 0
+    english = capsys.readouterr().err
+    assert "xyclaw plan: left out offers of GPU models the planner has no figures for: Z9000" in (
+        english
+    )
+    config = AppPaths.from_environment().config_file
+    config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+    assert main(argv) == 0
+    chinese = capsys.readouterr()
+    assert "xyclaw plan：略去了规划器没有参数的 GPU 型号的报价：Z9000" in chinese.err
+    text = chinese.out + chinese.err
+    assert not english_runs(text), english_runs(text)

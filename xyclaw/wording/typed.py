@@ -140,6 +140,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "common.semicolons": ("{first}; {rest}", "{first}；{rest}"),
     # -- the CLI ---------------------------------------------------------------------------------
     "cli.usage.flag_problem": ("{flag}: {problem}", "{flag}：{problem}"),
+    "cli.plan_note": ("xyclaw plan: {text}", "xyclaw plan：{text}"),
     "cli.reconcile.not_checked": ("warning: could not check {error}", "警告：无法核对 {error}"),
     "cli.reconcile.orphan_released": (
         "released orphan {name} (it billed but XyClaw did not expect it)",

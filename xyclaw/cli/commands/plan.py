@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.errors import UsageError
-from xyclaw.wording import said
+from xyclaw.wording import said, worded
 
 if TYPE_CHECKING:
     from xyclaw.cli.context import CliContext
@@ -142,8 +142,9 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     except RequestError as exc:
         raise _flag_error(exc) from None
     result = outcome.result
-    for note in outcome.notes:
-        ctx.warn(f"xyclaw plan: {note}")
+    said_notes = outcome.notes_said if len(outcome.notes_said) == len(outcome.notes) else []
+    for note in said_notes or outcome.notes:
+        ctx.warn(ctx.text("plan_note", text=worded(note, ctx.language)))
 
     if args.json:
         ctx.print_json(
