@@ -66,7 +66,7 @@ def test_the_terminal_words_a_tool_s_line_in_the_setting_s_language(
         _Printer(ctx, stream=True)(done)
         lines[setting] = out.getvalue().strip()
     assert lines["en"] == f"<- plan: done ({done.call.summary})"
-    assert lines["zh_CN"].startswith("<- plan: done (方案 ")
+    assert lines["zh_CN"].startswith("<- plan: 完成 (方案 ")  # the demo's word for done (b35)
 
 
 def test_a_plan_where_nothing_fits_says_why_in_either_language(

@@ -480,6 +480,18 @@ USAGE_ERRORS = [
     (["plan", "--task", "finetune-lora", "--model-size", "7B", "--limit", "-1"], 2),
     (["down", "nope", "--yes"], 2),
     (["hosts", "trust", "gpu1", "--fingerprint", "bad"], 2),
+    # the planner's own complaints and `up --budget` (issue 35, b35)
+    (["plan", "--task", "finetune-lora", "--model-size", "7", "--gpus", "8"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "abc"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--tokens", "1e30"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--epochs", "x"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--deadline", "soon"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--budget", "12,x"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpu", "NOPE"], 2),
+    (["up", "--gpu", "A100", "--gpus", "8", "--budget", "-3"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--fabric", "zzz"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--fabric", "ib-hdr-100"], 2),
+    (["plan", "--task", "finetune-lora", "--model-size", "7B", "--offers", "/no/such.csv"], 2),
 ]
 
 
@@ -492,6 +504,8 @@ def test_usage_errors_are_chinese(
     assert main(command) == code
     err = capsys.readouterr().err
     assert err.startswith("xyclaw：错误：") and re.search("[\u4e00-\u9fff]", err[10:]), err
+    if command[0] in ("plan", "up") and len(command) > 5:  # b35: the flag, then the planner's words
+        assert re.match(r"xyclaw：错误：--[a-z-]+：.*[\u4e00-\u9fff]", err), err
     assert not english_runs(err), english_runs(err)
 
 
@@ -529,6 +543,24 @@ def test_usage_errors_are_unchanged_in_english(
         ),
         ("jobs", "show", "99"): "xyclaw: error: no job '99'\n  -> `xyclaw jobs --all` lists them\n",
         ("up", "--gpu", "A100", "--gpus", "0"): "xyclaw: error: --gpus must be 1 or more\n",
+        ("plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "abc"): (
+            "xyclaw: error: --gpus: 'abc' is not a GPU count; expected N, MIN-MAX or N+,"
+            " such as 8-32\n"
+        ),
+        ("plan", "--task", "finetune-lora", "--model-size", "7B", "--gpu", "NOPE"): (
+            "xyclaw: error: --gpu: unknown GPU model 'NOPE'\n  -> known: "
+        ),
+        ("up", "--gpu", "A100", "--gpus", "8", "--budget", "-3"): (
+            "xyclaw: error: --budget: '-3' is negative; expected an amount of 0 or more\n"
+        ),
+        ("plan", "--task", "finetune-lora", "--model-size", "7B", "--fabric", "ib-hdr-100"): (
+            "xyclaw: error: --fabric: 'ib-hdr-100': InfiniBand HDR runs at 200 Gb/s; a family"
+            " (ib, roce, eth, none) also works\n"
+        ),
+        ("plan", "--task", "finetune-lora", "--model-size", "7B", "--offers", "/no/such.csv"): (
+            "xyclaw: error: --offers: cannot read the catalog file /no/such.csv: No such file or"
+            " directory\n  -> check that the file exists and is readable\n"
+        ),
     }
     for command, start in expected.items():
         assert main(list(command)) == 2
@@ -620,3 +652,150 @@ def test_diagnose_says_a_malformed_paste_in_chinese(
     assert "ibstat：CA mlx5_0 中有无法读取的行 'garbage line'" in text, text
     assert "请原样传入 `ibstat` 的输出" in text
     assert not _said_not_quoted(text, paste.read_text()), _said_not_quoted(text, "")
+
+
+# -- issue 35, b35: the last English lines in a Chinese setting ---------------------------------
+
+
+def test_ask_words_a_tool_s_status_and_a_card_s_effect(
+    chinese: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """xyclaw ask at a terminal: the tool call's line says its status (完成, not done) and the
+    card its effect (花钱, not spend), in the demo's words."""
+    import sys
+
+    from xyclaw.sim.cloud import launcher
+
+    monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # the lines of a terminal
+    try:
+        assert main(["ask", "用8张卡LoRA微调13B模型，预算500元"]) == 0
+        planned = capsys.readouterr().out
+        assert main(["ask", "--conversation", "1", "租第一个"]) == 3
+        card = capsys.readouterr().out
+    finally:
+        launcher.stop(AppPaths.from_environment().data_dir / "sim")
+    assert "<- plan: 完成 (" in planned, planned
+    assert "需要你批准（花钱）" in card, card
+    assert "done" not in planned and "spend" not in card
+
+
+def _a_reconcile_with_news() -> object:
+    """What a reconcile may report: a provider that did not answer, one that failed with a
+    said error, and a name in each of the lists the CLI warns about."""
+    from xyclaw.engine.reconcile import ReconcileReport
+    from xyclaw.wording import said
+
+    report = ReconcileReport(
+        orphans_released=["o1"],
+        orphans_reported=["o2"],
+        interrupted_released=["c3"],
+        releases_completed=["c4"],
+        gone=["c5"],
+    )
+    report.add_error("vastai", said("error.typed.reconcile_no_answer", seconds="5"))
+    report.add_error("runpod", said("error.typed.unknown_gpu", gpu="'X'"))
+    return report
+
+
+@pytest.mark.parametrize("command", [["clusters"], ["billing"]], ids=" ".join)
+def test_the_reconcile_warnings_are_chinese_and_the_english_unchanged(
+    xyclaw_home: Path,
+    command: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The lines a command that reconciles first prints about what the reconcile found (b35);
+    the report is made here (a provider that does not answer is slow to stage)."""
+    from xyclaw.engine import Engine
+
+    monkeypatch.setattr(Engine, "reconcile", lambda self: _a_reconcile_with_news())
+    assert main(command) == 0
+    english = capsys.readouterr().err
+    assert (
+        "warning: could not check vastai: it did not answer within 5 s; its clusters are shown"
+        " as last seen\n" in english
+    )
+    assert "warning: could not check runpod: unknown GPU model 'X'\n" in english
+    assert "released orphan o1 (it billed but XyClaw did not expect it)" in english
+    assert "ORPHAN o2 bills but is not XyClaw's: release it if it is not yours" in english
+    assert "released c3: its set-up was interrupted" in english
+    assert "finished releasing c4" in english and "c5 is gone from its provider" in english
+    config = AppPaths.from_environment().config_file
+    config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+    assert main(command) == 0
+    chinese = capsys.readouterr().err
+    assert "警告：无法核对 vastai：5 秒内没有应答" in chinese
+    assert "警告：无法核对 runpod：未知的 GPU 型号 'X'" in chinese
+    assert "已释放孤儿实例 o1" in chinese and "孤儿实例 o2 在计费" in chinese
+    assert "已完成释放 c4" in chinese and "c5 已不在它的提供商处" in chinese
+    assert not english_runs(chinese), english_runs(chinese)
+
+
+def test_a_tune_s_causes_name_the_ports_a_probe_found_down_in_chinese(xyclaw_home: Path) -> None:
+    """A verdict on a 2-node IB cluster whose only ports are down (NCCL fell back to
+    sockets): the causes' details quote the probe's findings, which are worded (b35)."""
+    import io
+    import time
+
+    from xyclaw.cli.commands.tuning import _print_verdict
+    from xyclaw.cli.context import CliContext
+    from xyclaw.parsers.nccltests import parse_nccl_tests
+    from xyclaw.tuning.fabric import FabricReport, GpuNic, NodeFabric, PortInfo
+    from xyclaw.tuning.probe import summarize
+    from xyclaw.tuning.verdict import judge
+
+    down = (PortInfo("mlx5_0", 1, "DOWN", 200.0, "InfiniBand", None, 4, None),)
+    nodes = tuple(
+        NodeFabric(name=n, gpu_count=8, gpu_name="NVIDIA A800-SXM4-80GB", nvlinks=8,
+                   gpu_nics=(GpuNic(0, "mlx5_0", "PIX"),), ports=down)
+        for n in ("n0", "n1")
+    )  # fmt: skip
+    report = FabricReport(1, "c1", "ib-hdr-200", "A800", time.time(), nodes,
+                          summarize(nodes, "ib-hdr-200"))  # fmt: skip
+    log = Path(__file__).parents[1] / "tuning" / "fixtures"
+    run = parse_nccl_tests((log / "nccl_allreduce_2node_socket_fallback.txt").read_text())
+    verdict = judge([run], None, report=report)
+    assert {"no_active_hca", "port_down"} <= {c.code for c in verdict.causes}
+    shown = {}
+    for setting in ("en", "zh_CN"):
+        out = io.StringIO()
+        paths = AppPaths.from_environment()
+        _print_verdict(CliContext(paths, overrides={"gui.language": setting}, out=out), verdict)
+        shown[setting] = out.getvalue()
+    assert "n0: mlx5_0 port 1 is DOWN; n1: mlx5_0 port 1 is DOWN" in shown["en"]
+    assert "n0：mlx5_0 端口 1 的状态为 DOWN；n1：mlx5_0 端口 1 的状态为 DOWN" in shown["zh_CN"]
+    assert not english_runs(shown["zh_CN"]), english_runs(shown["zh_CN"])
+
+
+def test_plan_s_notes_are_chinese_and_the_english_unchanged(
+    xyclaw_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """plan's notes (a provider offline, memory ranking down): the real plan, with a note
+    the Engine words as it does for a provider that did not answer (b35)."""
+    import dataclasses
+
+    from xyclaw.engine import Engine
+    from xyclaw.wording import said
+
+    real_plan = Engine.plan
+
+    def plan_with_a_note(self: Engine, *args: object, **kwargs: object) -> object:
+        outcome = real_plan(self, *args, **kwargs)  # type: ignore[arg-type]
+        note = said("common.plan_unknown_gpus", gpus="Z9000")
+        return dataclasses.replace(outcome, notes=[str(note)], notes_said=[note])
+
+    monkeypatch.setattr(Engine, "plan", plan_with_a_note)
+    argv = ["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "8"]
+    assert main(argv) == 0
+    english = capsys.readouterr().err
+    assert "xyclaw plan: left out offers of GPU models the planner has no figures for: Z9000" in (
+        english
+    )
+    config = AppPaths.from_environment().config_file
+    config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+    assert main(argv) == 0
+    chinese = capsys.readouterr()
+    assert "xyclaw plan：略去了规划器没有参数的 GPU 型号的报价：Z9000" in chinese.err
+    text = chinese.out + chinese.err
+    assert not english_runs(text), english_runs(text)

@@ -114,6 +114,10 @@ def test_vast_charging_more_than_metered_is_warned_about(vast: tuple[FakeVast, s
         bill = next(b for b in report.clusters if b.cluster_id == cluster_id)
         assert bill.charges == "unavailable" and bill.provider_ledger_micros is None
         assert any("vastai's ledger is unavailable" in w for w in report.warnings)
+        # and said, so a Chinese `xyclaw billing` words it (issue 35, b35)
+        [said] = report.warnings_said
+        assert str(said) == report.warnings[0]
+        assert said.in_language("zh").startswith("vastai 的账单暂时无法读取：")
     finally:
         engine.close()
 

@@ -54,21 +54,33 @@ class _Words:
         return Step(self(f"step_{title}"), self(f"ask_{key}", **values), tool)
 
     def status(self, status: str) -> str:
-        return self._word("status", status)
+        return status_word(self.language, status)
 
     def effect(self, effect: object) -> str:
-        return self._word("effect", str(effect))
-
-    def _word(self, kind: str, value: str) -> str:
-        from xyclaw.wording.catalogue import CATALOGUE
-
-        return self(f"{kind}_{value}") if f"agent.demo.{kind}_{value}" in CATALOGUE else value
+        return effect_word(self.language, effect)
 
     def said(self, said: Said | None, english: str | None) -> str:
         """A card's or a call's text: its English as it was; in Chinese its keyed form."""
         if self.language == "en" or said is None:
             return english or ""
         return worded(said, self.language)
+
+
+def status_word(language: str, status: str) -> str:
+    """A tool call's status (``done``) in ``language``: the demo's and ``xyclaw ask``'s word."""
+    return _word(language, "status", status)
+
+
+def effect_word(language: str, effect: object) -> str:
+    """A card's effect (``spend``) in ``language``: the demo's and ``xyclaw ask``'s word."""
+    return _word(language, "effect", str(effect))
+
+
+def _word(language: str, kind: str, value: str) -> str:
+    from xyclaw.wording.catalogue import CATALOGUE
+
+    key = f"agent.demo.{kind}_{value}"
+    return text_in(language, key) if key in CATALOGUE else value
 
 
 def run_demo(

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from xyclaw.wording import SaidValueError, said
+
 FAMILIES = ("ib", "roce", "eth", "none")
 NONE = "none"
 BUILTIN_FABRICS = ("ib-hdr-200", "ib-ndr-400", "roce-100", "roce-200", "eth-25", NONE)
@@ -46,23 +48,33 @@ def parse_fabric(text: str) -> Fabric:
         return Fabric(NONE, NONE, 0)
     match = _PATTERN.match(name)
     if match is None:
-        raise ValueError(
-            f"{text!r} is not a fabric; expected one of {', '.join(BUILTIN_FABRICS)} "
-            "(or ib-<generation>-<Gb/s>, roce-<Gb/s>, eth-<Gb/s>)"
+        raise SaidValueError(
+            said("error.typed.not_fabric", text=repr(text), names=", ".join(BUILTIN_FABRICS))
         )
     gbps = int(match["gbps"])
     if gbps <= 0:
-        raise ValueError(f"{text!r} has no link rate; expected a rate in Gb/s such as roce-100")
+        raise SaidValueError(said("error.typed.no_link_rate", text=repr(text)))
     generation = match["gen"]
     if generation is not None:
         expected = _IB_GENERATIONS.get(generation)
         if expected is None:
-            raise ValueError(
-                f"{text!r}: unknown InfiniBand generation {generation!r}; "
-                f"expected one of {', '.join(_IB_GENERATIONS)}"
+            raise SaidValueError(
+                said(
+                    "error.typed.ib_generation",
+                    text=repr(text),
+                    generation=repr(generation),
+                    names=", ".join(_IB_GENERATIONS),
+                )
             )
         if expected != gbps:
-            raise ValueError(f"{text!r}: InfiniBand {generation.upper()} runs at {expected} Gb/s")
+            raise SaidValueError(
+                said(
+                    "error.typed.ib_rate",
+                    text=repr(text),
+                    generation=generation.upper(),
+                    gbps=expected,
+                )
+            )
         return Fabric(name, "ib", gbps)
     return Fabric(name, match["family"], gbps)
 

@@ -18,6 +18,7 @@ from xyclaw.catalog.models import INTERCONNECTS, OFFER_KINDS, GpuModel, Offer
 from xyclaw.catalog.money import parse_amount
 from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.errors import CatalogError
+from xyclaw.wording import Said, said
 
 T = TypeVar("T")
 
@@ -130,14 +131,17 @@ def read_csv(path: Path, columns: Collection[str], required: Collection[str]) ->
     try:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
+        why: Said | str = exc.strerror or str(exc)
+        if isinstance(exc, FileNotFoundError):  # the commonest, said in each language
+            why = said("error.typed.no_such_file")
         raise CatalogError(
-            f"cannot read the catalog file {path}: {exc.strerror or exc}",
-            hint="check that the file exists and is readable",
+            said("error.typed.catalog_unreadable", path=str(path), why=why),
+            hint=said("error.typed.catalog_unreadable_hint"),
         ) from exc
     except UnicodeDecodeError as exc:
         raise CatalogError(
-            f"{path} is not UTF-8 text (offset {exc.start}): not a CSV file of offers",
-            hint="give a CSV file saved as UTF-8 (docs/planner.md shows its columns)",
+            said("error.typed.catalog_not_utf8", path=str(path), offset=exc.start),
+            hint=said("error.typed.catalog_not_utf8_hint"),
         ) from None
     return _rows_from_text(text, str(path), columns, required)
 

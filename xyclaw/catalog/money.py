@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from xyclaw.wording import SaidValueError, said
+
 MICRO_PER_UNIT = 1_000_000
 #: A trillion units: more than anyone spends on GPUs, and in micro-units still a 64-bit integer
 #: (what SQLite stores).
@@ -21,16 +23,19 @@ def parse_amount(text: str) -> int:
     try:
         value = Decimal(cleaned)
     except InvalidOperation as exc:
-        raise ValueError(f"{text!r} is not an amount; expected a number such as 3.5") from exc
+        raise SaidValueError(said("error.typed.not_amount", text=repr(text))) from exc
     if not value.is_finite():
-        raise ValueError(f"{text!r} is not a finite amount")
+        raise SaidValueError(said("error.typed.not_finite_amount", text=repr(text)))
     if value < 0:
-        raise ValueError(f"{text!r} is negative; expected an amount of 0 or more")
+        raise SaidValueError(said("error.typed.negative_amount", text=repr(text)))
     if value > MAX_AMOUNT:
-        raise ValueError(f"{text[:30]!r} is too large; expected at most {MAX_AMOUNT:,}")
+        too_large = said(
+            "error.typed.amount_too_large", text=repr(text[:30]), most=f"{MAX_AMOUNT:,}"
+        )
+        raise SaidValueError(too_large)
     micro = value * MICRO_PER_UNIT
     if micro != micro.to_integral_value():
-        raise ValueError(f"{text!r} has more than 6 decimal places")
+        raise SaidValueError(said("error.typed.too_many_places", text=repr(text)))
     return int(micro)
 
 

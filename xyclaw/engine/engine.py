@@ -1170,6 +1170,7 @@ class Engine:
         ledgers: dict[str, dict[str, int]] = {}
         silent: set[str] = set()  # providers with a ledger that did not answer
         warnings: list[str] = []
+        warnings_said: list[Said] = []
         for name in sorted({c.provider_id for c in clusters}):
             try:
                 provider = self._providers.get(name)
@@ -1182,7 +1183,11 @@ class Engine:
                 ledgers[name] = totals
             except XyclawError as exc:
                 silent.add(name)
-                warnings.append(f"{name}'s ledger is unavailable: {exc.message}")
+                unavailable = said(
+                    "error.typed.ledger_unavailable", provider=name, problem=exc.said or exc.message
+                )
+                warnings.append(str(unavailable))
+                warnings_said.append(unavailable)
         meters = self._charges.meter_totals([c.id for c in clusters])
         traffic = self._charges.bandwidth_totals([c.id for c in clusters])
         stored = self._charges.storage_totals([c.id for c in clusters])
@@ -1216,7 +1221,7 @@ class Engine:
             )
             for c in clusters
         ]
-        return BillingReport(clusters=bills, warnings=warnings)
+        return BillingReport(clusters=bills, warnings=warnings, warnings_said=warnings_said)
 
     @effect(Effect.READ)
     def spend(self, period: str | tuple[float, float] = "today") -> SpendSummary:

@@ -66,10 +66,18 @@ class ReconcileReport:
     releases_completed: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: ``errors`` as said, one for one, so a Chinese command line words them (b35)
+    errors_said: list[Said] = field(default_factory=list)
     unreachable: list[str] = field(default_factory=list)  # did not answer in time
     state_unknown: list[str] = field(default_factory=list)  # answered in a way not trusted
     unlisted: list[str] = field(default_factory=list)  # not listed: the user is asked
     relisted: list[str] = field(default_factory=list)  # listed again: the question withdrawn
+
+    def add_error(self, provider: str, problem: Said | str) -> None:
+        """One provider that could not be checked: the English in ``errors``, said beside."""
+        message = said("error.typed.reconcile_failed", provider=provider, problem=problem)
+        self.errors.append(str(message))
+        self.errors_said.append(message)
 
     @property
     def changed(self) -> bool:
@@ -139,7 +147,7 @@ class Reconciler:
             try:
                 self._provider(provider, listed, report)
             except XyclawError as exc:
-                report.errors.append(f"{name}: {exc.message}")
+                report.add_error(name, exc.said or exc.message)
                 log.warning("reconciling %s failed: %s", name, exc)
         return report
 
@@ -175,9 +183,8 @@ class Reconciler:
         for name in names:
             if name not in got:
                 report.unreachable.append(name)
-                report.errors.append(
-                    f"{name}: it did not answer within {self.timeout_s:g} s; its clusters are"
-                    " shown as last seen"
+                report.add_error(
+                    name, said("error.typed.reconcile_no_answer", seconds=f"{self.timeout_s:g}")
                 )
                 log.warning("reconciling %s: no answer within %.3g s", name, self.timeout_s)
                 continue
@@ -185,7 +192,7 @@ class Reconciler:
             if isinstance(answer, ProviderStateUnknownError):
                 self._state_unknown(name, answer, report)
             elif isinstance(answer, XyclawError):
-                report.errors.append(f"{name}: {answer.message}")
+                report.add_error(name, answer.said or answer.message)
                 log.warning("reconciling %s failed: %s", name, answer)
             elif isinstance(answer, BaseException):
                 raise answer
@@ -199,7 +206,7 @@ class Reconciler:
     ) -> None:
         """Keep the provider's clusters live (never gone on a guess) and warn once."""
         report.state_unknown.append(name)
-        report.errors.append(f"{name}: {error.message}")
+        report.add_error(name, error.said or error.message)
         log.warning("reconciling %s: state unknown: %s", name, error)
         if name in self._unknown_warned:
             return

@@ -93,6 +93,8 @@ class ClusterBill:
 class BillingReport:
     clusters: list[ClusterBill]
     warnings: list[str] = field(default_factory=list)
+    #: ``warnings`` as said, one for one, so a Chinese command line words them (b35)
+    warnings_said: list[Said] = field(default_factory=list)
 
     @property
     def totals(self) -> dict[str, int]:

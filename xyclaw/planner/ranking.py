@@ -169,14 +169,20 @@ def _select(
     """Rows passing the filters, or none and a sentence naming the filter that emptied them."""
     if request.gpu is not None and not catalog.has_gpu(request.gpu):
         known = ", ".join(g.name for g in catalog.gpus)
-        raise RequestError("gpu", f"unknown GPU model {request.gpu!r}", hint=f"known: {known}")
+        raise RequestError(
+            "gpu",
+            said("error.typed.unknown_gpu", gpu=repr(request.gpu)),
+            hint=said("error.typed.known", names=known),
+        )
     for field, value, names in (
         ("region", request.region, table.regions),
         ("provider", request.provider, table.providers),
     ):
         if value is not None and not any(same_name(value, n) for n in names):
             raise RequestError(
-                field, f"no offer is in {field} {value!r}", hint=f"known: {', '.join(names)}"
+                field,
+                said("error.typed.no_offer_in", field=field, value=repr(value)),
+                hint=said("error.typed.known", names=", ".join(names)),
             )
 
     def codes(names: tuple[str, ...], wanted: Callable[[str], bool]) -> IntArray:

@@ -19,7 +19,7 @@ from xyclaw.planner.parse import (
     parse_gpu_range,
     parse_size,
 )
-from xyclaw.wording import Said, said
+from xyclaw.wording import Said, SaidValueError, said, said_of
 
 # Without a token count: Chinchilla's 20 tokens per parameter for pretraining (Hoffmann et
 # al., 2022), and 100M tokens for a fine-tune (e.g. 50k examples of 2k tokens). Both are
@@ -172,9 +172,10 @@ class PlanRequest:
                 try:
                     fabric = parse_fabric(fabric).name
                 except ValueError as exc:
-                    raise RequestError(
-                        "fabric", f"{exc}; a family ({', '.join(FAMILIES)}) also works"
-                    ) from None
+                    also = said(
+                        "error.typed.or_family", problem=said_of(exc), families=", ".join(FAMILIES)
+                    )
+                    raise RequestError("fabric", also) from None
             set_(self, "fabric", fabric)
         if self.budget_micro is not None and self.budget_micro <= 0:
             raise RequestError("budget", said("error.plan.budget_positive"))
@@ -252,31 +253,37 @@ class PlanRequest:
             try:
                 return parse(text)
             except ValueError as exc:
-                raise RequestError(name, str(exc)) from None
+                raise RequestError(name, said_of(exc)) from None
 
         def number(most: float) -> Any:
             def read(text: str) -> float:
-                value = float(text)
+                try:
+                    value = float(text)
+                except ValueError:
+                    raise SaidValueError(said("error.typed.not_number", text=repr(text))) from None
                 if value != value or value in (float("inf"), float("-inf")):
-                    raise ValueError(f"{text!r} is not a finite number")
+                    raise SaidValueError(said("error.typed.not_finite", text=repr(text)))
                 if value > most:
-                    raise ValueError(f"{text!r} is more than XyClaw plans for (at most {most:g})")
+                    raise SaidValueError(
+                        said("error.typed.beyond_plans", text=repr(text), most=f"{most:g}")
+                    )
                 return value
 
             return read
 
-        def whole(what: str) -> Any:
+        def whole(what: Said) -> Any:
             return lambda text: parse_count(text, what=what)
 
+        count = whole(said("error.typed.what.token_count"))
         kwargs: dict[str, Any] = {
             "task": _choice("task", task, Task),
             "params": field("model_size", parse_size, model_size),
-            "tokens": field("tokens", whole("a token count"), tokens),
-            "dataset_tokens": field("dataset_tokens", whole("a token count"), dataset_tokens),
+            "tokens": field("tokens", count, tokens),
+            "dataset_tokens": field("dataset_tokens", count, dataset_tokens),
             "epochs": field("epochs", number(MOST_EPOCHS), epochs),
             "rate": field("rate", number(MOST_RATE), rate),
-            "prompt_tokens": field("prompt_tokens", whole("a token count"), prompt_tokens),
-            "output_tokens": field("output_tokens", whole("a token count"), output_tokens),
+            "prompt_tokens": field("prompt_tokens", count, prompt_tokens),
+            "output_tokens": field("output_tokens", count, output_tokens),
             "gpu": gpu,
             "region": region,
             "fabric": fabric,
@@ -286,7 +293,7 @@ class PlanRequest:
         if precision is not None:
             kwargs["precision"] = _choice("precision", precision, Precision)
         if context is not None:
-            kwargs["context"] = field("context", whole("a context length"), context)
+            kwargs["context"] = field("context", whole(said("error.typed.what.context")), context)
         if duration is not None:
             kwargs["serve_seconds"] = field("duration", parse_duration, duration)
         if gpus is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -208,12 +208,26 @@ def _cause_fallback_reasons(
             Cause.of(
                 "no_active_hca",
                 said("op.cause.no_active_hca"),
-                "; ".join(f for f in report.summary.findings if "port" in f)
+                _semicolons(_findings(report, lambda f: "port" in f))
                 or said("op.cause.no_active_hca.detail"),
                 said("op.cause.no_active_hca.fix"),
             )
         )
     return causes
+
+
+def _findings(report: FabricReport, wanted: Callable[[str], bool]) -> list[Said | str]:
+    """The probe's findings whose English is ``wanted``, each as said where it is."""
+    summary = report.summary
+    pairs = zip(summary.findings, summary.worded_findings(), strict=True)
+    return [worded for english, worded in pairs if wanted(english)]
+
+
+def _semicolons(items: Sequence[Said | str]) -> Said | str:
+    """``a; b; c`` in English, ``a；b；c`` in Chinese (none: "")."""
+    if len(items) <= 1:
+        return items[0] if items else ""
+    return said("common.semicolons", first=items[0], rest=_semicolons(items[1:]))
 
 
 def judge(
@@ -409,14 +423,14 @@ def judge(
                 )
             )
     if report is not None and multi_node and rdma_expected:
-        down = [f for f in report.summary.findings if " is DOWN" in f or "not active" in f]
-        slow = [f for f in report.summary.findings if f.startswith("ports below")]
+        down = _findings(report, lambda f: " is DOWN" in f or "not active" in f)
+        slow = _findings(report, lambda f: f.startswith("ports below"))
         if down:
             causes.append(
                 Cause.of(
                     "port_down",
                     said("op.cause.port_down"),
-                    "; ".join(down[:4]),
+                    _semicolons(down[:4]),
                     said("op.cause.port_down.fix"),
                 )
             )

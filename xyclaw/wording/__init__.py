@@ -86,6 +86,22 @@ class Said:
         return cls(data["key"], figures)
 
 
+class SaidValueError(ValueError):
+    """A parser's ValueError that keeps its :class:`Said`, so the usage error built from it
+    (``xyclaw plan --gpus``, ``xyclaw up --budget``) is worded in each language; its text is
+    the English, as a plain ValueError's was."""
+
+    def __init__(self, message: Said) -> None:
+        super().__init__(str(message))
+        self.said = message
+
+
+def said_of(exc: BaseException) -> Said | str:
+    """An error's :class:`Said` where it carries one, else its text."""
+    kept = getattr(exc, "said", None)
+    return kept if isinstance(kept, Said) else str(exc)
+
+
 def said(key: str, /, **figures: Figure) -> Said:
     """A :class:`Said` for ``key``; an unknown key is a programming error, caught here."""
     from xyclaw.wording.catalogue import CATALOGUE

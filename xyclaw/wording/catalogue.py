@@ -19,6 +19,7 @@ from xyclaw.wording import (
     planner,
     tuning_notes,
     turns,
+    typed,
     xid_catalog,
 )
 
@@ -29,6 +30,7 @@ def _merged() -> dict[str, tuple[str, str]]:
     modules += [cli, cli_help, planner]
     modules += [doctor, tuning_notes]  # issue 35 (d35): doctor's checks, tuning's notes
     modules += [demo, parsers, cli_usage]  # issue 35 (a35): demo, parsers, usage, slurm
+    modules += [typed]  # issue 35 (b35): what people type, said back
     for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:

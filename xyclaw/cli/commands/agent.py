@@ -211,6 +211,7 @@ class _Printer:
             args = json.dumps(event.call.args, ensure_ascii=False)
             self._write(f"\n  -> {display.line(event.call.tool)} {display.line(args)}")
         elif isinstance(event, ToolFinished):
+            from xyclaw.agent.demo import status_word
             from xyclaw.wording import worded
 
             call = event.call
@@ -220,7 +221,8 @@ class _Printer:
                 or worded(call.error_said or call.error, self.ctx.language)
                 or call.status
             )
-            self._write(f"\n  <- {display.line(call.tool)}: {call.status} ({display.line(note)})")
+            status = status_word(self.ctx.language, call.status)
+            self._write(f"\n  <- {display.line(call.tool)}: {status} ({display.line(note)})")
         self.ctx.out.flush()
 
     def finish(self, result: TurnResult) -> None:
@@ -249,6 +251,7 @@ class _Printer:
 def _card(request: ApprovalRequest, out: IO[str] | None = None) -> str:
     """The approval card as the terminal draws it: every line behind the card's marker, every
     value whole (wrapped, never cut) and drawn through ``display.line``."""
+    from xyclaw.agent.demo import effect_word
     from xyclaw.agent.rules.texts import card_label, say
     from xyclaw.agent.tools import bound_lines
     from xyclaw.cli.render import marked_lines
@@ -259,7 +262,7 @@ def _card(request: ApprovalRequest, out: IO[str] | None = None) -> str:
         say(
             language,
             "card_head",
-            effect=request.effect,
+            effect=effect_word(language, request.effect),
             agent=display.line(request.agent),
             title=display.line(request.title),
         )

@@ -17,7 +17,7 @@ from xyclaw.cli.render import (
     state_word,
 )
 from xyclaw.errors import UsageError
-from xyclaw.wording import said
+from xyclaw.wording import said, said_of, worded
 
 
 def _gpu_count(text: str) -> int:
@@ -215,7 +215,9 @@ def _budget(text: str) -> int:
     try:
         return parse_amount(text)
     except ValueError as exc:
-        raise UsageError(f"--budget: {exc}") from exc
+        raise UsageError(
+            said("cli.usage.flag_problem", flag="--budget", problem=said_of(exc))
+        ) from exc
 
 
 def _up(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -263,20 +265,22 @@ def _up(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def _reconcile(ctx: CliContext) -> None:
     """What every renting command does first: compare the providers with the store."""
-    report = ctx.engine().reconcile()
-    for error in report.errors:
-        ctx.warn(f"warning: could not check {error}")
-    for name in report.orphans_released:
-        ctx.warn(f"released orphan {name} (it billed but XyClaw did not expect it)")
-    for name in report.orphans_reported:
-        ctx.warn(f"ORPHAN {name} bills but is not XyClaw's: release it if it is not yours")
-    for name in report.interrupted_released:
-        ctx.warn(f"released {name}: its set-up was interrupted")
-    for name in report.releases_completed:
-        ctx.warn(f"finished releasing {name}")
-    for name in report.gone:
-        ctx.warn(f"{name} is gone from its provider")
     from xyclaw.wording import text_in
+
+    report = ctx.engine().reconcile()
+    said_errors = report.errors_said if len(report.errors_said) == len(report.errors) else []
+    for error in said_errors or report.errors:
+        ctx.warn(ctx.text("reconcile.not_checked", error=worded(error, ctx.language)))
+    lines = (
+        ("orphan_released", report.orphans_released),
+        ("orphan", report.orphans_reported),
+        ("interrupted", report.interrupted_released),
+        ("finished", report.releases_completed),
+        ("gone", report.gone),
+    )
+    for key, names in lines:
+        for name in names:
+            ctx.warn(ctx.text(f"reconcile.{key}", name=name))
 
     for cluster in ctx.engine().unlisted_clusters():  # asked until the user answers
         ctx.warn(
@@ -419,8 +423,11 @@ def _billing(args: argparse.Namespace, ctx: CliContext) -> int:
     engine = ctx.engine()
     _reconcile(ctx)
     report = engine.billing()
-    for warning in report.warnings:
-        ctx.warn(ctx.text("warning", text=warning))
+    said_warnings = (
+        report.warnings_said if len(report.warnings_said) == len(report.warnings) else []
+    )
+    for warning in said_warnings or report.warnings:
+        ctx.warn(ctx.text("warning", text=worded(warning, ctx.language)))
     if args.json:
         ctx.print_json(report.to_json())
         return 0

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.errors import UsageError
-from xyclaw.wording import said
+from xyclaw.wording import said, worded
 
 if TYPE_CHECKING:
     from xyclaw.cli.context import CliContext
+    from xyclaw.engine.values import RequestError
 
 TASKS = ("pretrain", "finetune-full", "finetune-lora", "inference")
 PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4")
@@ -100,6 +101,16 @@ def _limit(text: str) -> int | None:
     return None if value == 0 else value
 
 
+def _flag_error(exc: RequestError) -> UsageError:
+    """The planner's complaint about a field as a usage error naming its flag, in each
+    language (the planner's Said kept)."""
+    problem = exc.said or exc.message
+    hint = exc.hint_said or exc.hint
+    return UsageError(
+        said("cli.usage.flag_problem", flag=_flag(exc.field), problem=problem), hint=hint
+    )
+
+
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.cli.render import print_plan
     from xyclaw.engine import Engine
@@ -111,14 +122,17 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         request = PlanRequest.parse(**values, fastest=args.fastest)
     except RequestError as exc:
-        raise UsageError(f"{_flag(exc.field)}: {exc.message}", hint=exc.hint) from None
+        raise _flag_error(exc) from None
 
     extra = []
     if args.offers:
         try:
             extra = [o for path in args.offers for o in Engine.load_offers_file(Path(path))]
         except CatalogError as exc:
-            raise UsageError(f"--offers: {exc.message}", hint=exc.hint) from None
+            problem = said(
+                "cli.usage.flag_problem", flag="--offers", problem=exc.said or exc.message
+            )
+            raise UsageError(problem, hint=exc.hint_said or exc.hint) from None
     # none named: the simulated cloud and every Slurm site of hosts.toml (the Engine's default)
     providers = [request.provider] if request.provider else None
     try:
@@ -126,10 +140,11 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             request, providers=providers, extra_offers=extra, use_memory=not args.no_memory
         )
     except RequestError as exc:
-        raise UsageError(f"{_flag(exc.field)}: {exc.message}", hint=exc.hint) from None
+        raise _flag_error(exc) from None
     result = outcome.result
-    for note in outcome.notes:
-        ctx.warn(f"xyclaw plan: {note}")
+    said_notes = outcome.notes_said if len(outcome.notes_said) == len(outcome.notes) else []
+    for note in said_notes or outcome.notes:
+        ctx.warn(ctx.text("plan_note", text=worded(note, ctx.language)))
 
     if args.json:
         ctx.print_json(
