@@ -49,6 +49,8 @@ ALLOWED = {
     # what the launch card says XyClaw adds (issue 34): a product, a file and variables
     "pytorch", "flight", "recorder", "sitecustomize", "pythonpath", "xyclaw_step_times",
     "xyclaw_flight_recorder",
+    # ... and NCCL's Inspector plugin, by its name and its library's file name
+    "inspector", "libnccl", "profiler", "xyclaw_nccl_inspector",
 }  # fmt: skip
 WORD = re.compile(r"[A-Za-z][A-Za-z_]{2,}")
 
