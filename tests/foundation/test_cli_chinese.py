@@ -732,6 +732,22 @@ def test_the_reconcile_warnings_are_chinese_and_the_english_unchanged(
     assert not english_runs(chinese), english_runs(chinese)
 
 
+def test_an_orphan_s_name_cannot_draw_over_the_terminal(
+    xyclaw_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An orphan's name is its provider's text: its escape codes are shown, not obeyed (a
+    name that clears the screen could draw a fake card over the real one)."""
+    from xyclaw.engine import Engine
+    from xyclaw.engine.reconcile import ReconcileReport
+
+    hostile = "o9\x1b[2J\x1b[Hrelease approved"
+    report = ReconcileReport(orphans_reported=[hostile])
+    monkeypatch.setattr(Engine, "reconcile", lambda self: report)
+    assert main(["clusters"]) == 0
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "ORPHAN o9" in err
+
+
 def test_a_tune_s_causes_name_the_ports_a_probe_found_down_in_chinese(xyclaw_home: Path) -> None:
     """A verdict on a 2-node IB cluster whose only ports are down (NCCL fell back to
     sockets): the causes' details quote the probe's findings, which are worded (b35)."""

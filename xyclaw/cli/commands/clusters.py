@@ -18,6 +18,7 @@ from xyclaw.cli.render import (
 )
 from xyclaw.errors import UsageError
 from xyclaw.wording import said, said_of, worded
+from xyclaw.wording.display import line
 
 
 def _gpu_count(text: str) -> int:
@@ -270,7 +271,7 @@ def _reconcile(ctx: CliContext) -> None:
     report = ctx.engine().reconcile()
     said_errors = report.errors_said if len(report.errors_said) == len(report.errors) else []
     for error in said_errors or report.errors:
-        ctx.warn(ctx.text("reconcile.not_checked", error=worded(error, ctx.language)))
+        ctx.warn(ctx.text("reconcile.not_checked", error=line(worded(error, ctx.language))))
     lines = (
         ("orphan_released", report.orphans_released),
         ("orphan", report.orphans_reported),
@@ -280,7 +281,7 @@ def _reconcile(ctx: CliContext) -> None:
     )
     for key, names in lines:
         for name in names:
-            ctx.warn(ctx.text(f"reconcile.{key}", name=name))
+            ctx.warn(ctx.text(f"reconcile.{key}", name=line(name)))  # an orphan's: its provider's
 
     for cluster in ctx.engine().unlisted_clusters():  # asked until the user answers
         ctx.warn(
@@ -288,8 +289,8 @@ def _reconcile(ctx: CliContext) -> None:
                 ctx.language,
                 "op.unlisted",
                 provider=cluster.provider_id,
-                external=cluster.external_id or "-",
-                cluster=cluster.name,
+                external=line(cluster.external_id or "-"),
+                cluster=line(cluster.name),
             )
         )
 
@@ -318,7 +319,10 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
         if c.host_community:
             ctx.print(
                 ctx.text(
-                    "cluster_community", name=c.name, provider=c.provider_id, host=c.host or "?"
+                    "cluster_community",
+                    name=line(c.name),
+                    provider=c.provider_id,
+                    host=line(c.host or "?"),  # what the marketplace said of the host
                 )
             )
     return 0
@@ -350,10 +354,10 @@ def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
     worst = 0
     for node, result in results.items():
         if isinstance(result, CommandResult):
-            for line in result.stdout.splitlines():
-                ctx.print(f"{node}: {remote_text(ctx.out, line)}")
-            for line in result.stderr.splitlines():
-                ctx.warn(f"{node}: {remote_text(ctx.err, line)}")
+            for output_line in result.stdout.splitlines():
+                ctx.print(f"{node}: {remote_text(ctx.out, output_line)}")
+            for output_line in result.stderr.splitlines():
+                ctx.warn(f"{node}: {remote_text(ctx.err, output_line)}")
             if result.truncation_note:
                 ctx.warn(f"{node}: ({result.truncation_note})")
             if result.exit_code:
@@ -397,7 +401,7 @@ def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
     engine = ctx.engine()
     _reconcile(ctx)  # checks the listing again: a cluster listed again has no question
     card = engine.action("forget", args.cluster, asked_by="user")
-    name = card.of_kind("cluster")[0].name
+    name = line(card.of_kind("cluster")[0].name)
     cluster = engine.cluster(str(card.ids("cluster")[0]))
     per_hour = _money(int(card.price["per_hour_micros"]), cluster.currency)
     if not args.yes:
@@ -407,7 +411,7 @@ def _forget(args: argparse.Namespace, ctx: CliContext) -> int:
             "forget_question",
             name=name,
             provider=cluster.provider_id,
-            external=cluster.external_id or "-",
+            external=line(cluster.external_id or "-"),
             per_hour=per_hour,
         )
         if input(question).strip().lower() not in ("y", "yes"):
