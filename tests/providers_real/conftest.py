@@ -13,11 +13,14 @@ import pytest
 
 from tests.providers_real.fake_autodl import AutoDLSettings, Container, FakeAutoDL
 from tests.providers_real.fake_lambda import FakeLambda, Instance, LambdaSettings
+from tests.providers_real.fake_runpod import KEY as RUNPOD_KEY
+from tests.providers_real.fake_runpod import FakeRunPod
 from tests.providers_real.fakehttp import FakeServer
 from xyclaw.providers.autodl import AutoDLProvider
 from xyclaw.providers.autodl import AutoDLSettings as AdapterSettings
 from xyclaw.providers.http_retry import RetryPolicy
 from xyclaw.providers.lambda_cloud import LambdaProvider
+from xyclaw.providers.runpod import RunPodProvider
 
 FAST = RetryPolicy(attempts=6, base_delay_s=0.01, max_delay_s=0.05, deadline_s=20)
 _KEY = paramiko.ECDSAKey.generate()
@@ -121,3 +124,37 @@ def authorized_keys_from(cmd: str) -> list[str]:
         path = Path(root) / ".ssh" / "authorized_keys"
         assert oct(path.stat().st_mode & 0o777) == "0o600"
         return [line for line in path.read_text().splitlines() if line.strip()]
+
+
+MakeRunPod = Callable[..., tuple[FakeRunPod, RunPodProvider]]
+
+
+@pytest.fixture
+def make_runpod() -> Iterator[MakeRunPod]:
+    """RunPod providers pointed at fake RunPods on loopback; one server per fake, so a
+    second provider made on the same fake (an impatient one) talks to the same RunPod."""
+    started: list[RunPodProvider] = []
+    servers: dict[int, FakeServer] = {}
+
+    def make(
+        fake: FakeRunPod | None = None, *, key: str = RUNPOD_KEY, **options: object
+    ) -> tuple[FakeRunPod, RunPodProvider]:
+        fake = fake or FakeRunPod()
+        server = servers.get(id(fake)) or FakeServer(fake).start()
+        servers[id(fake)] = server
+        values: dict[str, object] = {
+            "rest_url": f"{server.url}/v1",
+            "graphql_url": f"{server.url}/graphql",
+            "retry": FAST,
+            "timeout_s": 5.0,
+        }
+        values.update(options)
+        provider = RunPodProvider(key, **values)  # type: ignore[arg-type]
+        started.append(provider)
+        return fake, provider
+
+    yield make
+    for provider in started:
+        provider.close()
+    for server in servers.values():
+        server.stop()

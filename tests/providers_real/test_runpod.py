@@ -8,45 +8,14 @@ port, and a listing it cannot trust read as "state unknown", never as "terminate
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.providers_real.conftest import APP_KEY, FAST
-from tests.providers_real.fake_runpod import KEY, FakeRunPod
-from tests.providers_real.fakehttp import FakeServer
+from tests.providers_real.conftest import APP_KEY, MakeRunPod
 from xyclaw.errors import CapacityError, ProviderStateUnknownError
 from xyclaw.providers.base import ClusterOrder, Feature
 from xyclaw.providers.http_retry import ApiError
 from xyclaw.providers.runpod import RunPodProvider
-
-MakeRunPod = Callable[..., tuple[FakeRunPod, RunPodProvider]]
-
-
-@pytest.fixture
-def make_runpod() -> Iterator[MakeRunPod]:
-    started: list[tuple[FakeServer, RunPodProvider]] = []
-
-    def make(
-        fake: FakeRunPod | None = None, *, key: str = KEY, **options: object
-    ) -> tuple[FakeRunPod, RunPodProvider]:
-        fake = fake or FakeRunPod()
-        server = FakeServer(fake).start()
-        values: dict[str, object] = {
-            "rest_url": f"{server.url}/v1",
-            "graphql_url": f"{server.url}/graphql",
-            "retry": FAST,
-            "timeout_s": 5.0,
-        }
-        values.update(options)
-        provider = RunPodProvider(key, **values)  # type: ignore[arg-type]
-        started.append((server, provider))
-        return fake, provider
-
-    yield make
-    for server, provider in started:
-        provider.close()
-        server.stop()
 
 
 def order(

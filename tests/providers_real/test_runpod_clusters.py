@@ -9,50 +9,18 @@ any pod still bills, and a listing it cannot trust read as "state unknown".
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.providers_real.conftest import APP_KEY, FAST
-from tests.providers_real.fake_runpod import KEY, FakeRunPod
+from tests.providers_real.conftest import APP_KEY, MakeRunPod
+from tests.providers_real.fake_runpod import FakeRunPod
 from tests.providers_real.fakehttp import FakeServer
 from xyclaw.errors import CapacityError, ProviderStateUnknownError
 from xyclaw.providers.base import ClusterOrder
 from xyclaw.providers.cloud_api import UnsupportedRequestError
-from xyclaw.providers.runpod import RunPodProvider
 
-MakeRunPod = Callable[..., tuple[FakeRunPod, RunPodProvider]]
 H100 = "NVIDIA H100 80GB HBM3"
-
-
-@pytest.fixture
-def make_runpod(tmp_path: object) -> Iterator[MakeRunPod]:
-    started: list[tuple[FakeServer, RunPodProvider]] = []
-    servers: dict[int, FakeServer] = {}
-
-    def make(
-        fake: FakeRunPod | None = None, **options: object
-    ) -> tuple[FakeRunPod, RunPodProvider]:
-        fake = fake or FakeRunPod()
-        server = servers.get(id(fake)) or FakeServer(fake).start()
-        servers[id(fake)] = server
-        values: dict[str, object] = {
-            "rest_url": f"{server.url}/v1",
-            "graphql_url": f"{server.url}/graphql",
-            "retry": FAST,
-            "timeout_s": 5.0,
-        }
-        values.update(options)
-        provider = RunPodProvider(KEY, **values)  # type: ignore[arg-type]
-        started.append((server, provider))
-        return fake, provider
-
-    yield make
-    for _, provider in started:
-        provider.close()
-    for server in servers.values():
-        server.stop()
 
 
 def two_nodes(key: str = "xyclaw-c7-two", region: str | None = "EU-RO-1") -> ClusterOrder:
