@@ -155,8 +155,8 @@ class ClusterLifecycle:
 
     def forget_ended_keys(self) -> list[str]:
         """Delete the keys of clusters that ended (see :class:`ClusterKeys`); the names."""
-        if self.cluster_keys is None:
-            return []
+        if self.cluster_keys is None or not self.cluster_keys.folder.is_dir():
+            return []  # no marketplace cluster ever: nothing to read on each reconcile
         live = [c.idempotency_key for c in self.clusters.live() if c.idempotency_key]
         deleted = self.cluster_keys.keep_only(live)
         for name in deleted:
