@@ -437,7 +437,6 @@ class _Runner:
         self.rank0 = self.global_rank0 == 0
         self.rng = random.Random(f"{cfg.seed}/{self.machine.hostname}")
         self.elapsed = 0.0  # simulated seconds spent
-        self._due: float | None = None  # when (monotonic) the time spent so far is up
         # the timing hook's lines, one per rank every N steps (XyClaw's launcher sets N)
         self._step_every = max(1, _int_or(ctx.env.get("XYCLAW_STEP_TIMES_EVERY", "1"), 1))
         self._pipe_looked = 0.0  # when (simulated seconds) the ranks last read their pipes
@@ -620,20 +619,10 @@ class _Runner:
         return 1
 
     def _wait(self, seconds: float) -> int | None:
-        """Spend ``seconds`` of simulated time, against a schedule rather than a sleep each:
-        the time the simulator itself takes for a step (more on a loaded machine, and more
-        on the node that prints rank 0's log) is not added on top, so the simulated clock
-        keeps ``time_scale`` and the nodes of one synchronous job stay in step, as their
-        collectives keep real ranks (each sleep on its own let one node of a 2-node job
-        finish 16 s ahead of the other under load: idle GPUs while the job ran)."""
         self.elapsed += seconds
         if self.job.crash is not None or self.job.worker_signal is not None:
             return self._interrupted()
-        now = time.monotonic()
-        if self._due is None:
-            self._due = now
-        self._due += seconds * self.machine.time_scale
-        self.ctx.wait(max(0.0, self._due - now))
+        self.ctx.wait(seconds * self.machine.time_scale)
         return self._interrupted()
 
     def _loads(self, util: float, mem_mib: int, intensity: float, mem_util: float) -> None:
