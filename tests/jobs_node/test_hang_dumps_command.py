@@ -63,3 +63,48 @@ def test_the_verdict_names_rank_node_collective_and_the_node_s_first_alert() -> 
     act = action(report)
     assert act is not None
     assert str(act) == "replace n1 and resume from the last checkpoint"
+
+
+class _LocalShell:
+    """Runs the fetch command in a real local shell, as every node's (the folder is the
+    nodes' shared view here)."""
+
+    def run(self, node: object, command: str, timeout: float) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+        return subprocess.run(["sh", "-c", command], capture_output=True, text=True, check=True)
+
+    def run_all(self, nodes, fn):  # type: ignore[no-untyped-def]
+        return [fn(node) for node in nodes]
+
+
+class _Node:
+    name = "n0"
+
+
+def test_a_dump_read_in_the_middle_of_its_write_is_read_again_not_taken_as_a_dead_rank(
+    tmp_path: Path,
+) -> None:
+    """PyTorch writes a dump in place: a read while rank 2 writes sees an empty file. The
+    next read gets it whole, and only rank 3 (the one that skipped) is blamed."""
+    from xyclaw.jobs.forensics import collect
+
+    for rank in range(4):
+        (tmp_path / f"rank_{rank}").write_bytes((FIX / f"rank_{rank}.json").read_bytes())
+    (tmp_path / "rank_2").write_bytes(b"")  # being written
+    slept: list[float] = []
+
+    def finish_the_write(seconds: float) -> None:
+        slept.append(seconds)
+        (tmp_path / "rank_2").write_bytes((FIX / "rank_2.json").read_bytes())
+
+    report = collect(
+        _LocalShell(),  # type: ignore[arg-type]
+        [_Node()],  # type: ignore[list-item]
+        f"{tmp_path}/rank_",
+        4,
+        wait_s=30.0,
+        poll_s=0.01,
+        sleep=finish_the_write,
+    )
+    assert slept == [0.01]  # read once more, then every rank's dump was whole
+    assert report.unreadable == () and report.files == 4
+    assert report.divergence.culprits == (3,) and report.divergence.silent == ()

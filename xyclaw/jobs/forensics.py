@@ -75,6 +75,16 @@ def split_dumps(text: str) -> dict[str, bytes]:
     return out
 
 
+def _keep_readable(files: dict[str, bytes], fresh: Mapping[str, bytes]) -> None:
+    """Take the newly read dumps into ``files``, except where a readable one would give way
+    to one that is not: PyTorch writes a dump in place, not atomically, so a read in the
+    middle of the write sees an empty or cut file, which the next read gets whole."""
+    for name, data in fresh.items():
+        old = files.get(name)
+        if old is None or not read_dumps({name: data})[1] or read_dumps({name: old})[1]:
+            files[name] = data
+
+
 @dataclass(frozen=True)
 class HangReport:
     """What the dumps say, with the ranks tied to the job's nodes."""
@@ -138,11 +148,11 @@ def collect(
             if isinstance(result, RemoteError):
                 unreachable.append(jn.name)
                 continue
-            files.update(split_dumps(result.stdout))
-        if len(files) >= world or clock() - start >= wait_s:
+            _keep_readable(files, split_dumps(result.stdout))
+        dumps, problems = read_dumps(files)
+        if len(dumps) >= world or clock() - start >= wait_s:
             break
         sleep(poll_s)
-    dumps, problems = read_dumps(files)
     return HangReport(
         divergence=diverged(dumps, world),
         world=world,
