@@ -304,3 +304,29 @@ def _xyclaw(
         text=True,
         timeout=120,
     )
+
+
+def test_offers_left_out_are_said_in_chinese(xyclaw_home: Path) -> None:
+    """`xyclaw offers --provider vastai`: the host it leaves out (no SSH port) and why, in the
+    setting's language; the English line as before."""
+    from tests.providers_real.fake_vast import KEY as VAST_KEY
+    from tests.providers_real.fake_vast import FakeVast
+
+    config = AppPaths.from_environment().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    server = FakeServer(FakeVast()).start()
+    env = {"XYCLAW_VASTAI_API_URL": server.url}
+    try:
+        assert _xyclaw("secrets", "set", "vastai_api_key", stdin=VAST_KEY + "\n").returncode == 0
+        english = _xyclaw("offers", "--provider", "vastai", env=env)
+        config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+        chinese = _xyclaw("offers", "--provider", "vastai", env=env)
+    finally:
+        server.stop()
+    assert english.returncode == 0 == chinese.returncode, english.stderr + chinese.stderr
+    assert (
+        "left out: vastai offer 104: no direct port: XyClaw cannot reach SSH on it"
+        in english.stdout.splitlines()
+    )
+    assert "已略去：vastai 的报价 104：没有直连端口：XyClaw 连不上它的 SSH" in chinese.stdout
+    assert not [line for line in chinese.stdout.splitlines() if line.startswith("left out")]

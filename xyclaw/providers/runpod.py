@@ -47,7 +47,7 @@ import httpx
 
 from xyclaw.catalog import Offer, normalise_gpu_name, parse_fabric
 from xyclaw.catalog.fabrics import matches
-from xyclaw.errors import CapacityError, ProviderError, ProviderStateUnknownError
+from xyclaw.errors import CapacityError, ProviderError, ProviderStateUnknownError, XyclawError
 from xyclaw.providers.base import (
     FAILED,
     PROVISIONING,
@@ -182,6 +182,11 @@ def json_object_or_list(response: httpx.Response, provider: str) -> Any:
         raise unreadable(provider, said("provider.what.answer"), exc) from exc
 
 
+def _not_read(exc: XyclawError) -> Said:
+    """Why the Instant Clusters were left out of the offers: what went wrong reading them."""
+    return said("provider.left_out.not_read", error=exc.said or exc.message)
+
+
 def _money(value: Any) -> float | None:
     try:
         return None if value is None else float(value)
@@ -238,7 +243,7 @@ class RunPodProvider:
         self._retry = retry or RetryPolicy(attempts=6, base_delay_s=1.0, max_delay_s=15.0)
         self._sleep = sleep
         self._secure_only = secure_only
-        self.filtered: list[tuple[str, str]] = []
+        self.filtered: list[tuple[str, Said]] = []
         self._views = LastViews(state_file)
         self._client = httpx.Client(
             headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
@@ -373,7 +378,7 @@ class RunPodProvider:
 
     def offers(self) -> list[Offer]:
         result: list[Offer] = []
-        filtered: list[tuple[str, str]] = []
+        filtered: list[tuple[str, Said]] = []
         for raw in self.gpu_types():
             try:
                 type_id = str(raw["id"])
@@ -391,7 +396,7 @@ class RunPodProvider:
                 if not offered or not price:
                     continue
                 if not stock:
-                    filtered.append((f"{type_id}@{cloud}", "out of stock"))
+                    filtered.append((f"{type_id}@{cloud}", said("provider.left_out.out_of_stock")))
                     continue
                 for count in (c for c in GPU_COUNTS if c <= most):
                     result.append(
@@ -424,7 +429,7 @@ class RunPodProvider:
             )
         return [t for t in types if isinstance(t, dict)]
 
-    def _cluster_offers(self, filtered: list[tuple[str, str]]) -> list[Offer]:
+    def _cluster_offers(self, filtered: list[tuple[str, Said]]) -> list[Offer]:
         """Instant Cluster capacity: one offer per GPU type and data centre, 2-8 pods of
         ``maxGpuCount`` GPUs each (secure data centres: RunPod runs them itself)."""
         try:
@@ -432,10 +437,10 @@ class RunPodProvider:
         except ApiError as exc:
             if exc.code == "unauthorized":
                 raise
-            filtered.append(("Instant Clusters", f"not read ({exc.message})"))
+            filtered.append(("Instant Clusters", _not_read(exc)))
             return []
         except ProviderError as exc:
-            filtered.append(("Instant Clusters", f"not read ({exc.message})"))
+            filtered.append(("Instant Clusters", _not_read(exc)))
             return []
         result: list[Offer] = []
         for raw in types:
@@ -451,10 +456,10 @@ class RunPodProvider:
             if not isinstance(lowest, dict):
                 lowest = {}
             if not price or per_pod < 1:
-                filtered.append((f"cluster {type_id}", "no cluster price"))
+                filtered.append((f"cluster {type_id}", said("provider.left_out.no_cluster_price")))
                 continue
             if lowest.get("minVcpu") is None or lowest.get("minMemory") is None:
-                filtered.append((f"cluster {type_id}", "out of stock"))
+                filtered.append((f"cluster {type_id}", said("provider.left_out.out_of_stock")))
                 continue
             stock = str(lowest.get("stockStatus") or "unknown").lower()
             for centre in centres:

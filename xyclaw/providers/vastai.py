@@ -305,7 +305,7 @@ class VastProvider:
         self._verified_only = verified_only
         self._views = LastViews(state_file)
         #: Offers left out by the last ``offers()``, each with the reason (shown by the CLI).
-        self.filtered: list[tuple[str, str]] = []
+        self.filtered: list[tuple[str, Said]] = []
         self._client = httpx.Client(
             headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
             timeout=timeout_s,
@@ -414,7 +414,7 @@ class VastProvider:
 
     def _offers(self, query: dict[str, Any]) -> list[Offer]:
         result: list[Offer] = []
-        filtered: list[tuple[str, str]] = []
+        filtered: list[tuple[str, Said]] = []
         for raw in self.search(query):
             try:
                 offer_id = str(raw["id"])
@@ -426,7 +426,7 @@ class VastProvider:
             if gpus < 1:
                 continue
             if int(raw.get("direct_port_count") or 0) < 1:
-                filtered.append((offer_id, "no direct port: XyClaw cannot reach SSH on it"))
+                filtered.append((offer_id, said("provider.left_out.no_direct_port")))
                 continue
             facts = host_facts(raw)
             result.append(

@@ -515,6 +515,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "RunPod terminated {id}, which XyClaw had never seen",
         "RunPod 终止了 {id}，但 XyClaw 从未见过它",
     ),
+    # why an offer a marketplace listed is not among XyClaw's offers (`xyclaw offers`)
+    "provider.left_out.no_direct_port": (
+        "no direct port: XyClaw cannot reach SSH on it",
+        "没有直连端口：XyClaw 连不上它的 SSH",
+    ),
+    "provider.left_out.out_of_stock": ("out of stock", "无库存"),
+    "provider.left_out.no_cluster_price": ("no cluster price", "没有集群价格"),
+    "provider.left_out.not_read": ("not read ({error})", "未能读取（{error}）"),
     # xyclaw.providers.real: keys and settings files
     "provider.real.not_configured": (
         "{title} is not configured: no {secret} in the secret store",
