@@ -244,7 +244,7 @@ def test_not_configured_says_which_account_in_chinese() -> None:
             f"run `xyclaw secrets set {provider.secret}` (it needs {provider.account})"
         )
         chinese_of(error)
-    assert "企业认证的 AutoDL 账户" in (not_configured(AUTODL).in_language("zh")[1] or "")
+    assert "经过企业认证的 AutoDL 账户" in (not_configured(AUTODL).in_language("zh")[1] or "")
     assert "付款方式" in (not_configured(LAMBDA).in_language("zh")[1] or "")
 
 
@@ -263,7 +263,8 @@ def test_every_provider_entry_is_chinese() -> None:
 # -- the command line --------------------------------------------------------------------------
 def test_offers_with_a_bad_key_prints_the_error_in_chinese(xyclaw_home: Path) -> None:
     """`xyclaw offers --provider runpod` with a key RunPod refuses, `[gui] language = "zh_CN"`:
-    the error and what to do, in Chinese, no traceback; in English, as before."""
+    the error and what to do, in Chinese, no traceback; in English, as before. `xyclaw
+    providers` says the same in its table."""
     config = AppPaths.from_environment().config_file
     config.parent.mkdir(parents=True, exist_ok=True)
     runpod = FakeRunPod()
@@ -281,6 +282,7 @@ def test_offers_with_a_bad_key_prints_the_error_in_chinese(xyclaw_home: Path) ->
         assert "xyclaw secrets set runpod_api_key" in english.stderr
         config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
         chinese = _xyclaw("offers", "--provider", "runpod", env=env)
+        listed = _xyclaw("providers", env=env)  # the table's detail: the provider's error
     finally:
         server.stop()
     assert chinese.returncode == english.returncode and "Traceback" not in chinese.stderr
@@ -288,6 +290,8 @@ def test_offers_with_a_bad_key_prints_the_error_in_chinese(xyclaw_home: Path) ->
     assert "再用 `xyclaw secrets set runpod_api_key` 保存" in chinese.stderr
     assert not english_runs(chinese.stdout + chinese.stderr), chinese.stderr
     assert "wrong-runpod-key" not in chinese.stdout + chinese.stderr
+    [row] = [line for line in listed.stdout.splitlines() if line.startswith("runpod ")]
+    assert "RunPod 不接受这个 API key" in row, listed.stdout
 
 
 def _xyclaw(

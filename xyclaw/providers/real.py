@@ -99,7 +99,7 @@ def not_configured(provider: RealProvider) -> ConfigError:
         hint=said(
             "provider.real.not_configured_hint",
             secret=provider.secret,
-            account=said(f"provider.account.{provider.name}"),
+            account=said(f"cli.account_{provider.name}"),  # as `xyclaw providers` says it
         ),
     )
 

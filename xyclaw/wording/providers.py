@@ -155,7 +155,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "provider.listing.no_pods": (
         "without a list of pods (its shape changed)",
-        "没有 pod 列表（格式变了）",
+        "里没有 pod 清单（格式变了）",
     ),
     "provider.listing.pod_fields": (
         "with a pod lacking id or desiredStatus",
@@ -163,7 +163,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "provider.listing.no_clusters": (
         "without a list of clusters (its shape changed)",
-        "没有集群列表（格式变了）",
+        "里没有集群清单（格式变了）",
     ),
     "provider.listing.cluster_fields": (
         "with a cluster lacking id or name",
@@ -436,7 +436,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "try another GPU type or data centre, or fewer pods",
         "换一种 GPU 类型或数据中心，或少要几个 pod",
     ),
-    "provider.runpod.listing.pod": ("pod", "pod"),
+    "provider.runpod.listing.pod": ("pod", " pod "),  # spaced: it stands between Chinese
     "provider.runpod.listing.cluster": ("cluster", "集群"),
     "provider.runpod.unknown": (
         "RunPod answered the {listing} listing {what}: the state of its pods is unknown, "
@@ -530,29 +530,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "provider.real.not_configured_hint": (
         "run `xyclaw secrets set {secret}` (it needs {account})",
-        "请运行 `xyclaw secrets set {secret}`（需要{account}）",
-    ),
-    "provider.account.lambda": (
-        "a Lambda Cloud account (individual or team) with a payment method; "
-        "an API key from https://cloud.lambdalabs.com/api-keys",
-        "一个绑定了付款方式的 Lambda Cloud 账户（个人或团队）；"
-        "以及在 https://cloud.lambdalabs.com/api-keys 创建的 API key",
-    ),
-    "provider.account.autodl": (
-        "an enterprise-verified AutoDL account (企业认证: the elastic deployment API is "
-        "closed to personal accounts); the developer token from 控制台 -> 设置 -> 开发者Token",
-        "一个企业认证的 AutoDL 账户（弹性部署 API 不对个人账户开放）；"
-        "以及 控制台 -> 设置 -> 开发者Token 里的开发者 Token",
-    ),
-    "provider.account.vastai": (
-        "a Vast.ai account with credit; an API key from https://cloud.vast.ai/manage-keys/",
-        "一个有余额的 Vast.ai 账户；以及在 https://cloud.vast.ai/manage-keys/ 创建的 API key",
-    ),
-    "provider.account.runpod": (
-        "a RunPod account with credit; an API key (read/write) from "
-        "https://www.runpod.io/console/user/settings",
-        "一个有余额的 RunPod 账户；以及在 https://www.runpod.io/console/user/settings "
-        "创建的 API key（读写）",
+        "请运行 `xyclaw secrets set {secret}`（需要：{account}）",
     ),
     "provider.real.unreadable_file": ("{path} cannot be read: {error}", "无法读取 {path}：{error}"),
     "provider.real.unreadable_file_hint": (
