@@ -18,11 +18,13 @@ from tests.providers_real.fake_lambda import LambdaSettings
 from tests.providers_real.fake_runpod import FakeRunPod
 from tests.providers_real.fakehttp import FakeServer
 from tests.providers_real.test_vastai import MakeVast, make_vast  # noqa: F401 (a fixture)
+from xyclaw.catalog import Offer
 from xyclaw.errors import CapacityError, ConfigError, ProviderStateUnknownError, XyclawError
 from xyclaw.paths import AppPaths
 from xyclaw.providers import ClusterOrder
 from xyclaw.providers.autodl import AutoDLProvider
 from xyclaw.providers.cloud_api import UnsupportedRequestError
+from xyclaw.providers.failover import Approval, fail_over
 from xyclaw.providers.http_retry import ApiError
 from xyclaw.providers.lambda_cloud import LambdaProvider
 from xyclaw.providers.real import (
@@ -234,6 +236,29 @@ def test_runpod_refusals_read_in_chinese(make_runpod: MakeRunPod) -> None:
 
 
 # -- what the four share -----------------------------------------------------------------------
+def test_a_failover_story_words_the_providers_refusal(make_lambda: MakeLambda) -> None:
+    """Failover stops at a refused key: its story (the card's and the CLI's line) carries
+    Lambda's refusal in the user's language, Lambda's own words quoted."""
+    _, wrong = make_lambda(key="wrong-key-123456")
+    lam = Offer(
+        provider="lambda",
+        offer_id="gpu_8x_h100_sxm5@us-east-1",
+        region="us-east-1",
+        gpu="H100",
+        gpus_per_node=8,
+        node_counts=(1,),
+        fabric="none",
+        price_micro=2_990_000,
+        currency="USD",
+    )
+    approval = Approval(gpu_count=8, max_price_per_gpu_hour_micros=3_000_000, currency="USD")
+    result = fail_over([lam], lambda o: wrong.create(order("H100", 8, o.region)), approval=approval)
+    assert result.error is not None and not result.created
+    assert "failed: Lambda Cloud refused: API key was invalid" in result.story()
+    story = result.story_said().in_language("zh")
+    assert "失败：Lambda Cloud 拒绝了：API key was invalid" in story and "已停止" in story
+
+
 def test_not_configured_says_which_account_in_chinese() -> None:
     for provider in REAL_PROVIDERS:
         error = not_configured(provider)
