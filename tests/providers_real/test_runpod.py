@@ -49,7 +49,7 @@ def test_offers_tell_secure_from_community_and_leave_out_what_is_out_of_stock(
     assert (secure.gpu, secure.gpus_per_node, secure.price_micro) == ("H100", 8, 2_690_000)
     assert secure.note == "secure cloud, stock high"
     assert not any(o.gpu == "A40" for o in offers.values())
-    assert provider.filtered == [
+    assert [(offer, str(why)) for offer, why in provider.filtered] == [
         ("NVIDIA A40@SECURE", "out of stock"),
         ("cluster NVIDIA A100-SXM4-80GB", "out of stock"),
     ]

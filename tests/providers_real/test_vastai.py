@@ -68,7 +68,9 @@ def test_offers_carry_the_hosts_facts_and_leave_out_hosts_without_an_ssh_port(
     fake, provider = make_vast()
     offers = {o.offer_id: o for o in provider.offers()}
     assert set(offers) == {"101", "102", "103", "105"}
-    assert provider.filtered == [("104", "no direct port: XyClaw cannot reach SSH on it")]
+    assert [(offer, str(why)) for offer, why in provider.filtered] == [
+        ("104", "no direct port: XyClaw cannot reach SSH on it")
+    ]
     h100x8 = offers["102"]
     assert (h100x8.gpu, h100x8.gpus_per_node, h100x8.region) == ("H100", 8, "Norway")
     assert (h100x8.price_micro, h100x8.currency) == (2_050_000, "USD")  # 16.40 / 8 per GPU-h

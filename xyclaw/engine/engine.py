@@ -254,6 +254,15 @@ class Engine:
         left = getattr(self._providers.get(provider), "filtered", None) or []
         return [(str(offer_id), str(why)) for offer_id, why in left]
 
+    @effect(Effect.READ)
+    def offers_left_out_said(self, provider: str) -> list[tuple[str, Said | str]]:
+        """:meth:`offers_left_out` with each reason as its :class:`Said` where the provider
+        gave one, so the CLI words it in the user's language (issue 35, c35p)."""
+        left = getattr(self._providers.get(provider), "filtered", None) or []
+        return [
+            (str(offer_id), why if isinstance(why, Said) else str(why)) for offer_id, why in left
+        ]
+
     # -- plan -> quote -> up -----------------------------------------------------------------
     @effect(Effect.READ)
     def plan(

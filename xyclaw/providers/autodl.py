@@ -62,6 +62,7 @@ from xyclaw.providers.cloud_api import (
 )
 from xyclaw.providers.endpoints import AUTODL_API_URL
 from xyclaw.providers.http_retry import ApiError, RetryPolicy, request_with_retries
+from xyclaw.wording import Figure, Said, said
 
 log = logging.getLogger(__name__)
 
@@ -118,16 +119,13 @@ CONTAINER_STATES = {
 }
 DEPLOYMENT_ENDED = ("stopped", "finished", "deleted")
 
-TOKEN_HINT = (
-    "store the developer token (AutoDL console -> 设置 -> 开发者Token) with "
-    "`xyclaw secrets set autodl_token`; the elastic deployment API needs an "
-    "enterprise-verified account"
-)
+TOKEN_HINT = said("provider.autodl.token_hint")
+_MULTI_NODE = said("provider.autodl.why_not.multi_node")
+_FABRIC = said("provider.autodl.why_not.fabric")
 
 WHY_NOT: dict[str, str] = {
-    Feature.MULTI_NODE: "AutoDL elastic deployment containers are independent hosts with no "
-    "network between them that NCCL could use; XyClaw rents one container (1 to 8 GPUs)",
-    Feature.FABRIC: "AutoDL elastic deployment has no inter-node fabric",
+    Feature.MULTI_NODE: _MULTI_NODE.english,
+    Feature.FABRIC: _FABRIC.english,
     Feature.STOP_START: "a stopped AutoDL deployment does not start again; rent a new one",
     Feature.SPOT: "AutoDL elastic deployment has no spot tier",
     Feature.BILLING_LEDGER: "the elastic deployment API has no billing ledger: XyClaw meters "
@@ -220,6 +218,13 @@ def _epoch(text: Any) -> float | None:
         return None
 
 
+def _semicolons(parts: list[Said]) -> Said:
+    """``a; b; c`` (``a；b；c`` in Chinese): what each region had, in one figure."""
+    if len(parts) == 1:
+        return parts[0]
+    return said("provider.autodl.seen_more", first=parts[0], rest=_semicolons(parts[1:]))
+
+
 def _milli_to_micros(value: Any) -> int:
     """AutoDL's 1/1000 CNY (sometimes a float) as XyClaw's integer micro-units."""
     return round(float(value) * MILLI)
@@ -253,7 +258,7 @@ class AutoDLProvider:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not token:
-            raise ProviderError("no AutoDL developer token", hint=TOKEN_HINT)
+            raise ProviderError(said("provider.autodl.no_token"), hint=TOKEN_HINT)
         self.name = name
         self.settings = settings or AutoDLSettings()
         self._base = base_url.rstrip("/")
@@ -285,10 +290,10 @@ class AutoDLProvider:
     def _data(self, response: httpx.Response) -> Any:
         if response.status_code in (401, 403):
             try:
-                said = response.json()
+                answered = response.json()
             except ValueError:
-                said = {}
-            raise self._error(response, said if isinstance(said, dict) else {})
+                answered = {}
+            raise self._error(response, answered if isinstance(answered, dict) else {})
         body = json_object(response, self.name)
         if response.status_code >= 400 or body.get("code") != SUCCESS:
             raise self._error(response, body)
@@ -298,21 +303,17 @@ class AutoDLProvider:
         """AutoDL's ``code``/``msg`` answer, translated once into the XyclawError tree."""
         code = str(body.get("code") or f"http/{response.status_code}")
         message = str(body.get("msg") or response.reason_phrase or "no message")
-        said = f"AutoDL refused ({code}): {message}"
+        refused = said("provider.autodl.refused", code=code, message=message)
         words = f"{code} {message}".lower()
         if response.status_code in (401, 403) or any(
             w in words for w in ("auth", "token", "unauthorized", "permission", "认证", "权限")
         ):
-            return ApiError(said, status=response.status_code, code=code, hint=TOKEN_HINT)
+            return ApiError(refused, status=response.status_code, code=code, hint=TOKEN_HINT)
         if any(w in words for w in ("balance", "余额", "quota", "配额", "欠费", "arrears")):
-            return QuotaError(
-                said, hint="top up the AutoDL account or raise its limits, then try again"
-            )
+            return QuotaError(refused, hint=said("provider.autodl.quota_hint"))
         if any(w in words for w in ("stock", "库存", "no machine", "没有可用", "资源不足")):
-            return CapacityError(
-                said, hint="try another region (`xyclaw offers --provider autodl` shows stock)"
-            )
-        return ApiError(said, status=response.status_code, code=code)
+            return CapacityError(refused, hint=said("provider.autodl.capacity_hint"))
+        return ApiError(refused, status=response.status_code, code=code)
 
     def _pages(self, path: str, body: dict[str, Any]) -> list[dict[str, Any]]:
         """Every item of a paged list (``data.list``, ``max_page``)."""
@@ -351,7 +352,9 @@ class AutoDLProvider:
                     result[str(model)] = (idle, total)
                     self._spelling[normalise_gpu_name(str(model))] = str(model)
         except (TypeError, ValueError, AttributeError) as exc:
-            raise unreadable(self.name, f"GPU stock of {region}", exc) from exc
+            raise unreadable(
+                self.name, said("provider.what.gpu_stock", region=region), exc
+            ) from exc
         return result
 
     def images(self) -> list[dict[str, str]]:
@@ -401,24 +404,23 @@ class AutoDLProvider:
     def create(self, order: ClusterOrder) -> ClusterInfo:
         if order.gpus_per_node not in (None, order.gpu_count):
             raise UnsupportedRequestError(
-                f"AutoDL cannot rent {order.gpu_count} x {order.gpu} over several hosts",
-                hint=WHY_NOT[Feature.MULTI_NODE],
+                said("provider.autodl.several_hosts", count=order.gpu_count, gpu=order.gpu),
+                hint=_MULTI_NODE,
             )
         if order.fabric not in (None, "none"):
             raise UnsupportedRequestError(
-                f"AutoDL cannot rent a {order.fabric} fabric", hint=WHY_NOT[Feature.FABRIC]
+                said("provider.cannot_fabric", title="AutoDL", fabric=order.fabric), hint=_FABRIC
             )
         if order.gpu_count > 8:
             raise UnsupportedRequestError(
-                f"AutoDL hosts have at most 8 GPUs; {order.gpu_count} asked",
-                hint=WHY_NOT[Feature.MULTI_NODE],
+                said("provider.autodl.at_most_8", count=order.gpu_count), hint=_MULTI_NODE
             )
         gpu = normalise_gpu_name(order.gpu)
         ceiling = self.settings.price_ceilings.get(gpu)
         if not ceiling:
             raise UnsupportedRequestError(
-                f"XyClaw has no price ceiling for {gpu} on AutoDL",
-                hint=f"add {gpu} = <CNY per GPU-hour> under [price_ceilings] in autodl.toml",
+                said("provider.autodl.no_ceiling", gpu=gpu),
+                hint=said("provider.autodl.no_ceiling_hint", gpu=gpu),
             )
         region, spelling = self._region_for(order, gpu)
         name = instance_name(order.idempotency_key, MAX_NAME_LENGTH)
@@ -450,7 +452,7 @@ class AutoDLProvider:
             try:
                 uuid = str(data["deployment_uuid"])
             except (KeyError, TypeError) as exc:
-                raise unreadable(self.name, "a create answer", exc) from exc
+                raise unreadable(self.name, said("provider.what.create_answer"), exc) from exc
             info = self.get(uuid)
             if info is not None:
                 return info
@@ -486,7 +488,7 @@ class AutoDLProvider:
     def _region_for(self, order: ClusterOrder, gpu: str) -> tuple[str, str]:
         """The region to ask and AutoDL's spelling of the GPU; CapacityError if none has it."""
         regions = [order.region] if order.region else list(self.settings.regions)
-        seen: list[str] = []
+        seen: list[Said] = []
         for region in regions:
             stock = self.stock(region)
             for model, (idle, _total) in stock.items():
@@ -494,12 +496,14 @@ class AutoDLProvider:
                     continue
                 if idle >= order.gpu_count:
                     return region, model
-                seen.append(f"{region} has {idle} idle")
-        where = order.region or "any region"
+                seen.append(said("provider.autodl.has_idle", region=region, idle=idle))
+        where = order.region or said("provider.any_region")
+        figures: dict[str, Figure] = {"count": order.gpu_count, "gpu": gpu, "where": where}
         raise CapacityError(
-            f"AutoDL has no {order.gpu_count} x {gpu} idle in {where}"
-            + (f" ({'; '.join(seen)})" if seen else ""),
-            hint="try another region or fewer GPUs (`xyclaw offers --provider autodl`)",
+            said("provider.autodl.no_idle_seen", seen=_semicolons(seen), **figures)
+            if seen
+            else said("provider.autodl.no_idle", **figures),
+            hint=said("provider.autodl.no_idle_hint"),
         )
 
     def _deployments(self) -> list[dict[str, Any]]:
@@ -554,8 +558,8 @@ class AutoDLProvider:
         info = self.get(external_id)
         if info is None:
             raise ProviderError(
-                f"AutoDL no longer lists deployment {external_id} after stopping it",
-                hint="XyClaw asks again at every start and every minute; check `xyclaw clusters`",
+                said("provider.autodl.not_listed", id=external_id),
+                hint=said("provider.asks_again_hint"),
             )
         return info
 
@@ -576,7 +580,7 @@ class AutoDLProvider:
             gpu_count = int(template.get("gpu_num") or 0)
             regions = template.get("dc_list") or raw.get("dc_list") or [None]
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            raise unreadable(self.name, "a deployment record", exc) from exc
+            raise unreadable(self.name, said("provider.what.deployment_record"), exc) from exc
         nodes: list[NodeInfo] = []
         price = self.settings.price_ceilings.get(normalise_gpu_name(str(wanted)), 0)
         gpu = normalise_gpu_name(str(wanted))
@@ -592,7 +596,7 @@ class AutoDLProvider:
                 if container.get("price") not in (None, ""):
                     price = _milli_to_micros(container["price"])
             except (TypeError, ValueError) as exc:
-                raise unreadable(self.name, "a container record", exc) from exc
+                raise unreadable(self.name, said("provider.what.container_record"), exc) from exc
             for text, bucket in ((container.get("started_at"), started),
                                  (container.get("stopped_at"), stopped)):  # fmt: skip
                 stamp = _epoch(text)

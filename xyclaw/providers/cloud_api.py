@@ -26,6 +26,7 @@ from xyclaw.errors import CapacityError, ProviderError
 from xyclaw.files import write_private
 from xyclaw.providers.http_retry import RETRY_STATUSES, RetryPolicy
 from xyclaw.records.provider_view import TERMINATED, ClusterInfo, NodeInfo
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,7 @@ def create_once_per_name(
     the translated error. Timeouts, 429 and 5xx are retried within ``policy``.
     """
     started = time.monotonic()
-    problem = ""
+    problem: Said | str = ""
     for attempt in range(1, policy.attempts + 1):
         existing = find()
         if existing is not None:
@@ -141,13 +142,13 @@ def create_once_per_name(
         try:
             response = send()
         except httpx.TimeoutException as exc:
-            problem = f"timed out ({type(exc).__name__}); it may have been created"
+            problem = said("provider.problem.timed_out_created", error=type(exc).__name__)
         except httpx.TransportError as exc:
-            problem = f"could not be reached ({type(exc).__name__})"
+            problem = said("provider.problem.unreachable", error=type(exc).__name__)
         else:
             if response.status_code not in RETRY_STATUSES:
                 return accept(response)
-            problem = f"answered HTTP {response.status_code}"
+            problem = said("provider.problem.http", status=response.status_code)
             wait = retry_after_s(response)
             if response.status_code == 429 and pacer is not None:
                 pacer.push_back(wait if wait is not None else pacer.interval_s)
@@ -172,9 +173,8 @@ def create_once_per_name(
     if existing is not None:
         return existing
     raise ProviderError(
-        f"the {provider} provider {problem} when asked to create; gave up after {attempt} attempts",
-        hint="nothing bills that XyClaw does not know: it looks for the instance by name at "
-        "every start (`xyclaw clusters`) and releases it if it turns up",
+        said("provider.create.gave_up", provider=provider, problem=problem, attempts=attempt),
+        hint=said("provider.create.gave_up_hint"),
     )
 
 
@@ -184,20 +184,25 @@ def json_object(response: httpx.Response, provider: str) -> dict[str, Any]:
         body = response.json()
     except ValueError as exc:
         raise ProviderError(
-            f"the {provider} provider answered HTTP {response.status_code} with something "
-            "that is not JSON",
-            hint="the provider may be down or behind a proxy; try again later",
+            said("provider.json.not_json", provider=provider, status=response.status_code),
+            hint=said("provider.json.not_json_hint"),
         ) from exc
     if not isinstance(body, dict):
-        raise ProviderError(f"the {provider} provider answered with unexpected JSON")
+        raise ProviderError(said("provider.json.not_object", provider=provider))
     return body
 
 
-def unreadable(provider: str, what: str, exc: Exception) -> ProviderError:
-    """A record from the provider that lacks what XyClaw needs (its API may have changed)."""
+def unreadable(provider: str, what: Said, exc: Exception) -> ProviderError:
+    """A record from the provider that lacks what XyClaw needs (its API may have changed);
+    ``what`` names the record (a ``provider.what.*`` wording), the exception stays as data."""
     return ProviderError(
-        f"the {provider} provider sent {what} XyClaw cannot read ({type(exc).__name__}: {exc})",
-        hint="its API may have changed; update XyClaw, or report it with `xyclaw doctor`",
+        said(
+            "provider.unreadable",
+            provider=provider,
+            what=what,
+            error=f"{type(exc).__name__}: {exc}",
+        ),
+        hint=said("provider.unreadable_hint"),
     )
 
 

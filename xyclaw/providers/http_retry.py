@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from xyclaw.errors import ProviderError
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,9 @@ class RetryPolicy:
 class ApiError(ProviderError):
     """The provider answered with an error that retrying will not fix."""
 
-    def __init__(self, message: str, *, status: int, code: str, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str | Said, *, status: int, code: str, hint: str | Said | None = None
+    ) -> None:
         super().__init__(message, hint=hint)
         self.status = status
         self.code = code
@@ -62,19 +65,21 @@ def request_with_retries(
 ) -> httpx.Response:
     """Send a request; retry transient failures; translate the rest into ProviderError."""
     started = time.monotonic()
-    last_problem = ""
+    last_problem: Said | str = ""
     for attempt in range(1, policy.attempts + 1):
         wait: float | None = None
         try:
             response = client.request(method, url, **kwargs)
         except httpx.TimeoutException as exc:
-            last_problem = f"timed out ({type(exc).__name__})"
+            last_problem = said("provider.problem.timed_out", error=type(exc).__name__)
         except httpx.TransportError as exc:
-            last_problem = f"could not be reached ({type(exc).__name__}: {exc})"
+            last_problem = said(
+                "provider.problem.unreachable", error=f"{type(exc).__name__}: {exc}"
+            )
         else:
             if response.status_code not in RETRY_STATUSES:
                 return response
-            last_problem = f"answered HTTP {response.status_code}"
+            last_problem = said("provider.problem.http", status=response.status_code)
             wait = _retry_after(response)
         if attempt == policy.attempts:
             break
@@ -88,9 +93,15 @@ def request_with_retries(
         )
         sleep(wait)
     raise ProviderError(
-        f"the {provider} provider {last_problem} on {method} {url} after {attempt} attempts",
-        hint="check that the provider is up (for the simulated cloud: xyclaw sim status) "
-        "and try again; nothing was lost",
+        said(
+            "provider.retry.gave_up",
+            provider=provider,
+            problem=last_problem,
+            method=method,
+            url=url,
+            attempts=attempt,
+        ),
+        hint=said("provider.retry.gave_up_hint"),
     )
 
 
@@ -102,14 +113,10 @@ def error_from_response(response: httpx.Response, provider: str) -> ApiError:
         error = {}
     code = str(error.get("code", "http_error"))
     message = str(error.get("message", response.text[:200] or response.reason_phrase))
-    hints = {
-        401: "check the provider's API token in Settings",
-        404: "the provider no longer knows it; run `xyclaw clusters` to reconcile",
-        422: "try another region or fewer GPUs (`xyclaw offers` shows what is free)",
-    }
+    hint = response.status_code in (401, 404, 422)
     return ApiError(
-        f"the {provider} provider refused: {message}",
+        said("provider.refused", provider=provider, message=message),
         status=response.status_code,
         code=code,
-        hint=hints.get(response.status_code),
+        hint=said(f"provider.hint.http_{response.status_code}") if hint else None,
     )

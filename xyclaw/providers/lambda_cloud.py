@@ -54,6 +54,7 @@ from xyclaw.providers.cloud_api import (
 )
 from xyclaw.providers.endpoints import LAMBDA_API_URL
 from xyclaw.providers.http_retry import ApiError, RetryPolicy, request_with_retries
+from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
 
@@ -100,15 +101,13 @@ INVALID_KEY = "global/invalid-api-key"
 INACTIVE = "global/account-inactive"
 NOT_FOUND = "global/object-does-not-exist"
 
-KEY_HINT = (
-    "create a key at https://cloud.lambdalabs.com/api-keys and store it with "
-    "`xyclaw secrets set lambda_api_key`"
-)
+KEY_HINT = said("provider.lambda.key_hint")
+_MULTI_NODE = said("provider.lambda.why_not.multi_node")
+_FABRIC = said("provider.lambda.why_not.fabric")
 
 WHY_NOT: dict[str, str] = {
-    Feature.MULTI_NODE: "Lambda on-demand instances are single machines (1 to 8 GPUs); "
-    "they share no fabric XyClaw could tune, and 1-Click Clusters are not in the public API",
-    Feature.FABRIC: "Lambda on-demand instances have no inter-node fabric XyClaw can promise",
+    Feature.MULTI_NODE: _MULTI_NODE.english,
+    Feature.FABRIC: _FABRIC.english,
     Feature.STOP_START: "Lambda cannot stop an instance: it bills until it is terminated",
     Feature.SPOT: "Lambda has no spot or preemptible on-demand instances",
     Feature.BILLING_LEDGER: "Lambda's API has no billing ledger: XyClaw meters each second "
@@ -193,7 +192,7 @@ class LambdaProvider:
         """``state_file`` keeps the last view of each instance, so a release confirmed after
         Lambda forgot the instance still knows its price; ``ssh_port`` is for tunnels and tests."""
         if not api_key:
-            raise ProviderError("no Lambda Cloud API key", hint=KEY_HINT)
+            raise ProviderError(said("provider.lambda.no_key"), hint=KEY_HINT)
         self.name = name
         self._base = base_url.rstrip("/")
         self._retry = retry or RetryPolicy(attempts=6, base_delay_s=1.0, max_delay_s=15.0)
@@ -225,7 +224,7 @@ class LambdaProvider:
             raise self._error(response)
         body = json_object(response, self.name)
         if "data" not in body:
-            raise ProviderError(f"the {self.name} provider answered without a data field")
+            raise ProviderError(said("provider.no_data", provider=self.name))
         return body["data"]
 
     def _error(self, response: httpx.Response) -> ProviderError:
@@ -239,30 +238,22 @@ class LambdaProvider:
         code = str(raw.get("code") or f"http/{response.status_code}")
         message = str(raw.get("message") or response.reason_phrase or "no message")
         suggestion = raw.get("suggestion")
-        said = f"Lambda Cloud refused: {message}"
+        refused = said("provider.lambda.refused", message=message)
         if code == CAPACITY:
-            return CapacityError(
-                said,
-                hint="try another region or GPU (`xyclaw offers --provider lambda` lists the "
-                "regions with capacity now)",
-            )
+            return CapacityError(refused, hint=said("provider.lambda.capacity_hint"))
         if code == QUOTA:
-            return QuotaError(
-                said,
-                hint="terminate an instance you do not need, or ask Lambda support to raise "
-                "your quota (it also rises as invoices are paid)",
-            )
+            return QuotaError(refused, hint=said("provider.lambda.quota_hint"))
         if code == INVALID_KEY or response.status_code == 401:
-            return ApiError(said, status=response.status_code, code=code, hint=KEY_HINT)
+            return ApiError(refused, status=response.status_code, code=code, hint=KEY_HINT)
         if code == INACTIVE:
             return ApiError(
-                said,
+                refused,
                 status=response.status_code,
                 code=code,
-                hint="activate the account at https://cloud.lambdalabs.com (payment method)",
+                hint=said("provider.lambda.inactive_hint"),
             )
         return ApiError(
-            said,
+            refused,
             status=response.status_code,
             code=code,
             hint=str(suggestion) if suggestion else None,
@@ -273,7 +264,14 @@ class LambdaProvider:
         """The raw answer: type name -> {instance_type, regions_with_capacity_available}."""
         data = self._data(self._call("GET", "/instance-types"))
         if not isinstance(data, dict):
-            raise ProviderError(f"the {self.name} provider sent instance types as {type(data)}")
+            raise ProviderError(
+                said(
+                    "provider.sent_as",
+                    provider=self.name,
+                    what=said("provider.what.instance_types"),
+                    kind=str(type(data)),
+                )
+            )
         return data
 
     def offers(self) -> list[Offer]:
@@ -287,7 +285,9 @@ class LambdaProvider:
                 price = price_per_gpu_micros(int(kind["price_cents_per_hour"]), gpus)
                 regions = [str(r["name"]) for r in entry.get("regions_with_capacity_available", [])]
             except (KeyError, TypeError, ValueError) as exc:
-                raise unreadable(self.name, f"instance type {type_name!r}", exc) from exc
+                raise unreadable(
+                    self.name, said("provider.what.instance_type", name=repr(type_name)), exc
+                ) from exc
             for region in regions:
                 result.append(
                     Offer(
@@ -310,13 +310,17 @@ class LambdaProvider:
     def _choose_type(self, order: ClusterOrder, types: dict[str, dict[str, Any]]) -> str:
         if order.gpus_per_node not in (None, order.gpu_count):
             raise UnsupportedRequestError(
-                f"Lambda cannot rent {order.gpu_count} x {order.gpu} as "
-                f"{order.gpu_count // max(1, order.gpus_per_node or 1)} nodes",
-                hint=WHY_NOT[Feature.MULTI_NODE],
+                said(
+                    "provider.lambda.as_nodes",
+                    count=order.gpu_count,
+                    gpu=order.gpu,
+                    nodes=order.gpu_count // max(1, order.gpus_per_node or 1),
+                ),
+                hint=_MULTI_NODE,
             )
         if order.fabric not in (None, "none"):
             raise UnsupportedRequestError(
-                f"Lambda cannot rent a {order.fabric} fabric", hint=WHY_NOT[Feature.FABRIC]
+                said("provider.cannot_fabric", title="Lambda", fabric=order.fabric), hint=_FABRIC
             )
         wanted = normalise_gpu_name(order.gpu)
         counts: list[int] = []
@@ -329,14 +333,17 @@ class LambdaProvider:
             counts.append(gpus)
         if not counts:
             raise UnsupportedRequestError(
-                f"Lambda has no instance type with {wanted}",
-                hint="`xyclaw offers --provider lambda` lists what it rents",
+                said("provider.lambda.no_type", gpu=wanted),
+                hint=said("provider.lambda.no_type_hint"),
             )
         raise UnsupportedRequestError(
-            f"Lambda rents {wanted} only as "
-            + ", ".join(f"{n} x" for n in sorted(set(counts)))
-            + f" one machine, not {order.gpu_count}",
-            hint=WHY_NOT[Feature.MULTI_NODE] if order.gpu_count > max(counts) else None,
+            said(
+                "provider.lambda.only_as",
+                gpu=wanted,
+                counts=", ".join(f"{n} x" for n in sorted(set(counts))),
+                count=order.gpu_count,
+            ),
+            hint=_MULTI_NODE if order.gpu_count > max(counts) else None,
         )
 
     # -- SSH key ---------------------------------------------------------------------------
@@ -375,11 +382,13 @@ class LambdaProvider:
         if region is None or region not in with_capacity:
             # Checked here because a launch request costs ~12 s of Lambda's rate limit.
             raise CapacityError(
-                f"Lambda has no {type_name} free in {region or 'any region'}",
+                said("provider.lambda.no_free", type=type_name, region=region)
+                if region
+                else said("provider.lambda.no_free_any", type=type_name),
                 hint=(
-                    "regions with capacity now: " + ", ".join(with_capacity)
+                    said("provider.lambda.regions_now", regions=", ".join(with_capacity))
                     if with_capacity
-                    else "none has capacity now; try another GPU or later"
+                    else said("provider.lambda.none_now")
                 ),
             )
         name = instance_name(order.idempotency_key, MAX_NAME_LENGTH)
@@ -396,7 +405,7 @@ class LambdaProvider:
             try:
                 instance_id = str(data["instance_ids"][0])
             except (KeyError, IndexError, TypeError) as exc:
-                raise unreadable(self.name, "a launch answer", exc) from exc
+                raise unreadable(self.name, said("provider.what.launch_answer"), exc) from exc
             info = self.get(instance_id)
             if info is not None:
                 return info
@@ -431,7 +440,14 @@ class LambdaProvider:
     def _instances(self) -> list[dict[str, Any]]:
         data = self._data(self._call("GET", "/instances"))
         if not isinstance(data, list):
-            raise ProviderError(f"the {self.name} provider sent instances as {type(data)}")
+            raise ProviderError(
+                said(
+                    "provider.sent_as",
+                    provider=self.name,
+                    what=said("provider.what.instances"),
+                    kind=str(type(data)),
+                )
+            )
         return data
 
     def _find_named(self, name: str) -> ClusterInfo | None:
@@ -474,8 +490,8 @@ class LambdaProvider:
         info = self.get(external_id)
         if info is None:
             raise ProviderError(
-                f"Lambda did not confirm terminating {external_id}",
-                hint="XyClaw asks again at every start and every minute; check `xyclaw clusters`",
+                said("provider.lambda.not_confirmed", id=external_id),
+                hint=said("provider.asks_again_hint"),
             )
         return info
 
@@ -495,7 +511,7 @@ class LambdaProvider:
             price = price_per_gpu_micros(int(kind.get("price_cents_per_hour", 0)), gpus)
             region = (raw.get("region") or {}).get("name")
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise unreadable(self.name, "an instance record", exc) from exc
+            raise unreadable(self.name, said("provider.what.instance_record"), exc) from exc
         state = STATES.get(status, PROVISIONING)
         error = None
         if status == "unhealthy":

@@ -28,6 +28,7 @@ from xyclaw.providers.endpoints import (
 )
 from xyclaw.providers.registry import ProviderRegistry
 from xyclaw.secrets import SecretStore
+from xyclaw.wording import SaidValueError, said, said_of
 
 if TYPE_CHECKING:  # their HTTP clients (httpx) are imported when a provider is first used
     from xyclaw.providers.autodl import AutoDLProvider, AutoDLSettings
@@ -94,8 +95,12 @@ RUNPOD_GRAPHQL_ENV = "XYCLAW_RUNPOD_GRAPHQL_URL"
 
 def not_configured(provider: RealProvider) -> ConfigError:
     return ConfigError(
-        f"{provider.title} is not configured: no {provider.secret} in the secret store",
-        hint=f"run `xyclaw secrets set {provider.secret}` (it needs {provider.account})",
+        said("provider.real.not_configured", title=provider.title, secret=provider.secret),
+        hint=said(
+            "provider.real.not_configured_hint",
+            secret=provider.secret,
+            account=said(f"cli.account_{provider.name}"),  # as `xyclaw providers` says it
+        ),
     )
 
 
@@ -206,14 +211,21 @@ def load_autodl_settings(path: Path) -> AutoDLSettings:
         return AutoDLSettings()
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(
-            f"{path} cannot be read: {exc}", hint="fix the file (UTF-8 TOML) or remove it"
+            said("provider.real.unreadable_file", path=str(path), error=str(exc)),
+            hint=said("provider.real.unreadable_file_hint"),
         ) from exc
     defaults = AutoDLSettings()
     try:
         regions = tuple(str(r) for r in data.get("regions", defaults.regions))
         unknown = [r for r in regions if r not in REGIONS]
         if unknown:
-            raise ValueError(f"unknown regions {', '.join(unknown)}; known: {', '.join(REGIONS)}")
+            raise SaidValueError(
+                said(
+                    "provider.autodl.unknown_regions",
+                    unknown=", ".join(unknown),
+                    known=", ".join(REGIONS),
+                )
+            )
         ceilings = dict(PRICE_CEILINGS)
         configured = set()
         for gpu_text, amount in dict(data.get("price_ceilings", {})).items():
@@ -223,7 +235,7 @@ def load_autodl_settings(path: Path) -> AutoDLSettings:
         cuda_from = int(data.get("cuda_v_from", defaults.cuda_v_from))
         cuda_to = int(data.get("cuda_v_to", defaults.cuda_v_to))
         if cuda_from > cuda_to:
-            raise ValueError("cuda_v_from must not be above cuda_v_to")
+            raise SaidValueError(said("provider.autodl.cuda_order"))
         return AutoDLSettings(
             regions=regions,
             image_uuid=str(data.get("image_uuid", defaults.image_uuid)),
@@ -233,7 +245,10 @@ def load_autodl_settings(path: Path) -> AutoDLSettings:
             configured=frozenset(configured),
         )
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{path}: {exc}", hint="see docs/providers.md for the keys") from exc
+        raise ConfigError(
+            said("provider.real.bad_file", path=str(path), error=said_of(exc)),
+            hint=said("provider.real.bad_file_hint"),
+        ) from exc
 
 
 __all__ = [

@@ -47,7 +47,7 @@ import httpx
 
 from xyclaw.catalog import Offer, normalise_gpu_name, parse_fabric
 from xyclaw.catalog.fabrics import matches
-from xyclaw.errors import CapacityError, ProviderError, ProviderStateUnknownError
+from xyclaw.errors import CapacityError, ProviderError, ProviderStateUnknownError, XyclawError
 from xyclaw.providers.base import (
     FAILED,
     PROVISIONING,
@@ -77,6 +77,7 @@ from xyclaw.providers.endpoints import (
 )
 from xyclaw.providers.http_retry import ApiError, RetryPolicy, request_with_retries
 from xyclaw.providers.vastai import start_script
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +89,7 @@ SSH_USER = "root"
 GPU_COUNTS = (1, 2, 4, 8)
 CLOUDS = {"SECURE": "secure cloud", "COMMUNITY": "community cloud"}
 
-KEY_HINT = (
-    "create a key at https://www.runpod.io/console/user/settings (API Keys) and store it "
-    "with `xyclaw secrets set runpod_api_key`"
-)
+KEY_HINT = said("provider.runpod.key_hint")
 
 GPU_TYPES_QUERY = """
 query GpuTypes {
@@ -148,10 +146,8 @@ POD_COUNTS = (2, 3, 4, 5, 6, 7, 8)
 #: floor it promises (Ethernet, 100 Gb/s) and nccl-tests measure the rest; dstack found
 #: NCCL bandwidth on them "suboptimal" (PR #3214).
 CLUSTER_FABRIC = "eth-100"
-CLUSTER_NETWORK = (
-    "Instant Cluster: a private network within one data center, 100 to 3200 Gb/s on "
-    "eth1-eth8 as RunPod says; planned at its 100 Gb/s floor, measured by nccl-tests"
-)
+_CLUSTER_NETWORK = said("provider.runpod.cluster_network")
+CLUSTER_NETWORK = _CLUSTER_NETWORK.english
 CLUSTER_PREFIX = "cluster:"  # the external id of an Instant Cluster (a bare id is a pod)
 CLUSTER_NODE_PORT = "22/tcp"
 
@@ -183,7 +179,12 @@ def json_object_or_list(response: httpx.Response, provider: str) -> Any:
     try:
         return response.json()
     except ValueError as exc:
-        raise unreadable(provider, "an answer", exc) from exc
+        raise unreadable(provider, said("provider.what.answer"), exc) from exc
+
+
+def _not_read(exc: XyclawError) -> Said:
+    """Why the Instant Clusters were left out of the offers: what went wrong reading them."""
+    return said("provider.left_out.not_read", error=exc.said or exc.message)
 
 
 def _money(value: Any) -> float | None:
@@ -227,7 +228,7 @@ class RunPodProvider:
         ``clusters_url`` is REST v2 (the clusters listing); by default RunPod's, or beside
         a ``rest_url`` that is not RunPod's (``.../v1`` -> ``.../v2``: a proxy, a fake)."""
         if not api_key:
-            raise ProviderError("no RunPod API key", hint=KEY_HINT)
+            raise ProviderError(said("provider.runpod.no_key"), hint=KEY_HINT)
         self.name = name
         self._rest = rest_url.rstrip("/")
         self._graphql = graphql_url
@@ -242,7 +243,7 @@ class RunPodProvider:
         self._retry = retry or RetryPolicy(attempts=6, base_delay_s=1.0, max_delay_s=15.0)
         self._sleep = sleep
         self._secure_only = secure_only
-        self.filtered: list[tuple[str, str]] = []
+        self.filtered: list[tuple[str, Said]] = []
         self._views = LastViews(state_file)
         self._client = httpx.Client(
             headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
@@ -277,7 +278,7 @@ class RunPodProvider:
         )
         if response.status_code in (401, 403):
             return ApiError(
-                f"RunPod did not accept the API key ({message})",
+                said("provider.runpod.key_refused", message=str(message)),
                 status=response.status_code,
                 code="unauthorized",
                 hint=KEY_HINT,
@@ -285,34 +286,38 @@ class RunPodProvider:
         lowered = message.lower()
         if "no longer any instances available" in lowered or "not enough" in lowered:
             return CapacityError(
-                f"RunPod refused: {message}",
-                hint="try the other cloud (secure or community) or another GPU",
+                said("provider.runpod.refused", message=message),
+                hint=said("provider.runpod.cloud_hint"),
             )
         return ApiError(
-            f"RunPod refused: {message}",
+            said("provider.runpod.refused", message=message),
             status=response.status_code,
             code=f"http/{response.status_code}",
         )
 
-    def _unknown(self, what: str, listing: str = "pod") -> ProviderStateUnknownError:
+    def _unknown(self, what: Said, listing: str = "pod") -> ProviderStateUnknownError:
+        """``what``: how the listing answered (a ``provider.listing.*`` wording);
+        ``listing``: ``pod`` or ``cluster``."""
         return ProviderStateUnknownError(
-            f"RunPod answered the {listing} listing {what}: the state of its pods is unknown, "
-            "so XyClaw keeps them as last seen and keeps metering them",
-            hint="XyClaw asks again every minute; check https://www.runpod.io/console/pods "
-            "and update XyClaw if its API changed",
+            said(
+                "provider.runpod.unknown",
+                listing=said(f"provider.runpod.listing.{listing}"),
+                what=what,
+            ),
+            hint=said("provider.runpod.unknown_hint"),
         )
 
     def _listing(self, response: httpx.Response, listing: str = "pod") -> Any:
         if response.status_code in (401, 403):
             raise self._error(response)
         if response.status_code >= 400:
-            raise self._unknown(f"with HTTP {response.status_code}", listing)
+            raise self._unknown(said("provider.listing.http", status=response.status_code), listing)
         try:
             body = response.json()
         except ValueError:
-            raise self._unknown("with something that is not JSON", listing) from None
+            raise self._unknown(said("provider.listing.not_json"), listing) from None
         if isinstance(body, dict) and body.get("success") is False:
-            raise self._unknown("with success: false", listing)
+            raise self._unknown(said("provider.listing.not_success_bare"), listing)
         return body
 
     def graphql(self, query: str) -> dict[str, Any]:
@@ -340,7 +345,7 @@ class RunPodProvider:
             message = first.get("message") if isinstance(first, dict) else str(first)
             if "unauthorized" in str(message).lower() or "api key" in str(message).lower():
                 raise ApiError(
-                    f"RunPod did not accept the API key ({message})",
+                    said("provider.runpod.key_refused", message=str(message)),
                     status=response.status_code,
                     code="unauthorized",
                     hint=KEY_HINT,
@@ -350,37 +355,37 @@ class RunPodProvider:
             lowered = str(message).lower()
             if "insufficient resources" in lowered or "no longer any" in lowered:
                 raise CapacityError(
-                    f"RunPod refused: {message}",
-                    hint="try another GPU type or data centre, or fewer pods",
+                    said("provider.runpod.refused", message=str(message)),
+                    hint=said("provider.runpod.resources_hint"),
                 )
             raise ApiError(
-                f"RunPod's GraphQL API refused: {message}",
+                said("provider.runpod.graphql_refused", message=str(message)),
                 status=response.status_code,
                 # dstack's terminate_compute_group reads extensions.code "Cluster not found"
                 code=f"graphql/{code}" if code else "graphql",
             )
         data = body.get("data")
         if not isinstance(data, dict):
-            raise unreadable(self.name, "a GraphQL answer", KeyError("data"))
+            raise unreadable(self.name, said("provider.what.graphql_answer"), KeyError("data"))
         return data
 
     # -- offers ----------------------------------------------------------------------------
     def gpu_types(self) -> list[dict[str, Any]]:
         types = self.graphql(GPU_TYPES_QUERY).get("gpuTypes")
         if not isinstance(types, list):
-            raise unreadable(self.name, "GPU types", KeyError("gpuTypes"))
+            raise unreadable(self.name, said("provider.what.gpu_types"), KeyError("gpuTypes"))
         return [t for t in types if isinstance(t, dict)]
 
     def offers(self) -> list[Offer]:
         result: list[Offer] = []
-        filtered: list[tuple[str, str]] = []
+        filtered: list[tuple[str, Said]] = []
         for raw in self.gpu_types():
             try:
                 type_id = str(raw["id"])
                 gpu = str(raw.get("displayName") or type_id)
                 most = int(raw.get("maxGpuCount") or 1)
             except (KeyError, TypeError, ValueError) as exc:
-                raise unreadable(self.name, "a GPU type", exc) from exc
+                raise unreadable(self.name, said("provider.what.gpu_type"), exc) from exc
             lowest = raw.get("lowestPrice") or {}
             stock = lowest.get("stockStatus") if isinstance(lowest, dict) else None
             for cloud, label in CLOUDS.items():
@@ -391,7 +396,7 @@ class RunPodProvider:
                 if not offered or not price:
                     continue
                 if not stock:
-                    filtered.append((f"{type_id}@{cloud}", "out of stock"))
+                    filtered.append((f"{type_id}@{cloud}", said("provider.left_out.out_of_stock")))
                     continue
                 for count in (c for c in GPU_COUNTS if c <= most):
                     result.append(
@@ -419,10 +424,12 @@ class RunPodProvider:
     def cluster_types(self) -> list[dict[str, Any]]:
         types = self.graphql(CLUSTER_TYPES_QUERY).get("gpuTypes")
         if not isinstance(types, list):
-            raise unreadable(self.name, "Instant Cluster GPU types", KeyError("gpuTypes"))
+            raise unreadable(
+                self.name, said("provider.what.cluster_gpu_types"), KeyError("gpuTypes")
+            )
         return [t for t in types if isinstance(t, dict)]
 
-    def _cluster_offers(self, filtered: list[tuple[str, str]]) -> list[Offer]:
+    def _cluster_offers(self, filtered: list[tuple[str, Said]]) -> list[Offer]:
         """Instant Cluster capacity: one offer per GPU type and data centre, 2-8 pods of
         ``maxGpuCount`` GPUs each (secure data centres: RunPod runs them itself)."""
         try:
@@ -430,10 +437,10 @@ class RunPodProvider:
         except ApiError as exc:
             if exc.code == "unauthorized":
                 raise
-            filtered.append(("Instant Clusters", f"not read ({exc.message})"))
+            filtered.append(("Instant Clusters", _not_read(exc)))
             return []
         except ProviderError as exc:
-            filtered.append(("Instant Clusters", f"not read ({exc.message})"))
+            filtered.append(("Instant Clusters", _not_read(exc)))
             return []
         result: list[Offer] = []
         for raw in types:
@@ -443,16 +450,16 @@ class RunPodProvider:
                 per_pod = int(raw["maxGpuCount"])
                 centres = [str(dc["id"]) for dc in raw.get("nodeGroupDatacenters") or ()]
             except (KeyError, TypeError, ValueError) as exc:
-                raise unreadable(self.name, "an Instant Cluster GPU type", exc) from exc
+                raise unreadable(self.name, said("provider.what.cluster_gpu_type"), exc) from exc
             price = _money(raw.get("clusterPrice"))
             lowest = raw.get("lowestPrice") or {}
             if not isinstance(lowest, dict):
                 lowest = {}
             if not price or per_pod < 1:
-                filtered.append((f"cluster {type_id}", "no cluster price"))
+                filtered.append((f"cluster {type_id}", said("provider.left_out.no_cluster_price")))
                 continue
             if lowest.get("minVcpu") is None or lowest.get("minMemory") is None:
-                filtered.append((f"cluster {type_id}", "out of stock"))
+                filtered.append((f"cluster {type_id}", said("provider.left_out.out_of_stock")))
                 continue
             stock = str(lowest.get("stockStatus") or "unknown").lower()
             for centre in centres:
@@ -481,13 +488,14 @@ class RunPodProvider:
     def _type_for(self, order: ClusterOrder) -> tuple[str, str]:
         """(gpuTypeId, cloudType) for an order: the cheapest cloud with stock."""
         if order.gpus_per_node not in (None, order.gpu_count):
+            # RunPod's WHY_NOT has no multi-node reason (its clusters are the way to several
+            # pods): looking one up here raised KeyError, a traceback instead of this error.
             raise UnsupportedRequestError(
-                f"RunPod cannot rent {order.gpu_count} x {order.gpu} over several pods",
-                hint=WHY_NOT[Feature.MULTI_NODE],
+                said("provider.runpod.several_pods", count=order.gpu_count, gpu=order.gpu)
             )
         if order.fabric not in (None, "none"):
             raise UnsupportedRequestError(
-                f"RunPod cannot rent a {order.fabric} fabric", hint=WHY_NOT[Feature.FABRIC]
+                said("provider.cannot_fabric", title="RunPod", fabric=order.fabric)
             )
         wanted = normalise_gpu_name(order.gpu)
         region = (order.region or "").upper()
@@ -507,9 +515,13 @@ class RunPodProvider:
                 best = (offer.price_micro, type_id, cloud)
         if best is None:
             raise CapacityError(
-                f"RunPod has no {order.gpu_count} x {wanted} in stock"
-                + (f" in the {order.region}" if order.region else ""),
-                hint="`xyclaw offers --provider runpod` lists what is in stock now",
+                said(
+                    "provider.runpod.no_stock_in" if order.region else "provider.runpod.no_stock",
+                    count=order.gpu_count,
+                    gpu=wanted,
+                    region=order.region,
+                ),
+                hint=said("provider.runpod.in_stock_hint"),
             )
         return best[1], best[2]
 
@@ -520,13 +532,13 @@ class RunPodProvider:
             parse_fabric(CLUSTER_FABRIC), order.fabric
         ):
             raise UnsupportedRequestError(
-                f"RunPod Instant Clusters have no {order.fabric} fabric",
-                hint=f"their network: {CLUSTER_NETWORK}",
+                said("provider.runpod.cluster_fabric", fabric=order.fabric),
+                hint=said("provider.runpod.cluster_network_hint", network=_CLUSTER_NETWORK),
             )
         if pods not in POD_COUNTS:
             raise UnsupportedRequestError(
-                f"RunPod Instant Clusters have 2 to 8 pods, not {pods}",
-                hint="ask for 2 to 8 nodes, or another provider",
+                said("provider.runpod.cluster_pods", pods=pods),
+                hint=said("provider.runpod.cluster_pods_hint"),
             )
         wanted = normalise_gpu_name(order.gpu)
         region = (order.region or "").upper()
@@ -542,10 +554,16 @@ class RunPodProvider:
                 best = offer
         if best is None:
             raise CapacityError(
-                f"RunPod has no Instant Cluster of {pods} x {per_pod} {wanted}"
-                + (f" in {order.region}" if order.region else ""),
-                hint="`xyclaw offers --provider runpod` lists the cluster GPU types and data "
-                "centres with stock now (a cluster pod has all of its type's GPUs)",
+                said(
+                    "provider.runpod.no_cluster_in"
+                    if order.region
+                    else "provider.runpod.no_cluster",
+                    pods=pods,
+                    per_pod=per_pod,
+                    gpu=wanted,
+                    region=order.region,
+                ),
+                hint=said("provider.runpod.no_cluster_hint"),
             )
         type_id = best.offer_id.removeprefix(CLUSTER_PREFIX).rpartition("@")[0]
         return best, type_id
@@ -574,7 +592,9 @@ class RunPodProvider:
         def accept(response: httpx.Response) -> ClusterInfo:
             made = self._graphql_data(response).get("createCluster")
             if not isinstance(made, dict) or "id" not in made:
-                raise unreadable(self.name, "a createCluster answer", KeyError("id"))
+                raise unreadable(
+                    self.name, said("provider.what.create_cluster_answer"), KeyError("id")
+                )
             external_id = CLUSTER_PREFIX + str(made["id"])
             info = self.get(external_id)
             if info is None:  # not listed yet: what the create answered, still provisioning
@@ -596,8 +616,8 @@ class RunPodProvider:
         if order.gpu_count > per_pod:
             if order.gpu_count % per_pod:
                 raise UnsupportedRequestError(
-                    f"{order.gpu_count} GPUs do not split into pods of {per_pod}",
-                    hint="ask for a whole number of nodes",
+                    said("provider.runpod.no_split", count=order.gpu_count, per_pod=per_pod),
+                    hint=said("provider.runpod.no_split_hint"),
                 )
             return self._create_cluster(order, name, order.gpu_count // per_pod)
         existing = self._find_named(name)
@@ -624,7 +644,7 @@ class RunPodProvider:
                 raise self._error(response)
             body = json_object(response, self.name)
             if "id" not in body:
-                raise unreadable(self.name, "a create answer", KeyError("id"))
+                raise unreadable(self.name, said("provider.what.create_answer"), KeyError("id"))
             info = self.get(str(body["id"]))
             return info if info is not None else self._info(body)
 
@@ -640,10 +660,10 @@ class RunPodProvider:
     def pods(self) -> list[dict[str, Any]]:
         body = self._listing(self._call("GET", "/pods"))
         if not isinstance(body, list):
-            raise self._unknown("without a list of pods (its shape changed)")
+            raise self._unknown(said("provider.listing.no_pods"))
         for row in body:
             if not isinstance(row, dict) or "id" not in row or "desiredStatus" not in row:
-                raise self._unknown("with a pod lacking id or desiredStatus")
+                raise self._unknown(said("provider.listing.pod_fields"))
         return body
 
     def _find_named(self, name: str) -> ClusterInfo | None:
@@ -657,10 +677,10 @@ class RunPodProvider:
         """``GET /v2/clusters``: every cluster of the account (read: ``id``, ``name``)."""
         body = self._listing(self._call("GET", "/clusters", base=self._v2), "cluster")
         if not isinstance(body, list):
-            raise self._unknown("without a list of clusters (its shape changed)", "cluster")
+            raise self._unknown(said("provider.listing.no_clusters"), "cluster")
         for row in body:
             if not isinstance(row, dict) or "id" not in row or "name" not in row:
-                raise self._unknown("with a cluster lacking id or name", "cluster")
+                raise self._unknown(said("provider.listing.cluster_fields"), "cluster")
         return body
 
     def cluster_pods(self, cluster_id: str) -> list[dict[str, Any]] | None:
@@ -670,10 +690,10 @@ class RunPodProvider:
             return None
         body = self._listing(response, "cluster")
         if not isinstance(body, list):
-            raise self._unknown("without a list of the cluster's pods", "cluster")
+            raise self._unknown(said("provider.listing.no_cluster_pods"), "cluster")
         for row in body:
             if not isinstance(row, dict) or "id" not in row or "desiredStatus" not in row:
-                raise self._unknown("with a cluster pod lacking id or desiredStatus", "cluster")
+                raise self._unknown(said("provider.listing.cluster_pod_fields"), "cluster")
         return body
 
     def _find_cluster(self, name: str) -> ClusterInfo | None:
@@ -692,7 +712,7 @@ class RunPodProvider:
         if response.status_code != 404:
             summary = self._listing(response, "cluster")
             if not isinstance(summary, dict) or "id" not in summary or "name" not in summary:
-                raise self._unknown("for one cluster in a shape XyClaw cannot read", "cluster")
+                raise self._unknown(said("provider.listing.one_cluster_shape"), "cluster")
             pods = self.cluster_pods(cluster_id)
             if pods is not None:
                 return self._cluster_info(summary, pods)
@@ -711,7 +731,7 @@ class RunPodProvider:
             return None
         body = self._listing(response)
         if not isinstance(body, dict) or "desiredStatus" not in body:
-            raise self._unknown("for one pod in a shape XyClaw cannot read")
+            raise self._unknown(said("provider.listing.one_pod_shape"))
         return None if body.get("desiredStatus") == "TERMINATED" else body
 
     def _terminate_cluster(self, external_id: str) -> ClusterInfo:
@@ -719,8 +739,8 @@ class RunPodProvider:
         before = self._get_cluster(external_id)
         if before is None:
             raise ProviderError(
-                f"RunPod has no cluster {external_id}, which XyClaw had never seen",
-                hint="check `xyclaw clusters`",
+                said("provider.runpod.no_cluster_id", id=external_id),
+                hint=said("provider.check_clusters_hint"),
             )
         cluster_id = external_id.removeprefix(CLUSTER_PREFIX)
         if before.state != TERMINATED:
@@ -734,8 +754,8 @@ class RunPodProvider:
         after = self._get_cluster(external_id)
         if after is None:
             raise ProviderError(
-                f"RunPod deleted {external_id}, which XyClaw had never seen",
-                hint="check `xyclaw clusters`",
+                said("provider.runpod.deleted_unseen", id=external_id),
+                hint=said("provider.check_clusters_hint"),
             )
         return after
 
@@ -747,7 +767,7 @@ class RunPodProvider:
             return self._gone(external_id)
         body = self._listing(response)
         if not isinstance(body, dict) or "desiredStatus" not in body:
-            raise self._unknown("for one pod in a shape XyClaw cannot read")
+            raise self._unknown(said("provider.listing.one_pod_shape"))
         return self._info(body)
 
     def clusters(self) -> list[ClusterInfo]:
@@ -785,8 +805,8 @@ class RunPodProvider:
         gone = self._gone(external_id)
         if gone is None:
             raise ProviderError(
-                f"RunPod terminated {external_id}, which XyClaw had never seen",
-                hint="check `xyclaw clusters`",
+                said("provider.runpod.terminated_unseen", id=external_id),
+                hint=said("provider.check_clusters_hint"),
             )
         return gone
 
@@ -804,14 +824,16 @@ class RunPodProvider:
             raise self._error(response)
         body = json_object_or_list(response, self.name)
         if not isinstance(body, list):
-            raise unreadable(self.name, "the billing history", KeyError("records"))
+            raise unreadable(self.name, said("provider.what.billing_history"), KeyError("records"))
         entries: list[LedgerEntry] = []
         for record in body:
             if not isinstance(record, dict) or not record.get("podId"):
                 continue  # another grouping's line: not a pod's
             amount = _money(record.get("amount"))
             if amount is None:
-                raise unreadable(self.name, "a billing record", KeyError("amount"))
+                raise unreadable(
+                    self.name, said("provider.what.billing_record"), KeyError("amount")
+                )
             billed_ms = _money(record.get("timeBilledMs")) or 0.0
             pod = str(record["podId"])
             entries.append(
@@ -843,7 +865,7 @@ class RunPodProvider:
                 str(gpu_raw.get("displayName") or gpu_raw.get("id") or "unknown")
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise unreadable(self.name, "a pod record", exc) from exc
+            raise unreadable(self.name, said("provider.what.pod_record"), exc) from exc
         # What RunPod bills (its console's figure), not a list price (SkyPilot #4914).
         hourly = _money(raw.get("adjustedCostPerHr")) or _money(raw.get("costPerHr")) or 0.0
         price = round(hourly * 1_000_000 / max(1, count))

@@ -70,6 +70,7 @@ from xyclaw.providers.cloud_api import (
 )
 from xyclaw.providers.endpoints import VASTAI_API_URL
 from xyclaw.providers.http_retry import ApiError, RetryPolicy, request_with_retries
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -86,10 +87,9 @@ CHARGE_PAGE_ROWS = 100  # the charges listing's largest page (vastai/api/billing
 CHARGE_DAYS = 90  # how far back `xyclaw billing` asks for Vast's charges
 INET_BILLED_MB_PER_GB = 1024.0  # inet_*_billed are MB (see the module's docstring)
 
-KEY_HINT = (
-    "create a key at https://cloud.vast.ai/manage-keys/ and store it with "
-    "`xyclaw secrets set vastai_api_key`"
-)
+KEY_HINT = said("provider.vastai.key_hint")
+_MULTI_NODE = said("provider.vastai.why_not.multi_node")
+_FABRIC = said("provider.vastai.why_not.fabric")
 
 #: ``actual_status`` of an instance in XyClaw's words (an unknown one reads as provisioning).
 STATES = {
@@ -103,9 +103,8 @@ STATES = {
 }
 
 WHY_NOT: dict[str, str] = {
-    Feature.MULTI_NODE: "Vast.ai instances are single hosts rented from different owners; "
-    "instances on different hosts share no private network XyClaw could give NCCL",
-    Feature.FABRIC: "Vast.ai offers no fabric between instances (each is one host)",
+    Feature.MULTI_NODE: _MULTI_NODE.english,
+    Feature.FABRIC: _FABRIC.english,
     Feature.STOP_START: "XyClaw releases a Vast.ai instance by destroying it: a stopped "
     "instance keeps billing its storage, and its GPUs may be rented by someone else",
     Feature.SPOT: "Vast.ai interruptible instances are bids; XyClaw rents on demand only "
@@ -298,7 +297,7 @@ class VastProvider:
         the last view of each instance so a release confirmed after Vast forgot it still
         knows its price."""
         if not api_key:
-            raise ProviderError("no Vast.ai API key", hint=KEY_HINT)
+            raise ProviderError(said("provider.vastai.no_key"), hint=KEY_HINT)
         self.name = name
         self._base = base_url.rstrip("/")
         self._retry = retry or RetryPolicy(attempts=6, base_delay_s=1.0, max_delay_s=15.0)
@@ -306,7 +305,7 @@ class VastProvider:
         self._verified_only = verified_only
         self._views = LastViews(state_file)
         #: Offers left out by the last ``offers()``, each with the reason (shown by the CLI).
-        self.filtered: list[tuple[str, str]] = []
+        self.filtered: list[tuple[str, Said]] = []
         self._client = httpx.Client(
             headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
             timeout=timeout_s,
@@ -337,51 +336,53 @@ class VastProvider:
             body = {}
         code = str(body.get("error") or f"http/{response.status_code}")
         message = str(body.get("msg") or body.get("message") or response.reason_phrase)
-        said = f"Vast.ai refused: {message}"
+        refused = said("provider.vastai.refused", message=message)
         if code == "auth_error" or response.status_code in (401, 403):
             return ApiError(
-                f"Vast.ai did not accept the API key ({message})",
+                said("provider.vastai.key_refused", message=message),
                 status=response.status_code,
                 code=code,
                 hint=KEY_HINT,
             )
         if code in ("no_such_ask", "ask_unavailable") or response.status_code == 409:
-            return CapacityError(
-                said, hint="the offer was rented by someone else; `xyclaw offers` again"
-            )
+            return CapacityError(refused, hint=said("provider.vastai.taken_hint"))
         if code == "insufficient_credit":
-            return CapacityError(said, hint="add credit at https://cloud.vast.ai/billing/")
-        return ApiError(said, status=response.status_code, code=code)
+            return CapacityError(refused, hint=said("provider.vastai.credit_hint"))
+        return ApiError(refused, status=response.status_code, code=code)
 
-    def _unknown(self, what: str) -> ProviderStateUnknownError:
+    def _unknown(self, what: Said) -> ProviderStateUnknownError:
+        """``what``: how the listing answered (a ``provider.listing.*`` wording)."""
         return ProviderStateUnknownError(
-            f"Vast.ai answered the instance listing {what}: the state of its instances is "
-            "unknown, so XyClaw keeps them as last seen and keeps metering them",
-            hint="XyClaw asks again every minute; check https://cloud.vast.ai/instances/ "
-            "and update XyClaw if its API changed",
+            said("provider.vastai.unknown", what=what), hint=said("provider.vastai.unknown_hint")
         )
 
     def _listing_body(self, response: httpx.Response) -> dict[str, Any]:
         """A listing's JSON object, or "state unknown" for anything XyClaw cannot trust."""
         if response.status_code == 410:
-            return self._raise_unknown("with 410 (a deprecated endpoint)")
+            return self._raise_unknown(said("provider.listing.gone"))
         if response.status_code >= 400:
             error = self._error(response)
             if isinstance(error, ApiError) and error.code == "auth_error":
                 raise error
-            raise self._unknown(f"with HTTP {response.status_code} ({error.message})")
+            raise self._unknown(
+                said(
+                    "provider.listing.http_message",
+                    status=response.status_code,
+                    message=error.said or error.message,
+                )
+            )
         try:
             body = response.json()
         except ValueError:
-            return self._raise_unknown("with something that is not JSON")
+            return self._raise_unknown(said("provider.listing.not_json"))
         if not isinstance(body, dict):
-            return self._raise_unknown("with JSON that is not an object")
+            return self._raise_unknown(said("provider.listing.not_object"))
         if body.get("success") is False:
             msg = body.get("msg") or body.get("error") or "no reason"
-            return self._raise_unknown(f"with success: false ({msg})")
+            return self._raise_unknown(said("provider.listing.not_success", message=str(msg)))
         return body
 
-    def _raise_unknown(self, what: str) -> dict[str, Any]:
+    def _raise_unknown(self, what: Said) -> dict[str, Any]:
         raise self._unknown(what)
 
     # -- offers ----------------------------------------------------------------------------
@@ -405,7 +406,7 @@ class VastProvider:
         body = json_object(response, self.name)
         offers = body.get("offers")
         if not isinstance(offers, list):
-            raise unreadable(self.name, "offers", KeyError("offers"))
+            raise unreadable(self.name, said("provider.what.offers"), KeyError("offers"))
         return [o for o in offers if isinstance(o, dict)]
 
     def offers(self) -> list[Offer]:
@@ -413,7 +414,7 @@ class VastProvider:
 
     def _offers(self, query: dict[str, Any]) -> list[Offer]:
         result: list[Offer] = []
-        filtered: list[tuple[str, str]] = []
+        filtered: list[tuple[str, Said]] = []
         for raw in self.search(query):
             try:
                 offer_id = str(raw["id"])
@@ -421,11 +422,11 @@ class VastProvider:
                 total = float(raw["dph_total"])
                 gpu = str(raw["gpu_name"])
             except (KeyError, TypeError, ValueError) as exc:
-                raise unreadable(self.name, "an offer", exc) from exc
+                raise unreadable(self.name, said("provider.what.offer"), exc) from exc
             if gpus < 1:
                 continue
             if int(raw.get("direct_port_count") or 0) < 1:
-                filtered.append((offer_id, "no direct port: XyClaw cannot reach SSH on it"))
+                filtered.append((offer_id, said("provider.left_out.no_direct_port")))
                 continue
             facts = host_facts(raw)
             result.append(
@@ -454,12 +455,12 @@ class VastProvider:
     def _choose(self, order: ClusterOrder) -> dict[str, Any]:
         if order.gpus_per_node not in (None, order.gpu_count):
             raise UnsupportedRequestError(
-                f"Vast.ai cannot rent {order.gpu_count} x {order.gpu} over several machines",
-                hint=WHY_NOT[Feature.MULTI_NODE],
+                said("provider.vastai.several_machines", count=order.gpu_count, gpu=order.gpu),
+                hint=_MULTI_NODE,
             )
         if order.fabric not in (None, "none"):
             raise UnsupportedRequestError(
-                f"Vast.ai cannot rent a {order.fabric} fabric", hint=WHY_NOT[Feature.FABRIC]
+                said("provider.cannot_fabric", title="Vast.ai", fabric=order.fabric), hint=_FABRIC
             )
         wanted = normalise_gpu_name(order.gpu)
         spelled = vast_gpu_name(wanted)
@@ -474,7 +475,7 @@ class VastProvider:
             # be a community host the card did not name. Filtering bundles by
             # ``ask_contract_id`` is how public Vast clients look one ask up again.
             if not order.offer_id.isdigit():
-                raise UsageError(f"{order.offer_id!r} is not a Vast.ai ask id")
+                raise UsageError(said("provider.vastai.not_ask_id", offer=repr(order.offer_id)))
             query["ask_contract_id"] = {"eq": int(order.offer_id)}
         for raw in self.search(query):
             if order.offer_id is not None and str(raw.get("id")) != order.offer_id:
@@ -493,14 +494,17 @@ class VastProvider:
             return raw
         if order.offer_id is not None:
             raise CapacityError(
-                f"Vast.ai no longer offers ask {order.offer_id}, the host you approved; "
-                "nothing was rented",
-                hint="get a new quote: `xyclaw offers --provider vastai` lists what is free now",
+                said("provider.vastai.ask_gone", ask=order.offer_id),
+                hint=said("provider.vastai.ask_gone_hint"),
             )
         raise CapacityError(
-            f"Vast.ai has no {order.gpu_count} x {wanted} offer with a direct SSH port"
-            + (f" in {order.region}" if order.region else ""),
-            hint="`xyclaw offers --provider vastai` lists what is free now",
+            said(
+                "provider.vastai.no_offer_in" if order.region else "provider.vastai.no_offer",
+                count=order.gpu_count,
+                gpu=wanted,
+                region=order.region,
+            ),
+            hint=said("provider.vastai.free_now_hint"),
         )
 
     def create(self, order: ClusterOrder) -> ClusterInfo:
@@ -527,7 +531,11 @@ class VastProvider:
             body = json_object(response, self.name)
             if not body.get("success") or body.get("new_contract") is None:
                 raise ApiError(
-                    f"Vast.ai did not rent offer {ask_id}: {body.get('msg') or body}",
+                    said(
+                        "provider.vastai.not_rented",
+                        ask=ask_id,
+                        message=str(body.get("msg") or body),
+                    ),
                     status=response.status_code,
                     code=str(body.get("error") or "no_contract"),
                 )
@@ -562,10 +570,10 @@ class VastProvider:
             body = self._listing_body(self._call("GET", "/api/v1/instances/", params=params))
             page = body.get("instances")
             if not isinstance(page, list):
-                raise self._unknown("without an instances list (its shape changed)")
+                raise self._unknown(said("provider.listing.no_instances"))
             for row in page:
                 if not isinstance(row, dict) or "id" not in row or "actual_status" not in row:
-                    raise self._unknown("with an instance lacking id or actual_status")
+                    raise self._unknown(said("provider.listing.instance_fields"))
                 rows.append(row)
             if isinstance(body.get("total_instances"), int):
                 total = int(body["total_instances"])
@@ -573,13 +581,13 @@ class VastProvider:
             if not token:
                 break
             if str(token) in seen_tokens:
-                raise self._unknown("with a page token it had already given")
+                raise self._unknown(said("provider.listing.token_again"))
             seen_tokens.add(str(token))
             params["after_token"] = str(token)
         else:
-            raise self._unknown(f"with more than {MAX_PAGES} pages")
+            raise self._unknown(said("provider.listing.too_many_pages", pages=MAX_PAGES))
         if total is not None and total != len(rows):
-            raise self._unknown(f"with {len(rows)} of the {total} instances it counts (a page)")
+            raise self._unknown(said("provider.listing.short", rows=len(rows), total=total))
         return rows
 
     def _find_labelled(self, label: str) -> ClusterInfo | None:
@@ -597,12 +605,12 @@ class VastProvider:
             return self._views.ended(external_id)
         body = self._listing_body(response)
         if "instances" not in body:
-            raise self._unknown("for one instance without an instances field")
+            raise self._unknown(said("provider.listing.one_no_field"))
         raw = body["instances"]
         if raw is None:
             return self._views.ended(external_id)
         if not isinstance(raw, dict) or "actual_status" not in raw:
-            raise self._unknown("for one instance in a shape XyClaw cannot read")
+            raise self._unknown(said("provider.listing.one_shape"))
         return self._info(raw)
 
     def clusters(self) -> list[ClusterInfo]:
@@ -623,15 +631,19 @@ class VastProvider:
             body = json_object(response, self.name)
             if body.get("success") is False and body.get("error") != "no_such_instance":
                 raise ApiError(
-                    f"Vast.ai did not destroy {external_id}: {body.get('msg') or body}",
+                    said(
+                        "provider.vastai.not_destroyed",
+                        id=external_id,
+                        message=str(body.get("msg") or body),
+                    ),
                     status=response.status_code,
                     code=str(body.get("error") or "not_destroyed"),
                 )
         gone = self._views.ended(external_id)
         if gone is None:
             raise ProviderError(
-                f"Vast.ai destroyed {external_id}, which XyClaw had never seen",
-                hint="check `xyclaw clusters`",
+                said("provider.vastai.never_seen", id=external_id),
+                hint=said("provider.check_clusters_hint"),
             )
         return gone
 
@@ -653,14 +665,16 @@ class VastProvider:
             body = json_object(response, self.name)
             page = body.get("results")
             if not isinstance(page, list):
-                raise unreadable(self.name, "the charges", KeyError("results"))
+                raise unreadable(self.name, said("provider.what.charges"), KeyError("results"))
             rows.extend(r for r in page if isinstance(r, dict))
             token = body.get("next_token")
             if not token or str(token) in seen_tokens:
                 return rows
             seen_tokens.add(str(token))
             params["after_token"] = str(token)
-        raise unreadable(self.name, "the charges", ValueError(f"over {MAX_PAGES} pages"))
+        raise unreadable(
+            self.name, said("provider.what.charges"), ValueError(f"over {MAX_PAGES} pages")
+        )
 
     def billing(self) -> list[LedgerEntry]:
         """What Vast charged each instance in the last ``CHARGE_DAYS`` days (GPU, storage and
@@ -673,7 +687,9 @@ class VastProvider:
             if instance is None:
                 continue  # a volume or an endpoint, not an instance
             if amount is None:
-                raise unreadable(self.name, "a charge", ValueError(repr(row.get("amount"))))
+                raise unreadable(
+                    self.name, said("provider.what.charge"), ValueError(repr(row.get("amount")))
+                )
             entries.append(
                 LedgerEntry(
                     cluster_external_id=instance,
@@ -698,7 +714,7 @@ class VastProvider:
             gpu = normalise_gpu_name(str(raw.get("gpu_name") or "unknown"))
             price = per_gpu_micros(float(raw.get("dph_total") or 0.0), gpus)
         except (KeyError, TypeError, ValueError) as exc:
-            raise unreadable(self.name, "an instance record", exc) from exc
+            raise unreadable(self.name, said("provider.what.instance_record"), exc) from exc
         status = str(raw.get("actual_status") or "created")
         state = STATES.get(status, PROVISIONING)
         error = None

@@ -17,6 +17,7 @@ from xyclaw.wording import (
     operations,
     parsers,
     planner,
+    providers,
     tuning_notes,
     turns,
     typed,
@@ -31,6 +32,7 @@ def _merged() -> dict[str, tuple[str, str]]:
     modules += [doctor, tuning_notes]  # issue 35 (d35): doctor's checks, tuning's notes
     modules += [demo, parsers, cli_usage]  # issue 35 (a35): demo, parsers, usage, slurm
     modules += [typed]  # issue 35 (b35): what people type, said back
+    modules += [providers]  # issue 35 (c35p): the real clouds' errors
     for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:

@@ -753,4 +753,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "cli.job_replacement_renting": ("renting the replacement", "正在租用替换节点"),
     "cli.job_replacement_none": ("no replacement rented", "没有租用替换节点"),
     "cli.job_replacement_too_late": ("too late: {message}", "为时已晚：{message}"),
+    # issue 35 (c35p): `xyclaw offers --provider vastai|runpod`, what the marketplace left out
+    "cli.offer_left_out": (
+        "left out: {provider} offer {offer}: {why}",
+        "已略去：{provider} 的报价 {offer}：{why}",
+    ),
 }

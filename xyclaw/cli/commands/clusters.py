@@ -164,9 +164,15 @@ def _offers(args: argparse.Namespace, ctx: CliContext) -> int:
         if o.offer_id.startswith("slurm-") and o.note:
             ctx.print("  " + remote_text(ctx.out, o.note))  # read from the site's sinfo
     if args.provider:
-        for offer_id, why in ctx.engine().offers_left_out(args.provider):
-            # the offer id and the reason come from the marketplace's answer
-            ctx.print(remote_text(ctx.out, f"left out: {args.provider} offer {offer_id}: {why}"))
+        for offer_id, why in ctx.engine().offers_left_out_said(args.provider):
+            # the offer id comes from the marketplace's answer, the reason from XyClaw
+            line = ctx.text(
+                "offer_left_out",
+                provider=args.provider,
+                offer=offer_id,
+                why=worded(why, ctx.language),
+            )
+            ctx.print(remote_text(ctx.out, line))
     return 0
 
 

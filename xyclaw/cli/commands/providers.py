@@ -89,7 +89,7 @@ def _providers(args: argparse.Namespace, ctx: CliContext) -> int:
             try:
                 count = len(registry.get(name).offers())
             except XyclawError as exc:
-                line.reachable, line.detail = False, exc.message
+                line.reachable, line.detail = False, exc.in_language(ctx.language)[0]
             else:
                 line.reachable, line.detail = True, ctx.text("provider_offers", count=count)
             line.seconds = round(time.monotonic() - started, 2)
