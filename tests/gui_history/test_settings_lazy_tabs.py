@@ -87,7 +87,8 @@ def test_tabs_built_on_first_show_open_with_the_saved_values_and_the_data_read(
 
     page.tabs.setCurrentIndex(1)
     assert page.hosts_table.rowCount() == 1
-    assert page.hosts_table.item(0, 0).text() == "gpu-lab-1"
+    host = page.hosts_table.item(0, 0)
+    assert host is not None and host.text() == "gpu-lab-1"
     assert page.host_test.isEnabled() and not page.hosts_empty.isVisible()
 
     page.tabs.setCurrentIndex(2)
