@@ -86,7 +86,7 @@ def test_tabs_built_on_first_show_open_with_the_saved_values_and_the_data_read(
     assert "starting" in page.allow_status.text()  # no agents in this test: said so
 
     page.tabs.setCurrentIndex(1)
-    assert page.hosts_table.rowCount() == 1
+    assert page.hosts_table.isVisible() and page.hosts_table.rowCount() == 1
     host = page.hosts_table.item(0, 0)
     assert host is not None and host.text() == "gpu-lab-1"
     assert page.host_test.isEnabled() and not page.hosts_empty.isVisible()
