@@ -12,6 +12,7 @@ answering between them. Workers started afterwards import only Qt-free modules.
 from __future__ import annotations
 
 import ast
+import gc
 import importlib
 import importlib.util
 import logging
@@ -85,6 +86,11 @@ MAIN_THREAD_MODULES = (
     "xyclaw.agent.presets",
     "xyclaw.gui.setup_status",
     "xyclaw.gui.settings_page",
+    "pydantic_core",
+    "pydantic._internal._utils",
+    "pydantic._internal._decorators",
+    "pydantic._internal._generate_schema",
+    "pydantic._internal._model_construction",
     "pydantic.main",
 )
 
@@ -221,6 +227,10 @@ class _Stepper(QObject):
                 log.exception("start-up step %s failed", name)
             if not more:
                 self._steps.pop(0)
+            # What the start-up makes lives as long as the app: kept out of the collector's
+            # full passes, each of which walked it all again (67-97 ms under the GIL, the
+            # largest freezes once pyqtgraph was imported in slices; on any thread).
+            gc.freeze()
             self._timer.start()
             return
         then, self._then = self._then, None
