@@ -183,6 +183,13 @@ def _import(module_name: str) -> Step:
     return step
 
 
+def _read_catalogue() -> None:
+    """The bundled GPU catalogue (read once, kept): the Plan page's first open read it."""
+    from xyclaw.engine.values import Catalog
+
+    Catalog.builtin()
+
+
 def startup_steps(builds: Sequence[tuple[str, Step]] | None = None) -> list[tuple[str, Step]]:
     """The start-up's steps, in order, each short enough for one event-loop turn: the
     first pages' imports, ``builds`` (building those pages), then everything else."""
@@ -195,6 +202,7 @@ def startup_steps(builds: Sequence[tuple[str, Step]] | None = None) -> list[tupl
             steps.append((f"{module_name} types {start}", _create_types(module_name, chunk)))
     steps.extend((name, _sliced_import(name)) for name in SLICED_MODULES)
     steps.extend((name, _import(name)) for name in MAIN_THREAD_MODULES)
+    steps.append(("read the bundled catalogue", _read_catalogue))
     return steps
 
 
