@@ -4,9 +4,13 @@ PySide6 creates its Python types lazily, on first use, and that is not thread-sa
 worker importing pyqtgraph (which touches every QtCore/QtGui/QtWidgets type) or a page
 module while the main thread built widgets gave "the plan page failed to build", a plain
 QWidget from ``horizontalHeader()`` and once a segfault. Importing on the main thread in
-one go froze the new window for about a second, so the work is cut into steps of at most
-about 100 ms, each in its own turn of the event loop: the window keeps painting and
-answering between them. Workers started afterwards import only Qt-free modules.
+one go froze the new window for about a second, so the work is cut into steps, each in its
+own turn of the event loop: the window keeps painting and answering between them. Workers
+started afterwards import only Qt-free modules. A package whose ``__init__`` alone is too
+long for a turn (pyqtgraph: 75-120 ms) is run a few statements per turn (SLICED_MODULES),
+and after each step what the start-up made is frozen out of the garbage collector's full
+passes, which walked it all again for 67-97 ms each (issue 28: the largest main-thread
+step after the first paint is now about 30-60 ms of CPU).
 """
 
 from __future__ import annotations
