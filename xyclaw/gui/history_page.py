@@ -236,10 +236,16 @@ class HistoryPage(QWidget):
         self.lists.setObjectName("historyLists")
         self.lists.addTab(self.job_table, "")
         self.lists.addTab(self.cluster_table, "")
-        self.memory_view = MemoryView()
-        self.lists.addTab(self.memory_view, "")
+        # The hosts-and-providers tab is built when first shown (or first asked for): its
+        # three tables were a fifth of building the page on its first open (issue 28).
+        self._memory_view: MemoryView | None = None
+        self._memory_data: tuple[Any, Any] | None = None
+        self._memory_slot = QWidget()
+        self._memory_slot.setObjectName("historyMemorySlot")
+        QVBoxLayout(self._memory_slot).setContentsMargins(0, 0, 0, 0)
+        self.lists.addTab(self._memory_slot, "")
         self.lists.setTabVisible(2, engine is not None)
-        self.lists.currentChanged.connect(lambda _i: self._after_filter())
+        self.lists.currentChanged.connect(self._list_shown)
 
         self.replay_button = QPushButton()
         self.replay_button.setObjectName("historyReplayButton")
@@ -541,7 +547,10 @@ class HistoryPage(QWidget):
         self.error.setVisible(False)
         self.jobs, self.clusters = value[0], value[1]
         if len(value) == 4:
-            self.memory_view.set_data(value[2], value[3])
+            if self._memory_view is None:
+                self._memory_data = (value[2], value[3])  # shown when the tab is built
+            else:
+                self._memory_view.set_data(value[2], value[3])
         self._refill_choices()
         self.apply_filters()
         self.loaded.emit()
@@ -624,6 +633,29 @@ class HistoryPage(QWidget):
         self.shown_clusters = filter_rows(self.clusters, flt)
         self._fill_jobs()
         self._fill_clusters()
+        self._after_filter()
+
+    @property
+    def memory_view(self) -> MemoryView:
+        """The hosts-and-providers tab's view, built (with what was read for it) on first use."""
+        if self._memory_view is None:
+            view = MemoryView()
+            if self._memory_data is not None:
+                view.set_data(*self._memory_data)
+                self._memory_data = None
+            layout = self._memory_slot.layout()
+            assert layout is not None
+            layout.addWidget(view)
+            view.show()  # now, not at the next turn (Qt's way): no empty frame in between
+            self._memory_view = view
+        return self._memory_view
+
+    def memory_built(self) -> bool:
+        return self._memory_view is not None
+
+    def _list_shown(self, index: int) -> None:
+        if index == 2:
+            self.memory_view  # noqa: B018 - built on its first show
         self._after_filter()
 
     def _after_filter(self) -> None:

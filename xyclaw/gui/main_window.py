@@ -415,7 +415,7 @@ class MainWindowController:
 
             return step
 
-        steps: list[tuple[str, Callable[[], None]]] = []
+        steps: list[tuple[str, Callable[[], bool | None]]] = []
         for key in keys:
             if key == "monitor" and self.page_widgets.built(key) is None:
                 # its heatmap, then its curves a plot each, a turn each: built in one go it
@@ -453,6 +453,9 @@ class MainWindowController:
         widget: QWidget | None = None
         factory = self._factories.get(key)
         if factory is not None:
+            from xyclaw.gui.startup_imports import finish_pending
+
+            finish_pending()  # a page opened early finds pyqtgraph whole, not half imported
             try:
                 widget = factory(self.context)
             except Exception:

@@ -10,11 +10,14 @@ the network, SSH or the disk runs on the worker.
 
 from __future__ import annotations
 
+import ast
+import inspect
 import logging
+import textwrap
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QShowEvent
@@ -308,6 +311,38 @@ def host_problem(error: BaseException, host: str) -> tuple[str, str]:
     return _worded_error(error)
 
 
+class _TabParts(NamedTuple):
+    """A tab of the page: its builder, its words, the settings it shows."""
+
+    build: Callable[[], QWidget]
+    words: Callable[[], None]
+    config: Callable[[Config], None] | None
+
+
+_TAB_BUILDERS = ("_llm_tab", "_hosts_tab", "_sim_tab", "_money_tab", "_look_tab", "_data_tab")
+
+
+@cache
+def _tab_attributes() -> dict[str, int] | None:
+    """Which tab's builder sets each ``self.<name>`` (read from their source, once); None
+    where the source is not there (a frozen build)."""
+    found: dict[str, int] = {}
+    for index, name in enumerate(_TAB_BUILDERS):
+        try:
+            source = textwrap.dedent(inspect.getsource(getattr(SettingsPage, name)))
+        except (OSError, TypeError):
+            return None
+        for node in ast.walk(ast.parse(source)):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "self"
+            ):
+                found.setdefault(node.attr, index)
+    return found
+
+
 class SettingsPage(QWidget):
     """``engine`` gives the paths, the secrets, the history and the backup; ``runtime()``
     the agents once they started (for the allowances)."""
@@ -358,12 +393,24 @@ class SettingsPage(QWidget):
         self.subtitle.setWordWrap(True)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("settingsTabs")
-        self.tabs.addTab(self._scroll(self._llm_tab()), "")
-        self.tabs.addTab(self._scroll(self._hosts_tab()), "")
-        self.tabs.addTab(self._scroll(self._sim_tab()), "")
-        self.tabs.addTab(self._scroll(self._money_tab()), "")
-        self.tabs.addTab(self._scroll(self._look_tab()), "")
-        self.tabs.addTab(self._scroll(self._data_tab()), "")
+        # The first tab is built now, each other one when first shown (issue 28: all six
+        # took 80-130 ms of the main thread on the page's first open, the first a third).
+        self._tab_parts = (
+            _TabParts(self._llm_tab, self._llm_words, self._llm_config),
+            _TabParts(self._hosts_tab, self._hosts_words, None),
+            _TabParts(self._sim_tab, self._sim_words, self._sim_config),
+            _TabParts(self._money_tab, self._money_words, self._money_config),
+            _TabParts(self._look_tab, self._look_words, self._look_config),
+            _TabParts(self._data_tab, self._data_words, None),
+        )
+        self._built_tabs: set[int] = set()
+        # What the page read for a tab not built yet (its data is read on the page's first
+        # show, as before): shown when the tab is built, so it opens complete.
+        self._for_tab: dict[int, dict[str, Callable[[], None]]] = {}
+        for _part in self._tab_parts:
+            self.tabs.addTab(self._scroll(), "")
+        self.build_tab(0)
+        self.tabs.currentChanged.connect(self.build_tab)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 14, 20, 10)
         head = QHBoxLayout()
@@ -382,13 +429,55 @@ class SettingsPage(QWidget):
 
     # -- building ----------------------------------------------------------------------------------
     @staticmethod
-    def _scroll(content: QWidget) -> QScrollArea:
+    def _scroll() -> QScrollArea:
         area = QScrollArea()
         area.setWidgetResizable(True)
         area.setFrameShape(QScrollArea.Shape.NoFrame)
-        content.setMaximumWidth(980)  # forms read better than full-width fields
-        area.setWidget(content)
         return area
+
+    def tab_built(self, index: int) -> bool:
+        return index in self._built_tabs
+
+    def build_tab(self, index: int) -> None:
+        """Build tab ``index`` if it is not yet (on its first show): its widgets, its words,
+        the settings it shows and what was read for it meanwhile."""
+        if index in self._built_tabs or not 0 <= index < len(self._tab_parts):
+            return
+        self._built_tabs.add(index)
+        parts = self._tab_parts[index]
+        content = parts.build()
+        content.setMaximumWidth(980)  # forms read better than full-width fields
+        area = self.tabs.widget(index)
+        assert isinstance(area, QScrollArea)
+        area.setWidget(content)
+        parts.words()
+        if parts.config is not None:
+            parts.config(self.config)
+        for show in self._for_tab.pop(index, {}).values():
+            show()
+
+    def _on_tab(self, index: int, what: str, show: Callable[[], None]) -> None:
+        """``show`` now if tab ``index`` is built, else when it is (the latest ``what``)."""
+        if index in self._built_tabs:
+            show()
+        else:
+            self._for_tab.setdefault(index, {})[what] = show
+
+    def __getattr__(self, name: str) -> Any:
+        """A widget of a tab not built yet (asked for by code outside the page, or a test):
+        that tab is built then."""
+        built = self.__dict__.get("_built_tabs")
+        if built is not None and not name.startswith("__"):
+            owners = _tab_attributes()
+            if owners is None:  # not known which: the tabs in order until one sets it
+                for index in range(len(self._tab_parts)):
+                    self.build_tab(index)
+                    if name in self.__dict__:
+                        return self.__dict__[name]
+            elif owners.get(name, 0) not in built:
+                self.build_tab(owners[name])
+                return getattr(self, name)
+        raise AttributeError(name)
 
     @staticmethod
     def _note(role: str = "muted") -> QLabel:
@@ -724,7 +813,21 @@ class SettingsPage(QWidget):
             )
         ):
             self.tabs.setTabText(index, text)
-        # model
+        for index in sorted(self._built_tabs):
+            self._tab_parts[index].words()
+        if self._loaded:  # the values typed so far stay: only the words change
+            if self.tab_built(5):
+                self.refresh_data()
+            if self.tab_built(2):
+                self.refresh_sim()
+            if self.tab_built(1):
+                self._fill_hosts()
+            if self.tab_built(3):
+                self._fill_allowances()
+        for label, words in list(self._worded_notes.values()):
+            label.setText(words())
+
+    def _llm_words(self) -> None:
         self.llm_intro.setText(
             self.tr(
                 "The agents think with the built-in rules, or with a model behind an "
@@ -749,7 +852,8 @@ class SettingsPage(QWidget):
         self.llm_save.setText(self.tr("Save"))
         self.llm_forget.setText(self.tr("Forget the key"))
         self._preset_hints()
-        # hosts
+
+    def _hosts_words(self) -> None:
         self.hosts_intro.setText(
             self.tr(
                 "Machines of your own, listed in {path}. Test connects, asks you to trust an "
@@ -771,7 +875,8 @@ class SettingsPage(QWidget):
                 '# an ssh alias, or user@host:port\ngpu = "A100-80G"\ngpus = 8'
             ).format(path=hosts_file(self.paths))
         )
-        # simulated cloud
+
+    def _sim_words(self) -> None:
         self.sim_intro.setText(
             self.tr(
                 "A GPU cloud on this computer for trying XyClaw without spending: it rents "
@@ -785,7 +890,8 @@ class SettingsPage(QWidget):
         self.sim_delay.setSuffix(self.tr(" s"))
         self.sim_save.setText(self.tr("Save"))
         self.sim_note.setText(self.tr("The speed applies the next time the cloud starts."))
-        # money
+
+    def _money_words(self) -> None:
         self.money_group.setTitle(self.tr("Budgets, idle release and approvals"))
         names = {
             "billing.default_budget": self.tr("Budget per cluster when none is given (0: none)"),
@@ -828,7 +934,8 @@ class SettingsPage(QWidget):
             [self.tr("Conversation"), self.tr("Cluster"), self.tr("Tool"), self.tr("Since")]
         )
         self.revoke.setText(self.tr("Revoke"))
-        # look
+
+    def _look_words(self) -> None:
         self.look_labels[0].setText(self.tr("Language"))
         self.look_labels[1].setText(self.tr("Theme"))
         language = self.language.currentData() or self.config.gui.language
@@ -851,7 +958,8 @@ class SettingsPage(QWidget):
                 "Enter: replay the selected run · Ctrl+E: export · F5: refresh"
             )
         )
-        # data
+
+    def _data_words(self) -> None:
         labels = {
             "folder": self.tr("Data folder"),
             "database": self.tr("History database"),
@@ -866,13 +974,6 @@ class SettingsPage(QWidget):
             self.tr("Copy the history to a file while XyClaw keeps running")
         )
         self.data_refresh.setText(self.tr("Refresh"))
-        if self._loaded:  # the values typed so far stay: only the words change
-            self.refresh_data()
-            self.refresh_sim()
-            self._fill_hosts()
-            self._fill_allowances()
-        for label, words in list(self._worded_notes.values()):
-            label.setText(words())
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -952,6 +1053,12 @@ class SettingsPage(QWidget):
 
     def _show_config(self, config: Config) -> None:
         self.config = config
+        for index in sorted(self._built_tabs):
+            shown = self._tab_parts[index].config
+            if shown is not None:
+                shown(config)
+
+    def _llm_config(self, config: Config) -> None:
         llm = config.llm
         self.preset.blockSignals(True)
         self.preset.setCurrentIndex(max(0, self.preset.findData(llm.preset)))
@@ -959,7 +1066,11 @@ class SettingsPage(QWidget):
         self.base_url.setText(llm.base_url)
         self.model.setEditText(llm.model)
         self._preset_hints()
+
+    def _sim_config(self, config: Config) -> None:
         self.sim_delay.setValue(config.sim.provision_delay_s)
+
+    def _money_config(self, config: Config) -> None:
         for dotted, field in self.money_fields.items():
             section, key = dotted.split(".")
             value = getattr(getattr(config, section), key)
@@ -969,6 +1080,8 @@ class SettingsPage(QWidget):
                 field.setValue(float(value) * 100)
             else:
                 field.setValue(float(value))
+
+    def _look_config(self, config: Config) -> None:
         self.language.setCurrentIndex(max(0, self.language.findData(config.gui.language)))
         self.theme.setCurrentIndex(max(0, self.theme.findData(config.gui.theme)))
         self.tray.setChecked(config.gui.close_to_tray)
@@ -1163,15 +1276,16 @@ class SettingsPage(QWidget):
 
         def shown(hosts: list[Any]) -> None:
             self.hosts = hosts
-            self._show(self.host_error, "")
-            self._fill_hosts()
+            self._on_tab(1, "hosts", self._hosts_shown)
 
-        self._submit(
-            lambda: own_hosts(paths),
-            shown,
-            lambda e: self._show(self.host_error, e.text),
-            "read hosts.toml",
-        )
+        def failed(error: ErrorInfo) -> None:
+            self._on_tab(1, "hosts", lambda: self._show(self.host_error, error.text))
+
+        self._submit(lambda: own_hosts(paths), shown, failed, "read hosts.toml")
+
+    def _hosts_shown(self) -> None:
+        self._show(self.host_error, "")
+        self._fill_hosts()
 
     def _fill_hosts(self) -> None:
         self.hosts_table.setRowCount(len(self.hosts))
@@ -1250,7 +1364,10 @@ class SettingsPage(QWidget):
 
         paths = self.paths
         self._submit(
-            lambda: sim_control.status(paths), self._sim_shown, self._sim_failed, "sim status"
+            lambda: sim_control.status(paths),
+            lambda status: self._on_tab(2, "sim", partial(self._sim_shown, status)),
+            lambda error: self._on_tab(2, "sim", partial(self._sim_failed, error)),
+            "sim status",
         )
 
     def start_sim(self) -> None:
@@ -1349,21 +1466,24 @@ class SettingsPage(QWidget):
         runtime = self.runtime()
         if runtime is None:
             self.allowances = []
-            self._fill_allowances()
-            self._show(
-                self.allow_status, self.tr("The agents are starting; their allowances show then.")
-            )
+            self._on_tab(3, "allowances", self._agents_starting)
             return
 
         def shown(found: list[Any]) -> None:
             self.allowances = found
-            self._fill_allowances()
+            self._on_tab(3, "allowances", self._fill_allowances)
 
-        self._submit(
-            runtime.allowances,
-            shown,
-            lambda e: self._show(self.allow_status, e.worded_message),
-            "read the allowances",
+        def failed(error: ErrorInfo) -> None:
+            self._on_tab(
+                3, "allowances", lambda: self._show(self.allow_status, error.worded_message)
+            )
+
+        self._submit(runtime.allowances, shown, failed, "read the allowances")
+
+    def _agents_starting(self) -> None:
+        self._fill_allowances()
+        self._show(
+            self.allow_status, self.tr("The agents are starting; their allowances show then.")
         )
 
     def _fill_allowances(self) -> None:
@@ -1424,8 +1544,10 @@ class SettingsPage(QWidget):
         engine = self.engine
         self._submit(
             engine.store_info,
-            self._data_shown,
-            lambda e: self._show(self.data_error, e.worded_message),
+            lambda info: self._on_tab(5, "data", partial(self._data_shown, info)),
+            lambda e: self._on_tab(
+                5, "data", lambda: self._show(self.data_error, e.worded_message)
+            ),
             "store info",
         )
 
