@@ -10,12 +10,9 @@ the network, SSH or the disk runs on the worker.
 
 from __future__ import annotations
 
-import ast
-import inspect
 import logging
-import textwrap
 from collections.abc import Callable
-from functools import cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -319,30 +316,6 @@ class _TabParts(NamedTuple):
     config: Callable[[Config], None] | None
 
 
-_TAB_BUILDERS = ("_llm_tab", "_hosts_tab", "_sim_tab", "_money_tab", "_look_tab", "_data_tab")
-
-
-@cache
-def _tab_attributes() -> dict[str, int] | None:
-    """Which tab's builder sets each ``self.<name>`` (read from their source, once); None
-    where the source is not there (a frozen build)."""
-    found: dict[str, int] = {}
-    for index, name in enumerate(_TAB_BUILDERS):
-        try:
-            source = textwrap.dedent(inspect.getsource(getattr(SettingsPage, name)))
-        except (OSError, TypeError):
-            return None
-        for node in ast.walk(ast.parse(source)):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.ctx, ast.Store)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "self"
-            ):
-                found.setdefault(node.attr, index)
-    return found
-
-
 class SettingsPage(QWidget):
     """``engine`` gives the paths, the secrets, the history and the backup; ``runtime()``
     the agents once they started (for the allowances)."""
@@ -465,18 +438,14 @@ class SettingsPage(QWidget):
 
     def __getattr__(self, name: str) -> Any:
         """A widget of a tab not built yet (asked for by code outside the page, or a test):
-        that tab is built then."""
+        the tabs not built yet are built in order until one has it."""
         built = self.__dict__.get("_built_tabs")
         if built is not None and not name.startswith("__"):
-            owners = _tab_attributes()
-            if owners is None:  # not known which: the tabs in order until one sets it
-                for index in range(len(self._tab_parts)):
+            for index in range(len(self._tab_parts)):
+                if index not in built:
                     self.build_tab(index)
                     if name in self.__dict__:
                         return self.__dict__[name]
-            elif owners.get(name, 0) not in built:
-                self.build_tab(owners[name])
-                return getattr(self, name)
         raise AttributeError(name)
 
     @staticmethod
