@@ -7,6 +7,7 @@ from xyclaw.wording import (
     alerts,
     cli,
     cli_help,
+    cli_more,
     cli_usage,
     common,
     demo,
@@ -31,6 +32,7 @@ def _merged() -> dict[str, tuple[str, str]]:
     modules += [doctor, tuning_notes]  # issue 35 (d35): doctor's checks, tuning's notes
     modules += [demo, parsers, cli_usage]  # issue 35 (a35): demo, parsers, usage, slurm
     modules += [typed]  # issue 35 (b35): what people type, said back
+    modules += [cli_more]  # issue 35 (c35): chat's lines, offers file fields, guard errors
     for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:

@@ -1,0 +1,153 @@
+"""The command line's last English lines in a Chinese setting (issue 35, c35): what
+``xyclaw chat`` prints itself, an offers file's field errors and the guard's own errors; each
+in Chinese under ``[gui] language = "zh_CN"`` and as before in English."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.foundation.test_cli_chinese import english_runs
+from xyclaw.cli.main import main
+from xyclaw.paths import AppPaths
+
+
+def _set_chinese() -> None:
+    config = AppPaths.from_environment().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+
+
+@pytest.fixture
+def chinese(xyclaw_home: Path) -> None:
+    _set_chinese()
+
+
+#: A session at `xyclaw chat`'s prompt: the slash commands, wrong ones included, then a
+#: rental asked for and its card answered with a! (not rememberable), an edit that is not
+#: JSON, one that is not an object, and a no.
+_SESSION = [
+    "/help",
+    "/new",
+    "/list",
+    "/switch",
+    "/switch x",
+    "/revoke",
+    "/allowances",
+    "用8张卡LoRA微调13B模型，预算500元",
+    "租第一个",
+    "e",
+    "not json",
+    "e",
+    "[1]",
+    "r",
+]
+
+
+def _chat(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> str:
+    from xyclaw.sim.cloud import launcher
+
+    monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(_SESSION) + "\n"))
+    try:
+        assert main(["chat"]) == 0
+    finally:
+        launcher.stop(AppPaths.from_environment().data_dir / "sim")
+    captured = capsys.readouterr()
+    return captured.out + captured.err
+
+
+def test_chat_s_own_lines_are_chinese(
+    chinese: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _chat(monkeypatch, capsys)
+    assert "XyClaw 对话（" in text and "输入 /help 查看命令" in text, text
+    assert "你> " in text and "对话 2" in text
+    assert "用法：/switch N" in text and "用法：/revoke N" in text
+    assert "（等待批准）" not in text.split("租第一个")[0]
+    assert "批准吗？[a] 批准 / [r] 拒绝 / [e] 修改 > " in text, text
+    assert "这不是 JSON；没有改动" in text and "请给出一个 JSON 对象" in text
+    assert not english_runs(text), english_runs(text)
+
+
+def test_chat_s_own_lines_are_unchanged_in_english(
+    xyclaw_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _chat(monkeypatch, capsys)
+    assert "), conversation 1. /help for commands." in text and "XyClaw chat (" in text
+    assert "you> " in text and "conversation 2" in text
+    assert "usage: /switch N" in text and "usage: /revoke N" in text
+    assert "approve? [a]pprove / [r]eject / [e]dit > " in text
+    assert "that is not JSON; nothing changed" in text and "give a JSON object" in text
+
+
+def test_chat_s_revoke_interrupt_and_other_cards_are_chinese(
+    chinese: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card that waits in another conversation, a turn cut short with Ctrl-C, an allowance
+    revoked and a! on a card that asks every time."""
+    from types import SimpleNamespace
+
+    from xyclaw.agent.runtime import AgentRuntime
+    from xyclaw.cli.commands.agent import _read_decision
+    from xyclaw.cli.context import CliContext
+    from xyclaw.sim.cloud import launcher
+
+    monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    try:  # conversation 1 leaves a rental's card waiting
+        assert main(["ask", "用8张卡LoRA微调13B模型，预算500元"]) == 0
+        assert main(["ask", "--conversation", "1", "租第一个"]) == 3
+        capsys.readouterr()
+
+        def interrupted(*_: object, **__: object) -> None:
+            raise KeyboardInterrupt
+
+        revoked: list[int] = []
+        monkeypatch.setattr(AgentRuntime, "revoke", lambda _self, n: revoked.append(n))
+        session = ["/revoke 7", "/switch 1", "r", "/new", "你好"]
+        monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(session) + "\n"))
+        real_send = AgentRuntime.send
+        sent: list[str] = []
+
+        def send(self: AgentRuntime, cid: int, line: str, printer: object) -> object:
+            sent.append(line)
+            if line == "你好":
+                interrupted()
+            return real_send(self, cid, line, printer)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(AgentRuntime, "send", send)
+        assert main(["chat"]) == 0
+    finally:
+        launcher.stop(AppPaths.from_environment().data_dir / "sim")
+    text = capsys.readouterr().out
+    out = io.StringIO()
+    spend = SimpleNamespace(effect="spend", digest="d")
+    decision = _read_decision("a!", spend, CliContext(AppPaths.from_environment(), out=out))  # type: ignore[arg-type]
+    assert decision.kind == "approve" and not decision.remember
+    text += out.getvalue()
+    assert revoked == [7] and "已撤销" in text
+    assert "（对话 1“" in text and "”里有一张卡片在等待：/switch 1）" in text, text
+    assert "（只有命令和调优可以记住；这一项每次都会询问）" in text
+    assert "（已中断）" in text
+    assert not english_runs(text), english_runs(text)
+
+
+def test_the_token_line_is_chinese_and_the_english_unchanged(xyclaw_home: Path) -> None:
+    """A model's turn (the rules brain spends none): tokens and cost, in each language."""
+    from xyclaw.agent.types import TurnResult
+    from xyclaw.cli.commands.agent import _Printer
+    from xyclaw.cli.context import CliContext
+
+    result = TurnResult(1, "operator", "ok", [], None, 1200, 85, 4300, "CNY")
+    out = io.StringIO()
+    _Printer(CliContext(AppPaths.from_environment(), out=out), stream=False).finish(result)
+    assert "(1200 tokens in, 85 out, 0.0043 CNY)" in out.getvalue()
+    _set_chinese()
+    out = io.StringIO()
+    _Printer(CliContext(AppPaths.from_environment(), out=out), stream=False).finish(result)
+    assert "（输入 1200 tokens，输出 85，0.0043 CNY）" in out.getvalue(), out.getvalue()
+    assert not english_runs(out.getvalue())
