@@ -151,3 +151,44 @@ def test_the_token_line_is_chinese_and_the_english_unchanged(xyclaw_home: Path) 
     _Printer(CliContext(AppPaths.from_environment(), out=out), stream=False).finish(result)
     assert "（输入 1200 tokens，输出 85，0.0043 CNY）" in out.getvalue(), out.getvalue()
     assert not english_runs(out.getvalue())
+
+
+# -- an offers file's field errors (`xyclaw plan --offers`) -------------------------------------
+_HEADER = "provider,offer_id,region,gpu,kind,gpus_per_node,nodes,fabric,price_per_gpu_hour,currency"
+_PLAN = ["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "8", "--offers"]
+
+
+@pytest.mark.parametrize(
+    ("row", "english", "chinese"),
+    [
+        ("me,o1,r,A800,node,8,1,none,abc,CNY", "'abc' is not an amount", "'abc' 不是"),
+        ("me,o1,r,A800,node,x,1,none,3.5,CNY", "'x' is not a whole number", "'x' 不是"),
+        ("me,o1,r,A800,node,8,1,none,,CNY", "is empty; a value is required", "为空"),
+        ("me,o1,r,A800,node,8,1,infiniband,3.5,CNY", "'infiniband' is not a fabric", "网络"),
+        ("me,o1,r,A800,node,8,1,none,3.5,yuan", "'YUAN' is not a 3-letter code", "货币代码"),
+        ("me,o1,r,A800,box,8,1,none,3.5,CNY", "'box' is not one of", "不在可选值"),
+        ("me,o1,r,A800,cluster,8,4|2,none,3.5,CNY", "node counts must be increasing", "递增"),
+        ("me,o1,r,Z900,node,8,1,none,3.5,CNY", "unknown GPU model 'Z900'", "未知的 GPU 型号"),
+        ("me,o1,r,A800,node,8,1,none,3.5", "has 9 values, the header has 10", "表头有 10 个"),
+    ],
+)
+def test_an_offers_file_s_field_errors_are_chinese_and_the_english_unchanged(
+    xyclaw_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    row: str,
+    english: str,
+    chinese: str,
+) -> None:
+    offers = tmp_path / "offers.csv"
+    offers.write_text(f"{_HEADER}\n{row}\n", encoding="utf-8")
+    assert main([*_PLAN, str(offers)]) == 2
+    said = capsys.readouterr().err
+    assert f"{offers}, line 2" in said and english in said, said
+    assert "fix that value (the formats are described in docs/planner.md)" in said
+    _set_chinese()
+    assert main([*_PLAN, str(offers)]) == 2
+    said = capsys.readouterr().err
+    assert f"{offers} 第 2 行" in said and chinese in said, said
+    assert "请改正这个值（格式见 docs/planner.md）" in said
+    assert not english_runs(said), english_runs(said)

@@ -43,4 +43,82 @@ TEXTS: dict[str, tuple[str, str]] = {
         "({tokens_in} tokens in, {tokens_out} out, {cost})",
         "（输入 {tokens_in} tokens，输出 {tokens_out}，{cost}）",
     ),
+    # -- an offers file (`xyclaw plan --offers`), a GPU file: xyclaw.catalog.loader ------------
+    "error.catalog.at_line": (
+        "{source}, line {line}: {problem}",
+        "{source} 第 {line} 行：{problem}",
+    ),
+    "error.catalog.at_line_column": (
+        "{source}, line {line}, column {column}: {problem}",
+        "{source} 第 {line} 行，{column} 列：{problem}",
+    ),
+    "error.catalog.at_row": ("{source}, row {line}: {problem}", "{source} 第 {line} 条：{problem}"),
+    "error.catalog.at_row_column": (
+        "{source}, row {line}, column {column}: {problem}",
+        "{source} 第 {line} 条，{column} 列：{problem}",
+    ),
+    "error.catalog.hint": (
+        "fix that value (the formats are described in docs/planner.md)",
+        "请改正这个值（格式见 docs/planner.md）",
+    ),
+    "error.catalog.empty": ("is empty; a value is required", "为空；这里需要一个值"),
+    "error.catalog.not_whole": (
+        "{text} is not a whole number XyClaw can use",
+        "{text} 不是 XyClaw 能用的整数",
+    ),
+    "error.catalog.not_number": (
+        "{text} is not a number XyClaw can use",
+        "{text} 不是 XyClaw 能用的数字",
+    ),
+    "error.catalog.below": (
+        "{text} is below the minimum of {minimum}",
+        "{text} 小于最小值 {minimum}",
+    ),
+    "error.catalog.above": (
+        "{text} is above the maximum of {maximum}",
+        "{text} 大于最大值 {maximum}",
+    ),
+    "error.catalog.not_one_of": (
+        "{text} is not one of {choices}",
+        "{text} 不在可选值 {choices} 中",
+    ),
+    "error.catalog.fp8_positive": (
+        "must be positive, or empty for GPUs without FP8",
+        "必须为正数；没有 FP8 的 GPU 请留空",
+    ),
+    "error.catalog.positive": ("must be positive", "必须为正数"),
+    "error.catalog.unknown_gpu": (
+        "unknown GPU model {gpu}; known: {names}",
+        "未知的 GPU 型号 {gpu}；已知：{names}",
+    ),
+    "error.catalog.currency": (
+        "{text} is not a 3-letter code such as CNY",
+        "{text} 不是三个字母的货币代码（如 CNY）",
+    ),
+    "error.catalog.price_30d": (
+        "must be positive and at most the on-demand price",
+        "必须为正数，且不高于按需价格",
+    ),
+    "error.catalog.not_node_counts": (
+        "{text} is not a list of node counts such as 2|4|8",
+        "{text} 不是节点数列表（例如 2|4|8）",
+    ),
+    "error.catalog.node_counts_order": (
+        "{text}: node counts must be increasing numbers of 1 or more",
+        "{text}：节点数必须是递增的、不小于 1 的数",
+    ),
+    "error.catalog.not_csv": ("not valid CSV ({why})", "不是有效的 CSV（{why}）"),
+    "error.catalog.cell_count": (
+        "has {cells} values, the header has {header}",
+        "有 {cells} 个值，而表头有 {header} 个",
+    ),
+    "error.catalog.no_header": ("has no header line", "没有表头行"),
+    "error.catalog.unknown_column_expected": (
+        "unknown column; expected columns: {columns}",
+        "未知的列；应为这些列：{columns}",
+    ),
+    "error.catalog.unknown_column": ("unknown column", "未知的列"),
+    "error.catalog.twice": ("appears twice in the header", "在表头中出现了两次"),
+    "error.catalog.missing_header": ("is missing from the header", "表头中缺少这一列"),
+    "error.catalog.missing": ("is missing", "缺少这一列"),
 }
