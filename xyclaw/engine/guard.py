@@ -78,7 +78,7 @@ class GuardReport:
     released_idle: list[str] = field(default_factory=list)
     idle_warned: list[str] = field(default_factory=list)
     actions: list[GuardAction] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: list[Said] = field(default_factory=list)  # str(): the English, as before
     checked: int = 0  # live clusters looked at
     next_check_at: float | None = None
     next_reason: str | None = None
@@ -86,7 +86,7 @@ class GuardReport:
     def lines(self, language: str = "en") -> list[str]:
         """What the pass did, one line each (the errors too), in ``language``."""
         return [a.in_language(language) for a in self.actions] + [
-            f"error: {e}" for e in self.errors
+            said("guard.report.error", error=e).in_language(language) for e in self.errors
         ]
 
 
@@ -238,7 +238,8 @@ class Guard:
                 self.sync_deadline(cluster)
             except XyclawError as exc:
                 log.error("guard on %s failed: %s", cluster.name, exc)
-                report.errors.append(f"{cluster.name}: {exc.message}")
+                error = exc.said or exc.message
+                report.errors.append(said("guard.report.failed", name=cluster.name, error=error))
                 self.events.record(
                     "billing",
                     "error",

@@ -121,4 +121,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error.catalog.twice": ("appears twice in the header", "在表头中出现了两次"),
     "error.catalog.missing_header": ("is missing from the header", "表头中缺少这一列"),
     "error.catalog.missing": ("is missing", "缺少这一列"),
+    # -- the guard's own lines (xyclaw guard, xyclaw guard --once) ------------------------------
+    "guard.report.error": ("error: {error}", "错误：{error}"),
+    "guard.report.failed": ("{name}: {error}", "{name}：{error}"),
 }
