@@ -3,9 +3,16 @@ says so in the ``[gui] language``, and as before in English."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import pytest
+
 from tests.foundation.test_cli_chinese import english_runs
 from tests.lifecycle.conftest import MakeWorld, make_world
 from tests.lifecycle.test_lifecycle import a800
+from xyclaw.cli.main import main
+from xyclaw.paths import AppPaths
 
 __all__ = ["make_world"]
 
@@ -25,3 +32,45 @@ def test_a_failed_release_is_said_in_each_language(make_world: MakeWorld) -> Non
     assert chinese.startswith(f"错误：{cluster.name}："), chinese
     # what follows the name is the provider's own error, worded where it is raised
     assert not english_runs(chinese.split("the sim provider")[0])
+
+
+def _hold_the_guard_lock() -> Any:
+    """A guard that runs as `xyclaw guard` (this process holds its lock, as that one would)."""
+    from xyclaw.engine import Engine
+    from xyclaw.engine.values import Holder
+
+    lock = Engine.guard_lock(AppPaths.from_environment())
+    assert lock.acquire(Holder.FOREGROUND)
+    return lock
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_once_and_a_second_guard_while_one_runs_are_said_in_each_language(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str], language: str
+) -> None:
+    """`xyclaw guard --once` and `xyclaw guard` while a guard runs: where it runs, what it
+    did lately, and that the second one exits."""
+    if language == "zh":
+        config = AppPaths.from_environment().config_file
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+    lock = _hold_the_guard_lock()
+    try:
+        assert main(["guard", "--once"]) == 0
+        once = capsys.readouterr().out
+        assert main(["guard"]) == 0
+        second = capsys.readouterr().err
+    finally:
+        lock.release()
+    if language == "en":
+        assert once.startswith("the guard runs as `xyclaw guard` (pid "), once
+        assert "; it checks by itself" in once
+        assert "it has warned of and released nothing in the last hour" in once
+        assert second.startswith("the guard already runs: running as `xyclaw guard` (pid ")
+        assert second.rstrip().endswith("; this one exits"), second
+        return
+    assert once.startswith("守护进程以 `xyclaw guard` 方式运行（进程号 "), once
+    assert "；它会自己检查" in once and "过去一小时里它没有发出提醒" in once
+    assert second.startswith("守护进程已在运行：以 `xyclaw guard` 方式运行"), second
+    assert second.rstrip().endswith("；这个就退出了"), second
+    assert not english_runs(once + second), english_runs(once + second)

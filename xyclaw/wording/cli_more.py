@@ -124,4 +124,46 @@ TEXTS: dict[str, tuple[str, str]] = {
     # -- the guard's own lines (xyclaw guard, xyclaw guard --once) ------------------------------
     "guard.report.error": ("error: {error}", "错误：{error}"),
     "guard.report.failed": ("{name}: {error}", "{name}：{error}"),
+    "cli.guard.already_exits": (
+        "the guard already runs: {text}; this one exits",
+        "守护进程已在运行：{text}；这个就退出了",
+    ),
+    "cli.guard.guarding": (
+        "{stamp} guarding {path}: budgets and idle release at the moment they are due, at least"
+        " every {interval:.0f} s{then}",
+        "{stamp} 正在守护 {path}：预算和空闲释放一到时间就执行，至少每 {interval:.0f} 秒检查一次"
+        "{then}",
+    ),
+    "cli.guard.ends_after": (
+        "; ends {minutes:g} min after the last live cluster",
+        "；最后一个集群结束 {minutes:g} 分钟后退出",
+    ),
+    "cli.guard.ctrl_c": ("; Ctrl-C to stop", "；按 Ctrl-C 停止"),
+    "cli.guard.folder_gone": (
+        "the data folder {path} is gone; the guard stops",
+        "数据文件夹 {path} 不见了；守护进程停止",
+    ),
+    "cli.guard.ends": (
+        "{stamp} nothing has been live for {minutes:g} min: the guard ends",
+        "{stamp} 已有 {minutes:g} 分钟没有运行中的集群：守护进程退出",
+    ),
+    "cli.guard.stops_here": (
+        "the guard stops here; while clusters are live, one goes on in the background",
+        "守护进程在这里停止；只要还有集群在运行，后台会有一个接着守护",
+    ),
+    "cli.guard.goes_on": ("the guard goes on: {text}", "守护进程继续运行：{text}"),
+    "cli.guard.runs_elsewhere": (
+        "the guard runs {text}; it checks by itself",
+        "守护进程{text}；它会自己检查",
+    ),
+    "cli.guard.nothing_lately": (
+        "it has warned of and released nothing in the last hour",
+        "过去一小时里它没有发出提醒，也没有释放任何集群",
+    ),
+    "cli.guard.starts_again": (
+        "while clusters are live, the next xyclaw command starts it again (set [guard] autostart"
+        " = false to stop that; budgets then hold only where the provider keeps a deadline)",
+        "只要还有集群在运行，下一条 xyclaw 命令会再次启动它（设置 [guard] autostart = false"
+        " 可以阻止；那时预算只在提供商设有截止时间的地方有效）",
+    ),
 }
