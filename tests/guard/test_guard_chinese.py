@@ -34,6 +34,12 @@ def test_a_failed_release_is_said_in_each_language(make_world: MakeWorld) -> Non
     assert not english_runs(chinese.split("the sim provider")[0])
 
 
+def _chinese() -> None:
+    config = AppPaths.from_environment().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+
+
 def _hold_the_guard_lock() -> Any:
     """A guard that runs as `xyclaw guard` (this process holds its lock, as that one would)."""
     from xyclaw.engine import Engine
@@ -51,9 +57,7 @@ def test_once_and_a_second_guard_while_one_runs_are_said_in_each_language(
     """`xyclaw guard --once` and `xyclaw guard` while a guard runs: where it runs, what it
     did lately, and that the second one exits."""
     if language == "zh":
-        config = AppPaths.from_environment().config_file
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text('[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+        _chinese()
     lock = _hold_the_guard_lock()
     try:
         assert main(["guard", "--once"]) == 0
@@ -74,3 +78,43 @@ def test_once_and_a_second_guard_while_one_runs_are_said_in_each_language(
     assert second.startswith("守护进程已在运行：以 `xyclaw guard` 方式运行"), second
     assert second.rstrip().endswith("；这个就退出了"), second
     assert not english_runs(once + second), english_runs(once + second)
+
+
+def test_why_the_next_check_comes_is_said_in_each_language(make_world: MakeWorld) -> None:
+    world = make_world(XYCLAW_BILLING_IDLE_RELEASE_MINUTES="0", XYCLAW_GUARD_INTERVAL_S="3600")
+    engine = world.engine
+    cluster = engine.up(engine.quote_request(a800(8, budget_micros=7_000_000))).result(60)
+    report = engine.tick()
+    assert report.next_reason == f"{cluster.name} reaches 80% of its budget"
+    assert report.next_reason_said is not None
+    assert report.next_reason_said.in_language("zh") == f"{cluster.name} 将用到预算的 80%"
+
+
+def test_guard_status_words_the_running_guard_s_next_reason(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the running guard wrote after its pass (its heartbeat), as `xyclaw guard status`
+    shows it: in Chinese from the reason's Said, in English as before."""
+    import time
+
+    from xyclaw.wording import said
+
+    lock = _hold_the_guard_lock()
+    reason = said("guard.next.reaches_budget", name="c1")
+    try:
+        lock.heartbeat(
+            next_check_at=time.time() + 600,
+            next_reason=str(reason),
+            next_reason_said=reason,
+            live_clusters=1,
+        )
+        assert main(["guard", "status"]) == 0
+        english = capsys.readouterr().out
+        _chinese()
+        assert main(["guard", "status"]) == 0
+        chinese = capsys.readouterr().out
+    finally:
+        lock.release()
+    assert "(c1 reaches its budget)" in english, english
+    assert "（c1 将用完预算）" in chinese, chinese
+    assert not english_runs(chinese), english_runs(chinese)

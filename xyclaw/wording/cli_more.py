@@ -166,4 +166,15 @@ TEXTS: dict[str, tuple[str, str]] = {
         "只要还有集群在运行，下一条 xyclaw 命令会再次启动它（设置 [guard] autostart = false"
         " 可以阻止；那时预算只在提供商设有截止时间的地方有效）",
     ),
+    # why the guard's next check comes when it does (xyclaw guard --once, guard status)
+    "guard.next.still_bills": ("{name} still bills", "{name} 仍在计费"),
+    "guard.next.reaches_warning": (
+        "{name} reaches {fraction:.0%} of its budget",
+        "{name} 将用到预算的 {fraction:.0%}",
+    ),
+    "guard.next.reaches_budget": ("{name} reaches its budget", "{name} 将用完预算"),
+    "guard.next.is_idle": ("{name}: is it idle?", "{name}：是否空闲？"),
+    "guard.next.nears_idle_limit": ("{name} nears its idle limit", "{name} 接近空闲上限"),
+    "guard.next.reaches_idle_limit": ("{name} reaches its idle limit", "{name} 将达到空闲上限"),
+    "guard.next.still_idle": ("{name}: still idle?", "{name}：仍然空闲吗？"),
 }

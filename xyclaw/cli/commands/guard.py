@@ -179,6 +179,7 @@ def _log_line(ctx: CliContext) -> Any:
 def _once(ctx: CliContext) -> int:
     from xyclaw.engine import Engine
     from xyclaw.engine.values import Holder
+    from xyclaw.wording import worded
 
     guard_status = Engine.guard_status_of
     status = guard_status(ctx.paths)
@@ -199,7 +200,8 @@ def _once(ctx: CliContext) -> int:
         if report.checked and report.next_check_at is not None:
             due = max(0.0, report.next_check_at - time.time())
             if report.next_reason:
-                ctx.print(ctx.text("guard_next_check_why", due=due, why=report.next_reason))
+                why = report.next_reason_said or report.next_reason
+                ctx.print(ctx.text("guard_next_check_why", due=due, why=worded(why, ctx.language)))
             else:
                 ctx.print(ctx.text("guard_next_check", due=due))
     finally:
