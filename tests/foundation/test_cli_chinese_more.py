@@ -192,3 +192,22 @@ def test_an_offers_file_s_field_errors_are_chinese_and_the_english_unchanged(
     assert f"{offers} 第 2 行" in said and chinese in said, said
     assert "请改正这个值（格式见 docs/planner.md）" in said
     assert not english_runs(said), english_runs(said)
+
+
+# -- a config.toml that does not load still says why in its [gui] language ----------------------
+def test_a_bad_setting_is_said_in_the_language_the_file_asks_for(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = AppPaths.from_environment().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[billing]\nidle_release_minutes = "x"\n', encoding="utf-8")
+    assert main(["config", "check"]) == 2
+    english = capsys.readouterr().err
+    assert "billing.idle_release_minutes = 'x' is not valid" in english, english
+    config.write_text(
+        '[gui]\nlanguage = "zh_CN"\n[billing]\nidle_release_minutes = "x"\n', encoding="utf-8"
+    )
+    assert main(["config", "check"]) == 2
+    chinese = capsys.readouterr().err
+    assert chinese.startswith("xyclaw：错误：") and "'x' 无效" in chinese, chinese
+    assert not english_runs(chinese), english_runs(chinese)

@@ -207,7 +207,24 @@ def _language() -> str:
         paths = AppPaths.from_environment()
         return language_of(load_config(paths.config_file).gui.language)
     except XyclawError:
+        return _language_alone()
+
+
+def _language_alone() -> str:
+    """``[gui] language`` read by itself from a config.toml that does not load (a value out
+    of range elsewhere): the error that says so is then in the user's language."""
+    import tomllib
+
+    from xyclaw.paths import AppPaths
+    from xyclaw.wording import language_of
+
+    try:
+        data = tomllib.loads(AppPaths.from_environment().config_file.read_text(encoding="utf-8"))
+    except (XyclawError, OSError, ValueError):  # unreadable, not UTF-8, not TOML
         return "en"
+    gui = data.get("gui")
+    setting = gui.get("language") if isinstance(gui, dict) else None
+    return language_of(setting) if isinstance(setting, str) else "en"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
