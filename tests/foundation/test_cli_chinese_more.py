@@ -211,3 +211,100 @@ def test_a_bad_setting_is_said_in_the_language_the_file_asks_for(
     chinese = capsys.readouterr().err
     assert chinese.startswith("xyclaw：错误：") and "'x' 无效" in chinese, chinese
     assert not english_runs(chinese), english_runs(chinese)
+
+
+# -- the Engine's refusals on the simulated cloud ------------------------------------------------
+_REFUSALS: list[tuple[list[str], str, str]] = [  # the command, what it says in en, in zh
+    (["up", "--plan", "99", "--option", "1", "--yes"], "no plan 99", "没有规划 99"),
+    ([*_PLAN[:-1], "--limit", "1"], "", ""),
+    (["up", "--plan", "1", "--option", "99", "--yes"], "has options 1 to", "的选项是 1 到"),
+    (
+        ["up", "--provider", "sim", "--gpu", "A800", "--gpus", "10000", "--yes"],
+        "no sim offer has 10000 x A800",
+        "sim 没有 10000 x A800 的报价",
+    ),
+    (
+        ["up", "--provider", "sim", "--gpu", "A800", "--gpus", "8", "--region", "Mars", "--yes"],
+        "sim has no region 'Mars'",
+        "sim 没有地区 'Mars'",
+    ),
+    (["up", "--plan", "1", "--option", "1", "--yes", "--name", "c1"], "", ""),
+    (
+        ["serve", "resources/examples/plain-python.yaml", "--cluster", "c1"],
+        "plain-python is a train job, not a service",
+        "plain-python 是 train 作业，不是服务",
+    ),
+    (["down", "c1", "--yes"], "", ""),
+    (["budget", "c1", "5"], "cluster c1 is released", "集群 c1 已释放"),
+    (["exec", "c1", "--", "ls"], "has no running nodes", "没有运行中的节点"),
+    (
+        ["launch", "resources/examples/plain-python.yaml", "--cluster", "c1", "--yes"],
+        "cluster c1 is released, not ready",
+        "集群 c1 已释放，未就绪",
+    ),
+    (
+        ["metrics", "export", "--job", "99"],
+        "no job 99 with a cluster",
+        "没有在集群上运行过的作业 99",
+    ),
+    (
+        ["secrets", "set", "hf_token"],
+        "refusing to store an empty secret",
+        "拒绝为 'hf_token' 保存空的密钥",
+    ),
+]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_engine_s_refusals_are_said_in_each_language(
+    xyclaw_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    language: str,
+) -> None:
+    from xyclaw.sim.cloud import launcher
+
+    if language == "zh":
+        _set_chinese()
+    monkeypatch.setenv("XYCLAW_SIM_PROVISION_DELAY_S", "0")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # an empty secret
+    found = {}
+    try:
+        for command, english, chinese in _REFUSALS:
+            code = main(command)
+            captured = capsys.readouterr()
+            text = captured.out + captured.err
+            expected = chinese if language == "zh" else english
+            assert (code != 0) == bool(expected), (command, text)
+            assert expected in text, (command, text)
+            if language == "zh" and english_runs(text):
+                found[" ".join(command)] = english_runs(text)
+    finally:
+        launcher.stop(AppPaths.from_environment().data_dir / "sim")
+    assert not found, found
+
+
+def test_a_dry_run_s_own_notes_are_said_in_each_language(
+    xyclaw_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A variable the spec takes from this machine, unset here: how its value is shown and
+    the warning that a launch would stop."""
+    spec = tmp_path / "envcheck.yaml"
+    spec.write_text(
+        "name: envcheck\nresources:\n  gpu: A800\n  nodes: 1\n  gpus_per_node: 8\n"
+        "run: echo hi\ncheckpoint_dir: /shared/ckpt\nenv:\n  XYC_NOT_SET_ANYWHERE:\n",
+        encoding="utf-8",
+    )
+    assert main(["launch", str(spec), "--dry-run"]) == 0
+    english = capsys.readouterr()
+    assert "XYC_NOT_SET_ANYWHERE=(from this machine's environment at launch)" in english.out
+    assert "not set on this machine, so a launch would stop: XYC_NOT_SET_ANYWHERE" in (
+        english.out + english.err
+    )
+    _set_chinese()
+    assert main(["launch", str(spec), "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    chinese = captured.out + captured.err
+    assert "XYC_NOT_SET_ANYWHERE=（启动时取自本机的环境变量）" in chinese, chinese
+    assert "本机没有设置，启动会因此停下：XYC_NOT_SET_ANYWHERE" in chinese, chinese
+    assert not english_runs(chinese), english_runs(chinese)

@@ -177,4 +177,156 @@ TEXTS: dict[str, tuple[str, str]] = {
     "guard.next.nears_idle_limit": ("{name} nears its idle limit", "{name} 接近空闲上限"),
     "guard.next.reaches_idle_limit": ("{name} reaches its idle limit", "{name} 将达到空闲上限"),
     "guard.next.still_idle": ("{name}: still idle?", "{name}：仍然空闲吗？"),
+    # -- the Engine's own refusals, as the CLI shows them ---------------------------------------
+    "error.engine.days": ("days must be positive, not {days}", "天数必须为正，而不是 {days}"),
+    "error.engine.days_hint": ("e.g. --days 30", "例如 --days 30"),
+    "error.engine.no_plan": ("no plan {plan}", "没有规划 {plan}"),
+    "error.engine.no_plan_hint": (
+        "make one with `xyclaw plan ...`",
+        "先用 `xyclaw plan ...` 做一个规划",
+    ),
+    "error.engine.plan_options": (
+        "plan {plan} has options 1 to {count}, not {option}",
+        "规划 {plan} 的选项是 1 到 {count}，没有 {option}",
+    ),
+    "error.engine.plan_empty": (
+        "plan {plan} found nothing that fits",
+        "规划 {plan} 没有找到合适的选项",
+    ),
+    "error.engine.plan_again": (
+        "`xyclaw plan ...` again with other limits",
+        "换些限制条件再运行一次 `xyclaw plan ...`",
+    ),
+    "error.engine.no_own_hosts": (
+        "no free own hosts with {count} x {gpu} for {provider}",
+        "{provider} 没有空闲的自有机器带 {count} x {gpu}",
+    ),
+    "error.engine.local_gpus_hint": (
+        "`xyclaw offers --provider local` shows this machine's GPUs",
+        "`xyclaw offers --provider local` 会显示本机的 GPU",
+    ),
+    "error.engine.add_host_hint": (
+        "add one to hosts.toml (docs/configuration.md), or release one in use",
+        "在 hosts.toml 中添加一台（见 docs/configuration.md），或释放一台正在使用的",
+    ),
+    "error.engine.no_offer": (
+        "no {provider} offer has {count} x {gpu}",
+        "{provider} 没有 {count} x {gpu} 的报价",
+    ),
+    "error.engine.no_offer_in": (
+        "no {provider} offer has {count} x {gpu} in {region}",
+        "{provider} 在 {region} 没有 {count} x {gpu} 的报价",
+    ),
+    "error.engine.no_offer_on": (
+        "no {provider} offer has {count} x {gpu} on {fabric}",
+        "{provider} 没有网络为 {fabric} 的 {count} x {gpu} 报价",
+    ),
+    "error.engine.no_offer_in_on": (
+        "no {provider} offer has {count} x {gpu} in {region} on {fabric}",
+        "{provider} 在 {region} 没有网络为 {fabric} 的 {count} x {gpu} 报价",
+    ),
+    "error.engine.offers_hint": (
+        "`xyclaw offers --provider {provider}` lists what it has",
+        "`xyclaw offers --provider {provider}` 会列出它有什么",
+    ),
+    "error.engine.single_node": (
+        "{provider} cannot rent a multi-node cluster ({count} GPUs at {per_node} per node)",
+        "{provider} 不能租多节点集群（{count} 张 GPU，每节点 {per_node} 张）",
+    ),
+    "error.engine.single_node_hint": (
+        "ask for at most {per_node} GPUs from {provider}, or another provider",
+        "向 {provider} 最多要 {per_node} 张 GPU，或换一个平台",
+    ),
+    "error.engine.no_region": ("{provider} has no region {region}", "{provider} 没有地区 {region}"),
+    "error.engine.regions_hint": ("its regions: {regions}", "它的地区：{regions}"),
+    "error.engine.no_spot": (
+        "{provider} rents no spot capacity: {why}",
+        "{provider} 不提供竞价实例：{why}",
+    ),
+    "error.engine.no_spot_hint": (
+        "drop spot: true from the spec, or choose a provider that has spot",
+        "从规格中去掉 spot: true，或选择提供竞价实例的平台",
+    ),
+    "error.engine.no_running_nodes": (
+        "cluster {name} is {state} and has no running nodes",
+        "集群 {name} {state}，没有运行中的节点",
+    ),
+    "error.engine.usable_hint": (
+        "`xyclaw clusters` shows the ones you can use",
+        "`xyclaw clusters` 会显示可以使用的集群",
+    ),
+    "error.engine.rents_nothing": (
+        "job {job} asks for no GPU model, so it rents nothing",
+        "作业 {job} 没有要求 GPU 型号，所以不会租用任何东西",
+    ),
+    "error.engine.on_cluster_hint": (
+        "launch it on a cluster you have: --cluster C",
+        "在你已有的集群上启动它：--cluster C",
+    ),
+    "error.engine.not_service": (
+        "{job} is a {kind} job, not a service",
+        "{job} 是 {kind} 作业，不是服务",
+    ),
+    "error.engine.not_service_hint": (
+        "`xyclaw launch` runs it; `serve` is for specs with kind: service",
+        "用 `xyclaw launch` 运行它；`serve` 只用于 kind: service 的规格",
+    ),
+    "error.engine.no_cluster_no_gpus": (
+        "job {job} names no cluster and no GPUs to rent",
+        "作业 {job} 既没有指定集群，也没有指定要租的 GPU",
+    ),
+    "error.engine.no_cluster_hint": (
+        "launch it with --cluster C, or add resources.gpu to the spec",
+        "用 --cluster C 启动它，或在规格中加上 resources.gpu",
+    ),
+    "error.engine.not_ready": (
+        "cluster {name} is {state}, not ready",
+        "集群 {name} {state}，未就绪",
+    ),
+    "error.engine.ready_hint": (
+        "`xyclaw clusters` shows the ready ones",
+        "`xyclaw clusters` 会显示就绪的集群",
+    ),
+    "error.engine.not_live": ("cluster {name} is {state}", "集群 {name} {state}"),
+    "error.engine.not_live_hint": ("only live clusters bill", "只有运行中的集群才计费"),
+    "error.engine.budget_zero": ("a budget must be more than 0", "预算必须大于 0"),
+    "error.engine.budget_zero_hint": ("or remove it", "或者去掉预算"),
+    "error.engine.no_job_cluster": (
+        "no job {job} with a cluster",
+        "没有在集群上运行过的作业 {job}",
+    ),
+    "error.engine.jobs_hint": ("`xyclaw jobs` lists them", "`xyclaw jobs` 会列出它们"),
+    "error.engine.name_one": ("name a cluster or a job", "请指定一个集群或一个作业"),
+    "error.engine.name_one_hint": ("--cluster NAME or --job ID", "--cluster NAME 或 --job ID"),
+    "error.engine.not_slurm": ("{site} is not a Slurm cluster", "{site} 不是 Slurm 集群"),
+    "error.engine.not_slurm_hint": (
+        "add it to hosts.toml as a [[slurm]] table (docs/slurm.md)",
+        "在 hosts.toml 中以 [[slurm]] 表添加它（见 docs/slurm.md）",
+    ),
+    "error.engine.which_slurm": ("which Slurm cluster? {sites}", "哪个 Slurm 集群？{sites}"),
+    "error.engine.no_slurm": ("none is set up", "还没有设置"),
+    "error.engine.which_slurm_hint": ("name one of them", "请指定其中一个"),
+    "error.engine.add_slurm_hint": (
+        "add a [[slurm]] table to hosts.toml (docs/slurm.md)",
+        "在 hosts.toml 中添加一个 [[slurm]] 表（见 docs/slurm.md）",
+    ),
+    # xyclaw.secrets
+    "error.secrets.empty": (
+        "refusing to store an empty secret for {key}",
+        "拒绝为 {key} 保存空的密钥",
+    ),
+    # -- a dry run's own notes (xyclaw launch --dry-run, and before a launch) ------------------
+    "job.dry.short_of_nodes": (
+        "cluster {cluster} has {running} running node(s); the task needs {nodes}: the launch"
+        " would stop there",
+        "集群 {cluster} 有 {running} 个运行中的节点；任务需要 {nodes} 个：启动会在那里停下",
+    ),
+    "job.dry.env_missing": (
+        "not set on this machine, so a launch would stop: {names}",
+        "本机没有设置，启动会因此停下：{names}",
+    ),
+    "job.dry.hidden": (
+        "(from this machine's environment at launch)",
+        "（启动时取自本机的环境变量）",
+    ),
 }
