@@ -308,3 +308,39 @@ def test_a_dry_run_s_own_notes_are_said_in_each_language(
     assert "XYC_NOT_SET_ANYWHERE=（启动时取自本机的环境变量）" in chinese, chinese
     assert "本机没有设置，启动会因此停下：XYC_NOT_SET_ANYWHERE" in chinese, chinese
     assert not english_runs(chinese), english_runs(chinese)
+
+
+# -- a flag's value that is no number ------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("command", "english", "chinese"),
+    [
+        (["logs", "1", "--tail", "x"], "'x' is not a whole number", "'x' 不是整数"),
+        (
+            ["logs", "1", "--tail", "9" * 23],
+            f"'{'9' * 23}' is out of range (at most 9,223,372,036,854,775,807)",
+            f"'{'9' * 23}' 超出范围（最大 9,223,372,036,854,775,807）",
+        ),
+        (["up", "--gpus", "x"], "'x' is not a whole number", "'x' 不是整数"),
+        (
+            ["up", "--gpus", "999999999"],
+            "999999999 is more GPUs than XyClaw rents; give 1 to 100,000",
+            "999999999 张 GPU 超出了 XyClaw 能租的数量；请给出 1 到 100,000",
+        ),
+    ],
+)
+def test_a_flag_s_value_that_is_no_number_is_said_in_each_language(
+    xyclaw_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+    english: str,
+    chinese: str,
+) -> None:
+    with pytest.raises(SystemExit):
+        main(command)
+    assert english in capsys.readouterr().err
+    _set_chinese()
+    with pytest.raises(SystemExit):
+        main(command)
+    said = capsys.readouterr().err
+    assert chinese in said, said
+    assert not english_runs(said), english_runs(said)

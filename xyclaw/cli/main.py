@@ -123,23 +123,34 @@ def _has_option(parser: argparse.ArgumentParser, flag: str) -> bool:
 MAX_INT = 2**63 - 1
 
 
+_NOT_WHOLE = "%(text)s is not a whole number"
+_OUT_OF_RANGE = "%(text)s is out of range (at most %(most)s)"
+_NOT_NUMBER = "%(text)s is not a number"
+_NOT_FINITE = "%(text)s is not a finite number"
+
+
 def _whole(text: str) -> int:
+    from xyclaw.cli.words import argument_problem
+
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(argument_problem(_NOT_WHOLE, text=repr(text))) from None
     if abs(value) > MAX_INT:
-        raise argparse.ArgumentTypeError(f"{text[:30]!r} is out of range (at most {MAX_INT:,})")
+        problem = argument_problem(_OUT_OF_RANGE, text=repr(text[:30]), most=f"{MAX_INT:,}")
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 
 def _finite(text: str) -> float:
+    from xyclaw.cli.words import argument_problem
+
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(argument_problem(_NOT_NUMBER, text=repr(text))) from None
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        raise argparse.ArgumentTypeError(argument_problem(_NOT_FINITE, text=repr(text)))
     return value
 
 

@@ -329,4 +329,16 @@ TEXTS: dict[str, tuple[str, str]] = {
         "(from this machine's environment at launch)",
         "（启动时取自本机的环境变量）",
     ),
+    # -- a flag's value that is not a number (argparse's gettext, %-style like its own words) --
+    "cli.argparse.not_whole": ("%(text)s is not a whole number", "%(text)s 不是整数"),
+    "cli.argparse.out_of_range": (
+        "%(text)s is out of range (at most %(most)s)",
+        "%(text)s 超出范围（最大 %(most)s）",
+    ),
+    "cli.argparse.not_number": ("%(text)s is not a number", "%(text)s 不是数字"),
+    "cli.argparse.not_finite": ("%(text)s is not a finite number", "%(text)s 不是有限的数"),
+    "cli.argparse.too_many_gpus": (
+        "%(text)s is more GPUs than XyClaw rents; give 1 to %(most)s",
+        "%(text)s 张 GPU 超出了 XyClaw 能租的数量；请给出 1 到 %(most)s",
+    ),
 }

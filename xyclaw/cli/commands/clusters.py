@@ -24,15 +24,21 @@ from xyclaw.wording.display import line
 def _gpu_count(text: str) -> int:
     """``--gpus``: at most what the planner plans for, said with the range (not as "beyond a
     64-bit integer"); 0 or less is refused with the other checks of what to rent."""
+    from xyclaw.cli.words import argument_problem
     from xyclaw.engine.values import MOST_GPUS
 
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a whole number") from None
+        problem = argument_problem("%(text)s is not a whole number", text=repr(text[:30]))
+        raise argparse.ArgumentTypeError(problem) from None
     if value > MOST_GPUS:
         raise argparse.ArgumentTypeError(
-            f"{text[:30]} is more GPUs than XyClaw rents; give 1 to {MOST_GPUS:,}"
+            argument_problem(
+                "%(text)s is more GPUs than XyClaw rents; give 1 to %(most)s",
+                text=text[:30],
+                most=f"{MOST_GPUS:,}",
+            )
         )
     return value
 
