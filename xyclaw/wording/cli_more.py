@@ -341,4 +341,40 @@ TEXTS: dict[str, tuple[str, str]] = {
         "%(text)s is more GPUs than XyClaw rents; give 1 to %(most)s",
         "%(text)s 张 GPU 超出了 XyClaw 能租的数量；请给出 1 到 %(most)s",
     ),
+    # -- a new SSH host key, a login's questions (xyclaw.cli.trust) ----------------------------
+    "cli.trust.trusting": (
+        "xyclaw: trusting the new host key of {host}: {key_type} {fingerprint} (--trust-new-host)",
+        "xyclaw：信任 {host} 的新主机密钥：{key_type} {fingerprint}（--trust-new-host）",
+    ),
+    "cli.trust.unknown_key": (
+        "host key of {host} is not known: {key_type} {fingerprint}; not at a terminal, so nobody"
+        " was asked",
+        "{host} 的主机密钥未知：{key_type} {fingerprint}；不在终端上，所以没有询问任何人",
+    ),
+    "cli.trust.unknown_key_hint": (
+        "compare the fingerprint with the host's own (`ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub`"
+        " on it), then accept it: {commands}",
+        "把指纹与主机自己的指纹比对（在主机上运行 `ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub`），"
+        "然后接受它：{commands}",
+    ),
+    "cli.trust.or_again": (
+        "{pinned}   (or run it again as: {again})",
+        "{pinned}   （或者这样重新运行：{again}）",
+    ),
+    "cli.trust.ask": (
+        "\nThe host key of {host} is not known yet.\n  {key_type} key fingerprint: {fingerprint}\n"
+        "Compare it with the one the machine shows (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub).",
+        "\n{host} 的主机密钥还未知。\n  {key_type} 密钥指纹：{fingerprint}\n"
+        "请与该机器显示的指纹比对（ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub）。",
+    ),
+    "cli.trust.question": ("Trust this host and connect? [y/N] ", "信任这台主机并连接吗？[y/N] "),
+    "cli.trust.login_refused": (
+        "xyclaw: {host} asks a login question (keyboard-interactive, e.g. 2FA); not at a terminal,"
+        " so nobody was asked: run the command at a terminal, or log in with a key the server"
+        " takes alone",
+        "xyclaw：{host} 要求回答登录问题（keyboard-interactive，例如双因素认证）；不在终端上，所以"
+        "没有询问任何人：请在终端上运行这条命令，或使用服务器单独接受的密钥登录",
+    ),
+    "cli.trust.login": ("\n{host} asks you to log in:", "\n{host} 要求你登录："),
+    "cli.trust.answer": ("answer", "回答"),
 }
