@@ -344,3 +344,33 @@ def test_a_flag_s_value_that_is_no_number_is_said_in_each_language(
     said = capsys.readouterr().err
     assert chinese in said, said
     assert not english_runs(said), english_runs(said)
+
+
+# -- a paste that is not there; a Slurm site in the providers' table -----------------------------
+def test_diagnose_says_a_missing_file_in_each_language(
+    xyclaw_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "none.txt"
+    assert main(["diagnose", str(missing)]) == 2
+    assert f"cannot read {missing}: No such file or directory" in capsys.readouterr().err
+    _set_chinese()
+    assert main(["diagnose", str(missing)]) == 2
+    said = capsys.readouterr().err
+    assert f"无法读取 {missing}：没有这个文件或目录" in said, said
+    assert not english_runs(said), english_runs(said)
+
+
+def test_a_slurm_site_s_row_in_providers_is_said_in_each_language(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = AppPaths.from_environment()
+    paths.config_dir.mkdir(parents=True, exist_ok=True)
+    (paths.config_dir / "hosts.toml").write_text(
+        '[[slurm]]\nname = "lab"\nlogin = "me@127.0.0.1:1"\n', encoding="utf-8"
+    )
+    assert main(["providers", "--no-check"]) == 0
+    assert f"a Slurm cluster in {paths.config_dir / 'hosts.toml'}" in capsys.readouterr().out
+    _set_chinese()
+    assert main(["providers", "--no-check"]) == 0
+    said = capsys.readouterr().out
+    assert f"{paths.config_dir / 'hosts.toml'} 中的 Slurm 集群" in said, said

@@ -72,3 +72,17 @@ def test_the_question_at_a_terminal_is_in_the_setting_s_language(
         assert line in err.getvalue(), err.getvalue()
     if language == "zh":
         assert not english_runs(err.getvalue()), english_runs(err.getvalue())
+
+
+def test_a_fingerprint_that_is_not_the_one_named_is_refused_in_chinese(
+    xyclaw_home: Path, sshd: Sshd, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _config('[gui]\nlanguage = "zh_CN"\n')
+    hosts = AppPaths.from_environment().config_dir / "hosts.toml"
+    hosts.write_text(f'[[host]]\nname = "root@127.0.0.1:{sshd.port}"\ngpu = "A100-80G"\n')
+    wanted = "SHA256:" + "A" * 43
+    command = ["hosts", "trust", f"root@127.0.0.1:{sshd.port}", "--fingerprint", wanted]
+    assert main(command) != 0
+    said = capsys.readouterr().err
+    assert f"而不是 {wanted}；没有信任任何密钥" in said and "请在那台机器上核对指纹" in said, said
+    assert not english_runs(said), english_runs(said)

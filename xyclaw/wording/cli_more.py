@@ -377,4 +377,15 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "cli.trust.login": ("\n{host} asks you to log in:", "\n{host} 要求你登录："),
     "cli.trust.answer": ("answer", "回答"),
+    "cli.trust.not_wanted": (
+        "{host} presented {key_type} {fingerprint}, not {wanted}; nothing was trusted",
+        "{host} 出示的是 {key_type} {fingerprint}，而不是 {wanted}；没有信任任何密钥",
+    ),
+    "cli.trust.not_wanted_hint": (
+        "do not trust it: check the fingerprint on the machine itself",
+        "不要信任它：请在那台机器上核对指纹",
+    ),
+    # -- xyclaw providers: a Slurm site's row, a plug-in's ------------------------------------
+    "cli.provider_slurm": ("a Slurm cluster in {path}", "{path} 中的 Slurm 集群"),
+    "cli.provider_plugin": ("a plug-in provider", "插件提供的平台"),
 }

@@ -303,9 +303,15 @@ def _trust(args: argparse.Namespace, ctx: CliContext) -> int:
             return bool(ctx.trust()(host, key_type, fingerprint))
         if fingerprint != wanted:
             raise HostKeyError(
-                f"{host} presented {key_type} {fingerprint}, not {wanted}; nothing was trusted",
+                said(
+                    "cli.trust.not_wanted",
+                    host=host,
+                    key_type=key_type,
+                    fingerprint=fingerprint,
+                    wanted=wanted,
+                ),
                 host=destination,
-                hint="do not trust it: check the fingerprint on the machine itself",
+                hint=said("cli.trust.not_wanted_hint"),
             )
         return True
 
