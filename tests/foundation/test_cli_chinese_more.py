@@ -374,3 +374,23 @@ def test_a_slurm_site_s_row_in_providers_is_said_in_each_language(
     assert main(["providers", "--no-check"]) == 0
     said = capsys.readouterr().out
     assert f"{paths.config_dir / 'hosts.toml'} 中的 Slurm 集群" in said, said
+
+
+# -- what is not a XyClaw error: a bug, said with the log and never as a traceback ---------------
+def test_an_unexpected_error_is_said_in_each_language(
+    xyclaw_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(self: AppPaths) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(AppPaths, "ensure", broken)
+    assert main(["config", "path"]) == 1
+    english = capsys.readouterr().err
+    assert english.startswith("xyclaw: error: internal error (RuntimeError: boom)\n"), english
+    assert "  -> this is a bug in XyClaw: please report it with the log (" in english
+    _set_chinese()
+    assert main(["config", "path"]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith("xyclaw：错误：内部错误（RuntimeError：boom）\n"), said
+    assert "这是 XyClaw 的缺陷：请附上日志（" in said and "Traceback" not in said
+    assert not english_runs(said), english_runs(said)

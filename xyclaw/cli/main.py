@@ -190,20 +190,24 @@ def _print_error(exc: XyclawError, language: str = "en") -> None:
         print(text_in(language, "cli.error_hint", hint=hint), file=sys.stderr)
 
 
-def _print_unexpected(exc: BaseException, log_file: object) -> int:
+def _print_unexpected(exc: BaseException, log_file: object, language: str = "en") -> int:
     """Anything that is not a XyClaw error: one message and the log, never a traceback."""
+    from xyclaw.wording import text_in
+
     log.error("unexpected error", exc_info=exc)
     if isinstance(exc, sqlite3.Error):
-        what = f"the history database failed: {exc}"
-        hint = "run `xyclaw doctor`; it checks the database and says what to do"
+        what = text_in(language, "cli.unexpected.database", error=exc)
+        hint = text_in(language, "cli.unexpected.database_hint")
     elif isinstance(exc, OSError) and exc.strerror:
         where = f": {exc.filename}" if exc.filename else ""
         what = f"{exc.strerror}{where}"
-        hint = "check the file or folder named, its permissions and the free disk space"
+        hint = text_in(language, "cli.unexpected.os_hint")
     else:
-        what = f"internal error ({type(exc).__name__}: {str(exc)[:200]})"
-        hint = f"this is a bug in XyClaw: please report it with the log ({log_file})"
-    print(f"xyclaw: error: {what}\n  -> {hint}", file=sys.stderr)
+        what = text_in(
+            language, "cli.unexpected.internal", kind=type(exc).__name__, text=str(exc)[:200]
+        )
+        hint = text_in(language, "cli.unexpected.bug_hint", log=log_file)
+    print(text_in(language, "cli.unexpected", what=what, hint=hint), file=sys.stderr)
     return 1
 
 
@@ -291,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except Exception as exc:
-        return _print_unexpected(exc, paths.log_file)
+        return _print_unexpected(exc, paths.log_file, language)
     finally:
         try:
             ctx.close()

@@ -388,4 +388,26 @@ TEXTS: dict[str, tuple[str, str]] = {
     # -- xyclaw providers: a Slurm site's row, a plug-in's ------------------------------------
     "cli.provider_slurm": ("a Slurm cluster in {path}", "{path} 中的 Slurm 集群"),
     "cli.provider_plugin": ("a plug-in provider", "插件提供的平台"),
+    # -- what is not a XyClaw error (xyclaw.cli.main): one message and the log --------------
+    "cli.unexpected": ("xyclaw: error: {what}\n  -> {hint}", "xyclaw：错误：{what}\n  -> {hint}"),
+    "cli.unexpected.database": (
+        "the history database failed: {error}",
+        "历史数据库出错：{error}",
+    ),
+    "cli.unexpected.database_hint": (
+        "run `xyclaw doctor`; it checks the database and says what to do",
+        "运行 `xyclaw doctor`；它会检查数据库并告诉你怎么做",
+    ),
+    "cli.unexpected.os_hint": (
+        "check the file or folder named, its permissions and the free disk space",
+        "请检查上面提到的文件或文件夹、它的权限以及磁盘剩余空间",
+    ),
+    "cli.unexpected.internal": (
+        "internal error ({kind}: {text})",
+        "内部错误（{kind}：{text}）",
+    ),
+    "cli.unexpected.bug_hint": (
+        "this is a bug in XyClaw: please report it with the log ({log})",
+        "这是 XyClaw 的缺陷：请附上日志（{log}）报告它",
+    ),
 }
