@@ -67,6 +67,7 @@ def test_chat_s_own_lines_are_chinese(
     assert "XyClaw 对话（" in text and "输入 /help 查看命令" in text, text
     assert "你> " in text and "对话 2" in text
     assert "用法：/switch N" in text and "用法：/revoke N" in text
+    assert "   1  新对话" in text and "New conversation" not in text  # /list, before the message
     assert "（等待批准）" not in text.split("租第一个")[0]
     assert "批准吗？[a] 批准 / [r] 拒绝 / [e] 修改 > " in text, text
     assert "这不是 JSON；没有改动" in text and "请给出一个 JSON 对象" in text
@@ -78,7 +79,7 @@ def test_chat_s_own_lines_are_unchanged_in_english(
 ) -> None:
     text = _chat(monkeypatch, capsys)
     assert "), conversation 1. /help for commands." in text and "XyClaw chat (" in text
-    assert "you> " in text and "conversation 2" in text
+    assert "you> " in text and "conversation 2" in text and "   1  New conversation" in text
     assert "usage: /switch N" in text and "usage: /revoke N" in text
     assert "approve? [a]pprove / [r]eject / [e]dit > " in text
     assert "that is not JSON; nothing changed" in text and "give a JSON object" in text

@@ -39,6 +39,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "cli.chat.not_json": ("that is not JSON; nothing changed", "这不是 JSON；没有改动"),
     "cli.chat.not_object": ("give a JSON object", "请给出一个 JSON 对象"),
+    "cli.chat.title_new": ("New conversation", "新对话"),
+    "cli.chat.title_tour": ("Tour", "导览"),
     "cli.chat.tokens": (
         "({tokens_in} tokens in, {tokens_out} out, {cost})",
         "（输入 {tokens_in} tokens，输出 {tokens_out}，{cost}）",

@@ -330,7 +330,7 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
         if line == "/list":
             for c in runtime.conversations():
                 mark = ctx.text("chat.pending_mark") if c.pending_approval else ""
-                ctx.print(f"{c.id:>4}  {display.line(c.title[:60])}{mark}")
+                ctx.print(f"{c.id:>4}  {display.line(_shown_title(c.title, ctx)[:60])}{mark}")
             continue
         if line.startswith("/switch"):
             try:
@@ -387,13 +387,25 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
     return 0
 
 
+#: Titles XyClaw gives a conversation itself (stored in English), as the window words them.
+_OWN_TITLES = {"New conversation": "chat.title_new", "Tour": "chat.title_tour"}
+
+
+def _shown_title(title: str, ctx: CliContext) -> str:
+    """A conversation's title: XyClaw's own default ones in the setting's language, one the
+    user or the agents gave as it is."""
+    key = _OWN_TITLES.get(title)
+    return title if key is None else ctx.text(key)
+
+
 def _cards_elsewhere(runtime: AgentRuntime, cid: int, ctx: CliContext) -> None:
     """Cards waiting in other conversations (an MCP client's, a job's recovery): where."""
     from xyclaw.wording import display
 
     for c in runtime.conversations():
         if c.pending_approval and c.id != cid:
-            ctx.print(ctx.text("chat.card_elsewhere", cid=c.id, title=display.line(c.title[:60])))
+            title = display.line(_shown_title(c.title, ctx)[:60])
+            ctx.print(ctx.text("chat.card_elsewhere", cid=c.id, title=title))
 
 
 def _answered_from() -> str:
