@@ -235,6 +235,7 @@ _REFUSALS: list[tuple[list[str], str, str]] = [  # the command, what it says in 
         "plain-python is a train job, not a service",
         "plain-python 是 train 作业，不是服务",
     ),
+    (["exec", "c1", "--", "echo hi; exit 3"], ": exit 3", "：退出码 3"),
     (["down", "c1", "--yes"], "", ""),
     (["budget", "c1", "5"], "cluster c1 is released", "集群 c1 已释放"),
     (["exec", "c1", "--", "ls"], "has no running nodes", "没有运行中的节点"),

@@ -412,4 +412,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "this is a bug in XyClaw: please report it with the log ({log})",
         "这是 XyClaw 的缺陷：请附上日志（{log}）报告它",
     ),
+    # -- xyclaw exec: what a node's command did ----------------------------------------------
+    "cli.exec.exit": ("{node}: exit {code}", "{node}：退出码 {code}"),
+    "cli.exec.error": ("{node}: error: {error}", "{node}：错误：{error}"),
+    "cli.exec.cut": (
+        "{node}: ({streams} cut after {cap} bytes)",
+        "{node}：（{streams} 超过 {cap} 字节后被截断）",
+    ),
+    "cli.exec.both": ("stdout and stderr", "stdout 和 stderr"),
 }

@@ -364,15 +364,30 @@ def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
                 ctx.print(f"{node}: {remote_text(ctx.out, output_line)}")
             for output_line in result.stderr.splitlines():
                 ctx.warn(f"{node}: {remote_text(ctx.err, output_line)}")
-            if result.truncation_note:
-                ctx.warn(f"{node}: ({result.truncation_note})")
+            if result.stdout_truncated or result.stderr_truncated:
+                streams = (
+                    ctx.text("exec.both")
+                    if result.stdout_truncated and result.stderr_truncated
+                    else ("stdout" if result.stdout_truncated else "stderr")
+                )
+                ctx.warn(ctx.text("exec.cut", node=node, streams=streams, cap=result.cap_bytes))
             if result.exit_code:
-                ctx.warn(f"{node}: exit {result.exit_code}")
+                ctx.warn(ctx.text("exec.exit", node=node, code=result.exit_code))
             worst = max(worst, min(result.exit_code, 125))
         else:
-            ctx.warn(f"{node}: error: {result}")
+            ctx.warn(ctx.text("exec.error", node=node, error=_error_text(result, ctx.language)))
             worst = max(worst, 255)
     return worst
+
+
+def _error_text(error: object, language: str) -> str:
+    """A node's error as ``str()`` gives it (message and hint), in ``language``."""
+    from xyclaw.errors import XyclawError
+
+    if not isinstance(error, XyclawError):
+        return str(error)
+    message, hint = error.in_language(language)
+    return message if hint is None else f"{message}\n  -> {hint}"
 
 
 def _seconds(text: str) -> float:
