@@ -396,3 +396,17 @@ def test_an_unexpected_error_is_said_in_each_language(
     assert said.startswith("xyclaw：错误：内部错误（RuntimeError：boom）\n"), said
     assert "这是 XyClaw 的缺陷：请附上日志（" in said and "Traceback" not in said
     assert not english_runs(said), english_runs(said)
+
+
+def test_hosts_add_with_a_bad_value_is_said_in_each_language(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add = ["hosts", "add", "gpu1", "--host", "10.0.0.5", "--port", "99999", "--gpu", "A100-80G"]
+    assert main(add) == 2
+    english = capsys.readouterr().err
+    assert "xyclaw: error: gpu1 (gpu1): port = 99999 is not valid" in english, english
+    _set_chinese()
+    assert main(add) == 2
+    said = capsys.readouterr().err
+    assert "gpu1（gpu1）：port = 99999 无效" in said and "1 到 65535 之间的数" in said, said
+    assert not english_runs(said), english_runs(said)
