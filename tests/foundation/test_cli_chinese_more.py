@@ -410,3 +410,17 @@ def test_hosts_add_with_a_bad_value_is_said_in_each_language(
     said = capsys.readouterr().err
     assert "gpu1（gpu1）：port = 99999 无效" in said and "1 到 65535 之间的数" in said, said
     assert not english_runs(said), english_runs(said)
+
+
+def test_plan_json_s_line_for_a_person_is_said_in_each_language(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--json keeps stdout for programs; the line on stderr is for a person."""
+    plan = [*_PLAN[:-1], "--gpu", "B200", "--provider", "sim", "--json"]
+    main(plan)
+    assert "xyclaw plan: nothing fits: no offer" in capsys.readouterr().err
+    _set_chinese()
+    main(plan)
+    said = capsys.readouterr().err
+    assert said.startswith("xyclaw plan：没有合适的选项：没有报价满足 GPU B200"), said
+    assert not english_runs(said), english_runs(said)

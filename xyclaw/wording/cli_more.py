@@ -420,4 +420,9 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{node}：（{streams} 超过 {cap} 字节后被截断）",
     ),
     "cli.exec.both": ("stdout and stderr", "stdout 和 stderr"),
+    # -- xyclaw plan --json: the line for a person on stderr --------------------------------
+    "cli.plan.nothing_fits_json": (
+        "xyclaw plan: nothing fits: {unmatched}",
+        "xyclaw plan：没有合适的选项：{unmatched}",
+    ),
 }
