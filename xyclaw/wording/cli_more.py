@@ -425,4 +425,6 @@ TEXTS: dict[str, tuple[str, str]] = {
         "xyclaw plan: nothing fits: {unmatched}",
         "xyclaw plan：没有合适的选项：{unmatched}",
     ),
+    # -- xyclaw sim status: no cluster at all ------------------------------------------------
+    "cli.sim_no_clusters": ("none", "无"),
 }
