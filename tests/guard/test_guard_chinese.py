@@ -118,3 +118,38 @@ def test_guard_status_words_the_running_guard_s_next_reason(
     assert "(c1 reaches its budget)" in english, english
     assert "（c1 将用完预算）" in chinese, chinese
     assert not english_runs(chinese), english_runs(chinese)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_foreground_guard_s_first_line_is_said_in_each_language(
+    xyclaw_home: Path, language: str
+) -> None:
+    """`xyclaw guard` at a terminal: what it guards and how it ends (its own process, stopped
+    with SIGTERM as a service manager would)."""
+    import signal
+    import subprocess
+    import sys
+
+    if language == "zh":
+        _chinese()
+    guard = subprocess.Popen(
+        [sys.executable, "-m", "xyclaw.cli.main", "guard"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert guard.stdout is not None
+        first = guard.stdout.readline()
+    finally:
+        guard.send_signal(signal.SIGTERM)
+        guard.communicate(timeout=30)
+    data_dir = AppPaths.from_environment().data_dir
+    if language == "en":
+        assert f" guarding {data_dir}: budgets and idle release at the moment they are due" in first
+        assert first.rstrip().endswith("; Ctrl-C to stop"), first
+        return
+    assert f" 正在守护 {data_dir}：预算和空闲释放一到时间就执行" in first, first
+    assert first.rstrip().endswith("；按 Ctrl-C 停止"), first
+    assert not english_runs(first), english_runs(first)
