@@ -100,7 +100,7 @@ def test_guard_status_words_the_running_guard_s_next_reason(
     from xyclaw.wording import said
 
     lock = _hold_the_guard_lock()
-    reason = said("guard.next.reaches_budget", name="c1")
+    reason = said("op.guard.why.reaches_budget", name="c1")
     try:
         lock.heartbeat(
             next_check_at=time.time() + 600,

@@ -87,7 +87,7 @@ class GuardReport:
     def lines(self, language: str = "en") -> list[str]:
         """What the pass did, one line each (the errors too), in ``language``."""
         return [a.in_language(language) for a in self.actions] + [
-            said("guard.report.error", error=e).in_language(language) for e in self.errors
+            said("op.guard.report_error", error=e).in_language(language) for e in self.errors
         ]
 
 
@@ -240,7 +240,7 @@ class Guard:
             except XyclawError as exc:
                 log.error("guard on %s failed: %s", cluster.name, exc)
                 error = exc.said or exc.message
-                report.errors.append(said("guard.report.failed", name=cluster.name, error=error))
+                report.errors.append(said("op.guard.report_failed", name=cluster.name, error=error))
                 self.events.record(
                     "billing",
                     "error",
@@ -489,7 +489,7 @@ class Guard:
         def due(at: float, key: str, **figures: Figure) -> None:
             nonlocal best, why
             if at < best:
-                best, why = max(at, now), said(f"guard.next.{key}", **figures)
+                best, why = max(at, now), said(f"op.guard.why.{key}", **figures)
 
         limit_s = self._idle_limit_s
         probe_every = min(interval, max(self.guard_settings.poll_s, limit_s / 20))

@@ -124,8 +124,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error.catalog.missing_header": ("is missing from the header", "表头中缺少这一列"),
     "error.catalog.missing": ("is missing", "缺少这一列"),
     # -- the guard's own lines (xyclaw guard, xyclaw guard --once) ------------------------------
-    "guard.report.error": ("error: {error}", "错误：{error}"),
-    "guard.report.failed": ("{name}: {error}", "{name}：{error}"),
+    "op.guard.report_error": ("error: {error}", "错误：{error}"),
+    "op.guard.report_failed": ("{name}: {error}", "{name}：{error}"),
     "cli.guard.already_exits": (
         "the guard already runs: {text}; this one exits",
         "守护进程已在运行：{text}；这个就退出了",
@@ -169,16 +169,16 @@ TEXTS: dict[str, tuple[str, str]] = {
         " 可以阻止；那时预算只在提供商设有截止时间的地方有效）",
     ),
     # why the guard's next check comes when it does (xyclaw guard --once, guard status)
-    "guard.next.still_bills": ("{name} still bills", "{name} 仍在计费"),
-    "guard.next.reaches_warning": (
+    "op.guard.why.still_bills": ("{name} still bills", "{name} 仍在计费"),
+    "op.guard.why.reaches_warning": (
         "{name} reaches {fraction:.0%} of its budget",
         "{name} 将用到预算的 {fraction:.0%}",
     ),
-    "guard.next.reaches_budget": ("{name} reaches its budget", "{name} 将用完预算"),
-    "guard.next.is_idle": ("{name}: is it idle?", "{name}：是否空闲？"),
-    "guard.next.nears_idle_limit": ("{name} nears its idle limit", "{name} 接近空闲上限"),
-    "guard.next.reaches_idle_limit": ("{name} reaches its idle limit", "{name} 将达到空闲上限"),
-    "guard.next.still_idle": ("{name}: still idle?", "{name}：仍然空闲吗？"),
+    "op.guard.why.reaches_budget": ("{name} reaches its budget", "{name} 将用完预算"),
+    "op.guard.why.is_idle": ("{name}: is it idle?", "{name}：是否空闲？"),
+    "op.guard.why.nears_idle_limit": ("{name} nears its idle limit", "{name} 接近空闲上限"),
+    "op.guard.why.reaches_idle_limit": ("{name} reaches its idle limit", "{name} 将达到空闲上限"),
+    "op.guard.why.still_idle": ("{name}: still idle?", "{name}：仍然空闲吗？"),
     # -- the Engine's own refusals, as the CLI shows them ---------------------------------------
     "error.engine.days": ("days must be positive, not {days}", "天数必须为正，而不是 {days}"),
     "error.engine.days_hint": ("e.g. --days 30", "例如 --days 30"),
