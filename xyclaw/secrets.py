@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from xyclaw import errors, logsetup
 from xyclaw.errors import SecretError
 from xyclaw.files import write_private
+from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
 
@@ -364,7 +365,7 @@ class SecretStore:
 
     def set(self, key: str, value: str) -> None:
         if not value:
-            raise SecretError(f"refusing to store an empty secret for {key!r}")
+            raise SecretError(said("error.secrets.empty", key=repr(key)))
         register_secret(value)
         self.backend.set(key, value)
 

@@ -64,6 +64,7 @@ class GuardInfo:
     next_check_at: float | None = None
     next_reason: str | None = None
     live_clusters: int | None = None
+    next_reason_said: dict[str, Any] | None = None  # next_reason as Said.to_json()
 
     @classmethod
     def from_json(cls, data: Any) -> GuardInfo | None:
@@ -78,6 +79,7 @@ class GuardInfo:
                 next_check_at=_float_or_none(data.get("next_check_at")),
                 next_reason=data.get("next_reason"),
                 live_clusters=data.get("live_clusters"),
+                next_reason_said=data.get("next_reason_said"),
             )
         except (TypeError, ValueError):
             return None
@@ -122,7 +124,8 @@ class GuardStatus:
         if info.next_check_at is not None:
             due = _ago(max(0.0, info.next_check_at - now))
             if info.next_reason:
-                text = said("op.guard.next_why", text=text, due=due, reason=info.next_reason)
+                reason = Said.from_json(info.next_reason_said) or info.next_reason
+                text = said("op.guard.next_why", text=text, due=due, reason=reason)
             else:
                 text = said("op.guard.next", text=text, due=due)
         return text
@@ -268,6 +271,7 @@ class GuardLock:
         next_check_at: float | None,
         next_reason: str | None,
         live_clusters: int,
+        next_reason_said: Said | None = None,
     ) -> None:
         """What the guard did and will do next, for ``xyclaw guard status``."""
         if self._info is None or not self._lock.held:
@@ -278,6 +282,7 @@ class GuardLock:
             next_check_at=next_check_at,
             next_reason=next_reason,
             live_clusters=live_clusters,
+            next_reason_said=None if next_reason_said is None else next_reason_said.to_json(),
         )
         self._write()
 

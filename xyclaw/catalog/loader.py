@@ -18,7 +18,7 @@ from xyclaw.catalog.models import INTERCONNECTS, OFFER_KINDS, GpuModel, Offer
 from xyclaw.catalog.money import parse_amount
 from xyclaw.catalog.names import normalise_gpu_name
 from xyclaw.errors import CatalogError
-from xyclaw.wording import Said, said
+from xyclaw.wording import Figure, Said, joined, said, said_of
 
 T = TypeVar("T")
 
@@ -63,26 +63,35 @@ OFFER_REQUIRED = (
     "price_per_gpu_hour",
     "currency",
 )
-_FORMAT_HINT = "fix that value (the formats are described in docs/planner.md)"
 
 
 class CatalogRowError(CatalogError):
-    """One value in a catalog file is wrong: where it is and what was expected."""
+    """One value in a catalog file is wrong: where it is and what was expected (worded, so
+    `xyclaw plan --offers` says it in the ``[gui] language``; ``problem`` is the English)."""
 
     def __init__(
-        self, source: str, line: int, column: str | None, problem: str, *, unit: str = "line"
+        self,
+        source: str,
+        line: int,
+        column: str | None,
+        problem: str | Said,
+        *,
+        unit: str = "line",
     ) -> None:
-        where = f"{source}, {unit} {line}" + (f", column {column!r}" if column else "")
-        super().__init__(f"{where}: {problem}", hint=_FORMAT_HINT)
+        key = f"error.catalog.at_{unit}" + ("_column" if column else "")
+        figures: dict[str, Figure] = {"source": source, "line": line, "problem": problem}
+        if column:
+            figures["column"] = repr(column)
+        super().__init__(said(key, **figures), hint=said("error.catalog.hint"))
         self.source = source
         self.line = line
         self.column = column
-        self.problem = problem
+        self.problem = str(problem)
 
 
 class _FieldError(ValueError):
-    def __init__(self, column: str | None, problem: str) -> None:
-        super().__init__(problem)
+    def __init__(self, column: str | None, problem: Said | str) -> None:
+        super().__init__(str(problem))
         self.column = column
         self.problem = problem
 
@@ -95,7 +104,7 @@ class _Row:
     def text(self, column: str, *, required: bool = True) -> str:
         value = (self.values.get(column) or "").strip()
         if required and not value:
-            raise _FieldError(column, "is empty; a value is required")
+            raise _FieldError(column, said("error.catalog.empty"))
         return value
 
     def number(
@@ -105,14 +114,16 @@ class _Row:
         try:
             value = float(int(raw)) if integer else float(raw)
         except (ValueError, OverflowError):  # OverflowError: a 400-digit whole number
-            kind = "a whole number" if integer else "a number"
-            raise _FieldError(column, f"{raw[:30]!r} is not {kind} XyClaw can use") from None
+            key = "error.catalog.not_whole" if integer else "error.catalog.not_number"
+            raise _FieldError(column, said(key, text=repr(raw[:30]))) from None
         if value != value or value in (float("inf"), float("-inf")):
-            raise _FieldError(column, f"{raw!r} is not a finite number")
+            raise _FieldError(column, said("error.typed.not_finite", text=repr(raw)))
         if value < minimum:
-            raise _FieldError(column, f"{raw!r} is below the minimum of {minimum:g}")
+            problem = said("error.catalog.below", text=repr(raw), minimum=f"{minimum:g}")
+            raise _FieldError(column, problem)
         if value > maximum:
-            raise _FieldError(column, f"{raw[:30]!r} is above the maximum of {maximum:g}")
+            problem = said("error.catalog.above", text=repr(raw[:30]), maximum=f"{maximum:g}")
+            raise _FieldError(column, problem)
         return value
 
     def optional_number(self, column: str, *, integer: bool = False) -> float | None:
@@ -123,7 +134,7 @@ class _Row:
         try:
             return parse_amount(raw)
         except ValueError as exc:
-            raise _FieldError(column, str(exc)) from None
+            raise _FieldError(column, said_of(exc)) from None
 
 
 def read_csv(path: Path, columns: Collection[str], required: Collection[str]) -> list[_Row]:
@@ -158,18 +169,18 @@ def _rows_from_text(
         try:
             cells = next(csv.reader([line], strict=True))
         except csv.Error as exc:
-            raise CatalogRowError(source, number, None, f"not valid CSV ({exc})") from None
+            problem = said("error.catalog.not_csv", why=str(exc))
+            raise CatalogRowError(source, number, None, problem) from None
         if header is None:
             header = [cell.strip() for cell in cells]
             _check_header(header, source, number, columns, required)
             continue
         if len(cells) != len(header):
-            raise CatalogRowError(
-                source, number, None, f"has {len(cells)} values, the header has {len(header)}"
-            )
+            problem = said("error.catalog.cell_count", cells=len(cells), header=len(header))
+            raise CatalogRowError(source, number, None, problem)
         rows.append(_Row(number, dict(zip(header, cells, strict=True))))
     if header is None:
-        raise CatalogRowError(source, 1, None, "has no header line")
+        raise CatalogRowError(source, 1, None, said("error.catalog.no_header"))
     return rows
 
 
@@ -178,15 +189,14 @@ def _check_header(
 ) -> None:
     unknown = [name for name in header if name not in columns]
     if unknown:
-        raise CatalogRowError(
-            source, line, unknown[0], f"unknown column; expected columns: {', '.join(columns)}"
-        )
+        problem = said("error.catalog.unknown_column_expected", columns=", ".join(columns))
+        raise CatalogRowError(source, line, unknown[0], problem)
     duplicated = sorted({name for name in header if header.count(name) > 1})
     if duplicated:
-        raise CatalogRowError(source, line, duplicated[0], "appears twice in the header")
+        raise CatalogRowError(source, line, duplicated[0], said("error.catalog.twice"))
     missing = [name for name in required if name not in header]
     if missing:
-        raise CatalogRowError(source, line, missing[0], "is missing from the header")
+        raise CatalogRowError(source, line, missing[0], said("error.catalog.missing_header"))
 
 
 def _convert(
@@ -199,20 +209,23 @@ def _convert(
         except _FieldError as exc:
             raise CatalogRowError(source, row.line, exc.column, exc.problem, unit=unit) from None
         except ValueError as exc:  # an invariant of the dataclass across columns
-            raise CatalogRowError(source, row.line, None, str(exc), unit=unit) from None
+            raise CatalogRowError(source, row.line, None, said_of(exc), unit=unit) from None
     return out
 
 
 def _gpu_from_row(row: _Row) -> GpuModel:
     interconnect = row.text("interconnect").lower()
     if interconnect not in INTERCONNECTS:
-        raise _FieldError("interconnect", f"{interconnect!r} is not one of {INTERCONNECTS}")
+        problem = said(
+            "error.catalog.not_one_of", text=repr(interconnect), choices=str(INTERCONNECTS)
+        )
+        raise _FieldError("interconnect", problem)
     fp8 = row.optional_number("fp8_tflops")
     if fp8 is not None and fp8 <= 0:
-        raise _FieldError("fp8_tflops", "must be positive, or empty for GPUs without FP8")
+        raise _FieldError("fp8_tflops", said("error.catalog.fp8_positive"))
     for column in ("memory_gib", "bf16_tflops", "memory_bandwidth_gbs"):
         if row.number(column) <= 0:
-            raise _FieldError(column, "must be positive")
+            raise _FieldError(column, said("error.catalog.positive"))
     return GpuModel(
         name=normalise_gpu_name(row.text("name")),
         memory_gib=row.number("memory_gib"),
@@ -230,26 +243,27 @@ def _offer_builder(known_gpus: Collection[str] | None) -> Callable[[_Row], Offer
     def build(row: _Row) -> Offer:
         gpu = normalise_gpu_name(row.text("gpu"))
         if known_gpus is not None and gpu not in known_gpus:
-            raise _FieldError(
-                "gpu", f"unknown GPU model {gpu!r}; known: {', '.join(sorted(known_gpus))}"
-            )
+            names = ", ".join(sorted(known_gpus))
+            raise _FieldError("gpu", said("error.catalog.unknown_gpu", gpu=repr(gpu), names=names))
         try:
             fabric = parse_fabric(row.text("fabric")).name
         except ValueError as exc:
-            raise _FieldError("fabric", str(exc)) from None
+            raise _FieldError("fabric", said_of(exc)) from None
         nodes = _node_counts(row)
         kind = row.text("kind", required=False).lower() or ("node" if nodes == (1,) else "cluster")
         if kind not in OFFER_KINDS:
-            raise _FieldError("kind", f"{kind!r} is not one of {', '.join(OFFER_KINDS)}")
+            choices = joined(list(OFFER_KINDS))  # node、cluster、slice in Chinese
+            problem = said("error.catalog.not_one_of", text=repr(kind), choices=choices)
+            raise _FieldError("kind", problem)
         currency = row.text("currency").upper()
         if len(currency) != 3 or not currency.isalpha():
-            raise _FieldError("currency", f"{currency!r} is not a 3-letter code such as CNY")
+            raise _FieldError("currency", said("error.catalog.currency", text=repr(currency)))
         price = row.amount("price_per_gpu_hour")
         if price <= 0:
-            raise _FieldError("price_per_gpu_hour", "must be positive")
+            raise _FieldError("price_per_gpu_hour", said("error.catalog.positive"))
         price_30d = row.amount("price_30d") if row.text("price_30d", required=False) else None
         if price_30d is not None and not 0 < price_30d <= price:
-            raise _FieldError("price_30d", "must be positive and at most the on-demand price")
+            raise _FieldError("price_30d", said("error.catalog.price_30d"))
         available = row.optional_number("available_gpus", integer=True)
         return Offer(
             provider=row.text("provider"),
@@ -277,9 +291,10 @@ def _node_counts(row: _Row) -> tuple[int, ...]:
     try:
         counts = tuple(int(part) for part in raw.split("|"))
     except ValueError:
-        raise _FieldError("nodes", f"{raw!r} is not a list of node counts such as 2|4|8") from None
+        problem = said("error.catalog.not_node_counts", text=repr(raw))
+        raise _FieldError("nodes", problem) from None
     if any(n < 1 for n in counts) or list(counts) != sorted(set(counts)):
-        raise _FieldError("nodes", f"{raw!r}: node counts must be increasing numbers of 1 or more")
+        raise _FieldError("nodes", said("error.catalog.node_counts_order", text=repr(raw)))
     return counts
 
 
@@ -306,9 +321,11 @@ def offers_from_rows(
     for number, values in enumerate(rows, start=1):
         unknown = [name for name in values if name not in OFFER_COLUMNS]
         if unknown:
-            raise CatalogRowError(source, number, unknown[0], "unknown column", unit="row")
+            problem = said("error.catalog.unknown_column")
+            raise CatalogRowError(source, number, unknown[0], problem, unit="row")
         missing = [name for name in OFFER_REQUIRED if name not in values]
         if missing:
-            raise CatalogRowError(source, number, missing[0], "is missing", unit="row")
+            problem = said("error.catalog.missing")
+            raise CatalogRowError(source, number, missing[0], problem, unit="row")
         checked.append(_Row(number, {k: str(v) for k, v in values.items()}))
     return _convert(checked, source, _offer_builder(known_gpus), unit="row")

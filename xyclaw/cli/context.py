@@ -97,6 +97,7 @@ class CliContext:
                 argv=self.argv,
                 err=self.err,
                 name_of=self._own_host_name,
+                language=self.language,
             )
         return self._trust
 

@@ -123,23 +123,34 @@ def _has_option(parser: argparse.ArgumentParser, flag: str) -> bool:
 MAX_INT = 2**63 - 1
 
 
+_NOT_WHOLE = "%(text)s is not a whole number"
+_OUT_OF_RANGE = "%(text)s is out of range (at most %(most)s)"
+_NOT_NUMBER = "%(text)s is not a number"
+_NOT_FINITE = "%(text)s is not a finite number"
+
+
 def _whole(text: str) -> int:
+    from xyclaw.cli.words import argument_problem
+
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(argument_problem(_NOT_WHOLE, text=repr(text))) from None
     if abs(value) > MAX_INT:
-        raise argparse.ArgumentTypeError(f"{text[:30]!r} is out of range (at most {MAX_INT:,})")
+        problem = argument_problem(_OUT_OF_RANGE, text=repr(text[:30]), most=f"{MAX_INT:,}")
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 
 def _finite(text: str) -> float:
+    from xyclaw.cli.words import argument_problem
+
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(argument_problem(_NOT_NUMBER, text=repr(text))) from None
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        raise argparse.ArgumentTypeError(argument_problem(_NOT_FINITE, text=repr(text)))
     return value
 
 
@@ -179,20 +190,24 @@ def _print_error(exc: XyclawError, language: str = "en") -> None:
         print(text_in(language, "cli.error_hint", hint=hint), file=sys.stderr)
 
 
-def _print_unexpected(exc: BaseException, log_file: object) -> int:
+def _print_unexpected(exc: BaseException, log_file: object, language: str = "en") -> int:
     """Anything that is not a XyClaw error: one message and the log, never a traceback."""
+    from xyclaw.wording import text_in
+
     log.error("unexpected error", exc_info=exc)
     if isinstance(exc, sqlite3.Error):
-        what = f"the history database failed: {exc}"
-        hint = "run `xyclaw doctor`; it checks the database and says what to do"
+        what = text_in(language, "cli.unexpected.database", error=exc)
+        hint = text_in(language, "cli.unexpected.database_hint")
     elif isinstance(exc, OSError) and exc.strerror:
         where = f": {exc.filename}" if exc.filename else ""
         what = f"{exc.strerror}{where}"
-        hint = "check the file or folder named, its permissions and the free disk space"
+        hint = text_in(language, "cli.unexpected.os_hint")
     else:
-        what = f"internal error ({type(exc).__name__}: {str(exc)[:200]})"
-        hint = f"this is a bug in XyClaw: please report it with the log ({log_file})"
-    print(f"xyclaw: error: {what}\n  -> {hint}", file=sys.stderr)
+        what = text_in(
+            language, "cli.unexpected.internal", kind=type(exc).__name__, text=str(exc)[:200]
+        )
+        hint = text_in(language, "cli.unexpected.bug_hint", log=log_file)
+    print(text_in(language, "cli.unexpected", what=what, hint=hint), file=sys.stderr)
     return 1
 
 
@@ -207,7 +222,24 @@ def _language() -> str:
         paths = AppPaths.from_environment()
         return language_of(load_config(paths.config_file).gui.language)
     except XyclawError:
+        return _language_alone()
+
+
+def _language_alone() -> str:
+    """``[gui] language`` read by itself from a config.toml that does not load (a value out
+    of range elsewhere): the error that says so is then in the user's language."""
+    import tomllib
+
+    from xyclaw.paths import AppPaths
+    from xyclaw.wording import language_of
+
+    try:
+        data = tomllib.loads(AppPaths.from_environment().config_file.read_text(encoding="utf-8"))
+    except (XyclawError, OSError, ValueError):  # unreadable, not UTF-8, not TOML
         return "en"
+    gui = data.get("gui")
+    setting = gui.get("language") if isinstance(gui, dict) else None
+    return language_of(setting) if isinstance(setting, str) else "en"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -263,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except Exception as exc:
-        return _print_unexpected(exc, paths.log_file)
+        return _print_unexpected(exc, paths.log_file, language)
     finally:
         try:
             ctx.close()

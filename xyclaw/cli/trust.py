@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import IO
 
 from xyclaw.errors import UnknownHostKeyError, XyclawError
+from xyclaw.wording import Said, said, text_in
 
 #: Set when the user pressed Ctrl-C: a question still open is answered "no".
 INTERRUPTED = threading.Event()
@@ -42,11 +43,15 @@ def entry_of(shown: str) -> str:
 
 def trust_commands(shown: str, fingerprint: str, argv: Sequence[str] | None) -> str:
     """What to run to accept the key: pinned to its fingerprint, or the same command again."""
+    return str(_trust_commands(shown, fingerprint, argv))
+
+
+def _trust_commands(shown: str, fingerprint: str, argv: Sequence[str] | None) -> Said | str:
     pinned = f"xyclaw hosts trust {shlex.quote(destination_of(shown))} --fingerprint {fingerprint}"
     if not argv:
         return pinned
     again = shlex.join(["xyclaw", "--trust-new-host", *argv])
-    return f"{pinned}   (or run it again as: {again})"
+    return said("cli.trust.or_again", pinned=pinned, again=again)
 
 
 class TerminalTrust:
@@ -60,8 +65,10 @@ class TerminalTrust:
         stdin: IO[str] | None = None,
         err: IO[str] | None = None,
         name_of: Callable[[str], str | None] | None = None,
+        language: str = "en",
     ) -> None:
         self.accept_new = accept_new
+        self.language = language  # of the questions and lines, as the [gui] language says
         self._name_of = name_of  # a known-hosts entry ([host]:port) -> its hosts.toml name
         self.argv = list(argv) if argv is not None else None
         self._stdin = stdin
@@ -75,6 +82,9 @@ class TerminalTrust:
     @property
     def err(self) -> IO[str]:
         return self._err or sys.stderr
+
+    def _text(self, key: str, /, **values: object) -> str:
+        return text_in(self.language, f"cli.trust.{key}", **values)
 
     def _label(self, shown: str) -> str:
         """What the user calls the host (its hosts.toml name) with the key's entry name."""
@@ -94,20 +104,24 @@ class TerminalTrust:
                 return known
             if self.accept_new:
                 print(
-                    f"xyclaw: trusting the new host key of {host}: {key_type} {fingerprint}"
-                    " (--trust-new-host)",
+                    self._text("trusting", host=host, key_type=key_type, fingerprint=fingerprint),
                     file=self.err,
                     flush=True,
                 )
                 answer = True
             elif not _is_terminal(self.stdin):
                 raise UnknownHostKeyError(
-                    f"host key of {host} is not known: {key_type} {fingerprint}; not at a"
-                    " terminal, so nobody was asked",
+                    said(
+                        "cli.trust.unknown_key",
+                        host=host,
+                        key_type=key_type,
+                        fingerprint=fingerprint,
+                    ),
                     host=destination_of(host),
-                    hint="compare the fingerprint with the host's own (`ssh-keygen -lf"
-                    " /etc/ssh/ssh_host_*_key.pub` on it), then accept it: "
-                    + trust_commands(host, fingerprint, self.argv),
+                    hint=said(
+                        "cli.trust.unknown_key_hint",
+                        commands=_trust_commands(host, fingerprint, self.argv),
+                    ),
                 )
             else:
                 answer = self._ask(host, key_type, fingerprint)
@@ -119,14 +133,11 @@ class TerminalTrust:
 
         with paused():
             print(
-                f"\nThe host key of {host} is not known yet.\n"
-                f"  {key_type} key fingerprint: {fingerprint}\n"
-                "Compare it with the one the machine shows (ssh-keygen -lf"
-                " /etc/ssh/ssh_host_*_key.pub).",
+                self._text("ask", host=host, key_type=key_type, fingerprint=fingerprint),
                 file=self.err,
                 flush=True,
             )
-            print("Trust this host and connect? [y/N] ", end="", file=self.err, flush=True)
+            print(self._text("question"), end="", file=self.err, flush=True)
             line = _read_line(self.stdin)
         return line.strip().lower() in ("y", "yes")
 
@@ -140,24 +151,18 @@ class TerminalTrust:
         host = self._label(host)
         with _ASKING:
             if not _is_terminal(self.stdin):
-                print(
-                    f"xyclaw: {host} asks a login question (keyboard-interactive, e.g. 2FA);"
-                    " not at a terminal, so nobody was asked: run the command at a terminal,"
-                    " or log in with a key the server takes alone",
-                    file=self.err,
-                    flush=True,
-                )
+                print(self._text("login_refused", host=host), file=self.err, flush=True)
                 return None
             from xyclaw.cli.progress import paused
 
             answers: list[str] = []
             with paused():
-                print(f"\n{host} asks you to log in:", file=self.err, flush=True)
+                print(self._text("login", host=host), file=self.err, flush=True)
                 for said in (title, instructions):
                     if said.strip():
                         print("  " + display.text(said.strip()), file=self.err, flush=True)
                 for prompt, echo in prompts:
-                    shown = display.line(prompt.strip()) or "answer"
+                    shown = display.line(prompt.strip()) or self._text("answer")
                     print(f"  {shown} ", end="", file=self.err, flush=True)
                     answer = _read_line(self.stdin) if echo else _read_hidden(self.stdin)
                     if not echo:

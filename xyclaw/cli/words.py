@@ -31,6 +31,13 @@ def _zh_plural(singular: str, plural: str, n: int) -> str:
     return _zh(singular if n == 1 else plural)
 
 
+def argument_problem(template: str, /, **values: object) -> str:
+    """A ``type=`` function's complaint (``'x' is not a whole number``) through argparse's own
+    gettext, so it is in the language :func:`argparse_words` set, as argparse's frame is."""
+    words: str = argparse._(template)  # type: ignore[attr-defined]
+    return words % values
+
+
 @contextmanager
 def argparse_words(language: str) -> Iterator[None]:
     """argparse's own words in ``language`` ("zh" or "en") for the time of the block."""

@@ -54,7 +54,7 @@ from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.history import history_rows
 from xyclaw.store.plans import PlanTable
-from xyclaw.wording import Said, said
+from xyclaw.wording import Figure, Said, said
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -366,7 +366,9 @@ class Engine:
         from xyclaw.store.track_record import track_record_rows
 
         if days <= 0:
-            raise UsageError(f"days must be positive, not {days:g}", hint="e.g. --days 30")
+            raise UsageError(
+                said("error.engine.days", days=f"{days:g}"), hint=said("error.engine.days_hint")
+            )
         now = self._clock()
         since = now - days * 86400
         memory = TrackRecord.from_rows(track_record_rows(self._store, since), now=now, since=since)
@@ -379,14 +381,16 @@ class Engine:
         """The exact offer, shape, price and total for option ``option`` (1-based) of a plan."""
         saved = self._plans.get(plan_id)
         if saved is None:
-            raise UsageError(f"no plan {plan_id}", hint="make one with `xyclaw plan ...`")
+            raise UsageError(
+                said("error.engine.no_plan", plan=plan_id), hint=said("error.engine.no_plan_hint")
+            )
         options = saved["result"].get("options", [])
         if not 1 <= option <= len(options):
             raise UsageError(
-                f"plan {plan_id} has options 1 to {len(options)}, not {option}"
+                said("error.engine.plan_options", plan=plan_id, count=len(options), option=option)
                 if options
-                else f"plan {plan_id} found nothing that fits",
-                hint="`xyclaw plan ...` again with other limits" if not options else None,
+                else said("error.engine.plan_empty", plan=plan_id),
+                hint=said("error.engine.plan_again") if not options else None,
             )
         picked = options[option - 1]
         request = saved["request"]
@@ -450,18 +454,29 @@ class Engine:
         ]
         if not candidates and not provider.capabilities.rents:
             raise CapacityError(
-                f"no free own hosts with {request.gpu_count} x {gpu} for {provider.name}",
-                hint="`xyclaw offers --provider local` shows this machine's GPUs"
+                said(
+                    "error.engine.no_own_hosts",
+                    count=request.gpu_count,
+                    gpu=gpu,
+                    provider=provider.name,
+                ),
+                hint=said("error.engine.local_gpus_hint")
                 if provider.name == "local"
-                else "add one to hosts.toml (docs/configuration.md), or release one in use",
+                else said("error.engine.add_host_hint"),
             )
         if not candidates:
-            where = (f" in {request.region}" if request.region else "") + (
-                f" on {request.fabric}" if request.fabric else ""
-            )
+            key = "error.engine.no_offer" + ("_in" if request.region else "")
+            key += "_on" if request.fabric else ""
             raise UsageError(
-                f"no {request.provider} offer has {request.gpu_count} x {gpu}{where}",
-                hint=f"`xyclaw offers --provider {request.provider}` lists what it has",
+                said(
+                    key,
+                    provider=request.provider,
+                    count=request.gpu_count,
+                    gpu=gpu,
+                    region=request.region,
+                    fabric=request.fabric,
+                ),
+                hint=said("error.engine.offers_hint", provider=request.provider),
             )
         with_room = [
             o
@@ -814,21 +829,25 @@ class Engine:
         caps: Capabilities = provider.capabilities
         per_node = request.gpus_per_node
         if not caps.multi_node and per_node and request.gpu_count > per_node:
+            figures: dict[str, Figure] = {
+                "provider": provider.name,
+                "count": request.gpu_count,
+                "per_node": per_node,
+            }
             raise QuoteError(
-                f"{provider.name} cannot rent a multi-node cluster"
-                f" ({request.gpu_count} GPUs at {per_node} per node)",
-                hint=f"ask for at most {per_node} GPUs from {provider.name}, or another provider",
+                said("error.engine.single_node", **figures),
+                hint=said("error.engine.single_node_hint", **figures),
             )
         if caps.regions and request.region and request.region not in caps.regions:
             raise QuoteError(
-                f"{provider.name} has no region {request.region!r}",
-                hint="its regions: " + ", ".join(caps.regions),
+                said("error.engine.no_region", provider=provider.name, region=repr(request.region)),
+                hint=said("error.engine.regions_hint", regions=", ".join(caps.regions)),
             )
         if request.spot and not caps.spot:  # issue 32
             why = caps.lacking(["spot"]).get("spot", "spot is not supported")
             raise QuoteError(
-                f"{provider.name} rents no spot capacity: {why}",
-                hint="drop spot: true from the spec, or choose a provider that has spot",
+                said("error.engine.no_spot", provider=provider.name, why=why),
+                hint=said("error.engine.no_spot_hint"),
             )
 
     # -- clusters ----------------------------------------------------------------------------
@@ -1134,8 +1153,12 @@ class Engine:
         nodes = [n for n in cluster.nodes if n.state == NodeState.RUNNING]
         if not cluster.live or not nodes:
             raise XyclawError(
-                f"cluster {cluster.name} is {cluster.state} and has no running nodes",
-                hint="`xyclaw clusters` shows the ones you can use",
+                said(
+                    "error.engine.no_running_nodes",
+                    name=cluster.name,
+                    state=Said(f"op.cstate.{cluster.state}"),
+                ),
+                hint=said("error.engine.usable_hint"),
             )
         return self._access.run_all(cluster, nodes, command, timeout=timeout)
 
@@ -1310,7 +1333,8 @@ class Engine:
         if job is not None:
             window = JobTable(self._store).window(job)
             if window is None or window["cluster_id"] is None:
-                raise UsageError(f"no job {job} with a cluster", hint="`xyclaw jobs` lists them")
+                problem = said("error.engine.no_job_cluster", job=job)
+                raise UsageError(problem, hint=said("error.engine.jobs_hint"))
             record = self._clusters.get(int(window["cluster_id"]))
             start = float(window["started_at"] or window["created_at"])
             end = float(window["ended_at"] or now)
@@ -1318,7 +1342,7 @@ class Engine:
             record = self._clusters.find(str(cluster))
             start, end = record.created_at, now + 1
         else:
-            raise UsageError("name a cluster or a job", hint="--cluster NAME or --job ID")
+            raise UsageError(said("error.engine.name_one"), hint=said("error.engine.name_one_hint"))
         if since:
             start = max(start, parse_since(since, now))
         return MetricsExport(
@@ -1410,8 +1434,8 @@ class Engine:
         res = spec.resources
         if res.gpu is None:
             raise UsageError(
-                f"job {spec.name} asks for no GPU model, so it rents nothing",
-                hint="launch it on a cluster you have: --cluster C",
+                said("error.engine.rents_nothing", job=spec.name),
+                hint=said("error.engine.on_cluster_hint"),
             )
         from xyclaw.engine.lifecycle import UpRequest
 
@@ -1591,8 +1615,8 @@ class Engine:
         spec = self._job_spec(spec_or_path, on_cluster=cluster is not None)
         if service and spec.kind is not JobKind.SERVICE:
             raise UsageError(
-                f"{spec.name} is a {spec.kind.value} job, not a service",
-                hint="`xyclaw launch` runs it; `serve` is for specs with kind: service",
+                said("error.engine.not_service", job=spec.name, kind=spec.kind.value),
+                hint=said("error.engine.not_service_hint"),
             )
         env = local_env(spec, self._job_secret_environment(spec, os.environ))
         for value in env.values():  # a job's secret values: masked wherever they are echoed
@@ -1602,8 +1626,8 @@ class Engine:
         if ref is None:
             if not spec.rents_cluster:
                 raise UsageError(
-                    f"job {spec.name} names no cluster and no GPUs to rent",
-                    hint="launch it with --cluster C, or add resources.gpu to the spec",
+                    said("error.engine.no_cluster_no_gpus", job=spec.name),
+                    hint=said("error.engine.no_cluster_hint"),
                 )
             if quote is None:
                 offered = self.launch_quote(spec)
@@ -1652,8 +1676,12 @@ class Engine:
         record = self._clusters.find(str(ref))
         if record.state != ClusterState.READY:
             raise UsageError(
-                f"cluster {record.name} is {record.state}, not ready",
-                hint="`xyclaw clusters` shows the ready ones",
+                said(
+                    "error.engine.not_ready",
+                    name=record.name,
+                    state=Said(f"op.cstate.{record.state}"),
+                ),
+                hint=said("error.engine.ready_hint"),
             )
         from xyclaw.jobs.dryrun import gpu_differs
 
@@ -2225,11 +2253,15 @@ class Engine:
                     said("error.approval.changed"), hint=said("error.approval.ask_again_hint")
                 )
         if not cluster.live:
+            state = Said(f"op.cstate.{cluster.state}")
             raise UsageError(
-                f"cluster {cluster.name} is {cluster.state}", hint="only live clusters bill"
+                said("error.engine.not_live", name=cluster.name, state=state),
+                hint=said("error.engine.not_live_hint"),
             )
         if budget_micros is not None and budget_micros <= 0:
-            raise UsageError("a budget must be more than 0", hint="or remove it")
+            raise UsageError(
+                said("error.engine.budget_zero"), hint=said("error.engine.budget_zero_hint")
+            )
         self._clusters.update(cluster.id, budget_micros=budget_micros, budget_warned_at=None)
         updated = self._clusters.get(cluster.id)
         try:
@@ -2300,8 +2332,7 @@ class Engine:
         provider = self._providers.get(site)
         if not isinstance(provider, SlurmProvider):
             raise UsageError(
-                f"{site} is not a Slurm cluster",
-                hint="add it to hosts.toml as a [[slurm]] table (docs/slurm.md)",
+                said("error.engine.not_slurm", site=site), hint=said("error.engine.not_slurm_hint")
             )
         return SlurmJobs(provider.client, self._paths.state_dir / "slurm-jobs.json")
 
@@ -2549,10 +2580,13 @@ class Engine:
         if len(sites) == 1:
             return sites[0]
         raise UsageError(
-            "which Slurm cluster? " + (", ".join(sites) if sites else "none is set up"),
-            hint="name one of them"
+            said(
+                "error.engine.which_slurm",
+                sites=", ".join(sites) if sites else said("error.engine.no_slurm"),
+            ),
+            hint=said("error.engine.which_slurm_hint")
             if sites
-            else "add a [[slurm]] table to hosts.toml (docs/slurm.md)",
+            else said("error.engine.add_slurm_hint"),
         )
 
     @effect(Effect.READ)

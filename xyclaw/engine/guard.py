@@ -37,7 +37,7 @@ from xyclaw.records import ClusterRecord, ClusterState, ClusterStore
 from xyclaw.remote import CommandResult
 from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
-from xyclaw.wording import Said, said
+from xyclaw.wording import Figure, Said, said
 
 if TYPE_CHECKING:  # the guard is built on first use; its module is imported at once
     from xyclaw.engine.lifecycle import ClusterLifecycle
@@ -78,15 +78,16 @@ class GuardReport:
     released_idle: list[str] = field(default_factory=list)
     idle_warned: list[str] = field(default_factory=list)
     actions: list[GuardAction] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: list[Said] = field(default_factory=list)  # str(): the English, as before
     checked: int = 0  # live clusters looked at
     next_check_at: float | None = None
-    next_reason: str | None = None
+    next_reason: str | None = None  # the English of next_reason_said
+    next_reason_said: Said | None = None
 
     def lines(self, language: str = "en") -> list[str]:
         """What the pass did, one line each (the errors too), in ``language``."""
         return [a.in_language(language) for a in self.actions] + [
-            f"error: {e}" for e in self.errors
+            said("op.guard.report_error", error=e).in_language(language) for e in self.errors
         ]
 
 
@@ -238,14 +239,18 @@ class Guard:
                 self.sync_deadline(cluster)
             except XyclawError as exc:
                 log.error("guard on %s failed: %s", cluster.name, exc)
-                report.errors.append(f"{cluster.name}: {exc.message}")
+                error = exc.said or exc.message
+                report.errors.append(said("op.guard.report_failed", name=cluster.name, error=error))
                 self.events.record(
                     "billing",
                     "error",
                     said("alert.guard.failed", name=cluster.name, error=exc.said or exc.message),
                     cluster_id=cluster.id,
                 )
-        report.next_check_at, report.next_reason = self.next_check(self.clock())
+        report.next_check_at, report.next_reason_said = self.next_check(self.clock())
+        report.next_reason = (
+            None if report.next_reason_said is None else str(report.next_reason_said)
+        )
         return report
 
     def _forget(self, cluster_id: int) -> None:
@@ -476,15 +481,15 @@ class Guard:
         return wanted
 
     # -- the schedule ------------------------------------------------------------------------
-    def next_check(self, now: float) -> tuple[float, str | None]:
+    def next_check(self, now: float) -> tuple[float, Said | None]:
         """The earliest moment a check is due, and why (None: the regular interval)."""
         interval = self.guard_settings.interval_s
         best, why = now + interval, None
 
-        def due(at: float, reason: str) -> None:
+        def due(at: float, key: str, **figures: Figure) -> None:
             nonlocal best, why
             if at < best:
-                best, why = max(at, now), reason
+                best, why = max(at, now), said(f"op.guard.why.{key}", **figures)
 
         limit_s = self._idle_limit_s
         probe_every = min(interval, max(self.guard_settings.poll_s, limit_s / 20))
@@ -494,27 +499,31 @@ class Guard:
             if budget:
                 if self.settings.on_budget_exhausted == "warn" and cluster.budget_warned_at:
                     if cost_so_far(spans, now) >= budget:
-                        due(cluster.budget_warned_at + REWARN_S, f"{cluster.name} still bills")
+                        due(cluster.budget_warned_at + REWARN_S, "still_bills", name=cluster.name)
                 elif cluster.budget_warned_at is None:
                     level = math.ceil(budget * self.settings.warn_fraction)
                     at = reaches_at(spans, level, now)
                     if at is not None:
-                        due(at, f"{cluster.name} reaches {self.settings.warn_fraction:.0%} of its"
-                                " budget")  # fmt: skip
+                        due(
+                            at,
+                            "reaches_warning",
+                            name=cluster.name,
+                            fraction=self.settings.warn_fraction,
+                        )
                 if self.settings.on_budget_exhausted != "warn":
                     at = reaches_at(spans, budget, now)
                     if at is not None:
-                        due(at, f"{cluster.name} reaches its budget")
+                        due(at, "reaches_budget", name=cluster.name)
             if cluster.state != ClusterState.READY or limit_s <= 0 or self.utilization is None:
                 continue
             since = self._idle_since.get(cluster.id)
             if since is None:
-                due(now + probe_every, f"{cluster.name}: is it idle?")
+                due(now + probe_every, "is_idle", name=cluster.name)
                 continue
             if cluster.id not in self._idle_warned:
-                due(since + self._idle_warn_at(limit_s), f"{cluster.name} nears its idle limit")
-            due(since + limit_s, f"{cluster.name} reaches its idle limit")
-            due(now + probe_every, f"{cluster.name}: still idle?")
+                due(since + self._idle_warn_at(limit_s), "nears_idle_limit", name=cluster.name)
+            due(since + limit_s, "reaches_idle_limit", name=cluster.name)
+            due(now + probe_every, "still_idle", name=cluster.name)
         return best, why
 
     def fingerprint(self) -> tuple[object, ...]:

@@ -24,6 +24,7 @@ from xyclaw.billing.guard_process import GuardLock, Holder
 from xyclaw.config import GuardSettings
 from xyclaw.engine.guard import Guard, GuardReport
 from xyclaw.errors import XyclawError
+from xyclaw.wording import Said
 
 log = logging.getLogger(__name__)
 
@@ -158,12 +159,12 @@ class Maintenance:
         report: GuardReport | None = _safely("guard", self._tick)
         self.passes += 1
         due = now + self._settings.interval_s
-        reason = None
+        reason: Said | None = None
         if report is not None:
             for line in report.lines():
                 log.info("guard: %s", line)
             if report.next_check_at is not None:
-                due, reason = report.next_check_at, report.next_reason
+                due, reason = report.next_check_at, report.next_reason_said
             if report.errors:  # a provider that failed is asked again, but not at once
                 due = max(due, now + min(self._settings.interval_s, 10.0))
             on_report = self._on_report
@@ -176,7 +177,10 @@ class Maintenance:
             _safely(
                 "heartbeat",
                 lambda: lock.heartbeat(
-                    next_check_at=due, next_reason=reason, live_clusters=int(live or 0)
+                    next_check_at=due,
+                    next_reason=None if reason is None else str(reason),
+                    next_reason_said=reason,
+                    live_clusters=int(live or 0),
                 ),
             )
         return due

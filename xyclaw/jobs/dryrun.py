@@ -34,6 +34,11 @@ from xyclaw.wording import Said, said
 HIDDEN = "(from this machine's environment at launch)"
 
 
+def _hidden(language: str) -> str:
+    """:data:`HIDDEN` in ``language``."""
+    return HIDDEN if language == "en" else said("job.dry.hidden").in_language(language)
+
+
 @dataclass(frozen=True)
 class Note:
     """A warning or a refusal, with the line of the spec it is about."""
@@ -204,8 +209,12 @@ def _accepted(
         if len(running) < out.nodes:
             out.warnings.append(
                 Note(
-                    f"cluster {cluster.name} has {len(running)} running node(s); the task "
-                    f"needs {out.nodes}: the launch would stop there",
+                    said(
+                        "job.dry.short_of_nodes",
+                        cluster=cluster.name,
+                        running=len(running),
+                        nodes=out.nodes,
+                    ).in_language(language),
                     None,
                     "num_nodes" if spec.skypilot else "resources.nodes",
                 )
@@ -221,7 +230,7 @@ def _accepted(
     if missing:
         out.warnings.append(
             Note(
-                f"not set on this machine, so a launch would stop: {', '.join(missing)}",
+                said("job.dry.env_missing", names=", ".join(missing)).in_language(language),
                 None,
                 "envs",
             )
@@ -235,7 +244,7 @@ def _accepted(
         gpus_per_node=out.gpus_per_node or 0,
         master_port=options.master_port,
         nccl={},
-        local={name: HIDDEN for name in spec.env_from_local},
+        local={name: _hidden(language) for name in spec.env_from_local},
         latest_checkpoint=None,
         created_at=time.time() if now is None else now,
         cluster=out.where or "<new cluster>",
@@ -244,13 +253,15 @@ def _accepted(
         user=launching_user(),
     )
     out.environment = env
-    out.uploads = _uploads(spec, options, out.warnings)
+    out.uploads = _uploads(spec, options, out.warnings, language)
     out.setup = node_command(spec, spec.setup) if spec.setup else None
     out.run = node_command(spec, render_run(spec, None))
     return out
 
 
-def _uploads(spec: JobSpec, options: JobOptions, warnings: list[Note]) -> list[Upload]:
+def _uploads(
+    spec: JobSpec, options: JobOptions, warnings: list[Note], language: str = "en"
+) -> list[Upload]:
     items: list[tuple[Path, str]] = []
     if spec.workdir is not None:
         items.append((Path(spec.workdir), workdir_on_node(spec, options)))
@@ -261,7 +272,10 @@ def _uploads(spec: JobSpec, options: JobOptions, warnings: list[Note]) -> list[U
         try:
             files = local_files(source)
         except XyclawError as exc:
-            warnings.append(Note(str(exc), None, "workdir"))
+            message, hint = exc.in_language(language)  # as str(exc) is, in the language
+            warnings.append(
+                Note(message if hint is None else f"{message}\n  -> {hint}", None, "workdir")
+            )
             continue
         found.append(Upload(str(source), target, len(files), sum(f.size for f in files)))
     return found

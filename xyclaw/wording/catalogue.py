@@ -7,6 +7,7 @@ from xyclaw.wording import (
     alerts,
     cli,
     cli_help,
+    cli_more,
     cli_usage,
     common,
     demo,
@@ -33,6 +34,7 @@ def _merged() -> dict[str, tuple[str, str]]:
     modules += [demo, parsers, cli_usage]  # issue 35 (a35): demo, parsers, usage, slurm
     modules += [typed]  # issue 35 (b35): what people type, said back
     modules += [providers]  # issue 35 (c35p): the real clouds' errors
+    modules += [cli_more]  # issue 35 (c35): chat's lines, offers file fields, guard errors
     for module in modules:
         for key, entry in module.TEXTS.items():
             if key in merged:

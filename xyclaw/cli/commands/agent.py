@@ -235,8 +235,12 @@ class _Printer:
         self._line_open = False
         if result.tokens_in or result.tokens_out:
             self.ctx.print(
-                f"({result.tokens_in} tokens in, {result.tokens_out} out,"
-                f" {_money(result.cost_micros, result.currency)})"
+                self.ctx.text(
+                    "chat.tokens",
+                    tokens_in=result.tokens_in,
+                    tokens_out=result.tokens_out,
+                    cost=_money(result.cost_micros, result.currency),
+                )
             )
         # the card last, so that its question follows it
         if result.pending_approval is not None:
@@ -292,7 +296,7 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
 
     runtime = _runtime(ctx)
     cid = args.conversation if args.conversation is not None else runtime.new_conversation()
-    ctx.print(f"XyClaw chat ({runtime.brain_name}), conversation {cid}. /help for commands.")
+    ctx.print(ctx.text("chat.banner", brain=runtime.brain_name, cid=cid))
     printer = _Printer(ctx, stream=True, later_hint=False)
     pending = runtime.pending_approval(cid)
     _cards_elsewhere(runtime, cid, ctx)
@@ -306,7 +310,7 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
                 printer.finish(asked)
                 pending = asked.pending_approval
         try:
-            prompt = _approve_prompt() if pending else "you> "
+            prompt = _approve_prompt(ctx.language) if pending else ctx.text("chat.prompt")
             line = input(prompt).strip()
         except EOFError:
             ctx.print("")
@@ -321,18 +325,18 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
         if line == "/new":
             cid = runtime.new_conversation()
             pending = None
-            ctx.print(f"conversation {cid}")
+            ctx.print(ctx.text("chat.conversation", cid=cid))
             continue
         if line == "/list":
             for c in runtime.conversations():
-                mark = " (approval pending)" if c.pending_approval else ""
-                ctx.print(f"{c.id:>4}  {display.line(c.title[:60])}{mark}")
+                mark = ctx.text("chat.pending_mark") if c.pending_approval else ""
+                ctx.print(f"{c.id:>4}  {display.line(_shown_title(c.title, ctx)[:60])}{mark}")
             continue
         if line.startswith("/switch"):
             try:
                 cid = runtime.conversation(int(line.split()[1])).id
             except (IndexError, ValueError):
-                ctx.print("usage: /switch N")
+                ctx.print(ctx.text("chat.switch_usage"))
                 continue
             for m in runtime.messages(cid)[-10:]:
                 if m.role != "tool":
@@ -345,18 +349,25 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
             for a in runtime.allowances():
                 what = a.command or (" ".join(a.prefix) + " ..." if a.prefix else a.tool)
                 ctx.print(
-                    f"{a.id:>4}  {display.line(a.tool)} `{display.line(what)}`"
-                    f" on {display.line(a.cluster)} in '{display.line(a.conversation_title)}'"
+                    ctx.text(
+                        "chat.allowance",
+                        id=a.id,
+                        tool=display.line(a.tool),
+                        what=display.line(what),
+                        cluster=display.line(a.cluster),
+                        title=display.line(a.conversation_title),
+                    )
                 )
             continue
         if line.startswith("/revoke"):
             try:
                 runtime.revoke(int(line.split()[1]))
-                ctx.print("revoked")
+                ctx.print(ctx.text("chat.revoked"))
             except (IndexError, ValueError):
-                ctx.print("usage: /revoke N")
+                ctx.print(ctx.text("chat.revoke_usage"))
             except UsageError as exc:
-                ctx.print(str(exc))
+                message, hint = exc.in_language(ctx.language)
+                ctx.print(message if hint is None else f"{message}\n  -> {hint}")
             continue
         printer.streamed = False
         printer.agent = None
@@ -369,11 +380,22 @@ def _chat(args: argparse.Namespace, ctx: CliContext) -> int:
             else:
                 result = runtime.send(cid, line, printer)
         except KeyboardInterrupt:
-            ctx.print("\n(interrupted)")
+            ctx.print("\n" + ctx.text("chat.interrupted"))
             continue
         printer.finish(result)
         pending = result.pending_approval
     return 0
+
+
+#: Titles XyClaw gives a conversation itself (stored in English), as the window words them.
+_OWN_TITLES = {"New conversation": "chat.title_new", "Tour": "chat.title_tour"}
+
+
+def _shown_title(title: str, ctx: CliContext) -> str:
+    """A conversation's title: XyClaw's own default ones in the setting's language, one the
+    user or the agents gave as it is."""
+    key = _OWN_TITLES.get(title)
+    return title if key is None else ctx.text(key)
 
 
 def _cards_elsewhere(runtime: AgentRuntime, cid: int, ctx: CliContext) -> None:
@@ -382,10 +404,8 @@ def _cards_elsewhere(runtime: AgentRuntime, cid: int, ctx: CliContext) -> None:
 
     for c in runtime.conversations():
         if c.pending_approval and c.id != cid:
-            ctx.print(
-                f"(a card waits in conversation {c.id}, {display.line(c.title[:60])}:"
-                f" /switch {c.id})"
-            )
+            title = display.line(_shown_title(c.title, ctx)[:60])
+            ctx.print(ctx.text("chat.card_elsewhere", cid=c.id, title=title))
 
 
 def _answered_from() -> str:
@@ -394,12 +414,13 @@ def _answered_from() -> str:
     return "terminal" if sys.stdin.isatty() else "no terminal"
 
 
-def _approve_prompt() -> str:
+def _approve_prompt(language: str = "en") -> str:
     """The card's question, behind the card's marker like the card's lines (unstyled: a
     line editor counts a prompt's escapes as cells)."""
     from xyclaw.cli.render import marked_lines
+    from xyclaw.wording import text_in
 
-    [prompt] = marked_lines(["approve? [a]pprove / [r]eject / [e]dit > "])
+    [prompt] = marked_lines([text_in(language, "cli.chat.approve_prompt")])
     return prompt
 
 
@@ -412,7 +433,7 @@ def _read_decision(line: str, pending: ApprovalRequest, ctx: CliContext) -> Any:
     word = word.rstrip("!")
     if word in ("a", "approve", "y", "yes"):
         if remember and pending.effect != "exec":
-            ctx.print("(only commands and tuning can be remembered; this one asks every time)")
+            ctx.print(ctx.text("chat.not_remembered"))
             remember = False
         # `a!` remembers the exact command; `a! nvidia-smi` its first words (argv prefix)
         return Decision(
@@ -426,14 +447,14 @@ def _read_decision(line: str, pending: ApprovalRequest, ctx: CliContext) -> Any:
     if word in ("r", "reject", "n", "no"):
         return Decision("reject", by="user (terminal)", face=_answered_from())
     if word in ("e", "edit"):
-        raw = input('new arguments as JSON (e.g. {"option": 2}): ').strip()
+        raw = input(ctx.text("chat.edit_prompt")).strip()
         try:
             changes = json.loads(raw)
         except ValueError:
-            ctx.print("that is not JSON; nothing changed")
+            ctx.print(ctx.text("chat.not_json"))
             return None
         if not isinstance(changes, dict):
-            ctx.print("give a JSON object")
+            ctx.print(ctx.text("chat.not_object"))
             return None
         return Decision("edit", args=changes, by="user (terminal)", face=_answered_from())
     from xyclaw.agent.rules.texts import say

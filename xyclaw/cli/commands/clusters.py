@@ -24,15 +24,21 @@ from xyclaw.wording.display import line
 def _gpu_count(text: str) -> int:
     """``--gpus``: at most what the planner plans for, said with the range (not as "beyond a
     64-bit integer"); 0 or less is refused with the other checks of what to rent."""
+    from xyclaw.cli.words import argument_problem
     from xyclaw.engine.values import MOST_GPUS
 
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a whole number") from None
+        problem = argument_problem("%(text)s is not a whole number", text=repr(text[:30]))
+        raise argparse.ArgumentTypeError(problem) from None
     if value > MOST_GPUS:
         raise argparse.ArgumentTypeError(
-            f"{text[:30]} is more GPUs than XyClaw rents; give 1 to {MOST_GPUS:,}"
+            argument_problem(
+                "%(text)s is more GPUs than XyClaw rents; give 1 to %(most)s",
+                text=text[:30],
+                most=f"{MOST_GPUS:,}",
+            )
         )
     return value
 
@@ -364,15 +370,30 @@ def _exec(args: argparse.Namespace, ctx: CliContext) -> int:
                 ctx.print(f"{node}: {remote_text(ctx.out, output_line)}")
             for output_line in result.stderr.splitlines():
                 ctx.warn(f"{node}: {remote_text(ctx.err, output_line)}")
-            if result.truncation_note:
-                ctx.warn(f"{node}: ({result.truncation_note})")
+            if result.stdout_truncated or result.stderr_truncated:
+                streams = (
+                    ctx.text("exec.both")
+                    if result.stdout_truncated and result.stderr_truncated
+                    else ("stdout" if result.stdout_truncated else "stderr")
+                )
+                ctx.warn(ctx.text("exec.cut", node=node, streams=streams, cap=result.cap_bytes))
             if result.exit_code:
-                ctx.warn(f"{node}: exit {result.exit_code}")
+                ctx.warn(ctx.text("exec.exit", node=node, code=result.exit_code))
             worst = max(worst, min(result.exit_code, 125))
         else:
-            ctx.warn(f"{node}: error: {result}")
+            ctx.warn(ctx.text("exec.error", node=node, error=_error_text(result, ctx.language)))
             worst = max(worst, 255)
     return worst
+
+
+def _error_text(error: object, language: str) -> str:
+    """A node's error as ``str()`` gives it (message and hint), in ``language``."""
+    from xyclaw.errors import XyclawError
+
+    if not isinstance(error, XyclawError):
+        return str(error)
+    message, hint = error.in_language(language)
+    return message if hint is None else f"{message}\n  -> {hint}"
 
 
 def _seconds(text: str) -> float:

@@ -9,7 +9,7 @@ from typing import Any
 
 from xyclaw.cli.context import CliContext
 from xyclaw.errors import UsageError, XyclawError
-from xyclaw.wording import display, said
+from xyclaw.wording import Said, display, said
 
 #: The most a file or stdin is read; diagnose itself reads the first 4 MB of it.
 _READ_LIMIT = 8_000_000
@@ -34,8 +34,11 @@ def _read(source: str) -> str:
             with Path(source).open("rb") as fh:
                 data = fh.read(_READ_LIMIT)
         except OSError as exc:
+            why: Said | str = exc.strerror or str(exc)
+            if isinstance(exc, FileNotFoundError):  # the commonest, said in each language
+                why = said("error.typed.no_such_file")
             raise UsageError(
-                said("op.diag.cli.unreadable_file", path=source, why=exc.strerror or str(exc)),
+                said("op.diag.cli.unreadable_file", path=source, why=why),
                 hint=said("op.diag.cli.file_hint"),
             ) from exc
     return data.decode("utf-8", errors="replace")

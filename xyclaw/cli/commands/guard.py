@@ -26,6 +26,7 @@ from xyclaw.wording import said
 
 if TYPE_CHECKING:
     from xyclaw.engine.guard import GuardReport
+    from xyclaw.engine.values import GuardStatus
 
 UNIT_NAME = "xyclaw-guard.service"  # as xyclaw.billing.guard_process.SERVICE_UNIT
 ACTIONS = ("run", "status", "start", "stop", "install", "uninstall")
@@ -89,7 +90,7 @@ def _check_history(ctx: CliContext) -> None:
 
 def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     from xyclaw.engine import Engine
-    from xyclaw.engine.values import GuardStatus, Holder
+    from xyclaw.engine.values import Holder
 
     guard_status, stop_guard = Engine.guard_status_of, Engine.stop_guard
 
@@ -104,7 +105,7 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             and status.info.holder == Holder.BACKGROUND
         )
         if not takes_over:
-            ctx.warn(f"the guard already runs: {status.describe()}; this one exits")
+            ctx.warn(ctx.text("guard.already_exits", text=_described(ctx, status)))
         return not takes_over
 
     # A second guard exits at once; a damaged (foreign, newer) history stops this one before
@@ -120,7 +121,7 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             return 0
         stop_guard(ctx.paths)
         if not lock.acquire(holder, wait_s=10):
-            ctx.warn(f"the guard already runs: {guard_status(ctx.paths).describe()}")
+            ctx.warn(ctx.text("guard_already", text=_described(ctx, guard_status(ctx.paths))))
             return 0
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
@@ -130,13 +131,18 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         engine = ctx.engine()
         say = ctx.print if not args.background else _log_line(ctx)
+        then = (
+            ctx.text("guard.ends_after", minutes=guard.linger_minutes)
+            if linger is not None
+            else ctx.text("guard.ctrl_c")
+        )
         say(
-            f"{_stamp()} guarding {ctx.paths.data_dir}: budgets and idle release at the moment"
-            f" they are due, at least every {guard.interval_s:.0f} s"
-            + (
-                f"; ends {guard.linger_minutes:g} min after the last live cluster"
-                if linger is not None
-                else "; Ctrl-C to stop"
+            ctx.text(
+                "guard.guarding",
+                stamp=_stamp(),
+                path=ctx.paths.data_dir,
+                interval=guard.interval_s,
+                then=then,
             )
         )
 
@@ -149,12 +155,12 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             if lock.lost:
                 # Its data folder was deleted (a removed home, a test's temporary folder): as the
                 # simulated cloud does, it stops rather than guard a history nobody can read.
-                ctx.warn(f"the data folder {ctx.paths.data_dir} is gone; the guard stops")
+                ctx.warn(ctx.text("guard.folder_gone", path=ctx.paths.data_dir))
                 return 0
-        say(f"{_stamp()} nothing has been live for {guard.linger_minutes:g} min: the guard ends")
+        say(ctx.text("guard.ends", stamp=_stamp(), minutes=guard.linger_minutes))
     except (KeyboardInterrupt, _Stop):
         if not args.background and ctx.config.guard.autostart:
-            ctx.warn("the guard stops here; while clusters are live, one goes on in the background")
+            ctx.warn(ctx.text("guard.stops_here"))
     finally:
         for name in ("SIGTERM", "SIGHUP"):
             if hasattr(signal, name):
@@ -173,15 +179,16 @@ def _log_line(ctx: CliContext) -> Any:
 def _once(ctx: CliContext) -> int:
     from xyclaw.engine import Engine
     from xyclaw.engine.values import Holder
+    from xyclaw.wording import worded
 
     guard_status = Engine.guard_status_of
     status = guard_status(ctx.paths)
     if status.running:
-        return _running_elsewhere(ctx, status.describe())
+        return _running_elsewhere(ctx, status)
     _check_history(ctx)
     lock = Engine.guard_lock(ctx.paths)
     if not lock.acquire(Holder.FOREGROUND):
-        return _running_elsewhere(ctx, guard_status(ctx.paths).describe())
+        return _running_elsewhere(ctx, guard_status(ctx.paths))
     try:
         engine = ctx.engine()
         engine.reconcile()
@@ -193,7 +200,8 @@ def _once(ctx: CliContext) -> int:
         if report.checked and report.next_check_at is not None:
             due = max(0.0, report.next_check_at - time.time())
             if report.next_reason:
-                ctx.print(ctx.text("guard_next_check_why", due=due, why=report.next_reason))
+                why = report.next_reason_said or report.next_reason
+                ctx.print(ctx.text("guard_next_check_why", due=due, why=worded(why, ctx.language)))
             else:
                 ctx.print(ctx.text("guard_next_check", due=due))
     finally:
@@ -201,13 +209,25 @@ def _once(ctx: CliContext) -> int:
     # Live clusters are never left without a guard: one goes on in the background.
     after = engine.ensure_guard(wait_s=10.0, only_if_live=True)
     if after is not None and after.running:
-        ctx.print(f"the guard goes on: {after.describe()}")
+        ctx.print(ctx.text("guard.goes_on", text=_described(ctx, after)))
     return 0
 
 
-def _running_elsewhere(ctx: CliContext, describe: str) -> int:
+def _described(ctx: CliContext, status: GuardStatus) -> str:
+    """How the guard is, in the setting's language."""
+    text: str = status.describe_said().in_language(ctx.language)
+    return text
+
+
+def _running_elsewhere(ctx: CliContext, status: GuardStatus) -> int:
     """``--once`` while a guard runs: that one checks; say so and what it did lately."""
-    ctx.print(f"the guard runs {describe.removeprefix('running ')}; it checks by itself")
+    text = _described(ctx, status)
+    if ctx.language != "zh":
+        text = text.removeprefix("running ")
+    ctx.print(ctx.text("guard.runs_elsewhere", text=text))
+    from xyclaw.engine import Engine
+    from xyclaw.wording import worded
+
     engine = ctx.engine()
     since = time.time() - 3600
     done = [
@@ -216,9 +236,10 @@ def _running_elsewhere(ctx: CliContext, describe: str) -> int:
         if e["kind"] in ("budget", "idle") and float(e["ts"]) >= since
     ]
     if not done:
-        ctx.print("it has warned of and released nothing in the last hour")
+        ctx.print(ctx.text("guard.nothing_lately"))
     for event in reversed(done):
-        ctx.print(f"{time.strftime('%H:%M:%S', time.localtime(event['ts']))} {event['message']}")
+        message = worded(Engine.said_of(event) or str(event["message"]), ctx.language)
+        ctx.print(f"{time.strftime('%H:%M:%S', time.localtime(event['ts']))} {message}")
     return 0
 
 
@@ -270,11 +291,7 @@ def _stop(args: argparse.Namespace, ctx: CliContext) -> int:
         return 0
     ctx.print(ctx.text("guard_stopped", pid=info.pid, holder=info.holder))
     if ctx.config.guard.autostart:
-        ctx.print(
-            "while clusters are live, the next xyclaw command starts it again"
-            " (set [guard] autostart = false to stop that; budgets then hold only where the"
-            " provider keeps a deadline)"
-        )
+        ctx.print(ctx.text("guard.starts_again"))
     return 0
 
 

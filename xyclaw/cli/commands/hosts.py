@@ -203,9 +203,9 @@ def _add_locked(args: argparse.Namespace, ctx: CliContext, path: Path) -> int:
         if getattr(args, key) is not None:
             entry[key] = getattr(args, key)
     try:
-        host = Engine.own_host_entry("the new host", entry)
-    except ConfigError as exc:
-        raise UsageError(exc.message.replace("the new host", args.name), hint=exc.hint) from None
+        host = Engine.own_host_entry(args.name, entry)
+    except ConfigError as exc:  # worded, so it is said in the [gui] language
+        raise UsageError(exc.said or exc.message, hint=exc.hint_said or exc.hint) from None
     if any(h.name == host.name for h in existing):
         raise UsageError(
             said("cli.usage.host_exists", name=host.name, path=str(path)),
@@ -303,9 +303,15 @@ def _trust(args: argparse.Namespace, ctx: CliContext) -> int:
             return bool(ctx.trust()(host, key_type, fingerprint))
         if fingerprint != wanted:
             raise HostKeyError(
-                f"{host} presented {key_type} {fingerprint}, not {wanted}; nothing was trusted",
+                said(
+                    "cli.trust.not_wanted",
+                    host=host,
+                    key_type=key_type,
+                    fingerprint=fingerprint,
+                    wanted=wanted,
+                ),
                 host=destination,
-                hint="do not trust it: check the fingerprint on the machine itself",
+                hint=said("cli.trust.not_wanted_hint"),
             )
         return True
 

@@ -155,7 +155,8 @@ def _run(args: argparse.Namespace, ctx: CliContext) -> int:
             }
         )
         if not result.options and result.unmatched:
-            ctx.warn(f"xyclaw plan: nothing fits: {result.unmatched}")
+            unmatched = worded(result.unmatched_said or result.unmatched, ctx.language)
+            ctx.warn(ctx.text("plan.nothing_fits_json", unmatched=unmatched))
     else:
         print_plan(ctx.out, result, limit=limit, language=ctx.language)
         if result.options:

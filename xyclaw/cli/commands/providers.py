@@ -69,8 +69,8 @@ def _setup(name: str, ctx: CliContext, secrets: Any, registry: Any) -> tuple[str
             return "ssh", True, ctx.text("provider_hosts", count=len(hosts), path=hosts_file)
         return "ssh", False, ctx.text("provider_no_hosts", path=hosts_file)
     if registry.get(name).kind == "slurm":  # a [[slurm]] table of hosts.toml (issue 33)
-        return "slurm", True, f"a Slurm cluster in {ctx.paths.config_dir / 'hosts.toml'}"
-    return "?", True, "a plug-in provider"
+        return "slurm", True, ctx.text("provider_slurm", path=ctx.paths.config_dir / "hosts.toml")
+    return "?", True, ctx.text("provider_plugin")
 
 
 def _providers(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -193,7 +193,10 @@ def _status(args: argparse.Namespace, ctx: CliContext) -> int:
     ctx.print(ctx.text("sim_state", path=current.state_dir))
     if summary is not None:
         states = summary["clusters"]
-        listed = ", ".join(f"{n} {s}" for s, n in sorted(states.items())) or "none"
+        from xyclaw.cli.render import state_word
+
+        words = [f"{n} {state_word(ctx.language, s)}" for s, n in sorted(states.items())]
+        listed = (", " if ctx.language != "zh" else "，").join(words) or ctx.text("sim_no_clusters")
         ctx.print(ctx.text("sim_clusters", listed=listed))
         total = summary["billing_total_micros"] or 0
         amount = format_amount(total, summary["currency"] or "CNY")
