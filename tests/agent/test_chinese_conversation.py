@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from xyclaw.agent.rules.texts import CARD_LABELS, MESSAGES, reason_text
+from xyclaw.agent.rules.texts import reason_text
 from xyclaw.cli.main import main
 from xyclaw.paths import AppPaths
 from xyclaw.sim.cloud import launcher
@@ -99,10 +99,15 @@ def test_a_chinese_conversation_plan_rent_approve_release_cost_is_all_chinese(
 
 
 def test_every_card_text_and_planner_reason_has_a_chinese_form() -> None:
-    for key, (en, zh) in MESSAGES.items():
-        if key.startswith("card_") and key not in ("card_fabric", "card_one_node"):
+    for key, (en, zh) in CATALOGUE.items():
+        if key.startswith(("agent.card_", "agent.rules.card_")) and key not in (
+            "agent.card_fabric",
+            "agent.card_one_node",
+        ):
             assert zh != en and any("\u4e00" <= ch <= "\u9fff" for ch in zh), key
-    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in zh) for _, zh in CARD_LABELS.values())
+    labels = [zh for key, (_, zh) in CATALOGUE.items() if key.startswith("agent.label.")]
+    assert len(labels) >= 20
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in zh) for zh in labels)
     reason = {
         "rule": "single-node",
         "text": "one node: NVLink only, no inter-node network",

@@ -2,7 +2,7 @@
 
 What the agents' tools write: a tool result's one-line summary (``agent.done.*``), an
 approval card's title and rows (``agent.card_*``, also the terminal's card through
-:data:`xyclaw.agent.rules.texts.MESSAGES`), and the states those lines name.
+:mod:`xyclaw.wording.agent_rules`), and the states those lines name.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from xyclaw.wording import (
     agent,
+    agent_rules,
     alerts,
     cli,
     cli_help,
@@ -34,6 +35,7 @@ def _merged() -> dict[str, tuple[str, str]]:
     modules += [demo, parsers, cli_usage]  # issue 35 (a35): demo, parsers, usage, slurm
     modules += [typed]  # issue 35 (b35): what people type, said back
     modules += [providers]  # issue 35 (c35p): the real clouds' errors
+    modules += [agent_rules]  # issue 35: the rules brain's lines, once its own table
     modules += [cli_more]  # issue 35 (c35): chat's lines, offers file fields, guard errors
     for module in modules:
         for key, entry in module.TEXTS.items():
