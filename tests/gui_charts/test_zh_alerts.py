@@ -118,7 +118,7 @@ def test_alerts_from_real_faults_read_in_chinese_and_back_in_english(
         parts.clusters.update(cluster.cluster_id, budget_micros=1)
         report = parts.engine.tick()
         assert report.actions and report.actions[0].kind == "budget-spent"
-        (line,) = [x for x in report.lines("zh") if not x.startswith("error:")]
+        (line,) = [x for x in report.lines("zh") if not x.startswith("错误：")]  # the down node's
         assert line.startswith(f"{cluster.name} 已花完预算（") and "仍在计费" in line
         assert report.lines()[0] == report.actions[0].message  # `xyclaw guard --once`, English
         assert report.actions[0].message.startswith(f"{cluster.name} has spent its budget (")
