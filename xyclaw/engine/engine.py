@@ -291,14 +291,17 @@ class Engine:
         for name in providers if providers is not None else ("sim", *self._plan_slurm_sites()):
             try:
                 offers += self._providers.get(name).offers()
-                left_out = self.offers_left_out(name)
+                left_out = self.offers_left_out_said(name)
                 if left_out:
+                    # each reason once, in the order of its English; said, so a Chinese plan
+                    # words the reasons too (issue 35, c35q)
+                    reasons = {str(why): why for _, why in left_out}
                     notes.append(
                         said(
                             "common.plan_left_out",
                             provider=name,
                             n=len(left_out),
-                            why="; ".join(sorted({why for _, why in left_out})),
+                            why=_reasons(reasons[k] for k in sorted(reasons)),
                         )
                     )
             except XyclawError as exc:
@@ -825,10 +828,10 @@ class Engine:
                 hint="its regions: " + ", ".join(caps.regions),
             )
         if request.spot and not caps.spot:  # issue 32
-            why = caps.lacking(["spot"]).get("spot", "spot is not supported")
+            why = caps.lacking(["spot"])["spot"]
             raise QuoteError(
-                f"{provider.name} rents no spot capacity: {why}",
-                hint="drop spot: true from the spec, or choose a provider that has spot",
+                said("error.quote.no_spot", provider=provider.name, why=why),
+                hint=said("error.quote.no_spot_spec_hint"),
             )
 
     # -- clusters ----------------------------------------------------------------------------
@@ -2610,7 +2613,7 @@ class Engine:
         provider = self._providers.get(on_demand.provider)
         caps = provider.capabilities
         if not caps.spot:
-            why = caps.lacking(["spot"]).get("spot", "spot is not supported")
+            why = caps.lacking(["spot"])["spot"]
             raise QuoteError(
                 said("error.quote.no_spot", provider=provider.name, why=why),
                 hint=said("error.quote.no_spot_hint", plan=plan_id, option=option),
@@ -2835,6 +2838,14 @@ class Engine:
             return probe
 
         return self._start(said("op.slurm_probe.title", site=site), work)
+
+
+def _reasons(items: Iterable[Said | str]) -> Said | str:
+    """Reasons joined by ``; `` (``；`` in Chinese), each worded in the view's language."""
+    listed = list(items)
+    if len(listed) <= 1:
+        return listed[0] if listed else ""
+    return said("common.list_semicolon", first=listed[0], rest=_reasons(listed[1:]))
 
 
 def _display_to_micros(value: Any) -> int | None:
