@@ -171,10 +171,9 @@ def test_the_plans_note_on_left_out_offers_reads_in_chinese(engine: Engine) -> N
 
 
 def test_several_reasons_are_joined_in_each_language() -> None:
-    from xyclaw.engine.engine import _reasons
-    from xyclaw.wording import said
+    from xyclaw.wording import said, semicolon_joined
 
-    joined = _reasons(
+    joined = semicolon_joined(
         [said("provider.left_out.out_of_stock"), said("provider.left_out.no_cluster_price")]
     )
     assert str(joined) == "out of stock; no cluster price"

@@ -54,7 +54,7 @@ from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.history import history_rows
 from xyclaw.store.plans import PlanTable
-from xyclaw.wording import Said, said
+from xyclaw.wording import Said, said, semicolon_joined
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -301,7 +301,7 @@ class Engine:
                             "common.plan_left_out",
                             provider=name,
                             n=len(left_out),
-                            why=_reasons(reasons[k] for k in sorted(reasons)),
+                            why=semicolon_joined([reasons[k] for k in sorted(reasons)]),
                         )
                     )
             except XyclawError as exc:
@@ -2838,14 +2838,6 @@ class Engine:
             return probe
 
         return self._start(said("op.slurm_probe.title", site=site), work)
-
-
-def _reasons(items: Iterable[Said | str]) -> Said | str:
-    """Reasons joined by ``; `` (``；`` in Chinese), each worded in the view's language."""
-    listed = list(items)
-    if len(listed) <= 1:
-        return listed[0] if listed else ""
-    return said("common.list_semicolon", first=listed[0], rest=_reasons(listed[1:]))
 
 
 def _display_to_micros(value: Any) -> int | None:

@@ -658,4 +658,38 @@ TEXTS: dict[str, tuple[str, str]] = {
         "the nodes are the scheduler's: XyClaw logs in at the login node only",
         "节点归调度器管：XyClaw 只登录到登录节点",
     ),
+    # the simulated cloud: what it says of a node or a cluster that failed
+    "provider.sim.boot_failed": (
+        "node {hostname} failed to boot: {why}",
+        "节点 {hostname} 启动失败：{why}",
+    ),
+    "provider.sim.boot.xid79": (
+        "GPU {gpu} fell off the bus (Xid 79) during POST",
+        "GPU {gpu} 在开机自检时掉卡（Xid 79）",
+    ),
+    "provider.sim.boot.ib_down": (
+        "the InfiniBand port stayed down (no link on mlx5_{gpu})",
+        "InfiniBand 端口一直没起来（mlx5_{gpu} 无链路）",
+    ),
+    "provider.sim.boot.no_answer": (
+        "the node did not answer on its management network within the boot timeout",
+        "节点在启动超时之前没有在管理网络上应答",
+    ),
+    "provider.sim.boot.ecc": (
+        "uncorrectable ECC error on GPU {gpu} during the burn-in test",
+        "GPU {gpu} 在老化测试中出现不可纠正的 ECC 错误",
+    ),
+    "provider.sim.did_not_start": (
+        "node {hostname} did not start: {error}",
+        "节点 {hostname} 没有启动：{error}",
+    ),
+    "provider.sim.after_restart": ("{error} (after the cloud restarted)", "{error}（云重启之后）"),
+    "provider.sim.not_back": (
+        "node {hostname} did not come back after a restart",
+        "节点 {hostname} 在重启之后没有恢复",
+    ),
+    "provider.sim.nodes_failed": (
+        "{failed} of {total} nodes failed: {errors}",
+        "{total} 个节点中有 {failed} 个失败：{errors}",
+    ),
 }
