@@ -132,6 +132,15 @@ def test_an_unknown_instance_is_an_orphan_released_after_notice(make_world: Make
     assert live_at_provider(world) == []
     events = world.engine.recent_events()
     assert any(e["kind"] == "orphan" for e in events)
+    # the record says why it is there, in English and, said, in Chinese (issue 35)
+    [orphan] = [
+        c for c in world.engine.clusters(include_released=True) if c.name.startswith("orphan-")
+    ]
+    assert orphan.error == "orphan found by reconciliation"
+    assert (
+        orphan.error_said is not None
+        and orphan.error_said.in_language("zh") == "对账时发现的孤儿集群"
+    )
 
 
 def test_a_cluster_the_provider_lost_is_marked_gone(make_world: MakeWorld) -> None:

@@ -56,8 +56,8 @@ def test_it_is_a_provider_with_reasons_for_what_it_lacks(make_autodl: MakeAutoDL
     _, provider = make_autodl()
     assert isinstance(provider, Provider)
     lacking = provider.capabilities.lacking([Feature.MULTI_NODE, Feature.BILLING_LEDGER])
-    assert "independent hosts" in lacking[Feature.MULTI_NODE]
-    assert "meters each second" in lacking[Feature.BILLING_LEDGER]
+    assert "independent hosts" in str(lacking[Feature.MULTI_NODE])
+    assert "meters each second" in str(lacking[Feature.BILLING_LEDGER])
     assert provider.capabilities.supports(Feature.CUSTOM_IMAGE)
 
 
@@ -213,7 +213,7 @@ def test_a_container_that_stops_by_itself_fails_the_cluster(make_autodl: MakeAut
         container.status = "shutdown"
     seen = provider.get(info.external_id)
     assert seen is not None and seen.state == "failed"
-    assert "stopped by itself" in (seen.error or "")
+    assert "stopped by itself" in str(seen.error or "")
 
 
 def test_a_bad_token_says_what_account_and_command_are_needed(

@@ -52,8 +52,8 @@ def test_it_is_a_provider_with_reasons_for_what_it_lacks(make_lambda: MakeLambda
     caps = provider.capabilities
     assert caps.rents and not caps.multi_node and not caps.billing_ledger
     lacking = caps.lacking([Feature.MULTI_NODE, Feature.STOP_START, Feature.SPOT])
-    assert "single machines" in lacking[Feature.MULTI_NODE]
-    assert "bills until it is terminated" in lacking[Feature.STOP_START]
+    assert "single machines" in str(lacking[Feature.MULTI_NODE])
+    assert "bills until it is terminated" in str(lacking[Feature.STOP_START])
     assert set(lacking) == {Feature.MULTI_NODE, Feature.STOP_START, Feature.SPOT}
 
 
@@ -273,7 +273,10 @@ def test_an_unhealthy_instance_is_failed_with_the_reason(make_lambda: MakeLambda
     info = provider.create(order())
     seen = provider.get(info.external_id)
     assert seen is not None and seen.state == "failed"
-    assert seen.error == "Lambda reports the instance unhealthy" and seen.nodes[0].state == "failed"
+    assert (
+        str(seen.error) == "Lambda reports the instance unhealthy"
+        and seen.nodes[0].state == "failed"
+    )
 
 
 def test_a_missing_key_is_refused_with_the_command_to_set_it() -> None:

@@ -148,4 +148,4 @@ def test_capabilities_say_why_not() -> None:
         [Feature.MULTI_NODE, Feature.FABRIC, Feature.HOST_SYSTEM]
     )
     assert list(lacking) == [Feature.HOST_SYSTEM]  # several nodes: RunPod Instant Clusters
-    assert "no systemd" in lacking[Feature.HOST_SYSTEM]
+    assert "no systemd" in str(lacking[Feature.HOST_SYSTEM])

@@ -202,7 +202,7 @@ def test_an_offer_taken_meanwhile_is_a_capacity_error(make_vast: MakeVast) -> No
 def test_capabilities_say_why_not() -> None:
     caps = VastProvider.capabilities
     lacking = caps.lacking([Feature.MULTI_NODE, Feature.HOST_SYSTEM, Feature.STOP_START])
-    assert "share no private network" in lacking[Feature.MULTI_NODE]
-    assert "no systemd" in lacking[Feature.HOST_SYSTEM]
-    assert "storage" in lacking[Feature.STOP_START]
+    assert "share no private network" in str(lacking[Feature.MULTI_NODE])
+    assert "no systemd" in str(lacking[Feature.HOST_SYSTEM])
+    assert "storage" in str(lacking[Feature.STOP_START])
     assert caps.supports(Feature.CUSTOM_IMAGE)

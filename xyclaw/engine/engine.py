@@ -54,7 +54,7 @@ from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.history import history_rows
 from xyclaw.store.plans import PlanTable
-from xyclaw.wording import Figure, Said, said
+from xyclaw.wording import Figure, Said, said, semicolon_joined
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -291,14 +291,17 @@ class Engine:
         for name in providers if providers is not None else ("sim", *self._plan_slurm_sites()):
             try:
                 offers += self._providers.get(name).offers()
-                left_out = self.offers_left_out(name)
+                left_out = self.offers_left_out_said(name)
                 if left_out:
+                    # each reason once, in the order of its English; said, so a Chinese plan
+                    # words the reasons too (issue 35, c35q)
+                    reasons = {str(why): why for _, why in left_out}
                     notes.append(
                         said(
                             "common.plan_left_out",
                             provider=name,
                             n=len(left_out),
-                            why="; ".join(sorted({why for _, why in left_out})),
+                            why=semicolon_joined([reasons[k] for k in sorted(reasons)]),
                         )
                     )
             except XyclawError as exc:
@@ -844,10 +847,10 @@ class Engine:
                 hint=said("error.engine.regions_hint", regions=", ".join(caps.regions)),
             )
         if request.spot and not caps.spot:  # issue 32
-            why = caps.lacking(["spot"]).get("spot", "spot is not supported")
+            why = caps.lacking(["spot"])["spot"]
             raise QuoteError(
-                said("error.engine.no_spot", provider=provider.name, why=why),
-                hint=said("error.engine.no_spot_hint"),
+                said("error.quote.no_spot", provider=provider.name, why=why),
+                hint=said("error.quote.no_spot_spec_hint"),
             )
 
     # -- clusters ----------------------------------------------------------------------------
@@ -2644,7 +2647,7 @@ class Engine:
         provider = self._providers.get(on_demand.provider)
         caps = provider.capabilities
         if not caps.spot:
-            why = caps.lacking(["spot"]).get("spot", "spot is not supported")
+            why = caps.lacking(["spot"])["spot"]
             raise QuoteError(
                 said("error.quote.no_spot", provider=provider.name, why=why),
                 hint=said("error.quote.no_spot_hint", plan=plan_id, option=option),

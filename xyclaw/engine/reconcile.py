@@ -294,9 +294,9 @@ class Reconciler:
                     "currency": info.currency,
                     "price_per_gpu_hour_micros": info.price_per_gpu_hour_micros,
                     "idempotency_key": info.idempotency_key,
-                    "error": "orphan found by reconciliation",
                 }
             )
+            self.clusters.update(row_id, error=said("op.orphan_found"))  # said: issue 35
             self.clusters.apply_provider_view(row_id, info)
         else:
             row_id = row.id

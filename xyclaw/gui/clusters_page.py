@@ -767,7 +767,7 @@ class ClustersPage(QWidget):
         idle, idle_state = idle_text(
             record, now, self.idle_deadline.get(cluster_id), self.idle_minutes
         )
-        tip = record.error or ""
+        tip = worded(record.error_said or record.error) if record.error else ""
         cells = [
             _item(
                 record.name,

@@ -123,15 +123,13 @@ TOKEN_HINT = said("provider.autodl.token_hint")
 _MULTI_NODE = said("provider.autodl.why_not.multi_node")
 _FABRIC = said("provider.autodl.why_not.fabric")
 
-WHY_NOT: dict[str, str] = {
-    Feature.MULTI_NODE: _MULTI_NODE.english,
-    Feature.FABRIC: _FABRIC.english,
-    Feature.STOP_START: "a stopped AutoDL deployment does not start again; rent a new one",
-    Feature.SPOT: "AutoDL elastic deployment has no spot tier",
-    Feature.BILLING_LEDGER: "the elastic deployment API has no billing ledger: XyClaw meters "
-    "each second from the container's price",
-    Feature.HOST_KEYS: "AutoDL does not hand over host keys: the first SSH connection trusts "
-    "the key it sees",
+WHY_NOT: dict[str, str | Said] = {
+    Feature.MULTI_NODE: _MULTI_NODE,
+    Feature.FABRIC: _FABRIC,
+    Feature.STOP_START: said("provider.autodl.why_not.stop_start"),
+    Feature.SPOT: said("provider.autodl.why_not.spot"),
+    Feature.BILLING_LEDGER: said("provider.autodl.why_not.billing_ledger"),
+    Feature.HOST_KEYS: said("provider.why_not.host_keys", provider="AutoDL"),
 }
 
 
@@ -638,7 +636,7 @@ class AutoDLProvider:
         return info
 
     @staticmethod
-    def _cluster_state(status: str, nodes: list[NodeInfo]) -> tuple[str, str | None]:
+    def _cluster_state(status: str, nodes: list[NodeInfo]) -> tuple[str, Said | None]:
         states = {n.state for n in nodes}
         if status in DEPLOYMENT_ENDED:
             return (TERMINATING, None) if states - {TERMINATED} else (TERMINATED, None)
@@ -647,7 +645,7 @@ class AutoDLProvider:
         if RUNNING in states:
             return RUNNING, None
         if states <= {TERMINATED, TERMINATING}:
-            return FAILED, "the container stopped by itself (its start command ended)"
+            return FAILED, said("provider.autodl.state.stopped_itself")
         return PROVISIONING, None
 
 

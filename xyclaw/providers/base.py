@@ -23,6 +23,7 @@ from xyclaw.records.provider_view import (
     ClusterInfo,
     NodeInfo,
 )
+from xyclaw.wording import Said, said
 
 __all__ = [
     "FAILED",
@@ -87,7 +88,8 @@ class Capabilities:
     # (``ClusterOrder.terminate_at``) and moved later (:class:`SchedulesTermination`), so a
     # budget holds with no XyClaw process running. Without it, only XyClaw's guard enforces.
     scheduled_termination: bool = False
-    why_not: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    # each reason a Said, so a view words it in the user's language (issue 35, c35q)
+    why_not: Mapping[str, str | Said] = field(default_factory=dict, hash=False, compare=False)
 
     def supports(self, feature: str) -> bool:
         flag = _FLAGS.get(feature)  # a StrEnum member hashes as its text
@@ -95,10 +97,12 @@ class Capabilities:
             return bool(getattr(self, flag))
         return feature not in self.why_not
 
-    def lacking(self, needs: Iterable[str]) -> dict[str, str]:
+    def lacking(self, needs: Iterable[str]) -> dict[str, str | Said]:
         """The features in ``needs`` this provider lacks, each with the reason to show."""
         return {
-            str(feature): self.why_not.get(str(feature), f"{feature} is not supported")
+            str(feature): self.why_not.get(
+                str(feature), said("provider.why_not.unsupported", feature=str(feature))
+            )
             for feature in needs
             if not self.supports(feature)
         }

@@ -54,7 +54,7 @@ from xyclaw.providers.cloud_api import (
 )
 from xyclaw.providers.endpoints import LAMBDA_API_URL
 from xyclaw.providers.http_retry import ApiError, RetryPolicy, request_with_retries
-from xyclaw.wording import said
+from xyclaw.wording import Said, said
 
 log = logging.getLogger(__name__)
 
@@ -105,17 +105,14 @@ KEY_HINT = said("provider.lambda.key_hint")
 _MULTI_NODE = said("provider.lambda.why_not.multi_node")
 _FABRIC = said("provider.lambda.why_not.fabric")
 
-WHY_NOT: dict[str, str] = {
-    Feature.MULTI_NODE: _MULTI_NODE.english,
-    Feature.FABRIC: _FABRIC.english,
-    Feature.STOP_START: "Lambda cannot stop an instance: it bills until it is terminated",
-    Feature.SPOT: "Lambda has no spot or preemptible on-demand instances",
-    Feature.BILLING_LEDGER: "Lambda's API has no billing ledger: XyClaw meters each second "
-    "from the instance's price per hour",
-    Feature.CUSTOM_IMAGE: "instances boot Lambda Stack (Ubuntu with PyTorch and CUDA); "
-    "XyClaw's image names are not Lambda images",
-    Feature.HOST_KEYS: "Lambda does not hand over host keys: the first SSH connection "
-    "trusts the key it sees",
+WHY_NOT: dict[str, str | Said] = {
+    Feature.MULTI_NODE: _MULTI_NODE,
+    Feature.FABRIC: _FABRIC,
+    Feature.STOP_START: said("provider.lambda.why_not.stop_start"),
+    Feature.SPOT: said("provider.lambda.why_not.spot"),
+    Feature.BILLING_LEDGER: said("provider.lambda.why_not.billing_ledger"),
+    Feature.CUSTOM_IMAGE: said("provider.lambda.why_not.custom_image"),
+    Feature.HOST_KEYS: said("provider.why_not.host_keys", provider="Lambda"),
 }
 
 _GPU_COUNT = re.compile(r"^\s*(\d+)\s*x\s*", re.IGNORECASE)
@@ -513,11 +510,11 @@ class LambdaProvider:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise unreadable(self.name, said("provider.what.instance_record"), exc) from exc
         state = STATES.get(status, PROVISIONING)
-        error = None
+        error: Said | None = None
         if status == "unhealthy":
-            error = "Lambda reports the instance unhealthy"
+            error = said("provider.lambda.state.unhealthy")
         elif status == "preempted":
-            error = "Lambda preempted the instance"
+            error = said("provider.lambda.state.preempted")
         name = str(raw.get("name") or instance_id)
         node = NodeInfo(
             external_id=instance_id,

@@ -151,19 +151,12 @@ CLUSTER_NETWORK = _CLUSTER_NETWORK.english
 CLUSTER_PREFIX = "cluster:"  # the external id of an Instant Cluster (a bare id is a pod)
 CLUSTER_NODE_PORT = "22/tcp"
 
-WHY_NOT: dict[str, str] = {
-    Feature.STOP_START: "XyClaw releases a RunPod pod by terminating it: a stopped pod "
-    "keeps billing its volume, and its GPU may be gone when it starts again",
-    Feature.SPOT: "RunPod interruptible pods are bids (GraphQL podRentInterruptable); "
-    "XyClaw rents on demand only",
-    Feature.BILLING_LEDGER: "XyClaw meters a RunPod pod from the price RunPod reports for it "
-    "after renting it (adjustedCostPerHr); RunPod's billing history is read to compare, "
-    "not to meter",
-    Feature.HOST_KEYS: "RunPod does not hand over host keys: the first SSH connection "
-    "trusts the key it sees",
-    Feature.HOST_SYSTEM: "RunPod pods are Docker containers: no systemd and no sysctl "
-    "(XyClaw's bootstrap and NCCL tuning use neither; a step that needs them must ask for "
-    "this capability)",
+WHY_NOT: dict[str, str | Said] = {
+    Feature.STOP_START: said("provider.runpod.why_not.stop_start"),
+    Feature.SPOT: said("provider.runpod.why_not.spot"),
+    Feature.BILLING_LEDGER: said("provider.runpod.why_not.billing_ledger"),
+    Feature.HOST_KEYS: said("provider.why_not.host_keys", provider="RunPod"),
+    Feature.HOST_SYSTEM: said("provider.runpod.why_not.host_system"),
 }
 
 
@@ -873,11 +866,11 @@ class RunPodProvider:
         mapped = raw.get("portMappings") or {}
         port = mapped.get("22") if isinstance(mapped, dict) else None
         ip = raw.get("publicIp") or None
-        error = None
+        error: Said | None = None
         if status == "RUNNING":
             state = RUNNING if ip and port else PROVISIONING
         elif status == "EXITED":
-            state, error = FAILED, "the pod exited; its disk bills until it is released"
+            state, error = FAILED, said("provider.runpod.state.exited")
         elif status == "TERMINATED":
             state = TERMINATED
         else:

@@ -22,8 +22,20 @@ from xyclaw.providers.http_retry import (
     error_from_response,
     request_with_retries,
 )
+from xyclaw.wording import Said
+from xyclaw.wording.catalogue import CATALOGUE
 
 REGIONS = ("Xiamen", "Yinchuan", "Ulanqab")
+
+
+def _error(raw: dict[str, Any]) -> Said | str | None:
+    """What the simulated cloud says went wrong: its Said (one of the simulated cloud's own
+    entries, so the view words it in the user's language) where it sent one, else its text."""
+    kept = Said.from_json(raw.get("error_said"))
+    if kept is not None and kept.key.startswith("provider.sim.") and kept.key in CATALOGUE:
+        return kept
+    error = raw.get("error")
+    return None if error is None else str(error)
 
 
 def _node(raw: dict[str, Any]) -> NodeInfo:
@@ -37,7 +49,7 @@ def _node(raw: dict[str, Any]) -> NodeInfo:
         ssh_port=ssh.get("port"),
         ssh_user=ssh.get("user"),
         host_key=ssh.get("host_key"),
-        error=raw.get("error"),
+        error=_error(raw),
     )
 
 
@@ -58,7 +70,7 @@ def cluster_from_json(raw: dict[str, Any]) -> ClusterInfo:
             created_at=raw.get("created_at"),
             running_at=raw.get("running_at"),
             terminated_at=raw.get("terminated_at"),
-            error=raw.get("error"),
+            error=_error(raw),
             idempotency_key=raw.get("idempotency_key"),
             extra={
                 "terminate_at": raw.get("terminate_at"),

@@ -769,9 +769,8 @@ class SlurmProvider:
         rents=False,
         multi_node=True,
         why_not={
-            "custom-image": "a container image needs the site's pyxis plugin "
-            "(srun --container-image)",
-            "host-keys": "the nodes are the scheduler's: XyClaw logs in at the login node only",
+            "custom-image": said("provider.slurm.why_not.custom_image"),
+            "host-keys": said("provider.slurm.why_not.host_keys"),
         },
     )
 

@@ -102,21 +102,14 @@ STATES = {
     "offline": FAILED,
 }
 
-WHY_NOT: dict[str, str] = {
-    Feature.MULTI_NODE: _MULTI_NODE.english,
-    Feature.FABRIC: _FABRIC.english,
-    Feature.STOP_START: "XyClaw releases a Vast.ai instance by destroying it: a stopped "
-    "instance keeps billing its storage, and its GPUs may be rented by someone else",
-    Feature.SPOT: "Vast.ai interruptible instances are bids; XyClaw rents on demand only "
-    "(a too-low bid still creates a stopped, storage-billing instance)",
-    Feature.BILLING_LEDGER: "XyClaw meters a Vast.ai instance from its own price read back "
-    "after renting it (GPU, storage) and its billed traffic; Vast's charges listing is read "
-    "to compare, not to meter",
-    Feature.HOST_KEYS: "Vast.ai does not hand over host keys: the first SSH connection "
-    "trusts the key it sees",
-    Feature.HOST_SYSTEM: "Vast.ai instances are Docker containers: no systemd and no sysctl "
-    "(XyClaw's bootstrap and NCCL tuning use neither; a step that needs them must ask for "
-    "this capability)",
+WHY_NOT: dict[str, str | Said] = {
+    Feature.MULTI_NODE: _MULTI_NODE,
+    Feature.FABRIC: _FABRIC,
+    Feature.STOP_START: said("provider.vastai.why_not.stop_start"),
+    Feature.SPOT: said("provider.vastai.why_not.spot"),
+    Feature.BILLING_LEDGER: said("provider.vastai.why_not.billing_ledger"),
+    Feature.HOST_KEYS: said("provider.why_not.host_keys", provider="Vast.ai"),
+    Feature.HOST_SYSTEM: said("provider.vastai.why_not.host_system"),
 }
 
 
@@ -717,15 +710,12 @@ class VastProvider:
             raise unreadable(self.name, said("provider.what.instance_record"), exc) from exc
         status = str(raw.get("actual_status") or "created")
         state = STATES.get(status, PROVISIONING)
-        error = None
+        error: Said | None = None
         if raw.get("intended_status") == "stopped" or status in ("stopped", "exited"):
             state = FAILED
-            error = (
-                "Vast.ai stopped the instance (outbid, or its host stopped it); its storage "
-                "still bills until it is released"
-            )
+            error = said("provider.vastai.state.stopped")
         elif status == "offline":
-            error = "the Vast.ai host is offline; the instance may still bill"
+            error = said("provider.vastai.state.offline")
         host, port = ssh_endpoint(raw)
         label = str(raw.get("label") or instance_id)
         facts = host_facts(raw)

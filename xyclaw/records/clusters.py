@@ -232,8 +232,9 @@ class ClusterStore:
                     ssh_port=n.ssh_port,
                     ssh_user=n.ssh_user,
                     host_key=n.host_key,
-                    error=n.error,
+                    error=None if n.error is None else str(n.error),
                     private_ip=n.private_ip,
+                    error_said_json=said_to_text(n.error),
                 )
                 for n in info.nodes
             ],

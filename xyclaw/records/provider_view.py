@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from xyclaw.wording import Said
+
 #: The ``ssh_host`` of a node that is this machine (the ``local`` provider): run, not SSH.
 LOCAL_HOST = "local"
 
@@ -28,7 +30,9 @@ class NodeInfo:
     ssh_port: int | None = None
     ssh_user: str | None = None
     host_key: str | None = None  # an OpenSSH public key line, handed over by the provider
-    error: str | None = None
+    # What the provider says went wrong: a :class:`Said` where XyClaw words it (a view shows
+    # it in the user's language, the records keep its English), text where the provider's own.
+    error: str | Said | None = None
     # Its address on the cluster's own network, where the provider names one (a RunPod
     # Instant Cluster pod's clusterIp): what the other nodes and NCCL reach it at.
     private_ip: str | None = None
@@ -52,7 +56,7 @@ class ClusterInfo:
     created_at: float | None = None
     running_at: float | None = None
     terminated_at: float | None = None
-    error: str | None = None
+    error: str | Said | None = None  # as :attr:`NodeInfo.error`
     idempotency_key: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -80,6 +80,7 @@ class NodeView:
     host_key: str | None
     error: str | None
     private_ip: str | None = None  # on the cluster's private network, where it has one
+    error_said_json: str | None = None  # the error's key and figures, where it was said
 
 
 class ClusterTable:
@@ -309,8 +310,8 @@ def _upsert_node(
     if existing is None:
         cursor = db.conn.execute(
             "INSERT INTO nodes (cluster_id, rank, external_id, hostname, ssh_host, ssh_port,"
-            " ssh_user, host_key, state, error, created_at, running_at, private_ip) VALUES"
-            " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " ssh_user, host_key, state, error, error_said_json, created_at, running_at,"
+            " private_ip) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 cluster_id,
                 node.rank,
@@ -322,6 +323,7 @@ def _upsert_node(
                 node.host_key,
                 node.state,
                 node.error,
+                node.error_said_json,
                 now,
                 started if running else None,
                 node.private_ip,
@@ -339,8 +341,10 @@ def _upsert_node(
     db.conn.execute(
         "UPDATE nodes SET external_id = ?, hostname = ?, ssh_host = ?, ssh_port = ?,"
         " ssh_user = ?, host_key = coalesce(?, host_key), state = ?,"
-        # the error's wording stays while the error does (the provider's view repeats it)
-        " error_said_json = CASE WHEN error IS ? THEN error_said_json END, error = ?,"
+        # the error's wording: the view's where it says one, else it stays while the error
+        # does (the provider's view repeats it)
+        " error_said_json = coalesce(?, CASE WHEN error IS ? THEN error_said_json END),"
+        " error = ?,"
         " running_at = ?, terminated_at = ?, private_ip = coalesce(?, private_ip) WHERE id = ?",
         [
             node.external_id,
@@ -350,6 +354,7 @@ def _upsert_node(
             node.ssh_user,
             node.host_key,
             node.state,
+            node.error_said_json,
             node.error,
             node.error,
             running_at if running_at is not None else (started if running else None),

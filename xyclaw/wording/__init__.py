@@ -129,6 +129,16 @@ def joined(items: list[Figure]) -> Figure:
     return said("common.list", first=items[0], rest=joined(items[1:]))
 
 
+def semicolon_joined(items: list[Figure]) -> Figure:
+    """``a; b; c`` in English, ``a；b；c`` in Chinese: reasons, each worded in the view's
+    language (one item: itself; none: "")."""
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return said("common.list_semicolon", first=items[0], rest=semicolon_joined(items[1:]))
+
+
 def said_to_text(value: object) -> str | None:
     """What a ``*_said_json`` column stores for a message: its Said as JSON, None for text."""
     import json

@@ -117,6 +117,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{name} 运行在 {provider} 的社区主机上（{host}）：其所有者不是 {provider}，能看到上面运行"
         "的内容",
     ),
+    "cli.cluster_error": ("{name}: {error}", "{name}：{error}"),
     "cli.billing_bandwidth": (
         "{name}: bandwidth {amount} (billed per GB by {provider}, apart from GPU time)",
         "{name}：流量费 {amount}（{provider} 按 GB 计费，不含在 GPU 时长内）",

@@ -241,14 +241,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "error.engine.no_region": ("{provider} has no region {region}", "{provider} 没有地区 {region}"),
     "error.engine.regions_hint": ("its regions: {regions}", "它的地区：{regions}"),
-    "error.engine.no_spot": (
-        "{provider} rents no spot capacity: {why}",
-        "{provider} 不提供竞价实例：{why}",
-    ),
-    "error.engine.no_spot_hint": (
-        "drop spot: true from the spec, or choose a provider that has spot",
-        "从规格中去掉 spot: true，或选择提供竞价实例的平台",
-    ),
     "error.engine.no_running_nodes": (
         "cluster {name} is {state} and has no running nodes",
         "集群 {name} {state}，没有运行中的节点",

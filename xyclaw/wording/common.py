@@ -6,6 +6,7 @@ from __future__ import annotations
 TEXTS: dict[str, tuple[str, str]] = {
     "common.list_sep": (", ", "、"),
     "common.list": ("{first}, {rest}", "{first}、{rest}"),
+    "common.list_semicolon": ("{first}; {rest}", "{first}；{rest}"),
     # the planner's filter that left no offer (``xyclaw plan``, the Plan page, the plan tool)
     "common.unmatched": (
         "no offer has {label}{before}; offered: {offered}",

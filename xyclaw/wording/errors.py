@@ -553,6 +553,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{provider} has no spot price for offer {offer}",
         "{provider} 的报价 {offer} 没有竞价价格",
     ),
+    "error.quote.no_spot_spec_hint": (
+        "drop spot: true from the spec, or choose a provider that has spot",
+        "从规格中删去 spot: true，或选择提供竞价实例的平台",
+    ),
     "error.quote.no_spot_hint": (
         "rent option {option} of plan {plan} on demand, or choose an option whose plan line"
         " shows spot",

@@ -473,6 +473,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "XyClaw 停止时 {cluster} 正在设置；现在释放它，以免空置计费",
     ),
     "op.interrupted_setup": ("interrupted while it was being set up", "设置过程中被中断"),
+    "op.orphan_found": ("orphan found by reconciliation", "对账时发现的孤儿集群"),
     "op.interrupted_before": (
         "interrupted before the provider created it",
         "在服务商创建它之前被中断",

@@ -542,4 +542,154 @@ TEXTS: dict[str, tuple[str, str]] = {
         "see docs/providers.md for the keys",
         "各个键的说明见 docs/providers.md",
     ),
+    # what a provider says of a rented cluster's or node's state (ClusterInfo/NodeInfo.error)
+    "provider.lambda.state.unhealthy": (
+        "Lambda reports the instance unhealthy",
+        "Lambda 报告该实例不健康",
+    ),
+    "provider.lambda.state.preempted": ("Lambda preempted the instance", "Lambda 抢占了该实例"),
+    "provider.vastai.state.stopped": (
+        "Vast.ai stopped the instance (outbid, or its host stopped it); its storage "
+        "still bills until it is released",
+        "Vast.ai 停止了该实例（出价被超过，或其主机停止了它）；释放之前它的存储仍在计费",
+    ),
+    "provider.vastai.state.offline": (
+        "the Vast.ai host is offline; the instance may still bill",
+        "Vast.ai 主机离线；该实例可能仍在计费",
+    ),
+    "provider.runpod.state.exited": (
+        "the pod exited; its disk bills until it is released",
+        "该 pod 已退出；释放之前它的磁盘仍在计费",
+    ),
+    "provider.autodl.state.stopped_itself": (
+        "the container stopped by itself (its start command ended)",
+        "容器自行停止了（它的启动命令已结束）",
+    ),
+    # why a provider cannot do what a request needs (Capabilities.why_not): the planner, a
+    # quote and the agents show these
+    "provider.why_not.unsupported": ("{feature} is not supported", "不支持 {feature}"),
+    "provider.why_not.host_keys": (
+        "{provider} does not hand over host keys: the first SSH connection trusts the key it sees",
+        "{provider} 不提供主机密钥：第一次 SSH 连接会信任它看到的密钥",
+    ),
+    "provider.lambda.why_not.stop_start": (
+        "Lambda cannot stop an instance: it bills until it is terminated",
+        "Lambda 无法停止实例：它会一直计费到被终止为止",
+    ),
+    "provider.lambda.why_not.spot": (
+        "Lambda has no spot or preemptible on-demand instances",
+        "Lambda 没有竞价实例，也没有可抢占的按需实例",
+    ),
+    "provider.lambda.why_not.billing_ledger": (
+        "Lambda's API has no billing ledger: XyClaw meters each second from the instance's "
+        "price per hour",
+        "Lambda 的 API 没有账单明细：XyClaw 按实例每小时的价格逐秒计量",
+    ),
+    "provider.lambda.why_not.custom_image": (
+        "instances boot Lambda Stack (Ubuntu with PyTorch and CUDA); XyClaw's image names are "
+        "not Lambda images",
+        "实例启动的是 Lambda Stack（带 PyTorch 和 CUDA 的 Ubuntu）；"
+        "XyClaw 的镜像名不是 Lambda 的镜像",
+    ),
+    "provider.vastai.why_not.stop_start": (
+        "XyClaw releases a Vast.ai instance by destroying it: a stopped instance keeps billing "
+        "its storage, and its GPUs may be rented by someone else",
+        "XyClaw 以销毁的方式释放 Vast.ai 实例：停止的实例仍按存储计费，它的 GPU 也可能被别人租走",
+    ),
+    "provider.vastai.why_not.spot": (
+        "Vast.ai interruptible instances are bids; XyClaw rents on demand only (a too-low bid "
+        "still creates a stopped, storage-billing instance)",
+        "Vast.ai 的可中断实例靠出价租用；XyClaw 只按需租用"
+        "（出价过低仍会创建一个已停止、按存储计费的实例）",
+    ),
+    "provider.vastai.why_not.billing_ledger": (
+        "XyClaw meters a Vast.ai instance from its own price read back after renting it (GPU, "
+        "storage) and its billed traffic; Vast's charges listing is read to compare, not to "
+        "meter",
+        "XyClaw 按租用后读回的实例自身价格（GPU、存储）和计费流量为 Vast.ai 实例计量；"
+        "Vast 的费用清单只用来对照，不用来计量",
+    ),
+    "provider.vastai.why_not.host_system": (
+        "Vast.ai instances are Docker containers: no systemd and no sysctl (XyClaw's bootstrap "
+        "and NCCL tuning use neither; a step that needs them must ask for this capability)",
+        "Vast.ai 的实例是 Docker 容器：没有 systemd，也没有 sysctl（XyClaw 的初始化和 NCCL "
+        "调优都不用它们；需要它们的步骤必须先要求这项能力）",
+    ),
+    "provider.runpod.why_not.stop_start": (
+        "XyClaw releases a RunPod pod by terminating it: a stopped pod keeps billing its "
+        "volume, and its GPU may be gone when it starts again",
+        "XyClaw 以终止的方式释放 RunPod pod：停止的 pod 仍按卷计费，再启动时它的 GPU 可能已经没了",
+    ),
+    "provider.runpod.why_not.spot": (
+        "RunPod interruptible pods are bids (GraphQL podRentInterruptable); XyClaw rents on "
+        "demand only",
+        "RunPod 的可中断 pod 靠出价租用（GraphQL podRentInterruptable）；XyClaw 只按需租用",
+    ),
+    "provider.runpod.why_not.billing_ledger": (
+        "XyClaw meters a RunPod pod from the price RunPod reports for it after renting it "
+        "(adjustedCostPerHr); RunPod's billing history is read to compare, not to meter",
+        "XyClaw 按租用后 RunPod 报出的价格（adjustedCostPerHr）为 pod 计量；"
+        "RunPod 的账单历史只用来对照，不用来计量",
+    ),
+    "provider.runpod.why_not.host_system": (
+        "RunPod pods are Docker containers: no systemd and no sysctl (XyClaw's bootstrap and "
+        "NCCL tuning use neither; a step that needs them must ask for this capability)",
+        "RunPod 的 pod 是 Docker 容器：没有 systemd，也没有 sysctl（XyClaw 的初始化和 NCCL "
+        "调优都不用它们；需要它们的步骤必须先要求这项能力）",
+    ),
+    "provider.autodl.why_not.stop_start": (
+        "a stopped AutoDL deployment does not start again; rent a new one",
+        "停止的 AutoDL 部署不能再启动；请租一个新的",
+    ),
+    "provider.autodl.why_not.spot": (
+        "AutoDL elastic deployment has no spot tier",
+        "AutoDL 的弹性部署没有竞价档位",
+    ),
+    "provider.autodl.why_not.billing_ledger": (
+        "the elastic deployment API has no billing ledger: XyClaw meters each second from the "
+        "container's price",
+        "弹性部署 API 没有账单明细：XyClaw 按容器的价格逐秒计量",
+    ),
+    "provider.slurm.why_not.custom_image": (
+        "a container image needs the site's pyxis plugin (srun --container-image)",
+        "容器镜像需要站点装有 pyxis 插件（srun --container-image）",
+    ),
+    "provider.slurm.why_not.host_keys": (
+        "the nodes are the scheduler's: XyClaw logs in at the login node only",
+        "节点归调度器管：XyClaw 只登录到登录节点",
+    ),
+    # the simulated cloud: what it says of a node or a cluster that failed
+    "provider.sim.boot_failed": (
+        "node {hostname} failed to boot: {why}",
+        "节点 {hostname} 启动失败：{why}",
+    ),
+    "provider.sim.boot.xid79": (
+        "GPU {gpu} fell off the bus (Xid 79) during POST",
+        "GPU {gpu} 在开机自检时掉卡（Xid 79）",
+    ),
+    "provider.sim.boot.ib_down": (
+        "the InfiniBand port stayed down (no link on mlx5_{gpu})",
+        "InfiniBand 端口一直没起来（mlx5_{gpu} 无链路）",
+    ),
+    "provider.sim.boot.no_answer": (
+        "the node did not answer on its management network within the boot timeout",
+        "节点在启动超时之前没有在管理网络上应答",
+    ),
+    "provider.sim.boot.ecc": (
+        "uncorrectable ECC error on GPU {gpu} during the burn-in test",
+        "GPU {gpu} 在老化测试中出现不可纠正的 ECC 错误",
+    ),
+    "provider.sim.did_not_start": (
+        "node {hostname} did not start: {error}",
+        "节点 {hostname} 没有启动：{error}",
+    ),
+    "provider.sim.after_restart": ("{error} (after the cloud restarted)", "{error}（云重启之后）"),
+    "provider.sim.not_back": (
+        "node {hostname} did not come back after a restart",
+        "节点 {hostname} 在重启之后没有恢复",
+    ),
+    "provider.sim.nodes_failed": (
+        "{failed} of {total} nodes failed: {errors}",
+        "{total} 个节点中有 {failed} 个失败：{errors}",
+    ),
 }

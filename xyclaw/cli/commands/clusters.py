@@ -337,6 +337,13 @@ def _clusters(args: argparse.Namespace, ctx: CliContext) -> int:
                     host=line(c.host or "?"),  # what the marketplace said of the host
                 )
             )
+    for c in clusters:  # what went wrong, as the provider or XyClaw said it (issue 35, c35q)
+        failed = [(c.name, c.error_said or c.error)] if c.error else []
+        failed += [(n.name, n.error_said or n.error) for n in c.nodes if n.error]
+        for name, error in failed:
+            ctx.print(
+                ctx.text("cluster_error", name=line(name), error=line(worded(error, ctx.language)))
+            )
     return 0
 
 

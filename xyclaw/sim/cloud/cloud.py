@@ -41,6 +41,7 @@ from xyclaw.sim.cloud.requests import (
     parse_update,
 )
 from xyclaw.sim.cloud.settings import CloudSettings, Faults
+from xyclaw.wording import Said, said, semicolon_joined
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +63,11 @@ def spot_price(on_demand_micros: int) -> int:
 Clock = Callable[[], float]
 Result = tuple[int, dict[str, Any]]
 
-_BOOT_FAILURES = (
-    "GPU {gpu} fell off the bus (Xid 79) during POST",
-    "the InfiniBand port stayed down (no link on mlx5_{gpu})",
-    "the node did not answer on its management network within the boot timeout",
-    "uncorrectable ECC error on GPU {gpu} during the burn-in test",
+_BOOT_FAILURES = (  # keys of xyclaw.wording.providers, each with the figure ``gpu``
+    "provider.sim.boot.xid79",
+    "provider.sim.boot.ib_down",
+    "provider.sim.boot.no_answer",
+    "provider.sim.boot.ecc",
 )
 
 
@@ -527,10 +528,11 @@ class SimCloud:
             with self._lock:
                 if cluster.state != "provisioning":
                     return False
-                node.state = "failed"
-                node.error = f"node {node.hostname} failed to boot: " + self._rng.choice(
-                    _BOOT_FAILURES
-                ).format(gpu=self._rng.randrange(cluster.gpus_per_node))
+                why = said(
+                    self._rng.choice(_BOOT_FAILURES),
+                    gpu=self._rng.randrange(cluster.gpus_per_node),
+                )
+                node.fail(said("provider.sim.boot_failed", hostname=node.hostname, why=why))
                 if save:
                     self._save()
             return True
@@ -544,8 +546,8 @@ class SimCloud:
                     self._save()
                 return False
             if handle is None:
-                node.state = "failed"
-                node.error = error
+                assert error is not None
+                node.fail(error)
             else:
                 self._mark_running(node, handle, ready_at)
             if save:
@@ -558,8 +560,13 @@ class SimCloud:
             return
         if failed:
             cluster.state = "failed"
-            cluster.error = f"{len(failed)} of {cluster.node_count} nodes failed: " + "; ".join(
-                n.error or n.hostname for n in failed
+            cluster.fail(
+                said(
+                    "provider.sim.nodes_failed",
+                    failed=len(failed),
+                    total=cluster.node_count,
+                    errors=semicolon_joined([n.said_error or n.hostname for n in failed]),
+                )
             )
         else:
             cluster.state = "running"
@@ -646,7 +653,7 @@ class SimCloud:
 
     def _start_node(
         self, cluster: ClusterRecord, node: NodeRecord
-    ) -> tuple[NodeHandle | None, str | None]:
+    ) -> tuple[NodeHandle | None, Said | None]:
         """Start a node on its old port if it had one (else any); never raises."""
         if node.port:
             try:
@@ -658,7 +665,7 @@ class SimCloud:
             return self._factory(self._launch(cluster, node, 0)), None
         except Exception as exc:
             log.exception("node %s did not start", node.hostname)
-            return None, f"node {node.hostname} did not start: {exc}"
+            return None, said("provider.sim.did_not_start", hostname=node.hostname, error=str(exc))
 
     def _mark_running(self, node: NodeRecord, handle: NodeHandle, since: float) -> None:
         self._handles[node.id] = handle
@@ -678,12 +685,11 @@ class SimCloud:
                 if handle is not None:
                     self._mark_running(node, handle, self._clock())
                     continue
-                node.state = "failed"
-                node.error = f"{error} (after the cloud restarted)"
+                node.fail(said("provider.sim.after_restart", error=error))
                 node.ended_at = self._clock()
                 if cluster.state == "running":
                     cluster.state = "failed"
-                    cluster.error = f"node {node.hostname} did not come back after a restart"
+                    cluster.fail(said("provider.sim.not_back", hostname=node.hostname))
         with self._lock:
             self._save()
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from xyclaw.wording import Said
+
 CLUSTER_STATES = ("pending", "provisioning", "running", "failed", "terminating", "terminated")
 NODE_STATES = ("pending", "provisioning", "running", "failed", "terminated")
 
@@ -25,11 +27,22 @@ class NodeRecord:
     hostname: str
     state: str = "pending"
     error: str | None = None
+    # the error's Said as JSON (key and figures), so XyClaw words it in the user's language
+    error_said: dict[str, Any] | None = None
     port: int | None = None  # last SSH port; tried again after a restart
     host_key: str | None = None  # "ssh-ed25519 AAAA..." once the node has run
     running_at: float | None = None
     ended_at: float | None = None  # when it stopped billing (terminated, or failed after running)
     fails: bool = False  # this node is scheduled to fail (fault fail_nodes)
+
+    def fail(self, why: Said) -> None:
+        """The node failed: the English in ``error``, the Said beside it."""
+        self.state, self.error, self.error_said = "failed", why.english, why.to_json()
+
+    @property
+    def said_error(self) -> Said | str | None:
+        """Its error as said where it was, else its text (a state file of an older XyClaw)."""
+        return Said.from_json(self.error_said) or self.error
 
     def public(self, host: str, user: str) -> dict[str, Any]:
         ssh: dict[str, Any] | None = None
@@ -41,6 +54,7 @@ class NodeRecord:
             "hostname": self.hostname,
             "state": self.state,
             "error": self.error,
+            "error_said": self.error_said,
             "ssh": ssh,
         }
 
@@ -79,6 +93,7 @@ class ClusterRecord:
     terminate_deadline: float | None = None
     terminated_at: float | None = None
     error: str | None = None
+    error_said: dict[str, Any] | None = None  # as :attr:`NodeRecord.error_said`
     nodes: list[NodeRecord] = field(default_factory=list)
     terminate_at: float | None = None  # the renter's deadline: the cloud terminates it then
     billing_ends_at: float | None = None  # set when a deadline ended it: billing stops there
@@ -89,6 +104,10 @@ class ClusterRecord:
     spot_notice_due: float | None = None
     # issue 34: the running cluster whose fabric and shared volume these nodes joined
     joins: str | None = None
+
+    def fail(self, why: Said) -> None:
+        """The cluster failed: the English in ``error``, the Said beside it."""
+        self.error, self.error_said = why.english, why.to_json()
 
     @property
     def node_count(self) -> int:
@@ -121,6 +140,7 @@ class ClusterRecord:
             "joins": self.joins,
             "preempt_at": self.preempt_at,
             "error": self.error,
+            "error_said": self.error_said,
             "idempotency_key": self.idempotency_key,
             "nodes": [n.public(host, user) for n in self.nodes],
         }
