@@ -185,7 +185,7 @@ class Heartbeat:
                     "node_id": None,
                     "text": text_in(
                         language,
-                        "agent.heartbeat.to_go_on_raise",
+                        "agent.heartbeat.budget_spent",
                         severity=severity,
                         message=message,
                     ),

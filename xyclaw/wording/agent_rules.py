@@ -155,7 +155,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "\n... and {value} more.",
         "\n……还有 {value} 条。",
     ),
-    "agent.rules.sum_plan_gpu_cards_fabric_provider": (
+    "agent.rules.sum_plan_header": (
         "| # | GPU | cards | fabric | provider/region | hours | cost |",
         "| # | GPU | 卡数 | 网络 | 平台/地区 | 小时 | 费用 |",
     ),
@@ -231,7 +231,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         ": {shape} in {region}, {hourly}/h",
         "：{shape}，地区 {region}，每小时 {hourly}",
     ),
-    "agent.rules.sum_budget_none": (
+    "agent.rules.sum_none": (
         "none",
         "无",
     ),
@@ -287,7 +287,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{alerts_count} open alert(s):",
         "{alerts_count} 条未关闭的告警：",
     ),
-    "agent.rules.sum_alerts_separator": (
+    "agent.rules.sum_alerts_message": (
         ": {message}",
         "：{message}",
     ),
@@ -311,15 +311,15 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Prices are the built-in catalogue's, not a live quote.",
         "价格来自内置目录，不是实时报价。",
     ),
-    "agent.rules.sum_offers_offer_gpu_gpus_per": (
+    "agent.rules.sum_offers_header": (
         "offer|GPU|GPUs per node|nodes|fabric|region|price per GPU-hour",
         "报价|GPU|每台卡数|台数|网络|地区|每卡时价格",
     ),
-    "agent.rules.sum_clusters_cluster_state_gpus_fabric": (
+    "agent.rules.sum_clusters_header": (
         "cluster|state|GPUs|fabric|region|per hour",
         "集群|状态|GPU|网络|地区|每小时",
     ),
-    "agent.rules.sum_health_node_state_gpus_util": (
+    "agent.rules.sum_health_header": (
         "node|state|GPUs|util mean %|max temp °C|alerts",
         "节点|状态|GPU|平均利用率 %|最高温度 °C|告警",
     ),
@@ -359,7 +359,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "cluster|cost",
         "集群|费用",
     ),
-    "agent.rules.sum_alerts_separator_2": (
+    "agent.rules.sum_alerts_where": (
         " ({where})",
         "（{where}）",
     ),
@@ -367,7 +367,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "single node",
         "单机",
     ),
-    "agent.rules.sum_health_separator": (
+    "agent.rules.sum_semicolon": (
         "; ",
         "；",
     ),
@@ -379,19 +379,15 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{value:.0f} min",
         "{value:.0f} 分钟",
     ),
-    "agent.rules.brain_cluster_choices_live": (
+    "agent.rules.brain_live_clusters": (
         "live: {names}",
         "运行中：{names}",
     ),
-    "agent.rules.brain_example_cluster_cluster": (
+    "agent.rules.brain_cluster_placeholder": (
         "<cluster>",
         "<集群>",
     ),
-    "agent.rules.brain_release_except_release": (
-        "release",
-        "释放",
-    ),
-    "agent.rules.brain_cluster_choices_there_is_no_live": (
+    "agent.rules.brain_no_live_cluster": (
         "there is no live cluster",
         "现在没有运行中的集群",
     ),
@@ -399,7 +395,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "; how many {name}?",
         "；要几张 {name}？",
     ),
-    "agent.rules.brain_why_stuck_explain_the_hang_of": (
+    "agent.rules.verb.explain_hang_of": (
         "explain the hang of",
         "分析卡住原因：",
     ),
@@ -407,25 +403,21 @@ TEXTS: dict[str, tuple[str, str]] = {
         "; which GPU model?",
         "；要什么型号的卡？",
     ),
-    "agent.rules.brain_understand_cancel_job_3": (
+    "agent.rules.brain_example_cancel_job": (
         "cancel job 3",
         "取消作业3",
     ),
-    "agent.rules.brain_cancel_cancel": (
+    "agent.rules.verb.cancel": (
         "cancel",
         "取消",
     ),
-    "agent.rules.brain_logs_logs_of": (
+    "agent.rules.verb.logs_of": (
         "logs of",
         "看日志：",
     ),
-    "agent.rules.brain_slurm_launch_the_lab_cluster": (
+    "agent.rules.brain_lab_cluster": (
         "the lab cluster",
         "实验室集群",
-    ),
-    "agent.rules.brain_respect_exclusions_tune": (
-        "tune",
-        "调优",
     ),
     "agent.suggest.check_the_health_of": (
         "Check the health of {cluster}",
@@ -455,7 +447,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Raise the budget of {cluster} to {amount:g} {currency}",
         "把 {cluster} 的预算提高到 {amount:g} {currency}",
     ),
-    "agent.heartbeat.to_go_on_raise": (
+    "agent.heartbeat.budget_spent": (
         "**{severity}** {message}\n\nTo go on, raise the cluster's budget; to stop paying, release it.",
         "**{severity}** {message}\n\n要继续就提高这个集群的预算；要停止计费就释放它。",
     ),

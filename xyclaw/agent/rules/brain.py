@@ -478,11 +478,11 @@ def _respect_exclusions(result: RulesTurn, msg: Message, context: RulesContext) 
             language = result.language
             example = next((c for c in context.clusters if c not in kept), "<cluster>")
             if call.name == "cancel_job":
-                text = say(language, "ask_job", verb=say(language, "brain_cancel_cancel"))
+                text = say(language, "ask_job", verb=say(language, "verb.cancel"))
             elif call.name in ("release_cluster", "tune"):
-                verb = say(language, "brain_release_except_release")
+                verb = say(language, "verb.release")
                 if call.name == "tune":
-                    verb = say(language, "brain_respect_exclusions_tune")
+                    verb = say(language, "verb.tune")
                 text = say(language, "except_unclear", verb=verb, example=example)
             else:
                 text = refusal(language, "unclear", result.intent)
@@ -534,15 +534,15 @@ def _implicit_cluster(context: RulesContext, *, strict: bool = True) -> str | No
 def _cluster_choices(turn: _Turn) -> str:
     live = turn.context.clusters
     if not live:
-        return say(turn.language, "brain_cluster_choices_there_is_no_live")
+        return say(turn.language, "brain_no_live_cluster")
     names = ", ".join(live[:8])
-    return say(turn.language, "brain_cluster_choices_live", names=names)
+    return say(turn.language, "brain_live_clusters", names=names)
 
 
 def _example_cluster(turn: _Turn) -> str:
     if turn.context.clusters:
         return turn.context.clusters[0]
-    return say(turn.language, "brain_example_cluster_cluster")
+    return say(turn.language, "brain_cluster_placeholder")
 
 
 def _ask_cluster(turn: _Turn, intent: str, agent: str, verb: str) -> RulesTurn:
@@ -773,7 +773,7 @@ def _release_except(
 ) -> RulesTurn:
     """ "release everything except alpha": every live cluster but the ones kept, or words back
     when what is kept is not clear (a name XyClaw does not know, or none at all)."""
-    verb = say(turn.language, "brain_release_except_release")
+    verb = say(turn.language, "verb.release")
     live = turn.context.clusters
     if unknown or not kept:
         example = next((c for c in live if c not in kept), _example_cluster(turn))
@@ -815,7 +815,7 @@ def _cancel(turn: _Turn, msg: Message) -> RulesTurn:
             return turn.reply(
                 "cancel",
                 "operator",
-                turn.say("ask_job", verb=say(turn.language, "brain_cancel_cancel")),
+                turn.say("ask_job", verb=say(turn.language, "verb.cancel")),
             )
     if refs:
         calls = [ToolCall("cancel_job", {"job": r.value}) for r in refs[:8]]
@@ -824,7 +824,7 @@ def _cancel(turn: _Turn, msg: Message) -> RulesTurn:
     if target is not None:
         return turn.call("cancel", "operator", ToolCall("cancel_job", {"job": target}))
     return turn.reply(
-        "cancel", "operator", turn.say("ask_job", verb=say(turn.language, "brain_cancel_cancel"))
+        "cancel", "operator", turn.say("ask_job", verb=say(turn.language, "verb.cancel"))
     )
 
 
@@ -998,7 +998,7 @@ def _logs(turn: _Turn, msg: Message) -> RulesTurn:
     job = _job_ref(turn, msg)
     if job is None:
         return turn.reply(
-            "logs", "operator", turn.say("ask_job", verb=say(turn.language, "brain_logs_logs_of"))
+            "logs", "operator", turn.say("ask_job", verb=say(turn.language, "verb.logs_of"))
         )
     args: dict[str, object] = {"job": job}
     slots.take_rank(msg)  # "rank 3": the tool shows every rank's lines (it takes no rank)
@@ -1012,7 +1012,7 @@ def _why_stuck(turn: _Turn, msg: Message) -> RulesTurn:
     """Issue 34 (b34): every rank of the job asked for its dump, and the verdict."""
     job = _job_ref(turn, msg)
     if job is None:
-        verb = say(turn.language, "brain_why_stuck_explain_the_hang_of")
+        verb = say(turn.language, "verb.explain_hang_of")
         return turn.reply("why_stuck", "operator", turn.say("ask_job", verb=verb))
     return turn.call("why_stuck", "operator", ToolCall("why_stuck", {"job": job}))
 
@@ -1097,7 +1097,7 @@ def _slurm_launch(turn: _Turn, msg: Message) -> RulesTurn:
         return turn.reply(
             "slurm_launch",
             "operator",
-            turn.say("ask_spec", example=say(turn.language, "brain_slurm_launch_the_lab_cluster")),
+            turn.say("ask_spec", example=say(turn.language, "brain_lab_cluster")),
         )
     return turn.call("slurm_launch", "operator", ToolCall("slurm_launch", {"spec": spec}))
 
@@ -1280,7 +1280,7 @@ def _understand(text: str, context: RulesContext) -> RulesTurn:
         return _run_command(turn, msg)
     if _has(msg, _RELEASE) or (_has(msg, _STOP) and _has(msg, r"\bclusters?\b|集群")):
         if _has(msg, _CANCEL) and _has(msg, JOB_WORDS) and _has(msg, r"\bclusters?\b|集群"):
-            first = say(turn.language, "brain_understand_cancel_job_3")
+            first = say(turn.language, "brain_example_cancel_job")
             return turn.reply("release", "provisioner", turn.say("one_at_a_time", first=first))
         return _release(turn, msg)
     if _has(msg, _CANCEL) and (_has(msg, JOB_WORDS) or _has(msg, r"\bit\b|它")):

@@ -214,7 +214,7 @@ def _plan(data: Any, language: str) -> str:
         tail = say(language, "sum_plan_loosen_a_limit_budget")
         miss = _how_far_it_misses(request, rejected, language)
         return "\n".join([head, *[f"- {r}" for r in reasons], *miss, tail])
-    header = say(language, "sum_plan_gpu_cards_fabric_provider")
+    header = say(language, "sum_plan_header")
     rows = []
     for number, option in enumerate(options[:5], start=1):
         nodes = option.get("nodes") or 1
@@ -256,7 +256,7 @@ def _plan(data: Any, language: str) -> str:
     if texts:
         parts.append(
             say(language, "sum_plan_why_1")
-            + say(language, "sum_health_separator").join(t for t in texts if t)
+            + say(language, "sum_semicolon").join(t for t in texts if t)
         )
     notes = [str(n) for n in data.get("notes") or [] if n]
     parts += [f"- {n}" for n in notes[:3]]
@@ -274,7 +274,7 @@ def _offers(data: Any, language: str) -> str:
     ]
     if not offers:
         return say(language, "sum_offers_no_offers_match")
-    header = say(language, "sum_offers_offer_gpu_gpus_per").split("|")
+    header = say(language, "sum_offers_header").split("|")
     rows = []
     for offer in offers[:MAX_ROWS]:
         nodes = offer.get("node_counts") or offer.get("nodes")
@@ -411,7 +411,7 @@ def _budget(data: Any, language: str) -> str:
     gpus = _first(cluster, "gpus", "gpu_count")
     hourly = price * gpus if price is not None and isinstance(gpus, int) else None
     hours = (budget - spent) / hourly if budget is not None and hourly else None
-    was = _amount(before, currency) if before is not None else say(language, "sum_budget_none")
+    was = _amount(before, currency) if before is not None else say(language, "sum_none")
     more = (
         say(language, "sum_budget_about_h_more_at", hours=hours, hourly=_amount(hourly, currency))
         if hours is not None and hours > 0
@@ -459,7 +459,7 @@ def _clusters(data: Any, language: str) -> str:
     ]
     if not clusters:
         return say(language, "sum_clusters_no_live_clusters")
-    header = say(language, "sum_clusters_cluster_state_gpus_fabric").split("|")
+    header = say(language, "sum_clusters_header").split("|")
     rows = []
     for c in clusters[: MAX_ROWS * 2]:
         gpus = _first(c, "gpus", "gpu_count")
@@ -498,15 +498,15 @@ def _health(data: Any, language: str) -> str:
         cluster=data.get("cluster"),
         state=_state(language, data.get("state")),
         count=len(nodes),
-        alerts=alert_text or say(language, "sum_budget_none"),
+        alerts=alert_text or say(language, "sum_none"),
         running=say(language, "sum_health_job_running") if data.get("job_running") else "",
     )
-    header = say(language, "sum_health_node_state_gpus_util").split("|")
+    header = say(language, "sum_health_header").split("|")
     rows = []
     for n in nodes[:16]:
         alerts = _health_lines(n.get("alerts"), n.get("alerts_said"), language)
         error = _worded_json(n.get("error_said"), language) or n.get("error") or ""
-        note = say(language, "sum_health_separator").join(alerts[:2]) or error
+        note = say(language, "sum_semicolon").join(alerts[:2]) or error
         rows.append(
             [
                 n.get("node"),
@@ -921,9 +921,9 @@ def _alerts(data: Any, language: str) -> str:
         rule = rule_title(str(a.get("rule") or ""), language) if language == "zh" else a.get("rule")
         message = worded(said_of(a) or str(a.get("message") or ""), language)
         line = f"- **{severity}** {rule}" + (
-            say(language, "sum_alerts_separator_2", where=where) if where else ""
+            say(language, "sum_alerts_where", where=where) if where else ""
         )
-        line += say(language, "sum_alerts_separator", message=message)
+        line += say(language, "sum_alerts_message", message=message)
         if action:
             line += say(language, "sum_alerts_suggested", action=action)
         lines.append(line)
