@@ -169,7 +169,7 @@ def _how_far_it_misses(
 def _more(language: str, shown: int, total: int) -> str:
     if total <= shown:
         return ""
-    return say(language, "sum_more_and_more", value=total - shown)
+    return say(language, "sum_more_and_more", count=total - shown)
 
 
 def _records(data: Any, key: str) -> list[Mapping[str, Any]]:
@@ -598,7 +598,7 @@ def _command(data: Any, language: str) -> str:
             failed += 1
         label = say(language, "sum_command_exit", node=node, code=code)
         blocks.append(label + "\n" + _remote_block(output or "(no output)", MAX_COMMAND_LINES))
-    head = say(language, "sum_command_ran_on_node_s", data_count=len(data), ok=ok, failed=failed)
+    head = say(language, "sum_command_ran_on_node_s", nodes=len(data), ok=ok, failed=failed)
     return "\n\n".join([head, *blocks]) + _more(language, min(len(data), 8), len(data))
 
 
@@ -960,7 +960,7 @@ def _track_record(data: Any, language: str) -> str:
                 "-" if drift is None else f"{drift:+.0%}",
                 counts.get("refusal", 0),
                 counts.get("leak", 0),
-                "-" if ready is None else say(language, "sum_track_record_min", value=ready / 60),
+                "-" if ready is None else say(language, "sum_track_record_min", minutes=ready / 60),
             ]
         )
     return _table(header, rows) + _more(language, min(len(standings), MAX_ROWS), len(standings))
