@@ -22,12 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from xyclaw.agent.rules.texts import pick, say
+from xyclaw.agent.rules.texts import say
 from xyclaw.agent.suggestions import BUDGET, proposal, suggest
 from xyclaw.agent.types import SuggestedAction, TurnResult
 from xyclaw.engine import Engine
 from xyclaw.errors import XyclawError
-from xyclaw.wording import worded
+from xyclaw.wording import text_in, worded
 
 said_of, severity_word = Engine.said_of, Engine.severity_word
 
@@ -117,14 +117,14 @@ class Heartbeat:
             )
             seen.add(item["key"])
             posted.append(Posted(cid, message_id, item["key"], item["text"], actions))
-        for index, item in enumerate(posted):
-            chosen = proposal(list(item.actions))
+        for index, post in enumerate(posted):
+            chosen = proposal(list(post.actions))
             if chosen is None:
                 continue
             text = say(language, "proposal", label=chosen.label)
             result = self.runtime.propose_action(cid, chosen, text, lambda event: None)
             if result is not None:
-                posted[index] = dataclasses.replace(item, proposed=result)
+                posted[index] = dataclasses.replace(post, proposed=result)
             break  # one card at a time; the other actions stay buttons
         return posted
 
@@ -153,13 +153,13 @@ class Heartbeat:
             message = worded(said_of(alert) or str(alert.get("message") or ""), language)
             action = worded(said_of(alert, "action_said") or data.get("action") or "", language)
             severity = severity_word(str(alert.get("severity") or ""), language)
-            text = pick(
+            text = text_in(
                 language,
-                f"**{severity}** on {cluster}: {message}"
-                + (f"\n\nWhat to do: {action}" if action else ""),
-                f"**{severity}**（{cluster}）：{message}"
-                + (f"\n\n建议：{action}" if action else ""),
-            )
+                "agent.heartbeat.alert",
+                severity=severity,
+                cluster=cluster,
+                message=message,
+            ) + (text_in(language, "agent.heartbeat.what_to_do", action=action) if action else "")
             found.append(
                 {
                     "key": f"alert:{alert['id']}",
@@ -183,12 +183,11 @@ class Heartbeat:
                     "rule": BUDGET,
                     "cluster": cluster,
                     "node_id": None,
-                    "text": pick(
+                    "text": text_in(
                         language,
-                        f"**{severity}** {message}\n\nTo go on,"
-                        " raise the cluster's budget; to stop paying, release it.",
-                        f"**{severity}** {message}\n\n要继续就提高"
-                        "这个集群的预算；要停止计费就释放它。",
+                        "agent.heartbeat.budget_spent",
+                        severity=severity,
+                        message=message,
                     ),
                 }
             )

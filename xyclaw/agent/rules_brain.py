@@ -145,42 +145,27 @@ class RulesBrain:
         except ValueError:
             body = {}
         status = body.get("status")
-        zh = language == "zh"
+        from xyclaw.agent.rules.texts import failure_text, say, say_or
+
         if status == "done":
             try:
                 return str(self._rules.summarize(tool, body.get("result"), language))
             except Exception:  # a wording bug must not lose the result
-                return f"{tool}: " + ("完成。" if zh else "done.")
+                return say(language, "tool_done", tool=tool)
         if status == "rejected":
             # what the user said no to, in words: never the tool's internal name
-            en, cn = _DOING.get(tool, ("that action", "该操作"))
+            doing = say_or(language, f"doing.{tool}", "") or say(language, "doing.other")
             if body.get("by") == "policy":
-                return (
-                    f"没有{cn}：当前没有人可以批准（没有打开的窗口或终端），所以默认拒绝。"
-                    if zh
-                    else f"I did not go on with {en}: {body.get('reason')}."
-                )
-            return f"已取消：你拒绝了{cn}。" if zh else f"Cancelled: you said no to {en}."
-        from xyclaw.agent.rules.texts import failure_text
+                if language == "zh":  # the English quotes the policy's own reason instead
+                    return say(language, "policy_refused", doing=doing)
+                return f"I did not go on with {doing}: {body.get('reason')}."
+            return say(language, "said_no", doing=doing)
 
-        error = str(body.get("error") or ("未知错误" if zh else "unknown error"))
+        error = str(body.get("error") or say(language, "unknown_error"))
         return failure_text(language, tool, error, body.get("hint"), body.get("kind") or ())
 
     def close(self) -> None:
         pass
-
-
-#: A gated tool's action as a reply names it (English, Chinese).
-_DOING: dict[str, tuple[str, str]] = {
-    "create_cluster": ("renting", "租用"),
-    "release_cluster": ("releasing the cluster", "释放集群"),
-    "cancel_job": ("cancelling the job", "取消作业"),
-    "run_command": ("running the command", "执行命令"),
-    "tune": ("tuning", "调优"),
-    "launch_job": ("launching the job", "启动作业"),
-    "approve_replacement": ("renting a replacement node", "租用替换节点"),
-    "set_budget": ("changing the budget", "修改预算"),
-}
 
 
 def _proposal(after: list[dict[str, Any]], allowed: set[str]) -> dict[str, Any] | None:

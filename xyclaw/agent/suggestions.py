@@ -25,9 +25,9 @@ import math
 from collections.abc import Collection
 from typing import Any
 
-from xyclaw.agent.rules.texts import pick
 from xyclaw.agent.types import Effect, SuggestedAction
 from xyclaw.errors import XyclawError
+from xyclaw.wording import text_in
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def suggest(
     if "cluster_health" in tools:
         found.append(
             SuggestedAction(
-                pick(language, f"Check the health of {cluster}", f"检查 {cluster} 的健康状况"),
+                text_in(language, "agent.suggest.check_the_health_of", cluster=cluster),
                 "cluster_health",
                 {"cluster": cluster},
                 Effect.READ,
@@ -70,10 +70,8 @@ def suggest(
             lost = ", ".join(ask.nodes) or node or "?"
             found.append(
                 SuggestedAction(
-                    pick(
-                        language,
-                        f"Replace {lost} and resume job {ask.job}",
-                        f"替换 {lost} 并恢复任务 {ask.job}",
+                    text_in(
+                        language, "agent.suggest.replace_and_resume_job", lost=lost, job=ask.job
                     ),
                     "approve_replacement",
                     {"job": str(ask.job_id), "digest": ask.quote.digest},
@@ -83,18 +81,14 @@ def suggest(
         found.append(
             _release(
                 cluster,
-                pick(
-                    language,
-                    f"Release {cluster} (then rent a replacement and resume)",
-                    f"释放 {cluster}（再租一台替换并恢复）",
-                ),
+                text_in(language, "agent.suggest.release_then_rent_a", cluster=cluster),
             )
         )
     elif rule in IDLE:
         found.append(
             _release(
                 cluster,
-                pick(language, f"Release the idle cluster {cluster}", f"释放空闲的集群 {cluster}"),
+                text_in(language, "agent.suggest.release_the_idle_cluster", cluster=cluster),
             )
         )
     elif rule in UNDERUSED:
@@ -102,11 +96,7 @@ def suggest(
         if job is not None:
             found.append(
                 SuggestedAction(
-                    pick(
-                        language,
-                        f"Stop job {job.name} (its GPUs spin without working)",
-                        f"停止任务 {job.name}（其 GPU 在空转）",
-                    ),
+                    text_in(language, "agent.suggest.stop_job_its_gpus", name=job.name),
                     "cancel_job",
                     {"job": str(job.id)},
                     Effect.DESTROY,
@@ -115,7 +105,7 @@ def suggest(
         found.append(
             _release(
                 cluster,
-                pick(language, f"Release {cluster} (stop paying)", f"释放 {cluster}（停止计费）"),
+                text_in(language, "agent.suggest.release_stop_paying", cluster=cluster),
             )
         )
     elif rule == BUDGET:
@@ -124,10 +114,12 @@ def suggest(
             amount, currency = raised
             found.append(
                 SuggestedAction(
-                    pick(
+                    text_in(
                         language,
-                        f"Raise the budget of {cluster} to {amount:g} {currency}",
-                        f"把 {cluster} 的预算提高到 {amount:g} {currency}",
+                        "agent.suggest.raise_the_budget_of",
+                        cluster=cluster,
+                        amount=amount,
+                        currency=currency,
                     ),
                     "set_budget",
                     {"cluster": cluster, "budget": amount},
@@ -137,7 +129,7 @@ def suggest(
         found.append(
             _release(
                 cluster,
-                pick(language, f"Release {cluster} (stop paying)", f"释放 {cluster}（停止计费）"),
+                text_in(language, "agent.suggest.release_stop_paying", cluster=cluster),
             )
         )
     return [a for a in found if a.tool in tools]

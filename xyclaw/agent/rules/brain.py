@@ -28,7 +28,6 @@ from xyclaw.agent.rules.slots import (
 from xyclaw.agent.rules.texts import (
     fabric_advice,
     help_text,
-    pick,
     refusal,
     say,
     unknown_text,
@@ -479,11 +478,11 @@ def _respect_exclusions(result: RulesTurn, msg: Message, context: RulesContext) 
             language = result.language
             example = next((c for c in context.clusters if c not in kept), "<cluster>")
             if call.name == "cancel_job":
-                text = say(language, "ask_job", verb=pick(language, "cancel", "取消"))
+                text = say(language, "ask_job", verb=say(language, "verb.cancel"))
             elif call.name in ("release_cluster", "tune"):
-                verb = pick(language, "release", "释放")
+                verb = say(language, "verb.release")
                 if call.name == "tune":
-                    verb = pick(language, "tune", "调优")
+                    verb = say(language, "verb.tune")
                 text = say(language, "except_unclear", verb=verb, example=example)
             else:
                 text = refusal(language, "unclear", result.intent)
@@ -535,18 +534,19 @@ def _implicit_cluster(context: RulesContext, *, strict: bool = True) -> str | No
 def _cluster_choices(turn: _Turn) -> str:
     live = turn.context.clusters
     if not live:
-        return pick(turn.language, "there is no live cluster", "现在没有运行中的集群")
+        return say(turn.language, "brain_no_live_cluster")
     names = ", ".join(live[:8])
-    return pick(turn.language, f"live: {names}", f"运行中：{names}")
+    return say(turn.language, "brain_live_clusters", names=names)
 
 
 def _example_cluster(turn: _Turn) -> str:
     if turn.context.clusters:
         return turn.context.clusters[0]
-    return pick(turn.language, "<cluster>", "<集群>")
+    return say(turn.language, "brain_cluster_placeholder")
 
 
-def _ask_cluster(turn: _Turn, intent: str, agent: str, verb_en: str, verb_zh: str) -> RulesTurn:
+def _ask_cluster(turn: _Turn, intent: str, agent: str, verb: str) -> RulesTurn:
+    """A question back for the cluster to act on; ``verb`` names ``agent.rules.verb.<verb>``."""
     if not turn.context.clusters and turn.context.last_cluster is None:
         return turn.reply(intent, agent, turn.say("no_clusters"))
     return turn.reply(
@@ -555,7 +555,7 @@ def _ask_cluster(turn: _Turn, intent: str, agent: str, verb_en: str, verb_zh: st
         turn.say(
             "ask_cluster",
             choices=_cluster_choices(turn),
-            verb=pick(turn.language, verb_en, verb_zh),
+            verb=turn.say(f"verb.{verb}"),
             example=_example_cluster(turn),
         ),
     )
@@ -729,9 +729,9 @@ def _rent(turn: _Turn, msg: Message) -> RulesTurn:
         return turn.call("rent", "provisioner", ToolCall("create_cluster", args))
     missing = ""
     if gpu is not None:
-        missing = pick(turn.language, f"; how many {gpu.name}?", f"；要几张 {gpu.name}？")
+        missing = say(turn.language, "brain_rent_how_many", name=gpu.name)
     elif count_value is not None:
-        missing = pick(turn.language, "; which GPU model?", "；要什么型号的卡？")
+        missing = say(turn.language, "brain_rent_which_gpu_model")
     if context.last_plan_id is not None and gpu is None and count_value is None:
         count = context.last_plan_options
         choices = f"1-{count}" if count > 1 else "1"
@@ -753,10 +753,10 @@ def _release(turn: _Turn, msg: Message) -> RulesTurn:
     if excepted is not None:
         return _release_except(turn, msg, refs, *excepted)
     if any(r.how == "gpu-unmatched" for r in refs):  # "release the H100 cluster": there is none
-        return _ask_cluster(turn, "release", "provisioner", "release", "释放")
+        return _ask_cluster(turn, "release", "provisioner", "release")
     plural = _has(msg, _ALL + r"|\bclusters\b|都")
     if any(r.how == "gpu-many" for r in refs) and not plural:
-        return _ask_cluster(turn, "release", "provisioner", "release", "释放")
+        return _ask_cluster(turn, "release", "provisioner", "release")
     if _has(msg, _ALL) and not refs:
         return turn.call("release", "provisioner", ToolCall("release_cluster", {"cluster": "all"}))
     if refs:
@@ -765,7 +765,7 @@ def _release(turn: _Turn, msg: Message) -> RulesTurn:
     target = _implicit_cluster(turn.context) if pronoun else None
     if target is not None:
         return turn.call("release", "provisioner", ToolCall("release_cluster", {"cluster": target}))
-    return _ask_cluster(turn, "release", "provisioner", "release", "释放")
+    return _ask_cluster(turn, "release", "provisioner", "release")
 
 
 def _release_except(
@@ -773,7 +773,7 @@ def _release_except(
 ) -> RulesTurn:
     """ "release everything except alpha": every live cluster but the ones kept, or words back
     when what is kept is not clear (a name XyClaw does not know, or none at all)."""
-    verb = pick(turn.language, "release", "释放")
+    verb = say(turn.language, "verb.release")
     live = turn.context.clusters
     if unknown or not kept:
         example = next((c for c in live if c not in kept), _example_cluster(turn))
@@ -815,7 +815,7 @@ def _cancel(turn: _Turn, msg: Message) -> RulesTurn:
             return turn.reply(
                 "cancel",
                 "operator",
-                turn.say("ask_job", verb=pick(turn.language, "cancel", "取消")),
+                turn.say("ask_job", verb=say(turn.language, "verb.cancel")),
             )
     if refs:
         calls = [ToolCall("cancel_job", {"job": r.value}) for r in refs[:8]]
@@ -824,7 +824,7 @@ def _cancel(turn: _Turn, msg: Message) -> RulesTurn:
     if target is not None:
         return turn.call("cancel", "operator", ToolCall("cancel_job", {"job": target}))
     return turn.reply(
-        "cancel", "operator", turn.say("ask_job", verb=pick(turn.language, "cancel", "取消"))
+        "cancel", "operator", turn.say("ask_job", verb=say(turn.language, "verb.cancel"))
     )
 
 
@@ -850,7 +850,7 @@ def _tune(turn: _Turn, msg: Message) -> RulesTurn:
         return guard
     cluster, _ = _resolve_cluster(turn, msg, implicit=True, verbs=_TUNE)
     if cluster is None:
-        return _ask_cluster(turn, "tune", "tuner", "tune", "调优")
+        return _ask_cluster(turn, "tune", "tuner", "tune")
     return turn.call("tune", "tuner", ToolCall("tune", {"cluster": cluster}))
 
 
@@ -935,17 +935,17 @@ def _launch_on(turn: _Turn, msg: Message, spec: str) -> RulesTurn:
     refs, _pronoun = _clusters(msg, turn.context)
     args: dict[str, object] = {"spec": spec}
     if any(r.how == "gpu-unmatched" for r in refs):
-        return _ask_cluster(turn, "launch", "operator", "launch it on", "在其上启动")
+        return _ask_cluster(turn, "launch", "operator", "launch_on")
     if len(refs) == 1:
         args["cluster"] = refs[0].value
     elif len(refs) > 1:
-        return _ask_cluster(turn, "launch", "operator", "launch it on", "在其上启动")
+        return _ask_cluster(turn, "launch", "operator", "launch_on")
     else:
         target = _implicit_cluster(turn.context)
         if target is not None:
             args["cluster"] = target
         elif len(turn.context.clusters) > 1:
-            return _ask_cluster(turn, "launch", "operator", "launch it on", "在其上启动")
+            return _ask_cluster(turn, "launch", "operator", "launch_on")
     return turn.call("launch", "operator", ToolCall("launch_job", args))
 
 
@@ -998,7 +998,7 @@ def _logs(turn: _Turn, msg: Message) -> RulesTurn:
     job = _job_ref(turn, msg)
     if job is None:
         return turn.reply(
-            "logs", "operator", turn.say("ask_job", verb=pick(turn.language, "logs of", "看日志："))
+            "logs", "operator", turn.say("ask_job", verb=say(turn.language, "verb.logs_of"))
         )
     args: dict[str, object] = {"job": job}
     slots.take_rank(msg)  # "rank 3": the tool shows every rank's lines (it takes no rank)
@@ -1012,7 +1012,7 @@ def _why_stuck(turn: _Turn, msg: Message) -> RulesTurn:
     """Issue 34 (b34): every rank of the job asked for its dump, and the verdict."""
     job = _job_ref(turn, msg)
     if job is None:
-        verb = pick(turn.language, "explain the hang of", "分析卡住原因：")
+        verb = say(turn.language, "verb.explain_hang_of")
         return turn.reply("why_stuck", "operator", turn.say("ask_job", verb=verb))
     return turn.call("why_stuck", "operator", ToolCall("why_stuck", {"job": job}))
 
@@ -1097,7 +1097,7 @@ def _slurm_launch(turn: _Turn, msg: Message) -> RulesTurn:
         return turn.reply(
             "slurm_launch",
             "operator",
-            turn.say("ask_spec", example=pick(turn.language, "the lab cluster", "实验室集群")),
+            turn.say("ask_spec", example=say(turn.language, "brain_lab_cluster")),
         )
     return turn.call("slurm_launch", "operator", ToolCall("slurm_launch", {"spec": spec}))
 
@@ -1149,7 +1149,7 @@ def _health(turn: _Turn, msg: Message) -> RulesTurn:
         calls = [ToolCall("cluster_health", {"cluster": name}) for name in chosen[:8]]
         return turn.call("health", "monitor", *calls)
     if cluster is None:
-        return _ask_cluster(turn, "health", "monitor", "health of", "检查")
+        return _ask_cluster(turn, "health", "monitor", "health_of")
     return turn.call("health", "monitor", ToolCall("cluster_health", {"cluster": cluster}))
 
 
@@ -1280,7 +1280,7 @@ def _understand(text: str, context: RulesContext) -> RulesTurn:
         return _run_command(turn, msg)
     if _has(msg, _RELEASE) or (_has(msg, _STOP) and _has(msg, r"\bclusters?\b|集群")):
         if _has(msg, _CANCEL) and _has(msg, JOB_WORDS) and _has(msg, r"\bclusters?\b|集群"):
-            first = pick(turn.language, "cancel job 3", "取消作业3")
+            first = say(turn.language, "brain_example_cancel_job")
             return turn.reply("release", "provisioner", turn.say("one_at_a_time", first=first))
         return _release(turn, msg)
     if _has(msg, _CANCEL) and (_has(msg, JOB_WORDS) or _has(msg, r"\bit\b|它")):
