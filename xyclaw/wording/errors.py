@@ -884,6 +884,26 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error.config.known_sections": ("known sections: {sections}", "已知的部分：{sections}"),
     "error.config.unknown_key": ("{origin}: unknown key {setting}", "{origin}：未知的键 {setting}"),
     "error.config.known_keys": ("keys of [{section}]: {keys}", "[{section}] 的键：{keys}"),
+    "error.config.not_table": (
+        "{origin}: {section} must be a table ([{section}])",
+        "{origin}：{section} 必须是一个表（[{section}]）",
+    ),
+    "error.config.unknown_setting": ("unknown setting {setting}", "未知的设置 {setting}"),
+    "error.config.known_settings": ("known settings: {settings}", "已知的设置：{settings}"),
+    "error.config.unwritable": ("cannot write {path}: {reason}", "无法写入 {path}：{reason}"),
+    "error.config.folder_permissions": (
+        "check the folder's permissions",
+        "请检查文件夹的权限",
+    ),
+    "error.config.not_utf8_unwritten": (
+        "{path} is not UTF-8 text; nothing was written",
+        "{path} 不是 UTF-8 文本；没有写入任何内容",
+    ),
+    "error.config.would_break": (
+        "writing {setting} would break {path}: {reason}",
+        "写入 {setting} 会破坏 {path}：{reason}",
+    ),
+    "error.config.fix_first": ("fix it first", "请先修好它"),
     # -- providers ------------------------------------------------------------------------
     "error.provider.unknown": ("unknown provider {name}", "未知的提供方 {name}"),
     "error.provider.known": ("known providers: {names}", "已知的提供方：{names}"),
