@@ -466,3 +466,17 @@ def test_the_settings_page_s_writes_say_what_went_wrong_in_chinese(tmp_path: Pat
         message, hint = caught.value.in_language("zh")
         assert chinese in message, message
         assert not english_runs(f"{message} {hint or ''}"), (message, hint)
+
+
+def test_a_host_typed_wrong_is_said_in_chinese(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add = ["hosts", "trust", "root@10.0.0.5:99999"]
+    assert main(add) == 2
+    english = capsys.readouterr().err
+    assert "bad port in 'root@10.0.0.5:99999'" in english, english
+    _set_chinese()
+    assert main(add) == 2
+    chinese = capsys.readouterr().err
+    assert "'root@10.0.0.5:99999' 里的端口有误" in chinese and "端口是 1 到 65535" in chinese
+    assert not english_runs(chinese), english_runs(chinese)
