@@ -171,6 +171,9 @@ _PLAN = ["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "8",
         ("me,o1,r,A800,cluster,8,4|2,none,3.5,CNY", "node counts must be increasing", "递增"),
         ("me,o1,r,Z900,node,8,1,none,3.5,CNY", "unknown GPU model 'Z900'", "未知的 GPU 型号"),
         ("me,o1,r,A800,node,8,1,none,3.5", "has 9 values, the header has 10", "表头有 10 个"),
+        # a rule across columns (the offer's own invariant), not one field's
+        ("me,o1,r,A800,cluster,8,1|2,none,3.5,CNY", "need a fabric other than none", "多节点"),
+        ("me,o1,r,A800,node,8,1|2,ib-hdr-200,3.5,CNY", "offer rents exactly one node", "只租一个"),
     ],
 )
 def test_an_offers_file_s_field_errors_are_chinese_and_the_english_unchanged(
