@@ -462,7 +462,7 @@ def load_config(
                 hint=said("error.config.known_sections", sections=", ".join(sorted(sections))),
             )
         if not isinstance(table, dict):
-            raise ConfigError(f"{origin}: {section} must be a table ([{section}])")
+            raise ConfigError(said("error.config.not_table", origin=origin, section=section))
         for key, raw in table.items():
             info = infos.get((section, key))
             if info is None:
@@ -486,7 +486,7 @@ def load_config(
         section, _, key = dotted.partition(".")
         info = infos.get((section, key))
         if info is None:
-            raise ConfigError(f"unknown setting {dotted}")
+            raise ConfigError(said("error.config.unknown_setting", setting=dotted))
         chosen[section][key] = _coerce(info, raw, said("error.config.command_line"))
 
     built: dict[str, Any] = {}
@@ -535,7 +535,10 @@ def setting_info(dotted: str) -> SettingInfo:
     if found is not None:
         return found
     known = sorted(_settings_by_key())
-    raise ConfigError(f"unknown setting {dotted}", hint="known settings: " + ", ".join(known))
+    raise ConfigError(
+        said("error.config.unknown_setting", setting=dotted),
+        hint=said("error.config.known_settings", settings=", ".join(known)),
+    )
 
 
 def validate_setting(dotted: str, raw: Any) -> Any:
@@ -557,7 +560,8 @@ def write_setting(path: Path, dotted: str, raw: Any) -> Any:
             _write_setting_locked(path, dotted, info, value)
     except OSError as exc:
         raise ConfigError(
-            f"cannot write {path}: {exc.strerror}", hint="check the folder's permissions"
+            said("error.config.unwritable", path=str(path), reason=str(exc.strerror)),
+            hint=said("error.config.folder_permissions"),
         ) from exc
     return value
 
@@ -569,18 +573,21 @@ def _write_setting_locked(path: Path, dotted: str, info: SettingInfo, value: Any
         text = ""
     except OSError as exc:
         raise ConfigError(
-            f"cannot read {path}: {exc.strerror}", hint="check the file's permissions"
+            said("error.config.unreadable", path=str(path), reason=str(exc.strerror)),
+            hint=said("error.config.permissions"),
         ) from exc
     except UnicodeDecodeError:
         raise ConfigError(
-            f"{path} is not UTF-8 text; nothing was written",
-            hint="save it as UTF-8, or move it aside to use the defaults",
+            said("error.config.not_utf8_unwritten", path=str(path)),
+            hint=said("error.config.utf8_hint"),
         ) from None
     new_text = _set_in_toml(text, info.section, info.key, value, path)
     try:
         parsed = tomllib.loads(new_text)
     except tomllib.TOMLDecodeError as exc:  # pragma: no cover - the writers emit valid TOML
-        raise ConfigError(f"writing {dotted} would break {path}: {exc}") from exc
+        raise ConfigError(
+            said("error.config.would_break", setting=dotted, path=str(path), reason=str(exc))
+        ) from exc
     _check_file_values(parsed, str(path))
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     write_private(path, new_text, mode=mode)
@@ -595,22 +602,25 @@ def _set_in_toml(text: str, section: str, key: str, value: Any, path: Path) -> s
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path} is not valid TOML: {exc}", hint="fix it first") from exc
+            raise ConfigError(
+                said("error.config.not_toml", path=str(path), reason=str(exc)),
+                hint=said("error.config.fix_first"),
+            ) from exc
         data.setdefault(section, {})[key] = value
         return tomli_w.dumps(data)
     try:
         doc = tomlkit.parse(text)
     except Exception as exc:  # tomlkit's parse errors have no common base class
         raise ConfigError(
-            f"{path} is not valid TOML: {exc}",
-            hint="fix the line named above, or move the file aside to use the defaults",
+            said("error.config.not_toml", path=str(path), reason=str(exc)),
+            hint=said("error.config.not_toml_hint"),
         ) from exc
     table = doc.get(section)
     if table is None:
         table = tomlkit.table()
         doc[section] = table
     elif not isinstance(table, dict):
-        raise ConfigError(f"{path}: {section} must be a table ([{section}])")
+        raise ConfigError(said("error.config.not_table", origin=str(path), section=section))
     table[key] = value
     return tomlkit.dumps(doc)
 
@@ -620,9 +630,11 @@ def _check_file_values(file_values: Mapping[str, Any], origin: str) -> None:
     infos = {(i.section, i.key): i for i in describe_settings()}
     for section, table in file_values.items():
         if not isinstance(table, dict):
-            raise ConfigError(f"{origin}: {section} must be a table ([{section}])")
+            raise ConfigError(said("error.config.not_table", origin=origin, section=section))
         for key, raw in table.items():
             info = infos.get((section, key))
             if info is None:
-                raise ConfigError(f"{origin}: unknown key {section}.{key}")
+                raise ConfigError(
+                    said("error.config.unknown_key", origin=origin, setting=f"{section}.{key}")
+                )
             _coerce(info, raw, origin)

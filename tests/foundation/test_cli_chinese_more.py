@@ -171,6 +171,9 @@ _PLAN = ["plan", "--task", "finetune-lora", "--model-size", "7B", "--gpus", "8",
         ("me,o1,r,A800,cluster,8,4|2,none,3.5,CNY", "node counts must be increasing", "递增"),
         ("me,o1,r,Z900,node,8,1,none,3.5,CNY", "unknown GPU model 'Z900'", "未知的 GPU 型号"),
         ("me,o1,r,A800,node,8,1,none,3.5", "has 9 values, the header has 10", "表头有 10 个"),
+        # a rule across columns (the offer's own invariant), not one field's
+        ("me,o1,r,A800,cluster,8,1|2,none,3.5,CNY", "need a fabric other than none", "多节点"),
+        ("me,o1,r,A800,node,8,1|2,ib-hdr-200,3.5,CNY", "offer rents exactly one node", "只租一个"),
     ],
 )
 def test_an_offers_file_s_field_errors_are_chinese_and_the_english_unchanged(
@@ -425,3 +428,58 @@ def test_plan_json_s_line_for_a_person_is_said_in_each_language(
     said = capsys.readouterr().err
     assert said.startswith("xyclaw plan：没有合适的选项：没有报价满足 GPU B200"), said
     assert not english_runs(said), english_runs(said)
+
+
+def test_a_section_that_is_not_a_table_is_said_in_chinese(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = AppPaths.from_environment().config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('billing = 3\n[gui]\nlanguage = "en"\n', encoding="utf-8")
+    assert main(["config", "check"]) == 2
+    english = capsys.readouterr().err
+    assert "billing must be a table ([billing])" in english, english
+    config.write_text('billing = 3\n[gui]\nlanguage = "zh_CN"\n', encoding="utf-8")
+    assert main(["config", "check"]) == 2
+    chinese = capsys.readouterr().err
+    assert "billing 必须是一个表（[billing]）" in chinese, chinese
+    assert not english_runs(chinese), english_runs(chinese)
+
+
+def test_the_settings_page_s_writes_say_what_went_wrong_in_chinese(tmp_path: Path) -> None:
+    """What Settings shows when a save cannot go through: a setting it does not know, a
+    file that is not TOML, one that is not UTF-8; the English as before."""
+    from xyclaw.config import write_setting
+    from xyclaw.errors import ConfigError
+
+    path = tmp_path / "config.toml"
+    cases = [
+        ("nosuch.key", "", "unknown setting nosuch.key", "未知的设置 nosuch.key"),
+        ("gui.language", "[gui\n", "is not valid TOML", "不是有效的 TOML"),
+        ("gui.language", b"\xff\xfe", "is not UTF-8 text; nothing was written", "不是 UTF-8 文本"),
+    ]
+    for setting, content, english, chinese in cases:
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        with pytest.raises(ConfigError) as caught:
+            write_setting(path, setting, "zh_CN")
+        assert english in caught.value.message, caught.value.message
+        message, hint = caught.value.in_language("zh")
+        assert chinese in message, message
+        assert not english_runs(f"{message} {hint or ''}"), (message, hint)
+
+
+def test_a_host_typed_wrong_is_said_in_chinese(
+    xyclaw_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add = ["hosts", "trust", "root@10.0.0.5:99999"]
+    assert main(add) == 2
+    english = capsys.readouterr().err
+    assert "bad port in 'root@10.0.0.5:99999'" in english, english
+    _set_chinese()
+    assert main(add) == 2
+    chinese = capsys.readouterr().err
+    assert "'root@10.0.0.5:99999' 里的端口有误" in chinese and "端口是 1 到 65535" in chinese
+    assert not english_runs(chinese), english_runs(chinese)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from xyclaw.catalog.fabrics import parse_fabric
 from xyclaw.catalog.names import normalise_gpu_name
+from xyclaw.wording import SaidValueError, said
 
 GIB = 1 << 30
 INTERCONNECTS = ("nvlink", "pcie")
@@ -36,11 +37,13 @@ class GpuModel:
 
     def __post_init__(self) -> None:
         if self.memory_gib <= 0 or self.bf16_tflops <= 0 or self.memory_bandwidth_gbs <= 0:
-            raise ValueError(f"GPU {self.name}: memory, TFLOP/s and bandwidth must be positive")
+            raise SaidValueError(said("error.catalog.gpu_positive", name=self.name))
         if self.fp8_tflops is not None and self.fp8_tflops <= 0:
-            raise ValueError(f"GPU {self.name}: FP8 TFLOP/s must be positive or absent")
+            raise SaidValueError(said("error.catalog.gpu_fp8", name=self.name))
         if self.interconnect not in INTERCONNECTS:
-            raise ValueError(f"GPU {self.name}: interconnect must be one of {INTERCONNECTS}")
+            raise SaidValueError(
+                said("error.catalog.gpu_interconnect", name=self.name, choices=str(INTERCONNECTS))
+            )
 
     @property
     def memory_bytes(self) -> int:
@@ -112,33 +115,35 @@ class Offer:
 
     def __post_init__(self) -> None:
         if not self.provider or not self.offer_id or not self.region or not self.gpu:
-            raise ValueError("an offer needs a provider, an id, a region and a GPU model")
+            raise SaidValueError(said("error.catalog.offer_needs"))
         # Providers spell things their own way; the catalog keeps one spelling.
         object.__setattr__(self, "gpu", normalise_gpu_name(self.gpu))
         object.__setattr__(self, "currency", self.currency.strip().upper())
         object.__setattr__(self, "node_counts", tuple(self.node_counts))
         if self.gpus_per_node < 1:
-            raise ValueError(f"offer {self.offer_id}: gpus_per_node must be at least 1")
+            raise SaidValueError(said("error.catalog.offer_gpus_per_node", offer=self.offer_id))
         if not self.node_counts or any(n < 1 for n in self.node_counts):
-            raise ValueError(f"offer {self.offer_id}: node counts must be 1 or more")
+            raise SaidValueError(said("error.catalog.offer_nodes_min", offer=self.offer_id))
         if list(self.node_counts) != sorted(set(self.node_counts)):
-            raise ValueError(f"offer {self.offer_id}: node counts must be increasing, no repeats")
+            raise SaidValueError(said("error.catalog.offer_nodes_order", offer=self.offer_id))
         fabric = parse_fabric(self.fabric)
         object.__setattr__(self, "fabric", fabric.name)
         if max(self.node_counts) > 1 and not fabric.spans_nodes:
-            raise ValueError(f"offer {self.offer_id}: several nodes need a fabric other than none")
+            raise SaidValueError(said("error.catalog.offer_fabric", offer=self.offer_id))
         if self.kind not in OFFER_KINDS:
-            raise ValueError(f"offer {self.offer_id}: kind must be one of {OFFER_KINDS}")
+            raise SaidValueError(
+                said("error.catalog.offer_kind", offer=self.offer_id, choices=str(OFFER_KINDS))
+            )
         if self.kind == "node" and self.node_counts != (1,):
-            raise ValueError(f"offer {self.offer_id}: a 'node' offer rents exactly one node")
+            raise SaidValueError(said("error.catalog.offer_node_kind", offer=self.offer_id))
         if self.price_micro < 0:  # 0 is a machine you own: it costs nothing to use
-            raise ValueError(f"offer {self.offer_id}: the price cannot be negative")
+            raise SaidValueError(said("error.catalog.offer_price", offer=self.offer_id))
         if self.price_30d_micro is not None and not 0 < self.price_30d_micro <= self.price_micro:
-            raise ValueError(f"offer {self.offer_id}: the 30-day price must be in (0, on-demand]")
+            raise SaidValueError(said("error.catalog.offer_price_30d", offer=self.offer_id))
         if not _CURRENCY.match(self.currency):
-            raise ValueError(f"offer {self.offer_id}: currency must be a 3-letter code like CNY")
+            raise SaidValueError(said("error.catalog.offer_currency", offer=self.offer_id))
         if self.available_gpus is not None and self.available_gpus < 0:
-            raise ValueError(f"offer {self.offer_id}: available GPUs cannot be negative")
+            raise SaidValueError(said("error.catalog.offer_available", offer=self.offer_id))
 
     @property
     def key(self) -> tuple[str, str]:

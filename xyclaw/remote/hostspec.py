@@ -17,6 +17,7 @@ from typing import Any, Literal
 import paramiko
 
 from xyclaw.errors import ConfigError, UsageError
+from xyclaw.wording import said
 
 DEFAULT_PORT = 22
 
@@ -63,7 +64,7 @@ def parse_destination(text: str) -> tuple[str | None, str, int | None]:
     if dest.startswith("ssh://"):
         dest = dest[len("ssh://") :].rstrip("/")
     if not dest:
-        raise UsageError("an empty host name was given", hint="name a host or an ssh alias")
+        raise UsageError(said("error.host.empty"), hint=said("error.host.empty_hint"))
     user: str | None = None
     if "@" in dest:
         user, _, dest = dest.rpartition("@")
@@ -72,23 +73,31 @@ def parse_destination(text: str) -> tuple[str | None, str, int | None]:
     if dest.startswith("["):
         host, sep, rest = dest[1:].partition("]")
         if not sep:
-            raise UsageError(f"bad host {text!r}: unclosed '['", hint="write [address]:port")
+            raise UsageError(
+                said("error.host.unclosed", host=repr(text)), hint=said("error.host.v6_hint")
+            )
         if rest:
             if not rest.startswith(":"):
-                raise UsageError(f"bad host {text!r}", hint="write [address]:port")
+                raise UsageError(
+                    said("error.host.bad", host=repr(text)), hint=said("error.host.v6_hint")
+                )
             port = _port(rest[1:], text)
         dest = host
     elif dest.count(":") == 1:
         dest, _, port_text = dest.partition(":")
         port = _port(port_text, text)
     if not dest:
-        raise UsageError(f"bad host {text!r}: no host name", hint="write [user@]host[:port]")
+        raise UsageError(
+            said("error.host.no_name", host=repr(text)), hint=said("error.host.form_hint")
+        )
     return user, dest, port
 
 
 def _port(text: str, whole: str) -> int:
     if not text.isdigit() or not 0 < int(text) < 65536:
-        raise UsageError(f"bad port in {whole!r}", hint="a port is a number from 1 to 65535")
+        raise UsageError(
+            said("error.host.bad_port", host=repr(whole)), hint=said("error.host.port_hint")
+        )
     return int(text)
 
 
@@ -117,8 +126,8 @@ class SshConfigResolver:
     def _resolve(self, host: str, *, depth: int, jump_override: HostSpec | None) -> HostSpec:
         if depth > _MAX_JUMPS:
             raise ConfigError(
-                f"ProxyJump for {host!r} nests more than {_MAX_JUMPS} hosts deep",
-                hint=f"look for a ProxyJump loop in {self._path}",
+                said("error.host.jump_deep", host=repr(host), most=_MAX_JUMPS),
+                hint=said("error.host.jump_loop_hint", path=str(self._path)),
             )
         user, name, port = parse_destination(host)
         options = self._lookup(name)
@@ -152,8 +161,10 @@ class SshConfigResolver:
             return None
         if not text.isdigit() or not 0 < int(text) < 65536:
             raise ConfigError(
-                f"Port {text!r} for host {name!r} in {self._path} is not a port number",
-                hint="a port is a number from 1 to 65535",
+                said(
+                    "error.host.config_port", port=repr(text), host=repr(name), path=str(self._path)
+                ),
+                hint=said("error.host.port_hint"),
             )
         return int(text)
 
@@ -165,8 +176,8 @@ class SshConfigResolver:
         for index, hop in enumerate(hops):
             if parse_destination(hop)[1] == of:
                 raise ConfigError(
-                    f"host {of!r} lists itself in its ProxyJump",
-                    hint=f"fix the ProxyJump line for {of} in {self._path}",
+                    said("error.host.jump_self", host=repr(of)),
+                    hint=said("error.host.jump_self_hint", host=of, path=str(self._path)),
                 )
             # The first hop keeps its own config (its ProxyJump too); later hops
             # are reached through the one before, as `ssh -J a,b` does.

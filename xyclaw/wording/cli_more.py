@@ -46,6 +46,62 @@ TEXTS: dict[str, tuple[str, str]] = {
         "（输入 {tokens_in} tokens，输出 {tokens_out}，{cost}）",
     ),
     # -- an offers file (`xyclaw plan --offers`), a GPU file: xyclaw.catalog.loader ------------
+    "error.catalog.gpu_positive": (
+        "GPU {name}: memory, TFLOP/s and bandwidth must be positive",
+        "GPU {name}：显存、TFLOP/s 和带宽都必须为正数",
+    ),
+    "error.catalog.gpu_fp8": (
+        "GPU {name}: FP8 TFLOP/s must be positive or absent",
+        "GPU {name}：FP8 TFLOP/s 必须为正数或留空",
+    ),
+    "error.catalog.gpu_interconnect": (
+        "GPU {name}: interconnect must be one of {choices}",
+        "GPU {name}：interconnect 必须是 {choices} 之一",
+    ),
+    "error.catalog.offer_needs": (
+        "an offer needs a provider, an id, a region and a GPU model",
+        "报价单需要平台、编号、地区和 GPU 型号",
+    ),
+    "error.catalog.offer_gpus_per_node": (
+        "offer {offer}: gpus_per_node must be at least 1",
+        "报价单 {offer}：gpus_per_node 至少为 1",
+    ),
+    "error.catalog.offer_nodes_min": (
+        "offer {offer}: node counts must be 1 or more",
+        "报价单 {offer}：节点数必须为 1 或以上",
+    ),
+    "error.catalog.offer_nodes_order": (
+        "offer {offer}: node counts must be increasing, no repeats",
+        "报价单 {offer}：节点数必须递增且不重复",
+    ),
+    "error.catalog.offer_fabric": (
+        "offer {offer}: several nodes need a fabric other than none",
+        "报价单 {offer}：多节点需要 none 以外的网络",
+    ),
+    "error.catalog.offer_kind": (
+        "offer {offer}: kind must be one of {choices}",
+        "报价单 {offer}：kind 必须是 {choices} 之一",
+    ),
+    "error.catalog.offer_node_kind": (
+        "offer {offer}: a 'node' offer rents exactly one node",
+        "报价单 {offer}：'node' 类报价只租一个节点",
+    ),
+    "error.catalog.offer_price": (
+        "offer {offer}: the price cannot be negative",
+        "报价单 {offer}：价格不能为负",
+    ),
+    "error.catalog.offer_price_30d": (
+        "offer {offer}: the 30-day price must be in (0, on-demand]",
+        "报价单 {offer}：30 天价格必须在 (0, 按需价格] 之内",
+    ),
+    "error.catalog.offer_currency": (
+        "offer {offer}: currency must be a 3-letter code like CNY",
+        "报价单 {offer}：货币必须是 CNY 这样的 3 字母代码",
+    ),
+    "error.catalog.offer_available": (
+        "offer {offer}: available GPUs cannot be negative",
+        "报价单 {offer}：可用 GPU 数不能为负",
+    ),
     "error.catalog.at_line": (
         "{source}, line {line}: {problem}",
         "{source} 第 {line} 行：{problem}",

@@ -884,9 +884,62 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error.config.known_sections": ("known sections: {sections}", "已知的部分：{sections}"),
     "error.config.unknown_key": ("{origin}: unknown key {setting}", "{origin}：未知的键 {setting}"),
     "error.config.known_keys": ("keys of [{section}]: {keys}", "[{section}] 的键：{keys}"),
+    "error.config.not_table": (
+        "{origin}: {section} must be a table ([{section}])",
+        "{origin}：{section} 必须是一个表（[{section}]）",
+    ),
+    "error.config.unknown_setting": ("unknown setting {setting}", "未知的设置 {setting}"),
+    "error.config.known_settings": ("known settings: {settings}", "已知的设置：{settings}"),
+    "error.config.unwritable": ("cannot write {path}: {reason}", "无法写入 {path}：{reason}"),
+    "error.config.folder_permissions": (
+        "check the folder's permissions",
+        "请检查文件夹的权限",
+    ),
+    "error.config.not_utf8_unwritten": (
+        "{path} is not UTF-8 text; nothing was written",
+        "{path} 不是 UTF-8 文本；没有写入任何内容",
+    ),
+    "error.config.would_break": (
+        "writing {setting} would break {path}: {reason}",
+        "写入 {setting} 会破坏 {path}：{reason}",
+    ),
+    "error.config.fix_first": ("fix it first", "请先修好它"),
     # -- providers ------------------------------------------------------------------------
     "error.provider.unknown": ("unknown provider {name}", "未知的提供方 {name}"),
     "error.provider.known": ("known providers: {names}", "已知的提供方：{names}"),
+    # -- a host as typed, and ~/.ssh/config -----------------------------------------------------
+    "error.host.empty": ("an empty host name was given", "给出的主机名是空的"),
+    "error.host.empty_hint": ("name a host or an ssh alias", "请写主机名或 ssh 别名"),
+    "error.host.unclosed": ("bad host {host}: unclosed '['", "主机 {host} 有误：'[' 没有闭合"),
+    "error.host.bad": ("bad host {host}", "主机 {host} 有误"),
+    "error.host.v6_hint": ("write [address]:port", "请写成 [地址]:端口"),
+    "error.host.no_name": ("bad host {host}: no host name", "主机 {host} 有误：没有主机名"),
+    "error.host.form_hint": ("write [user@]host[:port]", "请写成 [用户@]主机[:端口]"),
+    "error.host.bad_port": ("bad port in {host}", "{host} 里的端口有误"),
+    "error.host.port_hint": (
+        "a port is a number from 1 to 65535",
+        "端口是 1 到 65535 之间的数字",
+    ),
+    "error.host.jump_deep": (
+        "ProxyJump for {host} nests more than {most} hosts deep",
+        "{host} 的 ProxyJump 嵌套超过 {most} 层",
+    ),
+    "error.host.jump_loop_hint": (
+        "look for a ProxyJump loop in {path}",
+        "请检查 {path} 里是否有 ProxyJump 循环",
+    ),
+    "error.host.config_port": (
+        "Port {port} for host {host} in {path} is not a port number",
+        "{path} 里主机 {host} 的 Port {port} 不是端口号",
+    ),
+    "error.host.jump_self": (
+        "host {host} lists itself in its ProxyJump",
+        "主机 {host} 的 ProxyJump 里有它自己",
+    ),
+    "error.host.jump_self_hint": (
+        "fix the ProxyJump line for {host} in {path}",
+        "请修改 {path} 里 {host} 的 ProxyJump 行",
+    ),
     # -- hosts.toml (your own machines) ---------------------------------------------------------
     "error.hosts.about_name": (
         'an ~/.ssh/config alias or user@host:port, e.g. name = "gpu1"',
