@@ -142,7 +142,10 @@ class AgentRuntime:
     def conversation(self, cid: int) -> ConversationInfo:
         row = self.conv.get_conversation(cid)
         if row is None:
-            raise UsageError(f"there is no conversation {cid}", hint="`xyclaw chat` then /list")
+            raise UsageError(
+                said("error.chat.no_conversation", cid=cid),
+                hint=said("error.chat.no_conversation_hint"),
+            )
         return self._info(row, cid in self._pending_ids())
 
     def waiting_conversations(self) -> set[int]:
@@ -183,7 +186,7 @@ class AgentRuntime:
 
     def rename_conversation(self, cid: int, title: str) -> None:
         if not self.conv.rename_conversation(cid, title.strip() or DEFAULT_TITLE):
-            raise UsageError(f"there is no conversation {cid}")
+            raise UsageError(said("error.chat.no_conversation", cid=cid))
 
     def delete_conversation(self, cid: int) -> None:
         with self._lock(cid):
@@ -230,7 +233,7 @@ class AgentRuntime:
         choose the language of (text the brain did not understand)."""
         text = text.strip()
         if not text:
-            raise UsageError("the message is empty")
+            raise UsageError(said("error.chat.empty"))
         if language is not None:
             self._window_language[cid] = language
         info = self.conversation(cid)
@@ -594,7 +597,9 @@ class AgentRuntime:
 
         spec = self.catalogue.get(tool)
         if spec is None or not spec.gated:
-            raise UsageError(f"{tool} is not a tool that asks", hint="this is a bug")
+            raise UsageError(
+                said("error.chat.not_asking", tool=tool), hint=said("error.chat.bug_hint")
+            )
         pending = self.pending_approval(cid)
         if pending is not None:
             raise UsageError(
@@ -691,7 +696,7 @@ class AgentRuntime:
 
     def revoke(self, allowance_id: int) -> None:
         if not self.conv.revoke_allowance(allowance_id):
-            raise UsageError(f"there is no allowance {allowance_id} in force")
+            raise UsageError(said("error.chat.no_allowance", id=allowance_id))
 
     def usage_today(self) -> Any:
         from xyclaw.agent.types import Usage
