@@ -22,8 +22,8 @@ from xyclaw.agent.mcp_server import McpTools
 from xyclaw.agent.presets import Endpoint
 from xyclaw.agent.profiles import load_agents, parse_profile
 from xyclaw.agent.tools import spend_period
-from xyclaw.agent.types import Effect
 from xyclaw.cli.main import main
+from xyclaw.engine.surface import Effect
 from xyclaw.errors import AgentError, SecretError, UsageError, XyclawError
 from xyclaw.paths import AppPaths
 from xyclaw.remote.node_access import load_or_create_app_key
