@@ -8,6 +8,7 @@ import io
 import json
 import stat
 import sys
+import threading
 from pathlib import Path
 
 import paramiko
@@ -188,3 +189,16 @@ def test_the_app_s_ssh_key_others_can_read_is_said_in_each_language(tmp_path: Pa
     assert chinese.startswith(f"无法读取 SSH 密钥 {path} 请把它移开；"), chinese
     assert not english_runs(chinese), english_runs(chinese)
     assert isinstance(load_or_create_app_key(tmp_path / "fresh")[0], paramiko.PKey)
+
+
+def test_a_stopped_turn_is_said_in_the_language_it_was_asked_in(
+    make_runtime: MakeRuntime,  # noqa: F811
+) -> None:
+    runtime = make_runtime()
+    stop = threading.Event()
+    stop.set()  # the user pressed Stop before the first step came back
+    cid = runtime.new_conversation()
+    english = runtime.send(cid, "how much did I spend today", lambda e: None, cancel=stop)
+    assert english.reply == "Stopped: the turn was cancelled.", english.reply
+    chinese = runtime.send(cid, "我今天花了多少钱", lambda e: None, cancel=stop)
+    assert chinese.reply == "已停止：本轮已取消。", chinese.reply

@@ -782,6 +782,15 @@ class AgentRuntime:
                 self._turns -= 1
                 self._turns_done.notify_all()
 
+    def _turn_language(self, config: Any) -> str:
+        """The language of the turn's request, for a line said when it stops; English when
+        even the conversation's state cannot be read (the turn may have crashed on it)."""
+        try:
+            words = self.graph.get_state(config).values.get("messages") or []
+        except Exception:  # a broken checkpoint must not turn a stop into a traceback
+            return "en"
+        return request_language(words)
+
     def _run_turn(
         self, cid: int, graph_input: Any, on_event: OnEvent, cancel: threading.Event | None
     ) -> TurnResult:
@@ -799,7 +808,7 @@ class AgentRuntime:
                 if event.is_set():
                     raise OperationCancelled("the turn was cancelled")
         except OperationCancelled:
-            failure = "Stopped: the turn was cancelled."
+            failure = Said("error.chat.cancelled", {}).in_language(self._turn_language(config))
         except GraphRecursionError:  # a model that never stops calling tools
             steps = config.get("recursion_limit", 0)
             words = self.graph.get_state(config).values.get("messages") or []
@@ -816,7 +825,8 @@ class AgentRuntime:
             log.info("turn of conversation %d failed: %s", cid, exc.message)
         except Exception as exc:  # a bug must not reach the user as a traceback
             log.exception("turn of conversation %d crashed", cid)
-            failure = f"The agent failed unexpectedly ({type(exc).__name__}); see the log."
+            crashed = Said("error.chat.crashed", {"kind": type(exc).__name__})
+            failure = crashed.in_language(self._turn_language(config))
         finally:
             self.hooks.cancels.pop(cid, None)
         snapshot = self.graph.get_state(config)

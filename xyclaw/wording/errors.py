@@ -1146,6 +1146,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "error.chat.not_asking": ("{tool} is not a tool that asks", "{tool} 不是需要询问的工具"),
     "error.chat.bug_hint": ("this is a bug", "这是一个缺陷"),
+    "error.chat.cancelled": ("Stopped: the turn was cancelled.", "已停止：本轮已取消。"),
+    "error.chat.crashed": (
+        "The agent failed unexpectedly ({kind}); see the log.",
+        "智能体意外失败（{kind}）；请查看日志。",
+    ),
     "error.agent_file.no_front": ("{source}: no YAML front matter", "{source}：没有 YAML 头部"),
     "error.agent_file.no_front_hint": (
         "start the file with a '---' line, the fields, and another '---' line",
