@@ -226,18 +226,18 @@ class FileSecretBackend:
             return {}
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise SecretError(
-                f"the secrets file {self.path} can be read by other users",
-                hint=f"run: chmod 600 {self.path}",
+                said("error.secrets.file_open", path=str(self.path)),
+                hint=said("error.secrets.chmod_hint", path=str(self.path)),
             )
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise SecretError(
-                f"the secrets file {self.path} cannot be read",
-                hint="fix or remove it, then enter the secrets again in Settings",
+                said("error.secrets.file_unreadable", path=str(self.path)),
+                hint=said("error.secrets.file_unreadable_hint"),
             ) from exc
         if not isinstance(data, dict):
-            raise SecretError(f"the secrets file {self.path} is not a JSON object")
+            raise SecretError(said("error.secrets.file_not_object", path=str(self.path)))
         return {str(k): str(v) for k, v in data.items()}
 
     def _write(self, data: dict[str, str]) -> None:
@@ -279,8 +279,7 @@ class KeyringSecretBackend:
             value: str | None = self._keyring.get_password(SERVICE, key)
         except Exception as exc:
             raise SecretError(
-                "the OS keyring refused to read a secret",
-                hint='unlock the keyring, or set [secrets] backend = "file" in config.toml',
+                said("error.secrets.keyring_read"), hint=said("error.secrets.keyring_hint")
             ) from exc
         return value
 
@@ -289,8 +288,7 @@ class KeyringSecretBackend:
             self._keyring.set_password(SERVICE, key, value)
         except Exception as exc:
             raise SecretError(
-                "the OS keyring refused to store a secret",
-                hint='unlock the keyring, or set [secrets] backend = "file" in config.toml',
+                said("error.secrets.keyring_write"), hint=said("error.secrets.keyring_hint")
             ) from exc
 
     def delete(self, key: str) -> None:
@@ -322,8 +320,7 @@ def choose_backend(mode: str, fallback_file: Path) -> SecretBackend:
         return FileSecretBackend(fallback_file)
     if mode == "keyring" and not keyring_usable():
         raise SecretError(
-            "no working OS keyring was found",
-            hint='install and unlock one, or set [secrets] backend = "file"',
+            said("error.secrets.no_keyring"), hint=said("error.secrets.no_keyring_hint")
         )
     return KeyringSecretBackend()
 

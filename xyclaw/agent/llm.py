@@ -383,36 +383,38 @@ class LlmBrain:
         url = self.endpoint.base_url
         if isinstance(exc, o.AuthenticationError | o.PermissionDeniedError):
             return AgentError(
-                f"the model endpoint {url} refused the API key",
-                hint=f"store the right key with `xyclaw model-key {self.endpoint.preset}`",
+                said("error.llm.key_refused", url=url),
+                hint=said("error.llm.key_refused_hint", preset=self.endpoint.preset),
             )
         if isinstance(exc, o.NotFoundError):
             return AgentError(
-                f"the model {self.endpoint.model!r} does not exist at {url}",
-                hint="set [llm] model to one the server lists (GET /v1/models), or check"
-                " [llm] base_url",
+                said("error.llm.no_model", model=repr(self.endpoint.model), url=url),
+                hint=said("error.llm.no_model_hint"),
             )
         if isinstance(exc, o.APITimeoutError):
             return AgentError(
-                f"{where} gave no answer within {self.endpoint.timeout_s:g} s",
-                hint="try again, raise [llm] timeout_s, or pick a faster model",
+                said("error.llm.timeout", where=where, seconds=f"{self.endpoint.timeout_s:g}"),
+                hint=said("error.llm.timeout_hint"),
             )
         if isinstance(exc, o.APIConnectionError):
             return AgentError(
-                f"cannot reach the model endpoint {url}",
-                hint="check [llm] base_url and that the server is running",
+                said("error.llm.unreachable", url=url),
+                hint=said("error.llm.unreachable_hint"),
             )
         if isinstance(exc, o.RateLimitError):
             return AgentError(
-                f"{where} is rate limiting (429) after {self.endpoint.max_retries} retries",
-                hint="wait a minute, or raise [llm] max_retries; check the account's quota",
+                said("error.llm.rate_limited", where=where, retries=self.endpoint.max_retries),
+                hint=said("error.llm.rate_limited_hint"),
             )
         if isinstance(exc, o.APIStatusError):
             return AgentError(
-                f"{where} answered HTTP {exc.status_code}: {mask(_short(exc))}",
-                hint="the server's own message is above; try again later",
+                said("error.llm.http", where=where, status=exc.status_code, text=mask(_short(exc))),
+                hint=said("error.llm.http_hint"),
             )
-        return AgentError(f"{where} failed: {type(exc).__name__}", hint="see the log")
+        return AgentError(
+            said("error.llm.failed", where=where, kind=type(exc).__name__),
+            hint=said("error.llm.failed_hint"),
+        )
 
 
 def _read_effect() -> Any:

@@ -177,7 +177,8 @@ class McpTools:
         served = self.served.get(name)
         if served is None:
             raise UsageError(
-                f"there is no tool {name!r}", hint="list the tools: " + ", ".join(self.served)
+                said("error.mcp.no_tool", name=repr(name)),
+                hint=said("error.mcp.tools_hint", names=", ".join(self.served)),
             )
         log.info("MCP client %s calls %s", client, name)
         card = str(args.get("card") or "")
@@ -204,7 +205,10 @@ class McpTools:
         spec = self.runtime.catalogue.tools[served.tool]
         problems = check_args(spec.parameters, args)
         if problems:
-            raise UsageError(f"{name}: " + "; ".join(problems), hint="see the tool's schema")
+            raise UsageError(
+                said("error.mcp.bad_args", name=name, problems="; ".join(problems)),
+                hint=said("error.mcp.schema_hint"),
+            )
         if not spec.gated:
             out = spec.run(ctx, args, None)
             result = jsonable(out.result)

@@ -18,6 +18,7 @@ import yaml
 from xyclaw.agent.brain import AgentProfile
 from xyclaw.errors import AgentError
 from xyclaw.paths import bundled
+from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
 
@@ -54,43 +55,46 @@ def parse_profile(text: str, source: str, known_tools: Iterable[str]) -> AgentPr
     match = _FRONT.match(text.lstrip("\ufeff"))
     if match is None:
         raise AgentError(
-            f"{source}: no YAML front matter",
-            hint="start the file with a '---' line, the fields, and another '---' line",
+            said("error.agent_file.no_front", source=source),
+            hint=said("error.agent_file.no_front_hint"),
         )
     try:
         meta = yaml.safe_load(match.group(1)) or {}
     except yaml.YAMLError as exc:
-        raise AgentError(f"{source}: the front matter is not valid YAML ({exc})") from exc
+        raise AgentError(said("error.agent_file.bad_yaml", source=source, why=str(exc))) from exc
     if not isinstance(meta, dict):
-        raise AgentError(f"{source}: the front matter must be a mapping of fields")
+        raise AgentError(said("error.agent_file.not_mapping", source=source))
     name = meta.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
         raise AgentError(
-            f"{source}: name {name!r} is not valid",
-            hint="lower-case letters, digits, - and _, starting with a letter",
+            said("error.agent_file.bad_name", source=source, name=repr(name)),
+            hint=said("error.agent_file.name_hint"),
         )
     description = meta.get("description")
     if not isinstance(description, str) or not description.strip():
-        raise AgentError(f"{source}: description is missing", hint="one line saying what it does")
+        raise AgentError(
+            said("error.agent_file.no_description", source=source),
+            hint=said("error.agent_file.description_hint"),
+        )
     tools = meta.get("tools", [])
     if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):
-        raise AgentError(f"{source}: tools must be a list of tool names")
+        raise AgentError(said("error.agent_file.tools_list", source=source))
     known = set(known_tools)
     unknown = [t for t in tools if t not in known]
     if unknown:
         raise AgentError(
-            f"{source}: unknown tools {', '.join(unknown)}",
-            hint="known tools: " + ", ".join(sorted(known)),
+            said("error.agent_file.unknown_tools", source=source, tools=", ".join(unknown)),
+            hint=said("error.agent_file.known_tools", tools=", ".join(sorted(known))),
         )
     model = meta.get("model")
     if model is not None and not isinstance(model, str):
-        raise AgentError(f"{source}: model must be a model name")
+        raise AgentError(said("error.agent_file.model", source=source))
     extra = set(meta) - {"name", "description", "tools", "model"}
     if extra:
         log.info("%s: ignoring unknown fields %s", source, sorted(extra))
     prompt = match.group(2).strip()
     if not prompt:
-        raise AgentError(f"{source}: the system prompt (the body) is empty")
+        raise AgentError(said("error.agent_file.empty_prompt", source=source))
     return AgentProfile(
         name=name,
         description=description.strip(),
@@ -127,7 +131,10 @@ def load_agents(
                 continue
             agents[profile.name] = profile
     if SUPERVISOR not in agents:
-        raise AgentError("no supervisor agent", hint="reinstall XyClaw: agents/supervisor.md")
+        raise AgentError(
+            said("error.agent_file.no_supervisor"),
+            hint=said("error.agent_file.no_supervisor_hint"),
+        )
     # The supervisor routes; it never calls tools, whatever a file says.
     sup = agents[SUPERVISOR]
     if sup.tools:

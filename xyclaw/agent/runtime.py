@@ -142,7 +142,10 @@ class AgentRuntime:
     def conversation(self, cid: int) -> ConversationInfo:
         row = self.conv.get_conversation(cid)
         if row is None:
-            raise UsageError(f"there is no conversation {cid}", hint="`xyclaw chat` then /list")
+            raise UsageError(
+                said("error.chat.no_conversation", cid=cid),
+                hint=said("error.chat.no_conversation_hint"),
+            )
         return self._info(row, cid in self._pending_ids())
 
     def waiting_conversations(self) -> set[int]:
@@ -183,7 +186,7 @@ class AgentRuntime:
 
     def rename_conversation(self, cid: int, title: str) -> None:
         if not self.conv.rename_conversation(cid, title.strip() or DEFAULT_TITLE):
-            raise UsageError(f"there is no conversation {cid}")
+            raise UsageError(said("error.chat.no_conversation", cid=cid))
 
     def delete_conversation(self, cid: int) -> None:
         with self._lock(cid):
@@ -230,7 +233,7 @@ class AgentRuntime:
         choose the language of (text the brain did not understand)."""
         text = text.strip()
         if not text:
-            raise UsageError("the message is empty")
+            raise UsageError(said("error.chat.empty"))
         if language is not None:
             self._window_language[cid] = language
         info = self.conversation(cid)
@@ -594,7 +597,9 @@ class AgentRuntime:
 
         spec = self.catalogue.get(tool)
         if spec is None or not spec.gated:
-            raise UsageError(f"{tool} is not a tool that asks", hint="this is a bug")
+            raise UsageError(
+                said("error.chat.not_asking", tool=tool), hint=said("error.chat.bug_hint")
+            )
         pending = self.pending_approval(cid)
         if pending is not None:
             raise UsageError(
@@ -691,7 +696,7 @@ class AgentRuntime:
 
     def revoke(self, allowance_id: int) -> None:
         if not self.conv.revoke_allowance(allowance_id):
-            raise UsageError(f"there is no allowance {allowance_id} in force")
+            raise UsageError(said("error.chat.no_allowance", id=allowance_id))
 
     def usage_today(self) -> Any:
         from xyclaw.agent.types import Usage
@@ -777,6 +782,15 @@ class AgentRuntime:
                 self._turns -= 1
                 self._turns_done.notify_all()
 
+    def _turn_language(self, config: Any) -> str:
+        """The language of the turn's request, for a line said when it stops; English when
+        even the conversation's state cannot be read (the turn may have crashed on it)."""
+        try:
+            words = self.graph.get_state(config).values.get("messages") or []
+        except Exception:  # a broken checkpoint must not turn a stop into a traceback
+            return "en"
+        return request_language(words)
+
     def _run_turn(
         self, cid: int, graph_input: Any, on_event: OnEvent, cancel: threading.Event | None
     ) -> TurnResult:
@@ -794,7 +808,7 @@ class AgentRuntime:
                 if event.is_set():
                     raise OperationCancelled("the turn was cancelled")
         except OperationCancelled:
-            failure = "Stopped: the turn was cancelled."
+            failure = Said("error.chat.cancelled", {}).in_language(self._turn_language(config))
         except GraphRecursionError:  # a model that never stops calling tools
             steps = config.get("recursion_limit", 0)
             words = self.graph.get_state(config).values.get("messages") or []
@@ -811,7 +825,8 @@ class AgentRuntime:
             log.info("turn of conversation %d failed: %s", cid, exc.message)
         except Exception as exc:  # a bug must not reach the user as a traceback
             log.exception("turn of conversation %d crashed", cid)
-            failure = f"The agent failed unexpectedly ({type(exc).__name__}); see the log."
+            crashed = Said("error.chat.crashed", {"kind": type(exc).__name__})
+            failure = crashed.in_language(self._turn_language(config))
         finally:
             self.hooks.cancels.pop(cid, None)
         snapshot = self.graph.get_state(config)

@@ -453,8 +453,8 @@ def spend_period(text: str, now: float | None = None) -> Any:
         return (at(day), at(day + dt.timedelta(days=1)))
     except ValueError:
         raise UsageError(
-            f"{text!r} is not a period",
-            hint="today, month, last_month, all, YYYY-MM or YYYY-MM-DD",
+            said("error.tool.bad_period", text=repr(text)),
+            hint=said("error.tool.period_hint"),
         ) from None
 
 
@@ -588,8 +588,8 @@ def _quote(ctx: ToolContext, args: dict[str, Any]) -> Any:
     missing = [k for k in ("gpu", "gpus") if not args.get(k)]
     if missing:
         raise UsageError(
-            "create_cluster needs a plan_id and option, or gpu and gpus",
-            hint="plan first, then rent an option: 'rent option 1'",
+            said("error.tool.create_needs"),
+            hint=said("error.tool.create_needs_hint"),
         )
     budget = args.get("budget")
     request = UpRequest(
@@ -700,8 +700,8 @@ def _create(ctx: ToolContext, args: dict[str, Any], gate: Gate | None) -> ToolOu
     changes = quote_changes(approved, fresh_json)
     if changes:
         raise QuoteChanged(
-            "the offer changed since you approved it: " + "; ".join(changes),
-            hint="nothing was rented; plan again to see the new price",
+            said("error.tool.offer_changed", changes="; ".join(changes)),
+            hint=said("error.tool.offer_changed_hint"),
         )
     from xyclaw.engine.quotes import RentQuote
 
@@ -728,7 +728,7 @@ def _replacement_ask(ctx: ToolContext, ref: str) -> Any:
             return ask
     raise UsageError(
         say(ctx.language, "no_replacement_ask", job=getattr(job, "name", ref)),
-        hint="a job asks only while its recovery waits for a new node (see job_status)",
+        hint=said("error.tool.no_ask_hint"),
     )
 
 
@@ -737,8 +737,8 @@ def _replacement_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     q = _quote_json(ask.quote)
     if args.get("digest") and args["digest"] != q.get("digest"):
         raise QuoteChanged(
-            "that is not the replacement quote the job waits for",
-            hint="nothing was rented; the job's ask names its quote (its digest)",
+            said("error.tool.not_the_quote"),
+            hint=said("error.tool.not_the_quote_hint"),
         )
     rent_title, details = _quote_card(q)
     title = said(
@@ -783,7 +783,7 @@ def _budget_micros(args: dict[str, Any]) -> int:
     value = args.get("budget")
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         raise UsageError(
-            f"a budget must be a positive amount, not {value!r}", hint="e.g. 750 (CNY)"
+            said("error.tool.bad_budget", value=repr(value)), hint=said("error.tool.budget_hint")
         )
     return round(float(value) * 1_000_000)
 
@@ -800,7 +800,8 @@ def _budget_gate(ctx: ToolContext, args: dict[str, Any]) -> Gate:
     cluster = ctx.engine.cluster(str(args["cluster"]))
     if not getattr(cluster, "live", True):
         raise UsageError(
-            f"cluster {cluster.name} is {_state(cluster)}", hint="only live clusters bill"
+            said("error.tool.not_live", name=cluster.name, state=state_said(cluster)),
+            hint=said("error.tool.not_live_hint"),
         )
     new = _budget_micros(args)
     cur = cluster.currency

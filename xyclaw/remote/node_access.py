@@ -27,6 +27,7 @@ from xyclaw.files import create_private
 from xyclaw.records import ClusterRecord, NodeRecord
 from xyclaw.records.provider_view import LOCAL_HOST
 from xyclaw.remote import CommandResult, HostSpec, SshPool
+from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
 
@@ -64,14 +65,15 @@ def load_or_create_app_key(path: Path) -> tuple[paramiko.PKey, str]:
     mode = path.stat().st_mode & 0o077
     if mode:
         raise SecretError(
-            f"the SSH key {path} can be read by other users", hint=f"run: chmod 600 {path}"
+            said("error.secrets.key_open", path=str(path)),
+            hint=said("error.secrets.chmod_hint", path=str(path)),
         )
     try:
         key: paramiko.PKey = paramiko.ECDSAKey.from_private_key_file(str(path))
     except (paramiko.SSHException, OSError) as exc:
         raise SecretError(
-            f"the SSH key {path} cannot be read",
-            hint="move it aside; XyClaw makes a new one (rented machines get it next time)",
+            said("error.secrets.key_unreadable", path=str(path)),
+            hint=said("error.secrets.key_unreadable_hint"),
         ) from exc
     public = f"{key.get_name()} {key.get_base64()} xyclaw"
     return key, public
@@ -138,7 +140,8 @@ def run_locally(
         )
     except subprocess.TimeoutExpired as exc:
         raise RemoteTimeoutError(
-            f"`{command}` ran longer than {timeout:.0f}s on this machine", host=LOCAL_HOST
+            said("error.node.local_timeout", command=command, seconds=f"{timeout:.0f}"),
+            host=LOCAL_HOST,
         ) from exc
     return CommandResult(
         host=LOCAL_HOST,
@@ -183,9 +186,9 @@ class NodeAccess:
     def target(self, cluster: ClusterRecord, node: NodeRecord) -> HostSpec | str:
         if node.ssh_host is None:
             raise RemoteError(
-                f"node {node.name} of cluster {cluster.name} has no SSH address yet",
+                said("error.node.no_address", node=node.name, cluster=cluster.name),
                 host=node.name,
-                hint="wait until it is running (`xyclaw clusters`)",
+                hint=said("error.node.no_address_hint"),
             )
         if node.ssh_host == LOCAL_HOST:
             return LOCAL_HOST

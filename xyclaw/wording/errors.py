@@ -1133,4 +1133,226 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{text} is not an absolute path on the node",
         "{text} 不是节点上的绝对路径",
     ),
+    # -- conversations, allowances and agent files (xyclaw.agent) ------------------------------
+    "error.chat.no_conversation": ("there is no conversation {cid}", "没有对话 {cid}"),
+    "error.chat.no_conversation_hint": (
+        "`xyclaw chat` then /list",
+        "运行 `xyclaw chat`，再输入 /list",
+    ),
+    "error.chat.empty": ("the message is empty", "消息是空的"),
+    "error.chat.no_allowance": (
+        "there is no allowance {id} in force",
+        "没有生效中的许可 {id}",
+    ),
+    "error.chat.not_asking": ("{tool} is not a tool that asks", "{tool} 不是需要询问的工具"),
+    "error.chat.bug_hint": ("this is a bug", "这是一个缺陷"),
+    "error.chat.cancelled": ("Stopped: the turn was cancelled.", "已停止：本轮已取消。"),
+    "error.chat.crashed": (
+        "The agent failed unexpectedly ({kind}); see the log.",
+        "智能体意外失败（{kind}）；请查看日志。",
+    ),
+    "error.agent_file.no_front": ("{source}: no YAML front matter", "{source}：没有 YAML 头部"),
+    "error.agent_file.no_front_hint": (
+        "start the file with a '---' line, the fields, and another '---' line",
+        "文件开头写一行 '---'，然后是各字段，再写一行 '---'",
+    ),
+    "error.agent_file.bad_yaml": (
+        "{source}: the front matter is not valid YAML ({why})",
+        "{source}：头部不是有效的 YAML（{why}）",
+    ),
+    "error.agent_file.not_mapping": (
+        "{source}: the front matter must be a mapping of fields",
+        "{source}：头部必须是字段的映射",
+    ),
+    "error.agent_file.bad_name": (
+        "{source}: name {name} is not valid",
+        "{source}：名称 {name} 无效",
+    ),
+    "error.agent_file.name_hint": (
+        "lower-case letters, digits, - and _, starting with a letter",
+        "小写字母、数字、- 和 _，以字母开头",
+    ),
+    "error.agent_file.no_description": (
+        "{source}: description is missing",
+        "{source}：缺少 description",
+    ),
+    "error.agent_file.description_hint": ("one line saying what it does", "用一行说明它做什么"),
+    "error.agent_file.tools_list": (
+        "{source}: tools must be a list of tool names",
+        "{source}：tools 必须是工具名的列表",
+    ),
+    "error.agent_file.unknown_tools": (
+        "{source}: unknown tools {tools}",
+        "{source}：未知的工具 {tools}",
+    ),
+    "error.agent_file.known_tools": ("known tools: {tools}", "已知的工具：{tools}"),
+    "error.agent_file.model": (
+        "{source}: model must be a model name",
+        "{source}：model 必须是模型名",
+    ),
+    "error.agent_file.empty_prompt": (
+        "{source}: the system prompt (the body) is empty",
+        "{source}：系统提示（正文）是空的",
+    ),
+    "error.agent_file.no_supervisor": ("no supervisor agent", "没有 supervisor 智能体"),
+    "error.agent_file.no_supervisor_hint": (
+        "reinstall XyClaw: agents/supervisor.md",
+        "请重新安装 XyClaw：agents/supervisor.md",
+    ),
+    # -- the agents' tools --------------------------------------------------------------------
+    "error.tool.bad_period": ("{text} is not a period", "{text} 不是时间段"),
+    "error.tool.period_hint": (
+        "today, month, last_month, all, YYYY-MM or YYYY-MM-DD",
+        "today、month、last_month、all、YYYY-MM 或 YYYY-MM-DD",
+    ),
+    "error.tool.create_needs": (
+        "create_cluster needs a plan_id and option, or gpu and gpus",
+        "create_cluster 需要 plan_id 和 option，或 gpu 和 gpus",
+    ),
+    "error.tool.create_needs_hint": (
+        "plan first, then rent an option: 'rent option 1'",
+        "先做规划，再租用一个选项：'rent option 1'",
+    ),
+    "error.tool.offer_changed": (
+        "the offer changed since you approved it: {changes}",
+        "你批准之后报价变了：{changes}",
+    ),
+    "error.tool.offer_changed_hint": (
+        "nothing was rented; plan again to see the new price",
+        "没有租用任何东西；请重新规划以查看新价格",
+    ),
+    "error.tool.no_ask_hint": (
+        "a job asks only while its recovery waits for a new node (see job_status)",
+        "作业只在恢复过程等待新节点时才会询问（见 job_status）",
+    ),
+    "error.tool.not_the_quote": (
+        "that is not the replacement quote the job waits for",
+        "这不是该作业在等待的替换报价",
+    ),
+    "error.tool.not_the_quote_hint": (
+        "nothing was rented; the job's ask names its quote (its digest)",
+        "没有租用任何东西；作业的请求里写明了它的报价（摘要）",
+    ),
+    "error.tool.bad_budget": (
+        "a budget must be a positive amount, not {value}",
+        "预算必须是正数，而不是 {value}",
+    ),
+    "error.tool.budget_hint": ("e.g. 750 (CNY)", "例如 750（CNY）"),
+    "error.tool.not_live": ("cluster {name} is {state}", "集群 {name} 处于{state}状态"),
+    "error.tool.not_live_hint": ("only live clusters bill", "只有在运行的集群才计费"),
+    "error.mcp.no_tool": ("there is no tool {name}", "没有工具 {name}"),
+    "error.mcp.tools_hint": ("list the tools: {names}", "可用的工具：{names}"),
+    "error.mcp.bad_args": ("{name}: {problems}", "{name}：{problems}"),
+    "error.mcp.schema_hint": ("see the tool's schema", "请查看该工具的参数格式"),
+    # -- a model endpoint that failed (openai's errors, translated where they enter) ----------
+    "error.llm.key_refused": (
+        "the model endpoint {url} refused the API key",
+        "模型端点 {url} 拒绝了 API 密钥",
+    ),
+    "error.llm.key_refused_hint": (
+        "store the right key with `xyclaw model-key {preset}`",
+        "请用 `xyclaw model-key {preset}` 存入正确的密钥",
+    ),
+    "error.llm.no_model": (
+        "the model {model} does not exist at {url}",
+        "{url} 上没有模型 {model}",
+    ),
+    "error.llm.no_model_hint": (
+        "set [llm] model to one the server lists (GET /v1/models), or check [llm] base_url",
+        "把 [llm] model 设为服务器列出的模型（GET /v1/models），或检查 [llm] base_url",
+    ),
+    "error.llm.timeout": (
+        "{where} gave no answer within {seconds} s",
+        "{where} 在 {seconds} 秒内没有回答",
+    ),
+    "error.llm.timeout_hint": (
+        "try again, raise [llm] timeout_s, or pick a faster model",
+        "请重试、调大 [llm] timeout_s，或换一个更快的模型",
+    ),
+    "error.llm.unreachable": (
+        "cannot reach the model endpoint {url}",
+        "无法连接模型端点 {url}",
+    ),
+    "error.llm.unreachable_hint": (
+        "check [llm] base_url and that the server is running",
+        "请检查 [llm] base_url，并确认服务器在运行",
+    ),
+    "error.llm.rate_limited": (
+        "{where} is rate limiting (429) after {retries} retries",
+        "{where} 在重试 {retries} 次后仍在限流（429）",
+    ),
+    "error.llm.rate_limited_hint": (
+        "wait a minute, or raise [llm] max_retries; check the account's quota",
+        "请等一分钟，或调大 [llm] max_retries；并检查账户配额",
+    ),
+    "error.llm.http": (
+        "{where} answered HTTP {status}: {text}",
+        "{where} 返回 HTTP {status}：{text}",
+    ),
+    "error.llm.http_hint": (
+        "the server's own message is above; try again later",
+        "上面是服务器自己的消息；请稍后重试",
+    ),
+    "error.llm.failed": ("{where} failed: {kind}", "{where} 失败：{kind}"),
+    "error.llm.failed_hint": ("see the log", "请查看日志"),
+    # -- secrets and the app's SSH key ---------------------------------------------------------
+    "error.secrets.file_open": (
+        "the secrets file {path} can be read by other users",
+        "其他用户可以读取密钥文件 {path}",
+    ),
+    "error.secrets.chmod_hint": ("run: chmod 600 {path}", "请运行：chmod 600 {path}"),
+    "error.secrets.file_unreadable": (
+        "the secrets file {path} cannot be read",
+        "无法读取密钥文件 {path}",
+    ),
+    "error.secrets.file_unreadable_hint": (
+        "fix or remove it, then enter the secrets again in Settings",
+        "请修复或删除它，然后在设置中重新输入密钥",
+    ),
+    "error.secrets.file_not_object": (
+        "the secrets file {path} is not a JSON object",
+        "密钥文件 {path} 不是 JSON 对象",
+    ),
+    "error.secrets.keyring_read": (
+        "the OS keyring refused to read a secret",
+        "系统密钥环拒绝读取密钥",
+    ),
+    "error.secrets.keyring_write": (
+        "the OS keyring refused to store a secret",
+        "系统密钥环拒绝保存密钥",
+    ),
+    "error.secrets.keyring_hint": (
+        'unlock the keyring, or set [secrets] backend = "file" in config.toml',
+        '请解锁密钥环，或在 config.toml 中设置 [secrets] backend = "file"',
+    ),
+    "error.secrets.no_keyring": ("no working OS keyring was found", "没有找到可用的系统密钥环"),
+    "error.secrets.no_keyring_hint": (
+        'install and unlock one, or set [secrets] backend = "file"',
+        '请安装并解锁一个，或设置 [secrets] backend = "file"',
+    ),
+    "error.secrets.key_open": (
+        "the SSH key {path} can be read by other users",
+        "其他用户可以读取 SSH 密钥 {path}",
+    ),
+    "error.secrets.key_unreadable": (
+        "the SSH key {path} cannot be read",
+        "无法读取 SSH 密钥 {path}",
+    ),
+    "error.secrets.key_unreadable_hint": (
+        "move it aside; XyClaw makes a new one (rented machines get it next time)",
+        "请把它移开；XyClaw 会生成新的密钥（租用的机器下次会拿到它）",
+    ),
+    # -- a node: a local command and an address not yet known ---------------------------------
+    "error.node.local_timeout": (
+        "`{command}` ran longer than {seconds}s on this machine",
+        "`{command}` 在本机运行超过 {seconds} 秒",
+    ),
+    "error.node.no_address": (
+        "node {node} of cluster {cluster} has no SSH address yet",
+        "集群 {cluster} 的节点 {node} 还没有 SSH 地址",
+    ),
+    "error.node.no_address_hint": (
+        "wait until it is running (`xyclaw clusters`)",
+        "请等它运行起来（`xyclaw clusters`）",
+    ),
 }
