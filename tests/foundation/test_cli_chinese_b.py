@@ -6,6 +6,7 @@ is said in Chinese with no run of three English words, and in English as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -180,10 +181,11 @@ def test_a_job_folder_and_a_log_read_out_of_range_are_said_in_chinese() -> None:
     assert "作业编号 '../etc' 不能用作节点上的文件夹名" in chinese, chinese
     _chinese_only(chinese)
     task = NodeTask(job_id="j1", attempt=1, rank=0)
-    for call, english_text, chinese_text in (
+    calls: list[tuple[Callable[[], str], str, str]] = [
         (lambda: tail_log(task, lines=0), "0 lines is out of range", "0 行超出范围"),
         (lambda: read_log(task, -1), "log offset -1 is negative", "日志偏移 -1 是负数"),
-    ):
+    ]
+    for call, english_text, chinese_text in calls:
         with pytest.raises(XyclawError) as caught:
             call()
         english, chinese = _both(caught.value)
@@ -253,4 +255,25 @@ def test_a_node_s_unreadable_nvidia_smi_is_said_in_chinese() -> None:
     english, chinese = _both(caught.value)
     assert "n1: driver check failed: not nvidia-smi -q output: no '==NVSMI LOG==' banner" in english
     assert "n1：驱动检查未通过：不是 nvidia-smi -q 的输出" in chinese, chinese
+    _chinese_only(chinese)
+
+
+# -- the job runner's cluster checks (xyclaw.jobs.runner) ---------------------------------------
+def test_a_job_on_a_cluster_that_is_gone_is_said_in_chinese() -> None:
+    """The runner's own node choice, on a cluster record that is no longer live (the rest of
+    the runner is not needed to reach it: its parts are only asked for the cluster)."""
+    from types import SimpleNamespace
+
+    from xyclaw.jobs.runner import JobRunner
+
+    cluster = SimpleNamespace(name="c-7", state="terminated", live=False, running_nodes=[])
+    runner = SimpleNamespace(parts=SimpleNamespace(clusters={7: cluster}))
+    job = SimpleNamespace(cluster_id=7, attempt=1, attempts=[])
+    with pytest.raises(XyclawError) as caught:
+        JobRunner._choose_nodes(runner, job, None)  # type: ignore[arg-type]
+    english, chinese = _both(caught.value)
+    assert "cluster c-7 is terminated" in english, english
+    assert "launch the job on a live cluster (`xyclaw clusters`)" in english
+    assert "集群 c-7 的状态是 terminated" in chinese, chinese
+    assert "请在运行中的集群上启动作业（`xyclaw clusters`）" in chinese
     _chinese_only(chinese)
