@@ -76,7 +76,7 @@ def check_driver(run: Runner, want: NodeExpectation, host: str) -> Said:
     try:
         details = parse_query_header(text)  # the versions are in the banner
     except ParseError as exc:
-        raise BootstrapError("driver", exc.message, host=host) from exc
+        raise BootstrapError("driver", exc.said or exc.message, host=host) from exc
     if not details.driver_version or not details.cuda_version:
         raise BootstrapError(
             "driver",
@@ -98,7 +98,7 @@ def check_gpus(run: Runner, want: NodeExpectation, host: str) -> Said:
     try:
         samples = parse_csv(text, fields)
     except ParseError as exc:
-        raise BootstrapError("gpus", exc.message, host=host) from exc
+        raise BootstrapError("gpus", exc.said or exc.message, host=host) from exc
     models = {normalise_gpu_name(s.name or "") for s in samples}
     if len(samples) != want.gpus:
         raise BootstrapError(
@@ -127,7 +127,7 @@ def check_fabric(run: Runner, want: NodeExpectation, host: str) -> Said:
     try:
         hcas = parse_ibstat(text)
     except ParseError as exc:
-        raise BootstrapError("fabric", exc.message, host=host) from exc
+        raise BootstrapError("fabric", exc.said or exc.message, host=host) from exc
     ports = [p for h in hcas for p in h.ports if p.link_layer == layer]
     active = [p for p in ports if p.is_active]
     if not active:

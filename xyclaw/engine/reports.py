@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from xyclaw.errors import UsageError
-from xyclaw.wording import Said
+from xyclaw.wording import Said, said
 
 if TYPE_CHECKING:
     # cost per result (Engine.job_results, result_trends) and the memory of hosts and
@@ -188,7 +188,7 @@ def period_bounds(period: str | tuple[float, float], now: float) -> tuple[float,
     if isinstance(period, tuple):
         start, end = period
         if end <= start:
-            raise UsageError("a period's end must come after its start")
+            raise UsageError(said("error.report.period_order"))
         return float(start), float(end)
     local = datetime.fromtimestamp(now)
     if period == "today":
@@ -205,4 +205,7 @@ def period_bounds(period: str | tuple[float, float], now: float) -> tuple[float,
         return prev.timestamp(), first.timestamp()
     if period == "all":
         return 0.0, now + 1
-    raise UsageError(f"unknown period {period!r}", hint="one of: " + ", ".join(PERIODS))
+    raise UsageError(
+        said("error.report.period_unknown", period=repr(period)),
+        hint=said("error.report.periods", names=", ".join(PERIODS)),
+    )

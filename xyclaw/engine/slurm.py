@@ -42,7 +42,9 @@ def cancel_approved(jobs: SlurmJobs, approved: Action) -> SlurmJobView:
     another site or job or no longer matches what it would do."""
     site, _, job_id = str(approved.ref or "").partition(":")
     if approved.operation != "slurm_cancel" or site != jobs.site.name:
-        raise UsageError(f"this card does not cancel a job on {jobs.site.name}", hint="ask again")
+        raise UsageError(
+            said("error.slurm.card_cancel", site=jobs.site.name), hint=said("error.slurm.ask_again")
+        )
     compare(approved, cancel_card(jobs, job_id, approved.asked_by))
     return jobs.cancel(job_id)
 
@@ -110,7 +112,9 @@ def submit_approved(
     """Carry out an approved submit card: refused, submitting nothing, when the card was for
     another site, or the spec, its file or the partition no longer match what was shown."""
     if approved.operation != "slurm_submit" or approved.ref != jobs.site.name:
-        raise UsageError(f"this card does not submit to {jobs.site.name}", hint="ask again")
+        raise UsageError(
+            said("error.slurm.card_submit", site=jobs.site.name), hint=said("error.slurm.ask_again")
+        )
     partition = str(approved.inputs.get("partition") or "") or None
     compare(approved, submit_card(jobs, spec_ref, spec, spec_sha256, partition, approved.asked_by))
     return jobs.submit(spec, partition=partition, nccl=nccl)
@@ -181,14 +185,14 @@ def _probe_partition(jobs: SlurmJobs, partition: str | None) -> Partition:
         found = [p for p in parts if p.name == partition]
         if not found:
             raise UsageError(
-                f"{jobs.site.name} has no partition {partition!r}",
-                hint="partitions: " + ", ".join(p.name for p in parts),
+                said("error.slurm.no_partition", site=jobs.site.name, partition=repr(partition)),
+                hint=said("error.slurm.partitions", names=", ".join(p.name for p in parts)),
             )
         return found[0]
     usable = [p for p in parts if p.up and p.nodes]
     if not usable:
         raise UsageError(
-            f"{jobs.site.name} has no partition that is up", hint="ask the site's admins"
+            said("error.slurm.none_up", site=jobs.site.name), hint=said("error.slurm.none_up_hint")
         )
     return max(usable, key=lambda p: (p.gpus_per_node, len(p.nodes)))
 
@@ -242,7 +246,9 @@ def probe_approved(
     nothing, when the card was for another site or no longer matches."""
     site = jobs.site
     if approved.operation != "slurm_probe" or approved.ref != site.name:
-        raise UsageError(f"this card does not probe {site.name}", hint="ask again")
+        raise UsageError(
+            said("error.slurm.card_probe", site=site.name), hint=said("error.slurm.ask_again")
+        )
     partition = str(approved.inputs.get("partition") or "") or None
     compare(approved, probe_card(jobs, partition, approved.asked_by))
     part = _probe_partition(jobs, partition)
@@ -270,8 +276,8 @@ def probe_approved(
             jobs.cancel_probe(job_id)
             progress.check_cancelled()
             raise ProviderError(
-                f"the probe job {job_id} did not end within {int(wait_s)} s at {site.name}",
-                hint="the partition may be busy: probe again later or name a freer partition",
+                said("error.slurm.probe_slow", job=job_id, seconds=int(wait_s), site=site.name),
+                hint=said("error.slurm.probe_slow_hint"),
             )
         time.sleep(poll_s)
     found = [parse_node_probe(name, text) for name, text in sorted(outputs.items())]
@@ -323,7 +329,8 @@ def _probes(state_file: Path) -> dict[str, Any]:
         return {}
     except (OSError, ValueError) as exc:
         raise ProviderError(
-            f"{state_file} is damaged", hint="move it away and probe the site again"
+            said("error.slurm.state_damaged", path=str(state_file)),
+            hint=said("error.slurm.state_damaged_hint"),
         ) from exc
     sites = data.get("sites") if isinstance(data, dict) else None
     return sites if isinstance(sites, dict) else {}

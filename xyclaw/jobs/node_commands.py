@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from xyclaw.errors import UsageError
+from xyclaw.wording import said
 
 DEFAULT_BASE = "~/.xyclaw/jobs"
 """Where the job folders live on a node (``~`` is the login user's home)."""
@@ -92,20 +93,25 @@ class NodeTask:
     def __post_init__(self) -> None:
         if not _JOB_ID.match(self.job_id):
             raise UsageError(
-                f"job id {self.job_id!r} cannot name a folder on the node",
-                hint="use letters, digits, '.', '_' and '-' (at most 128), starting with a "
-                "letter or digit",
+                said("error.node.job_id", job=repr(self.job_id)),
+                hint=said("error.node.job_id_hint"),
             )
         if self.attempt < 1:
-            raise UsageError(f"attempt {self.attempt} is not valid", hint="attempts count from 1")
+            raise UsageError(
+                said("error.node.attempt", attempt=self.attempt),
+                hint=said("error.node.attempt_hint"),
+            )
         if self.rank < 0:
-            raise UsageError(f"node rank {self.rank} is not valid", hint="ranks count from 0")
+            raise UsageError(
+                said("error.node.rank", rank=self.rank), hint=said("error.node.rank_hint")
+            )
         if self.kind not in ("run", "setup"):
-            raise UsageError(f"unknown task kind {self.kind!r}", hint="use 'run' or 'setup'")
+            raise UsageError(
+                said("error.node.kind", kind=repr(self.kind)), hint=said("error.node.kind_hint")
+            )
         if not (self.base.startswith("/") or self.base == "~" or self.base.startswith("~/")):
             raise UsageError(
-                f"job folder base {self.base!r} must be absolute or start with ~/",
-                hint="for example ~/.xyclaw/jobs or /shared/xyclaw/jobs",
+                said("error.node.base", base=repr(self.base)), hint=said("error.node.base_hint")
             )
 
     @property
@@ -172,13 +178,14 @@ def launch(task: NodeTask, command: str, *, workdir: str, env: Mapping[str, str]
     crash), ``existing`` and its status line without starting it again.
     """
     if not command.strip():
-        raise UsageError("the command to launch is empty", hint="give the job a run command")
+        raise UsageError(
+            said("error.node.empty_command"), hint=said("error.node.empty_command_hint")
+        )
     exports = []
     for name, value in env.items():
         if not _ENV_NAME.match(name):
             raise UsageError(
-                f"environment variable name {name!r} is not valid",
-                hint="use letters, digits and underscores, not starting with a digit",
+                said("error.node.env_name", name=repr(name)), hint=said("error.node.env_name_hint")
             )
         exports.append(f"{name}={shlex.quote(str(value))}")
     lines = [
@@ -281,7 +288,7 @@ def watch_log(task: NodeTask, offset: int, *, limit: int = READ_LIMIT, poll_s: f
     """
     _check_offset(offset, limit)
     if not 0.01 <= poll_s <= 60:
-        raise UsageError(f"poll interval {poll_s} s is out of range", hint="use 0.01 to 60 s")
+        raise UsageError(said("error.node.poll", seconds=poll_s), hint=said("error.node.poll_hint"))
     return (
         f'p={task.stem_word()}; f="$p.log"; o={offset}\n'
         "while :; do\n"
@@ -311,7 +318,7 @@ def follow_log(task: NodeTask, offset: int) -> str:
 def tail_log(task: NodeTask, lines: int = 20) -> str:
     """The last ``lines`` lines of the log, as text (for "setup failed on node 2: ...")."""
     if not 1 <= lines <= 10_000:
-        raise UsageError(f"{lines} lines is out of range", hint="ask for 1 to 10000 lines")
+        raise UsageError(said("error.node.lines", lines=lines), hint=said("error.node.lines_hint"))
     return f'f={task.stem_word()}.log\n[ -f "$f" ] && tail -n {lines} "$f"\nexit 0\n'
 
 
@@ -323,7 +330,9 @@ def cancel(task: NodeTask, grace_s: float = 10.0) -> str:
     state=lost left=0`` when there is no pid file.
     """
     if not 0 <= grace_s <= 3600:
-        raise UsageError(f"grace period {grace_s} s is out of range", hint="use 0 to 3600 s")
+        raise UsageError(
+            said("error.node.grace", seconds=grace_s), hint=said("error.node.grace_hint")
+        )
     steps = max(1, round(grace_s * 10))
     alive = '$(ps -e -o pgid=,stat= | grep -c "^ *$g [^Z]")'
     return (
@@ -362,7 +371,9 @@ def latest_checkpoint(checkpoint_dir: str) -> str:
     folder does not exist). The rule is in this module's docstring.
     """
     if not checkpoint_dir.strip():
-        raise UsageError("the checkpoint folder is empty", hint="set checkpoint_dir in the spec")
+        raise UsageError(
+            said("error.node.no_checkpoint_dir"), hint=said("error.node.no_checkpoint_dir_hint")
+        )
     marker_test = " || ".join(f'[ -f "$c/{name}" ]' for name in CHECKPOINT_MARKERS)
     return (
         f"d={_path_word(checkpoint_dir.rstrip('/') or '/')}\n"
@@ -388,6 +399,8 @@ def latest_checkpoint(checkpoint_dir: str) -> str:
 
 def _check_offset(offset: int, limit: int) -> None:
     if offset < 0:
-        raise UsageError(f"log offset {offset} is negative", hint="offsets count bytes from 0")
+        raise UsageError(
+            said("error.node.offset", offset=offset), hint=said("error.node.offset_hint")
+        )
     if not 1 <= limit <= 64 * 1024 * 1024:
-        raise UsageError(f"read limit {limit} is out of range", hint="use 1 byte to 64 MiB")
+        raise UsageError(said("error.node.limit", limit=limit), hint=said("error.node.limit_hint"))

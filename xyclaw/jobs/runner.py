@@ -255,7 +255,9 @@ class JobRunner:
             self._finish(JobState.FAILED, cause=LAUNCH, error=worded_error(exc), exit_code=None)
         except Exception as exc:
             log.exception("job %d: the runner crashed", self.job_id)
-            self.error = XyclawError(f"the job runner crashed: {type(exc).__name__}: {exc}")
+            self.error = XyclawError(
+                said("error.runner.crashed", what=f"{type(exc).__name__}: {exc}")
+            )
         finally:
             if self.endpoint is not None:
                 self.endpoint.close()
@@ -313,7 +315,10 @@ class JobRunner:
         attempt = job.attempt
         self.tracker.new_attempt()
         if job.cluster_id is None:
-            raise XyclawError(f"job {job.name} has no cluster", hint="launch it with --cluster")
+            raise XyclawError(
+                said("error.runner.no_cluster", name=job.name),
+                hint=said("error.runner.no_cluster_hint"),
+            )
         self._cluster_id = job.cluster_id
         saved = next((a for a in job.attempts if a.attempt == attempt), None)
         reattach = job.state in (JobState.RUNNING, JobState.LOST_CONTACT) and saved and saved.nodes
@@ -380,7 +385,7 @@ class JobRunner:
                 cluster = clusters[an.cluster_id] = self.parts.clusters.get(an.cluster_id)
             node = next((n for n in cluster.nodes if n.id == an.node_id), None)
             if node is None:
-                raise XyclawError(f"node {an.node} of the job is no longer in the history")
+                raise XyclawError(said("error.runner.node_gone", node=an.node))
             nodes.append(JobNode(an.rank, cluster, node, ip=an.ip, hostname=an.node))
         return nodes
 
@@ -400,8 +405,8 @@ class JobRunner:
                 return [JobNode(jn.rank, jn.cluster, jn.node) for jn in before]
         if not cluster.live:
             raise XyclawError(
-                f"cluster {cluster.name} is {cluster.state}",
-                hint="launch the job on a live cluster (`xyclaw clusters`)",
+                said("error.runner.cluster_state", name=cluster.name, state=f"{cluster.state}"),
+                hint=said("error.runner.cluster_state_hint"),
             )
         running = sorted(cluster.running_nodes, key=lambda n: n.rank)
         want = spec.nodes_on(len(running))
@@ -414,8 +419,10 @@ class JobRunner:
                 running = chosen
         if len(running) < want:
             raise XyclawError(
-                f"cluster {cluster.name} has {len(running)} running node(s); the job needs {want}",
-                hint="rent a larger cluster, or lower resources.nodes in the spec",
+                said(
+                    "error.runner.too_few_nodes", name=cluster.name, count=len(running), want=want
+                ),
+                hint=said("error.runner.too_few_nodes_hint"),
             )
         return [JobNode(rank, cluster, node) for rank, node in enumerate(running[:want])]
 

@@ -25,6 +25,7 @@ from xyclaw.providers.base import (
     LedgerEntry,
     NodeInfo,
 )
+from xyclaw.wording import said
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,9 @@ class MemoryCloud:
                 return info
         offer = next((o for o in self.offers if o.gpu == order.gpu), None)
         if offer is None:
-            raise CapacityError(f"no {order.gpu} here", hint="ask for another GPU model")
+            raise CapacityError(
+                said("error.memory.no_gpu", gpu=order.gpu), hint=said("error.memory.no_gpu_hint")
+            )
         per_node = order.gpus_per_node or offer.gpus_per_node
         cid = f"mem-{next(self._ids)}"
         now = self._clock()

@@ -41,7 +41,7 @@ from xyclaw.providers.base import (
     LedgerEntry,
     NodeInfo,
 )
-from xyclaw.wording import Said, said
+from xyclaw.wording import Said, SaidValueError, said, said_of
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,8 @@ def _check_name(where: str | Said, value: object) -> str:
         port = rest.partition(":")[2]
         if not port.isdigit() or not 1 <= int(port) <= 65535:
             raise ConfigError(
-                f"{where}: name = {value!r} has port {port!r}",
-                hint="a port is a number from 1 to 65535: user@host:port",
+                said("error.hosts.name_port", where=where, value=repr(value), port=repr(port)),
+                hint=said("error.hosts.name_port_hint"),
             )
     return value
 
@@ -123,11 +123,12 @@ def _check_host(where: str | Said, raw: dict[str, Any]) -> OwnHost:
     fabric = raw.get("fabric", "none")
     try:
         if not isinstance(fabric, str):
-            raise ValueError(f"{fabric!r} is not a fabric name")
+            raise SaidValueError(said("error.hosts.not_fabric", value=repr(fabric)))
         fabric = parse_fabric(fabric).name
     except ValueError as exc:
         raise ConfigError(
-            f"{where}: fabric: {exc}", hint=f"fabric: {HOST_KEYS['fabric']}"
+            said("error.hosts.fabric", where=where, reason=said_of(exc)),
+            hint=said("error.hosts.about", name="fabric", about=HOST_KEY_WORDS["fabric"]),
         ) from None
     price = raw.get("price_per_gpu_hour", 0)
     if isinstance(price, bool) or not isinstance(price, int | float | str):
@@ -136,8 +137,12 @@ def _check_host(where: str | Said, raw: dict[str, Any]) -> OwnHost:
         price_micros = parse_amount(str(price))
     except ValueError as exc:
         raise ConfigError(
-            f"{where}: price_per_gpu_hour: {exc}",
-            hint=f"price_per_gpu_hour: {HOST_KEYS['price_per_gpu_hour']}",
+            said("error.hosts.price", where=where, reason=said_of(exc)),
+            hint=said(
+                "error.hosts.about",
+                name="price_per_gpu_hour",
+                about=HOST_KEY_WORDS["price_per_gpu_hour"],
+            ),
         ) from None
     currency = raw.get("currency", "CNY")
     if not isinstance(currency, str) or not _CURRENCY.match(currency):
@@ -159,8 +164,8 @@ def _address(where: str | Said, raw: dict[str, Any]) -> str:
     if host is None:
         if user is not None or port is not None:
             raise ConfigError(
-                f"{where}: user and port go with host",
-                hint='add host = "ADDRESS", or write name = "user@host:port"',
+                said("error.hosts.user_port_alone", where=where),
+                hint=said("error.hosts.user_port_alone_hint"),
             )
         return ""
     if not isinstance(host, str) or not host.strip() or any(c in host for c in " \t@/"):
@@ -262,7 +267,8 @@ class OwnHostsProvider:
             return {"clusters": {}}
         except (OSError, ValueError) as exc:
             raise ProviderError(
-                f"{self._state_file} is damaged", hint="remove it; your hosts are not affected"
+                said("error.slurm.state_damaged", path=str(self._state_file)),
+                hint=said("error.hosts.state_damaged_hint"),
             ) from exc
         return data if isinstance(data, dict) else {"clusters": {}}
 
@@ -354,16 +360,21 @@ class OwnHostsProvider:
             per_node = order.gpus_per_node or (free[0].gpus if free else 0)
             if not free or per_node <= 0 or order.gpu_count % per_node:
                 raise CapacityError(
-                    f"no free own hosts with {order.gpu} for {order.gpu_count} GPUs",
-                    hint=f"list your machines in {self._hosts_file}",
+                    said("error.hosts.none_free", gpu=order.gpu, count=order.gpu_count),
+                    hint=said("error.hosts.list_them", path=str(self._hosts_file)),
                 )
             needed = order.gpu_count // per_node
             chosen = [h for h in free if h.gpus == per_node][:needed]
             if len(chosen) < needed:
                 raise CapacityError(
-                    f"only {len(chosen)} free own hosts with {per_node} x {order.gpu}; "
-                    f"{needed} needed",
-                    hint=f"add hosts to {self._hosts_file} or ask for fewer GPUs",
+                    said(
+                        "error.hosts.too_few",
+                        free=len(chosen),
+                        per_node=per_node,
+                        gpu=order.gpu,
+                        needed=needed,
+                    ),
+                    hint=said("error.hosts.too_few_hint", path=str(self._hosts_file)),
                 )
             stamp = int(time.time() * 1000)
             while f"own-{stamp}" in state["clusters"]:  # two rentals in one millisecond
@@ -400,7 +411,7 @@ class OwnHostsProvider:
             state = self._state()
             rec = state["clusters"].get(external_id)
             if rec is None:
-                raise ProviderError(f"no own-hosts cluster {external_id}")
+                raise ProviderError(said("error.hosts.no_cluster", id=external_id))
             rec["state"] = TERMINATED
             rec["terminated_at"] = time.time()
             self._save(state)

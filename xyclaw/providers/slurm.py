@@ -35,21 +35,16 @@ from typing import Any
 from xyclaw.catalog import Offer, normalise_gpu_name, parse_amount, parse_fabric
 from xyclaw.errors import ConfigError, ProviderError
 from xyclaw.providers.base import Capabilities, ClusterInfo, ClusterOrder, LedgerEntry
-from xyclaw.wording import Said, said
+from xyclaw.wording import Said, said, said_of
 
 #: The keys of a [[slurm]] table, with what each takes.
-SLURM_KEYS: dict[str, str] = {
-    "name": "the provider's name, one word (`xyclaw offers --provider NAME`)",
-    "login": "the login node: an ~/.ssh/config alias or user@host:port",
-    "account": "the Slurm account to charge (sbatch --account), optional",
-    "qos": "the QoS to ask for (sbatch --qos), optional",
-    "partitions": "a list of partition names to use; all of them when absent",
-    "gpu": "the GPU model when the site's GRES does not name one, e.g. A100-80G",
-    "price_per_gpu_hour": "what one GPU-hour costs you; 0 (the default) for a lab's own GPUs",
-    "currency": "three letters, e.g. CNY or USD",
-    "fabric": "what links the nodes, e.g. ib-hdr-200 or roce-100 (eth-25 when absent)",
-    "login_shell": "run Slurm's commands in a login shell (true by default: site modules load)",
-}
+#: What each key of a [[slurm]] table takes, worded (``SLURM_KEYS`` is the English).
+SLURM_KEY_WORDS: dict[str, Said] = {
+    key: said(f"error.slurm.about_{key}")
+    for key in ("name", "login", "account", "qos", "partitions", "gpu", "price_per_gpu_hour",
+                "currency", "fabric", "login_shell")
+}  # fmt: skip
+SLURM_KEYS: dict[str, str] = {key: str(words) for key, words in SLURM_KEY_WORDS.items()}
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 _CURRENCY = re.compile(r"^[A-Za-z]{3}$")
 _PARTITION = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -75,25 +70,31 @@ class SlurmSite:
     fabric: str = DEFAULT_FABRIC
 
 
-def _text(where: str, raw: dict[str, Any], key: str, pattern: re.Pattern[str] | None) -> str:
+def _text(where: str | Said, raw: dict[str, Any], key: str, pattern: re.Pattern[str] | None) -> str:
     value = raw.get(key, "")
     if not isinstance(value, str) or (value and pattern is not None and not pattern.match(value)):
-        raise ConfigError(f"{where}: {key} = {value!r}", hint=f"{key}: {SLURM_KEYS[key]}")
+        raise ConfigError(
+            said("error.slurm.value", where=where, key=key, value=repr(value)), hint=_about(key)
+        )
     return value
 
 
-def check_slurm_entry(where: str, raw: dict[str, Any]) -> SlurmSite:
+def _about(key: str) -> Said:
+    return said("error.slurm.about", key=key, about=SLURM_KEY_WORDS[key])
+
+
+def check_slurm_entry(where: str | Said, raw: dict[str, Any]) -> SlurmSite:
     """One [[slurm]] table, checked: errors name the entry, the key and what it takes."""
     unknown = sorted(set(raw) - set(SLURM_KEYS))
     if unknown:
         raise ConfigError(
-            f"{where}: unknown key {unknown[0]!r}",
-            hint="a [[slurm]] table takes: " + ", ".join(SLURM_KEYS),
+            said("error.slurm.unknown_key", where=where, key=repr(unknown[0])),
+            hint=said("error.slurm.keys", keys=", ".join(SLURM_KEYS)),
         )
     for needed in ("name", "login"):
         if not raw.get(needed):
             raise ConfigError(
-                f"{where}: {needed} is missing", hint=f"{needed}: {SLURM_KEYS[needed]}"
+                said("error.slurm.missing", where=where, key=needed), hint=_about(needed)
             )
     name = _text(where, raw, "name", _NAME)
     login = _text(where, raw, "login", re.compile(r"^\S+$"))
@@ -102,7 +103,8 @@ def check_slurm_entry(where: str, raw: dict[str, Any]) -> SlurmSite:
         isinstance(p, str) and _PARTITION.match(p) for p in partitions
     ):
         raise ConfigError(
-            f"{where}: partitions = {partitions!r}", hint=f"partitions: {SLURM_KEYS['partitions']}"
+            said("error.slurm.value", where=where, key="partitions", value=repr(partitions)),
+            hint=_about("partitions"),
         )
     price = raw.get("price_per_gpu_hour", 0)
     try:
@@ -111,22 +113,22 @@ def check_slurm_entry(where: str, raw: dict[str, Any]) -> SlurmSite:
         micros = parse_amount(str(price))
     except ValueError:
         raise ConfigError(
-            f"{where}: price_per_gpu_hour = {price!r}",
-            hint=f"price_per_gpu_hour: {SLURM_KEYS['price_per_gpu_hour']}",
+            said("error.slurm.value", where=where, key="price_per_gpu_hour", value=repr(price)),
+            hint=_about("price_per_gpu_hour"),
         ) from None
     currency = _text(where, raw, "currency", _CURRENCY) or "CNY"
     login_shell = raw.get("login_shell", True)
     if not isinstance(login_shell, bool):
         raise ConfigError(
-            f"{where}: login_shell = {login_shell!r}",
-            hint=f"login_shell: {SLURM_KEYS['login_shell']}",
+            said("error.slurm.value", where=where, key="login_shell", value=repr(login_shell)),
+            hint=_about("login_shell"),
         )
     gpu = _text(where, raw, "gpu", None).strip()
     try:
         fabric = parse_fabric(_text(where, raw, "fabric", None) or DEFAULT_FABRIC).name
     except ValueError as exc:
         raise ConfigError(
-            f"{where}: fabric: {exc}", hint=f"fabric: {SLURM_KEYS['fabric']}"
+            said("error.slurm.fabric", where=where, reason=said_of(exc)), hint=_about("fabric")
         ) from None
     return SlurmSite(
         name=name,
@@ -147,15 +149,17 @@ def slurm_sites(data: dict[str, Any], path: str) -> list[SlurmSite]:
     entries = data.get("slurm", [])
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ConfigError(
-            f"{path}: slurm = {entries!r}", hint="write each Slurm cluster as a [[slurm]] table"
+            said("error.slurm.not_tables", path=path, value=repr(entries)),
+            hint=said("error.slurm.not_tables_hint"),
         )
     sites: list[SlurmSite] = []
     for index, raw in enumerate(entries, start=1):
-        site = check_slurm_entry(f"{path}, [[slurm]] #{index}", raw)
+        where = said("error.slurm.entry", path=path, index=index)
+        site = check_slurm_entry(where, raw)
         if any(s.name == site.name for s in sites):
             raise ConfigError(
-                f"{path}, [[slurm]] #{index}: the name {site.name!r} is used twice",
-                hint="give each Slurm cluster its own name",
+                said("error.slurm.twice", where=where, name=repr(site.name)),
+                hint=said("error.slurm.twice_hint"),
             )
         sites.append(site)
     return sites
@@ -168,7 +172,10 @@ def load_slurm_sites(path: Path) -> list[SlurmSite]:
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}", hint="fix hosts.toml (docs/slurm.md)") from None
+        raise ConfigError(
+            said("error.slurm.unreadable", path=str(path), reason=str(exc)),
+            hint=said("error.slurm.unreadable_hint"),
+        ) from None
     return slurm_sites(data, str(path))
 
 
@@ -444,11 +451,17 @@ class SlurmClient:
         line = f"bash -lc {quote(command)}" if self.site.login_shell else command
         result = self.shell(line, self.timeout_s)
         if check and result.exit_code != 0:
-            said = (result.stderr.strip() or result.stdout.strip()).splitlines()
+            answer = (result.stderr.strip() or result.stdout.strip()).splitlines()
             raise ProviderError(
-                f"Slurm at {self.site.name} refused `{command.split()[0]}`: "
-                + (said[-1] if said else f"exit code {result.exit_code}"),
-                hint="this is Slurm's own answer; check the spec, the partition or your limits",
+                said(
+                    "error.slurm.refused",
+                    site=self.site.name,
+                    command=command.split()[0],
+                    answer=answer[-1]
+                    if answer
+                    else said("error.slurm.exit_code", code=result.exit_code),
+                ),
+                hint=said("error.slurm.refused_hint"),
             )
         return result
 
@@ -797,8 +810,8 @@ class SlurmProvider:
 
     def create(self, order: ClusterOrder) -> ClusterInfo:
         raise ProviderError(
-            f"{self.name} is a Slurm cluster: nodes are not rented there",
-            hint=f"submit the job to it: xyclaw slurm submit --site {self.name} SPEC",
+            said("error.slurm.not_rented", name=self.name),
+            hint=said("error.slurm.not_rented_hint", name=self.name),
         )
 
     def get(self, external_id: str) -> ClusterInfo | None:
@@ -809,8 +822,8 @@ class SlurmProvider:
 
     def terminate(self, external_id: str) -> ClusterInfo:
         raise ProviderError(
-            f"{self.name} is a Slurm cluster: there is nothing rented to release",
-            hint="cancel the job instead (scancel through an approval)",
+            said("error.slurm.nothing_rented", name=self.name),
+            hint=said("error.slurm.nothing_rented_hint"),
         )
 
     def billing(self) -> list[LedgerEntry]:

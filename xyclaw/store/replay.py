@@ -29,6 +29,7 @@ from xyclaw.store.samples import (
 )
 from xyclaw.store.store import Store
 from xyclaw.store.writer import StoreWriter
+from xyclaw.wording import said
 
 
 class ReadOnlyStore(Store):
@@ -39,15 +40,14 @@ class ReadOnlyStore(Store):
         path = Path(path)
         if not path.exists():
             raise StoreError(
-                f"there is no history database at {path}",
-                hint="it is made on the first run of XyClaw; check the data folder in Settings",
+                said("error.replay.no_database", path=str(path)),
+                hint=said("error.replay.no_database_hint"),
             )
         version = inspect_version(path)
         if version > LATEST_VERSION:
             raise StoreVersionError(
-                f"the database {path} has schema version {version}, newer than this XyClaw"
-                f" knows ({LATEST_VERSION})",
-                hint="upgrade XyClaw to review it",
+                said("error.replay.newer", path=str(path), version=version, latest=LATEST_VERSION),
+                hint=said("error.replay.newer_hint"),
             )
         self.path = path
         self.schema_version = version
@@ -58,11 +58,11 @@ class ReadOnlyStore(Store):
 
     @property
     def writer(self) -> StoreWriter:
-        raise StoreError("this history is open for reading only", hint="nothing was changed")
+        raise StoreError(said("error.replay.read_only"), hint=said("error.replay.nothing_changed"))
 
     @writer.setter
     def writer(self, value: StoreWriter) -> None:
-        raise StoreError("this history is open for reading only")
+        raise StoreError(said("error.replay.read_only"))
 
     def close(self) -> None:
         self._close_readers()

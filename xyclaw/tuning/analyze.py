@@ -22,7 +22,7 @@ from xyclaw.parsers.nccltests import (
 )
 from xyclaw.tuning.expect import Expectation, expect, gpu_model
 from xyclaw.tuning.verdict import Verdict, judge
-from xyclaw.wording import Said, said
+from xyclaw.wording import Said, said, said_of
 
 
 @dataclass(frozen=True)
@@ -122,12 +122,12 @@ def analyze_log(
     """
     for name, value in (("--nodes", nodes), ("--gpus-per-node", gpus_per_node), ("--nics", nics)):
         if value is not None and value < 1:
-            raise UsageError(f"{name} must be at least 1, not {value}")
+            raise UsageError(said("error.tune.at_least_one", name=name, value=value))
     if fabric is not None:
         try:
             fabric = parse_fabric(fabric).name
         except ValueError as exc:
-            raise UsageError(str(exc), hint="e.g. --fabric ib-hdr-200 or roce-100") from exc
+            raise UsageError(said_of(exc), hint=said("error.tune.fabric_hint")) from exc
     runs = _parse(text)
     first = runs[0]
     same = [

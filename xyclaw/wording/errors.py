@@ -1355,4 +1355,273 @@ TEXTS: dict[str, tuple[str, str]] = {
         "wait until it is running (`xyclaw clusters`)",
         "请等它运行起来（`xyclaw clusters`）",
     ),
+    # -- Slurm sites (d35b: xyclaw.providers.slurm, xyclaw.engine.slurm) --------------------------
+    "error.slurm.about_name": (
+        "the provider's name, one word (`xyclaw offers --provider NAME`)",
+        "提供方的名字，一个词（`xyclaw offers --provider NAME`）",
+    ),
+    "error.slurm.about_login": (
+        "the login node: an ~/.ssh/config alias or user@host:port",
+        "登录节点：~/.ssh/config 里的别名或 user@host:port",
+    ),
+    "error.slurm.about_account": (
+        "the Slurm account to charge (sbatch --account), optional",
+        "记账用的 Slurm 账户（sbatch --account），可不写",
+    ),
+    "error.slurm.about_qos": (
+        "the QoS to ask for (sbatch --qos), optional",
+        "要申请的 QoS（sbatch --qos），可不写",
+    ),
+    "error.slurm.about_partitions": (
+        "a list of partition names to use; all of them when absent",
+        "要用的分区名列表；不写则全部使用",
+    ),
+    "error.slurm.about_gpu": (
+        "the GPU model when the site's GRES does not name one, e.g. A100-80G",
+        "站点的 GRES 没写型号时的 GPU 型号，例如 A100-80G",
+    ),
+    "error.slurm.about_price_per_gpu_hour": (
+        "what one GPU-hour costs you; 0 (the default) for a lab's own GPUs",
+        "每 GPU 小时的价格；实验室自有 GPU 写 0（默认）",
+    ),
+    "error.slurm.about_currency": ("three letters, e.g. CNY or USD", "三个字母，例如 CNY 或 USD"),
+    "error.slurm.about_fabric": (
+        "what links the nodes, e.g. ib-hdr-200 or roce-100 (eth-25 when absent)",
+        "节点之间的互联，例如 ib-hdr-200 或 roce-100（不写则为 eth-25）",
+    ),
+    "error.slurm.about_login_shell": (
+        "run Slurm's commands in a login shell (true by default: site modules load)",
+        "在登录 shell 里运行 Slurm 命令（默认 true：会加载站点的模块）",
+    ),
+    "error.slurm.value": ("{where}: {key} = {value}", "{where}：{key} = {value} 无效"),
+    "error.slurm.about": ("{key}: {about}", "{key}：{about}"),
+    "error.slurm.unknown_key": ("{where}: unknown key {key}", "{where}：未知的键 {key}"),
+    "error.slurm.keys": ("a [[slurm]] table takes: {keys}", "[[slurm]] 表可用的键：{keys}"),
+    "error.slurm.missing": ("{where}: {key} is missing", "{where}：缺少 {key}"),
+    "error.slurm.fabric": ("{where}: fabric: {reason}", "{where}：fabric：{reason}"),
+    "error.slurm.entry": ("{path}, [[slurm]] #{index}", "{path}，[[slurm]] #{index}"),
+    "error.slurm.not_tables": ("{path}: slurm = {value}", "{path}：slurm = {value} 无效"),
+    "error.slurm.not_tables_hint": (
+        "write each Slurm cluster as a [[slurm]] table",
+        "每个 Slurm 集群写成一个 [[slurm]] 表",
+    ),
+    "error.slurm.twice": (
+        "{where}: the name {name} is used twice",
+        "{where}：名字 {name} 用了两次",
+    ),
+    "error.slurm.twice_hint": (
+        "give each Slurm cluster its own name",
+        "给每个 Slurm 集群起不同的名字",
+    ),
+    "error.slurm.unreadable": ("{path}: {reason}", "{path}：{reason}"),
+    "error.slurm.unreadable_hint": (
+        "fix hosts.toml (docs/slurm.md)",
+        "请修正 hosts.toml（见 docs/slurm.md）",
+    ),
+    "error.slurm.refused": (
+        "Slurm at {site} refused `{command}`: {answer}",
+        "{site} 的 Slurm 拒绝了 `{command}`：{answer}",
+    ),
+    "error.slurm.exit_code": ("exit code {code}", "退出码 {code}"),
+    "error.slurm.refused_hint": (
+        "this is Slurm's own answer; check the spec, the partition or your limits",
+        "这是 Slurm 自己的回答；请检查作业说明、分区或你的配额",
+    ),
+    "error.slurm.not_rented": (
+        "{name} is a Slurm cluster: nodes are not rented there",
+        "{name} 是 Slurm 集群：那里的节点不用租",
+    ),
+    "error.slurm.not_rented_hint": (
+        "submit the job to it: xyclaw slurm submit --site {name} SPEC",
+        "请把作业提交给它：xyclaw slurm submit --site {name} SPEC",
+    ),
+    "error.slurm.nothing_rented": (
+        "{name} is a Slurm cluster: there is nothing rented to release",
+        "{name} 是 Slurm 集群：没有租来的东西可释放",
+    ),
+    "error.slurm.nothing_rented_hint": (
+        "cancel the job instead (scancel through an approval)",
+        "请改为取消作业（经审批后 scancel）",
+    ),
+    "error.slurm.card_cancel": (
+        "this card does not cancel a job on {site}",
+        "这张卡片不是取消 {site} 上作业的",
+    ),
+    "error.slurm.card_submit": (
+        "this card does not submit to {site}",
+        "这张卡片不是向 {site} 提交作业的",
+    ),
+    "error.slurm.card_probe": ("this card does not probe {site}", "这张卡片不是探测 {site} 的"),
+    "error.slurm.ask_again": ("ask again", "请重新请求"),
+    "error.slurm.no_partition": (
+        "{site} has no partition {partition}",
+        "{site} 没有分区 {partition}",
+    ),
+    "error.slurm.partitions": ("partitions: {names}", "分区：{names}"),
+    "error.slurm.none_up": (
+        "{site} has no partition that is up",
+        "{site} 没有正常运行的分区",
+    ),
+    "error.slurm.none_up_hint": ("ask the site's admins", "请联系站点管理员"),
+    "error.slurm.probe_slow": (
+        "the probe job {job} did not end within {seconds} s at {site}",
+        "{site} 上的探测作业 {job} 在 {seconds} 秒内没有结束",
+    ),
+    "error.slurm.probe_slow_hint": (
+        "the partition may be busy: probe again later or name a freer partition",
+        "分区可能很忙：请稍后再探测，或指定一个较空的分区",
+    ),
+    "error.slurm.state_damaged": ("{path} is damaged", "{path} 已损坏"),
+    "error.slurm.state_damaged_hint": (
+        "move it away and probe the site again",
+        "请把它移走，再探测一次站点",
+    ),
+    # -- own hosts and the memory provider (d35b) -------------------------------------------
+    "error.hosts.name_port": (
+        "{where}: name = {value} has port {port}",
+        "{where}：name = {value} 里的端口 {port} 无效",
+    ),
+    "error.hosts.name_port_hint": (
+        "a port is a number from 1 to 65535: user@host:port",
+        "端口是 1 到 65535 之间的数字：user@host:port",
+    ),
+    "error.hosts.fabric": ("{where}: fabric: {reason}", "{where}：fabric：{reason}"),
+    "error.hosts.price": (
+        "{where}: price_per_gpu_hour: {reason}",
+        "{where}：price_per_gpu_hour：{reason}",
+    ),
+    "error.hosts.not_fabric": ("{value} is not a fabric name", "{value} 不是互联名称"),
+    "error.hosts.user_port_alone": (
+        "{where}: user and port go with host",
+        "{where}：user 和 port 要和 host 一起写",
+    ),
+    "error.hosts.user_port_alone_hint": (
+        'add host = "ADDRESS", or write name = "user@host:port"',
+        '请加上 host = "ADDRESS"，或写成 name = "user@host:port"',
+    ),
+    "error.hosts.state_damaged_hint": (
+        "remove it; your hosts are not affected",
+        "请删除它；你的主机不受影响",
+    ),
+    "error.hosts.none_free": (
+        "no free own hosts with {gpu} for {count} GPUs",
+        "没有空闲的自有主机带 {gpu}，凑不出 {count} 张 GPU",
+    ),
+    "error.hosts.list_them": ("list your machines in {path}", "请在 {path} 里列出你的机器"),
+    "error.hosts.too_few": (
+        "only {free} free own hosts with {per_node} x {gpu}; {needed} needed",
+        "带 {per_node} x {gpu} 的空闲自有主机只有 {free} 台；需要 {needed} 台",
+    ),
+    "error.hosts.too_few_hint": (
+        "add hosts to {path} or ask for fewer GPUs",
+        "请在 {path} 里加主机，或要更少的 GPU",
+    ),
+    "error.hosts.no_cluster": ("no own-hosts cluster {id}", "没有自有主机集群 {id}"),
+    "error.memory.no_gpu": ("no {gpu} here", "这里没有 {gpu}"),
+    "error.memory.no_gpu_hint": ("ask for another GPU model", "请换一种 GPU 型号"),
+    # -- commands on a node (d35b: xyclaw.jobs.node_commands) --------------------------------
+    "error.node.job_id": (
+        "job id {job} cannot name a folder on the node",
+        "作业编号 {job} 不能用作节点上的文件夹名",
+    ),
+    "error.node.job_id_hint": (
+        "use letters, digits, '.', '_' and '-' (at most 128), starting with a letter or digit",
+        "请用字母、数字、'.'、'_' 和 '-'（最多 128 个），以字母或数字开头",
+    ),
+    "error.node.attempt": ("attempt {attempt} is not valid", "第 {attempt} 次尝试无效"),
+    "error.node.attempt_hint": ("attempts count from 1", "尝试从 1 开始计数"),
+    "error.node.rank": ("node rank {rank} is not valid", "节点序号 {rank} 无效"),
+    "error.node.rank_hint": ("ranks count from 0", "序号从 0 开始计数"),
+    "error.node.kind": ("unknown task kind {kind}", "未知的任务类型 {kind}"),
+    "error.node.kind_hint": ("use 'run' or 'setup'", "请用 'run' 或 'setup'"),
+    "error.node.base": (
+        "job folder base {base} must be absolute or start with ~/",
+        "作业文件夹根目录 {base} 必须是绝对路径或以 ~/ 开头",
+    ),
+    "error.node.base_hint": (
+        "for example ~/.xyclaw/jobs or /shared/xyclaw/jobs",
+        "例如 ~/.xyclaw/jobs 或 /shared/xyclaw/jobs",
+    ),
+    "error.node.empty_command": ("the command to launch is empty", "要启动的命令是空的"),
+    "error.node.empty_command_hint": ("give the job a run command", "请给作业一个运行命令"),
+    "error.node.env_name": (
+        "environment variable name {name} is not valid",
+        "环境变量名 {name} 无效",
+    ),
+    "error.node.env_name_hint": (
+        "use letters, digits and underscores, not starting with a digit",
+        "请用字母、数字和下划线，不以数字开头",
+    ),
+    "error.node.poll": (
+        "poll interval {seconds} s is out of range",
+        "轮询间隔 {seconds} 秒超出范围",
+    ),
+    "error.node.poll_hint": ("use 0.01 to 60 s", "请用 0.01 到 60 秒"),
+    "error.node.lines": ("{lines} lines is out of range", "{lines} 行超出范围"),
+    "error.node.lines_hint": ("ask for 1 to 10000 lines", "请要 1 到 10000 行"),
+    "error.node.grace": (
+        "grace period {seconds} s is out of range",
+        "宽限期 {seconds} 秒超出范围",
+    ),
+    "error.node.grace_hint": ("use 0 to 3600 s", "请用 0 到 3600 秒"),
+    "error.node.no_checkpoint_dir": ("the checkpoint folder is empty", "检查点文件夹是空的"),
+    "error.node.no_checkpoint_dir_hint": (
+        "set checkpoint_dir in the spec",
+        "请在作业说明里设置 checkpoint_dir",
+    ),
+    "error.node.offset": ("log offset {offset} is negative", "日志偏移 {offset} 是负数"),
+    "error.node.offset_hint": ("offsets count bytes from 0", "偏移按字节从 0 开始计数"),
+    "error.node.limit": ("read limit {limit} is out of range", "读取上限 {limit} 超出范围"),
+    "error.node.limit_hint": ("use 1 byte to 64 MiB", "请用 1 字节到 64 MiB"),
+    # -- a history opened to review (d35b: xyclaw.store.replay) -------------------------------
+    "error.replay.no_database": (
+        "there is no history database at {path}",
+        "{path} 没有历史数据库",
+    ),
+    "error.replay.no_database_hint": (
+        "it is made on the first run of XyClaw; check the data folder in Settings",
+        "它在 XyClaw 第一次运行时生成；请在设置里检查数据文件夹",
+    ),
+    "error.replay.newer": (
+        "the database {path} has schema version {version}, newer than this XyClaw knows ({latest})",
+        "数据库 {path} 的结构版本是 {version}，比此 XyClaw 认识的（{latest}）更新",
+    ),
+    "error.replay.newer_hint": ("upgrade XyClaw to review it", "请升级 XyClaw 再查看"),
+    "error.replay.read_only": ("this history is open for reading only", "此历史记录以只读方式打开"),
+    "error.replay.nothing_changed": ("nothing was changed", "没有改动任何内容"),
+    # -- tuning, reports, the job runner, telemetry options (d35b) ---------------------------
+    "error.tune.at_least_one": (
+        "{name} must be at least 1, not {value}",
+        "{name} 至少为 1，不能是 {value}",
+    ),
+    "error.tune.fabric_hint": (
+        "e.g. --fabric ib-hdr-200 or roce-100",
+        "例如 --fabric ib-hdr-200 或 roce-100",
+    ),
+    "error.report.period_order": (
+        "a period's end must come after its start",
+        "时段的结束必须在开始之后",
+    ),
+    "error.report.period_unknown": ("unknown period {period}", "未知的时段 {period}"),
+    "error.report.periods": ("one of: {names}", "可选：{names}"),
+    "error.runner.crashed": ("the job runner crashed: {what}", "作业运行器崩溃了：{what}"),
+    "error.runner.no_cluster": ("job {name} has no cluster", "作业 {name} 没有集群"),
+    "error.runner.no_cluster_hint": ("launch it with --cluster", "请用 --cluster 启动它"),
+    "error.runner.node_gone": (
+        "node {node} of the job is no longer in the history",
+        "作业的节点 {node} 已不在历史记录里",
+    ),
+    "error.runner.cluster_state": ("cluster {name} is {state}", "集群 {name} 的状态是 {state}"),
+    "error.runner.cluster_state_hint": (
+        "launch the job on a live cluster (`xyclaw clusters`)",
+        "请在运行中的集群上启动作业（`xyclaw clusters`）",
+    ),
+    "error.runner.too_few_nodes": (
+        "cluster {name} has {count} running node(s); the job needs {want}",
+        "集群 {name} 有 {count} 个运行中的节点；作业需要 {want} 个",
+    ),
+    "error.runner.too_few_nodes_hint": (
+        "rent a larger cluster, or lower resources.nodes in the spec",
+        "请租更大的集群，或调低作业说明里的 resources.nodes",
+    ),
 }
