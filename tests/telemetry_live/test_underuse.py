@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -86,7 +87,10 @@ def test_a_busy_loop_warns_with_dcgms_fields_where_the_node_has_dcgm(
         wait_until(lambda: _busy(live), timeout=30)
         live.service.job_started(live.cluster_id, job_id=None)
         raised = wait_until(lambda: live.raised("gpu.underused"), timeout=20)
-        assert "DCGM counts" in raised[0].message and "tensor pipe 0% busy" in raised[0].message
+        assert "DCGM counts" in raised[0].message
+        # the window's mean: a reading from before the loop began may leave 1% (a clean-clone run)
+        busy = re.search(r"tensor pipe (\d+)% busy", raised[0].message)
+        assert busy is not None and int(busy.group(1)) <= 5, raised[0].message
         (row,) = [r for r in live.alert_rows() if r["rule"] == "gpu.underused"]
         data = json.loads(row["data_json"])
         assert data["source"] == "dcgm" and data["sm_active"] < 10 and data["util"] >= 90
