@@ -28,6 +28,8 @@ from xyclaw.sim import limits, serving
 from xyclaw.sim.context import Ctx
 from xyclaw.sim.fabric import job_rail_factor
 from xyclaw.sim.gpu import Load
+from xyclaw.sim.lockstep import Lockstep
+from xyclaw.sim.lockstep import join as join_peers
 from xyclaw.sim.nccl import choose_network, link_model, nccl_debug_lines
 from xyclaw.sim.procs import SIGABRT, SIGINT, SIGKILL, Proc, signal_name
 from xyclaw.sim.vfs import FsError
@@ -421,6 +423,10 @@ def _launch(ctx: Ctx, launcher: str, args: list[str]) -> int:
         return exc.status
 
 
+#: How long (real seconds, at the least) a node waits for a peer before it goes on alone.
+_RENDEZVOUS_PATIENCE_S = 2.0
+
+
 # -- the run -----------------------------------------------------------------------------------
 
 
@@ -440,6 +446,8 @@ class _Runner:
         # the timing hook's lines, one per rank every N steps (XyClaw's launcher sets N)
         self._step_every = max(1, _int_or(ctx.env.get("XYCLAW_STEP_TIMES_EVERY", "1"), 1))
         self._pipe_looked = 0.0  # when (simulated seconds) the ranks last read their pipes
+        self._peers: Lockstep | None = None  # the job's other nodes, kept in step
+        self._sync_points = 0
 
     # output helpers
     def out(self, text: str) -> None:
@@ -513,14 +521,31 @@ class _Runner:
                 f"ValueError: node_rank {launch.node_rank} must be smaller than nnodes "
                 f"{launch.nnodes}\n"
             )
-        if launch.nnodes > 1 or launch.master_addr:
-            addr = launch.master_addr or "localhost"
-            if machine.resolve_host(addr) is None:
-                raise TrainingError(_gaierror(addr))
-        self._spawn_workers()
+        cluster = machine.cluster
+        if launch.nnodes > 1 and cluster is not None:
+            master = launch.master_addr or "localhost"
+            key = (
+                f"{cluster.name}:{cluster.shared_dir}",
+                machine.resolve_host(master) or master,
+                launch.master_port,
+                launch.nnodes,
+            )
+            self._peers = join_peers(key, launch.node_rank)
+        try:
+            if launch.nnodes > 1 or launch.master_addr:
+                addr = launch.master_addr or "localhost"
+                if machine.resolve_host(addr) is None:
+                    raise TrainingError(_gaierror(addr))
+            self._spawn_workers()
+        except BaseException:
+            if self._peers is not None:
+                self._peers.leave(launch.node_rank)
+            raise
         try:
             return self._run_workers()
         finally:
+            if self._peers is not None:
+                self._peers.leave(launch.node_rank)
             machine.gpus.remove_pid(self.job.main.pid)
             for worker in self.job.workers:
                 machine.gpus.remove_pid(worker.pid)
@@ -625,6 +650,25 @@ class _Runner:
         self.ctx.wait(seconds * self.machine.time_scale)
         return self._interrupted()
 
+    def _keep_pace(self, patience_s: float) -> int | None:
+        """Wait for the job's other nodes at the next sync point (see
+        :mod:`xyclaw.sim.lockstep`); an exit status when a signal came meanwhile."""
+        if self._peers is None:
+            return None
+        self._sync_points += 1
+        job = self.job
+        self._peers.reach(
+            self.launch.node_rank,
+            self._sync_points,
+            patience_s,
+            lambda: (
+                job.crash is not None
+                or job.worker_signal is not None
+                or job.main.signalled is not None
+            ),
+        )
+        return self._interrupted()
+
     def _loads(self, util: float, mem_mib: int, intensity: float, mem_util: float) -> None:
         board = self.machine.gpus
         for local, device in enumerate(self.launch.devices):
@@ -675,6 +719,10 @@ class _Runner:
             local = len(launch.devices)
             self._rank_traceback(local, "RuntimeError: CUDA error: invalid device ordinal")
             return self._fail_child(local, 1, None)
+        # torchrun's rendezvous: the workers start once every node's agent has joined
+        status = self._keep_pace(max(_RENDEZVOUS_PATIENCE_S, 60.0 * machine.time_scale))
+        if status is not None:
+            return status
         choice = choose_network(machine.net, self.ctx.env)
         if self.ctx.env.get("NCCL_DEBUG", "").upper() in ("INFO", "TRACE"):
             for line in nccl_debug_lines(
@@ -716,6 +764,10 @@ class _Runner:
         load_s = 10.0 + LOAD_SECONDS_PER_B * cfg.params_b
         self._loads(4.0, min(need, 2000), 0.1, 2.0)
         status = self._wait(load_s)
+        if status is not None:
+            return status
+        # the process group's first collective: every rank has loaded its model
+        status = self._keep_pace(max(_RENDEZVOUS_PATIENCE_S, 60.0 * machine.time_scale))
         if status is not None:
             return status
         gpu0 = machine.gpus.gpus[launch.devices[0]]
@@ -783,6 +835,12 @@ class _Runner:
             else:
                 self._loads(util, need, 0.92, 40.0)
             status = self._wait(step_time)
+            if status is not None:
+                return status
+            # the step's all-reduce: no node begins the next step before every node is done
+            status = self._keep_pace(
+                max(_RENDEZVOUS_PATIENCE_S, 10.0 * step_time * machine.time_scale)
+            )
             if status is not None:
                 return status
             if ranks > 1 and launch.nnodes > 1:
