@@ -19,6 +19,7 @@ from xyclaw.remote.errors import transport_errors
 from xyclaw.remote.hostspec import HostSpec, ProcessControl
 from xyclaw.remote.known_hosts import KnownHosts, TrustNewHost
 from xyclaw.remote.procgroup import wants_wrapper
+from xyclaw.remote.rekey import RekeySafeTransport
 from xyclaw.wording import said
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ class Connector:
         sock = self._socket(spec, via)
         transport: paramiko.Transport | None = None
         try:
-            transport = paramiko.Transport(sock)
+            transport = RekeySafeTransport(sock)
             # paramiko's reader thread wakes every 0.1 s on an idle socket to see if it
             # should stop; a close wakes it anyway, so once a second is plenty. With 64
             # streamed nodes this is ~3 points of a core.

@@ -32,6 +32,7 @@ from paramiko.common import (
 )
 
 from xyclaw.errors import ProviderError
+from xyclaw.remote.rekey import RekeySafeTransport
 from xyclaw.sim.commands import new_machine
 from xyclaw.sim.context import Stdio
 from xyclaw.sim.faults import SimFaults
@@ -57,7 +58,7 @@ class SimNodeError(ProviderError, RuntimeError):
     """The simulated node could not start (address in use, already started)."""
 
 
-class _SimTransport(paramiko.Transport):
+class _SimTransport(RekeySafeTransport):
     """A server transport that starts a command only once its exec request has been answered.
 
     paramiko sends the reply to a channel request after the server
@@ -74,7 +75,7 @@ class _SimTransport(paramiko.Transport):
         self.forward_handler: Callable[[paramiko.Channel, tuple[str, int]], None] | None = None
 
     def _send_user_message(self, data: Any) -> None:
-        super()._send_user_message(data)  # type: ignore[misc]
+        super()._send_user_message(data)
         if not self.replied:
             return
         raw = data.asbytes() if isinstance(data, paramiko.Message) else bytes(data)
