@@ -24,9 +24,17 @@ from dataclasses import dataclass
 INSPECTOR_DIR = "/tmp/xyclaw-inspector"
 
 
-def inspector_command(folder: str = INSPECTOR_DIR, lines: int = 40) -> str:
-    """The newest records of every file in the dump folder (nothing when there is none)."""
-    return f"tail -n {lines} {folder}/*.log 2>/dev/null"
+def inspector_command(folder: str = INSPECTOR_DIR, lines: int = 40, files: int = 32) -> str:
+    """The newest records of the folder's most recently written files (nothing when there is
+    none). Only the newest ``files``: the plugin's files stay after their job, and reading
+    every past job's on each poll grew without end (past 30 jobs on one cluster, 512 MiB on
+    one connection, which made paramiko re-key). A job's own files are written every few
+    milliseconds, so they are the newest. ``tail`` is never run without a file: it would read
+    the channel's stdin and wait."""
+    return (
+        f'f=$(ls -t {folder}/*.log 2>/dev/null | head -n {files}); [ -z "$f" ] || '
+        f"tail -n {lines} $f 2>/dev/null"
+    )
 
 
 @dataclass(frozen=True)

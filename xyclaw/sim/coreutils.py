@@ -132,6 +132,8 @@ def ls(ctx: Ctx) -> int:
         stamp = time.strftime("%b %d %H:%M", time.gmtime(fs.mtime(vpath) or ctx.machine.now()))
         return f"{_mode_string(ctx, vpath)} 1 root root {max(size, 0):>8} {stamp} {name}"
 
+    if "t" in flags:  # GNU ls sorts file operands by time too, newest first
+        files.sort(key=lambda t: -fs.mtime(ctx.path(t)))
     for target in files:
         ctx.out(line(target, ctx.path(target)) + "\n")
     for index, target in enumerate(dirs):
