@@ -312,15 +312,21 @@ def check_hosts(paths: AppPaths, config: Config) -> CheckResult:
     """hosts.toml, your own machines: read as `up --provider ssh` reads it. A file that is
     there but wrong is a FAIL (every command that uses it stops on it); none is fine."""
     from xyclaw.providers.own_hosts import load_hosts
+    from xyclaw.providers.slurm import load_slurm_sites
 
     path = paths.config_dir / "hosts.toml"
     try:
         hosts = load_hosts(path)
+        sites = load_slurm_sites(path)  # a bad [[slurm]] table: the site is missing from all lists
     except XyclawError as exc:
         return _failed("hosts.toml", exc)
     if not path.exists():
         return CheckResult("hosts.toml", True, False, said("op.doctor.hosts.none", path=str(path)))
-    count = said("op.doctor.hosts.count", n=len(hosts), path=str(path))
+    count = (
+        said("op.doctor.hosts.count_sites", n=len(hosts), sites=len(sites), path=str(path))
+        if sites
+        else said("op.doctor.hosts.count", n=len(hosts), path=str(path))
+    )
     return CheckResult("hosts.toml", True, False, count)
 
 

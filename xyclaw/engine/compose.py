@@ -28,6 +28,7 @@ from xyclaw.store.charges import ChargeTable
 from xyclaw.store.event_log import EventLog
 from xyclaw.store.jobs import JobTable
 from xyclaw.store.plans import PlanTable
+from xyclaw.wording import said
 
 # What only a part built on first use needs is imported where that part is built: SSH
 # (paramiko), telemetry and tuning (numpy), the job runtime, the providers' HTTP clients.
@@ -107,6 +108,13 @@ def _register_slurm_sites(
         sites = load_slurm_sites(paths.config_dir / "hosts.toml")
     except XyclawError as exc:
         logging.getLogger(__name__).warning("no Slurm sites: %s", exc.message)
+        registry.not_loaded(
+            said(
+                "error.slurm.sites_not_loaded",
+                why=exc.said or exc.message,
+                hint=exc.hint_said or exc.hint or said("error.slurm.unreadable_hint"),
+            )
+        )
         return
     for site in sites:
         if site.name in registry.names:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from xyclaw.errors import UsageError
 from xyclaw.providers.base import Provider
-from xyclaw.wording import said
+from xyclaw.wording import Said, said
 
 ProviderFactory = Callable[[], Provider]
 
@@ -16,6 +16,7 @@ class ProviderRegistry:
     def __init__(self) -> None:
         self._factories: dict[str, ProviderFactory] = {}
         self._built: dict[str, Provider] = {}
+        self._not_loaded: list[Said] = []
         self._lock = threading.Lock()
 
     def register(self, name: str, factory: ProviderFactory) -> None:
@@ -28,6 +29,13 @@ class ProviderRegistry:
         with self._lock:
             self._factories[provider.name] = lambda: provider
             self._built[provider.name] = provider
+
+    def not_loaded(self, why: Said) -> None:
+        """Providers the configuration names but that could not be built (a [[slurm]] table
+        that does not read): asking for an unknown name then says why, not only which names
+        there are."""
+        with self._lock:
+            self._not_loaded.append(why)
 
     @property
     def names(self) -> list[str]:
@@ -45,10 +53,12 @@ class ProviderRegistry:
                 return provider
             factory = self._factories.get(name)
         if factory is None:
-            raise UsageError(
-                said("error.provider.unknown", name=repr(name)),
-                hint=said("error.provider.known", names=", ".join(self._factories)),
-            )
+            known = said("error.provider.known", names=", ".join(self._factories))
+            if self._not_loaded:
+                known = said(
+                    "error.provider.known_not_loaded", known=known, why=self._not_loaded[0]
+                )
+            raise UsageError(said("error.provider.unknown", name=repr(name)), hint=known)
         provider = factory()
         with self._lock:
             self._built.setdefault(name, provider)

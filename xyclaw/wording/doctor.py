@@ -130,6 +130,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "op.doctor.hosts.none": ("none at {path} (your own machines)", "{path} 不存在（你自己的机器）"),
     "op.doctor.hosts.count": ("{n} host(s) in {path}", "{path} 中有 {n} 台主机"),
+    "op.doctor.hosts.count_sites": (
+        "{n} host(s) and {sites} Slurm site(s) in {path}",
+        "{path} 中有 {n} 台主机、{sites} 个 Slurm 站点",
+    ),
     "op.doctor.next.hosts": (
         "your own GPU machine over SSH: `xyclaw hosts add gpu1 --host 10.0.0.5 --user root "
         "--gpu A100-80G --gpus 8`, then `xyclaw hosts test gpu1`",

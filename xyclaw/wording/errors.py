@@ -907,6 +907,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     # -- providers ------------------------------------------------------------------------
     "error.provider.unknown": ("unknown provider {name}", "未知的提供方 {name}"),
     "error.provider.known": ("known providers: {names}", "已知的提供方：{names}"),
+    "error.provider.known_not_loaded": (
+        "{known}; not loaded: {why}",
+        "{known}；未能载入：{why}",
+    ),
     # -- a host as typed, and ~/.ssh/config -----------------------------------------------------
     "error.host.empty": ("an empty host name was given", "给出的主机名是空的"),
     "error.host.empty_hint": ("name a host or an ssh alias", "请写主机名或 ssh 别名"),
@@ -1414,6 +1418,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "给每个 Slurm 集群起不同的名字",
     ),
     "error.slurm.unreadable": ("{path}: {reason}", "{path}：{reason}"),
+    "error.slurm.sites_not_loaded": (
+        "the [[slurm]] tables of hosts.toml: {why} ({hint})",
+        "hosts.toml 的 [[slurm]] 表：{why}（{hint}）",
+    ),
     "error.slurm.unreadable_hint": (
         "fix hosts.toml (docs/slurm.md)",
         "请修正 hosts.toml（见 docs/slurm.md）",
