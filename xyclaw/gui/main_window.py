@@ -153,8 +153,10 @@ DEFAULT_PAGES: dict[str, Callable[[GuiContext], QWidget | None]] = {
 #: Pages built right after the window's first paint rather than when first shown.
 BUILT_AFTER_FIRST_PAINT = ("clusters",)
 # Built hidden once the start-up's imports are done (by the desktop app, not by every window
-# a test makes): its charts took 150-250 ms to build, too long for its first open.
-PREBUILT_PAGES = ("monitor",)
+# a test makes), as their first open was too long: the Monitor's charts took 150-250 ms to
+# build, the Jobs page 70-90 ms of the main thread's CPU (69-228 ms in wall time, Xvfb, 2
+# cores). Each page built ahead adds to a theme switch (75 ms to about 110 with Jobs).
+PREBUILT_PAGES = ("monitor", "jobs")
 
 
 class _CloseFilter(QObject):
@@ -398,7 +400,7 @@ class MainWindowController:
         loop, then ``then``: such a page's first open only shows it. A page built hidden
         waits to be shown to refresh (the pages' timers start on show), but each built page
         makes a theme switch longer (Qt restyles every widget polished once), so the
-        desktop app builds only the page that takes long (PREBUILT_PAGES)."""
+        desktop app builds only the pages that take long (PREBUILT_PAGES)."""
         from xyclaw.gui.startup_imports import run_in_turns
 
         def build(key: str) -> Callable[[], None]:
