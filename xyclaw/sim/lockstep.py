@@ -31,7 +31,6 @@ class Lockstep:
     """One job's nodes: who joined, which sync point each reached, who has left."""
 
     key: JobKey
-    nnodes: int
     cond: threading.Condition = field(default_factory=threading.Condition)
     joined: set[int] = field(default_factory=set)
     left: set[int] = field(default_factory=set)
@@ -40,28 +39,21 @@ class Lockstep:
 
     def reach(
         self, node_rank: int, point: int, patience_s: float, stop: Callable[[], bool]
-    ) -> bool:
-        """Wait at sync point ``point`` until every other node still in the job reached it.
-
-        False when the node went on without them (its patience ran out, or the group is
-        already broken); True when they all came, or when ``stop`` says this node was
-        signalled (the caller looks at its own signals next)."""
+    ) -> None:
+        """Wait at sync point ``point`` until every other node still in the job reached it,
+        until ``stop`` says this node was signalled, or until its patience runs out (then
+        the group is broken, and nobody in it waits again)."""
         deadline = time.monotonic() + patience_s
         with self.cond:
             self.reached[node_rank] = point
             self.cond.notify_all()
-            while not self.broken:
-                if not self._waiting_for(point):
-                    return True
-                if stop():
-                    return True
+            while not self.broken and not self._all_reached(point) and not stop():
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     self.broken = True
                     self.cond.notify_all()
-                    return False
+                    return
                 self.cond.wait(min(_POLL_S, remaining))
-            return False
 
     def leave(self, node_rank: int) -> None:
         """The node's run ended (finished, failed or killed): nobody waits for it again."""
@@ -72,12 +64,9 @@ class Lockstep:
             if _GROUPS.get(self.key) is self and self.left >= self.joined:
                 del _GROUPS[self.key]
 
-    def _waiting_for(self, point: int) -> list[int]:
-        return [
-            rank
-            for rank in range(self.nnodes)
-            if rank not in self.left and self.reached.get(rank, -1) < point
-        ]
+    def _all_reached(self, point: int) -> bool:
+        nnodes = self.key[-1]
+        return all(r in self.left or self.reached.get(r, -1) >= point for r in range(nnodes))
 
 
 _GROUPS: dict[JobKey, Lockstep] = {}
@@ -91,7 +80,7 @@ def join(key: JobKey, node_rank: int) -> Lockstep:
     with _GROUPS_LOCK:
         group = _GROUPS.get(key)
         if group is None or node_rank in group.joined:
-            group = _GROUPS[key] = Lockstep(key, key[-1])
+            group = _GROUPS[key] = Lockstep(key)
         with group.cond:
             group.joined.add(node_rank)
         return group

@@ -537,21 +537,18 @@ class _Runner:
                 if machine.resolve_host(addr) is None:
                     raise TrainingError(_gaierror(addr))
             self._spawn_workers()
-        except BaseException:
-            if self._peers is not None:
-                self._peers.leave(launch.node_rank)
-            raise
-        try:
-            return self._run_workers()
+            try:
+                return self._run_workers()
+            finally:
+                machine.gpus.remove_pid(self.job.main.pid)
+                for worker in self.job.workers:
+                    machine.gpus.remove_pid(worker.pid)
+                    machine.procs.reap(worker)
+                machine.net.clear_traffic(self.job.main.pid)
+                machine.release_host_memory(self.job.main.pid)
         finally:
             if self._peers is not None:
                 self._peers.leave(launch.node_rank)
-            machine.gpus.remove_pid(self.job.main.pid)
-            for worker in self.job.workers:
-                machine.gpus.remove_pid(worker.pid)
-                machine.procs.reap(worker)
-            machine.net.clear_traffic(self.job.main.pid)
-            machine.release_host_memory(self.job.main.pid)
 
     def _spawn_workers(self) -> None:
         machine = self.machine
@@ -650,9 +647,10 @@ class _Runner:
         self.ctx.wait(seconds * self.machine.time_scale)
         return self._interrupted()
 
-    def _keep_pace(self, patience_s: float) -> int | None:
+    def _keep_pace(self, patience_sim_s: float) -> int | None:
         """Wait for the job's other nodes at the next sync point (see
-        :mod:`xyclaw.sim.lockstep`); an exit status when a signal came meanwhile."""
+        :mod:`xyclaw.sim.lockstep`), ``patience_sim_s`` simulated seconds and at least
+        ``_RENDEZVOUS_PATIENCE_S`` real ones; an exit status when a signal came meanwhile."""
         if self._peers is None:
             return None
         self._sync_points += 1
@@ -660,7 +658,7 @@ class _Runner:
         self._peers.reach(
             self.launch.node_rank,
             self._sync_points,
-            patience_s,
+            max(_RENDEZVOUS_PATIENCE_S, patience_sim_s * self.machine.time_scale),
             lambda: (
                 job.crash is not None
                 or job.worker_signal is not None
@@ -720,7 +718,7 @@ class _Runner:
             self._rank_traceback(local, "RuntimeError: CUDA error: invalid device ordinal")
             return self._fail_child(local, 1, None)
         # torchrun's rendezvous: the workers start once every node's agent has joined
-        status = self._keep_pace(max(_RENDEZVOUS_PATIENCE_S, 60.0 * machine.time_scale))
+        status = self._keep_pace(60.0)
         if status is not None:
             return status
         choice = choose_network(machine.net, self.ctx.env)
@@ -767,7 +765,7 @@ class _Runner:
         if status is not None:
             return status
         # the process group's first collective: every rank has loaded its model
-        status = self._keep_pace(max(_RENDEZVOUS_PATIENCE_S, 60.0 * machine.time_scale))
+        status = self._keep_pace(60.0)
         if status is not None:
             return status
         gpu0 = machine.gpus.gpus[launch.devices[0]]
@@ -838,9 +836,7 @@ class _Runner:
             if status is not None:
                 return status
             # the step's all-reduce: no node begins the next step before every node is done
-            status = self._keep_pace(
-                max(_RENDEZVOUS_PATIENCE_S, 10.0 * step_time * machine.time_scale)
-            )
+            status = self._keep_pace(10.0 * step_time)
             if status is not None:
                 return status
             if ranks > 1 and launch.nnodes > 1:
