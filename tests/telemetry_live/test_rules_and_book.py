@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from xyclaw.store.samples import MISSING
 from xyclaw.telemetry.alerts import Alert, AlertBook, AlertKey, Finding, alert_from_row
 from xyclaw.telemetry.live import GpuWindow, NicWindow
 from xyclaw.telemetry.pack import GpuSlots, empty_slots
@@ -370,3 +371,40 @@ def test_medians_of_others_match_the_slow_way(raw: list[float]) -> None:
             assert np.isnan(got[i])  # no median for an unknown value or a lone one
             continue
         assert got[i] == pytest.approx(float(np.median(others)))
+
+
+_reading = st.one_of(st.none(), st.integers(0, 100))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(_reading, min_size=4, max_size=4), min_size=1, max_size=70),
+    st.lists(st.lists(st.one_of(st.none(), st.integers(0, 7000)), min_size=4, max_size=4)),
+)
+def test_a_nodes_stats_are_each_gpus_quantiles_over_its_known_readings(
+    util_rows: list[list[int | None]], power_rows: list[list[int | None]]
+) -> None:
+    """What the straggler rule compares: each GPU's median and 25th percentile of
+    utilization and its median power over the readings it gave ([N/A] ones left out),
+    the figures np.quantile gives; NaN for a GPU with no reading at all."""
+    rows = np.stack([readings() for _ in util_rows])
+    for i, util in enumerate(util_rows):
+        rows["util"][i] = [MISSING["util"] if u is None else u for u in util]
+        power = power_rows[i % len(power_rows)] if power_rows else [3000] * 4
+        rows["power_dw"][i] = [MISSING["power_dw"] if p is None else p for p in power]
+    got = node_stats(
+        NodeRef(1, 1, "n1", 4), GpuWindow(np.arange(len(rows), dtype=np.int64) * 1000, rows)
+    )
+    assert got is not None
+    for gpu in range(4):
+        util = [float(r["util"][gpu]) for r in rows if r["util"][gpu] != MISSING["util"]]
+        power = [
+            r["power_dw"][gpu] * 0.1 for r in rows if r["power_dw"][gpu] != MISSING["power_dw"]
+        ]
+        want_util = np.quantile(util, (0.5, 0.25)) if util else (np.nan, np.nan)
+        want_power = np.quantile(power, 0.5) if power else np.nan
+        assert got.util_low is not None
+        np.testing.assert_array_equal(
+            [got.util[gpu], got.util_low[gpu], got.power[gpu]],
+            [want_util[0], want_util[1], want_power],
+        )

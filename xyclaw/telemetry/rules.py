@@ -579,13 +579,30 @@ class NodeStats:
 def _column_quantiles(
     a: npt.NDArray[np.float64], qs: tuple[float, ...]
 ) -> list[npt.NDArray[np.float64]]:
-    """Each column's quantiles over its known values; NaN for a column with none."""
-    known = ~np.isnan(a)
-    out = [np.full(a.shape[1], np.nan) for _ in qs]
-    for col in np.flatnonzero(known.any(axis=0)):
-        found = np.quantile(a[known[:, col], col], qs)
-        for q, value in enumerate(found):
-            out[q][col] = value
+    """Each column's quantiles over its known values; NaN for a column with none.
+
+    The same figures as ``np.quantile`` per column (its default "linear" rule, worked out
+    by hand after one sort of every column, NaN last): the rules run this for every node
+    every few seconds, and a call of ``np.quantile`` per column was most of their time
+    (at 128 nodes, 5% of a core)."""
+    if a.shape[0] == 0:
+        return [np.full(a.shape[1], np.nan) for _ in qs]
+    ordered = np.sort(a, axis=0)
+    known = np.count_nonzero(~np.isnan(a), axis=0)
+    columns = np.arange(a.shape[1])
+    last = np.maximum(known - 1, 0)
+    out: list[npt.NDArray[np.float64]] = []
+    for q in qs:
+        virtual = (known - 1) * q
+        below = np.clip(np.floor(virtual), 0, last).astype(np.intp)
+        above = np.minimum(below + 1, last)
+        gamma = virtual - below
+        low, high = ordered[below, columns], ordered[above, columns]
+        step = high - low
+        value = low + step * gamma
+        np.subtract(high, step * (1 - gamma), out=value, where=gamma >= 0.5)  # numpy's lerp
+        value[known == 0] = np.nan
+        out.append(value)
     return out
 
 
