@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -314,3 +316,38 @@ def test_round_trip_any_order_units_header(
         assert s.throttle_reasons == g["clocks_throttle_reasons.active"]
         assert s.ecc_uncorrected == g["ecc.errors.uncorrected.volatile.total"]
         assert s.pstate == g["pstate"] and s.fan_speed == g["fan.speed"]
+
+
+_ZONES = (
+    UTC,
+    timezone(timedelta(hours=5, minutes=45)),
+    timezone(timedelta(hours=-3, seconds=1, microseconds=7)),
+    ZoneInfo("Asia/Shanghai"),
+    ZoneInfo("America/New_York"),
+    ZoneInfo("Europe/Dublin"),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2099, 12, 31)),
+    st.sampled_from(("", ".5", ".123", ".000001", ".999999", ".1234")),
+    st.sampled_from(_ZONES),
+    st.integers(0, 3),
+)
+def test_every_line_of_an_instant_gets_the_time_its_node_printed(
+    when: datetime, fraction: str, zone: Any, lines: int
+) -> None:
+    """The stamps of one instant share their second (its conversion is remembered); each
+    line still reads as the exact moment datetime gives for it, in the node's zone, DST
+    changes included."""
+    parser = NvsmiCsvParser(("timestamp", "index"), tz=zone)
+    second = when.strftime("%Y/%m/%d %H:%M:%S")
+    for gpu in range(lines + 1):
+        text = second + (fraction if gpu % 2 == 0 else ".25")
+        micro = int((fraction[1:] if gpu % 2 == 0 else "25").ljust(6, "0") or 0)
+        want = when.replace(microsecond=micro, tzinfo=zone).timestamp()
+        sample = parser.feed(f"{text}, {gpu}")
+        assert sample is not None
+        assert sample.timestamp == want
+        assert sample.index == gpu

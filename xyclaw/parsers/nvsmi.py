@@ -10,6 +10,7 @@ and raise :class:`~xyclaw.errors.ParseError` when the text is not what they read
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import re
@@ -135,9 +136,14 @@ _MISSING_WORDS = frozenset({"", "n/a", "na", "not supported", "none", "unknown"}
 def is_missing(value: str) -> bool:
     """True for the placeholders nvidia-smi prints instead of a value."""
     v = value.strip()
-    if v.startswith("[") and v.endswith("]"):
+    if not v:
         return True
-    return v.lower() in _MISSING_WORDS or v.lower().startswith("requested functionality")
+    if v[0] == "[":
+        return v.endswith("]")
+    if v[0] not in "nNuUrR":  # every placeholder word begins with one of these
+        return False
+    low = v.lower()
+    return low in _MISSING_WORDS or low.startswith("requested functionality")
 
 
 def _float(value: str) -> float | None:
@@ -160,6 +166,9 @@ def _float(value: str) -> float | None:
 
 
 def _int(value: str) -> int | None:
+    v = value.strip()
+    if len(v) <= 15 and v.isdecimal() and v.isascii():  # the common case, exact as a float
+        return int(v)
     f = _float(value)
     if f is None:
         return None
@@ -178,11 +187,11 @@ _PSTATE_RE = re.compile(r"^P\d{1,2}$")
 
 def _pstate(value: str) -> str | None:
     v = value.strip()
+    if _PSTATE_RE.match(v):
+        return v
     if is_missing(v):
         return None
-    if not _PSTATE_RE.match(v):
-        raise ValueError(f"not a performance state: {v[:40]!r}")
-    return v
+    raise ValueError(f"not a performance state: {v[:40]!r}")
 
 
 def _hexmask(value: str) -> int | None:
@@ -210,15 +219,25 @@ _TS_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1
 
 def _timestamp(value: str, tz: tzinfo) -> float | None:
     v = value.strip()
-    if is_missing(v):
-        return None
     m = _TS_RE.match(v)
     if not m:
+        if is_missing(v):
+            return None
         raise ValueError(f"not an nvidia-smi timestamp (YYYY/MM/DD HH:MM:SS.mmm): {v[:40]!r}")
-    y, mo, d, h, mi, sec = (int(g) for g in m.groups()[:6])
-    frac = m.group(7) or "0"
-    micro = int(frac.ljust(6, "0"))
-    return datetime(y, mo, d, h, mi, sec, micro, tzinfo=tz).timestamp()
+    micro = int((m.group(7) or "0").ljust(6, "0"))
+    # What datetime(..., micro, tzinfo=tz).timestamp() gives, to the bit: the lines of one
+    # instant share their second, so its conversion is worked out once.
+    return (_second_in_micros(m.group(1, 2, 3, 4, 5, 6), tz) + micro) / 10**6
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@functools.lru_cache(maxsize=64)
+def _second_in_micros(fields: tuple[str, ...], tz: tzinfo) -> int:
+    y, mo, d, h, mi, sec = (int(f) for f in fields)
+    since = datetime(y, mo, d, h, mi, sec, tzinfo=tz) - _EPOCH
+    return (since.days * 86400 + since.seconds) * 10**6 + since.microseconds
 
 
 # --- field names ----------------------------------------------------------
