@@ -214,3 +214,34 @@ def test_spec_names_what_is_known() -> None:
     assert "B200" in info.value.message and "H100" in (info.value.hint or "")
     with pytest.raises(UsageError):
         SimNodeSpec("n", fabric="ib-xdr-800")
+
+
+def test_a_client_that_vanishes_mid_stream_ends_the_loop_as_sigpipe_would_without_an_error(
+    node: SimNode, client_key: paramiko.PKey, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A telemetry stream's loop writes with the shell's own echo. When the app closes its
+    connection (the user stops watching, the app quits), bash dies of SIGPIPE on its next
+    write: the simulated node ends the command the same way, and logs no failure."""
+    client = _client(node, client_key)
+    # A small window, not read: the node is held in the middle of a write when the client goes.
+    channel = client.get_transport().open_session(window_size=1024)
+    channel.exec_command('while true; do echo "@$(date +%s.%N)" tick; done')
+    assert channel.recv(64).startswith(b"@")
+    time.sleep(0.3)
+    caplog.set_level("DEBUG", logger="xyclaw.sim")
+    client.get_transport().sock.close()  # gone without a word, as a killed process goes
+    client.close()
+    deadline = time.monotonic() + 10
+    while node.machine.procs.match("^bash -c while", full=True) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert node.machine.procs.match("^bash -c while", full=True) == []
+    # paramiko's transports say "Socket exception: ..." in one line on their own loggers
+    # (the node's is xyclaw.sim.ssh.*); the node itself must not report a failure.
+    failed = [
+        r
+        for r in caplog.records
+        if r.levelname in ("ERROR", "CRITICAL")
+        and r.name.startswith("xyclaw.")
+        and not r.name.startswith("xyclaw.sim.ssh.")
+    ]
+    assert failed == [], [r.getMessage() for r in failed]

@@ -39,7 +39,7 @@ from xyclaw.sim.faults import SimFaults
 from xyclaw.sim.gpu import Gpu
 from xyclaw.sim.link import ConditionedSocket, LinkConditions
 from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec
-from xyclaw.sim.procs import HANGUPS
+from xyclaw.sim.procs import HANGUPS, SIGPIPE
 from xyclaw.sim.sftp import SimSFTPServer
 from xyclaw.sim.shell import Shell
 from xyclaw.sim.streams import ChannelIn, ChannelOut, TerminalOut
@@ -399,6 +399,8 @@ class SimNode:
         status = 255
         try:
             status = shell.run_exit_trap(io, shell.run_script(command, io))
+        except BrokenPipeError:  # the client went: bash dies of SIGPIPE at its next write
+            status = 128 + SIGPIPE
         except Exception:  # a bug in the simulator must not kill the server
             log.exception("simulated command failed on %s: %s", self.spec.hostname, command)
         finally:
