@@ -48,3 +48,12 @@ def test_in_chinese_the_reason_is_chinese() -> None:
     done = xyclaw("offers", "--provider", "lab")
     assert "未知的提供方 'lab'" in done.stderr
     assert "未能载入：hosts.toml 的 [[slurm]] 表" in done.stderr
+
+
+def test_providers_lists_the_table_that_did_not_read_with_why_and_fails() -> None:
+    _hosts(BROKEN, chinese=True)
+    done = xyclaw("providers", "--no-check")
+    assert done.returncode == 1
+    row = next(line for line in done.stdout.splitlines() if line.startswith("slurm "))
+    assert "否" in row and "缺少 login" in row and "hosts.toml" in row
+    assert "Traceback" not in done.stderr

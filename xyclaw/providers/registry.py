@@ -38,6 +38,12 @@ class ProviderRegistry:
             self._not_loaded.append(why)
 
     @property
+    def left_out(self) -> list[Said]:
+        """Why providers the configuration names are missing (see :meth:`not_loaded`)."""
+        with self._lock:
+            return list(self._not_loaded)
+
+    @property
     def names(self) -> list[str]:
         return list(self._factories)
 

@@ -94,6 +94,9 @@ def _providers(args: argparse.Namespace, ctx: CliContext) -> int:
                 line.reachable, line.detail = True, ctx.text("provider_offers", count=count)
             line.seconds = round(time.monotonic() - started, 2)
         lines.append(line)
+    # A [[slurm]] table that does not read names no provider: its row says why.
+    for why in registry.left_out:
+        lines.append(ProviderLine("slurm", "slurm", False, why.in_language(ctx.language)))
     if args.json:
         ctx.print_json([asdict(line) for line in lines])
     else:
@@ -121,5 +124,5 @@ def _providers(args: argparse.Namespace, ctx: CliContext) -> int:
         ]
         title = ctx.text("providers_title")
         print_table(ctx.out, columns, rows, title=title, language=ctx.language)
-    unreachable = [line for line in lines if line.reachable is False]
-    return 1 if unreachable else 0
+    failing = [line for line in lines if line.reachable is False] + registry.left_out
+    return 1 if failing else 0
