@@ -16,7 +16,7 @@ instant differ, is written whole (``RAW``), as every row was before migration 14
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,35 +110,65 @@ def _byte_columns(names: Sequence[str], dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE)
 _THROTTLE_OFFSET = GPU_SAMPLE_DTYPE.fields["throttle"][1]  # type: ignore[index]
 #: Byte columns of a GPU record: the still part (with the throttle reasons' high half, 0
 #: or, when missing, 0xFFFF) and the moving part (with their low half).
-_STILL = np.array(
-    [*_byte_columns(_STILL_FIELDS), _THROTTLE_OFFSET + 2, _THROTTLE_OFFSET + 3], dtype=np.intp
-)
-_MOVING = np.array(
-    [*_byte_columns(_MOVING_FIELDS), _THROTTLE_OFFSET, _THROTTLE_OFFSET + 1], dtype=np.intp
-)
+_STILL = [*_byte_columns(_STILL_FIELDS), _THROTTLE_OFFSET + 2, _THROTTLE_OFFSET + 3]
+_MOVING = [*_byte_columns(_MOVING_FIELDS), _THROTTLE_OFFSET, _THROTTLE_OFFSET + 1]
 STILL_BYTES, MOVING_BYTES = len(_STILL), len(_MOVING)
+# Between them every byte of a record: a SPLIT row's records are built in uninitialized memory.
+assert sorted(_STILL + _MOVING) == list(range(GPU_SAMPLE_DTYPE.itemsize))
 
 
-def _split(whole: bytes, instants: int) -> tuple[bytes, bytes] | None:
-    """A GPU row's records (whole) as SPLIT (still, moving), or None where it stays RAW
-    (a still field, or the high half of the throttle reasons, moved within the row)."""
-    raw = np.frombuffer(whole, dtype=np.uint8).reshape(-1, _RECORD_SIZE)
-    if raw.shape[0] == 0 or raw.shape[0] % instants:
+def _split(rows: Sequence[_Row]) -> dict[int, tuple[bytes, bytes]] | None:
+    """GPU rows (cut whole) as SPLIT: by index, the (still, moving) parts of each row that
+    splits; a row whose cards per instant differ, or where a still field (or the high half of
+    the throttle reasons) moved, stays RAW. None where no row can split.
+
+    One pass of numpy calls for every row of a batch together: a row is a node's few seconds,
+    so numpy calls row by row cost more than the bytes they move."""
+    even = [i for i, row in enumerate(rows) if row[5][0] and _same(row[5])]
+    if not even:
         return None
-    still = raw[:, _STILL].tobytes()
-    per_instant = still[: len(still) // instants]
-    if still != per_instant * instants:
-        return None
-    return per_instant, raw[:, _MOVING].tobytes()
+    whole = np.frombuffer(b"".join(rows[i][6] for i in even), np.uint8).reshape(-1, _RECORD_SIZE)
+    still = np.empty((whole.shape[0], STILL_BYTES), np.uint8)
+    moving = np.empty((whole.shape[0], MOVING_BYTES), np.uint8)
+    _copy_columns(still, _STILL_IN_PART, whole, _STILL_IN_RECORD)
+    _copy_columns(moving, _MOVING_IN_PART, whole, _MOVING_IN_RECORD)
+    still_bytes, moving_bytes = still.tobytes(), moving.tobytes()
+    parts: dict[int, tuple[bytes, bytes]] = {}
+    at = 0  # the row's first record
+    for i in even:
+        instants, counts = rows[i][3], rows[i][5]
+        size = counts[0] * instants
+        each_instant = still_bytes[at * STILL_BYTES : (at + size) * STILL_BYTES]
+        per_card = each_instant[: counts[0] * STILL_BYTES]
+        if each_instant == per_card * instants:
+            parts[i] = (per_card, moving_bytes[at * MOVING_BYTES : (at + size) * MOVING_BYTES])
+        at += size
+    return parts
 
 
-def make_chunks(
-    node_id: int,
-    items: Sequence[tuple[int, npt.NDArray[Any]]],
-    dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
-) -> list[SampleChunk]:
+def _same(counts: bytes) -> bool:
+    """Whether every instant of a row has as many cards as its first."""
+    return counts.count(counts[0]) == len(counts)
+
+
+def _card_of_each(
+    cards: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64], firsts: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """For rows of ``sizes`` samples, ``cards`` to an instant, whose cards are found from
+    ``firsts`` on: where each sample's card is."""
+    place = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return np.repeat(firsts, sizes) + place % np.repeat(cards, sizes)
+
+
+#: A row cut whole: (node_id, start_ms, end_ms, instants, times, counts, data).
+_Row = tuple[int, int, int, int, bytes, bytes, bytes]
+
+
+def _cut(
+    node_id: int, items: Sequence[tuple[int, npt.NDArray[Any]]], dtype: np.dtype[Any]
+) -> list[_Row]:
     """A node's (ts_ms, records) in time order, cut into rows of at most MAX_SPAN_MS."""
-    chunks: list[SampleChunk] = []
+    rows: list[_Row] = []
     start = 0
     while start < len(items):
         first_ts = items[start][0]
@@ -149,72 +179,62 @@ def make_chunks(
             end += 1
         part = items[start:end]
         offsets = np.fromiter((ts - first_ts for ts, _ in part), dtype="<u4", count=len(part))
-        lengths = [len(rec) for _, rec in part]
-        counts = bytes(lengths)  # uint8: at most 255 GPUs or NICs a node
+        counts = bytes(len(rec) for _, rec in part)  # uint8: at most 255 GPUs or NICs a node
         data = b"".join(np.ascontiguousarray(rec, dtype=dtype).tobytes() for _, rec in part)
-        encoding, still = RAW, None
-        if dtype is GPU_SAMPLE_DTYPE and lengths.count(lengths[0]) == len(lengths):
-            split = _split(data, len(part))
-            if split is not None:
-                encoding, (still, data) = SPLIT, split
-        chunks.append(
-            SampleChunk(
-                node_id,
-                first_ts,
-                part[-1][0],
-                len(part),
-                offsets.tobytes(),
-                counts,
-                data,
-                encoding,
-                still,
-            )
+        rows.append(
+            (node_id, first_ts, part[-1][0], len(part), offsets.tobytes(), counts, data)
         )
         start = end
-    return chunks
+    return rows
 
 
-def _void_view(spans: Sequence[tuple[int, int]], itemsize: int) -> np.dtype[Any]:
-    """A dtype naming each (offset, length) run of bytes as one opaque field: numpy copies a
-    run between two such views in one pass, where byte-column slices crawl."""
+def make_chunks(
+    node_id: int,
+    items: Sequence[tuple[int, npt.NDArray[Any]]],
+    dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
+) -> list[SampleChunk]:
+    """A node's (ts_ms, records) in time order, cut into rows of at most MAX_SPAN_MS."""
+    return batch_chunks({node_id: items}, dtype)
+
+
+def batch_chunks(
+    by_node: Mapping[int, Sequence[tuple[int, npt.NDArray[Any]]]],
+    dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
+) -> list[SampleChunk]:
+    """The rows of a batch: each node's (ts_ms, records) in time order, cut as by
+    :func:`make_chunks`, GPU rows split together."""
+    rows = [row for node_id, items in by_node.items() for row in _cut(node_id, items, dtype)]
+    parts = (_split(rows) if dtype is GPU_SAMPLE_DTYPE else None) or {}
+    return [
+        SampleChunk(*row)
+        if i not in parts
+        else SampleChunk(*row[:6], parts[i][1], SPLIT, parts[i][0])
+        for i, row in enumerate(rows)
+    ]
+
+
+def _byte_view(columns: Sequence[int], itemsize: int) -> np.dtype[Any]:
+    """A dtype naming each byte column of a record as a field of its own: numpy copies such a
+    field between two views in one tight pass, where wider opaque fields take a memmove a
+    record and 2-D byte-column slices crawl."""
     return np.dtype(
         {
-            "names": [f"r{i}" for i in range(len(spans))],
-            "formats": [f"V{length}" for _, length in spans],
-            "offsets": [offset for offset, _ in spans],
+            "names": [f"b{i}" for i in range(len(columns))],
+            "formats": ["u1"] * len(columns),
+            "offsets": list(columns),
             "itemsize": itemsize,
         }
     )
 
 
-def _runs(columns: npt.NDArray[np.intp]) -> list[tuple[int, int]]:
-    """(first column, length) of each run of adjacent columns."""
-    runs: list[tuple[int, int]] = []
-    for column in columns.tolist():
-        if runs and sum(runs[-1]) == column:
-            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
-        else:
-            runs.append((column, 1))
-    return runs
-
-
-def _part_runs(runs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The same runs as laid end to end in a split row's part."""
-    at, out = 0, []
-    for _, length in runs:
-        out.append((at, length))
-        at += length
-    return out
-
-
 _RECORD_SIZE = GPU_SAMPLE_DTYPE.itemsize
-_STILL_IN_RECORD = _void_view(_runs(_STILL), _RECORD_SIZE)
-_STILL_IN_PART = _void_view(_part_runs(_runs(_STILL)), STILL_BYTES)
-_MOVING_IN_RECORD = _void_view(_runs(_MOVING), _RECORD_SIZE)
-_MOVING_IN_PART = _void_view(_part_runs(_runs(_MOVING)), MOVING_BYTES)
+_STILL_IN_RECORD = _byte_view(_STILL, _RECORD_SIZE)
+_STILL_IN_PART = _byte_view(range(STILL_BYTES), STILL_BYTES)
+_MOVING_IN_RECORD = _byte_view(_MOVING, _RECORD_SIZE)
+_MOVING_IN_PART = _byte_view(range(MOVING_BYTES), MOVING_BYTES)
 
 
-def _copy_runs(
+def _copy_columns(
     target: npt.NDArray[np.uint8],
     target_view: np.dtype[Any],
     source: npt.NDArray[np.uint8],
@@ -230,27 +250,23 @@ def _unsplit(
 ) -> GpuRecords:
     """GPU records of SPLIT rows, given as their ``still`` and ``data`` columns.
 
-    Byte runs, not field assignments: each row's still fields are laid into whole records
-    (one per card), repeated for every instant, and the moving bytes copied over them in
-    four runs of adjacent bytes; that keeps a read of an hour near reading it whole.
+    Byte columns, not field assignments: each row's still fields are laid into whole records
+    (one per card), repeated for every instant, and the moving bytes copied over them; that
+    keeps a read of an hour near reading it whole.
     """
     cards = np.fromiter((len(s) // STILL_BYTES for s in stills), dtype=np.int64, count=len(stills))
     still = np.frombuffer(b"".join(stills), np.uint8).reshape(-1, STILL_BYTES)
     moving = np.frombuffer(b"".join(movings), np.uint8).reshape(-1, MOVING_BYTES)
-    template = np.zeros((still.shape[0], _RECORD_SIZE), dtype=np.uint8)
-    _copy_runs(template, _STILL_IN_RECORD, still, _STILL_IN_PART)
+    template = np.empty((still.shape[0], _RECORD_SIZE), dtype=np.uint8)
+    _copy_columns(template, _STILL_IN_RECORD, still, _STILL_IN_PART)
     if bool((cards == cards[0]).all()):
         k = int(cards[0])  # the usual case: one row of k cards' still fields per instant
         out = np.repeat(template.reshape(-1, k * template.shape[1]), n_instants, axis=0)
         out = out.reshape(-1, template.shape[1])
     else:
         sizes = cards * n_instants
-        place = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(
-            np.cumsum(sizes) - sizes, sizes
-        )
-        card = place % np.repeat(cards, sizes)
-        out = template[np.repeat(np.cumsum(cards) - cards, sizes) + card]
-    _copy_runs(out, _MOVING_IN_RECORD, moving, _MOVING_IN_PART)
+        out = template[_card_of_each(cards, sizes, np.cumsum(cards) - cards)]
+    _copy_columns(out, _MOVING_IN_RECORD, moving, _MOVING_IN_PART)
     return out.reshape(-1).view(GPU_SAMPLE_DTYPE)
 
 
