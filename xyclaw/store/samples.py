@@ -246,7 +246,10 @@ def _copy_columns(
 
 
 def _unsplit(
-    stills: Sequence[bytes], movings: Sequence[bytes], n_instants: npt.NDArray[np.int64]
+    stills: Sequence[bytes],
+    movings: Sequence[bytes],
+    n_instants: npt.NDArray[np.int64],
+    cards: npt.NDArray[np.int64],
 ) -> GpuRecords:
     """GPU records of SPLIT rows, given as their ``still`` and ``data`` columns.
 
@@ -254,7 +257,6 @@ def _unsplit(
     (one per card), repeated for every instant, and the moving bytes copied over them; that
     keeps a read of an hour near reading it whole.
     """
-    cards = np.fromiter((len(s) // STILL_BYTES for s in stills), dtype=np.int64, count=len(stills))
     still = np.frombuffer(b"".join(stills), np.uint8).reshape(-1, STILL_BYTES)
     moving = np.frombuffer(b"".join(movings), np.uint8).reshape(-1, MOVING_BYTES)
     template = np.empty((still.shape[0], _RECORD_SIZE), dtype=np.uint8)
@@ -289,18 +291,21 @@ def unpack_chunks(
     per_instant = np.frombuffer(b"".join(counts), dtype="u1").astype(np.int64)
     instant_ts = np.repeat(np.asarray(starts, dtype=np.int64), n_instants) + offsets
     instant_node = np.repeat(np.asarray(nodes, dtype=np.int64), n_instants)
-    encodings = [r[6] if len(r) > 6 else RAW for r in rows]
-    if all(e == RAW for e in encodings):
+    encodings = {r[6] if len(r) > 6 else RAW for r in rows}
+    if encodings == {RAW}:
         records = np.frombuffer(b"".join(data), dtype=dtype)
-    elif dtype is not GPU_SAMPLE_DTYPE or any(e not in (RAW, SPLIT) for e in encodings):
+    elif dtype is not GPU_SAMPLE_DTYPE or not encodings <= {RAW, SPLIT}:
         raise StoreError(
             "a stored sample row has a layout this version of XyClaw cannot read",
             hint="update XyClaw: a newer version wrote these samples",
         )
-    elif all(e == SPLIT for e in encodings):
-        records = _unsplit([r[7] for r in rows], data, n_instants)
     else:
-        records = _records_of_mixed(rows, n_instants)
+        # A SPLIT row has as many cards at every instant as at its first.
+        cards = per_instant[np.cumsum(n_instants) - n_instants]
+        if encodings == {SPLIT}:
+            records = _unsplit([r[7] for r in rows], data, n_instants, cards)
+        else:
+            records = _records_of_mixed(rows, n_instants, cards)
     ts = np.repeat(instant_ts, per_instant)
     node = np.repeat(instant_node, per_instant)
     keep = (ts >= start_ms) & (ts < end_ms)
@@ -310,12 +315,14 @@ def unpack_chunks(
 
 
 def _records_of_mixed(
-    rows: Sequence[tuple[Any, ...]], n_instants: npt.NDArray[np.int64]
+    rows: Sequence[tuple[Any, ...]],
+    n_instants: npt.NDArray[np.int64],
+    cards: npt.NDArray[np.int64],
 ) -> GpuRecords:
     """GPU records of rows of both layouts (a database written before and after migration
     14), in row order."""
     parts = [
-        _unsplit([row[7]], [row[5]], n_instants[i : i + 1])
+        _unsplit([row[7]], [row[5]], n_instants[i : i + 1], cards[i : i + 1])
         if row[6] == SPLIT
         else np.frombuffer(row[5], dtype=GPU_SAMPLE_DTYPE)
         for i, row in enumerate(rows)
