@@ -124,7 +124,7 @@ def _split(rows: Sequence[_Row]) -> dict[int, tuple[bytes, bytes]] | None:
 
     One pass of numpy calls for every row of a batch together: a row is a node's few seconds,
     so numpy calls row by row cost more than the bytes they move."""
-    even = [i for i, row in enumerate(rows) if row[5][0] and _same(row[5])]
+    even = [i for i, row in enumerate(rows) if _cards_alike(row[5])]
     if not even:
         return None
     whole = np.frombuffer(b"".join(rows[i][6] for i in even), np.uint8).reshape(-1, _RECORD_SIZE)
@@ -146,18 +146,9 @@ def _split(rows: Sequence[_Row]) -> dict[int, tuple[bytes, bytes]] | None:
     return parts
 
 
-def _same(counts: bytes) -> bool:
-    """Whether every instant of a row has as many cards as its first."""
-    return counts.count(counts[0]) == len(counts)
-
-
-def _card_of_each(
-    cards: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64], firsts: npt.NDArray[np.int64]
-) -> npt.NDArray[np.int64]:
-    """For rows of ``sizes`` samples, ``cards`` to an instant, whose cards are found from
-    ``firsts`` on: where each sample's card is."""
-    place = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.repeat(firsts, sizes) + place % np.repeat(cards, sizes)
+def _cards_alike(counts: bytes) -> bool:
+    """Whether a row has cards, as many at every instant as at its first."""
+    return counts[0] > 0 and counts.count(counts[0]) == len(counts)
 
 
 #: A row cut whole: (node_id, start_ms, end_ms, instants, times, counts, data).
@@ -181,9 +172,7 @@ def _cut(
         offsets = np.fromiter((ts - first_ts for ts, _ in part), dtype="<u4", count=len(part))
         counts = bytes(len(rec) for _, rec in part)  # uint8: at most 255 GPUs or NICs a node
         data = b"".join(np.ascontiguousarray(rec, dtype=dtype).tobytes() for _, rec in part)
-        rows.append(
-            (node_id, first_ts, part[-1][0], len(part), offsets.tobytes(), counts, data)
-        )
+        rows.append((node_id, first_ts, part[-1][0], len(part), offsets.tobytes(), counts, data))
         start = end
     return rows
 
@@ -240,6 +229,8 @@ def _copy_columns(
     source: npt.NDArray[np.uint8],
     source_view: np.dtype[Any],
 ) -> None:
+    """Copy the fields of ``source_view`` in ``source`` to those of ``target_view`` in
+    ``target``, field by field in order."""
     into, out_of = target.view(target_view).reshape(-1), source.view(source_view).reshape(-1)
     for name in target_view.names or ():
         into[name] = out_of[name]
@@ -267,7 +258,11 @@ def _unsplit(
         out = out.reshape(-1, template.shape[1])
     else:
         sizes = cards * n_instants
-        out = template[_card_of_each(cards, sizes, np.cumsum(cards) - cards)]
+        place = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(
+            np.cumsum(sizes) - sizes, sizes
+        )
+        card = place % np.repeat(cards, sizes)
+        out = template[np.repeat(np.cumsum(cards) - cards, sizes) + card]
     _copy_columns(out, _MOVING_IN_RECORD, moving, _MOVING_IN_PART)
     return out.reshape(-1).view(GPU_SAMPLE_DTYPE)
 
