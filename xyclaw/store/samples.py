@@ -278,15 +278,14 @@ def unpack_chunks(
     before migration 14 is)."""
     if not rows:
         return SampleBlock(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
-    starts, nodes, instants, times, counts, data = (
-        list(c) for c in zip(*(r[:6] for r in rows), strict=True)
-    )
+    columns = list(zip(*rows, strict=True))
+    starts, nodes, instants, times, counts, data = columns[:6]
     n_instants = np.asarray(instants, dtype=np.int64)
     offsets = np.frombuffer(b"".join(times), dtype="<u4").astype(np.int64)
     per_instant = np.frombuffer(b"".join(counts), dtype="u1").astype(np.int64)
     instant_ts = np.repeat(np.asarray(starts, dtype=np.int64), n_instants) + offsets
     instant_node = np.repeat(np.asarray(nodes, dtype=np.int64), n_instants)
-    encodings = {r[6] if len(r) > 6 else RAW for r in rows}
+    encodings = set(columns[6]) if len(columns) > 6 else {RAW}
     if encodings == {RAW}:
         records = np.frombuffer(b"".join(data), dtype=dtype)
     elif dtype is not GPU_SAMPLE_DTYPE or not encodings <= {RAW, SPLIT}:
@@ -298,7 +297,7 @@ def unpack_chunks(
         # A SPLIT row has as many cards at every instant as at its first.
         cards = per_instant[np.cumsum(n_instants) - n_instants]
         if encodings == {SPLIT}:
-            records = _unsplit([r[7] for r in rows], data, n_instants, cards)
+            records = _unsplit(columns[7], data, n_instants, cards)
         else:
             records = _records_of_mixed(rows, n_instants, cards)
     ts = np.repeat(instant_ts, per_instant)
