@@ -124,10 +124,10 @@ def _split(rows: Sequence[_Row]) -> dict[int, tuple[bytes, bytes]] | None:
 
     One pass of numpy calls for every row of a batch together: a row is a node's few seconds,
     so numpy calls row by row cost more than the bytes they move."""
-    even = [i for i, row in enumerate(rows) if _cards_alike(row[5])]
-    if not even:
+    alike = [i for i, row in enumerate(rows) if _cards_alike(row[5])]
+    if not alike:
         return None
-    whole = np.frombuffer(b"".join(rows[i][6] for i in even), np.uint8).reshape(-1, _RECORD_SIZE)
+    whole = np.frombuffer(b"".join(rows[i][6] for i in alike), np.uint8).reshape(-1, _RECORD_SIZE)
     still = np.empty((whole.shape[0], STILL_BYTES), np.uint8)
     moving = np.empty((whole.shape[0], MOVING_BYTES), np.uint8)
     _copy_columns(still, _STILL_IN_PART, whole, _STILL_IN_RECORD)
@@ -135,7 +135,7 @@ def _split(rows: Sequence[_Row]) -> dict[int, tuple[bytes, bytes]] | None:
     still_bytes, moving_bytes = still.tobytes(), moving.tobytes()
     parts: dict[int, tuple[bytes, bytes]] = {}
     at = 0  # the row's first record
-    for i in even:
+    for i in alike:
         instants, counts = rows[i][3], rows[i][5]
         size = counts[0] * instants
         each_instant = still_bytes[at * STILL_BYTES : (at + size) * STILL_BYTES]
@@ -269,9 +269,9 @@ def _unsplit(
 ) -> GpuRecords:
     """GPU records of SPLIT rows, given as their ``still`` and ``data`` columns.
 
-    Byte columns, not field assignments: each row's still fields are laid into whole records
-    (one per card), repeated for every instant, and the moving bytes copied over them; that
-    keeps a read of an hour near reading it whole.
+    Bytes, not fields: each row's still bytes are laid into whole records (one per card),
+    repeated for every instant, and the moving bytes copied over them, a few tight passes
+    (see _views); that keeps a read of an hour near reading it whole.
     """
     still = np.frombuffer(b"".join(stills), np.uint8).reshape(-1, STILL_BYTES)
     moving = np.frombuffer(b"".join(movings), np.uint8).reshape(-1, MOVING_BYTES)
@@ -299,8 +299,8 @@ def unpack_chunks(
     dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
 ) -> SampleBlock:
     """Rows of (start_ms, node_id, instants, times, counts, data[, encoding, still]), cut to
-    [start_ms, end_ms). A row without its encoding is RAW (as every row of a database from
-    before migration 14 is)."""
+    [start_ms, end_ms); rows of one query, all with their encoding or all without. A row
+    without its encoding is RAW (as every row of a database from before migration 14 is)."""
     if not rows:
         return SampleBlock(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
     columns = list(zip(*rows, strict=True))
