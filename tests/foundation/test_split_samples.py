@@ -222,7 +222,8 @@ def test_rows_of_different_cards_and_instants_read_back_in_one_read() -> None:
     by_node[5][1][1]["ecc_uncorrected"][0] = 1  # node 5's row stays RAW
     rows = [_row(c) for c in batch_chunks(by_node)]
     assert [r[6] for r in rows] == [SPLIT, SPLIT, SPLIT, SPLIT, RAW]
-    for some in (rows[:2], rows[:4], rows):  # one kind of row, cards alike or not, mixed
+    mixed = [rows[0], rows[4], rows[1], rows[4], rows[2], rows[3]]  # RAW among SPLIT rows
+    for some in (rows[:2], rows[:4], mixed):  # one kind of row, cards alike or not, mixed
         block = unpack_chunks(some, T0, T0 + 10**9)
         nodes = [r[1] for r in some]
         expected = [(ts, node, rec) for node in nodes for ts, rec in by_node[node]]

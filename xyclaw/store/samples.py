@@ -339,14 +339,26 @@ def _records_of_mixed(
     cards: npt.NDArray[np.int64],
 ) -> GpuRecords:
     """GPU records of rows of both layouts (a database written before and after migration
-    14), in row order."""
-    parts = [
-        _unsplit([row[7]], [row[5]], n_instants[i : i + 1], cards[i : i + 1])
-        if row[6] == SPLIT
-        else np.frombuffer(row[5], dtype=GPU_SAMPLE_DTYPE)
-        for i, row in enumerate(rows)
-    ]
-    return np.concatenate(parts)
+    14), in row order: the SPLIT rows unsplit together, then each row's bytes taken in turn
+    (row by row, and joined as records, not bytes, an hour took 60 ms)."""
+    split = np.fromiter((row[6] == SPLIT for row in rows), dtype=bool, count=len(rows))
+    unsplit = _unsplit(
+        [row[7] for row in rows if row[6] == SPLIT],
+        [row[5] for row in rows if row[6] == SPLIT],
+        n_instants[split],
+        cards[split],
+    )
+    unsplit_bytes = unsplit.view(np.uint8)
+    ends = iter((np.cumsum(cards[split] * n_instants[split]) * _RECORD_SIZE).tolist())
+    parts, at = [], 0
+    for row in rows:
+        if row[6] == SPLIT:
+            end = next(ends)
+            parts.append(unsplit_bytes[at:end])
+            at = end
+        else:
+            parts.append(np.frombuffer(row[5], dtype=np.uint8))
+    return np.concatenate(parts).view(GPU_SAMPLE_DTYPE)
 
 
 # --- NIC samples ------------------------------------------------------------------
