@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +20,8 @@ from xyclaw.store.samples import (
     MISSING,
     RAW,
     SPLIT,
+    SampleChunk,
+    batch_chunks,
     empty_gpu_records,
     make_chunks,
     unpack_chunks,
@@ -138,22 +141,26 @@ def test_a_history_from_before_reads_its_old_rows_beside_new_ones(tmp_path: Path
     assert bool((np.diff(both.ts_ms) >= 0).all())
 
 
+def _add_cluster(store: Store) -> None:
+    store.writer.call(
+        lambda db: db.conn.execute(
+            "INSERT INTO providers (id, kind, name, created_at) VALUES ('sim', 'sim', 'sim', 0)"
+        )
+    )
+    store.writer.call(
+        lambda db: db.conn.execute(
+            "INSERT INTO clusters (id, provider_id, name, state, gpu, gpu_count,"
+            " gpus_per_node, fabric, currency, price_per_gpu_hour_micros, created_at)"
+            " VALUES (1, 'sim', 'c', 'running', 'H100', 8, 8, 'none', 'USD', 1, 0)"
+        )
+    )
+
+
 def test_an_hour_of_eight_gpus_takes_about_half_the_disk(tmp_path: Path) -> None:
     """What a user sees as the history file's size: an hour of one 8-GPU node at 1 Hz."""
     rng = np.random.default_rng(11)
     with Store(tmp_path / "h.db") as store:
-        store.writer.call(
-            lambda db: db.conn.execute(
-                "INSERT INTO providers (id, kind, name, created_at) VALUES ('sim', 'sim', 'sim', 0)"
-            )
-        )
-        store.writer.call(
-            lambda db: db.conn.execute(
-                "INSERT INTO clusters (id, provider_id, name, state, gpu, gpu_count,"
-                " gpus_per_node, fabric, currency, price_per_gpu_hour_micros, created_at)"
-                " VALUES (1, 'sim', 'c', 'running', 'H100', 8, 8, 'none', 'USD', 1, 0)"
-            )
-        )
+        _add_cluster(store)
         for first in range(0, 3600, 10):
             store.add_gpu_samples(
                 1, [(T0 + s * 1000, 1, _second(rng)) for s in range(first, first + 10)]
@@ -165,3 +172,82 @@ def test_an_hour_of_eight_gpus_takes_about_half_the_disk(tmp_path: Path) -> None
         )[0]["n"]
     samples = 3600 * 8
     assert stored / samples < 15  # 26 bytes a sample before issue 35
+
+
+def _row(chunk: SampleChunk) -> tuple[Any, ...]:
+    return (
+        chunk.start_ms,
+        chunk.node_id,
+        chunk.instants,
+        chunk.times,
+        chunk.counts,
+        chunk.data,
+        chunk.encoding,
+        chunk.still,
+    )
+
+
+def test_a_batch_splits_each_node_s_rows_on_their_own() -> None:
+    """The nodes of one batch are split together; a node whose pstate moved, or whose card
+    fell off, stays whole, and the nodes after it still split and read back exactly."""
+    rng = np.random.default_rng(12)
+    by_node = {node: _items(6, rng) for node in (1, 2, 3, 4, 5)}
+    by_node[2][3][1]["pstate"][4] = 8
+    by_node[3][5] = (by_node[3][5][0], by_node[3][5][1][:7])
+    by_node[5] = [(ts, rec[:4]) for ts, rec in by_node[5]]  # a node of four cards
+    chunks = batch_chunks(by_node)
+    assert [c.encoding for c in chunks] == [SPLIT, RAW, RAW, SPLIT, SPLIT]
+    for chunk, (node, items) in zip(chunks, by_node.items(), strict=True):
+        assert chunk.node_id == node
+        block = unpack_chunks([_row(chunk)], T0, T0 + 10**9)
+        assert block.records.tobytes() == b"".join(rec.tobytes() for _, rec in items)
+
+
+def test_a_row_of_instants_without_cards_is_kept_whole() -> None:
+    items = [(T0 + s * 1000, empty_gpu_records(0)) for s in range(3)]
+    encoding, records = _round_trip(items)
+    assert encoding == RAW
+    assert len(records) == 0
+
+
+def test_rows_of_different_cards_and_instants_read_back_in_one_read() -> None:
+    """One read over SPLIT rows of 8 cards for 10 s, 8 for 3 s, 4 for 5 s and 2 for 1 s, and
+    (mixed) a RAW row among them: every sample, of its node and time."""
+    rng = np.random.default_rng(13)
+    shapes = {1: (8, 10), 2: (8, 3), 3: (4, 5), 4: (2, 1), 5: (8, 2)}
+    by_node = {
+        node: [(T0 + s * 1000, _second(rng)[:cards]) for s in range(seconds)]
+        for node, (cards, seconds) in shapes.items()
+    }
+    by_node[5][1][1]["ecc_uncorrected"][0] = 1  # node 5's row stays RAW
+    rows = [_row(c) for c in batch_chunks(by_node)]
+    assert [r[6] for r in rows] == [SPLIT, SPLIT, SPLIT, SPLIT, RAW]
+    mixed = [rows[0], rows[4], rows[1], rows[4], rows[2], rows[3]]  # RAW among SPLIT rows
+    for some in (rows[:2], rows[:4], mixed):  # one kind of row, cards alike or not, mixed
+        block = unpack_chunks(some, T0, T0 + 10**9)
+        nodes = [r[1] for r in some]
+        expected = [(ts, node, rec) for node in nodes for ts, rec in by_node[node]]
+        assert block.records.tobytes() == b"".join(rec.tobytes() for _, _, rec in expected)
+        assert block.node_id.tolist() == [n for _, n, rec in expected for _ in range(len(rec))]
+        assert block.ts_ms.tolist() == [ts for ts, _, rec in expected for _ in range(len(rec))]
+
+
+def test_a_store_batch_with_one_node_s_still_field_moved(tmp_path: Path) -> None:
+    """Through the store: the moved node's row is RAW, the others' SPLIT, all read back."""
+    rng = np.random.default_rng(14)
+    seconds = [[(T0 + s * 1000, node, _second(rng)) for node in (1, 2, 3)] for s in range(10)]
+    seconds[6][1][2]["power_limit_w"][3] = 350  # node 2 was capped at second 6
+    with Store(tmp_path / "h.db") as store:
+        _add_cluster(store)
+        store.add_gpu_samples(1, [item for second in seconds for item in second])
+        store.writer.flush(30)
+        encodings = {
+            r["node_id"]: r["encoding"]
+            for r in store.query("SELECT node_id, encoding FROM gpu_samples")
+        }
+        for node in (1, 2, 3):
+            block = store.gpu_samples(1, T0, T0 + 10**9, node)
+            assert block.records.tobytes() == b"".join(
+                rec.tobytes() for second in seconds for _, n, rec in second if n == node
+            )
+    assert encodings == {1: SPLIT, 2: RAW, 3: SPLIT}

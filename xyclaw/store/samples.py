@@ -16,7 +16,7 @@ instant differ, is written whole (``RAW``), as every row was before migration 14
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,35 +110,56 @@ def _byte_columns(names: Sequence[str], dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE)
 _THROTTLE_OFFSET = GPU_SAMPLE_DTYPE.fields["throttle"][1]  # type: ignore[index]
 #: Byte columns of a GPU record: the still part (with the throttle reasons' high half, 0
 #: or, when missing, 0xFFFF) and the moving part (with their low half).
-_STILL = np.array(
-    [*_byte_columns(_STILL_FIELDS), _THROTTLE_OFFSET + 2, _THROTTLE_OFFSET + 3], dtype=np.intp
-)
-_MOVING = np.array(
-    [*_byte_columns(_MOVING_FIELDS), _THROTTLE_OFFSET, _THROTTLE_OFFSET + 1], dtype=np.intp
-)
+_STILL = [*_byte_columns(_STILL_FIELDS), _THROTTLE_OFFSET + 2, _THROTTLE_OFFSET + 3]
+_MOVING = [*_byte_columns(_MOVING_FIELDS), _THROTTLE_OFFSET, _THROTTLE_OFFSET + 1]
 STILL_BYTES, MOVING_BYTES = len(_STILL), len(_MOVING)
+# Between them every byte of a record: a SPLIT row's records are built in uninitialized memory.
+assert sorted(_STILL + _MOVING) == list(range(GPU_SAMPLE_DTYPE.itemsize))
 
 
-def _split(whole: bytes, instants: int) -> tuple[bytes, bytes] | None:
-    """A GPU row's records (whole) as SPLIT (still, moving), or None where it stays RAW
-    (a still field, or the high half of the throttle reasons, moved within the row)."""
-    raw = np.frombuffer(whole, dtype=np.uint8).reshape(-1, _RECORD_SIZE)
-    if raw.shape[0] == 0 or raw.shape[0] % instants:
+def _split(rows: Sequence[_Row]) -> dict[int, tuple[bytes, bytes]] | None:
+    """GPU rows (cut whole) as SPLIT: by index, the (still, moving) parts of each row that
+    splits; a row whose cards per instant differ, or where a still field (or the high half of
+    the throttle reasons) moved, stays RAW. None where no row can split.
+
+    One pass of numpy calls for every row of a batch together: a row is a node's few seconds,
+    so numpy calls row by row cost more than the bytes they move."""
+    alike = [i for i, row in enumerate(rows) if _cards_alike(row[5])]
+    if not alike:
         return None
-    still = raw[:, _STILL].tobytes()
-    per_instant = still[: len(still) // instants]
-    if still != per_instant * instants:
-        return None
-    return per_instant, raw[:, _MOVING].tobytes()
+    whole = np.frombuffer(b"".join(rows[i][6] for i in alike), np.uint8).reshape(-1, _RECORD_SIZE)
+    still = np.empty((whole.shape[0], STILL_BYTES), np.uint8)
+    moving = np.empty((whole.shape[0], MOVING_BYTES), np.uint8)
+    _copy_columns(still, _STILL_IN_PART, whole, _STILL_IN_RECORD)
+    _copy_columns(moving, _MOVING_IN_PART, whole, _MOVING_IN_RECORD)
+    still_bytes, moving_bytes = still.tobytes(), moving.tobytes()
+    parts: dict[int, tuple[bytes, bytes]] = {}
+    at = 0  # the row's first record
+    for i in alike:
+        instants, counts = rows[i][3], rows[i][5]
+        size = counts[0] * instants
+        each_instant = still_bytes[at * STILL_BYTES : (at + size) * STILL_BYTES]
+        per_card = each_instant[: counts[0] * STILL_BYTES]
+        if each_instant == per_card * instants:
+            parts[i] = (per_card, moving_bytes[at * MOVING_BYTES : (at + size) * MOVING_BYTES])
+        at += size
+    return parts
 
 
-def make_chunks(
-    node_id: int,
-    items: Sequence[tuple[int, npt.NDArray[Any]]],
-    dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
-) -> list[SampleChunk]:
+def _cards_alike(counts: bytes) -> bool:
+    """Whether a row has cards, as many at every instant as at its first."""
+    return counts[0] > 0 and counts.count(counts[0]) == len(counts)
+
+
+#: A row cut whole: (node_id, start_ms, end_ms, instants, times, counts, data).
+_Row = tuple[int, int, int, int, bytes, bytes, bytes]
+
+
+def _cut(
+    node_id: int, items: Sequence[tuple[int, npt.NDArray[Any]]], dtype: np.dtype[Any]
+) -> list[_Row]:
     """A node's (ts_ms, records) in time order, cut into rows of at most MAX_SPAN_MS."""
-    chunks: list[SampleChunk] = []
+    rows: list[_Row] = []
     start = 0
     while start < len(items):
         first_ts = items[start][0]
@@ -149,96 +170,113 @@ def make_chunks(
             end += 1
         part = items[start:end]
         offsets = np.fromiter((ts - first_ts for ts, _ in part), dtype="<u4", count=len(part))
-        lengths = [len(rec) for _, rec in part]
-        counts = bytes(lengths)  # uint8: at most 255 GPUs or NICs a node
+        counts = bytes(len(rec) for _, rec in part)  # uint8: at most 255 GPUs or NICs a node
         data = b"".join(np.ascontiguousarray(rec, dtype=dtype).tobytes() for _, rec in part)
-        encoding, still = RAW, None
-        if dtype is GPU_SAMPLE_DTYPE and lengths.count(lengths[0]) == len(lengths):
-            split = _split(data, len(part))
-            if split is not None:
-                encoding, (still, data) = SPLIT, split
-        chunks.append(
-            SampleChunk(
-                node_id,
-                first_ts,
-                part[-1][0],
-                len(part),
-                offsets.tobytes(),
-                counts,
-                data,
-                encoding,
-                still,
-            )
-        )
+        rows.append((node_id, first_ts, part[-1][0], len(part), offsets.tobytes(), counts, data))
         start = end
-    return chunks
+    return rows
 
 
-def _void_view(spans: Sequence[tuple[int, int]], itemsize: int) -> np.dtype[Any]:
-    """A dtype naming each (offset, length) run of bytes as one opaque field: numpy copies a
-    run between two such views in one pass, where byte-column slices crawl."""
-    return np.dtype(
-        {
-            "names": [f"r{i}" for i in range(len(spans))],
-            "formats": [f"V{length}" for _, length in spans],
-            "offsets": [offset for offset, _ in spans],
-            "itemsize": itemsize,
-        }
-    )
+def make_chunks(
+    node_id: int,
+    items: Sequence[tuple[int, npt.NDArray[Any]]],
+    dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
+) -> list[SampleChunk]:
+    """A node's (ts_ms, records) in time order, cut into rows of at most MAX_SPAN_MS."""
+    return batch_chunks({node_id: items}, dtype)
 
 
-def _runs(columns: npt.NDArray[np.intp]) -> list[tuple[int, int]]:
-    """(first column, length) of each run of adjacent columns."""
-    runs: list[tuple[int, int]] = []
-    for column in columns.tolist():
-        if runs and sum(runs[-1]) == column:
-            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+def batch_chunks(
+    by_node: Mapping[int, Sequence[tuple[int, npt.NDArray[Any]]]],
+    dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
+) -> list[SampleChunk]:
+    """The rows of a batch: each node's (ts_ms, records) in time order, cut as by
+    :func:`make_chunks`, GPU rows split together."""
+    rows = [row for node_id, items in by_node.items() for row in _cut(node_id, items, dtype)]
+    parts = (_split(rows) if dtype is GPU_SAMPLE_DTYPE else None) or {}
+    return [
+        SampleChunk(*row)
+        if i not in parts
+        else SampleChunk(*row[:6], parts[i][1], SPLIT, parts[i][0])
+        for i, row in enumerate(rows)
+    ]
+
+
+#: The shortest run of adjacent bytes copied as one opaque field: numpy copies a one-byte
+#: field in a tight pass (about 0.4 ns a record here) and an opaque field with a memmove a
+#: record (about 2 ns), which pays from about six bytes on.
+_WHOLE_RUN = 6
+
+
+def _views(columns: Sequence[int], itemsize: int) -> tuple[np.dtype[Any], np.dtype[Any]]:
+    """Views naming, field for field, a record's byte ``columns`` and the same bytes laid end
+    to end (a SPLIT row's part): a run of at least _WHOLE_RUN adjacent columns as one opaque
+    field, the others a byte a field. Copying field by field between them moves the bytes
+    in a few tight passes, where 2-D byte-column slices crawl."""
+    runs: list[tuple[int, int, int]] = []  # (offset in the record, in the part, length)
+    for at, column in enumerate(columns):
+        if runs and runs[-1][0] + runs[-1][2] == column:
+            offset, start, length = runs[-1]
+            runs[-1] = (offset, start, length + 1)
         else:
-            runs.append((column, 1))
-    return runs
+            runs.append((column, at, 1))
+    fields = [
+        piece
+        for offset, at, length in runs
+        for piece in (
+            [(offset, at, length)]
+            if length >= _WHOLE_RUN
+            else [(offset + i, at + i, 1) for i in range(length)]
+        )
+    ]
 
+    def view(offsets: list[int], size: int) -> np.dtype[Any]:
+        return np.dtype(
+            {
+                "names": [f"f{i}" for i in range(len(fields))],
+                "formats": ["u1" if length == 1 else f"V{length}" for *_, length in fields],
+                "offsets": offsets,
+                "itemsize": size,
+            }
+        )
 
-def _part_runs(runs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The same runs as laid end to end in a split row's part."""
-    at, out = 0, []
-    for _, length in runs:
-        out.append((at, length))
-        at += length
-    return out
+    return view([f[0] for f in fields], itemsize), view([f[1] for f in fields], len(columns))
 
 
 _RECORD_SIZE = GPU_SAMPLE_DTYPE.itemsize
-_STILL_IN_RECORD = _void_view(_runs(_STILL), _RECORD_SIZE)
-_STILL_IN_PART = _void_view(_part_runs(_runs(_STILL)), STILL_BYTES)
-_MOVING_IN_RECORD = _void_view(_runs(_MOVING), _RECORD_SIZE)
-_MOVING_IN_PART = _void_view(_part_runs(_runs(_MOVING)), MOVING_BYTES)
+_STILL_IN_RECORD, _STILL_IN_PART = _views(_STILL, _RECORD_SIZE)
+_MOVING_IN_RECORD, _MOVING_IN_PART = _views(_MOVING, _RECORD_SIZE)
 
 
-def _copy_runs(
+def _copy_columns(
     target: npt.NDArray[np.uint8],
     target_view: np.dtype[Any],
     source: npt.NDArray[np.uint8],
     source_view: np.dtype[Any],
 ) -> None:
+    """Copy the fields of ``source_view`` in ``source`` to those of ``target_view`` in
+    ``target``, field by field in order."""
     into, out_of = target.view(target_view).reshape(-1), source.view(source_view).reshape(-1)
     for name in target_view.names or ():
         into[name] = out_of[name]
 
 
 def _unsplit(
-    stills: Sequence[bytes], movings: Sequence[bytes], n_instants: npt.NDArray[np.int64]
+    stills: Sequence[bytes],
+    movings: Sequence[bytes],
+    n_instants: npt.NDArray[np.int64],
+    cards: npt.NDArray[np.int64],
 ) -> GpuRecords:
     """GPU records of SPLIT rows, given as their ``still`` and ``data`` columns.
 
-    Byte runs, not field assignments: each row's still fields are laid into whole records
-    (one per card), repeated for every instant, and the moving bytes copied over them in
-    four runs of adjacent bytes; that keeps a read of an hour near reading it whole.
+    Bytes, not fields: each row's still bytes are laid into whole records (one per card),
+    repeated for every instant, and the moving bytes copied over them, a few tight passes
+    (see _views); that keeps a read of an hour near reading it whole.
     """
-    cards = np.fromiter((len(s) // STILL_BYTES for s in stills), dtype=np.int64, count=len(stills))
     still = np.frombuffer(b"".join(stills), np.uint8).reshape(-1, STILL_BYTES)
     moving = np.frombuffer(b"".join(movings), np.uint8).reshape(-1, MOVING_BYTES)
-    template = np.zeros((still.shape[0], _RECORD_SIZE), dtype=np.uint8)
-    _copy_runs(template, _STILL_IN_RECORD, still, _STILL_IN_PART)
+    template = np.empty((still.shape[0], _RECORD_SIZE), dtype=np.uint8)
+    _copy_columns(template, _STILL_IN_RECORD, still, _STILL_IN_PART)
     if bool((cards == cards[0]).all()):
         k = int(cards[0])  # the usual case: one row of k cards' still fields per instant
         out = np.repeat(template.reshape(-1, k * template.shape[1]), n_instants, axis=0)
@@ -250,7 +288,7 @@ def _unsplit(
         )
         card = place % np.repeat(cards, sizes)
         out = template[np.repeat(np.cumsum(cards) - cards, sizes) + card]
-    _copy_runs(out, _MOVING_IN_RECORD, moving, _MOVING_IN_PART)
+    _copy_columns(out, _MOVING_IN_RECORD, moving, _MOVING_IN_PART)
     return out.reshape(-1).view(GPU_SAMPLE_DTYPE)
 
 
@@ -261,30 +299,32 @@ def unpack_chunks(
     dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
 ) -> SampleBlock:
     """Rows of (start_ms, node_id, instants, times, counts, data[, encoding, still]), cut to
-    [start_ms, end_ms). A row without its encoding is RAW (as every row of a database from
-    before migration 14 is)."""
+    [start_ms, end_ms); rows of one query, all with their encoding or all without. A row
+    without its encoding is RAW (as every row of a database from before migration 14 is)."""
     if not rows:
         return SampleBlock(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
-    starts, nodes, instants, times, counts, data = (
-        list(c) for c in zip(*(r[:6] for r in rows), strict=True)
-    )
+    columns = list(zip(*rows, strict=True))
+    starts, nodes, instants, times, counts, data = columns[:6]
     n_instants = np.asarray(instants, dtype=np.int64)
     offsets = np.frombuffer(b"".join(times), dtype="<u4").astype(np.int64)
     per_instant = np.frombuffer(b"".join(counts), dtype="u1").astype(np.int64)
     instant_ts = np.repeat(np.asarray(starts, dtype=np.int64), n_instants) + offsets
     instant_node = np.repeat(np.asarray(nodes, dtype=np.int64), n_instants)
-    encodings = [r[6] if len(r) > 6 else RAW for r in rows]
-    if all(e == RAW for e in encodings):
+    encodings = set(columns[6]) if len(columns) > 6 else {RAW}
+    if encodings == {RAW}:
         records = np.frombuffer(b"".join(data), dtype=dtype)
-    elif dtype is not GPU_SAMPLE_DTYPE or any(e not in (RAW, SPLIT) for e in encodings):
+    elif dtype is not GPU_SAMPLE_DTYPE or not encodings <= {RAW, SPLIT}:
         raise StoreError(
             "a stored sample row has a layout this version of XyClaw cannot read",
             hint="update XyClaw: a newer version wrote these samples",
         )
-    elif all(e == SPLIT for e in encodings):
-        records = _unsplit([r[7] for r in rows], data, n_instants)
     else:
-        records = _records_of_mixed(rows, n_instants)
+        # A SPLIT row has as many cards at every instant as at its first.
+        cards = per_instant[np.cumsum(n_instants) - n_instants]
+        if encodings == {SPLIT}:
+            records = _unsplit(columns[7], data, n_instants, cards)
+        else:
+            records = _records_of_mixed(rows, n_instants, cards)
     ts = np.repeat(instant_ts, per_instant)
     node = np.repeat(instant_node, per_instant)
     keep = (ts >= start_ms) & (ts < end_ms)
@@ -294,17 +334,31 @@ def unpack_chunks(
 
 
 def _records_of_mixed(
-    rows: Sequence[tuple[Any, ...]], n_instants: npt.NDArray[np.int64]
+    rows: Sequence[tuple[Any, ...]],
+    n_instants: npt.NDArray[np.int64],
+    cards: npt.NDArray[np.int64],
 ) -> GpuRecords:
     """GPU records of rows of both layouts (a database written before and after migration
-    14), in row order."""
-    parts = [
-        _unsplit([row[7]], [row[5]], n_instants[i : i + 1])
-        if row[6] == SPLIT
-        else np.frombuffer(row[5], dtype=GPU_SAMPLE_DTYPE)
-        for i, row in enumerate(rows)
-    ]
-    return np.concatenate(parts)
+    14), in row order: the SPLIT rows unsplit together, then each row's bytes taken in turn
+    (row by row, and joined as records, not bytes, an hour took 60 ms)."""
+    split = np.fromiter((row[6] == SPLIT for row in rows), dtype=bool, count=len(rows))
+    unsplit = _unsplit(
+        [row[7] for row in rows if row[6] == SPLIT],
+        [row[5] for row in rows if row[6] == SPLIT],
+        n_instants[split],
+        cards[split],
+    )
+    unsplit_bytes = unsplit.view(np.uint8)
+    ends = iter((np.cumsum(cards[split] * n_instants[split]) * _RECORD_SIZE).tolist())
+    parts, at = [], 0
+    for row in rows:
+        if row[6] == SPLIT:
+            end = next(ends)
+            parts.append(unsplit_bytes[at:end])
+            at = end
+        else:
+            parts.append(np.frombuffer(row[5], dtype=np.uint8))
+    return np.concatenate(parts).view(GPU_SAMPLE_DTYPE)
 
 
 # --- NIC samples ------------------------------------------------------------------

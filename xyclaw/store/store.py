@@ -143,9 +143,8 @@ class Store:
         cluster_id: int,
         items: Iterable[tuple[int, int, npt.NDArray[Any]]],
     ) -> None:
-        from xyclaw.store.samples import make_chunks
+        from xyclaw.store.samples import batch_chunks
 
-        dtype = _dtype(table)
         by_node: dict[int, list[tuple[int, npt.NDArray[Any]]]] = {}
         for ts_ms, node_id, records in items:
             by_node.setdefault(node_id, []).append((ts_ms, records))
@@ -162,8 +161,7 @@ class Store:
                 c.encoding,
                 c.still,
             )
-            for node_id, node_items in by_node.items()
-            for c in make_chunks(node_id, node_items, dtype)
+            for c in batch_chunks(by_node, _dtype(table))
         ]
         if rows:
             self.writer.execute_many(
