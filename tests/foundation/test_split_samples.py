@@ -14,12 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from xyclaw.store import Store
+from xyclaw.store import Store, samples
 from xyclaw.store.samples import (
     GPU_SAMPLE_DTYPE,
     MISSING,
     RAW,
     SPLIT,
+    SPLIT_BYTES,
     SampleChunk,
     batch_chunks,
     empty_gpu_records,
@@ -64,6 +65,7 @@ def _round_trip(items: list[tuple[int, np.ndarray]]) -> tuple[int, np.ndarray]:
         chunk.data,
         chunk.encoding,
         chunk.still,
+        chunk.util,
     )
     block = unpack_chunks([row], T0, T0 + 10**9)
     return chunk.encoding, block.records
@@ -73,7 +75,9 @@ def test_a_row_is_stored_in_half_the_bytes_and_read_back_exactly() -> None:
     items = _items(10, np.random.default_rng(7))
     (chunk,) = make_chunks(3, items)
     assert chunk.encoding == SPLIT
-    assert len(chunk.data) == 10 * 8 * 13  # 13 bytes a sample, not 26
+    assert chunk.util is not None
+    assert len(chunk.data) + len(chunk.util) == 10 * 8 * 13  # 13 bytes a sample, not 26
+    assert len(chunk.util) == 10 * 8  # the utilization byte apart, the rest in 2-byte words
     assert chunk.still is not None and len(chunk.still) == 8 * 13  # once per card
     _, records = _round_trip(items)
     assert records.dtype == GPU_SAMPLE_DTYPE
@@ -167,8 +171,8 @@ def test_an_hour_of_eight_gpus_takes_about_half_the_disk(tmp_path: Path) -> None
             )
         store.writer.flush(60)
         stored = store.query(
-            "SELECT sum(length(data) + coalesce(length(still), 0) + length(times)"
-            " + length(counts)) AS n FROM gpu_samples"
+            "SELECT sum(length(data) + coalesce(length(still), 0) + coalesce(length(util), 0)"
+            " + length(times) + length(counts)) AS n FROM gpu_samples"
         )[0]["n"]
     samples = 3600 * 8
     assert stored / samples < 15  # 26 bytes a sample before issue 35
@@ -184,6 +188,7 @@ def _row(chunk: SampleChunk) -> tuple[Any, ...]:
         chunk.data,
         chunk.encoding,
         chunk.still,
+        chunk.util,
     )
 
 
@@ -251,3 +256,65 @@ def test_a_store_batch_with_one_node_s_still_field_moved(tmp_path: Path) -> None
                 rec.tobytes() for second in seconds for _, n, rec in second if n == node
             )
     assert encodings == {1: SPLIT, 2: RAW, 3: SPLIT}
+
+
+def _split_bytes_row(node: int, items: list[tuple[int, np.ndarray]]) -> tuple[Any, ...]:
+    """A row as XyClaw wrote SPLIT rows before migration 19 (encoding 1): the 13 moving
+    bytes of every sample one after another, the still ones once per card."""
+    whole = np.frombuffer(b"".join(rec.tobytes() for _, rec in items), np.uint8).reshape(-1, 26)
+    cards = len(items[0][1])
+    times = np.array([ts - items[0][0] for ts, _ in items], dtype="<u4").tobytes()
+    return (
+        items[0][0],
+        node,
+        len(items),
+        times,
+        bytes([cards] * len(items)),
+        whole[:, samples._MOVING].tobytes(),
+        SPLIT_BYTES,
+        whole[:cards, samples._STILL].tobytes(),
+        None,
+    )
+
+
+def test_rows_split_before_migration_19_still_read_alone_and_beside_newer_rows(
+    tmp_path: Path,
+) -> None:
+    """A history written with the 13-byte moving part (XyClaw before migration 19) reads
+    back exactly, by itself and in one read with rows of both later layouts."""
+    rng = np.random.default_rng(15)
+    old = {node: _items(10, rng) for node in (1, 2)}
+    new = {node: [(ts + 10_000, rec) for ts, rec in _items(10, rng)] for node in (1, 2)}
+    new[2][4][1]["fan"][0] = 40  # node 2's newer row stays RAW
+    with Store(tmp_path / "h.db") as store:
+        _add_cluster(store)
+        legacy = [(1, *_split_bytes_row(node, items)) for node, items in old.items()]
+        store.writer.call(
+            lambda db: db.conn.executemany(
+                "INSERT INTO gpu_samples (cluster_id, start_ms, node_id, instants, times,"
+                " counts, data, encoding, still, util, end_ms)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                legacy,
+            )
+        )
+        for node in (1, 2):
+            alone = store.gpu_samples(1, T0, T0 + 10_000, node)
+            assert alone.records.tobytes() == b"".join(rec.tobytes() for _, rec in old[node])
+        store.add_gpu_samples(1, [(ts, n, rec) for n, items in new.items() for ts, rec in items])
+        store.writer.flush(30)
+        layouts = {(r["node_id"], r["encoding"]) for r in store.query("SELECT * FROM gpu_samples")}
+        assert layouts == {(1, SPLIT_BYTES), (2, SPLIT_BYTES), (1, SPLIT), (2, RAW)}
+        for node in (1, 2):
+            both = store.gpu_samples(1, T0, T0 + 10**9, node)
+            want = [rec for _, rec in old[node] + new[node]]
+            assert both.records.tobytes() == b"".join(rec.tobytes() for rec in want)
+        everything = store.gpu_samples(1, T0, T0 + 10**9)  # one read, three layouts
+        assert len(everything) == 4 * 10 * 8
+        assert sorted(everything.records.tobytes()[i : i + 26] for i in range(0, 26 * 320, 26)) == (
+            sorted(
+                rec[g].tobytes()
+                for items in (*old.values(), *new.values())
+                for _, rec in items
+                for g in range(8)
+            )
+        )

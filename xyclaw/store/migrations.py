@@ -621,6 +621,14 @@ def _m18_cluster_unlisted_since(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX charges_cluster ON charges(cluster_id, end_ts)")
 
 
+def _m19_gpu_sample_util(db: sqlite_utils.Database) -> None:
+    """Issue 35: a SPLIT GPU row's utilization bytes apart from its other moving bytes, which
+    then fill whole 2-byte words of the record and are read back with aligned 2-byte copies
+    (an hour's read near reading the rows whole). Rows written before keep NULL here and
+    their encoding (0 or 1), and read as before."""
+    db.execute("ALTER TABLE gpu_samples ADD COLUMN util BLOB")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -641,5 +649,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "cluster_host", _m16_cluster_host),
     Migration(17, "node_private_ip", _m17_node_private_ip),
     Migration(18, "cluster_unlisted_since", _m18_cluster_unlisted_since),
+    Migration(19, "gpu_sample_util", _m19_gpu_sample_util),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -27,7 +27,7 @@ from xyclaw.store.samples import (
     SampleBlock,
     unpack_chunks,
 )
-from xyclaw.store.store import Store
+from xyclaw.store.store import Store, stored_columns
 from xyclaw.store.writer import StoreWriter
 from xyclaw.wording import said
 
@@ -249,8 +249,7 @@ def _by_node(
 ) -> dict[int, SampleBlock]:
     with store.reading() as db:
         rows = db.conn.execute(
-            f"SELECT start_ms, node_id, instants, times, counts, data, encoding, still"
-            f" FROM {table}"
+            f"SELECT {stored_columns(table)} FROM {table}"
             " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
             " ORDER BY node_id, start_ms",
             [cluster_id, start_ms - MAX_SPAN_MS, end_ms],

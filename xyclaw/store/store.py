@@ -39,6 +39,13 @@ def _dtype(table: SampleTable) -> np.dtype[Any]:
     return GPU_SAMPLE_DTYPE if table == "gpu_samples" else NIC_SAMPLE_DTYPE
 
 
+def stored_columns(table: str) -> str:
+    """The columns a sample row is read back with, in :func:`~xyclaw.store.samples.unpack_chunks`'s
+    order: GPU rows also keep their utilization byte apart (migration 19)."""
+    columns = "start_ms, node_id, instants, times, counts, data, encoding, still"
+    return columns + ", util" if table == "gpu_samples" else columns
+
+
 @dataclass(frozen=True)
 class StoreInfo:
     path: Path
@@ -148,6 +155,7 @@ class Store:
         by_node: dict[int, list[tuple[int, npt.NDArray[Any]]]] = {}
         for ts_ms, node_id, records in items:
             by_node.setdefault(node_id, []).append((ts_ms, records))
+        util = table == "gpu_samples"  # the column of SPLIT rows (migration 19)
         rows = [
             (
                 cluster_id,
@@ -160,14 +168,15 @@ class Store:
                 c.data,
                 c.encoding,
                 c.still,
+                *((c.util,) if util else ()),
             )
             for c in batch_chunks(by_node, _dtype(table))
         ]
         if rows:
             self.writer.execute_many(
                 f"INSERT OR REPLACE INTO {table} (cluster_id, node_id, start_ms, end_ms,"
-                " instants, times, counts, data, encoding, still)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f" instants, times, counts, data, encoding, still{', util' if util else ''})"
+                f" VALUES ({', '.join('?' * len(rows[0]))})",
                 rows,
             )
 
@@ -182,7 +191,7 @@ class Store:
         from xyclaw.store.samples import MAX_SPAN_MS, unpack_chunks
 
         sql = (
-            f"SELECT start_ms, node_id, instants, times, counts, data, encoding, still FROM {table}"
+            f"SELECT {stored_columns(table)} FROM {table}"
             " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
         )
         params: list[Any] = [cluster_id, start_ms - MAX_SPAN_MS, end_ms]
