@@ -23,6 +23,7 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import sqlite_utils
@@ -113,8 +114,8 @@ def _batches(seconds: int, nodes: int) -> list[list[tuple[int, int, np.ndarray]]
     ]
 
 
-def _measure(tmp: Path, name: str, batches: list, read_batches: list, read_s: int) -> dict:
-    """Write the batches and read the hour back in one layout (the module's as it is now)."""
+def _measure_write(tmp: Path, name: str, batches: list) -> dict:
+    """Write the batches in one layout (the module's as it is now): time, CPU, bytes."""
     path = tmp / f"{name}.db"
     store = Store(path)
     _add_cluster(store, 1, 512)
@@ -129,32 +130,52 @@ def _measure(tmp: Path, name: str, batches: list, read_batches: list, read_s: in
     store.writer.checkpoint()
     size = path.stat().st_size - before
     store.close()
-    # One hour (read_s) of one cluster with 64 GPUs (8 nodes) at 1 Hz.
-    store2 = Store(tmp / f"{name}-read.db")
-    _add_cluster(store2, 7, 64)
-    for batch in read_batches:
-        store2.add_gpu_samples(7, batch)
-    store2.writer.flush(600)
-    reads, read_cpu = [], []
-    count = 0
-    for _ in range(READS):
-        r0, c0 = time.perf_counter(), time.process_time()
-        block = store2.gpu_samples(7, 1_700_000_000_000, 1_700_000_000_000 + read_s * 1000)
-        reads.append((time.perf_counter() - r0) * 1000)
-        read_cpu.append((time.process_time() - c0) * 1000)
-        count = len(block)
-    check = bytes(block.records.tobytes())
-    store2.close()
     return {
         "written": written,
         "write_s": write_s,
         "write_cpu_s": write_cpu_s,
         "bytes_per_sample": size / written,
-        "read_ms": statistics.median(reads),
-        "first_read_ms": reads[0],
-        "read_cpu_ms": statistics.median(read_cpu),
-        "read_samples": count,
-        "read_digest": zlib.crc32(check),
+    }
+
+
+def _hour_store(tmp: Path, name: str, read_batches: list) -> Store:
+    """One hour (read_s) of one cluster with 64 GPUs (8 nodes) at 1 Hz, in one layout."""
+    store = Store(tmp / f"{name}-read.db")
+    _add_cluster(store, 7, 64)
+    for batch in read_batches:
+        store.add_gpu_samples(7, batch)
+    store.writer.flush(600)
+    # Read from the database file, as a history is read later: without a checkpoint the reads
+    # went through however much of the write was still in the WAL, which varied run to run.
+    store.writer.checkpoint()
+    return store
+
+
+def _measure_reads(stores: dict[str, Store], read_s: int) -> dict[str, dict]:
+    """The hour read from each layout's store in turns, read by read: this machine's speed
+    changes from one stretch of seconds to the next (the same read took 5 ms of SQLite in
+    one run and 8 ms in the next, in either layout), and reads in turns share it."""
+    reads: dict[str, list[float]] = {layout: [] for layout in stores}
+    cpu: dict[str, list[float]] = {layout: [] for layout in stores}
+    blocks: dict[str, Any] = {}
+    order = list(stores)
+    for i in range(READS):
+        for layout in order if i % 2 == 0 else order[::-1]:
+            r0, c0 = time.perf_counter(), time.process_time()
+            blocks[layout] = stores[layout].gpu_samples(
+                7, 1_700_000_000_000, 1_700_000_000_000 + read_s * 1000
+            )
+            reads[layout].append((time.perf_counter() - r0) * 1000)
+            cpu[layout].append((time.process_time() - c0) * 1000)
+    return {
+        layout: {
+            "read_ms": statistics.median(reads[layout]),
+            "first_read_ms": reads[layout][0],
+            "read_cpu_ms": statistics.median(cpu[layout]),
+            "read_samples": len(blocks[layout]),
+            "read_digest": zlib.crc32(bytes(blocks[layout].records.tobytes())),
+        }
+        for layout in stores
     }
 
 
@@ -190,14 +211,17 @@ def main(argv: list[str] | None = None) -> None:
     runs: dict[str, list[dict]] = {"split": [], "raw": []}
     with tempfile.TemporaryDirectory() as tmp:
         for attempt in range(args.repeats):
+            stores: dict[str, Store] = {}
             for layout in ("split", "raw") if attempt % 2 == 0 else ("raw", "split"):
                 # RAW: the layout before issue 35, every row whole (what _split declines).
                 sample_layout._split = split_rows if layout == "split" else lambda *_: None
-                runs[layout].append(
-                    _measure(
-                        Path(tmp), f"{layout}{attempt}", batches, read_batches, args.read_seconds
-                    )
-                )
+                runs[layout].append(_measure_write(Path(tmp), f"{layout}{attempt}", batches))
+                stores[layout] = _hour_store(Path(tmp), f"{layout}{attempt}", read_batches)
+            sample_layout._split = split_rows
+            for layout, figures in _measure_reads(stores, args.read_seconds).items():
+                runs[layout][-1].update(figures)
+            for store in stores.values():
+                store.close()
         sample_layout._split = split_rows
 
     def median(layout: str, key: str) -> float:

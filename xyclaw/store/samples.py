@@ -290,6 +290,9 @@ def _unsplit(
     repeated for every instant, and the moving words and bytes copied over them in a few
     tight passes; that keeps a read of an hour near reading it whole.
     """
+    # Joined first, below the records in the heap: freed last-made, it trimmed the heap's top,
+    # and a loop of reads page-faulted both again every time (10 ms a read against 7).
+    moving = b"".join(movings)
     still = np.frombuffer(b"".join(stills), np.uint8).reshape(-1, STILL_BYTES)
     template = np.empty((still.shape[0], _RECORD_SIZE), dtype=np.uint8)
     _copy_columns(template, _STILL_IN_RECORD, still, _STILL_IN_PART)
@@ -305,12 +308,12 @@ def _unsplit(
         card = place % np.repeat(cards, sizes)
         out = template[np.repeat(np.cumsum(cards) - cards, sizes) + card]
     if utils is not None:
-        words = np.frombuffer(b"".join(movings), np.uint16).reshape(-1, len(_WORDS))
+        words = np.frombuffer(moving, np.uint16).reshape(-1, len(_WORDS))
         out.view(np.uint16)[:, _WORDS] = words
         out[:, _UTIL] = np.frombuffer(b"".join(utils), np.uint8)
     else:
-        moving = np.frombuffer(b"".join(movings), np.uint8).reshape(-1, MOVING_BYTES)
-        _copy_columns(out, _MOVING_IN_RECORD, moving, _MOVING_IN_PART)
+        single = np.frombuffer(moving, np.uint8).reshape(-1, MOVING_BYTES)
+        _copy_columns(out, _MOVING_IN_RECORD, single, _MOVING_IN_PART)
     return out.reshape(-1).view(GPU_SAMPLE_DTYPE)
 
 
