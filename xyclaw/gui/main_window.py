@@ -8,6 +8,7 @@ Widgets here only show and forward: every engine or agent call runs on the
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QMainWindow,
     QStackedWidget,
+    QStatusBar,
     QVBoxLayout,
     QWidget,
 )
@@ -200,6 +202,16 @@ class PageSet(dict[str, QWidget]):
         return dict.get(self, key)
 
 
+def _clear_tooltip_with_message(bar: QStatusBar, message: str) -> None:
+    """The status bar's tooltip (a long message's whole) goes with its message. Through the
+    bar itself, never the window: the bar clears its message while the window that held it is
+    being deleted (seen as "QMainWindow already deleted" when the app quit)."""
+    import shiboken6
+
+    if not message and shiboken6.isValid(bar):
+        bar.setToolTip("")
+
+
 class MainWindowController:
     """Builds the window from its form and keeps references to its parts."""
 
@@ -254,9 +266,8 @@ class MainWindowController:
         )
         self.context.tray = self.tray
         # a message elided on the status bar has its whole in the bar's tooltip while shown
-        self.window.statusBar().messageChanged.connect(
-            lambda message: None if message else self.window.statusBar().setToolTip("")
-        )
+        bar = self.window.statusBar()
+        bar.messageChanged.connect(functools.partial(_clear_tooltip_with_message, bar))
         from xyclaw.gui.replacement_flow import ReplacementApprovals
 
         # a followed job's lost node: its replacement's quote waits for a yes here
