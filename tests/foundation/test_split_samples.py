@@ -56,18 +56,7 @@ def _items(seconds: int, rng: np.random.Generator) -> list[tuple[int, np.ndarray
 
 def _round_trip(items: list[tuple[int, np.ndarray]]) -> tuple[int, np.ndarray]:
     (chunk,) = make_chunks(3, items)
-    row = (
-        chunk.start_ms,
-        3,
-        chunk.instants,
-        chunk.times,
-        chunk.counts,
-        chunk.data,
-        chunk.encoding,
-        chunk.still,
-        chunk.util,
-    )
-    block = unpack_chunks([row], T0, T0 + 10**9)
+    block = unpack_chunks([_row(chunk)], T0, T0 + 10**9)
     return chunk.encoding, block.records
 
 

@@ -350,10 +350,9 @@ def unpack_chunks(
     else:
         # A split row has as many cards at every instant as at its first.
         cards = per_instant[np.cumsum(n_instants) - n_instants]
-        if encodings == {SPLIT}:
-            records = _unsplit(columns[7], data, columns[8], n_instants, cards)
-        elif encodings == {SPLIT_BYTES}:
-            records = _unsplit(columns[7], data, None, n_instants, cards)
+        if len(encodings) == 1:
+            utils = columns[8] if encodings == {SPLIT} else None
+            records = _unsplit(columns[7], data, utils, n_instants, cards)
         else:
             records = _records_of_mixed(rows, n_instants, cards)
     ts = np.repeat(instant_ts, per_instant)
@@ -378,7 +377,7 @@ def _records_of_mixed(
         mine = layouts == encoding
         if not mine.any():
             continue
-        these = [row for row in rows if row[6] == encoding]
+        these = [rows[i] for i in np.flatnonzero(mine).tolist()]
         unsplit = _unsplit(
             [row[7] for row in these],
             [row[5] for row in these],

@@ -39,11 +39,16 @@ def _dtype(table: SampleTable) -> np.dtype[Any]:
     return GPU_SAMPLE_DTYPE if table == "gpu_samples" else NIC_SAMPLE_DTYPE
 
 
+def _keeps_util(table: str) -> bool:
+    """Whether the table's split rows keep their utilization bytes apart (migration 19)."""
+    return table == "gpu_samples"
+
+
 def stored_columns(table: str) -> str:
     """The columns a sample row is read back with, in :func:`~xyclaw.store.samples.unpack_chunks`'s
-    order: GPU rows also keep their utilization byte apart (migration 19)."""
+    order."""
     columns = "start_ms, node_id, instants, times, counts, data, encoding, still"
-    return columns + ", util" if table == "gpu_samples" else columns
+    return columns + ", util" if _keeps_util(table) else columns
 
 
 @dataclass(frozen=True)
@@ -155,7 +160,7 @@ class Store:
         by_node: dict[int, list[tuple[int, npt.NDArray[Any]]]] = {}
         for ts_ms, node_id, records in items:
             by_node.setdefault(node_id, []).append((ts_ms, records))
-        util = table == "gpu_samples"  # the column of SPLIT rows (migration 19)
+        util = _keeps_util(table)
         rows = [
             (
                 cluster_id,
