@@ -1,9 +1,12 @@
 """Telemetry collector cost: 64 simulated nodes x 8 GPUs sampled at 1 Hz over SSH.
 
-The simulated nodes run in a child process this script starts (it stops by
-itself when this process goes, or after --lifetime seconds), so the CPU time
+The simulated nodes run in child processes this script starts (they stop by
+themselves when this process goes, or after --lifetime seconds), so the CPU time
 measured here is the collector's own: the SSH client side, parsing, ring
-buffers, rules, batching and the store writer.
+buffers, rules, batching and the store writer. The nodes are shared out over
+--shards processes (one per core, at most 2): at 128 nodes one process took 70-87% of
+a core answering the NIC counter loops, and on a slower machine it fell behind and
+skipped seconds (lost instants the collector was blamed for, and lines the floor never saw).
 
 Phase 1 (the figures): streamed nvidia-smi and NIC counter loops, one each per
 node, for --seconds (60). Reports the collector's CPU time as a share of one
@@ -44,8 +47,9 @@ GPUS = 8
 # --- the child: simulated nodes ---------------------------------------------------------------
 
 
-def serve(folder: Path, nodes: int, lifetime: float) -> int:
-    """Start the nodes, write their addresses, stay until stdin closes or lifetime ends."""
+def serve(folder: Path, nodes: int, lifetime: float, shard: int = 0, shards: int = 1) -> int:
+    """Start this shard's nodes (every ``shards``-th from ``shard``), write their addresses,
+    stay until stdin closes or lifetime ends."""
     from xyclaw.remote.node_access import parse_public_key
     from xyclaw.sim.node import SimNode
     from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec
@@ -56,7 +60,7 @@ def serve(folder: Path, nodes: int, lifetime: float) -> int:
     info = SimClusterInfo(hostnames=hostnames, gpus_per_node=GPUS, name="bench")
     started: list[SimNode] = []
     try:
-        for name in hostnames:
+        for name in hostnames[shard::shards]:
             node = SimNode(
                 SimNodeSpec(hostname=name, gpu_model="A800", gpu_count=GPUS, fabric="ib-hdr-200"),
                 root=folder / "nodes" / name,
@@ -74,9 +78,9 @@ def serve(folder: Path, nodes: int, lifetime: float) -> int:
             }
             for n in started
         ]
-        tmp = folder / "nodes.json.tmp"
+        tmp = folder / f"nodes-{shard}.json.tmp"
         tmp.write_text(json.dumps(listing))
-        tmp.replace(folder / "nodes.json")
+        tmp.replace(folder / f"nodes-{shard}.json")
         gone = threading.Event()
 
         def watch_parent() -> None:
@@ -91,9 +95,13 @@ def serve(folder: Path, nodes: int, lifetime: float) -> int:
     return 0
 
 
-def child_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def child_cpu_s(pids: list[int]) -> float:
+    """CPU seconds of the simulated nodes' processes, all together."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 # --- the floor: a bare paramiko client streaming the same lines ------------------------------
@@ -223,7 +231,7 @@ def register(engine: Any, listing: list[dict[str, Any]]) -> int:
 
 
 def measure(
-    engine: Any, cluster_id: int, seconds: float, child: int, **options: Any
+    engine: Any, cluster_id: int, seconds: float, children: list[int], **options: Any
 ) -> dict[str, Any]:
     """Watch the cluster with a fresh service; figures over ``seconds`` after a warm-up."""
     import numpy as np
@@ -244,9 +252,9 @@ def measure(
         collectors = service.collectors(cluster_id)
         before = service.stats()
         marks = [c.latency_ms.appended for c in collectors]
-        cpu0, wall0, child0 = time.process_time(), time.monotonic(), child_cpu_s(child)
+        cpu0, wall0, child0 = time.process_time(), time.monotonic(), child_cpu_s(children)
         time.sleep(seconds)
-        cpu1, wall1, child1 = time.process_time(), time.monotonic(), child_cpu_s(child)
+        cpu1, wall1, child1 = time.process_time(), time.monotonic(), child_cpu_s(children)
         after = service.stats()
         fresh = []
         for c, mark in zip(collectors, marks, strict=True):
@@ -303,7 +311,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             environ={"XYCLAW_SSH_MAX_PARALLEL": "64", "XYCLAW_SSH_CONNECT_TIMEOUT_S": "30"},
         )
         engine = build_engine(paths, config, providers=ProviderRegistry())
-        child = None
+        children: list[subprocess.Popen[bytes]] = []
         try:
             (folder / "client.pub").write_text(engine.ssh_public_key())
             import paramiko
@@ -313,26 +321,40 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             (folder / "floor.pub").write_text(
                 f"{floor_key.get_name()} {floor_key.get_base64()} floor"
             )
-            child = subprocess.Popen(
-                [
-                    sys.executable,
-                    __file__,
-                    "--serve",
-                    str(folder),
-                    "--nodes",
-                    str(args.nodes),
-                    "--lifetime",
-                    str(args.lifetime),
-                ],
-                stdin=subprocess.PIPE,
-                cwd=ROOT,
-            )
+            shards = max(1, min(args.shards, args.nodes))
+            for shard in range(shards):
+                children.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            __file__,
+                            "--serve",
+                            str(folder),
+                            "--nodes",
+                            str(args.nodes),
+                            "--lifetime",
+                            str(args.lifetime),
+                            "--shard",
+                            str(shard),
+                            "--shards",
+                            str(shards),
+                        ],
+                        stdin=subprocess.PIPE,
+                        cwd=ROOT,
+                    )
+                )
             deadline = time.monotonic() + 120
-            while not (folder / "nodes.json").exists():
-                if child.poll() is not None or time.monotonic() > deadline:
+            parts = [folder / f"nodes-{shard}.json" for shard in range(shards)]
+            while not all(part.exists() for part in parts):
+                if any(c.poll() is not None for c in children) or time.monotonic() > deadline:
                     raise SystemExit("the simulated nodes did not start")
                 time.sleep(0.1)
-            listing = json.loads((folder / "nodes.json").read_text())
+            listing = sorted(
+                (node for part in parts for node in json.loads(part.read_text())),
+                key=lambda node: int(node["hostname"].removeprefix("bench-node")),
+            )
+            (folder / "nodes.json").write_text(json.dumps(listing))  # the floor's list
+            pids = [c.pid for c in children]
             cluster_id = register(engine, listing)
             # The collector and the floor, twice each in turns, so load falls on both alike.
             streamed_runs, floor_runs = [], []
@@ -340,7 +362,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             # node every 5 s where dcgmi is) is off here and measured on its own below.
             for _ in range(args.floor_rounds):
                 streamed_runs.append(
-                    measure(engine, cluster_id, args.seconds, child.pid, dcgm_interval_s=1e9)
+                    measure(engine, cluster_id, args.seconds, pids, dcgm_interval_s=1e9)
                 )
                 floor_runs.append(run_floor(folder, args.seconds))
             streamed = min(streamed_runs, key=lambda r: r["cpu_share_of_one_core"])
@@ -348,24 +370,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             streamed["runs_cpu_share"] = [r["cpu_share_of_one_core"] for r in streamed_runs]
             floor_run["runs_cpu_share"] = [r["cpu_share_of_one_core"] for r in floor_runs]
             streamed["samples_lost"] = sum(r["samples_lost"] for r in streamed_runs)
-            with_dcgm = measure(engine, cluster_id, args.compare_seconds, child.pid)
+            with_dcgm = measure(engine, cluster_id, args.compare_seconds, pids)
             gpu_stream = measure(
-                engine, cluster_id, args.compare_seconds, child.pid, nic=False, xid_interval_s=1e9
+                engine, cluster_id, args.compare_seconds, pids, nic=False, xid_interval_s=1e9
             )
             gpu_exec = measure(
                 engine,
                 cluster_id,
                 args.compare_seconds,
-                child.pid,
+                pids,
                 nic=False,
                 xid_interval_s=1e9,
                 gpu_mode="poll",
             )
         finally:
             engine.close()
-            if child is not None:
+            for child in children:
                 assert child.stdin is not None
                 child.stdin.close()
+            for child in children:
                 child.wait(timeout=60)
     ratio = gpu_exec["cpu_share_of_one_core"] / max(gpu_stream["cpu_share_of_one_core"], 1e-9)
     vs_floor = streamed["cpu_share_of_one_core"] / max(floor_run["cpu_share_of_one_core"], 1e-9)
@@ -374,6 +397,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "nodes": args.nodes,
         "gpus": args.nodes * GPUS,
         "interval_s": 1.0,
+        "sim_processes": max(1, min(args.shards, args.nodes)),
         "collector_cpu_share_of_one_core": streamed["cpu_share_of_one_core"],
         "target_cpu_share": 0.15,
         "samples_lost": streamed["samples_lost"],
@@ -407,6 +431,13 @@ def main() -> int:
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--floor-rounds", type=int, default=2, help="turns of collector and floor")
+    parser.add_argument(
+        "--shards",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="processes the simulated nodes are shared out over",
+    )
+    parser.add_argument("--shard", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--smoke", action="store_true", help="2 nodes, 1 s per phase: that it runs")
     args = parser.parse_args()
     if args.smoke:
@@ -414,7 +445,7 @@ def main() -> int:
     if args.floor is not None:
         return floor(args.floor, args.seconds)
     if args.serve is not None:
-        return serve(args.serve, args.nodes, args.lifetime)
+        return serve(args.serve, args.nodes, args.lifetime, args.shard, args.shards)
     result = run(args)
     print(json.dumps(result))
     return 0
