@@ -5,10 +5,16 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.xyclaw-installed
-# One worker more than the cores (3 on the 2-core machines this runs on): most tests wait on
-# a subprocess, a simulated cloud, sshd or Slurm, not on the CPU (the load average fell below
-# 1 in the last minutes of a 2-worker run); the extra worker keeps make test under 15 minutes.
-PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
+# Two workers more than the cores (4 on the 2-core machines this runs on): most tests wait on
+# a subprocess, a simulated cloud, sshd or Slurm, not on the CPU (3 workers kept 1.2 of 2 cores
+# busy on average, and took 15.6-17.7 minutes on a slower machine; 4 took 14.3).
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 2 )))
+
+# Python caches what it compiles (__pycache__, ignored by git) for every command here. With
+# PYTHONDONTWRITEBYTECODE set, as it is on the machines CI runs on, each of the hundreds of
+# `xyclaw` processes the tests start compiled the package again (0.5 s against 0.2 s for its
+# imports), and each pytest worker rewrote the asserts of every test module (26 s of CPU).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test lint typecheck unit system-deps bench bench-smoke clean package soak
 
