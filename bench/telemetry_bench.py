@@ -321,7 +321,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             (folder / "floor.pub").write_text(
                 f"{floor_key.get_name()} {floor_key.get_base64()} floor"
             )
-            shards = max(1, min(args.shards, args.nodes))
+            shards = args.shards
             for shard in range(shards):
                 children.append(
                     subprocess.Popen(
@@ -397,7 +397,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "nodes": args.nodes,
         "gpus": args.nodes * GPUS,
         "interval_s": 1.0,
-        "sim_processes": max(1, min(args.shards, args.nodes)),
+        "sim_processes": args.shards,
         "collector_cpu_share_of_one_core": streamed["cpu_share_of_one_core"],
         "target_cpu_share": 0.15,
         "samples_lost": streamed["samples_lost"],
@@ -442,6 +442,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.smoke:
         args.nodes, args.seconds, args.compare_seconds, args.floor_rounds = 2, 1.0, 1.0, 1
+    args.shards = max(1, min(args.shards, args.nodes))
     if args.floor is not None:
         return floor(args.floor, args.seconds)
     if args.serve is not None:
