@@ -173,6 +173,9 @@ def _measure_reads(stores: dict[str, Store], read_s: int) -> dict[str, dict]:
             "first_read_ms": reads[layout][0],
             "read_cpu_ms": statistics.median(cpu[layout]),
             "read_samples": len(blocks[layout]),
+            "read_rows": stores[layout].query(
+                "SELECT count(*) AS n FROM gpu_samples WHERE cluster_id = 7"
+            )[0]["n"],
             "read_digest": zlib.crc32(bytes(blocks[layout].records.tobytes())),
         }
         for layout in stores
@@ -240,6 +243,7 @@ def main(argv: list[str] | None = None) -> None:
         "db_bytes_per_sample": round(bytes_per_sample, 2),
         "read_seconds": args.read_seconds,
         "hour_read_samples": runs["split"][0]["read_samples"],
+        "hour_read_rows": runs["split"][0]["read_rows"],
         "hour_read_ms_median": round(median("split", "read_ms"), 2),
         "hour_first_read_ms_median": round(median("split", "first_read_ms"), 2),
         "batch_seconds": BATCH_S,
@@ -248,6 +252,7 @@ def main(argv: list[str] | None = None) -> None:
             "samples_per_second": round(written / raw_write),
             "db_bytes_per_sample": round(median("raw", "bytes_per_sample"), 2),
             "hour_read_ms_median": round(median("raw", "read_ms"), 2),
+            "hour_read_rows": runs["raw"][0]["read_rows"],
             "hour_first_read_ms_median": round(median("raw", "first_read_ms"), 2),
         },
         "ingest_vs_raw": round(raw_write / split_write, 2),

@@ -629,6 +629,14 @@ def _m19_gpu_sample_util(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE gpu_samples ADD COLUMN util BLOB")
 
 
+def _m20_grouped_gpu_samples(db: sqlite_utils.Database) -> None:
+    """Issue 35: GPU rows of several nodes (encoding 3, :mod:`xyclaw.store.samples`), with
+    ``nodes`` the directory of the nodes in each, so that reading an hour fetches a few
+    hundred rows instead of one per node and flush. Rows written before keep NULL here and
+    read as before."""
+    db.execute("ALTER TABLE gpu_samples ADD COLUMN nodes BLOB")
+
+
 # Append only, with the next number (see the rule above); the version is the position + 1.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _m1_core),
@@ -650,5 +658,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(17, "node_private_ip", _m17_node_private_ip),
     Migration(18, "cluster_unlisted_since", _m18_cluster_unlisted_since),
     Migration(19, "gpu_sample_util", _m19_gpu_sample_util),
+    Migration(20, "grouped_gpu_samples", _m20_grouped_gpu_samples),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -254,15 +255,27 @@ def _by_node(
             " ORDER BY node_id, start_ms",
             [cluster_id, start_ms - MAX_SPAN_MS, end_ms],
         ).fetchall()
-    out: dict[int, SampleBlock] = {}
-    first = 0
-    for i in range(1, len(rows) + 1):
-        if i == len(rows) or rows[i][1] != rows[first][1]:
-            out[int(rows[first][1])] = _in_time_order(
-                unpack_chunks(rows[first:i], start_ms, end_ms, dtype)
-            )
-            first = i
-    return out
+    return {
+        node: _in_time_order(part)
+        for node, part in _node_parts(unpack_chunks(rows, start_ms, end_ms, dtype)).items()
+    }
+
+
+def _node_parts(block: SampleBlock) -> dict[int, SampleBlock]:
+    """A block's samples node by node, each in the block's order. Rows of one node each, read
+    in node order, come out in node order (views, no copy); a row of several nodes (migration
+    20) needs a sort."""
+    node = block.node_id
+    if node.shape[0] and not bool((node[1:] >= node[:-1]).all()):
+        order = np.argsort(node, kind="stable")
+        block = SampleBlock(block.ts_ms[order], node[order], block.records[order])
+        node = block.node_id
+    bounds = [0, *(np.flatnonzero(node[1:] != node[:-1]) + 1).tolist(), node.shape[0]]
+    return {
+        int(node[a]): SampleBlock(block.ts_ms[a:b], node[a:b], block.records[a:b])
+        for a, b in pairwise(bounds)
+        if b > a
+    }
 
 
 def _in_time_order(block: SampleBlock) -> SampleBlock:

@@ -1,4 +1,4 @@
-"""GPU samples packed as numpy records, stored as one row per node and span of time.
+"""GPU samples packed as numpy records, stored in rows of a node's span of time (or several nodes').
 
 Packing in rows keeps reading an hour of a cluster to a few hundred rows instead of one
 row per GPU and second (one row per node and second reads 230,400 samples in ~60 ms here,
@@ -16,10 +16,16 @@ read puts them back with aligned 2-byte copies, twice as fast as the 13 single b
 rows written before (``SPLIT_BYTES``), which still read. A row where a still field moved, or
 where the cards per instant differ, is written whole (``RAW``), as every row was before
 migration 14.
+
+The SPLIT rows of one write (the nodes of a cluster's flush) are grouped (``GROUPED``,
+migration 20) into rows sized to fill the table's pages (:mod:`xyclaw.store.page_fill`), with
+a directory of the nodes in each: reading an hour then fetches a few hundred rows instead of
+one per node and flush, which cost more than the samples' bytes (about 3 µs a row here).
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from xyclaw.errors import StoreError
+from xyclaw.store.page_fill import PageFill
 
 GPU_SAMPLE_DTYPE = np.dtype(
     [
@@ -68,6 +75,13 @@ class SampleBlock:
     def __len__(self) -> int:
         return int(self.records.shape[0])
 
+    def of_node(self, node_id: int) -> SampleBlock:
+        """The samples of one node (a row can hold several nodes')."""
+        mine = self.node_id == node_id
+        if bool(mine.all()):
+            return self
+        return SampleBlock(self.ts_ms[mine], self.node_id[mine], self.records[mine])
+
 
 GpuSampleBlock = SampleBlock
 
@@ -86,6 +100,7 @@ class SampleChunk:
     encoding: int = 0
     still: bytes | None = None  # SPLIT: each card's still fields, once
     util: bytes | None = None  # SPLIT: each sample's utilization byte (data holds the rest)
+    nodes: bytes | None = None  # GROUPED: the directory of the row's nodes (_DIRECTORY)
 
 
 def empty_gpu_records(count: int) -> GpuRecords:
@@ -100,6 +115,16 @@ def empty_gpu_records(count: int) -> GpuRecords:
 RAW = 0  # the records one after another
 SPLIT_BYTES = 1  # GPU rows: ``data`` the 13 moving bytes per sample, ``still`` the rest per card
 SPLIT = 2  # as SPLIT_BYTES, ``data`` the moving 2-byte words per sample and ``util`` the last byte
+GROUPED = 3  # GPU rows: SPLIT rows of several nodes one after another, ``nodes`` their directory
+
+#: A GROUPED row's directory: each of its nodes' parts in order, and the instants it holds.
+#: The part's cards, times and bytes follow from them (a SPLIT part has as many cards at
+#: every instant as at its first).
+_DIRECTORY = np.dtype([("node", "<i8"), ("instants", "<u4")])
+_DIRECTORY_ENTRY = struct.Struct("<qI")
+assert _DIRECTORY_ENTRY.size == _DIRECTORY.itemsize
+#: Layouts of moving 2-byte words and utilization bytes, read back together.
+_WORD_LAYOUTS = frozenset({SPLIT, GROUPED})
 
 _STILL_FIELDS = ("gpu", "fan", "pstate", "power_limit_w", "mem_total_mib", "ecc_uncorrected")
 _MOVING_FIELDS = ("util", "mem_util", "temp_c", "power_dw", "sm_mhz", "mem_used_mib")
@@ -217,6 +242,139 @@ def batch_chunks(
     ]
 
 
+def pack_rows(chunks: Sequence[SampleChunk], page: PageFill, cluster_id: int) -> list[SampleChunk]:
+    """The rows to write for a batch's GPU chunks, in order: SPLIT chunks one after another
+    grouped (GROUPED) into rows that fill the room left on the table's last page, or a page,
+    a chunk of its own where it alone fits; other chunks (RAW) a row each. ``page`` counts
+    every row placed.
+
+    A row spans less than MAX_SPAN_MS, as the readers expect. Its key (start, node) is that of
+    its earliest chunk, so the rows of a batch have distinct keys as its chunks do (a node's
+    chunks start at different times) and none replaces another."""
+    rows: list[SampleChunk] = []
+    group = _Group(cluster_id, page)
+    room = 0
+    for chunk in chunks:
+        if chunk.encoding != SPLIT:
+            rows += group.close()
+            page.place(_Group(cluster_id, page).add(chunk).cell())
+            rows.append(chunk)
+            continue
+        if group.members:
+            if group.fits_with(chunk, room):
+                group.add(chunk)
+                continue
+            rows += group.close()
+        first = group.add(chunk).cell()
+        room = page.room if page.fits(first) else page.page_room
+    return rows + group.close()
+
+
+class _Group:
+    """The SPLIT chunks of a row being packed, with the sizes its columns would have."""
+
+    def __init__(self, cluster_id: int, page: PageFill) -> None:
+        self._cluster_id = cluster_id
+        self._page = page
+        self._clear()
+
+    def _clear(self) -> None:
+        self.members: list[SampleChunk] = []
+        self._blobs = [0, 0, 0, 0, 0]  # times, counts, data, still, util
+        self._instants = 0
+        self._key = (0, 0)  # the earliest chunk's (start, node)
+        self._end = 0
+
+    def add(self, chunk: SampleChunk) -> _Group:
+        self.members.append(chunk)
+        for i, part in enumerate(_parts(chunk)):
+            self._blobs[i] += len(part)
+        self._instants += chunk.instants
+        key = (chunk.start_ms, chunk.node_id)
+        self._key = key if len(self.members) == 1 else min(self._key, key)
+        self._end = max(self._end, chunk.end_ms) if len(self.members) > 1 else chunk.end_ms
+        return self
+
+    def fits_with(self, chunk: SampleChunk, room: int) -> bool:
+        """Whether the row with ``chunk`` too spans less than MAX_SPAN_MS and fits ``room``."""
+        start = min(self._key[0], chunk.start_ms)
+        if max(self._end, chunk.end_ms) - start >= MAX_SPAN_MS:
+            return False
+        blobs = [size + len(part) for size, part in zip(self._blobs, _parts(chunk), strict=True)]
+        instants = self._instants + chunk.instants
+        key = min(self._key, (chunk.start_ms, chunk.node_id))
+        end, members = max(self._end, chunk.end_ms), len(self.members) + 1
+        ints, lengths = self._columns(key, end, instants, blobs, members)
+        cell = self._page.whole_cell_size(ints, lengths)
+        return cell is not None and cell <= room
+
+    def cell(self) -> int:
+        members = len(self.members)
+        columns = self._columns(self._key, self._end, self._instants, self._blobs, members)
+        return self._page.cell_size(*columns)
+
+    def _columns(
+        self, key: tuple[int, int], end: int, instants: int, blobs: list[int], members: int
+    ) -> tuple[list[int], list[int | None]]:
+        """The row's integer columns and blob lengths (None: NULL), as stored."""
+        start, node = key
+        if members == 1:
+            (chunk,) = self.members
+            encoding = chunk.encoding
+            lengths: list[int | None] = [
+                *blobs[:3],
+                None if chunk.still is None else blobs[3],
+                None if chunk.util is None else blobs[4],
+                None,
+            ]
+        else:
+            encoding = GROUPED
+            lengths = [*blobs, _DIRECTORY.itemsize * members]
+        return [self._cluster_id, node, start, end, instants, encoding], lengths
+
+    def close(self) -> list[SampleChunk]:
+        """The row, counted onto the page ([] where empty); the group is empty after."""
+        if not self.members:
+            return []
+        self._page.place(self.cell())
+        row = self.members[0] if len(self.members) == 1 else _grouped(self.members)
+        self._clear()
+        return [row]
+
+
+def _parts(chunk: SampleChunk) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+    return chunk.times, chunk.counts, chunk.data, chunk.still or b"", chunk.util or b""
+
+
+def _key(members: Sequence[SampleChunk]) -> SampleChunk:
+    return min(members, key=lambda c: (c.start_ms, c.node_id))
+
+
+def _grouped(members: Sequence[SampleChunk]) -> SampleChunk:
+    """One GROUPED row of SPLIT chunks: their parts one after another, times from the
+    earliest start."""
+    key = _key(members)
+    instants = np.fromiter((c.instants for c in members), np.int64, len(members))
+    later = np.fromiter((c.start_ms - key.start_ms for c in members), np.int64, len(members))
+    offsets = np.frombuffer(b"".join(c.times for c in members), "<u4") + np.repeat(later, instants)
+    directory = np.empty(len(members), _DIRECTORY)
+    directory["node"] = [c.node_id for c in members]
+    directory["instants"] = instants
+    return SampleChunk(
+        key.node_id,
+        key.start_ms,
+        max(c.end_ms for c in members),
+        int(instants.sum()),
+        offsets.astype("<u4").tobytes(),
+        b"".join(c.counts for c in members),
+        b"".join(c.data for c in members),
+        GROUPED,
+        b"".join(c.still or b"" for c in members),
+        b"".join(c.util or b"" for c in members),
+        directory.tobytes(),
+    )
+
+
 #: The shortest run of adjacent bytes copied as one opaque field: numpy copies a one-byte
 #: field in a tight pass (about 0.4 ns a record here) and an opaque field with a memmove a
 #: record (about 2 ns), which pays from about six bytes on.
@@ -323,9 +481,9 @@ def unpack_chunks(
     end_ms: int,
     dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
 ) -> SampleBlock:
-    """Rows of (start_ms, node_id, instants, times, counts, data[, encoding, still[, util]]),
-    cut to [start_ms, end_ms); rows of one query, all with the same columns. A row without its
-    encoding is RAW (as every row of a database from before migration 14 is)."""
+    """Rows of (start_ms, node_id, instants, times, counts, data[, encoding, still[, util[,
+    nodes]]]), cut to [start_ms, end_ms); rows of one query, all with the same columns. A row
+    without its encoding is RAW (as every row of a database from before migration 14 is)."""
     if not rows:
         return SampleBlock(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
     columns = list(zip(*rows, strict=True))
@@ -334,29 +492,47 @@ def unpack_chunks(
     offsets = np.frombuffer(b"".join(times), dtype="<u4").astype(np.int64)
     per_instant = np.frombuffer(b"".join(counts), dtype="u1").astype(np.int64)
     instant_ts = np.repeat(np.asarray(starts, dtype=np.int64), n_instants) + offsets
-    instant_node = np.repeat(np.asarray(nodes, dtype=np.int64), n_instants)
     encodings = set(columns[6]) if len(columns) > 6 else {RAW}
-    if encodings == {RAW}:
-        records = np.frombuffer(b"".join(data), dtype=dtype)
-    elif (
-        dtype is not GPU_SAMPLE_DTYPE
-        or not encodings <= {RAW, SPLIT_BYTES, SPLIT}
-        or (SPLIT in encodings and len(columns) < 9)
+    if not encodings <= {RAW, SPLIT_BYTES, SPLIT, GROUPED} or (
+        encodings != {RAW}
+        and (
+            dtype is not GPU_SAMPLE_DTYPE
+            or (encodings & _WORD_LAYOUTS and len(columns) < 9)
+            or (GROUPED in encodings and len(columns) < 10)
+        )
     ):
         raise StoreError(
             "a stored sample row has a layout this version of XyClaw cannot read",
             hint="update XyClaw: a newer version wrote these samples",
         )
+    # The rows' parts: a node's instants each (a GROUPED row has several, every other one).
+    if GROUPED in encodings:
+        entries = [
+            entry if entry is not None else _DIRECTORY_ENTRY.pack(node, count)
+            for entry, node, count in zip(columns[9], nodes, instants, strict=True)
+        ]
+        directory = np.frombuffer(b"".join(entries), _DIRECTORY)
+        part_node = directory["node"].astype(np.int64)
+        part_instants = directory["instants"].astype(np.int64)
+        parts_of_row = np.fromiter(
+            (len(e) // _DIRECTORY.itemsize for e in entries), np.int64, len(entries)
+        )
     else:
-        # A split row has as many cards at every instant as at its first.
-        cards = per_instant[np.cumsum(n_instants) - n_instants]
-        if len(encodings) == 1:
-            utils = columns[8] if encodings == {SPLIT} else None
-            records = _unsplit(columns[7], data, utils, n_instants, cards)
+        part_node, part_instants = np.asarray(nodes, dtype=np.int64), n_instants
+        parts_of_row = np.ones(len(rows), np.int64)
+    if encodings == {RAW}:
+        records = np.frombuffer(b"".join(data), dtype=dtype)
+    else:
+        # A split part has as many cards at every instant as at its first.
+        cards = per_instant[np.cumsum(part_instants) - part_instants]
+        if encodings <= _WORD_LAYOUTS:
+            records = _unsplit(columns[7], data, columns[8], part_instants, cards)
+        elif encodings == {SPLIT_BYTES}:
+            records = _unsplit(columns[7], data, None, part_instants, cards)
         else:
-            records = _records_of_mixed(rows, n_instants, cards)
+            records = _records_of_mixed(rows, part_instants, cards, parts_of_row)
     ts = np.repeat(instant_ts, per_instant)
-    node = np.repeat(instant_node, per_instant)
+    node = np.repeat(np.repeat(part_node, part_instants), per_instant)
     keep = (ts >= start_ms) & (ts < end_ms)
     if not keep.all():
         ts, node, records = ts[keep], node[keep], records[keep]
@@ -365,28 +541,35 @@ def unpack_chunks(
 
 def _records_of_mixed(
     rows: Sequence[tuple[Any, ...]],
-    n_instants: npt.NDArray[np.int64],
+    part_instants: npt.NDArray[np.int64],
     cards: npt.NDArray[np.int64],
+    parts_of_row: npt.NDArray[np.int64],
 ) -> GpuRecords:
     """GPU records of rows of several layouts (a database written before and after migration
-    14 or 19), in row order: the rows of each split layout unsplit together, then each row's
-    bytes taken in turn (row by row, and joined as records, not bytes, an hour took 60 ms)."""
+    14, 19 or 20), in row order: the rows of each split layout unsplit together, then each
+    row's bytes taken in turn (row by row, and joined as records, not bytes, an hour took
+    60 ms)."""
     layouts = np.fromiter((row[6] for row in rows), dtype=np.int64, count=len(rows))
+    part_row = np.repeat(np.arange(len(rows)), parts_of_row)
+    row_samples = np.add.reduceat(cards * part_instants, np.cumsum(parts_of_row) - parts_of_row)
     pieces: dict[int, Iterator[npt.NDArray[np.uint8]]] = {}
-    for encoding in (SPLIT_BYTES, SPLIT):
-        mine = layouts == encoding
+    for kind in (frozenset({SPLIT_BYTES}), _WORD_LAYOUTS):
+        mine = np.isin(layouts, list(kind))
         if not mine.any():
             continue
         these = [rows[i] for i in np.flatnonzero(mine).tolist()]
+        theirs = mine[part_row]
         unsplit = _unsplit(
             [row[7] for row in these],
             [row[5] for row in these],
-            [row[8] for row in these] if encoding == SPLIT else None,
-            n_instants[mine],
-            cards[mine],
+            [row[8] for row in these] if kind == _WORD_LAYOUTS else None,
+            part_instants[theirs],
+            cards[theirs],
         ).view(np.uint8)
-        ends = (np.cumsum(cards[mine] * n_instants[mine]) * _RECORD_SIZE).tolist()
-        pieces[encoding] = iter(np.split(unsplit, ends[:-1]))
+        ends = (np.cumsum(row_samples[mine]) * _RECORD_SIZE).tolist()
+        in_row_order = iter(np.split(unsplit, ends[:-1]))  # one for the kind's layouts
+        for layout in kind:
+            pieces[layout] = in_row_order
     parts = [
         next(pieces[row[6]]) if row[6] != RAW else np.frombuffer(row[5], dtype=np.uint8)
         for row in rows

@@ -16,6 +16,7 @@ from xyclaw.errors import StoreError, UsageError
 from xyclaw.store.connection import Database
 from xyclaw.store.database import connect, corruption_guard, inspect_version, open_for_writing
 from xyclaw.store.migrations import LATEST_VERSION
+from xyclaw.store.page_fill import PageFill
 from xyclaw.store.writer import StoreWriter
 from xyclaw.wording import said
 
@@ -39,8 +40,9 @@ def _dtype(table: SampleTable) -> np.dtype[Any]:
     return GPU_SAMPLE_DTYPE if table == "gpu_samples" else NIC_SAMPLE_DTYPE
 
 
-def _keeps_util(table: str) -> bool:
-    """Whether the table's split rows keep their utilization bytes apart (migration 19)."""
+def _groups_nodes(table: str) -> bool:
+    """Whether the table's split rows keep their utilization bytes apart (migration 19) and
+    hold several nodes each (migration 20)."""
     return table == "gpu_samples"
 
 
@@ -48,7 +50,17 @@ def stored_columns(table: str) -> str:
     """The columns a sample row is read back with, in :func:`~xyclaw.store.samples.unpack_chunks`'s
     order."""
     columns = "start_ms, node_id, instants, times, counts, data, encoding, still"
-    return columns + ", util" if _keeps_util(table) else columns
+    return columns + ", util, nodes" if _groups_nodes(table) else columns
+
+
+def _of_node(table: str) -> str:
+    """SQL that keeps a table's rows holding a node's samples (``?``: the node): its own, and
+    rows of several nodes (a read then keeps only that node's samples)."""
+    if _groups_nodes(table):
+        from xyclaw.store.samples import GROUPED
+
+        return f"(node_id = ? OR encoding = {GROUPED})"
+    return "node_id = ?"
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,8 @@ class Store:
         self._readers: list[tuple[sqlite3.Connection, threading.RLock]] = []
         self._readers_lock = threading.Lock()
         self._closed = False
+        self._page_lock = threading.Lock()
+        self._gpu_page_fill: PageFill | None = None
 
     # -- reading ---------------------------------------------------------------------
     @contextmanager
@@ -111,10 +125,11 @@ class Store:
     def add_gpu_samples(
         self, cluster_id: int, items: Iterable[tuple[int, int, GpuRecords]]
     ) -> None:
-        """Queue (ts_ms, node_id, records) for writing, one row per node; returns at once.
+        """Queue (ts_ms, node_id, records) for writing; returns at once.
 
-        The telemetry writer calls this with a few seconds of samples at a time;
-        each call's samples of one node become one row (or more past two minutes).
+        The telemetry writer calls this with a few seconds of samples at a time; each
+        call's samples of one node become a part of a row (a new part past two minutes),
+        and the parts are grouped into rows that fill the database's pages.
         """
         self._add_samples("gpu_samples", cluster_id, items)
 
@@ -155,35 +170,47 @@ class Store:
         cluster_id: int,
         items: Iterable[tuple[int, int, npt.NDArray[Any]]],
     ) -> None:
-        from xyclaw.store.samples import batch_chunks
+        from xyclaw.store.samples import batch_chunks, pack_rows
 
         by_node: dict[int, list[tuple[int, npt.NDArray[Any]]]] = {}
         for ts_ms, node_id, records in items:
             by_node.setdefault(node_id, []).append((ts_ms, records))
-        util = _keeps_util(table)
-        rows = [
-            (
-                cluster_id,
-                c.node_id,
-                c.start_ms,
-                c.end_ms,
-                c.instants,
-                c.times,
-                c.counts,
-                c.data,
-                c.encoding,
-                c.still,
-                *((c.util,) if util else ()),
-            )
-            for c in batch_chunks(by_node, _dtype(table))
-        ]
-        if rows:
-            self.writer.execute_many(
-                f"INSERT OR REPLACE INTO {table} (cluster_id, node_id, start_ms, end_ms,"
-                f" instants, times, counts, data, encoding, still{', util' if util else ''})"
-                f" VALUES ({', '.join('?' * len(rows[0]))})",
-                rows,
-            )
+        chunks = batch_chunks(by_node, _dtype(table))
+        if not chunks:
+            return
+        grouped = _groups_nodes(table)
+        columns = "cluster_id, node_id, start_ms, end_ms, instants, times, counts, data, encoding"
+        columns += ", still, util, nodes" if grouped else ", still"
+        marks = ", ".join("?" * len(columns.split(",")))
+        sql = f"INSERT OR REPLACE INTO {table} ({columns}) VALUES ({marks})"
+        # Rows are counted onto pages in the order the writer appends them.
+        with self._page_lock:
+            if grouped:
+                chunks = pack_rows(chunks, self._gpu_page(), cluster_id)
+            rows = [
+                (
+                    cluster_id,
+                    c.node_id,
+                    c.start_ms,
+                    c.end_ms,
+                    c.instants,
+                    c.times,
+                    c.counts,
+                    c.data,
+                    c.encoding,
+                    c.still,
+                    *((c.util, c.nodes) if grouped else ()),
+                )
+                for c in chunks
+            ]
+            self.writer.execute_many(sql, rows)
+
+    def _gpu_page(self) -> PageFill:
+        if self._gpu_page_fill is None:
+            with self.reading() as db:
+                page_size = int(db.conn.execute("PRAGMA page_size").fetchone()[0])
+            self._gpu_page_fill = PageFill(page_size)
+        return self._gpu_page_fill
 
     def _samples(
         self,
@@ -201,11 +228,12 @@ class Store:
         )
         params: list[Any] = [cluster_id, start_ms - MAX_SPAN_MS, end_ms]
         if node_id is not None:
-            sql += " AND node_id = ?"
+            sql += f" AND {_of_node(table)}"
             params.append(node_id)
         with self.reading() as db:
             rows = db.conn.execute(sql + " ORDER BY start_ms, node_id", params).fetchall()
-        return unpack_chunks(rows, start_ms, end_ms, _dtype(table))
+        block = unpack_chunks(rows, start_ms, end_ms, _dtype(table))
+        return block if node_id is None else block.of_node(node_id)
 
     # -- maintenance ------------------------------------------------------------------------
     def info(self) -> StoreInfo:

@@ -1,8 +1,8 @@
 """Samples gathered in memory and handed to the store every few seconds.
 
-Each flush gives the store one row per node (the packed layout of
-:mod:`xyclaw.store.samples`), so the writer commits a few dozen rows every
-ten seconds instead of one per GPU per second.
+Each flush gives the store a cluster's samples at once (the packed layout of
+:mod:`xyclaw.store.samples`: a few rows of several nodes each), so the writer
+commits a few rows every ten seconds instead of one per GPU per second.
 """
 
 from __future__ import annotations
