@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, QThread
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -149,4 +150,37 @@ def test_a_widget_held_only_by_a_background_call_is_destroyed_on_the_main_thread
     release.set()
     qtbot.waitUntil(lambda: worker.busy == 0 and bool(destroyed_on), timeout=5000)
     assert destroyed_on == [threading.get_ident()]
+    worker.close()
+
+
+@pytest.mark.parametrize("callback", ["its method", "a closure over its label"])
+def test_a_result_for_a_page_closed_meanwhile_is_dropped_without_an_error(
+    qtbot: QtBot, caplog: pytest.LogCaptureFixture, callback: str
+) -> None:
+    """The user closed a page while its call ran: the result has nowhere to go. It is
+    dropped quietly; it was logged as a failed callback, with a traceback, every time."""
+    from PySide6.QtWidgets import QLabel, QWidget
+
+    worker = Worker()
+    release = threading.Event()
+
+    class Page(QWidget):
+        def __init__(self) -> None:
+            super().__init__()
+            self.label = QLabel("loading", self)
+
+        def show_result(self, value: str) -> None:
+            self.label.setText(value)
+
+    page = Page()
+    label = page.label
+    on_done = page.show_result if callback == "its method" else (lambda v: label.setText(v))
+    worker.submit(lambda: release.wait(5) and "ready", on_done=on_done)
+    page.deleteLater()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(label), timeout=2000)
+    with caplog.at_level("DEBUG", logger="xyclaw.gui.bridge"):
+        release.set()
+        qtbot.waitUntil(lambda: worker.busy == 0, timeout=5000)
+        qtbot.wait(50)
+    assert [r for r in caplog.records if r.levelname in ("ERROR", "WARNING")] == []
     worker.close()

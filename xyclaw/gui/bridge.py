@@ -27,6 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
 from xyclaw.errors import XyclawError
@@ -101,8 +102,18 @@ class _Dispatcher(QObject):
 
     @Slot(object, object)
     def _run(self, callback: Callable[[Any], None], value: Any) -> None:
+        # A page the user closed while its call ran: its result has nowhere to go.
+        owner = getattr(callback, "__self__", None)
+        if isinstance(owner, QObject) and not shiboken6.isValid(owner):
+            log.debug("dropped a result for a closed %s", type(owner).__name__)
+            return
         try:
             callback(value)
+        except RuntimeError as exc:
+            if "already deleted" not in str(exc):  # not a widget closed meanwhile
+                log.exception("a GUI callback failed")
+            else:
+                log.debug("dropped a result for a closed widget: %s", exc)
         except Exception:
             log.exception("a GUI callback failed")
 
