@@ -279,3 +279,19 @@ def test_a_row_in_a_layout_from_a_newer_version_is_refused_with_what_to_do() -> 
     with pytest.raises(Exception, match="cannot read") as caught:
         unpack_chunks([row[:9]], T0, T0 + 10**6)  # read without its directory
     assert "update XyClaw" in str(getattr(caught.value, "hint", ""))
+
+
+def test_a_node_s_seconds_written_twice_take_no_other_node_s_samples(tmp_path: Path) -> None:
+    """A row of several nodes is keyed by its earliest node's chunk. When that node's seconds
+    come again (a mirror that read them twice), the other nodes' samples in the row stay."""
+    rng = np.random.default_rng(7)
+    flush = [(T0 + s * 1000, n, _second(rng)) for s in range(10) for n in (1, 2, 3)]
+    with Store(tmp_path / "h.db") as store:
+        _add_cluster(store)
+        store.add_gpu_samples(1, flush)
+        store.add_gpu_samples(1, [s for s in flush if s[1] == 1])
+        store.writer.flush(30)
+        block = store.gpu_samples(1, T0, T0 + 10**6)
+    for node in (2, 3):
+        assert block.of_node(node).records.tobytes() == _records_of(flush, node)
+    assert len(block.of_node(1)) == 2 * 10 * 8  # kept twice: nothing is deleted to dedupe

@@ -633,8 +633,14 @@ def _m20_grouped_gpu_samples(db: sqlite_utils.Database) -> None:
     """Issue 35: GPU rows of several nodes (encoding 3, :mod:`xyclaw.store.samples`), with
     ``nodes`` the directory of the nodes in each, so that reading an hour fetches a few
     hundred rows instead of one per node and flush. Rows written before keep NULL here and
-    read as before."""
+    read as before.
+
+    The span index no longer forbids two rows of one (cluster, start, node): a row of several
+    nodes is keyed by its earliest, and a sample delivered twice must not replace (delete)
+    the other nodes' samples of a row written before. A duplicate is kept; nothing is lost."""
     db.execute("ALTER TABLE gpu_samples ADD COLUMN nodes BLOB")
+    db.execute("DROP INDEX gpu_samples_span")
+    db.execute("CREATE INDEX gpu_samples_span ON gpu_samples(cluster_id, start_ms, node_id)")
 
 
 # Append only, with the next number (see the rule above); the version is the position + 1.

@@ -41,6 +41,16 @@ def _int_size(value: int) -> int:
     return 8
 
 
+#: Around a cell's payload: its length (under 2 MiB) and rowid as varints, and its pointer.
+_CELL_AROUND = 3 + _LONGEST_VARINT + _CELL_POINTER
+
+
+def _header_and_ints(ints: int, blobs: int) -> int:
+    """A record's header (its length, one type per column and the primary key's NULL) and its
+    integers' bytes, at their longest."""
+    return 2 + 1 + ints * (1 + 8) + blobs * 3
+
+
 class PageFill:
     """The room left on a table's last page, as the rows this process appended left it."""
 
@@ -68,13 +78,17 @@ class PageFill:
             local = (spill if spill <= self._most_local else self._least_local) + 4
         return _varint_size(payload) + _LONGEST_VARINT + local + _CELL_POINTER
 
-    def whole_cell_size(self, ints: Sequence[int], blobs: Sequence[int | None]) -> int | None:
-        """As :meth:`cell_size`, for a row kept whole on its leaf; None where it would not be
-        (a row built to fill a page must not spill onto overflow pages)."""
-        payload = self._payload(ints, blobs, 1)
-        if payload > self._most_local:
-            return None
-        return _varint_size(payload) + _LONGEST_VARINT + payload + _CELL_POINTER
+    def blob_budget(self, room: int, ints: int, blobs: int) -> int:
+        """The most bytes the blobs of a row of ``ints`` integers and ``blobs`` blobs (and
+        its primary key) may hold for the row to fit ``room`` whole on its leaf, counted
+        quickly (see :meth:`cell_at_most`)."""
+        return min(room - _CELL_AROUND, self._most_local) - _header_and_ints(ints, blobs)
+
+    def cell_at_most(self, ints: int, blobs: int, blob_bytes: int) -> int:
+        """A bound on the cell of a row kept whole on its leaf, quick to work out from its
+        blobs' bytes alone: each integer counted at its longest, each blob's length under
+        1 MiB. It errs high by a few dozen bytes a row, which a row of several KB can spare."""
+        return blob_bytes + _header_and_ints(ints, blobs) + _CELL_AROUND
 
     def _payload(self, ints: Sequence[int], blobs: Sequence[int | None], nulls: int) -> int:
         types = len(ints) + nulls

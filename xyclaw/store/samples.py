@@ -1,4 +1,4 @@
-"""GPU samples packed as numpy records, stored in rows of a node's span of time (or several nodes').
+"""GPU samples packed as numpy records, stored in rows of one or more nodes' span of time.
 
 Packing in rows keeps reading an hour of a cluster to a few hundred rows instead of one
 row per GPU and second (one row per node and second reads 230,400 samples in ~60 ms here,
@@ -211,7 +211,11 @@ def _cut(
         part = items[start:end]
         offsets = np.fromiter((ts - first_ts for ts, _ in part), dtype="<u4", count=len(part))
         counts = bytes(len(rec) for _, rec in part)  # uint8: at most 255 GPUs or NICs a node
-        data = b"".join(np.ascontiguousarray(rec, dtype=dtype).tobytes() for _, rec in part)
+        # tobytes() copies in C order whatever the strides: only another dtype needs a cast.
+        data = b"".join(
+            (rec if rec.dtype is dtype or rec.dtype == dtype else rec.astype(dtype)).tobytes()
+            for _, rec in part
+        )
         rows.append((node_id, first_ts, part[-1][0], len(part), offsets.tobytes(), counts, data))
         start = end
     return rows
@@ -248,102 +252,71 @@ def pack_rows(chunks: Sequence[SampleChunk], page: PageFill, cluster_id: int) ->
     a chunk of its own where it alone fits; other chunks (RAW) a row each. ``page`` counts
     every row placed.
 
-    A row spans less than MAX_SPAN_MS, as the readers expect. Its key (start, node) is that of
-    its earliest chunk, so the rows of a batch have distinct keys as its chunks do (a node's
-    chunks start at different times) and none replaces another."""
+    A row spans less than MAX_SPAN_MS, as the readers expect. Its (start, node) is that of its
+    earliest chunk (the table does not hold it unique since migration 20)."""
     rows: list[SampleChunk] = []
-    group = _Group(cluster_id, page)
-    room = 0
+    group: list[SampleChunk] = []
+    budget = total = start = end = 0  # the group's blob bytes: the most it may hold, and held
+
+    def close() -> None:
+        if len(group) == 1:
+            page.place(_cell(page, cluster_id, group[0]))
+            rows.append(group[0])
+        elif group:
+            page.place(page.cell_at_most(_INTS, _BLOBS, total))
+            rows.append(_grouped(group))
+        group.clear()
+
     for chunk in chunks:
         if chunk.encoding != SPLIT:
-            rows += group.close()
-            page.place(_Group(cluster_id, page).add(chunk).cell())
+            close()
+            page.place(_cell(page, cluster_id, chunk))
             rows.append(chunk)
             continue
-        if group.members:
-            if group.fits_with(chunk, room):
-                group.add(chunk)
+        size = _blob_bytes(chunk)
+        if group:
+            first, last = min(start, chunk.start_ms), max(end, chunk.end_ms)
+            if last - first < MAX_SPAN_MS and total + size <= budget:
+                group.append(chunk)
+                total, start, end = total + size, first, last
                 continue
-            rows += group.close()
-        first = group.add(chunk).cell()
-        room = page.room if page.fits(first) else page.page_room
-    return rows + group.close()
+            close()
+        group.append(chunk)
+        total, start, end = size, chunk.start_ms, chunk.end_ms
+        room = page.room if page.fits(_cell(page, cluster_id, chunk)) else page.page_room
+        budget = page.blob_budget(room, _INTS, _BLOBS)
+    close()
+    return rows
 
 
-class _Group:
-    """The SPLIT chunks of a row being packed, with the sizes its columns would have."""
-
-    def __init__(self, cluster_id: int, page: PageFill) -> None:
-        self._cluster_id = cluster_id
-        self._page = page
-        self._clear()
-
-    def _clear(self) -> None:
-        self.members: list[SampleChunk] = []
-        self._blobs = [0, 0, 0, 0, 0]  # times, counts, data, still, util
-        self._instants = 0
-        self._key = (0, 0)  # the earliest chunk's (start, node)
-        self._end = 0
-
-    def add(self, chunk: SampleChunk) -> _Group:
-        self.members.append(chunk)
-        for i, part in enumerate(_parts(chunk)):
-            self._blobs[i] += len(part)
-        self._instants += chunk.instants
-        key = (chunk.start_ms, chunk.node_id)
-        self._key = key if len(self.members) == 1 else min(self._key, key)
-        self._end = max(self._end, chunk.end_ms) if len(self.members) > 1 else chunk.end_ms
-        return self
-
-    def fits_with(self, chunk: SampleChunk, room: int) -> bool:
-        """Whether the row with ``chunk`` too spans less than MAX_SPAN_MS and fits ``room``."""
-        start = min(self._key[0], chunk.start_ms)
-        if max(self._end, chunk.end_ms) - start >= MAX_SPAN_MS:
-            return False
-        blobs = [size + len(part) for size, part in zip(self._blobs, _parts(chunk), strict=True)]
-        instants = self._instants + chunk.instants
-        key = min(self._key, (chunk.start_ms, chunk.node_id))
-        end, members = max(self._end, chunk.end_ms), len(self.members) + 1
-        ints, lengths = self._columns(key, end, instants, blobs, members)
-        cell = self._page.whole_cell_size(ints, lengths)
-        return cell is not None and cell <= room
-
-    def cell(self) -> int:
-        members = len(self.members)
-        columns = self._columns(self._key, self._end, self._instants, self._blobs, members)
-        return self._page.cell_size(*columns)
-
-    def _columns(
-        self, key: tuple[int, int], end: int, instants: int, blobs: list[int], members: int
-    ) -> tuple[list[int], list[int | None]]:
-        """The row's integer columns and blob lengths (None: NULL), as stored."""
-        start, node = key
-        if members == 1:
-            (chunk,) = self.members
-            encoding = chunk.encoding
-            lengths: list[int | None] = [
-                *blobs[:3],
-                None if chunk.still is None else blobs[3],
-                None if chunk.util is None else blobs[4],
-                None,
-            ]
-        else:
-            encoding = GROUPED
-            lengths = [*blobs, _DIRECTORY.itemsize * members]
-        return [self._cluster_id, node, start, end, instants, encoding], lengths
-
-    def close(self) -> list[SampleChunk]:
-        """The row, counted onto the page ([] where empty); the group is empty after."""
-        if not self.members:
-            return []
-        self._page.place(self.cell())
-        row = self.members[0] if len(self.members) == 1 else _grouped(self.members)
-        self._clear()
-        return [row]
+#: A GROUPED row's integer columns (cluster, node, start, end, instants, encoding) and blobs
+#: (times, counts, data, still, util, nodes).
+_INTS, _BLOBS = 6, 6
 
 
-def _parts(chunk: SampleChunk) -> tuple[bytes, bytes, bytes, bytes, bytes]:
-    return chunk.times, chunk.counts, chunk.data, chunk.still or b"", chunk.util or b""
+def _cell(page: PageFill, cluster_id: int, chunk: SampleChunk) -> int:
+    """The cell of a chunk's own row, counted exactly."""
+    lengths = [len(part) if part is not None else None for part in _columns(chunk)]
+    ints = [cluster_id, chunk.node_id, chunk.start_ms, chunk.end_ms, chunk.instants]
+    return page.cell_size([*ints, chunk.encoding], lengths)
+
+
+def _columns(chunk: SampleChunk) -> tuple[bytes | None, ...]:
+    """A chunk's blobs as its own row stores them (None: NULL): times, counts, data, still,
+    util, nodes."""
+    return chunk.times, chunk.counts, chunk.data, chunk.still, chunk.util, None
+
+
+def _blob_bytes(chunk: SampleChunk) -> int:
+    """What a chunk adds to a GROUPED row's blobs: its parts and its directory entry."""
+    return (
+        len(chunk.times)
+        + len(chunk.counts)
+        + len(chunk.data)
+        + len(chunk.still or b"")
+        + len(chunk.util or b"")
+        + _DIRECTORY.itemsize
+    )
 
 
 def _key(members: Sequence[SampleChunk]) -> SampleChunk:
@@ -354,24 +327,21 @@ def _grouped(members: Sequence[SampleChunk]) -> SampleChunk:
     """One GROUPED row of SPLIT chunks: their parts one after another, times from the
     earliest start."""
     key = _key(members)
-    instants = np.fromiter((c.instants for c in members), np.int64, len(members))
-    later = np.fromiter((c.start_ms - key.start_ms for c in members), np.int64, len(members))
+    instants = [c.instants for c in members]
+    later = np.array([c.start_ms - key.start_ms for c in members], np.int64)
     offsets = np.frombuffer(b"".join(c.times for c in members), "<u4") + np.repeat(later, instants)
-    directory = np.empty(len(members), _DIRECTORY)
-    directory["node"] = [c.node_id for c in members]
-    directory["instants"] = instants
     return SampleChunk(
         key.node_id,
         key.start_ms,
         max(c.end_ms for c in members),
-        int(instants.sum()),
+        sum(instants),
         offsets.astype("<u4").tobytes(),
         b"".join(c.counts for c in members),
         b"".join(c.data for c in members),
         GROUPED,
         b"".join(c.still or b"" for c in members),
         b"".join(c.util or b"" for c in members),
-        directory.tobytes(),
+        b"".join(_DIRECTORY_ENTRY.pack(c.node_id, c.instants) for c in members),
     )
 
 
@@ -505,7 +475,7 @@ def unpack_chunks(
             "a stored sample row has a layout this version of XyClaw cannot read",
             hint="update XyClaw: a newer version wrote these samples",
         )
-    # The rows' parts: a node's instants each (a GROUPED row has several, every other one).
+    # Each row's parts, a node's instants each: a GROUPED row has several, any other row one.
     if GROUPED in encodings:
         entries = [
             entry if entry is not None else _DIRECTORY_ENTRY.pack(node, count)
