@@ -252,19 +252,16 @@ def _by_node(
         rows = db.conn.execute(
             f"SELECT {stored_columns(table)} FROM {table}"
             " WHERE cluster_id = ? AND start_ms > ? AND start_ms < ?"
-            " ORDER BY node_id, start_ms",
+            " ORDER BY start_ms, node_id",  # each node's rows in time order
             [cluster_id, start_ms - MAX_SPAN_MS, end_ms],
         ).fetchall()
-    return {
-        node: _in_time_order(part)
-        for node, part in _node_parts(unpack_chunks(rows, start_ms, end_ms, dtype)).items()
-    }
+    block = unpack_chunks(rows, start_ms, end_ms, dtype, by_node=True)
+    return {node: _in_time_order(part) for node, part in _node_parts(block).items()}
 
 
 def _node_parts(block: SampleBlock) -> dict[int, SampleBlock]:
-    """A block's samples node by node, each in the block's order. Rows of one node each, read
-    in node order, come out in node order (views, no copy); a row of several nodes (migration
-    20) needs a sort."""
+    """A block's samples node by node, each in the block's order: views of a block read node
+    by node; another block is sorted."""
     node = block.node_id
     if node.shape[0] and not bool((node[1:] >= node[:-1]).all()):
         order = np.argsort(node, kind="stable")

@@ -450,10 +450,15 @@ def unpack_chunks(
     start_ms: int,
     end_ms: int,
     dtype: np.dtype[Any] = GPU_SAMPLE_DTYPE,
+    *,
+    by_node: bool = False,
 ) -> SampleBlock:
     """Rows of (start_ms, node_id, instants, times, counts, data[, encoding, still[, util[,
     nodes]]]), cut to [start_ms, end_ms); rows of one query, all with the same columns. A row
-    without its encoding is RAW (as every row of a database from before migration 14 is)."""
+    without its encoding is RAW (as every row of a database from before migration 14 is).
+
+    The samples come in row order; ``by_node``: node by node, each node's in row order (so
+    rows read in time order give each node's samples in time order)."""
     if not rows:
         return SampleBlock(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, dtype))
     columns = list(zip(*rows, strict=True))
@@ -503,10 +508,35 @@ def unpack_chunks(
             records = _records_of_mixed(rows, part_instants, cards, parts_of_row)
     ts = np.repeat(instant_ts, per_instant)
     node = np.repeat(np.repeat(part_node, part_instants), per_instant)
+    if by_node:
+        ts, node, records = _node_major(ts, node, records, part_node, part_instants, per_instant)
     keep = (ts >= start_ms) & (ts < end_ms)
     if not keep.all():
         ts, node, records = ts[keep], node[keep], records[keep]
     return SampleBlock(ts, node, records)
+
+
+def _node_major(
+    ts: npt.NDArray[np.int64],
+    node: npt.NDArray[np.int64],
+    records: npt.NDArray[Any],
+    part_node: npt.NDArray[np.int64],
+    part_instants: npt.NDArray[np.int64],
+    per_instant: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[Any]]:
+    """The samples put node by node, each node's parts in their order: the parts (a few
+    thousand an hour) are sorted, not the samples."""
+    order = np.argsort(part_node, kind="stable")
+    if bool((order[1:] > order[:-1]).all()):
+        return ts, node, records
+    samples = np.add.reduceat(per_instant, np.cumsum(part_instants) - part_instants)
+    first = np.cumsum(samples) - samples
+    sizes = samples[order]
+    moved = np.repeat(first[order] - (np.cumsum(sizes) - sizes), sizes)
+    take = moved + np.arange(int(sizes.sum()), dtype=np.int64)
+    # Taken as opaque bytes: field by field, a structured record took 15x as long.
+    whole = np.take(records.view(f"V{records.dtype.itemsize}"), take).view(records.dtype)
+    return ts[take], node[take], whole
 
 
 def _records_of_mixed(
