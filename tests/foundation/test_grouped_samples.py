@@ -295,3 +295,51 @@ def test_a_node_s_seconds_written_twice_take_no_other_node_s_samples(tmp_path: P
     for node in (2, 3):
         assert block.of_node(node).records.tobytes() == _records_of(flush, node)
     assert len(block.of_node(1)) == 2 * 10 * 8  # kept twice: nothing is deleted to dedupe
+
+
+@pytest.mark.parametrize("page_size", [4096, 16384])
+def test_the_page_count_is_sqlite_s_own(tmp_path: Path, page_size: int) -> None:
+    """PageFill counts each row's cell as SQLite lays it out: on every leaf page SQLite wrote,
+    the bytes used are the cells PageFill counts for the rows on it (its rowid aside, which
+    PageFill counts at its longest), rows spilling onto overflow pages included."""
+    rng = np.random.default_rng(8)
+    conn = sqlite3.connect(tmp_path / "t.db")
+    conn.execute(f"PRAGMA page_size={page_size}")
+    conn.execute(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, cluster_id INTEGER, node_id INTEGER,"
+        " start_ms INTEGER, end_ms INTEGER, instants INTEGER, times BLOB, counts BLOB,"
+        " data BLOB, encoding INTEGER, still BLOB, util BLOB, nodes BLOB)"
+    )
+    page = PageFill(page_size)
+    rows, cells = [], []
+    for i in range(400):
+        size = int(rng.choice([40, 900, 3000, page_size // 2, 3 * page_size]))
+        ints = [1, int(rng.integers(1, 70_000)), T0 + i * 10_000, T0 + i * 10_000 + 9_000, 10]
+        blobs = [
+            bytes(40),
+            bytes(10),
+            bytes(size),
+            None if i % 3 else bytes(104),
+            None if i % 3 else bytes(80),
+            None if i % 2 else bytes(24),
+        ]
+        encoding = int(rng.choice([0, 2, 3]))
+        rows.append((*ints, blobs[0], blobs[1], blobs[2], encoding, *blobs[3:]))
+        lengths = [None if b is None else len(b) for b in blobs]
+        rowid_bytes = 1 if i + 1 < 128 else 2  # the rowid as SQLite stores it
+        cells.append(page.cell_size([*ints, encoding], lengths) - 9 + rowid_bytes)
+    conn.executemany(
+        "INSERT INTO t (cluster_id, node_id, start_ms, end_ms, instants, times, counts, data,"
+        " encoding, still, util, nodes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    conn.commit()
+    leaves = conn.execute(
+        "SELECT ncell, unused FROM dbstat WHERE name = 't' AND pagetype = 'leaf' ORDER BY path"
+    ).fetchall()
+    conn.close()
+    assert sum(n for n, _ in leaves) == len(rows)
+    at = 0
+    for ncell, unused in leaves:
+        assert page_size - 8 - unused == sum(cells[at : at + ncell])
+        at += ncell
