@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -54,6 +55,9 @@ def serve(folder: Path, nodes: int, lifetime: float, shard: int = 0, shards: int
     from xyclaw.sim.node import SimNode
     from xyclaw.sim.nodespec import SimClusterInfo, SimNodeSpec
 
+    # A client that goes away resets its connection: paramiko logs that as an error, and with
+    # no logging set up here, Python printed each one ("Socket exception: Connection reset").
+    logging.getLogger("paramiko").addHandler(logging.NullHandler())
     key = parse_public_key((folder / "client.pub").read_text())
     floor_key = parse_public_key((folder / "floor.pub").read_text())
     hostnames = tuple(f"bench-node{i}" for i in range(nodes))
