@@ -116,6 +116,34 @@ def test_the_whole_answer_has_a_deadline_and_max_tokens_is_sent() -> None:
     assert llm.requests[0]["max_tokens"] == 4096
 
 
+def test_a_stream_the_deadline_ends_cleanly_is_still_late_not_a_short_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The deadline shuts the stream's socket; the read it interrupts may end the stream as if
+    the server had finished (end of file, no error). That cut answer was returned as the whole
+    one, now and then (a test of the deadline failed twice in a row under load)."""
+    import threading
+
+    from xyclaw.agent import llm as llm_module
+
+    shut = threading.Event()
+
+    def ends_at_the_next_chunk(stream: Any) -> Any:
+        for chunk in stream:
+            if shut.is_set():
+                return  # as a read of a shut socket does: the stream just ends
+            yield chunk
+
+    monkeypatch.setattr(llm_module, "_chunks", ends_at_the_next_chunk)
+    monkeypatch.setattr(llm_module, "_close_quietly", lambda stream: shut.set())
+    with (
+        f.FakeLLM([f.slow("x" * 12, every_s=0.25)]) as llm,
+        pytest.raises(AnswerDeadlineError) as caught,
+    ):
+        step(brain(llm, timeout=1.0))
+    assert "had not finished its answer after 1 s" in caught.value.message
+
+
 def test_a_key_the_model_echoes_is_masked_in_the_reply_and_in_every_delta() -> None:
     said = f"Your key is {f.API_KEY}, keep it safe. Reasoning done."
     with f.FakeLLM(

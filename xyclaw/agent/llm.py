@@ -268,6 +268,8 @@ class LlmBrain:
                                 slot["name"] += piece.function.name
                             if piece.function.arguments:
                                 slot["arguments"] += piece.function.arguments
+            if expired.is_set():  # the deadline shut the stream: its end is not the answer's
+                raise self._late(text, reasoning)
         except XyclawError:
             raise
         except Exception as exc:
