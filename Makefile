@@ -45,8 +45,11 @@ unit: $(STAMP) system-deps
 
 # A failed test is run once more (pytest-rerunfailures); a rerun is printed as "R" and listed in
 # the summary, so a race is seen and fixed, not hidden: one that fails twice fails the run.
+# Workers steal queued tests from each other (worksteal): with xdist's default a worker keeps
+# the share it was handed, long tests and all, while one that has finished waits. Measured
+# here: pytest 9:05 with worksteal; 10:27, 10:31, 10:31 and 13:15 without (one run each).
 test: $(STAMP) system-deps lint typecheck
-	$(BIN)/pytest -n $(PYTEST_WORKERS) -q --reruns 1 -rR -m "not soak"
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -q --reruns 1 -rR -m "not soak"
 
 # The tests that wait minutes on a real daemon's own timers (Slurm holds a requeued job for
 # 120 s): out of make test, which stays under 15 minutes on a 2-core machine.
