@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.support.gpu_samples import a_second, add_cluster
 from xyclaw.store import Store, replay, samples
 from xyclaw.store.page_fill import PageFill
 from xyclaw.store.samples import (
@@ -23,46 +24,11 @@ from xyclaw.store.samples import (
     SPLIT_BYTES,
     SampleChunk,
     batch_chunks,
-    empty_gpu_records,
     pack_rows,
     unpack_chunks,
 )
 
 T0 = 1_765_000_000_000
-
-
-def _second(rng: np.random.Generator, cards: int = 8) -> np.ndarray:
-    rec = empty_gpu_records(cards)
-    rec["gpu"] = np.arange(cards)
-    rec["util"] = rng.integers(0, 101, cards)
-    rec["mem_util"] = rng.integers(0, 101, cards)
-    rec["temp_c"] = rng.integers(30, 90, cards)
-    rec["pstate"] = 0
-    rec["power_dw"] = rng.integers(600, 7000, cards)
-    rec["power_limit_w"] = 700
-    rec["sm_mhz"] = rng.integers(1000, 1981, cards)
-    rec["mem_used_mib"] = rng.integers(0, 196_608, cards)
-    rec["mem_total_mib"] = 196_608
-    rec["throttle"] = rng.choice([0, 0x4, 0x20], cards)
-    rec["ecc_uncorrected"] = 0
-    return rec
-
-
-def _add_cluster(store: Store, cluster_id: int = 1) -> None:
-    store.writer.call(
-        lambda db: db.conn.execute(
-            "INSERT OR IGNORE INTO providers (id, kind, name, created_at)"
-            " VALUES ('sim', 'sim', 'sim', 0)"
-        )
-    )
-    store.writer.call(
-        lambda db: db.conn.execute(
-            "INSERT INTO clusters (id, provider_id, name, state, gpu, gpu_count,"
-            " gpus_per_node, fabric, currency, price_per_gpu_hour_micros, created_at)"
-            " VALUES (?, 'sim', 'c', 'running', 'H100', 8, 8, 'none', 'USD', 1, 0)",
-            [cluster_id],
-        )
-    )
 
 
 Sample = tuple[int, int, np.ndarray]  # (ts_ms, node, records)
@@ -74,7 +40,7 @@ def _flushes(
     """What the collector hands the store: every ``every`` seconds, each node's seconds."""
     return [
         [
-            (T0 + s * 1000 + node, node, _second(rng))  # each node's clock a little apart
+            (T0 + s * 1000 + node, node, a_second(rng))  # each node's clock a little apart
             for s in range(first, min(first + every, seconds))
             for node in range(1, nodes + 1)
         ]
@@ -124,7 +90,7 @@ def test_an_hour_of_a_cluster_is_a_few_rows_a_flush_on_full_pages(tmp_path: Path
     everything = [s for flush in flushes for s in flush]
     path = tmp_path / "h.db"
     with Store(path) as store:
-        _add_cluster(store)
+        add_cluster(store)
         for flush in flushes:
             store.add_gpu_samples(1, flush)
         store.writer.flush(120)
@@ -156,10 +122,10 @@ def test_a_row_never_spans_more_than_the_readers_look_back(tmp_path: Path) -> No
     newer seconds: a read of a window that starts after the backlog's start still finds the
     newer seconds, and a read of the backlog's time finds it."""
     rng = np.random.default_rng(2)
-    late = [(T0 + s * 1000, 9, _second(rng)) for s in range(0, 10)]
-    now = [(T0 + 300_000 + s * 1000, n, _second(rng)) for s in range(10) for n in (1, 2, 3)]
+    late = [(T0 + s * 1000, 9, a_second(rng)) for s in range(0, 10)]
+    now = [(T0 + 300_000 + s * 1000, n, a_second(rng)) for s in range(10) for n in (1, 2, 3)]
     with Store(tmp_path / "h.db") as store:
-        _add_cluster(store)
+        add_cluster(store)
         store.add_gpu_samples(1, late + now)
         store.writer.flush(30)
         spans = store.query("SELECT start_ms, end_ms FROM gpu_samples")
@@ -175,10 +141,10 @@ def test_nodes_of_different_cards_and_a_moved_still_field_in_one_flush(tmp_path:
     whole between them; each node read alone gets exactly its samples."""
     rng = np.random.default_rng(3)
     cards = {1: 8, 2: 4, 3: 8, 4: 2, 5: 8, 6: 8}
-    flush = [(T0 + s * 1000 + n, n, _second(rng, c)) for s in range(10) for n, c in cards.items()]
+    flush = [(T0 + s * 1000 + n, n, a_second(rng, c)) for s in range(10) for n, c in cards.items()]
     flush[4 * 6 + 2][2]["power_limit_w"][1] = 350  # node 3 capped at second 4
     with Store(tmp_path / "h.db") as store:
-        _add_cluster(store)
+        add_cluster(store)
         store.add_gpu_samples(1, flush)
         store.writer.flush(30)
         layouts = [
@@ -197,11 +163,11 @@ def test_a_node_larger_than_a_page_is_a_row_of_its_own(tmp_path: Path) -> None:
     """Two minutes of a node of 64 cards (100 KB) spill onto overflow pages as one row, as
     rows always could; the small nodes beside it are grouped and all read back."""
     rng = np.random.default_rng(4)
-    big = [(T0 + s * 1000, 1, _second(rng, 64)) for s in range(110)]
-    small = [(T0 + s * 1000, n, _second(rng)) for s in range(110) for n in (2, 3)]
+    big = [(T0 + s * 1000, 1, a_second(rng, 64)) for s in range(110)]
+    small = [(T0 + s * 1000, n, a_second(rng)) for s in range(110) for n in (2, 3)]
     path = tmp_path / "h.db"
     with Store(path) as store:
-        _add_cluster(store)
+        add_cluster(store)
         store.add_gpu_samples(1, big + small)
         store.writer.flush(30)
         block = store.gpu_samples(1, T0, T0 + 10**6)
@@ -248,14 +214,14 @@ def test_grouped_rows_read_beside_rows_of_every_older_layout() -> None:
     """One read over GROUPED, SPLIT, RAW and SPLIT_BYTES (before migration 19) rows in any
     order gives each row's samples, of its nodes and times, in row order."""
     rng = np.random.default_rng(5)
-    items = {n: [(T0 + s * 1000, _second(rng)) for s in range(5)] for n in range(1, 7)}
+    items = {n: [(T0 + s * 1000, a_second(rng)) for s in range(5)] for n in range(1, 7)}
     items[4][2][1]["pstate"][0] = 2  # node 4 stays RAW
     rows = [_row(c) for c in pack_rows(batch_chunks(items), PageFill(16384), 1)]
     assert [r[6] for r in rows] == [GROUPED, RAW, GROUPED]
-    items[7] = [(T0 + s * 1000, _second(rng, 4)) for s in range(3)]
+    items[7] = [(T0 + s * 1000, a_second(rng, 4)) for s in range(3)]
     (lone,) = [_row(c) for c in batch_chunks({7: items[7]})]
     assert lone[6] == SPLIT
-    items[8] = [(T0 + s * 1000, _second(rng)) for s in range(4)]
+    items[8] = [(T0 + s * 1000, a_second(rng)) for s in range(4)]
     old = _split_bytes_row(8, items[8])
     for some in (
         [rows[0]],
@@ -274,7 +240,7 @@ def test_grouped_rows_read_beside_rows_of_every_older_layout() -> None:
 
 def test_a_row_in_a_layout_from_a_newer_version_is_refused_with_what_to_do() -> None:
     rng = np.random.default_rng(6)
-    by_node = {n: [(T0 + s * 1000, _second(rng)) for s in range(3)] for n in (1, 2)}
+    by_node = {n: [(T0 + s * 1000, a_second(rng)) for s in range(3)] for n in (1, 2)}
     (row,) = [_row(c) for c in pack_rows(batch_chunks(by_node), PageFill(16384), 1)]
     with pytest.raises(Exception, match="cannot read") as caught:
         unpack_chunks([row[:9]], T0, T0 + 10**6)  # read without its directory
@@ -285,9 +251,9 @@ def test_a_node_s_seconds_written_twice_take_no_other_node_s_samples(tmp_path: P
     """A row of several nodes is keyed by its earliest node's chunk. When that node's seconds
     come again (a mirror that read them twice), the other nodes' samples in the row stay."""
     rng = np.random.default_rng(7)
-    flush = [(T0 + s * 1000, n, _second(rng)) for s in range(10) for n in (1, 2, 3)]
+    flush = [(T0 + s * 1000, n, a_second(rng)) for s in range(10) for n in (1, 2, 3)]
     with Store(tmp_path / "h.db") as store:
-        _add_cluster(store)
+        add_cluster(store)
         store.add_gpu_samples(1, flush)
         store.add_gpu_samples(1, [s for s in flush if s[1] == 1])
         store.writer.flush(30)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.support.gpu_samples import a_second, add_cluster
 from xyclaw.store import Store, samples
 from xyclaw.store.samples import (
     GPU_SAMPLE_DTYPE,
@@ -32,26 +33,8 @@ DATA = Path(__file__).resolve().parent / "data"
 T0 = 1_765_000_000_000
 
 
-def _second(rng: np.random.Generator, cards: int = 8) -> np.ndarray:
-    rec = empty_gpu_records(cards)
-    rec["gpu"] = np.arange(cards)
-    rec["util"] = rng.integers(0, 101, cards)
-    rec["mem_util"] = rng.integers(0, 101, cards)
-    rec["temp_c"] = rng.integers(30, 90, cards)
-    rec["pstate"] = 0
-    rec["power_dw"] = rng.integers(600, 7000, cards)
-    rec["power_limit_w"] = 700
-    rec["sm_mhz"] = rng.integers(1000, 1981, cards)
-    rec["mem_used_mib"] = rng.integers(0, 196_608, cards)  # a B200's memory needs 32 bits
-    rec["mem_total_mib"] = 196_608
-    rec["throttle"] = rng.choice([0, 0x4, 0x20, 0x104], cards)
-    rec["ecc_uncorrected"] = 0
-    # fan stays [N/A] (missing), as on every datacenter card
-    return rec
-
-
 def _items(seconds: int, rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
-    return [(T0 + s * 1000, _second(rng)) for s in range(seconds)]
+    return [(T0 + s * 1000, a_second(rng)) for s in range(seconds)]
 
 
 def _round_trip(items: list[tuple[int, np.ndarray]]) -> tuple[int, np.ndarray]:
@@ -116,7 +99,7 @@ def test_a_history_from_before_reads_its_old_rows_beside_new_ones(tmp_path: Path
     conn.close()
     with Store(path) as store:
         old = store.gpu_samples(cluster_id, 0, 2**62, node_id)
-        later = [(old_end + (s + 1) * 1000, _second(np.random.default_rng(s))) for s in range(10)]
+        later = [(old_end + (s + 1) * 1000, a_second(np.random.default_rng(s))) for s in range(10)]
         store.add_gpu_samples(cluster_id, [(ts, node_id, rec) for ts, rec in later])
         store.writer.flush(30)
         encodings = {
@@ -134,29 +117,14 @@ def test_a_history_from_before_reads_its_old_rows_beside_new_ones(tmp_path: Path
     assert bool((np.diff(both.ts_ms) >= 0).all())
 
 
-def _add_cluster(store: Store) -> None:
-    store.writer.call(
-        lambda db: db.conn.execute(
-            "INSERT INTO providers (id, kind, name, created_at) VALUES ('sim', 'sim', 'sim', 0)"
-        )
-    )
-    store.writer.call(
-        lambda db: db.conn.execute(
-            "INSERT INTO clusters (id, provider_id, name, state, gpu, gpu_count,"
-            " gpus_per_node, fabric, currency, price_per_gpu_hour_micros, created_at)"
-            " VALUES (1, 'sim', 'c', 'running', 'H100', 8, 8, 'none', 'USD', 1, 0)"
-        )
-    )
-
-
 def test_an_hour_of_eight_gpus_takes_about_half_the_disk(tmp_path: Path) -> None:
     """What a user sees as the history file's size: an hour of one 8-GPU node at 1 Hz."""
     rng = np.random.default_rng(11)
     with Store(tmp_path / "h.db") as store:
-        _add_cluster(store)
+        add_cluster(store)
         for first in range(0, 3600, 10):
             store.add_gpu_samples(
-                1, [(T0 + s * 1000, 1, _second(rng)) for s in range(first, first + 10)]
+                1, [(T0 + s * 1000, 1, a_second(rng)) for s in range(first, first + 10)]
             )
         store.writer.flush(60)
         stored = store.query(
@@ -210,7 +178,7 @@ def test_rows_of_different_cards_and_instants_read_back_in_one_read() -> None:
     rng = np.random.default_rng(13)
     shapes = {1: (8, 10), 2: (8, 3), 3: (4, 5), 4: (2, 1), 5: (8, 2)}
     by_node = {
-        node: [(T0 + s * 1000, _second(rng)[:cards]) for s in range(seconds)]
+        node: [(T0 + s * 1000, a_second(rng)[:cards]) for s in range(seconds)]
         for node, (cards, seconds) in shapes.items()
     }
     by_node[5][1][1]["ecc_uncorrected"][0] = 1  # node 5's row stays RAW
@@ -229,10 +197,10 @@ def test_rows_of_different_cards_and_instants_read_back_in_one_read() -> None:
 def test_a_store_batch_with_one_node_s_still_field_moved(tmp_path: Path) -> None:
     """Through the store: the moved node's row is RAW, the others' SPLIT, all read back."""
     rng = np.random.default_rng(14)
-    seconds = [[(T0 + s * 1000, node, _second(rng)) for node in (1, 2, 3)] for s in range(10)]
+    seconds = [[(T0 + s * 1000, node, a_second(rng)) for node in (1, 2, 3)] for s in range(10)]
     seconds[6][1][2]["power_limit_w"][3] = 350  # node 2 was capped at second 6
     with Store(tmp_path / "h.db") as store:
-        _add_cluster(store)
+        add_cluster(store)
         store.add_gpu_samples(1, [item for second in seconds for item in second])
         store.writer.flush(30)
         encodings = {
@@ -276,7 +244,7 @@ def test_rows_split_before_migration_19_still_read_alone_and_beside_newer_rows(
     new = {node: [(ts + 10_000, rec) for ts, rec in _items(10, rng)] for node in (1, 2)}
     new[2][4][1]["fan"][0] = 40  # node 2's newer row stays RAW
     with Store(tmp_path / "h.db") as store:
-        _add_cluster(store)
+        add_cluster(store)
         legacy = [(1, *_split_bytes_row(node, items)) for node, items in old.items()]
         store.writer.call(
             lambda db: db.conn.executemany(

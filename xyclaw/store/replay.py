@@ -260,13 +260,9 @@ def _by_node(
 
 
 def _node_parts(block: SampleBlock) -> dict[int, SampleBlock]:
-    """A block's samples node by node, each in the block's order: views of a block read node
-    by node; another block is sorted."""
+    """A block read node by node (``unpack_chunks(..., by_node=True)``), as views of each
+    node's samples."""
     node = block.node_id
-    if node.shape[0] and not bool((node[1:] >= node[:-1]).all()):
-        order = np.argsort(node, kind="stable")
-        block = SampleBlock(block.ts_ms[order], node[order], block.records[order])
-        node = block.node_id
     bounds = [0, *(np.flatnonzero(node[1:] != node[:-1]) + 1).tolist(), node.shape[0]]
     return {
         int(node[a]): SampleBlock(block.ts_ms[a:b], node[a:b], block.records[a:b])

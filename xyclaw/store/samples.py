@@ -296,15 +296,9 @@ _INTS, _BLOBS = 6, 6
 
 def _cell(page: PageFill, cluster_id: int, chunk: SampleChunk) -> int:
     """The cell of a chunk's own row, counted exactly."""
-    lengths = [len(part) if part is not None else None for part in _columns(chunk)]
+    blobs = (chunk.times, chunk.counts, chunk.data, chunk.still, chunk.util, chunk.nodes)
     ints = [cluster_id, chunk.node_id, chunk.start_ms, chunk.end_ms, chunk.instants]
-    return page.cell_size([*ints, chunk.encoding], lengths)
-
-
-def _columns(chunk: SampleChunk) -> tuple[bytes | None, ...]:
-    """A chunk's blobs as its own row stores them (None: NULL): times, counts, data, still,
-    util, nodes."""
-    return chunk.times, chunk.counts, chunk.data, chunk.still, chunk.util, None
+    return page.cell_size([*ints, chunk.encoding], [None if b is None else len(b) for b in blobs])
 
 
 def _blob_bytes(chunk: SampleChunk) -> int:
@@ -319,14 +313,10 @@ def _blob_bytes(chunk: SampleChunk) -> int:
     )
 
 
-def _key(members: Sequence[SampleChunk]) -> SampleChunk:
-    return min(members, key=lambda c: (c.start_ms, c.node_id))
-
-
 def _grouped(members: Sequence[SampleChunk]) -> SampleChunk:
     """One GROUPED row of SPLIT chunks: their parts one after another, times from the
     earliest start."""
-    key = _key(members)
+    key = min(members, key=lambda c: (c.start_ms, c.node_id))
     instants = [c.instants for c in members]
     later = np.array([c.start_ms - key.start_ms for c in members], np.int64)
     offsets = np.frombuffer(b"".join(c.times for c in members), "<u4") + np.repeat(later, instants)
